@@ -1,0 +1,1 @@
+/* dwarf.c: placeholder */

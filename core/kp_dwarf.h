@@ -1,0 +1,45 @@
+/* kp_dwarf.h: address -> function, file, line, column and inlined calls,
+ * decoded lazily from the DWARF sections of one Mach-O slice.  This header's
+ * implementation (dwarf.c) is the only user of libdwarf in kpbrowse.
+ *
+ * Ownership: a kp_dwarf borrows its slice (the kp_macho must outlive it) and
+ * owns every string it returns; those stay valid until kp_dwarf_close(),
+ * which clears the caller's pointer. */
+#ifndef KP_DWARF_H
+#define KP_DWARF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kp_error.h"
+#include "kp_macho.h"
+
+typedef struct kp_dwarf kp_dwarf;
+
+typedef struct kp_symframe {
+	const char *function;  /* demangled; NULL when unknown */
+	const char *file;      /* as DWARF names it (comp dir joined for relative names); NULL when unknown */
+	unsigned line, column; /* 0 when unknown */
+} kp_symframe;
+
+/* Opening reads only what finds the compilation unit of an address
+ * (aranges, else CU ranges).  KP_ERR_NOTFOUND when the slice has no DWARF. */
+kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *err);
+
+/* Frames for addr, innermost (deepest inlined) first, at most max; *n gets
+ * how many were written (0 when no CU covers addr).  The last frame is the
+ * concrete function holding addr; the ones before are inlined calls, their
+ * file:line the position inside the callee, as llvm-symbolizer --inlining
+ * prints them. */
+kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_t max,
+                          size_t *n, kp_error *err);
+
+void kp_dwarf_close(kp_dwarf **d);
+
+/* Demangles an Itanium C++ name (with or without the extra leading '_' of
+ * Mach-O symbols) through the C++ runtime's __cxa_demangle; returns a malloc'd
+ * string the caller frees, or NULL when name is not mangled. */
+char *kp_demangle(const char *name);
+
+#endif

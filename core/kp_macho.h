@@ -1,0 +1,68 @@
+/* kp_macho.h: a bounds-checked reader for Mach-O files (thin, fat, fat64).
+ *
+ * Ownership: a kp_macho owns its mapping of the file and every slice,
+ * section and symbol it hands out; all of them stay valid until
+ * kp_macho_close(), which clears the caller's pointer. */
+#ifndef KP_MACHO_H
+#define KP_MACHO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kp_error.h"
+
+typedef struct kp_macho kp_macho;
+
+typedef struct kp_macho_slice {
+	uint32_t cputype, cpusubtype;
+	const char *arch;          /* "arm64", "arm64e", "x86_64", "i386", or "unknown" */
+	uint32_t filetype;         /* MH_EXECUTE, MH_DSYM, MH_FILESET, ... */
+	bool is64;
+	bool has_uuid;
+	char uuid[37];             /* canonical upper case with dashes */
+	bool has_text, has_text_exec;
+	uint64_t text_vmaddr;      /* __TEXT vmaddr */
+	uint64_t text_exec_vmaddr; /* __TEXT_EXEC vmaddr */
+	const unsigned char *data; /* the slice's bytes inside the file */
+	size_t size;
+} kp_macho_slice;
+
+/* Maps path read-only.  A file that is not Mach-O, or whose headers, load
+ * commands, fat arcs or tables point outside the file, is KP_ERR_FORMAT. */
+kp_status kp_macho_open(const char *path, kp_macho **out, kp_error *err);
+
+/* The same over bytes the caller keeps alive until close (fuzzing, tests). */
+kp_status kp_macho_open_mem(const void *data, size_t len, kp_macho **out, kp_error *err);
+
+void kp_macho_close(kp_macho **m);
+
+size_t kp_macho_nslices(const kp_macho *m);
+const kp_macho_slice *kp_macho_slice_at(const kp_macho *m, size_t i);
+
+/* The slice with that UUID (any case, dashes optional), or NULL. */
+const kp_macho_slice *kp_macho_find_uuid(const kp_macho *m, const char *uuid);
+/* The slice for arch ("arm64", "x86_64", ...), or NULL; NULL arch: the only
+ * slice of a thin file, else NULL. */
+const kp_macho_slice *kp_macho_find_arch(const kp_macho *m, const char *arch);
+
+/* seg() of panic-formats.md section 3: __TEXT_EXEC vmaddr, else __TEXT. */
+uint64_t kp_macho_seg(const kp_macho_slice *s);
+
+/* A section by segment and section name (segname NULL: any segment); false
+ * when absent.  *data points into the mapping (NULL for zerofill). */
+bool kp_macho_section(const kp_macho_slice *s, const char *segname, const char *sectname,
+                      const unsigned char **data, uint64_t *size, uint64_t *addr);
+
+/* Nearest preceding defined symbol in the slice's LC_SYMTAB (names as the
+ * symtab holds them, leading '_' included): false when none precedes addr
+ * inside its section.  *name is owned by m. */
+bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
+                     const char **name, uint64_t *offset);
+
+/* MH_FILESET entries (LC_FILESET_ENTRY): name and vmaddr of each. */
+size_t kp_macho_nfileset(const kp_macho_slice *s);
+bool kp_macho_fileset_entry(const kp_macho_slice *s, size_t i, const char **name,
+                            uint64_t *vmaddr, uint64_t *fileoff);
+
+#endif

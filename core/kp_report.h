@@ -1,0 +1,189 @@
+/* kp_report.h: the report model and the parsers that fill it.
+ *
+ * Ownership: a kp_report owns every string and array reachable from it
+ * (strings live in its arena); callers borrow them until kp_report_free(),
+ * which frees everything and clears the caller's pointer.
+ *
+ * Conventions:
+ *  - a string field is NULL when the report does not say it;
+ *  - a number with a has_* flag (or KP_HAS_* bit) is valid only when set;
+ *  - UUIDs are canonical: upper case, 8-4-4-4-12 with dashes;
+ *  - a frame's lookup address is seg(dSYM of its image) + offset (see
+ *    panic-formats.md section 3); image is -1 for a frame no image claims,
+ *    and then only address is meaningful. */
+#ifndef KP_REPORT_H
+#define KP_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kp_error.h"
+
+typedef enum kp_format {
+	KP_FORMAT_UNKNOWN = 0,
+	KP_FORMAT_IPS,        /* bug_type 210 header line + JSON body */
+	KP_FORMAT_INTEL_JSON, /* body with macOSPanicString, header optional */
+	KP_FORMAT_TEXT,       /* legacy .panic text or a bare panic string */
+} kp_format;
+
+typedef enum kp_arch {
+	KP_ARCH_UNKNOWN = 0,
+	KP_ARCH_ARM64,
+	KP_ARCH_X86_64,
+	KP_ARCH_I386,
+} kp_arch;
+
+/* Image kinds: the .ips letters (K kernel, U kernelcache, T text-exec
+ * segment, A absolute, P process, S shared cache, C shared-cache library),
+ * plus 'X' for a kext named only by the text "Kernel Extensions in
+ * backtrace" section and '?' when unknown. */
+typedef struct kp_image {
+	int index;            /* position in kp_report.images */
+	char *uuid;           /* canonical, NULL when unknown */
+	char kind;
+	char *name;           /* bundle id or "kernel", NULL when unknown */
+	char *version;
+	bool has_base, has_start, has_end;
+	uint64_t base;        /* .ips base (unslid kernelcache address) */
+	uint64_t start, end;  /* runtime range from the text, inclusive */
+	bool in_backtrace;    /* named in "Kernel Extensions in backtrace" or a panicked frame */
+	bool is_dependency;   /* listed only as a "dependency:" line */
+} kp_image;
+
+typedef struct kp_frame {
+	int image;            /* index into kp_report.images, -1 when none */
+	bool has_offset, has_address;
+	uint64_t offset;      /* from the image's segment (see header comment) */
+	uint64_t address;     /* runtime address as the report printed it */
+	char *symbol;         /* symbol the report itself printed (keepsyms), or NULL */
+} kp_frame;
+
+typedef struct kp_thread {
+	bool has_id;
+	uint64_t id;
+	char *name;
+	char *state;          /* states joined with ' ', e.g. "TH_WAIT TH_UNINT" */
+	bool has_sched_priority, has_base_priority;
+	int sched_priority, base_priority;
+	char *flags;          /* snapshotFlags joined with ' ' */
+	bool panicked;
+	int cpu;              /* "Backtrace (CPU n)" number, -1 when not from text */
+	kp_frame *frames;     /* innermost first */
+	size_t nframes;
+	size_t frames_cap;
+} kp_thread;
+
+typedef struct kp_process {
+	bool has_pid;
+	int64_t pid;
+	char *name;
+	kp_thread *threads;
+	size_t nthreads;
+	size_t threads_cap;
+} kp_process;
+
+/* One line of the loaded kext list (names expanded from the Catalina-era
+ * abbreviations). */
+typedef struct kp_kext {
+	char *name;
+	char *version;
+	char *uuid;
+	bool has_address;
+	uint64_t address;
+} kp_kext;
+
+enum {
+	KP_HAS_KERNEL_SLIDE = 1u << 0,
+	KP_HAS_KERNEL_TEXT_BASE = 1u << 1,
+	KP_HAS_KERNEL_TEXT_EXEC_BASE = 1u << 2,
+	KP_HAS_KERNEL_TEXT_EXEC_SLIDE = 1u << 3,
+	KP_HAS_KERNELCACHE_BASE = 1u << 4,
+	KP_HAS_KERNELCACHE_SLIDE = 1u << 5,
+};
+
+typedef struct kp_warning {
+	long line;            /* 0 when unknown */
+	char *msg;
+} kp_warning;
+
+typedef struct kp_report {
+	kp_format format;
+	kp_arch arch;
+	char *path;
+
+	/* header */
+	bool has_bug_type;
+	int bug_type;
+	char *timestamp;
+	char *os_version;
+	char *incident_id;
+	char *product;        /* product (ips) or "System model name" (text) */
+	char *kernel_version; /* the "Darwin Kernel Version ..." string */
+	char *kernel_uuid;
+	char *build;
+	char *soc;            /* e.g. "T8112" from RELEASE_ARM64_T8112, else NULL */
+
+	char *panic_string;   /* the whole panic text as the report holds it */
+	char *headline;       /* one line: panic message without the panic(...) wrapper */
+
+	/* panicked task and thread */
+	bool has_panicked_pid, has_panicked_thread_id, has_panicked_task;
+	int64_t panicked_pid;
+	uint64_t panicked_thread_id;
+	uint64_t panicked_task;   /* task pointer from "Panicked task 0x..." */
+	char *panicked_process;
+
+	unsigned addr_flags;      /* KP_HAS_* bits for the fields below */
+	uint64_t kernel_slide, kernel_text_base;
+	uint64_t kernel_text_exec_base, kernel_text_exec_slide;
+	uint64_t kernelcache_base, kernelcache_slide;
+
+	char *last_started_kext;  /* the whole line after "last started/loaded kext at N: " */
+	char *last_unloaded_kext;
+	bool kexts_skipped;       /* "loaded kexts: (skipped, see boot kernelcache)" */
+	kp_kext *kexts;
+	size_t nkexts, kexts_cap;
+
+	kp_image *images;
+	size_t nimages, images_cap;
+
+	kp_process *processes;    /* the panicked process first when known */
+	size_t nprocesses, processes_cap;
+
+	/* Intel JSON: macOSProcessedStackshotData kept aside, undecoded. */
+	char *stackshot_b64;
+	size_t stackshot_len;
+
+	bool truncated;           /* the report ends before its natural end */
+	kp_warning *warnings;
+	size_t nwarnings, warnings_cap;
+
+	struct kp_arena *arena;   /* private */
+} kp_report;
+
+/* Parses a report held in memory; path is only recorded and used in
+ * messages.  The format is sniffed from the content.  On failure *out is
+ * NULL and err says what is wrong and where. */
+kp_status kp_report_parse(const char *data, size_t len, const char *path,
+                          kp_report **out, kp_error *err);
+
+/* Reads path read-only (never modifies it) and parses it. */
+kp_status kp_report_load(const char *path, kp_report **out, kp_error *err);
+
+void kp_report_free(kp_report **r);
+
+const char *kp_format_name(kp_format f);   /* "ips", "intel-json", "text", "unknown" */
+const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "unknown" */
+
+/* The thread marked panicked (or NULL) and the process holding it. */
+const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process **proc);
+
+/* Canonicalises a UUID written with or without dashes, any case, into
+ * out[37].  Returns false when src is not 32 hex digits. */
+bool kp_uuid_canon(const char *src, size_t len, char out[37]);
+
+/* Maximum size kp_report_load accepts. */
+#define KP_REPORT_MAX_SIZE ((size_t)256 << 20)
+
+#endif

@@ -1,0 +1,1 @@
+/* macho.c: placeholder */

@@ -1,0 +1,54 @@
+/* report_build.h: private to core/: how parsers build a kp_report.
+ *
+ * Ownership: everything these functions return belongs to the report.  The
+ * kp__add_* functions return a zeroed element or NULL when out of memory;
+ * a returned pointer is invalidated by the next add to the same array, so
+ * keep indices, not pointers, across adds. */
+#ifndef KP_REPORT_BUILD_H
+#define KP_REPORT_BUILD_H
+
+#include "kp_report.h"
+
+kp_report *kp__report_new(const char *path);
+
+/* Arena copies; NULL only when out of memory (or s is NULL). */
+char *kp__strndup(kp_report *r, const char *s, size_t n);
+char *kp__strdup(kp_report *r, const char *s);
+char *kp__sprintf(kp_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void *kp__alloc(kp_report *r, size_t n);
+
+kp_image *kp__add_image(kp_report *r);          /* sets index, kind '?' */
+kp_process *kp__add_process(kp_report *r);
+kp_thread *kp__add_thread(kp_report *r, kp_process *p);   /* cpu = -1 */
+kp_frame *kp__add_frame(kp_report *r, kp_thread *t);      /* image = -1 */
+kp_kext *kp__add_kext(kp_report *r);
+bool kp__warn(kp_report *r, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The image whose UUID equals uuid (canonical), or -1. */
+int kp__image_by_uuid(const kp_report *r, const char *uuid);
+
+/* Derives arch and soc from kernel_version when they are not set yet. */
+void kp__derive_arch(kp_report *r);
+
+/* Reads the hex (0x...) or decimal digits at s[0..n) as uint64 without going
+ * through a double; false on overflow or no digits. */
+bool kp__parse_u64(const char *s, size_t n, uint64_t *out);
+
+/* The text parser: fills r from panic text (a legacy .panic file or the
+ * panic string embedded in a JSON report).
+ *  - Header fields already set (from JSON) are kept; empty ones are filled.
+ *  - Kexts in backtrace are matched to existing images by UUID, else added
+ *    with kind 'X'; a kernel image (kind 'K', name "kernel") is added when
+ *    none carries the kernel UUID.
+ *  - Backtrace blocks become threads of the panicked process only when r has
+ *    no processes yet (the JSON forms bring their own).
+ *  - line0/byte0 place text inside the file for messages (1 and 0 for a
+ *    whole text file).
+ * Fails only when the text holds nothing recognisable as a panic. */
+kp_status kp__text_parse(kp_report *r, const char *text, size_t len,
+                         long line0, long byte0, kp_error *err);
+
+/* The JSON forms (.ips bug_type 210 and Intel JSON). */
+kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);
+
+#endif

@@ -1,0 +1,1 @@
+kp_c_test(test_model)
