@@ -57,6 +57,7 @@ typedef struct kp_frame {
 	uint64_t offset;      /* from the image's segment (see header comment) */
 	uint64_t address;     /* runtime address as the report printed it */
 	char *symbol;         /* symbol the report itself printed (keepsyms), or NULL */
+	bool user;            /* from .ips userFrames (after the kernel frames) */
 } kp_frame;
 
 typedef struct kp_thread {
@@ -101,6 +102,14 @@ enum {
 	KP_HAS_KERNELCACHE_BASE = 1u << 4,
 	KP_HAS_KERNELCACHE_SLIDE = 1u << 5,
 };
+
+/* A report member kpbrowse does not model, kept so nothing is lost: key is
+ * "header.NAME" for the .ips header line, else the body member name; value
+ * is the string itself for JSON strings, else compact JSON text. */
+typedef struct kp_field {
+	char *key;
+	char *value;
+} kp_field;
 
 typedef struct kp_warning {
 	long line;            /* 0 when unknown */
@@ -154,6 +163,9 @@ typedef struct kp_report {
 	/* Intel JSON: macOSProcessedStackshotData kept aside, undecoded. */
 	char *stackshot_b64;
 	size_t stackshot_len;
+
+	kp_field *fields;         /* unmodelled members, in report order */
+	size_t nfields, fields_cap;
 
 	bool truncated;           /* the report ends before its natural end */
 	kp_warning *warnings;

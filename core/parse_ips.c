@@ -1,6 +1,499 @@
+/* parse_ips.c: the JSON report forms.
+ *
+ *  - .ips bug_type 210: a one-line JSON header, then a (pretty-printed)
+ *    JSON body with processByPid, binaryImages and an embedded panicString.
+ *  - Intel JSON (macOS 10.15 .. 15 on Intel): a body holding
+ *    macOSPanicString and macOSProcessedStackshotData, header line optional.
+ *
+ * The body is walked member by member with json_scan and only one member
+ * (one process, for processByPid) is a cJSON tree at a time, which keeps the
+ * peak near the input size.  A body cut off inside a member keeps every
+ * complete member before it and marks the report truncated.
+ *
+ * Known limits: the stackshot (base64 kcdata) is kept aside, undecoded; keys
+ * with escape sequences in their names are compared raw. */
+#include "json_scan.h"
 #include "report_build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ips_ctx {
+	kp_report *r;
+	const char *data, *end;
+	kp_error *err;
+	const char *panic_text, *panic_text_key;   /* decoded copies in r's arena */
+	char *mac_panic_text;
+	bool saw_body_member;
+	long panic_text_line;
+} ips_ctx;
+
+static long line_of(const char *data, const char *pos)
+{
+	long line = 1;
+	for (const char *p = data; p < pos; p++)
+		if (*p == '\n')
+			line++;
+	return line;
+}
+
+static kp_status jerr_to_error(ips_ctx *c, const kp_jerr *e, const char *what)
+{
+	const char *pos = e->pos ? e->pos : c->data;
+	return kp_error_set(c->err, KP_ERR_FORMAT, line_of(c->data, pos), (long)(pos - c->data),
+	                    "%s: %s", what, e->msg ? e->msg : "malformed JSON");
+}
+
+static bool key_is(const kp_jmember *m, const char *k)
+{
+	return strlen(k) == m->keylen && memcmp(m->key, k, m->keylen) == 0;
+}
+
+static char *str_of(kp_report *r, const cJSON *it)
+{
+	return cJSON_IsString(it) && it->valuestring ? kp__strdup(r, it->valuestring) : NULL;
+}
+
+/* Joins an array of strings with ' '; NULL when it is not one. */
+static char *join_strings(kp_report *r, const cJSON *arr)
+{
+	if (!cJSON_IsArray(arr))
+		return str_of(r, arr);
+	size_t n = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it)) n += strlen(it->valuestring) + 1;
+	char *s = kp__alloc(r, n + 1), *o = s;
+	if (!s)
+		return NULL;
+	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it)) {
+		size_t l = strlen(it->valuestring);
+		if (o != s)
+			*o++ = ' ';
+		memcpy(o, it->valuestring, l);
+		o += l;
+	}
+	*o = '\0';
+	return s;
+}
+
+/* Keeps an unmodelled member: strings verbatim, the rest as compact JSON. */
+static bool keep_field(kp_report *r, const char *prefix, const char *key, size_t keylen,
+                       const cJSON *v)
+{
+	char name[128];
+	size_t pl = strlen(prefix);
+	if (keylen > sizeof name - pl - 1)
+		keylen = sizeof name - pl - 1;
+	memcpy(name, prefix, pl);
+	memcpy(name + pl, key, keylen);
+	if (cJSON_IsString(v))
+		return kp__add_field(r, name, pl + keylen, v->valuestring, strlen(v->valuestring));
+	char *txt = cJSON_PrintUnformatted(v);
+	if (!txt)
+		return false;
+	bool ok = kp__add_field(r, name, pl + keylen, txt, strlen(txt));
+	cJSON_free(txt);
+	return ok;
+}
+
+static bool set_int(const cJSON *v, int *out)
+{
+	uint64_t u;
+	if (cJSON_IsString(v) || cJSON_IsNumber(v)) {
+		if (kp__json_u64(v, &u) && u <= 0x7fffffff) {
+			*out = (int)u;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Header line and the body share these scalar keys. */
+static bool common_key(ips_ctx *c, const char *key, size_t keylen, const cJSON *v)
+{
+	kp_report *r = c->r;
+#define K(s) (keylen == sizeof(s) - 1 && memcmp(key, s, keylen) == 0)
+	if (K("bug_type")) {
+		if (!r->has_bug_type && set_int(v, &r->bug_type))
+			r->has_bug_type = true;
+	} else if (K("timestamp")) {
+		if (!r->timestamp)
+			r->timestamp = str_of(r, v);
+	} else if (K("os_version")) {
+		if (!r->os_version)
+			r->os_version = str_of(r, v);
+	} else if (K("incident_id") || K("incident")) {
+		if (!r->incident_id)
+			r->incident_id = str_of(r, v);
+	} else if (K("product")) {
+		if (!r->product)
+			r->product = str_of(r, v);
+	} else if (K("kernel")) {
+		if (!r->kernel_version)
+			r->kernel_version = str_of(r, v);
+	} else if (K("build")) {
+		if (!r->build)
+			r->build = str_of(r, v);
+	} else if (K("date")) {
+		if (!r->timestamp)
+			r->timestamp = str_of(r, v);
+		return keep_field(r, "", key, keylen, v);
+	} else {
+		return false;
+	}
+#undef K
+	return true;
+}
+
+static kp_status add_frames(ips_ctx *c, kp_thread *t, const cJSON *arr, bool user)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, arr)
+	{
+		uint64_t idx, off;
+		if (!cJSON_IsArray(f) || !kp__json_u64(cJSON_GetArrayItem(f, 0), &idx) ||
+		    !kp__json_u64(cJSON_GetArrayItem(f, 1), &off))
+			continue;   /* a frame we cannot read: skip, the rest still count */
+		/* The [idx, 0] frame into the absolute image ends many backtraces. */
+		if (idx < c->r->nimages && c->r->images[idx].kind == 'A' && off == 0)
+			continue;
+		kp_frame *fr = kp__add_frame(c->r, t);
+		if (!fr)
+			return KP_ERR_NOMEM;
+		fr->user = user;
+		fr->has_offset = true;
+		fr->offset = off;
+		if (idx < c->r->nimages) {
+			const kp_image *im = &c->r->images[idx];
+			fr->image = (int)idx;
+			if (im->has_base && im->base) {
+				fr->has_address = true;
+				fr->address = im->base + off;
+			}
+		} else {
+			fr->image = -1;   /* index past binaryImages: keep the offset only */
+		}
+	}
+	return KP_OK;
+}
+
+static kp_status add_thread(ips_ctx *c, kp_process *p, const char *key, size_t keylen,
+                            const cJSON *th)
+{
+	kp_report *r = c->r;
+	kp_thread *t = kp__add_thread(r, p);
+	if (!t)
+		return KP_ERR_NOMEM;
+	uint64_t id;
+	if (kp__json_u64(cJSON_GetObjectItemCaseSensitive(th, "id"), &id) ||
+	    kp__parse_u64(key, keylen, &id)) {
+		t->has_id = true;
+		t->id = id;
+	}
+	t->name = str_of(r, cJSON_GetObjectItemCaseSensitive(th, "name"));
+	t->state = join_strings(r, cJSON_GetObjectItemCaseSensitive(th, "state"));
+	t->flags = join_strings(r, cJSON_GetObjectItemCaseSensitive(th, "snapshotFlags"));
+	t->has_sched_priority =
+		set_int(cJSON_GetObjectItemCaseSensitive(th, "schedPriority"), &t->sched_priority);
+	t->has_base_priority =
+		set_int(cJSON_GetObjectItemCaseSensitive(th, "basePriority"), &t->base_priority);
+	kp_status st = add_frames(c, t, cJSON_GetObjectItemCaseSensitive(th, "kernelFrames"), false);
+	if (st == KP_OK)
+		st = add_frames(c, t, cJSON_GetObjectItemCaseSensitive(th, "userFrames"), true);
+	return st;
+}
+
+static kp_status add_process(ips_ctx *c, const char *key, size_t keylen, const cJSON *pr)
+{
+	kp_report *r = c->r;
+	if (!cJSON_IsObject(pr))
+		return KP_OK;
+	kp_process *p = kp__add_process(r);
+	if (!p)
+		return KP_ERR_NOMEM;
+	uint64_t pid;
+	const cJSON *jp = cJSON_GetObjectItemCaseSensitive(pr, "pid");
+	if ((kp__json_u64(jp, &pid) || kp__parse_u64(key, keylen, &pid)) && pid <= INT64_MAX) {
+		p->has_pid = true;
+		p->pid = (int64_t)pid;
+	}
+	p->name = str_of(r, cJSON_GetObjectItemCaseSensitive(pr, "procname"));
+	const cJSON *threads = cJSON_GetObjectItemCaseSensitive(pr, "threadById"), *th;
+	cJSON_ArrayForEach(th, threads)
+	{
+		if (!cJSON_IsObject(th))
+			continue;
+		const char *tk = th->string ? th->string : "";
+		kp_status st = add_thread(c, p, tk, strlen(tk), th);
+		if (st != KP_OK)
+			return st;
+	}
+	return KP_OK;
+}
+
+/* processByPid is walked process by process: one small tree at a time. */
+static kp_status parse_processes(ips_ctx *c, const kp_jmember *m, bool *cut)
+{
+	kp_jiter it;
+	kp_jmember pm;
+	kp_jerr e = {0};
+	if (!kp__json_obj_begin(&it, m->val, m->val_end, &e))
+		return kp__warn(c->r, line_of(c->data, m->val), "processByPid is not an object"), KP_OK;
+	while (kp__json_obj_next(&it, &pm, &e)) {
+		cJSON *pr = kp__json_parse_span(pm.val, pm.val_end, &e);
+		if (!pr) {
+			kp__warn(c->r, line_of(c->data, e.pos), "skipped a malformed process");
+			continue;
+		}
+		kp_status st = add_process(c, pm.key, pm.keylen, pr);
+		cJSON_Delete(pr);
+		if (st != KP_OK)
+			return kp_error_set(c->err, st, 0, -1, "out of memory");
+	}
+	if (e.msg)
+		*cut = true;
+	return KP_OK;
+}
+
+static kp_status parse_images(ips_ctx *c, const cJSON *arr)
+{
+	kp_report *r = c->r;
+	const cJSON *im;
+	cJSON_ArrayForEach(im, arr)
+	{
+		kp_image *img = kp__add_image(r);
+		if (!img)
+			return kp_error_set(c->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		/* Keep the slot even when malformed: frames refer to images by index. */
+		if (!cJSON_IsArray(im))
+			continue;
+		const cJSON *u = cJSON_GetArrayItem(im, 0), *k = cJSON_GetArrayItem(im, 2);
+		char canon[37];
+		if (cJSON_IsString(u) && kp_uuid_canon(u->valuestring, strlen(u->valuestring), canon))
+			img->uuid = kp__strdup(r, canon);
+		uint64_t base;
+		if (kp__json_u64(cJSON_GetArrayItem(im, 1), &base)) {
+			img->has_base = true;
+			img->base = base;
+		}
+		if (cJSON_IsString(k) && k->valuestring[0])
+			img->kind = k->valuestring[0];
+		if (img->kind == 'A' && img->uuid && strcmp(img->uuid, "00000000-0000-0000-0000-000000000000") == 0)
+			img->uuid = NULL;
+		/* Images may carry more elements (a name in some releases). */
+		const cJSON *extra = cJSON_GetArrayItem(im, 3);
+		if (cJSON_IsString(extra))
+			img->name = kp__strdup(r, extra->valuestring);
+	}
+	return KP_OK;
+}
+
+static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
+{
+	kp_report *r = c->r;
+	if (key_is(m, "processByPid"))
+		return parse_processes(c, m, cut);
+	kp_jerr e = {0};
+	cJSON *v = kp__json_parse_span(m->val, m->val_end, &e);
+	if (!v) {
+		kp__warn(r, line_of(c->data, e.pos), "skipped malformed member \"%.*s\"",
+		         (int)(m->keylen > 64 ? 64 : m->keylen), m->key);
+		return KP_OK;
+	}
+	kp_status st = KP_OK;
+	if (key_is(m, "panicString") || key_is(m, "macOSPanicString")) {
+		bool mac = key_is(m, "macOSPanicString");
+		if (cJSON_IsString(v)) {
+			char *s = kp__strdup(r, v->valuestring);
+			if (mac)
+				c->mac_panic_text = s;
+			else
+				c->panic_text = s;
+			if (!c->panic_text_line || !mac)
+				c->panic_text_line = line_of(c->data, m->val);
+		}
+	} else if (key_is(m, "macOSProcessedStackshotData")) {
+		if (cJSON_IsString(v)) {
+			r->stackshot_b64 = kp__strdup(r, v->valuestring);
+			r->stackshot_len = strlen(v->valuestring);
+		}
+	} else if (key_is(m, "binaryImages")) {
+		if (r->nimages == 0)
+			st = parse_images(c, v);
+	} else if (!common_key(c, m->key, m->keylen, v)) {
+		if (!keep_field(r, "", m->key, m->keylen, v))
+			st = kp_error_set(c->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	cJSON_Delete(v);
+	return st;
+}
+
+/* binaryImages must be known before frames refer to them, but the body may
+ * list processByPid first: find and parse it ahead of the walk. */
+static kp_status images_first(ips_ctx *c, const char *body, const char *end)
+{
+	kp_jiter it;
+	kp_jmember m;
+	kp_jerr e = {0};
+	if (!kp__json_obj_begin(&it, body, end, &e))
+		return KP_OK;
+	while (kp__json_obj_next(&it, &m, &e))
+		if (key_is(&m, "binaryImages")) {
+			cJSON *v = kp__json_parse_span(m.val, m.val_end, &e);
+			kp_status st = v ? parse_images(c, v) : KP_OK;
+			cJSON_Delete(v);
+			return st;
+		}
+	return KP_OK;
+}
+
+static kp_status parse_header(ips_ctx *c, const char *s, const char *e)
+{
+	kp_jerr je = {0};
+	cJSON *h = kp__json_parse_span(s, e, &je);
+	if (!h)
+		return jerr_to_error(c, &je, "header line");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, h)
+	{
+		const char *k = it->string ? it->string : "";
+		if (!common_key(c, k, strlen(k), it) && !keep_field(c->r, "header.", k, strlen(k), it)) {
+			cJSON_Delete(h);
+			return kp_error_set(c->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		}
+	}
+	cJSON_Delete(h);
+	return KP_OK;
+}
+
+/* Marks the panicked thread named by the panic text and moves its process
+ * to the front. */
+static void mark_panicked(kp_report *r)
+{
+	if (!r->has_panicked_thread_id && !r->has_panicked_pid)
+		return;
+	for (size_t i = 0; i < r->nprocesses; i++) {
+		kp_process *p = &r->processes[i];
+		bool pid_match = r->has_panicked_pid && p->has_pid && p->pid == r->panicked_pid;
+		bool found = false;
+		for (size_t j = 0; j < p->nthreads; j++) {
+			kp_thread *t = &p->threads[j];
+			if (r->has_panicked_thread_id && t->has_id && t->id == r->panicked_thread_id &&
+			    (pid_match || !r->has_panicked_pid)) {
+				t->panicked = true;
+				found = true;
+			}
+		}
+		if (found || (pid_match && !r->has_panicked_thread_id)) {
+			if (i > 0) {
+				kp_process tmp = *p;
+				memmove(&r->processes[1], &r->processes[0], i * sizeof tmp);
+				r->processes[0] = tmp;
+			}
+			return;
+		}
+	}
+}
+
+static bool is_real_text(const char *s)
+{
+	return s && s[0] && strcmp(s, "not yet set") != 0;
+}
+
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err)
 {
-	(void)r; (void)data; (void)len;
-	return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "not implemented");
+	ips_ctx c = {.r = r, .data = data, .end = data + len, .err = err};
+	const char *end = data + len;
+	const char *p = kp__json_ws(data, end);
+	/* Header line: a complete JSON object ending before the first newline
+	 * that is followed by more JSON. */
+	const char *body = p;
+	kp_jerr je = {0};
+	const char *first_end = kp__json_skip(p, end, &je);
+	if (!first_end && !je.truncated)
+		return jerr_to_error(&c, &je, "JSON");
+	/* A cut-off first value is a body without header line. */
+	const char *rest = first_end ? kp__json_ws(first_end, end) : end;
+	bool has_header = false;
+	if (rest < end && *rest == '{') {
+		kp_status st = parse_header(&c, p, first_end);
+		if (st != KP_OK)
+			return st;
+		has_header = true;
+		body = rest;
+	} else if (rest < end) {
+		return kp_error_set(err, KP_ERR_FORMAT, line_of(data, rest), (long)(rest - data),
+		                    "unexpected text after the JSON value");
+	}
+
+	kp_status st = images_first(&c, body, end);
+	if (st != KP_OK)
+		return st;
+	kp_jiter it;
+	kp_jmember m;
+	bool cut = false;
+	if (!kp__json_obj_begin(&it, body, end, &je))
+		return jerr_to_error(&c, &je, "body");
+	for (;;) {
+		m.key = NULL;   /* still NULL after a failure: no member had begun */
+		if (!kp__json_obj_next(&it, &m, &je))
+			break;
+		c.saw_body_member = true;
+		if ((st = body_member(&c, &m, &cut)) != KP_OK)
+			return st;
+	}
+	if (je.msg) {
+		if (!je.truncated)
+			return jerr_to_error(&c, &je, "body");
+		/* Cut off: a partial processByPid still yields its complete processes. */
+		const char *key = m.key;
+		if (key && key > body && (size_t)(end - key) > 14 && memcmp(key, "processByPid\"", 13) == 0) {
+			kp_jmember part = {.key = key, .keylen = 12};
+			part.val = kp__json_ws(memchr(key, ':', (size_t)(end - key)) + 1, end);
+			part.val_end = end;
+			(void)parse_processes(&c, &part, &cut);
+		}
+		cut = true;
+	}
+	if (cut) {
+		r->truncated = true;
+		kp__warn(r, line_of(data, je.pos ? je.pos : end), "report is truncated: the JSON body ends early");
+	}
+
+	if (r->has_bug_type && r->bug_type != 210 && !is_real_text(c.panic_text) &&
+	    !is_real_text(c.mac_panic_text))
+		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0,
+		                    "not a kernel panic report (bug_type %d)", r->bug_type);
+
+	const char *text = NULL;
+	if (is_real_text(c.panic_text)) {
+		text = c.panic_text;
+		r->format = KP_FORMAT_IPS;
+	} else if (is_real_text(c.mac_panic_text)) {
+		text = c.mac_panic_text;
+		r->format = r->nprocesses || (r->has_bug_type && !r->stackshot_b64 && r->nimages)
+		                    ? KP_FORMAT_IPS : KP_FORMAT_INTEL_JSON;
+	} else if (r->has_bug_type && r->bug_type == 210) {
+		r->format = KP_FORMAT_IPS;
+	} else {
+		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0,
+		                    has_header ? "JSON report without bug_type 210 or a panic string"
+		                               : "JSON without a panic string: not a panic report");
+	}
+	if (c.mac_panic_text && text != c.mac_panic_text)
+		kp__add_field(r, "macOSPanicString", 16, c.mac_panic_text, strlen(c.mac_panic_text));
+	if (text) {
+		r->panic_string = (char *)text;
+		kp_error terr;
+		/* The embedded text is the panic text grammar: one parser for both.
+		 * Its failure is not fatal here: the JSON already made a report. */
+		if (kp__text_parse(r, text, strlen(text), c.panic_text_line, -1, &terr) != KP_OK)
+			kp__warn(r, c.panic_text_line, "panic string: %s", terr.msg);
+	}
+	if (!r->headline && r->panic_string) {
+		const char *s = r->panic_string, *nl = strchr(s, '\n');
+		r->headline = kp__strndup(r, s, nl ? (size_t)(nl - s) : strlen(s));
+	}
+	mark_panicked(r);
+	return KP_OK;
 }

@@ -40,6 +40,7 @@ void kp_report_free(kp_report **rp)
 	free(r->images);
 	free(r->kexts);
 	free(r->warnings);
+	free(r->fields);
 	kp_arena_free(r->arena);
 	free(r);
 	*rp = NULL;
@@ -140,6 +141,16 @@ kp_frame *kp__add_frame(kp_report *r, kp_thread *t)
 kp_kext *kp__add_kext(kp_report *r)
 {
 	return grow((void **)&r->kexts, &r->nkexts, &r->kexts_cap, sizeof(kp_kext));
+}
+
+bool kp__add_field(kp_report *r, const char *key, size_t keylen, const char *value, size_t vlen)
+{
+	kp_field *f = grow((void **)&r->fields, &r->nfields, &r->fields_cap, sizeof *f);
+	if (!f)
+		return false;
+	f->key = kp__strndup(r, key, keylen);
+	f->value = kp__strndup(r, value, vlen);
+	return f->key && f->value;
 }
 
 bool kp__warn(kp_report *r, long line, const char *fmt, ...)

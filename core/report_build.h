@@ -22,6 +22,7 @@ kp_process *kp__add_process(kp_report *r);
 kp_thread *kp__add_thread(kp_report *r, kp_process *p);   /* cpu = -1 */
 kp_frame *kp__add_frame(kp_report *r, kp_thread *t);      /* image = -1 */
 kp_kext *kp__add_kext(kp_report *r);
+bool kp__add_field(kp_report *r, const char *key, size_t keylen, const char *value, size_t vlen);
 bool kp__warn(kp_report *r, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The image whose UUID equals uuid (canonical), or -1. */

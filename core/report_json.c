@@ -1,1 +1,173 @@
-/* report_json.c: placeholder */
+/* report_json.c: the report model as JSON for scripts (show --json). */
+#include "kp_json.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+cJSON *kp_json_hex(uint64_t v)
+{
+	char buf[24];
+	snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+	return cJSON_CreateString(buf);
+}
+
+static void put_str(cJSON *o, const char *k, const char *v)
+{
+	cJSON_AddItemToObject(o, k, v ? cJSON_CreateString(v) : cJSON_CreateNull());
+}
+
+static void put_hex(cJSON *o, const char *k, bool has, uint64_t v)
+{
+	cJSON_AddItemToObject(o, k, has ? kp_json_hex(v) : cJSON_CreateNull());
+}
+
+/* Integers below 2^53 as numbers, larger ones as hex strings. */
+static void put_u64(cJSON *o, const char *k, bool has, uint64_t v)
+{
+	if (!has)
+		cJSON_AddItemToObject(o, k, cJSON_CreateNull());
+	else if (v < (1ull << 53))
+		cJSON_AddItemToObject(o, k, cJSON_CreateNumber((double)v));
+	else
+		cJSON_AddItemToObject(o, k, kp_json_hex(v));
+}
+
+static void put_i64(cJSON *o, const char *k, bool has, int64_t v)
+{
+	if (has && (v >= (1ll << 53) || v <= -(1ll << 53)))
+		cJSON_AddItemToObject(o, k, kp_json_hex((uint64_t)v));
+	else
+		cJSON_AddItemToObject(o, k, has ? cJSON_CreateNumber((double)v) : cJSON_CreateNull());
+}
+
+static cJSON *image_json(const kp_image *im)
+{
+	cJSON *o = cJSON_CreateObject();
+	char kind[2] = {im->kind, 0};
+	cJSON_AddNumberToObject(o, "index", im->index);
+	put_str(o, "uuid", im->uuid);
+	put_str(o, "name", im->name);
+	put_str(o, "version", im->version);
+	put_str(o, "kind", kind);
+	put_hex(o, "base", im->has_base, im->base);
+	put_hex(o, "start", im->has_start, im->start);
+	put_hex(o, "end", im->has_end, im->end);
+	cJSON_AddBoolToObject(o, "in_backtrace", im->in_backtrace);
+	cJSON_AddBoolToObject(o, "dependency", im->is_dependency);
+	return o;
+}
+
+static cJSON *frame_json(const kp_report *r, const kp_frame *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	const kp_image *im = f->image >= 0 && (size_t)f->image < r->nimages ? &r->images[f->image] : NULL;
+	if (im)
+		cJSON_AddNumberToObject(o, "image", f->image);
+	else
+		cJSON_AddNullToObject(o, "image");
+	put_str(o, "image_uuid", im ? im->uuid : NULL);
+	put_str(o, "image_name", im ? im->name : NULL);
+	put_hex(o, "offset", f->has_offset, f->offset);
+	put_hex(o, "address", f->has_address, f->address);
+	put_str(o, "report_symbol", f->symbol);
+	cJSON_AddBoolToObject(o, "user", f->user);
+	return o;
+}
+
+cJSON *kp_json_report(const kp_report *r, kp_json_frame_fn fn, void *ctx)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	put_str(o, "file", r->path);
+	put_str(o, "format", kp_format_name(r->format));
+	put_i64(o, "bug_type", r->has_bug_type, r->bug_type);
+	put_str(o, "timestamp", r->timestamp);
+	put_str(o, "os_version", r->os_version);
+	put_str(o, "incident_id", r->incident_id);
+	put_str(o, "product", r->product);
+	put_str(o, "build", r->build);
+	put_str(o, "kernel_version", r->kernel_version);
+	put_str(o, "kernel_uuid", r->kernel_uuid);
+	put_str(o, "arch", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
+	put_str(o, "soc", r->soc);
+	put_str(o, "headline", r->headline);
+	put_str(o, "panic_string", r->panic_string);
+
+	cJSON *pk = cJSON_AddObjectToObject(o, "panicked");
+	put_i64(pk, "pid", r->has_panicked_pid, r->panicked_pid);
+	put_str(pk, "process", r->panicked_process);
+	put_u64(pk, "thread_id", r->has_panicked_thread_id, r->panicked_thread_id);
+	put_hex(pk, "task", r->has_panicked_task, r->panicked_task);
+
+	cJSON *ad = cJSON_AddObjectToObject(o, "addresses");
+	put_hex(ad, "kernel_slide", r->addr_flags & KP_HAS_KERNEL_SLIDE, r->kernel_slide);
+	put_hex(ad, "kernel_text_base", r->addr_flags & KP_HAS_KERNEL_TEXT_BASE, r->kernel_text_base);
+	put_hex(ad, "kernel_text_exec_base", r->addr_flags & KP_HAS_KERNEL_TEXT_EXEC_BASE,
+	        r->kernel_text_exec_base);
+	put_hex(ad, "kernel_text_exec_slide", r->addr_flags & KP_HAS_KERNEL_TEXT_EXEC_SLIDE,
+	        r->kernel_text_exec_slide);
+	put_hex(ad, "kernelcache_base", r->addr_flags & KP_HAS_KERNELCACHE_BASE, r->kernelcache_base);
+	put_hex(ad, "kernelcache_slide", r->addr_flags & KP_HAS_KERNELCACHE_SLIDE,
+	        r->kernelcache_slide);
+
+	put_str(o, "last_started_kext", r->last_started_kext);
+	put_str(o, "last_unloaded_kext", r->last_unloaded_kext);
+	cJSON_AddBoolToObject(o, "kexts_skipped", r->kexts_skipped);
+	cJSON *kx = cJSON_AddArrayToObject(o, "loaded_kexts");
+	for (size_t i = 0; i < r->nkexts; i++) {
+		cJSON *k = cJSON_CreateObject();
+		put_str(k, "name", r->kexts[i].name);
+		put_str(k, "version", r->kexts[i].version);
+		put_str(k, "uuid", r->kexts[i].uuid);
+		put_hex(k, "address", r->kexts[i].has_address, r->kexts[i].address);
+		cJSON_AddItemToArray(kx, k);
+	}
+
+	cJSON *ims = cJSON_AddArrayToObject(o, "images");
+	for (size_t i = 0; i < r->nimages; i++)
+		cJSON_AddItemToArray(ims, image_json(&r->images[i]));
+
+	cJSON *ps = cJSON_AddArrayToObject(o, "processes");
+	for (size_t i = 0; i < r->nprocesses; i++) {
+		const kp_process *p = &r->processes[i];
+		cJSON *po = cJSON_CreateObject();
+		put_i64(po, "pid", p->has_pid, p->pid);
+		put_str(po, "name", p->name);
+		cJSON *ts = cJSON_AddArrayToObject(po, "threads");
+		for (size_t j = 0; j < p->nthreads; j++) {
+			const kp_thread *t = &p->threads[j];
+			cJSON *to = cJSON_CreateObject();
+			put_u64(to, "id", t->has_id, t->id);
+			put_str(to, "name", t->name);
+			put_str(to, "state", t->state);
+			cJSON_AddBoolToObject(to, "panicked", t->panicked);
+			put_i64(to, "cpu", t->cpu >= 0, t->cpu);
+			put_i64(to, "sched_priority", t->has_sched_priority, t->sched_priority);
+			put_i64(to, "base_priority", t->has_base_priority, t->base_priority);
+			put_str(to, "flags", t->flags);
+			cJSON *fs = cJSON_AddArrayToObject(to, "frames");
+			for (size_t k = 0; k < t->nframes; k++) {
+				cJSON *fo = frame_json(r, &t->frames[k]);
+				if (fn)
+					fn(ctx, r, p, t, k, fo);
+				cJSON_AddItemToArray(fs, fo);
+			}
+			cJSON_AddItemToArray(ts, to);
+		}
+		cJSON_AddItemToArray(ps, po);
+	}
+
+	cJSON *fl = cJSON_AddObjectToObject(o, "fields");
+	for (size_t i = 0; i < r->nfields; i++)
+		cJSON_AddItemToObject(fl, r->fields[i].key, cJSON_CreateString(r->fields[i].value));
+	cJSON_AddBoolToObject(o, "truncated", r->truncated);
+	cJSON *ws = cJSON_AddArrayToObject(o, "warnings");
+	for (size_t i = 0; i < r->nwarnings; i++) {
+		cJSON *w = cJSON_CreateObject();
+		put_i64(w, "line", r->warnings[i].line > 0, r->warnings[i].line);
+		put_str(w, "message", r->warnings[i].msg);
+		cJSON_AddItemToArray(ws, w);
+	}
+	return o;
+}

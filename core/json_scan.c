@@ -1,0 +1,241 @@
+#include "json_scan.h"
+#include "report_build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *kp__json_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+static const char *fail(kp_jerr *e, const char *pos, const char *msg, bool truncated)
+{
+	e->pos = pos;
+	e->msg = msg;
+	e->truncated = truncated;
+	return NULL;
+}
+
+/* p at the opening quote; returns past the closing one. */
+static const char *skip_string(const char *p, const char *end, kp_jerr *e)
+{
+	const char *start = p++;
+	while (p < end) {
+		const char *q = memchr(p, '"', (size_t)(end - p));
+		if (!q)
+			break;
+		/* count the backslashes right before the quote */
+		const char *b = q;
+		while (b > p && b[-1] == '\\')
+			b--;
+		if (((q - b) & 1) == 0)
+			return q + 1;
+		p = q + 1;
+	}
+	return fail(e, start, "unterminated string", true);
+}
+
+const char *kp__json_skip(const char *p, const char *end, kp_jerr *e)
+{
+	/* A stack of the open brackets as bits: 1 for '{', 0 for '['. */
+	unsigned char stack[KP_JSON_MAX_DEPTH / 8];
+	int depth = 0;
+	p = kp__json_ws(p, end);
+	if (p >= end)
+		return fail(e, p, "value expected", true);
+	do {
+		p = kp__json_ws(p, end);
+		if (p >= end)
+			return fail(e, p, "unexpected end inside a value", true);
+		char c = *p;
+		if (c == '{' || c == '[') {
+			if (depth >= KP_JSON_MAX_DEPTH)
+				return fail(e, p, "JSON nested too deeply", false);
+			if (c == '{')
+				stack[depth / 8] |= (unsigned char)(1u << (depth % 8));
+			else
+				stack[depth / 8] &= (unsigned char)~(1u << (depth % 8));
+			depth++;
+			p++;
+			continue;
+		}
+		if (c == '}' || c == ']') {
+			if (depth == 0)
+				return fail(e, p, "unbalanced bracket", false);
+			bool obj = stack[(depth - 1) / 8] & (1u << ((depth - 1) % 8));
+			if (obj != (c == '}'))
+				return fail(e, p, "mismatched bracket", false);
+			depth--;
+			p++;
+		} else if (c == '"') {
+			if (!(p = skip_string(p, end, e)))
+				return NULL;
+		} else if (c == ',' || c == ':') {
+			p++;
+			continue;
+		} else {
+			const char *s = p;
+			while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' &&
+			       *p != '\n' && *p != '\r' && *p != '\t' && *p != ':')
+				p++;
+			if (p == s)
+				return fail(e, p, "unexpected character", false);
+			if (p == end && depth > 0)
+				return fail(e, s, "unexpected end inside a value", true);
+		}
+	} while (depth > 0);
+	return p;
+}
+
+bool kp__json_obj_begin(kp_jiter *it, const char *p, const char *end, kp_jerr *e)
+{
+	p = kp__json_ws(p, end);
+	e->msg = NULL;
+	if (p >= end || *p != '{') {
+		fail(e, p, "object expected", p >= end);
+		return false;
+	}
+	it->p = p + 1;
+	it->end = end;
+	it->state = 0;
+	return true;
+}
+
+bool kp__json_obj_next(kp_jiter *it, kp_jmember *m, kp_jerr *e)
+{
+	const char *p = kp__json_ws(it->p, it->end), *end = it->end;
+	e->msg = NULL;
+	if (p >= end) {
+		fail(e, p, "unexpected end inside an object", true);
+		return false;
+	}
+	if (*p == '}') {
+		it->p = p + 1;
+		return false;
+	}
+	if (it->state) {
+		if (*p != ',') {
+			fail(e, p, "',' or '}' expected", false);
+			return false;
+		}
+		p = kp__json_ws(p + 1, end);
+	}
+	if (p >= end || *p != '"') {
+		fail(e, p, p >= end ? "unexpected end inside an object" : "member name expected",
+		     p >= end);
+		return false;
+	}
+	const char *kend = skip_string(p, end, e);
+	if (!kend)
+		return false;
+	m->key = p + 1;
+	m->keylen = (size_t)(kend - p - 2);
+	p = kp__json_ws(kend, end);
+	if (p >= end || *p != ':') {
+		fail(e, p, p >= end ? "unexpected end after a member name" : "':' expected", p >= end);
+		return false;
+	}
+	m->val = kp__json_ws(p + 1, end);
+	m->val_end = kp__json_skip(m->val, end, e);
+	if (!m->val_end)
+		return false;
+	it->p = m->val_end;
+	it->state = 1;
+	return true;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+cJSON *kp__json_parse_span(const char *s, const char *end, kp_jerr *e)
+{
+	size_t len = (size_t)(end - s);
+	/* Count the long integers first so the copy is allocated once. */
+	size_t extra = 0;
+	for (const char *p = s; p < end;) {
+		if (*p == '"') {
+			kp_jerr dummy;
+			const char *q = skip_string(p, end, &dummy);
+			p = q ? q : end;
+		} else if (is_digit(*p)) {
+			const char *q = p;
+			while (q < end && is_digit(*q))
+				q++;
+			if (q - p >= 16 && (q == end || (*q != '.' && *q != 'e' && *q != 'E')))
+				extra += 2;
+			p = q;
+		} else {
+			p++;
+		}
+	}
+	char *buf = malloc(len + extra + 1);
+	size_t *ins = extra ? malloc(extra / 2 * sizeof *ins) : NULL;
+	if (!buf || (extra && !ins)) {
+		free(buf);
+		free(ins);
+		fail(e, s, "out of memory", false);
+		return NULL;
+	}
+	size_t o = 0, nins = 0;
+	for (const char *p = s; p < end;) {
+		if (*p == '"') {
+			kp_jerr dummy;
+			const char *q = skip_string(p, end, &dummy);
+			if (!q)
+				q = end;
+			memcpy(buf + o, p, (size_t)(q - p));
+			o += (size_t)(q - p);
+			p = q;
+		} else if (is_digit(*p)) {
+			const char *q = p;
+			while (q < end && is_digit(*q))
+				q++;
+			bool quote = q - p >= 16 && (q == end || (*q != '.' && *q != 'e' && *q != 'E')) &&
+			             !(p > s && p[-1] && strchr("-.eE+", p[-1]));
+			if (quote) {
+				ins[nins++] = o;
+				buf[o++] = '"';
+			}
+			memcpy(buf + o, p, (size_t)(q - p));
+			o += (size_t)(q - p);
+			if (quote)
+				buf[o++] = '"';
+			p = q;
+		} else {
+			buf[o++] = *p++;
+		}
+	}
+	buf[o] = '\0';
+	const char *errp = NULL;
+	cJSON *tree = cJSON_ParseWithLengthOpts(buf, o, &errp, 0);
+	if (!tree) {
+		size_t eo = errp && errp >= buf && errp <= buf + o ? (size_t)(errp - buf) : 0;
+		size_t shift = 0;
+		for (size_t i = 0; i < nins; i++)
+			if (ins[i] < eo)
+				shift += ins[i] + 1 < eo ? 2 : 1;
+		fail(e, s + (eo - shift), "malformed JSON", eo >= o);
+	}
+	free(buf);
+	free(ins);
+	return tree;
+}
+
+bool kp__json_u64(const cJSON *item, uint64_t *out)
+{
+	if (cJSON_IsNumber(item)) {
+		double d = item->valuedouble;
+		if (!(d >= 0) || d > 9007199254740992.0 || d != (double)(uint64_t)d)
+			return false;
+		*out = (uint64_t)d;
+		return true;
+	}
+	if (cJSON_IsString(item) && item->valuestring)
+		return kp__parse_u64(item->valuestring, strlen(item->valuestring), out);
+	return false;
+}

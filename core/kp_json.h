@@ -1,0 +1,25 @@
+/* kp_json.h: a report as the JSON object `kpbrowse show --json` prints.
+ *
+ * Ownership: the returned cJSON tree belongs to the caller (cJSON_Delete);
+ * it copies every string, so it outlives the report. */
+#ifndef KP_JSON_H
+#define KP_JSON_H
+
+#include <cjson/cJSON.h>
+
+#include "kp_report.h"
+
+/* Called for each frame object after its report fields are set, so a caller
+ * can add symbolication keys; may be NULL. */
+typedef void (*kp_json_frame_fn)(void *ctx, const kp_report *r, const kp_process *p,
+                                 const kp_thread *t, size_t frame, cJSON *obj);
+
+/* NULL only when out of memory.  Keys and types are a stable contract for
+ * scripts: numbers that can exceed 2^53 are "0x..." strings, unknown values
+ * are null. */
+cJSON *kp_json_report(const kp_report *r, kp_json_frame_fn fn, void *ctx);
+
+/* "0x%llx" as a cJSON string. */
+cJSON *kp_json_hex(uint64_t v);
+
+#endif

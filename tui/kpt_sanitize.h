@@ -1,0 +1,26 @@
+/* kpt_sanitize.h: making report text safe for a terminal.
+ *
+ * Report text is untrusted: it may hold ESC/CSI/OSC sequences, C1 controls,
+ * bidi overrides and invalid UTF-8.  Everything that could act on a terminal
+ * is rewritten into a visible, inert form (`\e`, `\x9b`, `<U+202E>`, U+FFFD).
+ *
+ * Ownership: the caller owns out; the functions never write past size and
+ * always NUL-terminate (when size > 0). */
+#ifndef KPT_SANITIZE_H
+#define KPT_SANITIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum {
+	KPT_SAN_KEEP_NEWLINES = 1,   /* pass '\n' and '\t' through (multi-line text) */
+};
+
+/* Writes the sanitised form of s[0..len) to fp. */
+void kpt_sanitize_write(FILE *fp, const char *s, size_t len, unsigned flags);
+
+/* Sanitises into out; returns the length written (truncated at size-1). */
+size_t kpt_sanitize(char *out, size_t size, const char *s, size_t len, unsigned flags);
+
+#endif
