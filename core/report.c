@@ -239,6 +239,11 @@ bool kp__parse_u64(const char *s, size_t n, uint64_t *out)
 	return true;
 }
 
+bool kp_parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	return kp__parse_u64(s, n, out);
+}
+
 bool kp_uuid_canon(const char *src, size_t len, char out[37])
 {
 	static const char hex[] = "0123456789ABCDEF";

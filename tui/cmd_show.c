@@ -1,6 +1,7 @@
 /* cmd_show.c: `kpbrowse show`: a summary of each report, or JSON. */
 #include "kp_json.h"
 #include "kp_report.h"
+#include "kp_symbols.h"
 #include "kpt_cmd.h"
 #include "kpt_sanitize.h"
 
@@ -9,8 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_DSYM_PATHS 64
+
 typedef struct show_opts {
-	bool json;
+	bool json, no_symbols;
+	const char *dsyms[MAX_DSYM_PATHS];
+	size_t ndsyms;
+	kp_symbols *sym;   /* NULL with --no-symbols */
 } show_opts;
 
 static void field(const char *label, const char *value)
@@ -38,7 +44,50 @@ static const char *image_label(const kp_report *r, int idx, char *buf, size_t si
 	return buf;
 }
 
-static void print_frames(const kp_report *r, const kp_thread *t)
+static void put_sym(const kp_symframe *f)
+{
+	const char *fn = f->function ? f->function : "??";
+	kpt_sanitize_write(stdout, fn, strlen(fn), 0);
+	if (f->file) {
+		fputs(" (", stdout);
+		kpt_sanitize_write(stdout, f->file, strlen(f->file), 0);
+		printf(":%u)", f->line);
+	}
+}
+
+/* function (file:line) of the innermost frame, then the functions it was
+ * inlined into, indented. */
+static void print_symbols(show_opts *o, const kp_report *r, const kp_thread *t, size_t i)
+{
+	kp_symresult res;
+	if (!o->sym)
+		return;
+	switch (kp_symbols_frame(o->sym, r, t, i, &res)) {
+	case KP_SYM_OK:
+		fputs("  ", stdout);
+		put_sym(&res.frames[0]);
+		if (res.source && strcmp(res.source, "symtab") == 0)
+			printf(" %s", res.msg);
+		for (size_t k = 1; k < res.nframes; k++) {
+			fputs("\n         inlined into ", stdout);
+			put_sym(&res.frames[k]);
+		}
+		break;
+	case KP_SYM_NO_DSYM:
+		printf("  (no dSYM for %s)", res.uuid);
+		break;
+	case KP_SYM_NOT_FOUND:
+	case KP_SYM_ERROR:
+		fputs("  (", stdout);
+		kpt_sanitize_write(stdout, res.msg, strlen(res.msg), 0);
+		fputs(")", stdout);
+		break;
+	default:
+		break;
+	}
+}
+
+static void print_frames(show_opts *o, const kp_report *r, const kp_thread *t)
 {
 	char buf[64];
 	for (size_t i = 0; i < t->nframes; i++) {
@@ -63,11 +112,12 @@ static void print_frames(const kp_report *r, const kp_thread *t)
 		}
 		if (f->user)
 			fputs("  (user)", stdout);
+		print_symbols(o, r, t, i);
 		putchar('\n');
 	}
 }
 
-static void print_text(const kp_report *r)
+static void print_text(show_opts *o, const kp_report *r)
 {
 	char buf[128];
 	field("File:", r->path);
@@ -133,7 +183,7 @@ static void print_text(const kp_report *r)
 
 	if (pt) {
 		printf("Panicked thread frames (%zu):\n", pt->nframes);
-		print_frames(r, pt);
+		print_frames(o, r, pt);
 	} else {
 		puts("Panicked thread frames: none in this report");
 	}
@@ -152,7 +202,40 @@ static void print_text(const kp_report *r)
 	putchar('\n');
 }
 
+static void json_frame(void *ctx, const kp_report *r, const kp_process *p, const kp_thread *t,
+                       size_t i, cJSON *obj)
+{
+	show_opts *o = ctx;
+	(void)p;
+	kp_symresult res;
+	cJSON *syms = cJSON_CreateArray();
+	const char *source = NULL;
+	bool has_lookup = false;
+	uint64_t lookup = 0;
+	if (o->sym && kp_symbols_frame(o->sym, r, t, i, &res) == KP_SYM_OK) {
+		source = res.source;
+		for (size_t k = 0; k < res.nframes; k++) {
+			cJSON *e = cJSON_CreateObject();
+			const kp_symframe *f = &res.frames[k];
+			cJSON_AddItemToObject(e, "function", f->function ? cJSON_CreateString(f->function) : cJSON_CreateNull());
+			cJSON_AddItemToObject(e, "file", f->file ? cJSON_CreateString(f->file) : cJSON_CreateNull());
+			cJSON_AddItemToObject(e, "line", f->line ? cJSON_CreateNumber(f->line) : cJSON_CreateNull());
+			cJSON_AddItemToObject(e, "column", f->column ? cJSON_CreateNumber(f->column) : cJSON_CreateNull());
+			cJSON_AddItemToArray(syms, e);
+		}
+	}
+	if (o->sym && res.has_lookup) {
+		has_lookup = true;
+		lookup = res.lookup_address;
+	}
+	cJSON_AddItemToObject(obj, "lookup_address", has_lookup ? kp_json_hex(lookup) : cJSON_CreateNull());
+	cJSON_AddItemToObject(obj, "symbols", syms);
+	cJSON_AddItemToObject(obj, "symbol_source", source ? cJSON_CreateString(source) : cJSON_CreateNull());
+}
+
 static const struct option show_options[] = {
+	{"no-symbols", no_argument, NULL, 'n'},
+	{"dsym", required_argument, NULL, 'd'},
 	{"json", no_argument, NULL, 'j'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
@@ -163,11 +246,19 @@ int kpt_cmd_show(int argc, char **argv)
 	show_opts o = {0};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", show_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jhnd:", show_options, NULL)) != -1) {
 		switch (c) {
 		case 'j': o.json = true; break;
+		case 'n': o.no_symbols = true; break;
+		case 'd':
+			if (o.ndsyms == MAX_DSYM_PATHS) {
+				kpt_usage_error("show: at most %d --dsym paths", MAX_DSYM_PATHS);
+				return KPT_EXIT_BAD;
+			}
+			o.dsyms[o.ndsyms++] = optarg;
+			break;
 		case 'h':
-			puts("usage: kpbrowse show [--json] FILE...");
+			puts("usage: kpbrowse show [--json] [--no-symbols] [--dsym PATH]... FILE...");
 			return KPT_EXIT_OK;
 		default: return KPT_EXIT_BAD;
 		}
@@ -175,6 +266,15 @@ int kpt_cmd_show(int argc, char **argv)
 	if (optind >= argc) {
 		kpt_usage_error("show: no report given");
 		return KPT_EXIT_BAD;
+	}
+	if (!o.no_symbols) {
+		kp_symbols_opts so = {.paths = o.dsyms, .npaths = o.ndsyms};
+		kp_error err;
+		if (kp_symbols_new(&so, &o.sym, &err) != KP_OK) {
+			char msg[300];
+			kpt_usage_error("show: %s", kp_error_format(&err, msg, sizeof msg));
+			return KPT_EXIT_BAD;
+		}
 	}
 	int status = KPT_EXIT_OK;
 	int nfiles = argc - optind;
@@ -187,10 +287,12 @@ int kpt_cmd_show(int argc, char **argv)
 			status = KPT_EXIT_BAD;
 			continue;
 		}
+		if (o.sym)
+			kp_symbols_set_report(o.sym, r);
 		for (size_t w = 0; w < r->nwarnings; w++)
 			kpt_report_warning(argv[i], r->warnings[w].msg, r->warnings[w].line);
 		if (o.json) {
-			cJSON *j = kp_json_report(r, NULL, NULL);
+			cJSON *j = kp_json_report(r, json_frame, &o);
 			if (arr) {
 				cJSON_AddItemToArray(arr, j);
 			} else if (j) {
@@ -201,7 +303,7 @@ int kpt_cmd_show(int argc, char **argv)
 				cJSON_Delete(j);
 			}
 		} else {
-			print_text(r);
+			print_text(&o, r);
 		}
 		kp_report_free(&r);
 	}
@@ -212,5 +314,6 @@ int kpt_cmd_show(int argc, char **argv)
 		cJSON_free(s);
 		cJSON_Delete(arr);
 	}
+	kp_symbols_free(&o.sym);
 	return status;
 }

@@ -14,6 +14,7 @@
 #define KPT_EXIT_BAD 2
 
 int kpt_cmd_show(int argc, char **argv);
+int kpt_cmd_lookup(int argc, char **argv);
 
 /* "kpbrowse: FILE: message (line L, byte B)" on stderr, sanitised. */
 void kpt_report_error(const char *file, const kp_error *err);

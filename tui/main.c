@@ -18,6 +18,7 @@ typedef struct command {
 
 static const command commands[] = {
 	{"show", kpt_cmd_show, "show [--json] [--no-symbols] [--dsym PATH]... FILE..."},
+	{"lookup", kpt_cmd_lookup, "lookup --dsym FILE [--arch ARCH] [ADDR...]"},
 };
 
 void kpt_report_error(const char *file, const kp_error *err)

@@ -1,0 +1,525 @@
+/* dsym.c: finding Mach-O files by UUID under search roots, with a cache.
+ *
+ * Cache file format (text, one record a line, fields tab-separated, the path
+ * always last so it may hold spaces):
+ *   kpbrowse-dsym-cache 1
+ *   R <root>
+ *   D <mtime_s> <mtime_ns> <dir>             every directory the walk entered
+ *   F <size> <mtime_s> <mtime_ns> <uuid> <filetype> <path>
+ * A root is trusted when all its D lines still match; otherwise it is walked
+ * again, and files whose size and mtime match their F lines are not reopened.
+ * Paths holding a tab or newline are never cached. */
+#include "dsym.h"
+#include "kp_macho.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MH_DSYM 0xa
+#define MAX_DEPTH 40
+
+#ifdef __APPLE__
+#define MTIME_NS(st) ((long long)(st).st_mtimespec.tv_nsec)
+#else
+#define MTIME_NS(st) ((long long)(st).st_mtim.tv_nsec)
+#endif
+
+struct seen {
+	dev_t dev;
+	ino_t ino;
+	bool used;
+};
+
+typedef struct entry {
+	char uuid[37];
+	unsigned filetype;
+	char *path;
+	long long size, ms, mns;
+	size_t root;
+} entry;
+
+typedef struct dirrec {
+	char *path;
+	long long ms, mns;
+} dirrec;
+
+typedef struct root {
+	char *path;
+	bool walked, from_cache;
+	dirrec *dirs;
+	size_t ndirs, dcap;
+} root;
+
+/* What the cache file said, before any root of this run claimed it. */
+typedef struct cached_root {
+	char *path;
+	dirrec *dirs;
+	size_t ndirs, dcap;
+	entry *files;
+	size_t nfiles, fcap;
+	bool claimed;
+} cached_root;
+
+struct kp_dsym_index {
+	char *cache_file;
+	root *roots;
+	size_t nroots, rcap;
+	entry *ents;
+	size_t nents, ecap;
+	cached_root *cached;
+	size_t ncached, ccap;
+	const cached_root *reuse;   /* cached files of the root being walked */
+	bool dirty;
+	size_t walked, from_cache, probed;
+	struct seen *seen;   /* directories entered by one walk: open addressing */
+	size_t seen_cap, seen_n;
+};
+
+static bool push(void **arr, size_t *n, size_t *cap, size_t sz)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		void *p = realloc(*arr, nc * sz);
+		if (!p)
+			return false;
+		*arr = p;
+		*cap = nc;
+	}
+	memset((char *)*arr + *n * sz, 0, sz);
+	(*n)++;
+	return true;
+}
+
+static bool cacheable(const char *p)
+{
+	return !strpbrk(p, "\t\n\r");
+}
+
+/* ---- cache file ---- */
+
+static void load_cache(kp_dsym_index *x)
+{
+	FILE *fp = fopen(x->cache_file, "r");
+	if (!fp)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	cached_root *cr = NULL;
+	bool header = false;
+	while ((n = getline(&line, &cap, fp)) > 0) {
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (!header) {
+			if (strcmp(line, "kpbrowse-dsym-cache 1") != 0)
+				break;   /* unknown version: ignore the whole file */
+			header = true;
+			continue;
+		}
+		if (line[0] == 'R' && line[1] == '\t') {
+			if (!push((void **)&x->cached, &x->ncached, &x->ccap, sizeof *x->cached))
+				break;
+			cr = &x->cached[x->ncached - 1];
+			cr->path = strdup(line + 2);
+		} else if (line[0] == 'D' && line[1] == '\t' && cr) {
+			long long ms, mns;
+			int off = 0;
+			if (sscanf(line + 2, "%lld\t%lld\t%n", &ms, &mns, &off) != 2 || off == 0)
+				continue;
+			if (!push((void **)&cr->dirs, &cr->ndirs, &cr->dcap, sizeof *cr->dirs))
+				break;
+			dirrec *d = &cr->dirs[cr->ndirs - 1];
+			d->ms = ms, d->mns = mns, d->path = strdup(line + 2 + off);
+		} else if (line[0] == 'F' && line[1] == '\t' && cr) {
+			long long size, ms, mns;
+			char uuid[37];
+			unsigned ft;
+			int off = 0;
+			if (sscanf(line + 2, "%lld\t%lld\t%lld\t%36[0-9A-F-]\t%u\t%n", &size, &ms, &mns, uuid,
+			           &ft, &off) != 5 || off == 0 || strlen(uuid) != 36)
+				continue;
+			if (!push((void **)&cr->files, &cr->nfiles, &cr->fcap, sizeof *cr->files))
+				break;
+			entry *e = &cr->files[cr->nfiles - 1];
+			memcpy(e->uuid, uuid, 37);
+			e->filetype = ft, e->size = size, e->ms = ms, e->mns = mns;
+			e->path = strdup(line + 2 + off);
+		}
+	}
+	free(line);
+	fclose(fp);
+}
+
+static bool write_root(FILE *fp, const char *path, const dirrec *dirs, size_t ndirs,
+                       const entry *files, size_t nfiles, size_t root_idx, bool filter)
+{
+	if (!cacheable(path))
+		return true;
+	fprintf(fp, "R\t%s\n", path);
+	for (size_t i = 0; i < ndirs; i++)
+		if (dirs[i].path && cacheable(dirs[i].path))
+			fprintf(fp, "D\t%lld\t%lld\t%s\n", dirs[i].ms, dirs[i].mns, dirs[i].path);
+	for (size_t i = 0; i < nfiles; i++) {
+		const entry *e = &files[i];
+		if ((filter && e->root != root_idx) || !e->path || !cacheable(e->path))
+			continue;
+		fprintf(fp, "F\t%lld\t%lld\t%lld\t%s\t%u\t%s\n", e->size, e->ms, e->mns, e->uuid,
+		        e->filetype, e->path);
+	}
+	return !ferror(fp);
+}
+
+static int mkdirs(const char *dir)
+{
+	char buf[4096];
+	size_t n = strlen(dir);
+	if (n >= sizeof buf)
+		return -1;
+	memcpy(buf, dir, n + 1);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+void kp__dsym_save(kp_dsym_index *x)
+{
+	if (!x->cache_file || !x->dirty)
+		return;
+	char dir[4096], tmp[4200];
+	snprintf(dir, sizeof dir, "%s", x->cache_file);
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		if (mkdirs(dir) != 0)
+			return;
+	}
+	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", x->cache_file, (long)getpid());
+	FILE *fp = fopen(tmp, "w");
+	if (!fp)
+		return;
+	bool ok = fprintf(fp, "kpbrowse-dsym-cache 1\n") > 0;
+	for (size_t i = 0; i < x->nroots && ok; i++)
+		if (x->roots[i].walked)
+			ok = write_root(fp, x->roots[i].path, x->roots[i].dirs, x->roots[i].ndirs, x->ents,
+			                x->nents, i, true);
+	/* roots cached earlier but not used this run are carried over */
+	for (size_t i = 0; i < x->ncached && ok; i++) {
+		const cached_root *c = &x->cached[i];
+		bool used = false;
+		for (size_t j = 0; j < x->nroots; j++)
+			used |= x->roots[j].walked && strcmp(x->roots[j].path, c->path) == 0;
+		if (!used && c->path)
+			ok = write_root(fp, c->path, c->dirs, c->ndirs, c->files, c->nfiles, 0, false);
+	}
+	ok &= fclose(fp) == 0;
+	if (ok && rename(tmp, x->cache_file) == 0)
+		x->dirty = false;
+	else
+		unlink(tmp);
+}
+
+/* ---- index ---- */
+
+kp_dsym_index *kp__dsym_new(const char *cache_dir)
+{
+	kp_dsym_index *x = calloc(1, sizeof *x);
+	if (!x)
+		return NULL;
+	if (cache_dir && cache_dir[0]) {
+		size_t n = strlen(cache_dir) + sizeof "/dsym-cache-v1";
+		x->cache_file = malloc(n);
+		if (x->cache_file) {
+			snprintf(x->cache_file, n, "%s/dsym-cache-v1", cache_dir);
+			load_cache(x);
+		}
+	}
+	return x;
+}
+
+static void free_dirs(dirrec *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(d[i].path);
+	free(d);
+}
+
+static void free_entries(entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(e[i].path);
+	free(e);
+}
+
+void kp__dsym_free(kp_dsym_index *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->nroots; i++) {
+		free(x->roots[i].path);
+		free_dirs(x->roots[i].dirs, x->roots[i].ndirs);
+	}
+	free(x->roots);
+	free_entries(x->ents, x->nents);
+	for (size_t i = 0; i < x->ncached; i++) {
+		free(x->cached[i].path);
+		free_dirs(x->cached[i].dirs, x->cached[i].ndirs);
+		free_entries(x->cached[i].files, x->cached[i].nfiles);
+	}
+	free(x->cached);
+	free(x->seen);
+	free(x->cache_file);
+	free(x);
+}
+
+bool kp__dsym_add_root(kp_dsym_index *x, const char *path)
+{
+	for (size_t i = 0; i < x->nroots; i++)
+		if (strcmp(x->roots[i].path, path) == 0)
+			return true;
+	if (!push((void **)&x->roots, &x->nroots, &x->rcap, sizeof *x->roots))
+		return false;
+	x->roots[x->nroots - 1].path = strdup(path);
+	if (!x->roots[x->nroots - 1].path) {
+		x->nroots--;
+		return false;
+	}
+	return true;
+}
+
+static bool add_entry(kp_dsym_index *x, size_t root, const char *uuid, unsigned ft,
+                      const char *path, const struct stat *st)
+{
+	if (!push((void **)&x->ents, &x->nents, &x->ecap, sizeof *x->ents))
+		return false;
+	entry *e = &x->ents[x->nents - 1];
+	memcpy(e->uuid, uuid, 37);
+	e->filetype = ft;
+	e->path = strdup(path);
+	e->size = (long long)st->st_size;
+	e->ms = (long long)st->st_mtime;
+	e->mns = MTIME_NS(*st);
+	e->root = root;
+	if (!e->path) {
+		x->nents--;
+		return false;
+	}
+	return true;
+}
+
+static bool is_macho_magic(const unsigned char m[4])
+{
+	uint32_t le = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
+	uint32_t be = (uint32_t)m[3] | (uint32_t)m[2] << 8 | (uint32_t)m[1] << 16 | (uint32_t)m[0] << 24;
+	return le == 0xfeedface || le == 0xfeedfacf || be == 0xcafebabe || be == 0xcafebabf;
+}
+
+static void probe(kp_dsym_index *x, size_t root, const char *path, const struct stat *st)
+{
+	if (x->reuse) {
+		bool hit = false;
+		for (size_t i = 0; i < x->reuse->nfiles; i++) {
+			const entry *c = &x->reuse->files[i];
+			if (c->size == (long long)st->st_size && c->ms == (long long)st->st_mtime &&
+			    c->mns == MTIME_NS(*st) && strcmp(c->path, path) == 0) {
+				add_entry(x, root, c->uuid, c->filetype, path, st);
+				hit = true;
+			}
+		}
+		if (hit)
+			return;
+	}
+	if (st->st_size < 28)
+		return;
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	unsigned char m[4];
+	ssize_t n = read(fd, m, 4);
+	close(fd);
+	if (n != 4 || !is_macho_magic(m))
+		return;
+	x->probed++;
+	kp_macho *mo = NULL;
+	if (kp_macho_open(path, &mo, NULL) != KP_OK)
+		return;
+	for (size_t i = 0; i < kp_macho_nslices(mo); i++) {
+		const kp_macho_slice *s = kp_macho_slice_at(mo, i);
+		if (s->has_uuid)
+			add_entry(x, root, s->uuid, s->filetype, path, st);
+	}
+	kp_macho_close(&mo);
+}
+
+static bool seen_insert(kp_dsym_index *x, dev_t dev, ino_t ino)
+{
+	if (x->seen_n * 2 >= x->seen_cap) {
+		size_t nc = x->seen_cap ? x->seen_cap * 2 : 256;
+		struct seen *old = x->seen;
+		size_t oc = x->seen_cap;
+		x->seen = calloc(nc, sizeof *x->seen);
+		if (!x->seen) {
+			x->seen = old;
+			return false;
+		}
+		x->seen_cap = nc;
+		x->seen_n = 0;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i].used)
+				seen_insert(x, old[i].dev, old[i].ino);
+		free(old);
+	}
+	size_t h = ((size_t)ino * 0x9E3779B97F4A7C15ull ^ (size_t)dev) & (x->seen_cap - 1);
+	while (x->seen[h].used) {
+		if (x->seen[h].dev == dev && x->seen[h].ino == ino)
+			return false;
+		h = (h + 1) & (x->seen_cap - 1);
+	}
+	x->seen[h].used = true;
+	x->seen[h].dev = dev;
+	x->seen[h].ino = ino;
+	x->seen_n++;
+	return true;
+}
+
+static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth)
+{
+	struct stat st;
+	if (depth > MAX_DEPTH || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    !seen_insert(x, st.st_dev, st.st_ino))
+		return;
+	root *r = &x->roots[ri];
+	if (push((void **)&r->dirs, &r->ndirs, &r->dcap, sizeof *r->dirs)) {
+		dirrec *d = &r->dirs[r->ndirs - 1];
+		d->path = strdup(dir);
+		d->ms = (long long)st.st_mtime;
+		d->mns = MTIME_NS(st);
+	}
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return;
+	struct dirent *de;
+	size_t dl = strlen(dir);
+	while ((de = readdir(dp)) != NULL) {
+		const char *name = de->d_name;
+		if (name[0] == '.')
+			continue;   /* ., .., and hidden folders such as .git */
+		size_t nl = strlen(name);
+		char *p = malloc(dl + nl + 2);
+		if (!p)
+			break;
+		memcpy(p, dir, dl);
+		p[dl] = '/';
+		memcpy(p + dl + 1, name, nl + 1);
+		struct stat cs;
+		if (stat(p, &cs) == 0) {   /* follows links; loops stop at seen_insert */
+			if (S_ISDIR(cs.st_mode))
+				walk_dir(x, ri, p, depth + 1);
+			else if (S_ISREG(cs.st_mode))
+				probe(x, ri, p, &cs);
+		}
+		free(p);
+	}
+	closedir(dp);
+}
+
+static bool cached_valid(const cached_root *c)
+{
+	for (size_t i = 0; i < c->ndirs; i++) {
+		struct stat st;
+		if (!c->dirs[i].path || stat(c->dirs[i].path, &st) != 0 ||
+		    (long long)st.st_mtime != c->dirs[i].ms || MTIME_NS(st) != c->dirs[i].mns)
+			return false;
+	}
+	return c->ndirs > 0 || c->nfiles > 0;
+}
+
+static void walk_root(kp_dsym_index *x, size_t ri)
+{
+	root *r = &x->roots[ri];
+	r->walked = true;
+	cached_root *c = NULL;
+	for (size_t i = 0; i < x->ncached; i++)
+		if (x->cached[i].path && strcmp(x->cached[i].path, r->path) == 0)
+			c = &x->cached[i];
+	if (c && cached_valid(c)) {
+		for (size_t i = 0; i < c->nfiles; i++) {
+			const entry *e = &c->files[i];
+			struct stat st = {0};
+			st.st_size = (off_t)e->size;
+			st.st_mtime = (time_t)e->ms;
+			if (add_entry(x, ri, e->uuid, e->filetype, e->path, &st))
+				x->ents[x->nents - 1].mns = e->mns;
+		}
+		for (size_t i = 0; i < c->ndirs; i++)
+			if (push((void **)&r->dirs, &r->ndirs, &r->dcap, sizeof *r->dirs)) {
+				r->dirs[r->ndirs - 1] = c->dirs[i];
+				r->dirs[r->ndirs - 1].path = strdup(c->dirs[i].path);
+			}
+		r->from_cache = true;
+		x->from_cache++;
+		return;
+	}
+	x->walked++;
+	x->dirty = true;
+	x->reuse = c;
+	x->seen_n = 0;
+	if (x->seen)
+		memset(x->seen, 0, x->seen_cap * sizeof *x->seen);
+	struct stat st;
+	if (stat(r->path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			walk_dir(x, ri, r->path, 0);
+		else if (S_ISREG(st.st_mode))
+			probe(x, ri, r->path, &st);
+	}
+	x->reuse = NULL;
+}
+
+static const char *lookup(const kp_dsym_index *x, const char *uuid, size_t *skip)
+{
+	/* dSYMs first, then any other Mach-O with that UUID (symtab fallback) */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < x->nents; i++) {
+			const entry *e = &x->ents[i];
+			if ((e->filetype == MH_DSYM) == (pass == 0) && strcmp(e->uuid, uuid) == 0) {
+				if (*skip == 0)
+					return e->path;
+				(*skip)--;
+			}
+		}
+	return NULL;
+}
+
+const char *kp__dsym_find(kp_dsym_index *x, const char *uuid, size_t skip)
+{
+	for (size_t ri = 0;; ri++) {
+		size_t s = skip;
+		const char *p = lookup(x, uuid, &s);
+		if (p)
+			return p;
+		while (ri < x->nroots && x->roots[ri].walked)
+			ri++;
+		if (ri >= x->nroots)
+			return NULL;
+		walk_root(x, ri);
+	}
+}
+
+void kp__dsym_stats(const kp_dsym_index *x, size_t *walked, size_t *from_cache, size_t *probed)
+{
+	*walked = x->walked;
+	*from_cache = x->from_cache;
+	*probed = x->probed;
+}

@@ -1,0 +1,34 @@
+/* dsym.h: private to core/: where the files with a given Mach-O UUID are.
+ *
+ * Roots are walked lazily, in the order added, only until a UUID is found;
+ * what a walk found is kept in a cache file and trusted on the next launch
+ * while every directory of the root keeps its mtime and every file its size
+ * and mtime.  Callers must still confirm LC_UUID when they open a file.
+ *
+ * Ownership: the index owns every path it returns (valid until free). */
+#ifndef KP_DSYM_H
+#define KP_DSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct kp_dsym_index kp_dsym_index;
+
+/* cache_dir "" or NULL: no cache file. */
+kp_dsym_index *kp__dsym_new(const char *cache_dir);
+void kp__dsym_free(kp_dsym_index *x);
+
+/* Adds a search root (file, bundle or folder); duplicates are ignored. */
+bool kp__dsym_add_root(kp_dsym_index *x, const char *path);
+
+/* The best file for uuid (canonical): a dSYM before a plain binary; NULL when
+ * no root holds it.  skip counts matches to pass over (to try the next one
+ * when the first turned out stale). */
+const char *kp__dsym_find(kp_dsym_index *x, const char *uuid, size_t skip);
+
+/* Writes the cache file if anything changed (atomically, by rename). */
+void kp__dsym_save(kp_dsym_index *x);
+
+void kp__dsym_stats(const kp_dsym_index *x, size_t *walked, size_t *from_cache, size_t *probed);
+
+#endif

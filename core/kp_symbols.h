@@ -1,0 +1,89 @@
+/* kp_symbols.h: symbolicating report frames: finding dSYMs by UUID,
+ * the address arithmetic of panic-formats.md section 3, and the lookups.
+ *
+ * Ownership: a kp_symbols owns every dSYM it opened and every string it
+ * returns (function and file names, paths); they stay valid until
+ * kp_symbols_free(), which clears the caller's pointer.  A kp_symbols is
+ * not thread-safe: use one per thread (the TUI's worker owns its own).
+ *
+ * Nothing is read until a frame asks: a dSYM is located on the first lookup
+ * of its UUID and opened lazily; search roots are walked once and what they
+ * hold is remembered in a cache file, revalidated by size and mtime. */
+#ifndef KP_SYMBOLS_H
+#define KP_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kp_dwarf.h"
+#include "kp_error.h"
+#include "kp_report.h"
+
+typedef struct kp_symbols kp_symbols;
+
+typedef struct kp_symbols_opts {
+	const char *const *paths;  /* --dsym: bundles, DWARF/Mach-O files, folders, KDKs */
+	size_t npaths;
+	bool no_env;               /* ignore KPBROWSE_DSYM_PATH */
+	bool no_system;            /* skip KDKs, /Volumes/KernelDebugKit, Spotlight */
+	const char *cache_dir;     /* NULL: KPBROWSE_CACHE_DIR, else the platform cache dir;
+	                              "" disables the cache */
+} kp_symbols_opts;
+
+kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error *err);
+void kp_symbols_free(kp_symbols **s);
+
+/* Tells the symboliser which report the next lookups are for, so KDKs can be
+ * picked by build and SoC. */
+void kp_symbols_set_report(kp_symbols *s, const kp_report *r);
+
+typedef enum kp_sym_status {
+	KP_SYM_OK = 0,        /* frames[] holds the answer */
+	KP_SYM_NO_IMAGE,      /* the frame names no image (or no offset) */
+	KP_SYM_NO_UUID,       /* its image has no UUID */
+	KP_SYM_NO_DSYM,       /* no dSYM or binary with that UUID was found */
+	KP_SYM_NOT_FOUND,     /* the dSYM has nothing at that address */
+	KP_SYM_ERROR,         /* the dSYM is malformed: see msg */
+} kp_sym_status;
+
+#define KP_SYM_MAX_FRAMES 32
+
+typedef struct kp_symresult {
+	kp_sym_status status;
+	const char *uuid;            /* the image's UUID (report-owned) */
+	const char *path;            /* the DWARF or Mach-O file used */
+	const char *source;          /* "dwarf", "symtab", or NULL */
+	bool has_lookup;
+	uint64_t lookup_address;     /* what was looked up (after the return-address step back) */
+	uint64_t symbol_address;     /* seg + offset, unadjusted: what the user is shown */
+	kp_symframe frames[KP_SYM_MAX_FRAMES];   /* innermost first */
+	size_t nframes;
+	char msg[160];
+} kp_symresult;
+
+/* Symbolicates frame i of t.  Every frame but the innermost (i > 0) is a
+ * return address: its line is looked up at address-1 (x86_64) or address-4
+ * (arm64).  Returns the status also stored in out->status. */
+kp_sym_status kp_symbols_frame(kp_symbols *s, const kp_report *r, const kp_thread *t,
+                               size_t i, kp_symresult *out);
+
+/* Looks addr up as given in the file at path (no return-address step back):
+ * `kpbrowse lookup`.  arch NULL: the only slice. */
+kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *arch,
+                                 uint64_t addr, kp_symresult *out, kp_error *err);
+
+/* The path of the DWARF or Mach-O file holding uuid, or NULL. */
+const char *kp_symbols_find(kp_symbols *s, const char *uuid);
+
+typedef struct kp_symbols_stats {
+	size_t roots_walked, roots_from_cache, files_probed, dsyms_opened;
+} kp_symbols_stats;
+kp_symbols_stats kp_symbols_get_stats(const kp_symbols *s);
+
+/* Progress of a long walk or dSYM load, for the TUI's status line; may be
+ * called from kp_symbols_frame.  what is a path; done/total are counts. */
+typedef void (*kp_symbols_progress_fn)(void *ctx, const char *what, size_t done, size_t total);
+void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,407 @@
+/* symbols.c: report frames -> dSYM lookups (panic-formats.md sections 3-4). */
+#include "kp_symbols.h"
+#include "dsym.h"
+#include "kp_macho.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct opened {
+	char uuid[37];
+	char *path;
+	kp_macho *m;
+	const kp_macho_slice *slice;
+	kp_dwarf *d;
+	bool failed;          /* could not be opened or verified: do not retry */
+	char why[120];
+} opened;
+
+struct kp_symbols {
+	kp_dsym_index *dx;
+	opened *open;
+	size_t nopen, ocap;
+	char **owned;         /* demangled symtab names */
+	size_t nowned, owcap;
+	bool system_added;
+	char build[32];
+	size_t dsyms_opened;
+	kp_symbols_progress_fn progress;
+	void *progress_ctx;
+};
+
+static bool push(void **arr, size_t *n, size_t *cap, size_t sz)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		void *p = realloc(*arr, nc * sz);
+		if (!p)
+			return false;
+		*arr = p;
+		*cap = nc;
+	}
+	memset((char *)*arr + *n * sz, 0, sz);
+	(*n)++;
+	return true;
+}
+
+static void default_cache_dir(char *buf, size_t size)
+{
+	const char *env = getenv("KPBROWSE_CACHE_DIR");
+	const char *home = getenv("HOME");
+	buf[0] = '\0';
+	if (env) {
+		snprintf(buf, size, "%s", env);
+		return;
+	}
+#ifdef __APPLE__
+	if (home)
+		snprintf(buf, size, "%s/Library/Caches/kpbrowse", home);
+#else
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && xdg[0] == '/')
+		snprintf(buf, size, "%s/kpbrowse", xdg);
+	else if (home)
+		snprintf(buf, size, "%s/.cache/kpbrowse", home);
+#endif
+}
+
+kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error *err)
+{
+	kp_symbols_opts none = {0};
+	if (!opts)
+		opts = &none;
+	*out = NULL;
+	kp_symbols *s = calloc(1, sizeof *s);
+	if (!s)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	char cache[4096];
+	if (opts->cache_dir)
+		snprintf(cache, sizeof cache, "%s", opts->cache_dir);
+	else
+		default_cache_dir(cache, sizeof cache);
+	s->dx = kp__dsym_new(cache);
+	if (!s->dx) {
+		free(s);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	for (size_t i = 0; i < opts->npaths; i++) {
+		struct stat st;
+		if (stat(opts->paths[i], &st) != 0) {
+			kp_symbols_free(&s);
+			return kp_error_set(err, KP_ERR_IO, 0, -1, "--dsym %s: no such file or folder",
+			                    opts->paths[i]);
+		}
+		kp__dsym_add_root(s->dx, opts->paths[i]);
+	}
+	const char *env = opts->no_env ? NULL : getenv("KPBROWSE_DSYM_PATH");
+	if (env) {
+		char *copy = strdup(env), *save = NULL;
+		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
+			kp__dsym_add_root(s->dx, t);
+		free(copy);
+	}
+	s->system_added = opts->no_system;
+	*out = s;
+	return KP_OK;
+}
+
+void kp_symbols_free(kp_symbols **sp)
+{
+	if (!sp || !*sp)
+		return;
+	kp_symbols *s = *sp;
+	kp__dsym_save(s->dx);
+	for (size_t i = 0; i < s->nopen; i++) {
+		kp_dwarf_close(&s->open[i].d);
+		kp_macho_close(&s->open[i].m);
+		free(s->open[i].path);
+	}
+	free(s->open);
+	for (size_t i = 0; i < s->nowned; i++)
+		free(s->owned[i]);
+	free(s->owned);
+	kp__dsym_free(s->dx);
+	free(s);
+	*sp = NULL;
+}
+
+/* Kernel Debug Kits, the one matching the report's build first. */
+static void add_system_roots(kp_symbols *s)
+{
+	if (s->system_added)
+		return;
+	s->system_added = true;
+	static const char kdks[] = "/Library/Developer/KDKs";
+	DIR *d = opendir(kdks);
+	if (d) {
+		struct dirent *de;
+		char path[4096];
+		for (int pass = 0; pass < 2; pass++) {
+			rewinddir(d);
+			while ((de = readdir(d)) != NULL) {
+				if (de->d_name[0] == '.' || !strstr(de->d_name, ".kdk"))
+					continue;
+				bool match = s->build[0] && strstr(de->d_name, s->build);
+				if (match != (pass == 0))
+					continue;
+				snprintf(path, sizeof path, "%s/%s", kdks, de->d_name);
+				kp__dsym_add_root(s->dx, path);
+			}
+		}
+		closedir(d);
+	}
+	struct stat st;
+	if (stat("/Volumes/KernelDebugKit", &st) == 0)
+		kp__dsym_add_root(s->dx, "/Volumes/KernelDebugKit");
+}
+
+void kp_symbols_set_report(kp_symbols *s, const kp_report *r)
+{
+	/* the build is the parenthesised tail of os_version, e.g. "(25G83)" */
+	const char *ov = r->os_version ? strrchr(r->os_version, '(') : NULL;
+	if (ov) {
+		size_t n = strcspn(ov + 1, ")");
+		if (n < sizeof s->build) {
+			memcpy(s->build, ov + 1, n);
+			s->build[n] = '\0';
+		}
+	} else if (r->build && strlen(r->build) < sizeof s->build) {
+		snprintf(s->build, sizeof s->build, "%s", r->build);
+	}
+}
+
+void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx)
+{
+	s->progress = fn;
+	s->progress_ctx = ctx;
+}
+
+#ifdef __APPLE__
+/* Spotlight knows every dSYM Xcode indexed. */
+static void spotlight(kp_symbols *s, const char *uuid)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "mdfind \"com_apple_xcode_dsym_uuids == %s\" 2>/dev/null", uuid);
+	FILE *fp = popen(cmd, "r");
+	if (!fp)
+		return;
+	char line[4096];
+	while (fgets(line, sizeof line, fp)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] == '/')
+			kp__dsym_add_root(s->dx, line);
+	}
+	pclose(fp);
+}
+#endif
+
+const char *kp_symbols_find(kp_symbols *s, const char *uuid)
+{
+	const char *p = kp__dsym_find(s->dx, uuid, 0);
+	if (!p && !s->system_added) {
+		add_system_roots(s);
+		p = kp__dsym_find(s->dx, uuid, 0);
+#ifdef __APPLE__
+		if (!p) {
+			spotlight(s, uuid);
+			p = kp__dsym_find(s->dx, uuid, 0);
+		}
+#endif
+	}
+	return p;
+}
+
+/* Opens (once) the file holding uuid and picks the slice with that UUID. */
+static opened *open_uuid(kp_symbols *s, const char *uuid)
+{
+	for (size_t i = 0; i < s->nopen; i++)
+		if (strcmp(s->open[i].uuid, uuid) == 0)
+			return &s->open[i];
+	if (!kp_symbols_find(s, uuid))
+		return NULL;
+	if (!push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open))
+		return NULL;
+	opened *o = &s->open[s->nopen - 1];
+	memcpy(o->uuid, uuid, 37);
+	const char *path;
+	for (size_t skip = 0; (path = kp__dsym_find(s->dx, uuid, skip)) != NULL; skip++) {
+		kp_error err;
+		if (s->progress)
+			s->progress(s->progress_ctx, path, 0, 1);
+		if (kp_macho_open(path, &o->m, &err) != KP_OK) {
+			snprintf(o->why, sizeof o->why, "%s", err.msg);
+			continue;
+		}
+		/* never trust the cache: confirm LC_UUID in the file itself */
+		o->slice = kp_macho_find_uuid(o->m, uuid);
+		if (!o->slice) {
+			kp_macho_close(&o->m);
+			continue;
+		}
+		o->path = strdup(path);
+		s->dsyms_opened++;
+		if (kp_dwarf_open(o->slice, &o->d, &err) != KP_OK)
+			o->d = NULL;   /* no DWARF (a plain binary): the symtab still serves */
+		if (s->progress)
+			s->progress(s->progress_ctx, path, 1, 1);
+		return o;
+	}
+	o->failed = true;
+	return o;
+}
+
+static bool arm64_like(const char *arch)
+{
+	return arch && strncmp(arch, "arm64", 5) == 0;
+}
+
+/* Looks addr up in o: DWARF first, then the nearest preceding symbol. */
+static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult *out)
+{
+	out->path = o->path;
+	if (o->d) {
+		kp_error err;
+		size_t n = 0;
+		if (kp_dwarf_lookup(o->d, addr, out->frames, KP_SYM_MAX_FRAMES, &n, &err) != KP_OK) {
+			snprintf(out->msg, sizeof out->msg, "%s", err.msg);
+			return out->status = KP_SYM_ERROR;
+		}
+		if (n > 0 && out->frames[n - 1].function) {
+			out->nframes = n;
+			out->source = "dwarf";
+			return out->status = KP_SYM_OK;
+		}
+	}
+	const char *name;
+	uint64_t off;
+	if (kp_macho_symbol(o->m, o->slice, addr, &name, &off)) {
+		char *dm = kp_demangle(name);
+		if (!dm && name[0] == '_')
+			dm = strdup(name + 1);   /* C symbols carry one leading '_' on Mach-O */
+		if (dm && push((void **)&s->owned, &s->nowned, &s->owcap, sizeof *s->owned))
+			s->owned[s->nowned - 1] = dm;
+		else if (dm) {
+			free(dm);
+			dm = NULL;
+		}
+		out->frames[0] = (kp_symframe){.function = dm ? dm : name};
+		out->nframes = 1;
+		out->source = "symtab";
+		snprintf(out->msg, sizeof out->msg, "+0x%llx", (unsigned long long)off);
+		return out->status = KP_SYM_OK;
+	}
+	snprintf(out->msg, sizeof out->msg, "no symbol at 0x%llx in %s", (unsigned long long)addr,
+	         o->path);
+	return out->status = KP_SYM_NOT_FOUND;
+}
+
+kp_sym_status kp_symbols_frame(kp_symbols *s, const kp_report *r, const kp_thread *t,
+                               size_t i, kp_symresult *out)
+{
+	memset(out, 0, sizeof *out);
+	const kp_frame *f = i < t->nframes ? &t->frames[i] : NULL;
+	if (!f || f->image < 0 || (size_t)f->image >= r->nimages || !f->has_offset) {
+		snprintf(out->msg, sizeof out->msg, "no image");
+		return out->status = KP_SYM_NO_IMAGE;
+	}
+	const kp_image *im = &r->images[f->image];
+	out->uuid = im->uuid;
+	if (!im->uuid) {
+		snprintf(out->msg, sizeof out->msg, "image has no UUID");
+		return out->status = KP_SYM_NO_UUID;
+	}
+	opened *o = open_uuid(s, im->uuid);
+	if (!o || o->failed) {
+		snprintf(out->msg, sizeof out->msg, "no dSYM for %s", im->uuid);
+		return out->status = KP_SYM_NO_DSYM;
+	}
+	uint64_t addr = kp_macho_seg(o->slice) + f->offset;
+	out->symbol_address = addr;
+	/* a caller frame's return address points after the call: step back into it */
+	uint64_t back = 0;
+	if (i > 0)
+		back = arm64_like(o->slice->arch) || (r->arch == KP_ARCH_ARM64 && !o->slice->arch) ? 4 : 1;
+	out->has_lookup = true;
+	out->lookup_address = addr >= back ? addr - back : addr;
+	return look(s, o, out->lookup_address, out);
+}
+
+/* A .dSYM bundle (any folder with Contents/Resources/DWARF/) stands for the
+ * one DWARF file inside it. */
+static const char *resolve_bundle(const char *path, char *buf, size_t size)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return path;
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/Contents/Resources/DWARF", path);
+	DIR *d = opendir(dir);
+	if (!d)
+		return path;
+	struct dirent *de;
+	const char *found = path;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.') {
+			snprintf(buf, size, "%s/%s", dir, de->d_name);
+			found = buf;
+			break;
+		}
+	closedir(d);
+	return found;
+}
+
+kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *arch,
+                                 uint64_t addr, kp_symresult *out, kp_error *err)
+{
+	memset(out, 0, sizeof *out);
+	char dwarf[4096];
+	path = resolve_bundle(path, dwarf, sizeof dwarf);
+	/* reuse an opened file of the same path and arch */
+	opened *o = NULL;
+	for (size_t i = 0; i < s->nopen && !o; i++)
+		if (s->open[i].path && strcmp(s->open[i].path, path) == 0 &&
+		    (!arch || strcmp(s->open[i].slice->arch, arch) == 0))
+			o = &s->open[i];
+	if (!o) {
+		kp_macho *m = NULL;
+		kp_status st = kp_macho_open(path, &m, err);
+		if (st != KP_OK)
+			return st;
+		const kp_macho_slice *sl = kp_macho_find_arch(m, arch);
+		if (!sl) {
+			kp_macho_close(&m);
+			if (arch)
+				return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no %s slice", arch);
+			return kp_error_set(err, KP_ERR_USAGE, 0, -1,
+			                    "a universal file: choose a slice with --arch");
+		}
+		if (!push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open)) {
+			kp_macho_close(&m);
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		}
+		o = &s->open[s->nopen - 1];
+		o->m = m;
+		o->slice = sl;
+		o->path = strdup(path);
+		/* keyed by path only: a lookup by UUID must not find this record */
+		snprintf(o->uuid, sizeof o->uuid, "file");
+		if (kp_dwarf_open(sl, &o->d, NULL) != KP_OK)
+			o->d = NULL;
+	}
+	out->has_lookup = true;
+	out->lookup_address = out->symbol_address = addr;
+	look(s, o, addr, out);
+	return out->status == KP_SYM_ERROR
+	               ? kp_error_set(err, KP_ERR_FORMAT, 0, -1, "%s", out->msg) : KP_OK;
+}
+
+kp_symbols_stats kp_symbols_get_stats(const kp_symbols *s)
+{
+	kp_symbols_stats st = {0};
+	kp__dsym_stats(s->dx, &st.roots_walked, &st.roots_from_cache, &st.files_probed);
+	st.dsyms_opened = s->dsyms_opened;
+	return st;
+}

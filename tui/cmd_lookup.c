@@ -1,0 +1,114 @@
+/* cmd_lookup.c: `kpbrowse lookup`: addresses in one dSYM or binary, printed
+ * exactly as `llvm-symbolizer --inlining` prints them so the two can be
+ * compared byte for byte.  Addresses are looked up as given. */
+#include "kp_report.h"
+#include "kp_symbols.h"
+#include "kpt_cmd.h"
+#include "kpt_sanitize.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void put(const char *s)
+{
+	kpt_sanitize_write(stdout, s, strlen(s), 0);
+}
+
+static int one(kp_symbols *sym, const char *path, const char *arch, const char *text)
+{
+	uint64_t addr;
+	size_t n = strlen(text);
+	while (n && (text[n - 1] == ' ' || text[n - 1] == '\r' || text[n - 1] == '\t'))
+		n--;
+	while (n && (*text == ' ' || *text == '\t'))
+		text++, n--;
+	char hex[40];
+	/* hex with or without 0x, as llvm-symbolizer reads it */
+	if (n == 0 || n > 36) {
+		fputs("??\n??:0:0\n\n", stdout);
+		return 0;
+	}
+	if (n > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+		snprintf(hex, sizeof hex, "%.*s", (int)n, text);
+	else
+		snprintf(hex, sizeof hex, "0x%.*s", (int)n, text);
+	if (!kp_parse_u64(hex, strlen(hex), &addr)) {
+		fputs("??\n??:0:0\n\n", stdout);
+		return 0;
+	}
+	kp_symresult res;
+	kp_error err;
+	if (kp_symbols_lookup_file(sym, path, arch, addr, &res, &err) != KP_OK) {
+		kpt_report_error(path, &err);
+		return -1;
+	}
+	if (res.status != KP_SYM_OK || res.nframes == 0) {
+		fputs("??\n??:0:0\n\n", stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < res.nframes; i++) {
+		const kp_symframe *f = &res.frames[i];
+		put(f->function ? f->function : "??");
+		putchar('\n');
+		put(f->file ? f->file : "??");
+		printf(":%u:%u\n", f->line, f->column);
+	}
+	putchar('\n');
+	return 0;
+}
+
+static const struct option lookup_options[] = {
+	{"dsym", required_argument, NULL, 'd'},
+	{"arch", required_argument, NULL, 'a'},
+	{"help", no_argument, NULL, 'h'},
+	{0, 0, 0, 0},
+};
+
+int kpt_cmd_lookup(int argc, char **argv)
+{
+	const char *path = NULL, *arch = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:a:h", lookup_options, NULL)) != -1) {
+		switch (c) {
+		case 'd': path = optarg; break;
+		case 'a': arch = optarg; break;
+		case 'h':
+			puts("usage: kpbrowse lookup --dsym FILE [--arch ARCH] [ADDR...]\n"
+			     "Reads addresses (hex) from the arguments, or one per line from stdin.");
+			return KPT_EXIT_OK;
+		default: return KPT_EXIT_BAD;
+		}
+	}
+	if (!path) {
+		kpt_usage_error("lookup: --dsym FILE is required");
+		return KPT_EXIT_BAD;
+	}
+	kp_symbols_opts so = {.no_env = true, .no_system = true, .cache_dir = ""};
+	kp_symbols *sym = NULL;
+	kp_error err;
+	if (kp_symbols_new(&so, &sym, &err) != KP_OK) {
+		kpt_report_error(path, &err);
+		return KPT_EXIT_BAD;
+	}
+	int status = KPT_EXIT_OK;
+	if (optind < argc) {
+		for (int i = optind; i < argc && status == KPT_EXIT_OK; i++)
+			if (one(sym, path, arch, argv[i]) != 0)
+				status = KPT_EXIT_BAD;
+	} else {
+		char *line = NULL;
+		size_t cap = 0;
+		while (status == KPT_EXIT_OK && getline(&line, &cap, stdin) > 0) {
+			line[strcspn(line, "\n")] = '\0';
+			if (one(sym, path, arch, line) != 0)
+				status = KPT_EXIT_BAD;
+			fflush(stdout);
+		}
+		free(line);
+	}
+	kp_symbols_free(&sym);
+	return status;
+}
