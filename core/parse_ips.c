@@ -25,6 +25,7 @@ typedef struct ips_ctx {
 	const char *panic_text, *panic_text_key;   /* decoded copies in r's arena */
 	char *mac_panic_text;
 	bool saw_body_member;
+	const char *procs, *procs_end;   /* processByPid, read once images are known */
 	long panic_text_line;
 } ips_ctx;
 
@@ -52,28 +53,6 @@ static bool key_is(const kp_jmember *m, const char *k)
 static char *str_of(kp_report *r, const cJSON *it)
 {
 	return cJSON_IsString(it) && it->valuestring ? kp__strdup(r, it->valuestring) : NULL;
-}
-
-/* Joins an array of strings with ' '; NULL when it is not one. */
-static char *join_strings(kp_report *r, const cJSON *arr)
-{
-	if (!cJSON_IsArray(arr))
-		return str_of(r, arr);
-	size_t n = 0;
-	const cJSON *it;
-	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it)) n += strlen(it->valuestring) + 1;
-	char *s = kp__alloc(r, n + 1), *o = s;
-	if (!s)
-		return NULL;
-	cJSON_ArrayForEach(it, arr) if (cJSON_IsString(it)) {
-		size_t l = strlen(it->valuestring);
-		if (o != s)
-			*o++ = ' ';
-		memcpy(o, it->valuestring, l);
-		o += l;
-	}
-	*o = '\0';
-	return s;
 }
 
 /* Keeps an unmodelled member: strings verbatim, the rest as compact JSON. */
@@ -145,116 +124,6 @@ static bool common_key(ips_ctx *c, const char *key, size_t keylen, const cJSON *
 	return true;
 }
 
-static kp_status add_frames(ips_ctx *c, kp_thread *t, const cJSON *arr, bool user)
-{
-	const cJSON *f;
-	cJSON_ArrayForEach(f, arr)
-	{
-		uint64_t idx, off;
-		if (!cJSON_IsArray(f) || !kp__json_u64(cJSON_GetArrayItem(f, 0), &idx) ||
-		    !kp__json_u64(cJSON_GetArrayItem(f, 1), &off))
-			continue;   /* a frame we cannot read: skip, the rest still count */
-		/* The [idx, 0] frame into the absolute image ends many backtraces. */
-		if (idx < c->r->nimages && c->r->images[idx].kind == 'A' && off == 0)
-			continue;
-		kp_frame *fr = kp__add_frame(c->r, t);
-		if (!fr)
-			return KP_ERR_NOMEM;
-		fr->user = user;
-		fr->has_offset = true;
-		fr->offset = off;
-		if (idx < c->r->nimages) {
-			const kp_image *im = &c->r->images[idx];
-			fr->image = (int)idx;
-			if (im->has_base && im->base) {
-				fr->has_address = true;
-				fr->address = im->base + off;
-			}
-		} else {
-			fr->image = -1;   /* index past binaryImages: keep the offset only */
-		}
-	}
-	return KP_OK;
-}
-
-static kp_status add_thread(ips_ctx *c, kp_process *p, const char *key, size_t keylen,
-                            const cJSON *th)
-{
-	kp_report *r = c->r;
-	kp_thread *t = kp__add_thread(r, p);
-	if (!t)
-		return KP_ERR_NOMEM;
-	uint64_t id;
-	if (kp__json_u64(cJSON_GetObjectItemCaseSensitive(th, "id"), &id) ||
-	    kp__parse_u64(key, keylen, &id)) {
-		t->has_id = true;
-		t->id = id;
-	}
-	t->name = str_of(r, cJSON_GetObjectItemCaseSensitive(th, "name"));
-	t->state = join_strings(r, cJSON_GetObjectItemCaseSensitive(th, "state"));
-	t->flags = join_strings(r, cJSON_GetObjectItemCaseSensitive(th, "snapshotFlags"));
-	t->has_sched_priority =
-		set_int(cJSON_GetObjectItemCaseSensitive(th, "schedPriority"), &t->sched_priority);
-	t->has_base_priority =
-		set_int(cJSON_GetObjectItemCaseSensitive(th, "basePriority"), &t->base_priority);
-	kp_status st = add_frames(c, t, cJSON_GetObjectItemCaseSensitive(th, "kernelFrames"), false);
-	if (st == KP_OK)
-		st = add_frames(c, t, cJSON_GetObjectItemCaseSensitive(th, "userFrames"), true);
-	return st;
-}
-
-static kp_status add_process(ips_ctx *c, const char *key, size_t keylen, const cJSON *pr)
-{
-	kp_report *r = c->r;
-	if (!cJSON_IsObject(pr))
-		return KP_OK;
-	kp_process *p = kp__add_process(r);
-	if (!p)
-		return KP_ERR_NOMEM;
-	uint64_t pid;
-	const cJSON *jp = cJSON_GetObjectItemCaseSensitive(pr, "pid");
-	if ((kp__json_u64(jp, &pid) || kp__parse_u64(key, keylen, &pid)) && pid <= INT64_MAX) {
-		p->has_pid = true;
-		p->pid = (int64_t)pid;
-	}
-	p->name = str_of(r, cJSON_GetObjectItemCaseSensitive(pr, "procname"));
-	const cJSON *threads = cJSON_GetObjectItemCaseSensitive(pr, "threadById"), *th;
-	cJSON_ArrayForEach(th, threads)
-	{
-		if (!cJSON_IsObject(th))
-			continue;
-		const char *tk = th->string ? th->string : "";
-		kp_status st = add_thread(c, p, tk, strlen(tk), th);
-		if (st != KP_OK)
-			return st;
-	}
-	return KP_OK;
-}
-
-/* processByPid is walked process by process: one small tree at a time. */
-static kp_status parse_processes(ips_ctx *c, const kp_jmember *m, bool *cut)
-{
-	kp_jiter it;
-	kp_jmember pm;
-	kp_jerr e = {0};
-	if (!kp__json_obj_begin(&it, m->val, m->val_end, &e))
-		return kp__warn(c->r, line_of(c->data, m->val), "processByPid is not an object"), KP_OK;
-	while (kp__json_obj_next(&it, &pm, &e)) {
-		cJSON *pr = kp__json_parse_span(pm.val, pm.val_end, &e);
-		if (!pr) {
-			kp__warn(c->r, line_of(c->data, e.pos), "skipped a malformed process");
-			continue;
-		}
-		kp_status st = add_process(c, pm.key, pm.keylen, pr);
-		cJSON_Delete(pr);
-		if (st != KP_OK)
-			return kp_error_set(c->err, st, 0, -1, "out of memory");
-	}
-	if (e.msg)
-		*cut = true;
-	return KP_OK;
-}
-
 static kp_status parse_images(ips_ctx *c, const cJSON *arr)
 {
 	kp_report *r = c->r;
@@ -291,8 +160,12 @@ static kp_status parse_images(ips_ctx *c, const cJSON *arr)
 static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 {
 	kp_report *r = c->r;
-	if (key_is(m, "processByPid"))
-		return parse_processes(c, m, cut);
+	(void)cut;
+	if (key_is(m, "processByPid")) {
+		c->procs = m->val;
+		c->procs_end = m->val_end;
+		return KP_OK;
+	}
 	kp_jerr e = {0};
 	cJSON *v = kp__json_parse_span(m->val, m->val_end, &e);
 	if (!v) {
@@ -326,25 +199,6 @@ static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 	}
 	cJSON_Delete(v);
 	return st;
-}
-
-/* binaryImages must be known before frames refer to them, but the body may
- * list processByPid first: find and parse it ahead of the walk. */
-static kp_status images_first(ips_ctx *c, const char *body, const char *end)
-{
-	kp_jiter it;
-	kp_jmember m;
-	kp_jerr e = {0};
-	if (!kp__json_obj_begin(&it, body, end, &e))
-		return KP_OK;
-	while (kp__json_obj_next(&it, &m, &e))
-		if (key_is(&m, "binaryImages")) {
-			cJSON *v = kp__json_parse_span(m.val, m.val_end, &e);
-			kp_status st = v ? parse_images(c, v) : KP_OK;
-			cJSON_Delete(v);
-			return st;
-		}
-	return KP_OK;
 }
 
 static kp_status parse_header(ips_ctx *c, const char *s, const char *e)
@@ -395,6 +249,22 @@ static void mark_panicked(kp_report *r)
 	}
 }
 
+/* A kernel frame's runtime address is base + offset + KernelCache slide
+ * (checked on a real macOS 26.6.2 report against its lr: lines); the slide
+ * is known only once the panic text is parsed. */
+static void add_slide(kp_report *r)
+{
+	if (!(r->addr_flags & KP_HAS_KERNELCACHE_SLIDE))
+		return;
+	for (size_t i = 0; i < r->nprocesses; i++)
+		for (size_t j = 0; j < r->processes[i].nthreads; j++) {
+			kp_thread *t = &r->processes[i].threads[j];
+			for (size_t k = 0; k < t->nframes; k++)
+				if (t->frames[k].has_address && !t->frames[k].user)
+					t->frames[k].address += r->kernelcache_slide;
+		}
+}
+
 static bool is_real_text(const char *s)
 {
 	return s && s[0] && strcmp(s, "not yet set") != 0;
@@ -426,9 +296,7 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		                    "unexpected text after the JSON value");
 	}
 
-	kp_status st = images_first(&c, body, end);
-	if (st != KP_OK)
-		return st;
+	kp_status st;
 	kp_jiter it;
 	kp_jmember m;
 	bool cut = false;
@@ -447,14 +315,14 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 			return jerr_to_error(&c, &je, "body");
 		/* Cut off: a partial processByPid still yields its complete processes. */
 		const char *key = m.key;
-		if (key && key > body && (size_t)(end - key) > 14 && memcmp(key, "processByPid\"", 13) == 0) {
-			kp_jmember part = {.key = key, .keylen = 12};
-			part.val = kp__json_ws(memchr(key, ':', (size_t)(end - key)) + 1, end);
-			part.val_end = end;
-			(void)parse_processes(&c, &part, &cut);
+		if (key && (size_t)(end - key) > 14 && memcmp(key, "processByPid\"", 13) == 0) {
+			c.procs = kp__json_ws(memchr(key, ':', (size_t)(end - key)) + 1, end);
+			c.procs_end = end;
 		}
 		cut = true;
 	}
+	if (c.procs && (st = kp__ips_processes(r, c.procs, c.procs_end, &cut)) != KP_OK)
+		return kp_error_set(err, st, 0, -1, "out of memory");
 	if (cut) {
 		r->truncated = true;
 		kp__warn(r, line_of(data, je.pos ? je.pos : end), "report is truncated: the JSON body ends early");
@@ -494,6 +362,7 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		const char *s = r->panic_string, *nl = strchr(s, '\n');
 		r->headline = kp__strndup(r, s, nl ? (size_t)(nl - s) : strlen(s));
 	}
+	add_slide(r);
 	mark_panicked(r);
 	return KP_OK;
 }

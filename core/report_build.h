@@ -49,6 +49,16 @@ bool kp__parse_u64(const char *s, size_t n, uint64_t *out);
 kp_status kp__text_parse(kp_report *r, const char *text, size_t len,
                          long line0, long byte0, kp_error *err);
 
+/* Expands a kext id s[0..n) from the compact form of Catalina-era panic
+ * texts (">!AHDA" -> "com.apple.driver.AppleHDA"); other ids are copied.
+ * NULL only when out of memory. */
+char *kp__kext_expand(kp_report *r, const char *s, size_t n);
+
+/* processByPid's value [val, end): processes, threads and frames; frames
+ * refer to r->images, which must be filled first.  Sets *cut when the value
+ * is cut off (the complete processes before the cut are kept). */
+kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, bool *cut);
+
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);
 

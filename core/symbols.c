@@ -232,7 +232,7 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 		if (s->progress)
 			s->progress(s->progress_ctx, path, 0, 1);
 		if (kp_macho_open(path, &o->m, &err) != KP_OK) {
-			snprintf(o->why, sizeof o->why, "%s", err.msg);
+			snprintf(o->why, sizeof o->why, "%.110s", err.msg);
 			continue;
 		}
 		/* never trust the cache: confirm LC_UUID in the file itself */
@@ -266,7 +266,7 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 		kp_error err;
 		size_t n = 0;
 		if (kp_dwarf_lookup(o->d, addr, out->frames, KP_SYM_MAX_FRAMES, &n, &err) != KP_OK) {
-			snprintf(out->msg, sizeof out->msg, "%s", err.msg);
+			snprintf(out->msg, sizeof out->msg, "%.150s", err.msg);
 			return out->status = KP_SYM_ERROR;
 		}
 		if (n > 0 && out->frames[n - 1].function) {
@@ -345,8 +345,12 @@ static const char *resolve_bundle(const char *path, char *buf, size_t size)
 	const char *found = path;
 	while ((de = readdir(d)) != NULL)
 		if (de->d_name[0] != '.') {
-			snprintf(buf, size, "%s/%s", dir, de->d_name);
-			found = buf;
+			if (strlen(dir) + strlen(de->d_name) + 2 <= size) {
+				memcpy(buf, dir, strlen(dir));
+				buf[strlen(dir)] = '/';
+				strcpy(buf + strlen(dir) + 1, de->d_name);
+				found = buf;
+			}
 			break;
 		}
 	closedir(d);
