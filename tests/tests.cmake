@@ -1,1 +1,6 @@
 kp_c_test(test_model)
+kp_c_test(test_macho)
+kp_c_test(test_dwarf)
+kp_c_test(test_text)
+kp_c_test(test_corpus_text)
+kp_sh_test(test_show)

@@ -1,0 +1,19 @@
+# tap.sh: TAP helpers for the shell tests; ends with a "N passed, N failed,
+# N skipped" line and exit 0 / 1 / 77 (all skipped).
+_n=0 _fail=0 _skip=0
+_ok() { _n=$((_n + 1)); echo "ok $_n - $1"; }
+_notok() { _n=$((_n + 1)); _fail=$((_fail + 1)); echo "not ok $_n - $1"; }
+# check A OP B WHAT: test(1) comparison
+check() {
+	if [ "$1" "$2" "$3" ] 2>/dev/null; then _ok "$4"; else _notok "$4 (got '$1', want $2 '$3')"; fi
+}
+check_grep() { if grep -q -- "$1" "$2" 2>/dev/null; then _ok "$3"; else _notok "$3"; fi; }
+check_not_grep() { if grep -q -- "$1" "$2" 2>/dev/null; then _notok "$3"; else _ok "$3"; fi; }
+skip() { _n=$((_n + 1)); _skip=$((_skip + 1)); echo "ok $_n - # SKIP $1"; }
+done_testing() {
+	echo "1..$_n"
+	echo "# $((_n - _fail - _skip)) passed, $_fail failed, $_skip skipped"
+	[ "$_fail" -gt 0 ] && exit 1
+	[ "$_skip" -gt 0 ] && [ "$_skip" -eq "$_n" ] && exit 77
+	exit 0
+}

@@ -1,0 +1,141 @@
+#!/bin/sh
+# test_show.sh: `kpbrowse show` end to end: the real corpus, bad input, the
+# JSON contract, and symbolication of the generated reports checked against
+# llvm-symbolizer's answers recorded in fixtures/reports/expected.tsv.
+set -u
+. "$KP_TESTS_DIR/tap.sh"
+kp=$KPBROWSE
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KPBROWSE_CACHE_DIR="$tmp/cache"
+unset KPBROWSE_DSYM_PATH
+reports="$KP_FIXTURES/reports"
+
+# --- the real corpus: every file parses, with no error line ---------------
+corpus="$KP_SHARED_DIR/corpus/real"
+if [ -d "$corpus" ]; then
+	for f in "$corpus"/*; do
+		case "$f" in *MANIFEST.tsv) continue ;; esac
+		sum_before=$(cksum <"$f")
+		"$kp" show --no-symbols "$f" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		check "$rc" = 0 "corpus $(basename "$f"): exit 0"
+		check_not_grep "error\|cannot" "$tmp/err" "corpus $(basename "$f"): no error line"
+		check_grep "^Headline: *[^ -]" "$tmp/out" "corpus $(basename "$f"): a headline"
+		check "$(cksum <"$f")" = "$sum_before" "corpus $(basename "$f"): file unchanged"
+	done
+	"$kp" show --json --no-symbols "$corpus"/*.ips "$corpus"/*.panic "$corpus"/*.txt >"$tmp/all.json" 2>/dev/null
+	check "$?" = 0 "corpus as one JSON array: exit 0"
+	python3 - "$tmp/all.json" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert isinstance(a, list) and len(a) == 18, len(a)
+keys = "file format bug_type timestamp os_version incident_id kernel_version kernel_uuid headline panic_string panicked images processes".split()
+for r in a:
+    for k in keys:
+        assert k in r, (r["file"], k)
+    assert r["format"] in ("ips", "intel-json", "text"), r["format"]
+    for k in ("pid", "process", "thread_id"):
+        assert k in r["panicked"]
+    for im in r["images"]:
+        for k in ("index", "uuid", "name", "kind", "base", "start", "end", "in_backtrace"):
+            assert k in im, k
+        for k in ("base", "start", "end"):
+            assert im[k] is None or (isinstance(im[k], str) and im[k].startswith("0x")), im[k]
+        assert im["uuid"] is None or (im["uuid"] == im["uuid"].upper() and len(im["uuid"]) == 36)
+    for p in r["processes"]:
+        for t in p["threads"]:
+            for f in t["frames"]:
+                for k in ("image", "image_uuid", "image_name", "offset", "address"):
+                    assert k in f, k
+print("ok")
+PY
+	check "$(cat "$tmp/py")" = ok "corpus JSON has every contract key ($(tail -1 "$tmp/py"))"
+else
+	skip "real corpus absent ($corpus)"
+fi
+
+# --- bad input: one line each, exit 2, the good file still prints -----------
+good="$reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic"
+: >"$tmp/empty.panic"
+printf '\177ELF\002\001\001\000\000\000binary\000\000junk' >"$tmp/binary.ips"
+printf '# A README\n\nNothing to see here.\n' >"$tmp/readme.txt"
+printf '{"bug_type":"309","timestamp":"2024-01-01"}\n{"procName":"Safari","threads":[]}\n' >"$tmp/app.ips"
+printf '{"bug_type":"210"}\n{"panicString": "panic(cpu 0 caller 0x1): x", "binaryImages": [1, 2,\n' >"$tmp/cut.ips"
+printf '{"bug_type":"210"}\n{"panicString" "x"}\n' >"$tmp/broken.ips"
+mkdir "$tmp/adir"
+for bad in empty.panic binary.ips readme.txt app.ips broken.ips adir missing.panic; do
+	"$kp" show --no-symbols "$tmp/$bad" "$good" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "$rc" = 2 "bad $bad: exit 2"
+	check "$(wc -l <"$tmp/err" | tr -d ' ')" = 1 "bad $bad: exactly one stderr line"
+	check_grep "^kpbrowse: $tmp/$bad: " "$tmp/err" "bad $bad: the line names the file ($(cat "$tmp/err"))"
+	check_grep "vm_page_check_sanity" "$tmp/out" "bad $bad: the good file still prints"
+done
+"$kp" show --no-symbols "$tmp/broken.ips" 2>"$tmp/err" >/dev/null
+check_grep "line 2, byte 34" "$tmp/err" "broken JSON: position named ($(cat "$tmp/err"))"
+"$kp" show --no-symbols "$tmp/cut.ips" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 0 "truncated JSON with a panic string: parses"
+check_grep "truncated" "$tmp/err" "truncated JSON: warning says truncated"
+"$kp" show --bogus 2>/dev/null; check "$?" = 2 "unknown option: exit 2"
+"$kp" show 2>/dev/null; check "$?" = 2 "no file: exit 2"
+"$kp" --version | grep -q "^kpbrowse [0-9]"; check "$?" = 0 "--version"
+"$kp" --help | grep -q "kpbrowse show"; check "$?" = 0 "--help lists show"
+
+# --- escape sequences from a report never reach the terminal ---------------
+printf 'panic(cpu 0 caller 0x1): evil \033]52;c;ZXZpbA==\007 \033[2J \342\200\256gnp.exe\nKernel version:\nDarwin Kernel Version 1\n' >"$tmp/evil.panic"
+"$kp" show --no-symbols "$tmp/evil.panic" >"$tmp/out" 2>&1
+check "$(tr -d -c '\033\007' <"$tmp/out" | wc -c | tr -d ' ')" = 0 "no ESC or BEL byte in show output"
+check_grep '<U+202E>' "$tmp/out" "bidi override shown inert"
+
+# --- symbolication against llvm-symbolizer's recorded answers ---------------
+for rep in "$reports"/*.ips "$reports"/*.panic; do
+	name=$(basename "$rep")
+	"$kp" show --json --dsym "$KP_FIXTURES/bin" "$rep" >"$tmp/sym.json" 2>"$tmp/err"
+	check "$?" = 0 "symbolicate $name: exit 0"
+	python3 - "$tmp/sym.json" "$reports/expected.tsv" "$name" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = {}
+for line in open(sys.argv[2]):
+    if line.startswith("#"):
+        continue
+    rep, i, addr, chain = line.rstrip("\n").split("\t")
+    if rep == sys.argv[3]:
+        want[int(i)] = (addr, chain)
+t = [t for p in r["processes"] for t in p["threads"] if t["panicked"]][0]
+bad = []
+for i, (addr, chain) in sorted(want.items()):
+    f = t["frames"][i]
+    got = " | ".join("%s %s:%s:%s" % (s["function"], s["file"], s["line"] or 0, s["column"] or 0) for s in f["symbols"])
+    if f["lookup_address"] != addr or got != chain or f["symbol_source"] != "dwarf":
+        bad.append("frame %d: got %s %s, want %s %s" % (i, f["lookup_address"], got, addr, chain))
+print("ok %d frames" % len(want) if not bad and want else "; ".join(bad) or "no expectations")
+PY
+	check_grep "^ok [1-9]" "$tmp/py" "symbolicate $name: every frame as llvm-symbolizer at the call site ($(cat "$tmp/py"))"
+done
+"$kp" show --dsym "$KP_FIXTURES/bin" "$reports/panic-full-2026-11-20-101500.0001.ips" >"$tmp/out"
+check_grep "inlined into FakeDriver::handleReport" "$tmp/out" "text output shows the inline chain"
+check_grep "validateReport(ReportHeader const&, unsigned int, unsigned int) (/kpbrowse/fixtures/src/fakekext.cpp:74)" "$tmp/out" "text output: function (file:line)"
+
+# --- missing dSYM ------------------------------------------------------------
+"$kp" show --json "$reports/panic-full-2026-11-20-101500.0001.ips" >"$tmp/nosym.json"
+python3 -c '
+import json,sys
+r=json.load(open(sys.argv[1])); t=[t for p in r["processes"] for t in p["threads"] if t["panicked"]][0]
+assert all(f["symbols"]==[] and f["symbol_source"] is None for f in t["frames"])
+print("ok")' "$tmp/nosym.json" >"$tmp/py" 2>&1
+check "$(cat "$tmp/py")" = ok "no dSYM: symbols [] and symbol_source null"
+"$kp" show "$reports/panic-full-2026-11-20-101500.0001.ips" >"$tmp/out"
+check_grep "no dSYM for 4C4C44A3-5555-3144-A151-249D146ED38D" "$tmp/out" "no dSYM: the frame names the UUID"
+"$kp" show --no-symbols --dsym "$KP_FIXTURES/bin" "$reports/panic-full-2026-11-20-101500.0001.ips" >"$tmp/out"
+check_not_grep "panic_trap_to_debugger" "$tmp/out" "--no-symbols: nothing symbolicated"
+
+# --- the dSYM cache: a second run does not walk again -----------------------
+rm -rf "$KPBROWSE_CACHE_DIR"
+KPBROWSE_DSYM_PATH="$KP_FIXTURES/bin" "$kp" show "$good" >/dev/null
+check "$(grep -c '^F' "$KPBROWSE_CACHE_DIR/dsym-cache-v1" 2>/dev/null)" -ge 8 "cache file lists the fixture slices"
+KPBROWSE_DSYM_PATH="$KP_FIXTURES/bin" "$kp" show "$good" >"$tmp/out2"
+check_grep "vm_page_check_sanity (" "$tmp/out2" "symbols through the cache"
+
+done_testing
