@@ -28,12 +28,19 @@ typedef struct kp_symframe {
 kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *err);
 
 /* Frames for addr, innermost (deepest inlined) first, at most max; *n gets
- * how many were written (0 when no CU covers addr).  The last frame is the
+ * how many were written (0 when no CU covers addr and no symbol does).  The last frame is the
  * concrete function holding addr; the ones before are inlined calls, their
  * file:line the position inside the callee, as llvm-symbolizer --inlining
  * prints them. */
 kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_t max,
                           size_t *n, kp_error *err);
+
+/* Optional: lets lookups name the outermost frame from m's symbol table, as
+ * llvm-symbolizer does by default (it prefers the nlist symbol holding addr,
+ * '_' dropped and demangled, over the DWARF name, and names addresses DWARF
+ * does not cover, such as padding between functions: then one frame with
+ * file NULL).  m must be the kp_macho of d's slice and outlive d. */
+void kp_dwarf_use_symbols(kp_dwarf *d, kp_macho *m);
 
 void kp_dwarf_close(kp_dwarf **d);
 

@@ -24,6 +24,9 @@ if [ -d "$corpus" ]; then
 		check_grep "^Headline: *[^ -]" "$tmp/out" "corpus $(basename "$f"): a headline"
 		check "$(cksum <"$f")" = "$sum_before" "corpus $(basename "$f"): file unchanged"
 	done
+	"$kp" show "$corpus/MANIFEST.tsv" >/dev/null 2>"$tmp/err"
+	check "$?" = 2 "prose that quotes panic lines (MANIFEST.tsv) is not a panic"
+	check_grep "no kernel panic here" "$tmp/err" "MANIFEST.tsv: says why"
 	"$kp" show --json --no-symbols "$corpus"/*.ips "$corpus"/*.panic "$corpus"/*.txt >"$tmp/all.json" 2>/dev/null
 	check "$?" = 0 "corpus as one JSON array: exit 0"
 	python3 - "$tmp/all.json" >"$tmp/py" 2>&1 <<'PY'

@@ -1,0 +1,90 @@
+#!/bin/sh
+# test_lookup.sh: `kpbrowse lookup` prints exactly what `llvm-symbolizer
+# --inlining` prints, for every instruction address of every fixture's
+# __text (both slices of the universal file too), plus the symtab-only and
+# bad-input cases.
+set -u
+. "$KP_TESTS_DIR/tap.sh"
+kp=$KPBROWSE
+bin=$KP_FIXTURES/bin
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+llvm=/usr/lib/llvm-14/bin
+PATH=$PATH:$llvm
+sym=$(command -v llvm-symbolizer || command -v llvm-symbolizer-14 || true)
+objdump=$(command -v llvm-objdump || command -v llvm-objdump-14 || true)
+lipo=$(command -v llvm-lipo || command -v llvm-lipo-14 || true)
+if [ -z "$sym" ] || [ -z "$objdump" ] || [ -z "$lipo" ]; then
+	skip "llvm-symbolizer, llvm-objdump or llvm-lipo absent"
+	done_testing
+fi
+
+# instruction addresses of __text, as llvm-objdump decodes them
+addrs() {
+	f=$1
+	if [ -n "${2:-}" ]; then   # universal: disassemble the thin slice
+		"$lipo" -thin "$2" "$1" -output "$tmp/thin" || return
+		f=$tmp/thin
+	fi
+	"$objdump" -d --no-show-raw-insn "$f" |
+		awk '/^Disassembly of section/ {t = ($0 ~ /,__text:/)} t && /^ *[0-9a-f]+:/ {sub(":", "", $1); print "0x" $1}'
+}
+
+compare() { # name binary dwarf [arch]
+	addrs "$2" "${4:-}" >"$tmp/a"
+	n=$(wc -l <"$tmp/a" | tr -d ' ')
+	if [ -n "${4:-}" ]; then
+		"$sym" --inlining --obj="$3" --default-arch="$4" <"$tmp/a" >"$tmp/want"
+		"$kp" lookup --dsym "$3" --arch "$4" <"$tmp/a" >"$tmp/got"
+	else
+		"$sym" --inlining --obj="$3" <"$tmp/a" >"$tmp/want"
+		"$kp" lookup --dsym "$3" <"$tmp/a" >"$tmp/got"
+	fi
+	if cmp -s "$tmp/want" "$tmp/got"; then
+		_ok "$1: $n addresses, byte for byte as llvm-symbolizer"
+	else
+		_notok "$1: differs from llvm-symbolizer over $n addresses"
+		diff "$tmp/want" "$tmp/got" | head -20 | sed 's/^/# /'
+	fi
+	check "$n" -gt 20 "$1: enough addresses"
+}
+
+for f in fakekernel.arm64 fakekernel.x86_64 fakekext.arm64 fakekext.x86_64; do
+	compare "$f" "$bin/$f" "$bin/$f.dSYM/Contents/Resources/DWARF/$f"
+done
+for a in arm64 x86_64; do
+	compare "universal $a" "$bin/fakekext.universal" "$bin/fakekext.universal.dSYM/Contents/Resources/DWARF/fakekext.universal" $a
+done
+
+# a .dSYM bundle stands for its DWARF file
+"$kp" lookup --dsym "$bin/fakekernel.arm64.dSYM" 0xc094 >"$tmp/got"
+"$sym" --inlining --obj="$bin/fakekernel.arm64.dSYM/Contents/Resources/DWARF/fakekernel.arm64" 0xc094 >"$tmp/want"
+check "$(cmp -s "$tmp/got" "$tmp/want" && echo same)" = same "a .dSYM bundle path works"
+
+# a universal file needs --arch
+"$kp" lookup --dsym "$bin/fakekext.universal" 0x1000 >/dev/null 2>"$tmp/err"
+check "$?" = 2 "universal without --arch: exit 2"
+check_grep "arch" "$tmp/err" "universal without --arch: says to pass --arch"
+
+# symtab only: the nearest preceding symbol (llvm-symbolizer shows the same name)
+"$objdump" -d --no-show-raw-insn "$bin/fakekext.symtab" | awk '/^[0-9a-f]+ <.*>:$/ {print}' | head -3 >"$tmp/funcs"
+while read -r addr name; do
+	a=$(printf '0x%x' $((0x$addr + 4)))
+	"$kp" lookup --dsym "$bin/fakekext.symtab" "$a" | head -1 >"$tmp/got"
+	"$sym" --obj="$bin/fakekext.symtab" "$a" | head -1 >"$tmp/want"
+	check "$(cat "$tmp/got")" = "$(cat "$tmp/want")" "symtab-only $a: $(cat "$tmp/got")"
+done <"$tmp/funcs"
+
+# unknown addresses
+printf '0xffffffff\nnothex\n' | "$kp" lookup --dsym "$bin/fakekext.arm64.dSYM" >"$tmp/got"
+printf '??\n??:0:0\n\n??\n??:0:0\n\n' >"$tmp/want"
+check "$(cmp -s "$tmp/got" "$tmp/want" && echo same)" = same "unknown addresses print ?? and ??:0:0"
+
+# bad dSYMs
+printf 'not a mach-o file at all' >"$tmp/bad"
+"$kp" lookup --dsym "$tmp/bad" 0x10 >/dev/null 2>"$tmp/err"
+check "$?" = 2 "non-Mach-O --dsym: exit 2"
+check_grep "^kpbrowse: $tmp/bad: " "$tmp/err" "non-Mach-O --dsym: one line naming the file"
+"$kp" lookup 0x10 >/dev/null 2>&1
+check "$?" = 2 "lookup without --dsym: exit 2"
+done_testing

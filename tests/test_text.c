@@ -1,0 +1,580 @@
+/* test_text.c: the text parser on small synthetic reports, one per grammar
+ * variant of panic-formats.md section 2, plus malformed and cut inputs. */
+#include "kt.h"
+#include "../core/report_build.h"
+
+#include <stdlib.h>
+
+/* Parses exactly len bytes from a heap copy (no NUL after them), so ASan
+ * catches any read past the end. */
+static kp_status parse_n(const char *s, size_t len, kp_report **r, kp_error *e)
+{
+	char *buf = malloc(len ? len : 1);
+	if (!buf)
+		return KP_ERR_NOMEM;
+	memcpy(buf, s, len);
+	kp_status st = kp_report_parse(buf, len, "t.panic", r, e);
+	free(buf);
+	return st;
+}
+
+static kp_report *parse(const char *s)
+{
+	kp_report *r = NULL;
+	kp_error e;
+	if (parse_n(s, strlen(s), &r, &e) != KP_OK) {
+		char b[300];
+		printf("# parse failed: %s\n", kp_error_format(&e, b, sizeof b));
+	}
+	return r;
+}
+
+static const kp_thread *panicked(const kp_report *r)
+{
+	return kp_report_panicked_thread(r, NULL);
+}
+
+static const char *img_name(const kp_report *r, const kp_frame *f)
+{
+	return f->image >= 0 ? r->images[f->image].name : NULL;
+}
+
+static bool has_warning(const kp_report *r, const char *part)
+{
+	for (size_t i = 0; i < r->nwarnings; i++)
+		if (strstr(r->warnings[i].msg, part))
+			return true;
+	return false;
+}
+
+static const char classic[] =
+	"Anonymous UUID:       035B035B-B882-B427-C3BE-BC8C248E31E5\n"
+	"\n"
+	"Sat Jun 13 17:31:08 2015\n"
+	"panic(cpu 0 caller 0xffffff8001e33bd4): \"Spinlock timed out: lock=0x1\"@/SourceCache/xnu/locks_i386.c:365\n"
+	"Backtrace (CPU 0), Frame : Return Address\n"
+	"0xffffff80e4ac8d00 : 0xffffff8001e22f79 \n"
+	"0xffffff80e4ac8d80 : 0xffffff7f83c06023 \n"
+	"0xffffff80e4ac8dc0 : 0xffffff7f80000010 \n"
+	"      Kernel Extensions in backtrace:\n"
+	"         com.apple.driver.AppleAHCIPort(3.0.5)[7F56F309-28C2-342A-82C0-3908C164EBCC]@0xffffff7f83bfc000->0xffffff7f83c15fff\n"
+	"            dependency: com.apple.iokit.IOAHCIFamily(2.6.5)[AB2D7D6A-B59B-3039-AE08-CBCC38208911]@0xffffff7f82fd6000\n"
+	"\n"
+	"BSD process name corresponding to current thread: kernel_task\n"
+	"\n"
+	"Mac OS version:\n"
+	"13E28\n"
+	"\n"
+	"Kernel version:\n"
+	"Darwin Kernel Version 13.3.0: Tue Jun  3 21:27:35 PDT 2014; root:xnu-2422.110.17~1/RELEASE_X86_64\n"
+	"Kernel UUID: bbfadd17-672b-35a2-9b7f-e4b12213e4b8\n"
+	"Kernel slide:     0x0000000001c00000\n"
+	"Kernel text base: 0xffffff8001e00000\n"
+	"System model name: MacBookPro8,2 (Mac-94245A3940C91C80)\n"
+	"\n"
+	"System uptime in nanoseconds: 481431163814\n"
+	"last loaded kext at 404725715736: com.apple.driver.AppleIntelMCEReporter\t104 (addr 0xffffff7f846e4000, size 49152)\n"
+	"last unloaded kext at 362464468768: com.apple.driver.AppleUSBUHCI\t656.4.1 (addr 0xffffff7f82b1f000, size 65536)\n"
+	"loaded kexts:\n"
+	"com.wavtap.driver.WavTap\t0.4.0\n"
+	"com.apple.driver.AppleAHCIPort\t3.0.5\n"
+	"\n";
+
+static void check_classic(const kp_report *r, const char *what)
+{
+	char w[64];
+	snprintf(w, sizeof w, "%s: format", what);
+	KT_CHECK(r && r->format == KP_FORMAT_TEXT, "%s", w);
+	if (!r)
+		return;
+	KT_STREQ(r->headline, "Spinlock timed out: lock=0x1@/SourceCache/xnu/locks_i386.c:365", what);
+	KT_STREQ(r->kernel_version,
+	         "Darwin Kernel Version 13.3.0: Tue Jun  3 21:27:35 PDT 2014; root:xnu-2422.110.17~1/RELEASE_X86_64",
+	         "kernel version on the next line");
+	KT_STREQ(r->kernel_uuid, "BBFADD17-672B-35A2-9B7F-E4B12213E4B8", "kernel uuid canonical");
+	KT_STREQ(r->os_version, "13E28", "Mac OS version on the next line");
+	KT_STREQ(r->build, "13E28", "build");
+	KT_STREQ(r->product, "MacBookPro8,2", "System model name");
+	KT_STREQ(r->timestamp, "Sat Jun 13 17:31:08 2015", "old date line");
+	KT_STREQ(r->panicked_process, "kernel_task", "BSD process name");
+	KT_CHECK(!r->has_panicked_pid, "no pid in a classic report");
+	KT_CHECK(r->addr_flags == (KP_HAS_KERNEL_SLIDE | KP_HAS_KERNEL_TEXT_BASE), "slide and text base flags");
+	KT_U64EQ(r->kernel_slide, 0x1c00000, "kernel slide");
+	KT_U64EQ(r->kernel_text_base, 0xffffff8001e00000ull, "text base");
+	KT_STREQ(r->last_started_kext,
+	         "com.apple.driver.AppleIntelMCEReporter\t104 (addr 0xffffff7f846e4000, size 49152)",
+	         "last loaded kext");
+	KT_STREQ(r->last_unloaded_kext,
+	         "com.apple.driver.AppleUSBUHCI\t656.4.1 (addr 0xffffff7f82b1f000, size 65536)",
+	         "last unloaded kext");
+	KT_CHECK(r->nkexts == 2, "two loaded kexts (got %zu)", r->nkexts);
+	if (r->nkexts == 2) {
+		KT_STREQ(r->kexts[0].name, "com.wavtap.driver.WavTap", "kext 0 name");
+		KT_STREQ(r->kexts[0].version, "0.4.0", "kext 0 version");
+	}
+	KT_CHECK(r->arch == KP_ARCH_X86_64, "arch x86_64");
+	KT_CHECK(!r->truncated, "loaded kext list at the end: not truncated");
+	KT_CHECK(r->nimages == 3, "AHCIPort, IOAHCIFamily, kernel (got %zu)", r->nimages);
+	if (r->nimages == 3) {
+		const kp_image *k = &r->images[0], *d = &r->images[1], *kern = &r->images[2];
+		KT_STREQ(k->name, "com.apple.driver.AppleAHCIPort", "bt kext name");
+		KT_STREQ(k->version, "3.0.5", "bt kext version");
+		KT_STREQ(k->uuid, "7F56F309-28C2-342A-82C0-3908C164EBCC", "bt kext uuid");
+		KT_CHECK(k->kind == 'X' && k->in_backtrace && !k->is_dependency, "bt kext flags");
+		KT_CHECK(k->has_start && k->start == 0xffffff7f83bfc000ull && k->has_end &&
+		         k->end == 0xffffff7f83c15fffull, "bt kext range");
+		KT_CHECK(d->is_dependency && !d->in_backtrace && d->has_start && !d->has_end, "dependency");
+		KT_CHECK(kern->kind == 'K', "kernel image kind");
+		KT_STREQ(kern->name, "kernel", "kernel image name");
+		KT_STREQ(kern->uuid, r->kernel_uuid, "kernel image uuid");
+	}
+	const kp_process *p = NULL;
+	const kp_thread *t = kp_report_panicked_thread(r, &p);
+	KT_CHECK(r->nprocesses == 1 && p == &r->processes[0] && t, "one panicked process");
+	if (!t)
+		return;
+	KT_STREQ(p->name, "kernel_task", "process name");
+	KT_CHECK(!p->has_pid, "process without pid");
+	KT_CHECK(t->cpu == 0 && t->nframes == 3, "thread cpu 0, 3 frames (got %zu)", t->nframes);
+	if (t->nframes != 3)
+		return;
+	KT_U64EQ(t->frames[0].address, 0xffffff8001e22f79ull, "frame 0 address");
+	KT_STREQ(img_name(r, &t->frames[0]), "kernel", "frame 0 in the kernel");
+	KT_U64EQ(t->frames[0].offset, 0x22f79, "kernel offset = RA - text base");
+	KT_STREQ(img_name(r, &t->frames[1]), "com.apple.driver.AppleAHCIPort", "frame 1 in the kext");
+	KT_U64EQ(t->frames[1].offset, 0xa023, "kext offset = RA - start");
+	KT_CHECK(t->frames[2].image == -1 && !t->frames[2].has_offset && t->frames[2].has_address,
+	         "frame below the kernel in no listed kext: address only");
+	KT_CHECK(!strncmp(r->panic_string, "panic(cpu 0 caller", 18), "panic_string starts at panic(");
+}
+
+static void test_classic(void)
+{
+	kp_report *r = parse(classic);
+	check_classic(r, "classic");
+	kp_report_free(&r);
+
+	/* The same with CRLF line ends and NUL bytes sprinkled in. */
+	size_t n = strlen(classic);
+	char *crlf = malloc(3 * n + 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (classic[i] == '\n')
+			crlf[k++] = '\r';
+		crlf[k++] = classic[i];
+		if (i % 97 == 5)
+			crlf[k++] = '\0';
+	}
+	kp_error e;
+	KT_CHECK(parse_n(crlf, k, &r, &e) == KP_OK, "CRLF + NUL parses");
+	check_classic(r, "CRLF + NUL");
+	KT_CHECK(r && !strchr(r->headline, '\r') && !strchr(r->kernel_version, '\r'),
+	         "no CR in fields");
+	kp_report_free(&r);
+	free(crlf);
+
+	/* Every prefix of the report: no crash, no read past the end, and a
+	 * report cut before its kext list is flagged truncated. */
+	int bad = 0, cut_ok = 0;
+	const char *kl = strstr(classic, "com.wavtap");
+	for (size_t len = 1; len < n; len++) {
+		kp_status st = parse_n(classic, len, &r, &e);
+		if (st == KP_OK && r->headline == NULL)
+			bad++;
+		if (st == KP_OK && classic + len < kl && strstr(r->panic_string ? r->panic_string : "", "panic("))
+			cut_ok += r->truncated ? 1 : 0;
+		kp_report_free(&r);
+	}
+	KT_CHECK(bad == 0, "every accepted prefix has a headline");
+	size_t panic_at = (size_t)(strstr(classic, "panic(") - classic) + 6;
+	KT_CHECK(cut_ok == (int)((size_t)(kl - classic) - panic_at),
+	         "every cut between panic( and the kext list is truncated (%d)", cut_ok);
+
+	const char *cut_points[] = { "Backtrace (CPU", "      Kernel Extensions", "Kernel version:", "loaded kexts:" };
+	const char *why[] = { "Kernel version", "Kernel version", "Kernel version", "kext list" };
+	for (int i = 0; i < 4; i++) {
+		size_t len = (size_t)(strstr(classic, cut_points[i]) - classic);
+		KT_CHECK(parse_n(classic, len, &r, &e) == KP_OK && r->truncated, "cut before \"%s\" is truncated",
+		         cut_points[i]);
+		KT_CHECK(r && has_warning(r, "report is truncated") && has_warning(r, why[i]),
+		         "warning names what is missing (%s)", why[i]);
+		kp_report_free(&r);
+	}
+}
+
+static void test_tiger(void)
+{
+	kp_report *r = parse(
+		"panic(cpu 1 caller 0x0019CADF): Unresolved kernel trap (CPU 1, Type 14=page fault), registers:\n"
+		"CR0: 0x8001003b, CR2: 0x00000014, CR3: 0x0164d000, CR4: 0x000026a0\n"
+		"\n"
+		"Backtrace, Format - Frame : Return Address (4 potential args on stack) \n"
+		"0x2585bb74 : 0x128b5e (0x3bc46c 0x2585bb98 0x131bbc 0x0) \n"
+		"0x2585bc70 : 0x4cd64044 (0x4cd60048 0x7150010 0x10 0x25850010) \n"
+		"0x2585bfd4 : 0x197b19 (0x0 0x0 0x4fc6030 0x7159600) Backtrace terminated-invalid frame pointer 0x0\n"
+		"      Kernel loadable modules in backtrace (with dependencies):\n"
+		"         com.apple.driver.AppleAirPortBrcm4311(103.2)@0x4cd3c000\n"
+		"            dependency: com.apple.iokit.IONetworkingFamily(1.5.0)@0x3b7fb000\n"
+		"\n"
+		"Kernel version:\n"
+		"Darwin Kernel Version 8.7.1: Wed Jun  7 16:19:56 PDT 2006; root:xnu-792.9.72.obj~2/RELEASE_I386\n"
+		"\n"
+		"Model: iMac4,1, BootROM IM41.0055.B02, 2 processors, Intel Core Duo, 1.83 GHz, 2 GB\n"
+		"Graphics: ATI Radeon X1600, ATY,RadeonX1600, PCIe, 128 MB\n");
+	KT_CHECK(r != NULL, "10.4 parses");
+	if (!r)
+		return;
+	KT_STREQ(r->headline, "Unresolved kernel trap (CPU 1, Type 14=page fault)", "10.4 headline");
+	KT_STREQ(r->product, "iMac4,1", "product from Model:");
+	KT_CHECK(!r->truncated, "Model: block ends the report");
+	KT_CHECK(r->arch == KP_ARCH_I386, "i386");
+	KT_CHECK(r->nimages == 3 && r->images[0].uuid == NULL && !r->images[0].has_end, "no uuid, no end");
+	const kp_thread *t = panicked(r);
+	KT_CHECK(t && t->nframes == 3 && t->cpu == -1, "3 frames with args, CPU unknown");
+	if (t && t->nframes == 3) {
+		KT_U64EQ(t->frames[2].address, 0x197b19, "frame glued to 'Backtrace terminated'");
+		KT_CHECK(t->frames[2].symbol == NULL, "'Backtrace terminated' is no symbol");
+		KT_CHECK(t->frames[0].image == -1, "kernel frame without base: address only");
+		KT_STREQ(img_name(r, &t->frames[1]), "com.apple.driver.AppleAirPortBrcm4311",
+		         "no-end kext claims the frame just above its start");
+		KT_U64EQ(t->frames[1].offset, 0x28044, "offset from the kext start");
+	}
+	kp_report_free(&r);
+}
+
+static void test_symbolicated_quotes(void)
+{
+	kp_report *r = parse(
+		"panic(cpu 1 caller 0xffffff800af85b8f): \"vm_page_check: trying to add page\" "
+		"\"from compressor object (0x1) to pageable queue\"@/xnu/osfmk/vm/vm_resident.c:7076\n"
+		"Backtrace (CPU 1), Frame : Return Address\n"
+		"0xffffff911638b230 : 0xffffff800aedab12 mach_kernel : _panic + 0xe2\n"
+		"0xffffff911638b870 : 0xffffff7f8bd4c283 com.apple.iokit.IOHIDFamily : __ZN11IOHIDDevice20handleReportEv + 0x191\n"
+		"0xffffff83c02cb970 : 0xffffff800acbf328 mach_kernel : _panic_with_thread_context\n"
+		"      Kernel Extensions in backtrace:\n"
+		"         com.apple.iokit.IOHIDFamily(2.0)[8D04EA14-CDE1-3B41-8571-153FF3F3F63B]@0xffffff7f8bd46000->0xffffff7f8bdbdfff\n"
+		"\n"
+		"BSD process name corresponding to current thread: Python\n");
+	KT_CHECK(r != NULL, "symbolicated parses");
+	if (!r)
+		return;
+	KT_STREQ(r->headline,
+	         "vm_page_check: trying to add page from compressor object (0x1) to pageable queue@/xnu/osfmk/vm/vm_resident.c:7076",
+	         "two adjacent quoted strings joined");
+	KT_CHECK(r->truncated && has_warning(r, "Kernel version"), "cut after the process name");
+	const kp_thread *t = panicked(r);
+	KT_CHECK(t && t->nframes == 3, "3 frames");
+	if (t && t->nframes == 3) {
+		KT_STREQ(t->frames[0].symbol, "_panic", "kernel symbol without offset");
+		KT_STREQ(t->frames[1].symbol, "__ZN11IOHIDDevice20handleReportEv", "kext symbol");
+		KT_STREQ(t->frames[2].symbol, "_panic_with_thread_context", "symbol without + 0x");
+		KT_STREQ(img_name(r, &t->frames[1]), "com.apple.iokit.IOHIDFamily", "kext frame mapped");
+		KT_CHECK(t->frames[0].image == -1, "no kernel base: address only");
+	}
+	kp_report_free(&r);
+}
+
+static void test_arm64(void)
+{
+	kp_report *r = parse(
+		"null\n"
+		"Attempting to forcibly halt cpu 1\n"
+		"cpu 1 failed to halt with error -5: halt not supported for this configuration\n"
+		"panic(cpu 2 caller 0xfffffe00135220bc): Kernel data abort. at pc 0xfffffe001327947c, lr 0xfdc0fe00148e2af8 (saved state: 0xfffffe8820216e10)\n"
+		"\t  x28: 0xfffffe281ea23750 fp:  0xfffffe88202171a0  lr:  0xfdc0fe00148e2af8  sp:  0xfffffe8820217160\n"
+		"\n"
+		"Debugger message: panic\n"
+		"OS version: 22G91\n"
+		"Kernel version: Darwin Kernel Version 22.6.0: Wed Jul  5 22:22:05 PDT 2023; root:xnu-8796.141.3~6/RELEASE_ARM64_T6000\n"
+		"Fileset Kernelcache UUID: FB61321F4E98E49311ADEF1582F1A086\n"
+		"Kernel UUID: E88B0B04-7B4D-3E52-8980-A19ED82304F7\n"
+		"KernelCache slide: 0x000000000a960000\n"
+		"KernelCache base:  0xfffffe0011964000\n"
+		"Kernel slide:      0x000000000a968000\n"
+		"Kernel text base:  0xfffffe001196c000\n"
+		"Kernel text exec slide: 0x000000000bd40000\n"
+		"Kernel text exec base:  0xfffffe0012d44000\n"
+		"Panicked task 0xfffffe2cede14bb8: 3738 pages, 5 threads: pid 322: logd\n"
+		"Panicked thread: 0xfffffe2cec6ab010, backtrace: 0xfffffe8820216590, tid: 5644055\n"
+		"\t\t  lr: 0xfffffe0012d9a620  fp: 0xfffffe8820216610\n"
+		"\t\t  lr: 0xfdc0fe00148e2af8  fp: 0xfffffe88202171a0\n"
+		"\t\t  lr: 0x00120001002d0000  fp: 0xfffffe88202171a0\n"
+		"\t\t  lr: 0xfffffe0012d4b7f8  fp:\n"
+		"      Kernel Extensions in backtrace:\n"
+		"         com.apple.iokit.EndpointSecurity(1.0)[CD740966-CA1C-31DA-8EBE-BFDFA49586A2]@0xfffffe00148b6d60->0xfffffe0014912a4b\n"
+		"            dependency: com.apple.security.quarantine(4)[9FC2A021-C2D3-304F-8C8D-EACE8C9904CC]@0xfffffe00157d3570->0xfffffe00157dbc5b\n"
+		"\n"
+		"last started kext at 2419316759788: com.apple.filesystems.msdosfs\t1.10 (addr 0xfffffe00122b1780, size 5883)\n"
+		"loaded kexts:\n"
+		"com.apple.filesystems.msdosfs\t1.10\n"
+		"\n"
+		"** Stackshot Succeeded ** Bytes Traced 691328 (Uncompressed 1881680) **\n");
+	KT_CHECK(r != NULL, "arm64 parses");
+	if (!r)
+		return;
+	KT_STREQ(r->headline,
+	         "Kernel data abort. at pc 0xfffffe001327947c, lr 0xfdc0fe00148e2af8 (saved state: 0xfffffe8820216e10)",
+	         "arm64 headline");
+	KT_CHECK(!strncmp(r->panic_string, "panic(cpu 2", 11), "noise before panic( is not in panic_string");
+	KT_STREQ(r->os_version, "22G91", "OS version: same line");
+	KT_STREQ(r->kernel_uuid, "E88B0B04-7B4D-3E52-8980-A19ED82304F7", "Kernel UUID, not the Fileset one");
+	KT_CHECK(r->arch == KP_ARCH_ARM64, "arm64");
+	KT_STREQ(r->soc, "T6000", "soc");
+	KT_CHECK(r->addr_flags == 0x3f, "all six slide/base flags");
+	KT_U64EQ(r->kernelcache_base, 0xfffffe0011964000ull, "KernelCache base");
+	KT_U64EQ(r->kernel_text_exec_slide, 0xbd40000, "exec slide");
+	KT_CHECK(r->has_panicked_task && r->panicked_task == 0xfffffe2cede14bb8ull, "panicked task");
+	KT_CHECK(r->has_panicked_pid && r->panicked_pid == 322, "pid");
+	KT_STREQ(r->panicked_process, "logd", "process from Panicked task");
+	KT_CHECK(r->has_panicked_thread_id && r->panicked_thread_id == 5644055, "tid");
+	KT_CHECK(!r->truncated, "stackshot line ends it");
+	const kp_process *p = NULL;
+	const kp_thread *t = kp_report_panicked_thread(r, &p);
+	KT_CHECK(t && p && p->has_pid && p->pid == 322 && t->has_id && t->id == 5644055 && t->cpu == 2,
+	         "process pid, thread id, cpu from panic(cpu 2");
+	KT_CHECK(t && t->nframes == 4, "4 lr frames (the register dump's lr is not one)");
+	if (t && t->nframes == 4) {
+		KT_STREQ(img_name(r, &t->frames[0]), "kernel", "kernel frame");
+		KT_U64EQ(t->frames[0].offset, 0x56620, "offset = lr - text exec base");
+		KT_U64EQ(t->frames[1].address, 0xfffffe00148e2af8ull, "PAC bits stripped (bit 55 set)");
+		KT_STREQ(img_name(r, &t->frames[1]), "com.apple.iokit.EndpointSecurity", "stripped lr in the kext");
+		KT_U64EQ(t->frames[1].offset, 0x2bd98, "kext offset");
+		KT_U64EQ(t->frames[2].address, 0x00000001002d0000ull, "bit 55 clear: top bits cleared");
+		KT_CHECK(t->frames[2].image == -1, "user address below the kernel: none");
+		KT_U64EQ(t->frames[3].address, 0xfffffe0012d4b7f8ull, "lr with empty fp");
+	}
+	kp_report_free(&r);
+}
+
+static void test_catalina_kexts(void)
+{
+	kp_report *r = parse(
+		"panic(cpu 2 caller 0xffffff7f94a4fa8d): watchdog timeout: no checkins from watchdogd in 95 seconds\n"
+		"Kernel version:\n"
+		"Darwin Kernel Version 19.4.0: Wed Mar  4 22:28:40 PST 2020; root:xnu-6153.101.6~15/RELEASE_X86_64\n"
+		"last loaded kext at 26005328678643: @filesystems.smbfs\t3.4.2 (addr 0xffffff7f9769e000, size 450560)\n"
+		"last unloaded kext at 90141558004840: >!UAudio\t322.2 (addr 0xffffff7f975f1000, size 434176)\n"
+		"loaded kexts:\n"
+		"com.parallels.kext.vnic\t14.0.1 45154\n"
+		"as.vit9696.!AALC\t1.4.7\n"
+		"\n"
+		">!AHDA\t283.15\n"
+		"|IO!BSerialManager\t7.0.4f6\n"
+		"$!AImage4\t1\n"
+		"@kec.pthread\t1\n"
+		">|IOUserEthernet\t1.0.1\n"
+		">!ASMBus!C\t1.0.18d1\n"
+		"|IO!S!F\t2.1\n"
+		">!A!IKBLGraphics\t14.0.5\n"
+		">!Zoo\t1\n"
+		"\n"
+		"EOF\n"
+		"Model: Macmini8,1, BootROM 1037.100.362.0.0, 6 processors\n");
+	KT_CHECK(r != NULL, "abbreviated list parses");
+	if (!r)
+		return;
+	static const char *const want[][2] = {
+		{ "com.parallels.kext.vnic", "14.0.1 45154" },
+		{ "as.vit9696.AppleALC", "1.4.7" },
+		{ "com.apple.driver.AppleHDA", "283.15" },
+		{ "com.apple.iokit.IOBluetoothSerialManager", "7.0.4f6" },
+		{ "com.apple.security.AppleImage4", "1" },
+		{ "com.apple.kec.pthread", "1" },
+		{ "com.apple.iokit.IOUserEthernet", "1.0.1" },
+		{ "com.apple.driver.AppleSMBusController", "1.0.18d1" },
+		{ "com.apple.iokit.IOStorageFamily", "2.1" },
+		{ "com.apple.driver.AppleIntelKBLGraphics", "14.0.5" },
+		{ "com.apple.driver.!Zoo", "1" },
+	};
+	size_t nw = sizeof want / sizeof want[0];
+	KT_CHECK(r->nkexts == nw, "list continues across one blank line, stops at EOF (%zu)", r->nkexts);
+	for (size_t i = 0; i < nw && i < r->nkexts; i++) {
+		KT_STREQ(r->kexts[i].name, want[i][0], "expanded name");
+		KT_STREQ(r->kexts[i].version, want[i][1], "version");
+	}
+	KT_STREQ(r->last_started_kext, "com.apple.filesystems.smbfs\t3.4.2 (addr 0xffffff7f9769e000, size 450560)",
+	         "last loaded kext expanded");
+	KT_STREQ(r->last_unloaded_kext, "com.apple.driver.AppleUSBAudio\t322.2 (addr 0xffffff7f975f1000, size 434176)",
+	         "last unloaded kext expanded");
+	KT_STREQ(r->product, "Macmini8,1", "Model: product");
+	KT_CHECK(!r->truncated, "EOF ends it");
+	KT_CHECK(r->nprocesses == 0, "no backtrace, no process");
+	kp_report_free(&r);
+}
+
+static void test_newest(void)
+{
+	kp_report *r = parse(
+		"panic(cpu 0 caller 0xfffffe004153cfdc): watchdog timeout: no checkins from watchdogd in 94 seconds\n"
+		"Kernel version: Darwin Kernel Version 25.6.0: Fri Jul 31 19:16:20 PDT 2026; root:xnu-12377.161.14~5/RELEASE_ARM64_T8142\n"
+		"Kernel text exec base:  0xfffffe00441b0000\n"
+		"Panicked task 0xf4fffe2402035c88: 0 pages, 623 threads: pid 0: kernel_task\n"
+		"Panicked thread: 0xf4fffe186a31e560, backtrace: 0xfffffebfcc0076d0, tid: 562\n"
+		"\t\t  lr: 0xfffffe00441b5ee4  fp: 0xfffffebfcc0078b0\n"
+		"last started kext at 350323437: com.apple.filesystems.autofs\t3.0 (addr 0xfffffe0040724b80, size 5927)\n"
+		"loaded kexts: (skipped, see boot kernelcache)\n");
+	KT_CHECK(r && r->kexts_skipped && r->nkexts == 0 && !r->truncated, "kexts skipped ends the report");
+	const kp_thread *t = r ? panicked(r) : NULL;
+	KT_CHECK(t && t->nframes == 1 && t->frames[0].offset == 0x5ee4, "section 3's hand-checked frame: off 0x5ee4");
+	KT_CHECK(r && r->has_panicked_pid && r->panicked_pid == 0 && r->processes[0].has_pid, "pid 0 is a pid");
+	kp_report_free(&r);
+}
+
+static void test_no_panic_line(void)
+{
+	kp_report *r = parse("Unexpected SoC (system) watchdog reset occurred during sleep/wake transition");
+	KT_CHECK(r != NULL, "bridgeOS-style panic string without panic( is accepted");
+	if (r) {
+		KT_STREQ(r->headline, "Unexpected SoC (system) watchdog reset occurred during sleep/wake transition",
+		         "first line is the headline");
+		KT_STREQ(r->panic_string, "Unexpected SoC (system) watchdog reset occurred during sleep/wake transition",
+		         "panic_string from the first meaningful line");
+		KT_CHECK(!r->truncated && r->nprocesses == 0, "nothing to be truncated");
+		KT_CHECK(r->nimages == 1 && r->images[0].kind == 'K' && r->images[0].uuid == NULL,
+		         "a kernel image even without uuid");
+	}
+	kp_report_free(&r);
+
+	r = parse("\n\n   \n**panic(cpu 0 caller 0x1): \"x \x1b[31mred\x1b[0m  y\"@f.c:1**\n");
+	KT_STREQ(r ? r->headline : NULL, "x \x1b[31mred\x1b[0m y@f.c:1", "markdown bold cut, escapes kept verbatim");
+	KT_CHECK(r && r->truncated, "a lone panic line is truncated");
+	kp_report_free(&r);
+
+	r = parse("\xEF\xBB\xBF" "bom watchdog reset\n");
+	KT_STREQ(r ? r->headline : NULL, "bom watchdog reset", "byte order mark skipped");
+	kp_report_free(&r);
+}
+
+static void test_multiline_and_blocks(void)
+{
+	kp_report *r = parse(
+		"panic(cpu 6 caller 0xffffff8014ac2838): nvme: \"Fatal error occurred. DID=0xa809\n"
+		". FW Revision=3L1QFXV7\\n\"@/IONVMeController.cpp:5499\n"
+		"Backtrace (CPU 5), Frame : Return Address\n"
+		"0xffffffb08181b960 : 0xffffff8000300000\n"
+		"Backtrace (CPU 6), Frame : Return Address\n"
+		"0xffffffb08181b960 : 0xffffff8000300010\n"
+		"0xffffffb08181b960 : 0xffffff8000300020\n"
+		"Backtrace (CPU 1), panicked thread: 0xffffff99e0a44000, Frame : Return Address\n"
+		"0xffffffb08181b960 : 0xffffff8000300030\n"
+		"\n"
+		"Process name corresponding to current thread: kernel_task (0xffffff99e0a44000)\n"
+		"Kernel version:\n"
+		"Darwin Kernel Version 20.4.0: Fri Mar  5 01:14:14 PST 2021; root:xnu-7195.101.1~3/RELEASE_X86_64\n"
+		"Kernel UUID: xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n"
+		"Kernel slide:      0x0000000000100000\n"
+		"** In Memory Panic Stackshot Succeeded ** Bytes Traced 359065 **\n");
+	KT_CHECK(r != NULL, "multi-block parses");
+	if (!r)
+		return;
+	KT_STREQ(r->headline,
+	         "nvme: \"Fatal error occurred. DID=0xa809 . FW Revision=3L1QFXV7\\n\"@/IONVMeController.cpp:5499",
+	         "message continued while a quote is open");
+	KT_STREQ(r->panicked_process, "kernel_task", "macOS 11 process name form");
+	KT_CHECK(r->kernel_uuid == NULL && has_warning(r, "not a UUID"), "xxxx uuid: NULL and a warning");
+	KT_CHECK(!r->truncated, "in-memory stackshot line ends it");
+	KT_CHECK(r->nprocesses == 1 && r->processes[0].nthreads == 3, "three blocks, three threads");
+	const kp_thread *t = panicked(r);
+	KT_CHECK(t == &r->processes[0].threads[2] && t->cpu == 1, "the block named panicked wins over panic(cpu 6");
+	if (r->nprocesses == 1 && r->processes[0].nthreads == 3) {
+		const kp_frame *f = &r->processes[0].threads[1].frames[1];
+		KT_STREQ(img_name(r, f), "kernel", "slide only: kernel frame");
+		KT_U64EQ(f->offset, 0xffffff8000300020ull - (0xffffff8000200000ull + 0x100000), "offset via link base + slide");
+	}
+	kp_report_free(&r);
+
+	r = parse("panic(cpu 6 caller 0x1): x\n"
+	          "Backtrace (CPU 5), Frame : Return Address\n0x1 : 0x2\n"
+	          "Backtrace (CPU 6), Frame : Return Address\n0x1 : 0x3\n"
+	          "Process name corresponding to current thread (0xffffff99e0a44000): WindowServer\n");
+	t = r ? panicked(r) : NULL;
+	KT_CHECK(t && t->cpu == 6 && t->frames[0].address == 3, "else the block of the panic CPU");
+	KT_STREQ(r ? r->panicked_process : NULL, "WindowServer", "macOS 12 process name form");
+	kp_report_free(&r);
+}
+
+static void test_malformed(void)
+{
+	kp_report *r = NULL;
+	kp_error e;
+	KT_CHECK(parse_n(" \n\t\r\n  ", 7, &r, &e) == KP_ERR_FORMAT && r == NULL, "only whitespace: format error");
+	KT_CHECK(parse_n("null\n", 5, &r, &e) == KP_ERR_FORMAT, "only noise: format error");
+
+	const char readme[] = "# kpbrowse\n\nA terminal browser.\n\n## Build\n\n    cmake -S . -B build\n";
+	KT_CHECK(parse_n(readme, sizeof readme - 1, &r, &e) == KP_ERR_FORMAT, "README: format error");
+	KT_CHECK(e.line == 1 && e.byte == 0, "error at the first line (line %ld byte %ld)", e.line, e.byte);
+
+	unsigned char bin[4096];
+	uint32_t x = 12345;
+	for (size_t i = 0; i < sizeof bin; i++) {
+		x = x * 1103515245u + 12345u;
+		bin[i] = (unsigned char)(x >> 24);
+	}
+	bin[0] = '\n';
+	bin[1] = 'A';
+	kp_status st = parse_n((const char *)bin, sizeof bin, &r, &e);
+	KT_CHECK(st == KP_ERR_FORMAT, "binary garbage: format error (%d)", (int)st);
+	KT_CHECK(e.line == 2 && e.byte == 1, "position of the first content (line %ld byte %ld)", e.line, e.byte);
+	kp_report_free(&r);
+
+	/* Positions are relative to line0/byte0 for embedded text. */
+	kp_report *er = kp__report_new("x.ips");
+	KT_CHECK(kp__text_parse(er, "\n\nnot yet set", 12, 40, 1000, &e) == KP_ERR_FORMAT &&
+	         e.line == 42 && e.byte == 1002, "embedded error at line0+2, byte0+2 (%ld, %ld)", e.line, e.byte);
+	kp_report_free(&er);
+}
+
+static void test_keeps_json_fields(void)
+{
+	kp_report *r = kp__report_new("x.ips");
+	r->format = KP_FORMAT_IPS;
+	r->kernel_version = kp__strdup(r, "from json");
+	r->panic_string = kp__strdup(r, "json panic string");
+	r->os_version = kp__strdup(r, "macOS 13.5.2 (22G91)");
+	kp_image *k = kp__add_image(r);
+	k->kind = 'T';
+	k->uuid = kp__strdup(r, "E88B0B04-7B4D-3E52-8980-A19ED82304F7");
+	kp_image *es = kp__add_image(r);
+	es->kind = 'T';
+	es->uuid = kp__strdup(r, "CD740966-CA1C-31DA-8EBE-BFDFA49586A2");
+	kp_process *p = kp__add_process(r);
+	p->name = kp__strdup(r, "from json");
+	const char txt[] =
+		"panic(cpu 0 caller 0x1): Kernel data abort.\n"
+		"OS version: 22G91\n"
+		"Kernel version: Darwin Kernel Version 22.6.0: x; root:xnu~6/RELEASE_ARM64_T6000\n"
+		"Kernel UUID: E88B0B04-7B4D-3E52-8980-A19ED82304F7\n"
+		"Panicked thread: 0xfffffe2cec6ab010, backtrace: 0xfffffe8820216590, tid: 7\n"
+		"\t\t  lr: 0xfffffe0012d9a620  fp: 0xfffffe8820216610\n"
+		"      Kernel Extensions in backtrace:\n"
+		"         com.apple.iokit.EndpointSecurity(1.0)[CD740966-CA1C-31DA-8EBE-BFDFA49586A2]@0xfffffe00148b6d60->0xfffffe0014912a4b\n"
+		"** Stackshot Succeeded **\n";
+	kp_error e;
+	KT_CHECK(kp__text_parse(r, txt, sizeof txt - 1, 30, 500, &e) == KP_OK, "embedded text parses");
+	KT_STREQ(r->kernel_version, "from json", "kernel_version kept");
+	KT_STREQ(r->panic_string, "json panic string", "panic_string kept");
+	KT_STREQ(r->os_version, "macOS 13.5.2 (22G91)", "os_version kept");
+	KT_STREQ(r->headline, "Kernel data abort.", "headline filled");
+	KT_CHECK(r->nprocesses == 1 && r->processes[0].nthreads == 0, "no threads added to JSON processes");
+	KT_CHECK(r->nimages == 2, "kext and kernel matched by uuid, nothing added (%zu)", r->nimages);
+	KT_STREQ(r->images[0].name, "kernel", "kernel image named");
+	KT_CHECK(r->images[0].kind == 'T', "kernel image kind kept");
+	KT_STREQ(r->images[1].name, "com.apple.iokit.EndpointSecurity", "json image named from text");
+	KT_CHECK(r->images[1].in_backtrace && r->images[1].has_start && r->images[1].has_end, "range set");
+	kp_report_free(&r);
+}
+
+int main(void)
+{
+	test_classic();
+	test_tiger();
+	test_symbolicated_quotes();
+	test_arm64();
+	test_catalina_kexts();
+	test_newest();
+	test_no_panic_line();
+	test_multiline_and_blocks();
+	test_malformed();
+	test_keeps_json_fields();
+	return kt_done();
+}
