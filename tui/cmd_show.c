@@ -1,4 +1,5 @@
 /* cmd_show.c: `kpbrowse show`: a summary of each report, or JSON. */
+#include "kp_index.h"
 #include "kp_json.h"
 #include "kp_report.h"
 #include "kp_symbols.h"
@@ -14,6 +15,8 @@
 
 typedef struct show_opts {
 	bool json, no_symbols;
+	const char *db_path;
+	kpi_db *db;        /* opened on the first @ID */
 	const char *dsyms[MAX_DSYM_PATHS];
 	size_t ndsyms;
 	kp_symbols *sym;   /* NULL with --no-symbols */
@@ -233,7 +236,28 @@ static void json_frame(void *ctx, const kp_report *r, const kp_process *p, const
 	cJSON_AddItemToObject(obj, "symbol_source", source ? cJSON_CreateString(source) : cJSON_CreateNull());
 }
 
+/* FILE, or @ID from the index (the archived original, so it works after the
+ * file is gone). */
+static kp_status load(show_opts *o, const char *arg, kp_report **r, kp_error *err)
+{
+	int64_t id;
+	if (arg[0] != '@')
+		return kp_report_load(arg, r, err);
+	if (!kpi_parse_id(arg, &id))
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "not a report id (use @ID from 'kpbrowse list')");
+	if (!o->db) {
+		char path[4096];
+		kp_status st = kpi_default_path(o->db_path, path, sizeof path, err);
+		if (st == KP_OK)
+			st = kpi_open(path, 0, &o->db, err);
+		if (st != KP_OK)
+			return st;
+	}
+	return kpi_load(o->db, id, r, err);
+}
+
 static const struct option show_options[] = {
+	{"db", required_argument, NULL, 'D'},
 	{"no-symbols", no_argument, NULL, 'n'},
 	{"dsym", required_argument, NULL, 'd'},
 	{"json", no_argument, NULL, 'j'},
@@ -246,8 +270,9 @@ int kpt_cmd_show(int argc, char **argv)
 	show_opts o = {0};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jhnd:", show_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jhnd:D:", show_options, NULL)) != -1) {
 		switch (c) {
+		case 'D': o.db_path = optarg; break;
 		case 'j': o.json = true; break;
 		case 'n': o.no_symbols = true; break;
 		case 'd':
@@ -258,7 +283,7 @@ int kpt_cmd_show(int argc, char **argv)
 			o.dsyms[o.ndsyms++] = optarg;
 			break;
 		case 'h':
-			puts("usage: kpbrowse show [--json] [--no-symbols] [--dsym PATH]... FILE...");
+			puts("usage: kpbrowse show [--json] [--no-symbols] [--dsym PATH]... [--db PATH] FILE|@ID...");
 			return KPT_EXIT_OK;
 		default: return KPT_EXIT_BAD;
 		}
@@ -282,7 +307,7 @@ int kpt_cmd_show(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		kp_report *r = NULL;
 		kp_error err;
-		if (kp_report_load(argv[i], &r, &err) != KP_OK) {
+		if (load(&o, argv[i], &r, &err) != KP_OK) {
 			kpt_report_error(argv[i], &err);
 			status = KPT_EXIT_BAD;
 			continue;
@@ -315,5 +340,6 @@ int kpt_cmd_show(int argc, char **argv)
 		cJSON_Delete(arr);
 	}
 	kp_symbols_free(&o.sym);
+	kpi_close(&o.db);
 	return status;
 }

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef KP_VERSION
 #define KP_VERSION "0.0"
@@ -17,8 +18,12 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-	{"show", kpt_cmd_show, "show [--json] [--no-symbols] [--dsym PATH]... FILE..."},
+	{"show", kpt_cmd_show, "show [--json] [--no-symbols] [--dsym PATH]... [--db PATH] FILE|@ID..."},
 	{"lookup", kpt_cmd_lookup, "lookup --dsym FILE [--arch ARCH] [ADDR...]"},
+	{"index", kpt_cmd_index, "index [--db PATH] [--json] [--resign] [PATH...]"},
+	{"list", kpt_cmd_list, "list [--db PATH] [--groups] [--json]"},
+	{"search", kpt_cmd_search, "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT)"},
+	{"export", kpt_cmd_export, "export [--db PATH] @ID FILE"},
 };
 
 void kpt_report_error(const char *file, const kp_error *err)
@@ -78,6 +83,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 			if (strcmp(argv[1], commands[i].name) == 0)
 				return commands[i].run(argc - 1, argv + 1);
+	/* The TUI: no arguments, an option other than --help/--version, or a
+	 * path to browse. */
+	if (argc < 2 || argv[1][0] == '-' || access(argv[1], F_OK) == 0)
+		return kpt_tui_main(argc, argv);
 	if (argc >= 2 && argv[1][0] != '-' ) {
 		kpt_usage_error("unknown command '%s'", argv[1]);
 		return KPT_EXIT_BAD;

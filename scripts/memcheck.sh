@@ -1,0 +1,38 @@
+#!/bin/sh
+# memcheck.sh [BUILD_DIR]: valgrind memcheck over the parsers and the
+# symboliser (real corpus, fixture reports with their dSYMs, hostile inputs):
+# fails on any error or definite leak.
+set -eu
+cd "$(dirname "$0")/.."
+build=${1:-build}
+kp=$build/tui/kpbrowse
+if ! command -v valgrind >/dev/null 2>&1; then
+	echo "memcheck: valgrind not installed; skipped"
+	exit 0
+fi
+vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KPBROWSE_CACHE_DIR="$tmp/cache"
+files=$(ls tests/fixtures/reports/*.ips tests/fixtures/reports/*.panic)
+[ -d ../shared/corpus/real ] && files="$files $(ls ../shared/corpus/real/* | grep -v MANIFEST)"
+status=0
+run() {
+	"$@" >/dev/null 2>"$tmp/vg"
+	rc=$?
+	if [ $rc -eq 99 ] || grep -q "definitely lost\|Invalid\|uninitialised" "$tmp/vg"; then
+		echo "memcheck: FAILED: $*"
+		cat "$tmp/vg"
+		status=1
+	fi
+}
+# shellcheck disable=SC2086
+run $vg "$kp" show --json --no-symbols $files
+# shellcheck disable=SC2086
+run $vg "$kp" show --dsym tests/fixtures/bin $files
+run $vg "$kp" lookup --dsym tests/fixtures/bin/fakekext.arm64.dSYM 0xc1ec 0xc2cc 0x1
+for f in tests/hostile/*; do
+	[ -e "$f" ] && run $vg "$kp" show --no-symbols "$f"
+done
+[ $status -eq 0 ] && echo "memcheck: $(echo $files | wc -w) reports, no errors, no definite leaks"
+exit $status
