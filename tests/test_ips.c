@@ -1,0 +1,217 @@
+/* test_ips.c: the JSON report forms (.ips bug_type 210, Intel JSON) through
+ * kp_report_parse: synthetic variants, big numbers, truncation, bad input,
+ * and the two real .ips reports with values read off the files by hand. */
+#include "kt.h"
+#include "../core/kp_report.h"
+
+#include <stdlib.h>
+
+static kp_report *parse(const char *s, kp_error *err)
+{
+	kp_report *r = NULL;
+	kp_report_parse(s, strlen(s), "t.ips", &r, err);
+	return r;
+}
+
+static const char *field(const kp_report *r, const char *key)
+{
+	for (size_t i = 0; i < r->nfields; i++)
+		if (strcmp(r->fields[i].key, key) == 0)
+			return r->fields[i].value;
+	return NULL;
+}
+
+static const char PS[] =
+	"panic(cpu 1 caller 0xfffffe0012345678): \\\"wrapped\\\" boom @/x/y.c:12\\n"
+	"Kernel UUID: 4c4c44bd-5555-3144-a14b-0078ec5e31e1\\n"
+	"KernelCache slide: 0x0000000000010000\\n"
+	"Panicked task 0xfffffe1000000000: 10 pages, 2 threads: pid 77: victim\\n"
+	"Panicked thread: 0xfffffe2000000000, backtrace: 0xfffffe3000000000, tid: 5000\\n"
+	"** Stackshot Succeeded **\\n";
+
+static void synthetic(void)
+{
+	kp_error err;
+	char buf[8192];
+	/* processByPid before binaryImages; bases > 2^63; unknown keys; [idx,0] into 'A' dropped */
+	snprintf(buf, sizeof buf,
+	         "{\"os_version\":\"macOS 14.1 (23B74)\",\"bug_type\":\"210\",\"timestamp\":\"2023-11-01 10:00:00.00 +0000\",\"newkey\":[1,2]}\n"
+	         "{\n \"processByPid\" : {\n"
+	         "  \"0\" : {\"pid\":0,\"procname\":\"kernel_task\",\"threadById\":{\"9\":{\"id\":9,\"state\":[\"TH_WAIT\",\"TH_UNINT\"],\"kernelFrames\":[[0,16],[2,0]]}}},\n"
+	         "  \"77\" : {\"pid\":77,\"procname\":\"victim\",\"threadById\":{\"5000\":{\"id\":5000,\"name\":\"w\\u00e9rker\",\"schedPriority\":47,\"basePriority\":31,"
+	         "\"snapshotFlags\":[\"kKernel64_p\"],\"kernelFrames\":[[1,18446744073709551615],[0,4096],[9,1],\"junk\",[0]],\"userFrames\":[[3,100]]}}}\n },\n"
+	         " \"panicString\" : \"%s\",\n"
+	         " \"binaryImages\" : [[\"4c4c44bd-5555-3144-a14b-0078ec5e31e1\",18446744005165581456,\"T\"],[\"4C4C44A3555531 44A151249D146ED38D\",0,\"T\"],"
+	         "[\"00000000-0000-0000-0000-000000000000\",0,\"A\"],[\"11111111-2222-3333-4444-555555555555\",4294967296,\"P\"]],\n"
+	         " \"memoryStatus\" : {\"compressorSize\":1},\n \"someFutureKey\" : \"kept\"\n}\n",
+	         PS);
+	kp_report *r = parse(buf, &err);
+	KT_CHECK(r != NULL, "synthetic ips parses (%s)", r ? "" : err.msg);
+	if (!r)
+		return;
+	KT_CHECK(r->format == KP_FORMAT_IPS, "format ips");
+	KT_CHECK(r->has_bug_type && r->bug_type == 210, "bug_type 210");
+	KT_STREQ(r->os_version, "macOS 14.1 (23B74)", "os_version from header");
+	KT_STREQ(r->kernel_uuid, "4C4C44BD-5555-3144-A14B-0078EC5E31E1", "kernel uuid canonical");
+	KT_STREQ(r->headline, "wrapped boom @/x/y.c:12", "headline from the embedded text, quotes dropped");
+	KT_CHECK(r->nimages == 4, "4 images");
+	KT_U64EQ(r->images[0].base, 18446744005165581456ull, "base > 2^63 exact");
+	KT_STREQ(r->images[1].uuid, NULL, "a malformed UUID is not kept");
+	KT_STREQ(r->images[0].name, "kernel", "kernel image named");
+	KT_CHECK(r->nprocesses == 2, "2 processes");
+	KT_STREQ(r->processes[0].name, "victim", "panicked process first");
+	const kp_process *pp;
+	const kp_thread *t = kp_report_panicked_thread(r, &pp);
+	KT_CHECK(t && t->id == 5000, "panicked thread by tid");
+	if (t) {
+		KT_STREQ(t->name, "w\xc3\xa9rker", "thread name with \\u escape");
+		KT_CHECK(t->has_sched_priority && t->sched_priority == 47 && t->base_priority == 31, "priorities");
+		KT_STREQ(t->flags, "kKernel64_p", "snapshot flags");
+		KT_CHECK(t->nframes == 4, "frames: junk and short skipped, user kept (%zu)", t->nframes);
+		KT_U64EQ(t->frames[0].offset, UINT64_MAX, "offset 2^64-1 exact");
+		KT_CHECK(t->frames[2].image == -1 && t->frames[2].offset == 1, "index past images: no image");
+		KT_CHECK(t->frames[3].user && t->frames[3].image == 3, "user frame");
+		KT_U64EQ(t->frames[3].address, 4294967296ull + 100, "user address = base + offset");
+		KT_U64EQ(t->frames[1].address, 18446744005165581456ull + 0x10000 + 4096,
+		         "kernel address = base + offset + KernelCache slide");
+		KT_CHECK(!t->frames[0].has_address, "base 0: no runtime address");
+	}
+	KT_CHECK(r->processes[1].nthreads == 1 && r->processes[1].threads[0].nframes == 1,
+	         "[idx,0] into the absolute image dropped");
+	KT_STREQ(r->processes[1].threads[0].state, "TH_WAIT TH_UNINT", "state joined");
+	KT_STREQ(field(r, "someFutureKey"), "kept", "unknown body key kept");
+	KT_STREQ(field(r, "header.newkey"), "[1,2]", "unknown header key kept as JSON");
+	KT_STREQ(field(r, "memoryStatus"), "{\"compressorSize\":1}", "object member kept as JSON");
+	KT_CHECK(!r->truncated, "not truncated");
+	kp_report_free(&r);
+
+	/* truncated inside processByPid: the complete processes survive */
+	size_t cut = (size_t)(strstr(buf, "\"77\"") - buf) + 40;
+	buf[cut] = '\0';
+	r = parse(buf, &err);
+	KT_CHECK(r && r->truncated && r->nprocesses == 1, "cut in processByPid: 1 process, truncated");
+	kp_report_free(&r);
+
+	/* Intel JSON, with and without the header line */
+	const char *intel = "{\"macOSProcessedStackshotData\":\"AAAA\",\"macOSPanicString\":\"panic(cpu 0 caller 0xffffff801234): \\\"Intel\\\"@/a.c:1\\nBacktrace (CPU 0), Frame : Return Address\\n0xffffff81aaaa : 0xffffff8012345678 \\nKernel version:\\nDarwin Kernel Version 19.6.0: x; root:xnu-6153/RELEASE_X86_64\\nKernel text base: 0xffffff8012000000\\n\"}";
+	r = parse(intel, &err);
+	KT_CHECK(r && r->format == KP_FORMAT_INTEL_JSON, "Intel JSON without header");
+	if (r) {
+		KT_STREQ(r->stackshot_b64, "AAAA", "stackshot kept aside");
+		KT_STREQ(r->headline, "Intel@/a.c:1", "Intel headline");
+		KT_CHECK(r->arch == KP_ARCH_X86_64, "arch from kernel version");
+		const kp_thread *it = kp_report_panicked_thread(r, NULL);
+		KT_CHECK(it && it->nframes == 1 && it->frames[0].offset == 0x345678, "text frame mapped to the kernel");
+	}
+	kp_report_free(&r);
+	snprintf(buf, sizeof buf, "{\"bug_type\":\"210\",\"os_version\":\"Mac OS X 10.15.7 (19H2)\"}\n%s", intel);
+	r = parse(buf, &err);
+	KT_CHECK(r && r->format == KP_FORMAT_INTEL_JSON && r->os_version, "Intel JSON with header");
+	kp_report_free(&r);
+
+	/* not panics, broken JSON */
+	r = parse("{\"bug_type\":\"309\"}\n{\"procName\":\"Safari\"}", &err);
+	KT_CHECK(!r && err.code == KP_ERR_NOTPANIC, "bug_type 309 is not a panic: %s", err.msg);
+	r = parse("{\"a\": 1}", &err);
+	KT_CHECK(!r && err.code == KP_ERR_NOTPANIC, "plain JSON is not a panic");
+	r = parse("{\"bug_type\":\"210\"}\n{\"panicString\" \"x\"}", &err);
+	KT_CHECK(!r && err.code == KP_ERR_FORMAT && err.line == 2 && err.byte == 34,
+	         "broken body: line 2 byte 34 (line %ld byte %ld)", err.line, err.byte);
+	r = parse("{\"bug_type\":\"210\"} trailing", &err);
+	KT_CHECK(!r && err.code == KP_ERR_FORMAT, "text after JSON refused");
+	char *deep = malloc(200003);
+	memset(deep, '[', 200000);
+	strcpy(deep + 200000, "\n");
+	deep[0] = '{';
+	r = parse(deep, &err);
+	KT_CHECK(!r && err.code == KP_ERR_FORMAT, "JSON nested 200000 deep refused: %s", err.msg);
+	free(deep);
+	r = parse("{\"bug_type\":\"210\",\"x\":-1.5e3}\n{\"panicString\":\"panic(cpu 0 caller 0x1): neg\",\"binaryImages\":[[\"4c4c44bd-5555-3144-a14b-0078ec5e31e1\",-5,\"T\"],[\"4c4c44bd-5555-3144-a14b-0078ec5e31e2\",1.5,\"T\"]]}", &err);
+	KT_CHECK(r && r->nimages >= 2 && !r->images[0].has_base && !r->images[1].has_base,
+	         "negative and fractional bases are not numbers we keep");
+	kp_report_free(&r);
+	/* every prefix of a small report parses or fails cleanly */
+	size_t n = strlen(intel);
+	int ok = 1;
+	for (size_t i = 1; i < n; i++) {
+		char *p = malloc(i);
+		memcpy(p, intel, i);
+		kp_report *q = NULL;
+		kp_status st = kp_report_parse(p, i, "p", &q, &err);
+		ok &= (st == KP_OK) == (q != NULL);
+		kp_report_free(&q);
+		free(p);
+	}
+	KT_CHECK(ok, "every prefix of an Intel JSON report parses or fails cleanly");
+}
+
+static void corpus(void)
+{
+	char path[4096];
+	kp_report *r;
+	kp_error err;
+	snprintf(path, sizeof path, "%s/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips", KP_SHARED_DIR);
+	if (kp_report_load(path, &r, &err) != KP_OK) {
+		KT_SKIP("ips-full-ios26 absent");
+	} else {
+		KT_CHECK(r->format == KP_FORMAT_IPS, "ios26: ips");
+		KT_STREQ(r->os_version, "iPhone OS 26.1 (23B85)", "ios26: os_version");
+		KT_STREQ(r->incident_id, "E8C4CC33-B0C6-43A5-90A3-C2B22A4D5A5A", "ios26: incident");
+		KT_STREQ(r->product, "iPhone12,5", "ios26: product");
+		KT_STREQ(r->kernel_uuid, "7C461EDE-B045-324B-B329-721BED992270", "ios26: kernel uuid");
+		KT_STREQ(r->headline,
+		         "[iokit.IOCommandGate]: element modified after free (off:72, val:0xfffffffffffffe00, sz:80, ptr:0xffffffe69b7d0db0)",
+		         "ios26: headline");
+		/* 233 binaryImages, then the dependency kexts the panic text names
+		 * that binaryImages lacks */
+		KT_CHECK(r->nimages == 239 && r->images[233].kind == 'X' && r->images[233].is_dependency,
+		         "ios26: 233 images + 6 dependency kexts (%zu)", r->nimages);
+		KT_U64EQ(r->images[0].base, 18446744005165581456ull, "ios26: image 0 base");
+		KT_CHECK(r->nprocesses == 340, "ios26: 340 processes");
+		size_t nt = 0;
+		for (size_t i = 0; i < r->nprocesses; i++)
+			nt += r->processes[i].nthreads;
+		KT_CHECK(nt == 1735, "ios26: 1735 threads (%zu)", nt);
+		const kp_process *p;
+		const kp_thread *t = kp_report_panicked_thread(r, &p);
+		KT_CHECK(t && t->id == 51809 && p == &r->processes[0], "ios26: panicked tid 51809, process first");
+		KT_STREQ(p ? p->name : NULL, "Test", "ios26: panicked process");
+		KT_CHECK(r->has_panicked_pid && r->panicked_pid == 956, "ios26: pid 956");
+		/* 17 kernel frames, the last [2,0] into the absolute image dropped; 6 user frames */
+		KT_CHECK(t && t->nframes == 22, "ios26: panicked thread 22 frames (%zu)", t ? t->nframes : 0);
+		/* frame 1: [1, 0x836944] -> base + off + KernelCache slide = an lr: line */
+		KT_U64EQ(t ? t->frames[1].address : 0, 0xfffffff015b7e944ull, "ios26: frame 1 runtime address");
+		KT_U64EQ(r->kernelcache_slide, 0xd3a4000, "ios26: KernelCache slide");
+		int sep = -1;
+		for (size_t i = 0; i < r->nimages; i++)
+			if (r->images[i].uuid && strcmp(r->images[i].uuid, "AD3CDADB-06B6-32F5-9E47-9889901353CA") == 0)
+				sep = (int)i;
+		KT_CHECK(sep >= 0 && r->images[sep].in_backtrace && r->images[sep].name &&
+		         strcmp(r->images[sep].name, "com.apple.driver.AppleSEPKeyStore") == 0,
+		         "ios26: SEPKeyStore named and in backtrace from the panic text");
+		KT_U64EQ(sep >= 0 ? r->images[sep].start : 0, 0xfffffff016a47020ull, "ios26: kext start");
+		KT_CHECK(!r->truncated, "ios26: complete");
+		kp_report_free(&r);
+	}
+	snprintf(path, sizeof path, "%s/corpus/real/ips-t2-bridgeos-sleepwake-socwatchdog-1.ips", KP_SHARED_DIR);
+	if (kp_report_load(path, &r, &err) != KP_OK) {
+		KT_SKIP("ips-t2 absent");
+	} else {
+		KT_CHECK(r->format == KP_FORMAT_IPS, "t2: ips");
+		KT_STREQ(r->os_version, "Bridge OS 6.2 (19P744)", "t2: os_version");
+		KT_STREQ(r->headline, "Unexpected SoC (system) watchdog reset occurred during sleep/wake transition", "t2: headline");
+		KT_STREQ(r->product, "iBridge2,16", "t2: product");
+		KT_STREQ(field(r, "macOSPanicString"), "not yet set", "t2: macOSPanicString kept");
+		KT_STREQ(field(r, "header.caused_by"), "bridgeos", "t2: header caused_by kept");
+		KT_CHECK(r->nprocesses == 0, "t2: no processes");
+		KT_CHECK(r->arch == KP_ARCH_ARM64 && r->soc && strcmp(r->soc, "T8010") == 0, "t2: arm64 T8010");
+		kp_report_free(&r);
+	}
+}
+
+int main(void)
+{
+	synthetic();
+	corpus();
+	return kt_done();
+}
