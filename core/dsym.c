@@ -434,14 +434,20 @@ static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth)
 	closedir(dp);
 }
 
+/* A cached root holds while no directory gained or lost an entry (its
+ * mtime) and no file was rewritten in place (its size and mtime). */
 static bool cached_valid(const cached_root *c)
 {
-	for (size_t i = 0; i < c->ndirs; i++) {
-		struct stat st;
+	struct stat st;
+	for (size_t i = 0; i < c->ndirs; i++)
 		if (!c->dirs[i].path || stat(c->dirs[i].path, &st) != 0 ||
 		    (long long)st.st_mtime != c->dirs[i].ms || MTIME_NS(st) != c->dirs[i].mns)
 			return false;
-	}
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (!c->files[i].path || stat(c->files[i].path, &st) != 0 ||
+		    (long long)st.st_size != c->files[i].size || (long long)st.st_mtime != c->files[i].ms ||
+		    MTIME_NS(st) != c->files[i].mns)
+			return false;
 	return c->ndirs > 0 || c->nfiles > 0;
 }
 

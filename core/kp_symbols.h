@@ -73,7 +73,8 @@ kp_sym_status kp_symbols_frame(kp_symbols *s, const kp_report *r, const kp_threa
 kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *arch,
                                  uint64_t addr, kp_symresult *out, kp_error *err);
 
-/* The path of the DWARF or Mach-O file holding uuid, or NULL. */
+/* The path of the DWARF or Mach-O file holding uuid (any case, dashes
+ * optional), a dSYM preferred over a plain binary; NULL when none is found. */
 const char *kp_symbols_find(kp_symbols *s, const char *uuid);
 
 typedef struct kp_symbols_stats {

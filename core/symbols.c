@@ -198,8 +198,11 @@ static void spotlight(kp_symbols *s, const char *uuid)
 }
 #endif
 
-const char *kp_symbols_find(kp_symbols *s, const char *uuid)
+const char *kp_symbols_find(kp_symbols *s, const char *any_uuid)
 {
+	char uuid[37];
+	if (!kp_uuid_canon(any_uuid, strlen(any_uuid), uuid))
+		return NULL;
 	const char *p = kp__dsym_find(s->dx, uuid, 0);
 	if (!p && !s->system_added) {
 		add_system_roots(s);
