@@ -1,27 +1,42 @@
 /* dwarf.c: kp_dwarf over libdwarf, fed from kp_macho through libdwarf's
- * object access interface (sections served zero-copy from the mapping).
+ * object access interface (sections served zero-copy from the mapping, so
+ * fat files, UUID-picked slices and bounds checks all come from kp_macho).
  *
  * Model (what llvm-symbolizer --inlining does, which is the oracle):
- *  - CU of an address: .debug_aranges for the CUs it describes, the CU DIE's
- *    low/high pc or DW_AT_ranges for the others, merged into one sorted table
- *    of disjoint [lo,hi) -> CU (overlaps go to the lowest CU offset).
- *  - Per CU, decoded on its first hit and cached in our own arrays:
- *    the line table (rows grouped in sequences, last row <= addr wins) and an
- *    interval map address -> innermost subroutine DIE built in DIE preorder,
- *    later (deeper) DIEs splitting earlier ones, as LLVM's AddrDieMap does.
- *    All libdwarf objects of the CU are freed once the cache is built.
- *  - The chain is that subroutine and its inlined-subroutine ancestors up to
- *    the first subprogram.  Names: linkage name (through abstract_origin and
- *    specification) demangled, else DW_AT_name.
+ *  - Open: the CU of an address from .debug_aranges for the CUs it lists and
+ *    from the CU DIE's low/high pc or DW_AT_ranges for the others, merged
+ *    into one sorted table of disjoint [lo,hi) -> CU (an overlap goes to the
+ *    lowest CU offset, as in llvm's DWARFDebugAranges).
+ *  - First hit in a CU: its line table (rows grouped in sequences; the last
+ *    row at or before addr wins) and an index of its concrete subprograms by
+ *    address.  libdwarf skips their subtrees.
+ *  - First hit in a subprogram: its subtree, giving an interval map address
+ *    -> innermost inlined subroutine built in DIE preorder (deeper DIEs
+ *    split the ranges of earlier ones: llvm's AddrDieMap).
+ *  - All of that lives in our own compact arrays; libdwarf DIEs, attributes
+ *    and line contexts are freed as soon as they are read.  Function names
+ *    are resolved on first use (linkage name through abstract_origin and
+ *    specification, demangled, else DW_AT_name) and interned once.
+ *  - The chain is the innermost subroutine and its inlined-subroutine
+ *    ancestors up to the first subprogram; with kp_dwarf_use_symbols() the
+ *    outermost name comes from the nlist symbol holding addr, as llvm does.
  *
- * Known limits: no DWARF 4 .debug_types, no split DWARF (.dwo), no
- * DW_AT_entry_pc as CU base, no symbol-table fallback for the function name
- * (llvm-symbolizer overrides the outermost name with the nlist symbol; the
- * two agree for compiler-generated code).
+ * Known limits: no DWARF 4 .debug_types, no split DWARF (.dwo/.dwp), no
+ * DW_AT_entry_pc as CU base; subprograms nested inside subprograms (GCC
+ * nested functions) are found only through their parent's ranges; two
+ * subprograms sharing one range (identical-code folding) resolve to the
+ * later one throughout, where llvm keeps fragments of the earlier one's
+ * inlined ranges; among nlist symbols at one address kp_macho's order
+ * applies, not llvm's.  The DWARF 5 paths (rnglists, line-table dir 0) are
+ * written but cannot be exercised here: dsymutil 14 breaks DWARF 5.
  *
  * libdwarf versions: written and tested against 20210528 (Debian 12); the
- * KP_LDW_0X branches target libdwarf 0.x/2.x (Homebrew) and are compiled only
- * there.  Every API difference is behind KP_LDW_* below. */
+ * KP_LDW_0X branches target libdwarf 0.x/2.x (Homebrew) and were only
+ * compile-checked against declarations transcribed from libdwarf-code's
+ * libdwarf.h 2.1.  Every API difference is behind KP_LDW_* below.
+ *
+ * dwarf_set_de_alloc_flag(0) is process-wide: every libdwarf user in the
+ * process then runs untracked (kpbrowse has no other). */
 #include "kp_dwarf.h"
 
 #include <stdlib.h>
@@ -160,6 +175,21 @@ struct amap {
 	uint32_t sub;
 };
 
+/* Sorted, disjoint [lo,hi) -> index (LLVM's std::map AddrDieMap). */
+struct amapv {
+	struct amap *v;
+	size_t n, cap;
+};
+
+/* One concrete subprogram, its inlined subroutines decoded on first hit. */
+struct func {
+	uint64_t die_off;
+	int state;        /* 0 not decoded, 1 decoded, -1 broken */
+	struct sub *subs; /* [0] is the subprogram itself, then preorder */
+	size_t nsubs, capsubs;
+	struct amapv map; /* address -> subs index, innermost wins */
+};
+
 struct cu {
 	uint64_t hdr_off, die_off;
 	int state; /* 0 not decoded, 1 decoded, -1 broken */
@@ -173,10 +203,9 @@ struct cu {
 	const char **files; /* indexed by DWARF file number - file_base */
 	size_t nfiles;
 	int64_t file_base;
-	struct sub *subs;
-	size_t nsubs, capsubs;
-	struct amap *amap;
-	size_t namap, capamap;
+	struct func *funcs;
+	size_t nfuncs, capfuncs;
+	struct amapv map; /* address -> funcs index */
 };
 
 struct arange {
@@ -189,6 +218,11 @@ struct strblock {
 	struct strblock *next;
 	size_t used, cap;
 	char data[];
+};
+
+/* nlist symbol (kp_macho's stable pointer) -> its printed name. */
+struct symname {
+	const char *sym, *name;
 };
 
 /* die offset -> resolved function name (NULL allowed), for abstract origins. */
@@ -217,6 +251,9 @@ struct kp_dwarf {
 
 	struct nameent *names;
 	size_t nnames, capnames;
+
+	struct symname *syms_names; /* nlist name -> printed name */
+	size_t nsymn, capsymn;
 };
 
 /* ---- object access callbacks ------------------------------------------- */
@@ -337,6 +374,18 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 	return true;
 }
 
+/* Gives back a growth array's slack once it is complete (caches live long). */
+static void shrink(void **p, size_t *cap, size_t n, size_t elem)
+{
+	if (n && n < *cap) {
+		void *q = realloc(*p, n * elem);
+		if (q) {
+			*p = q;
+			*cap = n;
+		}
+	}
+}
+
 static uint64_t hash_str(const char *s, size_t len)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -401,6 +450,7 @@ static const char *intern(kp_dwarf *d, const char *s)
 typedef struct {
 	kp_dwarf *d;
 	struct cu *cu;
+	struct func *fn; /* NULL while indexing the CU's subprograms */
 	kp_status st;
 } dctx;
 
@@ -654,14 +704,37 @@ static void die_ranges(dctx *c, Dwarf_Die die, struct dieattrs *a, unsigned vers
 	dwarf_dealloc_rnglists_head(head);
 }
 
+/* The DW_AT_low_pc/high_pc pair through libdwarf's allocation-free
+ * accessors; false (and nothing in rb) when the DIE lacks either. */
+static bool pc_range(dctx *c, Dwarf_Die die, struct rngbuf *rb)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Addr lo = 0, hi = 0;
+	Dwarf_Half form = 0;
+	enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
+	rb->n = 0;
+	int r = dwarf_lowpc(die, &lo, &e);
+	if (r == DW_DLV_OK)
+		r = dwarf_highpc_b(die, &hi, &form, &cls, &e);
+	if (r != DW_DLV_OK) {
+		ldw_fail(c, &e, r);
+		return false;
+	}
+	if (cls != DW_FORM_CLASS_ADDRESS)
+		hi += lo;
+	if (!rng_push(rb, lo, hi))
+		c->st = KP_ERR_NOMEM;
+	return true;
+}
+
 /* ---- the per-CU address -> subroutine map (LLVM's AddrDieMap) ------------- */
 
-static size_t amap_upper(const struct cu *cu, uint64_t key)
+static size_t amap_upper(const struct amapv *m, uint64_t key)
 {
-	size_t lo = 0, hi = cu->namap;
+	size_t lo = 0, hi = m->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (cu->amap[mid].lo <= key)
+		if (m->v[mid].lo <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -669,37 +742,43 @@ static size_t amap_upper(const struct cu *cu, uint64_t key)
 	return lo;
 }
 
-static bool amap_set(struct cu *cu, uint64_t key, uint64_t hi, uint32_t sub)
+static int32_t amap_find(const struct amapv *m, uint64_t addr)
 {
-	size_t i = amap_upper(cu, key);
-	if (i > 0 && cu->amap[i - 1].lo == key) {
-		cu->amap[i - 1].hi = hi;
-		cu->amap[i - 1].sub = sub;
+	size_t b = amap_upper(m, addr);
+	return b > 0 && addr < m->v[b - 1].hi ? (int32_t)m->v[b - 1].sub : -1;
+}
+
+static bool amap_set(struct amapv *m, uint64_t key, uint64_t hi, uint32_t sub)
+{
+	size_t i = amap_upper(m, key);
+	if (i > 0 && m->v[i - 1].lo == key) {
+		m->v[i - 1].hi = hi;
+		m->v[i - 1].sub = sub;
 		return true;
 	}
-	if (!grow((void **)&cu->amap, &cu->capamap, cu->namap + 1, sizeof *cu->amap))
+	if (!grow((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v))
 		return false;
-	memmove(cu->amap + i + 1, cu->amap + i, (cu->namap - i) * sizeof *cu->amap);
-	cu->amap[i] = (struct amap){key, hi, sub};
-	cu->namap++;
+	memmove(m->v + i + 1, m->v + i, (m->n - i) * sizeof *m->v);
+	m->v[i] = (struct amap){key, hi, sub};
+	m->n++;
 	return true;
 }
 
 /* Called in DIE preorder, so a child's range lies inside its parent's and
  * splits it into at most three pieces. */
-static bool amap_add(struct cu *cu, uint64_t lo, uint64_t hi, uint32_t sub)
+static bool amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub)
 {
 	if (lo >= hi)
 		return true;
-	size_t b = amap_upper(cu, lo);
-	if (b > 0 && lo < cu->amap[b - 1].hi) {
-		struct amap prev = cu->amap[b - 1];
-		if (hi < prev.hi && !amap_set(cu, hi, prev.hi, prev.sub))
+	size_t b = amap_upper(m, lo);
+	if (b > 0 && lo < m->v[b - 1].hi) {
+		struct amap prev = m->v[b - 1];
+		if (hi < prev.hi && !amap_set(m, hi, prev.hi, prev.sub))
 			return false;
-		if (lo > prev.lo && !amap_set(cu, prev.lo, lo, prev.sub))
+		if (lo > prev.lo && !amap_set(m, prev.lo, lo, prev.sub))
 			return false;
 	}
-	return amap_set(cu, lo, hi, sub);
+	return amap_set(m, lo, hi, sub);
 }
 
 /* ---- per-CU decoding ------------------------------------------------------- */
@@ -721,28 +800,54 @@ static void visit(dctx *c, Dwarf_Die die, int32_t parent, int depth, struct rngb
 	case DW_TAG_subprogram:
 	case DW_TAG_inlined_subroutine: {
 		struct cu *cu = c->cu;
-		struct dieattrs a;
-		if (read_attrs(c, die, &a, cu->version >= 5) != DW_DLV_OK)
-			return;
+		struct func *fn = c->fn;
+		struct dieattrs a = {0};
+		if (!fn && tag != DW_TAG_subprogram)
+			return; /* inlined code outside any subprogram: not valid DWARF */
 		Dwarf_Off off = 0;
 		if ((r = dwarf_dieoffset(die, &off, &e)) != DW_DLV_OK) {
 			ldw_fail(c, &e, r);
-			if (a.ranges)
-				dwarf_dealloc_attribute(a.ranges);
 			return;
 		}
-		die_ranges(c, die, &a, cu->version, cu->base, rb);
-		if (a.ranges)
-			dwarf_dealloc_attribute(a.ranges);
+		if (!fn && pc_range(c, die, rb)) {
+			/* indexing needs only the ranges: skip the attribute list */
+		} else {
+			if (c->st != KP_OK ||
+			    read_attrs(c, die, &a, cu->version >= 5) != DW_DLV_OK)
+				return;
+			die_ranges(c, die, &a, cu->version, cu->base, rb);
+			if (a.ranges)
+				dwarf_dealloc_attribute(a.ranges);
+		}
 		if (c->st != KP_OK)
 			return;
-		if (cu->nsubs >= UINT32_MAX ||
-		    !grow((void **)&cu->subs, &cu->capsubs, cu->nsubs + 1, sizeof *cu->subs)) {
+		if (!fn) {
+			/* Indexing: the subprogram's ranges only; its subtree waits
+			 * for the first address inside it (libdwarf skips it). */
+			if (!rb->n)
+				return;
+			if (cu->nfuncs >= INT32_MAX ||
+			    !grow((void **)&cu->funcs, &cu->capfuncs, cu->nfuncs + 1, sizeof *cu->funcs)) {
+				c->st = KP_ERR_NOMEM;
+				return;
+			}
+			uint32_t fi = (uint32_t)cu->nfuncs++;
+			memset(&cu->funcs[fi], 0, sizeof cu->funcs[fi]);
+			cu->funcs[fi].die_off = off;
+			for (size_t i = 0; i < rb->n; i++)
+				if (!amap_add(&cu->map, rb->v[i].lo, rb->v[i].hi, fi)) {
+					c->st = KP_ERR_NOMEM;
+					return;
+				}
+			return;
+		}
+		if (fn->nsubs >= INT32_MAX ||
+		    !grow((void **)&fn->subs, &fn->capsubs, fn->nsubs + 1, sizeof *fn->subs)) {
 			c->st = KP_ERR_NOMEM;
 			return;
 		}
-		uint32_t idx = (uint32_t)cu->nsubs++;
-		struct sub *sr = cu->subs + idx;
+		uint32_t idx = (uint32_t)fn->nsubs++;
+		struct sub *sr = fn->subs + idx;
 		memset(sr, 0, sizeof *sr);
 		sr->call_file = a.has_call_file ? (uint32_t)a.call_file : UINT32_MAX;
 		sr->call_line = (uint32_t)a.call_line;
@@ -757,7 +862,7 @@ static void visit(dctx *c, Dwarf_Die die, int32_t parent, int depth, struct rngb
 		sr->has_spec = a.has_spec;
 		sr->die_off = off;
 		for (size_t i = 0; i < rb->n; i++)
-			if (!amap_add(cu, rb->v[i].lo, rb->v[i].hi, idx)) {
+			if (!amap_add(&fn->map, rb->v[i].lo, rb->v[i].hi, idx)) {
 				c->st = KP_ERR_NOMEM;
 				return;
 			}
@@ -983,6 +1088,7 @@ static void decode_lines(dctx *c, Dwarf_Die cudie)
 			}
 		}
 	}
+	shrink((void **)&cu->seqs, &cap_seq, cu->nseqs, sizeof *cu->seqs);
 	goto out;
 nomem:
 	c->st = KP_ERR_NOMEM;
@@ -999,25 +1105,69 @@ static int seq_cmp(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+static void func_free(struct func *fn)
+{
+	free(fn->subs);
+	free(fn->map.v);
+	fn->subs = NULL;
+	fn->map.v = NULL;
+	fn->nsubs = fn->capsubs = fn->map.n = fn->map.cap = 0;
+}
+
 static void cu_free(struct cu *cu)
 {
+	for (size_t i = 0; i < cu->nfuncs; i++)
+		func_free(&cu->funcs[i]);
+	free(cu->funcs);
 	free(cu->rows);
 	free(cu->seqs);
 	free(cu->files);
-	free(cu->subs);
-	free(cu->amap);
+	free(cu->map.v);
+	cu->funcs = NULL;
 	cu->rows = NULL;
 	cu->seqs = NULL;
 	cu->files = NULL;
-	cu->subs = NULL;
-	cu->amap = NULL;
-	cu->nrows = cu->nseqs = cu->nfiles = cu->nsubs = cu->namap = 0;
-	cu->capsubs = cu->capamap = 0;
+	cu->map.v = NULL;
+	cu->nrows = cu->nseqs = cu->nfiles = cu->nfuncs = cu->capfuncs = 0;
+	cu->map.n = cu->map.cap = 0;
+}
+
+/* The subtree of one subprogram: its inlined subroutines and their ranges. */
+static kp_status func_decode(kp_dwarf *d, struct cu *cu, struct func *fn, kp_error *err)
+{
+	dctx c = {d, cu, fn, KP_OK};
+	Dwarf_Error e = NULL;
+	Dwarf_Die die = NULL;
+	struct rngbuf rb = {0};
+	int r = dwarf_offdie_b(d->dbg, fn->die_off, 1, &die, &e);
+	if (r != DW_DLV_OK) {
+		ldw_fail(&c, &e, r);
+		if (c.st == KP_OK)
+			c.st = KP_ERR_FORMAT;
+	} else {
+		visit(&c, die, -1, 0, &rb);
+		dwarf_dealloc_die(die);
+		if (c.st == KP_OK && fn->nsubs == 0)
+			c.st = KP_ERR_FORMAT;
+	}
+	free(rb.v);
+	if (c.st != KP_OK) {
+		func_free(fn);
+		fn->state = -1;
+		return kp_error_set(err, c.st, 0, (long)fn->die_off,
+		                    c.st == KP_ERR_NOMEM ? "out of memory decoding DWARF"
+		                                         : "malformed DWARF in the subprogram at 0x%llx",
+		                    (unsigned long long)fn->die_off);
+	}
+	shrink((void **)&fn->subs, &fn->capsubs, fn->nsubs, sizeof *fn->subs);
+	shrink((void **)&fn->map.v, &fn->map.cap, fn->map.n, sizeof *fn->map.v);
+	fn->state = 1;
+	return KP_OK;
 }
 
 static kp_status cu_decode(kp_dwarf *d, struct cu *cu, kp_error *err)
 {
-	dctx c = {d, cu, KP_OK};
+	dctx c = {d, cu, NULL, KP_OK};
 	Dwarf_Error e = NULL;
 	Dwarf_Die cudie = NULL;
 	struct rngbuf rb = {0};
@@ -1053,6 +1203,8 @@ done:
 		                                         : "malformed DWARF in the unit at 0x%llx",
 		                    (unsigned long long)cu->hdr_off);
 	}
+	shrink((void **)&cu->funcs, &cu->capfuncs, cu->nfuncs, sizeof *cu->funcs);
+	shrink((void **)&cu->map.v, &cu->map.cap, cu->map.n, sizeof *cu->map.v);
 	cu->state = 1;
 	return KP_OK;
 }
@@ -1134,81 +1286,79 @@ static struct nameent *name_slot(kp_dwarf *d, uint64_t off)
 	return &d->names[j];
 }
 
-/* The name llvm-symbolizer prints for the DIE described by a; cached by the
- * DIE offset when the name comes only through references. */
-static const char *die_name(dctx *c, const struct dieattrs *a, uint64_t off, bool cache)
+/* The name llvm-symbolizer prints for the DIE described by a. */
+static const char *die_name(dctx *c, const struct dieattrs *a)
+{
+	const char *raw = find_recursive(c, a, true);
+	return name_from_raw(c->d, raw ? raw : find_recursive(c, a, false));
+}
+
+/* die_name of the DIE at off, cached by offset: the abstract origin of many
+ * inlined copies and concrete instances. */
+static const char *ref_name(dctx *c, uint64_t off)
 {
 	kp_dwarf *d = c->d;
-	struct nameent *slot = NULL;
-	if (cache) {
-		if (d->nnames * 2 >= d->capnames) {
-			size_t ncap = d->capnames ? d->capnames * 2 : 256;
-			struct nameent *nt = malloc(ncap * sizeof *nt);
-			if (!nt) {
-				c->st = KP_ERR_NOMEM;
-				return NULL;
-			}
-			for (size_t i = 0; i < ncap; i++)
-				nt[i].off = UINT64_MAX;
-			struct nameent *old = d->names;
-			size_t ocap = d->capnames;
-			d->names = nt;
-			d->capnames = ncap;
-			for (size_t i = 0; i < ocap; i++)
-				if (old[i].off != UINT64_MAX)
-					*name_slot(d, old[i].off) = old[i];
-			free(old);
+	if (d->nnames * 2 >= d->capnames) {
+		size_t ncap = d->capnames ? d->capnames * 2 : 256;
+		struct nameent *nt = malloc(ncap * sizeof *nt);
+		if (!nt) {
+			c->st = KP_ERR_NOMEM;
+			return NULL;
 		}
-		slot = name_slot(d, off);
-		if (slot->off == off)
-			return slot->name;
+		for (size_t i = 0; i < ncap; i++)
+			nt[i].off = UINT64_MAX;
+		struct nameent *old = d->names;
+		size_t ocap = d->capnames;
+		d->names = nt;
+		d->capnames = ncap;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].off != UINT64_MAX)
+				*name_slot(d, old[i].off) = old[i];
+		free(old);
 	}
-	const char *raw = find_recursive(c, a, true);
-	const char *name = name_from_raw(d, raw ? raw : find_recursive(c, a, false));
+	struct nameent *slot = name_slot(d, off);
+	if (slot->off == off)
+		return slot->name;
+	Dwarf_Error e = NULL;
+	Dwarf_Die die = NULL;
+	struct dieattrs a;
+	int r = dwarf_offdie_b(d->dbg, off, 1, &die, &e);
+	if (r != DW_DLV_OK) {
+		ldw_fail(c, &e, r);
+		if (c->st == KP_OK)
+			c->st = KP_ERR_FORMAT;
+		return NULL;
+	}
+	r = read_attrs(c, die, &a, false);
+	dwarf_dealloc_die(die);
+	const char *name = r == DW_DLV_OK ? die_name(c, &a) : NULL;
 	if (c->st != KP_OK)
 		return NULL;
-	if (slot) {
-		slot->off = off;
-		slot->name = name;
-		d->nnames++;
-	}
+	slot->off = off;
+	slot->name = name;
+	d->nnames++;
 	return name;
 }
 
-static const char *sub_name(kp_dwarf *d, struct cu *cu, uint32_t idx, kp_status *st)
+static const char *sub_name(kp_dwarf *d, struct cu *cu, struct sub *sr, kp_status *st)
 {
-	struct sub *sr = cu->subs + idx;
 	if (sr->resolved)
 		return sr->name;
-	dctx c = {d, cu, KP_OK};
-	struct dieattrs a;
-	memset(&a, 0, sizeof a);
-	a.linkage = sr->raw_linkage;
-	a.name = sr->raw_name;
-	a.has_origin = sr->has_origin;
-	a.origin = sr->origin;
-	a.has_spec = sr->has_spec;
-	a.spec = sr->spec;
+	dctx c = {d, cu, NULL, KP_OK};
 	const char *name;
-	if (!a.linkage && !a.name && a.has_origin != a.has_spec) {
-		/* Only a reference: the referenced DIE's name, shared by every
-		 * inlined copy and concrete instance of it. */
-		uint64_t ref = a.has_origin ? a.origin : a.spec;
-		Dwarf_Error e = NULL;
-		Dwarf_Die die = NULL;
-		struct dieattrs ra;
-		name = NULL;
-		int r = dwarf_offdie_b(d->dbg, ref, 1, &die, &e);
-		if (r != DW_DLV_OK) {
-			ldw_fail(&c, &e, r);
-		} else {
-			r = read_attrs(&c, die, &ra, false);
-			dwarf_dealloc_die(die);
-			if (r == DW_DLV_OK)
-				name = die_name(&c, &ra, ref, true);
-		}
+	if (!sr->raw_linkage && !sr->raw_name && sr->has_origin != sr->has_spec) {
+		/* only a reference: findRecursively starts right at its target */
+		name = ref_name(&c, sr->has_origin ? sr->origin : sr->spec);
 	} else {
-		name = die_name(&c, &a, sr->die_off, false);
+		struct dieattrs a;
+		memset(&a, 0, sizeof a);
+		a.linkage = sr->raw_linkage;
+		a.name = sr->raw_name;
+		a.has_origin = sr->has_origin;
+		a.origin = sr->origin;
+		a.has_spec = sr->has_spec;
+		a.spec = sr->spec;
+		name = die_name(&c, &a);
 	}
 	if (c.st != KP_OK) {
 		*st = c.st;
@@ -1288,6 +1438,12 @@ nomem:
 	return KP_ERR_NOMEM;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static int off_cmp(const void *key, const void *elem)
 {
 	uint64_t k = *(const uint64_t *)key, v = ((const struct cu *)elem)->die_off;
@@ -1296,7 +1452,7 @@ static int off_cmp(const void *key, const void *elem)
 
 static kp_status open_index(kp_dwarf *d, kp_error *err)
 {
-	dctx c = {d, NULL, KP_OK};
+	dctx c = {d, NULL, NULL, KP_OK};
 	Dwarf_Error e = NULL;
 	struct arange *raw = NULL;
 	size_t nraw = 0, capraw = 0, capcu = 0;
@@ -1349,16 +1505,7 @@ static kp_status open_index(kp_dwarf *d, kp_error *err)
 		}
 		for (size_t i = 0; i < naa; i++)
 			ar_cu[i] = aa[i].cu_die;
-		/* insertion-sort-free: qsort on u64 */
-		for (size_t i = 1; i < naa; i++) {
-			uint64_t v = ar_cu[i];
-			size_t j = i;
-			while (j && ar_cu[j - 1] > v) {
-				ar_cu[j] = ar_cu[j - 1];
-				j--;
-			}
-			ar_cu[j] = v;
-		}
+		qsort(ar_cu, naa, sizeof *ar_cu, u64_cmp);
 		nar_cu = naa;
 	}
 	uint64_t hdr = 0;
@@ -1582,9 +1729,21 @@ static kp_status dwarf_frames(kp_dwarf *d, uint64_t addr, kp_symframe *frames, s
 	const struct row *row = line_for(cu, addr);
 	const char *rowfile = row ? file_of(cu, row->file) : NULL;
 	int32_t leaf = -1;
-	size_t b = amap_upper(cu, addr);
-	if (b > 0 && addr < cu->amap[b - 1].hi)
-		leaf = (int32_t)cu->amap[b - 1].sub;
+	struct func *fn = NULL;
+	int32_t fi = amap_find(&cu->map, addr);
+	if (fi >= 0) {
+		fn = &cu->funcs[fi];
+		if (fn->state == 0) {
+			kp_status st = func_decode(d, cu, fn, err);
+			if (st != KP_OK)
+				return st;
+		}
+		if (fn->state < 0)
+			return kp_error_set(err, KP_ERR_FORMAT, 0, (long)fn->die_off,
+			                    "malformed DWARF in the subprogram at 0x%llx",
+			                    (unsigned long long)fn->die_off);
+		leaf = amap_find(&fn->map, addr);
+	}
 	if (leaf < 0) {
 		/* no subroutine DIE: llvm still reports the line table's row */
 		if (rowfile && max) {
@@ -1597,9 +1756,9 @@ static kp_status dwarf_frames(kp_dwarf *d, uint64_t addr, kp_symframe *frames, s
 	size_t k = 0;
 	const struct sub *prev = NULL;
 	for (int32_t s = leaf; s >= 0 && k < max;) {
-		struct sub *sr = cu->subs + s;
+		struct sub *sr = fn->subs + s;
 		kp_symframe *f = &frames[k];
-		f->function = sub_name(d, cu, (uint32_t)s, &st);
+		f->function = sub_name(d, cu, sr, &st);
 		if (st != KP_OK)
 			return kp_error_set(err, st, 0, -1, "malformed DWARF names");
 		if (!prev) {
@@ -1624,6 +1783,42 @@ static kp_status dwarf_frames(kp_dwarf *d, uint64_t addr, kp_symframe *frames, s
 	return KP_OK;
 }
 
+/* The printed form of an nlist name, memoized by kp_macho's pointer (every
+ * lookup in a function hits the same symbol). */
+static const char *sym_name(kp_dwarf *d, const char *sym)
+{
+	if (d->nsymn * 2 >= d->capsymn) {
+		size_t ncap = d->capsymn ? d->capsymn * 2 : 256;
+		struct symname *nt = calloc(ncap, sizeof *nt);
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < d->capsymn; i++) {
+			if (!d->syms_names[i].sym)
+				continue;
+			size_t j = (size_t)(((uintptr_t)d->syms_names[i].sym * 0x9e3779b97f4a7c15ull) >> 24) &
+			           (ncap - 1);
+			while (nt[j].sym)
+				j = (j + 1) & (ncap - 1);
+			nt[j] = d->syms_names[i];
+		}
+		free(d->syms_names);
+		d->syms_names = nt;
+		d->capsymn = ncap;
+	}
+	size_t j = (size_t)(((uintptr_t)sym * 0x9e3779b97f4a7c15ull) >> 24) & (d->capsymn - 1);
+	while (d->syms_names[j].sym && d->syms_names[j].sym != sym)
+		j = (j + 1) & (d->capsymn - 1);
+	if (d->syms_names[j].sym)
+		return d->syms_names[j].name;
+	/* llvm drops the one '_' every Mach-O symbol carries */
+	const char *name = name_from_raw(d, sym[0] == '_' ? sym + 1 : sym);
+	if (name) {
+		d->syms_names[j] = (struct symname){sym, name};
+		d->nsymn++;
+	}
+	return name;
+}
+
 kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_t max,
                           size_t *n, kp_error *err)
 {
@@ -1638,8 +1833,7 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 	uint64_t off = 0;
 	if (!kp_macho_symbol(d->syms, d->slice, addr, &sym, &off) || !sym)
 		return KP_OK;
-	/* llvm drops the one '_' every Mach-O symbol carries */
-	const char *name = name_from_raw(d, sym[0] == '_' ? sym + 1 : sym);
+	const char *name = sym_name(d, sym);
 	if (!name)
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	if (*n == 0) {
@@ -1675,6 +1869,7 @@ void kp_dwarf_close(kp_dwarf **pd)
 	}
 	free(d->strtab);
 	free(d->names);
+	free(d->syms_names);
 	free(d);
 	*pd = NULL;
 }

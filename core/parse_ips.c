@@ -315,8 +315,12 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 			return jerr_to_error(&c, &je, "body");
 		/* Cut off: a partial processByPid still yields its complete processes. */
 		const char *key = m.key;
-		if (key && (size_t)(end - key) > 14 && memcmp(key, "processByPid\"", 13) == 0) {
-			c.procs = kp__json_ws(memchr(key, ':', (size_t)(end - key)) + 1, end);
+		/* The cut may come before the ':' (then there is no value at all). */
+		const char *colon = key && (size_t)(end - key) > 13 &&
+		                            memcmp(key, "processByPid\"", 13) == 0
+		                            ? memchr(key + 13, ':', (size_t)(end - key - 13)) : NULL;
+		if (colon) {
+			c.procs = kp__json_ws(colon + 1, end);
 			c.procs_end = end;
 		}
 		cut = true;

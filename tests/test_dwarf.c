@@ -135,6 +135,8 @@ static uint64_t *instructions(const struct fixture *f, uint64_t lo, uint64_t siz
 	return v;
 }
 
+static unsigned char *slurp(const char *path, size_t *len);
+
 /* Our answer for addrs, formatted like llvm-symbolizer --inlining. */
 static void our_output(kp_dwarf *d, const uint64_t *addrs, size_t n, struct buf *out,
                        size_t *errors)
@@ -258,6 +260,39 @@ static void compare_fixture(const struct fixture *f, size_t *total, size_t *bad)
 	kp_macho_close(&m);
 }
 
+/* A copy of a dSYM whose __debug_aranges section is renamed away, so both
+ * kp_dwarf and llvm-symbolizer find CUs through their DIEs' own ranges. */
+static void test_no_aranges(size_t *total, size_t *bad)
+{
+	const struct fixture *src = &fixtures[0];
+	size_t len = 0;
+	unsigned char *b = slurp(src->dwarf, &len);
+	if (!b) {
+		KT_CHECK(0, "read %s", src->dwarf);
+		return;
+	}
+	size_t renamed = 0;
+	for (size_t p = 0; p + 32 <= len && p < 65536; p++)
+		if (memcmp(b + p, "__debug_aranges", 16) == 0 && memcmp(b + p + 16, "__DWARF", 8) == 0) {
+			b[p + 14] = 'z';
+			renamed++;
+		}
+	KT_CHECK(renamed == 1, "renamed __debug_aranges (%zu)", renamed);
+	char tmpl[] = "/tmp/kp_dwarf_noaranges_XXXXXX";
+	int fd = mkstemp(tmpl);
+	FILE *f = fdopen(fd, "wb");
+	bool ok = f && fwrite(b, 1, len, f) == len;
+	if (f)
+		fclose(f);
+	free(b);
+	KT_CHECK(ok, "wrote %s", tmpl);
+	if (ok) {
+		struct fixture fx = {src->binary, tmpl, src->arch};
+		compare_fixture(&fx, total, bad);
+	}
+	unlink(tmpl);
+}
+
 static void test_no_dwarf(void)
 {
 	static const char *plain[] = {BIN "fakekext.symtab", BIN "fakekext.arm64",
@@ -342,9 +377,16 @@ static bool find_sect(const unsigned char *buf, size_t len, const char *arch, co
 	return ok;
 }
 
+static void mutate_one(const char *path, const char *arch);
+
 static void test_mutations(void)
 {
-	const char *path = fixtures[0].dwarf;
+	mutate_one(fixtures[0].dwarf, "arm64");  /* C++ kext, inlining, ranges */
+	mutate_one(fixtures[3].dwarf, "x86_64"); /* C kernel */
+}
+
+static void mutate_one(const char *path, const char *arch)
+{
 	size_t len = 0;
 	unsigned char *orig = slurp(path, &len);
 	KT_CHECK(orig != NULL, "read %s", path);
@@ -358,7 +400,7 @@ static void test_mutations(void)
 	for (size_t si = 0; si < sizeof sects / sizeof sects[0]; si++) {
 		size_t off = 0;
 		uint64_t size = 0;
-		if (!find_sect(orig, len, "arm64", sects[si], &off, &size))
+		if (!find_sect(orig, len, arch, sects[si], &off, &size))
 			continue;
 		/* byte flips: single bytes at every position class, then bursts */
 		for (int trial = 0; trial < 150; trial++) {
@@ -372,7 +414,7 @@ static void test_mutations(void)
 				buf[at] ^= (unsigned char)(1u << ((seed >> 16) % 8)) |
 				           (trial % 3 == 0 ? 0xff : 0);
 			}
-			kp_status st = exercise(buf, len, "arm64");
+			kp_status st = exercise(buf, len, arch);
 			runs++;
 			failed_cleanly += st != KP_OK;
 			if (st != KP_OK && st != KP_ERR_FORMAT && st != KP_ERR_NOTFOUND)
@@ -384,7 +426,7 @@ static void test_mutations(void)
 			for (int fill = 0; fill < 2; fill++) {
 				memcpy(buf, orig, len);
 				memset(buf + off + cut, fill ? 0xff : 0, (size_t)(size - cut));
-				kp_status st = exercise(buf, len, "arm64");
+				kp_status st = exercise(buf, len, arch);
 				runs++;
 				failed_cleanly += st != KP_OK;
 			}
@@ -402,14 +444,14 @@ static void test_mutations(void)
 			for (uint64_t ns = 0; ns < size; ns += size / 17 + 1) {
 				memcpy(buf, orig, len);
 				memcpy(buf + p + 40, &ns, 8);
-				kp_status st = exercise(buf, len, "arm64");
+				kp_status st = exercise(buf, len, arch);
 				runs++;
 				failed_cleanly += st != KP_OK;
 			}
 		}
 	}
-	KT_CHECK(runs > 0, "%zu mutated dSYMs looked up without crashing (%zu reported errors)",
-	         runs, failed_cleanly);
+	KT_CHECK(runs > 0, "%s: %zu mutated dSYMs looked up without crashing (%zu reported errors)",
+	         strrchr(path, '/') + 1, runs, failed_cleanly);
 	free(buf);
 	free(orig);
 }
@@ -509,6 +551,7 @@ int main(int argc, char **argv)
 		size_t total = 0, bad = 0;
 		for (size_t i = 0; i < NFIX; i++)
 			compare_fixture(&fixtures[i], &total, &bad);
+		test_no_aranges(&total, &bad);
 		printf("# oracle: %zu addresses compared, %zu mismatches\n", total, bad);
 	} else {
 		for (size_t i = 0; i < NFIX; i++)

@@ -1,0 +1,224 @@
+/* bench_index.c: the index on 10,000 generated reports (one in fifty a ~1 MB
+ * full .ips made from the real one when present): cold scan with the parse
+ * share, unchanged rescan, UUID search, index size.  Prints figures only.
+ * Usage: bench_index [COUNT] (default 10000); works in a temp dir. */
+#include "kp_index.h"
+#include "../tests/test_index_gen.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)n + 1);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	if (b)
+		*len = (size_t)n;
+	return b;
+}
+
+/* A full report: the real one with its incident id made unique, or a
+ * synthetic ~1 MB .ips of many processes. */
+static size_t full_report(char **out, const char *real, size_t rlen, int i)
+{
+	if (real) {
+		char *b = malloc(rlen + 1);
+		memcpy(b, real, rlen);
+		char *inc = strstr(b, "\"incident_id\":\"");
+		if (inc)
+			snprintf(inc + 15, 9, "%08X", (unsigned)i), inc[23] = '-';
+		*out = b;
+		return rlen;
+	}
+	size_t cap = 1100000, n = 0;
+	char *b = malloc(cap);
+	n += (size_t)snprintf(b + n, cap - n,
+	                      "{\"bug_type\":\"210\",\"timestamp\":\"2024-05-01 10:00:00.00 +0000\","
+	                      "\"os_version\":\"macOS 14.5 (23F79)\",\"incident_id\":\"%08X-0000-4000-8000-000000000000\"}\n"
+	                      "{\"panicString\":\"panic(cpu 0 caller 0xfffffe0012345678): synthetic %d\\n\",\"processByPid\":{",
+	                      (unsigned)i, i);
+	for (int p = 0; n < cap - 2000; p++)
+		n += (size_t)snprintf(b + n, cap - n,
+		                      "%s\"%d\":{\"pid\":%d,\"procname\":\"proc%d\",\"threadById\":{\"%d\":{\"id\":%d,"
+		                      "\"kernelFrames\":[[0,%d],[0,%d],[0,%d],[0,%d]],\"state\":[\"TH_WAIT\"]}}}",
+		                      p ? "," : "", p, p, p, 1000 + p, 1000 + p, 100 + p, 200 + p, 300 + p, 400 + p);
+	n += (size_t)snprintf(b + n, cap - n,
+	                      "},\"binaryImages\":[[\"7C461EDE-B045-324B-B329-721BED992270\",18446744005123915776,\"T\"]]}\n");
+	*out = b;
+	return n;
+}
+
+static int found_rows(void *ctx, const kpi_report_row *r)
+{
+	(void)r;
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+static double parse_pass(const char *dir, size_t *nfiles, size_t *bytes)
+{
+	double t = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	char p[4096];
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(p, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			t += parse_pass(p, nfiles, bytes);
+			continue;
+		}
+		size_t len;
+		char *b = slurp(p, &len);
+		if (!b)
+			continue;
+		kp_report *r = NULL;
+		kp_error err;
+		double t0 = now();
+		kp_report_parse(b, len, p, &r, &err);
+		t += now() - t0;
+		kp_report_free(&r);
+		free(b);
+		(*nfiles)++;
+		*bytes += len;
+	}
+	closedir(d);
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	int count = argc > 1 ? atoi(argv[1]) : 10000;
+	const char *td = getenv("TMPDIR");
+	char tmp[1024], dir[1100], db[1100];
+	snprintf(tmp, sizeof tmp, "%s/kpi-bench-XXXXXX", td && *td ? td : "/tmp");
+	if (!mkdtemp(tmp))
+		return 2;
+	snprintf(dir, sizeof dir, "%s/reports", tmp);
+	snprintf(db, sizeof db, "%s/index.sqlite3", tmp);
+	mkdir(dir, 0755);
+
+	size_t rlen = 0;
+	char *real = slurp(KP_SHARED_DIR "/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips", &rlen);
+	double t0 = now();
+	static char buf[65536];
+	char sub[1200], name[64];
+	for (int i = 0; i < count; i++) {
+		if (i % 500 == 0) {
+			snprintf(sub, sizeof sub, "%s/d%03d", dir, i / 500);
+			mkdir(sub, 0755);
+		}
+		if (i % 50 == 49) {
+			char *b;
+			size_t n = full_report(&b, real, rlen, i);
+			snprintf(name, sizeof name, "panic-full-%05d.ips", i);
+			gen_write(sub, name, b, n);
+			free(b);
+			continue;
+		}
+		size_t n = gen_report(buf, sizeof buf, i % 3, (i / 3) % 2, 1000 + i);
+		/* one kext build in 200: a UUID matches about 50 reports */
+		char *u = strstr(buf, gen_bugs[i % 3].kext_uuid);
+		if (u)
+			snprintf(u + 32, 5, "%04X", (unsigned)(i % 200)), u[36] = ']';
+		/* a realistic loaded kext list (text reports are 5-15 KB) */
+		for (int k = 0; k < 110 && n < sizeof buf - 100; k++)
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "com.apple.driver.AppleSample%03d\t%d.%d.%d\n",
+			                      k, 100 + k, k % 10, i % 7);
+		snprintf(name, sizeof name, "panic-%05d.panic", i);
+		gen_write(sub, name, buf, n);
+	}
+	double tgen = now() - t0;
+
+	size_t nfiles = 0, bytes = 0;
+	double tparse = parse_pass(dir, &nfiles, &bytes);
+
+	kpi_db *h = NULL;
+	kp_error err;
+	if (kpi_open(db, KPI_OPEN_CREATE, &h, &err) != KP_OK) {
+		fprintf(stderr, "bench_index: %s\n", err.msg);
+		return 2;
+	}
+	const char *paths[] = {dir};
+	kpi_summary s;
+	t0 = now();
+	kpi_scan(h, paths, 1, NULL, NULL, NULL, NULL, &s, &err);
+	double tcold = now() - t0;
+	size_t nnew = s.new_reports, nerr = s.errors;
+	kpi_summary_free(&s);
+	t0 = now();
+	kpi_scan(h, paths, 1, NULL, NULL, NULL, NULL, &s, &err);
+	double tre = now() - t0;
+	size_t nunch = s.unchanged;
+	kpi_summary_free(&s);
+
+	char uuid[40];
+	snprintf(uuid, sizeof uuid, "%.32s%04X", gen_bugs[0].kext_uuid, 42u);
+	size_t found = 0, n;
+	int reps = 200;
+	kpi_search_uuid(h, uuid, found_rows, &found, &n, &err); /* warm */
+	found = 0;
+	t0 = now();
+	for (int i = 0; i < reps; i++)
+		kpi_search_uuid(h, uuid, found_rows, &found, &n, &err);
+	double tsearch = (now() - t0) / reps;
+	t0 = now();
+	for (int i = 0; i < reps; i++)
+		kpi_search_uuid(h, "5E7A1C2B", NULL, NULL, &n, &err);
+	double tprefix = (now() - t0) / reps;
+	size_t nprefix = n;
+	kpi_close(&h);
+
+	struct stat st;
+	off_t dbsize = stat(db, &st) == 0 ? st.st_size : 0;
+	char wal[1200];
+	snprintf(wal, sizeof wal, "%s-wal", db);
+	if (stat(wal, &st) == 0)
+		dbsize += st.st_size;
+
+	printf("reports generated:      %d (%zu bytes, %.1f s to write)\n", count, bytes, tgen);
+	printf("full reports (~1 MB):   %d (%s)\n", count / 50, real ? "from the real ips-full" : "synthetic");
+	printf("cold index:             %.2f s for %zu new, %zu errors\n", tcold, nnew, nerr);
+	printf("  of which parsing:     %.2f s (%.0f%%, measured in a separate pass of %zu files)\n", tparse,
+	       tcold > 0 ? 100 * tparse / tcold : 0, nfiles);
+	printf("rescan, unchanged:      %.3f s for %zu files (target < 0.5 s)\n", tre, nunch);
+	printf("UUID search, full:      %.3f ms, %zu reports each (target < 5 ms)\n", tsearch * 1e3,
+	       found / (size_t)(reps ? reps : 1));
+	printf("UUID search, 8-digit prefix matching %zu reports: %.3f ms\n", nprefix, tprefix * 1e3);
+	printf("index size:             %lld bytes = %.2f of the reports (target < 0.5)\n",
+	       (long long)dbsize, bytes ? (double)dbsize / (double)bytes : 0);
+	free(real);
+	char cmd[1200];
+	if (getenv("KPI_BENCH_KEEP")) {
+		printf("kept:                   %s\n", tmp);
+		return 0;
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : 1;
+}

@@ -1,0 +1,173 @@
+/* bench_tui.c: the browser's costs, measured on the real views drawn by
+ * curses into /dev/null (so terminal emulator time is not included):
+ *  - first paint from an index of 10,000 reports: open the db, list the
+ *    reports and groups, open the panic view, draw;
+ *  - keystroke to repaint with 100,000 panics in the list (j, PgDn, G, g,
+ *    Ctrl-d) and the filter re-run over all 100,000 rows per typed key.
+ * Usage: bench_tui [REPORTS] [ROWS] (default 10000 100000).  Prints figures
+ * only; the issue's targets are 200 ms and 16 ms. */
+#include "kpt_view.h"
+#include "../tests/test_index_gen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void report(const char *what, double *t, size_t n)
+{
+	qsort(t, n, sizeof *t, cmp_d);
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += t[i];
+	printf("  %-34s n=%-5zu mean %7.3f ms  p50 %7.3f  p99 %7.3f  max %7.3f\n", what, n, sum / (double)n,
+	       t[n / 2], t[(n * 99) / 100], t[n - 1]);
+}
+
+static void keys(kpt_app *app, const char *what, kpt_request req, size_t n)
+{
+	double *t = malloc(n * sizeof *t);
+	for (size_t i = 0; i < n; i++) {
+		double t0 = now_ms();
+		kpt_app_key(app, req);
+		t[i] = now_ms() - t0;
+		if (req == KPT_REQ_END || req == KPT_REQ_HOME)   /* alternate so each key moves */
+			req = req == KPT_REQ_END ? KPT_REQ_HOME : KPT_REQ_END;
+	}
+	report(what, t, n);
+	free(t);
+}
+
+int main(int argc, char **argv)
+{
+	int nreports = argc > 1 ? atoi(argv[1]) : 10000;
+	size_t nrows = argc > 2 ? (size_t)atol(argv[2]) : 100000;
+	char dir[] = "/tmp/kpt-bench.XXXXXX";
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	char reports[256], db_path[512];
+	snprintf(reports, sizeof reports, "%s/reports", dir);
+	snprintf(db_path, sizeof db_path, "%s/index.sqlite3", dir);
+	mkdir(reports, 0755);
+
+	printf("bench_tui: %d indexed reports, %zu list rows (curses output to /dev/null)\n", nreports, nrows);
+	double t0 = now_ms();
+	if (gen_large(reports, nreports) != 0) {
+		fprintf(stderr, "cannot generate reports in %s\n", reports);
+		return 1;
+	}
+	kp_error err;
+	kpi_db *db = NULL;
+	if (kpi_open(db_path, KPI_OPEN_CREATE, &db, &err) != KP_OK) {
+		fprintf(stderr, "kpi_open: %s\n", err.msg);
+		return 1;
+	}
+	const char *paths[] = {reports};
+	kpi_summary sum;
+	double t1 = now_ms();
+	if (kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &sum, &err) != KP_OK) {
+		fprintf(stderr, "kpi_scan: %s\n", err.msg);
+		return 1;
+	}
+	printf("  setup: generated in %.0f ms, indexed %zu new reports in %.0f ms (background scan in the TUI)\n",
+	       t1 - t0, sum.new_reports, now_ms() - t1);
+	kpi_summary_free(&sum);
+	kpi_close(&db);
+
+	kpt_app *app = kpt_bench_open(30, 100);
+	snprintf(app->cfg.db_path, sizeof app->cfg.db_path, "%s", db_path);
+
+	/* first paint: what launch does before the first poll() */
+	double ts = now_ms();
+	if (kpi_open(db_path, 0, &app->db, &err) != KP_OK || kpt_catalog_reload(app, &err) != KP_OK) {
+		fprintf(stderr, "open/list: %s\n", err.msg);
+		return 1;
+	}
+	double tl = now_ms();
+	kpt_app_push(app, &kpt_view_panics, NULL);
+	kpt_app_draw(app);
+	double te = now_ms();
+	printf("  first paint from %zu reports: %.1f ms (open+list %.1f ms, view+draw %.1f ms)   target < 200 ms\n",
+	       app->cat.n, te - ts, tl - ts, te - tl);
+	double rl[5];
+	for (int i = 0; i < 5; i++) {
+		double a = now_ms();
+		kpt_catalog_reload(app, &err);
+		kpt_app_draw(app);
+		rl[i] = now_ms() - a;
+	}
+	report("catalog reload + redraw", rl, 5);
+	keys(app, "j on the 10k list", KPT_REQ_DOWN, 500);
+
+	/* 100,000 rows: a synthetic catalog, the same view code */
+	kpt_catalog_free(&app->cat);
+	kpt_entry *e = calloc(nrows, sizeof *e);
+	char (*heads)[96] = malloc(nrows * sizeof *heads);
+	if (!e || !heads)
+		return 1;
+	static const char *culprits[] = {"com.example.FakeDriver", "com.apple.iokit.IOPCIFamily", "kernel+0x544",
+	                                 "com.vendor.NetFilter"};
+	for (size_t i = 0; i < nrows; i++) {
+		snprintf(heads[i], sizeof heads[i], "%s: page ADDR has bad magic ADDR (variant %zu)",
+		         i % 7 == 0 ? "vm_page_check_sanity" : i % 3 ? "Kernel data abort" : "zalloc: zone map exhausted", i % 997);
+		e[i] = (kpt_entry){.id = (int64_t)(nrows - i), .date = "2024-05-01 10:22:13.00 +0200",
+		                   .os = "macOS 14.4.1 (23E224)", .headline = heads[i], .culprit = culprits[i % 4],
+		                   .group_id = (int64_t)(i % 997), .count = (int64_t)(i % 5 + 1), .is_new = i % 11 == 0};
+	}
+	app->cat.e = e;
+	app->cat.n = nrows;
+	app->cat.generation++;
+	double a = now_ms();
+	kpt_app_draw(app);   /* the view rebuilds on the new generation */
+	printf("  100k list rebuild + first draw: %.2f ms\n", now_ms() - a);
+	keys(app, "j (down)", KPT_REQ_DOWN, 2000);
+	keys(app, "PgDn", KPT_REQ_PGDN, 500);
+	keys(app, "Ctrl-d", KPT_REQ_HALFDN, 500);
+	keys(app, "G / g (alternating)", KPT_REQ_END, 200);
+	keys(app, "k (up)", KPT_REQ_UP, 2000);
+
+	/* the filter: worst case, every key re-filters all rows from scratch */
+	kpt_view *v = app->stack[app->depth - 1];
+	const char *typed = "zone map";
+	double ft[16];
+	size_t nf = 0;
+	for (size_t k = 1; k <= strlen(typed); k++) {
+		snprintf(v->list.filter, sizeof v->list.filter, "%.*s", (int)k, typed);
+		double b = now_ms();
+		kpt_list_refilter(v);
+		kpt_app_draw(app);
+		ft[nf++] = now_ms() - b;
+	}
+	printf("  filter over %zu rows: %zu matches for \"%s\"\n", nrows, kpt_list_visible(&v->list), typed);
+	report("filter key (full re-filter) + draw", ft, nf);
+	keys(app, "j in the filtered list", KPT_REQ_DOWN, 500);
+	printf("  target: keystroke to repaint < 16 ms\n");
+
+	app->cat.e = NULL;
+	app->cat.n = 0;
+	kpt_catalog_free(&app->cat);
+	kpi_close(&app->db);
+	kpt_bench_close(app);
+	free(e);
+	free(heads);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return 0;
+}

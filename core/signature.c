@@ -1,0 +1,572 @@
+/* signature.c: dedup keys, culprit and title of a panic report. */
+#include "kp_signature.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- SHA-1 ---------------------------------------------------------- */
+
+static uint32_t rol32(uint32_t x, int n)
+{
+	return (x << n) | (x >> (32 - n));
+}
+
+static void sha1_block(uint32_t h[5], const uint8_t *p)
+{
+	uint32_t w[80];
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
+	for (int i = 16; i < 80; i++)
+		w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
+	for (int i = 0; i < 80; i++) {
+		uint32_t f, k;
+		if (i < 20) {
+			f = (b & c) | (~b & d);
+			k = 0x5A827999u;
+		} else if (i < 40) {
+			f = b ^ c ^ d;
+			k = 0x6ED9EBA1u;
+		} else if (i < 60) {
+			f = (b & c) | (b & d) | (c & d);
+			k = 0x8F1BBCDCu;
+		} else {
+			f = b ^ c ^ d;
+			k = 0xCA62C1D6u;
+		}
+		uint32_t t = rol32(a, 5) + f + e + k + w[i];
+		e = d;
+		d = c;
+		c = rol32(b, 30);
+		b = a;
+		a = t;
+	}
+	h[0] += a;
+	h[1] += b;
+	h[2] += c;
+	h[3] += d;
+	h[4] += e;
+}
+
+void kp_sha1_init(kp_sha1 *s)
+{
+	static const uint32_t iv[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u,
+	                               0xC3D2E1F0u};
+	memcpy(s->h, iv, sizeof iv);
+	s->nbytes = 0;
+	s->nbuf = 0;
+}
+
+void kp_sha1_update(kp_sha1 *s, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	s->nbytes += len;
+	if (s->nbuf) {
+		size_t take = 64 - s->nbuf < len ? 64 - s->nbuf : len;
+		memcpy(s->buf + s->nbuf, p, take);
+		s->nbuf += take;
+		p += take;
+		len -= take;
+		if (s->nbuf < 64)
+			return;
+		sha1_block(s->h, s->buf);
+		s->nbuf = 0;
+	}
+	for (; len >= 64; p += 64, len -= 64)
+		sha1_block(s->h, p);
+	memcpy(s->buf, p, len);
+	s->nbuf = len;
+}
+
+void kp_sha1_final(kp_sha1 *s, uint8_t digest[20])
+{
+	uint64_t bits = s->nbytes * 8;
+	uint8_t pad[72] = {0x80};
+	size_t padlen = (s->nbuf < 56 ? 56 : 120) - s->nbuf;
+	for (int i = 0; i < 8; i++)
+		pad[padlen + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
+	kp_sha1_update(s, pad, padlen + 8);
+	for (int i = 0; i < 5; i++) {
+		digest[4 * i] = (uint8_t)(s->h[i] >> 24);
+		digest[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
+		digest[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
+		digest[4 * i + 3] = (uint8_t)s->h[i];
+	}
+}
+
+void kp_sig_sha1(const void *data, size_t len, uint8_t digest[20])
+{
+	kp_sha1 s;
+	kp_sha1_init(&s);
+	kp_sha1_update(&s, data, len);
+	kp_sha1_final(&s, digest);
+}
+
+static void hex20(const uint8_t d[20], char hex[41])
+{
+	static const char x[] = "0123456789abcdef";
+	for (int i = 0; i < 20; i++) {
+		hex[2 * i] = x[d[i] >> 4];
+		hex[2 * i + 1] = x[d[i] & 15];
+	}
+	hex[40] = '\0';
+}
+
+void kp_sig_sha1_hex(const void *data, size_t len, char hex[41])
+{
+	uint8_t d[20];
+	kp_sig_sha1(data, len, d);
+	hex20(d, hex);
+}
+
+/* ---- a growable string ---------------------------------------------- */
+
+typedef struct sbuf {
+	char *s;
+	size_t n, cap;
+	bool oom;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 128;
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		char *p = realloc(b->s, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+static char *sb_take(sbuf *b)
+{
+	if (b->oom) {
+		free(b->s);
+		return NULL;
+	}
+	if (!b->s)
+		return calloc(1, 1);
+	return b->s;
+}
+
+/* ---- headline normalisation ----------------------------------------- */
+
+#define HEADLINE_MAX 240
+
+static bool is_word(unsigned char c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* Length of a "panic(...): " wrapper at s, or 0. */
+static size_t wrapper_len(const char *s)
+{
+	if (strncmp(s, "panic(", 6) != 0)
+		return 0;
+	const char *close = strstr(s, "):");
+	if (!close || memchr(s, '\n', (size_t)(close - s)))
+		return 0;
+	const char *p = close + 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return (size_t)(p - s);
+}
+
+char *kp_sig_normalize_headline(const char *h)
+{
+	sbuf b = {0};
+	if (!h)
+		return sb_take(&b);
+	while (*h == ' ' || *h == '\t')
+		h++;
+	h += wrapper_len(h);
+	const char *p = h;
+	while (*p && *p != '\n' && *p != '\r' && b.n < HEADLINE_MAX) {
+		unsigned char c = (unsigned char)*p;
+		bool word_before = p > h && is_word((unsigned char)p[-1]);
+		if (c == '@' && p[1] == '/') {
+			/* @/path/to/file.c:123 -> file.c */
+			const char *q = p + 1, *base = q;
+			while (*q && !isspace((unsigned char)*q) && *q != '"' && *q != ')' && *q != ',') {
+				if (*q == '/')
+					base = q + 1;
+				q++;
+			}
+			const char *e = q;
+			const char *colon = memchr(base, ':', (size_t)(e - base));
+			if (colon)
+				e = colon;
+			if (b.n && b.s[b.n - 1] != ' ')
+				sb_add(&b, " ", 1);
+			sb_add(&b, base, (size_t)(e - base));
+			p = q;
+			continue;
+		}
+		if (c == '"') {
+			p++;
+			continue;
+		}
+		if (isspace(c)) {
+			if (b.n && b.s[b.n - 1] != ' ')
+				sb_add(&b, " ", 1);
+			p++;
+			continue;
+		}
+		if (!word_before && c == '0' && (p[1] == 'x' || p[1] == 'X') &&
+		    isxdigit((unsigned char)p[2])) {
+			p += 2;
+			while (isxdigit((unsigned char)*p))
+				p++;
+			sb_str(&b, "ADDR");
+			continue;
+		}
+		if (!word_before && isxdigit(c)) {
+			/* a bare hex run of 8+ digits holding a digit: an address */
+			size_t n = 0;
+			bool digit = false;
+			while (isxdigit((unsigned char)p[n])) {
+				digit |= isdigit((unsigned char)p[n]) != 0;
+				n++;
+			}
+			if (n >= 8 && digit && !is_word((unsigned char)p[n])) {
+				sb_str(&b, "ADDR");
+				p += n;
+				continue;
+			}
+		}
+		if (!word_before && isdigit(c)) {
+			size_t n = 0;
+			while (isdigit((unsigned char)p[n]))
+				n++;
+			if (!isalpha((unsigned char)p[n]) && p[n] != '_') {
+				sb_str(&b, "NUM");
+				p += n;
+				continue;
+			}
+		}
+		sb_add(&b, p, 1);
+		p++;
+	}
+	if (b.n > HEADLINE_MAX) {
+		size_t n = HEADLINE_MAX;
+		while (n && ((unsigned char)b.s[n] & 0xC0) == 0x80)
+			n--;
+		b.n = n;
+		b.s[n] = '\0';
+	}
+	while (b.n && b.s[b.n - 1] == ' ')
+		b.s[--b.n] = '\0';
+	return sb_take(&b);
+}
+
+/* ---- machinery ------------------------------------------------------ */
+
+static const char *const machinery_exact[] = {
+	"panic", "panic_trap_to_debugger", "DebuggerTrapWithState", "handle_debugger_trap",
+	"debugger_collect_diagnostics", "kdp_i386_trap", "kernel_trap", "return_from_trap",
+	"trap_from_kernel", "sleh_synchronous", "fleh_synchronous", "assfail",
+	"handle_kernel_abort", "Call_continuation",
+	/* likely ones */
+	"panic_64", "panic_double_fault64", "panic_machine_check64", "ml_panic_trap_to_debugger",
+	"handle_abort", "sleh_abort", "fleh_synchronous_sp1", "fleh_dispatch64", "kdp_trap",
+	"kdp_raise_exception", "kdp_debugger_trap", "kdp_callouts", "hndl_alltraps",
+	"hndl_double_fault", "hndl_machine_check", "panic_kernel", "panic_display_system_configuration",
+	"os_reason_panic", "__abort_with_payload", "abort_with_payload",
+};
+
+static const char *const machinery_prefix[] = {
+	"panic_with_", "Debugger", "panic_trap", "panic_print", "handle_debugger", "kdp_panic",
+};
+
+bool kp_sig_is_machinery(const char *fn)
+{
+	if (!fn)
+		return false;
+	while (*fn == ' ')
+		fn++;
+	if (*fn == '_')
+		fn++;
+	size_t n = 0;
+	while (fn[n] && fn[n] != ' ' && fn[n] != '+' && fn[n] != '(')
+		n++;
+	for (size_t i = 0; i < sizeof machinery_exact / sizeof *machinery_exact; i++)
+		if (strlen(machinery_exact[i]) == n && memcmp(machinery_exact[i], fn, n) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof machinery_prefix / sizeof *machinery_prefix; i++) {
+		size_t m = strlen(machinery_prefix[i]);
+		if (m <= n && memcmp(machinery_prefix[i], fn, m) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool kp_sig_is_apple(const char *bundle_id)
+{
+	return bundle_id && strncmp(bundle_id, "com.apple.", 10) == 0;
+}
+
+/* ---- frames --------------------------------------------------------- */
+
+static const kp_image *frame_image(const kp_report *r, const kp_frame *f)
+{
+	if (f->image < 0 || (size_t)f->image >= r->nimages)
+		return NULL;
+	return &r->images[f->image];
+}
+
+static bool image_is_kernel(const kp_report *r, const kp_image *im)
+{
+	if (!im)
+		return false;
+	if (im->kind == 'K' || (im->name && strcmp(im->name, "kernel") == 0))
+		return true;
+	return im->uuid && r->kernel_uuid && strcmp(im->uuid, r->kernel_uuid) == 0;
+}
+
+static const char *image_label(const kp_image *im)
+{
+	if (!im)
+		return "?";
+	if (im->name)
+		return im->name;
+	return im->uuid ? im->uuid : "?";
+}
+
+/* The function part of a symbol: " + 0x1c" / "+0x1c" offsets and
+ * surrounding spaces cut.  Writes into buf, returns NULL when empty. */
+static const char *clean_function(const char *sym, char *buf, size_t size)
+{
+	if (!sym)
+		return NULL;
+	while (*sym == ' ' || *sym == '\t')
+		sym++;
+	size_t n = strlen(sym);
+	const char *plus = strstr(sym, " + ");
+	if (!plus)
+		plus = strstr(sym, "+0x");
+	if (plus)
+		n = (size_t)(plus - sym);
+	while (n && (sym[n - 1] == ' ' || sym[n - 1] == '\t'))
+		n--;
+	if (n == 0)
+		return NULL;
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, sym, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+typedef struct frame_ctx {
+	const kp_report *r;
+	const kp_thread *t;
+	kp_sig_symbol_fn fn;
+	void *ctx;
+} frame_ctx;
+
+static const char *frame_function(const frame_ctx *c, size_t i, char *buf, size_t size)
+{
+	const char *s = c->fn ? c->fn(c->ctx, c->r, c->t, i) : NULL;
+	if (!s)
+		s = c->t->frames[i].symbol;
+	return clean_function(s, buf, size);
+}
+
+static void frame_label(const frame_ctx *c, size_t i, char *buf, size_t size)
+{
+	char fbuf[256];
+	const kp_frame *f = &c->t->frames[i];
+	const kp_image *im = frame_image(c->r, f);
+	const char *fn = frame_function(c, i, fbuf, sizeof fbuf);
+	if (fn)
+		snprintf(buf, size, "%s!%s", image_label(im), fn);
+	else if (im && f->has_offset)
+		snprintf(buf, size, "%s+0x%" PRIx64, image_label(im), f->offset);
+	else
+		snprintf(buf, size, "%s", image_label(im));
+}
+
+/* Index of the first frame after the machinery (see header). */
+static size_t first_relevant(const frame_ctx *c, size_t nkernel)
+{
+	char fbuf[256];
+	size_t s = 0;
+	while (s < nkernel) {
+		const char *fn = frame_function(c, s, fbuf, sizeof fbuf);
+		if (!fn || !kp_sig_is_machinery(fn))
+			break;
+		s++;
+	}
+	size_t k = s;
+	while (k < nkernel && !frame_function(c, k, fbuf, sizeof fbuf) &&
+	       image_is_kernel(c->r, frame_image(c->r, &c->t->frames[k])))
+		k++;
+	if (k > s && k < nkernel)
+		s = k;
+	return s;
+}
+
+static char *xstrdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static const char *culprit_kext(const kp_report *r, const kp_thread *t)
+{
+	if (t)
+		for (size_t i = 0; i < t->nframes; i++) {
+			const kp_image *im = frame_image(r, &t->frames[i]);
+			if (!t->frames[i].user && im && im->name && !image_is_kernel(r, im) &&
+			    !kp_sig_is_apple(im->name) && im->kind != 'P' && im->kind != 'S' &&
+			    im->kind != 'C')
+				return im->name;
+		}
+	for (size_t i = 0; i < r->nimages; i++) {
+		const kp_image *im = &r->images[i];
+		if (im->in_backtrace && im->name && !image_is_kernel(r, im) && !kp_sig_is_apple(im->name))
+			return im->name;
+	}
+	return NULL;
+}
+
+void kp_sig_free(kp_sig *s)
+{
+	if (!s)
+		return;
+	free(s->headline);
+	free(s->frames);
+	free(s->culprit);
+	free(s->title);
+	memset(s, 0, sizeof *s);
+}
+
+static void hash_part(kp_sha1 *h, const char *s)
+{
+	kp_sha1_update(h, s, strlen(s));
+	kp_sha1_update(h, "\n", 1);
+}
+
+kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_sig *out,
+                         kp_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const char *hl = r->headline;
+	char *first_line = NULL;
+	if (!hl && r->panic_string) {
+		const char *nl = strchr(r->panic_string, '\n');
+		size_t n = nl ? (size_t)(nl - r->panic_string) : strlen(r->panic_string);
+		if ((first_line = malloc(n + 1))) {
+			memcpy(first_line, r->panic_string, n);
+			first_line[n] = '\0';
+		}
+		hl = first_line;
+	}
+	out->headline = kp_sig_normalize_headline(hl);
+	free(first_line);
+
+	const kp_thread *t = kp_report_panicked_thread(r, NULL);
+	frame_ctx c = {r, t, fn, ctx};
+	size_t nkernel = 0, start = 0;
+	if (t) {
+		while (nkernel < t->nframes && !t->frames[nkernel].user)
+			nkernel++;
+		start = first_relevant(&c, nkernel);
+	}
+
+	kp_sha1 ex, gr;
+	kp_sha1_init(&ex);
+	kp_sha1_init(&gr);
+	hash_part(&ex, r->kernel_uuid ? r->kernel_uuid : "?");
+	hash_part(&ex, out->headline ? out->headline : "");
+	hash_part(&gr, out->headline ? out->headline : "");
+
+	sbuf frames = {0};
+	char label[512], prev[512] = "";
+	size_t ntop = 0;
+	for (size_t i = start; i < nkernel; i++) {
+		const kp_frame *f = &t->frames[i];
+		const kp_image *im = frame_image(r, f);
+		char part[96];
+		snprintf(part, sizeof part, "%s+0x%" PRIx64, im && im->uuid ? im->uuid : image_label(im),
+		         f->has_offset ? f->offset : 0);
+		hash_part(&ex, part);
+		if (ntop < KP_SIG_TOP_FRAMES) {
+			frame_label(&c, i, label, sizeof label);
+			if (strcmp(label, prev) == 0)
+				continue;
+			memcpy(prev, label, sizeof prev);
+			hash_part(&gr, label);
+			if (ntop)
+				sb_str(&frames, " | ");
+			sb_str(&frames, label);
+			ntop++;
+		}
+	}
+	uint8_t d[20];
+	kp_sha1_final(&ex, d);
+	hex20(d, out->exact_key);
+	kp_sha1_final(&gr, d);
+	hex20(d, out->group_key);
+	out->frames = sb_take(&frames);
+
+	const char *k = culprit_kext(r, t);
+	if (k) {
+		out->culprit = xstrdup(k);
+	} else if (t) {
+		/* the first frame after the machinery that names something */
+		for (size_t i = start; i < nkernel && !out->culprit; i++) {
+			frame_label(&c, i, label, sizeof label);
+			if (strcmp(label, "?") != 0 && !(out->culprit = xstrdup(label)))
+				break;
+		}
+	}
+
+	sbuf title = {0};
+	const char *h = out->headline && *out->headline ? out->headline : "(no panic message)";
+	size_t hn = strlen(h);
+	if (hn > 100) {
+		hn = 100;
+		while (hn && ((unsigned char)h[hn] & 0xC0) == 0x80)
+			hn--;
+	}
+	sb_add(&title, h, hn);
+	if (hn < strlen(h))
+		sb_str(&title, "...");
+	if (out->culprit) {
+		sb_str(&title, " (");
+		sb_str(&title, out->culprit);
+		sb_str(&title, ")");
+	}
+	out->title = sb_take(&title);
+
+	if (!out->headline || !out->frames || !out->title || (k && !out->culprit)) {
+		kp_sig_free(out);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	return KP_OK;
+}

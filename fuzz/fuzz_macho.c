@@ -1,0 +1,58 @@
+/* fuzz_macho.c: the Mach-O reader over arbitrary bytes: every slice, its
+ * UUID, the sections kpbrowse reads, symbols near a few addresses, and
+ * MH_FILESET entries. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kp_macho.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char *const sects[][2] = {
+	{"__TEXT", "__text"}, {"__TEXT_EXEC", "__text"}, {"__DWARF", "__debug_info"},
+	{"__DWARF", "__debug_line"}, {NULL, "__debug_aranges"}, {"__DATA", "__bss"},
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* A heap copy of the exact size so ASan sees any read past the end. */
+	unsigned char *buf = malloc(size ? size : 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	kp_macho *m = NULL;
+	kp_error err;
+	if (kp_macho_open_mem(buf, size, &m, &err) == KP_OK) {
+		(void)kp_macho_find_arch(m, NULL);
+		(void)kp_macho_find_arch(m, "arm64");
+		for (size_t i = 0; i < kp_macho_nslices(m); i++) {
+			const kp_macho_slice *s = kp_macho_slice_at(m, i);
+			if (s->has_uuid)
+				(void)kp_macho_find_uuid(m, s->uuid);
+			const unsigned char *d;
+			uint64_t sz, addr, text = 0;
+			for (size_t k = 0; k < sizeof sects / sizeof sects[0]; k++)
+				if (kp_macho_section(s, sects[k][0], sects[k][1], &d, &sz, &addr) && d && sz)
+					text = addr;
+			uint64_t seg = kp_macho_seg(s);
+			const uint64_t probe[] = {0, 1, seg, seg + 0x10, text, text + 4, UINT64_MAX};
+			for (size_t k = 0; k < sizeof probe / sizeof probe[0]; k++) {
+				const char *name;
+				uint64_t off;
+				if (kp_macho_symbol(m, s, probe[k], &name, &off))
+					(void)strlen(name);
+			}
+			for (size_t k = 0; k < kp_macho_nfileset(s); k++) {
+				const char *name;
+				uint64_t vm, fo;
+				if (kp_macho_fileset_entry(s, k, &name, &vm, &fo))
+					(void)strlen(name);
+			}
+		}
+		(void)kp_macho_find_uuid(m, "00000000000000000000000000000000");
+	}
+	kp_macho_close(&m);
+	free(buf);
+	return 0;
+}

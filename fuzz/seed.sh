@@ -1,0 +1,66 @@
+#!/bin/sh
+# seed.sh [OUT_DIR]: builds the fuzz seed corpora from the fixtures and the
+# real corpus (../shared/corpus/real when present) into OUT_DIR (default
+# fuzz/corpus, not committed): OUT_DIR/TARGET/ for each target.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+out=${1:-$here/corpus}
+real=${KP_SHARED_DIR:-$root/../shared}/corpus/real
+fix=$root/tests/fixtures
+mkdir -p "$out/ips" "$out/text" "$out/macho" "$out/dwarf" "$out/signature"
+n=0
+put() {   # put TARGET FILE [HEAD_BYTES]
+	n=$((n + 1))
+	if [ -n "${3:-}" ]; then
+		head -c "$3" "$2" >"$out/$1/seed-$n"
+	else
+		cp "$2" "$out/$1/seed-$n"
+	fi
+}
+for f in "$fix"/reports/*.ips "$real"/*.ips; do
+	[ -f "$f" ] || continue
+	# Big reports: the first 64 KiB (a truncated report is a seed too).
+	if [ "$(wc -c <"$f")" -gt 65536 ]; then put ips "$f" 65536; else put ips "$f"; fi
+	put signature "$out/ips/seed-$n"
+done
+for f in "$fix"/reports/*.panic "$real"/*.panic "$real"/*.txt; do
+	[ -f "$f" ] || continue
+	put text "$f"
+	put signature "$f"
+done
+# The panic text embedded in each .ips body is text-parser input as well.
+if command -v python3 >/dev/null 2>&1; then
+	for f in "$fix"/reports/*.ips "$real"/*.ips; do
+		[ -f "$f" ] || continue
+		n=$((n + 1))
+		python3 - "$f" "$out/text/seed-$n" <<'PY' || true
+import json, sys
+data = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+dec, i, obj = json.JSONDecoder(), 0, None
+while i < len(data):
+    while i < len(data) and data[i].isspace():
+        i += 1
+    if i >= len(data):
+        break
+    try:
+        obj, i = dec.raw_decode(data, i)
+    except ValueError:
+        break
+    text = obj.get("panicString") or obj.get("macOSPanicString") if isinstance(obj, dict) else None
+    if text:
+        open(sys.argv[2], "w").write(text)
+PY
+	done
+fi
+for f in "$fix"/bin/*; do
+	[ -f "$f" ] && put macho "$f"
+done
+for f in "$fix"/bin/*.dSYM/Contents/Resources/DWARF/*; do
+	[ -f "$f" ] || continue
+	put macho "$f"
+	put dwarf "$f"
+done
+for t in ips text macho dwarf signature; do
+	echo "seed: $t: $(ls "$out/$t" | wc -l) files in $out/$t"
+done

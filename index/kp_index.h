@@ -1,0 +1,170 @@
+/* kp_index.h: the panic index, an sqlite3 database of every panic seen.
+ *
+ * Ownership: a kpi_db handle is owned by its opener and released by
+ * kpi_close(); strings in rows passed to callbacks are borrowed and valid
+ * only during the callback; a kpi_summary owns its error list (kpi_summary_free).
+ *
+ * Order of calls: kpi_open, then any of scan/resign/queries, then kpi_close.
+ * One handle is used by one thread; several processes may share a database
+ * (WAL, busy timeout, every write in BEGIN IMMEDIATE transactions).  The
+ * index never prints; progress comes through a callback.
+ *
+ * Report files are only ever opened O_RDONLY; the only file the index writes
+ * besides the database (and its -wal/-shm) is the target of kpi_export. */
+#ifndef KP_INDEX_H
+#define KP_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kp_error.h"
+#include "kp_report.h"
+#include "kp_signature.h"
+
+typedef struct kpi_db kpi_db;
+
+#define KPI_SCHEMA_VERSION 1
+
+enum {
+	KPI_OPEN_CREATE = 1,   /* create the file (and its folder) when missing */
+};
+
+/* The database path: explicit when non-NULL and non-empty, else
+ * $KPBROWSE_DB, else on macOS ~/Library/Application Support/kpbrowse/
+ * index.sqlite3, elsewhere $XDG_DATA_HOME/kpbrowse/index.sqlite3 (XDG only
+ * when absolute), else ~/.local/share/kpbrowse/index.sqlite3.  Writes into
+ * buf; KP_ERR_USAGE when no home directory is known or buf is too small. */
+kp_status kpi_default_path(const char *explicit_path, char *buf, size_t size, kp_error *err);
+
+/* Opens (and with KPI_OPEN_CREATE creates) the index at path, migrating an
+ * older schema.  A file that is not a kpbrowse index (not SQLite, another
+ * application's database, a newer schema, corrupt) is refused with
+ * KP_ERR_DB and a message naming path, and is never written to.  A missing
+ * file without KPI_OPEN_CREATE is KP_ERR_NOTFOUND. */
+kp_status kpi_open(const char *path, unsigned flags, kpi_db **out, kp_error *err);
+void kpi_close(kpi_db **db);
+
+/* True when the sqlite library has FTS5; without it text search uses LIKE. */
+bool kpi_has_fts(const kpi_db *db);
+
+/* ---- scanning ---- */
+
+typedef struct kpi_progress {
+	size_t files_seen;     /* files looked at so far */
+	size_t new_reports;
+	const char *path;      /* the file being looked at */
+} kpi_progress;
+
+/* Called once per file, before it is read. */
+typedef void (*kpi_progress_fn)(void *ctx, const kpi_progress *p);
+
+typedef struct kpi_scan_error {
+	char *path;
+	char *msg;
+} kpi_scan_error;
+
+typedef struct kpi_summary {
+	size_t files;          /* regular files looked at */
+	size_t new_reports;    /* panics not in the index before */
+	size_t unchanged;      /* known path with the same size and mtime (or content) */
+	size_t duplicates;     /* a known report (same content or incident id) under a new path */
+	size_t skipped;        /* not a panic report (other bug_type, binary, unrecognised text) */
+	size_t errors;         /* == nerror_list */
+	kpi_scan_error *error_list;
+	size_t nerror_list;
+} kpi_summary;
+
+void kpi_summary_free(kpi_summary *s);
+
+/* Scans files and folders (recursively; symbolic links to folders are not
+ * followed) and records every panic report.  Paths that do not exist count
+ * as nothing (the default folders often do not exist); an unreadable one is
+ * an error in the summary.  Work is committed in batches, so an interrupted
+ * scan leaves a consistent index and a rerun completes it.  Fails (KP_ERR_DB,
+ * KP_ERR_NOMEM) only when the database itself fails; the summary then holds
+ * what was committed. fn may be NULL. sym may be NULL (see kp_sig_compute). */
+kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths,
+                   kp_sig_symbol_fn sym, void *sym_ctx, kpi_progress_fn fn, void *ctx,
+                   kpi_summary *out, kp_error *err);
+
+/* Recomputes every report's keys, group, title and culprit from its
+ * archived bytes, with symbols from fn (NULL: the reports' own).  Groups
+ * left empty are removed.  *nchanged (may be NULL) gets the number of
+ * reports whose group changed. */
+kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchanged,
+                     kp_error *err);
+
+/* ---- archive ---- */
+
+/* Loads report id from its archived original bytes (so it works after the
+ * file is gone): decompresses and parses them with kp_report_parse.  The
+ * report's path is the report's most recently seen path.  *out belongs to
+ * the caller (kp_report_free).  KP_ERR_NOTFOUND for an unknown id.
+ * For `kpbrowse show @ID`: parse "@ID" with kpi_parse_id, then kpi_load. */
+kp_status kpi_load(kpi_db *db, int64_t id, kp_report **out, kp_error *err);
+
+/* Writes report id's original bytes to path, which must not exist
+ * (O_CREAT|O_EXCL, mode 0644 less umask); KP_ERR_IO naming the problem
+ * otherwise.  A partial file is removed on failure. */
+kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err);
+
+/* Parses "@123" or "123" into *id; false when s is not that. */
+bool kpi_parse_id(const char *s, int64_t *id);
+
+/* ---- queries ---- */
+
+typedef struct kpi_match {
+	const char *uuid;      /* canonical UUID that matched, or NULL (kext by name) */
+	const char *name;      /* bundle id / "kernel" / NULL */
+	const char *role;      /* "kernel", "backtrace", "image" or "dependency" */
+} kpi_match;
+
+typedef struct kpi_report_row {
+	int64_t id;
+	const char *path;      /* a path that still exists, else the last one seen */
+	const char *timestamp; /* as the report wrote it, or NULL */
+	const char *os_version;
+	const char *headline;
+	int64_t group_id;
+	int64_t group_count;
+	bool archived;         /* the original bytes are in the index */
+	const kpi_match *match;   /* search results only, else NULL */
+} kpi_report_row;
+
+typedef struct kpi_group_row {
+	int64_t group_id;
+	const char *title;
+	const char *culprit;   /* or NULL */
+	int64_t count;
+	const char *first_seen;   /* ISO 8601 UTC "2024-05-01T10:00:00Z", or NULL */
+	const char *last_seen;
+	const int64_t *report_ids;   /* newest first */
+	size_t nreport_ids;
+} kpi_group_row;
+
+/* Return non-zero to stop the iteration early (not an error). */
+typedef int (*kpi_report_fn)(void *ctx, const kpi_report_row *row);
+typedef int (*kpi_group_fn)(void *ctx, const kpi_group_row *row);
+
+/* Reports newest first (timestamp, else first indexed time). */
+kp_status kpi_list_reports(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err);
+/* Groups by count, largest first, then most recent. */
+kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+
+/* Reports that involve a UUID: full, or a prefix of at least 8 hex digits,
+ * any case, dashes optional; matched against binary images, kexts in the
+ * backtrace and the kernel UUID.  One row per report (its best match:
+ * kernel, backtrace, image, dependency), newest first.  KP_ERR_USAGE for a
+ * malformed UUID.  *nfound (may be NULL) gets the row count. */
+kp_status kpi_search_uuid(kpi_db *db, const char *uuid, kpi_report_fn fn, void *ctx,
+                          size_t *nfound, kp_error *err);
+/* Reports with a loaded or backtrace kext of that bundle id (any case). */
+kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, void *ctx,
+                          size_t *nfound, kp_error *err);
+/* Reports whose panic string contains every word of text (FTS5 phrase per
+ * word; LIKE substring of the whole text without FTS5). */
+kp_status kpi_search_text(kpi_db *db, const char *text, kpi_report_fn fn, void *ctx,
+                          size_t *nfound, kp_error *err);
+
+#endif

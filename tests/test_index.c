@@ -1,0 +1,461 @@
+/* test_index.c: the index over a generated corpus of known structure.
+ * `test_index --gen DIR` and `--gen-large DIR N` only write corpora (for
+ * test_index.sh). */
+#include "kp_index.h"
+#include "kt.h"
+#include "test_index_gen.h"
+
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char tmp[1024], corpus[1100], dbpath[1100];
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *b = malloc((size_t)n + 1);
+	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	if (b)
+		*len = (size_t)n;
+	return b;
+}
+
+/* SHA-1 of every file under dir, concatenated with names, into one hash. */
+static void tree_hash(const char *dir, kp_sha1 *h)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	char names[64][256];
+	int n = 0;
+	while ((e = readdir(d)) && n < 64)
+		if (e->d_name[0] != '.')
+			snprintf(names[n++], 256, "%s", e->d_name);
+	closedir(d);
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (strcmp(names[i], names[j]) > 0) {
+				char t[256];
+				memcpy(t, names[i], 256);
+				memcpy(names[i], names[j], 256);
+				memcpy(names[j], t, 256);
+			}
+	for (int i = 0; i < n; i++) {
+		char p[4096];
+		if (snprintf(p, sizeof p, "%s/%s", dir, names[i]) >= (int)sizeof p)
+			continue;
+		struct stat st;
+		if (stat(p, &st) != 0)
+			continue;
+		kp_sha1_update(h, p, strlen(p));
+		if (S_ISDIR(st.st_mode)) {
+			tree_hash(p, h);
+		} else {
+			size_t len;
+			char *b = slurp(p, &len);
+			if (b)
+				kp_sha1_update(h, b, len);
+			free(b);
+		}
+	}
+}
+
+static void tree_hex(const char *dir, char hex[41])
+{
+	kp_sha1 h;
+	kp_sha1_init(&h);
+	tree_hash(dir, &h);
+	uint8_t d[20];
+	kp_sha1_final(&h, d);
+	for (int i = 0; i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+typedef struct rows {
+	int n;
+	int64_t id[32];
+	char path[32][1200];
+	char role[32][16];
+	char name[32][64];
+	int64_t group[32], count[32];
+} rows;
+
+static int collect(void *ctx, const kpi_report_row *r)
+{
+	rows *v = ctx;
+	if (v->n < 32) {
+		v->id[v->n] = r->id;
+		snprintf(v->path[v->n], sizeof v->path[0], "%s", r->path ? r->path : "");
+		snprintf(v->role[v->n], sizeof v->role[0], "%s", r->match && r->match->role ? r->match->role : "");
+		snprintf(v->name[v->n], sizeof v->name[0], "%s", r->match && r->match->name ? r->match->name : "");
+		v->group[v->n] = r->group_id;
+		v->count[v->n] = r->group_count;
+	}
+	v->n++;
+	return 0;
+}
+
+typedef struct groups {
+	int n;
+	int64_t id[16], count[16];
+	char ids[16][128];
+	char culprit[16][64];
+} groups;
+
+static int collect_group(void *ctx, const kpi_group_row *g)
+{
+	groups *v = ctx;
+	if (v->n < 16) {
+		v->id[v->n] = g->group_id;
+		v->count[v->n] = g->count;
+		snprintf(v->culprit[v->n], 64, "%s", g->culprit ? g->culprit : "");
+		size_t o = 0;
+		v->ids[v->n][0] = '\0';
+		for (size_t i = 0; i < g->nreport_ids && o < 100; i++)
+			o += (size_t)snprintf(v->ids[v->n] + o, 128 - o, "%s%lld", i ? "," : "",
+			                      (long long)g->report_ids[i]);
+	}
+	v->n++;
+	return 0;
+}
+
+/* id of the report whose row path ends in name */
+static int64_t id_of(const rows *all, const char *name)
+{
+	for (int i = 0; i < all->n && i < 32; i++) {
+		size_t a = strlen(all->path[i]), b = strlen(name);
+		if (a >= b && strcmp(all->path[i] + a - b, name) == 0)
+			return all->id[i];
+	}
+	return -1;
+}
+
+static void check_summary(const kpi_summary *s, size_t files, size_t nw, size_t unch, size_t dup,
+                          size_t skip, const char *what)
+{
+	KT_CHECK(s->files == files && s->new_reports == nw && s->unchanged == unch &&
+	         s->duplicates == dup && s->skipped == skip && s->errors == 0,
+	         "%s: files %zu new %zu unchanged %zu dup %zu skipped %zu errors %zu "
+	         "(want %zu %zu %zu %zu %zu 0)", what, s->files, s->new_reports, s->unchanged,
+	         s->duplicates, s->skipped, s->errors, files, nw, unch, dup, skip);
+	for (size_t i = 0; i < s->nerror_list; i++)
+		printf("# error: %s: %s\n", s->error_list[i].path, s->error_list[i].msg);
+}
+
+static const char *fake_symbols(void *ctx, const kp_report *r, const kp_thread *t, size_t i)
+{
+	static char buf[64];
+	(void)ctx;
+	const kp_frame *f = &t->frames[i];
+	if (f->image >= 0 && r->images[f->image].name &&
+	    strcmp(r->images[f->image].name, "com.example.driver.Widget") == 0) {
+		snprintf(buf, sizeof buf, "Widget::fn_%" PRIx64, f->offset);
+		return buf;
+	}
+	return NULL;
+}
+
+static size_t search_n(kpi_db *db, const char *uuid, rows *v)
+{
+	memset(v, 0, sizeof *v);
+	size_t n = 99;
+	kp_error err;
+	if (kpi_search_uuid(db, uuid, collect, v, &n, &err) != KP_OK)
+		printf("# search %s: %s\n", uuid, err.msg);
+	return n;
+}
+
+static void test_foreign(void)
+{
+	char p[1200], hex1[41], hex2[41];
+	kpi_db *db = NULL;
+	kp_error err;
+	snprintf(p, sizeof p, "%s/foreign", tmp);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/foreign/notes.db", tmp);
+	gen_write(tmp, "foreign/notes.db", "my precious notes\n", 18);
+	char dir[1200];
+	snprintf(dir, sizeof dir, "%s/foreign", tmp);
+	tree_hex(dir, hex1);
+	kp_status st = kpi_open(p, KPI_OPEN_CREATE, &db, &err);
+	KT_CHECK(st == KP_ERR_DB && strstr(err.msg, p) != NULL, "text file at db path refused by name: %s",
+	         err.msg);
+	/* another program's SQLite database */
+	snprintf(p, sizeof p, "%s/foreign/other.sqlite3", tmp);
+	sqlite3 *h;
+	sqlite3_open(p, &h);
+	sqlite3_exec(h, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", NULL, NULL, NULL);
+	sqlite3_close(h);
+	tree_hex(dir, hex1);
+	st = kpi_open(p, KPI_OPEN_CREATE, &db, &err);
+	KT_CHECK(st == KP_ERR_DB && strstr(err.msg, p) != NULL, "foreign SQLite db refused: %s", err.msg);
+	tree_hex(dir, hex2);
+	KT_STREQ(hex2, hex1, "foreign files untouched");
+	snprintf(p, sizeof p, "%s/foreign/missing.sqlite3", tmp);
+	KT_CHECK(kpi_open(p, 0, &db, &err) == KP_ERR_NOTFOUND, "missing db without create: NOTFOUND");
+	kpi_close(&db);
+}
+
+static void test_incident(void)
+{
+	size_t len;
+	char *b = slurp(KP_SHARED_DIR "/corpus/real/ips-t2-bridgeos-sleepwake-socwatchdog-1.ips", &len);
+	if (!b) {
+		KT_SKIP("real corpus absent: incident id test");
+		return;
+	}
+	char d[1200], p[1200];
+	snprintf(d, sizeof d, "%s/incident", tmp);
+	mkdir(d, 0755);
+	gen_write(d, "a.ips", b, len);
+	char *b2 = malloc(len + 2);
+	memcpy(b2, b, len);
+	memcpy(b2 + len, "\n\n", 2);
+	gen_write(d, "b.ips", b2, len + 2); /* other bytes, same incident id */
+	snprintf(p, sizeof p, "%s/incident.sqlite3", tmp);
+	kpi_db *db = NULL;
+	kp_error err;
+	kpi_summary s;
+	const char *paths[] = {d};
+	if (kpi_open(p, KPI_OPEN_CREATE, &db, &err) == KP_OK &&
+	    kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK) {
+		check_summary(&s, 2, 1, 0, 1, 0, "same incident id, other bytes: one report");
+		kpi_summary_free(&s);
+	} else {
+		KT_CHECK(0, "incident scan: %s", err.msg);
+	}
+	kpi_close(&db);
+	free(b);
+	free(b2);
+}
+
+static void test_real(void)
+{
+	const char *real = KP_SHARED_DIR "/corpus/real";
+	struct stat st;
+	if (stat(real, &st) != 0) {
+		KT_SKIP("real corpus absent");
+		return;
+	}
+	char p[1200];
+	snprintf(p, sizeof p, "%s/real.sqlite3", tmp);
+	kpi_db *db = NULL;
+	kp_error err;
+	kpi_summary s;
+	const char *paths[] = {real};
+	if (kpi_open(p, KPI_OPEN_CREATE, &db, &err) != KP_OK ||
+	    kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) != KP_OK) {
+		KT_CHECK(0, "real corpus scan: %s", err.msg);
+		kpi_close(&db);
+		return;
+	}
+	KT_CHECK(s.errors == 0 && s.new_reports >= 17, "real corpus: %zu new, %zu errors",
+	         s.new_reports, s.errors);
+	for (size_t i = 0; i < s.nerror_list; i++)
+		printf("# error: %s: %s\n", s.error_list[i].path, s.error_list[i].msg);
+	kpi_summary_free(&s);
+	rows v;
+	size_t n = search_n(db, "7c461ede", &v);
+	KT_CHECK(n == 1 && strcmp(v.role[0], "kernel") == 0, "real: iOS kernel UUID prefix found (%zu, %s)",
+	         n, v.role[0]);
+	kpi_close(&db);
+}
+
+/* Prints "integrity REPORTS PATHS GROUPS SUMCOUNTS DUPKEYS" for test_index.sh. */
+static int check_db(const char *path)
+{
+	sqlite3 *h;
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return 2;
+	sqlite3_stmt *q;
+	const char *sql = "SELECT (SELECT integrity_check FROM pragma_integrity_check LIMIT 1),"
+	                  " (SELECT count(*) FROM reports), (SELECT count(*) FROM paths WHERE report_id IS NOT NULL),"
+	                  " (SELECT count(*) FROM groups WHERE count > 0), (SELECT total(count) FROM groups),"
+	                  " (SELECT count(*) FROM (SELECT content_hash FROM reports GROUP BY content_hash HAVING count(*) > 1))";
+	if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) != SQLITE_OK || sqlite3_step(q) != SQLITE_ROW) {
+		printf("error %s\n", sqlite3_errmsg(h));
+		sqlite3_close(h);
+		return 2;
+	}
+	printf("%s %d %d %d %d %d\n", (const char *)sqlite3_column_text(q, 0), sqlite3_column_int(q, 1),
+	       sqlite3_column_int(q, 2), sqlite3_column_int(q, 3), (int)sqlite3_column_double(q, 4),
+	       sqlite3_column_int(q, 5));
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--gen") == 0)
+		return gen_corpus(argv[2]) == 0 ? 0 : 2;
+	if (argc == 4 && strcmp(argv[1], "--gen-large") == 0)
+		return gen_large(argv[2], atoi(argv[3])) == 0 ? 0 : 2;
+	if (argc == 3 && strcmp(argv[1], "--check") == 0)
+		return check_db(argv[2]);
+
+	const char *td = getenv("TMPDIR");
+	snprintf(tmp, sizeof tmp, "%s/kpi-test-XXXXXX", td && *td ? td : "/tmp");
+	if (!mkdtemp(tmp)) {
+		KT_CHECK(0, "mkdtemp");
+		return kt_done();
+	}
+	snprintf(corpus, sizeof corpus, "%s/DiagnosticReports", tmp);
+	mkdir(corpus, 0755);
+	KT_CHECK(gen_corpus(corpus) == 0, "corpus generated in %s", corpus);
+	snprintf(dbpath, sizeof dbpath, "%s/new/folder/index.sqlite3", tmp);
+	char before[41], after[41];
+	tree_hex(corpus, before);
+
+	kpi_db *db = NULL;
+	kp_error err;
+	KT_CHECK(kpi_open(dbpath, KPI_OPEN_CREATE, &db, &err) == KP_OK, "open creates folders: %s", err.msg);
+	if (!db)
+		return kt_done();
+	KT_CHECK(kpi_has_fts(db), "FTS5 available");
+	kpi_summary s;
+	const char *paths[] = {corpus};
+	KT_CHECK(kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK, "scan");
+	check_summary(&s, 9, 5, 0, 2, 2, "first scan");
+	kpi_summary_free(&s);
+
+	rows all = {0};
+	KT_CHECK(kpi_list_reports(db, collect, &all, &err) == KP_OK && all.n == 5, "5 reports (%d)", all.n);
+	int64_t a1 = id_of(&all, "bugA-1.panic"), a2 = id_of(&all, "bugA-2.panic"),
+	        a3 = id_of(&all, "bugA-3.panic"), b1 = id_of(&all, "bugB-1.panic"),
+	        c1 = id_of(&all, "gadget-1.panic");
+	if (b1 < 0)
+		b1 = id_of(&all, "copy-of-bugB.panic");
+	KT_CHECK(a1 > 0 && a2 > 0 && a3 > 0 && b1 > 0 && c1 > 0, "every report found by path");
+	KT_CHECK(all.id[0] == c1 && all.id[1] == b1 && all.id[2] == a3 && all.id[3] == a2 &&
+	         all.id[4] == a1, "newest first");
+	KT_CHECK(all.group[2] == all.group[3] && all.group[3] == all.group[4] && all.count[4] == 3,
+	         "bug A: one group of 3 across incidents and builds");
+	KT_CHECK(all.group[1] != all.group[2] && all.group[0] != all.group[1] && all.count[1] == 1,
+	         "bug B and the gadget bug: their own groups");
+
+	groups g = {0};
+	KT_CHECK(kpi_list_groups(db, collect_group, &g, &err) == KP_OK && g.n == 3, "3 groups (%d)", g.n);
+	char want[128];
+	snprintf(want, sizeof want, "%lld,%lld,%lld", (long long)a3, (long long)a2, (long long)a1);
+	KT_CHECK(g.count[0] == 3 && strcmp(g.ids[0], want) == 0, "largest group: %s (want %s)", g.ids[0], want);
+	KT_STREQ(g.culprit[0], "com.example.driver.Widget", "group culprit");
+	KT_CHECK(g.count[1] == 1 && g.count[2] == 1, "the other groups have one report each");
+
+	rows v;
+	KT_CHECK(search_n(db, "5E7A1C2B-9D44-4F1E-8B3A-77C0DE11A001", &v) == 4 &&
+	         strcmp(v.role[0], "backtrace") == 0 && strcmp(v.name[0], "com.example.driver.Widget") == 0,
+	         "kext UUID: 4 reports as backtrace");
+	KT_CHECK(search_n(db, "5e7a1c2b9d44", &v) == 4, "lower-case prefix without dashes");
+	KT_CHECK(search_n(db, "5e7a1c2b", &v) == 4, "8-digit prefix");
+	KT_CHECK(search_n(db, "C2A94E10-77B3-3E55-9D10-1AB2C3D4E5F6", &v) == 2 &&
+	         strcmp(v.role[0], "kernel") == 0 && v.id[0] == c1 && v.id[1] == a3,
+	         "kernel UUID of build 2: the two reports, role kernel");
+	KT_CHECK(search_n(db, gen_dep_uuid, &v) == 5 && strcmp(v.role[0], "dependency") == 0,
+	         "dependency UUID: every report, role %s", v.role[0]);
+	KT_CHECK(search_n(db, "0b1d2e3f", &v) == 1 && v.id[0] == c1, "other kext: one report");
+	KT_CHECK(search_n(db, "deadbeef", &v) == 0, "unknown UUID: none");
+	size_t n;
+	KT_CHECK(kpi_search_uuid(db, "5e7a1c2", collect, &v, &n, &err) == KP_ERR_USAGE, "7 digits refused");
+	KT_CHECK(kpi_search_uuid(db, "5e7a1c2x", collect, &v, &n, &err) == KP_ERR_USAGE, "non-hex refused");
+	memset(&v, 0, sizeof v);
+	KT_CHECK(kpi_search_kext(db, "COM.example.driver.widget", collect, &v, &n, &err) == KP_OK && n == 4,
+	         "kext by bundle id, any case: %zu", n);
+	memset(&v, 0, sizeof v);
+	KT_CHECK(kpi_search_text(db, "ring overflow", collect, &v, &n, &err) == KP_OK && n == 3,
+	         "full text: ring overflow: %zu", n);
+	KT_CHECK(kpi_search_text(db, "firmware \"stopped", collect, &v, &n, &err) == KP_OK && n == 1,
+	         "full text with a quote: %zu", n);
+	KT_CHECK(kpi_search_text(db, "AND OR NOT *", collect, &v, &n, &err) == KP_OK && n == 0,
+	         "FTS syntax is text");
+
+	KT_CHECK(kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK, "rescan");
+	check_summary(&s, 9, 0, 7, 0, 2, "rescan");
+	kpi_summary_free(&s);
+	tree_hex(corpus, after);
+	KT_STREQ(after, before, "report files unchanged by indexing");
+
+	/* the archive outlives the files */
+	char p[1200], out[1200];
+	snprintf(p, sizeof p, "%s/bugB-1.panic", corpus);
+	size_t olen;
+	char *orig = slurp(p, &olen);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/copy-of-bugB.panic", corpus);
+	unlink(p);
+	KT_CHECK(kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK, "scan after delete");
+	check_summary(&s, 7, 0, 5, 0, 2, "after delete");
+	kpi_summary_free(&s);
+	kp_report *r = NULL;
+	KT_CHECK(kpi_load(db, b1, &r, &err) == KP_OK && r && r->headline &&
+	         strstr(r->headline, "Widget DMA mapping failed"), "kpi_load after the file is gone");
+	kp_report_free(&r);
+	KT_CHECK(kpi_load(db, 999, &r, &err) == KP_ERR_NOTFOUND, "unknown id: NOTFOUND");
+	snprintf(out, sizeof out, "%s/exported.panic", tmp);
+	KT_CHECK(kpi_export(db, b1, out, &err) == KP_OK, "export");
+	size_t elen;
+	char *exp = slurp(out, &elen);
+	KT_CHECK(orig && exp && elen == olen && memcmp(orig, exp, olen) == 0, "export is byte-identical");
+	free(exp);
+	KT_CHECK(kpi_export(db, a1, out, &err) == KP_ERR_IO, "export refuses an existing file");
+	exp = slurp(out, &elen);
+	KT_CHECK(exp && elen == olen && memcmp(orig, exp, olen) == 0, "existing file left alone");
+	free(exp);
+	free(orig);
+	rows all2 = {0};
+	kpi_list_reports(db, collect, &all2, &err);
+	KT_CHECK(all2.n == 5, "deleted report still listed");
+
+	/* moved to Retired/: the same report under a new path */
+	char from[1200], to[1200];
+	snprintf(from, sizeof from, "%s/gadget-1.panic", corpus);
+	snprintf(to, sizeof to, "%s/Retired/gadget-1.panic", corpus);
+	rename(from, to);
+	KT_CHECK(kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK, "scan after move");
+	check_summary(&s, 7, 0, 4, 1, 2, "after move to Retired/");
+	kpi_summary_free(&s);
+
+	/* symbols found later regroup */
+	size_t changed = 0;
+	KT_CHECK(kpi_resign(db, fake_symbols, NULL, &changed, &err) == KP_OK && changed == 4,
+	         "resign with symbols: %zu changed (%s)", changed, err.msg);
+	memset(&g, 0, sizeof g);
+	kpi_list_groups(db, collect_group, &g, &err);
+	KT_CHECK(g.n == 3 && g.count[0] == 3, "still 3 groups, A has 3 (%d)", g.n);
+	KT_CHECK(kpi_resign(db, NULL, NULL, &changed, &err) == KP_OK && changed == 4, "resign back: %zu",
+	         changed);
+	sqlite3 *h;
+	sqlite3_open(dbpath, &h);
+	sqlite3_stmt *q;
+	sqlite3_prepare_v2(h, "SELECT (SELECT count(*) FROM groups), (PRAGMA_user_version) "
+	                      "FROM (SELECT user_version AS PRAGMA_user_version FROM pragma_user_version)",
+	                   -1, &q, NULL);
+	int ngroups = -1, uv = -1;
+	if (q && sqlite3_step(q) == SQLITE_ROW) {
+		ngroups = sqlite3_column_int(q, 0);
+		uv = sqlite3_column_int(q, 1);
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	KT_CHECK(ngroups == 3 && uv == KPI_SCHEMA_VERSION, "empty groups removed (%d), schema v%d", ngroups, uv);
+	kpi_close(&db);
+	KT_CHECK(kpi_open(dbpath, 0, &db, &err) == KP_OK, "reopen");
+	kpi_close(&db);
+
+	test_foreign();
+	test_incident();
+	test_real();
+	return kt_done();
+}

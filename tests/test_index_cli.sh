@@ -1,0 +1,114 @@
+#!/bin/sh
+# test_index_cli.sh: the index commands end to end: JSON rows, exit codes,
+# export, foreign db files, read-only folders, two concurrent indexers, and
+# kill -9 in the middle of a scan.  Uses only temp dirs and --db.
+set -u
+K=${KPBROWSE:?}
+GEN="$KP_BUILD_DIR/tests/test_index"
+T=$(mktemp -d "${TMPDIR:-/tmp}/kpi-sh-XXXXXX") || exit 2
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+no() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() { if eval "$1"; then ok "$2"; else no "$2"; fi; }
+count() { grep -c "$1" "$2" 2>/dev/null || true; }
+
+C="$T/DiagnosticReports"
+mkdir "$C" && "$GEN" --gen "$C" || { echo "Bail out! cannot generate corpus"; exit 2; }
+sums() { find "$C" -type f | sort | while read -r f; do cksum "$f"; done; }
+sums >"$T/before"
+chmod -R a-w "$C"
+
+DB="$T/db/index.sqlite3"
+"$K" index --db "$DB" --json "$C" >"$T/out.json" 2>"$T/err"
+check '[ $? -eq 0 ]' "index exits 0"
+check 'grep -Eq "\"new\":[[:space:]]*5," "$T/out.json" && grep -Eq "\"duplicates\":[[:space:]]*2," "$T/out.json" && grep -Eq "\"skipped\":[[:space:]]*2," "$T/out.json"' \
+	"JSON summary: 5 new, 2 duplicates, 2 skipped (read-only folder)"
+check '[ ! -s "$T/err" ]' "no progress line when stderr is not a TTY"
+"$K" index --db "$DB" "$C" >"$T/out.txt"
+check 'grep -q "0 new, 7 unchanged, 0 duplicates, 2 skipped, 0 errors" "$T/out.txt"' "rescan: all unchanged"
+sums >"$T/after"
+check 'cmp -s "$T/before" "$T/after"' "report files unchanged (checksums)"
+
+"$K" list --db "$DB" --json >"$T/list.json"
+for key in id path timestamp os_version headline group_id group_count archived; do
+	check '[ "$(count "\"$key\":" "$T/list.json")" -eq 5 ]' "list --json rows have $key"
+done
+"$K" list --db "$DB" --groups --json >"$T/groups.json"
+check '[ "$(count "\"group_id\":" "$T/groups.json")" -eq 3 ] && grep -Eq "\"count\":[[:space:]]*3," "$T/groups.json"' "3 groups, one of 3"
+for key in title culprit count first_seen last_seen report_ids; do
+	check '[ "$(count "\"$key\":" "$T/groups.json")" -eq 3 ]' "group rows have $key"
+done
+
+"$K" search --db "$DB" --json --uuid 5e7a1c2b-9d44 >"$T/s.json"
+check '[ $? -eq 0 ] && [ "$(count "\"role\":[[:space:]]*\"backtrace\"" "$T/s.json")" -eq 4 ]' "search --uuid: 4 reports as backtrace"
+check '[ "$(count "\"uuid\":[[:space:]]*\"5E7A1C2B-9D44-4F1E-8B3A-77C0DE11A001\"" "$T/s.json")" -eq 4 ]' "match carries the canonical UUID"
+"$K" search --db "$DB" --uuid DEADBEEF >/dev/null
+check '[ $? -eq 1 ]' "search with no match exits 1"
+"$K" search --db "$DB" --uuid 12 >/dev/null 2>&1
+check '[ $? -eq 2 ]' "short UUID prefix is a usage error"
+"$K" search --db "$DB" --kext org.sample.kext.Gadget >"$T/k.txt"
+check '[ $? -eq 0 ] && grep -q "gadget-1.panic" "$T/k.txt"' "search --kext"
+"$K" search --db "$DB" ring overflow --json >"$T/t.json"
+check '[ "$(count "\"id\":" "$T/t.json")" -eq 3 ]' "full-text search"
+
+id=$(sed -n 's/.*"id":[[:space:]]*\([0-9]*\),.*/\1/p' "$T/t.json" | head -1)
+src=$(tr -d '\n' <"$T/t.json" | sed 's/.*"id":[[:space:]]*'"$id"',[[:space:]]*"path":[[:space:]]*"\([^"]*\)".*/\1/')
+"$K" export --db "$DB" "@$id" "$T/exported"
+check '[ $? -eq 0 ] && cmp -s "$src" "$T/exported"' "export @$id is byte-identical"
+echo keep >"$T/exists"
+"$K" export --db "$DB" "@$id" "$T/exists" 2>/dev/null
+check '[ $? -ne 0 ] && [ "$(cat "$T/exists")" = keep ]' "export refuses an existing file"
+
+printf 'not a database\n' >"$T/foreign.db"
+cp "$T/foreign.db" "$T/foreign.orig"
+"$K" index --db "$T/foreign.db" "$C" >/dev/null 2>"$T/ferr"
+check '[ $? -eq 2 ] && grep -q "foreign.db" "$T/ferr" && cmp -s "$T/foreign.db" "$T/foreign.orig"' \
+	"foreign file at the db path: refused by name, untouched"
+"$K" list --db "$T/none.sqlite3" >/dev/null 2>&1
+check '[ $? -eq 2 ] && [ ! -e "$T/none.sqlite3" ]' "list does not create a db"
+
+# two indexers at once
+B="$T/big"
+mkdir "$B" && "$GEN" --gen-large "$B" 3000
+"$K" index --db "$T/c.sqlite3" --json "$B" >"$T/c1.json" 2>&1 &
+p1=$!
+"$K" index --db "$T/c.sqlite3" --json "$B" >"$T/c2.json" 2>&1 &
+p2=$!
+wait $p1; r1=$?
+wait $p2; r2=$?
+new1=$(sed -n 's/.*"new":[[:space:]]*\([0-9]*\).*/\1/p' "$T/c1.json")
+new2=$(sed -n 's/.*"new":[[:space:]]*\([0-9]*\).*/\1/p' "$T/c2.json")
+check '[ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ $((new1 + new2)) -eq 3000 ]' "concurrent indexers: $new1 + $new2 new = 3000"
+check '[ "$("$GEN" --check "$T/c.sqlite3")" = "ok 3000 3000 3 3000 0" ]' "concurrent: consistent, no double records"
+
+# kill -9 mid-scan, then rerun
+L="$T/large"
+mkdir "$L" && "$GEN" --gen-large "$L" 8000
+"$K" index --db "$T/k.sqlite3" "$L" >/dev/null 2>&1 &
+pk=$!
+i=0
+while [ $i -lt 100 ] && [ ! -s "$T/k.sqlite3-wal" ] && [ ! -s "$T/k.sqlite3" ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.4
+kill -9 $pk 2>/dev/null
+wait $pk 2>/dev/null
+"$GEN" --check "$T/k.sqlite3" >"$T/mid" 2>&1
+check 'grep -q "^ok " "$T/mid"' "after kill -9: integrity ok ($(cat "$T/mid"))"
+"$K" index --db "$T/k.sqlite3" --json "$L" >"$T/k.json"
+unch=$(sed -n 's/.*"unchanged":[[:space:]]*\([0-9]*\).*/\1/p' "$T/k.json")
+newk=$(sed -n 's/.*"new":[[:space:]]*\([0-9]*\).*/\1/p' "$T/k.json")
+check '[ $((unch + newk)) -eq 8000 ]' "rerun completes: $unch unchanged + $newk new"
+check '[ "$("$GEN" --check "$T/k.sqlite3")" = "ok 8000 8000 3 8000 0" ]' "after rerun: complete and consistent"
+
+# the real corpus
+R="${KP_SHARED_DIR:-}/corpus/real"
+if [ -d "$R" ]; then
+	"$K" index --db "$T/real.sqlite3" --json "$R" >"$T/r.json"
+	check '[ $? -eq 0 ] && grep -Eq "\"errors\":[[:space:]]*\[\]" "$T/r.json"' "real corpus: zero errors"
+else
+	n=$((n + 1)); echo "ok $n - # SKIP real corpus absent"
+fi
+
+echo "1..$n"
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed -eq 0 ]

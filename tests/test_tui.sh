@@ -1,0 +1,156 @@
+#!/bin/sh
+# test_tui.sh: the browser end to end in a real terminal (tmux): the demo,
+# drilling to the panicked thread, symbols filling in, source, UUID search,
+# resize, help, quit with the terminal restored, and an escape sequence in
+# a report staying inert.  TAP output; exit 77 when tmux is missing.
+# Env: KPBROWSE (binary), KP_TESTS_DIR.
+set -u
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "1..0 # SKIP tmux not installed"
+	exit 77
+fi
+: "${KPBROWSE:?KPBROWSE must name the kpbrowse binary}"
+: "${KP_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kpt-tui.XXXXXX")
+sock="kpt-tui-$$"
+T="tmux -L $sock -f /dev/null"
+cleanup() {
+	$T kill-server >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
+	echo "# screen:"; screen | sed 's/^/#   /'
+}
+
+screen() { $T capture-pane -t kpt -p 2>/dev/null; }
+
+# wait_for TEXT [SECONDS]: polls the screen until it holds TEXT (fixed string).
+wait_for() {
+	limit=$(( ${2:-10} * 10 ))
+	i=0
+	while [ "$i" -lt "$limit" ]; do
+		if screen | grep -qF -- "$1"; then
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+check() {   # check DESCRIPTION TEXT [SECONDS]
+	if wait_for "$2" "${3:-10}"; then ok "$1"; else not_ok "$1 (waited for '$2')"; fi
+}
+
+keys() { $T send-keys -t kpt "$@"; }
+
+# A private $TMPDIR: the demo database lives there, never the user's.
+export TMPDIR="$work"
+$T new-session -d -s kpt -x 100 -y 30 "env PS1='kpt-prompt\$ ' TMPDIR='$work' sh" || {
+	echo "1..0 # SKIP cannot start tmux"
+	exit 77
+}
+$T set-option -g remain-on-exit on >/dev/null 2>&1
+wait_for 'kpt-prompt$' 5
+keys "clear; '$KPBROWSE' --demo" Enter
+
+check "demo opens on the panic list" "FakeDriver: report length" 20
+check "list shows the status bar" "q quit"
+alt=$($T display-message -p -t kpt '#{alternate_on}')
+[ "$alt" = 1 ] && ok "runs on the alternate screen" || not_ok "runs on the alternate screen (alternate_on=$alt)"
+
+# Newest first: the arm64 .ips report; Enter, Enter (panicked process), Enter (panicked thread)
+keys Enter
+check "report view shows the processes" "Processes ("
+check "report view shows the kernel UUID" "Kernel UUID:"
+keys Enter
+check "process view marks the panicked thread" "panicked"
+keys Enter
+check "thread frames get a symbolicated function" "FakeDriver::handleReport" 20
+check "thread frames get file:line" "fakekext.cpp:128" 20
+check "inlined calls show as indented rows" "inlined into"
+
+# frame 2 (validateReport) is the third row
+keys j j Enter
+check "source view opens on the line" ">    74" 10
+check "source view shows the line's text" 'panic("FakeDriver: report length %u > buffer %u"'
+keys Escape
+check "Esc goes back to the frames" "inlined into FakeDriver::handleReport"
+
+# UUID search from anywhere, lower case with dashes, a prefix
+keys u
+check "u prompts for a UUID" "UUID (8+ hex digits)"
+keys "4c4c44a3-5555-3144" Enter
+check "UUID prefix search finds the arm64 panics" "2 panics with UUID 4c4c44a3-5555-3144"
+keys Escape u "4C4C44495555" Enter
+check "UUID prefix without dashes, another kext" "1 panic with UUID 4C4C44495555" 5
+keys Enter
+check "Enter on a result opens its report" "Processes (" 5
+# back to the bottom of the stack (Esc there does nothing)
+keys Escape Escape Escape Escape Escape Escape Escape
+check "Esc walks back to the panic list" "Tab groups" 5
+
+# resize down to 80x24 and up again
+$T resize-window -t kpt -x 80 -y 24
+sleep 0.3
+check "redraws at 80x24" "q quit"
+rows=$(screen | wc -l | tr -d ' ')
+[ "$rows" -eq 24 ] && ok "screen is 24 rows after resize" || not_ok "screen is 24 rows after resize ($rows)"
+if screen | sed -n '24p' | grep -qF "q quit"; then ok "status bar on the last row at 80x24"
+else not_ok "status bar on the last row at 80x24"; fi
+$T resize-window -t kpt -x 140 -y 40
+sleep 0.3
+if wait_for "q quit" 5 && screen | sed -n '40p' | grep -qF "q quit"; then ok "redraws at 140x40"
+else not_ok "redraws at 140x40"; fi
+
+keys "?"
+check "help screen from the key table" "find every panic with a kext/kernel UUID"
+check "help lists the vi keys" "Ctrl-d"
+keys Escape
+check "Esc leaves help" "Tab groups"
+
+keys Tab
+check "Tab shows the groups" "group (normalised headline)"
+keys Tab
+
+keys q
+check "q quits back to the shell" 'kpt-prompt$' 10
+alt=$($T display-message -p -t kpt '#{alternate_on}')
+[ "$alt" = 0 ] && ok "alternate screen left on quit" || not_ok "alternate screen left on quit (alternate_on=$alt)"
+if screen | grep -qF "Tab groups"; then not_ok "no TUI left on the shell screen"; else ok "no TUI left on the shell screen"; fi
+
+# An escape sequence planted in a report's panic string must stay inert.
+mkdir -p "$work/evil"
+esc=$(printf '\033')
+awk -v e="$esc" '{ sub(/has bad magic/, "has " e "[31mRED" e "[0m" e "]0;PWNED" e "\\ bad magic"); print }' \
+	"$KP_TESTS_DIR/fixtures/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic" >"$work/evil/Kernel_evil.panic"
+keys "clear; '$KPBROWSE' --db '$work/evil.db' '$work/evil'" Enter
+check "planted ESC shows as text in the list" '\e[31mRED\e[0m' 20
+keys Enter
+check "planted ESC shows as text in the report" '\e]0;PWNED\e\' 10
+title=$($T display-message -p -t kpt '#{pane_title}')
+case "$title" in *PWNED*) not_ok "OSC title sequence did not reach the terminal";;
+	*) ok "OSC title sequence did not reach the terminal";; esac
+
+# SIGTERM restores the terminal too
+pid=$(pgrep -n -f "$work/evil.db" 2>/dev/null || true)
+if [ -n "$pid" ]; then
+	kill -TERM "$pid"
+	check "SIGTERM restores the shell" 'kpt-prompt$' 10
+	alt=$($T display-message -p -t kpt '#{alternate_on}')
+	[ "$alt" = 0 ] && ok "alternate screen left on SIGTERM" || not_ok "alternate screen left on SIGTERM"
+else
+	keys q
+fi
+
+echo "1..$n"
+echo "# $((n - fails)) passed, $fails failed, 0 skipped"
+[ "$fails" -eq 0 ]

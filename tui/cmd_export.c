@@ -1,0 +1,47 @@
+/* cmd_export.c: `kpbrowse export @ID FILE`: the archived original bytes. */
+#include "kp_index.h"
+#include "kpt_cmd.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static const struct option export_options[] = {
+	{"db", required_argument, NULL, 'd'},
+	{"help", no_argument, NULL, 'h'},
+	{0, 0, 0, 0},
+};
+
+int kpt_cmd_export(int argc, char **argv)
+{
+	const char *db_opt = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:h", export_options, NULL)) != -1) {
+		switch (c) {
+		case 'd': db_opt = optarg; break;
+		case 'h':
+			puts("usage: kpbrowse export [--db PATH] @ID FILE\n"
+			     "Writes report ID's original bytes to FILE, which must not exist.");
+			return KPT_EXIT_OK;
+		default: return KPT_EXIT_BAD;
+		}
+	}
+	int64_t id;
+	if (argc - optind != 2 || !kpi_parse_id(argv[optind], &id)) {
+		kpt_usage_error("export: usage: kpbrowse export [--db PATH] @ID FILE");
+		return KPT_EXIT_BAD;
+	}
+	char dbpath[4096];
+	kpi_db *db = NULL;
+	int rc = kpt_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
+	if (rc != KPT_EXIT_OK)
+		return rc;
+	kp_error err;
+	kp_status st = kpi_export(db, id, argv[optind + 1], &err);
+	kpi_close(&db);
+	if (st != KP_OK) {
+		kpt_report_error(argv[optind], &err);
+		return st == KP_ERR_NOTFOUND ? KPT_EXIT_NONE : KPT_EXIT_BAD;
+	}
+	return KPT_EXIT_OK;
+}

@@ -1,0 +1,173 @@
+/* cmd_index.c: `kpbrowse index`: scan report folders into the index. */
+#include "kp_index.h"
+#include "kpt_cmd.h"
+#include "kpt_sanitize.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int kpt_open_index(const char *db_opt, bool create, kpi_db **db, char *path, size_t size)
+{
+	kp_error err;
+	if (kpi_default_path(db_opt, path, size, &err) != KP_OK) {
+		kpt_report_error("--db", &err);
+		return KPT_EXIT_BAD;
+	}
+	if (kpi_open(path, create ? KPI_OPEN_CREATE : 0, db, &err) != KP_OK) {
+		char msg[512];
+		kp_error_format(&err, msg, sizeof msg);
+		fputs("kpbrowse: ", stderr);
+		kpt_sanitize_write(stderr, msg, strlen(msg), 0);
+		fputc('\n', stderr);
+		return KPT_EXIT_BAD;
+	}
+	return KPT_EXIT_OK;
+}
+
+typedef struct progress {
+	bool tty;
+	struct timespec last;
+	bool shown;
+} progress;
+
+static void on_progress(void *ctx, const kpi_progress *p)
+{
+	progress *pr = ctx;
+	if (!pr->tty)
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long ms = (now.tv_sec - pr->last.tv_sec) * 1000 + (now.tv_nsec - pr->last.tv_nsec) / 1000000;
+	if (pr->shown && ms < 100)
+		return;
+	pr->last = now;
+	pr->shown = true;
+	char line[160];
+	int n = snprintf(line, sizeof line, "\r\033[Kindexing: %zu files, %zu new  ", p->files_seen,
+	                 p->new_reports);
+	fwrite(line, 1, (size_t)n, stderr);
+	/* the tail of the path, sanitised, so the line stays one row */
+	size_t len = strlen(p->path);
+	const char *tail = len > 50 ? p->path + len - 50 : p->path;
+	kpt_sanitize_write(stderr, tail, strlen(tail), 0);
+	fflush(stderr);
+}
+
+static void print_summary(const char *db, const kpi_summary *s, bool resigned, size_t nchanged)
+{
+	fputs("Index ", stdout);
+	kpt_sanitize_write(stdout, db, strlen(db), 0);
+	printf(": %zu files: %zu new, %zu unchanged, %zu duplicates, %zu skipped, %zu errors\n",
+	       s->files, s->new_reports, s->unchanged, s->duplicates, s->skipped, s->errors);
+	for (size_t i = 0; i < s->nerror_list; i++) {
+		fputs("  error: ", stdout);
+		kpt_sanitize_write(stdout, s->error_list[i].path, strlen(s->error_list[i].path), 0);
+		fputs(": ", stdout);
+		kpt_sanitize_write(stdout, s->error_list[i].msg, strlen(s->error_list[i].msg), 0);
+		putchar('\n');
+	}
+	if (resigned)
+		printf("Re-signed every report: %zu changed group\n", nchanged);
+}
+
+static void print_json(const char *db, const kpi_summary *s, bool resigned, size_t nchanged)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "db", db);
+	cJSON_AddNumberToObject(o, "files", (double)s->files);
+	cJSON_AddNumberToObject(o, "new", (double)s->new_reports);
+	cJSON_AddNumberToObject(o, "unchanged", (double)s->unchanged);
+	cJSON_AddNumberToObject(o, "duplicates", (double)s->duplicates);
+	cJSON_AddNumberToObject(o, "skipped", (double)s->skipped);
+	cJSON *errs = cJSON_AddArrayToObject(o, "errors");
+	for (size_t i = 0; i < s->nerror_list; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "path", s->error_list[i].path);
+		cJSON_AddStringToObject(e, "message", s->error_list[i].msg);
+		cJSON_AddItemToArray(errs, e);
+	}
+	if (resigned)
+		cJSON_AddNumberToObject(o, "resign_changed", (double)nchanged);
+	char *txt = cJSON_Print(o);
+	if (txt)
+		puts(txt);
+	cJSON_free(txt);
+	cJSON_Delete(o);
+}
+
+static const struct option index_options[] = {
+	{"db", required_argument, NULL, 'd'},
+	{"resign", no_argument, NULL, 'r'},
+	{"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},
+	{0, 0, 0, 0},
+};
+
+#define INDEX_USAGE "usage: kpbrowse index [--db PATH] [--json] [--resign] [PATH...]"
+
+int kpt_cmd_index(int argc, char **argv)
+{
+	const char *db_opt = NULL;
+	bool resign = false, json = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:rjh", index_options, NULL)) != -1) {
+		switch (c) {
+		case 'd': db_opt = optarg; break;
+		case 'r': resign = true; break;
+		case 'j': json = true; break;
+		case 'h':
+			puts(INDEX_USAGE "\n"
+			     "Default folders: /Library/Logs/DiagnosticReports and\n"
+			     "~/Library/Logs/DiagnosticReports (their Retired/ folders included).");
+			return KPT_EXIT_OK;
+		default: return KPT_EXIT_BAD;
+		}
+	}
+	char dbpath[4096];
+	kpi_db *db = NULL;
+	int rc = kpt_open_index(db_opt, true, &db, dbpath, sizeof dbpath);
+	if (rc != KPT_EXIT_OK)
+		return rc;
+
+	char home_reports[4096];
+	const char *defaults[2] = {"/Library/Logs/DiagnosticReports", NULL};
+	size_t ndefaults = 1;
+	const char *home = getenv("HOME");
+	if (home && *home) {
+		snprintf(home_reports, sizeof home_reports, "%s/Library/Logs/DiagnosticReports", home);
+		defaults[ndefaults++] = home_reports;
+	}
+	const char *const *paths = (const char *const *)argv + optind;
+	size_t npaths = (size_t)(argc - optind);
+	if (npaths == 0 && !resign) {
+		paths = defaults;
+		npaths = ndefaults;
+	}
+
+	kp_error err;
+	kpi_summary sum = {0};
+	progress pr = {.tty = isatty(STDERR_FILENO) == 1};
+	kp_status st = KP_OK;
+	if (npaths)
+		st = kpi_scan(db, paths, npaths, NULL, NULL, on_progress, &pr, &sum, &err);
+	if (pr.shown)
+		fputs("\r\033[K", stderr);
+	size_t nchanged = 0;
+	if (st == KP_OK && resign)
+		st = kpi_resign(db, NULL, NULL, &nchanged, &err);
+	if (st != KP_OK)
+		kpt_report_error(dbpath, &err);
+	if (json)
+		print_json(dbpath, &sum, resign, nchanged);
+	else
+		print_summary(dbpath, &sum, resign, nchanged);
+	bool errors = sum.errors > 0;
+	kpi_summary_free(&sum);
+	kpi_close(&db);
+	return st != KP_OK || errors ? KPT_EXIT_BAD : KPT_EXIT_OK;
+}

@@ -1,0 +1,80 @@
+/* cmd_search.c: `kpbrowse search`: reports by UUID, kext or panic text. */
+#include "kp_index.h"
+#include "kpt_cmd.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <string.h>
+
+static const struct option search_options[] = {
+	{"db", required_argument, NULL, 'd'},
+	{"uuid", required_argument, NULL, 'u'},
+	{"kext", required_argument, NULL, 'k'},
+	{"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},
+	{0, 0, 0, 0},
+};
+
+#define SEARCH_USAGE "usage: kpbrowse search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT...)"
+
+int kpt_cmd_search(int argc, char **argv)
+{
+	const char *db_opt = NULL, *uuid = NULL, *kext = NULL;
+	bool json = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:u:k:jh", search_options, NULL)) != -1) {
+		switch (c) {
+		case 'd': db_opt = optarg; break;
+		case 'u': uuid = optarg; break;
+		case 'k': kext = optarg; break;
+		case 'j': json = true; break;
+		case 'h': puts(SEARCH_USAGE); return KPT_EXIT_OK;
+		default: return KPT_EXIT_BAD;
+		}
+	}
+	int nwords = argc - optind;
+	if ((uuid != NULL) + (kext != NULL) + (nwords > 0) != 1) {
+		kpt_usage_error("search: give exactly one of --uuid UUID, --kext BUNDLE_ID or TEXT");
+		return KPT_EXIT_BAD;
+	}
+	char text[4096] = "";
+	size_t tl = 0;
+	for (int i = optind; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+		if (tl + n + 2 > sizeof text) {
+			kpt_usage_error("search: text too long");
+			return KPT_EXIT_BAD;
+		}
+		if (tl)
+			text[tl++] = ' ';
+		memcpy(text + tl, argv[i], n + 1);
+		tl += n;
+	}
+	char dbpath[4096];
+	kpi_db *db = NULL;
+	int rc = kpt_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
+	if (rc != KPT_EXIT_OK)
+		return rc;
+	cJSON *arr = json ? cJSON_CreateArray() : NULL;
+	if (!json)
+		kpt_report_row_header();
+	kp_error err;
+	size_t n = 0;
+	kp_status st;
+	if (uuid)
+		st = kpi_search_uuid(db, uuid, kpt_row_sink, arr, &n, &err);
+	else if (kext)
+		st = kpi_search_kext(db, kext, kpt_row_sink, arr, &n, &err);
+	else
+		st = kpi_search_text(db, text, kpt_row_sink, arr, &n, &err);
+	kpi_close(&db);
+	if (st != KP_OK) {
+		cJSON_Delete(arr);
+		kpt_report_error(st == KP_ERR_USAGE ? "search" : dbpath, &err);
+		return KPT_EXIT_BAD;
+	}
+	if (json)
+		kpt_print_json(arr);
+	return n ? KPT_EXIT_OK : KPT_EXIT_NONE;
+}

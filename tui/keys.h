@@ -1,0 +1,38 @@
+/* keys.h: the one key table.  Each row is a request, the label and help
+ * text shown by `?`, then the key codes bound to it (0-terminated by the
+ * users of the list).  The request enum, the dispatcher's key lookup and
+ * the help screen are all generated from KPT_KEYS, so they cannot drift.
+ * Must be included after <curses.h> (for the KEY_* codes). */
+#ifndef KPT_KEYS_H
+#define KPT_KEYS_H
+
+#define KPT_CTRL(c) ((c) & 0x1f)
+
+#define KPT_KEYS(X) \
+	X(UP,        "k Up",            "move up",                                 'k', KEY_UP) \
+	X(DOWN,      "j Down",          "move down",                               'j', KEY_DOWN) \
+	X(PGUP,      "PgUp",            "page up",                                 KEY_PPAGE) \
+	X(PGDN,      "PgDn Space",      "page down",                               KEY_NPAGE, ' ') \
+	X(HALFUP,    "Ctrl-u",          "half a page up",                          KPT_CTRL('u')) \
+	X(HALFDN,    "Ctrl-d",          "half a page down",                        KPT_CTRL('d')) \
+	X(HOME,      "g Home",          "first row",                               'g', KEY_HOME) \
+	X(END,       "G End",           "last row",                                'G', KEY_END) \
+	X(ENTER,     "Enter l Right",   "open the selected row",                   '\n', '\r', KEY_ENTER, 'l', KEY_RIGHT) \
+	X(BACK,      "Esc h Left Bksp", "go back",                                 27, 'h', KEY_LEFT, KEY_BACKSPACE, 127, 8) \
+	X(TAB,       "Tab",             "panics: flat/groups; report: summary/images", '\t') \
+	X(FILTER,    "/",               "filter rows as you type (Enter keeps, Esc clears)", '/') \
+	X(NEXT,      "n",               "next match",                              'n') \
+	X(PREV,      "N",               "previous match",                          'N') \
+	X(UUID,      "u",               "find every panic with a kext/kernel UUID", 'u') \
+	X(HELP,      "?",               "this help",                               '?', KEY_F(1)) \
+	X(QUIT,      "q",               "quit",                                    'q')
+
+typedef enum kpt_request {
+	KPT_REQ_NONE = 0,
+#define KPT_REQ_ENUM(name, label, help, ...) KPT_REQ_##name,
+	KPT_KEYS(KPT_REQ_ENUM)
+#undef KPT_REQ_ENUM
+	KPT_REQ_COUNT
+} kpt_request;
+
+#endif

@@ -1,0 +1,355 @@
+/* view_panics.c: the panic list, newest first, or its groups of duplicates;
+ * opened with a kpt_group* it lists only that group's reports.
+ *
+ * Rows are indices into the catalog (no copy of the list), so a catalog
+ * reload only remaps the cursor by report id. */
+#include "kpt_view.h"
+
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct panics_priv {
+	bool groups;            /* showing groups */
+	bool one_group;         /* opened on one group */
+	int64_t group_id;
+	size_t *rows;           /* one_group: catalog entry indices */
+	size_t nrows;
+	unsigned generation;
+	kpt_group push_group;   /* handed to the pushed view */
+	kpt_entry push_entry;
+} panics_priv;
+
+static void rebuild(kpt_view *v)
+{
+	panics_priv *p = v->priv;
+	kpt_catalog *c = &v->app->cat;
+	int64_t keep_id = -1;
+	size_t cur;
+	if (p->generation && kpt_list_current(&v->list, &cur)) {
+		if (p->groups)
+			keep_id = cur < c->ng ? c->g[cur].id : -1;
+		else if (p->one_group)
+			keep_id = cur < p->nrows && p->rows[cur] < c->n ? c->e[p->rows[cur]].id : -1;
+		else
+			keep_id = cur < c->n ? c->e[cur].id : -1;
+	}
+	p->generation = c->generation;
+	size_t n;
+	if (p->one_group) {
+		free(p->rows);
+		p->rows = malloc((c->n ? c->n : 1) * sizeof *p->rows);
+		if (!p->rows)
+			abort();
+		p->nrows = 0;
+		for (size_t i = 0; i < c->n; i++)
+			if (c->e[i].group_id == p->group_id)
+				p->rows[p->nrows++] = i;
+		n = p->nrows;
+	} else {
+		n = p->groups ? c->ng : c->n;
+	}
+	kpt_list_reset(&v->list, n);
+	if (v->list.filter[0])
+		kpt_list_refilter(v);
+	if (keep_id >= 0)
+		for (size_t i = 0; i < n; i++) {
+			int64_t id = p->groups ? c->g[i].id : c->e[p->one_group ? p->rows[i] : i].id;
+			if (id == keep_id) {
+				kpt_list_select_row(&v->list, i);
+				break;
+			}
+		}
+}
+
+static const kpt_entry *entry_at(kpt_view *v, size_t row)
+{
+	panics_priv *p = v->priv;
+	kpt_catalog *c = &v->app->cat;
+	size_t i = p->one_group ? (row < p->nrows ? p->rows[row] : c->n) : row;
+	return i < c->n ? &c->e[i] : NULL;
+}
+
+static int panics_open(kpt_view *v, void *arg)
+{
+	panics_priv *p = calloc(1, sizeof *p);
+	if (!p)
+		abort();
+	v->priv = p;
+	if (arg) {
+		const kpt_group *g = arg;
+		p->one_group = true;
+		p->group_id = g->id;
+		snprintf(v->title, sizeof v->title, "group of %" PRId64, g->count);
+	} else {
+		snprintf(v->title, sizeof v->title, "Panics");
+	}
+	rebuild(v);
+	return 0;
+}
+
+static void panics_close(kpt_view *v)
+{
+	panics_priv *p = v->priv;
+	free(p->rows);
+	free(p);
+}
+
+/* "2024-05-01 10:22:13.00 +0200" -> "2024-05-01 10:22" */
+static void short_date(const char *d, char *out, size_t size)
+{
+	snprintf(out, size, "%.16s", d ? d : "-");
+	for (char *s = out; *s; s++)
+		if (*s == 'T')
+			*s = ' ';
+}
+
+/* "macOS 14.4.1 (23E224)" -> "14.4.1"; other texts as they are */
+static void short_os(const char *os, char *out, size_t size)
+{
+	if (!os) {
+		snprintf(out, size, "-");
+		return;
+	}
+	const char *s = os;
+	while (*s && !(*s >= '0' && *s <= '9'))
+		s++;
+	if (!*s)
+		s = os;
+	size_t n = 0;
+	while (s[n] && s[n] != ' ' && s[n] != '(')
+		n++;
+	snprintf(out, size, "%.*s", (int)n, s);
+}
+
+typedef struct cols {
+	int date, os, count, culprit, headline;
+} cols_t;
+
+static cols_t layout(int width)
+{
+	cols_t c = {.date = 16, .os = 9, .count = 4, .culprit = 18};
+	if (width >= 120) {
+		c.os = 12;
+		c.culprit = 32;
+	}
+	c.headline = width - (2 + c.date + 1 + c.os + 1 + c.count + 1 + 1 + c.culprit);
+	if (c.headline < 10) {
+		c.culprit = 0;
+		c.headline = width - (2 + c.date + 1 + c.os + 1 + c.count + 1);
+	}
+	return c;
+}
+
+static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
+{
+	const kpt_entry *e = entry_at(v, row);
+	if (!e)
+		return;
+	cols_t c = layout(width);
+	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
+	char d[32], os[32], cnt[16];
+	short_date(e->date, d, sizeof d);
+	short_os(e->os, os, sizeof os);
+	if (e->count > 1)
+		snprintf(cnt, sizeof cnt, "x%" PRId64, e->count);
+	else
+		cnt[0] = '\0';
+	if (sel)
+		kpt_put(y, 0, width, "", st, true);
+	int x = 0;
+	kpt_put(y, x, 2, e->is_new ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
+	x += 2;
+	kpt_put(y, x, c.date, d, st, true);
+	x += c.date + 1;
+	kpt_put(y, x, c.os, os, st, true);
+	x += c.os + 1;
+	kpt_putf(y, x, c.count, sel ? st : KPT_ST_MARK, true, "%*s", c.count, cnt);
+	x += c.count + 1;
+	kpt_put(y, x, c.headline, e->headline ? e->headline : "(no panic string)", st, true);
+	x += c.headline + 1;
+	if (c.culprit > 0)
+		kpt_put(y, x, c.culprit, e->culprit ? e->culprit : "", sel ? st : KPT_ST_FUNC, true);
+}
+
+static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
+{
+	kpt_catalog *c = &v->app->cat;
+	if (row >= c->ng)
+		return;
+	const kpt_group *g = &c->g[row];
+	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
+	char d[32];
+	short_date(g->last_seen, d, sizeof d);
+	if (sel)
+		kpt_put(y, 0, width, "", st, true);
+	int cw = width >= 120 ? 32 : 18;
+	int tw = width - (7 + 17 + cw + 1);
+	if (tw < 10) {
+		cw = 0;
+		tw = width - 24;
+	}
+	kpt_putf(y, 0, 7, sel ? st : KPT_ST_MARK, true, "%5" PRId64 "x", g->count);
+	kpt_put(y, 7, 16, d, st, true);
+	kpt_put(y, 24, tw, g->title, st, true);
+	if (cw)
+		kpt_put(y, 24 + tw + 1, cw, g->culprit ? g->culprit : "", sel ? st : KPT_ST_FUNC, true);
+}
+
+static void panics_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
+{
+	panics_priv *p = v->priv;
+	if (p->groups)
+		draw_group(v, row, y, width, sel);
+	else
+		draw_entry(v, row, y, width, sel);
+}
+
+static void panics_draw(kpt_view *v, int y0, int h, int width)
+{
+	panics_priv *p = v->priv;
+	kpt_app *app = v->app;
+	if (p->generation != app->cat.generation)
+		rebuild(v);
+	if (p->groups) {
+		int cw = width >= 120 ? 32 : 18;
+		int tw = width - (7 + 17 + cw + 1);
+		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
+		kpt_put(y0, 0, 7, "  count", KPT_ST_HEADER, true);
+		kpt_put(y0, 7, 17, "last seen", KPT_ST_HEADER, true);
+		kpt_put(y0, 24, tw + 1, "group (normalised headline)", KPT_ST_HEADER, true);
+		if (tw >= 10)
+			kpt_put(y0, 24 + tw + 1, cw, "culprit", KPT_ST_HEADER, true);
+	} else {
+		cols_t c = layout(width);
+		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
+		int x = 2;
+		kpt_put(y0, x, c.date + 1, "date", KPT_ST_HEADER, true);
+		x += c.date + 1;
+		kpt_put(y0, x, c.os + 1, "OS", KPT_ST_HEADER, true);
+		x += c.os + 1;
+		kpt_put(y0, x, c.count + 1, "dups", KPT_ST_HEADER, true);
+		x += c.count + 1;
+		kpt_put(y0, x, c.headline + 1, "panic", KPT_ST_HEADER, true);
+		x += c.headline + 1;
+		if (c.culprit > 0)
+			kpt_put(y0, x, c.culprit, "culprit", KPT_ST_HEADER, true);
+	}
+	if (v->list.n == 0) {
+		int y = y0 + 2;
+		if (app->cat.scanning) {
+			kpt_put(y, 2, width - 4, "Indexing panic reports...", KPT_ST_DIM, false);
+		} else if (app->no_reports_folder) {
+			kpt_put(y++, 2, width - 4, "No panic report folder on this machine", KPT_ST_ERROR, false);
+			kpt_put(y++, 2, width - 4, "(macOS keeps them in /Library/Logs/DiagnosticReports).", KPT_ST_NORMAL, false);
+			y++;
+			kpt_put(y++, 2, width - 4, "Try:  kpbrowse --demo        the bundled demo reports and dSYMs", KPT_ST_NORMAL, false);
+			kpt_put(y++, 2, width - 4, "      kpbrowse PATH...       report files or folders", KPT_ST_NORMAL, false);
+		} else {
+			kpt_put(y++, 2, width - 4, "No panic reports found in:", KPT_ST_NORMAL, false);
+			for (size_t i = 0; i < app->cfg.npaths && y < y0 + h; i++)
+				kpt_put(y++, 4, width - 6, app->cfg.paths[i], KPT_ST_NORMAL, false);
+		}
+		return;
+	}
+	kpt_list_draw(v, y0 + 1, h - 1, width);
+}
+
+static const char *panics_row_text(kpt_view *v, size_t row, char *buf, size_t size)
+{
+	panics_priv *p = v->priv;
+	if (p->groups) {
+		const kpt_group *g = &v->app->cat.g[row];
+		snprintf(buf, size, "%s %s %s", g->last_seen ? g->last_seen : "", g->title ? g->title : "",
+		         g->culprit ? g->culprit : "");
+		return buf;
+	}
+	const kpt_entry *e = entry_at(v, row);
+	if (!e)
+		return NULL;
+	/* hot: runs over every row per filter key, so no snprintf */
+	const char *parts[4] = {e->date, e->os, e->headline, e->culprit};
+	size_t k = 0;
+	for (int i = 0; i < 4; i++) {
+		if (!parts[i])
+			continue;
+		size_t n = strlen(parts[i]);
+		if (n > size - k - 2)
+			n = size - k - 2;
+		memcpy(buf + k, parts[i], n);
+		k += n;
+		buf[k++] = '\t';
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+static unsigned panics_request(kpt_view *v, kpt_request req)
+{
+	panics_priv *p = v->priv;
+	size_t row;
+	switch (req) {
+	case KPT_REQ_TAB:
+		if (p->one_group)
+			return 0;
+		p->groups = !p->groups;
+		v->list.cur = v->list.top = 0;
+		v->list.filter[0] = '\0';
+		p->generation = 0;
+		rebuild(v);
+		snprintf(v->title, sizeof v->title, "%s", p->groups ? "Groups" : "Panics");
+		return KPT_HANDLED | KPT_REDRAW;
+	case KPT_REQ_ENTER:
+		if (!kpt_list_current(&v->list, &row))
+			return KPT_HANDLED;
+		if (p->groups) {
+			p->push_group = v->app->cat.g[row];
+			return kpt_push_later(v->app, &kpt_view_panics, &p->push_group);
+		} else {
+			const kpt_entry *e = entry_at(v, row);
+			if (!e)
+				return KPT_HANDLED;
+			p->push_entry = *e;
+			return kpt_push_later(v->app, &kpt_view_report, &p->push_entry);
+		}
+	case KPT_REQ_BACK:
+		if (!p->one_group && !v->list.filter[0])
+			return KPT_HANDLED;   /* the bottom view: Esc does not quit */
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static const char *panics_hint(kpt_view *v)
+{
+	panics_priv *p = v->priv;
+	if (p->one_group)
+		return "Enter open  Esc back  / filter  u uuid";
+	return p->groups ? "Enter group  Tab flat list  / filter  u uuid"
+	                 : "Enter open  Tab groups  / filter  u uuid";
+}
+
+static unsigned panics_update(kpt_view *v)
+{
+	panics_priv *p = v->priv;
+	if (p->generation != v->app->cat.generation) {
+		rebuild(v);
+		return KPT_REDRAW;
+	}
+	return 0;
+}
+
+const kpt_view_ops kpt_view_panics = {
+	.name = "panics",
+	.open = panics_open,
+	.close = panics_close,
+	.draw = panics_draw,
+	.draw_row = panics_draw_row,
+	.row_text = panics_row_text,
+	.request = panics_request,
+	.hint = panics_hint,
+	.update = panics_update,
+};

@@ -1,0 +1,131 @@
+/* view_process.c: the threads of one process: id, name, state, frame
+ * count and the panicked marker; Enter opens the thread's frames. */
+#include "kpt_view.h"
+
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct process_priv {
+	kpt_process_arg at;
+	kpt_process_arg push;
+} process_priv;
+
+static const kp_process *proc_of(kpt_view *v)
+{
+	process_priv *p = v->priv;
+	return &p->at.doc->r->processes[p->at.proc];
+}
+
+static int process_open(kpt_view *v, void *arg)
+{
+	const kpt_process_arg *a = arg;
+	process_priv *p = calloc(1, sizeof *p);
+	if (!p)
+		abort();
+	p->at = *a;
+	p->at.doc->refs++;
+	v->priv = p;
+	const kp_process *pr = proc_of(v);
+	snprintf(v->title, sizeof v->title, "%.100s", pr->name ? pr->name : "process");
+	kpt_list_reset(&v->list, pr->nthreads);
+	for (size_t t = 0; t < pr->nthreads; t++)
+		if (pr->threads[t].panicked) {
+			kpt_list_select_row(&v->list, t);
+			break;
+		}
+	return 0;
+}
+
+static void process_close(kpt_view *v)
+{
+	process_priv *p = v->priv;
+	kpt_doc_release(v->app, &p->at.doc);
+	free(p);
+}
+
+static void process_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
+{
+	const kp_thread *t = &proc_of(v)->threads[row];
+	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
+	char id[32] = "-";
+	if (t->has_id)
+		snprintf(id, sizeof id, "%" PRIu64, t->id);
+	else if (t->cpu >= 0)
+		snprintf(id, sizeof id, "cpu %d", t->cpu);
+	kpt_put(y, 0, width, "", st, true);
+	kpt_put(y, 0, 2, t->panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
+	kpt_put(y, 2, 13, id, st, true);
+	int sw = width >= 100 ? 28 : 18;
+	int nw = width - 2 - 13 - sw - 8 - 10;
+	if (nw < 8)
+		nw = 8;
+	kpt_put(y, 15, nw, t->name ? t->name : "", sel ? st : KPT_ST_FUNC, true);
+	kpt_put(y, 15 + nw, sw, t->state ? t->state : "", st, true);
+	kpt_putf(y, 15 + nw + sw, 8, st, true, "%6zu", t->nframes);
+	kpt_put(y, 15 + nw + sw + 8, width - (15 + nw + sw + 8), t->panicked ? "panicked" : "",
+	        sel ? st : KPT_ST_MARK, true);
+}
+
+static void process_draw(kpt_view *v, int y0, int h, int width)
+{
+	const kp_process *pr = proc_of(v);
+	char pid[32] = "";
+	if (pr->has_pid)
+		snprintf(pid, sizeof pid, "pid %" PRId64 "  ", pr->pid);
+	int sw = width >= 100 ? 28 : 18;
+	int nw = width - 2 - 13 - sw - 8 - 10;
+	if (nw < 8)
+		nw = 8;
+	kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
+	kpt_put(y0, 2, 13, "thread", KPT_ST_HEADER, true);
+	kpt_put(y0, 15, nw, "name", KPT_ST_HEADER, true);
+	kpt_put(y0, 15 + nw, sw, "state", KPT_ST_HEADER, true);
+	kpt_put(y0, 15 + nw + sw, 8, "frames", KPT_ST_HEADER, true);
+	(void)pid;
+	if (pr->nthreads == 0) {
+		kpt_put(y0 + 2, 2, width - 4, "This process has no threads in the report.", KPT_ST_DIM, false);
+		return;
+	}
+	kpt_list_draw(v, y0 + 1, h - 1, width);
+}
+
+static const char *process_row_text(kpt_view *v, size_t row, char *buf, size_t size)
+{
+	const kp_thread *t = &proc_of(v)->threads[row];
+	snprintf(buf, size, "%" PRIu64 " %s %s", t->has_id ? t->id : 0, t->name ? t->name : "",
+	         t->state ? t->state : "");
+	return buf;
+}
+
+static unsigned process_request(kpt_view *v, kpt_request req)
+{
+	process_priv *p = v->priv;
+	size_t row;
+	if (req != KPT_REQ_ENTER)
+		return 0;
+	if (!kpt_list_current(&v->list, &row))
+		return KPT_HANDLED;
+	p->push = p->at;
+	p->push.thread = row;
+	return kpt_push_later(v->app, &kpt_view_thread, &p->push);
+}
+
+static const char *process_hint(kpt_view *v)
+{
+	(void)v;
+	return "Enter frames  Esc back  / filter";
+}
+
+const kpt_view_ops kpt_view_process = {
+	.name = "process",
+	.open = process_open,
+	.close = process_close,
+	.draw = process_draw,
+	.draw_row = process_draw_row,
+	.row_text = process_row_text,
+	.request = process_request,
+	.hint = process_hint,
+};

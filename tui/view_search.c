@@ -1,0 +1,207 @@
+/* view_search.c: every panic that involved a UUID (kernel, backtrace kext,
+ * binary image or dependency), newest first.  Opened with a UUID (from an
+ * image row) it searches at once; opened with NULL (`u`) it prompts for a
+ * full UUID or a prefix of at least 8 hex digits, dashes optional.  Results
+ * are copied out of the index callbacks, which only lend their rows. */
+#include "kpt_view.h"
+
+#include <curses.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hit {
+	int64_t id;
+	char *path, *date, *os, *headline, *role, *name, *uuid;
+} hit;
+
+typedef struct search_priv {
+	char query[128];
+	hit *hits;
+	size_t n, cap;
+	bool searched;
+	char error[300];
+	kpt_entry push;
+} search_priv;
+
+static char *dup_or_null(const char *s)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+
+static void clear_hits(search_priv *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		hit *h = &p->hits[i];
+		free(h->path);
+		free(h->date);
+		free(h->os);
+		free(h->headline);
+		free(h->role);
+		free(h->name);
+		free(h->uuid);
+	}
+	p->n = 0;
+}
+
+static int on_hit(void *ctx, const kpi_report_row *row)
+{
+	search_priv *p = ctx;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->hits = realloc(p->hits, p->cap * sizeof *p->hits);
+		if (!p->hits)
+			abort();
+	}
+	hit *h = &p->hits[p->n++];
+	h->id = row->id;
+	h->path = dup_or_null(row->path);
+	h->date = dup_or_null(row->timestamp);
+	h->os = dup_or_null(row->os_version);
+	h->headline = dup_or_null(row->headline);
+	h->role = dup_or_null(row->match ? row->match->role : NULL);
+	h->name = dup_or_null(row->match ? row->match->name : NULL);
+	h->uuid = dup_or_null(row->match ? row->match->uuid : NULL);
+	return 0;
+}
+
+static void run_search(kpt_view *v, const char *q)
+{
+	search_priv *p = v->priv;
+	clear_hits(p);
+	p->error[0] = '\0';
+	snprintf(p->query, sizeof p->query, "%s", q);
+	/* trim what a paste brings along */
+	char *s = p->query;
+	while (*s == ' ' || *s == '<' || *s == '(')
+		memmove(s, s + 1, strlen(s));
+	size_t n = strlen(s);
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '>' || s[n - 1] == ')'))
+		s[--n] = '\0';
+	snprintf(v->title, sizeof v->title, "UUID %.40s", p->query);
+	kp_error err;
+	p->searched = true;
+	if (!v->app->db)
+		snprintf(p->error, sizeof p->error, "no index open");
+	else if (kpi_search_uuid(v->app->db, p->query, on_hit, p, NULL, &err) != KP_OK)
+		snprintf(p->error, sizeof p->error, "%s", err.msg);
+	v->list.cur = v->list.top = 0;
+	kpt_list_reset(&v->list, p->n);
+}
+
+static unsigned prompt_done(kpt_app *app, kpt_view *v, const char *text, bool final)
+{
+	search_priv *p = v->priv;
+	(void)app;
+	if (!text)
+		return p->searched ? 0 : KPT_POP;
+	if (final) {
+		if (!text[0])
+			return p->searched ? 0 : KPT_POP;
+		run_search(v, text);
+	}
+	return 0;
+}
+
+static int search_open(kpt_view *v, void *arg)
+{
+	search_priv *p = calloc(1, sizeof *p);
+	if (!p)
+		abort();
+	v->priv = p;
+	snprintf(v->title, sizeof v->title, "UUID search");
+	if (arg)
+		run_search(v, arg);
+	else
+		kpt_prompt(v->app, v, "kext/kernel UUID (8+ hex digits): ", "", prompt_done);
+	return 0;
+}
+
+static void search_close(kpt_view *v)
+{
+	search_priv *p = v->priv;
+	clear_hits(p);
+	free(p->hits);
+	free(p);
+}
+
+static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
+{
+	search_priv *p = v->priv;
+	const hit *h = &p->hits[row];
+	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
+	kpt_put(y, 0, width, "", st, true);
+	kpt_putf(y, 0, 19, st, true, "  %.16s", h->date ? h->date : "-");
+	kpt_put(y, 19, 11, h->role ? h->role : "", sel ? st : KPT_ST_MARK, true);
+	int nw = width >= 110 ? 30 : 20;
+	kpt_put(y, 30, nw, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);
+	kpt_put(y, 31 + nw, width - 31 - nw, h->headline ? h->headline : "", st, true);
+}
+
+static void search_draw(kpt_view *v, int y0, int h, int width)
+{
+	search_priv *p = v->priv;
+	if (!p->searched) {
+		kpt_put(y0 + 1, 2, width - 4, "Paste a UUID (or its first 8+ hex digits) and press Enter.", KPT_ST_DIM, false);
+		return;
+	}
+	kpt_putf(y0, 0, width, KPT_ST_HEADER, true, "%zu panic%s with UUID %s", p->n, p->n == 1 ? "" : "s", p->query);
+	if (p->error[0]) {
+		kpt_put(y0 + 2, 2, width - 4, p->error, KPT_ST_ERROR, false);
+		return;
+	}
+	if (p->n == 0) {
+		kpt_put(y0 + 2, 2, width - 4, "No indexed panic involves this UUID.", KPT_ST_DIM, false);
+		return;
+	}
+	kpt_list_draw(v, y0 + 1, h - 1, width);
+}
+
+static const char *search_row_text(kpt_view *v, size_t row, char *buf, size_t size)
+{
+	search_priv *p = v->priv;
+	const hit *h = &p->hits[row];
+	snprintf(buf, size, "%s %s %s %s", h->date ? h->date : "", h->role ? h->role : "",
+	         h->name ? h->name : "", h->headline ? h->headline : "");
+	return buf;
+}
+
+static unsigned search_request(kpt_view *v, kpt_request req)
+{
+	search_priv *p = v->priv;
+	size_t row;
+	if (req == KPT_REQ_UUID) {
+		kpt_prompt(v->app, v, "kext/kernel UUID (8+ hex digits): ", p->query, prompt_done);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (req != KPT_REQ_ENTER)
+		return 0;
+	if (!kpt_list_current(&v->list, &row))
+		return KPT_HANDLED;
+	const hit *h = &p->hits[row];
+	p->push = (kpt_entry){.id = h->id, .path = h->path, .date = h->date, .os = h->os, .headline = h->headline};
+	return kpt_push_later(v->app, &kpt_view_report, &p->push);
+}
+
+static const char *search_hint(kpt_view *v)
+{
+	(void)v;
+	return "Enter open  u new search  Esc back";
+}
+
+const kpt_view_ops kpt_view_search = {
+	.name = "search",
+	.open = search_open,
+	.close = search_close,
+	.draw = search_draw,
+	.draw_row = search_draw_row,
+	.row_text = search_row_text,
+	.request = search_request,
+	.hint = search_hint,
+};

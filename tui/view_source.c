@@ -1,0 +1,193 @@
+/* view_source.c: a source file around one line, that line highlighted.
+ * The DWARF path is rewritten by the first matching --source-map FROM=TO
+ * (FROM must match whole path components); a file that cannot be read
+ * shows "source not on this machine: PATH".  `/` searches (n/N) instead of
+ * filtering, so line numbers stay put. */
+#include "kpt_view.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SOURCE_MAX_BYTES ((size_t)32 << 20)
+
+typedef struct source_priv {
+	char path[2048];      /* after mapping */
+	char dwarf_path[1024];
+	unsigned line;
+	char **lines;         /* tabs expanded, untrusted otherwise */
+	size_t nlines;
+	char error[256];
+	bool centred;
+} source_priv;
+
+static void map_path(const kpt_config *c, const char *in, char *out, size_t size)
+{
+	for (size_t i = 0; i < c->nmaps; i++) {
+		size_t n = strlen(c->map_from[i]);
+		while (n > 1 && c->map_from[i][n - 1] == '/')
+			n--;
+		if (strncmp(in, c->map_from[i], n) == 0 && (in[n] == '/' || in[n] == '\0')) {
+			snprintf(out, size, "%s%s", c->map_to[i], in + n);
+			return;
+		}
+	}
+	snprintf(out, size, "%s", in);
+}
+
+static char *expand_tabs(const char *s, size_t len)
+{
+	size_t tabs = 0;
+	for (size_t i = 0; i < len; i++)
+		tabs += s[i] == '\t';
+	char *o = malloc(len + tabs * 8 + 1), *q = o;
+	if (!o)
+		abort();
+	size_t col = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\t') {
+			do {
+				*q++ = ' ';
+				col++;
+			} while (col % 8);
+		} else {
+			*q++ = s[i];
+			if (((unsigned char)s[i] & 0xC0) != 0x80)
+				col++;
+		}
+	}
+	*q = '\0';
+	return o;
+}
+
+static bool load_file(source_priv *p)
+{
+	FILE *fp = fopen(p->path, "rb");
+	if (!fp) {
+		snprintf(p->error, sizeof p->error, "%s", strerror(errno));
+		return false;
+	}
+	struct stat st;
+	if (fstat(fileno(fp), &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > SOURCE_MAX_BYTES) {
+		snprintf(p->error, sizeof p->error, "not a regular file of at most 32 MiB");
+		fclose(fp);
+		return false;
+	}
+	size_t size = (size_t)st.st_size;
+	char *data = malloc(size + 1);
+	if (!data)
+		abort();
+	size_t got = fread(data, 1, size, fp);
+	fclose(fp);
+	data[got] = '\0';
+	size_t cap = 256;
+	p->lines = malloc(cap * sizeof *p->lines);
+	if (!p->lines)
+		abort();
+	const char *s = data, *end = data + got;
+	while (s < end) {
+		const char *e = memchr(s, '\n', (size_t)(end - s));
+		size_t len = e ? (size_t)(e - s) : (size_t)(end - s);
+		if (p->nlines == cap) {
+			cap *= 2;
+			p->lines = realloc(p->lines, cap * sizeof *p->lines);
+			if (!p->lines)
+				abort();
+		}
+		p->lines[p->nlines++] = expand_tabs(s, len);
+		s += len + 1;
+	}
+	free(data);
+	return true;
+}
+
+static int source_open(kpt_view *v, void *arg)
+{
+	const kpt_source_arg *a = arg;
+	source_priv *p = calloc(1, sizeof *p);
+	if (!p)
+		abort();
+	v->priv = p;
+	p->line = a->line;
+	snprintf(p->dwarf_path, sizeof p->dwarf_path, "%s", a->file);
+	map_path(&v->app->cfg, a->file, p->path, sizeof p->path);
+	const char *b = strrchr(a->file, '/');
+	snprintf(v->title, sizeof v->title, "%.120s:%u", b ? b + 1 : a->file, a->line);
+	v->list.search_only = true;
+	if (load_file(p)) {
+		kpt_list_reset(&v->list, p->nlines);
+		if (p->line > 0)
+			kpt_list_select_row(&v->list, p->line - 1);
+	}
+	return 0;
+}
+
+static void source_close(kpt_view *v)
+{
+	source_priv *p = v->priv;
+	for (size_t i = 0; i < p->nlines; i++)
+		free(p->lines[i]);
+	free(p->lines);
+	free(p);
+}
+
+static void source_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
+{
+	source_priv *p = v->priv;
+	bool target = row + 1 == p->line;
+	kpt_style st = target ? KPT_ST_MATCH : sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
+	kpt_put(y, 0, width, "", st, true);
+	kpt_putf(y, 0, 8, target || sel ? st : KPT_ST_DIM, true, "%c%6zu ", target ? '>' : ' ', row + 1);
+	kpt_put(y, 8, width - 8, p->lines[row], st, true);
+}
+
+static void source_draw(kpt_view *v, int y0, int h, int width)
+{
+	source_priv *p = v->priv;
+	kpt_put(y0, 0, width, p->path, KPT_ST_HEADER, true);
+	if (!p->lines) {
+		int y = y0 + 2;
+		kpt_putf(y++, 2, width - 4, KPT_ST_ERROR, false, "source not on this machine: %s", p->path);
+		kpt_put(y++, 2, width - 4, p->error, KPT_ST_DIM, false);
+		y++;
+		if (strcmp(p->path, p->dwarf_path) == 0)
+			kpt_put(y++, 2, width - 4, "If the sources live elsewhere: kpbrowse --source-map FROM=TO", KPT_ST_NORMAL, false);
+		else
+			kpt_putf(y++, 2, width - 4, KPT_ST_NORMAL, false, "(DWARF says %s)", p->dwarf_path);
+		return;
+	}
+	if (!p->centred && p->line > 0 && h > 2) {   /* first draw: the line in the middle */
+		p->centred = true;
+		size_t mid = (size_t)(h - 1) / 2;
+		v->list.height = h - 1;
+		v->list.top = v->list.cur > mid ? v->list.cur - mid : 0;
+	}
+	kpt_list_draw(v, y0 + 1, h - 1, width);
+}
+
+static const char *source_row_text(kpt_view *v, size_t row, char *buf, size_t size)
+{
+	(void)buf;
+	(void)size;
+	source_priv *p = v->priv;
+	return p->lines ? p->lines[row] : NULL;
+}
+
+static const char *source_hint(kpt_view *v)
+{
+	(void)v;
+	return "/ search  n/N next/prev  Esc back";
+}
+
+const kpt_view_ops kpt_view_source = {
+	.name = "source",
+	.open = source_open,
+	.close = source_close,
+	.draw = source_draw,
+	.draw_row = source_draw_row,
+	.row_text = source_row_text,
+	.hint = source_hint,
+};
