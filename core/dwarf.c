@@ -454,15 +454,15 @@ typedef struct {
 	kp_status st;
 } dctx;
 
+/* Records a failed libdwarf call.  The error is freed whatever r says:
+ * some 20210528 paths (dwarf_highpc_b) fill it and still return NO_ENTRY. */
 static int ldw_fail(dctx *c, Dwarf_Error *e, int r)
 {
-	if (r == DW_DLV_ERROR) {
-		if (*e)
-			dwarf_dealloc_error(c->d->dbg, *e);
-		*e = NULL;
-		if (c->st == KP_OK)
-			c->st = KP_ERR_FORMAT;
-	}
+	if (*e)
+		dwarf_dealloc_error(c->d->dbg, *e);
+	*e = NULL;
+	if (r == DW_DLV_ERROR && c->st == KP_OK)
+		c->st = KP_ERR_FORMAT;
 	return r;
 }
 
@@ -623,7 +623,7 @@ static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a, bool keep_rang
 			r = DW_DLV_OK;
 			break;
 		}
-		if (r == DW_DLV_ERROR)
+		if (r != DW_DLV_OK)
 			ldw_fail(c, &e, r);
 		if (!keep)
 			dwarf_dealloc_attribute(at);

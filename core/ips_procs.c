@@ -3,11 +3,20 @@
  * cost a tree of ~12x its size and most of the parse time, so processes,
  * threads and frames are read with the json_scan skimmer and small readers
  * for the few value kinds they hold.  Integers are read as uint64 from their
- * digits; a value of an unexpected type is skipped, never guessed. */
+ * digits; a value of an unexpected type is skipped, never guessed.
+ *
+ * Limits, so a hostile file of tiny members cannot make the model many times
+ * its size (a real report has < 100 processes, < 10,000 threads and < 200
+ * frames a thread): KP_IPS_MAX_PROCESSES, KP_IPS_MAX_THREADS in all, and
+ * KP_IPS_MAX_FRAMES a thread; what is past them is dropped with a warning. */
 #include "json_scan.h"
 #include "report_build.h"
 
 #include <string.h>
+
+#define KP_IPS_MAX_PROCESSES ((size_t)1 << 16)
+#define KP_IPS_MAX_THREADS ((size_t)1 << 18)
+#define KP_IPS_MAX_FRAMES ((size_t)1 << 22)
 
 static bool is_key(const kp_jmember *m, const char *k, size_t n)
 {
@@ -191,6 +200,11 @@ static kp_status read_frames(kp_report *r, kp_thread *t, const char *s, const ch
 			if (q < ve && *q == ',' && read_u64(kp__json_ws(q + 1, ve), ve, &off)) {
 				/* The [idx, 0] frame into the absolute image ends many backtraces. */
 				bool absolute = idx < r->nimages && r->images[idx].kind == 'A' && off == 0;
+				if (!absolute && t->nframes >= KP_IPS_MAX_FRAMES) {
+					kp__warn(r, 0, "a thread with more than %zu frames: the rest are dropped",
+					         KP_IPS_MAX_FRAMES);
+					break;
+				}
 				if (!absolute) {
 					kp_frame *f = kp__add_frame(r, t);
 					if (!f)
@@ -214,6 +228,14 @@ static kp_status read_frames(kp_report *r, kp_thread *t, const char *s, const ch
 			p++;
 	}
 	return KP_OK;
+}
+
+static size_t count_threads(const kp_report *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nprocesses; i++)
+		n += r->processes[i].nthreads;
+	return n;
 }
 
 static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm)
@@ -283,7 +305,13 @@ static kp_status read_process(kp_report *r, const kp_jmember *pm)
 			kp_jmember tm;
 			if (!kp__json_obj_begin(&ti, m.val, m.val_end, &e))
 				continue;
+			size_t nthreads = count_threads(r);
 			while (kp__json_obj_next(&ti, &tm, &e)) {
+				if (nthreads++ >= KP_IPS_MAX_THREADS) {
+					kp__warn(r, 0, "more than %zu threads: the rest are dropped",
+					         KP_IPS_MAX_THREADS);
+					break;
+				}
 				kp_status st = read_thread(r, p, &tm);
 				if (st != KP_OK)
 					return st;
@@ -303,6 +331,11 @@ kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, bool
 		return KP_OK;
 	}
 	while (kp__json_obj_next(&it, &pm, &e)) {
+		if (r->nprocesses >= KP_IPS_MAX_PROCESSES) {
+			kp__warn(r, 0, "more than %zu processes: the rest are dropped",
+			         KP_IPS_MAX_PROCESSES);
+			break;
+		}
 		kp_status st = read_process(r, &pm);
 		if (st != KP_OK)
 			return st;

@@ -73,6 +73,12 @@ kp_sym_status kp_symbols_frame(kp_symbols *s, const kp_report *r, const kp_threa
 kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *arch,
                                  uint64_t addr, kp_symresult *out, kp_error *err);
 
+/* A kp_sig_symbol_fn (kp_signature.h) over a kp_symbols passed as ctx: the
+ * concrete function holding frame i of t (inlined calls are folded into it,
+ * so the name is stable across inlining decisions), or NULL.  The string is
+ * owned by the kp_symbols. */
+const char *kp_symbols_sig_name(void *ctx, const kp_report *r, const kp_thread *t, size_t i);
+
 /* The path of the DWARF or Mach-O file holding uuid (any case, dashes
  * optional), a dSYM preferred over a plain binary; NULL when none is found. */
 const char *kp_symbols_find(kp_symbols *s, const char *uuid);

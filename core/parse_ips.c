@@ -10,13 +10,25 @@
  * peak near the input size.  A body cut off inside a member keeps every
  * complete member before it and marks the report truncated.
  *
+ * Memory stays within a few times the input whatever it holds: a member
+ * bigger than KP_IPS_TREE_MAX is never made a cJSON tree (a tree of tiny
+ * items costs ~30x their text); it is kept as its compacted text, and
+ * binaryImages is read one element at a time.
+ *
  * Known limits: the stackshot (base64 kcdata) is kept aside, undecoded; keys
- * with escape sequences in their names are compared raw. */
+ * with escape sequences in their names are compared raw; at most
+ * KP_IPS_MAX_IMAGES binary images; an unmodelled member bigger than
+ * KP_IPS_TREE_MAX is kept as its text with white space squeezed, not
+ * re-printed by cJSON. */
 #include "json_scan.h"
 #include "report_build.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#define KP_IPS_TREE_MAX ((size_t)1 << 20)
+#define KP_IPS_IMAGE_MAX_TEXT 4096   /* a real image entry is < 300 bytes */
+#define KP_IPS_MAX_IMAGES ((size_t)1 << 16)
 
 typedef struct ips_ctx {
 	kp_report *r;
@@ -27,6 +39,8 @@ typedef struct ips_ctx {
 	bool saw_body_member;
 	const char *procs, *procs_end;   /* processByPid, read once images are known */
 	long panic_text_line;
+	const char *line_pos;   /* line_at's memo: line_no is the line of line_pos */
+	long line_no;
 } ips_ctx;
 
 static long line_of(const char *data, const char *pos)
@@ -36,6 +50,23 @@ static long line_of(const char *data, const char *pos)
 		if (*p == '\n')
 			line++;
 	return line;
+}
+
+/* line_of, counting on from the previous answer: members come in order, so
+ * warning about every member of a long body stays linear. */
+static long line_at(ips_ctx *c, const char *pos)
+{
+	if (!pos || pos < c->data || pos > c->end)
+		return 0;
+	if (!c->line_pos || pos < c->line_pos) {
+		c->line_pos = c->data;
+		c->line_no = 1;
+	}
+	for (const char *p = c->line_pos; p < pos; p++)
+		if (*p == '\n')
+			c->line_no++;
+	c->line_pos = pos;
+	return c->line_no;
 }
 
 static kp_status jerr_to_error(ips_ctx *c, const kp_jerr *e, const char *what)
@@ -72,6 +103,47 @@ static bool keep_field(kp_report *r, const char *prefix, const char *key, size_t
 		return false;
 	bool ok = kp__add_field(r, name, pl + keylen, txt, strlen(txt));
 	cJSON_free(txt);
+	return ok;
+}
+
+/* Keeps a big unmodelled container member as its own text, white space
+ * outside strings squeezed out (one space kept between two words). */
+static bool keep_raw_field(kp_report *r, const char *prefix, const kp_jmember *m)
+{
+	char name[128];
+	size_t pl = strlen(prefix), keylen = m->keylen;
+	if (keylen > sizeof name - pl - 1)
+		keylen = sizeof name - pl - 1;
+	memcpy(name, prefix, pl);
+	memcpy(name + pl, m->key, keylen);
+	size_t n = (size_t)(m->val_end - m->val);
+	char *buf = malloc(n + 1), *o = buf;
+	if (!buf)
+		return false;
+	bool in_str = false, pending_space = false;
+	for (const char *p = m->val; p < m->val_end; p++) {
+		char ch = *p;
+		if (in_str) {
+			*o++ = ch;
+			if (ch == '\\' && p + 1 < m->val_end)
+				*o++ = *++p;
+			else if (ch == '"')
+				in_str = false;
+			continue;
+		}
+		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+			pending_space = true;
+			continue;
+		}
+		if (pending_space && o > buf && !strchr("{}[],:\"", o[-1]) && !strchr("{}[],:\"", ch))
+			*o++ = ' ';
+		pending_space = false;
+		*o++ = ch;
+		if (ch == '"')
+			in_str = true;
+	}
+	bool ok = kp__add_field(r, name, pl + keylen, buf, (size_t)(o - buf));
+	free(buf);
 	return ok;
 }
 
@@ -124,37 +196,81 @@ static bool common_key(ips_ctx *c, const char *key, size_t keylen, const cJSON *
 	return true;
 }
 
-static kp_status parse_images(ips_ctx *c, const cJSON *arr)
+/* One binaryImages element: [uuid, base, kind, name?]. */
+static void parse_image(kp_report *r, kp_image *img, const cJSON *im)
+{
+	if (!cJSON_IsArray(im))
+		return;
+	const cJSON *u = cJSON_GetArrayItem(im, 0), *k = cJSON_GetArrayItem(im, 2);
+	char canon[37];
+	if (cJSON_IsString(u) && kp_uuid_canon(u->valuestring, strlen(u->valuestring), canon))
+		img->uuid = kp__strdup(r, canon);
+	uint64_t base;
+	if (kp__json_u64(cJSON_GetArrayItem(im, 1), &base)) {
+		img->has_base = true;
+		img->base = base;
+	}
+	if (cJSON_IsString(k) && k->valuestring[0])
+		img->kind = k->valuestring[0];
+	if (img->kind == 'A' && img->uuid && strcmp(img->uuid, "00000000-0000-0000-0000-000000000000") == 0)
+		img->uuid = NULL;
+	/* Images may carry more elements (a name in some releases). */
+	const cJSON *extra = cJSON_GetArrayItem(im, 3);
+	if (cJSON_IsString(extra))
+		img->name = kp__strdup(r, extra->valuestring);
+}
+
+/* binaryImages, one element at a time: each is a tiny cJSON tree. */
+static kp_status parse_images(ips_ctx *c, const char *s, const char *end)
 {
 	kp_report *r = c->r;
-	const cJSON *im;
-	cJSON_ArrayForEach(im, arr)
-	{
+	s = kp__json_ws(s, end);
+	if (s >= end || *s != '[')
+		return KP_OK;
+	const char *p = s + 1;
+	kp_jerr e;
+	for (;;) {
+		p = kp__json_ws(p, end);
+		if (p >= end || *p == ']')
+			break;
+		const char *ve = kp__json_skip(p, end, &e);
+		if (!ve)
+			break;
+		if (r->nimages >= KP_IPS_MAX_IMAGES) {
+			kp__warn(r, line_at(c, p), "more than %zu binary images: the rest are ignored",
+			         KP_IPS_MAX_IMAGES);
+			break;
+		}
 		kp_image *img = kp__add_image(r);
 		if (!img)
 			return kp_error_set(c->err, KP_ERR_NOMEM, 0, -1, "out of memory");
 		/* Keep the slot even when malformed: frames refer to images by index. */
-		if (!cJSON_IsArray(im))
-			continue;
-		const cJSON *u = cJSON_GetArrayItem(im, 0), *k = cJSON_GetArrayItem(im, 2);
-		char canon[37];
-		if (cJSON_IsString(u) && kp_uuid_canon(u->valuestring, strlen(u->valuestring), canon))
-			img->uuid = kp__strdup(r, canon);
-		uint64_t base;
-		if (kp__json_u64(cJSON_GetArrayItem(im, 1), &base)) {
-			img->has_base = true;
-			img->base = base;
+		if (*p == '[' && (size_t)(ve - p) <= KP_IPS_IMAGE_MAX_TEXT) {
+			kp_jerr ie = {0};
+			cJSON *im = kp__json_parse_span(p, ve, &ie);
+			if (im)
+				parse_image(r, img, im);
+			cJSON_Delete(im);
 		}
-		if (cJSON_IsString(k) && k->valuestring[0])
-			img->kind = k->valuestring[0];
-		if (img->kind == 'A' && img->uuid && strcmp(img->uuid, "00000000-0000-0000-0000-000000000000") == 0)
-			img->uuid = NULL;
-		/* Images may carry more elements (a name in some releases). */
-		const cJSON *extra = cJSON_GetArrayItem(im, 3);
-		if (cJSON_IsString(extra))
-			img->name = kp__strdup(r, extra->valuestring);
+		p = kp__json_ws(ve, end);
+		if (p < end && *p == ',')
+			p++;
 	}
 	return KP_OK;
+}
+
+/* Members kpbrowse models from a scalar: a container there is a wrong type
+ * and is ignored. */
+static bool modelled_scalar(const kp_jmember *m)
+{
+	static const char *const keys[] = {"panicString", "macOSPanicString",
+	                                   "macOSProcessedStackshotData", "bug_type", "timestamp",
+	                                   "os_version", "incident_id", "incident", "product",
+	                                   "kernel", "build"};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (key_is(m, keys[i]))
+			return true;
+	return false;
 }
 
 static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
@@ -166,10 +282,21 @@ static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 		c->procs_end = m->val_end;
 		return KP_OK;
 	}
+	if (key_is(m, "binaryImages")) {
+		if (r->nimages == 0)
+			return parse_images(c, m->val, m->val_end);
+		return KP_OK;
+	}
+	if ((size_t)(m->val_end - m->val) > KP_IPS_TREE_MAX && (*m->val == '{' || *m->val == '[')) {
+		if (modelled_scalar(m))
+			return KP_OK;
+		return keep_raw_field(r, "", m) ? KP_OK
+		                                : kp_error_set(c->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
 	kp_jerr e = {0};
 	cJSON *v = kp__json_parse_span(m->val, m->val_end, &e);
 	if (!v) {
-		kp__warn(r, line_of(c->data, e.pos), "skipped malformed member \"%.*s\"",
+		kp__warn(r, line_at(c, e.pos), "skipped malformed member \"%.*s\"",
 		         (int)(m->keylen > 64 ? 64 : m->keylen), m->key);
 		return KP_OK;
 	}
@@ -183,16 +310,13 @@ static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 			else
 				c->panic_text = s;
 			if (!c->panic_text_line || !mac)
-				c->panic_text_line = line_of(c->data, m->val);
+				c->panic_text_line = line_at(c, m->val);
 		}
 	} else if (key_is(m, "macOSProcessedStackshotData")) {
 		if (cJSON_IsString(v)) {
 			r->stackshot_b64 = kp__strdup(r, v->valuestring);
 			r->stackshot_len = strlen(v->valuestring);
 		}
-	} else if (key_is(m, "binaryImages")) {
-		if (r->nimages == 0)
-			st = parse_images(c, v);
 	} else if (!common_key(c, m->key, m->keylen, v)) {
 		if (!keep_field(r, "", m->key, m->keylen, v))
 			st = kp_error_set(c->err, KP_ERR_NOMEM, 0, -1, "out of memory");
@@ -204,6 +328,26 @@ static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 static kp_status parse_header(ips_ctx *c, const char *s, const char *e)
 {
 	kp_jerr je = {0};
+	if ((size_t)(e - s) > KP_IPS_TREE_MAX) {
+		/* Real header lines are a few hundred bytes: keep only what a
+		 * big one says in scalars, member by member. */
+		kp_jiter it;
+		kp_jmember m;
+		if (!kp__json_obj_begin(&it, s, e, &je))
+			return jerr_to_error(c, &je, "header line");
+		while (kp__json_obj_next(&it, &m, &je)) {
+			if (*m.val == '{' || *m.val == '[')
+				continue;
+			cJSON *v = kp__json_parse_span(m.val, m.val_end, &je);
+			if (v && !common_key(c, m.key, m.keylen, v) &&
+			    !keep_field(c->r, "header.", m.key, m.keylen, v)) {
+				cJSON_Delete(v);
+				return kp_error_set(c->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+			}
+			cJSON_Delete(v);
+		}
+		return KP_OK;
+	}
 	cJSON *h = kp__json_parse_span(s, e, &je);
 	if (!h)
 		return jerr_to_error(c, &je, "header line");

@@ -153,13 +153,24 @@ bool kp__add_field(kp_report *r, const char *key, size_t keylen, const char *val
 	return f->key && f->value;
 }
 
+/* A hostile report can hold millions of flawed members: past this many
+ * warnings one last one says so and the rest are dropped. */
+#define KP_MAX_WARNINGS 100
+
 bool kp__warn(kp_report *r, long line, const char *fmt, ...)
 {
 	char buf[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
+	if (r->nwarnings > KP_MAX_WARNINGS)
+		return true;
+	if (r->nwarnings == KP_MAX_WARNINGS) {
+		snprintf(buf, sizeof buf, "more than %d warnings: the rest are not shown",
+		         KP_MAX_WARNINGS);
+	} else {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof buf, fmt, ap);
+		va_end(ap);
+	}
 	kp_warning *w = grow((void **)&r->warnings, &r->nwarnings, &r->warnings_cap, sizeof *w);
 	if (!w)
 		return false;

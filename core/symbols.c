@@ -412,3 +412,13 @@ kp_symbols_stats kp_symbols_get_stats(const kp_symbols *s)
 	st.dsyms_opened = s->dsyms_opened;
 	return st;
 }
+
+const char *kp_symbols_sig_name(void *ctx, const kp_report *r, const kp_thread *t, size_t i)
+{
+	kp_symbols *s = ctx;
+	kp_symresult res;
+	kp_symbols_set_report(s, r);
+	if (kp_symbols_frame(s, r, t, i, &res) != KP_SYM_OK || res.nframes == 0)
+		return NULL;
+	return res.frames[res.nframes - 1].function;
+}

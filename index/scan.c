@@ -277,7 +277,8 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 		sqlite3_bind_int64(q, 6, ts);
 		bind_opt(q, 7, r->os_version);
 		bind_opt(q, 8, r->kernel_uuid);
-		sqlite3_bind_text(q, 9, sig.headline, -1, SQLITE_STATIC);
+		/* the report's own headline: the normalised one is only a key */
+		sqlite3_bind_text(q, 9, r->headline ? r->headline : sig.headline, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 10, sig.exact_key, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(q, 11, gid);
 		sqlite3_bind_int64(q, 12, s->now);
@@ -637,9 +638,10 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchange
 			break;
 		kp_sig sig;
 		st = kp_sig_compute(r, fn, ctx, &sig, err);
-		kp_report_free(&r);
-		if (st != KP_OK)
+		if (st != KP_OK) {
+			kp_report_free(&r);
 			break;
+		}
 		int64_t gid = 0;
 		if ((st = group_for(db, &sig, &gid, err)) == KP_OK && (q = idx_stmt(db, Q_GROUP_SET_TITLE, err))) {
 			sqlite3_bind_int64(q, 1, gid);
@@ -652,7 +654,8 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchange
 		}
 		if (st == KP_OK && (q = idx_stmt(db, Q_REPORT_RESIGN, err))) {
 			sqlite3_bind_int64(q, 1, ids[i]);
-			sqlite3_bind_text(q, 2, sig.headline, -1, SQLITE_STATIC);
+			/* the report's own headline: the normalised one is only a key */
+			sqlite3_bind_text(q, 2, r->headline ? r->headline : sig.headline, -1, SQLITE_STATIC);
 			sqlite3_bind_text(q, 3, sig.exact_key, -1, SQLITE_STATIC);
 			sqlite3_bind_int64(q, 4, gid);
 			rc = sqlite3_step(q);
@@ -661,6 +664,7 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchange
 				st = idx_dberr(db, err, "updating a report");
 		}
 		kp_sig_free(&sig);
+		kp_report_free(&r);
 		if (st == KP_OK && gid != old_gid) {
 			if (nchanged)
 				(*nchanged)++;

@@ -5,6 +5,7 @@
  * "New since last launch": the largest report id seen when the browser
  * last quit is kept in "<db>.tui-state"; rows with a larger id are new.
  * Quirk: this assumes the index hands out increasing ids (sqlite rowids). */
+#include "kp_symbols.h"
 #include "kpt_view.h"
 
 #include <errno.h>
@@ -268,10 +269,18 @@ static void *scan_main(void *arg)
 	kpi_summary sum;
 	memset(&sum, 0, sizeof sum);
 	kp_status st = kpi_open(app->cfg.db_path, KPI_OPEN_CREATE, &db, &err);
+	/* the scanner's own symboliser (kp_symbols is per thread): group keys
+	 * name frames image!function where a dSYM is found */
+	kp_symbols *sym = NULL;
+	kp_symbols_opts so = {.paths = app->cfg.dsyms, .npaths = app->cfg.ndsyms};
+	if (kp_symbols_new(&so, &sym, NULL) != KP_OK)
+		sym = NULL;
 	if (st == KP_OK) {
-		st = kpi_scan(db, app->cfg.paths, app->cfg.npaths, NULL, NULL, scan_progress, s, &sum, &err);
+		st = kpi_scan(db, app->cfg.paths, app->cfg.npaths, sym ? kp_symbols_sig_name : NULL, sym,
+		              scan_progress, s, &sum, &err);
 		kpi_close(&db);
 	}
+	kp_symbols_free(&sym);
 	pthread_mutex_lock(&s->mu);
 	s->done = true;
 	s->status = st;

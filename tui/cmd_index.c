@@ -1,5 +1,6 @@
 /* cmd_index.c: `kpbrowse index`: scan report folders into the index. */
 #include "kp_index.h"
+#include "kp_symbols.h"
 #include "kpt_cmd.h"
 #include "kpt_sanitize.h"
 
@@ -102,21 +103,35 @@ static void print_json(const char *db, const kpi_summary *s, bool resigned, size
 static const struct option index_options[] = {
 	{"db", required_argument, NULL, 'd'},
 	{"resign", no_argument, NULL, 'r'},
+	{"dsym", required_argument, NULL, 'y'},
+	{"no-symbols", no_argument, NULL, 'n'},
 	{"json", no_argument, NULL, 'j'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
 };
 
-#define INDEX_USAGE "usage: kpbrowse index [--db PATH] [--json] [--resign] [PATH...]"
+#define INDEX_USAGE \
+	"usage: kpbrowse index [--db PATH] [--json] [--resign] [--dsym PATH]... [--no-symbols] [PATH...]"
+#define MAX_DSYMS 64
 
 int kpt_cmd_index(int argc, char **argv)
 {
 	const char *db_opt = NULL;
-	bool resign = false, json = false;
+	bool resign = false, json = false, no_symbols = false;
+	const char *dsyms[MAX_DSYMS];
+	size_t ndsyms = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:rjh", index_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:rjhny:", index_options, NULL)) != -1) {
 		switch (c) {
+		case 'n': no_symbols = true; break;
+		case 'y':
+			if (ndsyms == MAX_DSYMS) {
+				kpt_usage_error("index: at most %d --dsym paths", MAX_DSYMS);
+				return KPT_EXIT_BAD;
+			}
+			dsyms[ndsyms++] = optarg;
+			break;
 		case 'd': db_opt = optarg; break;
 		case 'r': resign = true; break;
 		case 'j': json = true; break;
@@ -128,11 +143,24 @@ int kpt_cmd_index(int argc, char **argv)
 		default: return KPT_EXIT_BAD;
 		}
 	}
+	/* symbols name the frames of the group keys (image!function) */
+	kp_symbols *sym = NULL;
+	if (!no_symbols) {
+		kp_symbols_opts so = {.paths = dsyms, .npaths = ndsyms};
+		kp_error serr;
+		if (kp_symbols_new(&so, &sym, &serr) != KP_OK) {
+			char msg[300];
+			kpt_usage_error("index: %s", kp_error_format(&serr, msg, sizeof msg));
+			return KPT_EXIT_BAD;
+		}
+	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	int rc = kpt_open_index(db_opt, true, &db, dbpath, sizeof dbpath);
-	if (rc != KPT_EXIT_OK)
+	if (rc != KPT_EXIT_OK) {
+		kp_symbols_free(&sym);
 		return rc;
+	}
 
 	char home_reports[4096];
 	const char *defaults[2] = {"/Library/Logs/DiagnosticReports", NULL};
@@ -154,12 +182,13 @@ int kpt_cmd_index(int argc, char **argv)
 	progress pr = {.tty = isatty(STDERR_FILENO) == 1};
 	kp_status st = KP_OK;
 	if (npaths)
-		st = kpi_scan(db, paths, npaths, NULL, NULL, on_progress, &pr, &sum, &err);
+		st = kpi_scan(db, paths, npaths, sym ? kp_symbols_sig_name : NULL, sym, on_progress, &pr,
+		              &sum, &err);
 	if (pr.shown)
 		fputs("\r\033[K", stderr);
 	size_t nchanged = 0;
 	if (st == KP_OK && resign)
-		st = kpi_resign(db, NULL, NULL, &nchanged, &err);
+		st = kpi_resign(db, sym ? kp_symbols_sig_name : NULL, sym, &nchanged, &err);
 	if (st != KP_OK)
 		kpt_report_error(dbpath, &err);
 	if (json)
@@ -169,5 +198,6 @@ int kpt_cmd_index(int argc, char **argv)
 	bool errors = sum.errors > 0;
 	kpi_summary_free(&sum);
 	kpi_close(&db);
+	kp_symbols_free(&sym);
 	return st != KP_OK || errors ? KPT_EXIT_BAD : KPT_EXIT_OK;
 }

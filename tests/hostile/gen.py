@@ -165,10 +165,9 @@ def big_file(rel, head, unit, tail, size=100 << 20):
         f.write(tail)
 
 
-big_file("big/100mb-notes.ips", (hdr_txt + "\n" + body_txt.replace('"notes": [', '"notes": [', 1)
-                                 ).encode().rsplit(b"]", 2)[0] + b",",
-         b'"pad pad pad pad pad pad pad pad pad pad pad pad pad",\n', b'"end"]\n}\n')
-big_file("big/100mb-text.panic", panic, b"last unloaded kext at 0: pad.pad.pad 1.0 (addr 0x0, size 0)\n", b"")
+notes_at = body_txt.rindex('"notes": [') + len('"notes": [')
+big_file("big/100mb-notes.ips", (hdr_txt + "\n" + body_txt[:notes_at]).encode(),
+         b'"pad pad pad pad pad pad pad pad pad pad pad pad pad",\n', body_txt[notes_at:].encode())
 with open(os.path.join(OUT, "big/100mb-sparse.panic"), "wb") as f:
     f.truncate(100 << 20)   # a hole: all NUL bytes, no disk
 

@@ -1,0 +1,61 @@
+#!/bin/sh
+# test_demo_index.sh: the index over the demo reports, with symbols: groups
+# named image!function from the fixture dSYMs, culprits, UUID search, and
+# --resign when the dSYMs arrive after the scan.
+set -u
+. "$KP_TESTS_DIR/tap.sh"
+kp=$KPBROWSE
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KPBROWSE_CACHE_DIR="$tmp/cache"
+unset KPBROWSE_DSYM_PATH
+db="$tmp/db"
+reports="$KP_FIXTURES/reports"
+
+"$kp" index --db "$db" --no-symbols "$reports" >"$tmp/out"
+check "$?" = 0 "index without symbols: exit 0"
+check_grep "4 new, 0 unchanged, 0 duplicates, 1 skipped, 0 errors" "$tmp/out" "summary ($(cat "$tmp/out"))"
+"$kp" list --groups --json --db "$db" >"$tmp/g0.json"
+"$kp" index --db "$db" --resign --dsym "$KP_FIXTURES/bin" >"$tmp/out"
+check "$?" = 0 "--resign with the dSYMs: exit 0"
+"$kp" list --groups --json --db "$db" >"$tmp/g1.json"
+python3 - "$tmp/g0.json" "$tmp/g1.json" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+g0, g1 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert len(g1) == 3, len(g1)
+by = {}
+for g in g1:
+    by.setdefault(g["culprit"], []).append(g)
+fd = max(by["com.kpbrowse.FakeDriver"], key=lambda g: g["count"])
+assert fd["count"] == 2 and len(fd["report_ids"]) == 2, fd
+assert len(by["com.kpbrowse.FakeDriver"]) == 2   # the x86 one is another bug
+assert fd["first_seen"] < fd["last_seen"], fd
+assert "kernel!vm_page_lookup" in by, list(by)
+assert not any("kernel!" in (g["culprit"] or "") for g in g0), [g["culprit"] for g in g0]
+for g in g1:
+    for k in ("group_id", "title", "culprit", "count", "first_seen", "last_seen", "report_ids"):
+        assert k in g, k
+print("ok")
+PY
+check "$(cat "$tmp/py")" = ok "groups after --resign: FakeDriver x2, vm panic named kernel!vm_page_lookup ($(tail -1 "$tmp/py"))"
+
+"$kp" search --db "$db" --json --uuid 4c4c44a3 >"$tmp/s.json"
+check "$?" = 0 "search by an 8-digit prefix: exit 0"
+python3 -c '
+import json,sys; rows=json.load(open(sys.argv[1]))
+assert len(rows)==2 and all(r["match"]["uuid"]=="4C4C44A3-5555-3144-A151-249D146ED38D" for r in rows), rows
+assert all(r["match"]["name"]=="com.kpbrowse.FakeDriver" for r in rows)
+print("ok")' "$tmp/s.json" >"$tmp/py" 2>&1
+check "$(cat "$tmp/py")" = ok "kext UUID prefix finds both arm64 panics ($(tail -1 "$tmp/py"))"
+"$kp" search --db "$db" --uuid 4C4C44EF555531 44A1CD413F9846D32A >/dev/null 2>&1
+"$kp" search --db "$db" --json --uuid 4C4C44EF5555-3144-A1CD-413F9846D32A >"$tmp/s.json"
+check "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/s.json")" = 2 "x86 kernel UUID (odd dashes) finds 2 panics"
+"$kp" search --db "$db" --uuid 0123abcd >/dev/null 2>&1
+check "$?" = 1 "an unknown UUID: exit 1"
+"$kp" search --db "$db" --uuid 12ab >/dev/null 2>&1
+check "$?" = 2 "a prefix shorter than 8 digits: exit 2"
+"$kp" search --db "$db" --kext com.kpbrowse.FakeDriver --json >"$tmp/s.json"
+check "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/s.json")" = 4 "search --kext: 3 FakeDriver panics + 1 that had it loaded"
+"$kp" search --db "$db" vm_page_check_sanity --json >"$tmp/s.json"
+check "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/s.json")" = 1 "full-text search"
+done_testing
