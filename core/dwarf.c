@@ -704,24 +704,35 @@ static void die_ranges(dctx *c, Dwarf_Die die, struct dieattrs *a, unsigned vers
 	dwarf_dealloc_rnglists_head(head);
 }
 
-/* The DW_AT_low_pc/high_pc pair through libdwarf's allocation-free
- * accessors; false (and nothing in rb) when the DIE lacks either. */
+/* The DW_AT_low_pc/high_pc pair without building the whole attribute list;
+ * false (and nothing in rb) when the DIE lacks either.  (Not through
+ * dwarf_highpc_b: on a malformed constant form 20210528 overwrites, and so
+ * leaks, its own Dwarf_Error.) */
 static bool pc_range(dctx *c, Dwarf_Die die, struct rngbuf *rb)
 {
 	Dwarf_Error e = NULL;
 	Dwarf_Addr lo = 0, hi = 0;
+	Dwarf_Attribute at = NULL;
 	Dwarf_Half form = 0;
-	enum Dwarf_Form_Class cls = DW_FORM_CLASS_UNKNOWN;
 	rb->n = 0;
 	int r = dwarf_lowpc(die, &lo, &e);
 	if (r == DW_DLV_OK)
-		r = dwarf_highpc_b(die, &hi, &form, &cls, &e);
+		r = dwarf_attr(die, DW_AT_high_pc, &at, &e);
+	if (r == DW_DLV_OK && (r = dwarf_whatform(at, &form, &e)) == DW_DLV_OK) {
+		if (form_is_addr(form)) {
+			r = dwarf_formaddr(at, &hi, &e);
+		} else {
+			Dwarf_Unsigned u = 0;
+			r = dwarf_formudata(at, &u, &e);
+			hi = lo + u;
+		}
+	}
+	if (at)
+		dwarf_dealloc_attribute(at);
 	if (r != DW_DLV_OK) {
 		ldw_fail(c, &e, r);
 		return false;
 	}
-	if (cls != DW_FORM_CLASS_ADDRESS)
-		hi += lo;
 	if (!rng_push(rb, lo, hi))
 		c->st = KP_ERR_NOMEM;
 	return true;

@@ -18,6 +18,10 @@
 #define BUSY_TIMEOUT_MS 30000
 
 /* Values are only ever bound, never spliced into SQL text. */
+/* A report row's most recently seen path, for the report-row queries. */
+#define RECENT_PATH \
+	"(SELECT path FROM paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, p.path LIMIT 1)"
+
 static const char *const sql_text[Q_COUNT] = {
 	[Q_BEGIN] = "BEGIN IMMEDIATE",
 	[Q_COMMIT] = "COMMIT",
@@ -30,8 +34,9 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_BY_HASH] = "SELECT id FROM reports WHERE content_hash = ?1",
 	[Q_REPORT_BY_INCIDENT] = "SELECT id FROM reports WHERE incident_id = ?1",
 	[Q_REPORT_INSERT] = "INSERT INTO reports(content_hash, incident_id, size, format, timestamp, ts, "
-	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at, archive) "
-	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at) "
+	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	[Q_ARCHIVE_INSERT] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2)",
 	[Q_GROUP_INSERT] = "INSERT INTO groups(key, title, culprit) VALUES (?1, ?2, ?3) "
 	                   "ON CONFLICT(key) DO NOTHING",
 	[Q_GROUP_GET] = "SELECT id FROM groups WHERE key = ?1",
@@ -45,34 +50,35 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_IMAGE_INSERT] = "INSERT OR IGNORE INTO images(report_id, uuid_hex, name, rank) "
 	                   "VALUES (?1, ?2, ?3, ?4)",
 	[Q_FTS_INSERT] = NULL, /* depends on the text search mode, see stmt_text */
-	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, archive, group_id, "
+	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id, "
 	                     "(SELECT path FROM paths WHERE report_id = reports.id "
-	                     "ORDER BY seen_at DESC, path LIMIT 1) FROM reports WHERE id = ?1",
+	                     "ORDER BY seen_at DESC, path LIMIT 1) FROM reports "
+	                     "JOIN archives a ON a.report_id = reports.id WHERE id = ?1",
 	[Q_REPORT_IDS] = "SELECT id FROM reports ORDER BY id",
 	[Q_REPORT_RESIGN] = "UPDATE reports SET headline = ?2, exact_key = ?3, group_id = ?4 WHERE id = ?1",
 	[Q_GROUP_SET_TITLE] = "UPDATE groups SET title = ?2, culprit = ?3 WHERE id = ?1",
 	[Q_GROUP_ALL_IDS] = "SELECT id FROM groups",
 	[Q_LIST_REPORTS] = "SELECT r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                   "length(r.archive) > 0, NULL, NULL, NULL FROM reports r "
+	                   "1, NULL, NULL, NULL, " RECENT_PATH " FROM reports r "
 	                   "JOIN groups g ON g.id = r.group_id ORDER BY r.ts DESC, r.id DESC",
 	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen FROM groups "
 	                  "ORDER BY count DESC, last_seen DESC, id",
 	[Q_GROUP_MEMBERS] = "SELECT id FROM reports WHERE group_id = ?1 ORDER BY ts DESC, id DESC",
 	[Q_REPORT_PATHS] = "SELECT path FROM paths WHERE report_id = ?1 ORDER BY seen_at DESC, path",
 	[Q_SEARCH_UUID] = "SELECT r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "length(r.archive) > 0, i.uuid_hex, i.name, i.rank FROM images i "
+	                  "1, i.uuid_hex, i.name, i.rank, " RECENT_PATH " FROM images i "
 	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE i.uuid_hex BETWEEN ?1 AND ?2 AND i.uuid_hex <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
 	[Q_SEARCH_KEXT] = "SELECT r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "length(r.archive) > 0, i.uuid_hex, i.name, i.rank FROM images i "
+	                  "1, i.uuid_hex, i.name, i.rank, " RECENT_PATH " FROM images i "
 	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE i.name = ?1 COLLATE NOCASE AND i.name <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
 	[Q_SEARCH_FTS] = "SELECT r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                 "length(r.archive) > 0, NULL, NULL, NULL FROM panic_fts f "
+	                 "1, NULL, NULL, NULL, " RECENT_PATH " FROM panic_fts f "
 	                 "JOIN reports r ON r.id = f.rowid JOIN groups g ON g.id = r.group_id "
 	                 "WHERE panic_fts MATCH ?1 ORDER BY r.ts DESC, r.id DESC",
 	[Q_SEARCH_LIKE] = "SELECT r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "length(r.archive) > 0, NULL, NULL, NULL FROM panic_text t "
+	                  "1, NULL, NULL, NULL, " RECENT_PATH " FROM panic_text t "
 	                  "JOIN reports r ON r.id = t.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE t.body LIKE '%' || ?1 || '%' ESCAPE '\\' ORDER BY r.ts DESC, r.id DESC",
 };
@@ -98,11 +104,15 @@ static const char schema_v1[] =
 	" ts INTEGER NOT NULL,"               /* epoch seconds: report time, else file mtime */
 	" os_version TEXT,"
 	" kernel_uuid TEXT,"
-	" headline TEXT,"                     /* normalised */
+	" headline TEXT,"                     /* as the report says it */
 	" exact_key TEXT NOT NULL,"
 	" group_id INTEGER NOT NULL REFERENCES groups(id),"
-	" indexed_at INTEGER NOT NULL,"
-	" archive BLOB NOT NULL);"            /* zlib stream of the original bytes */
+	" indexed_at INTEGER NOT NULL);"
+	/* the original bytes, zlib-compressed, kept apart so that listing reports
+	 * never pages through them */
+	"CREATE TABLE archives("
+	" report_id INTEGER PRIMARY KEY REFERENCES reports(id),"
+	" data BLOB NOT NULL);"
 	"CREATE INDEX reports_group ON reports(group_id, ts);"
 	"CREATE INDEX reports_ts ON reports(ts);"
 	"CREATE INDEX reports_exact ON reports(exact_key);"

@@ -45,7 +45,9 @@ static void uuid_pretty(const char *hex, char out[37])
 		out[0] = '\0';
 }
 
-/* Steps a report-row statement (columns as in Q_LIST_REPORTS) and calls fn
+/* Steps a report-row statement (columns as in Q_LIST_REPORTS: id,
+ * timestamp, os_version, headline, group_id, group count, archived, match
+ * uuid, match name, match role, most recent path) and calls fn
  * once per report; later rows of the same report are its weaker matches.
  * fn may use other index calls except the running query itself. */
 static kp_status run_rows(kpi_db *db, sqlite3_stmt *q, bool with_match, kpi_report_fn fn,
@@ -65,7 +67,11 @@ static kp_status run_rows(kpi_db *db, sqlite3_stmt *q, bool with_match, kpi_repo
 		uuid_pretty(col_text(q, 7), uuid);
 		kpi_match m = {uuid[0] ? uuid : NULL, col_text(q, 8),
 		               idx_role_name(sqlite3_column_int(q, 9))};
-		char *path = report_path(db, id, err);
+		/* the most recently seen path (column 10) when it still exists, else
+		 * any recorded path that does */
+		const char *recent = col_text(q, 10);
+		struct stat st;
+		char *path = recent && stat(recent, &st) == 0 ? strdup(recent) : report_path(db, id, err);
 		kpi_report_row row = {
 			.id = id,
 			.path = path,

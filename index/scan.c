@@ -282,15 +282,25 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 		sqlite3_bind_text(q, 10, sig.exact_key, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(q, 11, gid);
 		sqlite3_bind_int64(q, 12, s->now);
-		sqlite3_bind_blob(q, 13, z, (int)zlen, SQLITE_STATIC);
+		rc = sqlite3_step(q);
+		sqlite3_reset(q);
+	}
+	kp_sig_free(&sig);
+	if (rc != SQLITE_DONE) {
+		free(z);
+		return q ? idx_dberr(s->db, s->err, "recording a report") : KP_ERR_DB;
+	}
+	int64_t id = sqlite3_last_insert_rowid(s->db->db);
+	rc = SQLITE_ERROR;
+	if ((q = idx_stmt(s->db, Q_ARCHIVE_INSERT, s->err))) {
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_blob(q, 2, z, (int)zlen, SQLITE_STATIC);
 		rc = sqlite3_step(q);
 		sqlite3_reset(q);
 	}
 	free(z);
-	kp_sig_free(&sig);
 	if (rc != SQLITE_DONE)
-		return q ? idx_dberr(s->db, s->err, "recording a report") : KP_ERR_DB;
-	int64_t id = sqlite3_last_insert_rowid(s->db->db);
+		return q ? idx_dberr(s->db, s->err, "archiving a report") : KP_ERR_DB;
 	if ((rs = idx_put_images(s->db, id, r, s->err)) != KP_OK)
 		return rs;
 	char *body = fts_text(r->panic_string ? r->panic_string : r->headline);

@@ -12,3 +12,8 @@ kp_sh_test(test_index_cli)
 kp_sh_test(test_tui)
 kp_c_test(test_symbols)
 kp_sh_test(test_demo_index)
+# hostile input (issue 6): the RSS/timeout helper, fuzz regressions, the corpus
+add_executable(test_hostile_rss test_hostile_rss.c)
+kp_c_test(test_hostile_replay)
+kp_sh_test(test_hostile)
+kp_sh_test(test_hostile_index)

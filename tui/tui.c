@@ -264,12 +264,15 @@ static bool ci_contains(const char *hay, const char *needle)
 	size_t nl = strlen(needle);
 	if (nl == 0)
 		return true;
+	/* strpbrk (vectorised in the C libraries) finds the candidates for the
+	 * first byte in either case; only those are compared further */
 	unsigned char f = fold((unsigned char)needle[0]);
-	for (const unsigned char *h = (const unsigned char *)hay; *h; h++) {
-		if (fold(*h) != f)
-			continue;
+	char first[3] = {(char)f, (char)(f >= 'a' && f <= 'z' ? f - 0x20 : f), 0};
+	if (first[1] == first[0])
+		first[1] = 0;
+	for (const char *h = strpbrk(hay, first); h; h = strpbrk(h + 1, first)) {
 		size_t i = 1;
-		while (i < nl && h[i] && fold(h[i]) == fold((unsigned char)needle[i]))
+		while (i < nl && h[i] && fold((unsigned char)h[i]) == fold((unsigned char)needle[i]))
 			i++;
 		if (i == nl)
 			return true;

@@ -1,0 +1,151 @@
+/* test_hostile_replay.c: every fuzz regression in tests/hostile/
+ * (fuzz-TARGET-N) replayed through the fuzz target's own entry point, and
+ * every byte prefix of the fixture reports through kp_report_parse.  Under
+ * the ASan+UBSan build (KP_SANITIZE=ON) a memory error fails the test; in
+ * the plain build a crash or hang does. */
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kt.h"
+
+/* The fuzz targets, each under its own name. */
+#define LLVMFuzzerTestOneInput fuzz_ips_one
+#include "../fuzz/fuzz_ips.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_text_one
+#include "../fuzz/fuzz_text.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_macho_one
+#include "../fuzz/fuzz_macho.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_dwarf_one
+#include "../fuzz/fuzz_dwarf.c"
+#undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_signature_one
+#include "../fuzz/fuzz_signature.c"
+#undef LLVMFuzzerTestOneInput
+
+static const struct {
+	const char *prefix;
+	int (*fn)(const uint8_t *, size_t);
+} targets[] = {
+	{"fuzz-ips-", fuzz_ips_one},       {"fuzz-text-", fuzz_text_one},
+	{"fuzz-macho-", fuzz_macho_one},   {"fuzz-dwarf-", fuzz_dwarf_one},
+	{"fuzz-signature-", fuzz_signature_one},
+};
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, n = 0, got;
+	unsigned char *b = malloc(cap);
+	while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			unsigned char *nb = realloc(b, cap *= 2);
+			if (!nb)
+				free(b);
+			b = nb;
+		}
+	}
+	fclose(f);
+	*len = n;
+	return b;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void replay(void)
+{
+	const char *dir = KP_TESTS_DIR "/hostile";
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+			/* fuzz-TARGET-N; other .ips/.panic files go through the report targets */
+			const char *dot = strrchr(e->d_name, '.');
+			bool mine = strncmp(e->d_name, targets[t].prefix, strlen(targets[t].prefix)) == 0 ||
+			            (strncmp(e->d_name, "fuzz-", 5) != 0 && dot &&
+			             ((t == 0 && strcmp(dot, ".ips") == 0) ||
+			              (t == 1 && strcmp(dot, ".panic") == 0)));
+			if (!mine)
+				continue;
+			char path[1024];
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			size_t len;
+			unsigned char *b = slurp(path, &len);
+			if (!b) {
+				KT_CHECK(0, "read %s", path);
+				continue;
+			}
+			double t0 = now();
+			targets[t].fn(b, len);
+			/* the fuzzers' -timeout is 10 s; a fixed input takes milliseconds */
+			KT_CHECK(now() - t0 < 5, "replay %s (%.3f s)", e->d_name, now() - t0);
+			free(b);
+			n++;
+		}
+	}
+	if (d)
+		closedir(d);
+	if (n == 0)
+		KT_SKIP("no fuzz regressions in tests/hostile");
+	else
+		KT_CHECK(1, "%d fuzz regressions replayed", n);
+}
+
+/* Every byte prefix of a fixture report: OK (partial) or a clear error. */
+static void prefixes(const char *path)
+{
+	size_t len;
+	unsigned char *b = slurp(path, &len);
+	if (!b) {
+		KT_CHECK(0, "read %s", path);
+		return;
+	}
+	size_t bad = 0, ok = 0, errs = 0;
+	double t0 = now();
+	for (size_t n = 0; n <= len; n++) {
+		char *copy = malloc(n ? n : 1);   /* exactly n bytes, no NUL after */
+		memcpy(copy, b, n);
+		kp_report *r = NULL;
+		kp_error err;
+		kp_status st = kp_report_parse(copy, n, path, &r, &err);
+		if (st == KP_OK) {
+			ok++;
+			if (!r)
+				bad++;
+		} else {
+			errs++;
+			if (r || !err.msg[0] || err.byte > (long)n)
+				bad++;
+		}
+		kp_report_free(&r);
+		free(copy);
+	}
+	const char *base = strrchr(path, '/');
+	KT_CHECK(bad == 0, "%s: %zu prefixes: %zu parse, %zu clear errors, %zu bad (%.2f s)",
+	         base ? base + 1 : path, len + 1, ok, errs, bad, now() - t0);
+}
+
+int main(void)
+{
+	replay();
+	prefixes(KP_FIXTURES "/reports/panic-full-2026-11-20-101500.0001.ips");
+	prefixes(KP_FIXTURES "/reports/Kernel-2020-09-14-201744.panic");
+	prefixes(KP_FIXTURES "/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic");
+	return kt_done();
+}
