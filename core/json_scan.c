@@ -188,9 +188,20 @@ cJSON *kp__json_parse_span(const char *s, const char *end, kp_jerr *e)
 			const char *q = skip_string(p, end, &dummy);
 			if (!q)
 				q = end;
-			memcpy(buf + o, p, (size_t)(q - p));
-			o += (size_t)(q - p);
-			p = q;
+			/* \u0000 would cut cJSON's C string (and everything after it
+			 * in a panic string): it becomes U+FFFD, as in ips_procs.c. */
+			while (p < q) {
+				if (*p == '\\' && q - p >= 6 && memcmp(p + 1, "u0000", 5) == 0) {
+					memcpy(buf + o, "\\ufffd", 6);
+					o += 6;
+					p += 6;
+				} else if (*p == '\\' && q - p >= 2) {
+					buf[o++] = *p++;
+					buf[o++] = *p++;
+				} else {
+					buf[o++] = *p++;
+				}
+			}
 		} else if (is_digit(*p)) {
 			const char *q = p;
 			while (q < end && is_digit(*q))

@@ -5,6 +5,8 @@
 #ifndef KP_JSON_H
 #define KP_JSON_H
 
+#include <stdio.h>
+
 #include <cjson/cJSON.h>
 
 #include "kp_report.h"
@@ -18,6 +20,14 @@ typedef void (*kp_json_frame_fn)(void *ctx, const kp_report *r, const kp_process
  * scripts: numbers that can exceed 2^53 are "0x..." strings, unknown values
  * are null. */
 cJSON *kp_json_report(const kp_report *r, kp_json_frame_fn fn, void *ctx);
+
+/* Writes JSON text (as cJSON_Print makes it) to fp so that it is safe on a
+ * terminal and valid UTF-8: inside strings, C1 controls (U+0080..U+009F),
+ * DEL, bidi controls (U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069)
+ * and U+2028/U+2029 become \uXXXX escapes, and each byte of invalid UTF-8
+ * becomes \ufffd.  The JSON value is unchanged except for the invalid
+ * bytes (cJSON already escapes C0 controls such as ESC and BEL). */
+void kp_json_fputs_safe(FILE *fp, const char *json);
 
 /* "0x%llx" as a cJSON string. */
 cJSON *kp_json_hex(uint64_t v);

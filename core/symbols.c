@@ -248,6 +248,8 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 		s->dsyms_opened++;
 		if (kp_dwarf_open(o->slice, &o->d, &err) != KP_OK)
 			o->d = NULL;   /* no DWARF (a plain binary): the symtab still serves */
+		else
+			kp_dwarf_use_symbols(o->d, o->m);
 		if (s->progress)
 			s->progress(s->progress_ctx, path, 1, 1);
 		return o;
@@ -274,7 +276,8 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 		}
 		if (n > 0 && out->frames[n - 1].function) {
 			out->nframes = n;
-			out->source = "dwarf";
+			/* a name without a line comes from the symbol table (padding) */
+			out->source = out->frames[0].file ? "dwarf" : "symtab";
 			return out->status = KP_SYM_OK;
 		}
 	}
@@ -397,6 +400,8 @@ kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *ar
 		snprintf(o->uuid, sizeof o->uuid, "file");
 		if (kp_dwarf_open(sl, &o->d, NULL) != KP_OK)
 			o->d = NULL;
+		else
+			kp_dwarf_use_symbols(o->d, o->m);
 	}
 	out->has_lookup = true;
 	out->lookup_address = out->symbol_address = addr;

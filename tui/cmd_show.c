@@ -322,8 +322,10 @@ int kpt_cmd_show(int argc, char **argv)
 				cJSON_AddItemToArray(arr, j);
 			} else if (j) {
 				char *s = cJSON_Print(j);
-				if (s)
-					puts(s);
+				if (s) {
+					kp_json_fputs_safe(stdout, s);
+					putchar('\n');
+				}
 				cJSON_free(s);
 				cJSON_Delete(j);
 			}
@@ -334,8 +336,10 @@ int kpt_cmd_show(int argc, char **argv)
 	}
 	if (arr) {
 		char *s = cJSON_Print(arr);
-		if (s)
-			puts(s);
+		if (s) {
+			kp_json_fputs_safe(stdout, s);
+			putchar('\n');
+		}
 		cJSON_free(s);
 		cJSON_Delete(arr);
 	}

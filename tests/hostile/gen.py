@@ -307,12 +307,11 @@ for p in b["processByPid"].values():
     for t in p.get("threadById", {}).values():
         t["name"] = "thread" + EVIL
 b["binaryImages"].append(["4c4c44a3-5555-3144-a151-249d146ed38d", 1, "T", "com.evil" + EVIL])
-put("tty/evil.ips", hdr_txt.replace("macOS 26.1", "macOS" + EVIL.replace("\x1b", "\\u001b").replace("\x07", "\\u0007").replace("\u009b", "\\u009b")) + "\n" +
-    json.dumps(b, indent=2, ensure_ascii=False) + "\n")
+h = json.loads(hdr_txt)
+h["os_version"] = "macOS" + EVIL
+put("tty/evil.ips", json.dumps(h, ensure_ascii=False) + "\n" + json.dumps(b, indent=2, ensure_ascii=False) + "\n")
 text = panic.replace(b"panic(cpu 0 caller", b"panic(cpu 0 caller", 1)
-lines = text.split(b"\n")
-lines[0] = lines[0] + b" " + evil_raw
-text = b"\n".join(lines)
+text = text.replace(b"vm_page_check_sanity: page", b"vm_page_check_sanity " + evil_raw + b": page", 1)
 text = text.replace(b"BSD process name corresponding to current thread: ",
                     b"BSD process name corresponding to current thread: " + evil_raw)
 put("tty/evil.panic", text)
