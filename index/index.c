@@ -107,12 +107,8 @@ static const char schema_v1[] =
 	" headline TEXT,"                     /* as the report says it */
 	" exact_key TEXT NOT NULL,"
 	" group_id INTEGER NOT NULL REFERENCES groups(id),"
-	" indexed_at INTEGER NOT NULL);"
-	/* the original bytes, zlib-compressed, kept apart so that listing reports
-	 * never pages through them */
-	"CREATE TABLE archives("
-	" report_id INTEGER PRIMARY KEY REFERENCES reports(id),"
-	" data BLOB NOT NULL);"
+	" indexed_at INTEGER NOT NULL,"
+	" archive BLOB NOT NULL);"            /* v1 only: moved to archives by v2 */
 	"CREATE INDEX reports_group ON reports(group_id, ts);"
 	"CREATE INDEX reports_ts ON reports(ts);"
 	"CREATE INDEX reports_exact ON reports(exact_key);"
@@ -166,9 +162,25 @@ static kp_status migrate_v1(kpi_db *db, kp_error *err)
 	return st;
 }
 
+/* v2: the original bytes (zlib-compressed) move to a table of their own, so
+ * that listing reports never pages through them.  DROP COLUMN needs sqlite
+ * 3.35 (macOS 12 ships 3.36). */
+static const char schema_v2[] =
+	"CREATE TABLE archives("
+	" report_id INTEGER PRIMARY KEY REFERENCES reports(id),"
+	" data BLOB NOT NULL);"
+	"INSERT INTO archives(report_id, data) SELECT id, archive FROM reports;"
+	"ALTER TABLE reports DROP COLUMN archive;";
+
+static kp_status migrate_v2(kpi_db *db, kp_error *err)
+{
+	return exec_sql(db, schema_v2, err, "moving the archives (schema v2)");
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi_db *, kp_error *) = {
 	migrate_v1,
+	migrate_v2,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,

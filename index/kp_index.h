@@ -24,7 +24,7 @@
 
 typedef struct kpi_db kpi_db;
 
-#define KPI_SCHEMA_VERSION 1
+#define KPI_SCHEMA_VERSION 2
 
 enum {
 	KPI_OPEN_CREATE = 1,   /* create the file (and its folder) when missing */

@@ -58,4 +58,18 @@ check "$?" = 2 "a prefix shorter than 8 digits: exit 2"
 check "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/s.json")" = 4 "search --kext: 3 FakeDriver panics + 1 that had it loaded"
 "$kp" search --db "$db" vm_page_check_sanity --json >"$tmp/s.json"
 check "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/s.json")" = 1 "full-text search"
+# an index written by schema v1 (archives inside the report rows) migrates
+cp "$KP_TESTS_DIR/data/index-v1.sqlite3" "$tmp/v1.db"
+sum_v1=$(cksum <"$KP_TESTS_DIR/data/index-v1.sqlite3")
+"$kp" list --db "$tmp/v1.db" --json >"$tmp/v1.json"
+check "$?" = 0 "a v1 index opens (migrated)"
+check "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/v1.json")" = 4 "v1 index: its 4 reports listed"
+"$kp" show --db "$tmp/v1.db" --no-symbols @2 >"$tmp/out"
+check_grep "vm_page_check_sanity" "$tmp/out" "v1 index: show @2 from the moved archive"
+if command -v sqlite3 >/dev/null; then
+	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 2 "v1 index: now at schema 2"
+else
+	skip "sqlite3 CLI absent"
+fi
+check "$(cksum <"$KP_TESTS_DIR/data/index-v1.sqlite3")" = "$sum_v1" "the committed v1 index itself is untouched"
 done_testing
