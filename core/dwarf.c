@@ -1856,6 +1856,62 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 	return KP_OK;
 }
 
+kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t addr),
+                                     void (*progress)(void *ctx, size_t done, size_t total),
+                                     void *ctx, kp_error *err)
+{
+	if (!d || !fn)
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no DWARF handle");
+	bool ok = true;
+	kp_status st = KP_OK;
+	/* only CUs the index can reach are decoded */
+	bool *reached = calloc(d->ncus ? d->ncus : 1, sizeof *reached);
+	if (!reached)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	for (size_t i = 0; i < d->nar && ok; i++) {
+		reached[d->ar[i].cu] = true;
+		ok = fn(ctx, d->ar[i].lo) && fn(ctx, d->ar[i].hi);
+	}
+	for (size_t ci = 0; ci < d->ncus && ok && st == KP_OK; ci++) {
+		struct cu *cu = &d->cus[ci];
+		if (!reached[ci])
+			continue;
+		if (cu->state == 0 && (st = cu_decode(d, cu, err)) != KP_OK)
+			break;
+		if (cu->state < 0) {
+			st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)cu->hdr_off,
+			                  "malformed DWARF in the unit at 0x%llx",
+			                  (unsigned long long)cu->hdr_off);
+			break;
+		}
+		for (size_t i = 0; i < cu->nseqs && ok; i++)
+			ok = fn(ctx, cu->seqs[i].lo) && fn(ctx, cu->seqs[i].hi);
+		for (size_t i = 0; i < cu->nrows && ok; i++)
+			ok = fn(ctx, cu->rows[i].addr);
+		for (size_t i = 0; i < cu->map.n && ok; i++) {
+			const struct amap *m = &cu->map.v[i];
+			struct func *f = &cu->funcs[m->sub];
+			ok = fn(ctx, m->lo) && fn(ctx, m->hi);
+			if (f->state == 0 && (st = func_decode(d, cu, f, err)) != KP_OK)
+				break;
+			if (f->state < 0) {
+				st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)f->die_off,
+				                  "malformed DWARF in the subprogram at 0x%llx",
+				                  (unsigned long long)f->die_off);
+				break;
+			}
+			for (size_t k = 0; k < f->map.n && ok; k++)
+				ok = fn(ctx, f->map.v[k].lo) && fn(ctx, f->map.v[k].hi);
+		}
+		if (progress && st == KP_OK)
+			progress(ctx, ci + 1, d->ncus);
+	}
+	free(reached);
+	if (st != KP_OK)
+		return st;
+	return ok ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+}
+
 void kp_dwarf_use_symbols(kp_dwarf *d, kp_macho *m)
 {
 	if (d)

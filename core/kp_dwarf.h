@@ -42,6 +42,16 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
  * file NULL).  m must be the kp_macho of d's slice and outlive d. */
 void kp_dwarf_use_symbols(kp_dwarf *d, kp_macho *m);
 
+/* Calls fn with every address at which some input of kp_dwarf_lookup may
+ * change (CU range ends, line-table rows and sequence ends, subprogram and
+ * inlined-subroutine range ends), in no particular order and possibly
+ * repeated; symbol-table addresses are not included.  Decodes every CU an
+ * address can reach (slow; for building a symbol cache), calling progress
+ * (may be NULL) after each.  fn returning false stops with KP_ERR_NOMEM. */
+kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t addr),
+                                     void (*progress)(void *ctx, size_t done, size_t total),
+                                     void *ctx, kp_error *err);
+
 void kp_dwarf_close(kp_dwarf **d);
 
 /* Demangles an Itanium C++ name (with or without the extra leading '_' of

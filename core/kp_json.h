@@ -5,6 +5,7 @@
 #ifndef KP_JSON_H
 #define KP_JSON_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -28,6 +29,14 @@ cJSON *kp_json_report(const kp_report *r, kp_json_frame_fn fn, void *ctx);
  * becomes \ufffd.  The JSON value is unchanged except for the invalid
  * bytes (cJSON already escapes C0 controls such as ESC and BEL). */
 void kp_json_fputs_safe(FILE *fp, const char *json);
+
+/* The same JSON as kp_json_report, written to fp in cJSON_Print's layout
+ * (nested depth tabs deep) through kp_json_fputs_safe, building one frame's
+ * tree at a time: the memory needed stays near the report's own size
+ * whatever its frame count (a whole tree costs ~1.5 KiB a frame).  false
+ * when out of memory or on a write error. */
+bool kp_json_report_write(FILE *fp, const kp_report *r, kp_json_frame_fn fn, void *ctx,
+                          int depth);
 
 /* "0x%llx" as a cJSON string. */
 cJSON *kp_json_hex(uint64_t v);

@@ -85,8 +85,21 @@ const char *kp_symbols_find(kp_symbols *s, const char *uuid);
 
 typedef struct kp_symbols_stats {
 	size_t roots_walked, roots_from_cache, files_probed, dsyms_opened;
+	/* symbol caches (<cache dir>/symcache/<UUID>.kpsym) answered from and
+	 * built, and DWARF files opened through libdwarf */
+	size_t symcaches_used, symcaches_built, dwarf_opened;
 } kp_symbols_stats;
 kp_symbols_stats kp_symbols_get_stats(const kp_symbols *s);
+
+/* Symbol cache: a dSYM whose DWARF file is at least KP_SYMCACHE_MIN_SIZE
+ * bytes gets, on its first use, a compact cache of every address interval's
+ * answer, written to <cache dir>/symcache/<UUID>.kpsym and used instead of
+ * the DWARF on later launches while the DWARF file keeps its size and mtime.
+ * The cache dir is cache_dir, KPBROWSE_CACHE_DIR or the platform one as
+ * above; with cache_dir "" only an explicit KPBROWSE_CACHE_DIR enables it.
+ * KPBROWSE_SYMCACHE=always builds one whatever the size, =never disables
+ * the cache.  Answers are the same as the DWARF path's. */
+#define KP_SYMCACHE_MIN_SIZE (4u << 20)
 
 /* Progress of a long walk or dSYM load, for the TUI's status line; may be
  * called from kp_symbols_frame.  what is a path; done/total are counts. */

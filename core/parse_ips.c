@@ -418,7 +418,12 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 {
 	ips_ctx c = {.r = r, .data = data, .end = data + len, .err = err};
 	const char *end = data + len;
-	const char *p = kp__json_ws(data, end);
+	const char *p = data;
+	/* A UTF-8 byte order mark (an editor's save) before the header line. */
+	if (len >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
+	    (unsigned char)p[2] == 0xBF)
+		p += 3;
+	p = kp__json_ws(p, end);
 	/* Header line: a complete JSON object ending before the first newline
 	 * that is followed by more JSON. */
 	const char *body = p;

@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Length of the valid UTF-8 sequence at p (1..4) with its code point, or 0
  * when the bytes there are not one (bad lead, cut, overlong, surrogate). */
@@ -137,7 +139,41 @@ static cJSON *frame_json(const kp_report *r, const kp_frame *f)
 	return o;
 }
 
-cJSON *kp_json_report(const kp_report *r, kp_json_frame_fn fn, void *ctx)
+/* Thread j of p; with stream its frames are a Raw marker "i j". */
+static cJSON *thread_json(const kp_report *r, const kp_process *p, size_t j,
+                          kp_json_frame_fn fn, void *ctx, bool stream)
+{
+	const kp_thread *t = &p->threads[j];
+	cJSON *to = cJSON_CreateObject();
+	if (!to)
+		return NULL;
+	put_u64(to, "id", t->has_id, t->id);
+	put_str(to, "name", t->name);
+	put_str(to, "state", t->state);
+	cJSON_AddBoolToObject(to, "panicked", t->panicked);
+	put_i64(to, "cpu", t->cpu >= 0, t->cpu);
+	put_i64(to, "sched_priority", t->has_sched_priority, t->sched_priority);
+	put_i64(to, "base_priority", t->has_base_priority, t->base_priority);
+	put_str(to, "flags", t->flags);
+	if (stream) {
+		char mark[48];
+		snprintf(mark, sizeof mark, "%zu %zu", (size_t)(p - r->processes), j);
+		cJSON_AddItemToObject(to, "frames", cJSON_CreateRaw(mark));
+		return to;
+	}
+	cJSON *fs = cJSON_AddArrayToObject(to, "frames");
+	for (size_t k = 0; k < t->nframes; k++) {
+		cJSON *fo = frame_json(r, &t->frames[k]);
+		if (fn)
+			fn(ctx, r, p, t, k, fo);
+		cJSON_AddItemToArray(fs, fo);
+	}
+	return to;
+}
+
+/* The whole tree, or (stream) one whose threads arrays are Raw markers "i"
+ * (process) for kp_json_report_write to fill in. */
+static cJSON *build(const kp_report *r, kp_json_frame_fn fn, void *ctx, bool stream)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
@@ -197,26 +233,15 @@ cJSON *kp_json_report(const kp_report *r, kp_json_frame_fn fn, void *ctx)
 		cJSON *po = cJSON_CreateObject();
 		put_i64(po, "pid", p->has_pid, p->pid);
 		put_str(po, "name", p->name);
-		cJSON *ts = cJSON_AddArrayToObject(po, "threads");
-		for (size_t j = 0; j < p->nthreads; j++) {
-			const kp_thread *t = &p->threads[j];
-			cJSON *to = cJSON_CreateObject();
-			put_u64(to, "id", t->has_id, t->id);
-			put_str(to, "name", t->name);
-			put_str(to, "state", t->state);
-			cJSON_AddBoolToObject(to, "panicked", t->panicked);
-			put_i64(to, "cpu", t->cpu >= 0, t->cpu);
-			put_i64(to, "sched_priority", t->has_sched_priority, t->sched_priority);
-			put_i64(to, "base_priority", t->has_base_priority, t->base_priority);
-			put_str(to, "flags", t->flags);
-			cJSON *fs = cJSON_AddArrayToObject(to, "frames");
-			for (size_t k = 0; k < t->nframes; k++) {
-				cJSON *fo = frame_json(r, &t->frames[k]);
-				if (fn)
-					fn(ctx, r, p, t, k, fo);
-				cJSON_AddItemToArray(fs, fo);
-			}
-			cJSON_AddItemToArray(ts, to);
+		if (stream) {
+			/* kp_json_report_write builds each thread when it gets there */
+			char mark[24];
+			snprintf(mark, sizeof mark, "%zu", i);
+			cJSON_AddItemToObject(po, "threads", cJSON_CreateRaw(mark));
+		} else {
+			cJSON *ts = cJSON_AddArrayToObject(po, "threads");
+			for (size_t j = 0; j < p->nthreads; j++)
+				cJSON_AddItemToArray(ts, thread_json(r, p, j, fn, ctx, false));
 		}
 		cJSON_AddItemToArray(ps, po);
 	}
@@ -233,4 +258,174 @@ cJSON *kp_json_report(const kp_report *r, kp_json_frame_fn fn, void *ctx)
 		cJSON_AddItemToArray(ws, w);
 	}
 	return o;
+}
+
+cJSON *kp_json_report(const kp_report *r, kp_json_frame_fn fn, void *ctx)
+{
+	return build(r, fn, ctx, false);
+}
+
+/* ---- streaming: cJSON_Print's layout, one frame tree at a time ---------- */
+
+typedef struct jw {
+	FILE *fp;
+	const kp_report *r;
+	kp_json_frame_fn fn;
+	void *ctx;
+	bool ok;
+} jw;
+
+static void jw_indent(jw *w, int depth)
+{
+	for (int i = 0; i < depth; i++)
+		fputc('\t', w->fp);
+}
+
+static void jw_string(jw *w, const char *str)
+{
+	size_t n = strlen(str);
+	char *buf = malloc(n * 6 + 3), *o = buf;
+	if (!buf) {
+		w->ok = false;
+		return;
+	}
+	*o++ = '"';
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		unsigned char c = *p;
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+		} else if (c < 0x20) {
+			static const char short_esc[] = "btn\0fr";   /* 8..13, \0: none (11) */
+			*o++ = '\\';
+			if (c >= 8 && c <= 13 && short_esc[c - 8]) {
+				*o++ = short_esc[c - 8];
+			} else {
+				snprintf(o, 6, "u%04x", c);
+				o += 5;
+			}
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	*o++ = '"';
+	*o = '\0';
+	kp_json_fputs_safe(w->fp, buf);
+	free(buf);
+}
+
+/* A scalar as cJSON_Print writes it. */
+static void jw_leaf(jw *w, const cJSON *item)
+{
+	if (cJSON_IsString(item) || cJSON_IsRaw(item)) {
+		jw_string(w, item->valuestring ? item->valuestring : "");
+	} else if (cJSON_IsNumber(item)) {
+		double d = item->valuedouble;
+		if (d == (double)(long long)d && d > -1e15 && d < 1e15)
+			fprintf(w->fp, "%lld", (long long)d);
+		else if (d != d || d - d != 0)
+			fputs("null", w->fp);
+		else
+			fprintf(w->fp, "%1.17g", d);
+	} else if (cJSON_IsTrue(item)) {
+		fputs("true", w->fp);
+	} else if (cJSON_IsFalse(item)) {
+		fputs("false", w->fp);
+	} else {
+		fputs("null", w->fp);
+	}
+}
+
+static void jw_value(jw *w, const cJSON *item, int depth);
+
+static void jw_frames(jw *w, const char *mark, int depth)
+{
+	size_t i, j;
+	if (sscanf(mark, "%zu %zu", &i, &j) != 2 || i >= w->r->nprocesses ||
+	    j >= w->r->processes[i].nthreads) {
+		fputs("[]", w->fp);
+		return;
+	}
+	const kp_process *p = &w->r->processes[i];
+	const kp_thread *t = &p->threads[j];
+	fputc('[', w->fp);
+	for (size_t k = 0; k < t->nframes; k++) {
+		cJSON *fo = frame_json(w->r, &t->frames[k]);
+		if (!fo) {
+			w->ok = false;
+			break;
+		}
+		if (w->fn)
+			w->fn(w->ctx, w->r, p, t, k, fo);
+		if (k)
+			fputs(", ", w->fp);
+		jw_value(w, fo, depth);
+		cJSON_Delete(fo);
+	}
+	fputc(']', w->fp);
+}
+
+static void jw_threads(jw *w, const char *mark, int depth)
+{
+	size_t i;
+	if (sscanf(mark, "%zu", &i) != 1 || i >= w->r->nprocesses) {
+		fputs("[]", w->fp);
+		return;
+	}
+	const kp_process *p = &w->r->processes[i];
+	fputc('[', w->fp);
+	for (size_t j = 0; j < p->nthreads; j++) {
+		cJSON *to = thread_json(w->r, p, j, w->fn, w->ctx, true);
+		if (!to) {
+			w->ok = false;
+			break;
+		}
+		if (j)
+			fputs(", ", w->fp);
+		jw_value(w, to, depth);
+		cJSON_Delete(to);
+	}
+	fputc(']', w->fp);
+}
+
+static void jw_value(jw *w, const cJSON *item, int depth)
+{
+	if (cJSON_IsObject(item)) {
+		fputs("{\n", w->fp);
+		for (const cJSON *c = item->child; c; c = c->next) {
+			jw_indent(w, depth + 1);
+			jw_string(w, c->string ? c->string : "");
+			fputs(":\t", w->fp);
+			if (cJSON_IsRaw(c) && c->string && strcmp(c->string, "frames") == 0)
+				jw_frames(w, c->valuestring, depth + 1);
+			else if (cJSON_IsRaw(c) && c->string && strcmp(c->string, "threads") == 0)
+				jw_threads(w, c->valuestring, depth + 1);
+			else
+				jw_value(w, c, depth + 1);
+			fputs(c->next ? ",\n" : "\n", w->fp);
+		}
+		jw_indent(w, depth);
+		fputc('}', w->fp);
+	} else if (cJSON_IsArray(item)) {
+		fputc('[', w->fp);
+		for (const cJSON *c = item->child; c; c = c->next) {
+			jw_value(w, c, depth);
+			if (c->next)
+				fputs(", ", w->fp);
+		}
+		fputc(']', w->fp);
+	} else {
+		jw_leaf(w, item);
+	}
+}
+
+bool kp_json_report_write(FILE *fp, const kp_report *r, kp_json_frame_fn fn, void *ctx, int depth)
+{
+	cJSON *shell = build(r, fn, ctx, true);
+	if (!shell)
+		return false;
+	jw w = {.fp = fp, .r = r, .fn = fn, .ctx = ctx, .ok = true};
+	jw_value(&w, shell, depth);
+	cJSON_Delete(shell);
+	return w.ok && !ferror(fp);
 }

@@ -2,6 +2,7 @@
 #include "kp_symbols.h"
 #include "dsym.h"
 #include "kp_macho.h"
+#include "symcache.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@ typedef struct opened {
 	kp_macho *m;
 	const kp_macho_slice *slice;
 	kp_dwarf *d;
+	kp_symcache *sc;      /* when set, answers instead of d (then d is NULL) */
 	bool failed;          /* could not be opened or verified: do not retry */
 	char why[120];
 } opened;
@@ -27,7 +29,9 @@ struct kp_symbols {
 	size_t nowned, owcap;
 	bool system_added;
 	char build[32];
-	size_t dsyms_opened;
+	size_t dsyms_opened, symcaches_used, symcaches_built, dwarf_opened;
+	char symcache_dir[4096]; /* "" : no symbol cache */
+	int symcache_mode;       /* KPBROWSE_SYMCACHE: -1 never, 1 always, 0 by size */
 	kp_symbols_progress_fn progress;
 	void *progress_ctx;
 };
@@ -82,6 +86,9 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 		snprintf(cache, sizeof cache, "%s", opts->cache_dir);
 	else
 		default_cache_dir(cache, sizeof cache);
+	snprintf(s->symcache_dir, sizeof s->symcache_dir, "%s", cache);   /* "" disables it */
+	const char *mode = getenv("KPBROWSE_SYMCACHE");
+	s->symcache_mode = !mode ? 0 : strcmp(mode, "never") == 0 ? -1 : strcmp(mode, "always") == 0;
 	s->dx = kp__dsym_new(cache);
 	if (!s->dx) {
 		free(s);
@@ -116,6 +123,7 @@ void kp_symbols_free(kp_symbols **sp)
 	kp__dsym_save(s->dx);
 	for (size_t i = 0; i < s->nopen; i++) {
 		kp_dwarf_close(&s->open[i].d);
+		kp__symcache_close(&s->open[i].sc);
 		kp_macho_close(&s->open[i].m);
 		free(s->open[i].path);
 	}
@@ -217,6 +225,68 @@ const char *kp_symbols_find(kp_symbols *s, const char *any_uuid)
 	return p;
 }
 
+#ifdef __APPLE__
+#define MTIME_NS(st) ((int64_t)(st).st_mtimespec.tv_sec * 1000000000 + (st).st_mtimespec.tv_nsec)
+#else
+#define MTIME_NS(st) ((int64_t)(st).st_mtim.tv_sec * 1000000000 + (st).st_mtim.tv_nsec)
+#endif
+
+struct build_progress {
+	kp_symbols *s;
+	const char *path;
+};
+
+static void on_build_progress(void *ctx, size_t done, size_t total)
+{
+	struct build_progress *bp = ctx;
+	bp->s->progress(bp->s->progress_ctx, bp->path, done, total);
+}
+
+static void open_dwarf(kp_symbols *s, opened *o)
+{
+	kp_error err;
+	if (kp_dwarf_open(o->slice, &o->d, &err) != KP_OK) {
+		o->d = NULL;   /* no DWARF (a plain binary): the symtab still serves */
+		return;
+	}
+	kp_dwarf_use_symbols(o->d, o->m);
+	s->dwarf_opened++;
+}
+
+/* Gives o (its slice chosen) what answers lookups: a valid symbol cache if
+ * there is one, else the DWARF, from which a cache is built and written when
+ * the file is large (or KPBROWSE_SYMCACHE=always) and then used. */
+static void attach(kp_symbols *s, opened *o)
+{
+	bool never = s->symcache_mode < 0, always = s->symcache_mode > 0;
+	struct stat st;
+	char path[4200];
+	if (never || !s->symcache_dir[0] || !o->slice->has_uuid || stat(o->path, &st) != 0 ||
+	    !kp__symcache_path(path, sizeof path, s->symcache_dir, o->slice->uuid)) {
+		open_dwarf(s, o);
+		return;
+	}
+	kp_symcache_key key = {o->slice->uuid, o->slice->arch, (uint64_t)st.st_size, MTIME_NS(st)};
+	if (kp__symcache_open(path, &key, &o->sc) == KP_OK) {
+		s->symcaches_used++;
+		return;
+	}
+	open_dwarf(s, o);
+	if (!o->d || (!always && (uint64_t)st.st_size < KP_SYMCACHE_MIN_SIZE))
+		return;
+	struct build_progress bp = {s, o->path};
+	void *img = NULL;
+	size_t len = 0;
+	if (kp__symcache_build(o->d, o->slice, &key, s->progress ? on_build_progress : NULL, &bp,
+	                       &img, &len, NULL) != KP_OK)
+		return;   /* the DWARF keeps answering (and reports what is broken) */
+	kp__symcache_write(path, img, len);   /* a read-only cache dir still gets the speed-up */
+	if (kp__symcache_open_mem(img, len, &key, &o->sc) == KP_OK) {
+		s->symcaches_built++;
+		kp_dwarf_close(&o->d);   /* its decoded tables are no longer needed */
+	}
+}
+
 /* Opens (once) the file holding uuid and picks the slice with that UUID. */
 static opened *open_uuid(kp_symbols *s, const char *uuid)
 {
@@ -246,10 +316,10 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 		}
 		o->path = strdup(path);
 		s->dsyms_opened++;
-		if (kp_dwarf_open(o->slice, &o->d, &err) != KP_OK)
-			o->d = NULL;   /* no DWARF (a plain binary): the symtab still serves */
+		if (o->path)
+			attach(s, o);
 		else
-			kp_dwarf_use_symbols(o->d, o->m);
+			open_dwarf(s, o);
 		if (s->progress)
 			s->progress(s->progress_ctx, path, 1, 1);
 		return o;
@@ -267,7 +337,22 @@ static bool arm64_like(const char *arch)
 static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult *out)
 {
 	out->path = o->path;
-	if (o->d) {
+	if (o->sc) {
+		size_t n = 0;
+		if (kp__symcache_lookup(o->sc, addr, out->frames, KP_SYM_MAX_FRAMES, &n)) {
+			if (n > 0 && out->frames[n - 1].function) {
+				out->nframes = n;
+				out->source = out->frames[0].file ? "dwarf" : "symtab";
+				return out->status = KP_SYM_OK;
+			}
+		} else {
+			/* a corrupt entry: never trusted again, the DWARF answers */
+			kp__symcache_close(&o->sc);
+			open_dwarf(s, o);
+			memset(out->frames, 0, sizeof out->frames);
+			return look(s, o, addr, out);
+		}
+	} else if (o->d) {
 		kp_error err;
 		size_t n = 0;
 		if (kp_dwarf_lookup(o->d, addr, out->frames, KP_SYM_MAX_FRAMES, &n, &err) != KP_OK) {
@@ -398,10 +483,10 @@ kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *ar
 		o->path = strdup(path);
 		/* keyed by path only: a lookup by UUID must not find this record */
 		snprintf(o->uuid, sizeof o->uuid, "file");
-		if (kp_dwarf_open(sl, &o->d, NULL) != KP_OK)
-			o->d = NULL;
+		if (o->path)
+			attach(s, o);
 		else
-			kp_dwarf_use_symbols(o->d, o->m);
+			open_dwarf(s, o);
 	}
 	out->has_lookup = true;
 	out->lookup_address = out->symbol_address = addr;
@@ -415,6 +500,9 @@ kp_symbols_stats kp_symbols_get_stats(const kp_symbols *s)
 	kp_symbols_stats st = {0};
 	kp__dsym_stats(s->dx, &st.roots_walked, &st.roots_from_cache, &st.files_probed);
 	st.dsyms_opened = s->dsyms_opened;
+	st.symcaches_used = s->symcaches_used;
+	st.symcaches_built = s->symcaches_built;
+	st.dwarf_opened = s->dwarf_opened;
 	return st;
 }
 

@@ -2,12 +2,23 @@
  * An input not starting with '{' gets one in front, so every run takes the
  * JSON path and seeds can be real reports as they are. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kp_json.h"
 #include "kp_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The report is also written as `show --json` writes it, to /dev/null. */
+static FILE *devnull_ips(void)
+{
+	static FILE *fp;
+	if (!fp)
+		fp = fopen("/dev/null", "w");
+	return fp;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,6 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (kp_report_parse(buf, len, "fuzz.ips", &r, &err) == KP_OK) {
 		const kp_process *p;
 		(void)kp_report_panicked_thread(r, &p);
+		if (devnull_ips())
+			(void)kp_json_report_write(devnull_ips(), r, NULL, NULL, 0);
 		(void)kp_arch_name(r->arch);
 		(void)kp_format_name(r->format);
 	}

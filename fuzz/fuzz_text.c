@@ -1,12 +1,23 @@
 /* fuzz_text.c: kp_report_parse on panic text (.panic, bare panic strings).
  * A leading '{' is replaced so the text parser always runs. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kp_json.h"
 #include "kp_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The report is also written as `show --json` writes it, to /dev/null. */
+static FILE *devnull_text(void)
+{
+	static FILE *fp;
+	if (!fp)
+		fp = fopen("/dev/null", "w");
+	return fp;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,6 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (kp_report_parse(buf, size, "fuzz.panic", &r, &err) == KP_OK) {
 		const kp_process *p;
 		(void)kp_report_panicked_thread(r, &p);
+		if (devnull_text())
+			(void)kp_json_report_write(devnull_text(), r, NULL, NULL, 0);
 	}
 	kp_report_free(&r);
 	free(buf);

@@ -173,6 +173,8 @@ check_grep "vm_page_check_sanity" "$tmp/out" "CRLF .panic: headline read"
 check_not_grep "$(printf '\r')" "$tmp/out" "CRLF .panic: no CR in the output"
 measure show --no-symbols "$g/enc/crlf.ips"
 check_grep "^Headline: *FakeDriver: report length" "$tmp/out" "CRLF .ips: headline read"
+measure show --no-symbols "$g/enc/bom.ips"
+check_grep "^Headline: *FakeDriver: report length" "$tmp/out" "UTF-8 BOM before an .ips: parsed ($(head -c 120 "$tmp/err"))"
 
 # ---- big: a million frames, 100,000-deep JSON, 100 MB ------------------------
 for f in "$g"/big/*; do

@@ -136,6 +136,7 @@ static void prefixes(const char *path)
 		kp_report_free(&r);
 		free(copy);
 	}
+	free(b);
 	const char *base = strrchr(path, '/');
 	KT_CHECK(bad == 0, "%s: %zu prefixes: %zu parse, %zu clear errors, %zu bad (%.2f s)",
 	         base ? base + 1 : path, len + 1, ok, errs, bad, now() - t0);

@@ -49,12 +49,27 @@ compare() { # name binary dwarf [arch]
 	check "$n" -gt 20 "$1: enough addresses"
 }
 
-for f in fakekernel.arm64 fakekernel.x86_64 fakekext.arm64 fakekext.x86_64; do
-	compare "$f" "$bin/$f" "$bin/$f.dSYM/Contents/Resources/DWARF/$f"
-done
-for a in arm64 x86_64; do
-	compare "universal $a" "$bin/fakekext.universal" "$bin/fakekext.universal.dSYM/Contents/Resources/DWARF/fakekext.universal" $a
-done
+all_fixtures() { # prefix
+	for f in fakekernel.arm64 fakekernel.x86_64 fakekext.arm64 fakekext.x86_64; do
+		compare "$1$f" "$bin/$f" "$bin/$f.dSYM/Contents/Resources/DWARF/$f"
+	done
+	for a in arm64 x86_64; do
+		compare "${1}universal $a" "$bin/fakekext.universal" "$bin/fakekext.universal.dSYM/Contents/Resources/DWARF/fakekext.universal" $a
+	done
+}
+export KPBROWSE_SYMCACHE=never
+all_fixtures ""
+
+# second pass: through the symbol cache, built on first use (the fixtures
+# are below the size threshold, so force it), then read back on the next run
+export KPBROWSE_SYMCACHE=always KPBROWSE_CACHE_DIR="$tmp/cache"
+all_fixtures "symcache build: "
+n=$(ls "$tmp/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')
+# one per UUID: the universal file's slices share the thin files' UUIDs (the
+# caches of those then alternate, each noticed as stale and rebuilt)
+check "$n" = 4 "one symbol cache per UUID written ($n)"
+all_fixtures "symcache warm: "
+unset KPBROWSE_SYMCACHE KPBROWSE_CACHE_DIR
 
 # a .dSYM bundle stands for its DWARF file
 "$kp" lookup --dsym "$bin/fakekernel.arm64.dSYM" 0xc094 >"$tmp/got"

@@ -136,6 +136,11 @@ keys "clear; '$KPBROWSE' --db '$work/evil.db' '$work/evil'" Enter
 check "planted ESC shows as text in the list" '\e[31mRED\e[0m' 20
 keys Enter
 check "planted ESC shows as text in the report" '\e]0;PWNED\e\' 10
+# capture-pane -e renders the cells' attributes as escapes: the planted SGR
+# must not be among them (it would precede RED if the terminal had run it).
+if $T capture-pane -e -p -t kpt | grep -qF "${esc}[31mRED"; then
+	not_ok "planted SGR did not reach the terminal (capture-pane -e)"
+else ok "planted SGR did not reach the terminal (capture-pane -e)"; fi
 title=$($T display-message -p -t kpt '#{pane_title}')
 case "$title" in *PWNED*) not_ok "OSC title sequence did not reach the terminal";;
 	*) ok "OSC title sequence did not reach the terminal";; esac

@@ -86,7 +86,8 @@ int kpt_cmd_lookup(int argc, char **argv)
 		kpt_usage_error("lookup: --dsym FILE is required");
 		return KPT_EXIT_BAD;
 	}
-	kp_symbols_opts so = {.no_env = true, .no_system = true, .cache_dir = ""};
+	/* no search roots: the file is named; the symbol cache still serves */
+	kp_symbols_opts so = {.no_env = true, .no_system = true};
 	kp_symbols *sym = NULL;
 	kp_error err;
 	if (kp_symbols_new(&so, &sym, &err) != KP_OK) {

@@ -303,7 +303,11 @@ int kpt_cmd_show(int argc, char **argv)
 	}
 	int status = KPT_EXIT_OK;
 	int nfiles = argc - optind;
-	cJSON *arr = o.json && nfiles > 1 ? cJSON_CreateArray() : NULL;
+	/* Several files: one JSON array, each report streamed as it is read. */
+	bool arr = o.json && nfiles > 1;
+	int nprinted = 0;
+	if (arr)
+		fputc('[', stdout);
 	for (int i = optind; i < argc; i++) {
 		kp_report *r = NULL;
 		kp_error err;
@@ -317,32 +321,24 @@ int kpt_cmd_show(int argc, char **argv)
 		for (size_t w = 0; w < r->nwarnings; w++)
 			kpt_report_warning(argv[i], r->warnings[w].msg, r->warnings[w].line);
 		if (o.json) {
-			cJSON *j = kp_json_report(r, json_frame, &o);
-			if (arr) {
-				cJSON_AddItemToArray(arr, j);
-			} else if (j) {
-				char *s = cJSON_Print(j);
-				if (s) {
-					kp_json_fputs_safe(stdout, s);
-					putchar('\n');
-				}
-				cJSON_free(s);
-				cJSON_Delete(j);
+			if (arr && nprinted)
+				fputs(", ", stdout);
+			if (!kp_json_report_write(stdout, r, json_frame, &o, arr ? 1 : 0)) {
+				kp_error werr;
+				kp_error_set(&werr, KP_ERR_IO, 0, -1, "cannot write the JSON output");
+				kpt_report_error(argv[i], &werr);
+				status = KPT_EXIT_BAD;
 			}
+			if (!arr)
+				putchar('\n');
+			nprinted++;
 		} else {
 			print_text(&o, r);
 		}
 		kp_report_free(&r);
 	}
-	if (arr) {
-		char *s = cJSON_Print(arr);
-		if (s) {
-			kp_json_fputs_safe(stdout, s);
-			putchar('\n');
-		}
-		cJSON_free(s);
-		cJSON_Delete(arr);
-	}
+	if (arr)
+		fputs("]\n", stdout);
 	kp_symbols_free(&o.sym);
 	kpi_close(&o.db);
 	return status;

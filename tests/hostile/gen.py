@@ -151,6 +151,19 @@ put("big/deep-frames.ips", hdr_txt + "\n" + body_txt.replace(
 put("big/deep-header.ips", '{"bug_type":"210","x":' + "[" * D + "]" * D + "}\n" + body_txt)
 
 
+# Regressions of memory/time findings: a body of 300,000 malformed members
+# (was quadratic: a line count from the start for each warning), and
+# containers of tiny items (a cJSON tree costs ~30-50x their text).
+PS = '"panicString":"panic(cpu 0 caller 0x1): tiny"'
+put("big/many-bad-members.ips", hdr_txt + "\n{" + PS + ",\n" + '"a":x,\n' * 300000 + '"z":1}\n')
+put("big/tiny-items-member.ips", hdr_txt + "\n{" + PS + ',"notes":[' + "1," * 5000000 + "1]}\n")
+put("big/tiny-items-header.ips", '{"bug_type":"210","x":[' + "1," * 5000000 + '1]}\n{' + PS + "}\n")
+put("big/tiny-images.ips", hdr_txt + "\n{" + PS + ',"binaryImages":[' + "[]," * 3000000 + "[]]}\n")
+put("big/tiny-threads.ips", hdr_txt + "\n{" + PS + ',"processByPid":{"1":{"threadById":{' +
+    ",".join('"%d":{}' % i for i in range(1000000)) + "}}}}\n")
+put("big/tiny-processes.ips", hdr_txt + "\n{" + PS + ',"processByPid":{' +
+    ",".join('"%d":{}' % i for i in range(1000000)) + "}}\n")
+
 # 100 MB: written in chunks so the generator itself stays small.
 def big_file(rel, head, unit, tail, size=100 << 20):
     path = os.path.join(OUT, rel)
