@@ -11,6 +11,7 @@
  * Paths holding a tab or newline are never cached. */
 #include "dsym.h"
 #include "kp_macho.h"
+#include "vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,11 +26,6 @@
 #define MH_DSYM 0xa
 #define MAX_DEPTH 40
 
-#ifdef __APPLE__
-#define MTIME_NS(st) ((long long)(st).st_mtimespec.tv_nsec)
-#else
-#define MTIME_NS(st) ((long long)(st).st_mtim.tv_nsec)
-#endif
 
 struct seen {
 	dev_t dev;
@@ -84,17 +80,7 @@ struct kp_dsym_index {
 
 static bool push(void **arr, size_t *n, size_t *cap, size_t sz)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		void *p = realloc(*arr, nc * sz);
-		if (!p)
-			return false;
-		*arr = p;
-		*cap = nc;
-	}
-	memset((char *)*arr + *n * sz, 0, sz);
-	(*n)++;
-	return true;
+	return kp__vec_push(arr, n, cap, sz) != NULL;
 }
 
 static bool cacheable(const char *p)
@@ -309,7 +295,7 @@ static bool add_entry(kp_dsym_index *x, size_t root, const char *uuid, unsigned 
 	e->path = strdup(path);
 	e->size = (long long)st->st_size;
 	e->ms = (long long)st->st_mtime;
-	e->mns = MTIME_NS(*st);
+	e->mns = KP_MTIME_NSEC(*st);
 	e->root = root;
 	if (!e->path) {
 		x->nents--;
@@ -332,7 +318,7 @@ static void probe(kp_dsym_index *x, size_t root, const char *path, const struct 
 		for (size_t i = 0; i < x->reuse->nfiles; i++) {
 			const entry *c = &x->reuse->files[i];
 			if (c->size == (long long)st->st_size && c->ms == (long long)st->st_mtime &&
-			    c->mns == MTIME_NS(*st) && strcmp(c->path, path) == 0) {
+			    c->mns == KP_MTIME_NSEC(*st) && strcmp(c->path, path) == 0) {
 				add_entry(x, root, c->uuid, c->filetype, path, st);
 				hit = true;
 			}
@@ -404,7 +390,7 @@ static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth)
 		dirrec *d = &r->dirs[r->ndirs - 1];
 		d->path = strdup(dir);
 		d->ms = (long long)st.st_mtime;
-		d->mns = MTIME_NS(st);
+		d->mns = KP_MTIME_NSEC(st);
 	}
 	DIR *dp = opendir(dir);
 	if (!dp)
@@ -441,12 +427,12 @@ static bool cached_valid(const cached_root *c)
 	struct stat st;
 	for (size_t i = 0; i < c->ndirs; i++)
 		if (!c->dirs[i].path || stat(c->dirs[i].path, &st) != 0 ||
-		    (long long)st.st_mtime != c->dirs[i].ms || MTIME_NS(st) != c->dirs[i].mns)
+		    (long long)st.st_mtime != c->dirs[i].ms || KP_MTIME_NSEC(st) != c->dirs[i].mns)
 			return false;
 	for (size_t i = 0; i < c->nfiles; i++)
 		if (!c->files[i].path || stat(c->files[i].path, &st) != 0 ||
 		    (long long)st.st_size != c->files[i].size || (long long)st.st_mtime != c->files[i].ms ||
-		    MTIME_NS(st) != c->files[i].mns)
+		    KP_MTIME_NSEC(st) != c->files[i].mns)
 			return false;
 	return c->ndirs > 0 || c->nfiles > 0;
 }

@@ -1,6 +1,7 @@
 /* report.c: the model's allocation, lookup and naming helpers. */
 #include "report_build.h"
 #include "arena.h"
+#include "vec.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -51,6 +52,24 @@ void *kp__alloc(kp_report *r, size_t n)
 	return kp_arena_alloc(r->arena, n);
 }
 
+void *kp__vec_push(void **arr, size_t *n, size_t *cap, size_t sz)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		if (ncap > SIZE_MAX / sz)
+			return NULL;
+		void *p = realloc(*arr, ncap * sz);
+		if (!p)
+			return NULL;
+		*arr = p;
+		*cap = ncap;
+	}
+	void *e = (char *)*arr + *n * sz;
+	memset(e, 0, sz);
+	(*n)++;
+	return e;
+}
+
 char *kp__strndup(kp_report *r, const char *s, size_t n)
 {
 	if (!s)
@@ -85,29 +104,9 @@ char *kp__sprintf(kp_report *r, const char *fmt, ...)
 	return d;
 }
 
-/* Grows *arr (of *cap elements of size sz) to hold one more; returns the new
- * zeroed element. */
-static void *grow(void **arr, size_t *n, size_t *cap, size_t sz)
-{
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		if (ncap > SIZE_MAX / sz)
-			return NULL;
-		void *p = realloc(*arr, ncap * sz);
-		if (!p)
-			return NULL;
-		*arr = p;
-		*cap = ncap;
-	}
-	void *e = (char *)*arr + *n * sz;
-	memset(e, 0, sz);
-	(*n)++;
-	return e;
-}
-
 kp_image *kp__add_image(kp_report *r)
 {
-	kp_image *im = grow((void **)&r->images, &r->nimages, &r->images_cap, sizeof *im);
+	kp_image *im = kp__vec_push((void **)&r->images, &r->nimages, &r->images_cap, sizeof *im);
 	if (im) {
 		im->index = (int)(r->nimages - 1);
 		im->kind = '?';
@@ -117,13 +116,13 @@ kp_image *kp__add_image(kp_report *r)
 
 kp_process *kp__add_process(kp_report *r)
 {
-	return grow((void **)&r->processes, &r->nprocesses, &r->processes_cap, sizeof(kp_process));
+	return kp__vec_push((void **)&r->processes, &r->nprocesses, &r->processes_cap, sizeof(kp_process));
 }
 
 kp_thread *kp__add_thread(kp_report *r, kp_process *p)
 {
 	(void)r;
-	kp_thread *t = grow((void **)&p->threads, &p->nthreads, &p->threads_cap, sizeof *t);
+	kp_thread *t = kp__vec_push((void **)&p->threads, &p->nthreads, &p->threads_cap, sizeof *t);
 	if (t)
 		t->cpu = -1;
 	return t;
@@ -132,7 +131,7 @@ kp_thread *kp__add_thread(kp_report *r, kp_process *p)
 kp_frame *kp__add_frame(kp_report *r, kp_thread *t)
 {
 	(void)r;
-	kp_frame *f = grow((void **)&t->frames, &t->nframes, &t->frames_cap, sizeof *f);
+	kp_frame *f = kp__vec_push((void **)&t->frames, &t->nframes, &t->frames_cap, sizeof *f);
 	if (f)
 		f->image = -1;
 	return f;
@@ -140,12 +139,12 @@ kp_frame *kp__add_frame(kp_report *r, kp_thread *t)
 
 kp_kext *kp__add_kext(kp_report *r)
 {
-	return grow((void **)&r->kexts, &r->nkexts, &r->kexts_cap, sizeof(kp_kext));
+	return kp__vec_push((void **)&r->kexts, &r->nkexts, &r->kexts_cap, sizeof(kp_kext));
 }
 
 bool kp__add_field(kp_report *r, const char *key, size_t keylen, const char *value, size_t vlen)
 {
-	kp_field *f = grow((void **)&r->fields, &r->nfields, &r->fields_cap, sizeof *f);
+	kp_field *f = kp__vec_push((void **)&r->fields, &r->nfields, &r->fields_cap, sizeof *f);
 	if (!f)
 		return false;
 	f->key = kp__strndup(r, key, keylen);
@@ -171,7 +170,7 @@ bool kp__warn(kp_report *r, long line, const char *fmt, ...)
 		vsnprintf(buf, sizeof buf, fmt, ap);
 		va_end(ap);
 	}
-	kp_warning *w = grow((void **)&r->warnings, &r->nwarnings, &r->warnings_cap, sizeof *w);
+	kp_warning *w = kp__vec_push((void **)&r->warnings, &r->nwarnings, &r->warnings_cap, sizeof *w);
 	if (!w)
 		return false;
 	w->line = line;

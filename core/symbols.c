@@ -2,6 +2,7 @@
 #include "kp_symbols.h"
 #include "dsym.h"
 #include "kp_macho.h"
+#include "vec.h"
 #include "symcache.h"
 
 #include <dirent.h>
@@ -38,17 +39,7 @@ struct kp_symbols {
 
 static bool push(void **arr, size_t *n, size_t *cap, size_t sz)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		void *p = realloc(*arr, nc * sz);
-		if (!p)
-			return false;
-		*arr = p;
-		*cap = nc;
-	}
-	memset((char *)*arr + *n * sz, 0, sz);
-	(*n)++;
-	return true;
+	return kp__vec_push(arr, n, cap, sz) != NULL;
 }
 
 static void default_cache_dir(char *buf, size_t size)
@@ -225,11 +216,6 @@ const char *kp_symbols_find(kp_symbols *s, const char *any_uuid)
 	return p;
 }
 
-#ifdef __APPLE__
-#define MTIME_NS(st) ((int64_t)(st).st_mtimespec.tv_sec * 1000000000 + (st).st_mtimespec.tv_nsec)
-#else
-#define MTIME_NS(st) ((int64_t)(st).st_mtim.tv_sec * 1000000000 + (st).st_mtim.tv_nsec)
-#endif
 
 struct build_progress {
 	kp_symbols *s;
@@ -266,7 +252,7 @@ static void attach(kp_symbols *s, opened *o)
 		open_dwarf(s, o);
 		return;
 	}
-	kp_symcache_key key = {o->slice->uuid, o->slice->arch, (uint64_t)st.st_size, MTIME_NS(st)};
+	kp_symcache_key key = {o->slice->uuid, o->slice->arch, (uint64_t)st.st_size, KP_MTIME_NS(st)};
 	if (kp__symcache_open(path, &key, &o->sc) == KP_OK) {
 		s->symcaches_used++;
 		return;
