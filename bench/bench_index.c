@@ -2,6 +2,7 @@
  * full .ips made from the real one when present): cold scan with the parse
  * share, unchanged rescan, UUID search, index size.  Prints figures only.
  * Usage: bench_index [COUNT] (default 10000); works in a temp dir. */
+#include "../tests/kt_slurp.h"
 #include "kp_index.h"
 #include "../tests/test_index_gen.h"
 
@@ -16,25 +17,6 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)n + 1);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	if (b)
-		*len = (size_t)n;
-	return b;
 }
 
 /* A full report: the real one with its incident id made unique, or a
@@ -95,7 +77,7 @@ static double parse_pass(const char *dir, size_t *nfiles, size_t *bytes)
 			continue;
 		}
 		size_t len;
-		char *b = slurp(p, &len);
+		char *b = kt_slurp(p, &len);
 		if (!b)
 			continue;
 		kp_report *r = NULL;
@@ -125,7 +107,7 @@ int main(int argc, char **argv)
 	mkdir(dir, 0755);
 
 	size_t rlen = 0;
-	char *real = slurp(KP_SHARED_DIR "/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips", &rlen);
+	char *real = kt_slurp(KP_SHARED_DIR "/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips", &rlen);
 	double t0 = now();
 	static char buf[65536];
 	char sub[1200], name[64];

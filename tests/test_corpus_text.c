@@ -1,5 +1,6 @@
 /* test_corpus_text.c: every text report of ../shared/corpus/real against
  * values read off the files by hand (and grep), not off the parser. */
+#include "kt_slurp.h"
 #include "kt.h"
 #include "kp_report.h"
 
@@ -158,36 +159,6 @@ static const expect cases[] = {
 };
 
 /* Reads the whole file into a heap buffer of exactly its size. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	char *b = malloc(cap);
-	while (b) {
-		size_t got = fread(b + n, 1, cap - n, f);
-		n += got;
-		if (n < cap)
-			break;
-		char *nb = realloc(b, cap * 2);
-		if (!nb) {
-			free(b);
-			b = NULL;
-			break;
-		}
-		b = nb;
-		cap *= 2;
-	}
-	fclose(f);
-	char *exact = b ? malloc(n ? n : 1) : NULL;
-	if (exact)
-		memcpy(exact, b, n);
-	free(b);
-	*len = n;
-	return exact;
-}
-
 static void check(const expect *x, const kp_report *r)
 {
 	const char *f = x->file;
@@ -286,7 +257,7 @@ int main(void)
 		char path[1024];
 		snprintf(path, sizeof path, "%s%s", dir, cases[i].file);
 		size_t len = 0;
-		char *data = slurp(path, &len);
+		char *data = kt_slurp(path, &len);
 		if (!data) {
 			char why[1100];
 			snprintf(why, sizeof why, "%s: %s", cases[i].file, strerror(errno));

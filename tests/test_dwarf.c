@@ -1,6 +1,7 @@
 /* test_dwarf.c: kp_dwarf against llvm-symbolizer --inlining (the oracle),
  * for every instruction of every fixture dSYM slice; DWARF-less slices;
  * mutated dSYMs (must fail cleanly, never crash); kp_demangle. */
+#include "kt_slurp.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,7 +136,6 @@ static uint64_t *instructions(const struct fixture *f, uint64_t lo, uint64_t siz
 	return v;
 }
 
-static unsigned char *slurp(const char *path, size_t *len);
 
 /* Our answer for addrs, formatted like llvm-symbolizer --inlining. */
 static void our_output(kp_dwarf *d, const uint64_t *addrs, size_t n, struct buf *out,
@@ -266,7 +266,7 @@ static void test_no_aranges(size_t *total, size_t *bad)
 {
 	const struct fixture *src = &fixtures[0];
 	size_t len = 0;
-	unsigned char *b = slurp(src->dwarf, &len);
+	unsigned char *b = kt_slurp(src->dwarf, &len);
 	if (!b) {
 		KT_CHECK(0, "read %s", src->dwarf);
 		return;
@@ -310,24 +310,6 @@ static void test_no_dwarf(void)
 		         strrchr(plain[i], '/') + 1, (int)st);
 		kp_macho_close(&m);
 	}
-}
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	unsigned char *b = malloc((size_t)n);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return b;
 }
 
 /* Opens buf, looks every address of __text up; returns the worst status. */
@@ -388,7 +370,7 @@ static void test_mutations(void)
 static void mutate_one(const char *path, const char *arch)
 {
 	size_t len = 0;
-	unsigned char *orig = slurp(path, &len);
+	unsigned char *orig = kt_slurp(path, &len);
 	KT_CHECK(orig != NULL, "read %s", path);
 	if (!orig)
 		return;

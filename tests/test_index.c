@@ -1,6 +1,7 @@
 /* test_index.c: the index over a generated corpus of known structure.
  * `test_index --gen DIR` and `--gen-large DIR N` only write corpora (for
  * test_index.sh). */
+#include "kt_slurp.h"
 #include "kp_index.h"
 #include "kt.h"
 #include "test_index_gen.h"
@@ -11,25 +12,6 @@
 #include <string.h>
 
 static char tmp[1024], corpus[1100], dbpath[1100];
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)n + 1);
-	if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	if (b)
-		*len = (size_t)n;
-	return b;
-}
 
 /* SHA-1 of every file under dir, concatenated with names, into one hash. */
 static void tree_hash(const char *dir, kp_sha1 *h)
@@ -64,7 +46,7 @@ static void tree_hash(const char *dir, kp_sha1 *h)
 			tree_hash(p, h);
 		} else {
 			size_t len;
-			char *b = slurp(p, &len);
+			char *b = kt_slurp(p, &len);
 			if (b)
 				kp_sha1_update(h, b, len);
 			free(b);
@@ -211,7 +193,7 @@ static void test_foreign(void)
 static void test_incident(void)
 {
 	size_t len;
-	char *b = slurp(KP_SHARED_DIR "/corpus/real/ips-t2-bridgeos-sleepwake-socwatchdog-1.ips", &len);
+	char *b = kt_slurp(KP_SHARED_DIR "/corpus/real/ips-t2-bridgeos-sleepwake-socwatchdog-1.ips", &len);
 	if (!b) {
 		KT_SKIP("real corpus absent: incident id test");
 		return;
@@ -391,7 +373,7 @@ int main(int argc, char **argv)
 	char p[1200], out[1200];
 	snprintf(p, sizeof p, "%s/bugB-1.panic", corpus);
 	size_t olen;
-	char *orig = slurp(p, &olen);
+	char *orig = kt_slurp(p, &olen);
 	unlink(p);
 	snprintf(p, sizeof p, "%s/copy-of-bugB.panic", corpus);
 	unlink(p);
@@ -406,11 +388,11 @@ int main(int argc, char **argv)
 	snprintf(out, sizeof out, "%s/exported.panic", tmp);
 	KT_CHECK(kpi_export(db, b1, out, &err) == KP_OK, "export");
 	size_t elen;
-	char *exp = slurp(out, &elen);
+	char *exp = kt_slurp(out, &elen);
 	KT_CHECK(orig && exp && elen == olen && memcmp(orig, exp, olen) == 0, "export is byte-identical");
 	free(exp);
 	KT_CHECK(kpi_export(db, a1, out, &err) == KP_ERR_IO, "export refuses an existing file");
-	exp = slurp(out, &elen);
+	exp = kt_slurp(out, &elen);
 	KT_CHECK(exp && elen == olen && memcmp(orig, exp, olen) == 0, "existing file left alone");
 	free(exp);
 	free(orig);

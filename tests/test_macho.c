@@ -5,6 +5,7 @@
  * llvm-objdump --macho --private-headers (every segment vmaddr and every
  * section's addr/size), llvm-nm -n --defined-only (symbol lookups).  A
  * missing tool is a counted skip. */
+#include "kt_slurp.h"
 #include "kp_macho.h"
 
 #include <stdio.h>
@@ -19,30 +20,6 @@
 #define DW(name) name ".dSYM/Contents/Resources/DWARF/" name
 
 /* ---- small helpers ----------------------------------------------------------- */
-
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *b = malloc(cap);
-	size_t r;
-	while (b && (r = fread(b + n, 1, cap - n, f)) > 0) {
-		n += r;
-		if (n == cap) {
-			unsigned char *nb = realloc(b, cap *= 2);
-			if (!nb) {
-				free(b);
-				b = NULL;
-			}
-			b = nb;
-		}
-	}
-	fclose(f);
-	*len = n;
-	return b;
-}
 
 static char tool_path[8][256];
 
@@ -482,7 +459,7 @@ static void truncations(const char *file, size_t dense, size_t stride)
 	char path[400];
 	snprintf(path, sizeof path, BIN "%s", file);
 	size_t len = 0;
-	unsigned char *b = slurp(path, &len);
+	unsigned char *b = kt_slurp(path, &len);
 	KT_CHECK(b && len > 0, "read %s", file);
 	if (!b)
 		return;
@@ -514,7 +491,7 @@ static void mutations(const char *file, size_t region, int rounds)
 	char path[400];
 	snprintf(path, sizeof path, BIN "%s", file);
 	size_t len = 0;
-	unsigned char *orig = slurp(path, &len), *b = orig ? malloc(len) : NULL;
+	unsigned char *orig = kt_slurp(path, &len), *b = orig ? malloc(len) : NULL;
 	KT_CHECK(b != NULL, "read %s", file);
 	if (!b) {
 		free(orig);
