@@ -149,6 +149,48 @@ struct sect {
 	uint64_t size, addr, offset;
 };
 
+/* libdwarf 20210528 frees its table array twice when a .debug_rnglists (or
+ * .debug_loclists) table claims more bytes than the section holds (found by
+ * fuzz/fuzz_dwarf; tests/hostile/fuzz-dwarf-1).  So the table headers are
+ * checked here first, and a section that fails is withheld from libdwarf as
+ * if absent: lookups needing it then find nothing instead of crashing. */
+static uint64_t rd(const unsigned char *p, int n, bool little)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v |= (uint64_t)p[little ? i : n - 1 - i] << (8 * (little ? i : n - 1 - i));
+	return v;
+}
+
+static bool lists_section_ok(const unsigned char *p, uint64_t size, bool little)
+{
+	uint64_t off = 0;
+	while (off < size) {
+		if (size - off < 4)
+			return false;
+		uint64_t len = rd(p + off, 4, little);
+		int osz = 4;
+		off += 4;
+		if (len == 0xffffffffu) {
+			if (size - off < 8)
+				return false;
+			len = rd(p + off, 8, little);
+			osz = 8;
+			off += 8;
+		} else if (len >= 0xfffffff0u) {
+			return false;   /* reserved lengths */
+		}
+		/* version(2) address_size(1) segment_selector_size(1) offset_entry_count(4) */
+		if (len < 8 || len > size - off)
+			return false;
+		uint64_t version = rd(p + off, 2, little), count = rd(p + off + 4, 4, little);
+		if (version != 5 || count > (len - 8) / (uint64_t)osz)
+			return false;
+		off += len;
+	}
+	return true;
+}
+
 /* ---- cached, decoded CU -------------------------------------------------- */
 
 struct row {
@@ -916,7 +958,21 @@ static void walk_children(dctx *c, Dwarf_Die die, int32_t parent, int depth, str
 			return;
 		}
 		Dwarf_Die next = NULL;
+		Dwarf_Off off = 0, next_off = 0;
 		r = ldw_sibling(c->d->dbg, child, &next, &e);
+		if (r == DW_DLV_OK && (dwarf_dieoffset(child, &off, &e) != DW_DLV_OK ||
+		                       dwarf_dieoffset(next, &next_off, &e) != DW_DLV_OK ||
+		                       next_off <= off)) {
+			/* A DW_AT_sibling pointing back (hostile or corrupt DWARF)
+			 * would loop here forever: siblings must move forward. */
+			if (e)
+				dwarf_dealloc_error(c->d->dbg, e);
+			dwarf_dealloc_die(next);
+			dwarf_dealloc_die(child);
+			if (c->st == KP_OK)
+				c->st = KP_ERR_FORMAT;
+			return;
+		}
 		dwarf_dealloc_die(child);
 		if (r != DW_DLV_OK) {
 			ldw_fail(c, &e, r);
@@ -1636,6 +1692,10 @@ kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *e
 		uint64_t size = 0, addr = 0;
 		if (!kp_macho_section(slice, "__DWARF", sect_names[i].macho, &data, &size, &addr) ||
 		    !data || !size)
+			continue;
+		if ((strcmp(sect_names[i].macho, "__debug_rnglists") == 0 ||
+		     strcmp(sect_names[i].macho, "__debug_loclists") == 0) &&
+		    !lists_section_ok(data, size, d->little))
 			continue;
 		struct sect *s = &d->sects[d->nsects++];
 		s->name = sect_names[i].elf;

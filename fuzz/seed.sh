@@ -24,6 +24,23 @@ for f in "$fix"/reports/*.ips "$real"/*.ips; do
 	if [ "$(wc -c <"$f")" -gt 65536 ]; then put ips "$f" 65536; else put ips "$f"; fi
 	put signature "$out/ips/seed-$n"
 done
+# Reports cut after each line (every 8th line of a long one): the parsers'
+# truncation paths start close to the seeds.
+cut_lines() {   # cut_lines TARGET FILE STEP
+	total=$(wc -l <"$2")
+	i=1
+	while [ "$i" -le "$total" ] && [ "$i" -le 400 ]; do
+		n=$((n + 1))
+		head -n "$i" "$2" >"$out/$1/cut-$n"
+		i=$((i + $3))
+	done
+}
+for f in "$fix"/reports/panic-full-2026-11-20-101500.0001.ips; do
+	[ -f "$f" ] && cut_lines ips "$f" 1
+done
+for f in "$fix"/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic "$real"/text-m1-macos12-usbhost-dataabort-1.txt; do
+	[ -f "$f" ] && cut_lines text "$f" 4
+done
 for f in "$fix"/reports/*.panic "$real"/*.panic "$real"/*.txt; do
 	[ -f "$f" ] || continue
 	put text "$f"

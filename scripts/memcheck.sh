@@ -18,8 +18,9 @@ files=$(ls tests/fixtures/reports/*.ips tests/fixtures/reports/*.panic)
 [ -d ../shared/corpus/real ] && files="$files $(ls ../shared/corpus/real/* | grep -v MANIFEST)"
 status=0
 run() {
-	"$@" >/dev/null 2>"$tmp/vg"
-	rc=$?
+	# a hostile input's exit 2 is expected: only valgrind's verdict counts
+	rc=0
+	"$@" >/dev/null 2>"$tmp/vg" || rc=$?
 	if [ $rc -eq 99 ] || grep -q "definitely lost\|Invalid\|uninitialised" "$tmp/vg"; then
 		echo "memcheck: FAILED: $*"
 		cat "$tmp/vg"

@@ -1,5 +1,6 @@
 /* cmd_index.c: `kpbrowse index`: scan report folders into the index. */
 #include "kp_index.h"
+#include "kp_json.h"
 #include "kp_symbols.h"
 #include "kpt_cmd.h"
 #include "kpt_sanitize.h"
@@ -94,8 +95,10 @@ static void print_json(const char *db, const kpi_summary *s, bool resigned, size
 	if (resigned)
 		cJSON_AddNumberToObject(o, "resign_changed", (double)nchanged);
 	char *txt = cJSON_Print(o);
-	if (txt)
-		puts(txt);
+	if (txt) {
+		kp_json_fputs_safe(stdout, txt);
+		putchar('\n');
+	}
 	cJSON_free(txt);
 	cJSON_Delete(o);
 }

@@ -1,5 +1,6 @@
 /* cmd_list.c: `kpbrowse list`: reports newest first, or dedup groups. */
 #include "kp_index.h"
+#include "kp_json.h"
 #include "kpt_cmd.h"
 #include "kpt_sanitize.h"
 
@@ -89,8 +90,10 @@ int kpt_row_sink(void *ctx, const kpi_report_row *row)
 void kpt_print_json(cJSON *j)
 {
 	char *s = j ? cJSON_Print(j) : NULL;
-	if (s)
-		puts(s);
+	if (s) {
+		kp_json_fputs_safe(stdout, s);   /* inert and valid UTF-8 */
+		putchar('\n');
+	}
 	cJSON_free(s);
 	cJSON_Delete(j);
 }
