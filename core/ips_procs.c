@@ -137,21 +137,16 @@ static char *read_joined(kp_report *r, const char *s, const char *end)
 {
 	if (s < end && *s == '"')
 		return read_string(r, s, end);
-	if (s >= end || *s != '[')
+	kp_jiter it;
+	kp_jerr e;
+	if (!kp__json_arr_begin(&it, s, end, &e))
 		return NULL;
 	char *out = kp__alloc(r, (size_t)(end - s) + 1), *o = out;
 	if (!out)
 		return NULL;
 	*o = '\0';
-	const char *p = s + 1;
-	kp_jerr e;
-	for (;;) {
-		p = kp__json_ws(p, end);
-		if (p >= end || *p == ']')
-			break;
-		const char *ve = kp__json_skip(p, end, &e);
-		if (!ve)
-			break;
+	const char *p, *ve;
+	while (kp__json_arr_next(&it, &p, &ve, &e)) {
 		char *str = read_string(r, p, ve);
 		if (str) {
 			size_t n = strlen(str);
@@ -161,9 +156,6 @@ static char *read_joined(kp_report *r, const char *s, const char *end)
 			o += n;
 			*o = '\0';
 		}
-		p = kp__json_ws(ve, end);
-		if (p < end && *p == ',')
-			p++;
 	}
 	return out;
 }
@@ -180,17 +172,12 @@ static bool read_int(const char *s, const char *end, int *out)
 /* [[image, offset, ...], ...]; elements that are not two integers are skipped. */
 static kp_status read_frames(kp_report *r, kp_thread *t, const char *s, const char *end, bool user)
 {
-	if (s >= end || *s != '[')
-		return KP_OK;
-	const char *p = s + 1;
+	kp_jiter it;
 	kp_jerr e;
-	for (;;) {
-		p = kp__json_ws(p, end);
-		if (p >= end || *p == ']')
-			break;
-		const char *ve = kp__json_skip(p, end, &e);
-		if (!ve)
-			break;
+	if (!kp__json_arr_begin(&it, s, end, &e))
+		return KP_OK;
+	const char *p, *ve;
+	while (kp__json_arr_next(&it, &p, &ve, &e)) {
 		uint64_t idx, off;
 		const char *q = kp__json_ws(p + 1, ve);
 		if (*p == '[' && read_u64(q, ve, &idx)) {
@@ -223,9 +210,6 @@ static kp_status read_frames(kp_report *r, kp_thread *t, const char *s, const ch
 				}
 			}
 		}
-		p = kp__json_ws(ve, end);
-		if (p < end && *p == ',')
-			p++;
 	}
 	return KP_OK;
 }

@@ -147,6 +147,44 @@ bool kp__json_obj_next(kp_jiter *it, kp_jmember *m, kp_jerr *e)
 	return true;
 }
 
+bool kp__json_arr_begin(kp_jiter *it, const char *p, const char *end, kp_jerr *e)
+{
+	p = kp__json_ws(p, end);
+	e->msg = NULL;
+	if (p >= end || *p != '[') {
+		fail(e, p, "array expected", p >= end);
+		return false;
+	}
+	it->p = p + 1;
+	it->end = end;
+	it->state = 0;
+	return true;
+}
+
+bool kp__json_arr_next(kp_jiter *it, const char **val, const char **val_end, kp_jerr *e)
+{
+	const char *p = kp__json_ws(it->p, it->end), *end = it->end;
+	e->msg = NULL;
+	if (it->state && p < end && *p == ',')
+		p = kp__json_ws(p + 1, end);
+	if (p >= end) {
+		fail(e, p, "unexpected end inside an array", true);
+		return false;
+	}
+	if (*p == ']') {
+		it->p = p + 1;
+		return false;
+	}
+	const char *ve = kp__json_skip(p, end, e);
+	if (!ve)
+		return false;
+	*val = p;
+	*val_end = ve;
+	it->p = ve;
+	it->state = 1;
+	return true;
+}
+
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';

@@ -44,6 +44,18 @@ typedef struct kp_jiter {
 bool kp__json_obj_begin(kp_jiter *it, const char *p, const char *end, kp_jerr *e);
 bool kp__json_obj_next(kp_jiter *it, kp_jmember *m, kp_jerr *e);
 
+/* Iterates the elements of the array whose '[' is at p (after leading
+ * whitespace); begin returns false with e->msg set when there is none.  Each
+ * next sets the element's span [*val, *val_end) and returns true; it returns
+ * false at the end (']'), at the end of the text, or on a malformed element
+ * (the last two with e->msg non-NULL).  Lenient like the readers it serves:
+ * one ',' after an element is taken when present but not required, and a
+ * stray ',' or ':' where an element should be is a one-byte element of its
+ * own.  Non-recursive (kp__json_skip); every element is at least one byte,
+ * so the walk is bounded by the text. */
+bool kp__json_arr_begin(kp_jiter *it, const char *p, const char *end, kp_jerr *e);
+bool kp__json_arr_next(kp_jiter *it, const char **val, const char **val_end, kp_jerr *e);
+
 /* Parses [s, end) with cJSON after turning every integer literal of 16 or
  * more digits into a string of its digits, so that no big base or offset goes
  * through a double (read them back with kp__json_u64).  NULL on error, with

@@ -2,8 +2,9 @@
  *
  * Everything is validated once, in kp_macho_open*: fat arcs, Mach-O headers,
  * load command framing, segments and their sections, LC_SYMTAB with every
- * nlist string index, LC_FILESET_ENTRY names.  After that the accessors only
- * read tables this file built, so they need no further checks.  Any lie in
+ * nlist string index, LC_FILESET_ENTRY names.  After that the accessors (here
+ * and in macho_symtab.c) only read tables this file built, so they need no
+ * further checks.  Any lie in
  * the file is KP_ERR_FORMAT with kp_error.byte set to the absolute file
  * offset of the offending field or structure.
  *
@@ -16,6 +17,7 @@
  * no LC_DYSYMTAB, exports trie or chained fixups; fat archives nested in fat
  * slices are rejected. */
 #include "kp_macho.h"
+#include "macho_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,80 +56,13 @@
 #define SEGMENT_CMD_SIZE_64 72u
 #define SECTION_SIZE 68u
 #define SECTION_SIZE_64 80u
-#define NLIST_SIZE 12u
-#define NLIST_SIZE_64 16u
 
 #define SECTION_TYPE 0xffu
 #define S_ZEROFILL 0x1u
 #define S_GB_ZEROFILL 0xcu
 #define S_THREAD_LOCAL_ZEROFILL 0x12u
 
-#define N_STAB 0xe0u
-#define N_TYPE 0x0eu
-#define N_EXT 0x01u
-#define N_SECT 0x0eu
-
-/* ---- private model ------------------------------------------------------ */
-
-struct msect {
-	char segname[17], sectname[17]; /* 16 bytes in the file, not always NUL-terminated */
-	uint64_t addr, size;
-	const unsigned char *data;      /* NULL: zerofill, or not present in this file (dSYM) */
-};
-
-struct mfileset {
-	const char *name; /* into the mapping, NUL-terminated inside its command */
-	uint64_t vmaddr, fileoff;
-};
-
-struct msym {
-	uint64_t addr;
-	uint32_t strx;
-	uint8_t sect; /* 1-based section ordinal, as n_sect */
-	uint8_t ext;
-};
-
-struct mslice {
-	kp_macho_slice pub; /* first: a kp_macho_slice * handed out is a struct mslice * */
-	size_t base;        /* offset of the slice in the file, for error positions */
-	struct msect *sects;
-	size_t nsects;
-	struct mfileset *fileset;
-	size_t nfileset;
-	/* LC_SYMTAB, already validated */
-	bool has_symtab;
-	const unsigned char *syms;
-	uint32_t nsyms;
-	const char *strtab;
-	uint32_t strsize;
-	/* built by the first kp_macho_symbol() on this slice */
-	bool sorted;
-	struct msym *sorted_syms;
-	size_t nsorted;
-};
-
-enum mapkind { MAP_NONE, MAP_MMAP, MAP_HEAP };
-
-struct kp_macho {
-	const unsigned char *data;
-	size_t len;
-	enum mapkind kind;
-	bool fat;
-	struct mslice *slices;
-	size_t nslices;
-};
-
-/* ---- byte decoding --------------------------------------------------------- */
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
+/* ---- byte decoding (le32/le64 are in macho_priv.h) ------------------------- */
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -714,105 +649,4 @@ bool kp_macho_section(const kp_macho_slice *s, const char *segname, const char *
 		return true;
 	}
 	return false;
-}
-
-/* Lower addresses first; at one address, external before local, then the
- * string table's order, so aliases resolve the same way on every run. */
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct msym *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->ext != y->ext)
-		return x->ext ? -1 : 1;
-	return x->strx < y->strx ? -1 : x->strx > y->strx;
-}
-
-static bool build_sorted(struct mslice *s)
-{
-	size_t ent = s->pub.is64 ? NLIST_SIZE_64 : NLIST_SIZE;
-	struct msym *v = s->nsyms ? malloc((size_t)s->nsyms * sizeof *v) : NULL;
-	if (s->nsyms && !v)
-		return false;
-	size_t n = 0;
-	for (uint32_t i = 0; i < s->nsyms; i++) {
-		const unsigned char *e = s->syms + (size_t)i * ent;
-		uint8_t type = e[4], sect = e[5];
-		if ((type & N_STAB) || (type & N_TYPE) != N_SECT || sect == 0 || sect > s->nsects)
-			continue;
-		v[n].addr = s->pub.is64 ? le64(e + 8) : le32(e + 8);
-		v[n].strx = le32(e);
-		v[n].sect = sect;
-		v[n].ext = (type & N_EXT) != 0;
-		n++;
-	}
-	if (n > 1)
-		qsort(v, n, sizeof *v, sym_cmp);
-	s->sorted_syms = v;
-	s->nsorted = n;
-	s->sorted = true;
-	return true;
-}
-
-/* The first call on a slice sorts its symbols, so calls on one kp_macho must
- * not run concurrently; different handles are independent. */
-bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const char **name,
-                     uint64_t *offset)
-{
-	if (!m || !s)
-		return false;
-	struct mslice *ms = NULL;
-	for (size_t i = 0; i < m->nslices; i++)
-		if (&m->slices[i].pub == s)
-			ms = &m->slices[i];
-	if (!ms || !ms->has_symtab)
-		return false;
-	if (!ms->sorted && !build_sorted(ms))
-		return false;
-	/* Last entry with entry.addr <= addr, then back to the first of its run
-	 * of equal addresses (the preferred name). */
-	size_t lo = 0, hi = ms->nsorted;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ms->sorted_syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return false;
-	size_t k = lo - 1;
-	while (k > 0 && ms->sorted_syms[k - 1].addr == ms->sorted_syms[k].addr)
-		k--;
-	const struct msym *y = &ms->sorted_syms[k];
-	const struct msect *sec = &ms->sects[y->sect - 1];
-	if (addr - sec->addr >= sec->size || addr < sec->addr)
-		return false;
-	if (name)
-		*name = ms->strtab + y->strx;
-	if (offset)
-		*offset = addr - y->addr;
-	return true;
-}
-
-size_t kp_macho_nfileset(const kp_macho_slice *s)
-{
-	return s ? ((const struct mslice *)s)->nfileset : 0;
-}
-
-bool kp_macho_fileset_entry(const kp_macho_slice *s, size_t i, const char **name,
-                            uint64_t *vmaddr, uint64_t *fileoff)
-{
-	if (!s)
-		return false;
-	const struct mslice *ms = (const struct mslice *)s;
-	if (i >= ms->nfileset)
-		return false;
-	if (name)
-		*name = ms->fileset[i].name;
-	if (vmaddr)
-		*vmaddr = ms->fileset[i].vmaddr;
-	if (fileoff)
-		*fileoff = ms->fileset[i].fileoff;
-	return true;
 }

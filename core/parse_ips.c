@@ -224,18 +224,12 @@ static void parse_image(kp_report *r, kp_image *img, const cJSON *im)
 static kp_status parse_images(ips_ctx *c, const char *s, const char *end)
 {
 	kp_report *r = c->r;
-	s = kp__json_ws(s, end);
-	if (s >= end || *s != '[')
-		return KP_OK;
-	const char *p = s + 1;
+	kp_jiter it;
 	kp_jerr e;
-	for (;;) {
-		p = kp__json_ws(p, end);
-		if (p >= end || *p == ']')
-			break;
-		const char *ve = kp__json_skip(p, end, &e);
-		if (!ve)
-			break;
+	if (!kp__json_arr_begin(&it, s, end, &e))
+		return KP_OK;
+	const char *p, *ve;
+	while (kp__json_arr_next(&it, &p, &ve, &e)) {
 		if (r->nimages >= KP_IPS_MAX_IMAGES) {
 			kp__warn(r, line_at(c, p), "more than %zu binary images: the rest are ignored",
 			         KP_IPS_MAX_IMAGES);
@@ -252,9 +246,6 @@ static kp_status parse_images(ips_ctx *c, const char *s, const char *end)
 				parse_image(r, img, im);
 			cJSON_Delete(im);
 		}
-		p = kp__json_ws(ve, end);
-		if (p < end && *p == ',')
-			p++;
 	}
 	return KP_OK;
 }

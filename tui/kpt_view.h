@@ -226,7 +226,7 @@ typedef unsigned (*kpt_prompt_fn)(kpt_app *app, kpt_view *v, const char *text, b
 void kpt_prompt(kpt_app *app, kpt_view *v, const char *label, const char *initial,
                 kpt_prompt_fn fn);
 
-/* ---- list widget (tui.c) ---- */
+/* ---- list widget (list.c) ---- */
 void kpt_list_reset(kpt_list *l, size_t n);   /* keeps filter, cursor clamped */
 size_t kpt_list_visible(const kpt_list *l);
 bool kpt_list_current(const kpt_list *l, size_t *row);   /* view row under the cursor */

@@ -1,119 +1,34 @@
-/* tui.c: the interactive browser: options, terminal setup and restore, the
- * event loop, the view stack, drawing helpers, the list widget and the
- * one-line prompt.
+/* tui.c: the interactive browser: options, the event loop, the view stack,
+ * drawing helpers and the one-line prompt.  The list widget is in list.c,
+ * terminal setup, restore and signals in term.c.
  *
  * The loop waits in poll() on the terminal, a self-pipe fed by the signal
  * handlers (SIGWINCH, SIGINT, SIGTERM), the worker's result pipe and the
  * scanner's progress pipe; it handles whatever is ready, then redraws once.
  * Quirk: we replace ncurses' own SIGWINCH handler, so a resize is applied
- * here with resizeterm() from TIOCGWINSZ. */
+ * by term.c with resizeterm() from TIOCGWINSZ. */
 #include "kpt_view.h"
 #include "kpt_cmd.h"
 #include "kpt_sanitize.h"
+#include "kpt_term.h"
 
 #include <curses.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <locale.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <term.h>
-#include <termios.h>
 #include <unistd.h>
 #include <wchar.h>
 
 #ifndef KP_SOURCE_DIR
 #define KP_SOURCE_DIR ""
 #endif
-
-/* ---- terminal state and signals ---- */
-
-static int sig_pipe[2] = {-1, -1};
-static volatile sig_atomic_t got_quit_signal;
-static volatile sig_atomic_t curses_active;
-static struct termios saved_termios;
-static bool have_termios;
-static char restore_seq[128];
-static size_t restore_len;
-
-static void restore_terminal(void)
-{
-	if (curses_active) {
-		curses_active = 0;
-		printf("\033[?1000l");
-		fflush(stdout);
-		endwin();
-	}
-}
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-	char c = sig == SIGWINCH ? 'w' : 'q';
-	if (sig != SIGWINCH)
-		got_quit_signal = sig;
-	if (sig_pipe[1] >= 0)
-		(void)!write(sig_pipe[1], &c, 1);
-	errno = saved;
-}
-
-/* Async-signal-safe: no curses here, only write() and tcsetattr(). */
-static void on_fatal(int sig)
-{
-	if (curses_active) {
-		(void)!write(STDOUT_FILENO, restore_seq, restore_len);
-		if (have_termios)
-			tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void add_restore_cap(const char *cap)
-{
-	char *s = tigetstr((char *)cap);
-	if (!s || s == (char *)-1)
-		return;
-	size_t n = strlen(s);
-	if (restore_len + n < sizeof restore_seq) {
-		memcpy(restore_seq + restore_len, s, n);
-		restore_len += n;
-	}
-}
-
-static void set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_signal;
-	sigaction(SIGWINCH, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = on_fatal;
-	sa.sa_flags = SA_RESETHAND;
-	int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
-	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-		sigaction(fatal[i], &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
 
 /* ---- styles ---- */
 
@@ -249,238 +164,6 @@ void kpt_set_msg(kpt_app *app, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(app->msg, sizeof app->msg, fmt, ap);
 	va_end(ap);
-}
-
-/* ---- list widget ---- */
-
-static inline unsigned char fold(unsigned char c)
-{
-	return c >= 'A' && c <= 'Z' ? (unsigned char)(c | 0x20) : c;
-}
-
-/* ASCII case-insensitive substring test (UTF-8 bytes compare as they are). */
-static bool ci_contains(const char *hay, const char *needle)
-{
-	size_t nl = strlen(needle);
-	if (nl == 0)
-		return true;
-	/* strpbrk (vectorised in the C libraries) finds the candidates for the
-	 * first byte in either case; only those are compared further */
-	unsigned char f = fold((unsigned char)needle[0]);
-	char first[3] = {(char)f, (char)(f >= 'a' && f <= 'z' ? f - 0x20 : f), 0};
-	if (first[1] == first[0])
-		first[1] = 0;
-	for (const char *h = strpbrk(hay, first); h; h = strpbrk(h + 1, first)) {
-		size_t i = 1;
-		while (i < nl && h[i] && fold((unsigned char)h[i]) == fold((unsigned char)needle[i]))
-			i++;
-		if (i == nl)
-			return true;
-	}
-	return false;
-}
-
-size_t kpt_list_visible(const kpt_list *l)
-{
-	return l->filtered ? l->nmap : l->n;
-}
-
-bool kpt_list_current(const kpt_list *l, size_t *row)
-{
-	if (kpt_list_visible(l) == 0)
-		return false;
-	*row = l->filtered ? l->map[l->cur] : l->cur;
-	return true;
-}
-
-void kpt_list_select_row(kpt_list *l, size_t row)
-{
-	if (!l->filtered) {
-		if (row < l->n)
-			l->cur = row;
-		return;
-	}
-	for (size_t i = 0; i < l->nmap; i++)
-		if (l->map[i] == row) {
-			l->cur = i;
-			return;
-		}
-}
-
-static void list_clamp(kpt_list *l)
-{
-	size_t vis = kpt_list_visible(l);
-	if (vis == 0) {
-		l->cur = l->top = 0;
-		return;
-	}
-	if (l->cur >= vis)
-		l->cur = vis - 1;
-	size_t h = l->height > 0 ? (size_t)l->height : 1;
-	if (l->cur < l->top)
-		l->top = l->cur;
-	if (l->cur >= l->top + h)
-		l->top = l->cur - h + 1;
-	if (l->top + h > vis)
-		l->top = vis > h ? vis - h : 0;
-}
-
-static bool row_matches(kpt_view *v, size_t row, const char *needle)
-{
-	char buf[1024];
-	const char *t = v->ops->row_text ? v->ops->row_text(v, row, buf, sizeof buf) : NULL;
-	return t && ci_contains(t, needle);
-}
-
-/* Incremental: when the new filter extends the old one only the rows that
- * matched before are tested again. */
-static void list_apply_filter(kpt_view *v, const char *old)
-{
-	kpt_list *l = &v->list;
-	size_t keep = 0;
-	bool had = kpt_list_current(l, &keep);
-	if (l->filter[0] == '\0' || l->search_only) {
-		l->filtered = false;
-		if (had)
-			kpt_list_select_row(l, keep);
-		list_clamp(l);
-		return;
-	}
-	if (l->mapcap < l->n) {
-		size_t *m = realloc(l->map, (l->n ? l->n : 1) * sizeof *m);
-		if (!m)
-			abort();
-		l->map = m;
-		l->mapcap = l->n;
-	}
-	bool narrow = l->filtered && old && old[0] && strncmp(l->filter, old, strlen(old)) == 0;
-	size_t k = 0;
-	if (narrow) {
-		for (size_t i = 0; i < l->nmap; i++)
-			if (row_matches(v, l->map[i], l->filter))
-				l->map[k++] = l->map[i];
-	} else {
-		for (size_t i = 0; i < l->n; i++)
-			if (row_matches(v, i, l->filter))
-				l->map[k++] = i;
-	}
-	l->nmap = k;
-	l->filtered = true;
-	l->cur = 0;
-	if (had)
-		for (size_t i = 0; i < k; i++)
-			if (l->map[i] >= keep) {
-				l->cur = i;
-				break;
-			}
-	list_clamp(l);
-}
-
-void kpt_list_refilter(kpt_view *v)
-{
-	list_apply_filter(v, NULL);
-}
-
-void kpt_list_reset(kpt_list *l, size_t n)
-{
-	l->n = n;
-	l->filtered = false;
-	list_clamp(l);
-}
-
-void kpt_list_free(kpt_list *l)
-{
-	free(l->map);
-	l->map = NULL;
-	l->nmap = l->mapcap = 0;
-}
-
-void kpt_list_draw(kpt_view *v, int y0, int h, int cols)
-{
-	kpt_list *l = &v->list;
-	l->y0 = y0;
-	l->height = h;
-	list_clamp(l);
-	size_t vis = kpt_list_visible(l);
-	for (int i = 0; i < h; i++) {
-		size_t vi = l->top + (size_t)i;
-		if (vi >= vis)
-			break;
-		size_t row = l->filtered ? l->map[vi] : vi;
-		v->ops->draw_row(v, row, y0 + i, cols, vi == l->cur);
-	}
-}
-
-static void search_jump(kpt_view *v, int dir, bool include_cur)
-{
-	kpt_list *l = &v->list;
-	size_t vis = kpt_list_visible(l);
-	if (vis == 0 || !l->filter[0])
-		return;
-	for (size_t step = include_cur ? 0 : 1; step <= vis; step++) {
-		size_t i = dir > 0 ? (l->cur + step) % vis : (l->cur + vis - step % vis) % vis;
-		size_t row = l->filtered ? l->map[i] : i;
-		if (row_matches(v, row, l->filter)) {
-			l->cur = i;
-			return;
-		}
-	}
-	kpt_set_msg(v->app, "no match for \"%s\"", l->filter);
-}
-
-static char filter_before[128];
-
-static unsigned filter_prompt_cb(kpt_app *app, kpt_view *v, const char *text, bool final)
-{
-	(void)app;
-	char old[128];
-	snprintf(old, sizeof old, "%s", v->list.filter);
-	if (!text) {
-		snprintf(v->list.filter, sizeof v->list.filter, "%s", filter_before);
-		list_apply_filter(v, NULL);
-		return KPT_REDRAW;
-	}
-	snprintf(v->list.filter, sizeof v->list.filter, "%s", text);
-	if (v->list.search_only)
-		search_jump(v, 1, true);
-	else
-		list_apply_filter(v, old);
-	(void)final;
-	return KPT_REDRAW;
-}
-
-unsigned kpt_list_request(kpt_view *v, kpt_request req)
-{
-	kpt_list *l = &v->list;
-	size_t vis = kpt_list_visible(l);
-	size_t page = l->height > 1 ? (size_t)l->height - 1 : 1;
-	switch (req) {
-	case KPT_REQ_UP: if (l->cur > 0) l->cur--; break;
-	case KPT_REQ_DOWN: if (l->cur + 1 < vis) l->cur++; break;
-	case KPT_REQ_PGUP: l->cur = l->cur > page ? l->cur - page : 0; break;
-	case KPT_REQ_PGDN: l->cur = l->cur + page < vis ? l->cur + page : (vis ? vis - 1 : 0); break;
-	case KPT_REQ_HALFUP: l->cur = l->cur > page / 2 ? l->cur - page / 2 : 0; break;
-	case KPT_REQ_HALFDN: l->cur = l->cur + page / 2 < vis ? l->cur + page / 2 : (vis ? vis - 1 : 0); break;
-	case KPT_REQ_HOME: l->cur = 0; break;
-	case KPT_REQ_END: l->cur = vis ? vis - 1 : 0; break;
-	case KPT_REQ_NEXT: search_jump(v, 1, false); break;
-	case KPT_REQ_PREV: search_jump(v, -1, false); break;
-	case KPT_REQ_FILTER:
-		snprintf(filter_before, sizeof filter_before, "%s", l->filter);
-		kpt_prompt(v->app, v, l->search_only ? "search: " : "filter: ", l->filter, filter_prompt_cb);
-		return KPT_HANDLED | KPT_REDRAW;
-	case KPT_REQ_BACK:
-		if (l->filter[0] && !l->search_only) {   /* first Esc clears the filter */
-			l->filter[0] = '\0';
-			list_apply_filter(v, NULL);
-			return KPT_HANDLED | KPT_REDRAW;
-		}
-		return 0;
-	default:
-		return 0;
-	}
-	list_clamp(l);
-	return KPT_HANDLED | KPT_REDRAW;
 }
 
 /* ---- prompt ---- */
@@ -740,14 +423,6 @@ static unsigned handle_mouse(kpt_app *app)
 	return 0;
 }
 
-static void apply_resize(void)
-{
-	struct winsize ws;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
-		resizeterm(ws.ws_row, ws.ws_col);
-	clear();
-}
-
 /* Applies f; returns false when the loop should end. */
 static bool apply_flags(kpt_app *app, unsigned f, bool *dirty)
 {
@@ -802,8 +477,9 @@ static int event_loop(kpt_app *app)
 {
 	bool dirty = true;
 	for (;;) {
-		if (got_quit_signal)
-			return 128 + got_quit_signal;
+		int quit_sig = kpt_term_quit_signal();
+		if (quit_sig)
+			return 128 + quit_sig;
 		if (dirty) {
 			draw_all(app);
 			dirty = false;
@@ -811,7 +487,7 @@ static int event_loop(kpt_app *app)
 		struct pollfd fds[4];
 		int nfds = 0;
 		fds[nfds++] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
-		fds[nfds++] = (struct pollfd){.fd = sig_pipe[0], .events = POLLIN};
+		fds[nfds++] = (struct pollfd){.fd = kpt_term_signal_fd(), .events = POLLIN};
 		int wfd = kpt_worker_fd(app), sfd = kpt_scanner_fd(app);
 		int wi = -1, si = -1;
 		if (wfd >= 0) {
@@ -828,16 +504,8 @@ static int event_loop(kpt_app *app)
 				continue;
 			return KPT_EXIT_BAD;
 		}
-		if (fds[1].revents & POLLIN) {
-			char buf[64];
-			ssize_t k;
-			while ((k = read(sig_pipe[0], buf, sizeof buf)) > 0)
-				for (ssize_t i = 0; i < k; i++)
-					if (buf[i] == 'w') {
-						apply_resize();
-						dirty = true;
-					}
-		}
+		if ((fds[1].revents & POLLIN) && kpt_term_drain_signals())
+			dirty = true;
 		if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			if (!read_keys(app, &dirty))
 				return KPT_EXIT_OK;
@@ -1095,38 +763,15 @@ int kpt_tui_main(int argc, char **argv)
 		fputc('\n', stderr);
 		return KPT_EXIT_BAD;
 	}
-	if (pipe(sig_pipe) != 0) {
+	if (!kpt_term_pipe_open()) {
 		perror("kpbrowse: pipe");
 		return KPT_EXIT_BAD;
 	}
-	set_nonblock(sig_pipe[0]);
-	set_nonblock(sig_pipe[1]);
 
-	have_termios = tcgetattr(STDIN_FILENO, &saved_termios) == 0;
-	atexit(restore_terminal);
-	if (!initscr()) {
+	if (!kpt_term_start()) {
 		fputs("kpbrowse: cannot initialise the terminal\n", stderr);
 		return KPT_EXIT_BAD;
 	}
-	curses_active = 1;
-	add_restore_cap("sgr0");
-	add_restore_cap("cnorm");
-	add_restore_cap("rmkx");
-	add_restore_cap("rmcup");
-	install_signals();
-	cbreak();
-	noecho();
-	nonl();
-	keypad(stdscr, TRUE);
-	nodelay(stdscr, TRUE);
-	set_escdelay(25);
-	curs_set(0);
-	mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
-#ifdef BUTTON5_PRESSED
-	          | BUTTON5_PRESSED
-#endif
-	          , NULL);
-	mouseinterval(0);
 	init_styles(app);
 	app->rows = LINES;
 	app->cols = COLS;
@@ -1140,7 +785,7 @@ int kpt_tui_main(int argc, char **argv)
 	push_view(app, &kpt_view_panics, NULL);
 
 	rc = event_loop(app);
-	restore_terminal();
+	kpt_term_restore();
 	shutdown_app(app);
 	return rc;
 }

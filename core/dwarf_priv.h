@@ -1,0 +1,206 @@
+/* dwarf_priv.h: the libdwarf-free half of kp_dwarf, shared by dwarf.c
+ * (the only file that includes or calls libdwarf), dwarf_cache.c (the
+ * compact per-CU cache, string interning and the address -> CU table) and
+ * dwarf_lookup.c (lookups and boundary enumeration over the cached arrays);
+ * the cache owns every array and string below, freed by kp__dwarf_cache_free. */
+#ifndef KP_DWARF_PRIV_H
+#define KP_DWARF_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kp_dwarf.h"
+
+/* ---- sections ---------------------------------------------------------- */
+
+#define KP__DWARF_NSECT 12
+
+struct sect {
+	const char *name; /* ELF-style name libdwarf looks for */
+	const unsigned char *data;
+	uint64_t size, addr, offset;
+};
+
+/* Fills out[1..] with the __DWARF sections of slice libdwarf may see (out[0]
+ * is libdwarf's dummy, left alone) and returns the count including out[0];
+ * *have_info tells whether __debug_info is among them.  out has room for
+ * KP__DWARF_NSECT + 1. */
+unsigned kp__dwarf_sections(const kp_macho_slice *slice, bool little, struct sect *out,
+                            bool *have_info);
+
+/* ---- cached, decoded CU -------------------------------------------------- */
+
+struct row {
+	uint64_t addr;
+	uint32_t line, column, file;
+};
+
+struct seq {
+	uint64_t lo, hi;       /* [first row address, end_sequence address) */
+	uint32_t first, count; /* rows[first .. first+count-1]; the last is the end row */
+};
+
+struct sub {
+	const char *name;                /* resolved on first lookup */
+	const char *raw_linkage, *raw_name; /* point into the mapping */
+	uint64_t origin, spec, die_off;
+	uint32_t call_file, call_line, call_column; /* call_file UINT32_MAX: none */
+	int32_t parent; /* nearest enclosing subprogram/inlined subroutine, -1 */
+	bool is_subprogram, has_origin, has_spec, resolved;
+};
+
+struct amap {
+	uint64_t lo, hi;
+	uint32_t sub;
+};
+
+/* Sorted, disjoint [lo,hi) -> index (LLVM's std::map AddrDieMap). */
+struct amapv {
+	struct amap *v;
+	size_t n, cap;
+};
+
+/* One concrete subprogram, its inlined subroutines decoded on first hit. */
+struct func {
+	uint64_t die_off;
+	int state;        /* 0 not decoded, 1 decoded, -1 broken */
+	struct sub *subs; /* [0] is the subprogram itself, then preorder */
+	size_t nsubs, capsubs;
+	struct amapv map; /* address -> subs index, innermost wins */
+};
+
+struct cu {
+	uint64_t hdr_off, die_off;
+	int state; /* 0 not decoded, 1 decoded, -1 broken */
+	uint16_t version;
+	const char *comp_dir;
+	uint64_t base;
+	struct row *rows;
+	size_t nrows;
+	struct seq *seqs;
+	size_t nseqs;
+	const char **files; /* indexed by DWARF file number - file_base */
+	size_t nfiles;
+	int64_t file_base;
+	struct func *funcs;
+	size_t nfuncs, capfuncs;
+	struct amapv map; /* address -> funcs index */
+};
+
+struct arange {
+	uint64_t lo, hi;
+	uint32_t cu;
+};
+
+/* String interning: one copy per distinct string per kp_dwarf. */
+struct strblock {
+	struct strblock *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* nlist symbol (kp_macho's stable pointer) -> its printed name. */
+struct symname {
+	const char *sym, *name;
+};
+
+/* die offset -> resolved function name (NULL allowed), for abstract origins. */
+struct nameent {
+	uint64_t off; /* UINT64_MAX: empty */
+	const char *name;
+};
+
+
+/* .debug_aranges as read: [lo,hi) -> the CU DIE at cu_die. */
+struct aarange {
+	uint64_t lo, hi, cu_die;
+};
+
+struct rng {
+	uint64_t lo, hi;
+};
+
+struct rngbuf {
+	struct rng *v;
+	size_t n, cap;
+};
+
+/* Path join with llvm::sys::path::append's rules: empty parts are skipped,
+ * one '/' between parts, none added after a trailing separator. */
+struct pbuf {
+	char *s;
+	size_t n, cap;
+};
+
+/* Everything kp_dwarf caches, none of it libdwarf's. */
+struct kp__dwarf_cache {
+	const kp_macho_slice *slice;
+	kp_macho *syms; /* optional symbol table (kp_dwarf_use_symbols) */
+
+	struct cu *cus;
+	size_t ncus;
+	struct arange *ar;
+	size_t nar;
+
+	struct strblock *blocks;
+	const char **strtab;
+	size_t nstr, capstr;
+
+	struct nameent *names;
+	size_t nnames, capnames;
+
+	struct symname *syms_names; /* nlist name -> printed name */
+	size_t nsymn, capsymn;
+};
+
+/* ---- dwarf.c: the libdwarf side ------------------------------------------ */
+
+struct kp__dwarf_cache *kp__dwarf_cache(kp_dwarf *d);
+/* Decode on first hit; they set state to 1, or to -1 with err set. */
+kp_status kp__dwarf_cu_decode(kp_dwarf *d, struct cu *cu, kp_error *err);
+kp_status kp__dwarf_func_decode(kp_dwarf *d, struct cu *cu, struct func *fn, kp_error *err);
+/* The function name of sr, resolved (and remembered) on first use; NULL with
+ * *st set on failure, NULL alone when DWARF names none. */
+const char *kp__dwarf_sub_name(kp_dwarf *d, struct cu *cu, struct sub *sr, kp_status *st);
+
+/* ---- dwarf_cache.c ------------------------------------------------------- */
+
+bool kp__dwarf_grow(void **p, size_t *cap, size_t need, size_t elem);
+void kp__dwarf_shrink(void **p, size_t *cap, size_t n, size_t elem);
+const char *kp__dwarf_intern_n(struct kp__dwarf_cache *d, const char *s, size_t len);
+const char *kp__dwarf_intern(struct kp__dwarf_cache *d, const char *s);
+const char *kp__dwarf_name_from_raw(struct kp__dwarf_cache *d, const char *raw);
+/* The slot for off (off UINT64_MAX when empty); NULL when out of memory. */
+struct nameent *kp__dwarf_name_slot(struct kp__dwarf_cache *d, uint64_t off);
+bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi);
+bool kp__dwarf_pb_append(struct pbuf *p, const char *part);
+bool kp__dwarf_path_is_abs(const char *s);
+int32_t kp__dwarf_amap_find(const struct amapv *m, uint64_t addr);
+bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub);
+/* Indexing: a concrete subprogram with ranges rb (none: not indexed). */
+bool kp__dwarf_cu_add_func(struct cu *cu, uint64_t die_off, const struct rngbuf *rb);
+/* A copy of *sr appended to fn->subs with ranges rb; *idx gets its index. */
+bool kp__dwarf_func_add_sub(struct func *fn, const struct sub *sr, const struct rngbuf *rb,
+                            uint32_t *idx);
+/* Line-table rows in order; sb tracks the open sequence. */
+struct seqbuild {
+	size_t cap, first;
+	bool open;
+};
+bool kp__dwarf_cu_add_row(struct cu *cu, struct seqbuild *sb, struct row row, bool endseq);
+void kp__dwarf_cu_rows_done(struct cu *cu, struct seqbuild *sb);
+void kp__dwarf_sort_seqs(struct cu *cu);
+/* After decoding with status st: shrink and state 1, else free, state -1 and
+ * err set. */
+kp_status kp__dwarf_func_done(struct func *fn, kp_status st, kp_error *err);
+kp_status kp__dwarf_cu_done(struct cu *cu, kp_status st, kp_error *err);
+void kp__dwarf_sort_u64(uint64_t *v, size_t n);
+bool kp__dwarf_has_u64(const uint64_t *sorted, size_t n, uint64_t key);
+/* Adds aranges to raw (for the CUs that exist) and builds d->ar from raw. */
+kp_status kp__dwarf_build_index(struct kp__dwarf_cache *d, const struct aarange *aa,
+                                size_t naa, struct arange **raw, size_t *nraw,
+                                size_t *capraw);
+void kp__dwarf_cache_free(struct kp__dwarf_cache *d);
+
+#endif

@@ -1,0 +1,82 @@
+/* macho_priv.h: private to the Mach-O reader, shared by its two files.
+ *
+ * Ownership: macho.c builds, validates and frees everything below, except
+ * each slice's sorted_syms, which macho_symtab.c builds on the slice's first
+ * kp_macho_symbol() and macho.c frees with the slice. */
+#ifndef KP_MACHO_PRIV_H
+#define KP_MACHO_PRIV_H
+
+#include "kp_macho.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- format constants shared by both files (<mach-o/nlist.h>) ---- */
+
+#define NLIST_SIZE 12u
+#define NLIST_SIZE_64 16u
+
+/* ---- private model ------------------------------------------------------ */
+
+struct msect {
+	char segname[17], sectname[17]; /* 16 bytes in the file, not always NUL-terminated */
+	uint64_t addr, size;
+	const unsigned char *data;      /* NULL: zerofill, or not present in this file (dSYM) */
+};
+
+struct mfileset {
+	const char *name; /* into the mapping, NUL-terminated inside its command */
+	uint64_t vmaddr, fileoff;
+};
+
+struct msym {
+	uint64_t addr;
+	uint32_t strx;
+	uint8_t sect; /* 1-based section ordinal, as n_sect */
+	uint8_t ext;
+};
+
+struct mslice {
+	kp_macho_slice pub; /* first: a kp_macho_slice * handed out is a struct mslice * */
+	size_t base;        /* offset of the slice in the file, for error positions */
+	struct msect *sects;
+	size_t nsects;
+	struct mfileset *fileset;
+	size_t nfileset;
+	/* LC_SYMTAB, already validated */
+	bool has_symtab;
+	const unsigned char *syms;
+	uint32_t nsyms;
+	const char *strtab;
+	uint32_t strsize;
+	/* built by the first kp_macho_symbol() on this slice */
+	bool sorted;
+	struct msym *sorted_syms;
+	size_t nsorted;
+};
+
+enum mapkind { MAP_NONE, MAP_MMAP, MAP_HEAP };
+
+struct kp_macho {
+	const unsigned char *data;
+	size_t len;
+	enum mapkind kind;
+	bool fat;
+	struct mslice *slices;
+	size_t nslices;
+};
+
+/* ---- byte decoding: Mach-O fields are little-endian -------------------- */
+
+static inline uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t le64(const unsigned char *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+#endif

@@ -1,0 +1,115 @@
+/* macho_symtab.c: symbol lookup in a slice's LC_SYMTAB (the nlist sort
+ * built on the first kp_macho_symbol) and the MH_FILESET entry accessors.
+ *
+ * The tables read here were validated by kp_macho_open* in macho.c (every
+ * nlist string index names a terminated string, every fileset name is
+ * terminated inside its command), so nothing is checked again. */
+#include "macho_priv.h"
+
+#include <stdlib.h>
+
+#define N_STAB 0xe0u
+#define N_TYPE 0x0eu
+#define N_EXT 0x01u
+#define N_SECT 0x0eu
+
+/* Lower addresses first; at one address, external before local, then the
+ * string table's order, so aliases resolve the same way on every run. */
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct msym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->ext != y->ext)
+		return x->ext ? -1 : 1;
+	return x->strx < y->strx ? -1 : x->strx > y->strx;
+}
+
+static bool build_sorted(struct mslice *s)
+{
+	size_t ent = s->pub.is64 ? NLIST_SIZE_64 : NLIST_SIZE;
+	struct msym *v = s->nsyms ? malloc((size_t)s->nsyms * sizeof *v) : NULL;
+	if (s->nsyms && !v)
+		return false;
+	size_t n = 0;
+	for (uint32_t i = 0; i < s->nsyms; i++) {
+		const unsigned char *e = s->syms + (size_t)i * ent;
+		uint8_t type = e[4], sect = e[5];
+		if ((type & N_STAB) || (type & N_TYPE) != N_SECT || sect == 0 || sect > s->nsects)
+			continue;
+		v[n].addr = s->pub.is64 ? le64(e + 8) : le32(e + 8);
+		v[n].strx = le32(e);
+		v[n].sect = sect;
+		v[n].ext = (type & N_EXT) != 0;
+		n++;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof *v, sym_cmp);
+	s->sorted_syms = v;
+	s->nsorted = n;
+	s->sorted = true;
+	return true;
+}
+
+/* The first call on a slice sorts its symbols, so calls on one kp_macho must
+ * not run concurrently; different handles are independent. */
+bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const char **name,
+                     uint64_t *offset)
+{
+	if (!m || !s)
+		return false;
+	struct mslice *ms = NULL;
+	for (size_t i = 0; i < m->nslices; i++)
+		if (&m->slices[i].pub == s)
+			ms = &m->slices[i];
+	if (!ms || !ms->has_symtab)
+		return false;
+	if (!ms->sorted && !build_sorted(ms))
+		return false;
+	/* Last entry with entry.addr <= addr, then back to the first of its run
+	 * of equal addresses (the preferred name). */
+	size_t lo = 0, hi = ms->nsorted;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ms->sorted_syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	size_t k = lo - 1;
+	while (k > 0 && ms->sorted_syms[k - 1].addr == ms->sorted_syms[k].addr)
+		k--;
+	const struct msym *y = &ms->sorted_syms[k];
+	const struct msect *sec = &ms->sects[y->sect - 1];
+	if (addr - sec->addr >= sec->size || addr < sec->addr)
+		return false;
+	if (name)
+		*name = ms->strtab + y->strx;
+	if (offset)
+		*offset = addr - y->addr;
+	return true;
+}
+
+size_t kp_macho_nfileset(const kp_macho_slice *s)
+{
+	return s ? ((const struct mslice *)s)->nfileset : 0;
+}
+
+bool kp_macho_fileset_entry(const kp_macho_slice *s, size_t i, const char **name,
+                            uint64_t *vmaddr, uint64_t *fileoff)
+{
+	if (!s)
+		return false;
+	const struct mslice *ms = (const struct mslice *)s;
+	if (i >= ms->nfileset)
+		return false;
+	if (name)
+		*name = ms->fileset[i].name;
+	if (vmaddr)
+		*vmaddr = ms->fileset[i].vmaddr;
+	if (fileoff)
+		*fileoff = ms->fileset[i].fileoff;
+	return true;
+}

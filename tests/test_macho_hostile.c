@@ -1,0 +1,618 @@
+/* test_macho_hostile.c: kp_macho on hostile input: every prefix and
+ * thousands of byte mutations of the real fixtures (tests/fixtures, built by
+ * fixtures/build.sh), synthetic thin / 32-bit / fat / fileset files with one
+ * field wrong at a time, and files on disk that are not Mach-O.  Any outcome
+ * but OK or a FORMAT error at a sane position is a failure; run under ASan
+ * (KP_SANITIZE) to catch overreads.  The fixture oracles are test_macho.c. */
+#include "kt_slurp.h"
+#include "kp_macho.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kt.h"
+#include "macho_fixture.h"
+
+static volatile size_t sink;
+
+/* Opens a private, exactly sized copy so ASan sees any overread; exercises
+ * every accessor on success.  Returns the status. */
+static kp_status poke(const unsigned char *src, size_t len, kp_error *err)
+{
+	unsigned char *copy = malloc(len ? len : 1);
+	if (len)
+		memcpy(copy, src, len);
+	kp_macho *m = NULL;
+	kp_error_clear(err);
+	kp_status st = kp_macho_open_mem(len ? copy : NULL, len, &m, err);
+	if (st == KP_OK) {
+		for (size_t i = 0; i < kp_macho_nslices(m); i++) {
+			const kp_macho_slice *s = kp_macho_slice_at(m, i);
+			const unsigned char *d;
+			uint64_t size, addr;
+			static const char *names[] = {"__text", "__debug_info", "__debug_str",
+			                              "__cstring", "__data"};
+			for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+				if (kp_macho_section(s, NULL, names[k], &d, &size, &addr) && d) {
+					volatile unsigned sum = 0;
+					for (uint64_t b = 0; b < size; b++)
+						sum += d[b];
+					(void)sum;
+				}
+			for (uint64_t a = 0; a < 0x11000; a += 0x101) {
+				const char *name;
+				uint64_t off;
+				if (kp_macho_symbol(m, s, a, &name, &off))
+					sink += strlen(name);
+			}
+			for (size_t k = 0; k < kp_macho_nfileset(s); k++) {
+				const char *name;
+				if (kp_macho_fileset_entry(s, k, &name, NULL, NULL))
+					sink += strlen(name);
+			}
+			(void)kp_macho_find_uuid(m, s->uuid);
+		}
+	}
+	kp_macho_close(&m);
+	free(copy);
+	return st;
+}
+
+static void truncations(const char *file, size_t dense, size_t stride)
+{
+	char path[400];
+	snprintf(path, sizeof path, BIN "%s", file);
+	size_t len = 0;
+	unsigned char *b = kt_slurp(path, &len);
+	KT_CHECK(b && len > 0, "read %s", file);
+	if (!b)
+		return;
+	size_t ok = 0, fmt = 0, other = 0, badpos = 0;
+	kp_error err;
+	for (size_t l = 0; l <= len; l += (l < dense ? 1 : stride)) {
+		kp_status st = poke(b, l, &err);
+		if (st == KP_OK)
+			ok++;
+		else if (st == KP_ERR_FORMAT) {
+			fmt++;
+			if (err.byte < 0 || (size_t)err.byte > l)
+				badpos++;
+		} else
+			other++;
+	}
+	KT_CHECK(poke(b, len, &err) == KP_OK, "%s whole file opens", file);
+	KT_CHECK(other == 0 && badpos == 0 && fmt > 0,
+	         "%s prefixes: %zu ok, %zu format errors (%zu with a bad position), %zu other", file,
+	         ok, fmt, badpos, other);
+	free(b);
+}
+
+/* Deterministic byte mutations of the load-command area (and fat header)
+ * of a real file: any outcome but a crash, an overread or a status other
+ * than OK / FORMAT is a failure. */
+static void mutations(const char *file, size_t region, int rounds)
+{
+	char path[400];
+	snprintf(path, sizeof path, BIN "%s", file);
+	size_t len = 0;
+	unsigned char *orig = kt_slurp(path, &len), *b = orig ? malloc(len) : NULL;
+	KT_CHECK(b != NULL, "read %s", file);
+	if (!b) {
+		free(orig);
+		return;
+	}
+	if (region > len)
+		region = len;
+	uint32_t rng = 0x2545f491u;
+	size_t ok = 0, fmt = 0, other = 0;
+	kp_error err;
+	for (int r = 0; r < rounds; r++) {
+		memcpy(b, orig, len);
+		int flips = 1 + r % 4;
+		for (int k = 0; k < flips; k++) {
+			rng = rng * 1664525u + 1013904223u;
+			size_t at = (rng >> 8) % region;
+			rng = rng * 1664525u + 1013904223u;
+			/* mostly small edits, sometimes a whole 0xff / 0x00 word */
+			if ((rng >> 28) == 0 && at + 4 <= len)
+				memset(b + at, (rng >> 27) & 1 ? 0xff : 0, 4);
+			else
+				b[at] = (unsigned char)(rng >> 16);
+		}
+		kp_status st = poke(b, len, &err);
+		if (st == KP_OK)
+			ok++;
+		else if (st == KP_ERR_FORMAT)
+			fmt++;
+		else
+			other++;
+	}
+	KT_CHECK(other == 0 && ok + fmt == (size_t)rounds,
+	         "%s: %d mutations: %zu ok, %zu format errors, %zu other", file, rounds, ok, fmt,
+	         other);
+	free(b);
+	free(orig);
+}
+
+/* A tiny Mach-O writer for synthetic files. */
+struct w {
+	unsigned char b[8192];
+	size_t n;
+};
+
+static void put32(struct w *w, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		w->b[w->n++] = (unsigned char)(v >> (8 * i));
+}
+static void put64(struct w *w, uint64_t v)
+{
+	put32(w, (uint32_t)v);
+	put32(w, (uint32_t)(v >> 32));
+}
+static void putbe32(struct w *w, uint32_t v)
+{
+	for (int i = 3; i >= 0; i--)
+		w->b[w->n++] = (unsigned char)(v >> (8 * i));
+}
+static void putname(struct w *w, const char *s)
+{
+	memset(w->b + w->n, 0, 16);
+	memcpy(w->b + w->n, s, strlen(s) > 16 ? 16 : strlen(s));
+	w->n += 16;
+}
+static void set32(struct w *w, size_t at, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		w->b[at + i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A valid thin 64-bit arm64 file: LC_UUID, LC_SEGMENT_64 __TEXT with one
+ * __text section (addr 0x1000, size 0x100, file 0x200..0x300), LC_SYMTAB with
+ * three nlist_64 entries.  Offsets of interest are returned through *lay. */
+struct layout {
+	size_t uuid_cmd, seg_cmd, symtab_cmd, syms, strs, strsize;
+};
+
+static void make_thin64(struct w *w, uint32_t subtype, struct layout *lay)
+{
+	memset(w, 0, sizeof *w);
+	put32(w, 0xfeedfacf);
+	put32(w, 0x0100000c);
+	put32(w, subtype);
+	put32(w, 6); /* MH_DYLIB */
+	put32(w, 3);
+	put32(w, 24 + 72 + 80 + 24);
+	put32(w, 0);
+	put32(w, 0);
+	lay->uuid_cmd = w->n;
+	put32(w, 0x1b);
+	put32(w, 24);
+	for (int i = 0; i < 16; i++)
+		w->b[w->n++] = (unsigned char)(0xa0 + i);
+	lay->seg_cmd = w->n;
+	put32(w, 0x19);
+	put32(w, 72 + 80);
+	putname(w, "__TEXT");
+	put64(w, 0);      /* vmaddr */
+	put64(w, 0x2000); /* vmsize */
+	put64(w, 0);      /* fileoff */
+	put64(w, 0x400);  /* filesize */
+	put32(w, 5);
+	put32(w, 5);
+	put32(w, 1); /* nsects */
+	put32(w, 0);
+	putname(w, "__text");
+	putname(w, "__TEXT");
+	put64(w, 0x1000);
+	put64(w, 0x100);
+	put32(w, 0x200);
+	put32(w, 2);
+	put32(w, 0);
+	put32(w, 0);
+	put32(w, 0x80000400);
+	put32(w, 0);
+	put32(w, 0);
+	put32(w, 0);
+	lay->symtab_cmd = w->n;
+	lay->syms = 0x300;
+	lay->strs = 0x340;
+	lay->strsize = 25;
+	put32(w, 2);
+	put32(w, 24);
+	put32(w, (uint32_t)lay->syms);
+	put32(w, 4);
+	put32(w, (uint32_t)lay->strs);
+	put32(w, (uint32_t)lay->strsize);
+	/* nlist_64: strx, type, sect, desc, value */
+	static const struct {
+		uint32_t strx;
+		uint8_t type, sect;
+		uint64_t value;
+	} ns[4] = {
+		{1, 0x0f, 1, 0x1000},  /* _first, N_SECT|N_EXT */
+		{8, 0x0e, 1, 0x1080},  /* _second, local */
+		{16, 0x24, 1, 0x1040}, /* N_FUN stab: must be ignored */
+		{22, 0x01, 0, 0},      /* undefined _x */
+	};
+	w->n = lay->syms;
+	for (int i = 0; i < 4; i++) {
+		put32(w, ns[i].strx);
+		w->b[w->n++] = ns[i].type;
+		w->b[w->n++] = ns[i].sect;
+		w->b[w->n++] = 0;
+		w->b[w->n++] = 0;
+		put64(w, ns[i].value);
+	}
+	w->n = lay->strs;
+	memcpy(w->b + w->n, "\0_first\0_second\0_stab\0_x\0", 25);
+	w->n = 0x400;
+}
+
+static void expect_format(const unsigned char *b, size_t len, const char *what, long byte,
+                          const char *needle)
+{
+	kp_error err;
+	kp_status st = poke(b, len, &err);
+	KT_CHECK(st == KP_ERR_FORMAT, "%s: KP_ERR_FORMAT (got %d: %s)", what, (int)st, err.msg);
+	if (st == KP_ERR_FORMAT) {
+		if (byte >= 0)
+			KT_CHECK(err.byte == byte, "%s: byte %ld (got %ld)", what, byte, err.byte);
+		if (needle)
+			KT_CHECK(strstr(err.msg, needle) != NULL, "%s: message \"%s\" mentions %s", what,
+			         err.msg, needle);
+	}
+}
+
+static void test_synthetic_thin(void)
+{
+	struct w w;
+	struct layout L;
+	kp_error err;
+	kp_macho *m = NULL;
+
+	make_thin64(&w, 0, &L);
+	KT_CHECK(kp_macho_open_mem(w.b, w.n, &m, &err) == KP_OK, "synthetic thin opens: %s", err.msg);
+	if (m) {
+		const kp_macho_slice *s = kp_macho_slice_at(m, 0);
+		const char *name;
+		uint64_t off;
+		KT_STREQ(s->uuid, "A0A1A2A3-A4A5-A6A7-A8A9-AAABACADAEAF", "synthetic uuid");
+		KT_STREQ(s->arch, "arm64", "synthetic arch");
+		KT_CHECK(kp_macho_symbol(m, s, 0x1000, &name, &off) && !strcmp(name, "_first") && off == 0,
+		         "symbol at _first");
+		KT_CHECK(kp_macho_symbol(m, s, 0x1050, &name, &off) && !strcmp(name, "_first") &&
+		             off == 0x50,
+		         "stab between is skipped: _first+0x50");
+		KT_CHECK(kp_macho_symbol(m, s, 0x10ff, &name, &off) && !strcmp(name, "_second") &&
+		             off == 0x7f,
+		         "last byte of __text: _second+0x7f");
+		KT_CHECK(!kp_macho_symbol(m, s, 0x1100, &name, &off), "past __text: none");
+		KT_CHECK(!kp_macho_symbol(m, s, 0xfff, &name, &off), "before first: none");
+		KT_CHECK(!kp_macho_symbol(m, NULL, 0x1000, &name, &off), "NULL slice: none");
+		kp_macho_close(&m);
+	}
+
+	make_thin64(&w, 0x80000002, &L);
+	KT_CHECK(kp_macho_open_mem(w.b, w.n, &m, &err) == KP_OK, "arm64e opens");
+	if (m)
+		KT_STREQ(kp_macho_slice_at(m, 0)->arch, "arm64e", "arm64e subtype with PAC bits");
+	kp_macho_close(&m);
+
+	make_thin64(&w, 0, &L);
+	set32(&w, L.uuid_cmd + 4, 0);
+	expect_format(w.b, w.n, "cmdsize 0", (long)L.uuid_cmd + 4, NULL);
+	make_thin64(&w, 0, &L);
+	set32(&w, L.uuid_cmd + 4, 6);
+	expect_format(w.b, w.n, "cmdsize 6", (long)L.uuid_cmd + 4, NULL);
+	make_thin64(&w, 0, &L);
+	set32(&w, L.uuid_cmd + 4, 26);
+	expect_format(w.b, w.n, "cmdsize not a multiple of 4", (long)L.uuid_cmd + 4, "multiple");
+	make_thin64(&w, 0, &L);
+	set32(&w, L.symtab_cmd + 4, 0x1000);
+	expect_format(w.b, w.n, "cmdsize past sizeofcmds", (long)L.symtab_cmd + 4, NULL);
+	make_thin64(&w, 0, &L);
+	set32(&w, 20, 0x10000);
+	expect_format(w.b, w.n, "sizeofcmds past the file", 20, NULL);
+	make_thin64(&w, 0, &L);
+	set32(&w, 16, 0xffffffff);
+	expect_format(w.b, w.n, "ncmds huge", 16, NULL);
+	make_thin64(&w, 0, &L);
+	set32(&w, L.uuid_cmd + 4, 16);
+	expect_format(w.b, w.n, "LC_UUID too short", (long)L.uuid_cmd, NULL);
+	make_thin64(&w, 0, &L);
+	set32(&w, L.seg_cmd + 64, 2);
+	expect_format(w.b, w.n, "nsects overflows the command", (long)L.seg_cmd, "section count");
+	make_thin64(&w, 0, &L);
+	set32(&w, L.seg_cmd + 64, 0x40000000);
+	expect_format(w.b, w.n, "nsects huge", (long)L.seg_cmd, NULL);
+	make_thin64(&w, 0, &L);
+	set32(&w, L.seg_cmd + 72 + 48, 0x3c0); /* section offset: 0x3c0 + 0x100 > 0x400 */
+	expect_format(w.b, w.n, "section data past the end", (long)L.seg_cmd + 72, NULL);
+	make_thin64(&w, 0, &L);
+	set32(&w, L.seg_cmd + 48, 0x401); /* segment filesize */
+	expect_format(w.b, w.n, "segment past the end", (long)L.seg_cmd, NULL);
+	make_thin64(&w, 0, &L);
+	set32(&w, L.symtab_cmd + 12, 0x10000000);
+	expect_format(w.b, w.n, "nsyms huge", (long)L.symtab_cmd + 8, "symbol table");
+	make_thin64(&w, 0, &L);
+	set32(&w, L.symtab_cmd + 8, 0x3f8);
+	expect_format(w.b, w.n, "symoff near the end", (long)L.symtab_cmd + 8, NULL);
+	make_thin64(&w, 0, &L);
+	set32(&w, L.symtab_cmd + 20, 0x1000);
+	expect_format(w.b, w.n, "strsize past the end", (long)L.symtab_cmd + 16, "string table");
+	make_thin64(&w, 0, &L);
+	set32(&w, L.syms + 16, 25); /* second nlist's strx == strsize */
+	expect_format(w.b, w.n, "strx out of range", (long)L.syms + 16, "string table");
+	make_thin64(&w, 0, &L);
+	w.b[L.strs + 24] = 'x'; /* "_x" loses its NUL */
+	expect_format(w.b, w.n, "unterminated name", (long)(L.strs + 22), "unterminated");
+	make_thin64(&w, 0, &L);
+	w.b[0] = 0xfe, w.b[1] = 0xed, w.b[2] = 0xfa, w.b[3] = 0xcf;
+	expect_format(w.b, w.n, "big-endian Mach-O", 0, "big-endian");
+	make_thin64(&w, 0, &L);
+	expect_format(w.b, 31, "header cut", 0, NULL);
+	static const char text[] = "Kernel panic: this is not a Mach-O file\n";
+	expect_format((const unsigned char *)text, sizeof text - 1, "text file", 0, "not a Mach-O");
+	static const unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+	expect_format(elf, sizeof elf, "ELF file", 0, "not a Mach-O");
+	expect_format((const unsigned char *)"", 0, "empty buffer", 0, "empty");
+	expect_format((const unsigned char *)"\xcf\xfa", 2, "two bytes", 0, NULL);
+}
+
+/* 32-bit i386: LC_SEGMENT, section, nlist (12-byte) entries. */
+static void test_synthetic_32(void)
+{
+	struct w w;
+	memset(&w, 0, sizeof w);
+	put32(&w, 0xfeedface);
+	put32(&w, 7);
+	put32(&w, 3);
+	put32(&w, 6);
+	put32(&w, 2);
+	put32(&w, 56 + 68 + 24);
+	put32(&w, 0);
+	put32(&w, 1);
+	put32(&w, 56 + 68);
+	putname(&w, "__TEXT");
+	put32(&w, 0x1000); /* vmaddr */
+	put32(&w, 0x1000);
+	put32(&w, 0);
+	put32(&w, 0x300);
+	put32(&w, 5);
+	put32(&w, 5);
+	put32(&w, 1);
+	put32(&w, 0);
+	putname(&w, "__text");
+	putname(&w, "__TEXT");
+	put32(&w, 0x1100);
+	put32(&w, 0x40);
+	put32(&w, 0x100);
+	for (int i = 0; i < 6; i++)
+		put32(&w, 0);
+	put32(&w, 2);
+	put32(&w, 24);
+	put32(&w, 0x200);
+	put32(&w, 2);
+	put32(&w, 0x240);
+	put32(&w, 12);
+	w.n = 0x200;
+	put32(&w, 1);
+	w.b[w.n++] = 0x0f, w.b[w.n++] = 1, w.n += 2;
+	put32(&w, 0x1100);
+	put32(&w, 8);
+	w.b[w.n++] = 0x0f, w.b[w.n++] = 1, w.n += 2;
+	put32(&w, 0x1100); /* alias at the same address: external, ties by strtab order */
+	memcpy(w.b + 0x240, "\0_start\0_go\0", 12);
+	w.n = 0x300;
+
+	kp_macho *m = NULL;
+	kp_error err;
+	KT_CHECK(kp_macho_open_mem(w.b, w.n, &m, &err) == KP_OK, "i386 opens: %s", err.msg);
+	if (!m)
+		return;
+	const kp_macho_slice *s = kp_macho_slice_at(m, 0);
+	const char *name = NULL;
+	uint64_t off;
+	KT_STREQ(s->arch, "i386", "i386 arch");
+	KT_CHECK(!s->is64 && !s->has_uuid, "32-bit, no uuid");
+	KT_U64EQ(kp_macho_seg(s), 0x1000, "i386 seg = __TEXT");
+	KT_CHECK(kp_macho_symbol(m, s, 0x1120, &name, &off) && !strcmp(name, "_start") && off == 0x20,
+	         "i386 alias resolves to the first name: %s", name ? name : "(none)");
+	KT_CHECK(!kp_macho_symbol(m, s, 0x1140, &name, &off), "i386 past __text");
+	kp_macho_close(&m);
+}
+
+/* fat / fat64 around copies of the synthetic thin file. */
+static size_t make_fat(unsigned char *out, bool f64, int narch, const uint64_t *offs,
+                       const uint64_t *sizes, const struct w *thin, const uint32_t *subtypes)
+{
+	struct w w;
+	memset(&w, 0, sizeof w);
+	putbe32(&w, f64 ? 0xcafebabf : 0xcafebabe);
+	putbe32(&w, (uint32_t)narch);
+	for (int i = 0; i < narch; i++) {
+		putbe32(&w, 0x0100000c);
+		putbe32(&w, subtypes[i]);
+		if (f64) {
+			putbe32(&w, (uint32_t)(offs[i] >> 32));
+			putbe32(&w, (uint32_t)offs[i]);
+			putbe32(&w, (uint32_t)(sizes[i] >> 32));
+			putbe32(&w, (uint32_t)sizes[i]);
+			putbe32(&w, 12);
+			putbe32(&w, 0);
+		} else {
+			putbe32(&w, (uint32_t)offs[i]);
+			putbe32(&w, (uint32_t)sizes[i]);
+			putbe32(&w, 12);
+		}
+	}
+	size_t total = 0x1000 + 0x1000 * 2;
+	memset(out, 0, total);
+	memcpy(out, w.b, w.n);
+	memcpy(out + 0x1000, thin[0].b, thin[0].n);
+	memcpy(out + 0x2000, thin[1].b, thin[1].n);
+	return total;
+}
+
+static void test_synthetic_fat(void)
+{
+	static unsigned char buf[0x3000];
+	struct w thin[2];
+	struct layout L;
+	make_thin64(&thin[0], 0, &L);
+	make_thin64(&thin[1], 2, &L);
+	thin[1].b[L.uuid_cmd + 8] = 0xb0; /* a different UUID */
+	uint32_t sub[2] = {0, 2};
+	uint64_t offs[2] = {0x1000, 0x2000}, sizes[2] = {0x400, 0x400};
+	kp_error err;
+	for (int f64 = 0; f64 < 2; f64++) {
+		size_t n = make_fat(buf, f64, 2, offs, sizes, thin, sub);
+		kp_macho *m = NULL;
+		KT_CHECK(kp_macho_open_mem(buf, n, &m, &err) == KP_OK, "fat%s opens: %s", f64 ? "64" : "",
+		         err.msg);
+		if (!m)
+			continue;
+		KT_CHECK(kp_macho_nslices(m) == 2, "two slices");
+		KT_STREQ(kp_macho_slice_at(m, 1)->arch, "arm64e", "second slice arch");
+		KT_CHECK(kp_macho_find_uuid(m, "b0a1a2a3a4a5a6a7a8a9aaabacadaeaf") == kp_macho_slice_at(m, 1),
+		         "find_uuid picks the second slice");
+		KT_CHECK(kp_macho_slice_at(m, 1)->data == buf + 0x2000 &&
+		             kp_macho_slice_at(m, 1)->size == 0x400,
+		         "slice bytes are the arc");
+		kp_macho_close(&m);
+		(void)poke(buf, n, &err);
+
+		uint64_t o2[2] = {0x1000, 0x1200}, s2[2] = {0x400, 0x400};
+		n = make_fat(buf, f64, 2, o2, s2, thin, sub);
+		expect_format(buf, n, f64 ? "fat64 overlapping arcs" : "fat overlapping arcs",
+		              8 + (f64 ? 32 : 20), "overlap");
+		uint64_t o3[2] = {0x1000, 0x2000}, s3[2] = {0x400, 0x1400};
+		n = make_fat(buf, f64, 2, o3, s3, thin, sub);
+		expect_format(buf, n, "fat arc past end", 8 + (f64 ? 32 : 20), "outside");
+		uint64_t o4[2] = {0x0, 0x2000}, s4[2] = {0x400, 0x400};
+		n = make_fat(buf, f64, 2, o4, s4, thin, sub);
+		expect_format(buf, n, "fat arc over the fat header", 8, NULL);
+		uint64_t o5[2] = {0xfffffffffffff000ull, 0x2000}, s5[2] = {0x2000, 0x400};
+		n = make_fat(buf, f64, 2, o5, s5, thin, sub);
+		expect_format(buf, n, "fat arc offset wraps", 8, NULL);
+		n = make_fat(buf, f64, 2, offs, sizes, thin, sub);
+		buf[4] = 0x7f; /* nfat_arch huge */
+		expect_format(buf, n, "nfat_arch huge", 4, NULL);
+		n = make_fat(buf, f64, 2, offs, sizes, thin, sub);
+		buf[7] = 0; /* nfat_arch 0 */
+		expect_format(buf, n, "nfat_arch 0", 4, NULL);
+		n = make_fat(buf, f64, 2, offs, sizes, thin, sub);
+		set32(&thin[1], 16, 0xffffffff);
+		memcpy(buf + 0x2000, thin[1].b, 0x400);
+		set32(&thin[1], 16, 3);
+		expect_format(buf, n, "bad load commands in the second slice", 0x2000 + 16, NULL);
+	}
+}
+
+/* MH_FILESET with LC_FILESET_ENTRY commands. */
+static void test_fileset(void)
+{
+	struct w w;
+	memset(&w, 0, sizeof w);
+	put32(&w, 0xfeedfacf);
+	put32(&w, 0x0100000c);
+	put32(&w, 2);
+	put32(&w, 0xc); /* MH_FILESET */
+	put32(&w, 2);
+	put32(&w, 64 + 48);
+	put32(&w, 0);
+	put32(&w, 0);
+	size_t e1 = w.n;
+	put32(&w, 0x80000035);
+	put32(&w, 64);
+	put64(&w, 0xfffffe0007004000ull);
+	put64(&w, 0x100);
+	put32(&w, 32);
+	put32(&w, 0);
+	memcpy(w.b + w.n, "com.apple.kernel", 17);
+	w.n = e1 + 64;
+	size_t e2 = w.n;
+	put32(&w, 0x80000035);
+	put32(&w, 48);
+	put64(&w, 0xfffffe0008000000ull);
+	put64(&w, 0x180);
+	put32(&w, 32);
+	put32(&w, 0);
+	memcpy(w.b + w.n, "com.fake.kext", 14);
+	w.n = 0x200;
+
+	kp_macho *m = NULL;
+	kp_error err;
+	KT_CHECK(kp_macho_open_mem(w.b, w.n, &m, &err) == KP_OK, "fileset opens: %s", err.msg);
+	if (m) {
+		const kp_macho_slice *s = kp_macho_slice_at(m, 0);
+		const char *name = NULL;
+		uint64_t va = 0, fo = 0;
+		KT_CHECK(s->filetype == 0xc && kp_macho_nfileset(s) == 2, "two fileset entries");
+		KT_CHECK(kp_macho_fileset_entry(s, 1, &name, &va, &fo) && name &&
+		             !strcmp(name, "com.fake.kext") && va == 0xfffffe0008000000ull && fo == 0x180,
+		         "second entry");
+		KT_CHECK(kp_macho_fileset_entry(s, 0, &name, &va, &fo) && !strcmp(name, "com.apple.kernel"),
+		         "first entry");
+		KT_CHECK(!kp_macho_fileset_entry(s, 2, &name, &va, &fo), "no third entry");
+		kp_macho_close(&m);
+	}
+	unsigned char save[48];
+	memcpy(save, w.b + e2, 48);
+	set32(&w, e2 + 24, 48);
+	expect_format(w.b, w.n, "fileset name offset at cmdsize", (long)e2 + 24, NULL);
+	memcpy(w.b + e2, save, 48);
+	memset(w.b + e2 + 32, 'x', 16);
+	expect_format(w.b, w.n, "fileset name unterminated", (long)e2 + 32, "unterminated");
+	memcpy(w.b + e2, save, 48);
+	set32(&w, e2 + 4, 24);
+	expect_format(w.b, w.n, "fileset entry too short", (long)e2, NULL);
+}
+
+static void test_files_on_disk(void)
+{
+	char dir[] = "/tmp/kp_test_macho_XXXXXX";
+	kp_macho *m = NULL;
+	kp_error err;
+	KT_CHECK(mkdtemp(dir) != NULL, "temp dir");
+	char empty[300];
+	snprintf(empty, sizeof empty, "%s/empty", dir);
+	FILE *f = fopen(empty, "w");
+	if (f)
+		fclose(f);
+	KT_CHECK(kp_macho_open(empty, &m, &err) == KP_ERR_FORMAT && m == NULL, "empty file: %s",
+	         err.msg);
+	KT_CHECK(kp_macho_open(dir, &m, &err) == KP_ERR_IO, "directory: %s", err.msg);
+	KT_CHECK(kp_macho_open(BIN "fakekext.arm64.dSYM", &m, &err) == KP_ERR_IO,
+	         "a dSYM bundle path is a directory, not a Mach-O");
+	snprintf(empty, sizeof empty, "%s/missing", dir);
+	KT_CHECK(kp_macho_open(empty, &m, &err) == KP_ERR_IO, "missing file: %s", err.msg);
+	KT_CHECK(kp_macho_open(KP_FIXTURES "/build.sh", &m, &err) == KP_ERR_FORMAT,
+	         "a shell script is not Mach-O");
+	snprintf(empty, sizeof empty, "%s/empty", dir);
+	unlink(empty);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	/* without the fixtures test_macho counts the skip */
+	if (macho_fixtures_built()) {
+		truncations("fakekext.x86_64", SIZE_MAX, 1);
+		truncations(DW("fakekext.x86_64"), SIZE_MAX, 1);
+		truncations("fakekext.universal", 0x4100, 61);
+		mutations("fakekext.x86_64", 1600, 3000);
+		mutations("fakekernel.arm64", 1800, 3000);
+		mutations(DW("fakekext.arm64"), 2400, 3000);
+		mutations("fakekext.universal", 0x4600, 3000);
+	}
+	test_synthetic_thin();
+	test_synthetic_32();
+	test_synthetic_fat();
+	test_fileset();
+	test_files_on_disk();
+	return kt_done();
+}

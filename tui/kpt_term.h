@@ -1,0 +1,27 @@
+/* kpt_term.h: private to the TUI: the terminal (term.c) as the event loop
+ * in tui.c drives it.  Call order: kpt_term_pipe_open, kpt_term_start, then
+ * the loop polls kpt_term_signal_fd, and kpt_term_restore runs on the way
+ * out (it is also registered with atexit, and fatal signals restore the
+ * terminal themselves). */
+#ifndef KPT_TERM_H
+#define KPT_TERM_H
+
+#include <stdbool.h>
+
+/* Creates the non-blocking, close-on-exec self-pipe the signal handlers
+ * write to; false with errno set when pipe() fails. */
+bool kpt_term_pipe_open(void);
+/* Saves the termios, registers kpt_term_restore with atexit, starts curses
+ * (cbreak, no echo, keypad, non-blocking input, mouse) and installs the
+ * signal handlers; false when initscr() fails. */
+bool kpt_term_start(void);
+/* Ends curses when it is active; safe to call more than once. */
+void kpt_term_restore(void);
+/* The self-pipe's read end, for poll(). */
+int kpt_term_signal_fd(void);
+/* Drains the self-pipe, applying each resize it holds; true when any. */
+bool kpt_term_drain_signals(void);
+/* The SIGINT, SIGTERM or SIGHUP that asked the loop to quit, else 0. */
+int kpt_term_quit_signal(void);
+
+#endif
