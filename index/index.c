@@ -300,6 +300,33 @@ static kp_status check_header(const char *path, kp_error *err)
 	return KP_OK;
 }
 
+/* WAL is persistent, so only a new file needs switching.  Switching takes a
+ * lock that sqlite does not wait for through the busy handler (two processes
+ * creating the index at once get SQLITE_BUSY at once): retry for as long as
+ * the busy timeout. */
+static kp_status set_wal(kpi_db *db, kp_error *err)
+{
+	sqlite3_stmt *q;
+	bool wal = false;
+	if (sqlite3_prepare_v2(db->db, "PRAGMA journal_mode", -1, &q, NULL) == SQLITE_OK) {
+		if (sqlite3_step(q) == SQLITE_ROW) {
+			const char *m = (const char *)sqlite3_column_text(q, 0);
+			wal = m && strcmp(m, "wal") == 0;
+		}
+		sqlite3_finalize(q);
+	}
+	for (int waited = 0; !wal; waited += 20) {
+		int rc = sqlite3_exec(db->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			break;
+		if ((rc & 0xff) != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS)
+			return exec_sql(db, "PRAGMA journal_mode = WAL", err, "setting WAL mode");
+		struct timespec ts = {0, 20 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	return exec_sql(db, "PRAGMA synchronous = NORMAL", err, "setting WAL mode");
+}
+
 kp_status kpi_open(const char *path, unsigned flags, kpi_db **out, kp_error *err)
 {
 	*out = NULL;
@@ -359,8 +386,7 @@ kp_status kpi_open(const char *path, unsigned flags, kpi_db **out, kp_error *err
 		return s;
 	}
 	/* Only now that the file is known to be ours (or empty) may it change. */
-	if ((s = exec_sql(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", err,
-	                  "setting WAL mode")) != KP_OK ||
+	if ((s = set_wal(db, err)) != KP_OK ||
 	    (uv < KPI_SCHEMA_VERSION && (s = migrate(db, err)) != KP_OK)) {
 		kpi_close(&db);
 		return s;

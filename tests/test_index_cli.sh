@@ -6,7 +6,7 @@ set -u
 K=${KPBROWSE:?}
 GEN="$KP_BUILD_DIR/tests/test_index"
 T=$(mktemp -d "${TMPDIR:-/tmp}/kpi-sh-XXXXXX") || exit 2
-trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+trap 'chmod -R u+w "$T" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT INT TERM
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 no() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
