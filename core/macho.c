@@ -17,6 +17,7 @@
  * no LC_DYSYMTAB, exports trie or chained fixups; fat archives nested in fat
  * slices are rejected. */
 #include "kp_macho.h"
+#include "kp_report.h"   /* kp_uuid_canon */
 #include "macho_priv.h"
 
 #include <errno.h>
@@ -571,41 +572,14 @@ const kp_macho_slice *kp_macho_slice_at(const kp_macho *m, size_t i)
 	return m && i < m->nslices ? &m->slices[i].pub : NULL;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* 32 hex digits, dashes anywhere ignored, into upper-case canonical form. */
-static bool normalize_uuid(const char *in, char out[33])
-{
-	size_t n = 0;
-	for (; *in; in++) {
-		if (*in == '-')
-			continue;
-		int v = hexval((unsigned char)*in);
-		if (v < 0 || n == 32)
-			return false;
-		out[n++] = "0123456789ABCDEF"[v];
-	}
-	out[n] = '\0';
-	return n == 32;
-}
-
 const kp_macho_slice *kp_macho_find_uuid(const kp_macho *m, const char *uuid)
 {
-	char want[33], have[33];
-	if (!m || !uuid || !normalize_uuid(uuid, want))
+	char want[37];
+	if (!m || !uuid || !kp_uuid_canon(uuid, strlen(uuid), want))
 		return NULL;
 	for (size_t i = 0; i < m->nslices; i++) {
-		const kp_macho_slice *s = &m->slices[i].pub;
-		if (s->has_uuid && normalize_uuid(s->uuid, have) && strcmp(want, have) == 0)
+		const kp_macho_slice *s = &m->slices[i].pub;   /* s->uuid is canonical already */
+		if (s->has_uuid && strcmp(want, s->uuid) == 0)
 			return s;
 	}
 	return NULL;

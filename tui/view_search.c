@@ -25,16 +25,6 @@ typedef struct search_priv {
 	kpt_entry push;
 } search_priv;
 
-static char *dup_or_null(const char *s)
-{
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		abort();
-	return d;
-}
-
 static void clear_hits(search_priv *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
@@ -61,13 +51,13 @@ static int on_hit(void *ctx, const kpi_report_row *row)
 	}
 	hit *h = &p->hits[p->n++];
 	h->id = row->id;
-	h->path = dup_or_null(row->path);
-	h->date = dup_or_null(row->timestamp);
-	h->os = dup_or_null(row->os_version);
-	h->headline = dup_or_null(row->headline);
-	h->role = dup_or_null(row->match ? row->match->role : NULL);
-	h->name = dup_or_null(row->match ? row->match->name : NULL);
-	h->uuid = dup_or_null(row->match ? row->match->uuid : NULL);
+	h->path = kpt_xstrdup(row->path);
+	h->date = kpt_xstrdup(row->timestamp);
+	h->os = kpt_xstrdup(row->os_version);
+	h->headline = kpt_xstrdup(row->headline);
+	h->role = kpt_xstrdup(row->match ? row->match->role : NULL);
+	h->name = kpt_xstrdup(row->match ? row->match->name : NULL);
+	h->uuid = kpt_xstrdup(row->match ? row->match->uuid : NULL);
 	return 0;
 }
 

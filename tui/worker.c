@@ -62,16 +62,6 @@ struct kpt_worker {
 	struct timespec last_progress;
 };
 
-static char *xstrdup(const char *s)
-{
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		abort();
-	return d;
-}
-
 static bool stopping(kpt_worker *w)
 {
 	pthread_mutex_lock(&w->mu);
@@ -168,7 +158,7 @@ static bool load_report(kpt_worker *w, const wreq *q, char *msg, size_t size)
 		return false;
 	}
 	w->r_id = q->id;
-	w->r_path = xstrdup(q->path);
+	w->r_path = kpt_xstrdup(q->path);
 	kp_symbols_set_report(w->sym, w->r);
 	return true;
 }
@@ -186,18 +176,18 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 	char msg[256];
 	if (!w->sym) {
 		m->status = KP_SYM_ERROR;
-		m->note = xstrdup("no symboliser");
+		m->note = kpt_xstrdup("no symboliser");
 		return m;
 	}
 	if (!load_report(w, q, msg, sizeof msg)) {
 		m->status = KP_SYM_ERROR;
-		m->note = xstrdup(msg);
+		m->note = kpt_xstrdup(msg);
 		return m;
 	}
 	if (q->proc >= w->r->nprocesses || q->thread >= w->r->processes[q->proc].nthreads ||
 	    frame >= w->r->processes[q->proc].threads[q->thread].nframes) {
 		m->status = KP_SYM_ERROR;
-		m->note = xstrdup("frame out of range");
+		m->note = kpt_xstrdup("frame out of range");
 		return m;
 	}
 	const kp_thread *t = &w->r->processes[q->proc].threads[q->thread];
@@ -211,23 +201,23 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 		if (!m->lines)
 			abort();
 		for (size_t i = 0; i < res.nframes; i++) {
-			m->lines[i].function = xstrdup(res.frames[i].function);
-			m->lines[i].file = xstrdup(res.frames[i].file);
+			m->lines[i].function = kpt_xstrdup(res.frames[i].function);
+			m->lines[i].file = kpt_xstrdup(res.frames[i].file);
 			m->lines[i].line = res.frames[i].line;
 		}
 		m->nlines = res.nframes;
 		if (res.source && strcmp(res.source, "symtab") == 0 && res.msg[0])
-			m->note = xstrdup(res.msg);
+			m->note = kpt_xstrdup(res.msg);
 		break;
 	case KP_SYM_NO_DSYM: {
 		char b[200];
 		snprintf(b, sizeof b, "no dSYM for %s", res.uuid ? res.uuid : "?");
-		m->note = xstrdup(b);
+		m->note = kpt_xstrdup(b);
 		break;
 	}
 	case KP_SYM_NOT_FOUND:
 	case KP_SYM_ERROR:
-		m->note = xstrdup(res.msg);
+		m->note = kpt_xstrdup(res.msg);
 		break;
 	default:
 		break;
@@ -257,7 +247,7 @@ static void *worker_main(void *arg)
 			copy.path = q->path;   /* freed below */
 			free(q);
 		} else {
-			copy.path = xstrdup(q->path);
+			copy.path = kpt_xstrdup(q->path);
 		}
 		pthread_mutex_unlock(&w->mu);
 		post(w, symbolicate(w, &copy, frame));
@@ -377,7 +367,7 @@ void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread, si
 		abort();
 	q->serial = d->serial;
 	q->id = d->id;
-	q->path = xstrdup(d->path);
+	q->path = kpt_xstrdup(d->path);
 	q->proc = proc;
 	q->thread = thread;
 	q->lo = lo;
