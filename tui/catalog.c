@@ -497,3 +497,13 @@ kpt_sym *kpt_doc_syms(kpt_doc *d, size_t proc, size_t thread)
 	}
 	return *slot;
 }
+
+char *kpt_xstrdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}

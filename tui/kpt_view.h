@@ -206,8 +206,6 @@ typedef struct kpt_source_arg {
 /* Records ops/arg for the loop to push after the handler returns; returns
  * KPT_PUSH.  arg must stay valid until the push (the open op copies). */
 unsigned kpt_push_later(kpt_app *app, const kpt_view_ops *ops, void *arg);
-/* strdup that aborts on out of memory (the TUI's policy); NULL stays NULL. */
-char *kpt_xstrdup(const char *s);
 void kpt_set_msg(kpt_app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Puts s (untrusted: sanitised here) at y,x, clipped to width columns and
@@ -240,6 +238,8 @@ unsigned kpt_list_request(kpt_view *v, kpt_request req);
 void kpt_list_free(kpt_list *l);
 
 /* ---- catalog.c ---- */
+/* strdup that aborts on out of memory (the TUI's policy); NULL stays NULL. */
+char *kpt_xstrdup(const char *s);
 kp_status kpt_catalog_reload(kpt_app *app, kp_error *err);
 void kpt_catalog_free(kpt_catalog *c);
 const kpt_entry *kpt_catalog_find(const kpt_catalog *c, int64_t id);

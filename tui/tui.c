@@ -158,16 +158,6 @@ int kpt_text_width(const char *s)
 	return w;
 }
 
-char *kpt_xstrdup(const char *s)
-{
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		abort();
-	return d;
-}
-
 void kpt_set_msg(kpt_app *app, const char *fmt, ...)
 {
 	va_list ap;
