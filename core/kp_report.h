@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "kp_error.h"
+#include "kp_lex.h"   /* kp_uuid_canon, kp_parse_u64: the report fields' lexing */
 
 typedef enum kp_format {
 	KP_FORMAT_UNKNOWN = 0,
@@ -190,14 +191,6 @@ const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "unknow
 
 /* The thread marked panicked (or NULL) and the process holding it. */
 const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process **proc);
-
-/* Canonicalises a UUID written with or without dashes, any case, into
- * out[37].  Returns false when src is not 32 hex digits. */
-bool kp_uuid_canon(const char *src, size_t len, char out[37]);
-
-/* Reads decimal or 0x-prefixed hex digits s[0..n) as uint64 (never through
- * a double); false on overflow, junk or no digits. */
-bool kp_parse_u64(const char *s, size_t n, uint64_t *out);
 
 /* Maximum size kp_report_load accepts. */
 #define KP_REPORT_MAX_SIZE ((size_t)256 << 20)

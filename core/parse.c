@@ -1,12 +1,8 @@
 /* parse.c: reading a report file and choosing its parser by content. */
 #include "report_build.h"
+#include "kp_fs.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static const char *skip_ws(const char *p, const char *end)
 {
@@ -49,52 +45,12 @@ kp_status kp_report_load(const char *path, kp_report **out, kp_error *err)
 {
 	*out = NULL;
 	kp_error_clear(err);
-	/* O_NONBLOCK so a FIFO does not hang the open; regular files ignore it. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK);
-	if (fd < 0)
-		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot open: %s", strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		int e = errno;
-		close(fd);
-		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot stat: %s", strerror(e));
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
-		return kp_error_set(err, KP_ERR_IO, 0, -1, "is a directory");
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return kp_error_set(err, KP_ERR_IO, 0, -1, "not a regular file");
-	}
-	if ((uint64_t)st.st_size > KP_REPORT_MAX_SIZE) {
-		close(fd);
-		return kp_error_set(err, KP_ERR_LIMIT, 0, -1, "file too large (%lld bytes, limit %zu MiB)",
-		                    (long long)st.st_size, KP_REPORT_MAX_SIZE >> 20);
-	}
-	size_t cap = (size_t)st.st_size, len = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	}
-	while (len < cap) {
-		ssize_t n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			return kp_error_set(err, KP_ERR_IO, 0, (long)len, "read failed: %s", strerror(e));
-		}
-		if (n == 0)
-			break;   /* the file shrank while we read it: parse what we got */
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	kp_status s = kp_report_parse(buf, len, path, out, err);
+	char *buf;
+	size_t len;
+	kp_status s = kp_fs_read_file(path, KP_REPORT_MAX_SIZE, &buf, &len, NULL, err);
+	if (s != KP_OK)
+		return s;
+	s = kp_report_parse(buf, len, path, out, err);
 	free(buf);
 	return s;
 }

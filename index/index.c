@@ -601,7 +601,7 @@ char *idx_archive_bytes(kpi_db *db, int64_t id, size_t *len, kp_error *err)
 	sqlite3_reset(s);
 	char got[41];
 	if (zr == Z_OK)
-		kp_sig_sha1_hex(buf, (size_t)out, got);
+		kp_sha1_hex(buf, (size_t)out, got);
 	if (zr != Z_OK || out != (uLongf)size || strcmp(got, want) != 0) {
 		free(buf);
 		kp_error_set(err, KP_ERR_DB, 0, -1, "%s: the archive of report @%lld is damaged", db->path,

@@ -428,7 +428,7 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 		return add_error(s, path, msg);
 	s->batch_work++;
 	char hash[41];
-	kp_sig_sha1_hex(data, len, hash);
+	kp_sha1_hex(data, len, hash);
 	kp_status ks;
 	int64_t id = lookup_id(s, Q_REPORT_BY_HASH, hash, &ks);
 	if (ks == KP_OK && id) {

@@ -3,6 +3,7 @@
  * test_index.sh). */
 #include "kt_slurp.h"
 #include "kp_index.h"
+#include "kp_sha1.h"
 #include "kt.h"
 #include "test_index_gen.h"
 

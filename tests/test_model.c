@@ -12,12 +12,12 @@ int main(void)
 	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed99227", 31, u), "short uuid rejected");
 	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed9922700", 33, u), "long uuid rejected");
 	uint64_t v = 0;
-	KT_CHECK(kp__parse_u64("18446744005165581456", 20, &v), "decimal > 2^63");
+	KT_CHECK(kp_parse_u64("18446744005165581456", 20, &v), "decimal > 2^63");
 	KT_U64EQ(v, 18446744005165581456ull, "decimal value");
-	KT_CHECK(kp__parse_u64("18446744073709551615", 20, &v) && v == UINT64_MAX, "2^64-1");
-	KT_CHECK(!kp__parse_u64("18446744073709551616", 20, &v), "2^64 overflows");
-	KT_CHECK(kp__parse_u64("0xfffffe00441b5ee4", 18, &v) && v == 0xfffffe00441b5ee4ull, "hex");
-	KT_CHECK(!kp__parse_u64("0x", 2, &v), "bare 0x rejected");
+	KT_CHECK(kp_parse_u64("18446744073709551615", 20, &v) && v == UINT64_MAX, "2^64-1");
+	KT_CHECK(!kp_parse_u64("18446744073709551616", 20, &v), "2^64 overflows");
+	KT_CHECK(kp_parse_u64("0xfffffe00441b5ee4", 18, &v) && v == 0xfffffe00441b5ee4ull, "hex");
+	KT_CHECK(!kp_parse_u64("0x", 2, &v), "bare 0x rejected");
 	kp_report *r = kp__report_new("x");
 	KT_CHECK(r != NULL, "report allocated");
 	int ok = 1;
