@@ -181,7 +181,15 @@ typedef struct kp_report {
 kp_status kp_report_parse(const char *data, size_t len, const char *path,
                           kp_report **out, kp_error *err);
 
-/* Reads path read-only (never modifies it) and parses it. */
+/* Which parser content goes to, without parsing it: KP_FORMAT_IPS for JSON
+ * (a '{' after an optional BOM and blanks; whether it is IPS or Intel JSON,
+ * or a panic at all, only kp_report_parse can tell), KP_FORMAT_TEXT for
+ * other text, KP_FORMAT_UNKNOWN for empty or binary content (a NUL byte in
+ * the first 4 KiB), which no report holds. */
+kp_format kp_report_sniff(const char *data, size_t len);
+
+/* Reads path read-only (never modifies it; at most KP_REPORT_MAX_SIZE
+ * bytes, one regular file: kp_fs_read_file) and parses it. */
 kp_status kp_report_load(const char *path, kp_report **out, kp_error *err);
 
 void kp_report_free(kp_report **r);

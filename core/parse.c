@@ -3,6 +3,7 @@
 #include "kp_fs.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static const char *skip_ws(const char *p, const char *end)
 {
@@ -12,6 +13,14 @@ static const char *skip_ws(const char *p, const char *end)
 	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
 		p++;
 	return p;
+}
+
+kp_format kp_report_sniff(const char *data, size_t len)
+{
+	if (len == 0 || memchr(data, '\0', len < 4096 ? len : 4096))
+		return KP_FORMAT_UNKNOWN;
+	const char *p = skip_ws(data, data + len);
+	return p < data + len && *p == '{' ? KP_FORMAT_IPS : KP_FORMAT_TEXT;
 }
 
 kp_status kp_report_parse(const char *data, size_t len, const char *path,

@@ -188,16 +188,30 @@ static void strbuf_builds(void)
 	KT_CHECK(!kp_sb_str(&b, "z") && kp_sb_take(&b) == NULL, "out of memory is sticky");
 }
 
-static void lex(void)
+static void uuid_canon(void)
 {
 	char u[37];
-	uint64_t v;
-	KT_CHECK(kp_uuid_canon("7c461edeb045324bb329721bed992270", 32, u) &&
-	         strcmp(u, "7C461EDE-B045-324B-B329-721BED992270") == 0, "uuid canon");
-	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed99227g", 32, u), "uuid with a non-hex digit");
-	KT_CHECK(kp_parse_u64("0x1F", 4, &v) && v == 31, "parse_u64 hex");
-	KT_CHECK(!kp_parse_u64("1a", 2, &v), "parse_u64: hex digits without 0x are junk");
-	KT_CHECK(!kp_parse_u64("", 0, &v), "parse_u64: empty");
+	KT_CHECK(kp_uuid_canon("7c461edeb045324bb329721bed992270", 32, u), "uuid without dashes");
+	KT_STREQ(u, "7C461EDE-B045-324B-B329-721BED992270", "canonical uuid");
+	KT_CHECK(kp_uuid_canon("7C461EDE-B045-324B-B329-721BED992270", 36, u), "uuid with dashes");
+	KT_CHECK(!kp_uuid_canon("xxxx", 4, u), "bad uuid rejected");
+	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed99227g", 32, u), "non-hex digit rejected");
+	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed99227", 31, u), "short uuid rejected");
+	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed9922700", 33, u), "long uuid rejected");
+}
+
+static void parse_u64(void)
+{
+	uint64_t v = 0;
+	KT_CHECK(kp_parse_u64("18446744005165581456", 20, &v), "decimal > 2^63");
+	KT_U64EQ(v, 18446744005165581456ull, "decimal value");
+	KT_CHECK(kp_parse_u64("18446744073709551615", 20, &v) && v == UINT64_MAX, "2^64-1");
+	KT_CHECK(!kp_parse_u64("18446744073709551616", 20, &v), "2^64 overflows");
+	KT_CHECK(kp_parse_u64("0xfffffe00441b5ee4", 18, &v) && v == 0xfffffe00441b5ee4ull, "hex");
+	KT_CHECK(kp_parse_u64("0X1F", 4, &v) && v == 31, "upper-case 0X");
+	KT_CHECK(!kp_parse_u64("0x", 2, &v), "bare 0x rejected");
+	KT_CHECK(!kp_parse_u64("1a", 2, &v), "hex digits without 0x are junk");
+	KT_CHECK(!kp_parse_u64("", 0, &v), "empty rejected");
 }
 
 static void utf8_decode(void)
@@ -259,7 +273,8 @@ int main(void)
 	mtime();
 	vec_push_grows();
 	strbuf_builds();
-	lex();
+	uuid_canon();
+	parse_u64();
 	utf8_decode();
 	unsafe_rule();
 	sha1();
