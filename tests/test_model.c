@@ -1,6 +1,6 @@
 /* test_model.c: the report model: arena, growth, free, format sniffing. */
 #include "kt.h"
-#include "../core/report_build.h"
+#include "report_build.h"
 
 static void arena_holds_strings(void)
 {

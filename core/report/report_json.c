@@ -1,5 +1,5 @@
 /* report_json.c: the report model as JSON for scripts (show --json). */
-#include "kp_json.h"
+#include "kp_report_json.h"
 #include "kp_utf8.h"
 
 #include <inttypes.h>
