@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The value of hex digit c (either case), or -1. */
+int kp_hex_digit(unsigned char c);
+
 /* Canonical upper-case dashed form of a 32-hex-digit UUID with or without
  * dashes; false when src[0..len) is not one. */
 bool kp_uuid_canon(const char *src, size_t len, char out[37]);

@@ -1,7 +1,7 @@
 /* lex.c: UUIDs and unsigned numbers (contract: kp_lex.h). */
 #include "kp_lex.h"
 
-static int hexval(unsigned char c)
+int kp_hex_digit(unsigned char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -24,7 +24,7 @@ bool kp_parse_u64(const char *s, size_t n, uint64_t *out)
 	if (i == n)
 		return false;
 	for (; i < n; i++) {
-		int d = hexval((unsigned char)s[i]);
+		int d = kp_hex_digit((unsigned char)s[i]);
 		if (d < 0 || d >= base)
 			return false;
 		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
@@ -43,7 +43,7 @@ bool kp_uuid_canon(const char *src, size_t len, char out[37])
 		unsigned char c = (unsigned char)src[i];
 		if (c == '-')
 			continue;
-		int v = hexval(c);
+		int v = kp_hex_digit(c);
 		if (v < 0 || nd == 32)
 			return false;
 		int pos = nd + (nd >= 8) + (nd >= 12) + (nd >= 16) + (nd >= 20);

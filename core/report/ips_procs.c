@@ -25,24 +25,13 @@ static bool is_key(const kp_jmember *m, const char *k, size_t n)
 }
 #define KEY(m, lit) is_key((m), lit, sizeof(lit) - 1)
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static unsigned read_hex4(const char *p, const char *end)
 {
 	unsigned v = 0;
 	if (end - p < 4)
 		return 0xFFFFFFFFu;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(p[i]);
+		int h = kp_hex_digit((unsigned char)p[i]);
 		if (h < 0)
 			return 0xFFFFFFFFu;
 		v = v << 4 | (unsigned)h;
