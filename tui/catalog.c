@@ -5,6 +5,7 @@
  * "New since last launch": the largest report id seen when the browser
  * last quit is kept in "<db>.tui-state"; rows with a larger id are new.
  * Quirk: this assumes the index hands out increasing ids (sqlite rowids). */
+#include "kp_fs.h"
 #include "kp_symbols.h"
 #include "kpt_view.h"
 
@@ -147,16 +148,9 @@ void kpt_catalog_save_state(kpt_app *app)
 	for (size_t i = 0; i < c->n; i++)
 		if (c->e[i].id > max)
 			max = c->e[i].id;
-	char tmp[1200];
-	snprintf(tmp, sizeof tmp, "%s.tmp", c->state_path);
-	FILE *fp = fopen(tmp, "w");
-	if (!fp)
-		return;
-	fprintf(fp, "last-max-id %" PRId64 "\n", max);
-	if (fclose(fp) == 0)
-		rename(tmp, c->state_path);
-	else
-		unlink(tmp);
+	char line[64];
+	int n = snprintf(line, sizeof line, "last-max-id %" PRId64 "\n", max);
+	kp_fs_write_atomic(c->state_path, line, (size_t)n, NULL);
 }
 
 kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
