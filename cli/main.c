@@ -1,9 +1,12 @@
-/* main.c: kpbrowse's entry point: the subcommand table and the TUI launch. */
-#include "kpt_cmd.h"
-#include "kpt_sanitize.h"
+/* main.c: kpbrowse's entry point.  The one commands[] table dispatches the
+ * subcommands and holds their synopses and help: `kpbrowse --help`,
+ * `kpbrowse CMD --help` and the commands' usage errors all print from it.
+ * With no subcommand the TUI runs (kpt_main); its own synopsis and option
+ * help live with its options (kpt_main.h). */
+#include "kpc_cmd.h"
+#include "kpt_main.h"
 
-#include <stdarg.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,59 +17,70 @@
 typedef struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
-	const char *usage;
+	const char *synopsis;    /* after "kpbrowse " */
+	const char *help;        /* printed after the synopsis by CMD --help */
 } command;
 
 static const command commands[] = {
-	{"show", kpt_cmd_show, "show [--json] [--no-symbols] [--dsym PATH]... [--db PATH] FILE|@ID..."},
-	{"lookup", kpt_cmd_lookup, "lookup --dsym FILE [--arch ARCH] [ADDR...]"},
-	{"index", kpt_cmd_index, "index [--db PATH] [--json] [--resign] [PATH...]"},
-	{"list", kpt_cmd_list, "list [--db PATH] [--groups] [--json]"},
-	{"search", kpt_cmd_search, "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT)"},
-	{"export", kpt_cmd_export, "export [--db PATH] @ID FILE"},
+	{"show", kpc_cmd_show,
+	 "show [--json] [--no-symbols] [--dsym PATH]... [--db PATH] FILE|@ID...",
+	 "Prints each report (a file, or @ID from the index) with its frames symbolicated.\n"},
+	{"lookup", kpc_cmd_lookup,
+	 "lookup --dsym FILE [--arch ARCH] [ADDR...]",
+	 "Reads addresses (hex) from the arguments, or one per line from stdin.\n"},
+	{"index", kpc_cmd_index,
+	 "index [--db PATH] [--json] [--resign] [--dsym PATH]... [--no-symbols] [PATH...]",
+	 "Default folders: /Library/Logs/DiagnosticReports and\n"
+	 "~/Library/Logs/DiagnosticReports (their Retired/ folders included).\n"},
+	{"list", kpc_cmd_list,
+	 "list [--db PATH] [--groups] [--json]",
+	 ""},
+	{"search", kpc_cmd_search,
+	 "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT...)",
+	 ""},
+	{"export", kpc_cmd_export,
+	 "export [--db PATH] @ID FILE",
+	 "Writes report ID's original bytes to FILE, which must not exist.\n"},
 };
 
-void kpt_report_error(const char *file, const kp_error *err)
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const command *find_command(const char *name)
 {
-	char msg[512];
-	kp_error_format(err, msg, sizeof msg);
-	fputs("kpbrowse: ", stderr);
-	kpt_sanitize_write(stderr, file, strlen(file), 0);
-	fputs(": ", stderr);
-	kpt_sanitize_write(stderr, msg, strlen(msg), 0);
-	fputc('\n', stderr);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	return NULL;
 }
 
-void kpt_report_warning(const char *file, const char *msg, long line)
+const char *kpc_synopsis(const char *name)
 {
-	fputs("kpbrowse: ", stderr);
-	kpt_sanitize_write(stderr, file, strlen(file), 0);
-	fputs(": warning: ", stderr);
-	kpt_sanitize_write(stderr, msg, strlen(msg), 0);
-	if (line > 0)
-		fprintf(stderr, " (line %ld)", line);
-	fputc('\n', stderr);
+	const command *c = find_command(name);
+	return c ? c->synopsis : name;
 }
 
-void kpt_usage_error(const char *fmt, ...)
+int kpc_help(const char *name)
 {
-	va_list ap;
-	fputs("kpbrowse: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'kpbrowse --help'.\n", stderr);
+	const command *c = find_command(name);
+	if (c)
+		printf("usage: kpbrowse %s\n%s", c->synopsis, c->help);
+	return KPT_EXIT_OK;
 }
 
+/* README.md's Usage block is these synopsis lines without their indent
+ * (tests/test_usage.sh compares them). */
 static void usage(FILE *fp)
 {
 	fprintf(fp, "kpbrowse %s: a terminal browser for macOS kernel panic reports\n\n"
-	            "Usage:\n  kpbrowse [--demo] [--db PATH] [--dsym PATH]... [PATH...]   the TUI\n",
-	        KP_VERSION);
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(fp, "  kpbrowse %s\n", commands[i].usage);
+	            "Usage:\n  kpbrowse %s\n",
+	        KP_VERSION, kpt_synopsis);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(fp, "  kpbrowse %s\n", commands[i].synopsis);
 	fprintf(fp, "  kpbrowse --help | --version\n\n"
-	            "Exit status: 0 success, 1 nothing found, 2 bad input or usage.\n");
+	            "With no command: the TUI.\n%s\n"
+	            "Each command: kpbrowse COMMAND --help.\n"
+	            "Exit status: 0 success, 1 nothing found, 2 bad input or usage.\n",
+	        kpt_options_help);
 }
 
 int main(int argc, char **argv)
@@ -79,18 +93,16 @@ int main(int argc, char **argv)
 		printf("kpbrowse %s\n", KP_VERSION);
 		return KPT_EXIT_OK;
 	}
-	if (argc >= 2)
-		for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-			if (strcmp(argv[1], commands[i].name) == 0)
-				return commands[i].run(argc - 1, argv + 1);
+	const command *c = argc >= 2 ? find_command(argv[1]) : NULL;
+	if (c) {
+		if (argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
+			return kpc_help(c->name);
+		return c->run(argc - 1, argv + 1);
+	}
 	/* The TUI: no arguments, an option other than --help/--version, or a
 	 * path to browse. */
 	if (argc < 2 || argv[1][0] == '-' || access(argv[1], F_OK) == 0)
-		return kpt_tui_main(argc, argv);
-	if (argc >= 2 && argv[1][0] != '-' ) {
-		kpt_usage_error("unknown command '%s'", argv[1]);
-		return KPT_EXIT_BAD;
-	}
-	usage(stderr);
+		return kpt_main(argc, argv);
+	kpt_usage_error("unknown command '%s'", argv[1]);
 	return KPT_EXIT_BAD;
 }

@@ -10,6 +10,7 @@ kp_c_test(test_index)
 kp_c_test(test_ips)
 kp_sh_test(test_index_cli)
 kp_sh_test(test_tui)
+kp_sh_test(test_usage)
 kp_c_test(test_symbols)
 kp_sh_test(test_demo_index)
 # hostile input (issue 6): the RSS/timeout helper, fuzz regressions, the corpus

@@ -278,7 +278,5 @@ void kpt_app_push(kpt_app *app, const kpt_view_ops *ops, void *arg);
 void kpt_app_key(kpt_app *app, kpt_request req);
 void kpt_app_draw(kpt_app *app);
 
-/* the TUI's entry point (kpt_cmd.h declares it too) */
-int kpt_tui_main(int argc, char **argv);
 
 #endif

@@ -8,7 +8,8 @@
  * Quirk: we replace ncurses' own SIGWINCH handler, so a resize is applied
  * by term.c with resizeterm() from TIOCGWINSZ. */
 #include "kpt_view.h"
-#include "kpt_cmd.h"
+#include "kpt_exit.h"
+#include "kpt_main.h"
 #include "kpt_sanitize.h"
 #include "kpt_term.h"
 
@@ -527,15 +528,17 @@ static int event_loop(kpt_app *app)
 
 /* ---- options ---- */
 
+const char kpt_synopsis[] = "[--demo] [--db PATH] [--dsym PATH]... [--source-map FROM=TO]... [PATH...]";
+const char kpt_options_help[] =
+	"  --demo              browse the bundled demo reports with their dSYMs\n"
+	"  --db PATH           the index database (default: per-user data folder)\n"
+	"  --dsym PATH         a dSYM, binary, folder or KDK to symbolicate with\n"
+	"  --source-map F=T    show source files under F from T instead\n"
+	"  PATH                report files or folders to index (default: the system's)\n";
+
 static void tui_usage(FILE *fp)
 {
-	fputs("Usage: kpbrowse [--demo] [--db PATH] [--dsym PATH]... [--source-map FROM=TO]... [PATH...]\n"
-	      "  --demo              browse the bundled demo reports with their dSYMs\n"
-	      "  --db PATH           the index database (default: per-user data folder)\n"
-	      "  --dsym PATH         a dSYM, binary, folder or KDK to symbolicate with\n"
-	      "  --source-map F=T    show source files under F from T instead\n"
-	      "  PATH                report files or folders to index (default: the system's)\n",
-	      fp);
+	fprintf(fp, "Usage: kpbrowse %s\n%s", kpt_synopsis, kpt_options_help);
 }
 
 static bool is_dir(const char *p)
@@ -743,7 +746,7 @@ static void shutdown_app(kpt_app *app)
 	kpi_close(&app->db);
 }
 
-int kpt_tui_main(int argc, char **argv)
+int kpt_main(int argc, char **argv)
 {
 	kpt_app *app = &the_app;
 	memset(app, 0, sizeof *app);
