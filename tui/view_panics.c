@@ -3,9 +3,12 @@
  *
  * Rows are indices into the catalog (no copy of the list), so a catalog
  * reload only remaps the cursor by report id. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
 
-#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,10 +77,7 @@ static const kpt_entry *entry_at(kpt_view *v, size_t row)
 
 static int panics_open(kpt_view *v, void *arg)
 {
-	panics_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
-	v->priv = p;
+	panics_priv *p = v->priv;
 	if (arg) {
 		const kpt_group *g = arg;
 		p->one_group = true;
@@ -94,7 +94,6 @@ static void panics_close(kpt_view *v)
 {
 	panics_priv *p = v->priv;
 	free(p->rows);
-	free(p);
 }
 
 /* "2024-05-01 10:22:13.00 +0200" -> "2024-05-01 10:22" */
@@ -241,7 +240,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 		int y = y0 + 2;
 		if (app->cat.scanning) {
 			kpt_put(y, 2, width - 4, "Indexing panic reports...", KPT_ST_DIM, false);
-		} else if (app->no_reports_folder) {
+		} else if (app->cfg.no_reports_folder) {
 			kpt_put(y++, 2, width - 4, "No panic report folder on this machine", KPT_ST_ERROR, false);
 			kpt_put(y++, 2, width - 4, "(macOS keeps them in /Library/Logs/DiagnosticReports).", KPT_ST_NORMAL, false);
 			y++;
@@ -344,6 +343,7 @@ static unsigned panics_update(kpt_view *v)
 
 const kpt_view_ops kpt_view_panics = {
 	.name = "panics",
+	.private_size = sizeof(panics_priv),
 	.open = panics_open,
 	.close = panics_close,
 	.draw = panics_draw,

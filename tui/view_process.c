@@ -1,8 +1,11 @@
 /* view_process.c: the threads of one process: id, name, state, frame
  * count and the panicked marker; Enter opens the thread's frames. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
 
-#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +25,9 @@ static const kp_process *proc_of(kpt_view *v)
 static int process_open(kpt_view *v, void *arg)
 {
 	const kpt_process_arg *a = arg;
-	process_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
+	process_priv *p = v->priv;
 	p->at = *a;
-	p->at.doc->refs++;
-	v->priv = p;
+	kpt_doc_retain(p->at.doc);
 	const kp_process *pr = proc_of(v);
 	snprintf(v->title, sizeof v->title, "%.100s", pr->name ? pr->name : "process");
 	kpt_list_reset(&v->list, pr->nthreads);
@@ -42,8 +42,7 @@ static int process_open(kpt_view *v, void *arg)
 static void process_close(kpt_view *v)
 {
 	process_priv *p = v->priv;
-	kpt_doc_release(v->app, &p->at.doc);
-	free(p);
+	kpt_doc_release(&v->app->docs, &p->at.doc);
 }
 
 static void process_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -121,6 +120,7 @@ static const char *process_hint(kpt_view *v)
 
 const kpt_view_ops kpt_view_process = {
 	.name = "process",
+	.private_size = sizeof(process_priv),
 	.open = process_open,
 	.close = process_close,
 	.draw = process_draw,

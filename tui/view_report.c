@@ -2,10 +2,13 @@
  * wrapped to the screen, the processes with the panicked one first) and an
  * images tab (every binary image and loaded kext with its UUID; Enter lists
  * every panic with that UUID).  Rows are rebuilt when the width changes. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
 #include "kpt_sanitize.h"
 
-#include <curses.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -220,16 +223,13 @@ static int report_open(kpt_view *v, void *arg)
 {
 	const kpt_entry *e = arg;
 	kp_error err;
-	kpt_doc *d = kpt_doc_acquire(v->app, e->id, e->path, &err);
+	kpt_doc *d = kpt_doc_acquire(&v->app->docs, v->app->db, e->id, e->path, &err);
 	if (!d) {
 		kpt_set_msg(v->app, "cannot open report %" PRId64 ": %s", e->id, err.msg);
 		return -1;
 	}
-	report_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
+	report_priv *p = v->priv;
 	p->doc = d;
-	v->priv = p;
 	snprintf(v->title, sizeof v->title, "Report %" PRId64, e->id);
 	return 0;
 }
@@ -239,8 +239,7 @@ static void report_close(kpt_view *v)
 	report_priv *p = v->priv;
 	free_rows(p);
 	free(p->rows);
-	kpt_doc_release(v->app, &p->doc);
-	free(p);
+	kpt_doc_release(&v->app->docs, &p->doc);
 }
 
 static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -389,6 +388,7 @@ static const char *report_hint(kpt_view *v)
 
 const kpt_view_ops kpt_view_report = {
 	.name = "report",
+	.private_size = sizeof(report_priv),
 	.open = report_open,
 	.close = report_close,
 	.draw = report_draw,

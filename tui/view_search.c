@@ -3,9 +3,12 @@
  * image row) it searches at once; opened with NULL (`u`) it prompts for a
  * full UUID or a prefix of at least 8 hex digits, dashes optional.  Results
  * are copied out of the index callbacks, which only lend their rows. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
 
-#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,15 +104,11 @@ static unsigned prompt_done(kpt_app *app, kpt_view *v, const char *text, bool fi
 
 static int search_open(kpt_view *v, void *arg)
 {
-	search_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
-	v->priv = p;
 	snprintf(v->title, sizeof v->title, "UUID search");
 	if (arg)
 		run_search(v, arg);
 	else
-		kpt_prompt(v->app, v, "kext/kernel UUID (8+ hex digits): ", "", prompt_done);
+		kpt_prompt_start(v->app, v, "kext/kernel UUID (8+ hex digits): ", "", prompt_done);
 	return 0;
 }
 
@@ -118,7 +117,6 @@ static void search_close(kpt_view *v)
 	search_priv *p = v->priv;
 	clear_hits(p);
 	free(p->hits);
-	free(p);
 }
 
 static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -167,7 +165,7 @@ static unsigned search_request(kpt_view *v, kpt_request req)
 	search_priv *p = v->priv;
 	size_t row;
 	if (req == KPT_REQ_UUID) {
-		kpt_prompt(v->app, v, "kext/kernel UUID (8+ hex digits): ", p->query, prompt_done);
+		kpt_prompt_start(v->app, v, "kext/kernel UUID (8+ hex digits): ", p->query, prompt_done);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	if (req != KPT_REQ_ENTER)
@@ -187,6 +185,7 @@ static const char *search_hint(kpt_view *v)
 
 const kpt_view_ops kpt_view_search = {
 	.name = "search",
+	.private_size = sizeof(search_priv),
 	.open = search_open,
 	.close = search_close,
 	.draw = search_draw,

@@ -3,9 +3,12 @@
  * (FROM must match whole path components); a file that cannot be read
  * shows "source not on this machine: PATH".  `/` searches (n/N) instead of
  * filtering, so line numbers stay put. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
 
-#include <curses.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,10 +110,7 @@ static bool load_file(source_priv *p)
 static int source_open(kpt_view *v, void *arg)
 {
 	const kpt_source_arg *a = arg;
-	source_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
-	v->priv = p;
+	source_priv *p = v->priv;
 	p->line = a->line;
 	snprintf(p->dwarf_path, sizeof p->dwarf_path, "%s", a->file);
 	map_path(&v->app->cfg, a->file, p->path, sizeof p->path);
@@ -131,7 +131,6 @@ static void source_close(kpt_view *v)
 	for (size_t i = 0; i < p->nlines; i++)
 		free(p->lines[i]);
 	free(p->lines);
-	free(p);
 }
 
 static void source_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -184,6 +183,7 @@ static const char *source_hint(kpt_view *v)
 
 const kpt_view_ops kpt_view_source = {
 	.name = "source",
+	.private_size = sizeof(source_priv),
 	.open = source_open,
 	.close = source_close,
 	.draw = source_draw,

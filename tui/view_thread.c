@@ -5,10 +5,13 @@
  * screen that nobody asked for yet go to the worker as a "visible" request,
  * and once the rest of the thread as a background request.  Results land in
  * the document's symbol cache (worker.c) and update() re-lays the rows. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
 #include "kp_symbols.h"
 
-#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,16 +85,11 @@ static void relayout(kpt_view *v)
 static int thread_open(kpt_view *v, void *arg)
 {
 	const kpt_process_arg *a = arg;
-	thread_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
+	thread_priv *p = v->priv;
 	p->at = *a;
-	p->at.doc->refs++;
-	v->priv = p;
+	kpt_doc_retain(p->at.doc);
 	const kp_thread *t = thr(v);
-	p->asked = calloc(t->nframes ? t->nframes : 1, sizeof *p->asked);
-	if (!p->asked)
-		abort();
+	p->asked = kpt_xcalloc(t->nframes, sizeof *p->asked);
 	if (t->has_id)
 		snprintf(v->title, sizeof v->title, "thread %" PRIu64, t->id);
 	else if (t->cpu >= 0)
@@ -107,8 +105,7 @@ static void thread_close(kpt_view *v)
 	thread_priv *p = v->priv;
 	free(p->rows);
 	free(p->asked);
-	kpt_doc_release(v->app, &p->at.doc);
-	free(p);
+	kpt_doc_release(&v->app->docs, &p->at.doc);
 }
 
 static const char *image_name(const kp_report *r, int idx, char *buf, size_t size)
@@ -303,6 +300,7 @@ static unsigned thread_update(kpt_view *v)
 
 const kpt_view_ops kpt_view_thread = {
 	.name = "thread",
+	.private_size = sizeof(thread_priv),
 	.open = thread_open,
 	.close = thread_close,
 	.draw = thread_draw,
