@@ -1,0 +1,214 @@
+/* test_tui_core.c: the TUI's pieces without a terminal (kpt_bench.h: curses
+ * on /dev/null): the catalog read from a real index of the fixture
+ * reports, list filtering through the panics view, the worker symbolicating
+ * a document the UI holds (with no index to reopen), and the one place
+ * options become symbol options. */
+#include "kpt_bench.h"
+#include "kpt_catalog.h"
+#include "kpt_doc.h"
+#include "kpt_list.h"
+#include "kpt_options.h"
+#include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kt.h"
+
+#include "kp_index.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[256], db_path[512];
+
+/* An index of tests/fixtures/reports in a temporary folder. */
+static bool make_index(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "%s/kpt-core-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmpdir))
+		return false;
+	snprintf(db_path, sizeof db_path, "%s/index.sqlite3", tmpdir);
+	kpi_db *db = NULL;
+	kp_error err;
+	kpi_summary sum;
+	memset(&sum, 0, sizeof sum);
+	const char *paths[] = {KP_FIXTURES "/reports"};
+	bool ok = kpi_open(db_path, KPI_OPEN_CREATE, &db, &err) == KP_OK &&
+	          kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &sum, &err) == KP_OK;
+	kpi_summary_free(&sum);
+	kpi_close(&db);
+	return ok;
+}
+
+static kpt_app *open_app(void)
+{
+	kpt_app *app = kpt_bench_open(24, 80);
+	snprintf(app->cfg.db_path, sizeof app->cfg.db_path, "%s", db_path);
+	kp_error err;
+	if (kpi_open(db_path, 0, &app->db, &err) != KP_OK || kpt_catalog_reload(app, &err) != KP_OK)
+		KT_CHECK(0, "open the index: %s", err.msg);
+	return app;
+}
+
+static void close_app(kpt_app *app)
+{
+	kpt_app_close_views(app);
+	kpt_catalog_free(&app->cat);
+	kpt_docs_free(&app->docs);
+	kpi_close(&app->db);
+	kpt_bench_close(app);
+}
+
+static void test_catalog(void)
+{
+	kpt_app *app = open_app();
+	KT_CHECK(app->cat.n == 4, "catalog: the 4 fixture reports (got %zu)", app->cat.n);
+	KT_CHECK(app->cat.ng >= 1 && app->cat.ng <= app->cat.n, "catalog: groups (got %zu)", app->cat.ng);
+	unsigned gen = app->cat.generation;
+	kp_error err;
+	KT_CHECK(kpt_catalog_reload(app, &err) == KP_OK && app->cat.generation == gen + 1,
+	         "catalog: a reload bumps the generation");
+	bool all_found = true, headlines = true;
+	for (size_t i = 0; i < app->cat.n; i++) {
+		all_found &= kpt_catalog_find(&app->cat, app->cat.e[i].id) == &app->cat.e[i];
+		headlines &= app->cat.e[i].headline && app->cat.e[i].headline[0];
+	}
+	KT_CHECK(all_found, "catalog: kpt_catalog_find finds every id");
+	KT_CHECK(headlines, "catalog: every entry has a headline");
+	KT_CHECK(kpt_catalog_find(&app->cat, 999999) == NULL, "catalog: an unknown id is not found");
+	close_app(app);
+}
+
+static void test_list_filter(void)
+{
+	kpt_app *app = open_app();
+	kpt_app_push(app, &kpt_view_panics, NULL);
+	KT_CHECK(app->depth == 1, "filter: the panics view opens");
+	if (app->depth != 1) {
+		close_app(app);
+		return;
+	}
+	kpt_view *v = app->stack[0];
+	size_t all = kpt_list_visible(&v->list);
+	KT_CHECK(all == app->cat.n, "filter: every report visible (%zu)", all);
+	/* the three FakeDriver panics, by a word of their headline in other case */
+	snprintf(v->list.filter, sizeof v->list.filter, "%s", "fakedriver: REPORT");
+	kpt_list_refilter(v);
+	size_t vis = kpt_list_visible(&v->list);
+	KT_CHECK(v->list.filtered && vis == 3, "filter: a case-insensitive phrase hides the other row (%zu of %zu)", vis, all);
+	size_t row;
+	char buf[1024];
+	bool matches = kpt_list_current(&v->list, &row) &&
+	               strstr(v->ops->row_text(v, row, buf, sizeof buf), "FakeDriver: report") != NULL;
+	KT_CHECK(matches, "filter: the current row matches");
+	snprintf(v->list.filter, sizeof v->list.filter, "%s", "no such text anywhere");
+	kpt_list_refilter(v);
+	KT_CHECK(kpt_list_visible(&v->list) == 0 && !kpt_list_current(&v->list, &row),
+	         "filter: no match leaves no row");
+	kpt_app_key(app, KPT_REQ_BACK);   /* the first Esc clears the filter */
+	KT_CHECK(kpt_list_visible(&v->list) == all && !v->list.filter[0] && app->depth == 1,
+	         "filter: Esc clears it and keeps the view");
+	kpt_app_key(app, KPT_REQ_END);
+	KT_CHECK(v->list.cur + 1 == all, "filter: End goes to the last row");
+	close_app(app);
+}
+
+/* Waits for the worker's answers until frames [0,n) are done or 20 s pass. */
+static bool wait_frames(kpt_app *app, kpt_sym *syms, size_t n)
+{
+	for (int i = 0; i < 400; i++) {
+		size_t done = 0;
+		for (size_t f = 0; f < n; f++)
+			done += syms[f].state == KPT_SYM_DONE;
+		if (done == n)
+			return true;
+		struct pollfd pf = {.fd = kpt_worker_fd(app), .events = POLLIN};
+		if (poll(&pf, 1, 50) > 0)
+			kpt_worker_poll(app);
+	}
+	return false;
+}
+
+static void test_worker(void)
+{
+	kpt_app *app = open_app();
+	app->cfg.dsyms[app->cfg.ndsyms++] = KP_FIXTURES "/bin";
+	app->cfg.demo = true;   /* only the fixture dSYMs: no environment, no cache */
+	app->cfg.no_system = true;
+	const kpt_entry *e = NULL;
+	for (size_t i = 0; i < app->cat.n; i++)
+		if (strstr(app->cat.e[i].path, "panic-full-2026-11-20-101500.0001.ips"))
+			e = &app->cat.e[i];
+	KT_CHECK(e != NULL, "worker: the fixture report is indexed");
+	kp_error err;
+	kpt_doc *d = e ? kpt_doc_acquire(&app->docs, app->db, e->id, e->path, &err) : NULL;
+	KT_CHECK(d != NULL, "worker: the document loads from the index");
+	if (!d) {
+		close_app(app);
+		return;
+	}
+	/* the worker must need neither the index nor the report file */
+	kpi_close(&app->db);
+	snprintf(app->cfg.db_path, sizeof app->cfg.db_path, "%s/absent/index.sqlite3", tmpdir);
+	KT_CHECK(kpt_worker_start(app, &err) == KP_OK, "worker: starts");
+	size_t proc = 0, thread = 0;
+	bool found = false;
+	for (size_t p = 0; p < d->r->nprocesses && !found; p++)
+		for (size_t t = 0; t < d->r->processes[p].nthreads && !found; t++)
+			if (d->r->processes[p].threads[t].panicked)
+				proc = p, thread = t, found = true;
+	KT_CHECK(found, "worker: the report has a panicked thread");
+	size_t n = d->r->processes[proc].threads[thread].nframes;
+	kpt_sym *syms = kpt_doc_syms(d, proc, thread);
+	for (size_t f = 0; f < n; f++)
+		syms[f].state = KPT_SYM_PENDING;
+	kpt_worker_request(app, d, proc, thread, 0, n, true);
+	KT_CHECK(d->refs == 2, "worker: a request retains its document (refs %d)", d->refs);
+	KT_CHECK(wait_frames(app, syms, n), "worker: every frame answered");
+	KT_CHECK(syms[0].status == 0 && syms[0].nlines >= 1 && syms[0].lines[0].function &&
+	         strcmp(syms[0].lines[0].function, "panic_trap_to_debugger") == 0,
+	         "worker: frame 0 is panic_trap_to_debugger (got %s)",
+	         syms[0].nlines && syms[0].lines[0].function ? syms[0].lines[0].function : syms[0].note ? syms[0].note : "?");
+	KT_CHECK(syms[0].nlines >= 1 && syms[0].lines[0].line == 62, "worker: frame 0 at fakekernel.c:62");
+	KT_CHECK(d->refs == 1, "worker: the last answer drops the request's reference (refs %d)", d->refs);
+	/* a request still queued at stop releases its reference too */
+	kpt_worker_request(app, d, proc, thread, 0, n, false);
+	kpt_worker_stop(app);
+	KT_CHECK(d->refs == 1 && app->worker == NULL, "worker: stop drops queued references (refs %d)", d->refs);
+	kpt_doc_release(&app->docs, &d);
+	KT_CHECK(app->docs.n == 0, "worker: the document is freed with its last reference");
+	close_app(app);
+}
+
+static void test_symbol_options(void)
+{
+	kpt_config c;
+	memset(&c, 0, sizeof c);
+	c.dsyms[c.ndsyms++] = "/somewhere";
+	kp_symbols_opts o;
+	kpt_options_symbols(&c, &o);
+	KT_CHECK(o.npaths == 1 && o.paths[0] == c.dsyms[0] && !o.no_env && !o.no_system && o.cache_dir == NULL,
+	         "options: --dsym paths, environment, system search and default cache");
+	c.demo = true;
+	c.no_system = true;
+	kpt_options_symbols(&c, &o);
+	KT_CHECK(o.no_env && o.no_system && o.cache_dir && !o.cache_dir[0],
+	         "options: --demo ignores the environment, the system and the cache (worker and scanner alike)");
+}
+
+int main(void)
+{
+	if (!make_index()) {
+		KT_CHECK(0, "index the fixture reports");
+		return kt_done();
+	}
+	test_catalog();
+	test_list_filter();
+	test_worker();
+	test_symbol_options();
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	(void)!system(cmd);
+	return kt_done();
+}
