@@ -6,6 +6,7 @@
 #include "kpt_bench.h"
 #include "kpt_catalog.h"
 #include "kpt_doc.h"
+#include "kpt_draw.h"
 #include "kpt_list.h"
 #include "kpt_options.h"
 #include "kpt_view.h"
@@ -197,8 +198,40 @@ static void test_symbol_options(void)
 	         "options: --demo ignores the environment, the system and the cache (worker and scanner alike)");
 }
 
+/* The column tables give the layout the panics view had as arithmetic
+ * (flat list: marker, date, OS, dups, panic, culprit dropped when the
+ * panic column would be under 10). */
+static void test_columns(void)
+{
+	bool same = true;
+	for (int width = 20; width <= 240 && same; width++) {
+		kpt_col c[] = {{.width = 2}, {.width = 16, .gap = 1}, {.width = 9, .wide = 12, .gap = 1},
+		               {.width = 4, .gap = 1}, {.gap = 1}, {.width = 18, .wide = 32, .optional = true}};
+		kpt_cols_layout(c, 6, width);
+		int os = width >= 120 ? 12 : 9, culprit = width >= 120 ? 32 : 18;
+		int headline = width - (2 + 16 + 1 + os + 1 + 4 + 1 + 1 + culprit);
+		if (headline < 10) {
+			culprit = 0;
+			headline = width - (2 + 16 + 1 + os + 1 + 4 + 1);
+		}
+		same = c[1].x == 2 && c[2].x == 19 && c[2].w == os && c[3].x == 20 + os && c[3].w == 4 &&
+		       c[4].x == 25 + os && c[4].w == headline && c[5].w == culprit &&
+		       (!culprit || c[5].x == 26 + os + headline);
+		if (!same)
+			printf("# width %d: headline %d/%d culprit %d/%d\n", width, c[4].w, headline, c[5].w, culprit);
+	}
+	KT_CHECK(same, "columns: the flat list's table lays out as before at every width");
+	kpt_col g[] = {{.width = 7}, {.width = 16, .gap = 1}, {.gap = 1}, {.width = 18, .wide = 32, .optional = true}};
+	kpt_cols_layout(g, 4, 100);
+	KT_CHECK(g[2].x == 24 && g[2].w == 100 - 43 && g[3].x == 100 - 18 && g[3].w == 18,
+	         "columns: groups at 100 columns");
+	kpt_cols_layout(g, 4, 50);
+	KT_CHECK(g[3].w == 0 && g[2].w == 26, "columns: the optional culprit goes before the title gets under 10");
+}
+
 int main(void)
 {
+	test_columns();
 	if (!make_index()) {
 		KT_CHECK(0, "index the fixture reports");
 		return kt_done();

@@ -143,3 +143,41 @@ int kpt_text_width(const char *s)
 	return w;
 }
 
+
+static int col_width(const kpt_col *c, int width)
+{
+	return width >= KPT_COL_WIDE && c->wide ? c->wide : c->width;
+}
+
+void kpt_cols_layout(kpt_col *c, int n, int width)
+{
+	bool drop = false;
+	for (int pass = 0; pass < 2; pass++) {
+		int fixed = 0, last = -1, flex = -1;
+		for (int i = 0; i < n; i++) {
+			c[i].w = c[i].optional && drop ? 0 : -1;
+			if (c[i].w == 0)
+				continue;
+			if (last >= 0)
+				fixed += c[last].gap;
+			last = i;
+			if (c[i].width == 0)
+				flex = i;
+			else
+				fixed += col_width(&c[i], width);
+		}
+		if (flex >= 0 && width - fixed < KPT_COL_MIN && !drop) {
+			drop = true;
+			continue;
+		}
+		int x = 0;
+		for (int i = 0; i < n; i++) {
+			c[i].x = x;
+			if (c[i].w == 0)
+				continue;
+			c[i].w = i == flex ? width - fixed : col_width(&c[i], width);
+			x += c[i].w + c[i].gap;
+		}
+		return;
+	}
+}

@@ -39,4 +39,17 @@ void kpt_attr_off(kpt_style st);
 /* display width of UTF-8 s after sanitising */
 int kpt_text_width(const char *s);
 
+/* ---- column tables: a row's columns left to right ---- */
+#define KPT_COL_WIDE 120   /* screens at least this wide use kpt_col.wide */
+#define KPT_COL_MIN 10     /* the flexible column's least width before optional ones go */
+typedef struct kpt_col {
+	int width, wide;   /* fixed width (wide: from KPT_COL_WIDE columns, 0 same);
+	                      width 0: the one flexible column, which takes the rest */
+	int gap;           /* blank columns after it (not after the last shown) */
+	bool optional;     /* dropped when the flexible column would be narrower than KPT_COL_MIN */
+	int x, w;          /* out: position and width; w 0 when dropped */
+} kpt_col;
+/* Fills x and w of the n columns of c for a screen width columns wide. */
+void kpt_cols_layout(kpt_col *c, int n, int width);
+
 #endif

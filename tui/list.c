@@ -7,6 +7,7 @@
 #include "kpt_app.h"
 #include "kpt_list.h"
 #include "kpt_view.h"
+#include "kpt_xalloc.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -108,9 +109,7 @@ static void list_apply_filter(kpt_view *v, const char *old)
 		return;
 	}
 	if (l->mapcap < l->n) {
-		size_t *m = realloc(l->map, (l->n ? l->n : 1) * sizeof *m);
-		if (!m)
-			abort();
+		size_t *m = kpt_xrealloc(l->map, (l->n ? l->n : 1) * sizeof *m);
 		l->map = m;
 		l->mapcap = l->n;
 	}

@@ -6,6 +6,7 @@
 #include "kp_symbols.h"
 #include "kpt_app.h"
 #include "kpt_scanner.h"
+#include "kpt_xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -89,9 +90,7 @@ kp_status kpt_scanner_start(kpt_app *app, kp_error *err)
 {
 	if (app->cfg.npaths == 0 || app->cfg.no_reports_folder)
 		return KP_OK;
-	kpt_scanner *s = calloc(1, sizeof *s);
-	if (!s)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	kpt_scanner *s = kpt_xcalloc(1, sizeof *s);
 	s->app = app;
 	if (pipe(s->pipe) != 0) {
 		free(s);

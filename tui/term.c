@@ -1,7 +1,7 @@
 /* term.c: the terminal for the interactive browser (kpt_term.h): curses
  * setup, restore on every way out (normal return, exit() through atexit, and
  * fatal signals), and the self-pipe the signal handlers write to so that the
- * event loop in tui.c sees SIGWINCH, SIGINT, SIGTERM and SIGHUP in poll().
+ * event loop in app.c sees SIGWINCH, SIGINT, SIGTERM and SIGHUP in poll().
  *
  * Quirk: we replace ncurses' own SIGWINCH handler, so a resize is applied
  * here with resizeterm() from TIOCGWINSZ. */

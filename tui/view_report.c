@@ -5,7 +5,6 @@
 #include "kpt_app.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
-#include "kpt_worker.h"
 #include "kpt_xalloc.h"
 #include "kpt_sanitize.h"
 
@@ -38,15 +37,11 @@ static void add_row(report_priv *p, int kind, size_t idx, const char *text)
 {
 	if (p->nrows == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 64;
-		p->rows = realloc(p->rows, p->cap * sizeof *p->rows);
-		if (!p->rows)
-			abort();
+		p->rows = kpt_xrealloc(p->rows, p->cap * sizeof *p->rows);
 	}
 	char *t = NULL;
 	if (text) {
-		t = strdup(text);
-		if (!t)
-			abort();
+		t = kpt_xstrdup(text);
 	}
 	p->rows[p->nrows++] = (rrow){kind, idx, t};
 }
@@ -67,9 +62,7 @@ static void add_text(report_priv *p, int kind, const char *fmt, ...)
  * when a space is in the second half of the line. */
 static void add_wrapped(report_priv *p, const char *s, size_t len, int width, int indent)
 {
-	char *clean = malloc(len * 4 + 16);
-	if (!clean)
-		abort();
+	char *clean = kpt_xmalloc(len * 4 + 16);
 	kpt_sanitize(clean, len * 4 + 16, s, len, 0);
 	const char *c = clean;
 	int avail = width - indent - 1;

@@ -6,7 +6,6 @@
 #include "kpt_app.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
-#include "kpt_worker.h"
 #include "kpt_xalloc.h"
 
 #include <inttypes.h>
@@ -48,9 +47,7 @@ static int on_hit(void *ctx, const kpi_report_row *row)
 	search_priv *p = ctx;
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 64;
-		p->hits = realloc(p->hits, p->cap * sizeof *p->hits);
-		if (!p->hits)
-			abort();
+		p->hits = kpt_xrealloc(p->hits, p->cap * sizeof *p->hits);
 	}
 	hit *h = &p->hits[p->n++];
 	h->id = row->id;

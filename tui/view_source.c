@@ -6,7 +6,6 @@
 #include "kpt_app.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
-#include "kpt_worker.h"
 #include "kpt_xalloc.h"
 
 #include <errno.h>
@@ -46,9 +45,7 @@ static char *expand_tabs(const char *s, size_t len)
 	size_t tabs = 0;
 	for (size_t i = 0; i < len; i++)
 		tabs += s[i] == '\t';
-	char *o = malloc(len + tabs * 8 + 1), *q = o;
-	if (!o)
-		abort();
+	char *o = kpt_xmalloc(len + tabs * 8 + 1), *q = o;
 	size_t col = 0;
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '\t') {
@@ -80,25 +77,19 @@ static bool load_file(source_priv *p)
 		return false;
 	}
 	size_t size = (size_t)st.st_size;
-	char *data = malloc(size + 1);
-	if (!data)
-		abort();
+	char *data = kpt_xmalloc(size + 1);
 	size_t got = fread(data, 1, size, fp);
 	fclose(fp);
 	data[got] = '\0';
 	size_t cap = 256;
-	p->lines = malloc(cap * sizeof *p->lines);
-	if (!p->lines)
-		abort();
+	p->lines = kpt_xmalloc(cap * sizeof *p->lines);
 	const char *s = data, *end = data + got;
 	while (s < end) {
 		const char *e = memchr(s, '\n', (size_t)(end - s));
 		size_t len = e ? (size_t)(e - s) : (size_t)(end - s);
 		if (p->nlines == cap) {
 			cap *= 2;
-			p->lines = realloc(p->lines, cap * sizeof *p->lines);
-			if (!p->lines)
-				abort();
+			p->lines = kpt_xrealloc(p->lines, cap * sizeof *p->lines);
 		}
 		p->lines[p->nlines++] = expand_tabs(s, len);
 		s += len + 1;

@@ -64,9 +64,7 @@ static void relayout(kpt_view *v)
 		for (size_t k = 0; k <= extra; k++) {
 			if (p->nrows == p->cap) {
 				p->cap = p->cap ? p->cap * 2 : 64;
-				p->rows = realloc(p->rows, p->cap * sizeof *p->rows);
-				if (!p->rows)
-					abort();
+				p->rows = kpt_xrealloc(p->rows, p->cap * sizeof *p->rows);
 			}
 			p->rows[p->nrows++] = (trow){f, k};
 		}
