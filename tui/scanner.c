@@ -5,11 +5,11 @@
  * to the UI under a mutex, with a byte on a pipe to wake the loop. */
 #include "kp_symbols.h"
 #include "kpt_app.h"
+#include "kpt_pipe.h"
 #include "kpt_scanner.h"
 #include "kpt_xalloc.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,19 +92,14 @@ kp_status kpt_scanner_start(kpt_app *app, kp_error *err)
 		return KP_OK;
 	kpt_scanner *s = kpt_xcalloc(1, sizeof *s);
 	s->app = app;
-	if (pipe(s->pipe) != 0) {
+	if (!kpt_pipe_open(s->pipe)) {
 		free(s);
 		return kp_error_set(err, KP_ERR_IO, 0, -1, "pipe: %s", strerror(errno));
-	}
-	for (int i = 0; i < 2; i++) {
-		fcntl(s->pipe[i], F_SETFL, fcntl(s->pipe[i], F_GETFL) | O_NONBLOCK);
-		fcntl(s->pipe[i], F_SETFD, FD_CLOEXEC);
 	}
 	pthread_mutex_init(&s->mu, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &s->last_reload);
 	if (pthread_create(&s->thread, NULL, scan_main, s) != 0) {
-		close(s->pipe[0]);
-		close(s->pipe[1]);
+		kpt_pipe_close(s->pipe);
 		pthread_mutex_destroy(&s->mu);
 		free(s);
 		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot start the indexing thread");
@@ -144,12 +139,7 @@ unsigned kpt_scanner_poll(kpt_app *app)
 	pthread_mutex_unlock(&s->mu);
 	kp_error err;
 	if (done) {
-		pthread_join(s->thread, NULL);
-		close(s->pipe[0]);
-		close(s->pipe[1]);
-		pthread_mutex_destroy(&s->mu);
-		free(s);
-		app->scanner = NULL;
+		kpt_scanner_stop(app);
 		app->cat.scanning = false;
 		if (kpt_catalog_reload(app, &err) != KP_OK)
 			kpt_set_msg(app, "index: %s", err.msg);
@@ -176,8 +166,7 @@ void kpt_scanner_stop(kpt_app *app)
 	if (!s)
 		return;
 	pthread_join(s->thread, NULL);
-	close(s->pipe[0]);
-	close(s->pipe[1]);
+	kpt_pipe_close(s->pipe);
 	pthread_mutex_destroy(&s->mu);
 	free(s);
 	app->scanner = NULL;

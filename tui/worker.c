@@ -12,11 +12,11 @@
  * last answer, and frees them. */
 #include "kp_symbols.h"
 #include "kpt_app.h"
+#include "kpt_pipe.h"
 #include "kpt_worker.h"
 #include "kpt_xalloc.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -239,20 +239,15 @@ kp_status kpt_worker_start(kpt_app *app, kp_error *err)
 		return st;
 	}
 	kp_symbols_set_progress(w->sym, on_progress, w);
-	if (pipe(w->pipe) != 0) {
+	if (!kpt_pipe_open(w->pipe)) {
 		kp_symbols_free(&w->sym);
 		free(w);
 		return kp_error_set(err, KP_ERR_IO, 0, -1, "pipe: %s", strerror(errno));
 	}
-	for (int i = 0; i < 2; i++) {
-		fcntl(w->pipe[i], F_SETFL, fcntl(w->pipe[i], F_GETFL) | O_NONBLOCK);
-		fcntl(w->pipe[i], F_SETFD, FD_CLOEXEC);
-	}
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
-		close(w->pipe[0]);
-		close(w->pipe[1]);
+		kpt_pipe_close(w->pipe);
 		kp_symbols_free(&w->sym);
 		free(w);
 		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot start the symbol thread");
@@ -294,8 +289,7 @@ void kpt_worker_stop(kpt_app *app)
 		kpt_doc_release(&app->docs, &q->doc);
 		free(q);
 	}
-	close(w->pipe[0]);
-	close(w->pipe[1]);
+	kpt_pipe_close(w->pipe);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
 	kp_symbols_free(&w->sym);
