@@ -20,14 +20,13 @@ int kpc_cmd_export(int argc, char **argv)
 		switch (c) {
 		case 'd': db_opt = optarg; break;
 		case 'h':
-			return kpc_help("export");
+			return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}
 	int64_t id;
 	if (argc - optind != 2 || !kpi_parse_id(argv[optind], &id)) {
-		kpt_usage_error("export: usage: kpbrowse %s", kpc_synopsis("export"));
-		return KPT_EXIT_BAD;
+		return KPC_USAGE;
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;

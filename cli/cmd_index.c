@@ -137,7 +137,7 @@ int kpc_cmd_index(int argc, char **argv)
 		case 'r': resign = true; break;
 		case 'j': json = true; break;
 		case 'h':
-			return kpc_help("index");
+			return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}

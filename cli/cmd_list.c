@@ -145,7 +145,7 @@ int kpc_cmd_list(int argc, char **argv)
 		case 'd': db_opt = optarg; break;
 		case 'g': groups = true; break;
 		case 'j': json = true; break;
-		case 'h': return kpc_help("list");
+		case 'h': return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}

@@ -76,7 +76,7 @@ int kpc_cmd_lookup(int argc, char **argv)
 		case 'd': path = optarg; break;
 		case 'a': arch = optarg; break;
 		case 'h':
-			return kpc_help("lookup");
+			return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}

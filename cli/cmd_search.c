@@ -28,7 +28,7 @@ int kpc_cmd_search(int argc, char **argv)
 		case 'u': uuid = optarg; break;
 		case 'k': kext = optarg; break;
 		case 'j': json = true; break;
-		case 'h': return kpc_help("search");
+		case 'h': return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}

@@ -283,7 +283,7 @@ int kpc_cmd_show(int argc, char **argv)
 			o.dsyms[o.ndsyms++] = optarg;
 			break;
 		case 'h':
-			return kpc_help("show");
+			return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}

@@ -1,8 +1,9 @@
 /* kpc_cmd.h: the kpbrowse subcommands (git's builtin/ shape).  Each
  * kpc_cmd_NAME takes its own argv (argv[0] is the subcommand name) and
- * returns the process exit status (KPT_EXIT_* of kpt_exit.h).  main.c
- * holds the one commands[] table: names, synopses and help text live
- * there only; a command prints its help with kpc_help(argv[0]).
+ * returns the process exit status (KPT_EXIT_* of kpt_exit.h), or one of
+ * the two requests below.  main.c holds the one commands[] table: names,
+ * synopses and help text live there only, and main.c prints them when a
+ * command asks (so commands never call back into main.c).
  * Ownership: commands own nothing beyond their call. */
 #ifndef KPC_CMD_H
 #define KPC_CMD_H
@@ -21,11 +22,12 @@ int kpc_cmd_list(int argc, char **argv);
 int kpc_cmd_search(int argc, char **argv);
 int kpc_cmd_export(int argc, char **argv);
 
-/* Prints "usage: kpbrowse SYNOPSIS" and the command's help from the
- * commands[] table to stdout; returns KPT_EXIT_OK. */
-int kpc_help(const char *name);
-/* The command's synopsis from commands[] ("show [--json] ..."). */
-const char *kpc_synopsis(const char *name);
+/* Returned by a command: print its help ("usage: kpbrowse SYNOPSIS" and
+ * the help text) to stdout and exit 0 (--help anywhere in its options). */
+#define KPC_HELP (-1)
+/* Returned by a command: print "kpbrowse: CMD: usage: kpbrowse SYNOPSIS"
+ * and the --help hint to stderr and exit KPT_EXIT_BAD. */
+#define KPC_USAGE (-2)
 
 /* Index commands' shared pieces (cmd_index.c, cmd_list.c). */
 struct kpi_db;

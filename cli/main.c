@@ -53,18 +53,23 @@ static const command *find_command(const char *name)
 	return NULL;
 }
 
-const char *kpc_synopsis(const char *name)
+static int help(const command *c)
 {
-	const command *c = find_command(name);
-	return c ? c->synopsis : name;
+	printf("usage: kpbrowse %s\n%s", c->synopsis, c->help);
+	return KPT_EXIT_OK;
 }
 
-int kpc_help(const char *name)
+/* Runs c, and prints its help or usage when it asks (kpc_cmd.h). */
+static int run(const command *c, int argc, char **argv)
 {
-	const command *c = find_command(name);
-	if (c)
-		printf("usage: kpbrowse %s\n%s", c->synopsis, c->help);
-	return KPT_EXIT_OK;
+	int rc = c->run(argc, argv);
+	if (rc == KPC_HELP)
+		return help(c);
+	if (rc == KPC_USAGE) {
+		kpt_usage_error("%s: usage: kpbrowse %s", c->name, c->synopsis);
+		return KPT_EXIT_BAD;
+	}
+	return rc;
 }
 
 /* README.md's Usage block is these synopsis lines without their indent
@@ -96,8 +101,8 @@ int main(int argc, char **argv)
 	const command *c = argc >= 2 ? find_command(argv[1]) : NULL;
 	if (c) {
 		if (argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
-			return kpc_help(c->name);
-		return c->run(argc - 1, argv + 1);
+			return help(c);
+		return run(c, argc - 1, argv + 1);
 	}
 	/* The TUI: no arguments, an option other than --help/--version, or a
 	 * path to browse. */

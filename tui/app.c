@@ -2,7 +2,7 @@
  * bar, message line, status bar), key and mouse dispatch and the event
  * loop.  Styles and text output are in draw.c, the prompt in prompt.c, the
  * list widget in list.c, terminal setup, restore and signals in term.c,
- * and the program's start (options, worker, scanner) in main.c.
+ * and the program's start (options, worker, scanner) in entry.c.
  *
  * The loop waits in poll() on the terminal, a self-pipe fed by the signal
  * handlers (SIGWINCH, SIGINT, SIGTERM) and the registered sources (the
@@ -24,14 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-void kpt_set_msg(kpt_app *app, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(app->msg, sizeof app->msg, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- view stack ---- */
 

@@ -1,4 +1,4 @@
-/* main.c: the TUI's start and end (kpt_main of kpt_main.h): options, the
+/* entry.c: the TUI's start and end (kpt_main of kpt_main.h): options, the
  * index, the terminal, the catalog, the worker and scanner as event
  * sources of the app's loop, the root and global views; then the loop and
  * an orderly shutdown (threads joined before the views and documents go). */

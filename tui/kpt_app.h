@@ -2,10 +2,11 @@
  * message line, plus what every view may reach through v->app.
  *
  * Ownership: the app owns the view stack, the catalog, the documents, the
- * prompt and (through main.c, which starts and stops them) the worker and
+ * prompt and (through entry.c, which starts and stops them) the worker and
  * scanner.  The loop knows the worker and scanner only as event sources
- * (fd + poll) registered by main.c, and the global views (help, search)
- * only as ops main.c puts in app->views, so app.c depends on no view.
+ * (fd + poll) registered by entry.c, and the global views (help, search)
+ * only as ops entry.c puts in app->views, so app.c depends on no view, and
+ * views reach each other's global ones through app->views too.
  * UI thread only. */
 #ifndef KPT_APP_H
 #define KPT_APP_H
@@ -56,7 +57,6 @@ struct kpt_app {
 /* Records ops/arg for the loop to push after the handler returns; returns
  * KPT_PUSH.  arg must stay valid until the push (the open op copies). */
 unsigned kpt_push_later(kpt_app *app, const kpt_view_ops *ops, void *arg);
-void kpt_set_msg(kpt_app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The stack: push opens a view on top (nothing when its open fails);
  * kpt_app_close_views closes and frees every view, top first. */

@@ -1,5 +1,7 @@
-/* kpt_prompt.h: the one-line prompt on the status bar (prompt.c).  Its
- * state lives on the app (app->prompt); at most one prompt is active.
+/* kpt_prompt.h: the bottom lines' input and messages (prompt.c): the
+ * message line (app->msg, cleared on the next key) and the one-line prompt
+ * on the status bar.  Their state lives on the app (app->msg,
+ * app->prompt); at most one prompt is active.
  * The prompt belongs to the view that started it: popping that view
  * cancels it without calling fn. */
 #ifndef KPT_PROMPT_H
@@ -9,6 +11,9 @@
 
 typedef struct kpt_app kpt_app;
 typedef struct kpt_view kpt_view;
+
+/* Shows a message on the message line until the next key. */
+void kpt_set_msg(kpt_app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Returns KPT_* flags for the loop to apply. */
 typedef unsigned (*kpt_prompt_fn)(kpt_app *app, kpt_view *v, const char *text, bool final);

@@ -1,13 +1,23 @@
-/* prompt.c: the one-line prompt of kpt_prompt.h, on app->prompt. */
+/* prompt.c: the message line and the one-line prompt of kpt_prompt.h,
+ * on the app. */
 #include "kpt_app.h"
 #include "kpt_draw.h"
 #include "kpt_keys.h"
 
 #include <curses.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <wchar.h>
+
+void kpt_set_msg(kpt_app *app, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(app->msg, sizeof app->msg, fmt, ap);
+	va_end(ap);
+}
 
 void kpt_prompt_start(kpt_app *app, kpt_view *v, const char *label, const char *initial,
                       kpt_prompt_fn fn)

@@ -369,7 +369,7 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	snprintf(p->push_uuid, sizeof p->push_uuid, "%s", uuid);
-	return kpt_push_later(v->app, &kpt_view_search, p->push_uuid);
+	return kpt_push_later(v->app, v->app->views.search, p->push_uuid);
 }
 
 static const char *report_hint(kpt_view *v)
