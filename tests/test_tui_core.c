@@ -221,6 +221,23 @@ static void test_columns(void)
 			printf("# width %d: headline %d/%d culprit %d/%d\n", width, c[4].w, headline, c[5].w, culprit);
 	}
 	KT_CHECK(same, "columns: the flat list's table lays out as before at every width");
+	bool thread_same = true;
+	for (int width = 20; width <= 240 && thread_same; width++) {
+		kpt_col c[] = {{.width = 4}, {.width = 22, .wide = 30, .wide_at = 140, .narrow = 14, .gap = 1},
+		               {.width = 10, .gap = 1}, {.min = 16, .gap = 1}, {.width = 22, .wide = 36, .wide_at = 140}};
+		kpt_cols_layout(c, 5, width);
+		int image = width >= 140 ? 30 : 22, file = width >= 140 ? 36 : 22;
+		int func = width - 4 - image - 10 - file - 3;
+		if (func < 16) {
+			image = 14;
+			func = width - 4 - image - 10 - file - 3;
+		}
+		thread_same = c[1].x == 4 && c[1].w == image && c[2].x == 5 + image && c[3].x == 4 + image + 10 + 2 &&
+		              c[3].w == func && c[4].x == width - file && c[4].w == file;
+		if (!thread_same)
+			printf("# thread width %d: func %d/%d image %d/%d\n", width, c[3].w, func, c[1].w, image);
+	}
+	KT_CHECK(thread_same, "columns: the thread view's table lays out as before at every width");
 	kpt_col g[] = {{.width = 7}, {.width = 16, .gap = 1}, {.gap = 1}, {.width = 18, .wide = 32, .optional = true}};
 	kpt_cols_layout(g, 4, 100);
 	KT_CHECK(g[2].x == 24 && g[2].w == 100 - 43 && g[3].x == 100 - 18 && g[3].w == 18,

@@ -144,18 +144,22 @@ int kpt_text_width(const char *s)
 }
 
 
-static int col_width(const kpt_col *c, int width)
+static int col_width(const kpt_col *c, int width, bool tight)
 {
-	return width >= KPT_COL_WIDE && c->wide ? c->wide : c->width;
+	if (tight && c->narrow)
+		return c->narrow;
+	return c->wide && width >= (c->wide_at ? c->wide_at : KPT_COL_WIDE) ? c->wide : c->width;
 }
 
+/* Two passes: as wide as the table says, then, when the flexible column
+ * would be under its minimum, with optional columns dropped and narrow
+ * ones shrunk. */
 void kpt_cols_layout(kpt_col *c, int n, int width)
 {
-	bool drop = false;
-	for (int pass = 0; pass < 2; pass++) {
+	for (int tight = 0; tight < 2; tight++) {
 		int fixed = 0, last = -1, flex = -1;
 		for (int i = 0; i < n; i++) {
-			c[i].w = c[i].optional && drop ? 0 : -1;
+			c[i].w = c[i].optional && tight ? 0 : -1;
 			if (c[i].w == 0)
 				continue;
 			if (last >= 0)
@@ -164,18 +168,17 @@ void kpt_cols_layout(kpt_col *c, int n, int width)
 			if (c[i].width == 0)
 				flex = i;
 			else
-				fixed += col_width(&c[i], width);
+				fixed += col_width(&c[i], width, tight);
 		}
-		if (flex >= 0 && width - fixed < KPT_COL_MIN && !drop) {
-			drop = true;
+		int min = flex >= 0 && c[flex].min ? c[flex].min : KPT_COL_MIN;
+		if (flex >= 0 && width - fixed < min && !tight)
 			continue;
-		}
 		int x = 0;
 		for (int i = 0; i < n; i++) {
 			c[i].x = x;
 			if (c[i].w == 0)
 				continue;
-			c[i].w = i == flex ? width - fixed : col_width(&c[i], width);
+			c[i].w = i == flex ? width - fixed : col_width(&c[i], width, tight);
 			x += c[i].w + c[i].gap;
 		}
 		return;

@@ -40,13 +40,17 @@ void kpt_attr_off(kpt_style st);
 int kpt_text_width(const char *s);
 
 /* ---- column tables: a row's columns left to right ---- */
-#define KPT_COL_WIDE 120   /* screens at least this wide use kpt_col.wide */
-#define KPT_COL_MIN 10     /* the flexible column's least width before optional ones go */
+#define KPT_COL_WIDE 120   /* default screen width from which kpt_col.wide applies */
+#define KPT_COL_MIN 10     /* default least width of the flexible column */
 typedef struct kpt_col {
-	int width, wide;   /* fixed width (wide: from KPT_COL_WIDE columns, 0 same);
+	int width, wide;   /* fixed width (wide: on wide screens, 0 same);
 	                      width 0: the one flexible column, which takes the rest */
+	int wide_at;       /* screen width from which wide applies (0: KPT_COL_WIDE) */
 	int gap;           /* blank columns after it (not after the last shown) */
-	bool optional;     /* dropped when the flexible column would be narrower than KPT_COL_MIN */
+	int min;           /* flexible column: least width (0: KPT_COL_MIN) before
+	                      the others give way: */
+	bool optional;     /* ... by being dropped */
+	int narrow;        /* ... or by shrinking to this width */
 	int x, w;          /* out: position and width; w 0 when dropped */
 } kpt_col;
 /* Fills x and w of the n columns of c for a screen width columns wide. */
