@@ -10,14 +10,14 @@
 #include "kpt_scanner.h"
 #include "kpt_term.h"
 #include "kpt_worker.h"
+#include "kpt_xalloc.h"
 
 #include <curses.h>
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static kpt_app the_app;
 
 static void shutdown_app(kpt_app *app)
 {
@@ -28,19 +28,21 @@ static void shutdown_app(kpt_app *app)
 	kpt_catalog_free(&app->cat);
 	kpt_docs_free(&app->docs);
 	kpi_close(&app->db);
+	free(app);
 }
 
 int kpt_main(int argc, char **argv)
 {
-	kpt_app *app = &the_app;
-	memset(app, 0, sizeof *app);
+	kpt_app *app = kpt_xcalloc(1, sizeof *app);
 	setlocale(LC_ALL, "");
 	int rc = kpt_options_parse(&app->cfg, argc, argv);
-	if (rc != 0)
-		return rc < 0 ? KPT_EXIT_OK : rc;
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+	if (rc == 0 && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fputs("kpbrowse: the browser needs a terminal (see 'kpbrowse --help' for the commands)\n", stderr);
-		return KPT_EXIT_BAD;
+		rc = KPT_EXIT_BAD;
+	}
+	if (rc != 0) {
+		free(app);
+		return rc < 0 ? KPT_EXIT_OK : rc;
 	}
 
 	kp_error err;
@@ -48,15 +50,18 @@ int kpt_main(int argc, char **argv)
 		fputs("kpbrowse: ", stderr);
 		kpt_sanitize_write(stderr, err.msg, strlen(err.msg), 0);
 		fputc('\n', stderr);
+		shutdown_app(app);
 		return KPT_EXIT_BAD;
 	}
 	if (!kpt_term_pipe_open()) {
 		perror("kpbrowse: pipe");
+		shutdown_app(app);
 		return KPT_EXIT_BAD;
 	}
 
 	if (!kpt_term_start()) {
 		fputs("kpbrowse: cannot initialise the terminal\n", stderr);
+		shutdown_app(app);
 		return KPT_EXIT_BAD;
 	}
 	app->color = kpt_draw_init_styles();
