@@ -238,6 +238,23 @@ static void test_columns(void)
 			printf("# thread width %d: func %d/%d image %d/%d\n", width, c[3].w, func, c[1].w, image);
 	}
 	KT_CHECK(thread_same, "columns: the thread view's table lays out as before at every width");
+	bool process_same = true, search_same = true;
+	for (int width = 20; width <= 240; width++) {
+		kpt_col c[] = {{.width = 2}, {.width = 13}, {.min = 8}, {.width = 18, .wide = 28, .wide_at = 100},
+		               {.width = 8}, {.width = 10}};
+		kpt_cols_layout(c, 6, width);
+		int sw = width >= 100 ? 28 : 18, nw = width - 2 - 13 - sw - 8 - 10;
+		if (nw < 8)
+			nw = 8;
+		process_same &= c[2].x == 15 && c[2].w == nw && c[3].x == 15 + nw && c[3].w == sw &&
+		                c[4].x == 15 + nw + sw && c[5].x == 15 + nw + sw + 8;
+		kpt_col h[] = {{.width = 19}, {.width = 11}, {.width = 20, .wide = 30, .wide_at = 110, .gap = 1}, {0}};
+		kpt_cols_layout(h, 4, width);
+		nw = width >= 110 ? 30 : 20;
+		search_same &= h[1].x == 19 && h[2].x == 30 && h[2].w == nw && h[3].x == 31 + nw && h[3].w == width - 31 - nw;
+	}
+	KT_CHECK(process_same, "columns: the process view's table (name kept at 8) lays out as before");
+	KT_CHECK(search_same, "columns: the UUID search's table lays out as before");
 	kpt_col g[] = {{.width = 7}, {.width = 16, .gap = 1}, {.gap = 1}, {.width = 18, .wide = 32, .optional = true}};
 	kpt_cols_layout(g, 4, 100);
 	KT_CHECK(g[2].x == 24 && g[2].w == 100 - 43 && g[3].x == 100 - 18 && g[3].w == 18,

@@ -153,7 +153,7 @@ static int col_width(const kpt_col *c, int width, bool tight)
 
 /* Two passes: as wide as the table says, then, when the flexible column
  * would be under its minimum, with optional columns dropped and narrow
- * ones shrunk. */
+ * ones shrunk (a table with neither keeps an explicit minimum instead). */
 void kpt_cols_layout(kpt_col *c, int n, int width)
 {
 	for (int tight = 0; tight < 2; tight++) {
@@ -171,8 +171,13 @@ void kpt_cols_layout(kpt_col *c, int n, int width)
 				fixed += col_width(&c[i], width, tight);
 		}
 		int min = flex >= 0 && c[flex].min ? c[flex].min : KPT_COL_MIN;
-		if (flex >= 0 && width - fixed < min && !tight)
+		bool give = false;
+		for (int i = 0; i < n; i++)
+			give |= c[i].optional || c[i].narrow;
+		if (flex >= 0 && width - fixed < min && !tight && give)
 			continue;
+		if (flex >= 0 && c[flex].min && !give && width - fixed < c[flex].min)
+			fixed = width - c[flex].min;
 		int x = 0;
 		for (int i = 0; i < n; i++) {
 			c[i].x = x;

@@ -48,7 +48,8 @@ typedef struct kpt_col {
 	int wide_at;       /* screen width from which wide applies (0: KPT_COL_WIDE) */
 	int gap;           /* blank columns after it (not after the last shown) */
 	int min;           /* flexible column: least width (0: KPT_COL_MIN) before
-	                      the others give way: */
+	                      the others give way; when none can, an explicit min
+	                      is kept (the row then runs off the screen) */
 	bool optional;     /* ... by being dropped */
 	int narrow;        /* ... or by shrinking to this width */
 	int x, w;          /* out: position and width; w 0 when dropped */

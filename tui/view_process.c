@@ -45,6 +45,23 @@ static void process_close(kpt_view *v)
 	kpt_doc_release(&v->app->docs, &p->at.doc);
 }
 
+/* panicked mark, thread id, name (the rest), state, frames, "panicked" */
+enum { PR_MARK, PR_ID, PR_NAME, PR_STATE, PR_FRAMES, PR_TAG, PR_N };
+static const kpt_col process_cols[PR_N] = {
+	[PR_MARK] = {.width = 2},
+	[PR_ID] = {.width = 13},
+	[PR_NAME] = {.min = 8},
+	[PR_STATE] = {.width = 18, .wide = 28, .wide_at = 100},
+	[PR_FRAMES] = {.width = 8},
+	[PR_TAG] = {.width = 10},
+};
+
+static void layout(kpt_col *c, int width)
+{
+	memcpy(c, process_cols, sizeof process_cols);
+	kpt_cols_layout(c, PR_N, width);
+}
+
 static void process_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 {
 	const kp_thread *t = &proc_of(v)->threads[row];
@@ -54,18 +71,16 @@ static void process_draw_row(kpt_view *v, size_t row, int y, int width, bool sel
 		snprintf(id, sizeof id, "%" PRIu64, t->id);
 	else if (t->cpu >= 0)
 		snprintf(id, sizeof id, "cpu %d", t->cpu);
+	kpt_col c[PR_N];
+	layout(c, width);
 	kpt_put(y, 0, width, "", st, true);
-	kpt_put(y, 0, 2, t->panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
-	kpt_put(y, 2, 13, id, st, true);
-	int sw = width >= 100 ? 28 : 18;
-	int nw = width - 2 - 13 - sw - 8 - 10;
-	if (nw < 8)
-		nw = 8;
-	kpt_put(y, 15, nw, t->name ? t->name : "", sel ? st : KPT_ST_FUNC, true);
-	kpt_put(y, 15 + nw, sw, t->state ? t->state : "", st, true);
-	kpt_putf(y, 15 + nw + sw, 8, st, true, "%6zu", t->nframes);
-	kpt_put(y, 15 + nw + sw + 8, width - (15 + nw + sw + 8), t->panicked ? "panicked" : "",
-	        sel ? st : KPT_ST_MARK, true);
+	kpt_put(y, c[PR_MARK].x, c[PR_MARK].w, t->panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
+	kpt_put(y, c[PR_ID].x, c[PR_ID].w, id, st, true);
+	kpt_put(y, c[PR_NAME].x, c[PR_NAME].w, t->name ? t->name : "", sel ? st : KPT_ST_FUNC, true);
+	kpt_put(y, c[PR_STATE].x, c[PR_STATE].w, t->state ? t->state : "", st, true);
+	kpt_putf(y, c[PR_FRAMES].x, c[PR_FRAMES].w, st, true, "%6zu", t->nframes);
+	/* the tag runs to the screen edge, which a kept-minimum name may pass */
+	kpt_put(y, c[PR_TAG].x, width - c[PR_TAG].x, t->panicked ? "panicked" : "", sel ? st : KPT_ST_MARK, true);
 }
 
 static void process_draw(kpt_view *v, int y0, int h, int width)
@@ -74,15 +89,12 @@ static void process_draw(kpt_view *v, int y0, int h, int width)
 	char pid[32] = "";
 	if (pr->has_pid)
 		snprintf(pid, sizeof pid, "pid %" PRId64 "  ", pr->pid);
-	int sw = width >= 100 ? 28 : 18;
-	int nw = width - 2 - 13 - sw - 8 - 10;
-	if (nw < 8)
-		nw = 8;
+	kpt_col c[PR_N];
+	layout(c, width);
+	static const char *const head[PR_N] = {"", "thread", "name", "state", "frames", ""};
 	kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
-	kpt_put(y0, 2, 13, "thread", KPT_ST_HEADER, true);
-	kpt_put(y0, 15, nw, "name", KPT_ST_HEADER, true);
-	kpt_put(y0, 15 + nw, sw, "state", KPT_ST_HEADER, true);
-	kpt_put(y0, 15 + nw + sw, 8, "frames", KPT_ST_HEADER, true);
+	for (int i = PR_ID; i < PR_TAG; i++)
+		kpt_put(y0, c[i].x, c[i].w, head[i], KPT_ST_HEADER, true);
 	(void)pid;
 	if (pr->nthreads == 0) {
 		kpt_put(y0 + 2, 2, width - 4, "This process has no threads in the report.", KPT_ST_DIM, false);

@@ -116,17 +116,28 @@ static void search_close(kpt_view *v)
 	free(p->hits);
 }
 
+/* date, role, image name, headline (the rest) */
+enum { SC_DATE, SC_ROLE, SC_NAME, SC_HEADLINE, SC_N };
+static const kpt_col search_cols[SC_N] = {
+	[SC_DATE] = {.width = 19},
+	[SC_ROLE] = {.width = 11},
+	[SC_NAME] = {.width = 20, .wide = 30, .wide_at = 110, .gap = 1},
+	[SC_HEADLINE] = {0},
+};
+
 static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 {
 	search_priv *p = v->priv;
 	const hit *h = &p->hits[row];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
+	kpt_col c[SC_N];
+	memcpy(c, search_cols, sizeof c);
+	kpt_cols_layout(c, SC_N, width);
 	kpt_put(y, 0, width, "", st, true);
-	kpt_putf(y, 0, 19, st, true, "  %.16s", h->date ? h->date : "-");
-	kpt_put(y, 19, 11, h->role ? h->role : "", sel ? st : KPT_ST_MARK, true);
-	int nw = width >= 110 ? 30 : 20;
-	kpt_put(y, 30, nw, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);
-	kpt_put(y, 31 + nw, width - 31 - nw, h->headline ? h->headline : "", st, true);
+	kpt_putf(y, c[SC_DATE].x, c[SC_DATE].w, st, true, "  %.16s", h->date ? h->date : "-");
+	kpt_put(y, c[SC_ROLE].x, c[SC_ROLE].w, h->role ? h->role : "", sel ? st : KPT_ST_MARK, true);
+	kpt_put(y, c[SC_NAME].x, c[SC_NAME].w, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);
+	kpt_put(y, c[SC_HEADLINE].x, c[SC_HEADLINE].w, h->headline ? h->headline : "", st, true);
 }
 
 static void search_draw(kpt_view *v, int y0, int h, int width)
