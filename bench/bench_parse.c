@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	snprintf(self, sizeof self, "%s", argv[0]);
 	char *slash = strrchr(self, '/');
 	char kpb[4200];
-	snprintf(kpb, sizeof kpb, "%.*s/../tui/kpbrowse", slash ? (int)(slash - self) : 1,
+	snprintf(kpb, sizeof kpb, "%.*s/../cli/kpbrowse", slash ? (int)(slash - self) : 1,
 	         slash ? self : ".");
 	char *kp_argv[] = {kpb, "show", "--no-symbols", (char *)file, NULL};
 	char *py_argv[] = {"python3", "-c",
