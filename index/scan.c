@@ -1,5 +1,5 @@
 /* scan.c: walking report folders into the index, and re-signing. */
-#include "index_priv.h"
+#include "store_sqlite.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -1,5 +1,5 @@
 /* index.c: opening, schema and migrations, statements, the archive. */
-#include "index_priv.h"
+#include "store_sqlite.h"
 
 #include <errno.h>
 #include <fcntl.h>

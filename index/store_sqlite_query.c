@@ -1,5 +1,5 @@
 /* query.c: listing and searching the index. */
-#include "index_priv.h"
+#include "store_sqlite.h"
 
 #include <ctype.h>
 #include <stdio.h>
