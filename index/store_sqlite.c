@@ -1,5 +1,7 @@
-/* index.c: opening, schema and migrations, statements, the archive. */
+/* store_sqlite.c: the sqlite store: opening, schema and migrations,
+ * statements, and the write ops (store_sqlite_query.c: the read ops). */
 #include "store_sqlite.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,10 @@
 
 #define BUSY_TIMEOUT_MS 30000
 
-/* Values are only ever bound, never spliced into SQL text. */
+/* Values are only ever bound, never spliced into SQL text.  Report rows
+ * carry their id as seq too: reports are never deleted, so a new rowid is
+ * always max + 1 (no AUTOINCREMENT needed) and seq increases as the store
+ * contract asks. */
 /* A report row's most recently seen path, for the report-row queries. */
 #define RECENT_PATH \
 	"(SELECT path FROM paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, p.path LIMIT 1)"
@@ -50,37 +55,37 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_IMAGE_INSERT] = "INSERT OR IGNORE INTO images(report_id, uuid_hex, name, rank) "
 	                   "VALUES (?1, ?2, ?3, ?4)",
 	[Q_FTS_INSERT] = NULL, /* depends on the text search mode, see stmt_text */
-	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id, "
-	                     "(SELECT path FROM paths WHERE report_id = reports.id "
-	                     "ORDER BY seen_at DESC, path LIMIT 1) FROM reports "
+	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id FROM reports "
 	                     "JOIN archives a ON a.report_id = reports.id WHERE id = ?1",
 	[Q_REPORT_IDS] = "SELECT id FROM reports ORDER BY id",
 	[Q_REPORT_RESIGN] = "UPDATE reports SET headline = ?2, exact_key = ?3, group_id = ?4 WHERE id = ?1",
 	[Q_GROUP_SET_TITLE] = "UPDATE groups SET title = ?2, culprit = ?3 WHERE id = ?1",
-	[Q_GROUP_ALL_IDS] = "SELECT id FROM groups",
-	[Q_LIST_REPORTS] = "SELECT r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+		[Q_LIST_REPORTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
 	                   "1, NULL, NULL, NULL, " RECENT_PATH " FROM reports r "
 	                   "JOIN groups g ON g.id = r.group_id ORDER BY r.ts DESC, r.id DESC",
 	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen FROM groups "
 	                  "ORDER BY count DESC, last_seen DESC, id",
 	[Q_GROUP_MEMBERS] = "SELECT id FROM reports WHERE group_id = ?1 ORDER BY ts DESC, id DESC",
 	[Q_REPORT_PATHS] = "SELECT path FROM paths WHERE report_id = ?1 ORDER BY seen_at DESC, path",
-	[Q_SEARCH_UUID] = "SELECT r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	[Q_SEARCH_UUID] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
 	                  "1, i.uuid_hex, i.name, i.rank, " RECENT_PATH " FROM images i "
 	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE i.uuid_hex BETWEEN ?1 AND ?2 AND i.uuid_hex <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
-	[Q_SEARCH_KEXT] = "SELECT r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	[Q_SEARCH_KEXT] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
 	                  "1, i.uuid_hex, i.name, i.rank, " RECENT_PATH " FROM images i "
 	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE i.name = ?1 COLLATE NOCASE AND i.name <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
-	[Q_SEARCH_FTS] = "SELECT r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	[Q_SEARCH_FTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
 	                 "1, NULL, NULL, NULL, " RECENT_PATH " FROM panic_fts f "
 	                 "JOIN reports r ON r.id = f.rowid JOIN groups g ON g.id = r.group_id "
 	                 "WHERE panic_fts MATCH ?1 ORDER BY r.ts DESC, r.id DESC",
-	[Q_SEARCH_LIKE] = "SELECT r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	[Q_SEARCH_LIKE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
 	                  "1, NULL, NULL, NULL, " RECENT_PATH " FROM panic_text t "
 	                  "JOIN reports r ON r.id = t.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE t.body LIKE '%' || ?1 || '%' ESCAPE '\\' ORDER BY r.ts DESC, r.id DESC",
+	[Q_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+	[Q_META_SET] = "INSERT INTO meta(key, value) VALUES (?1, ?2) "
+	               "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
 };
 
 /* ---- schema ---- */
@@ -134,7 +139,7 @@ static const char fts_v1[] = "CREATE VIRTUAL TABLE panic_fts USING fts5(body, co
 static const char like_v1[] = "CREATE TABLE panic_text(report_id INTEGER PRIMARY KEY, body TEXT);"
                               "INSERT INTO meta VALUES ('text_search', 'like');";
 
-static kp_status exec_sql(kpi_db *db, const char *sql, kp_error *err, const char *what)
+static kp_status exec_sql(kpi__sq *db, const char *sql, kp_error *err, const char *what)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(db->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
@@ -154,7 +159,7 @@ static bool sqlite_has_fts5(sqlite3 *h)
 	return rc == SQLITE_OK;
 }
 
-static kp_status migrate_v1(kpi_db *db, kp_error *err)
+static kp_status migrate_v1(kpi__sq *db, kp_error *err)
 {
 	kp_status st = exec_sql(db, schema_v1, err, "creating the schema");
 	if (st == KP_OK)
@@ -172,13 +177,13 @@ static const char schema_v2[] =
 	"INSERT INTO archives(report_id, data) SELECT id, archive FROM reports;"
 	"ALTER TABLE reports DROP COLUMN archive;";
 
-static kp_status migrate_v2(kpi_db *db, kp_error *err)
+static kp_status migrate_v2(kpi__sq *db, kp_error *err)
 {
 	return exec_sql(db, schema_v2, err, "moving the archives (schema v2)");
 }
 
 /* migrations[i] takes a database from user_version i to i + 1. */
-static kp_status (*const migrations[])(kpi_db *, kp_error *) = {
+static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
 	migrate_v2,
 };
@@ -186,7 +191,7 @@ static kp_status (*const migrations[])(kpi_db *, kp_error *) = {
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
                "one migration per schema version");
 
-static int pragma_int(kpi_db *db, const char *sql, int *out)
+static int pragma_int(kpi__sq *db, const char *sql, int *out)
 {
 	sqlite3_stmt *s;
 	int rc = sqlite3_prepare_v2(db->db, sql, -1, &s, NULL);
@@ -201,7 +206,7 @@ static int pragma_int(kpi_db *db, const char *sql, int *out)
 	return rc;
 }
 
-static kp_status migrate(kpi_db *db, kp_error *err)
+static kp_status migrate(kpi__sq *db, kp_error *err)
 {
 	kp_status st = exec_sql(db, "BEGIN IMMEDIATE", err, "locking for migration");
 	if (st != KP_OK)
@@ -210,7 +215,7 @@ static kp_status migrate(kpi_db *db, kp_error *err)
 	if (pragma_int(db, "PRAGMA user_version", &uv) != SQLITE_OK ||
 	    pragma_int(db, "PRAGMA application_id", &app) != SQLITE_OK ||
 	    pragma_int(db, "SELECT count(*) FROM sqlite_master", &nobj) != SQLITE_OK) {
-		st = idx_dberr(db, err, "reading the schema version");
+		st = kpi__sq_err(db, err, "reading the schema version");
 		goto fail;
 	}
 	/* re-checked under the lock: another process may have created it */
@@ -236,6 +241,10 @@ fail:
 }
 
 /* ---- opening ---- */
+
+static const kpi__store_ops sqlite_ops;
+static void sq_close(kpi_db *h);
+static void note_own_files(kpi__sq *db);
 
 static kp_status mkdir_parents(const char *path, kp_error *err)
 {
@@ -304,7 +313,7 @@ static kp_status check_header(const char *path, kp_error *err)
  * lock that sqlite does not wait for through the busy handler (two processes
  * creating the index at once get SQLITE_BUSY at once): retry for as long as
  * the busy timeout. */
-static kp_status set_wal(kpi_db *db, kp_error *err)
+static kp_status set_wal(kpi__sq *db, kp_error *err)
 {
 	sqlite3_stmt *q;
 	bool wal = false;
@@ -327,12 +336,9 @@ static kp_status set_wal(kpi_db *db, kp_error *err)
 	return exec_sql(db, "PRAGMA synchronous = NORMAL", err, "setting WAL mode");
 }
 
-kp_status kpi_open(const char *path, unsigned flags, kpi_db **out, kp_error *err)
+kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err)
 {
 	*out = NULL;
-	kp_error_clear(err);
-	if (!path || !*path)
-		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty database path");
 	struct stat st;
 	int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
 	kp_status s;
@@ -351,14 +357,14 @@ kp_status kpi_open(const char *path, unsigned flags, kpi_db **out, kp_error *err
 		return s;
 	}
 
-	kpi_db *db = calloc(1, sizeof *db);
+	kpi__sq *db = calloc(1, sizeof *db);
 	if (!db || !(db->path = strdup(path))) {
 		free(db);
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	}
 	if (sqlite3_open_v2(path, &db->db, oflags, NULL) != SQLITE_OK) {
-		s = idx_dberr(db, err, "cannot open");
-		kpi_close(&db);
+		s = kpi__sq_err(db, err, "cannot open");
+		sq_close(&db->base);
 		return s;
 	}
 	sqlite3_extended_result_codes(db->db, 1);
@@ -370,25 +376,25 @@ kp_status kpi_open(const char *path, unsigned flags, kpi_db **out, kp_error *err
 	    pragma_int(db, "SELECT count(*) FROM sqlite_master", &nobj) != SQLITE_OK) {
 		s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index or corrupt: %s", path,
 		                 sqlite3_errmsg(db->db));
-		kpi_close(&db);
+		sq_close(&db->base);
 		return s;
 	}
 	if (!(app == KPI_APPLICATION_ID || (app == 0 && uv == 0 && nobj == 0))) {
 		s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index; refusing to touch it",
 		                 path);
-		kpi_close(&db);
+		sq_close(&db->base);
 		return s;
 	}
 	if (uv > KPI_SCHEMA_VERSION) {
 		s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: index schema version %d is newer than this kpbrowse (%d)",
 		                 path, uv, KPI_SCHEMA_VERSION);
-		kpi_close(&db);
+		sq_close(&db->base);
 		return s;
 	}
 	/* Only now that the file is known to be ours (or empty) may it change. */
 	if ((s = set_wal(db, err)) != KP_OK ||
 	    (uv < KPI_SCHEMA_VERSION && (s = migrate(db, err)) != KP_OK)) {
-		kpi_close(&db);
+		sq_close(&db->base);
 		return s;
 	}
 	sqlite3_stmt *q;
@@ -396,37 +402,31 @@ kp_status kpi_open(const char *path, unsigned flags, kpi_db **out, kp_error *err
 	                       NULL) != SQLITE_OK) {
 		s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index or corrupt: %s", path,
 		                 sqlite3_errmsg(db->db));
-		kpi_close(&db);
+		sq_close(&db->base);
 		return s;
 	}
 	if (sqlite3_step(q) == SQLITE_ROW)
 		db->fts = strcmp((const char *)sqlite3_column_text(q, 0), "fts5") == 0;
 	sqlite3_finalize(q);
-	idx_note_own_files(db);
-	*out = db;
+	note_own_files(db);
+	db->base.ops = &sqlite_ops;
+	*out = &db->base;
 	return KP_OK;
 }
 
-void kpi_close(kpi_db **dbp)
+static void sq_close(kpi_db *h)
 {
-	if (!dbp || !*dbp)
-		return;
-	kpi_db *db = *dbp;
+	kpi__sq *db = (kpi__sq *)h;
 	for (int i = 0; i < Q_COUNT; i++)
 		sqlite3_finalize(db->stmt[i]);
 	if (db->db)
 		sqlite3_close(db->db);
 	free(db->path);
 	free(db);
-	*dbp = NULL;
 }
 
-bool kpi_has_fts(const kpi_db *db)
-{
-	return db->fts;
-}
-
-void idx_note_own_files(kpi_db *db)
+/* Records the db's own files (db, -wal, -shm) so a scan skips them. */
+static void note_own_files(kpi__sq *db)
 {
 	static const char *const suffix[3] = {"", "-wal", "-shm"};
 	size_t n = strlen(db->path);
@@ -447,40 +447,9 @@ void idx_note_own_files(kpi_db *db)
 	free(p);
 }
 
-kp_status kpi_default_path(const char *explicit_path, char *buf, size_t size, kp_error *err)
-{
-	const char *e = explicit_path && *explicit_path ? explicit_path : getenv("KPBROWSE_DB");
-	int n;
-	if (e && *e) {
-		n = snprintf(buf, size, "%s", e);
-	} else {
-		const char *home = getenv("HOME");
-		if (!home || !*home) {
-			struct passwd *pw = getpwuid(getuid());
-			home = pw ? pw->pw_dir : NULL;
-		}
-#ifdef __APPLE__
-		if (!home)
-			return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no home directory: use --db PATH");
-		n = snprintf(buf, size, "%s/Library/Application Support/kpbrowse/index.sqlite3", home);
-#else
-		const char *xdg = getenv("XDG_DATA_HOME");
-		if (xdg && xdg[0] == '/')
-			n = snprintf(buf, size, "%s/kpbrowse/index.sqlite3", xdg);
-		else if (home)
-			n = snprintf(buf, size, "%s/.local/share/kpbrowse/index.sqlite3", home);
-		else
-			return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no home directory: use --db PATH");
-#endif
-	}
-	if (n < 0 || (size_t)n >= size)
-		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "database path too long");
-	return KP_OK;
-}
-
 /* ---- statements ---- */
 
-static const char *stmt_text(const kpi_db *db, idx_sql q)
+static const char *stmt_text(const kpi__sq *db, kpi__sq_sql q)
 {
 	if (q == Q_FTS_INSERT)
 		return db->fts ? "INSERT INTO panic_fts(rowid, body) VALUES (?1, ?2)"
@@ -488,13 +457,13 @@ static const char *stmt_text(const kpi_db *db, idx_sql q)
 	return sql_text[q];
 }
 
-sqlite3_stmt *idx_stmt(kpi_db *db, idx_sql q, kp_error *err)
+sqlite3_stmt *kpi__sq_stmt(kpi__sq *db, kpi__sq_sql q, kp_error *err)
 {
 	sqlite3_stmt *s = db->stmt[q];
 	if (!s) {
 		if (sqlite3_prepare_v3(db->db, stmt_text(db, q), -1, SQLITE_PREPARE_PERSISTENT, &s,
 		                       NULL) != SQLITE_OK) {
-			idx_dberr(db, err, "preparing a statement");
+			kpi__sq_err(db, err, "preparing a statement");
 			return NULL;
 		}
 		db->stmt[q] = s;
@@ -504,264 +473,320 @@ sqlite3_stmt *idx_stmt(kpi_db *db, idx_sql q, kp_error *err)
 	return s;
 }
 
-kp_status idx_dberr(kpi_db *db, kp_error *err, const char *what)
+kp_status kpi__sq_err(kpi__sq *db, kp_error *err, const char *what)
 {
 	return kp_error_set(err, KP_ERR_DB, 0, -1, "%s: %s: %s", db->path, what,
 	                    db->db ? sqlite3_errmsg(db->db) : "out of memory");
 }
 
-kp_status idx_exec(kpi_db *db, idx_sql q, kp_error *err)
+kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err)
 {
-	sqlite3_stmt *s = idx_stmt(db, q, err);
+	sqlite3_stmt *s = kpi__sq_stmt(db, q, err);
 	if (!s)
 		return KP_ERR_DB;
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return idx_dberr(db, err, q == Q_BEGIN ? "cannot lock the index" : "statement failed");
+		return kpi__sq_err(db, err, q == Q_BEGIN ? "cannot lock the index" : "statement failed");
 	return KP_OK;
 }
 
-/* ---- time ---- */
 
-static int64_t days_from_civil(int64_t y, int m, int d)
+/* ---- the write ops ---- */
+
+#define SQ(h) ((kpi__sq *)(h))
+
+static kp_status sq_begin(kpi_db *h, kp_error *err)
 {
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
+	note_own_files(SQ(h)); /* -wal and -shm come and go */
+	return kpi__sq_exec(SQ(h), Q_BEGIN, err);
 }
 
-bool idx_parse_time(const char *ts, int64_t *out)
+static kp_status sq_commit(kpi_db *h, kp_error *err)
 {
-	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	if (!ts)
-		return false;
-	while (*ts == ' ')
-		ts++;
-	int y, mo, d, h, mi, s, n = 0;
-	int64_t off = 0;
-	if (sscanf(ts, "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) == 6) {
-		const char *p = ts + n;
-		if (*p == '.')
-			for (p++; *p >= '0' && *p <= '9'; p++)
-				;
-		while (*p == ' ')
-			p++;
-		int oh, om;
-		if ((*p == '+' || *p == '-') && sscanf(p + 1, "%2d%2d", &oh, &om) == 2)
-			off = (*p == '-' ? -1 : 1) * (int64_t)(oh * 3600 + om * 60);
-	} else {
-		char wd[4], mon[4];
-		if (sscanf(ts, "%3s %3s %d %d:%d:%d %d", wd, mon, &d, &h, &mi, &s, &y) != 7)
-			return false;
-		const char *m = strstr(months, mon);
-		if (!m || strlen(mon) != 3 || (m - months) % 3)
-			return false;
-		mo = (int)(m - months) / 3 + 1;
-	}
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
-		return false;
-	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - off;
-	return true;
+	return kpi__sq_exec(SQ(h), Q_COMMIT, err);
 }
 
-/* ---- archive ---- */
-
-char *idx_archive_bytes(kpi_db *db, int64_t id, size_t *len, kp_error *err)
+static void sq_rollback(kpi_db *h)
 {
-	sqlite3_stmt *s = idx_stmt(db, Q_REPORT_ARCHIVE, err);
-	if (!s)
-		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	int rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW) {
-		if (rc == SQLITE_DONE)
-			kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no report @%lld in the index", (long long)id);
-		else
-			idx_dberr(db, err, "reading the archive");
-		sqlite3_reset(s);
-		return NULL;
-	}
-	sqlite3_int64 size = sqlite3_column_int64(s, 0);
-	const void *blob = sqlite3_column_blob(s, 2);
-	int blen = sqlite3_column_bytes(s, 2);
-	char want[41];
-	snprintf(want, sizeof want, "%s", (const char *)sqlite3_column_text(s, 1));
-	char *buf = size >= 0 && (uint64_t)size <= KP_REPORT_MAX_SIZE ? malloc((size_t)size + 1) : NULL;
-	if (!buf) {
-		sqlite3_reset(s);
-		kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		return NULL;
-	}
-	uLongf out = (uLongf)size;
-	int zr = uncompress((Bytef *)buf, &out, blob, (uLong)blen);
-	sqlite3_reset(s);
-	char got[41];
-	if (zr == Z_OK)
-		kp_sig_sha1_hex(buf, (size_t)out, got);
-	if (zr != Z_OK || out != (uLongf)size || strcmp(got, want) != 0) {
-		free(buf);
-		kp_error_set(err, KP_ERR_DB, 0, -1, "%s: the archive of report @%lld is damaged", db->path,
-		             (long long)id);
-		return NULL;
-	}
-	buf[size] = '\0';
-	*len = (size_t)size;
-	return buf;
+	sqlite3_exec(SQ(h)->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-kp_status kpi_load(kpi_db *db, int64_t id, kp_report **out, kp_error *err)
+static bool sq_is_own_file(kpi_db *h, const struct stat *st)
 {
-	*out = NULL;
-	kp_error_clear(err);
-	size_t len;
-	char *bytes = idx_archive_bytes(db, id, &len, err);
-	if (!bytes)
-		return err ? err->code : KP_ERR_DB;
-	char name[64];
-	snprintf(name, sizeof name, "@%lld", (long long)id);
-	char *path = NULL;
-	sqlite3_stmt *s = idx_stmt(db, Q_REPORT_PATHS, err);
-	if (s) {
-		sqlite3_bind_int64(s, 1, id);
-		if (sqlite3_step(s) == SQLITE_ROW)
-			path = strdup((const char *)sqlite3_column_text(s, 0));
-		sqlite3_reset(s);
-	}
-	kp_status st = kp_report_parse(bytes, len, path ? path : name, out, err);
-	free(path);
-	free(bytes);
-	return st;
+	kpi__sq *db = SQ(h);
+	for (int i = 0; i < db->nown; i++)
+		if (st->st_dev == db->own_dev[i] && st->st_ino == db->own_ino[i])
+			return true;
+	return false;
 }
 
-kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err)
+static void bind_opt(sqlite3_stmt *q, int i, const char *v)
 {
-	kp_error_clear(err);
-	size_t len;
-	char *bytes = idx_archive_bytes(db, id, &len, err);
-	if (!bytes)
-		return err ? err->code : KP_ERR_DB;
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	if (fd < 0) {
-		kp_status st = kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", path,
-		                            errno == EEXIST ? "exists; not overwriting it" : strerror(errno));
-		free(bytes);
-		return st;
-	}
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, bytes + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		done += (size_t)n;
-	}
-	int e = errno;
-	bool ok = done == len && fsync(fd) == 0;
-	if (!ok && done == len)
-		e = errno;
-	ok = close(fd) == 0 && ok;
-	free(bytes);
-	if (!ok) {
-		unlink(path);
-		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: write failed: %s", path, strerror(e));
-	}
-	return KP_OK;
+	if (v)
+		sqlite3_bind_text(q, i, v, -1, SQLITE_STATIC);
 }
 
-bool kpi_parse_id(const char *s, int64_t *id)
+/* Steps a write statement to its end; KP_ERR_DB naming what otherwise. */
+static kp_status step_done(kpi__sq *db, sqlite3_stmt *q, kp_error *err, const char *what)
 {
-	if (!s)
-		return false;
-	if (*s == '@')
-		s++;
-	if (*s < '0' || *s > '9')
-		return false;
-	int64_t v = 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (INT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (*s - '0');
-	}
-	*id = v;
-	return true;
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, what);
 }
 
-/* ---- images ---- */
-
-const char *idx_role_name(int rank)
+static kp_status sq_path_get(kpi_db *h, const char *path, kpi__path_rec *out, kp_error *err)
 {
-	static const char *const names[] = {"kernel", "backtrace", "image", "dependency"};
-	return rank >= 0 && rank < 4 ? names[rank] : "image";
-}
-
-static void uuid_hex(const char *uuid, char out[33])
-{
-	char c[37];
-	out[0] = '\0';
-	if (!uuid || !kp_uuid_canon(uuid, strlen(uuid), c))
-		return;
-	int j = 0;
-	for (int i = 0; c[i]; i++)
-		if (c[i] != '-')
-			out[j++] = c[i];
-	out[j] = '\0';
-}
-
-static kp_status put_image(kpi_db *db, int64_t id, const char *uuid, const char *name,
-                           const char *role, int rank, kp_error *err)
-{
-	(void)role; /* stored as its rank, see idx_role_name */
-	char hex[33];
-	uuid_hex(uuid, hex);
-	if (!hex[0] && !(name && *name))
-		return KP_OK;
-	sqlite3_stmt *s = idx_stmt(db, Q_IMAGE_INSERT, err);
-	if (!s)
+	kpi__sq *db = SQ(h);
+	memset(out, 0, sizeof *out);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_PATH_GET, err);
+	if (!q)
 		return KP_ERR_DB;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, hex, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 3, name ? name : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 4, rank);
-	int rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? KP_OK : idx_dberr(db, err, "recording images");
+	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		out->known = true;
+		out->report_id = sqlite3_column_int64(q, 0);
+		out->size = sqlite3_column_int64(q, 1);
+		out->mtime_ns = sqlite3_column_int64(q, 2);
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "looking up a path");
 }
 
-kp_status idx_put_images(kpi_db *db, int64_t id, const kp_report *r, kp_error *err)
+static kp_status sq_path_put(kpi_db *h, const char *path, int64_t report_id, int64_t size,
+                             int64_t mtime_ns, int64_t seen_at, const char *skip, kp_error *err)
 {
-	kp_status st = KP_OK;
-	bool *in_bt = r->nimages ? calloc(r->nimages, 1) : NULL;
-	if (r->nimages && !in_bt)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	const kp_thread *t = kp_report_panicked_thread(r, NULL);
-	for (size_t i = 0; t && i < t->nframes; i++)
-		if (t->frames[i].image >= 0 && (size_t)t->frames[i].image < r->nimages)
-			in_bt[t->frames[i].image] = true;
-	if (r->kernel_uuid)
-		st = put_image(db, id, r->kernel_uuid, "kernel", "kernel", 0, err);
-	for (size_t i = 0; st == KP_OK && i < r->nimages; i++) {
-		const kp_image *im = &r->images[i];
-		bool kernel = im->kind == 'K' || (im->name && strcmp(im->name, "kernel") == 0) ||
-		              (im->uuid && r->kernel_uuid && strcmp(im->uuid, r->kernel_uuid) == 0);
-		if (kernel)
-			st = put_image(db, id, im->uuid, im->name ? im->name : "kernel", "kernel", 0, err);
-		else if (im->in_backtrace || in_bt[i])
-			st = put_image(db, id, im->uuid, im->name, "backtrace", 1, err);
-		else if (im->is_dependency)
-			st = put_image(db, id, im->uuid, im->name, "dependency", 3, err);
-		else
-			st = put_image(db, id, im->uuid, im->name, "image", 2, err);
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_PATH_PUT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+	if (report_id > 0)
+		sqlite3_bind_int64(q, 2, report_id);
+	sqlite3_bind_int64(q, 3, size);
+	sqlite3_bind_int64(q, 4, mtime_ns);
+	sqlite3_bind_int64(q, 5, seen_at);
+	bind_opt(q, 6, skip);
+	return step_done(db, q, err, "recording a path");
+}
+
+static kp_status sq_report_find(kpi_db *h, const char *hash, const char *incident, int64_t *id,
+                                kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*id = 0;
+	sqlite3_stmt *q = kpi__sq_stmt(db, hash ? Q_REPORT_BY_HASH : Q_REPORT_BY_INCIDENT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, hash ? hash : incident, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "looking up a report");
+}
+
+static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
+                               kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*added = false;
+	kp_status st = sq_report_find(h, r->content_hash, NULL, id, err);
+	if (st == KP_OK && !*id && r->incident_id)
+		st = sq_report_find(h, NULL, r->incident_id, id, err);
+	if (st != KP_OK || *id)
+		return st;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, r->content_hash, -1, SQLITE_STATIC);
+	bind_opt(q, 2, r->incident_id);
+	sqlite3_bind_int64(q, 3, r->size);
+	bind_opt(q, 4, r->format);
+	bind_opt(q, 5, r->timestamp);
+	sqlite3_bind_int64(q, 6, r->ts);
+	bind_opt(q, 7, r->os_version);
+	bind_opt(q, 8, r->kernel_uuid);
+	bind_opt(q, 9, r->headline);
+	sqlite3_bind_text(q, 10, r->exact_key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 11, r->group_id);
+	sqlite3_bind_int64(q, 12, r->indexed_at);
+	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
+		return st;
+	*id = sqlite3_last_insert_rowid(db->db);
+	*added = true;
+	for (size_t i = 0; i < r->nimages; i++) {
+		if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, *id);
+		sqlite3_bind_text(q, 2, r->images[i].uuid_hex, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, r->images[i].name ? r->images[i].name : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int(q, 4, r->images[i].rank);
+		if ((st = step_done(db, q, err, "recording images")) != KP_OK)
+			return st;
 	}
-	/* Loaded Apple kexts without a UUID are in nearly every report: only
-	 * third-party ones (or ones with a UUID) are worth a row. */
-	for (size_t i = 0; st == KP_OK && i < r->nkexts; i++)
-		if (r->kexts[i].uuid || !kp_sig_is_apple(r->kexts[i].name))
-			st = put_image(db, id, r->kexts[i].uuid, r->kexts[i].name, "image", 2, err);
-	free(in_bt);
+	if (r->text) {
+		if (!(q = kpi__sq_stmt(db, Q_FTS_INSERT, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, *id);
+		sqlite3_bind_text(q, 2, r->text, -1, SQLITE_STATIC);
+		if ((st = step_done(db, q, err, "recording the panic text")) != KP_OK)
+			return st;
+	}
+	return KP_OK;
+}
+
+static kp_status sq_archive_add(kpi_db *h, int64_t id, const void *z, size_t zlen, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_ARCHIVE_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_blob(q, 2, z, (int)zlen, SQLITE_STATIC);
+	return step_done(db, q, err, "archiving a report");
+}
+
+static kp_status sq_report_ids(kpi_db *h, int64_t **out, size_t *nout, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*out = NULL;
+	*nout = 0;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_IDS, err);
+	if (!q)
+		return KP_ERR_DB;
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t *slot = kp__vec_push((void **)&ids, &n, &cap, sizeof *ids);
+		if (!slot) {
+			sqlite3_reset(q);
+			free(ids);
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		}
+		*slot = sqlite3_column_int64(q, 0);
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE) {
+		free(ids);
+		return kpi__sq_err(db, err, "listing reports");
+	}
+	*out = ids;
+	*nout = n;
+	return KP_OK;
+}
+
+static kp_status sq_report_regroup(kpi_db *h, int64_t id, const char *headline,
+                                   const char *exact_key, int64_t gid, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_RESIGN, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	bind_opt(q, 2, headline);
+	sqlite3_bind_text(q, 3, exact_key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, gid);
+	return step_done(db, q, err, "updating a report");
+}
+
+static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
+                              bool retitle, int64_t *gid, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*gid = 0;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, title, -1, SQLITE_STATIC);
+	bind_opt(q, 3, culprit);
+	kp_status st = step_done(db, q, err, "recording a group");
+	if (st != KP_OK)
+		return st;
+	if (!(q = kpi__sq_stmt(db, Q_GROUP_GET, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		*gid = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	if (!*gid)
+		return kpi__sq_err(db, err, "finding a group");
+	if (!retitle)
+		return KP_OK;
+	if (!(q = kpi__sq_stmt(db, Q_GROUP_SET_TITLE, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, *gid);
+	sqlite3_bind_text(q, 2, title, -1, SQLITE_STATIC);
+	bind_opt(q, 3, culprit);
+	return step_done(db, q, err, "updating a group");
+}
+
+static kp_status sq_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_REFRESH, err);
+		if (!q)
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, gids[i]);
+		kp_status st = step_done(db, q, err, "updating group counts");
+		if (st != KP_OK)
+			return st;
+	}
+	return KP_OK;
+}
+
+static kp_status sq_groups_prune(kpi_db *h, kp_error *err)
+{
+	return kpi__sq_exec(SQ(h), Q_GROUP_DELETE_EMPTY, err);
+}
+
+static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	kp_status st = kpi__sq_exec(db, Q_BEGIN, err);
+	if (st != KP_OK)
+		return st;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_META_SET, err);
+	if (!q)
+		st = KP_ERR_DB;
+	else {
+		sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, value ? value : "", -1, SQLITE_STATIC);
+		st = step_done(db, q, err, "saving state");
+	}
+	if (st == KP_OK)
+		st = kpi__sq_exec(db, Q_COMMIT, err);
+	if (st != KP_OK)
+		sq_rollback(h);
 	return st;
 }
+
+static const kpi__store_ops sqlite_ops = {
+	.name = "sqlite",
+	.close = sq_close,
+	.begin = sq_begin,
+	.commit = sq_commit,
+	.rollback = sq_rollback,
+	.is_own_file = sq_is_own_file,
+	.path_get = sq_path_get,
+	.path_put = sq_path_put,
+	.report_paths = kpi__sq_report_paths,
+	.report_find = sq_report_find,
+	.report_add = sq_report_add,
+	.archive_add = sq_archive_add,
+	.archive_get = kpi__sq_archive_get,
+	.report_ids = sq_report_ids,
+	.report_regroup = sq_report_regroup,
+	.group_add = sq_group_add,
+	.groups_refresh = sq_groups_refresh,
+	.groups_prune = sq_groups_prune,
+	.list_reports = kpi__sq_list_reports,
+	.list_groups = kpi__sq_list_groups,
+	.search = kpi__sq_search,
+	.meta_get = kpi__sq_meta_get,
+	.meta_set = sq_meta_set,
+};

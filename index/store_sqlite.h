@@ -1,17 +1,20 @@
-/* index_priv.h: private to index/: the handle and its statement cache.
+/* store_sqlite.h: private to the sqlite store (store_sqlite*.c): the
+ * handle and its statement cache.
  *
- * Ownership: statements belong to the handle (finalized by kpi_close);
- * idx_stmt returns a reset statement with cleared bindings. */
-#ifndef KPI_INDEX_PRIV_H
-#define KPI_INDEX_PRIV_H
+ * Ownership: statements belong to the handle (finalized by its close);
+ * kpi__sq_stmt returns a reset statement with cleared bindings.  The
+ * sqlite store keeps its file in WAL mode with a busy timeout, so several
+ * processes can share it; every write runs in BEGIN IMMEDIATE. */
+#ifndef KPI_STORE_SQLITE_H
+#define KPI_STORE_SQLITE_H
 
-#include "kp_index.h"
+#include "kpi_store.h"
 
 #include <sqlite3.h>
 #include <sys/types.h>
 
-/* Every SQL statement the index runs on data, by id (index.c holds the text). */
-typedef enum idx_sql {
+/* Every SQL statement the store runs on data, by id (store_sqlite.c holds the text). */
+typedef enum kpi__sq_sql {
 	Q_BEGIN,
 	Q_COMMIT,
 	Q_ROLLBACK,
@@ -31,7 +34,6 @@ typedef enum idx_sql {
 	Q_REPORT_IDS,
 	Q_REPORT_RESIGN,
 	Q_GROUP_SET_TITLE,
-	Q_GROUP_ALL_IDS,
 	Q_LIST_REPORTS,
 	Q_LIST_GROUPS,
 	Q_GROUP_MEMBERS,
@@ -40,38 +42,35 @@ typedef enum idx_sql {
 	Q_SEARCH_KEXT,
 	Q_SEARCH_FTS,
 	Q_SEARCH_LIKE,
+	Q_META_GET,
+	Q_META_SET,
 	Q_COUNT
-} idx_sql;
+} kpi__sq_sql;
 
-struct kpi_db {
+typedef struct kpi__sq {
+	kpi_db base;          /* first: a kpi_db * is a kpi__sq * */
 	sqlite3 *db;
 	char *path;
-	bool fts;
+	bool fts;             /* FTS5 text search, else LIKE over panic_text */
 	sqlite3_stmt *stmt[Q_COUNT];
 	/* the database's own files, never scanned as reports */
 	dev_t own_dev[3];
 	ino_t own_ino[3];
 	int nown;
-};
+} kpi__sq;
 
-sqlite3_stmt *idx_stmt(kpi_db *db, idx_sql q, kp_error *err);
+sqlite3_stmt *kpi__sq_stmt(kpi__sq *db, kpi__sq_sql q, kp_error *err);
 /* KP_ERR_DB with sqlite's message and what was being done. */
-kp_status idx_dberr(kpi_db *db, kp_error *err, const char *what);
-kp_status idx_exec(kpi_db *db, idx_sql q, kp_error *err);   /* one-step statements */
+kp_status kpi__sq_err(kpi__sq *db, kp_error *err, const char *what);
+kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err);   /* one-step statements */
 
-/* Seconds since the epoch of a report timestamp ("2024-05-01 10:00:00.00
- * -0700", "Wed May  1 10:00:00 2024"), false when unrecognised. */
-bool idx_parse_time(const char *ts, int64_t *out);
-/* The original bytes of report id (malloc'd, *len set); NULL + err on failure. */
-char *idx_archive_bytes(kpi_db *db, int64_t id, size_t *len, kp_error *err);
-
-/* The stored images of r for search, and the report's fts text. */
-kp_status idx_put_images(kpi_db *db, int64_t id, const kp_report *r, kp_error *err);
-
-/* "kernel", "backtrace", "image", "dependency" for images.rank 0..3. */
-const char *idx_role_name(int rank);
-
-/* Records the db's own files (db, -wal, -shm) so a scan skips them. */
-void idx_note_own_files(kpi_db *db);
+/* The query ops (store_sqlite_query.c). */
+kp_status kpi__sq_report_paths(kpi_db *db, int64_t id, kpi__path_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_archive_get(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);
+kp_status kpi__sq_list_reports(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
+                         void *ctx, size_t *nfound, kp_error *err);
+kp_status kpi__sq_meta_get(kpi_db *db, const char *key, char **value, kp_error *err);
 
 #endif

@@ -306,7 +306,10 @@ int main(int argc, char **argv)
 	KT_CHECK(kpi_open(dbpath, KPI_OPEN_CREATE, &db, &err) == KP_OK, "open creates folders: %s", err.msg);
 	if (!db)
 		return kt_done();
-	KT_CHECK(kpi_has_fts(db), "FTS5 available");
+	char *mode = NULL;
+	KT_CHECK(kpi_meta_get(db, "text_search", &mode, &err) == KP_OK && mode && strcmp(mode, "fts5") == 0,
+	         "the sqlite store searches text with FTS5");
+	free(mode);
 	kpi_summary s;
 	const char *paths[] = {corpus};
 	KT_CHECK(kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK, "scan");

@@ -1,0 +1,411 @@
+/* index.c: the public face of the index over whichever store kpi_open
+ * picks: choosing the store, the archive (compression is ours, storing it
+ * the store's), live paths in result rows, and query argument checks. */
+#include "kpi_store.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* ---- choosing the store ---- */
+
+bool kpi_target_is_postgres(const char *t)
+{
+	if (!t)
+		return false;
+	if (strncmp(t, "postgresql://", 13) == 0 || strncmp(t, "postgres://", 11) == 0)
+		return true;
+	/* libpq's "key=value ..." form: a keyword, optional blanks, '='.  A
+	 * file whose name looks like that is reached as ./name. */
+	const char *p = t;
+	while (isalpha((unsigned char)*p) || *p == '_')
+		p++;
+	if (p == t)
+		return false;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '=';
+}
+
+kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *err)
+{
+	*out = NULL;
+	kp_error_clear(err);
+	if (!target || !*target)
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty database path");
+	/* The PostgreSQL store (issue 16) plugs in here: kpi__pg_open(target, ...). */
+	if (kpi_target_is_postgres(target))
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "PostgreSQL support is not built in");
+	return kpi__sqlite_open(target, flags, out, err);
+}
+
+void kpi_close(kpi_db **dbp)
+{
+	if (!dbp || !*dbp)
+		return;
+	kpi_db *db = *dbp;
+	*dbp = NULL;
+	db->ops->close(db);
+}
+
+kp_status kpi_default_path(const char *explicit_path, char *buf, size_t size, kp_error *err)
+{
+	const char *e = explicit_path && *explicit_path ? explicit_path : getenv("KPBROWSE_DB");
+	int n;
+	if (e && *e) {
+		n = snprintf(buf, size, "%s", e);
+	} else {
+		const char *home = getenv("HOME");
+		if (!home || !*home) {
+			struct passwd *pw = getpwuid(getuid());
+			home = pw ? pw->pw_dir : NULL;
+		}
+#ifdef __APPLE__
+		if (!home)
+			return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no home directory: use --db PATH");
+		n = snprintf(buf, size, "%s/Library/Application Support/kpbrowse/index.sqlite3", home);
+#else
+		const char *xdg = getenv("XDG_DATA_HOME");
+		if (xdg && xdg[0] == '/')
+			n = snprintf(buf, size, "%s/kpbrowse/index.sqlite3", xdg);
+		else if (home)
+			n = snprintf(buf, size, "%s/.local/share/kpbrowse/index.sqlite3", home);
+		else
+			return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no home directory: use --db PATH");
+#endif
+	}
+	if (n < 0 || (size_t)n >= size)
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "database path too long");
+	return KP_OK;
+}
+
+/* ---- meta ---- */
+
+kp_status kpi_meta_get(kpi_db *db, const char *key, char **value, kp_error *err)
+{
+	kp_error_clear(err);
+	*value = NULL;
+	return db->ops->meta_get(db, key, value, err);
+}
+
+kp_status kpi_meta_set(kpi_db *db, const char *key, const char *value, kp_error *err)
+{
+	kp_error_clear(err);
+	return db->ops->meta_set(db, key, value, err);
+}
+
+/* ---- small shared rules ---- */
+
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* "2024-05-01 10:00:00.00 -0700" and "Wed May  1 10:00:00 2024". */
+bool kpi__parse_time(const char *ts, int64_t *out)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	if (!ts)
+		return false;
+	while (*ts == ' ')
+		ts++;
+	int y, mo, d, h, mi, s, n = 0;
+	int64_t off = 0;
+	if (sscanf(ts, "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) == 6) {
+		const char *p = ts + n;
+		if (*p == '.')
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				;
+		while (*p == ' ')
+			p++;
+		int oh, om;
+		if ((*p == '+' || *p == '-') && sscanf(p + 1, "%2d%2d", &oh, &om) == 2)
+			off = (*p == '-' ? -1 : 1) * (int64_t)(oh * 3600 + om * 60);
+	} else {
+		char wd[4], mon[4];
+		if (sscanf(ts, "%3s %3s %d %d:%d:%d %d", wd, mon, &d, &h, &mi, &s, &y) != 7)
+			return false;
+		const char *m = strstr(months, mon);
+		if (!m || strlen(mon) != 3 || (m - months) % 3)
+			return false;
+		mo = (int)(m - months) / 3 + 1;
+	}
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
+		return false;
+	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - off;
+	return true;
+}
+
+void kpi__iso_time(int64_t v, char out[32])
+{
+	out[0] = '\0';
+	time_t t = (time_t)v;
+	struct tm tm;
+	if (gmtime_r(&t, &tm))
+		strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+const char *kpi__role_name(int rank)
+{
+	static const char *const names[] = {"kernel", "backtrace", "image", "dependency"};
+	return rank >= 0 && rank < 4 ? names[rank] : "image";
+}
+
+void kpi__uuid_hex(const char *uuid, char out[33])
+{
+	char c[37];
+	out[0] = '\0';
+	if (!uuid || !kp_uuid_canon(uuid, strlen(uuid), c))
+		return;
+	int j = 0;
+	for (int i = 0; c[i]; i++)
+		if (c[i] != '-')
+			out[j++] = c[i];
+	out[j] = '\0';
+}
+
+bool kpi_parse_id(const char *s, int64_t *id)
+{
+	if (!s)
+		return false;
+	if (*s == '@')
+		s++;
+	if (*s < '0' || *s > '9')
+		return false;
+	int64_t v = 0;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || v > (INT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	*id = v;
+	return true;
+}
+
+/* ---- the archive ---- */
+
+/* The original bytes of report id (malloc'd, NUL-terminated, *len set),
+ * checked against the stored size and hash; NULL + err on failure. */
+static char *archive_bytes(kpi_db *db, int64_t id, size_t *len, kp_error *err)
+{
+	kpi__archive a = {0};
+	if (db->ops->archive_get(db, id, &a, err) != KP_OK)
+		return NULL;
+	char *buf = a.size >= 0 && (uint64_t)a.size <= KP_REPORT_MAX_SIZE ? malloc((size_t)a.size + 1)
+	                                                                  : NULL;
+	if (!buf) {
+		free(a.z);
+		kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		return NULL;
+	}
+	uLongf out = (uLongf)a.size;
+	int zr = uncompress((Bytef *)buf, &out, a.z, (uLong)a.zlen);
+	free(a.z);
+	char got[41];
+	if (zr == Z_OK)
+		kp_sig_sha1_hex(buf, (size_t)out, got);
+	if (zr != Z_OK || out != (uLongf)a.size || strcmp(got, a.hash) != 0) {
+		free(buf);
+		kp_error_set(err, KP_ERR_DB, 0, -1, "the archive of report @%lld is damaged", (long long)id);
+		return NULL;
+	}
+	buf[a.size] = '\0';
+	*len = (size_t)a.size;
+	return buf;
+}
+
+static int first_path(void *ctx, const char *path)
+{
+	*(char **)ctx = strdup(path);
+	return 1;
+}
+
+kp_status kpi_load(kpi_db *db, int64_t id, kp_report **out, kp_error *err)
+{
+	*out = NULL;
+	kp_error_clear(err);
+	size_t len;
+	char *bytes = archive_bytes(db, id, &len, err);
+	if (!bytes)
+		return err ? err->code : KP_ERR_DB;
+	char name[64];
+	snprintf(name, sizeof name, "@%lld", (long long)id);
+	char *path = NULL;
+	db->ops->report_paths(db, id, first_path, &path, NULL);
+	kp_status st = kp_report_parse(bytes, len, path ? path : name, out, err);
+	free(path);
+	free(bytes);
+	return st;
+}
+
+/* For kpi_resign: the report parsed from its archive, nameless. */
+kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, kp_error *err)
+{
+	size_t len;
+	char *bytes = archive_bytes(db, id, &len, err);
+	if (!bytes)
+		return err ? err->code : KP_ERR_DB;
+	kp_status st = kp_report_parse(bytes, len, NULL, out, err);
+	free(bytes);
+	return st;
+}
+
+kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err)
+{
+	kp_error_clear(err);
+	size_t len;
+	char *bytes = archive_bytes(db, id, &len, err);
+	if (!bytes)
+		return err ? err->code : KP_ERR_DB;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0) {
+		kp_status st = kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", path,
+		                            errno == EEXIST ? "exists; not overwriting it" : strerror(errno));
+		free(bytes);
+		return st;
+	}
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, bytes + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	int e = errno;
+	bool ok = done == len && fsync(fd) == 0;
+	if (!ok && done == len)
+		e = errno;
+	ok = close(fd) == 0 && ok;
+	free(bytes);
+	if (!ok) {
+		unlink(path);
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: write failed: %s", path, strerror(e));
+	}
+	return KP_OK;
+}
+
+/* ---- queries ---- */
+
+/* Wraps the caller's row callback: the row's path becomes one that still
+ * exists (the most recently seen, else any recorded one that does). */
+typedef struct live_rows {
+	kpi_db *db;
+	kpi_report_fn fn;
+	void *ctx;
+	char *live;
+} live_rows;
+
+static int find_live(void *ctx, const char *path)
+{
+	live_rows *l = ctx;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return 0;
+	l->live = strdup(path);
+	return 1;
+}
+
+static int live_row(void *ctx, const kpi_report_row *row)
+{
+	live_rows *l = ctx;
+	struct stat st;
+	if (!row->path || stat(row->path, &st) == 0)
+		return l->fn ? l->fn(l->ctx, row) : 0;
+	l->live = NULL;
+	l->db->ops->report_paths(l->db, row->id, find_live, l, NULL);
+	kpi_report_row r = *row;
+	if (l->live)
+		r.path = l->live;
+	int stop = l->fn ? l->fn(l->ctx, &r) : 0;
+	free(l->live);
+	l->live = NULL;
+	return stop;
+}
+
+kp_status kpi_list_reports(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err)
+{
+	kp_error_clear(err);
+	live_rows l = {db, fn, ctx, NULL};
+	return db->ops->list_reports(db, live_row, &l, err);
+}
+
+kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	kp_error_clear(err);
+	return db->ops->list_groups(db, fn, ctx, err);
+}
+
+static kp_status search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
+                        void *ctx, size_t *nfound, kp_error *err)
+{
+	live_rows l = {db, fn, ctx, NULL};
+	size_t n = 0;
+	kp_status st = db->ops->search(db, kind, arg, live_row, &l, &n, err);
+	if (nfound)
+		*nfound = n;
+	return st;
+}
+
+kp_status kpi_search_uuid(kpi_db *db, const char *uuid, kpi_report_fn fn, void *ctx,
+                          size_t *nfound, kp_error *err)
+{
+	kp_error_clear(err);
+	if (nfound)
+		*nfound = 0;
+	char hex[33];
+	size_t n = 0;
+	for (const char *p = uuid ? uuid : ""; *p; p++) {
+		if (*p == '-')
+			continue;
+		if (!isxdigit((unsigned char)*p) || n == 32)
+			return kp_error_set(err, KP_ERR_USAGE, 0, -1,
+			                    "'%s' is not a UUID or a prefix of one (hex digits and dashes)",
+			                    uuid);
+		hex[n++] = (char)toupper((unsigned char)*p);
+	}
+	if (n < 8)
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1,
+		                    "a UUID prefix needs at least 8 hex digits, got %zu", n);
+	hex[n] = '\0';
+	return search(db, KPI__SEARCH_UUID, hex, fn, ctx, nfound, err);
+}
+
+kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, void *ctx,
+                          size_t *nfound, kp_error *err)
+{
+	kp_error_clear(err);
+	if (nfound)
+		*nfound = 0;
+	if (!bundle_id || !*bundle_id)
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty bundle id");
+	return search(db, KPI__SEARCH_KEXT, bundle_id, fn, ctx, nfound, err);
+}
+
+kp_status kpi_search_text(kpi_db *db, const char *text, kpi_report_fn fn, void *ctx,
+                          size_t *nfound, kp_error *err)
+{
+	kp_error_clear(err);
+	if (nfound)
+		*nfound = 0;
+	const char *p = text ? text : "";
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p)
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty search text");
+	return search(db, KPI__SEARCH_TEXT, text, fn, ctx, nfound, err);
+}
