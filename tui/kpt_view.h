@@ -137,11 +137,12 @@ typedef struct kpt_catalog {
 	size_t ng, gcap;
 	struct kpt_strpool *pool;
 	unsigned generation;     /* bumped by every reload */
-	int64_t last_launch_max_id;  /* ids above it are "new since last launch" */
+	int64_t seen_seq;        /* report seqs above it are "new since last launch" */
+	int64_t max_seq;         /* the largest seq loaded, saved at quit */
+	bool state_read;
 	bool scanning;
 	size_t scan_files, scan_new;
 	char scan_path[256];
-	char state_path[1100];
 } kpt_catalog;
 
 /* ---- configuration from the command line ---- */
