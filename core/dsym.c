@@ -11,7 +11,7 @@
  * Paths holding a tab or newline are never cached. */
 #include "dsym.h"
 #include "kp_macho.h"
-#include "vec.h"
+#include "kp_vec.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* report.c: the model's allocation, lookup and naming helpers. */
 #include "report_build.h"
-#include "arena.h"
-#include "vec.h"
+#include "kp_arena.h"
+#include "kp_vec.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
 #include "kp_symbols.h"
 #include "dsym.h"
 #include "kp_macho.h"
-#include "vec.h"
+#include "kp_vec.h"
 #include "symcache.h"
 
 #include <dirent.h>

@@ -1,4 +1,4 @@
-#include "arena.h"
+#include "kp_arena.h"
 
 #include <stdint.h>
 #include <stdlib.h>
