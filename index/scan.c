@@ -2,7 +2,7 @@
  * and signs it, and hands the results to the store (kpi_store.h); and
  * re-signing.  No query language here: every write is a store op. */
 #include "kpi_store.h"
-#include "vec.h"
+#include "kp_vec.h"
 
 #include <ctype.h>
 #include <dirent.h>

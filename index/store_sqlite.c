@@ -1,7 +1,7 @@
 /* store_sqlite.c: the sqlite store: opening, schema and migrations,
  * statements, and the write ops (store_sqlite_query.c: the read ops). */
 #include "store_sqlite.h"
-#include "vec.h"
+#include "kp_vec.h"
 
 #include <errno.h>
 #include <fcntl.h>

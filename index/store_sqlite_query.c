@@ -1,7 +1,7 @@
 /* store_sqlite_query.c: the sqlite store's read ops: listing, searching,
  * paths, archives and meta. */
 #include "store_sqlite.h"
-#include "vec.h"
+#include "kp_vec.h"
 
 #include <ctype.h>
 #include <stdio.h>
