@@ -4,7 +4,7 @@
  * Usage: bench_index [COUNT] (default 10000); works in a temp dir. */
 #include "../tests/kt_slurp.h"
 #include "kp_index.h"
-#include "../tests/test_index_gen.h"
+#include "../tests/index_corpus.c"
 
 #include <dirent.h>
 #include <stdio.h>

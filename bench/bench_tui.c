@@ -7,7 +7,7 @@
  * Usage: bench_tui [REPORTS] [ROWS] (default 10000 100000).  Prints figures
  * only; the issue's targets are 200 ms and 16 ms. */
 #include "kpt_view.h"
-#include "../tests/test_index_gen.h"
+#include "../tests/index_corpus.c"
 
 #include <stdio.h>
 #include <stdlib.h>

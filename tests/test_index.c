@@ -4,7 +4,7 @@
 #include "kt_slurp.h"
 #include "kp_index.h"
 #include "kt.h"
-#include "test_index_gen.h"
+#include "index_corpus.c"
 
 #include <dirent.h>
 #include <sqlite3.h>
