@@ -7,12 +7,14 @@
  * Usage: bench_tui [REPORTS] [ROWS] (default 10000 100000).  Prints figures
  * only; the issue's targets are 200 ms and 16 ms. */
 #include "kpt_view.h"
-#include "../tests/index_corpus.c"
+#include "index_corpus.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_ms(void)
 {
