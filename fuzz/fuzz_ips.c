@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kp_json.h"
+#include "kp_report_json.h"
 #include "kp_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -216,7 +216,7 @@ static char *archive_bytes(kpi_db *db, int64_t id, size_t *len, kp_error *err)
 	free(a.z);
 	char got[41];
 	if (zr == Z_OK)
-		kp_sig_sha1_hex(buf, (size_t)out, got);
+		kp_sha1_hex(buf, (size_t)out, got);
 	if (zr != Z_OK || out != (uLongf)a.size || strcmp(got, a.hash) != 0) {
 		free(buf);
 		kp_error_set(err, KP_ERR_DB, 0, -1, "the archive of report @%lld is damaged", (long long)id);

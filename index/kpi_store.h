@@ -22,6 +22,7 @@
 #define KPI_STORE_H
 
 #include "kp_index.h"
+#include "kp_sha1.h"
 
 #include <sys/stat.h>
 

@@ -2,6 +2,7 @@
  * and signs it, and hands the results to the store (kpi_store.h); and
  * re-signing.  No query language here: every write is a store op. */
 #include "kpi_store.h"
+#include "kp_fs.h"
 #include "kp_vec.h"
 
 #include <ctype.h>
@@ -46,7 +47,7 @@ static int64_t mono_ns(void)
 
 static int64_t mtime_ns(const struct stat *st)
 {
-	return KP_MTIME_NS(*st);
+	return kp_fs_mtime_ns(st);
 }
 
 static kp_status add_error(scan *s, const char *path, const char *msg)
@@ -89,7 +90,7 @@ static kp_status mark_dirty(scan *s, int64_t gid)
 	for (size_t i = 0; i < s->ndirty; i++)
 		if (s->dirty[i] == gid)
 			return KP_OK;
-	int64_t *slot = kp__vec_push((void **)&s->dirty, &s->ndirty, &s->dirty_cap, sizeof *slot);
+	int64_t *slot = kp_vec_push((void **)&s->dirty, &s->ndirty, &s->dirty_cap, sizeof *slot);
 	if (!slot)
 		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	*slot = gid;
@@ -159,7 +160,7 @@ static kp_status add_image(images *im, const char *uuid, const char *name, int r
 	kpi__uuid_hex(uuid, hex);
 	if (!hex[0] && !(name && *name))
 		return KP_OK;
-	kpi__image *e = kp__vec_push((void **)&im->v, &im->n, &im->cap, sizeof *e);
+	kpi__image *e = kp_vec_push((void **)&im->v, &im->n, &im->cap, sizeof *e);
 	if (!e)
 		return KP_ERR_NOMEM;
 	memcpy(e->uuid_hex, hex, sizeof hex);
@@ -398,7 +399,7 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 		return add_error(s, path, msg);
 	s->batch_work++;
 	char hash[41];
-	kp_sig_sha1_hex(data, len, hash);
+	kp_sha1_hex(data, len, hash);
 	int64_t id = 0;
 	ks = db->ops->report_find(db, hash, NULL, &id, s->err);
 	if (ks == KP_OK && id) {

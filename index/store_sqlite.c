@@ -660,7 +660,7 @@ static kp_status sq_report_ids(kpi_db *h, int64_t **out, size_t *nout, kp_error 
 	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t *slot = kp__vec_push((void **)&ids, &n, &cap, sizeof *ids);
+		int64_t *slot = kp_vec_push((void **)&ids, &n, &cap, sizeof *ids);
 		if (!slot) {
 			sqlite3_reset(q);
 			free(ids);

@@ -156,7 +156,7 @@ kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *e
 		}
 		sqlite3_bind_int64(m, 1, g.group_id);
 		while (sqlite3_step(m) == SQLITE_ROW) {
-			int64_t *slot = kp__vec_push((void **)&ids, &n, &cap, sizeof *ids);
+			int64_t *slot = kp_vec_push((void **)&ids, &n, &cap, sizeof *ids);
 			if (!slot) {
 				st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 				break;

@@ -282,7 +282,7 @@ for args in "list" "list --groups" "list --json" "search pwned" "search --json p
 	case "$args" in
 	*--json*) # cmd_list.c prints cJSON_Print text as is: C1 and bidi controls
 		# pass raw (ESC/BEL are escaped).  Fix: print through kp_json_fputs_safe
-		# (core/kp_json.h) as show --json does.  Index engineer's file.
+		# (core/report/kp_report_json.h) as show --json does.  Index engineer's file.
 		nasty "tty $args" "$tmp/out" ;;
 	*) nasty "tty $args" "$tmp/out" ;;
 	esac

@@ -6,6 +6,7 @@
  * tests). */
 #include "kt_slurp.h"
 #include "kp_index.h"
+#include "kp_sha1.h"
 #include "kt.h"
 #include "index_corpus.h"
 

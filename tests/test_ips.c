@@ -2,7 +2,7 @@
  * kp_report_parse: synthetic variants, big numbers, truncation, bad input,
  * and the two real .ips reports with values read off the files by hand. */
 #include "kt.h"
-#include "../core/kp_report.h"
+#include "kp_report.h"
 
 #include <stdlib.h>
 

@@ -1,29 +1,21 @@
-/* test_model.c: the model's helpers: UUIDs, numbers, arena, free. */
+/* test_model.c: the report model: arena, growth, free, format sniffing. */
 #include "kt.h"
-#include "../core/report_build.h"
+#include "report_build.h"
 
-int main(void)
+static void arena_holds_strings(void)
 {
-	char u[37];
-	KT_CHECK(kp_uuid_canon("7c461edeb045324bb329721bed992270", 32, u), "uuid without dashes");
-	KT_STREQ(u, "7C461EDE-B045-324B-B329-721BED992270", "canonical uuid");
-	KT_CHECK(kp_uuid_canon("7C461EDE-B045-324B-B329-721BED992270", 36, u), "uuid with dashes");
-	KT_CHECK(!kp_uuid_canon("xxxx", 4, u), "bad uuid rejected");
-	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed99227", 31, u), "short uuid rejected");
-	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed9922700", 33, u), "long uuid rejected");
-	uint64_t v = 0;
-	KT_CHECK(kp__parse_u64("18446744005165581456", 20, &v), "decimal > 2^63");
-	KT_U64EQ(v, 18446744005165581456ull, "decimal value");
-	KT_CHECK(kp__parse_u64("18446744073709551615", 20, &v) && v == UINT64_MAX, "2^64-1");
-	KT_CHECK(!kp__parse_u64("18446744073709551616", 20, &v), "2^64 overflows");
-	KT_CHECK(kp__parse_u64("0xfffffe00441b5ee4", 18, &v) && v == 0xfffffe00441b5ee4ull, "hex");
-	KT_CHECK(!kp__parse_u64("0x", 2, &v), "bare 0x rejected");
 	kp_report *r = kp__report_new("x");
 	KT_CHECK(r != NULL, "report allocated");
 	int ok = 1;
 	for (int i = 0; i < 100000; i++)
 		ok &= kp__sprintf(r, "%d", i) != NULL;
 	KT_CHECK(ok, "arena holds 100000 strings");
+	kp_report_free(&r);
+}
+
+static void frames_grow(void)
+{
+	kp_report *r = kp__report_new("x");
 	kp_process *p = kp__add_process(r);
 	kp_thread *t = kp__add_thread(r, p);
 	for (int i = 0; i < 1000; i++)
@@ -32,5 +24,21 @@ int main(void)
 	         "frames grow");
 	kp_report_free(&r);
 	KT_CHECK(r == NULL, "free clears pointer");
+}
+
+static void sniff(void)
+{
+	KT_CHECK(kp_report_sniff("{\"bug_type\":\"210\"}", 18) == KP_FORMAT_IPS, "JSON sniffs as IPS");
+	KT_CHECK(kp_report_sniff("\xEF\xBB\xBF \n{}", 7) == KP_FORMAT_IPS, "BOM and blanks before '{'");
+	KT_CHECK(kp_report_sniff("panic(cpu 0 caller 0x1)", 23) == KP_FORMAT_TEXT, "text");
+	KT_CHECK(kp_report_sniff("", 0) == KP_FORMAT_UNKNOWN, "empty is unknown");
+	KT_CHECK(kp_report_sniff("panic\0\1\2", 8) == KP_FORMAT_UNKNOWN, "a NUL byte: binary");
+}
+
+int main(void)
+{
+	arena_holds_strings();
+	frames_grow();
+	sniff();
 	return kt_done();
 }

@@ -90,6 +90,13 @@ printf 'panic(cpu 0 caller 0x1): evil \033]52;c;ZXZpbA==\007 \033[2J \342\200\25
 "$kp" show --no-symbols "$tmp/evil.panic" >"$tmp/out" 2>&1
 check "$(tr -d -c '\033\007' <"$tmp/out" | wc -c | tr -d ' ')" = 0 "no ESC or BEL byte in show output"
 check_grep '<U+202E>' "$tmp/out" "bidi override shown inert"
+# one text-safety rule (kp_text_cp_unsafe) for the terminal and for JSON:
+# line separator U+2028, U+FEFF and a tag character U+E0001
+printf 'panic(cpu 0 caller 0x1): a\342\200\250b\357\273\277c\363\240\200\201d\nKernel version:\nDarwin Kernel Version 1\n' >"$tmp/seps.panic"
+"$kp" show --no-symbols "$tmp/seps.panic" >"$tmp/out" 2>&1
+check_grep 'a<U+2028>b<U+FEFF>c<U+E0001>d' "$tmp/out" "show: U+2028, U+FEFF and tags shown escaped"
+"$kp" show --no-symbols --json "$tmp/seps.panic" >"$tmp/out" 2>&1
+check_grep 'a\\u2028b\\ufeffc\\udb40\\udc01d' "$tmp/out" "show --json: U+2028, U+FEFF and tags escaped"
 
 # --- symbolication against llvm-symbolizer's recorded answers ---------------
 for rep in "$reports"/*.ips "$reports"/*.panic; do

@@ -1,7 +1,7 @@
 /* test_symbols.c: dSYM discovery by UUID and its cache: a second launch
  * does not walk again; changes are noticed; strict UUID matching. */
 #include "kt.h"
-#include "../core/kp_symbols.h"
+#include "kp_symbols.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -2,8 +2,8 @@
  * as the DWARF does; a second launch does not open the DWARF; a truncated,
  * bit-flipped, foreign or stale cache file is ignored and rebuilt. */
 #include "kt.h"
-#include "../core/kp_macho.h"
-#include "../core/kp_symbols.h"
+#include "kp_macho.h"
+#include "kp_symbols.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 /* test_text.c: the text parser on small synthetic reports, one per grammar
  * variant of panic-formats.md section 2, plus malformed and cut inputs. */
 #include "kt.h"
-#include "../core/report_build.h"
+#include "report_build.h"
 
 #include <stdlib.h>
 

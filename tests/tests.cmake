@@ -1,3 +1,4 @@
+kp_c_test(test_base)
 kp_c_test(test_model)
 kp_c_test(test_macho)
 kp_c_test(test_dwarf)

@@ -1,6 +1,6 @@
 /* cmd_index.c: `kpbrowse index`: scan report folders into the index. */
 #include "kp_index.h"
-#include "kp_json.h"
+#include "kp_report_json.h"
 #include "kp_symbols.h"
 #include "kpt_cmd.h"
 #include "kpt_sanitize.h"

@@ -1,6 +1,6 @@
 /* cmd_list.c: `kpbrowse list`: reports newest first, or dedup groups. */
 #include "kp_index.h"
-#include "kp_json.h"
+#include "kp_report_json.h"
 #include "kpt_cmd.h"
 #include "kpt_sanitize.h"
 

@@ -1,6 +1,6 @@
 /* cmd_show.c: `kpbrowse show`: a summary of each report, or JSON. */
 #include "kp_index.h"
-#include "kp_json.h"
+#include "kp_report_json.h"
 #include "kp_report.h"
 #include "kp_symbols.h"
 #include "kpt_cmd.h"

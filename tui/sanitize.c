@@ -1,50 +1,9 @@
 /* sanitize.c: terminal-inert text.  One decoder serves the TUI and the CLI. */
 #include "kpt_sanitize.h"
+#include "kp_utf8.h"
 
 #include <stdint.h>
 #include <string.h>
-
-/* Decodes one UTF-8 sequence; returns its length, or 0 when invalid
- * (overlong, surrogate, past U+10FFFF, or cut off). */
-static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	size_t n;
-	uint32_t v, min;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	} else if ((c & 0xE0) == 0xC0) {
-		n = 2, v = c & 0x1F, min = 0x80;
-	} else if ((c & 0xF0) == 0xE0) {
-		n = 3, v = c & 0x0F, min = 0x800;
-	} else if ((c & 0xF8) == 0xF0) {
-		n = 4, v = c & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (len < n)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		v = (v << 6) | (s[i] & 0x3F);
-	}
-	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-		return 0;
-	*cp = v;
-	return n;
-}
-
-static bool dangerous_cp(uint32_t cp)
-{
-	return (cp >= 0x80 && cp <= 0x9F) ||          /* C1 controls (CSI, OSC as 0x9b, 0x9d) */
-	       (cp >= 0x202A && cp <= 0x202E) ||      /* bidi embeddings and overrides */
-	       (cp >= 0x2066 && cp <= 0x2069) ||      /* bidi isolates */
-	       cp == 0x200E || cp == 0x200F || cp == 0x061C || /* directional marks */
-	       cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) ||
-	       (cp >= 0xE0000 && cp <= 0xE007F);      /* tags */
-}
 
 typedef struct sink {
 	FILE *fp;
@@ -104,11 +63,11 @@ static void run(sink *k, const char *s, size_t len, unsigned flags)
 			continue;
 		}
 		uint32_t cp;
-		size_t n = utf8_decode(p + i, len - i, &cp);
-		if (n == 0) {
-			put(k, "\xEF\xBF\xBD", 3);   /* U+FFFD */
+		size_t n = kp_utf8_decode(p + i, len - i, &cp);
+		if (cp == 0xFFFD && n == 1) {
+			put(k, "\xEF\xBF\xBD", 3);   /* an invalid byte */
 			i++;
-		} else if (dangerous_cp(cp)) {
+		} else if (kp_text_cp_unsafe(cp)) {
 			int m = snprintf(buf, sizeof buf, "<U+%04X>", (unsigned)cp);
 			put(k, buf, (size_t)m);
 			i += n;

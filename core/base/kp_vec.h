@@ -1,23 +1,23 @@
-/* vec.h: private to core/: growable arrays and file times shared by the
- * core modules.  Ownership: the caller owns the array (free() it). */
+/* kp_vec.h: growable arrays of any element type.
+ *
+ * An array is three caller-owned fields: the pointer, the count used and the
+ * capacity allocated (zero-initialised = empty).  Ownership: the caller owns
+ * the array and free()s it; on failure the array is left unchanged. */
 #ifndef KP_VEC_H
 #define KP_VEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <sys/stat.h>
 
-/* Appends one zeroed element of size sz to *arr (n used, cap allocated),
- * doubling the allocation as needed; returns it, or NULL when out of memory
- * (the array is unchanged then). */
-void *kp__vec_push(void **arr, size_t *n, size_t *cap, size_t sz);
+/* Makes room for at least need elements of size sz, doubling the capacity
+ * (from 8); false when out of memory or the size would overflow. */
+bool kp_vec_reserve(void **arr, size_t *cap, size_t need, size_t sz);
 
-/* The nanosecond part of a file's mtime, and the whole mtime in ns. */
-#ifdef __APPLE__
-#define KP_MTIME_NSEC(st) ((long long)(st).st_mtimespec.tv_nsec)
-#else
-#define KP_MTIME_NSEC(st) ((long long)(st).st_mtim.tv_nsec)
-#endif
-#define KP_MTIME_NS(st) ((int64_t)(st).st_mtime * 1000000000 + KP_MTIME_NSEC(st))
+/* Appends one zeroed element and returns it, or NULL when out of memory. */
+void *kp_vec_push(void **arr, size_t *n, size_t *cap, size_t sz);
+
+/* Gives back the slack of a finished array (long-lived caches); keeps the
+ * array as it is when the smaller allocation fails. */
+void kp_vec_shrink(void **arr, size_t *cap, size_t n, size_t sz);
 
 #endif

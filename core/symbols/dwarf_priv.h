@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "kp_dwarf.h"
+#include "kp_strbuf.h"
+#include "kp_vec.h"
 
 /* ---- sections ---------------------------------------------------------- */
 
@@ -126,13 +128,6 @@ struct rngbuf {
 	size_t n, cap;
 };
 
-/* Path join with llvm::sys::path::append's rules: empty parts are skipped,
- * one '/' between parts, none added after a trailing separator. */
-struct pbuf {
-	char *s;
-	size_t n, cap;
-};
-
 /* Everything kp_dwarf caches, none of it libdwarf's. */
 struct kp__dwarf_cache {
 	const kp_macho_slice *slice;
@@ -166,15 +161,15 @@ const char *kp__dwarf_sub_name(kp_dwarf *d, struct cu *cu, struct sub *sr, kp_st
 
 /* ---- dwarf_cache.c ------------------------------------------------------- */
 
-bool kp__dwarf_grow(void **p, size_t *cap, size_t need, size_t elem);
-void kp__dwarf_shrink(void **p, size_t *cap, size_t n, size_t elem);
 const char *kp__dwarf_intern_n(struct kp__dwarf_cache *d, const char *s, size_t len);
 const char *kp__dwarf_intern(struct kp__dwarf_cache *d, const char *s);
 const char *kp__dwarf_name_from_raw(struct kp__dwarf_cache *d, const char *raw);
 /* The slot for off (off UINT64_MAX when empty); NULL when out of memory. */
 struct nameent *kp__dwarf_name_slot(struct kp__dwarf_cache *d, uint64_t off);
 bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi);
-bool kp__dwarf_pb_append(struct pbuf *p, const char *part);
+/* Path join with llvm::sys::path::append's rules: empty parts are skipped,
+ * one '/' between parts, none added after a trailing separator. */
+bool kp__dwarf_pb_append(kp_sb *p, const char *part);
 bool kp__dwarf_path_is_abs(const char *s);
 int32_t kp__dwarf_amap_find(const struct amapv *m, uint64_t addr);
 bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub);

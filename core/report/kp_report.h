@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "kp_error.h"
+#include "kp_lex.h"   /* kp_uuid_canon, kp_parse_u64: the report fields' lexing */
 
 typedef enum kp_format {
 	KP_FORMAT_UNKNOWN = 0,
@@ -180,7 +181,15 @@ typedef struct kp_report {
 kp_status kp_report_parse(const char *data, size_t len, const char *path,
                           kp_report **out, kp_error *err);
 
-/* Reads path read-only (never modifies it) and parses it. */
+/* Which parser content goes to, without parsing it: KP_FORMAT_IPS for JSON
+ * (a '{' after an optional BOM and blanks; whether it is IPS or Intel JSON,
+ * or a panic at all, only kp_report_parse can tell), KP_FORMAT_TEXT for
+ * other text, KP_FORMAT_UNKNOWN for empty or binary content (a NUL byte in
+ * the first 4 KiB), which no report holds. */
+kp_format kp_report_sniff(const char *data, size_t len);
+
+/* Reads path read-only (never modifies it; at most KP_REPORT_MAX_SIZE
+ * bytes, one regular file: kp_fs_read_file) and parses it. */
 kp_status kp_report_load(const char *path, kp_report **out, kp_error *err);
 
 void kp_report_free(kp_report **r);
@@ -190,14 +199,6 @@ const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "unknow
 
 /* The thread marked panicked (or NULL) and the process holding it. */
 const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process **proc);
-
-/* Canonicalises a UUID written with or without dashes, any case, into
- * out[37].  Returns false when src is not 32 hex digits. */
-bool kp_uuid_canon(const char *src, size_t len, char out[37]);
-
-/* Reads decimal or 0x-prefixed hex digits s[0..n) as uint64 (never through
- * a double); false on overflow, junk or no digits. */
-bool kp_parse_u64(const char *s, size_t n, uint64_t *out);
 
 /* Maximum size kp_report_load accepts. */
 #define KP_REPORT_MAX_SIZE ((size_t)256 << 20)

@@ -10,15 +10,11 @@
 #define KP_TEXT_PARSE_H
 
 #include "report_build.h"
+#include "kp_strbuf.h"
 
 #include <string.h>
 
 #define MAX_BT_IMAGES 4096
-
-typedef struct sbuf {
-	char *p;
-	size_t n, cap;
-} sbuf;
 
 enum sect { S_NONE, S_X86_BT, S_ARM_BT, S_KEXT_BT, S_LOADED };
 
@@ -28,7 +24,7 @@ typedef struct tp {
 	size_t len;
 	long line0, byte0;
 
-	sbuf line;            /* current line: NULs dropped, trailing blanks cut */
+	kp_sb line;            /* current line: NULs dropped, trailing blanks cut */
 	long lineno;          /* absolute line number of the current line */
 	size_t off;           /* offset of the current line in text */
 	bool oom;
@@ -50,13 +46,13 @@ typedef struct tp {
 	size_t panic_off;           /* where panic_string starts */
 	bool have_first;
 	size_t first_off;
-	sbuf first;                 /* first meaningful line, for the headline */
+	kp_sb first;                 /* first meaningful line, for the headline */
 	long content_line;          /* first non-blank line, for errors */
 	size_t content_off;
 	bool have_content;
 	long last_line;
 
-	sbuf head;                  /* panic message so far */
+	kp_sb head;                  /* panic message so far */
 	bool head_open;
 	int head_lines;
 	char *timestamp;            /* set only on success */
@@ -95,7 +91,7 @@ static inline bool hex_at(const char *s, uint64_t *v, const char **end)
 	size_t n = 2;
 	while (is_hex(s[n]))
 		n++;
-	if (!kp__parse_u64(s, n, v))
+	if (!kp_parse_u64(s, n, v))
 		return false;
 	if (end)
 		*end = s + n;
@@ -107,7 +103,7 @@ static inline bool dec_at(const char *s, uint64_t *v, const char **end)
 	size_t n = 0;
 	while (is_digit(s[n]))
 		n++;
-	if (!n || !kp__parse_u64(s, n, v))
+	if (!n || !kp_parse_u64(s, n, v))
 		return false;
 	if (end)
 		*end = s + n;
@@ -118,7 +114,7 @@ static inline bool dec_at(const char *s, uint64_t *v, const char **end)
 
 /* Appends s[0..n) to b, which stays NUL-terminated; false, with c->oom
  * set, when out of memory. */
-bool kp__text_sb_put(tp *c, sbuf *b, const char *s, size_t n);
+bool kp__text_sb_put(tp *c, kp_sb *b, const char *s, size_t n);
 
 /* ---- text_header.c ---- */
 

@@ -285,6 +285,6 @@ bool kp__json_u64(const cJSON *item, uint64_t *out)
 		return true;
 	}
 	if (cJSON_IsString(item) && item->valuestring)
-		return kp__parse_u64(item->valuestring, strlen(item->valuestring), out);
+		return kp_parse_u64(item->valuestring, strlen(item->valuestring), out);
 	return false;
 }

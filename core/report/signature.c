@@ -1,172 +1,13 @@
 /* signature.c: dedup keys, culprit and title of a panic report. */
 #include "kp_signature.h"
+#include "kp_sha1.h"
+#include "kp_strbuf.h"
 
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- SHA-1 ---------------------------------------------------------- */
-
-static uint32_t rol32(uint32_t x, int n)
-{
-	return (x << n) | (x >> (32 - n));
-}
-
-static void sha1_block(uint32_t h[5], const uint8_t *p)
-{
-	uint32_t w[80];
-	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		       (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
-	for (int i = 16; i < 80; i++)
-		w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-	for (int i = 0; i < 80; i++) {
-		uint32_t f, k;
-		if (i < 20) {
-			f = (b & c) | (~b & d);
-			k = 0x5A827999u;
-		} else if (i < 40) {
-			f = b ^ c ^ d;
-			k = 0x6ED9EBA1u;
-		} else if (i < 60) {
-			f = (b & c) | (b & d) | (c & d);
-			k = 0x8F1BBCDCu;
-		} else {
-			f = b ^ c ^ d;
-			k = 0xCA62C1D6u;
-		}
-		uint32_t t = rol32(a, 5) + f + e + k + w[i];
-		e = d;
-		d = c;
-		c = rol32(b, 30);
-		b = a;
-		a = t;
-	}
-	h[0] += a;
-	h[1] += b;
-	h[2] += c;
-	h[3] += d;
-	h[4] += e;
-}
-
-void kp_sha1_init(kp_sha1 *s)
-{
-	static const uint32_t iv[5] = {0x67452301u, 0xEFCDAB89u, 0x98BADCFEu, 0x10325476u,
-	                               0xC3D2E1F0u};
-	memcpy(s->h, iv, sizeof iv);
-	s->nbytes = 0;
-	s->nbuf = 0;
-}
-
-void kp_sha1_update(kp_sha1 *s, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	s->nbytes += len;
-	if (s->nbuf) {
-		size_t take = 64 - s->nbuf < len ? 64 - s->nbuf : len;
-		memcpy(s->buf + s->nbuf, p, take);
-		s->nbuf += take;
-		p += take;
-		len -= take;
-		if (s->nbuf < 64)
-			return;
-		sha1_block(s->h, s->buf);
-		s->nbuf = 0;
-	}
-	for (; len >= 64; p += 64, len -= 64)
-		sha1_block(s->h, p);
-	memcpy(s->buf, p, len);
-	s->nbuf = len;
-}
-
-void kp_sha1_final(kp_sha1 *s, uint8_t digest[20])
-{
-	uint64_t bits = s->nbytes * 8;
-	uint8_t pad[72] = {0x80};
-	size_t padlen = (s->nbuf < 56 ? 56 : 120) - s->nbuf;
-	for (int i = 0; i < 8; i++)
-		pad[padlen + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
-	kp_sha1_update(s, pad, padlen + 8);
-	for (int i = 0; i < 5; i++) {
-		digest[4 * i] = (uint8_t)(s->h[i] >> 24);
-		digest[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
-		digest[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
-		digest[4 * i + 3] = (uint8_t)s->h[i];
-	}
-}
-
-void kp_sig_sha1(const void *data, size_t len, uint8_t digest[20])
-{
-	kp_sha1 s;
-	kp_sha1_init(&s);
-	kp_sha1_update(&s, data, len);
-	kp_sha1_final(&s, digest);
-}
-
-static void hex20(const uint8_t d[20], char hex[41])
-{
-	static const char x[] = "0123456789abcdef";
-	for (int i = 0; i < 20; i++) {
-		hex[2 * i] = x[d[i] >> 4];
-		hex[2 * i + 1] = x[d[i] & 15];
-	}
-	hex[40] = '\0';
-}
-
-void kp_sig_sha1_hex(const void *data, size_t len, char hex[41])
-{
-	uint8_t d[20];
-	kp_sig_sha1(data, len, d);
-	hex20(d, hex);
-}
-
-/* ---- a growable string ---------------------------------------------- */
-
-typedef struct sbuf {
-	char *s;
-	size_t n, cap;
-	bool oom;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 128;
-		while (cap < b->n + n + 1)
-			cap *= 2;
-		char *p = realloc(b->s, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-static char *sb_take(sbuf *b)
-{
-	if (b->oom) {
-		free(b->s);
-		return NULL;
-	}
-	if (!b->s)
-		return calloc(1, 1);
-	return b->s;
-}
 
 /* ---- headline normalisation ----------------------------------------- */
 
@@ -193,9 +34,9 @@ static size_t wrapper_len(const char *s)
 
 char *kp_sig_normalize_headline(const char *h)
 {
-	sbuf b = {0};
+	kp_sb b = {0};
 	if (!h)
-		return sb_take(&b);
+		return kp_sb_take(&b);
 	while (*h == ' ' || *h == '\t')
 		h++;
 	h += wrapper_len(h);
@@ -216,8 +57,8 @@ char *kp_sig_normalize_headline(const char *h)
 			if (colon)
 				e = colon;
 			if (b.n && b.s[b.n - 1] != ' ')
-				sb_add(&b, " ", 1);
-			sb_add(&b, base, (size_t)(e - base));
+				kp_sb_add(&b, " ", 1);
+			kp_sb_add(&b, base, (size_t)(e - base));
 			p = q;
 			continue;
 		}
@@ -227,7 +68,7 @@ char *kp_sig_normalize_headline(const char *h)
 		}
 		if (isspace(c)) {
 			if (b.n && b.s[b.n - 1] != ' ')
-				sb_add(&b, " ", 1);
+				kp_sb_add(&b, " ", 1);
 			p++;
 			continue;
 		}
@@ -236,7 +77,7 @@ char *kp_sig_normalize_headline(const char *h)
 			p += 2;
 			while (isxdigit((unsigned char)*p))
 				p++;
-			sb_str(&b, "ADDR");
+			kp_sb_str(&b, "ADDR");
 			continue;
 		}
 		if (!word_before && isxdigit(c)) {
@@ -248,7 +89,7 @@ char *kp_sig_normalize_headline(const char *h)
 				n++;
 			}
 			if (n >= 8 && digit && !is_word((unsigned char)p[n])) {
-				sb_str(&b, "ADDR");
+				kp_sb_str(&b, "ADDR");
 				p += n;
 				continue;
 			}
@@ -258,12 +99,12 @@ char *kp_sig_normalize_headline(const char *h)
 			while (isdigit((unsigned char)p[n]))
 				n++;
 			if (!isalpha((unsigned char)p[n]) && p[n] != '_') {
-				sb_str(&b, "NUM");
+				kp_sb_str(&b, "NUM");
 				p += n;
 				continue;
 			}
 		}
-		sb_add(&b, p, 1);
+		kp_sb_add(&b, p, 1);
 		p++;
 	}
 	if (b.n > HEADLINE_MAX) {
@@ -275,7 +116,7 @@ char *kp_sig_normalize_headline(const char *h)
 	}
 	while (b.n && b.s[b.n - 1] == ' ')
 		b.s[--b.n] = '\0';
-	return sb_take(&b);
+	return kp_sb_take(&b);
 }
 
 /* ---- machinery ------------------------------------------------------ */
@@ -505,7 +346,7 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 	hash_part(&ex, out->headline ? out->headline : "");
 	hash_part(&gr, out->headline ? out->headline : "");
 
-	sbuf frames = {0};
+	kp_sb frames = {0};
 	char label[512], prev[512] = "";
 	size_t ntop = 0;
 	for (size_t i = start; i < nkernel; i++) {
@@ -522,17 +363,17 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 			memcpy(prev, label, sizeof prev);
 			hash_part(&gr, label);
 			if (ntop)
-				sb_str(&frames, " | ");
-			sb_str(&frames, label);
+				kp_sb_str(&frames, " | ");
+			kp_sb_str(&frames, label);
 			ntop++;
 		}
 	}
 	uint8_t d[20];
 	kp_sha1_final(&ex, d);
-	hex20(d, out->exact_key);
+	kp_sha1_to_hex(d, out->exact_key);
 	kp_sha1_final(&gr, d);
-	hex20(d, out->group_key);
-	out->frames = sb_take(&frames);
+	kp_sha1_to_hex(d, out->group_key);
+	out->frames = kp_sb_take(&frames);
 
 	const char *k = culprit_kext(r, t);
 	if (k) {
@@ -546,7 +387,7 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 		}
 	}
 
-	sbuf title = {0};
+	kp_sb title = {0};
 	const char *h = out->headline && *out->headline ? out->headline : "(no panic message)";
 	size_t hn = strlen(h);
 	if (hn > 100) {
@@ -554,15 +395,15 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 		while (hn && ((unsigned char)h[hn] & 0xC0) == 0x80)
 			hn--;
 	}
-	sb_add(&title, h, hn);
+	kp_sb_add(&title, h, hn);
 	if (hn < strlen(h))
-		sb_str(&title, "...");
+		kp_sb_str(&title, "...");
 	if (out->culprit) {
-		sb_str(&title, " (");
-		sb_str(&title, out->culprit);
-		sb_str(&title, ")");
+		kp_sb_str(&title, " (");
+		kp_sb_str(&title, out->culprit);
+		kp_sb_str(&title, ")");
 	}
-	out->title = sb_take(&title);
+	out->title = kp_sb_take(&title);
 
 	if (!out->headline || !out->frames || !out->title || (k && !out->culprit)) {
 		kp_sig_free(out);

@@ -17,7 +17,8 @@
  * no LC_DYSYMTAB, exports trie or chained fixups; fat archives nested in fat
  * slices are rejected. */
 #include "kp_macho.h"
-#include "kp_report.h"   /* kp_uuid_canon */
+#include "kp_lex.h"
+#include "kp_vec.h"
 #include "macho_priv.h"
 
 #include <errno.h>
@@ -116,23 +117,6 @@ static void copy_name16(char dst[17], const unsigned char *src)
 	dst[16] = '\0';
 }
 
-/* Appends one element to a doubling array; false on out of memory.  The
- * callers' counts are bounded by load command bytes, hence by file size. */
-static bool grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return true;
-	size_t ncap = *cap ? *cap * 2 : 8;
-	if (ncap > SIZE_MAX / elem)
-		return false;
-	void *p = realloc(*arr, ncap * elem);
-	if (!p)
-		return false;
-	*arr = p;
-	*cap = ncap;
-	return true;
-}
-
 /* ---- load commands -------------------------------------------------------- */
 
 struct parse {
@@ -207,7 +191,7 @@ static kp_status parse_segment(struct parse *p, uint64_t at, uint32_t cmdsize, b
 				return bad(p->err, p->base, so, "section data outside the file");
 			m.data = p->d + offset;
 		}
-		if (!grow((void **)&p->s->sects, &p->sect_cap, p->s->nsects, sizeof m))
+		if (!kp_vec_reserve((void **)&p->s->sects, &p->sect_cap, p->s->nsects + 1, sizeof m))
 			return kp_error_set(p->err, KP_ERR_NOMEM, 0, -1, "out of memory for sections");
 		p->s->sects[p->s->nsects++] = m;
 	}
@@ -268,7 +252,7 @@ static kp_status parse_fileset_entry(struct parse *p, uint64_t at, uint32_t cmds
 	if (!memchr(c + nameoff, '\0', cmdsize - nameoff))
 		return bad(p->err, p->base, at + nameoff, "unterminated fileset entry name");
 	f.name = (const char *)c + nameoff;
-	if (!grow((void **)&p->s->fileset, &p->fs_cap, p->s->nfileset, sizeof f))
+	if (!kp_vec_reserve((void **)&p->s->fileset, &p->fs_cap, p->s->nfileset + 1, sizeof f))
 		return kp_error_set(p->err, KP_ERR_NOMEM, 0, -1, "out of memory for fileset entries");
 	p->s->fileset[p->s->nfileset++] = f;
 	return KP_OK;

@@ -1,5 +1,6 @@
 /* report_json.c: the report model as JSON for scripts (show --json). */
-#include "kp_json.h"
+#include "kp_report_json.h"
+#include "kp_utf8.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -7,63 +8,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at p (1..4) with its code point, or 0
- * when the bytes there are not one (bad lead, cut, overlong, surrogate). */
-static int utf8_seq(const unsigned char *p, unsigned *cp)
-{
-	unsigned c = p[0];
-	int n;
-	unsigned min;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF)
-		n = 2, min = 0x80, c &= 0x1F;
-	else if (c >= 0xE0 && c <= 0xEF)
-		n = 3, min = 0x800, c &= 0x0F;
-	else if (c >= 0xF0 && c <= 0xF4)
-		n = 4, min = 0x10000, c &= 0x07;
-	else
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((p[i] & 0xC0) != 0x80)   /* also stops at the NUL */
-			return 0;
-		c = c << 6 | (p[i] & 0x3F);
-	}
-	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-		return 0;
-	*cp = c;
-	return n;
-}
-
-static bool needs_escape(unsigned cp)
-{
-	return cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E ||
-	       cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
-	       cp == 0x2028 || cp == 0x2029;
-}
-
 void kp_json_fputs_safe(FILE *fp, const char *json)
 {
 	const unsigned char *p = (const unsigned char *)json, *run = p;
-	while (*p) {
-		if (*p < 0x7F) {
+	const unsigned char *end = p + strlen(json);
+	while (p < end) {
+		if (*p < 0x7F) {   /* cJSON has escaped the C0 controls already */
 			p++;
 			continue;
 		}
-		unsigned cp;
-		int n = utf8_seq(p, &cp);
-		if (n && !needs_escape(cp)) {
+		uint32_t cp;
+		size_t n = kp_utf8_decode(p, (size_t)(end - p), &cp);
+		bool bad = cp == 0xFFFD && n == 1;
+		if (!bad && !kp_text_cp_unsafe(cp)) {
 			p += n;
 			continue;
 		}
 		fwrite(run, 1, (size_t)(p - run), fp);
-		if (n)
-			fprintf(fp, "\\u%04x", cp);
+		if (cp > 0xFFFF)   /* tag characters: a UTF-16 surrogate pair */
+			fprintf(fp, "\\u%04x\\u%04x", (unsigned)(0xD800 + ((cp - 0x10000) >> 10)),
+			        (unsigned)(0xDC00 + ((cp - 0x10000) & 0x3FF)));
 		else
-			fputs("\\ufffd", fp);
-		p += n ? n : 1;
+			fprintf(fp, "\\u%04x", (unsigned)cp);
+		p += n;
 		run = p;
 	}
 	fwrite(run, 1, (size_t)(p - run), fp);

@@ -11,6 +11,7 @@
  * Paths holding a tab or newline are never cached. */
 #include "dsym.h"
 #include "kp_macho.h"
+#include "kp_fs.h"
 #include "kp_vec.h"
 
 #include <dirent.h>
@@ -78,11 +79,6 @@ struct kp_dsym_index {
 	size_t seen_cap, seen_n;
 };
 
-static bool push(void **arr, size_t *n, size_t *cap, size_t sz)
-{
-	return kp__vec_push(arr, n, cap, sz) != NULL;
-}
-
 static bool cacheable(const char *p)
 {
 	return !strpbrk(p, "\t\n\r");
@@ -110,7 +106,7 @@ static void load_cache(kp_dsym_index *x)
 			continue;
 		}
 		if (line[0] == 'R' && line[1] == '\t') {
-			if (!push((void **)&x->cached, &x->ncached, &x->ccap, sizeof *x->cached))
+			if (!kp_vec_push((void **)&x->cached, &x->ncached, &x->ccap, sizeof *x->cached))
 				break;
 			cr = &x->cached[x->ncached - 1];
 			cr->path = strdup(line + 2);
@@ -119,7 +115,7 @@ static void load_cache(kp_dsym_index *x)
 			int off = 0;
 			if (sscanf(line + 2, "%lld\t%lld\t%n", &ms, &mns, &off) != 2 || off == 0)
 				continue;
-			if (!push((void **)&cr->dirs, &cr->ndirs, &cr->dcap, sizeof *cr->dirs))
+			if (!kp_vec_push((void **)&cr->dirs, &cr->ndirs, &cr->dcap, sizeof *cr->dirs))
 				break;
 			dirrec *d = &cr->dirs[cr->ndirs - 1];
 			d->ms = ms, d->mns = mns, d->path = strdup(line + 2 + off);
@@ -131,7 +127,7 @@ static void load_cache(kp_dsym_index *x)
 			if (sscanf(line + 2, "%lld\t%lld\t%lld\t%36[0-9A-F-]\t%u\t%n", &size, &ms, &mns, uuid,
 			           &ft, &off) != 5 || off == 0 || strlen(uuid) != 36)
 				continue;
-			if (!push((void **)&cr->files, &cr->nfiles, &cr->fcap, sizeof *cr->files))
+			if (!kp_vec_push((void **)&cr->files, &cr->nfiles, &cr->fcap, sizeof *cr->files))
 				break;
 			entry *e = &cr->files[cr->nfiles - 1];
 			memcpy(e->uuid, uuid, 37);
@@ -162,39 +158,15 @@ static bool write_root(FILE *fp, const char *path, const dirrec *dirs, size_t nd
 	return !ferror(fp);
 }
 
-static int mkdirs(const char *dir)
-{
-	char buf[4096];
-	size_t n = strlen(dir);
-	if (n >= sizeof buf)
-		return -1;
-	memcpy(buf, dir, n + 1);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
-}
-
 void kp__dsym_save(kp_dsym_index *x)
 {
 	if (!x->cache_file || !x->dirty)
 		return;
-	char dir[4096], tmp[4200];
-	snprintf(dir, sizeof dir, "%s", x->cache_file);
-	char *slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		if (mkdirs(dir) != 0)
-			return;
-	}
-	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", x->cache_file, (long)getpid());
-	FILE *fp = fopen(tmp, "w");
-	if (!fp)
+	kp_fs_atomic a;
+	if (kp_fs_mkdirs_for(x->cache_file, 0755, NULL) != KP_OK ||
+	    kp_fs_atomic_open(&a, x->cache_file, NULL) != KP_OK)
 		return;
+	FILE *fp = a.fp;
 	bool ok = fprintf(fp, "kpbrowse-dsym-cache 1\n") > 0;
 	for (size_t i = 0; i < x->nroots && ok; i++)
 		if (x->roots[i].walked)
@@ -209,11 +181,10 @@ void kp__dsym_save(kp_dsym_index *x)
 		if (!used && c->path)
 			ok = write_root(fp, c->path, c->dirs, c->ndirs, c->files, c->nfiles, 0, false);
 	}
-	ok &= fclose(fp) == 0;
-	if (ok && rename(tmp, x->cache_file) == 0)
+	if (!ok)
+		kp_fs_atomic_abort(&a);
+	else if (kp_fs_atomic_commit(&a, NULL) == KP_OK)
 		x->dirty = false;
-	else
-		unlink(tmp);
 }
 
 /* ---- index ---- */
@@ -274,7 +245,7 @@ bool kp__dsym_add_root(kp_dsym_index *x, const char *path)
 	for (size_t i = 0; i < x->nroots; i++)
 		if (strcmp(x->roots[i].path, path) == 0)
 			return true;
-	if (!push((void **)&x->roots, &x->nroots, &x->rcap, sizeof *x->roots))
+	if (!kp_vec_push((void **)&x->roots, &x->nroots, &x->rcap, sizeof *x->roots))
 		return false;
 	x->roots[x->nroots - 1].path = strdup(path);
 	if (!x->roots[x->nroots - 1].path) {
@@ -287,7 +258,7 @@ bool kp__dsym_add_root(kp_dsym_index *x, const char *path)
 static bool add_entry(kp_dsym_index *x, size_t root, const char *uuid, unsigned ft,
                       const char *path, const struct stat *st)
 {
-	if (!push((void **)&x->ents, &x->nents, &x->ecap, sizeof *x->ents))
+	if (!kp_vec_push((void **)&x->ents, &x->nents, &x->ecap, sizeof *x->ents))
 		return false;
 	entry *e = &x->ents[x->nents - 1];
 	memcpy(e->uuid, uuid, 37);
@@ -295,7 +266,7 @@ static bool add_entry(kp_dsym_index *x, size_t root, const char *uuid, unsigned 
 	e->path = strdup(path);
 	e->size = (long long)st->st_size;
 	e->ms = (long long)st->st_mtime;
-	e->mns = KP_MTIME_NSEC(*st);
+	e->mns = kp_fs_mtime_nsec(st);
 	e->root = root;
 	if (!e->path) {
 		x->nents--;
@@ -318,7 +289,7 @@ static void probe(kp_dsym_index *x, size_t root, const char *path, const struct 
 		for (size_t i = 0; i < x->reuse->nfiles; i++) {
 			const entry *c = &x->reuse->files[i];
 			if (c->size == (long long)st->st_size && c->ms == (long long)st->st_mtime &&
-			    c->mns == KP_MTIME_NSEC(*st) && strcmp(c->path, path) == 0) {
+			    c->mns == kp_fs_mtime_nsec(st) && strcmp(c->path, path) == 0) {
 				add_entry(x, root, c->uuid, c->filetype, path, st);
 				hit = true;
 			}
@@ -386,11 +357,11 @@ static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth)
 	    !seen_insert(x, st.st_dev, st.st_ino))
 		return;
 	root *r = &x->roots[ri];
-	if (push((void **)&r->dirs, &r->ndirs, &r->dcap, sizeof *r->dirs)) {
+	if (kp_vec_push((void **)&r->dirs, &r->ndirs, &r->dcap, sizeof *r->dirs)) {
 		dirrec *d = &r->dirs[r->ndirs - 1];
 		d->path = strdup(dir);
 		d->ms = (long long)st.st_mtime;
-		d->mns = KP_MTIME_NSEC(st);
+		d->mns = kp_fs_mtime_nsec(&st);
 	}
 	DIR *dp = opendir(dir);
 	if (!dp)
@@ -427,12 +398,12 @@ static bool cached_valid(const cached_root *c)
 	struct stat st;
 	for (size_t i = 0; i < c->ndirs; i++)
 		if (!c->dirs[i].path || stat(c->dirs[i].path, &st) != 0 ||
-		    (long long)st.st_mtime != c->dirs[i].ms || KP_MTIME_NSEC(st) != c->dirs[i].mns)
+		    (long long)st.st_mtime != c->dirs[i].ms || kp_fs_mtime_nsec(&st) != c->dirs[i].mns)
 			return false;
 	for (size_t i = 0; i < c->nfiles; i++)
 		if (!c->files[i].path || stat(c->files[i].path, &st) != 0 ||
 		    (long long)st.st_size != c->files[i].size || (long long)st.st_mtime != c->files[i].ms ||
-		    KP_MTIME_NSEC(st) != c->files[i].mns)
+		    kp_fs_mtime_nsec(&st) != c->files[i].mns)
 			return false;
 	return c->ndirs > 0 || c->nfiles > 0;
 }
@@ -455,7 +426,7 @@ static void walk_root(kp_dsym_index *x, size_t ri)
 				x->ents[x->nents - 1].mns = e->mns;
 		}
 		for (size_t i = 0; i < c->ndirs; i++)
-			if (push((void **)&r->dirs, &r->ndirs, &r->dcap, sizeof *r->dirs)) {
+			if (kp_vec_push((void **)&r->dirs, &r->ndirs, &r->dcap, sizeof *r->dirs)) {
 				r->dirs[r->ndirs - 1] = c->dirs[i];
 				r->dirs[r->ndirs - 1].path = strdup(c->dirs[i].path);
 			}

@@ -52,24 +52,6 @@ void *kp__alloc(kp_report *r, size_t n)
 	return kp_arena_alloc(r->arena, n);
 }
 
-void *kp__vec_push(void **arr, size_t *n, size_t *cap, size_t sz)
-{
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		if (ncap > SIZE_MAX / sz)
-			return NULL;
-		void *p = realloc(*arr, ncap * sz);
-		if (!p)
-			return NULL;
-		*arr = p;
-		*cap = ncap;
-	}
-	void *e = (char *)*arr + *n * sz;
-	memset(e, 0, sz);
-	(*n)++;
-	return e;
-}
-
 char *kp__strndup(kp_report *r, const char *s, size_t n)
 {
 	if (!s)
@@ -106,7 +88,7 @@ char *kp__sprintf(kp_report *r, const char *fmt, ...)
 
 kp_image *kp__add_image(kp_report *r)
 {
-	kp_image *im = kp__vec_push((void **)&r->images, &r->nimages, &r->images_cap, sizeof *im);
+	kp_image *im = kp_vec_push((void **)&r->images, &r->nimages, &r->images_cap, sizeof *im);
 	if (im) {
 		im->index = (int)(r->nimages - 1);
 		im->kind = '?';
@@ -116,13 +98,13 @@ kp_image *kp__add_image(kp_report *r)
 
 kp_process *kp__add_process(kp_report *r)
 {
-	return kp__vec_push((void **)&r->processes, &r->nprocesses, &r->processes_cap, sizeof(kp_process));
+	return kp_vec_push((void **)&r->processes, &r->nprocesses, &r->processes_cap, sizeof(kp_process));
 }
 
 kp_thread *kp__add_thread(kp_report *r, kp_process *p)
 {
 	(void)r;
-	kp_thread *t = kp__vec_push((void **)&p->threads, &p->nthreads, &p->threads_cap, sizeof *t);
+	kp_thread *t = kp_vec_push((void **)&p->threads, &p->nthreads, &p->threads_cap, sizeof *t);
 	if (t)
 		t->cpu = -1;
 	return t;
@@ -131,7 +113,7 @@ kp_thread *kp__add_thread(kp_report *r, kp_process *p)
 kp_frame *kp__add_frame(kp_report *r, kp_thread *t)
 {
 	(void)r;
-	kp_frame *f = kp__vec_push((void **)&t->frames, &t->nframes, &t->frames_cap, sizeof *f);
+	kp_frame *f = kp_vec_push((void **)&t->frames, &t->nframes, &t->frames_cap, sizeof *f);
 	if (f)
 		f->image = -1;
 	return f;
@@ -139,12 +121,12 @@ kp_frame *kp__add_frame(kp_report *r, kp_thread *t)
 
 kp_kext *kp__add_kext(kp_report *r)
 {
-	return kp__vec_push((void **)&r->kexts, &r->nkexts, &r->kexts_cap, sizeof(kp_kext));
+	return kp_vec_push((void **)&r->kexts, &r->nkexts, &r->kexts_cap, sizeof(kp_kext));
 }
 
 bool kp__add_field(kp_report *r, const char *key, size_t keylen, const char *value, size_t vlen)
 {
-	kp_field *f = kp__vec_push((void **)&r->fields, &r->nfields, &r->fields_cap, sizeof *f);
+	kp_field *f = kp_vec_push((void **)&r->fields, &r->nfields, &r->fields_cap, sizeof *f);
 	if (!f)
 		return false;
 	f->key = kp__strndup(r, key, keylen);
@@ -170,7 +152,7 @@ bool kp__warn(kp_report *r, long line, const char *fmt, ...)
 		vsnprintf(buf, sizeof buf, fmt, ap);
 		va_end(ap);
 	}
-	kp_warning *w = kp__vec_push((void **)&r->warnings, &r->nwarnings, &r->warnings_cap, sizeof *w);
+	kp_warning *w = kp_vec_push((void **)&r->warnings, &r->nwarnings, &r->warnings_cap, sizeof *w);
 	if (!w)
 		return false;
 	w->line = line;
@@ -217,71 +199,6 @@ void kp__derive_arch(kp_report *r)
 				r->soc = kp__strndup(r, a, n);
 		}
 	}
-}
-
-bool kp__parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i = 0;
-	int base = 10;
-	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	if (i == n)
-		return false;
-	for (; i < n; i++) {
-		int d;
-		unsigned char c = (unsigned char)s[i];
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return false;
-		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-			return false;
-		v = v * (uint64_t)base + (uint64_t)d;
-	}
-	*out = v;
-	return true;
-}
-
-bool kp_parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	return kp__parse_u64(s, n, out);
-}
-
-bool kp_uuid_canon(const char *src, size_t len, char out[37])
-{
-	static const char hex[] = "0123456789ABCDEF";
-	int nd = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)src[i];
-		int v;
-		if (c == '-')
-			continue;
-		if (c >= '0' && c <= '9')
-			v = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			v = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			v = c - 'A' + 10;
-		else
-			return false;
-		if (nd == 32)
-			return false;
-		int pos = nd + (nd >= 8) + (nd >= 12) + (nd >= 16) + (nd >= 20);
-		out[pos] = hex[v];
-		nd++;
-	}
-	if (nd != 32)
-		return false;
-	out[8] = out[13] = out[18] = out[23] = '-';
-	out[36] = '\0';
-	return true;
 }
 
 const char *kp_format_name(kp_format f)

@@ -93,33 +93,6 @@ unsigned kp__dwarf_sections(const kp_macho_slice *slice, bool little, struct sec
 
 /* ---- small utilities ------------------------------------------------------ */
 
-bool kp__dwarf_grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return true;
-	size_t n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	void *q = realloc(*p, n * elem);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = n;
-	return true;
-}
-
-/* Gives back a growth array's slack once it is complete (caches live long). */
-void kp__dwarf_shrink(void **p, size_t *cap, size_t n, size_t elem)
-{
-	if (n && n < *cap) {
-		void *q = realloc(*p, n * elem);
-		if (q) {
-			*p = q;
-			*cap = n;
-		}
-	}
-}
-
 static uint64_t hash_str(const char *s, size_t len)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -231,7 +204,7 @@ struct nameent *kp__dwarf_name_slot(struct kp__dwarf_cache *d, uint64_t off)
 
 bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi)
 {
-	if (!kp__dwarf_grow((void **)&b->v, &b->cap, b->n + 1, sizeof *b->v))
+	if (!kp_vec_reserve((void **)&b->v, &b->cap, b->n + 1, sizeof *b->v))
 		return false;
 	b->v[b->n].lo = lo;
 	b->v[b->n].hi = hi;
@@ -268,7 +241,7 @@ static bool amap_set(struct amapv *m, uint64_t key, uint64_t hi, uint32_t sub)
 		m->v[i - 1].sub = sub;
 		return true;
 	}
-	if (!kp__dwarf_grow((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v))
+	if (!kp_vec_reserve((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v))
 		return false;
 	memmove(m->v + i + 1, m->v + i, (m->n - i) * sizeof *m->v);
 	m->v[i] = (struct amap){key, hi, sub};
@@ -295,23 +268,17 @@ bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub)
 
 /* ---- paths ----------------------------------------------------------------- */
 
-bool kp__dwarf_pb_append(struct pbuf *p, const char *part)
+bool kp__dwarf_pb_append(kp_sb *p, const char *part)
 {
 	if (!part || !*part)
 		return true;
-	size_t len = strlen(part);
-	if (!kp__dwarf_grow((void **)&p->s, &p->cap, p->n + len + 2, 1))
-		return false;
 	if (p->n && p->s[p->n - 1] == '/') {
 		while (*part == '/')
-			part++, len--;
-	} else if (p->n && part[0] != '/') {
-		p->s[p->n++] = '/';
+			part++;
+	} else if (p->n && part[0] != '/' && !kp_sb_add(p, "/", 1)) {
+		return false;
 	}
-	memcpy(p->s + p->n, part, len);
-	p->n += len;
-	p->s[p->n] = '\0';
-	return true;
+	return kp_sb_add(p, part, strlen(part));
 }
 
 bool kp__dwarf_path_is_abs(const char *s)
@@ -374,7 +341,7 @@ bool kp__dwarf_cu_add_func(struct cu *cu, uint64_t die_off, const struct rngbuf 
 	if (!rb->n)
 		return true;
 	if (cu->nfuncs >= INT32_MAX ||
-	    !kp__dwarf_grow((void **)&cu->funcs, &cu->capfuncs, cu->nfuncs + 1, sizeof *cu->funcs))
+	    !kp_vec_reserve((void **)&cu->funcs, &cu->capfuncs, cu->nfuncs + 1, sizeof *cu->funcs))
 		return false;
 	uint32_t fi = (uint32_t)cu->nfuncs++;
 	memset(&cu->funcs[fi], 0, sizeof cu->funcs[fi]);
@@ -389,7 +356,7 @@ bool kp__dwarf_func_add_sub(struct func *fn, const struct sub *sr, const struct 
                             uint32_t *idx)
 {
 	if (fn->nsubs >= INT32_MAX ||
-	    !kp__dwarf_grow((void **)&fn->subs, &fn->capsubs, fn->nsubs + 1, sizeof *fn->subs))
+	    !kp_vec_reserve((void **)&fn->subs, &fn->capsubs, fn->nsubs + 1, sizeof *fn->subs))
 		return false;
 	*idx = (uint32_t)fn->nsubs++;
 	fn->subs[*idx] = *sr;
@@ -412,7 +379,7 @@ bool kp__dwarf_cu_add_row(struct cu *cu, struct seqbuild *sb, struct row row, bo
 		sb->open = false;
 		/* llvm keeps only sequences with LowPC < HighPC */
 		if (cu->rows[sb->first].addr < row.addr) {
-			if (!kp__dwarf_grow((void **)&cu->seqs, &sb->cap, cu->nseqs + 1, sizeof *cu->seqs))
+			if (!kp_vec_reserve((void **)&cu->seqs, &sb->cap, cu->nseqs + 1, sizeof *cu->seqs))
 				return false;
 			cu->seqs[cu->nseqs++] = (struct seq){cu->rows[sb->first].addr, row.addr,
 			                                     (uint32_t)sb->first,
@@ -424,7 +391,7 @@ bool kp__dwarf_cu_add_row(struct cu *cu, struct seqbuild *sb, struct row row, bo
 
 void kp__dwarf_cu_rows_done(struct cu *cu, struct seqbuild *sb)
 {
-	kp__dwarf_shrink((void **)&cu->seqs, &sb->cap, cu->nseqs, sizeof *cu->seqs);
+	kp_vec_shrink((void **)&cu->seqs, &sb->cap, cu->nseqs, sizeof *cu->seqs);
 }
 
 kp_status kp__dwarf_func_done(struct func *fn, kp_status st, kp_error *err)
@@ -437,8 +404,8 @@ kp_status kp__dwarf_func_done(struct func *fn, kp_status st, kp_error *err)
 		                                       : "malformed DWARF in the subprogram at 0x%llx",
 		                    (unsigned long long)fn->die_off);
 	}
-	kp__dwarf_shrink((void **)&fn->subs, &fn->capsubs, fn->nsubs, sizeof *fn->subs);
-	kp__dwarf_shrink((void **)&fn->map.v, &fn->map.cap, fn->map.n, sizeof *fn->map.v);
+	kp_vec_shrink((void **)&fn->subs, &fn->capsubs, fn->nsubs, sizeof *fn->subs);
+	kp_vec_shrink((void **)&fn->map.v, &fn->map.cap, fn->map.n, sizeof *fn->map.v);
 	fn->state = 1;
 	return KP_OK;
 }
@@ -453,8 +420,8 @@ kp_status kp__dwarf_cu_done(struct cu *cu, kp_status st, kp_error *err)
 		                                       : "malformed DWARF in the unit at 0x%llx",
 		                    (unsigned long long)cu->hdr_off);
 	}
-	kp__dwarf_shrink((void **)&cu->funcs, &cu->capfuncs, cu->nfuncs, sizeof *cu->funcs);
-	kp__dwarf_shrink((void **)&cu->map.v, &cu->map.cap, cu->map.n, sizeof *cu->map.v);
+	kp_vec_shrink((void **)&cu->funcs, &cu->capfuncs, cu->nfuncs, sizeof *cu->funcs);
+	kp_vec_shrink((void **)&cu->map.v, &cu->map.cap, cu->map.n, sizeof *cu->map.v);
 	cu->state = 1;
 	return KP_OK;
 }
@@ -503,7 +470,7 @@ static kp_status index_from(struct kp__dwarf_cache *d, struct arange *in, size_t
 			if (d->nar && d->ar[d->nar - 1].hi == prev && last_active) {
 				d->ar[d->nar - 1].hi = ep[i].addr;
 			} else {
-				if (!kp__dwarf_grow((void **)&d->ar, &cap, d->nar + 1, sizeof *d->ar))
+				if (!kp_vec_reserve((void **)&d->ar, &cap, d->nar + 1, sizeof *d->ar))
 					goto nomem;
 				d->ar[d->nar++] = (struct arange){prev, ep[i].addr, best};
 			}
@@ -570,7 +537,7 @@ kp_status kp__dwarf_build_index(struct kp__dwarf_cache *d, const struct aarange 
 		                        : NULL;
 		if (!cu)
 			continue;
-		if (!kp__dwarf_grow((void **)raw, capraw, *nraw + 1, sizeof **raw))
+		if (!kp_vec_reserve((void **)raw, capraw, *nraw + 1, sizeof **raw))
 			return KP_ERR_NOMEM;
 		(*raw)[(*nraw)++] = (struct arange){aa[i].lo, aa[i].hi, (uint32_t)(cu - d->cus)};
 	}

@@ -11,6 +11,7 @@
  * KP_IPS_MAX_FRAMES a thread; what is past them is dropped with a warning. */
 #include "json_scan.h"
 #include "report_build.h"
+#include "kp_utf8.h"
 
 #include <string.h>
 
@@ -24,49 +25,18 @@ static bool is_key(const kp_jmember *m, const char *k, size_t n)
 }
 #define KEY(m, lit) is_key((m), lit, sizeof(lit) - 1)
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static unsigned read_hex4(const char *p, const char *end)
 {
 	unsigned v = 0;
 	if (end - p < 4)
 		return 0xFFFFFFFFu;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(p[i]);
+		int h = kp_hex_digit((unsigned char)p[i]);
 		if (h < 0)
 			return 0xFFFFFFFFu;
 		v = v << 4 | (unsigned)h;
 	}
 	return v;
-}
-
-static char *put_utf8(char *o, unsigned cp)
-{
-	if (cp < 0x80) {
-		*o++ = (char)cp;
-	} else if (cp < 0x800) {
-		*o++ = (char)(0xC0 | cp >> 6);
-		*o++ = (char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		*o++ = (char)(0xE0 | cp >> 12);
-		*o++ = (char)(0x80 | (cp >> 6 & 0x3F));
-		*o++ = (char)(0x80 | (cp & 0x3F));
-	} else {
-		*o++ = (char)(0xF0 | cp >> 18);
-		*o++ = (char)(0x80 | (cp >> 12 & 0x3F));
-		*o++ = (char)(0x80 | (cp >> 6 & 0x3F));
-		*o++ = (char)(0x80 | (cp & 0x3F));
-	}
-	return o;
 }
 
 /* A JSON string value [s, end) (quotes included) decoded into the arena;
@@ -111,7 +81,7 @@ static char *read_string(kp_report *r, const char *s, const char *end)
 			}
 			if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF))
 				cp = 0xFFFD;
-			o = put_utf8(o, cp);
+			o += kp_utf8_encode(cp, o);
 			break;
 		}
 		default: *o++ = c; break;   /* \" \\ \/ and lenient others */
@@ -129,7 +99,7 @@ static bool read_u64(const char *s, const char *end, uint64_t *out)
 		n++;
 	if (n == 0 || (s + n < end && (s[n] == '.' || s[n] == 'e' || s[n] == 'E')))
 		return false;
-	return kp__parse_u64(s, n, out);
+	return kp_parse_u64(s, n, out);
 }
 
 /* ["A","B"] -> "A B"; a plain string as itself. */
@@ -233,7 +203,7 @@ static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm)
 	if (!t)
 		return KP_ERR_NOMEM;
 	uint64_t id;
-	if (kp__parse_u64(tm->key, tm->keylen, &id))
+	if (kp_parse_u64(tm->key, tm->keylen, &id))
 		t->has_id = true, t->id = id;
 	/* frames are read after the other members: kernelFrames come first */
 	const char *kf = NULL, *kfe = NULL, *uf = NULL, *ufe = NULL;
@@ -275,7 +245,7 @@ static kp_status read_process(kp_report *r, const kp_jmember *pm)
 		return KP_ERR_NOMEM;
 	size_t pi = r->nprocesses - 1;
 	uint64_t pid;
-	if (kp__parse_u64(pm->key, pm->keylen, &pid) && pid <= INT64_MAX)
+	if (kp_parse_u64(pm->key, pm->keylen, &pid) && pid <= INT64_MAX)
 		p->has_pid = true, p->pid = (int64_t)pid;
 	while (kp__json_obj_next(&it, &m, &e)) {
 		p = &r->processes[pi];

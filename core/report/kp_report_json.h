@@ -1,9 +1,9 @@
-/* kp_json.h: a report as the JSON object `kpbrowse show --json` prints.
+/* kp_report_json.h: a report as the JSON object `kpbrowse show --json` prints.
  *
  * Ownership: the returned cJSON tree belongs to the caller (cJSON_Delete);
  * it copies every string, so it outlives the report. */
-#ifndef KP_JSON_H
-#define KP_JSON_H
+#ifndef KP_REPORT_JSON_H
+#define KP_REPORT_JSON_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -662,7 +662,7 @@ static void decode_lines(dctx *c, Dwarf_Die cudie)
 		ldw_fail(c, &e, r);
 		return;
 	}
-	struct pbuf pb = {0};
+	kp_sb pb = {0};
 
 	/* File table, named the way llvm's getFileNameByIndex(AbsoluteFilePath)
 	 * does: absolute names as they are; else comp_dir (unless the include
@@ -1030,7 +1030,7 @@ static kp_status open_index(kp_dwarf *d, kp_error *err)
 			break;
 		}
 		if (d->c.ncus >= UINT32_MAX ||
-		    !kp__dwarf_grow((void **)&d->c.cus, &capcu, d->c.ncus + 1, sizeof *d->c.cus)) {
+		    !kp_vec_reserve((void **)&d->c.cus, &capcu, d->c.ncus + 1, sizeof *d->c.cus)) {
 			dwarf_dealloc_die(cudie);
 			st = KP_ERR_NOMEM;
 			goto out;
@@ -1049,7 +1049,7 @@ static kp_status open_index(kp_dwarf *d, kp_error *err)
 				for (size_t i = 0; i < rb.n && c.st == KP_OK; i++) {
 					if (rb.v[i].lo >= rb.v[i].hi)
 						continue;
-					if (!kp__dwarf_grow((void **)&raw, &capraw, nraw + 1, sizeof *raw))
+					if (!kp_vec_reserve((void **)&raw, &capraw, nraw + 1, sizeof *raw))
 						c.st = KP_ERR_NOMEM;
 					else
 						raw[nraw++] = (struct arange){rb.v[i].lo, rb.v[i].hi, idx};

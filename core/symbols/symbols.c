@@ -2,6 +2,7 @@
 #include "kp_symbols.h"
 #include "dsym.h"
 #include "kp_macho.h"
+#include "kp_fs.h"
 #include "kp_vec.h"
 #include "symcache.h"
 
@@ -36,11 +37,6 @@ struct kp_symbols {
 	kp_symbols_progress_fn progress;
 	void *progress_ctx;
 };
-
-static bool push(void **arr, size_t *n, size_t *cap, size_t sz)
-{
-	return kp__vec_push(arr, n, cap, sz) != NULL;
-}
 
 static void default_cache_dir(char *buf, size_t size)
 {
@@ -252,7 +248,7 @@ static void attach(kp_symbols *s, opened *o)
 		open_dwarf(s, o);
 		return;
 	}
-	kp_symcache_key key = {o->slice->uuid, o->slice->arch, (uint64_t)st.st_size, KP_MTIME_NS(st)};
+	kp_symcache_key key = {o->slice->uuid, o->slice->arch, (uint64_t)st.st_size, kp_fs_mtime_ns(&st)};
 	if (kp__symcache_open(path, &key, &o->sc) == KP_OK) {
 		s->symcaches_used++;
 		return;
@@ -281,7 +277,7 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 			return &s->open[i];
 	if (!kp_symbols_find(s, uuid))
 		return NULL;
-	if (!push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open))
+	if (!kp_vec_push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open))
 		return NULL;
 	opened *o = &s->open[s->nopen - 1];
 	memcpy(o->uuid, uuid, 37);
@@ -358,7 +354,7 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 		char *dm = kp_demangle(name);
 		if (!dm && name[0] == '_')
 			dm = strdup(name + 1);   /* C symbols carry one leading '_' on Mach-O */
-		if (dm && push((void **)&s->owned, &s->nowned, &s->owcap, sizeof *s->owned))
+		if (dm && kp_vec_push((void **)&s->owned, &s->nowned, &s->owcap, sizeof *s->owned))
 			s->owned[s->nowned - 1] = dm;
 		else if (dm) {
 			free(dm);
@@ -459,7 +455,7 @@ kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *ar
 			return kp_error_set(err, KP_ERR_USAGE, 0, -1,
 			                    "a universal file: choose a slice with --arch");
 		}
-		if (!push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open)) {
+		if (!kp_vec_push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open)) {
 			kp_macho_close(&m);
 			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 		}

@@ -71,19 +71,4 @@ bool kp_sig_is_machinery(const char *function);
 /* True for a bundle id of Apple's (starts with "com.apple."). */
 bool kp_sig_is_apple(const char *bundle_id);
 
-/* SHA-1 (FIPS 180-4) of data[0..len); hex is 40 lower-case digits + NUL. */
-void kp_sig_sha1(const void *data, size_t len, uint8_t digest[20]);
-void kp_sig_sha1_hex(const void *data, size_t len, char hex[41]);
-
-/* Incremental SHA-1 for callers hashing in pieces. */
-typedef struct kp_sha1 {
-	uint32_t h[5];
-	uint64_t nbytes;
-	uint8_t buf[64];
-	size_t nbuf;
-} kp_sha1;
-void kp_sha1_init(kp_sha1 *s);
-void kp_sha1_update(kp_sha1 *s, const void *data, size_t len);
-void kp_sha1_final(kp_sha1 *s, uint8_t digest[20]);
-
 #endif

@@ -205,7 +205,7 @@ void kp__text_general_line(tp *c, const char *t)
 	const char *p;
 	if (!c->saw_panic && (p = strstr(t, "panic(")) && (p == t || midline_panic(p))) {
 		panic_line(c, p);
-		c->head_open = kp__text_quotes_open(c->head.p ? c->head.p : "");
+		c->head_open = kp__text_quotes_open(c->head.s ? c->head.s : "");
 		return;
 	}
 	if ((p = after(t, "Backtrace")) && strstr(p, "Frame : Return Address")) {

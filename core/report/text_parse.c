@@ -28,29 +28,12 @@
 
 #define HEAD_MAX_LINES 16
 
-bool kp__text_sb_put(tp *c, sbuf *b, const char *s, size_t n)
+bool kp__text_sb_put(tp *c, kp_sb *b, const char *s, size_t n)
 {
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->n + n + 1) {
-			if (cap > SIZE_MAX / 2) {
-				c->oom = true;
-				return false;
-			}
-			cap *= 2;
-		}
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			c->oom = true;
-			return false;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, s, n);
-	b->n += n;
-	b->p[b->n] = '\0';
-	return true;
+	if (kp_sb_add(b, s, n))
+		return true;
+	c->oom = true;
+	return false;
 }
 
 static bool contains_ci(const char *s, const char *w)
@@ -131,7 +114,7 @@ static void one_line(tp *c, size_t end)
 	}
 	if (!kp__text_sb_put(c, &c->line, "", 0))
 		return;
-	char *s = c->line.p;
+	char *s = c->line.s;
 	size_t n = c->line.n;
 	while (n && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
 		s[--n] = '\0';
@@ -179,7 +162,7 @@ static void one_line(tp *c, size_t end)
 			kp__text_sb_put(c, &c->head, " ", 1);
 			kp__text_sb_put(c, &c->head, t, strlen(t));
 			c->head_lines++;
-			c->head_open = kp__text_quotes_open(c->head.p);
+			c->head_open = kp__text_quotes_open(c->head.s);
 			return;
 		}
 		c->head_open = false;
@@ -201,7 +184,7 @@ static void one_line(tp *c, size_t end)
 /* '"a" "b"@f' -> 'a b@f'; anything after the last quoted string is kept. */
 static char *unquote(tp *c, const char *s)
 {
-	sbuf o = { 0 };
+	kp_sb o = { 0 };
 	const char *p = s;
 	bool first = true;
 	while (*p == '"') {
@@ -221,7 +204,7 @@ static char *unquote(tp *c, const char *s)
 		p = q;
 	}
 	kp__text_sb_put(c, &o, p, strlen(p));
-	return o.p;
+	return o.s;
 }
 
 static void make_headline(tp *c)
@@ -230,8 +213,8 @@ static void make_headline(tp *c)
 	if (r->headline)
 		return;
 	char *h = NULL;
-	if (c->saw_panic && c->head.p) {
-		h = c->head.p[0] == '"' ? unquote(c, c->head.p) : strdup(c->head.p);
+	if (c->saw_panic && c->head.s) {
+		h = c->head.s[0] == '"' ? unquote(c, c->head.s) : strdup(c->head.s);
 		if (!h) {
 			c->oom = true;
 			return;
@@ -245,13 +228,13 @@ static void make_headline(tp *c)
 			h = NULL;
 		}
 	}
-	if (!h && c->first.p) {
-		collapse_ws(c->first.p);
-		r->headline = kp__strdup(r, c->first.p);
+	if (!h && c->first.s) {
+		collapse_ws(c->first.s);
+		r->headline = kp__strdup(r, c->first.s);
 	} else if (h) {
 		r->headline = kp__strdup(r, h);
 	}
-	if (!r->headline && (h || c->first.p))
+	if (!r->headline && (h || c->first.s))
 		c->oom = true;
 	free(h);
 }
@@ -319,7 +302,7 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len, long line0,
 	kp_status st = KP_OK;
 	if (c.oom)
 		goto nomem;
-	bool headline_ish = c.first.p && (contains_ci(c.first.p, "panic") || contains_ci(c.first.p, "watchdog"));
+	bool headline_ish = c.first.s && (contains_ci(c.first.s, "panic") || contains_ci(c.first.s, "watchdog"));
 	if (!c.saw_panic && !c.saw_bt && !c.saw_kv && !c.saw_marker && !headline_ish) {
 		if (!c.have_content)
 			st = kp_error_set(err, KP_ERR_FORMAT, line0, byte0, "no panic text: only blank lines");
@@ -344,8 +327,8 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len, long line0,
 nomem:
 	st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 out:
-	free(c.line.p);
-	free(c.first.p);
-	free(c.head.p);
+	free(c.line.s);
+	free(c.first.s);
+	free(c.head.s);
 	return st;
 }

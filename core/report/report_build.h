@@ -31,10 +31,6 @@ int kp__image_by_uuid(const kp_report *r, const char *uuid);
 /* Derives arch and soc from kernel_version when they are not set yet. */
 void kp__derive_arch(kp_report *r);
 
-/* Reads the hex (0x...) or decimal digits at s[0..n) as uint64 without going
- * through a double; false on overflow or no digits. */
-bool kp__parse_u64(const char *s, size_t n, uint64_t *out);
-
 /* The text parser: fills r from panic text (a legacy .panic file or the
  * panic string embedded in a JSON report).
  *  - Header fields already set (from JSON) are kept; empty ones are filled.

@@ -1,5 +1,7 @@
 /* symcache.c: the symbol cache of symcache.h: build, write, map, look up. */
 #include "symcache.h"
+#include "kp_fs.h"
+#include "kp_vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -299,17 +301,7 @@ struct vec {
 
 static bool vgrow(struct vec *x, size_t need, size_t elem)
 {
-	if (need <= x->cap)
-		return true;
-	size_t nc = x->cap ? x->cap : 1024;
-	while (nc < need)
-		nc *= 2;
-	void *p = realloc(x->v, nc * elem);
-	if (!p)
-		return false;
-	x->v = p;
-	x->cap = nc;
-	return true;
+	return kp_vec_reserve(&x->v, &x->cap, need, elem);
 }
 
 static bool push_u64(struct vec *x, uint64_t a)
@@ -664,21 +656,6 @@ out:
 
 /* ---- files ----------------------------------------------------------------- */
 
-static bool mkdirs(const char *dir)
-{
-	char buf[4096];
-	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
-		return false;
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-				return false;
-			*p = '/';
-		}
-	return mkdir(buf, 0755) == 0 || errno == EEXIST;
-}
-
 bool kp__symcache_path(char *buf, size_t size, const char *cache_dir, const char *uuid)
 {
 	int n = snprintf(buf, size, "%s/symcache/%s.kpsym", cache_dir, uuid);
@@ -687,34 +664,6 @@ bool kp__symcache_path(char *buf, size_t size, const char *cache_dir, const char
 
 bool kp__symcache_write(const char *path, const void *image, size_t len)
 {
-	char dir[4096], tmp[4200];
-	if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
-		return false;
-	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = '\0';
-		if (!mkdirs(dir))
-			return false;
-	}
-	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0)
-		return false;
-	const unsigned char *p = image;
-	size_t left = len;
-	while (left) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		p += w;
-		left -= (size_t)w;
-	}
-	bool ok = left == 0;
-	ok = close(fd) == 0 && ok;
-	if (ok && rename(tmp, path) == 0)
-		return true;
-	unlink(tmp);
-	return false;
+	return kp_fs_mkdirs_for(path, 0755, NULL) == KP_OK &&
+	       kp_fs_write_atomic(path, image, len, NULL) == KP_OK;
 }

@@ -1,0 +1,204 @@
+/* fs.c: whole-file reads, folders, atomic replacement (contract: kp_fs.h). */
+#include "kp_fs.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+kp_status kp_fs_read_file(const char *path, size_t limit, char **out, size_t *len,
+                          struct stat *st_out, kp_error *err)
+{
+	*out = NULL;
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot open: %s", strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot stat: %s", strerror(e));
+	}
+	if (st_out)
+		*st_out = st;
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return kp_error_set(err, KP_ERR_IO, 0, -1,
+		                    S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+	}
+	if ((uint64_t)st.st_size > limit) {
+		close(fd);
+		if (limit % (1u << 20) == 0)
+			return kp_error_set(err, KP_ERR_LIMIT, 0, -1,
+			                    "file too large (%lld bytes, limit %zu MiB)",
+			                    (long long)st.st_size, limit >> 20);
+		return kp_error_set(err, KP_ERR_LIMIT, 0, -1, "file too large (%lld bytes, limit %zu)",
+		                    (long long)st.st_size, limit);
+	}
+	size_t cap = (size_t)st.st_size, n = 0;
+	char *buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	while (n < cap) {
+		ssize_t k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			return kp_error_set(err, KP_ERR_IO, 0, (long)n, "read failed: %s", strerror(e));
+		}
+		if (k == 0)
+			break;   /* the file shrank while we read it */
+		n += (size_t)k;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return KP_OK;
+}
+
+static kp_status mkdir_one(const char *d, mode_t mode, kp_error *err)
+{
+	if (mkdir(d, mode) == 0 || errno == EEXIST)
+		return KP_OK;
+	return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot create folder %s: %s", d, strerror(errno));
+}
+
+kp_status kp_fs_mkdirs(const char *path, mode_t mode, kp_error *err)
+{
+	char *d = strdup(path);
+	if (!d)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	kp_status st = KP_OK;
+	for (char *p = d + 1; *p && st == KP_OK; p++)
+		if (*p == '/') {
+			*p = '\0';
+			st = mkdir_one(d, mode, err);
+			*p = '/';
+		}
+	if (st == KP_OK && *d)
+		st = mkdir_one(d, mode, err);
+	free(d);
+	return st;
+}
+
+kp_status kp_fs_mkdirs_for(const char *path, mode_t mode, kp_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return KP_OK;
+	char *d = strndup(path, (size_t)(slash - path));
+	if (!d)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	kp_status st = kp_fs_mkdirs(d, mode, err);
+	free(d);
+	return st;
+}
+
+kp_status kp_fs_atomic_open(kp_fs_atomic *a, const char *path, kp_error *err)
+{
+	*a = (kp_fs_atomic){0};
+	size_t n = strlen(path) + 48;
+	a->path = strdup(path);
+	a->tmp = malloc(n);
+	if (!a->path || !a->tmp) {
+		kp_fs_atomic_abort(a);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	/* <path>.<pid>.<try>.tmp: O_EXCL refuses anything already there,
+	 * symlinks included, and the next try picks another name. */
+	int fd = -1, e = 0;
+	for (unsigned i = 0; i < 100 && fd < 0; i++) {
+		snprintf(a->tmp, n, "%s.%ld.%u.tmp", path, (long)getpid(), i);
+		fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		e = errno;
+		if (fd < 0 && e != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		free(a->tmp);
+		a->tmp = NULL;
+		kp_fs_atomic_abort(a);
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot create a temporary file: %s",
+		                    strerror(e));
+	}
+	a->fp = fdopen(fd, "w");
+	if (!a->fp) {
+		close(fd);
+		kp_fs_atomic_abort(a);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	return KP_OK;
+}
+
+kp_status kp_fs_atomic_commit(kp_fs_atomic *a, kp_error *err)
+{
+	bool ok = fflush(a->fp) == 0 && !ferror(a->fp);
+	int e = errno;
+	ok = ok && fsync(fileno(a->fp)) == 0;
+	e = ok ? 0 : (e ? e : errno);
+	if (fclose(a->fp) != 0 && ok) {
+		ok = false;
+		e = errno;
+	}
+	a->fp = NULL;
+	if (ok && rename(a->tmp, a->path) != 0) {
+		ok = false;
+		e = errno;
+	}
+	if (ok) {
+		free(a->tmp);
+		a->tmp = NULL;
+	}
+	kp_fs_atomic_abort(a);
+	if (!ok)
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot write: %s", strerror(e));
+	return KP_OK;
+}
+
+void kp_fs_atomic_abort(kp_fs_atomic *a)
+{
+	if (a->fp)
+		fclose(a->fp);
+	if (a->tmp)
+		unlink(a->tmp);
+	free(a->tmp);
+	free(a->path);
+	*a = (kp_fs_atomic){0};
+}
+
+kp_status kp_fs_write_atomic(const char *path, const void *data, size_t len, kp_error *err)
+{
+	kp_fs_atomic a;
+	kp_status st = kp_fs_atomic_open(&a, path, err);
+	if (st != KP_OK)
+		return st;
+	if (len && fwrite(data, 1, len, a.fp) != len) {
+		int e = errno;
+		kp_fs_atomic_abort(&a);
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot write: %s", strerror(e));
+	}
+	return kp_fs_atomic_commit(&a, err);
+}
+
+long kp_fs_mtime_nsec(const struct stat *st)
+{
+#ifdef __APPLE__
+	return (long)st->st_mtimespec.tv_nsec;
+#else
+	return (long)st->st_mtim.tv_nsec;
+#endif
+}
+
+int64_t kp_fs_mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtime * 1000000000 + kp_fs_mtime_nsec(st);
+}

@@ -1,0 +1,30 @@
+/* kp_utf8.h: the one UTF-8 decoder and the one rule of which code points
+ * are never shown raw (terminal sanitiser and JSON writer alike).
+ *
+ * Ownership: pure functions on caller buffers. */
+#ifndef KP_UTF8_H
+#define KP_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decodes the sequence at s[0..len) (len > 0) into *cp and returns its
+ * length (1..4).  A byte that does not start a valid sequence (bad lead,
+ * cut off, overlong, surrogate, past U+10FFFF) gives U+FFFD and length 1,
+ * so a literal U+FFFD is told apart by its length 3. */
+size_t kp_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
+
+/* Writes cp (at most U+10FFFF, not a surrogate) as UTF-8 into out and
+ * returns the number of bytes (1..4). */
+size_t kp_utf8_encode(uint32_t cp, char out[4]);
+
+/* True for a code point that report text must never put on a screen or in
+ * a JSON string raw: C0 controls, DEL, C1 controls, the bidi controls (marks,
+ * embeddings, overrides, isolates, ALM), the line and paragraph separators
+ * U+2028/2029, U+FEFF, the interlinear annotation controls U+FFF9..FFFB and
+ * the tag characters U+E0000..E007F.  Callers decide the escaped form; a
+ * caller may let chosen C0 controls (newline, tab) through first. */
+bool kp_text_cp_unsafe(uint32_t cp);
+
+#endif

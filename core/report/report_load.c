@@ -1,0 +1,65 @@
+/* parse.c: reading a report file and choosing its parser by content. */
+#include "report_build.h"
+#include "kp_fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	if (end - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
+	    (unsigned char)p[2] == 0xBF)
+		p += 3;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+kp_format kp_report_sniff(const char *data, size_t len)
+{
+	if (len == 0 || memchr(data, '\0', len < 4096 ? len : 4096))
+		return KP_FORMAT_UNKNOWN;
+	const char *p = skip_ws(data, data + len);
+	return p < data + len && *p == '{' ? KP_FORMAT_IPS : KP_FORMAT_TEXT;
+}
+
+kp_status kp_report_parse(const char *data, size_t len, const char *path,
+                          kp_report **out, kp_error *err)
+{
+	*out = NULL;
+	kp_error_clear(err);
+	if (len == 0)
+		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "empty file");
+	kp_report *r = kp__report_new(path);
+	if (!r)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	const char *p = skip_ws(data, data + len);
+	kp_status st;
+	if (p < data + len && *p == '{') {
+		st = kp__ips_parse(r, data, len, err);
+	} else {
+		r->format = KP_FORMAT_TEXT;
+		st = kp__text_parse(r, data, len, 1, 0, err);
+	}
+	if (st != KP_OK) {
+		kp_report_free(&r);
+		return st;
+	}
+	kp__derive_arch(r);
+	*out = r;
+	return KP_OK;
+}
+
+kp_status kp_report_load(const char *path, kp_report **out, kp_error *err)
+{
+	*out = NULL;
+	kp_error_clear(err);
+	char *buf;
+	size_t len;
+	kp_status s = kp_fs_read_file(path, KP_REPORT_MAX_SIZE, &buf, &len, NULL, err);
+	if (s != KP_OK)
+		return s;
+	s = kp_report_parse(buf, len, path, out, err);
+	free(buf);
+	return s;
+}

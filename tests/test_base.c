@@ -1,0 +1,286 @@
+/* test_base.c: the base library's helpers (kp_fs, kp_vec, kp_strbuf,
+ * kp_lex, kp_utf8, kp_sha1), one function per behaviour. */
+#include "kp_fs.h"
+#include "kp_lex.h"
+#include "kp_sha1.h"
+#include "kp_strbuf.h"
+#include "kp_utf8.h"
+#include "kp_vec.h"
+#include "kt.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static void put_file(const char *path, const char *s)
+{
+	FILE *fp = fopen(path, "w");
+	if (fp) {
+		fputs(s, fp);
+		fclose(fp);
+	}
+}
+
+static void read_file_whole(void)
+{
+	char p[512], *buf;
+	size_t len;
+	struct stat st;
+	kp_error e;
+	snprintf(p, sizeof p, "%s/a.txt", dir);
+	put_file(p, "hello\n");
+	KT_CHECK(kp_fs_read_file(p, 100, &buf, &len, &st, &e) == KP_OK, "read_file reads a file");
+	KT_CHECK(len == 6 && buf && strcmp(buf, "hello\n") == 0 && st.st_size == 6,
+	         "read_file: bytes, NUL and stat");
+	free(buf);
+}
+
+static void read_file_limit(void)
+{
+	char p[512], *buf;
+	size_t len;
+	kp_error e;
+	snprintf(p, sizeof p, "%s/a.txt", dir);
+	put_file(p, "hello\n");
+	KT_CHECK(kp_fs_read_file(p, 6, &buf, &len, NULL, &e) == KP_OK, "size == limit is read");
+	free(buf);
+	KT_CHECK(kp_fs_read_file(p, 5, &buf, &len, NULL, &e) == KP_ERR_LIMIT && !buf,
+	         "size > limit is KP_ERR_LIMIT");
+	KT_CHECK(strstr(e.msg, "too large") != NULL, "limit message: %s", e.msg);
+}
+
+static void read_file_not_regular(void)
+{
+	char p[512], *buf;
+	size_t len;
+	kp_error e;
+	KT_CHECK(kp_fs_read_file(dir, 1 << 20, &buf, &len, NULL, &e) == KP_ERR_IO &&
+	         strcmp(e.msg, "is a directory") == 0, "a directory is KP_ERR_IO: %s", e.msg);
+	snprintf(p, sizeof p, "%s/fifo", dir);
+	KT_CHECK(mkfifo(p, 0600) == 0, "mkfifo");
+	KT_CHECK(kp_fs_read_file(p, 1 << 20, &buf, &len, NULL, &e) == KP_ERR_IO &&
+	         strcmp(e.msg, "not a regular file") == 0, "a FIFO is KP_ERR_IO without hanging: %s",
+	         e.msg);
+	snprintf(p, sizeof p, "%s/missing", dir);
+	KT_CHECK(kp_fs_read_file(p, 1 << 20, &buf, &len, NULL, &e) == KP_ERR_IO,
+	         "a missing file is KP_ERR_IO");
+}
+
+static void mkdirs_nested(void)
+{
+	char p[512];
+	struct stat st;
+	kp_error e;
+	snprintf(p, sizeof p, "%s/x/y/z", dir);
+	KT_CHECK(kp_fs_mkdirs(p, 0755, &e) == KP_OK && stat(p, &st) == 0 && S_ISDIR(st.st_mode),
+	         "mkdirs creates every level");
+	KT_CHECK(kp_fs_mkdirs(p, 0755, &e) == KP_OK, "mkdirs on an existing folder is fine");
+	snprintf(p, sizeof p, "%s/m/n/file.bin", dir);
+	KT_CHECK(kp_fs_mkdirs_for(p, 0755, &e) == KP_OK, "mkdirs_for");
+	snprintf(p, sizeof p, "%s/m/n", dir);
+	KT_CHECK(stat(p, &st) == 0 && S_ISDIR(st.st_mode), "mkdirs_for made the parent only");
+	snprintf(p, sizeof p, "%s/a.txt/sub", dir);
+	KT_CHECK(kp_fs_mkdirs(p, 0755, &e) == KP_ERR_IO, "mkdirs below a file fails");
+}
+
+static void write_atomic_replaces(void)
+{
+	char p[512], *buf;
+	size_t len;
+	kp_error e;
+	snprintf(p, sizeof p, "%s/w.txt", dir);
+	put_file(p, "old");
+	KT_CHECK(kp_fs_write_atomic(p, "new!", 4, &e) == KP_OK, "write_atomic");
+	KT_CHECK(kp_fs_read_file(p, 100, &buf, &len, NULL, &e) == KP_OK && len == 4 &&
+	         memcmp(buf, "new!", 4) == 0, "write_atomic replaced the content");
+	free(buf);
+	snprintf(p, sizeof p, "%s/nodir/w.txt", dir);
+	KT_CHECK(kp_fs_write_atomic(p, "x", 1, &e) == KP_ERR_IO, "write_atomic into a missing folder");
+}
+
+static void write_atomic_symlink_not_followed(void)
+{
+	char p[512], tmp[600], victim[512], *buf;
+	size_t len;
+	kp_error e;
+	snprintf(p, sizeof p, "%s/s.txt", dir);
+	snprintf(victim, sizeof victim, "%s/victim", dir);
+	put_file(victim, "untouched");
+	/* the first temporary name write_atomic tries */
+	snprintf(tmp, sizeof tmp, "%s.%ld.0.tmp", p, (long)getpid());
+	KT_CHECK(symlink(victim, tmp) == 0, "plant a symlink at the temporary name");
+	KT_CHECK(kp_fs_write_atomic(p, "data", 4, &e) == KP_OK, "write_atomic beside a planted link");
+	KT_CHECK(kp_fs_read_file(victim, 100, &buf, &len, NULL, &e) == KP_OK &&
+	         strcmp(buf, "untouched") == 0, "the link's target is untouched");
+	free(buf);
+	KT_CHECK(kp_fs_read_file(p, 100, &buf, &len, NULL, &e) == KP_OK && strcmp(buf, "data") == 0,
+	         "the file got the data");
+	free(buf);
+	struct stat st;
+	KT_CHECK(lstat(tmp, &st) == 0 && S_ISLNK(st.st_mode), "the planted link is left alone");
+	unlink(tmp);
+}
+
+static void atomic_abort_removes_temp(void)
+{
+	char p[512], tmp[600];
+	kp_error e;
+	kp_fs_atomic a;
+	snprintf(p, sizeof p, "%s/abort.txt", dir);
+	KT_CHECK(kp_fs_atomic_open(&a, p, &e) == KP_OK, "atomic_open");
+	snprintf(tmp, sizeof tmp, "%s", a.tmp);
+	fputs("partial", a.fp);
+	kp_fs_atomic_abort(&a);
+	KT_CHECK(access(tmp, F_OK) != 0 && access(p, F_OK) != 0,
+	         "abort removes the temporary and creates nothing");
+}
+
+static void mtime(void)
+{
+	struct stat st = {0};
+	st.st_mtime = 2;
+#ifdef __APPLE__
+	st.st_mtimespec.tv_nsec = 5;
+#else
+	st.st_mtim.tv_nsec = 5;
+#endif
+	KT_CHECK(kp_fs_mtime_ns(&st) == 2000000005 && kp_fs_mtime_nsec(&st) == 5, "mtime in ns");
+}
+
+static void vec_push_grows(void)
+{
+	int *v = NULL;
+	size_t n = 0, cap = 0;
+	bool ok = true;
+	for (int i = 0; i < 1000 && ok; i++) {
+		int *e = kp_vec_push((void **)&v, &n, &cap, sizeof *v);
+		ok = e && *e == 0;
+		if (e)
+			*e = i;
+	}
+	KT_CHECK(ok && n == 1000 && cap >= 1000 && v[999] == 999 && v[0] == 0,
+	         "vec_push: zeroed elements, growth keeps the old ones");
+	kp_vec_shrink((void **)&v, &cap, n, sizeof *v);
+	KT_CHECK(cap == 1000 && v[500] == 500, "vec_shrink drops the slack");
+	KT_CHECK(!kp_vec_reserve((void **)&v, &cap, SIZE_MAX / 2, sizeof *v) && cap == 1000,
+	         "vec_reserve refuses an overflowing size and keeps the array");
+	free(v);
+}
+
+static void strbuf_builds(void)
+{
+	kp_sb b = {0};
+	char *s = kp_sb_take(&b);
+	KT_STREQ(s, "", "an empty strbuf takes as \"\"");
+	free(s);
+	for (int i = 0; i < 100; i++)
+		kp_sb_str(&b, "abc");
+	KT_CHECK(b.n == 300 && strlen(b.s) == 300, "strbuf appends and NUL-terminates");
+	kp_sb_reset(&b);
+	kp_sb_add(&b, "xy", 1);
+	s = kp_sb_take(&b);
+	KT_STREQ(s, "x", "reset then add");
+	KT_CHECK(b.s == NULL && b.n == 0, "take empties the strbuf");
+	free(s);
+	b.oom = true;
+	KT_CHECK(!kp_sb_str(&b, "z") && kp_sb_take(&b) == NULL, "out of memory is sticky");
+}
+
+static void uuid_canon(void)
+{
+	char u[37];
+	KT_CHECK(kp_uuid_canon("7c461edeb045324bb329721bed992270", 32, u), "uuid without dashes");
+	KT_STREQ(u, "7C461EDE-B045-324B-B329-721BED992270", "canonical uuid");
+	KT_CHECK(kp_uuid_canon("7C461EDE-B045-324B-B329-721BED992270", 36, u), "uuid with dashes");
+	KT_CHECK(!kp_uuid_canon("xxxx", 4, u), "bad uuid rejected");
+	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed99227g", 32, u), "non-hex digit rejected");
+	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed99227", 31, u), "short uuid rejected");
+	KT_CHECK(!kp_uuid_canon("7c461edeb045324bb329721bed9922700", 33, u), "long uuid rejected");
+}
+
+static void parse_u64(void)
+{
+	uint64_t v = 0;
+	KT_CHECK(kp_parse_u64("18446744005165581456", 20, &v), "decimal > 2^63");
+	KT_U64EQ(v, 18446744005165581456ull, "decimal value");
+	KT_CHECK(kp_parse_u64("18446744073709551615", 20, &v) && v == UINT64_MAX, "2^64-1");
+	KT_CHECK(!kp_parse_u64("18446744073709551616", 20, &v), "2^64 overflows");
+	KT_CHECK(kp_parse_u64("0xfffffe00441b5ee4", 18, &v) && v == 0xfffffe00441b5ee4ull, "hex");
+	KT_CHECK(kp_parse_u64("0X1F", 4, &v) && v == 31, "upper-case 0X");
+	KT_CHECK(!kp_parse_u64("0x", 2, &v), "bare 0x rejected");
+	KT_CHECK(!kp_parse_u64("1a", 2, &v), "hex digits without 0x are junk");
+	KT_CHECK(!kp_parse_u64("", 0, &v), "empty rejected");
+}
+
+static void utf8_decode(void)
+{
+	uint32_t cp;
+	KT_CHECK(kp_utf8_decode((const unsigned char *)"\xE2\x80\xAE", 3, &cp) == 3 && cp == 0x202E,
+	         "decode a 3-byte sequence");
+	KT_CHECK(kp_utf8_decode((const unsigned char *)"\xF3\xA0\x80\x81", 4, &cp) == 4 &&
+	         cp == 0xE0001, "decode a 4-byte sequence");
+	KT_CHECK(kp_utf8_decode((const unsigned char *)"\xC0\xAF", 2, &cp) == 1 && cp == 0xFFFD,
+	         "overlong: U+FFFD, one byte");
+	KT_CHECK(kp_utf8_decode((const unsigned char *)"\xED\xA0\x80", 3, &cp) == 1 && cp == 0xFFFD,
+	         "surrogate: U+FFFD, one byte");
+	KT_CHECK(kp_utf8_decode((const unsigned char *)"\xE2\x80", 2, &cp) == 1 && cp == 0xFFFD,
+	         "cut off: U+FFFD, one byte");
+	KT_CHECK(kp_utf8_decode((const unsigned char *)"\xEF\xBF\xBD", 3, &cp) == 3 && cp == 0xFFFD,
+	         "a literal U+FFFD is three bytes");
+	char out[4];
+	KT_CHECK(kp_utf8_encode(0xE0001, out) == 4 && memcmp(out, "\xF3\xA0\x80\x81", 4) == 0,
+	         "encode round-trips");
+}
+
+static void unsafe_rule(void)
+{
+	static const uint32_t bad[] = {0x00, 0x1B, 0x7F, 0x85, 0x9B, 0x061C, 0x200E, 0x200F,
+	                               0x202E, 0x2066, 0x2069, 0x2028, 0x2029, 0xFEFF, 0xFFF9,
+	                               0xE0001, 0xE007F};
+	static const uint32_t good[] = {'A', ' ', 0xA0, 0xE9, 0x200D, 0x20AC, 0xFFFD, 0x1F600,
+	                                0xE0080};
+	bool ok = true;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		ok &= kp_text_cp_unsafe(bad[i]);
+	KT_CHECK(ok, "controls, bidi, separators, BOM and tags are unsafe");
+	ok = true;
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		ok &= !kp_text_cp_unsafe(good[i]);
+	KT_CHECK(ok, "ordinary text is safe");
+}
+
+static void sha1(void)
+{
+	char hex[41];
+	kp_sha1_hex("abc", 3, hex);
+	KT_STREQ(hex, "a9993e364706816aba3e25717850c26c9cd0d89d", "sha1(abc)");
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/kp-test-base.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	read_file_whole();
+	read_file_limit();
+	read_file_not_regular();
+	mkdirs_nested();
+	write_atomic_replaces();
+	write_atomic_symlink_not_followed();
+	atomic_abort_removes_temp();
+	mtime();
+	vec_push_grows();
+	strbuf_builds();
+	uuid_canon();
+	parse_u64();
+	utf8_decode();
+	unsafe_rule();
+	sha1();
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		return 1;
+	return kt_done();
+}
