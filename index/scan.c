@@ -305,59 +305,6 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 	return KP_OK;
 }
 
-static char *read_file(const char *path, size_t *len, struct stat *st, char *msg, size_t msize)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK);
-	if (fd < 0) {
-		snprintf(msg, msize, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-		snprintf(msg, msize, "not a regular file");
-		close(fd);
-		return NULL;
-	}
-	size_t cap = (size_t)st->st_size, n = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		snprintf(msg, msize, "out of memory");
-		close(fd);
-		return NULL;
-	}
-	while (n < cap) {
-		ssize_t k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			snprintf(msg, msize, "read failed: %s", strerror(errno));
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-/* kp_report_parse reads text unless the content starts with '{'; the text
- * parser fails only on text without anything of a panic, so such a
- * failure means "not a panic report", while broken JSON is an error. */
-static bool looks_json(const char *s, size_t n)
-{
-	size_t i = 0;
-	if (n >= 3 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
-	    (unsigned char)s[2] == 0xBF)
-		i = 3;
-	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
-		i++;
-	return i < n && s[i] == '{';
-}
-
 static kp_status skip_file(scan *s, const char *path, const struct stat *st, const char *why)
 {
 	s->sum->skipped++;
@@ -394,9 +341,15 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 	char msg[300];
 	size_t len;
 	struct stat st;
-	char *data = read_file(path, &len, &st, msg, sizeof msg);
-	if (!data)
-		return add_error(s, path, msg);
+	char *data = NULL;
+	kp_error rerr;
+	ks = kp_fs_read_file(path, KP_REPORT_MAX_SIZE, &data, &len, &st, &rerr);
+	if (ks == KP_ERR_LIMIT) /* grew since lstat */
+		return skip_file(s, path, lst, "too large for a report");
+	if (ks == KP_ERR_NOMEM)
+		return kp_error_set(s->err, ks, 0, -1, "out of memory reading %s", path);
+	if (ks != KP_OK)
+		return add_error(s, path, rerr.msg);
 	s->batch_work++;
 	char hash[41];
 	kp_sha1_hex(data, len, hash);
@@ -414,14 +367,19 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 		free(data);
 		return ks;
 	}
-	if (memchr(data, '\0', len < 4096 ? len : 4096)) {
+	/* core's sniffer: binary is no report (an empty file is left to the
+	 * parser, whose reason is kept) */
+	kp_format fmt = kp_report_sniff(data, len);
+	if (fmt == KP_FORMAT_UNKNOWN && len > 0) {
 		free(data);
 		return skip_file(s, path, &st, "binary file");
 	}
 	kp_report *r = NULL;
 	kp_error perr;
 	ks = kp_report_parse(data, len, path, &r, &perr);
-	if (ks == KP_ERR_NOTPANIC || (ks == KP_ERR_FORMAT && !looks_json(data, len))) {
+	/* the text parser fails only on text without anything of a panic, so
+	 * such a failure means "not a panic report"; broken JSON is an error */
+	if (ks == KP_ERR_NOTPANIC || (ks == KP_ERR_FORMAT && fmt != KP_FORMAT_IPS)) {
 		free(data);
 		return skip_file(s, path, &st, perr.msg);
 	}
