@@ -32,12 +32,13 @@ not_ok() {
 
 screen() { $T capture-pane -t kpt -p 2>/dev/null; }
 
-# wait_for TEXT [SECONDS]: polls the screen until it holds TEXT (fixed string).
-wait_for() {
-	limit=$(( ${2:-10} * 10 ))
+# poll_screen GREP_MODE PATTERN SECONDS: polls the screen until grep -q
+# GREP_MODE (-F fixed string, -E regex) finds PATTERN.
+poll_screen() {
+	limit=$(( $3 * 10 ))
 	i=0
 	while [ "$i" -lt "$limit" ]; do
-		if screen | grep -qF -- "$1"; then
+		if screen | grep -q "$1" -- "$2"; then
 			return 0
 		fi
 		sleep 0.1
@@ -45,20 +46,9 @@ wait_for() {
 	done
 	return 1
 }
-
-# wait_for_re REGEX [SECONDS]: like wait_for, for a line matching REGEX.
-wait_for_re() {
-	limit=$(( ${2:-10} * 10 ))
-	i=0
-	while [ "$i" -lt "$limit" ]; do
-		if screen | grep -qE -- "$1"; then
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+# wait_for TEXT [SECONDS]: the screen holds TEXT; wait_for_re: a line matches REGEX.
+wait_for() { poll_screen -F "$1" "${2:-10}"; }
+wait_for_re() { poll_screen -E "$1" "${2:-10}"; }
 
 check() {   # check DESCRIPTION TEXT [SECONDS]
 	if wait_for "$2" "${3:-10}"; then ok "$1"; else not_ok "$1 (waited for '$2')"; fi
