@@ -198,12 +198,15 @@ bool kpi_parse_id(const char *s, int64_t *id)
 /* ---- the archive ---- */
 
 /* The original bytes of report id (malloc'd, NUL-terminated, *len set),
- * checked against the stored size and hash; NULL + err on failure. */
-static char *archive_bytes(kpi_db *db, int64_t id, size_t *len, kp_error *err)
+ * checked against the stored size and hash; NULL + err on failure.
+ * *group_id (may be NULL) gets the report's group. */
+static char *archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err)
 {
 	kpi__archive a = {0};
 	if (db->ops->archive_get(db, id, &a, err) != KP_OK)
 		return NULL;
+	if (group_id)
+		*group_id = a.group_id;
 	char *buf = a.size >= 0 && (uint64_t)a.size <= KP_REPORT_MAX_SIZE ? malloc((size_t)a.size + 1)
 	                                                                  : NULL;
 	if (!buf) {
@@ -238,7 +241,7 @@ kp_status kpi_load(kpi_db *db, int64_t id, kp_report **out, kp_error *err)
 	*out = NULL;
 	kp_error_clear(err);
 	size_t len;
-	char *bytes = archive_bytes(db, id, &len, err);
+	char *bytes = archive_bytes(db, id, &len, NULL, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
 	char name[64];
@@ -251,11 +254,11 @@ kp_status kpi_load(kpi_db *db, int64_t id, kp_report **out, kp_error *err)
 	return st;
 }
 
-/* For kpi_resign: the report parsed from its archive, nameless. */
-kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, kp_error *err)
+kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *group_id,
+                             kp_error *err)
 {
 	size_t len;
-	char *bytes = archive_bytes(db, id, &len, err);
+	char *bytes = archive_bytes(db, id, &len, group_id, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
 	kp_status st = kp_report_parse(bytes, len, NULL, out, err);
@@ -267,7 +270,7 @@ kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err)
 {
 	kp_error_clear(err);
 	size_t len;
-	char *bytes = archive_bytes(db, id, &len, err);
+	char *bytes = archive_bytes(db, id, &len, NULL, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);

@@ -135,8 +135,10 @@ struct kpi_db {
 /* The sqlite store: target is a file path. */
 kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err);
 
-/* Report id parsed from its archive (checked against its hash), nameless. */
-kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, kp_error *err);
+/* For re-signing: report id parsed from its archive (checked against its
+ * hash), nameless, and its current group. */
+kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *group_id,
+                             kp_error *err);
 
 /* Seconds since the epoch of a report timestamp, false when unrecognised. */
 bool kpi__parse_time(const char *ts, int64_t *out);

@@ -537,14 +537,9 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchange
 	scan s = {.db = db, .err = err};
 	st = tx_begin(&s);
 	for (size_t i = 0; i < n && st == KP_OK; i++) {
-		kpi__archive a;
 		int64_t old_gid = 0;
-		if (db->ops->archive_get(db, ids[i], &a, NULL) == KP_OK) {
-			old_gid = a.group_id;
-			free(a.z);
-		}
 		kp_report *r = NULL;
-		if ((st = kpi__load_archived(db, ids[i], &r, err)) != KP_OK)
+		if ((st = kpi__load_archived(db, ids[i], &r, &old_gid, err)) != KP_OK)
 			break;
 		kp_sig sig;
 		st = kp_sig_compute(r, fn, ctx, &sig, err);
