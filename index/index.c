@@ -99,6 +99,10 @@ kp_status kpi_meta_get(kpi_db *db, const char *key, char **value, kp_error *err)
 kp_status kpi_meta_set(kpi_db *db, const char *key, const char *value, kp_error *err)
 {
 	kp_error_clear(err);
+	/* the index's own keys (text_search, ...) are not for callers to change */
+	if (!key || !strchr(key, '.') || key[0] == '.')
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "meta key '%s' needs a dotted name",
+		                    key ? key : "");
 	return db->ops->meta_set(db, key, value, err);
 }
 

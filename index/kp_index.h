@@ -57,7 +57,8 @@ bool kpi_target_is_postgres(const char *target);
 /* *value is malloc'd (caller frees), NULL when key is unset.  Keys are
  * short dotted names ("tui.seen_seq"); the index's own keys have no dot. */
 kp_status kpi_meta_get(kpi_db *db, const char *key, char **value, kp_error *err);
-/* Sets key in a transaction of its own (not during kpi_scan on the handle). */
+/* Sets key in a transaction of its own (not during kpi_scan on the handle);
+ * KP_ERR_USAGE for a key without a dot (the index's own). */
 kp_status kpi_meta_set(kpi_db *db, const char *key, const char *value, kp_error *err);
 
 /* ---- scanning ---- */

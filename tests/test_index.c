@@ -494,6 +494,8 @@ static void test_meta_and_seq(void)
 	KT_CHECK(kpi_meta_get(db, "test.unset", &v, &err) == KP_OK && v == NULL, "unset meta key: NULL");
 	KT_CHECK(kpi_meta_set(db, "test.key", "41", &err) == KP_OK &&
 	         kpi_meta_set(db, "test.key", "42", &err) == KP_OK, "meta set twice: %s", err.msg);
+	KT_CHECK(kpi_meta_set(db, "text_search", "like", &err) == KP_ERR_USAGE,
+	         "the index's own keys cannot be set");
 	rows all = {0};
 	int64_t seq_before = 0;
 	kpi_list_reports(db, collect, &all, &err);
