@@ -1,6 +1,6 @@
 /* index.c: the public face of the index over whichever store kpi_open
- * picks: choosing the store, the archive (compression is ours, storing it
- * the store's), live paths in result rows, and query argument checks. */
+ * picks: choosing the store, the archive format (zlib; storing it is the
+ * store's business), live paths in result rows, query argument checks. */
 #include "kpi_store.h"
 
 #include <ctype.h>
@@ -200,6 +200,18 @@ bool kpi_parse_id(const char *s, int64_t *id)
 }
 
 /* ---- the archive ---- */
+
+void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
+{
+	uLongf n = compressBound((uLong)len);
+	Bytef *z = malloc(n);
+	if (!z || compress2(z, &n, (const Bytef *)data, (uLong)len, 6) != Z_OK) {
+		free(z);
+		return NULL;
+	}
+	*zlen = (size_t)n;
+	return z;
+}
 
 /* The original bytes of report id (malloc'd, NUL-terminated, *len set),
  * checked against the stored size and hash; NULL + err on failure.

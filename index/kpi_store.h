@@ -135,6 +135,10 @@ struct kpi_db {
 /* The sqlite store: target is a file path. */
 kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err);
 
+/* The archive format, one home for both directions (index.c): the original
+ * bytes zlib-compressed.  malloc'd, or NULL when out of memory. */
+void *kpi__archive_pack(const char *data, size_t len, size_t *zlen);
+
 /* For re-signing: report id parsed from its archive (checked against its
  * hash), nameless, and its current group. */
 kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *group_id,

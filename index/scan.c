@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 /* A batch is committed after this many parsed files or this much time, so
  * a kill loses little and a second process gets the lock soon. */
@@ -249,12 +248,11 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 		kp_sig_free(&sig);
 		return rs;
 	}
-	uLongf zlen = compressBound((uLong)len);
-	Bytef *z = malloc(zlen);
+	size_t zlen;
+	void *z = kpi__archive_pack(data, len, &zlen);
 	images im = {0};
 	char *body = fts_text(r->panic_string ? r->panic_string : r->headline);
-	if (!z || compress2(z, &zlen, (const Bytef *)data, (uLong)len, 6) != Z_OK ||
-	    report_images(r, &im) != KP_OK) {
+	if (!z || report_images(r, &im) != KP_OK) {
 		free(z);
 		free(im.v);
 		free(body);
