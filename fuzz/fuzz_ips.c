@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const kp_process *p;
 		(void)kp_report_panicked_thread(r, &p);
 		if (devnull_ips())
-			(void)kp_json_report_write(devnull_ips(), r, NULL, NULL, 0);
+			(void)kp_report_json_write(devnull_ips(), r, NULL, NULL, 0);
 		(void)kp_arch_name(r->arch);
 		(void)kp_format_name(r->format);
 	}

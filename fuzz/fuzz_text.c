@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const kp_process *p;
 		(void)kp_report_panicked_thread(r, &p);
 		if (devnull_text())
-			(void)kp_json_report_write(devnull_text(), r, NULL, NULL, 0);
+			(void)kp_report_json_write(devnull_text(), r, NULL, NULL, 0);
 	}
 	kp_report_free(&r);
 	free(buf);

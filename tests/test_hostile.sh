@@ -281,7 +281,7 @@ for args in "list" "list --groups" "list --json" "search pwned" "search --json p
 	"$kp" $args --db "$db" >"$tmp/out" 2>"$tmp/err"
 	case "$args" in
 	*--json*) # cmd_list.c prints cJSON_Print text as is: C1 and bidi controls
-		# pass raw (ESC/BEL are escaped).  Fix: print through kp_json_fputs_safe
+		# pass raw (ESC/BEL are escaped).  Fix: print through kp_report_json_fputs_safe
 		# (core/report/kp_report_json.h) as show --json does.  Index engineer's file.
 		nasty "tty $args" "$tmp/out" ;;
 	*) nasty "tty $args" "$tmp/out" ;;

@@ -96,7 +96,7 @@ static void print_json(const char *db, const kpi_summary *s, bool resigned, size
 		cJSON_AddNumberToObject(o, "resign_changed", (double)nchanged);
 	char *txt = cJSON_Print(o);
 	if (txt) {
-		kp_json_fputs_safe(stdout, txt);
+		kp_report_json_fputs_safe(stdout, txt);
 		putchar('\n');
 	}
 	cJSON_free(txt);

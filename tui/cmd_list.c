@@ -91,7 +91,7 @@ void kpt_print_json(cJSON *j)
 {
 	char *s = j ? cJSON_Print(j) : NULL;
 	if (s) {
-		kp_json_fputs_safe(stdout, s);   /* inert and valid UTF-8 */
+		kp_report_json_fputs_safe(stdout, s);   /* inert and valid UTF-8 */
 		putchar('\n');
 	}
 	cJSON_free(s);

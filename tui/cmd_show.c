@@ -231,7 +231,7 @@ static void json_frame(void *ctx, const kp_report *r, const kp_process *p, const
 		has_lookup = true;
 		lookup = res.lookup_address;
 	}
-	cJSON_AddItemToObject(obj, "lookup_address", has_lookup ? kp_json_hex(lookup) : cJSON_CreateNull());
+	cJSON_AddItemToObject(obj, "lookup_address", has_lookup ? kp_report_json_hex(lookup) : cJSON_CreateNull());
 	cJSON_AddItemToObject(obj, "symbols", syms);
 	cJSON_AddItemToObject(obj, "symbol_source", source ? cJSON_CreateString(source) : cJSON_CreateNull());
 }
@@ -323,7 +323,7 @@ int kpt_cmd_show(int argc, char **argv)
 		if (o.json) {
 			if (arr && nprinted)
 				fputs(", ", stdout);
-			if (!kp_json_report_write(stdout, r, json_frame, &o, arr ? 1 : 0)) {
+			if (!kp_report_json_write(stdout, r, json_frame, &o, arr ? 1 : 0)) {
 				kp_error werr;
 				kp_error_set(&werr, KP_ERR_IO, 0, -1, "cannot write the JSON output");
 				kpt_report_error(argv[i], &werr);

@@ -1,4 +1,4 @@
-/* parse_ips.c: the JSON report forms.
+/* ips_parse.c: the JSON report forms.
  *
  *  - .ips bug_type 210: a one-line JSON header, then a (pretty-printed)
  *    JSON body with processByPid, binaryImages and an embedded panicString.

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void kp_json_fputs_safe(FILE *fp, const char *json)
+void kp_report_json_fputs_safe(FILE *fp, const char *json)
 {
 	const unsigned char *p = (const unsigned char *)json, *run = p;
 	const unsigned char *end = p + strlen(json);
@@ -36,7 +36,7 @@ void kp_json_fputs_safe(FILE *fp, const char *json)
 	fwrite(run, 1, (size_t)(p - run), fp);
 }
 
-cJSON *kp_json_hex(uint64_t v)
+cJSON *kp_report_json_hex(uint64_t v)
 {
 	char buf[24];
 	snprintf(buf, sizeof buf, "0x%" PRIx64, v);
@@ -50,7 +50,7 @@ static void put_str(cJSON *o, const char *k, const char *v)
 
 static void put_hex(cJSON *o, const char *k, bool has, uint64_t v)
 {
-	cJSON_AddItemToObject(o, k, has ? kp_json_hex(v) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, k, has ? kp_report_json_hex(v) : cJSON_CreateNull());
 }
 
 /* Integers below 2^53 as numbers, larger ones as hex strings. */
@@ -61,13 +61,13 @@ static void put_u64(cJSON *o, const char *k, bool has, uint64_t v)
 	else if (v < (1ull << 53))
 		cJSON_AddItemToObject(o, k, cJSON_CreateNumber((double)v));
 	else
-		cJSON_AddItemToObject(o, k, kp_json_hex(v));
+		cJSON_AddItemToObject(o, k, kp_report_json_hex(v));
 }
 
 static void put_i64(cJSON *o, const char *k, bool has, int64_t v)
 {
 	if (has && (v >= (1ll << 53) || v <= -(1ll << 53)))
-		cJSON_AddItemToObject(o, k, kp_json_hex((uint64_t)v));
+		cJSON_AddItemToObject(o, k, kp_report_json_hex((uint64_t)v));
 	else
 		cJSON_AddItemToObject(o, k, has ? cJSON_CreateNumber((double)v) : cJSON_CreateNull());
 }
@@ -108,7 +108,7 @@ static cJSON *frame_json(const kp_report *r, const kp_frame *f)
 
 /* Thread j of p; with stream its frames are a Raw marker "i j". */
 static cJSON *thread_json(const kp_report *r, const kp_process *p, size_t j,
-                          kp_json_frame_fn fn, void *ctx, bool stream)
+                          kp_report_json_frame_fn fn, void *ctx, bool stream)
 {
 	const kp_thread *t = &p->threads[j];
 	cJSON *to = cJSON_CreateObject();
@@ -139,8 +139,8 @@ static cJSON *thread_json(const kp_report *r, const kp_process *p, size_t j,
 }
 
 /* The whole tree, or (stream) one whose threads arrays are Raw markers "i"
- * (process) for kp_json_report_write to fill in. */
-static cJSON *build(const kp_report *r, kp_json_frame_fn fn, void *ctx, bool stream)
+ * (process) for kp_report_json_write to fill in. */
+static cJSON *build(const kp_report *r, kp_report_json_frame_fn fn, void *ctx, bool stream)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
@@ -201,7 +201,7 @@ static cJSON *build(const kp_report *r, kp_json_frame_fn fn, void *ctx, bool str
 		put_i64(po, "pid", p->has_pid, p->pid);
 		put_str(po, "name", p->name);
 		if (stream) {
-			/* kp_json_report_write builds each thread when it gets there */
+			/* kp_report_json_write builds each thread when it gets there */
 			char mark[24];
 			snprintf(mark, sizeof mark, "%zu", i);
 			cJSON_AddItemToObject(po, "threads", cJSON_CreateRaw(mark));
@@ -227,7 +227,7 @@ static cJSON *build(const kp_report *r, kp_json_frame_fn fn, void *ctx, bool str
 	return o;
 }
 
-cJSON *kp_json_report(const kp_report *r, kp_json_frame_fn fn, void *ctx)
+cJSON *kp_report_json(const kp_report *r, kp_report_json_frame_fn fn, void *ctx)
 {
 	return build(r, fn, ctx, false);
 }
@@ -237,7 +237,7 @@ cJSON *kp_json_report(const kp_report *r, kp_json_frame_fn fn, void *ctx)
 typedef struct jw {
 	FILE *fp;
 	const kp_report *r;
-	kp_json_frame_fn fn;
+	kp_report_json_frame_fn fn;
 	void *ctx;
 	bool ok;
 } jw;
@@ -277,7 +277,7 @@ static void jw_string(jw *w, const char *str)
 	}
 	*o++ = '"';
 	*o = '\0';
-	kp_json_fputs_safe(w->fp, buf);
+	kp_report_json_fputs_safe(w->fp, buf);
 	free(buf);
 }
 
@@ -386,7 +386,7 @@ static void jw_value(jw *w, const cJSON *item, int depth)
 	}
 }
 
-bool kp_json_report_write(FILE *fp, const kp_report *r, kp_json_frame_fn fn, void *ctx, int depth)
+bool kp_report_json_write(FILE *fp, const kp_report *r, kp_report_json_frame_fn fn, void *ctx, int depth)
 {
 	cJSON *shell = build(r, fn, ctx, true);
 	if (!shell)

@@ -1,4 +1,5 @@
-/* parse.c: reading a report file and choosing its parser by content. */
+/* report_load.c: reading a report file, sniffing its format and choosing
+ * its parser by content. */
 #include "report_build.h"
 #include "kp_fs.h"
 

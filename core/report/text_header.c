@@ -5,18 +5,6 @@
 #include <stddef.h>
 #include <string.h>
 
-char *kp__text_dup_trim(tp *c, const char *s)
-{
-	s = skip_ws(s);
-	size_t n = strlen(s);
-	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	char *d = kp__strndup(c->r, s, n);
-	if (!d)
-		c->oom = true;
-	return d;
-}
-
 /* "Sat Jun 13 17:31:08 2015": the date line of classic reports. */
 static bool is_date_line(const char *t)
 {
@@ -66,12 +54,6 @@ bool kp__text_is_noise(const char *t)
 
 /* ---- header lines ---- */
 
-void kp__text_set_str(tp *c, char **field, const char *v)
-{
-	v = skip_ws(v);
-	if (!*field && *v)
-		*field = kp__text_dup_trim(c, v);
-}
 
 static void set_addr(tp *c, unsigned bit, uint64_t *field, const char *v)
 {
@@ -159,15 +141,6 @@ static void panic_line(tp *c, const char *pp)
 	c->head.n = 0;
 	kp__text_sb_put(c, &c->head, msg, strlen(msg));
 	c->head_lines = 1;
-}
-
-bool kp__text_quotes_open(const char *s)
-{
-	bool open = false;
-	for (const char *p = s; *p; p++)
-		if (*p == '"' && (p == s || p[-1] != '\\'))
-			open = !open;
-	return open;
 }
 
 /* A line that starts a new part of the report, never a message line. */

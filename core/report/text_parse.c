@@ -1,4 +1,4 @@
-/* parse_text.c: the one text parser, for legacy .panic files and for the
+/* text_parse.c: the one text parser, for legacy .panic files and for the
  * panic string embedded in JSON reports (contract: kp__text_parse in
  * report_build.h; grammar: panic-formats.md section 2).
  *
@@ -27,14 +27,6 @@
 #include <string.h>
 
 #define HEAD_MAX_LINES 16
-
-bool kp__text_sb_put(tp *c, kp_sb *b, const char *s, size_t n)
-{
-	if (kp_sb_add(b, s, n))
-		return true;
-	c->oom = true;
-	return false;
-}
 
 static bool contains_ci(const char *s, const char *w)
 {

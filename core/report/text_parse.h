@@ -1,11 +1,13 @@
 /* text_parse.h: private to the text parser (kp__text_parse in
  * report_build.h), shared by its four files.
  *
- * Who owns what: parse_text.c owns the tp context, the line loop and what
+ * Who owns what: text_parse.c owns the tp context, the line loop and what
  * follows the pass (headline, panic_string, truncation), text_header.c the
  * header and section-start lines, text_backtrace.c the backtrace blocks,
- * their frames, the panicked process and the frame-to-image mapping, and
- * text_kexts.c every kext line (in backtrace, dependency, loaded list). */
+ * their frames, the panicked process and the frame-to-image mapping,
+ * text_kexts.c every kext line (in backtrace, dependency, loaded list) and
+ * text_lex.c the helpers all of them use.  Calls run one way:
+ * text_parse -> text_header -> text_kexts, text_backtrace -> text_lex. */
 #ifndef KP_TEXT_PARSE_H
 #define KP_TEXT_PARSE_H
 
@@ -58,7 +60,7 @@ typedef struct tp {
 	char *timestamp;            /* set only on success */
 } tp;
 
-/* Lexical helpers of every part. */
+/* Lexical helpers of every part (inline: they sit in every loop). */
 
 static inline const char *after(const char *s, const char *pre)
 {
@@ -110,14 +112,11 @@ static inline bool dec_at(const char *s, uint64_t *v, const char **end)
 	return true;
 }
 
-/* ---- parse_text.c ---- */
+/* ---- text_lex.c ---- */
 
 /* Appends s[0..n) to b, which stays NUL-terminated; false, with c->oom
  * set, when out of memory. */
 bool kp__text_sb_put(tp *c, kp_sb *b, const char *s, size_t n);
-
-/* ---- text_header.c ---- */
-
 /* An arena copy of s without its leading and trailing blanks (c->oom set
  * when out of memory). */
 char *kp__text_dup_trim(tp *c, const char *s);
@@ -125,6 +124,9 @@ char *kp__text_dup_trim(tp *c, const char *s);
 void kp__text_set_str(tp *c, char **field, const char *v);
 /* Whether s leaves a quoted string open ('\"' does not count). */
 bool kp__text_quotes_open(const char *s);
+
+/* ---- text_header.c ---- */
+
 /* A line that starts a new part of the report, never a message line. */
 bool kp__text_section_start(const char *t);
 /* A line that says nothing about the panic (blank, pasted artefact, date). */

@@ -1,4 +1,5 @@
-/* symcache.h: private to core/: a compact per-UUID symbol cache ("symcache",
+/* symcache.h: private to core/symbols/ (reader: symcache_read.c, builder:
+ * symcache_build.c): a compact per-UUID symbol cache ("symcache",
  * in the spirit of Sentry's SymCache and LLVM's GSYM).  It maps every address
  * interval over which kp_dwarf_lookup's answer (the whole frame chain) is
  * constant to that answer, so a later launch answers without touching DWARF.

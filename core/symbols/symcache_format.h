@@ -1,0 +1,61 @@
+/* symcache_format.h: private to the symbol cache: the file layout shared
+ * by its reader (symcache_read.c) and its builder (symcache_build.c); the
+ * layout itself is described in symcache.h. */
+#ifndef KP_SYMCACHE_FORMAT_H
+#define KP_SYMCACHE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symcache.h"
+
+/* multipliers of the checksum and the builder's hashes */
+#define P1 0x9e3779b185ebca87ull
+#define P2 0xc2b2ae3d27d4eb4full
+
+#define KP__SYMCACHE_MAGIC "KPSYMC\r\n"   /* 8 bytes, no NUL in the file */
+
+/* header field offsets */
+enum {
+	H_MAGIC = 0, H_VERSION = 8, H_HDRSIZE = 12, H_UUID = 16, H_ARCH = 56, H_DSIZE = 72,
+	H_DMTIME = 80, H_FSIZE = 88, H_SUM = 96, H_BASE = 104, H_WIDTH = 112, H_NADDRS = 116,
+	H_NCHAINS = 120, H_NLINKS = 124, H_NFRAMES = 128, H_STRSIZE = 132, H_OFFS = 136,
+	UUID_LEN = 40, ARCH_LEN = 16,
+};
+enum { S_ADDRS, S_IDS, S_CHAINS, S_LINKS, S_FRAMES, S_STRINGS, NSECTIONS };
+
+#define NONE UINT32_MAX
+
+/* ---- little-endian helpers ---------------------------------------------- */
+
+static inline uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t rd64(const unsigned char *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+static inline void wr(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+#define wr32(p, v) wr((p), (v), 4)
+#define wr64(p, v) wr((p), (v), 8)
+
+/* In-memory arrays are read directly: the format is little endian. */
+static inline bool host_little(void)
+{
+	const uint16_t one = 1;
+	return *(const unsigned char *)&one == 1;
+}
+
+/* The file's checksum, its H_SUM field read as zero; data holds at least
+ * KP_SYMCACHE_HDR bytes.  Defined in symcache_read.c. */
+uint64_t kp__symcache_checksum(const unsigned char *data, size_t len);
+
+#endif
