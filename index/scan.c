@@ -44,11 +44,6 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int64_t mtime_ns(const struct stat *st)
-{
-	return kp_fs_mtime_ns(st);
-}
-
 static kp_status add_error(scan *s, const char *path, const char *msg)
 {
 	kpi_summary *m = s->sum;
@@ -136,8 +131,8 @@ static kp_status maybe_commit(scan *s)
 static kp_status put_path(scan *s, const char *path, int64_t report_id, const struct stat *st,
                           const char *skip)
 {
-	return s->db->ops->path_put(s->db, path, report_id, (int64_t)st->st_size, mtime_ns(st), s->now,
-	                            skip, s->err);
+	return s->db->ops->path_put(s->db, path, report_id, (int64_t)st->st_size,
+	                            kp_fs_mtime_ns(st), s->now, skip, s->err);
 }
 
 /* Finds or creates the group of sig; *gid gets its id. */
@@ -261,7 +256,7 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 	}
 	int64_t ts;
 	if (!kpi__parse_time(r->timestamp, &ts))
-		ts = mtime_ns(st) / 1000000000LL;
+		ts = kp_fs_mtime_ns(st) / 1000000000LL;
 	kpi__new_report nr = {
 		.content_hash = hash,
 		.incident_id = r->incident_id,
@@ -326,7 +321,7 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 	if (ks != KP_OK)
 		return ks;
 	int64_t old_report = known.report_id;
-	if (known.known && known.size == (int64_t)lst->st_size && known.mtime_ns == mtime_ns(lst)) {
+	if (known.known && known.size == (int64_t)lst->st_size && known.mtime_ns == kp_fs_mtime_ns(lst)) {
 		if (old_report)
 			s->sum->unchanged++;
 		else
