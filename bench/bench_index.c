@@ -4,13 +4,15 @@
  * Usage: bench_index [COUNT] (default 10000); works in a temp dir. */
 #include "../tests/kt_slurp.h"
 #include "kp_index.h"
-#include "../tests/test_index_gen.h"
+#include "index_corpus.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
