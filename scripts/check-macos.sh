@@ -53,13 +53,14 @@ for h in cjson/cJSON.h sqlite3.h zlib.h zconf.h curses.h ncurses_dll.h unctrl.h 
 	[ -f "/usr/include/$h" ] || fail "/usr/include/$h missing (scripts/install-deps.sh)"
 	cp "/usr/include/$h" "$inc/$h"
 done
-dw=""
-for d in build-libdwarf/prefix/include ../shared/vendor/libdwarf-2.3.1/src/lib/libdwarf; do
-	[ -f "$d/libdwarf.h" ] && dw=$d && break
-done
-if [ -z "$dw" ]; then
+# libdwarf 2.3.1's headers and exports (built once by build-libdwarf.sh);
+# Debian's 20210528 where ../shared/vendor is absent
+ldw=$(sh scripts/build-libdwarf.sh | tail -n 1)
+dw=$ldw/include
+if [ ! -f "$dw/libdwarf.h" ]; then
+	ldw=""
 	dw=/usr/include/libdwarf
-	say "note: libdwarf 2.3.1 headers absent (no ../shared/vendor); using Debian's"
+	say "note: no libdwarf 2.3.1 (no ../shared/vendor); using Debian's libdwarf headers"
 fi
 cp "$dw/libdwarf.h" "$dw/dwarf.h" "$inc/"
 # The macOS SDK's curses.h (ncurses 5.7) undefines NCURSES_WIDECHAR and
@@ -143,8 +144,10 @@ EOF
 # Homebrew ships; libdwarf 2.3.1 where build-libdwarf.sh built it)
 : >"$libsyms"
 for l in libcjson.so.1 libsqlite3.so.0 libz.so.1 libncursesw.so.6 libtinfo.so.6 libdwarf.so.2 libdwarf.so.1; do
-	f=$root/build-libdwarf/prefix/lib/$l
-	[ -f "$f" ] || f=$(cc -print-file-name=$l)
+	case "$l" in
+	libdwarf.so.*) [ -n "$ldw" ] && f=$ldw/lib/$l || f=$(cc -print-file-name=$l) ;;
+	*) f=$(cc -print-file-name=$l) ;;
+	esac
 	[ -f "$f" ] || continue
 	"$nm" -D --defined-only --format=just-symbols "$f" | sed "s/@.*//" >>"$libsyms"
 done
