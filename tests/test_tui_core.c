@@ -347,8 +347,24 @@ static void test_demo_folder(void)
 	(void)!system(cmd);
 }
 
+/* Issue 11 item 10: the dups column (4 wide) showed 2,500 as "x250". */
+static void test_count_label(void)
+{
+	static const struct { long long n; const char *want; } cases[] = {
+		{2, "x2"}, {999, "x999"}, {1000, "1.0k"}, {2500, "2.5k"}, {9999, "9.9k"}, {25000, "x25k"},
+		{250000, "250k"}, {999999, "999k"}, {2500000, "2.5M"}, {4000000000LL, "4.0G"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char buf[16];
+		kpt_count_label(cases[i].n, buf, sizeof buf);
+		KT_STREQ(buf, cases[i].want, "dups label");
+		KT_CHECK(strlen(buf) <= 4, "dups label %lld fits the 4-column dups column", cases[i].n);
+	}
+}
+
 int main(void)
 {
+	test_count_label();
 	test_options_many();
 	test_demo_folder();
 	test_columns();
