@@ -41,6 +41,11 @@ int kpt_main(int argc, char **argv)
 		fputs("kpbrowse: the browser needs a terminal (see 'kpbrowse --help' for the commands)\n", stderr);
 		rc = KPT_EXIT_BAD;
 	}
+	char why[300];
+	if (rc == 0 && !kpt_term_usable(why, sizeof why)) {
+		fprintf(stderr, "kpbrowse: %s\n", why);
+		rc = KPT_EXIT_BAD;
+	}
 	if (rc != 0) {
 		kpt_options_free(&app->cfg);
 		free(app);
