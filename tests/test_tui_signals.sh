@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_tui_signals.sh: the terminal is given back whole however the browser
-# ends (issue 11 items 7, 12): every signal that ends it, resize storms,
-# and terminals it cannot drive.  After each, the
+# ends (issue 11 items 1, 7, 12): every signal that ends it, a 50 MB panic
+# string, resize storms, and terminals it cannot drive.  After each, the
 # tmux pane flags (alternate screen, mouse tracking, cursor, keypad) and
 # `stty -a` (icanon, echo) show a restored terminal.  TAP output; exit 77
 # when tmux is missing.  Env: KPBROWSE (binary), KP_TESTS_DIR.
@@ -143,6 +143,43 @@ kill -s TERM "$(pid)"
 wait $storm
 $T resize-window -t kpt -x 100 -y 30 2>/dev/null
 restored "SIGTERM during a resize storm"
+
+# ---- a 50 MB one-line panic string: opens, scrolls and quits at once ----
+mkdir -p "$work/big"
+awk -v big=50 'BEGIN { s = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA "; while (length(s) < 1048576) s = s s }
+	{ if (!done && sub(/exceeds buffer/, "exceeds buffer")) { line = $0; r = ""; for (i = 0; i < big; i++) r = r s;
+	    sub(/exceeds buffer/, "exceeds buffer " r, line); print line; done = 1 } else print }' \
+	"$KP_TESTS_DIR/fixtures/reports/panic-full-2026-11-20-101500.0001.ips" >"$work/big/panic-full-2026-11-20-101500.0050.ips"
+now_ms() { date +%s%3N; }
+# quit_within WHAT MS ACTION...: runs ACTION and wants the prompt back within MS.
+quit_within() {
+	what=$1; ms=$2; shift 2
+	t0=$(now_ms)
+	"$@"
+	while ! screen | grep -q 'kpt-prompt\$ *$' && [ $(( $(now_ms) - t0 )) -lt 20000 ]; do sleep 0.02; done
+	dt=$(( $(now_ms) - t0 ))
+	if [ "$dt" -le "$ms" ]; then ok "$what: quits in $dt ms"; else not_ok "$what: quits within $ms ms (took $dt)"; fi
+	restored "$what"
+}
+# index it once, outside the timing
+keys "clear; '$KPBROWSE' index --db '$work/big.db' '$work/big' >/dev/null" Enter
+wait_for 'kpt-prompt$' 60
+for how in q C-c TERM; do
+	start --db "'$work/big.db'" "'$work/big'"
+	keys Enter
+	sleep 0.3
+	case $how in
+	TERM) quit_within "50 MB panic string, SIGTERM" 1000 kill -s TERM "$(pid)" ;;
+	*) quit_within "50 MB panic string, $how" 1000 keys "$how" ;;
+	esac
+done
+start --db "'$work/big.db'" "'$work/big'"
+keys Enter
+if wait_for "AAAAAAAA" 10; then ok "50 MB panic string: the report shows it"; else not_ok "50 MB panic string: the report shows it"; fi
+keys G
+if wait_for "Panic string" 1 || wait_for "AAAA" 10; then ok "50 MB panic string: End reaches the last row"; else not_ok "50 MB panic string: End"; fi
+keys q
+restored "50 MB panic string, scrolled"
 
 echo "1..$n"
 echo "# $((n - fails)) passed, $fails failed, 0 skipped"
