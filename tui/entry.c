@@ -100,7 +100,7 @@ int kpt_main(int argc, char **argv)
 		 * the app is kept, reachable from here, and not freed.  The "seen"
 		 * mark is not saved: the scanner may hold the write lock for long,
 		 * and what it found shows as new next time, which it is. */
-		static kpt_app *left_to_exit;
+		static kpt_app *volatile left_to_exit;
 		left_to_exit = app;
 		(void)left_to_exit;
 		return rc;
