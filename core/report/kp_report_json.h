@@ -59,8 +59,9 @@ void kp_report_json_int(kp_report_json_out *o, int64_t v);
 void kp_report_json_hexstr(kp_report_json_out *o, uint64_t v);
 void kp_report_json_bool(kp_report_json_out *o, bool v);
 void kp_report_json_null(kp_report_json_out *o);
-/* Any cJSON value as cJSON_Print lays it out at depth (a Raw item is
- * written as a string); integers below 1e15 print as integers. */
+/* Any cJSON value as cJSON_Print lays it out, nested depth deep (0 for a
+ * whole document); a Raw item is written as a string, integers below 1e15 as
+ * integers, other numbers with %1.17g. */
 void kp_report_json_value(kp_report_json_out *o, const cJSON *v, int depth);
 
 /* "{" ... "}" with members: _key writes the separator, the indent and

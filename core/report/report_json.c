@@ -255,19 +255,22 @@ static void out_number(kp_report_json_out *o, double d)
 	}
 }
 
-void kp_report_json_value(kp_report_json_out *o, const cJSON *v, int depth)
+/* v with its closing brace depth tabs deep.  cJSON_Print puts an array's
+ * elements one level deeper (deepen); the report writer has always kept
+ * them at the array's level, and a frame callback's additions follow it. */
+static void out_value(kp_report_json_out *o, const cJSON *v, int depth, bool deepen)
 {
 	if (cJSON_IsObject(v)) {
 		kp_report_json_obj ob = kp_report_json_begin(o, depth);
 		for (const cJSON *c = v->child; c; c = c->next) {
 			kp_report_json_key(&ob, c->string ? c->string : "");
-			kp_report_json_value(o, c, depth + 1);
+			out_value(o, c, depth + 1, deepen);
 		}
 		kp_report_json_end(&ob);
 	} else if (cJSON_IsArray(v)) {
 		out_byte(o, '[');
 		for (const cJSON *c = v->child; c; c = c->next) {
-			kp_report_json_value(o, c, depth);
+			out_value(o, c, depth + deepen, deepen);
 			if (c->next)
 				kp_report_json_raw(o, ", ", 2);
 		}
@@ -283,6 +286,11 @@ void kp_report_json_value(kp_report_json_out *o, const cJSON *v, int depth)
 	} else {
 		kp_report_json_null(o);
 	}
+}
+
+void kp_report_json_value(kp_report_json_out *o, const cJSON *v, int depth)
+{
+	out_value(o, v, depth, true);
 }
 
 /* Copies JSON text, escaping nothing outside strings (cJSON_Print's output
@@ -449,7 +457,7 @@ static void frame_json(jw *w, const kp_process *p, const kp_thread *t, size_t k,
 			w->fn(w->ctx, r, p, t, k, extra);
 			for (const cJSON *c = extra->child; c; c = c->next) {
 				kp_report_json_key(&ob, c->string ? c->string : "");
-				kp_report_json_value(w->o, c, depth + 1);
+				out_value(w->o, c, depth + 1, false);
 			}
 			cJSON_Delete(extra);
 		}
