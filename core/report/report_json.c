@@ -224,12 +224,30 @@ kp_report_json_obj kp_report_json_begin(kp_report_json_out *o, int depth)
 
 void kp_report_json_key(kp_report_json_obj *ob, const char *key)
 {
-	if (ob->any)
-		kp_report_json_raw(ob->out, ",\n", 2);
+	kp_report_json_out *o = ob->out;
+	size_t n = 0, d = (size_t)(ob->depth + 1);
+	while (n < 64 && plain[(unsigned char)key[n]])
+		n++;
+	if (key[n] == '\0' && d <= 64) {   /* a short plain key: at once */
+		char *p = out_room(o, 2 + d + n + 4);
+		if (ob->any) {
+			*p++ = ',';
+			*p++ = '\n';
+		}
+		memset(p, '\t', d);
+		p += d;
+		*p++ = '"';
+		memcpy(p, key, n);
+		memcpy(p + n, "\":\t", 3);
+		o->n = (size_t)(p + n + 3 - o->buf);
+	} else {
+		if (ob->any)
+			kp_report_json_raw(o, ",\n", 2);
+		out_tabs(o, (int)d);
+		kp_report_json_str(o, key);
+		kp_report_json_raw(o, ":\t", 2);
+	}
 	ob->any = true;
-	out_tabs(ob->out, ob->depth + 1);
-	kp_report_json_str(ob->out, key);
-	kp_report_json_raw(ob->out, ":\t", 2);
 }
 
 void kp_report_json_end(kp_report_json_obj *ob)
@@ -338,15 +356,41 @@ typedef struct jw {
 	bool oom;
 } jw;
 
-static void m_str(kp_report_json_obj *ob, const char *k, const char *v)
+/* K("name"): a literal key as the two arguments the m_* helpers take, the
+ * quotes and the ":<TAB>" after it included, so it is copied at once. */
+#define K(lit) "\"" lit "\":\t", sizeof("\"" lit "\":\t") - 1
+
+static void lit_key(kp_report_json_obj *ob, const char *k, size_t n)
 {
-	kp_report_json_key(ob, k);
+	kp_report_json_out *o = ob->out;
+	size_t d = (size_t)(ob->depth + 1);
+	if (d > 64) {   /* deeper than any report nests: the plain way */
+		if (ob->any)
+			kp_report_json_raw(o, ",\n", 2);
+		out_tabs(o, (int)d);
+		kp_report_json_raw(o, k, n);
+	} else {
+		char *p = out_room(o, n + d + 2);
+		if (ob->any) {
+			*p++ = ',';
+			*p++ = '\n';
+		}
+		memset(p, '\t', d);
+		memcpy(p + d, k, n);
+		o->n = (size_t)(p + d + n - o->buf);
+	}
+	ob->any = true;
+}
+
+static void m_str(kp_report_json_obj *ob, const char *k, size_t kn, const char *v)
+{
+	lit_key(ob, k, kn);
 	kp_report_json_str(ob->out, v);
 }
 
-static void m_hex(kp_report_json_obj *ob, const char *k, bool has, uint64_t v)
+static void m_hex(kp_report_json_obj *ob, const char *k, size_t kn, bool has, uint64_t v)
 {
-	kp_report_json_key(ob, k);
+	lit_key(ob, k, kn);
 	if (has)
 		kp_report_json_hexstr(ob->out, v);
 	else
@@ -354,9 +398,9 @@ static void m_hex(kp_report_json_obj *ob, const char *k, bool has, uint64_t v)
 }
 
 /* Integers below 2^53 as numbers, larger ones as hex strings. */
-static void m_u64(kp_report_json_obj *ob, const char *k, bool has, uint64_t v)
+static void m_u64(kp_report_json_obj *ob, const char *k, size_t kn, bool has, uint64_t v)
 {
-	kp_report_json_key(ob, k);
+	lit_key(ob, k, kn);
 	if (!has)
 		kp_report_json_null(ob->out);
 	else if (v < (1ull << 53))
@@ -365,9 +409,9 @@ static void m_u64(kp_report_json_obj *ob, const char *k, bool has, uint64_t v)
 		kp_report_json_hexstr(ob->out, v);
 }
 
-static void m_i64(kp_report_json_obj *ob, const char *k, bool has, int64_t v)
+static void m_i64(kp_report_json_obj *ob, const char *k, size_t kn, bool has, int64_t v)
 {
-	kp_report_json_key(ob, k);
+	lit_key(ob, k, kn);
 	if (!has)
 		kp_report_json_null(ob->out);
 	else if (v >= (1ll << 53) || v <= -(1ll << 53))
@@ -376,9 +420,9 @@ static void m_i64(kp_report_json_obj *ob, const char *k, bool has, int64_t v)
 		kp_report_json_int(ob->out, v);
 }
 
-static void m_bool(kp_report_json_obj *ob, const char *k, bool v)
+static void m_bool(kp_report_json_obj *ob, const char *k, size_t kn, bool v)
 {
-	kp_report_json_key(ob, k);
+	lit_key(ob, k, kn);
 	kp_report_json_bool(ob->out, v);
 }
 
@@ -386,10 +430,10 @@ static void panicked_json(jw *w, int depth)
 {
 	const kp_report *r = w->r;
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
-	m_i64(&ob, "pid", r->has_panicked_pid, r->panicked_pid);
-	m_str(&ob, "process", r->panicked_process);
-	m_u64(&ob, "thread_id", r->has_panicked_thread_id, r->panicked_thread_id);
-	m_hex(&ob, "task", r->has_panicked_task, r->panicked_task);
+	m_i64(&ob, K("pid"), r->has_panicked_pid, r->panicked_pid);
+	m_str(&ob, K("process"), r->panicked_process);
+	m_u64(&ob, K("thread_id"), r->has_panicked_thread_id, r->panicked_thread_id);
+	m_hex(&ob, K("task"), r->has_panicked_task, r->panicked_task);
 	kp_report_json_end(&ob);
 }
 
@@ -398,23 +442,23 @@ static void addresses_json(jw *w, int depth)
 	const kp_report *r = w->r;
 	unsigned f = r->addr_flags;
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
-	m_hex(&ob, "kernel_slide", f & KP_HAS_KERNEL_SLIDE, r->kernel_slide);
-	m_hex(&ob, "kernel_text_base", f & KP_HAS_KERNEL_TEXT_BASE, r->kernel_text_base);
-	m_hex(&ob, "kernel_text_exec_base", f & KP_HAS_KERNEL_TEXT_EXEC_BASE, r->kernel_text_exec_base);
-	m_hex(&ob, "kernel_text_exec_slide", f & KP_HAS_KERNEL_TEXT_EXEC_SLIDE,
+	m_hex(&ob, K("kernel_slide"), f & KP_HAS_KERNEL_SLIDE, r->kernel_slide);
+	m_hex(&ob, K("kernel_text_base"), f & KP_HAS_KERNEL_TEXT_BASE, r->kernel_text_base);
+	m_hex(&ob, K("kernel_text_exec_base"), f & KP_HAS_KERNEL_TEXT_EXEC_BASE, r->kernel_text_exec_base);
+	m_hex(&ob, K("kernel_text_exec_slide"), f & KP_HAS_KERNEL_TEXT_EXEC_SLIDE,
 	      r->kernel_text_exec_slide);
-	m_hex(&ob, "kernelcache_base", f & KP_HAS_KERNELCACHE_BASE, r->kernelcache_base);
-	m_hex(&ob, "kernelcache_slide", f & KP_HAS_KERNELCACHE_SLIDE, r->kernelcache_slide);
+	m_hex(&ob, K("kernelcache_base"), f & KP_HAS_KERNELCACHE_BASE, r->kernelcache_base);
+	m_hex(&ob, K("kernelcache_slide"), f & KP_HAS_KERNELCACHE_SLIDE, r->kernelcache_slide);
 	kp_report_json_end(&ob);
 }
 
 static void kext_json(jw *w, const kp_kext *k, int depth)
 {
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
-	m_str(&ob, "name", k->name);
-	m_str(&ob, "version", k->version);
-	m_str(&ob, "uuid", k->uuid);
-	m_hex(&ob, "address", k->has_address, k->address);
+	m_str(&ob, K("name"), k->name);
+	m_str(&ob, K("version"), k->version);
+	m_str(&ob, K("uuid"), k->uuid);
+	m_hex(&ob, K("address"), k->has_address, k->address);
 	kp_report_json_end(&ob);
 }
 
@@ -422,16 +466,16 @@ static void image_json(jw *w, const kp_image *im, int depth)
 {
 	char kind[2] = {im->kind, 0};
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
-	m_i64(&ob, "index", true, im->index);
-	m_str(&ob, "uuid", im->uuid);
-	m_str(&ob, "name", im->name);
-	m_str(&ob, "version", im->version);
-	m_str(&ob, "kind", kind);
-	m_hex(&ob, "base", im->has_base, im->base);
-	m_hex(&ob, "start", im->has_start, im->start);
-	m_hex(&ob, "end", im->has_end, im->end);
-	m_bool(&ob, "in_backtrace", im->in_backtrace);
-	m_bool(&ob, "dependency", im->is_dependency);
+	m_i64(&ob, K("index"), true, im->index);
+	m_str(&ob, K("uuid"), im->uuid);
+	m_str(&ob, K("name"), im->name);
+	m_str(&ob, K("version"), im->version);
+	m_str(&ob, K("kind"), kind);
+	m_hex(&ob, K("base"), im->has_base, im->base);
+	m_hex(&ob, K("start"), im->has_start, im->start);
+	m_hex(&ob, K("end"), im->has_end, im->end);
+	m_bool(&ob, K("in_backtrace"), im->in_backtrace);
+	m_bool(&ob, K("dependency"), im->is_dependency);
 	kp_report_json_end(&ob);
 }
 
@@ -442,13 +486,13 @@ static void frame_json(jw *w, const kp_process *p, const kp_thread *t, size_t k,
 	const kp_frame *f = &t->frames[k];
 	const kp_image *im = f->image >= 0 && (size_t)f->image < r->nimages ? &r->images[f->image] : NULL;
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
-	m_i64(&ob, "image", im != NULL, f->image);
-	m_str(&ob, "image_uuid", im ? im->uuid : NULL);
-	m_str(&ob, "image_name", im ? im->name : NULL);
-	m_hex(&ob, "offset", f->has_offset, f->offset);
-	m_hex(&ob, "address", f->has_address, f->address);
-	m_str(&ob, "report_symbol", f->symbol);
-	m_bool(&ob, "user", f->user);
+	m_i64(&ob, K("image"), im != NULL, f->image);
+	m_str(&ob, K("image_uuid"), im ? im->uuid : NULL);
+	m_str(&ob, K("image_name"), im ? im->name : NULL);
+	m_hex(&ob, K("offset"), f->has_offset, f->offset);
+	m_hex(&ob, K("address"), f->has_address, f->address);
+	m_str(&ob, K("report_symbol"), f->symbol);
+	m_bool(&ob, K("user"), f->user);
 	if (w->fn) {
 		cJSON *extra = cJSON_CreateObject();
 		if (!extra) {
@@ -468,15 +512,15 @@ static void frame_json(jw *w, const kp_process *p, const kp_thread *t, size_t k,
 static void thread_json(jw *w, const kp_process *p, const kp_thread *t, int depth)
 {
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
-	m_u64(&ob, "id", t->has_id, t->id);
-	m_str(&ob, "name", t->name);
-	m_str(&ob, "state", t->state);
-	m_bool(&ob, "panicked", t->panicked);
-	m_i64(&ob, "cpu", t->cpu >= 0, t->cpu);
-	m_i64(&ob, "sched_priority", t->has_sched_priority, t->sched_priority);
-	m_i64(&ob, "base_priority", t->has_base_priority, t->base_priority);
-	m_str(&ob, "flags", t->flags);
-	kp_report_json_key(&ob, "frames");
+	m_u64(&ob, K("id"), t->has_id, t->id);
+	m_str(&ob, K("name"), t->name);
+	m_str(&ob, K("state"), t->state);
+	m_bool(&ob, K("panicked"), t->panicked);
+	m_i64(&ob, K("cpu"), t->cpu >= 0, t->cpu);
+	m_i64(&ob, K("sched_priority"), t->has_sched_priority, t->sched_priority);
+	m_i64(&ob, K("base_priority"), t->has_base_priority, t->base_priority);
+	m_str(&ob, K("flags"), t->flags);
+	lit_key(&ob, K("frames"));
 	out_byte(w->o, '[');
 	for (size_t k = 0; k < t->nframes && !w->oom; k++) {
 		if (k)
@@ -490,9 +534,9 @@ static void thread_json(jw *w, const kp_process *p, const kp_thread *t, int dept
 static void process_json(jw *w, const kp_process *p, int depth)
 {
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
-	m_i64(&ob, "pid", p->has_pid, p->pid);
-	m_str(&ob, "name", p->name);
-	kp_report_json_key(&ob, "threads");
+	m_i64(&ob, K("pid"), p->has_pid, p->pid);
+	m_str(&ob, K("name"), p->name);
+	lit_key(&ob, K("threads"));
 	out_byte(w->o, '[');
 	for (size_t j = 0; j < p->nthreads && !w->oom; j++) {
 		if (j)
@@ -508,16 +552,18 @@ static void process_json(jw *w, const kp_process *p, int depth)
 static void fields_json(jw *w, int depth)
 {
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
-	for (size_t i = 0; i < w->r->nfields; i++)
-		m_str(&ob, w->r->fields[i].key, w->r->fields[i].value);
+	for (size_t i = 0; i < w->r->nfields; i++) {
+		kp_report_json_key(&ob, w->r->fields[i].key);
+		kp_report_json_str(w->o, w->r->fields[i].value);
+	}
 	kp_report_json_end(&ob);
 }
 
 static void warning_json(jw *w, const kp_warning *wn, int depth)
 {
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
-	m_i64(&ob, "line", wn->line > 0, wn->line);
-	m_str(&ob, "message", wn->msg);
+	m_i64(&ob, K("line"), wn->line > 0, wn->line);
+	m_str(&ob, K("message"), wn->msg);
 	kp_report_json_end(&ob);
 }
 
@@ -526,29 +572,29 @@ static void report_json(jw *w, int depth)
 	const kp_report *r = w->r;
 	kp_report_json_out *o = w->o;
 	kp_report_json_obj ob = kp_report_json_begin(o, depth);
-	m_str(&ob, "file", r->path);
-	m_str(&ob, "format", kp_format_name(r->format));
-	m_i64(&ob, "bug_type", r->has_bug_type, r->bug_type);
-	m_str(&ob, "timestamp", r->timestamp);
-	m_str(&ob, "os_version", r->os_version);
-	m_str(&ob, "incident_id", r->incident_id);
-	m_str(&ob, "product", r->product);
-	m_str(&ob, "build", r->build);
-	m_str(&ob, "kernel_version", r->kernel_version);
-	m_str(&ob, "kernel_uuid", r->kernel_uuid);
-	m_str(&ob, "arch", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
-	m_str(&ob, "soc", r->soc);
-	m_str(&ob, "headline", r->headline);
-	m_str(&ob, "panic_string", r->panic_string);
-	kp_report_json_key(&ob, "panicked");
+	m_str(&ob, K("file"), r->path);
+	m_str(&ob, K("format"), kp_format_name(r->format));
+	m_i64(&ob, K("bug_type"), r->has_bug_type, r->bug_type);
+	m_str(&ob, K("timestamp"), r->timestamp);
+	m_str(&ob, K("os_version"), r->os_version);
+	m_str(&ob, K("incident_id"), r->incident_id);
+	m_str(&ob, K("product"), r->product);
+	m_str(&ob, K("build"), r->build);
+	m_str(&ob, K("kernel_version"), r->kernel_version);
+	m_str(&ob, K("kernel_uuid"), r->kernel_uuid);
+	m_str(&ob, K("arch"), r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
+	m_str(&ob, K("soc"), r->soc);
+	m_str(&ob, K("headline"), r->headline);
+	m_str(&ob, K("panic_string"), r->panic_string);
+	lit_key(&ob, K("panicked"));
 	panicked_json(w, depth + 1);
-	kp_report_json_key(&ob, "addresses");
+	lit_key(&ob, K("addresses"));
 	addresses_json(w, depth + 1);
-	m_str(&ob, "last_started_kext", r->last_started_kext);
-	m_str(&ob, "last_unloaded_kext", r->last_unloaded_kext);
-	m_bool(&ob, "kexts_skipped", r->kexts_skipped);
+	m_str(&ob, K("last_started_kext"), r->last_started_kext);
+	m_str(&ob, K("last_unloaded_kext"), r->last_unloaded_kext);
+	m_bool(&ob, K("kexts_skipped"), r->kexts_skipped);
 
-	kp_report_json_key(&ob, "loaded_kexts");
+	lit_key(&ob, K("loaded_kexts"));
 	out_byte(o, '[');
 	for (size_t i = 0; i < r->nkexts; i++) {
 		if (i)
@@ -557,7 +603,7 @@ static void report_json(jw *w, int depth)
 	}
 	out_byte(o, ']');
 
-	kp_report_json_key(&ob, "images");
+	lit_key(&ob, K("images"));
 	out_byte(o, '[');
 	for (size_t i = 0; i < r->nimages; i++) {
 		if (i)
@@ -566,7 +612,7 @@ static void report_json(jw *w, int depth)
 	}
 	out_byte(o, ']');
 
-	kp_report_json_key(&ob, "processes");
+	lit_key(&ob, K("processes"));
 	out_byte(o, '[');
 	for (size_t i = 0; i < r->nprocesses && !w->oom; i++) {
 		if (i)
@@ -575,11 +621,11 @@ static void report_json(jw *w, int depth)
 	}
 	out_byte(o, ']');
 
-	kp_report_json_key(&ob, "fields");
+	lit_key(&ob, K("fields"));
 	fields_json(w, depth + 1);
-	m_bool(&ob, "truncated", r->truncated);
+	m_bool(&ob, K("truncated"), r->truncated);
 
-	kp_report_json_key(&ob, "warnings");
+	lit_key(&ob, K("warnings"));
 	out_byte(o, '[');
 	for (size_t i = 0; i < r->nwarnings; i++) {
 		if (i)
