@@ -11,7 +11,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}
 big=${2:-${TMPDIR:-/tmp}/kpbrowse-bigdsym}
-kp=$build/tui/kpbrowse
+kp=$build/cli/kpbrowse
 PATH=$PATH:/usr/lib/llvm-14/bin
 [ -f "$big/big.dSYM/Contents/Resources/DWARF/big" ] || sh "$here/gen_big_dsym.sh" "$big"
 dw=$big/big.dSYM/Contents/Resources/DWARF/big

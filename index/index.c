@@ -237,36 +237,6 @@ fail:
 
 /* ---- opening ---- */
 
-static kp_status mkdir_parents(const char *path, kp_error *err)
-{
-	char *d = strdup(path);
-	if (!d)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	char *slash = strrchr(d, '/');
-	if (!slash || slash == d) {
-		free(d);
-		return KP_OK;
-	}
-	*slash = '\0';
-	for (char *p = d + 1;; p++) {
-		if (*p == '/' || *p == '\0') {
-			char c = *p;
-			*p = '\0';
-			if (mkdir(d, 0755) != 0 && errno != EEXIST) {
-				kp_status st = kp_error_set(err, KP_ERR_IO, 0, -1, "cannot create folder %s: %s",
-				                            d, strerror(errno));
-				free(d);
-				return st;
-			}
-			*p = c;
-			if (!c)
-				break;
-		}
-	}
-	free(d);
-	return KP_OK;
-}
-
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -342,7 +312,7 @@ kp_status kpi_open(const char *path, unsigned flags, kpi_db **out, kp_error *err
 		if (!(flags & KPI_OPEN_CREATE))
 			return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1,
 			                    "%s: no index yet (run 'kpbrowse index')", path);
-		if ((s = mkdir_parents(path, err)) != KP_OK)
+		if ((s = kp_fs_mkdirs_for(path, 0755, err)) != KP_OK)
 			return s;
 		oflags |= SQLITE_OPEN_CREATE;
 	} else if (!S_ISREG(st.st_mode)) {

@@ -6,6 +6,7 @@
 #define KPI_INDEX_PRIV_H
 
 #include "kp_index.h"
+#include "kp_fs.h"
 #include "kp_sha1.h"
 
 #include <sqlite3.h>

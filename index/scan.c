@@ -41,15 +41,6 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static int64_t mtime_ns(const struct stat *st)
-{
-#ifdef __APPLE__
-	return (int64_t)st->st_mtimespec.tv_sec * 1000000000LL + st->st_mtimespec.tv_nsec;
-#else
-	return (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
-#endif
-}
-
 static kp_status add_error(scan *s, const char *path, const char *msg)
 {
 	kpi_summary *m = s->sum;
@@ -158,7 +149,7 @@ static kp_status put_path(scan *s, const char *path, int64_t report_id, const st
 	if (report_id > 0)
 		sqlite3_bind_int64(q, 2, report_id);
 	sqlite3_bind_int64(q, 3, (sqlite3_int64)st->st_size);
-	sqlite3_bind_int64(q, 4, mtime_ns(st));
+	sqlite3_bind_int64(q, 4, kp_fs_mtime_ns(st));
 	sqlite3_bind_int64(q, 5, s->now);
 	if (skip)
 		sqlite3_bind_text(q, 6, skip, -1, SQLITE_STATIC);
@@ -265,7 +256,7 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 	}
 	int64_t ts;
 	if (!idx_parse_time(r->timestamp, &ts))
-		ts = mtime_ns(st) / 1000000000LL;
+		ts = kp_fs_mtime_ns(st) / 1000000000LL;
 	sqlite3_stmt *q = idx_stmt(s->db, Q_REPORT_INSERT, s->err);
 	int rc = SQLITE_ERROR;
 	if (q) {
@@ -403,7 +394,7 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 	if (known) {
 		old_report = sqlite3_column_int64(q, 0);
 		bool same = sqlite3_column_int64(q, 1) == (sqlite3_int64)lst->st_size &&
-		            sqlite3_column_int64(q, 2) == mtime_ns(lst);
+		            sqlite3_column_int64(q, 2) == kp_fs_mtime_ns(lst);
 		sqlite3_reset(q);
 		if (same) {
 			if (old_report)

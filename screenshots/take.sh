@@ -3,13 +3,13 @@
 # virtual X display (Xvfb).  xterm runs tmux, which runs kpbrowse, so keys
 # are sent with tmux send-keys and the window is captured with xwd and
 # converted to PNG.  Installs nothing: it says what is missing.
-# Usage: screenshots/take.sh [KPBROWSE] (default: ../build/tui/kpbrowse)
+# Usage: screenshots/take.sh [KPBROWSE] (default: ../build/cli/kpbrowse)
 # Needs: Xvfb (xvfb), xterm, xwd (x11-apps), convert (imagemagick), tmux,
 # and the DejaVu Sans Mono font (fonts-dejavu-core).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-KPBROWSE=${1:-$here/../build/tui/kpbrowse}
+KPBROWSE=${1:-$here/../build/cli/kpbrowse}
 missing=""
 for t in Xvfb xterm xwd tmux; do
 	command -v "$t" >/dev/null 2>&1 || missing="$missing $t"

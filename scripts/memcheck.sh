@@ -5,7 +5,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}
-kp=$build/tui/kpbrowse
+kp=$build/cli/kpbrowse
 if ! command -v valgrind >/dev/null 2>&1; then
 	echo "memcheck: valgrind not installed; skipped"
 	exit 0

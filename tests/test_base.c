@@ -256,6 +256,29 @@ static void sha1(void)
 	char hex[41];
 	kp_sha1_hex("abc", 3, hex);
 	KT_STREQ(hex, "a9993e364706816aba3e25717850c26c9cd0d89d", "sha1(abc)");
+	kp_sha1_hex("", 0, hex);
+	KT_STREQ(hex, "da39a3ee5e6b4b0d3255bfef95601890afd80709", "sha1()");
+	const char *q = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	kp_sha1_hex(q, strlen(q), hex);
+	KT_STREQ(hex, "84983e441c3bd26ebaae4aa1f95129e5e54670f1", "sha1(448 bits)");
+}
+
+static void sha1_in_pieces(void)
+{
+	char *mil = malloc(1000000);
+	if (!mil)
+		return;
+	memset(mil, 'a', 1000000);
+	kp_sha1 s;
+	kp_sha1_init(&s);
+	for (size_t off = 0; off < 1000000; off += 7)
+		kp_sha1_update(&s, mil + off, off + 7 <= 1000000 ? 7 : 1000000 - off);
+	uint8_t d[20];
+	char hex[41];
+	kp_sha1_final(&s, d);
+	kp_sha1_to_hex(d, hex);
+	KT_STREQ(hex, "34aa973cd4c4daa4f61eeb2bdbad27316534016f", "sha1(million a) in pieces");
+	free(mil);
 }
 
 int main(void)
@@ -278,6 +301,7 @@ int main(void)
 	utf8_decode();
 	unsafe_rule();
 	sha1();
+	sha1_in_pieces();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

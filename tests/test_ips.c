@@ -29,12 +29,10 @@ static const char PS[] =
 	"Panicked thread: 0xfffffe2000000000, backtrace: 0xfffffe3000000000, tid: 5000\\n"
 	"** Stackshot Succeeded **\\n";
 
-static void synthetic(void)
+/* processByPid before binaryImages; bases > 2^63; unknown keys; [idx,0] into 'A' dropped */
+static void synthetic_ips(char *buf, size_t size)
 {
-	kp_error err;
-	char buf[8192];
-	/* processByPid before binaryImages; bases > 2^63; unknown keys; [idx,0] into 'A' dropped */
-	snprintf(buf, sizeof buf,
+	snprintf(buf, size,
 	         "{\"os_version\":\"macOS 14.1 (23B74)\",\"bug_type\":\"210\",\"timestamp\":\"2023-11-01 10:00:00.00 +0000\",\"newkey\":[1,2]}\n"
 	         "{\n \"processByPid\" : {\n"
 	         "  \"0\" : {\"pid\":0,\"procname\":\"kernel_task\",\"threadById\":{\"9\":{\"id\":9,\"state\":[\"TH_WAIT\",\"TH_UNINT\"],\"kernelFrames\":[[0,16],[2,0]]}}},\n"
@@ -45,6 +43,15 @@ static void synthetic(void)
 	         "[\"00000000-0000-0000-0000-000000000000\",0,\"A\"],[\"11111111-2222-3333-4444-555555555555\",4294967296,\"P\"]],\n"
 	         " \"memoryStatus\" : {\"compressorSize\":1},\n \"someFutureKey\" : \"kept\"\n}\n",
 	         PS);
+}
+
+static const char INTEL[] = "{\"macOSProcessedStackshotData\":\"AAAA\",\"macOSPanicString\":\"panic(cpu 0 caller 0xffffff801234): \\\"Intel\\\"@/a.c:1\\nBacktrace (CPU 0), Frame : Return Address\\n0xffffff81aaaa : 0xffffff8012345678 \\nKernel version:\\nDarwin Kernel Version 19.6.0: x; root:xnu-6153/RELEASE_X86_64\\nKernel text base: 0xffffff8012000000\\n\"}";
+
+static void ips_fields(void)
+{
+	kp_error err;
+	char buf[8192];
+	synthetic_ips(buf, sizeof buf);
 	kp_report *r = parse(buf, &err);
 	KT_CHECK(r != NULL, "synthetic ips parses (%s)", r ? "" : err.msg);
 	if (!r)
@@ -85,16 +92,29 @@ static void synthetic(void)
 	KT_CHECK(!r->truncated, "not truncated");
 	kp_report_free(&r);
 
-	/* truncated inside processByPid: the complete processes survive */
+}
+
+/* truncated inside processByPid: the complete processes survive */
+static void ips_truncated_in_processes(void)
+{
+	kp_error err;
+	char buf[8192];
+	synthetic_ips(buf, sizeof buf);
 	size_t cut = (size_t)(strstr(buf, "\"77\"") - buf) + 40;
 	buf[cut] = '\0';
-	r = parse(buf, &err);
+	kp_report *r = parse(buf, &err);
 	KT_CHECK(r && r->truncated && r->nprocesses == 1, "cut in processByPid: 1 process, truncated");
 	kp_report_free(&r);
 
-	/* Intel JSON, with and without the header line */
-	const char *intel = "{\"macOSProcessedStackshotData\":\"AAAA\",\"macOSPanicString\":\"panic(cpu 0 caller 0xffffff801234): \\\"Intel\\\"@/a.c:1\\nBacktrace (CPU 0), Frame : Return Address\\n0xffffff81aaaa : 0xffffff8012345678 \\nKernel version:\\nDarwin Kernel Version 19.6.0: x; root:xnu-6153/RELEASE_X86_64\\nKernel text base: 0xffffff8012000000\\n\"}";
-	r = parse(intel, &err);
+}
+
+/* Intel JSON, with and without the header line */
+static void intel_json(void)
+{
+	kp_error err;
+	char buf[8192];
+	const char *intel = INTEL;
+	kp_report *r = parse(intel, &err);
 	KT_CHECK(r && r->format == KP_FORMAT_INTEL_JSON, "Intel JSON without header");
 	if (r) {
 		KT_STREQ(r->stackshot_b64, "AAAA", "stackshot kept aside");
@@ -109,7 +129,13 @@ static void synthetic(void)
 	KT_CHECK(r && r->format == KP_FORMAT_INTEL_JSON && r->os_version, "Intel JSON with header");
 	kp_report_free(&r);
 
-	/* not panics, broken JSON */
+}
+
+/* not panics, broken JSON */
+static void refused(void)
+{
+	kp_error err;
+	kp_report *r;
 	r = parse("{\"bug_type\":\"309\"}\n{\"procName\":\"Safari\"}", &err);
 	KT_CHECK(!r && err.code == KP_ERR_NOTPANIC, "bug_type 309 is not a panic: %s", err.msg);
 	r = parse("{\"a\": 1}", &err);
@@ -130,7 +156,13 @@ static void synthetic(void)
 	KT_CHECK(r && r->nimages >= 2 && !r->images[0].has_base && !r->images[1].has_base,
 	         "negative and fractional bases are not numbers we keep");
 	kp_report_free(&r);
-	/* every prefix of a small report parses or fails cleanly */
+}
+
+/* every prefix of a small report parses or fails cleanly */
+static void every_prefix(void)
+{
+	kp_error err;
+	const char *intel = INTEL;
 	size_t n = strlen(intel);
 	int ok = 1;
 	for (size_t i = 1; i < n; i++) {
@@ -145,7 +177,8 @@ static void synthetic(void)
 	KT_CHECK(ok, "every prefix of an Intel JSON report parses or fails cleanly");
 }
 
-static void corpus(void)
+/* the real .ips reports, values read off the files by hand */
+static void corpus_ios26(void)
 {
 	char path[4096];
 	kp_report *r;
@@ -193,6 +226,13 @@ static void corpus(void)
 		KT_CHECK(!r->truncated, "ios26: complete");
 		kp_report_free(&r);
 	}
+}
+
+static void corpus_t2(void)
+{
+	char path[4096];
+	kp_report *r;
+	kp_error err;
 	snprintf(path, sizeof path, "%s/corpus/real/ips-t2-bridgeos-sleepwake-socwatchdog-1.ips", KP_SHARED_DIR);
 	if (kp_report_load(path, &r, &err) != KP_OK) {
 		KT_SKIP("ips-t2 absent");
@@ -211,7 +251,12 @@ static void corpus(void)
 
 int main(void)
 {
-	synthetic();
-	corpus();
+	ips_fields();
+	ips_truncated_in_processes();
+	intel_json();
+	refused();
+	every_prefix();
+	corpus_ios26();
+	corpus_t2();
 	return kt_done();
 }

@@ -179,29 +179,29 @@ struct layout {
 static void make_thin64(struct w *w, uint32_t subtype, struct layout *lay)
 {
 	memset(w, 0, sizeof *w);
-	put32(w, 0xfeedfacf);
-	put32(w, 0x0100000c);
+	put32(w, MH_MAGIC_64);
+	put32(w, CPU_TYPE_ARM64);
 	put32(w, subtype);
-	put32(w, 6); /* MH_DYLIB */
-	put32(w, 3);
-	put32(w, 24 + 72 + 80 + 24);
+	put32(w, MH_DYLIB);
+	put32(w, 3); /* ncmds */
+	put32(w, UUID_CMD_SIZE + SEGMENT_64_CMD_SIZE + SECTION_64_SIZE + SYMTAB_CMD_SIZE);
 	put32(w, 0);
 	put32(w, 0);
 	lay->uuid_cmd = w->n;
-	put32(w, 0x1b);
-	put32(w, 24);
+	put32(w, LC_UUID);
+	put32(w, UUID_CMD_SIZE);
 	for (int i = 0; i < 16; i++)
 		w->b[w->n++] = (unsigned char)(0xa0 + i);
 	lay->seg_cmd = w->n;
-	put32(w, 0x19);
-	put32(w, 72 + 80);
+	put32(w, LC_SEGMENT_64);
+	put32(w, SEGMENT_64_CMD_SIZE + SECTION_64_SIZE);
 	putname(w, "__TEXT");
 	put64(w, 0);      /* vmaddr */
 	put64(w, 0x2000); /* vmsize */
 	put64(w, 0);      /* fileoff */
 	put64(w, 0x400);  /* filesize */
-	put32(w, 5);
-	put32(w, 5);
+	put32(w, VM_PROT_READ_EXECUTE); /* maxprot */
+	put32(w, VM_PROT_READ_EXECUTE); /* initprot */
 	put32(w, 1); /* nsects */
 	put32(w, 0);
 	putname(w, "__text");
@@ -212,7 +212,7 @@ static void make_thin64(struct w *w, uint32_t subtype, struct layout *lay)
 	put32(w, 2);
 	put32(w, 0);
 	put32(w, 0);
-	put32(w, 0x80000400);
+	put32(w, S_ATTR_PURE_SOME_INSTRUCTIONS);
 	put32(w, 0);
 	put32(w, 0);
 	put32(w, 0);
@@ -220,8 +220,8 @@ static void make_thin64(struct w *w, uint32_t subtype, struct layout *lay)
 	lay->syms = 0x300;
 	lay->strs = 0x340;
 	lay->strsize = 25;
-	put32(w, 2);
-	put32(w, 24);
+	put32(w, LC_SYMTAB);
+	put32(w, SYMTAB_CMD_SIZE);
 	put32(w, (uint32_t)lay->syms);
 	put32(w, 4);
 	put32(w, (uint32_t)lay->strs);
@@ -232,10 +232,10 @@ static void make_thin64(struct w *w, uint32_t subtype, struct layout *lay)
 		uint8_t type, sect;
 		uint64_t value;
 	} ns[4] = {
-		{1, 0x0f, 1, 0x1000},  /* _first, N_SECT|N_EXT */
-		{8, 0x0e, 1, 0x1080},  /* _second, local */
-		{16, 0x24, 1, 0x1040}, /* N_FUN stab: must be ignored */
-		{22, 0x01, 0, 0},      /* undefined _x */
+		{1, N_SECT | N_EXT, 1, 0x1000}, /* _first */
+		{8, N_SECT, 1, 0x1080},         /* _second, local */
+		{16, N_FUN, 1, 0x1040},         /* a stab: must be ignored */
+		{22, N_EXT, 0, 0},              /* undefined _x */
 	};
 	w->n = lay->syms;
 	for (int i = 0; i < 4; i++) {
@@ -295,62 +295,62 @@ static void test_synthetic_thin(void)
 		kp_macho_close(&m);
 	}
 
-	make_thin64(&w, 0x80000002, &L);
+	make_thin64(&w, CPU_SUBTYPE_PTRAUTH_ABI | CPU_SUBTYPE_ARM64E, &L);
 	KT_CHECK(kp_macho_open_mem(w.b, w.n, &m, &err) == KP_OK, "arm64e opens");
 	if (m)
 		KT_STREQ(kp_macho_slice_at(m, 0)->arch, "arm64e", "arm64e subtype with PAC bits");
 	kp_macho_close(&m);
 
 	make_thin64(&w, 0, &L);
-	set32(&w, L.uuid_cmd + 4, 0);
-	expect_format(w.b, w.n, "cmdsize 0", (long)L.uuid_cmd + 4, NULL);
+	set32(&w, L.uuid_cmd + LC_OFF_CMDSIZE, 0);
+	expect_format(w.b, w.n, "cmdsize 0", (long)L.uuid_cmd + LC_OFF_CMDSIZE, NULL);
 	make_thin64(&w, 0, &L);
-	set32(&w, L.uuid_cmd + 4, 6);
-	expect_format(w.b, w.n, "cmdsize 6", (long)L.uuid_cmd + 4, NULL);
+	set32(&w, L.uuid_cmd + LC_OFF_CMDSIZE, 6);
+	expect_format(w.b, w.n, "cmdsize 6", (long)L.uuid_cmd + LC_OFF_CMDSIZE, NULL);
 	make_thin64(&w, 0, &L);
-	set32(&w, L.uuid_cmd + 4, 26);
-	expect_format(w.b, w.n, "cmdsize not a multiple of 4", (long)L.uuid_cmd + 4, "multiple");
+	set32(&w, L.uuid_cmd + LC_OFF_CMDSIZE, 26);
+	expect_format(w.b, w.n, "cmdsize not a multiple of 4", (long)L.uuid_cmd + LC_OFF_CMDSIZE, "multiple");
 	make_thin64(&w, 0, &L);
-	set32(&w, L.symtab_cmd + 4, 0x1000);
-	expect_format(w.b, w.n, "cmdsize past sizeofcmds", (long)L.symtab_cmd + 4, NULL);
+	set32(&w, L.symtab_cmd + LC_OFF_CMDSIZE, 0x1000);
+	expect_format(w.b, w.n, "cmdsize past sizeofcmds", (long)L.symtab_cmd + LC_OFF_CMDSIZE, NULL);
 	make_thin64(&w, 0, &L);
-	set32(&w, 20, 0x10000);
-	expect_format(w.b, w.n, "sizeofcmds past the file", 20, NULL);
+	set32(&w, MH_OFF_SIZEOFCMDS, 0x10000);
+	expect_format(w.b, w.n, "sizeofcmds past the file", MH_OFF_SIZEOFCMDS, NULL);
 	make_thin64(&w, 0, &L);
-	set32(&w, 16, 0xffffffff);
-	expect_format(w.b, w.n, "ncmds huge", 16, NULL);
+	set32(&w, MH_OFF_NCMDS, 0xffffffff);
+	expect_format(w.b, w.n, "ncmds huge", MH_OFF_NCMDS, NULL);
 	make_thin64(&w, 0, &L);
-	set32(&w, L.uuid_cmd + 4, 16);
+	set32(&w, L.uuid_cmd + LC_OFF_CMDSIZE, 16);
 	expect_format(w.b, w.n, "LC_UUID too short", (long)L.uuid_cmd, NULL);
 	make_thin64(&w, 0, &L);
-	set32(&w, L.seg_cmd + 64, 2);
+	set32(&w, L.seg_cmd + SEG64_OFF_NSECTS, 2);
 	expect_format(w.b, w.n, "nsects overflows the command", (long)L.seg_cmd, "section count");
 	make_thin64(&w, 0, &L);
-	set32(&w, L.seg_cmd + 64, 0x40000000);
+	set32(&w, L.seg_cmd + SEG64_OFF_NSECTS, 0x40000000);
 	expect_format(w.b, w.n, "nsects huge", (long)L.seg_cmd, NULL);
 	make_thin64(&w, 0, &L);
-	set32(&w, L.seg_cmd + 72 + 48, 0x3c0); /* section offset: 0x3c0 + 0x100 > 0x400 */
-	expect_format(w.b, w.n, "section data past the end", (long)L.seg_cmd + 72, NULL);
+	set32(&w, L.seg_cmd + SEGMENT_64_CMD_SIZE + SECT64_OFF_OFFSET, 0x3c0); /* section offset: 0x3c0 + 0x100 > 0x400 */
+	expect_format(w.b, w.n, "section data past the end", (long)L.seg_cmd + SEGMENT_64_CMD_SIZE, NULL);
 	make_thin64(&w, 0, &L);
-	set32(&w, L.seg_cmd + 48, 0x401); /* segment filesize */
+	set32(&w, L.seg_cmd + SEG64_OFF_FILESIZE, 0x401); /* segment filesize */
 	expect_format(w.b, w.n, "segment past the end", (long)L.seg_cmd, NULL);
 	make_thin64(&w, 0, &L);
-	set32(&w, L.symtab_cmd + 12, 0x10000000);
-	expect_format(w.b, w.n, "nsyms huge", (long)L.symtab_cmd + 8, "symbol table");
+	set32(&w, L.symtab_cmd + SYMTAB_OFF_NSYMS, 0x10000000);
+	expect_format(w.b, w.n, "nsyms huge", (long)L.symtab_cmd + SYMTAB_OFF_SYMOFF, "symbol table");
 	make_thin64(&w, 0, &L);
-	set32(&w, L.symtab_cmd + 8, 0x3f8);
-	expect_format(w.b, w.n, "symoff near the end", (long)L.symtab_cmd + 8, NULL);
+	set32(&w, L.symtab_cmd + SYMTAB_OFF_SYMOFF, 0x3f8);
+	expect_format(w.b, w.n, "symoff near the end", (long)L.symtab_cmd + SYMTAB_OFF_SYMOFF, NULL);
 	make_thin64(&w, 0, &L);
-	set32(&w, L.symtab_cmd + 20, 0x1000);
-	expect_format(w.b, w.n, "strsize past the end", (long)L.symtab_cmd + 16, "string table");
+	set32(&w, L.symtab_cmd + SYMTAB_OFF_STRSIZE, 0x1000);
+	expect_format(w.b, w.n, "strsize past the end", (long)L.symtab_cmd + SYMTAB_OFF_STROFF, "string table");
 	make_thin64(&w, 0, &L);
-	set32(&w, L.syms + 16, 25); /* second nlist's strx == strsize */
-	expect_format(w.b, w.n, "strx out of range", (long)L.syms + 16, "string table");
+	set32(&w, L.syms + NLIST_64_SIZE, 25); /* second nlist's strx == strsize */
+	expect_format(w.b, w.n, "strx out of range", (long)L.syms + NLIST_64_SIZE, "string table");
 	make_thin64(&w, 0, &L);
 	w.b[L.strs + 24] = 'x'; /* "_x" loses its NUL */
 	expect_format(w.b, w.n, "unterminated name", (long)(L.strs + 22), "unterminated");
 	make_thin64(&w, 0, &L);
-	w.b[0] = 0xfe, w.b[1] = 0xed, w.b[2] = 0xfa, w.b[3] = 0xcf;
+	w.b[0] = 0xfe, w.b[1] = 0xed, w.b[2] = 0xfa, w.b[3] = 0xcf; /* MH_MAGIC_64 big endian */
 	expect_format(w.b, w.n, "big-endian Mach-O", 0, "big-endian");
 	make_thin64(&w, 0, &L);
 	expect_format(w.b, 31, "header cut", 0, NULL);
@@ -367,23 +367,23 @@ static void test_synthetic_32(void)
 {
 	struct w w;
 	memset(&w, 0, sizeof w);
-	put32(&w, 0xfeedface);
-	put32(&w, 7);
-	put32(&w, 3);
-	put32(&w, 6);
-	put32(&w, 2);
-	put32(&w, 56 + 68 + 24);
+	put32(&w, MH_MAGIC);
+	put32(&w, CPU_TYPE_X86);
+	put32(&w, CPU_SUBTYPE_I386_ALL);
+	put32(&w, MH_DYLIB);
+	put32(&w, 2); /* ncmds */
+	put32(&w, SEGMENT_CMD_SIZE + SECTION_SIZE + SYMTAB_CMD_SIZE);
 	put32(&w, 0);
-	put32(&w, 1);
-	put32(&w, 56 + 68);
+	put32(&w, LC_SEGMENT);
+	put32(&w, SEGMENT_CMD_SIZE + SECTION_SIZE);
 	putname(&w, "__TEXT");
 	put32(&w, 0x1000); /* vmaddr */
-	put32(&w, 0x1000);
-	put32(&w, 0);
-	put32(&w, 0x300);
-	put32(&w, 5);
-	put32(&w, 5);
-	put32(&w, 1);
+	put32(&w, 0x1000); /* vmsize */
+	put32(&w, 0);      /* fileoff */
+	put32(&w, 0x300);  /* filesize */
+	put32(&w, VM_PROT_READ_EXECUTE);
+	put32(&w, VM_PROT_READ_EXECUTE);
+	put32(&w, 1); /* nsects */
 	put32(&w, 0);
 	putname(&w, "__text");
 	putname(&w, "__TEXT");
@@ -392,18 +392,18 @@ static void test_synthetic_32(void)
 	put32(&w, 0x100);
 	for (int i = 0; i < 6; i++)
 		put32(&w, 0);
-	put32(&w, 2);
-	put32(&w, 24);
-	put32(&w, 0x200);
-	put32(&w, 2);
-	put32(&w, 0x240);
-	put32(&w, 12);
+	put32(&w, LC_SYMTAB);
+	put32(&w, SYMTAB_CMD_SIZE);
+	put32(&w, 0x200); /* symoff */
+	put32(&w, 2);     /* nsyms */
+	put32(&w, 0x240); /* stroff */
+	put32(&w, 12);    /* strsize */
 	w.n = 0x200;
 	put32(&w, 1);
-	w.b[w.n++] = 0x0f, w.b[w.n++] = 1, w.n += 2;
+	w.b[w.n++] = N_SECT | N_EXT, w.b[w.n++] = 1, w.n += 2;
 	put32(&w, 0x1100);
 	put32(&w, 8);
-	w.b[w.n++] = 0x0f, w.b[w.n++] = 1, w.n += 2;
+	w.b[w.n++] = N_SECT | N_EXT, w.b[w.n++] = 1, w.n += 2;
 	put32(&w, 0x1100); /* alias at the same address: external, ties by strtab order */
 	memcpy(w.b + 0x240, "\0_start\0_go\0", 12);
 	w.n = 0x300;
@@ -431,22 +431,22 @@ static size_t make_fat(unsigned char *out, bool f64, int narch, const uint64_t *
 {
 	struct w w;
 	memset(&w, 0, sizeof w);
-	putbe32(&w, f64 ? 0xcafebabf : 0xcafebabe);
+	putbe32(&w, f64 ? FAT_MAGIC_64 : FAT_MAGIC);
 	putbe32(&w, (uint32_t)narch);
 	for (int i = 0; i < narch; i++) {
-		putbe32(&w, 0x0100000c);
+		putbe32(&w, CPU_TYPE_ARM64);
 		putbe32(&w, subtypes[i]);
 		if (f64) {
 			putbe32(&w, (uint32_t)(offs[i] >> 32));
 			putbe32(&w, (uint32_t)offs[i]);
 			putbe32(&w, (uint32_t)(sizes[i] >> 32));
 			putbe32(&w, (uint32_t)sizes[i]);
-			putbe32(&w, 12);
+			putbe32(&w, FAT_ALIGN_4K);
 			putbe32(&w, 0);
 		} else {
 			putbe32(&w, (uint32_t)offs[i]);
 			putbe32(&w, (uint32_t)sizes[i]);
-			putbe32(&w, 12);
+			putbe32(&w, FAT_ALIGN_4K);
 		}
 	}
 	size_t total = 0x1000 + 0x1000 * 2;
@@ -463,7 +463,7 @@ static void test_synthetic_fat(void)
 	struct w thin[2];
 	struct layout L;
 	make_thin64(&thin[0], 0, &L);
-	make_thin64(&thin[1], 2, &L);
+	make_thin64(&thin[1], CPU_SUBTYPE_ARM64E, &L);
 	thin[1].b[L.uuid_cmd + 8] = 0xb0; /* a different UUID */
 	uint32_t sub[2] = {0, 2};
 	uint64_t offs[2] = {0x1000, 0x2000}, sizes[2] = {0x400, 0x400};
@@ -505,9 +505,9 @@ static void test_synthetic_fat(void)
 		buf[7] = 0; /* nfat_arch 0 */
 		expect_format(buf, n, "nfat_arch 0", 4, NULL);
 		n = make_fat(buf, f64, 2, offs, sizes, thin, sub);
-		set32(&thin[1], 16, 0xffffffff);
+		set32(&thin[1], MH_OFF_NCMDS, 0xffffffff);
 		memcpy(buf + 0x2000, thin[1].b, 0x400);
-		set32(&thin[1], 16, 3);
+		set32(&thin[1], MH_OFF_NCMDS, 3);
 		expect_format(buf, n, "bad load commands in the second slice", 0x2000 + 16, NULL);
 	}
 }
@@ -517,29 +517,29 @@ static void test_fileset(void)
 {
 	struct w w;
 	memset(&w, 0, sizeof w);
-	put32(&w, 0xfeedfacf);
-	put32(&w, 0x0100000c);
-	put32(&w, 2);
-	put32(&w, 0xc); /* MH_FILESET */
-	put32(&w, 2);
+	put32(&w, MH_MAGIC_64);
+	put32(&w, CPU_TYPE_ARM64);
+	put32(&w, CPU_SUBTYPE_ARM64E);
+	put32(&w, MH_FILESET);
+	put32(&w, 2); /* ncmds */
 	put32(&w, 64 + 48);
 	put32(&w, 0);
 	put32(&w, 0);
 	size_t e1 = w.n;
-	put32(&w, 0x80000035);
+	put32(&w, LC_FILESET_ENTRY);
 	put32(&w, 64);
-	put64(&w, 0xfffffe0007004000ull);
-	put64(&w, 0x100);
-	put32(&w, 32);
+	put64(&w, 0xfffffe0007004000ull); /* vmaddr */
+	put64(&w, 0x100);                 /* fileoff */
+	put32(&w, FILESET_ENTRY_CMD_SIZE); /* entry id offset */
 	put32(&w, 0);
 	memcpy(w.b + w.n, "com.apple.kernel", 17);
 	w.n = e1 + 64;
 	size_t e2 = w.n;
-	put32(&w, 0x80000035);
+	put32(&w, LC_FILESET_ENTRY);
 	put32(&w, 48);
 	put64(&w, 0xfffffe0008000000ull);
 	put64(&w, 0x180);
-	put32(&w, 32);
+	put32(&w, FILESET_ENTRY_CMD_SIZE);
 	put32(&w, 0);
 	memcpy(w.b + w.n, "com.fake.kext", 14);
 	w.n = 0x200;
@@ -551,7 +551,7 @@ static void test_fileset(void)
 		const kp_macho_slice *s = kp_macho_slice_at(m, 0);
 		const char *name = NULL;
 		uint64_t va = 0, fo = 0;
-		KT_CHECK(s->filetype == 0xc && kp_macho_nfileset(s) == 2, "two fileset entries");
+		KT_CHECK(s->filetype == MH_FILESET && kp_macho_nfileset(s) == 2, "two fileset entries");
 		KT_CHECK(kp_macho_fileset_entry(s, 1, &name, &va, &fo) && name &&
 		             !strcmp(name, "com.fake.kext") && va == 0xfffffe0008000000ull && fo == 0x180,
 		         "second entry");
@@ -562,13 +562,13 @@ static void test_fileset(void)
 	}
 	unsigned char save[48];
 	memcpy(save, w.b + e2, 48);
-	set32(&w, e2 + 24, 48);
+	set32(&w, e2 + FILESET_OFF_ENTRY_ID, 48);
 	expect_format(w.b, w.n, "fileset name offset at cmdsize", (long)e2 + 24, NULL);
 	memcpy(w.b + e2, save, 48);
 	memset(w.b + e2 + 32, 'x', 16);
 	expect_format(w.b, w.n, "fileset name unterminated", (long)e2 + 32, "unterminated");
 	memcpy(w.b + e2, save, 48);
-	set32(&w, e2 + 4, 24);
+	set32(&w, e2 + LC_OFF_CMDSIZE, 24);
 	expect_format(w.b, w.n, "fileset entry too short", (long)e2, NULL);
 }
 

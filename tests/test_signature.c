@@ -1,5 +1,4 @@
 /* test_signature.c: headline normalisation, machinery, culprit and keys. */
-#include "kp_sha1.h"
 #include "kp_signature.h"
 #include "kt.h"
 #include "test_index_gen.h"
@@ -59,7 +58,7 @@ static kp_report *make(int bug, int build, int incident)
 	return r;
 }
 
-int main(void)
+static void normalise(void)
 {
 	for (size_t i = 0; i < sizeof norm_cases / sizeof *norm_cases; i++) {
 		char *got = kp_sig_normalize_headline(norm_cases[i].in);
@@ -69,13 +68,20 @@ int main(void)
 	char *null_h = kp_sig_normalize_headline(NULL);
 	KT_STREQ(null_h, "", "normalise NULL");
 	free(null_h);
+}
+
+static void normalise_caps_length(void)
+{
 	char longh[1000];
 	memset(longh, 'x', sizeof longh - 1);
 	longh[sizeof longh - 1] = '\0';
 	char *lh = kp_sig_normalize_headline(longh);
 	KT_CHECK(lh && strlen(lh) == 240, "long headline capped at 240 (got %zu)", lh ? strlen(lh) : 0);
 	free(lh);
+}
 
+static void machinery(void)
+{
 	KT_CHECK(kp_sig_is_machinery("_panic_trap_to_debugger + 0x1c"), "machinery with offset");
 	KT_CHECK(kp_sig_is_machinery("panic"), "panic");
 	KT_CHECK(kp_sig_is_machinery("DebuggerWithContext"), "Debugger*");
@@ -85,98 +91,104 @@ int main(void)
 	KT_CHECK(!kp_sig_is_machinery("panicky"), "panicky is not machinery");
 	KT_CHECK(!kp_sig_is_machinery("IOWorkLoop::runAction"), "IOWorkLoop is not machinery");
 	KT_CHECK(!kp_sig_is_machinery(NULL), "NULL");
+}
+
+static void apple_ids(void)
+{
 	KT_CHECK(kp_sig_is_apple("com.apple.iokit.IOPCIFamily") && !kp_sig_is_apple("com.applex.y") &&
 	         !kp_sig_is_apple("com.example.driver.Widget"), "Apple bundle ids");
+}
 
-	char hex[41];
-	kp_sha1_hex("abc", 3, hex);
-	KT_STREQ(hex, "a9993e364706816aba3e25717850c26c9cd0d89d", "sha1(abc)");
-	kp_sha1_hex("", 0, hex);
-	KT_STREQ(hex, "da39a3ee5e6b4b0d3255bfef95601890afd80709", "sha1()");
-	const char *q = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-	kp_sha1_hex(q, strlen(q), hex);
-	KT_STREQ(hex, "84983e441c3bd26ebaae4aa1f95129e5e54670f1", "sha1(448 bits)");
-	char *mil = malloc(1000000);
-	memset(mil, 'a', 1000000);
-	kp_sha1 s;
-	kp_sha1_init(&s);
-	for (size_t off = 0; off < 1000000; off += 7)
-		kp_sha1_update(&s, mil + off, off + 7 <= 1000000 ? 7 : 1000000 - off);
-	uint8_t d[20];
-	kp_sha1_final(&s, d);
-	char hex2[41];
-	for (int i = 0; i < 20; i++)
-		snprintf(hex2 + 2 * i, 3, "%02x", d[i]);
-	KT_STREQ(hex2, "34aa973cd4c4daa4f61eeb2bdbad27316534016f", "sha1(million a) in pieces");
-	free(mil);
+/* Generated reports: a* one bug (incidents differ by slide and date; a3 on
+ * another build), b1 another bug in the same kext, c1 another kext. */
+enum { A1, A2, A3, B1, C1, NREPORTS };
+static kp_report *rep[NREPORTS];
 
-	/* same bug: incidents (slides, dates) and builds */
-	kp_report *a1 = make(0, 0, 1), *a2 = make(0, 0, 2), *a3 = make(0, 1, 3);
-	kp_report *b1 = make(1, 0, 4), *c1 = make(2, 1, 5);
-	if (!a1 || !a2 || !a3 || !b1 || !c1) {
-		KT_CHECK(0, "generated reports parse");
-		return kt_done();
-	}
-	kp_sig sa1, sa2, sa3, sb1, sc1;
+static void keys_unsymbolicated(void)
+{
+	kp_sig s[NREPORTS];
 	kp_error err;
-	KT_CHECK(kp_sig_compute(a1, NULL, NULL, &sa1, &err) == KP_OK, "compute a1");
-	kp_sig_compute(a2, NULL, NULL, &sa2, &err);
-	kp_sig_compute(a3, NULL, NULL, &sa3, &err);
-	kp_sig_compute(b1, NULL, NULL, &sb1, &err);
-	kp_sig_compute(c1, NULL, NULL, &sc1, &err);
-	KT_STREQ(sa1.group_key, sa2.group_key, "group: same bug, other slide");
-	KT_STREQ(sa1.exact_key, sa2.exact_key, "exact: same bug, same build, other slide");
-	KT_STREQ(sa1.group_key, sa3.group_key, "group: same bug, other build");
-	KT_CHECK(strcmp(sa1.exact_key, sa3.exact_key) != 0, "exact: other build differs");
-	KT_CHECK(strcmp(sa1.group_key, sb1.group_key) != 0, "group: other bug in the same kext differs");
-	KT_CHECK(strcmp(sa1.group_key, sc1.group_key) != 0, "group: other kext differs");
-	KT_STREQ(sa1.culprit, "com.example.driver.Widget", "culprit: the non-Apple kext");
-	KT_STREQ(sc1.culprit, "org.sample.kext.Gadget", "culprit of the other kext");
-	KT_STREQ(sa1.headline, "Widget ring overflow: slot ADDR of NUM busy WidgetRing.cpp",
+	for (int i = 0; i < NREPORTS; i++)
+		KT_CHECK(kp_sig_compute(rep[i], NULL, NULL, &s[i], &err) == KP_OK, "compute %d", i);
+	KT_STREQ(s[A1].group_key, s[A2].group_key, "group: same bug, other slide");
+	KT_STREQ(s[A1].exact_key, s[A2].exact_key, "exact: same bug, same build, other slide");
+	KT_STREQ(s[A1].group_key, s[A3].group_key, "group: same bug, other build");
+	KT_CHECK(strcmp(s[A1].exact_key, s[A3].exact_key) != 0, "exact: other build differs");
+	KT_CHECK(strcmp(s[A1].group_key, s[B1].group_key) != 0, "group: other bug in the same kext differs");
+	KT_CHECK(strcmp(s[A1].group_key, s[C1].group_key) != 0, "group: other kext differs");
+	KT_STREQ(s[A1].culprit, "com.example.driver.Widget", "culprit: the non-Apple kext");
+	KT_STREQ(s[C1].culprit, "org.sample.kext.Gadget", "culprit of the other kext");
+	KT_STREQ(s[A1].headline, "Widget ring overflow: slot ADDR of NUM busy WidgetRing.cpp",
 	         "normalised headline");
-	KT_STREQ(sa1.frames,
+	KT_STREQ(s[A1].frames,
 	         "com.example.driver.Widget+0x1a2c | com.example.driver.Widget+0x1b40 | "
 	         "com.example.driver.Widget+0x2f88 | com.example.driver.Widget+0x3004 | "
 	         "com.example.driver.Widget+0x3120",
 	         "unsymbolicated kernel panic path skipped, top 5 frames");
-	KT_STREQ(sa1.title, "Widget ring overflow: slot ADDR of NUM busy WidgetRing.cpp (com.example.driver.Widget)",
+	KT_STREQ(s[A1].title, "Widget ring overflow: slot ADDR of NUM busy WidgetRing.cpp (com.example.driver.Widget)",
 	         "title");
+	for (int i = 0; i < NREPORTS; i++)
+		kp_sig_free(&s[i]);
+}
 
-	/* symbols: named machinery is skipped, kext frames become image!function */
-	kp_sig sy1, sy3, sy_kern;
-	kp_sig_compute(a1, fake_symbols, (void *)1, &sy1, &err);
-	kp_sig_compute(a3, fake_symbols, (void *)1, &sy3, &err);
+/* symbols: named machinery is skipped, kext frames become image!function */
+static void keys_symbolicated(void)
+{
+	kp_sig plain, sy1, sy3, sy_kern;
+	kp_error err;
+	kp_sig_compute(rep[A1], NULL, NULL, &plain, &err);
+	kp_sig_compute(rep[A1], fake_symbols, (void *)1, &sy1, &err);
+	kp_sig_compute(rep[A3], fake_symbols, (void *)1, &sy3, &err);
 	KT_CHECK(strncmp(sy1.frames, "com.example.driver.Widget!Widget::fn_1a2c | ", 44) == 0,
 	         "symbolicated frames: %s", sy1.frames);
 	KT_STREQ(sy1.group_key, sy3.group_key, "symbolicated: same bug, other build");
-	KT_CHECK(strcmp(sy1.group_key, sa1.group_key) != 0, "symbols change the group key");
-	KT_STREQ(sy1.exact_key, sa1.exact_key, "symbols do not change the exact key");
-	kp_sig_compute(a1, fake_symbols, NULL, &sy_kern, &err);
-	KT_STREQ(sy_kern.frames, sa1.frames, "named machinery skipped like the unnamed panic path");
-
-	/* a kernel-only backtrace keeps its kernel frames and blames the kernel */
-	kp_report *real = NULL;
-	kp_status ls = kp_report_load(KP_SHARED_DIR "/corpus/real/text-intel-vm-sonoma143-serial-zonerequire-1.txt",
-	                              &real, &err);
-	if (ls == KP_OK) {
-		kp_sig sr;
-		kp_sig_compute(real, NULL, NULL, &sr, &err);
-		KT_CHECK(sr.culprit && strncmp(sr.culprit, "kernel", 6) == 0, "kernel-only culprit: %s",
-		         sr.culprit ? sr.culprit : "(null)");
-		KT_CHECK(sr.frames[0] != '\0', "kernel-only panic keeps frames: %s", sr.frames);
-		kp_sig_free(&sr);
-		kp_report_free(&real);
-	} else {
-		KT_SKIP("real corpus absent");
-	}
-
-	kp_sig *all[] = {&sa1, &sa2, &sa3, &sb1, &sc1, &sy1, &sy3, &sy_kern};
+	KT_CHECK(strcmp(sy1.group_key, plain.group_key) != 0, "symbols change the group key");
+	KT_STREQ(sy1.exact_key, plain.exact_key, "symbols do not change the exact key");
+	kp_sig_compute(rep[A1], fake_symbols, NULL, &sy_kern, &err);
+	KT_STREQ(sy_kern.frames, plain.frames, "named machinery skipped like the unnamed panic path");
+	kp_sig *all[] = {&plain, &sy1, &sy3, &sy_kern};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		kp_sig_free(all[i]);
-	kp_report_free(&a1);
-	kp_report_free(&a2);
-	kp_report_free(&a3);
-	kp_report_free(&b1);
-	kp_report_free(&c1);
+}
+
+/* a kernel-only backtrace keeps its kernel frames and blames the kernel */
+static void kernel_only(void)
+{
+	kp_report *real = NULL;
+	kp_error err;
+	kp_status ls = kp_report_load(KP_SHARED_DIR "/corpus/real/text-intel-vm-sonoma143-serial-zonerequire-1.txt",
+	                              &real, &err);
+	if (ls != KP_OK) {
+		KT_SKIP("real corpus absent");
+		return;
+	}
+	kp_sig sr;
+	kp_sig_compute(real, NULL, NULL, &sr, &err);
+	KT_CHECK(sr.culprit && strncmp(sr.culprit, "kernel", 6) == 0, "kernel-only culprit: %s",
+	         sr.culprit ? sr.culprit : "(null)");
+	KT_CHECK(sr.frames[0] != '\0', "kernel-only panic keeps frames: %s", sr.frames);
+	kp_sig_free(&sr);
+	kp_report_free(&real);
+}
+
+int main(void)
+{
+	normalise();
+	normalise_caps_length();
+	machinery();
+	apple_ids();
+	static const int gen[NREPORTS][3] = {[A1] = {0, 0, 1}, [A2] = {0, 0, 2}, [A3] = {0, 1, 3},
+	                                     [B1] = {1, 0, 4}, [C1] = {2, 1, 5}};
+	bool ok = true;
+	for (int i = 0; i < NREPORTS; i++)
+		ok &= (rep[i] = make(gen[i][0], gen[i][1], gen[i][2])) != NULL;
+	KT_CHECK(ok, "generated reports parse");
+	if (ok) {
+		keys_unsymbolicated();
+		keys_symbolicated();
+	}
+	kernel_only();
+	for (int i = 0; i < NREPORTS; i++)
+		kp_report_free(&rep[i]);
 	return kt_done();
 }

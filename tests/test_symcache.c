@@ -137,19 +137,9 @@ static long file_size(const char *file)
 	return stat(file, &st) == 0 ? (long)st.st_size : -1;
 }
 
-int main(void)
+/* every fixture: built on first use, then read back without DWARF */
+static void built_and_read_back(void)
 {
-	snprintf(tmp, sizeof tmp, "/tmp/kp-test-symcache-XXXXXX");
-	if (!mkdtemp(tmp))
-		return 1;
-	snprintf(cache, sizeof cache, "%s/cache", tmp);
-	char cmd[2048];
-	snprintf(cmd, sizeof cmd, "cp -R '%s' '%s/bin'", KP_FIXTURES "/bin", tmp);
-	if (system(cmd) != 0)
-		return 1;
-	unsetenv("KPBROWSE_CACHE_DIR");
-
-	/* every fixture: built on first use, then read back without DWARF */
 	static const struct { const char *name, *arch; } fx[] = {
 		{"fakekernel.arm64", NULL}, {"fakekernel.x86_64", NULL}, {"fakekext.arm64", NULL},
 		{"fakekext.x86_64", NULL},  {"fakekext.universal", "arm64"},
@@ -181,12 +171,13 @@ int main(void)
 		         "%s: second launch does not open DWARF (used %zu, dwarf %zu)", what,
 		         st.symcaches_used, st.dwarf_opened);
 	}
+}
 
-	/* damaged cache files are never trusted: ignored, rebuilt, then used */
-	dwarf_path(dw, sizeof dw, "fakekernel.arm64");
-	char cf[600], other[600];
-	snprintf(cf, sizeof cf, "%s/symcache/%s.kpsym", cache, KERNEL_ARM64);
-	snprintf(other, sizeof other, "%s/symcache/%s.kpsym", cache, KEXT_ARM64);
+static char dw[600], cf[600], other[600];
+
+/* damaged cache files are never trusted: ignored, rebuilt, then used */
+static void damaged_file_rebuilt(void)
+{
 	kp_symbols_stats st = one_launch(dw, NULL);
 	KT_CHECK(st.symcaches_used == 1, "fakekernel.arm64: its cache file is valid");
 	long size = file_size(cf);
@@ -214,42 +205,75 @@ int main(void)
 	kp_symbols *s = syms("always", cache);
 	KT_CHECK(compare_all(s, dw, NULL, &nsym) == 0, "after the damage: still DWARF's answers");
 	kp_symbols_free(&s);
+}
 
-	/* another UUID's cache under this UUID's name */
+/* another UUID's cache under this UUID's name */
+static void foreign_file_rebuilt(void)
+{
+	char cmd[2048];
 	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", other, cf);
 	KT_CHECK(system(cmd) == 0, "a foreign cache file copied in");
-	st = one_launch(dw, NULL);
+	kp_symbols_stats st = one_launch(dw, NULL);
 	KT_CHECK(st.symcaches_used == 0 && st.symcaches_built == 1, "wrong UUID: ignored and rebuilt");
+}
 
-	/* the DWARF file changed (mtime): the cache is stale */
+/* the DWARF file changed (mtime): the cache is stale */
+static void stale_file_rebuilt(void)
+{
 	struct timeval tv[2] = {{1000000000, 0}, {1000000000, 123}};
 	KT_CHECK(utimes(dw, tv) == 0, "DWARF mtime changed");
-	st = one_launch(dw, NULL);
+	kp_symbols_stats st = one_launch(dw, NULL);
 	KT_CHECK(st.symcaches_used == 0 && st.symcaches_built == 1, "stale (mtime): ignored and rebuilt");
 	st = one_launch(dw, NULL);
 	KT_CHECK(st.symcaches_used == 1, "stale: the rebuilt file is used");
+}
 
-	/* small files are not cached unless forced; "never" and no cache dir disable it */
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
-	KT_CHECK(system(cmd) == 0, "cache emptied");
-	s = syms("", cache);
+static kp_symbols_stats lookup_once(const char *mode, const char *cache_dir)
+{
+	kp_symbols *s = syms(mode, cache_dir);
 	kp_symresult r;
 	kp_error err;
 	kp_symbols_lookup_file(s, dw, NULL, 0x4000, &r, &err);
-	st = kp_symbols_get_stats(s);
+	kp_symbols_stats st = kp_symbols_get_stats(s);
 	kp_symbols_free(&s);
+	return st;
+}
+
+/* small files are not cached unless forced; "never" and no cache dir disable it */
+static void when_not_cached(void)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+	KT_CHECK(system(cmd) == 0, "cache emptied");
+	kp_symbols_stats st = lookup_once("", cache);
 	KT_CHECK(st.symcaches_built == 0 && st.dwarf_opened == 1, "below %u bytes: no cache by default",
 	         KP_SYMCACHE_MIN_SIZE);
-	s = syms("never", cache);
-	kp_symbols_lookup_file(s, dw, NULL, 0x4000, &r, &err);
-	st = kp_symbols_get_stats(s);
-	kp_symbols_free(&s);
+	st = lookup_once("never", cache);
 	KT_CHECK(st.symcaches_built == 0 && st.symcaches_used == 0, "KPBROWSE_SYMCACHE=never: no cache");
-	s = syms("always", "");
-	kp_symbols_lookup_file(s, dw, NULL, 0x4000, &r, &err);
-	st = kp_symbols_get_stats(s);
-	kp_symbols_free(&s);
+	st = lookup_once("always", "");
 	KT_CHECK(st.symcaches_built == 0 && file_size(cf) < 0, "cache dir \"\": no cache written");
+}
+
+int main(void)
+{
+	snprintf(tmp, sizeof tmp, "/tmp/kp-test-symcache-XXXXXX");
+	if (!mkdtemp(tmp))
+		return 1;
+	snprintf(cache, sizeof cache, "%s/cache", tmp);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "cp -R '%s' '%s/bin'", KP_FIXTURES "/bin", tmp);
+	if (system(cmd) != 0)
+		return 1;
+	unsetenv("KPBROWSE_CACHE_DIR");
+
+	built_and_read_back();
+	dwarf_path(dw, sizeof dw, "fakekernel.arm64");
+	snprintf(cf, sizeof cf, "%s/symcache/%s.kpsym", cache, KERNEL_ARM64);
+	snprintf(other, sizeof other, "%s/symcache/%s.kpsym", cache, KEXT_ARM64);
+	damaged_file_rebuilt();
+	foreign_file_rebuilt();
+	stale_file_rebuilt();
+	when_not_cached();
 
 	unsetenv("KPBROWSE_SYMCACHE");
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);

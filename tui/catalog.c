@@ -1,12 +1,12 @@
-/* catalog.c: the panic list as the index holds it, the background scan
- * (its own thread and its own kpi_db connection, as kp_index.h requires),
- * and the open report documents with their symbol caches.
+/* catalog.c: the panic list as the index holds it (kpt_catalog.h).
  *
  * "New since last launch": the largest report id seen when the browser
  * last quit is kept in "<db>.tui-state"; rows with a larger id are new.
  * Quirk: this assumes the index hands out increasing ids (sqlite rowids). */
-#include "kp_symbols.h"
-#include "kpt_view.h"
+#include "kp_fs.h"
+#include "kpt_app.h"
+#include "kpt_catalog.h"
+#include "kpt_xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,9 +33,7 @@ static const char *pool_dup(kpt_strpool **pool, const char *s)
 	size_t n = strlen(s) + 1;
 	if (!*pool || (*pool)->size - (*pool)->used < n) {
 		size_t size = n > 65536 ? n : 65536;
-		kpt_strpool *b = malloc(sizeof *b + size);
-		if (!b)
-			abort();
+		kpt_strpool *b = kpt_xmalloc(sizeof *b + size);
 		b->next = *pool;
 		b->used = 0;
 		b->size = size;
@@ -72,9 +70,7 @@ static int on_group(void *ctx, const kpi_group_row *row)
 	load_ctx *lc = ctx;
 	if (lc->ng == lc->gcap) {
 		lc->gcap = lc->gcap ? lc->gcap * 2 : 256;
-		lc->g = realloc(lc->g, lc->gcap * sizeof *lc->g);
-		if (!lc->g)
-			abort();
+		lc->g = kpt_xrealloc(lc->g, lc->gcap * sizeof *lc->g);
 	}
 	kpt_group *g = &lc->g[lc->ng++];
 	g->id = row->group_id;
@@ -83,9 +79,7 @@ static int on_group(void *ctx, const kpi_group_row *row)
 	g->last_seen = pool_dup(&lc->pool, row->last_seen);
 	g->count = row->count;
 	g->nids = row->nreport_ids;
-	g->ids = malloc((g->nids ? g->nids : 1) * sizeof *g->ids);
-	if (!g->ids)
-		abort();
+	g->ids = kpt_xcalloc(g->nids, sizeof *g->ids);
 	if (g->nids)
 		memcpy(g->ids, row->report_ids, g->nids * sizeof *g->ids);
 	return 0;
@@ -96,9 +90,7 @@ static int on_report(void *ctx, const kpi_report_row *row)
 	load_ctx *lc = ctx;
 	if (lc->n == lc->cap) {
 		lc->cap = lc->cap ? lc->cap * 2 : 1024;
-		lc->e = realloc(lc->e, lc->cap * sizeof *lc->e);
-		if (!lc->e)
-			abort();
+		lc->e = kpt_xrealloc(lc->e, lc->cap * sizeof *lc->e);
 	}
 	kpt_entry *e = &lc->e[lc->n++];
 	e->id = row->id;
@@ -147,16 +139,9 @@ void kpt_catalog_save_state(kpt_app *app)
 	for (size_t i = 0; i < c->n; i++)
 		if (c->e[i].id > max)
 			max = c->e[i].id;
-	char tmp[1200];
-	snprintf(tmp, sizeof tmp, "%s.tmp", c->state_path);
-	FILE *fp = fopen(tmp, "w");
-	if (!fp)
-		return;
-	fprintf(fp, "last-max-id %" PRId64 "\n", max);
-	if (fclose(fp) == 0)
-		rename(tmp, c->state_path);
-	else
-		unlink(tmp);
+	char line[64];
+	int n = snprintf(line, sizeof line, "last-max-id %" PRId64 "\n", max);
+	kp_fs_write_atomic(c->state_path, line, (size_t)n, NULL);
 }
 
 kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
@@ -178,9 +163,7 @@ kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
 		pool_free(&lc.pool);
 		return st;
 	}
-	gid_idx *ix = malloc((lc.ng ? lc.ng : 1) * sizeof *ix);
-	if (!ix)
-		abort();
+	gid_idx *ix = kpt_xcalloc(lc.ng, sizeof *ix);
 	for (size_t i = 0; i < lc.ng; i++)
 		ix[i] = (gid_idx){lc.g[i].id, i};
 	qsort(ix, lc.ng, sizeof *ix, cmp_gid);
@@ -226,284 +209,4 @@ const kpt_entry *kpt_catalog_find(const kpt_catalog *c, int64_t id)
 		if (c->e[i].id == id)
 			return &c->e[i];
 	return NULL;
-}
-
-/* ---- the scanner thread ---- */
-
-typedef struct kpt_scanner {
-	pthread_t thread;
-	int pipe[2];
-	pthread_mutex_t mu;
-	/* under mu */
-	size_t files, fresh;
-	char path[256];
-	bool done;
-	kp_status status;
-	char msg[256];
-	size_t errors;
-	volatile int stop;
-	/* UI side */
-	struct timespec last_reload;
-	size_t reloaded_at_new;
-	kpt_app *app;
-} kpt_scanner;
-
-static void scan_progress(void *ctx, const kpi_progress *p)
-{
-	kpt_scanner *s = ctx;
-	pthread_mutex_lock(&s->mu);
-	s->files = p->files_seen;
-	s->fresh = p->new_reports;
-	snprintf(s->path, sizeof s->path, "%s", p->path ? p->path : "");
-	pthread_mutex_unlock(&s->mu);
-	char c = 'p';
-	(void)!write(s->pipe[1], &c, 1);   /* non-blocking: a full pipe already wakes the UI */
-}
-
-static void *scan_main(void *arg)
-{
-	kpt_scanner *s = arg;
-	kpt_app *app = s->app;
-	kpi_db *db = NULL;
-	kp_error err;
-	kpi_summary sum;
-	memset(&sum, 0, sizeof sum);
-	kp_status st = kpi_open(app->cfg.db_path, KPI_OPEN_CREATE, &db, &err);
-	/* the scanner's own symboliser (kp_symbols is per thread): group keys
-	 * name frames image!function where a dSYM is found */
-	kp_symbols *sym = NULL;
-	kp_symbols_opts so = {.paths = app->cfg.dsyms, .npaths = app->cfg.ndsyms};
-	if (kp_symbols_new(&so, &sym, NULL) != KP_OK)
-		sym = NULL;
-	if (st == KP_OK) {
-		st = kpi_scan(db, app->cfg.paths, app->cfg.npaths, sym ? kp_symbols_sig_name : NULL, sym,
-		              scan_progress, s, &sum, &err);
-		kpi_close(&db);
-	}
-	kp_symbols_free(&sym);
-	pthread_mutex_lock(&s->mu);
-	s->done = true;
-	s->status = st;
-	s->errors = sum.errors;
-	s->fresh = sum.new_reports;
-	s->files = sum.files;
-	if (st != KP_OK)
-		snprintf(s->msg, sizeof s->msg, "%s", err.msg);
-	else if (sum.nerror_list > 0)
-		snprintf(s->msg, sizeof s->msg, "%zu file(s) could not be indexed, e.g. %s: %s",
-		         sum.nerror_list, sum.error_list[0].path ? sum.error_list[0].path : "?",
-		         sum.error_list[0].msg ? sum.error_list[0].msg : "?");
-	pthread_mutex_unlock(&s->mu);
-	kpi_summary_free(&sum);
-	char c = 'd';
-	(void)!write(s->pipe[1], &c, 1);
-	return NULL;
-}
-
-kp_status kpt_scanner_start(kpt_app *app, kp_error *err)
-{
-	if (app->cfg.npaths == 0 || app->no_reports_folder)
-		return KP_OK;
-	kpt_scanner *s = calloc(1, sizeof *s);
-	if (!s)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	s->app = app;
-	if (pipe(s->pipe) != 0) {
-		free(s);
-		return kp_error_set(err, KP_ERR_IO, 0, -1, "pipe: %s", strerror(errno));
-	}
-	for (int i = 0; i < 2; i++) {
-		fcntl(s->pipe[i], F_SETFL, fcntl(s->pipe[i], F_GETFL) | O_NONBLOCK);
-		fcntl(s->pipe[i], F_SETFD, FD_CLOEXEC);
-	}
-	pthread_mutex_init(&s->mu, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &s->last_reload);
-	if (pthread_create(&s->thread, NULL, scan_main, s) != 0) {
-		close(s->pipe[0]);
-		close(s->pipe[1]);
-		pthread_mutex_destroy(&s->mu);
-		free(s);
-		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot start the indexing thread");
-	}
-	app->scanner = s;
-	app->cat.scanning = true;
-	return KP_OK;
-}
-
-int kpt_scanner_fd(const kpt_app *app)
-{
-	return app->scanner ? app->scanner->pipe[0] : -1;
-}
-
-static double since(const struct timespec *t)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
-unsigned kpt_scanner_poll(kpt_app *app)
-{
-	kpt_scanner *s = app->scanner;
-	if (!s)
-		return 0;
-	char buf[256];
-	while (read(s->pipe[0], buf, sizeof buf) > 0)
-		;
-	pthread_mutex_lock(&s->mu);
-	bool done = s->done;
-	app->cat.scan_files = s->files;
-	app->cat.scan_new = s->fresh;
-	snprintf(app->cat.scan_path, sizeof app->cat.scan_path, "%s", s->path);
-	char msg[256];
-	snprintf(msg, sizeof msg, "%s", s->msg);
-	pthread_mutex_unlock(&s->mu);
-	kp_error err;
-	if (done) {
-		pthread_join(s->thread, NULL);
-		close(s->pipe[0]);
-		close(s->pipe[1]);
-		pthread_mutex_destroy(&s->mu);
-		free(s);
-		app->scanner = NULL;
-		app->cat.scanning = false;
-		if (kpt_catalog_reload(app, &err) != KP_OK)
-			kpt_set_msg(app, "index: %s", err.msg);
-		else if (msg[0])
-			kpt_set_msg(app, "%s", msg);
-		return KPT_REDRAW;
-	}
-	/* Show reports as they arrive, but not more than a few times a second. */
-	if (app->cat.scan_new > s->reloaded_at_new && since(&s->last_reload) > 0.5) {
-		s->reloaded_at_new = app->cat.scan_new;
-		clock_gettime(CLOCK_MONOTONIC, &s->last_reload);
-		if (kpt_catalog_reload(app, &err) != KP_OK)
-			kpt_set_msg(app, "index: %s", err.msg);
-	}
-	return KPT_REDRAW;
-}
-
-/* Quirk: kpi_scan has no cancel hook, so quitting mid-scan waits for it;
- * batches are committed, so detaching would also be safe, but joining
- * keeps sanitizer builds quiet. */
-void kpt_scanner_stop(kpt_app *app)
-{
-	kpt_scanner *s = app->scanner;
-	if (!s)
-		return;
-	pthread_join(s->thread, NULL);
-	close(s->pipe[0]);
-	close(s->pipe[1]);
-	pthread_mutex_destroy(&s->mu);
-	free(s);
-	app->scanner = NULL;
-}
-
-/* ---- documents ---- */
-
-kpt_doc *kpt_doc_acquire(kpt_app *app, int64_t id, const char *path, kp_error *err)
-{
-	for (size_t i = 0; i < app->ndocs; i++) {
-		kpt_doc *d = app->docs[i];
-		if ((id >= 0 && d->id == id) || (id < 0 && d->id < 0 && path && strcmp(d->path, path) == 0)) {
-			d->refs++;
-			return d;
-		}
-	}
-	kp_report *r = NULL;
-	kp_status st = id >= 0 ? kpi_load(app->db, id, &r, err) : kp_report_load(path, &r, err);
-	if (st != KP_OK)
-		return NULL;
-	kpt_doc *d = calloc(1, sizeof *d);
-	kpt_doc **docs = realloc(app->docs, (app->ndocs + 1) * sizeof *docs);
-	if (!d || !docs)
-		abort();
-	app->docs = docs;
-	d->serial = ++app->next_serial;
-	d->id = id;
-	d->path = strdup(path ? path : (r->path ? r->path : ""));
-	d->r = r;
-	d->refs = 1;
-	d->syms = calloc(r->nprocesses ? r->nprocesses : 1, sizeof *d->syms);
-	if (!d->path || !d->syms)
-		abort();
-	app->docs[app->ndocs++] = d;
-	return d;
-}
-
-static void free_sym(kpt_sym *s)
-{
-	for (size_t i = 0; i < s->nlines; i++) {
-		free(s->lines[i].function);
-		free(s->lines[i].file);
-	}
-	free(s->lines);
-	free(s->note);
-}
-
-void kpt_doc_release(kpt_app *app, kpt_doc **dp)
-{
-	kpt_doc *d = *dp;
-	*dp = NULL;
-	if (!d || --d->refs > 0)
-		return;
-	for (size_t i = 0; i < app->ndocs; i++)
-		if (app->docs[i] == d) {
-			app->docs[i] = app->docs[--app->ndocs];
-			break;
-		}
-	for (size_t p = 0; p < d->r->nprocesses; p++) {
-		if (!d->syms[p])
-			continue;
-		for (size_t t = 0; t < d->r->processes[p].nthreads; t++) {
-			kpt_sym *fr = d->syms[p][t];
-			if (!fr)
-				continue;
-			for (size_t f = 0; f < d->r->processes[p].threads[t].nframes; f++)
-				free_sym(&fr[f]);
-			free(fr);
-		}
-		free(d->syms[p]);
-	}
-	free(d->syms);
-	kp_report_free(&d->r);
-	free(d->path);
-	free(d);
-}
-
-kpt_doc *kpt_doc_by_serial(kpt_app *app, unsigned serial)
-{
-	for (size_t i = 0; i < app->ndocs; i++)
-		if (app->docs[i]->serial == serial)
-			return app->docs[i];
-	return NULL;
-}
-
-kpt_sym *kpt_doc_syms(kpt_doc *d, size_t proc, size_t thread)
-{
-	if (proc >= d->r->nprocesses || thread >= d->r->processes[proc].nthreads)
-		return NULL;
-	if (!d->syms[proc]) {
-		d->syms[proc] = calloc(d->r->processes[proc].nthreads, sizeof *d->syms[proc]);
-		if (!d->syms[proc])
-			abort();
-	}
-	kpt_sym **slot = &d->syms[proc][thread];
-	if (!*slot) {
-		size_t n = d->r->processes[proc].threads[thread].nframes;
-		*slot = calloc(n ? n : 1, sizeof **slot);
-		if (!*slot)
-			abort();
-	}
-	return *slot;
-}
-
-char *kpt_xstrdup(const char *s)
-{
-	if (!s)
-		return NULL;
-	char *d = strdup(s);
-	if (!d)
-		abort();
-	return d;
 }

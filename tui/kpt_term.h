@@ -1,5 +1,5 @@
 /* kpt_term.h: private to the TUI: the terminal (term.c) as the event loop
- * in tui.c drives it.  Call order: kpt_term_pipe_open, kpt_term_start, then
+ * in app.c drives it.  Call order: kpt_term_pipe_open, kpt_term_start, then
  * the loop polls kpt_term_signal_fd, and kpt_term_restore runs on the way
  * out (it is also registered with atexit, and fatal signals restore the
  * terminal themselves). */

@@ -1,10 +1,13 @@
-/* list.c: the list widget behind kpt_list_* (kpt_view.h): cursor and
+/* list.c: the list widget of kpt_list.h: cursor and
  * scrolling over a view's rows, the incremental filter (`/` hides rows that
  * do not match) and, for search_only views, jumping between matches (n/N).
  *
  * A view supplies its rows through draw_row and row_text; the widget keeps
  * only row numbers (the map when filtered), so the strings stay the view's. */
+#include "kpt_app.h"
+#include "kpt_list.h"
 #include "kpt_view.h"
+#include "kpt_xalloc.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -106,9 +109,7 @@ static void list_apply_filter(kpt_view *v, const char *old)
 		return;
 	}
 	if (l->mapcap < l->n) {
-		size_t *m = realloc(l->map, (l->n ? l->n : 1) * sizeof *m);
-		if (!m)
-			abort();
+		size_t *m = kpt_xrealloc(l->map, (l->n ? l->n : 1) * sizeof *m);
 		l->map = m;
 		l->mapcap = l->n;
 	}
@@ -187,15 +188,13 @@ static void search_jump(kpt_view *v, int dir, bool include_cur)
 	kpt_set_msg(v->app, "no match for \"%s\"", l->filter);
 }
 
-static char filter_before[128];
-
 static unsigned filter_prompt_cb(kpt_app *app, kpt_view *v, const char *text, bool final)
 {
 	(void)app;
 	char old[128];
 	snprintf(old, sizeof old, "%s", v->list.filter);
 	if (!text) {
-		snprintf(v->list.filter, sizeof v->list.filter, "%s", filter_before);
+		snprintf(v->list.filter, sizeof v->list.filter, "%s", v->list.filter_before);
 		list_apply_filter(v, NULL);
 		return KPT_REDRAW;
 	}
@@ -225,8 +224,8 @@ unsigned kpt_list_request(kpt_view *v, kpt_request req)
 	case KPT_REQ_NEXT: search_jump(v, 1, false); break;
 	case KPT_REQ_PREV: search_jump(v, -1, false); break;
 	case KPT_REQ_FILTER:
-		snprintf(filter_before, sizeof filter_before, "%s", l->filter);
-		kpt_prompt(v->app, v, l->search_only ? "search: " : "filter: ", l->filter, filter_prompt_cb);
+		snprintf(l->filter_before, sizeof l->filter_before, "%s", l->filter);
+		kpt_prompt_start(v->app, v, l->search_only ? "search: " : "filter: ", l->filter, filter_prompt_cb);
 		return KPT_HANDLED | KPT_REDRAW;
 	case KPT_REQ_BACK:
 		if (l->filter[0] && !l->search_only) {   /* first Esc clears the filter */

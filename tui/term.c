@@ -1,15 +1,15 @@
 /* term.c: the terminal for the interactive browser (kpt_term.h): curses
  * setup, restore on every way out (normal return, exit() through atexit, and
  * fatal signals), and the self-pipe the signal handlers write to so that the
- * event loop in tui.c sees SIGWINCH, SIGINT, SIGTERM and SIGHUP in poll().
+ * event loop in app.c sees SIGWINCH, SIGINT, SIGTERM and SIGHUP in poll().
  *
  * Quirk: we replace ncurses' own SIGWINCH handler, so a resize is applied
  * here with resizeterm() from TIOCGWINSZ. */
+#include "kpt_pipe.h"
 #include "kpt_term.h"
 
 #include <curses.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -74,14 +74,6 @@ static void add_restore_cap(const char *cap)
 	}
 }
 
-static void set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
-}
-
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -102,11 +94,7 @@ static void install_signals(void)
 
 bool kpt_term_pipe_open(void)
 {
-	if (pipe(sig_pipe) != 0)
-		return false;
-	set_nonblock(sig_pipe[0]);
-	set_nonblock(sig_pipe[1]);
-	return true;
+	return kpt_pipe_open(sig_pipe);
 }
 
 bool kpt_term_start(void)

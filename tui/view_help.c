@@ -1,8 +1,11 @@
 /* view_help.c: the `?` screen, generated from the KPT_KEYS table that the
  * dispatcher uses, so the two cannot disagree. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
 
-#include <curses.h>
 #include <stdio.h>
 
 typedef struct help_row {

@@ -3,9 +3,11 @@
  *
  * Rows are indices into the catalog (no copy of the list), so a catalog
  * reload only remaps the cursor by report id. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_xalloc.h"
 
-#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +42,7 @@ static void rebuild(kpt_view *v)
 	size_t n;
 	if (p->one_group) {
 		free(p->rows);
-		p->rows = malloc((c->n ? c->n : 1) * sizeof *p->rows);
-		if (!p->rows)
-			abort();
+		p->rows = kpt_xmalloc((c->n ? c->n : 1) * sizeof *p->rows);
 		p->nrows = 0;
 		for (size_t i = 0; i < c->n; i++)
 			if (c->e[i].group_id == p->group_id)
@@ -74,10 +74,7 @@ static const kpt_entry *entry_at(kpt_view *v, size_t row)
 
 static int panics_open(kpt_view *v, void *arg)
 {
-	panics_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
-	v->priv = p;
+	panics_priv *p = v->priv;
 	if (arg) {
 		const kpt_group *g = arg;
 		p->one_group = true;
@@ -94,7 +91,6 @@ static void panics_close(kpt_view *v)
 {
 	panics_priv *p = v->priv;
 	free(p->rows);
-	free(p);
 }
 
 /* "2024-05-01 10:22:13.00 +0200" -> "2024-05-01 10:22" */
@@ -124,31 +120,32 @@ static void short_os(const char *os, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)n, s);
 }
 
-typedef struct cols {
-	int date, os, count, culprit, headline;
-} cols_t;
-
-static cols_t layout(int width)
-{
-	cols_t c = {.date = 16, .os = 9, .count = 4, .culprit = 18};
-	if (width >= 120) {
-		c.os = 12;
-		c.culprit = 32;
-	}
-	c.headline = width - (2 + c.date + 1 + c.os + 1 + c.count + 1 + 1 + c.culprit);
-	if (c.headline < 10) {
-		c.culprit = 0;
-		c.headline = width - (2 + c.date + 1 + c.os + 1 + c.count + 1);
-	}
-	return c;
-}
+/* the flat list's columns and the groups' */
+enum { PC_MARK, PC_DATE, PC_OS, PC_COUNT, PC_HEADLINE, PC_CULPRIT, PC_N };
+static const kpt_col panic_cols[PC_N] = {
+	[PC_MARK] = {.width = 2},
+	[PC_DATE] = {.width = 16, .gap = 1},
+	[PC_OS] = {.width = 9, .wide = 12, .gap = 1},
+	[PC_COUNT] = {.width = 4, .gap = 1},
+	[PC_HEADLINE] = {.gap = 1},
+	[PC_CULPRIT] = {.width = 18, .wide = 32, .optional = true},
+};
+enum { GC_COUNT, GC_DATE, GC_TITLE, GC_CULPRIT, GC_N };
+static const kpt_col group_cols[GC_N] = {
+	[GC_COUNT] = {.width = 7},
+	[GC_DATE] = {.width = 16, .gap = 1},
+	[GC_TITLE] = {.gap = 1},
+	[GC_CULPRIT] = {.width = 18, .wide = 32, .optional = true},
+};
 
 static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 {
 	const kpt_entry *e = entry_at(v, row);
 	if (!e)
 		return;
-	cols_t c = layout(width);
+	kpt_col c[PC_N];
+	memcpy(c, panic_cols, sizeof c);
+	kpt_cols_layout(c, PC_N, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32], os[32], cnt[16];
 	short_date(e->date, d, sizeof d);
@@ -159,43 +156,34 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 		cnt[0] = '\0';
 	if (sel)
 		kpt_put(y, 0, width, "", st, true);
-	int x = 0;
-	kpt_put(y, x, 2, e->is_new ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
-	x += 2;
-	kpt_put(y, x, c.date, d, st, true);
-	x += c.date + 1;
-	kpt_put(y, x, c.os, os, st, true);
-	x += c.os + 1;
-	kpt_putf(y, x, c.count, sel ? st : KPT_ST_MARK, true, "%*s", c.count, cnt);
-	x += c.count + 1;
-	kpt_put(y, x, c.headline, e->headline ? e->headline : "(no panic string)", st, true);
-	x += c.headline + 1;
-	if (c.culprit > 0)
-		kpt_put(y, x, c.culprit, e->culprit ? e->culprit : "", sel ? st : KPT_ST_FUNC, true);
+	kpt_put(y, c[PC_MARK].x, c[PC_MARK].w, e->is_new ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
+	kpt_put(y, c[PC_DATE].x, c[PC_DATE].w, d, st, true);
+	kpt_put(y, c[PC_OS].x, c[PC_OS].w, os, st, true);
+	kpt_putf(y, c[PC_COUNT].x, c[PC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[PC_COUNT].w, cnt);
+	kpt_put(y, c[PC_HEADLINE].x, c[PC_HEADLINE].w, e->headline ? e->headline : "(no panic string)", st, true);
+	if (c[PC_CULPRIT].w > 0)
+		kpt_put(y, c[PC_CULPRIT].x, c[PC_CULPRIT].w, e->culprit ? e->culprit : "", sel ? st : KPT_ST_FUNC, true);
 }
 
 static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 {
-	kpt_catalog *c = &v->app->cat;
-	if (row >= c->ng)
+	kpt_catalog *cat = &v->app->cat;
+	if (row >= cat->ng)
 		return;
-	const kpt_group *g = &c->g[row];
+	const kpt_group *g = &cat->g[row];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32];
 	short_date(g->last_seen, d, sizeof d);
 	if (sel)
 		kpt_put(y, 0, width, "", st, true);
-	int cw = width >= 120 ? 32 : 18;
-	int tw = width - (7 + 17 + cw + 1);
-	if (tw < 10) {
-		cw = 0;
-		tw = width - 24;
-	}
-	kpt_putf(y, 0, 7, sel ? st : KPT_ST_MARK, true, "%5" PRId64 "x", g->count);
-	kpt_put(y, 7, 16, d, st, true);
-	kpt_put(y, 24, tw, g->title, st, true);
-	if (cw)
-		kpt_put(y, 24 + tw + 1, cw, g->culprit ? g->culprit : "", sel ? st : KPT_ST_FUNC, true);
+	kpt_col c[GC_N];
+	memcpy(c, group_cols, sizeof c);
+	kpt_cols_layout(c, GC_N, width);
+	kpt_putf(y, c[GC_COUNT].x, c[GC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%5" PRId64 "x", g->count);
+	kpt_put(y, c[GC_DATE].x, c[GC_DATE].w, d, st, true);
+	kpt_put(y, c[GC_TITLE].x, c[GC_TITLE].w, g->title, st, true);
+	if (c[GC_CULPRIT].w > 0)
+		kpt_put(y, c[GC_CULPRIT].x, c[GC_CULPRIT].w, g->culprit ? g->culprit : "", sel ? st : KPT_ST_FUNC, true);
 }
 
 static void panics_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -214,34 +202,29 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 	if (p->generation != app->cat.generation)
 		rebuild(v);
 	if (p->groups) {
-		int cw = width >= 120 ? 32 : 18;
-		int tw = width - (7 + 17 + cw + 1);
+		kpt_col c[GC_N];
+		memcpy(c, group_cols, sizeof c);
+		kpt_cols_layout(c, GC_N, width);
+		static const char *const head[GC_N] = {"  count", "last seen", "group (normalised headline)", "culprit"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
-		kpt_put(y0, 0, 7, "  count", KPT_ST_HEADER, true);
-		kpt_put(y0, 7, 17, "last seen", KPT_ST_HEADER, true);
-		kpt_put(y0, 24, tw + 1, "group (normalised headline)", KPT_ST_HEADER, true);
-		if (tw >= 10)
-			kpt_put(y0, 24 + tw + 1, cw, "culprit", KPT_ST_HEADER, true);
+		for (int i = 0; i < GC_N; i++)
+			if (c[i].w > 0)
+				kpt_put(y0, c[i].x, c[i].w + c[i].gap, head[i], KPT_ST_HEADER, true);
 	} else {
-		cols_t c = layout(width);
+		kpt_col c[PC_N];
+		memcpy(c, panic_cols, sizeof c);
+		kpt_cols_layout(c, PC_N, width);
+		static const char *const head[PC_N] = {"", "date", "OS", "dups", "panic", "culprit"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
-		int x = 2;
-		kpt_put(y0, x, c.date + 1, "date", KPT_ST_HEADER, true);
-		x += c.date + 1;
-		kpt_put(y0, x, c.os + 1, "OS", KPT_ST_HEADER, true);
-		x += c.os + 1;
-		kpt_put(y0, x, c.count + 1, "dups", KPT_ST_HEADER, true);
-		x += c.count + 1;
-		kpt_put(y0, x, c.headline + 1, "panic", KPT_ST_HEADER, true);
-		x += c.headline + 1;
-		if (c.culprit > 0)
-			kpt_put(y0, x, c.culprit, "culprit", KPT_ST_HEADER, true);
+		for (int i = 1; i < PC_N; i++)
+			if (c[i].w > 0)
+				kpt_put(y0, c[i].x, c[i].w + c[i].gap, head[i], KPT_ST_HEADER, true);
 	}
 	if (v->list.n == 0) {
 		int y = y0 + 2;
 		if (app->cat.scanning) {
 			kpt_put(y, 2, width - 4, "Indexing panic reports...", KPT_ST_DIM, false);
-		} else if (app->no_reports_folder) {
+		} else if (app->cfg.no_reports_folder) {
 			kpt_put(y++, 2, width - 4, "No panic report folder on this machine", KPT_ST_ERROR, false);
 			kpt_put(y++, 2, width - 4, "(macOS keeps them in /Library/Logs/DiagnosticReports).", KPT_ST_NORMAL, false);
 			y++;
@@ -344,6 +327,7 @@ static unsigned panics_update(kpt_view *v)
 
 const kpt_view_ops kpt_view_panics = {
 	.name = "panics",
+	.private_size = sizeof(panics_priv),
 	.open = panics_open,
 	.close = panics_close,
 	.draw = panics_draw,

@@ -1,8 +1,11 @@
 /* view_process.c: the threads of one process: id, name, state, frame
  * count and the panicked marker; Enter opens the thread's frames. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
 
-#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +25,9 @@ static const kp_process *proc_of(kpt_view *v)
 static int process_open(kpt_view *v, void *arg)
 {
 	const kpt_process_arg *a = arg;
-	process_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
+	process_priv *p = v->priv;
 	p->at = *a;
-	p->at.doc->refs++;
-	v->priv = p;
+	kpt_doc_retain(p->at.doc);
 	const kp_process *pr = proc_of(v);
 	snprintf(v->title, sizeof v->title, "%.100s", pr->name ? pr->name : "process");
 	kpt_list_reset(&v->list, pr->nthreads);
@@ -42,8 +42,24 @@ static int process_open(kpt_view *v, void *arg)
 static void process_close(kpt_view *v)
 {
 	process_priv *p = v->priv;
-	kpt_doc_release(v->app, &p->at.doc);
-	free(p);
+	kpt_doc_release(&v->app->docs, &p->at.doc);
+}
+
+/* panicked mark, thread id, name (the rest), state, frames, "panicked" */
+enum { PR_MARK, PR_ID, PR_NAME, PR_STATE, PR_FRAMES, PR_TAG, PR_N };
+static const kpt_col process_cols[PR_N] = {
+	[PR_MARK] = {.width = 2},
+	[PR_ID] = {.width = 13},
+	[PR_NAME] = {.min = 8},
+	[PR_STATE] = {.width = 18, .wide = 28, .wide_at = 100},
+	[PR_FRAMES] = {.width = 8},
+	[PR_TAG] = {.width = 10},
+};
+
+static void layout(kpt_col *c, int width)
+{
+	memcpy(c, process_cols, sizeof process_cols);
+	kpt_cols_layout(c, PR_N, width);
 }
 
 static void process_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -55,18 +71,16 @@ static void process_draw_row(kpt_view *v, size_t row, int y, int width, bool sel
 		snprintf(id, sizeof id, "%" PRIu64, t->id);
 	else if (t->cpu >= 0)
 		snprintf(id, sizeof id, "cpu %d", t->cpu);
+	kpt_col c[PR_N];
+	layout(c, width);
 	kpt_put(y, 0, width, "", st, true);
-	kpt_put(y, 0, 2, t->panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
-	kpt_put(y, 2, 13, id, st, true);
-	int sw = width >= 100 ? 28 : 18;
-	int nw = width - 2 - 13 - sw - 8 - 10;
-	if (nw < 8)
-		nw = 8;
-	kpt_put(y, 15, nw, t->name ? t->name : "", sel ? st : KPT_ST_FUNC, true);
-	kpt_put(y, 15 + nw, sw, t->state ? t->state : "", st, true);
-	kpt_putf(y, 15 + nw + sw, 8, st, true, "%6zu", t->nframes);
-	kpt_put(y, 15 + nw + sw + 8, width - (15 + nw + sw + 8), t->panicked ? "panicked" : "",
-	        sel ? st : KPT_ST_MARK, true);
+	kpt_put(y, c[PR_MARK].x, c[PR_MARK].w, t->panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
+	kpt_put(y, c[PR_ID].x, c[PR_ID].w, id, st, true);
+	kpt_put(y, c[PR_NAME].x, c[PR_NAME].w, t->name ? t->name : "", sel ? st : KPT_ST_FUNC, true);
+	kpt_put(y, c[PR_STATE].x, c[PR_STATE].w, t->state ? t->state : "", st, true);
+	kpt_putf(y, c[PR_FRAMES].x, c[PR_FRAMES].w, st, true, "%6zu", t->nframes);
+	/* the tag runs to the screen edge, which a kept-minimum name may pass */
+	kpt_put(y, c[PR_TAG].x, width - c[PR_TAG].x, t->panicked ? "panicked" : "", sel ? st : KPT_ST_MARK, true);
 }
 
 static void process_draw(kpt_view *v, int y0, int h, int width)
@@ -75,15 +89,12 @@ static void process_draw(kpt_view *v, int y0, int h, int width)
 	char pid[32] = "";
 	if (pr->has_pid)
 		snprintf(pid, sizeof pid, "pid %" PRId64 "  ", pr->pid);
-	int sw = width >= 100 ? 28 : 18;
-	int nw = width - 2 - 13 - sw - 8 - 10;
-	if (nw < 8)
-		nw = 8;
+	kpt_col c[PR_N];
+	layout(c, width);
+	static const char *const head[PR_N] = {"", "thread", "name", "state", "frames", ""};
 	kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
-	kpt_put(y0, 2, 13, "thread", KPT_ST_HEADER, true);
-	kpt_put(y0, 15, nw, "name", KPT_ST_HEADER, true);
-	kpt_put(y0, 15 + nw, sw, "state", KPT_ST_HEADER, true);
-	kpt_put(y0, 15 + nw + sw, 8, "frames", KPT_ST_HEADER, true);
+	for (int i = PR_ID; i < PR_TAG; i++)
+		kpt_put(y0, c[i].x, c[i].w, head[i], KPT_ST_HEADER, true);
 	(void)pid;
 	if (pr->nthreads == 0) {
 		kpt_put(y0 + 2, 2, width - 4, "This process has no threads in the report.", KPT_ST_DIM, false);
@@ -121,6 +132,7 @@ static const char *process_hint(kpt_view *v)
 
 const kpt_view_ops kpt_view_process = {
 	.name = "process",
+	.private_size = sizeof(process_priv),
 	.open = process_open,
 	.close = process_close,
 	.draw = process_draw,

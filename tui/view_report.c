@@ -2,10 +2,12 @@
  * wrapped to the screen, the processes with the panicked one first) and an
  * images tab (every binary image and loaded kext with its UUID; Enter lists
  * every panic with that UUID).  Rows are rebuilt when the width changes. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_xalloc.h"
 #include "kpt_sanitize.h"
 
-#include <curses.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,15 +37,11 @@ static void add_row(report_priv *p, int kind, size_t idx, const char *text)
 {
 	if (p->nrows == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 64;
-		p->rows = realloc(p->rows, p->cap * sizeof *p->rows);
-		if (!p->rows)
-			abort();
+		p->rows = kpt_xrealloc(p->rows, p->cap * sizeof *p->rows);
 	}
 	char *t = NULL;
 	if (text) {
-		t = strdup(text);
-		if (!t)
-			abort();
+		t = kpt_xstrdup(text);
 	}
 	p->rows[p->nrows++] = (rrow){kind, idx, t};
 }
@@ -64,9 +62,7 @@ static void add_text(report_priv *p, int kind, const char *fmt, ...)
  * when a space is in the second half of the line. */
 static void add_wrapped(report_priv *p, const char *s, size_t len, int width, int indent)
 {
-	char *clean = malloc(len * 4 + 16);
-	if (!clean)
-		abort();
+	char *clean = kpt_xmalloc(len * 4 + 16);
 	kpt_sanitize(clean, len * 4 + 16, s, len, 0);
 	const char *c = clean;
 	int avail = width - indent - 1;
@@ -220,16 +216,13 @@ static int report_open(kpt_view *v, void *arg)
 {
 	const kpt_entry *e = arg;
 	kp_error err;
-	kpt_doc *d = kpt_doc_acquire(v->app, e->id, e->path, &err);
+	kpt_doc *d = kpt_doc_acquire(&v->app->docs, v->app->db, e->id, e->path, &err);
 	if (!d) {
 		kpt_set_msg(v->app, "cannot open report %" PRId64 ": %s", e->id, err.msg);
 		return -1;
 	}
-	report_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
+	report_priv *p = v->priv;
 	p->doc = d;
-	v->priv = p;
 	snprintf(v->title, sizeof v->title, "Report %" PRId64, e->id);
 	return 0;
 }
@@ -239,8 +232,7 @@ static void report_close(kpt_view *v)
 	report_priv *p = v->priv;
 	free_rows(p);
 	free(p->rows);
-	kpt_doc_release(v->app, &p->doc);
-	free(p);
+	kpt_doc_release(&v->app->docs, &p->doc);
 }
 
 static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -377,7 +369,7 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	snprintf(p->push_uuid, sizeof p->push_uuid, "%s", uuid);
-	return kpt_push_later(v->app, &kpt_view_search, p->push_uuid);
+	return kpt_push_later(v->app, v->app->views.search, p->push_uuid);
 }
 
 static const char *report_hint(kpt_view *v)
@@ -389,6 +381,7 @@ static const char *report_hint(kpt_view *v)
 
 const kpt_view_ops kpt_view_report = {
 	.name = "report",
+	.private_size = sizeof(report_priv),
 	.open = report_open,
 	.close = report_close,
 	.draw = report_draw,

@@ -3,9 +3,11 @@
  * image row) it searches at once; opened with NULL (`u`) it prompts for a
  * full UUID or a prefix of at least 8 hex digits, dashes optional.  Results
  * are copied out of the index callbacks, which only lend their rows. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_xalloc.h"
 
-#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +47,7 @@ static int on_hit(void *ctx, const kpi_report_row *row)
 	search_priv *p = ctx;
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 64;
-		p->hits = realloc(p->hits, p->cap * sizeof *p->hits);
-		if (!p->hits)
-			abort();
+		p->hits = kpt_xrealloc(p->hits, p->cap * sizeof *p->hits);
 	}
 	hit *h = &p->hits[p->n++];
 	h->id = row->id;
@@ -101,15 +101,11 @@ static unsigned prompt_done(kpt_app *app, kpt_view *v, const char *text, bool fi
 
 static int search_open(kpt_view *v, void *arg)
 {
-	search_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
-	v->priv = p;
 	snprintf(v->title, sizeof v->title, "UUID search");
 	if (arg)
 		run_search(v, arg);
 	else
-		kpt_prompt(v->app, v, "kext/kernel UUID (8+ hex digits): ", "", prompt_done);
+		kpt_prompt_start(v->app, v, "kext/kernel UUID (8+ hex digits): ", "", prompt_done);
 	return 0;
 }
 
@@ -118,20 +114,30 @@ static void search_close(kpt_view *v)
 	search_priv *p = v->priv;
 	clear_hits(p);
 	free(p->hits);
-	free(p);
 }
+
+/* date, role, image name, headline (the rest) */
+enum { SC_DATE, SC_ROLE, SC_NAME, SC_HEADLINE, SC_N };
+static const kpt_col search_cols[SC_N] = {
+	[SC_DATE] = {.width = 19},
+	[SC_ROLE] = {.width = 11},
+	[SC_NAME] = {.width = 20, .wide = 30, .wide_at = 110, .gap = 1},
+	[SC_HEADLINE] = {0},
+};
 
 static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 {
 	search_priv *p = v->priv;
 	const hit *h = &p->hits[row];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
+	kpt_col c[SC_N];
+	memcpy(c, search_cols, sizeof c);
+	kpt_cols_layout(c, SC_N, width);
 	kpt_put(y, 0, width, "", st, true);
-	kpt_putf(y, 0, 19, st, true, "  %.16s", h->date ? h->date : "-");
-	kpt_put(y, 19, 11, h->role ? h->role : "", sel ? st : KPT_ST_MARK, true);
-	int nw = width >= 110 ? 30 : 20;
-	kpt_put(y, 30, nw, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);
-	kpt_put(y, 31 + nw, width - 31 - nw, h->headline ? h->headline : "", st, true);
+	kpt_putf(y, c[SC_DATE].x, c[SC_DATE].w, st, true, "  %.16s", h->date ? h->date : "-");
+	kpt_put(y, c[SC_ROLE].x, c[SC_ROLE].w, h->role ? h->role : "", sel ? st : KPT_ST_MARK, true);
+	kpt_put(y, c[SC_NAME].x, c[SC_NAME].w, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);
+	kpt_put(y, c[SC_HEADLINE].x, c[SC_HEADLINE].w, h->headline ? h->headline : "", st, true);
 }
 
 static void search_draw(kpt_view *v, int y0, int h, int width)
@@ -167,7 +173,7 @@ static unsigned search_request(kpt_view *v, kpt_request req)
 	search_priv *p = v->priv;
 	size_t row;
 	if (req == KPT_REQ_UUID) {
-		kpt_prompt(v->app, v, "kext/kernel UUID (8+ hex digits): ", p->query, prompt_done);
+		kpt_prompt_start(v->app, v, "kext/kernel UUID (8+ hex digits): ", p->query, prompt_done);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	if (req != KPT_REQ_ENTER)
@@ -187,6 +193,7 @@ static const char *search_hint(kpt_view *v)
 
 const kpt_view_ops kpt_view_search = {
 	.name = "search",
+	.private_size = sizeof(search_priv),
 	.open = search_open,
 	.close = search_close,
 	.draw = search_draw,

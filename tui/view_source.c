@@ -3,9 +3,11 @@
  * (FROM must match whole path components); a file that cannot be read
  * shows "source not on this machine: PATH".  `/` searches (n/N) instead of
  * filtering, so line numbers stay put. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_xalloc.h"
 
-#include <curses.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +45,7 @@ static char *expand_tabs(const char *s, size_t len)
 	size_t tabs = 0;
 	for (size_t i = 0; i < len; i++)
 		tabs += s[i] == '\t';
-	char *o = malloc(len + tabs * 8 + 1), *q = o;
-	if (!o)
-		abort();
+	char *o = kpt_xmalloc(len + tabs * 8 + 1), *q = o;
 	size_t col = 0;
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '\t') {
@@ -77,25 +77,19 @@ static bool load_file(source_priv *p)
 		return false;
 	}
 	size_t size = (size_t)st.st_size;
-	char *data = malloc(size + 1);
-	if (!data)
-		abort();
+	char *data = kpt_xmalloc(size + 1);
 	size_t got = fread(data, 1, size, fp);
 	fclose(fp);
 	data[got] = '\0';
 	size_t cap = 256;
-	p->lines = malloc(cap * sizeof *p->lines);
-	if (!p->lines)
-		abort();
+	p->lines = kpt_xmalloc(cap * sizeof *p->lines);
 	const char *s = data, *end = data + got;
 	while (s < end) {
 		const char *e = memchr(s, '\n', (size_t)(end - s));
 		size_t len = e ? (size_t)(e - s) : (size_t)(end - s);
 		if (p->nlines == cap) {
 			cap *= 2;
-			p->lines = realloc(p->lines, cap * sizeof *p->lines);
-			if (!p->lines)
-				abort();
+			p->lines = kpt_xrealloc(p->lines, cap * sizeof *p->lines);
 		}
 		p->lines[p->nlines++] = expand_tabs(s, len);
 		s += len + 1;
@@ -107,10 +101,7 @@ static bool load_file(source_priv *p)
 static int source_open(kpt_view *v, void *arg)
 {
 	const kpt_source_arg *a = arg;
-	source_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
-	v->priv = p;
+	source_priv *p = v->priv;
 	p->line = a->line;
 	snprintf(p->dwarf_path, sizeof p->dwarf_path, "%s", a->file);
 	map_path(&v->app->cfg, a->file, p->path, sizeof p->path);
@@ -131,7 +122,6 @@ static void source_close(kpt_view *v)
 	for (size_t i = 0; i < p->nlines; i++)
 		free(p->lines[i]);
 	free(p->lines);
-	free(p);
 }
 
 static void source_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -184,6 +174,7 @@ static const char *source_hint(kpt_view *v)
 
 const kpt_view_ops kpt_view_source = {
 	.name = "source",
+	.private_size = sizeof(source_priv),
 	.open = source_open,
 	.close = source_close,
 	.draw = source_draw,

@@ -5,10 +5,13 @@
  * screen that nobody asked for yet go to the worker as a "visible" request,
  * and once the rest of the thread as a background request.  Results land in
  * the document's symbol cache (worker.c) and update() re-lays the rows. */
+#include "kpt_app.h"
+#include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
 #include "kp_symbols.h"
 
-#include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,9 +64,7 @@ static void relayout(kpt_view *v)
 		for (size_t k = 0; k <= extra; k++) {
 			if (p->nrows == p->cap) {
 				p->cap = p->cap ? p->cap * 2 : 64;
-				p->rows = realloc(p->rows, p->cap * sizeof *p->rows);
-				if (!p->rows)
-					abort();
+				p->rows = kpt_xrealloc(p->rows, p->cap * sizeof *p->rows);
 			}
 			p->rows[p->nrows++] = (trow){f, k};
 		}
@@ -82,16 +83,11 @@ static void relayout(kpt_view *v)
 static int thread_open(kpt_view *v, void *arg)
 {
 	const kpt_process_arg *a = arg;
-	thread_priv *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
+	thread_priv *p = v->priv;
 	p->at = *a;
-	p->at.doc->refs++;
-	v->priv = p;
+	kpt_doc_retain(p->at.doc);
 	const kp_thread *t = thr(v);
-	p->asked = calloc(t->nframes ? t->nframes : 1, sizeof *p->asked);
-	if (!p->asked)
-		abort();
+	p->asked = kpt_xcalloc(t->nframes, sizeof *p->asked);
 	if (t->has_id)
 		snprintf(v->title, sizeof v->title, "thread %" PRIu64, t->id);
 	else if (t->cpu >= 0)
@@ -107,8 +103,7 @@ static void thread_close(kpt_view *v)
 	thread_priv *p = v->priv;
 	free(p->rows);
 	free(p->asked);
-	kpt_doc_release(v->app, &p->at.doc);
-	free(p);
+	kpt_doc_release(&v->app->docs, &p->at.doc);
 }
 
 static const char *image_name(const kp_report *r, int idx, char *buf, size_t size)
@@ -128,23 +123,20 @@ static const char *base(const char *path)
 	return b ? b + 1 : path;
 }
 
-typedef struct tcols {
-	int num, image, offset, file, func;
-} tcols;
+/* frame number, image, offset, function (the rest), file:line */
+enum { TC_NUM, TC_IMAGE, TC_OFFSET, TC_FUNC, TC_FILE, TC_N };
+static const kpt_col thread_cols[TC_N] = {
+	[TC_NUM] = {.width = 4},
+	[TC_IMAGE] = {.width = 22, .wide = 30, .wide_at = 140, .narrow = 14, .gap = 1},
+	[TC_OFFSET] = {.width = 10, .gap = 1},
+	[TC_FUNC] = {.min = 16, .gap = 1},
+	[TC_FILE] = {.width = 22, .wide = 36, .wide_at = 140},
+};
 
-static tcols layout(int width)
+static void layout(kpt_col *c, int width)
 {
-	tcols c = {.num = 4, .image = 22, .offset = 10, .file = 22};
-	if (width >= 140) {
-		c.image = 30;
-		c.file = 36;
-	}
-	c.func = width - c.num - c.image - c.offset - c.file - 3;
-	if (c.func < 16) {
-		c.image = 14;
-		c.func = width - c.num - c.image - c.offset - c.file - 3;
-	}
-	return c;
+	memcpy(c, thread_cols, sizeof thread_cols);
+	kpt_cols_layout(c, TC_N, width);
 }
 
 static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -155,39 +147,40 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	const trow *tr = &p->rows[row];
 	const kp_frame *f = &t->frames[tr->frame];
 	const kpt_sym *s = &syms(v)[tr->frame];
-	tcols c = layout(width);
+	kpt_col c[TC_N];
+	layout(c, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	kpt_put(y, 0, width, "", st, true);
-	int x = c.num + c.image + c.offset + 2;
+	int x = c[TC_FUNC].x;
 	if (tr->sub > 0) {
 		const kpt_symline *l = &s->lines[tr->sub];
-		int used = kpt_put(y, x, c.func, "  inlined into ", sel ? st : KPT_ST_DIM, false);
-		kpt_put(y, x + used, c.func - used, l->function ? l->function : "??", sel ? st : KPT_ST_FUNC, true);
+		int used = kpt_put(y, x, c[TC_FUNC].w, "  inlined into ", sel ? st : KPT_ST_DIM, false);
+		kpt_put(y, x + used, c[TC_FUNC].w - used, l->function ? l->function : "??", sel ? st : KPT_ST_FUNC, true);
 		if (l->file)
-			kpt_putf(y, width - c.file, c.file, sel ? st : KPT_ST_FILE, true, "%s:%u", base(l->file), l->line);
+			kpt_putf(y, c[TC_FILE].x, c[TC_FILE].w, sel ? st : KPT_ST_FILE, true, "%s:%u", base(l->file), l->line);
 		return;
 	}
 	char buf[64];
-	kpt_putf(y, 0, c.num, st, true, "%3zu", tr->frame);
-	kpt_put(y, c.num, c.image, image_name(r, f->image, buf, sizeof buf), st, true);
+	kpt_putf(y, c[TC_NUM].x, c[TC_NUM].w, st, true, "%3zu", tr->frame);
+	kpt_put(y, c[TC_IMAGE].x, c[TC_IMAGE].w, image_name(r, f->image, buf, sizeof buf), st, true);
 	if (f->has_offset)
-		kpt_putf(y, c.num + c.image + 1, c.offset, st, true, "+0x%" PRIx64, f->offset);
+		kpt_putf(y, c[TC_OFFSET].x, c[TC_OFFSET].w, st, true, "+0x%" PRIx64, f->offset);
 	else if (f->has_address)
-		kpt_putf(y, c.num + c.image + 1, c.offset, st, true, "%" PRIx64, f->address);
+		kpt_putf(y, c[TC_OFFSET].x, c[TC_OFFSET].w, st, true, "%" PRIx64, f->address);
 	if (s->state == KPT_SYM_DONE && s->status == KP_SYM_OK && s->nlines > 0) {
 		const kpt_symline *l = &s->lines[0];
-		kpt_put(y, x, c.func, l->function ? l->function : "??", sel ? st : KPT_ST_FUNC, true);
+		kpt_put(y, x, c[TC_FUNC].w, l->function ? l->function : "??", sel ? st : KPT_ST_FUNC, true);
 		if (l->file)
-			kpt_putf(y, width - c.file, c.file, sel ? st : KPT_ST_FILE, true, "%s:%u", base(l->file), l->line);
+			kpt_putf(y, c[TC_FILE].x, c[TC_FILE].w, sel ? st : KPT_ST_FILE, true, "%s:%u", base(l->file), l->line);
 		else if (s->note)
-			kpt_put(y, width - c.file, c.file, s->note, sel ? st : KPT_ST_DIM, true);
+			kpt_put(y, c[TC_FILE].x, c[TC_FILE].w, s->note, sel ? st : KPT_ST_DIM, true);
 	} else if (s->state == KPT_SYM_DONE) {
 		if (f->symbol)
-			kpt_put(y, x, c.func, f->symbol, sel ? st : KPT_ST_FUNC, true);
-		kpt_put(y, f->symbol ? width - c.file : x, f->symbol ? c.file : c.func + c.file,
+			kpt_put(y, x, c[TC_FUNC].w, f->symbol, sel ? st : KPT_ST_FUNC, true);
+		kpt_put(y, f->symbol ? c[TC_FILE].x : x, f->symbol ? c[TC_FILE].w : c[TC_FUNC].w + c[TC_FILE].w,
 		        s->note ? s->note : (f->image < 0 ? "(no image)" : "(no symbols)"), sel ? st : KPT_ST_DIM, true);
 	} else {
-		kpt_put(y, x, c.func, f->symbol ? f->symbol : "...", sel ? st : KPT_ST_DIM, true);
+		kpt_put(y, x, c[TC_FUNC].w, f->symbol ? f->symbol : "...", sel ? st : KPT_ST_DIM, true);
 	}
 }
 
@@ -229,18 +222,19 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 {
 	thread_priv *p = v->priv;
 	const kp_thread *t = thr(v);
-	tcols c = layout(width);
+	kpt_col c[TC_N];
+	layout(c, width);
 	kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
-	kpt_put(y0, 0, c.num, "  #", KPT_ST_HEADER, true);
-	kpt_put(y0, c.num, c.image, "image", KPT_ST_HEADER, true);
-	kpt_put(y0, c.num + c.image + 1, c.offset, "offset", KPT_ST_HEADER, true);
+	kpt_put(y0, c[TC_NUM].x, c[TC_NUM].w, "  #", KPT_ST_HEADER, true);
+	kpt_put(y0, c[TC_IMAGE].x, c[TC_IMAGE].w, "image", KPT_ST_HEADER, true);
+	kpt_put(y0, c[TC_OFFSET].x, c[TC_OFFSET].w, "offset", KPT_ST_HEADER, true);
 	char fh[64];
 	if (p->done_seen < t->nframes)
 		snprintf(fh, sizeof fh, "function  (%zu/%zu symbolicated)", p->done_seen, t->nframes);
 	else
 		snprintf(fh, sizeof fh, "function");
-	kpt_put(y0, c.num + c.image + c.offset + 2, c.func, fh, KPT_ST_HEADER, true);
-	kpt_put(y0, width - c.file, c.file, "file:line", KPT_ST_HEADER, true);
+	kpt_put(y0, c[TC_FUNC].x, c[TC_FUNC].w, fh, KPT_ST_HEADER, true);
+	kpt_put(y0, c[TC_FILE].x, c[TC_FILE].w, "file:line", KPT_ST_HEADER, true);
 	if (t->nframes == 0) {
 		kpt_put(y0 + 2, 2, width - 4, "This thread has no frames in the report.", KPT_ST_DIM, false);
 		return;
@@ -303,6 +297,7 @@ static unsigned thread_update(kpt_view *v)
 
 const kpt_view_ops kpt_view_thread = {
 	.name = "thread",
+	.private_size = sizeof(thread_priv),
 	.open = thread_open,
 	.close = thread_close,
 	.draw = thread_draw,

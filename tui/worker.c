@@ -1,18 +1,22 @@
-/* worker.c: the symbolication worker thread.  The UI never touches DWARF.
+/* worker.c: the symbolication worker thread of kpt_worker.h.  The UI
+ * never touches DWARF.
  *
- * The worker owns its own kp_symbols (not thread-safe) and its own kpi_db
- * connection, and loads the reports it is asked about itself, so nothing
- * but messages crosses threads.  Requests are (document serial, report id
- * or path, process, thread, frame range); the newest "visible" request is
- * served first, one frame at a time, so scrolling re-prioritises at once.
- * Each answer is a malloc'd kpt_wmsg whose pointer is written to the result
- * pipe; the UI reads the pointers, applies them to the document (dropped
- * when the document was closed) and frees them. */
-#include "kpt_view.h"
+ * The worker owns its own kp_symbols (not thread-safe), configured by
+ * kpt_options_symbols.  Requests are (document, process, thread, frame
+ * range); each holds a reference to its document, taken and dropped on the
+ * UI thread, so the worker reads the report the UI already parsed.  The
+ * newest "visible" request is served first, one frame at a time, so
+ * scrolling re-prioritises at once.  Each answer is a malloc'd kpt_wmsg
+ * whose pointer is written to the result pipe; the UI reads the pointers,
+ * applies them to the document, drops the request's reference with its
+ * last answer, and frees them. */
 #include "kp_symbols.h"
+#include "kpt_app.h"
+#include "kpt_pipe.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,9 +27,7 @@
 
 typedef struct wreq {
 	struct wreq *next;
-	unsigned serial;
-	int64_t id;
-	char *path;
+	kpt_doc *doc;            /* one reference, dropped by the UI */
 	size_t proc, thread, lo, hi;
 	bool visible;
 	unsigned long seq;
@@ -34,13 +36,12 @@ typedef struct wreq {
 enum { WMSG_RESULT, WMSG_PROGRESS, WMSG_IDLE };
 
 typedef struct kpt_wmsg {
+	struct kpt_wmsg *next;   /* in the undelivered list */
 	int kind;
-	unsigned serial;
+	kpt_doc *doc;            /* WMSG_RESULT */
+	bool release;            /* the request's last answer: drop its reference */
 	size_t proc, thread, frame;
-	int status;
-	kpt_symline *lines;
-	size_t nlines;
-	char *note;
+	kpt_sym sym;             /* state DONE */
 	char text[320];
 } kpt_wmsg;
 
@@ -52,13 +53,10 @@ struct kpt_worker {
 	unsigned long seq;
 	bool stop;               /* under mu */
 	int pipe[2];
-	kpt_app *app;            /* only cfg is read by the thread (immutable) */
 	/* worker-thread state */
 	kp_symbols *sym;
-	kpi_db *db;
-	kp_report *r;
-	int64_t r_id;
-	char *r_path;
+	unsigned serial;         /* the document kp_symbols_set_report was told */
+	kpt_wmsg *undelivered;   /* posts abandoned by stop, read after the join */
 	struct timespec last_progress;
 };
 
@@ -70,7 +68,8 @@ static bool stopping(kpt_worker *w)
 	return s;
 }
 
-/* Blocks while the pipe is full, but gives up when asked to stop. */
+/* Blocks while the pipe is full, but gives up when asked to stop (the
+ * message then waits in w->undelivered for kpt_worker_stop). */
 static void post(kpt_worker *w, kpt_wmsg *m)
 {
 	const char *p = (const char *)&m;
@@ -90,13 +89,8 @@ static void post(kpt_worker *w, kpt_wmsg *m)
 		poll(&pf, 1, 100);
 	}
 	if (left == sizeof m) {
-		for (size_t i = 0; i < m->nlines; i++) {
-			free(m->lines[i].function);
-			free(m->lines[i].file);
-		}
-		free(m->lines);
-		free(m->note);
-		free(m);
+		m->next = w->undelivered;
+		w->undelivered = m;
 	}
 	/* a pointer is far below PIPE_BUF, so a partial write cannot happen */
 }
@@ -111,9 +105,7 @@ static void on_progress(void *ctx, const char *what, size_t done, size_t total)
 	if (dt < 0.1 && done != total)
 		return;
 	w->last_progress = now;
-	kpt_wmsg *m = calloc(1, sizeof *m);
-	if (!m)
-		abort();
+	kpt_wmsg *m = kpt_xcalloc(1, sizeof *m);
 	m->kind = WMSG_PROGRESS;
 	if (total)
 		snprintf(m->text, sizeof m->text, "loading dSYM %s (%zu/%zu)", what ? what : "", done, total);
@@ -134,90 +126,63 @@ static wreq *take_request(kpt_worker *w)
 	return best ? *best : NULL;
 }
 
-static bool load_report(kpt_worker *w, const wreq *q, char *msg, size_t size)
+static void set_note(kpt_sym *s, const char *note)
 {
-	if (w->r && ((q->id >= 0 && w->r_id == q->id) ||
-	             (q->id < 0 && w->r_id < 0 && w->r_path && q->path && strcmp(w->r_path, q->path) == 0)))
-		return true;
-	kp_report_free(&w->r);
-	free(w->r_path);
-	w->r_path = NULL;
-	kp_error err;
-	kp_status st;
-	if (q->id >= 0) {
-		if (!w->db && kpi_open(w->app->cfg.db_path, 0, &w->db, &err) != KP_OK) {
-			snprintf(msg, size, "%s", err.msg);
-			return false;
-		}
-		st = kpi_load(w->db, q->id, &w->r, &err);
-	} else {
-		st = kp_report_load(q->path, &w->r, &err);
-	}
-	if (st != KP_OK) {
-		snprintf(msg, size, "%s", err.msg);
-		return false;
-	}
-	w->r_id = q->id;
-	w->r_path = kpt_xstrdup(q->path);
-	kp_symbols_set_report(w->sym, w->r);
-	return true;
+	s->note = kpt_xstrdup(note);
 }
 
+/* Answers frame of q; the report is q->doc->r (read-only here). */
 static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 {
-	kpt_wmsg *m = calloc(1, sizeof *m);
-	if (!m)
-		abort();
+	kpt_wmsg *m = kpt_xcalloc(1, sizeof *m);
 	m->kind = WMSG_RESULT;
-	m->serial = q->serial;
+	m->doc = q->doc;
 	m->proc = q->proc;
 	m->thread = q->thread;
 	m->frame = frame;
-	char msg[256];
+	m->sym.state = KPT_SYM_DONE;
+	const kp_report *r = q->doc->r;
 	if (!w->sym) {
-		m->status = KP_SYM_ERROR;
-		m->note = kpt_xstrdup("no symboliser");
+		m->sym.status = KP_SYM_ERROR;
+		set_note(&m->sym, "no symboliser");
 		return m;
 	}
-	if (!load_report(w, q, msg, sizeof msg)) {
-		m->status = KP_SYM_ERROR;
-		m->note = kpt_xstrdup(msg);
+	if (w->serial != q->doc->serial) {
+		kp_symbols_set_report(w->sym, r);
+		w->serial = q->doc->serial;
+	}
+	if (q->proc >= r->nprocesses || q->thread >= r->processes[q->proc].nthreads ||
+	    frame >= r->processes[q->proc].threads[q->thread].nframes) {
+		m->sym.status = KP_SYM_ERROR;
+		set_note(&m->sym, "frame out of range");
 		return m;
 	}
-	if (q->proc >= w->r->nprocesses || q->thread >= w->r->processes[q->proc].nthreads ||
-	    frame >= w->r->processes[q->proc].threads[q->thread].nframes) {
-		m->status = KP_SYM_ERROR;
-		m->note = kpt_xstrdup("frame out of range");
-		return m;
-	}
-	const kp_thread *t = &w->r->processes[q->proc].threads[q->thread];
+	const kp_thread *t = &r->processes[q->proc].threads[q->thread];
 	kp_symresult res;
-	m->status = kp_symbols_frame(w->sym, w->r, t, frame, &res);
+	m->sym.status = kp_symbols_frame(w->sym, r, t, frame, &res);
 	if (res.path)
 		snprintf(m->text, sizeof m->text, "%s", res.path);
-	switch (m->status) {
+	switch (m->sym.status) {
 	case KP_SYM_OK:
-		m->lines = calloc(res.nframes ? res.nframes : 1, sizeof *m->lines);
-		if (!m->lines)
-			abort();
+		m->sym.lines = kpt_xcalloc(res.nframes, sizeof *m->sym.lines);
 		for (size_t i = 0; i < res.nframes; i++) {
-			m->lines[i].function = kpt_xstrdup(res.frames[i].function);
-			m->lines[i].file = kpt_xstrdup(res.frames[i].file);
-			m->lines[i].line = res.frames[i].line;
+			m->sym.lines[i].function = kpt_xstrdup(res.frames[i].function);
+			m->sym.lines[i].file = kpt_xstrdup(res.frames[i].file);
+			m->sym.lines[i].line = res.frames[i].line;
 		}
-		m->nlines = res.nframes;
+		m->sym.nlines = res.nframes;
 		if (res.source && strcmp(res.source, "symtab") == 0 && res.msg[0])
-			m->note = kpt_xstrdup(res.msg);
+			set_note(&m->sym, res.msg);
 		break;
 	case KP_SYM_NO_DSYM: {
 		char b[200];
 		snprintf(b, sizeof b, "no dSYM for %s", res.uuid ? res.uuid : "?");
-		m->note = kpt_xstrdup(b);
+		set_note(&m->sym, b);
 		break;
 	}
 	case KP_SYM_NOT_FOUND:
 	case KP_SYM_ERROR:
-		m->note = kpt_xstrdup(res.msg);
+		set_note(&m->sym, res.msg);
 		break;
 	default:
 		break;
@@ -244,22 +209,18 @@ static void *worker_main(void *arg)
 					*pp = q->next;
 					break;
 				}
-			copy.path = q->path;   /* freed below */
 			free(q);
-		} else {
-			copy.path = kpt_xstrdup(q->path);
 		}
 		pthread_mutex_unlock(&w->mu);
-		post(w, symbolicate(w, &copy, frame));
-		free(copy.path);
+		kpt_wmsg *m = symbolicate(w, &copy, frame);
+		m->release = last;
+		post(w, m);
 		pthread_mutex_lock(&w->mu);
 		if (!w->queue && !w->stop) {
 			pthread_mutex_unlock(&w->mu);
-			kpt_wmsg *m = calloc(1, sizeof *m);
-			if (!m)
-				abort();
-			m->kind = WMSG_IDLE;
-			post(w, m);
+			kpt_wmsg *idle = kpt_xcalloc(1, sizeof *idle);
+			idle->kind = WMSG_IDLE;
+			post(w, idle);
 			pthread_mutex_lock(&w->mu);
 		}
 	}
@@ -269,38 +230,24 @@ static void *worker_main(void *arg)
 
 kp_status kpt_worker_start(kpt_app *app, kp_error *err)
 {
-	kpt_worker *w = calloc(1, sizeof *w);
-	if (!w)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	w->app = app;
-	w->r_id = -1;
-	kp_symbols_opts o = {
-		.paths = app->cfg.dsyms,
-		.npaths = app->cfg.ndsyms,
-		.no_env = app->cfg.demo,
-		.no_system = app->cfg.no_system,
-		.cache_dir = app->cfg.demo ? "" : NULL,
-	};
+	kpt_worker *w = kpt_xcalloc(1, sizeof *w);
+	kp_symbols_opts o;
+	kpt_options_symbols(&app->cfg, &o);
 	kp_status st = kp_symbols_new(&o, &w->sym, err);
 	if (st != KP_OK) {
 		free(w);
 		return st;
 	}
 	kp_symbols_set_progress(w->sym, on_progress, w);
-	if (pipe(w->pipe) != 0) {
+	if (!kpt_pipe_open(w->pipe)) {
 		kp_symbols_free(&w->sym);
 		free(w);
 		return kp_error_set(err, KP_ERR_IO, 0, -1, "pipe: %s", strerror(errno));
 	}
-	for (int i = 0; i < 2; i++) {
-		fcntl(w->pipe[i], F_SETFL, fcntl(w->pipe[i], F_GETFL) | O_NONBLOCK);
-		fcntl(w->pipe[i], F_SETFD, FD_CLOEXEC);
-	}
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
-		close(w->pipe[0]);
-		close(w->pipe[1]);
+		kpt_pipe_close(w->pipe);
 		kp_symbols_free(&w->sym);
 		free(w);
 		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot start the symbol thread");
@@ -309,14 +256,13 @@ kp_status kpt_worker_start(kpt_app *app, kp_error *err)
 	return KP_OK;
 }
 
-static void free_msg(kpt_wmsg *m)
+/* Drops m's request reference when it is the request's last answer, and
+ * frees m (UI thread). */
+static void finish_msg(kpt_app *app, kpt_wmsg *m)
 {
-	for (size_t i = 0; i < m->nlines; i++) {
-		free(m->lines[i].function);
-		free(m->lines[i].file);
-	}
-	free(m->lines);
-	free(m->note);
+	if (m->release)
+		kpt_doc_release(&app->docs, &m->doc);
+	kpt_sym_clear(&m->sym);
 	free(m);
 }
 
@@ -332,20 +278,20 @@ void kpt_worker_stop(kpt_app *app)
 	pthread_join(w->thread, NULL);
 	kpt_wmsg *m;
 	while (read(w->pipe[0], &m, sizeof m) == (ssize_t)sizeof m)
-		free_msg(m);
+		finish_msg(app, m);
+	while ((m = w->undelivered)) {
+		w->undelivered = m->next;
+		finish_msg(app, m);
+	}
 	while (w->queue) {
 		wreq *q = w->queue;
 		w->queue = q->next;
-		free(q->path);
+		kpt_doc_release(&app->docs, &q->doc);
 		free(q);
 	}
-	close(w->pipe[0]);
-	close(w->pipe[1]);
+	kpt_pipe_close(w->pipe);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
-	kp_report_free(&w->r);
-	free(w->r_path);
-	kpi_close(&w->db);
 	kp_symbols_free(&w->sym);
 	free(w);
 	app->worker = NULL;
@@ -362,12 +308,9 @@ void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread, si
 	kpt_worker *w = app->worker;
 	if (!w || lo >= hi)
 		return;
-	wreq *q = calloc(1, sizeof *q);
-	if (!q)
-		abort();
-	q->serial = d->serial;
-	q->id = d->id;
-	q->path = kpt_xstrdup(d->path);
+	wreq *q = kpt_xcalloc(1, sizeof *q);
+	kpt_doc_retain(d);
+	q->doc = d;
 	q->proc = proc;
 	q->thread = thread;
 	q->lo = lo;
@@ -381,19 +324,19 @@ void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread, si
 	pthread_mutex_unlock(&w->mu);
 }
 
-static const char *base_name(const char *p)
+/* The name to show for a dSYM path: the bundle, not its inner DWARF path. */
+static void dsym_name(const char *p, char *out, size_t size)
 {
 	const char *s = strstr(p, ".dSYM/");
-	if (s) {   /* show the bundle, not its inner DWARF path */
+	if (s) {
 		const char *b = s;
 		while (b > p && b[-1] != '/')
 			b--;
-		static char buf[256];
-		snprintf(buf, sizeof buf, "%.*s", (int)(s + 5 - b), b);
-		return buf;
+		snprintf(out, size, "%.*s", (int)(s + 5 - b), b);
+		return;
 	}
 	const char *b = strrchr(p, '/');
-	return b ? b + 1 : p;
+	snprintf(out, size, "%s", b ? b + 1 : p);
 }
 
 unsigned kpt_worker_poll(kpt_app *app)
@@ -411,29 +354,20 @@ unsigned kpt_worker_poll(kpt_app *app)
 			if (strncmp(app->work, "symbols from ", 13) != 0)
 				app->work[0] = '\0';
 		} else {
-			kpt_doc *d = kpt_doc_by_serial(app, m->serial);
-			if (m->text[0])
-				snprintf(app->work, sizeof app->work, "symbols from %s", base_name(m->text));
-			kpt_sym *arr = d ? kpt_doc_syms(d, m->proc, m->thread) : NULL;
-			if (arr && m->frame < d->r->processes[m->proc].threads[m->thread].nframes) {
-				kpt_sym *s = &arr[m->frame];
-				for (size_t i = 0; i < s->nlines; i++) {
-					free(s->lines[i].function);
-					free(s->lines[i].file);
-				}
-				free(s->lines);
-				free(s->note);
-				s->state = KPT_SYM_DONE;
-				s->status = m->status;
-				s->lines = m->lines;
-				s->nlines = m->nlines;
-				s->note = m->note;
-				m->lines = NULL;
-				m->nlines = 0;
-				m->note = NULL;
+			if (m->text[0]) {
+				char name[256];
+				dsym_name(m->text, name, sizeof name);
+				snprintf(app->work, sizeof app->work, "symbols from %s", name);
+			}
+			/* the request's reference keeps m->doc alive until now */
+			kpt_sym *arr = kpt_doc_syms(m->doc, m->proc, m->thread);
+			if (arr && m->frame < m->doc->r->processes[m->proc].threads[m->thread].nframes) {
+				kpt_sym_clear(&arr[m->frame]);
+				arr[m->frame] = m->sym;
+				memset(&m->sym, 0, sizeof m->sym);
 			}
 		}
-		free_msg(m);
+		finish_msg(app, m);
 	}
 	return f;
 }

@@ -1,4 +1,4 @@
-/* arena.h: private to core/: a bump allocator; everything is freed at once.
+/* kp_arena.h: a bump allocator; everything is freed at once.
  * Ownership: the arena owns every block it hands out. */
 #ifndef KP_ARENA_H
 #define KP_ARENA_H

@@ -1,4 +1,4 @@
-/* json_scan.h: private to core/: a non-recursive skimmer over JSON text, so
+/* json_scan.h: private to core/report/: a non-recursive skimmer over JSON text, so
  * the big .ips body can be taken apart member by member and each piece
  * handed to cJSON alone (a whole cJSON tree costs about 12x the input).
  *

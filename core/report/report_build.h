@@ -1,4 +1,4 @@
-/* report_build.h: private to core/: how parsers build a kp_report.
+/* report_build.h: private to core/report/: how parsers build a kp_report.
  *
  * Ownership: everything these functions return belongs to the report.  The
  * kp__add_* functions return a zeroed element or NULL when out of memory;

@@ -1,6 +1,6 @@
 /* cmd_export.c: `kpbrowse export @ID FILE`: the archived original bytes. */
 #include "kp_index.h"
-#include "kpt_cmd.h"
+#include "kpc_cmd.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -11,7 +11,7 @@ static const struct option export_options[] = {
 	{0, 0, 0, 0},
 };
 
-int kpt_cmd_export(int argc, char **argv)
+int kpc_cmd_export(int argc, char **argv)
 {
 	const char *db_opt = NULL;
 	int c;
@@ -20,20 +20,17 @@ int kpt_cmd_export(int argc, char **argv)
 		switch (c) {
 		case 'd': db_opt = optarg; break;
 		case 'h':
-			puts("usage: kpbrowse export [--db PATH] @ID FILE\n"
-			     "Writes report ID's original bytes to FILE, which must not exist.");
-			return KPT_EXIT_OK;
+			return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}
 	int64_t id;
 	if (argc - optind != 2 || !kpi_parse_id(argv[optind], &id)) {
-		kpt_usage_error("export: usage: kpbrowse export [--db PATH] @ID FILE");
-		return KPT_EXIT_BAD;
+		return KPC_USAGE;
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpt_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
+	int rc = kpc_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
 	kp_error err;

@@ -3,7 +3,7 @@
 #include "kp_report_json.h"
 #include "kp_report.h"
 #include "kp_symbols.h"
-#include "kpt_cmd.h"
+#include "kpc_cmd.h"
 #include "kpt_sanitize.h"
 
 #include <getopt.h>
@@ -265,7 +265,7 @@ static const struct option show_options[] = {
 	{0, 0, 0, 0},
 };
 
-int kpt_cmd_show(int argc, char **argv)
+int kpc_cmd_show(int argc, char **argv)
 {
 	show_opts o = {0};
 	int c;
@@ -283,8 +283,7 @@ int kpt_cmd_show(int argc, char **argv)
 			o.dsyms[o.ndsyms++] = optarg;
 			break;
 		case 'h':
-			puts("usage: kpbrowse show [--json] [--no-symbols] [--dsym PATH]... [--db PATH] FILE|@ID...");
-			return KPT_EXIT_OK;
+			return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}

@@ -3,7 +3,7 @@
  * compared byte for byte.  Addresses are looked up as given. */
 #include "kp_report.h"
 #include "kp_symbols.h"
-#include "kpt_cmd.h"
+#include "kpc_cmd.h"
 #include "kpt_sanitize.h"
 
 #include <getopt.h>
@@ -66,7 +66,7 @@ static const struct option lookup_options[] = {
 	{0, 0, 0, 0},
 };
 
-int kpt_cmd_lookup(int argc, char **argv)
+int kpc_cmd_lookup(int argc, char **argv)
 {
 	const char *path = NULL, *arch = NULL;
 	int c;
@@ -76,9 +76,7 @@ int kpt_cmd_lookup(int argc, char **argv)
 		case 'd': path = optarg; break;
 		case 'a': arch = optarg; break;
 		case 'h':
-			puts("usage: kpbrowse lookup --dsym FILE [--arch ARCH] [ADDR...]\n"
-			     "Reads addresses (hex) from the arguments, or one per line from stdin.");
-			return KPT_EXIT_OK;
+			return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}

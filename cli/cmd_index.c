@@ -2,7 +2,7 @@
 #include "kp_index.h"
 #include "kp_report_json.h"
 #include "kp_symbols.h"
-#include "kpt_cmd.h"
+#include "kpc_cmd.h"
 #include "kpt_sanitize.h"
 
 #include <cjson/cJSON.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int kpt_open_index(const char *db_opt, bool create, kpi_db **db, char *path, size_t size)
+int kpc_open_index(const char *db_opt, bool create, kpi_db **db, char *path, size_t size)
 {
 	kp_error err;
 	if (kpi_default_path(db_opt, path, size, &err) != KP_OK) {
@@ -113,11 +113,9 @@ static const struct option index_options[] = {
 	{0, 0, 0, 0},
 };
 
-#define INDEX_USAGE \
-	"usage: kpbrowse index [--db PATH] [--json] [--resign] [--dsym PATH]... [--no-symbols] [PATH...]"
 #define MAX_DSYMS 64
 
-int kpt_cmd_index(int argc, char **argv)
+int kpc_cmd_index(int argc, char **argv)
 {
 	const char *db_opt = NULL;
 	bool resign = false, json = false, no_symbols = false;
@@ -139,10 +137,7 @@ int kpt_cmd_index(int argc, char **argv)
 		case 'r': resign = true; break;
 		case 'j': json = true; break;
 		case 'h':
-			puts(INDEX_USAGE "\n"
-			     "Default folders: /Library/Logs/DiagnosticReports and\n"
-			     "~/Library/Logs/DiagnosticReports (their Retired/ folders included).");
-			return KPT_EXIT_OK;
+			return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}
@@ -159,7 +154,7 @@ int kpt_cmd_index(int argc, char **argv)
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpt_open_index(db_opt, true, &db, dbpath, sizeof dbpath);
+	int rc = kpc_open_index(db_opt, true, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK) {
 		kp_symbols_free(&sym);
 		return rc;

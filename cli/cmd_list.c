@@ -1,7 +1,7 @@
 /* cmd_list.c: `kpbrowse list`: reports newest first, or dedup groups. */
 #include "kp_index.h"
 #include "kp_report_json.h"
-#include "kpt_cmd.h"
+#include "kpc_cmd.h"
 #include "kpt_sanitize.h"
 
 #include <cjson/cJSON.h>
@@ -23,7 +23,7 @@ static cJSON *str_or_null(const char *s)
 	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
-cJSON *kpt_report_row_json(const kpi_report_row *r)
+cJSON *kpc_report_row_json(const kpi_report_row *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
@@ -45,12 +45,12 @@ cJSON *kpt_report_row_json(const kpi_report_row *r)
 	return o;
 }
 
-void kpt_report_row_header(void)
+void kpc_report_row_header(void)
 {
 	printf("%-6s %-28s %-22s %-10s %s\n", "ID", "DATE", "OS", "GROUP", "HEADLINE");
 }
 
-void kpt_report_row_print(const kpi_report_row *r)
+void kpc_report_row_print(const kpi_report_row *r)
 {
 	char id[24], grp[40];
 	snprintf(id, sizeof id, "@%" PRId64, r->id);
@@ -77,17 +77,17 @@ void kpt_report_row_print(const kpi_report_row *r)
 	}
 }
 
-int kpt_row_sink(void *ctx, const kpi_report_row *row)
+int kpc_row_sink(void *ctx, const kpi_report_row *row)
 {
 	cJSON *arr = ctx;
 	if (arr)
-		cJSON_AddItemToArray(arr, kpt_report_row_json(row));
+		cJSON_AddItemToArray(arr, kpc_report_row_json(row));
 	else
-		kpt_report_row_print(row);
+		kpc_report_row_print(row);
 	return 0;
 }
 
-void kpt_print_json(cJSON *j)
+void kpc_print_json(cJSON *j)
 {
 	char *s = j ? cJSON_Print(j) : NULL;
 	if (s) {
@@ -134,7 +134,7 @@ static const struct option list_options[] = {
 	{0, 0, 0, 0},
 };
 
-int kpt_cmd_list(int argc, char **argv)
+int kpc_cmd_list(int argc, char **argv)
 {
 	const char *db_opt = NULL;
 	bool groups = false, json = false;
@@ -145,7 +145,7 @@ int kpt_cmd_list(int argc, char **argv)
 		case 'd': db_opt = optarg; break;
 		case 'g': groups = true; break;
 		case 'j': json = true; break;
-		case 'h': puts("usage: kpbrowse list [--db PATH] [--groups] [--json]"); return KPT_EXIT_OK;
+		case 'h': return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}
@@ -155,7 +155,7 @@ int kpt_cmd_list(int argc, char **argv)
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpt_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
+	int rc = kpc_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
 	cJSON *arr = json ? cJSON_CreateArray() : NULL;
@@ -168,8 +168,8 @@ int kpt_cmd_list(int argc, char **argv)
 		st = kpi_list_groups(db, group_sink, arr, &err);
 	} else {
 		if (!json)
-			kpt_report_row_header();
-		st = kpi_list_reports(db, kpt_row_sink, arr, &err);
+			kpc_report_row_header();
+		st = kpi_list_reports(db, kpc_row_sink, arr, &err);
 	}
 	kpi_close(&db);
 	if (st != KP_OK) {
@@ -178,6 +178,6 @@ int kpt_cmd_list(int argc, char **argv)
 		return KPT_EXIT_BAD;
 	}
 	if (json)
-		kpt_print_json(arr);
+		kpc_print_json(arr);
 	return KPT_EXIT_OK;
 }

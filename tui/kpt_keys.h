@@ -1,8 +1,10 @@
-/* keys.h: the one key table.  Each row is a request, the label and help
+/* kpt_keys.h: the one key table.  Each row is a request, the label and help
  * text shown by `?`, then the key codes bound to it (0-terminated by the
- * users of the list).  The request enum, the dispatcher's key lookup and
- * the help screen are all generated from KPT_KEYS, so they cannot drift.
- * Must be included after <curses.h> (for the KEY_* codes). */
+ * users of the list).  The request enum (kpt_request.h), the dispatcher's
+ * key lookup (app.c) and the help screen are all generated from KPT_KEYS,
+ * so they cannot drift.  The key codes (curses KEY_*) are expanded only by
+ * app.c, the one file that includes <curses.h> for input: views include
+ * kpt_request.h, which never expands them. */
 #ifndef KPT_KEYS_H
 #define KPT_KEYS_H
 
@@ -26,13 +28,5 @@
 	X(UUID,      "u",               "find every panic with a kext/kernel UUID", 'u') \
 	X(HELP,      "?",               "this help",                               '?', KEY_F(1)) \
 	X(QUIT,      "q",               "quit",                                    'q')
-
-typedef enum kpt_request {
-	KPT_REQ_NONE = 0,
-#define KPT_REQ_ENUM(name, label, help, ...) KPT_REQ_##name,
-	KPT_KEYS(KPT_REQ_ENUM)
-#undef KPT_REQ_ENUM
-	KPT_REQ_COUNT
-} kpt_request;
 
 #endif

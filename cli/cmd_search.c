@@ -1,6 +1,6 @@
 /* cmd_search.c: `kpbrowse search`: reports by UUID, kext or panic text. */
 #include "kp_index.h"
-#include "kpt_cmd.h"
+#include "kpc_cmd.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -15,9 +15,8 @@ static const struct option search_options[] = {
 	{0, 0, 0, 0},
 };
 
-#define SEARCH_USAGE "usage: kpbrowse search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT...)"
 
-int kpt_cmd_search(int argc, char **argv)
+int kpc_cmd_search(int argc, char **argv)
 {
 	const char *db_opt = NULL, *uuid = NULL, *kext = NULL;
 	bool json = false;
@@ -29,7 +28,7 @@ int kpt_cmd_search(int argc, char **argv)
 		case 'u': uuid = optarg; break;
 		case 'k': kext = optarg; break;
 		case 'j': json = true; break;
-		case 'h': puts(SEARCH_USAGE); return KPT_EXIT_OK;
+		case 'h': return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}
@@ -53,21 +52,21 @@ int kpt_cmd_search(int argc, char **argv)
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpt_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
+	int rc = kpc_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
 	cJSON *arr = json ? cJSON_CreateArray() : NULL;
 	if (!json)
-		kpt_report_row_header();
+		kpc_report_row_header();
 	kp_error err;
 	size_t n = 0;
 	kp_status st;
 	if (uuid)
-		st = kpi_search_uuid(db, uuid, kpt_row_sink, arr, &n, &err);
+		st = kpi_search_uuid(db, uuid, kpc_row_sink, arr, &n, &err);
 	else if (kext)
-		st = kpi_search_kext(db, kext, kpt_row_sink, arr, &n, &err);
+		st = kpi_search_kext(db, kext, kpc_row_sink, arr, &n, &err);
 	else
-		st = kpi_search_text(db, text, kpt_row_sink, arr, &n, &err);
+		st = kpi_search_text(db, text, kpc_row_sink, arr, &n, &err);
 	kpi_close(&db);
 	if (st != KP_OK) {
 		cJSON_Delete(arr);
@@ -75,6 +74,6 @@ int kpt_cmd_search(int argc, char **argv)
 		return KPT_EXIT_BAD;
 	}
 	if (json)
-		kpt_print_json(arr);
+		kpc_print_json(arr);
 	return n ? KPT_EXIT_OK : KPT_EXIT_NONE;
 }

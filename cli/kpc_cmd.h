@@ -1,0 +1,48 @@
+/* kpc_cmd.h: the kpbrowse subcommands (git's builtin/ shape).  Each
+ * kpc_cmd_NAME takes its own argv (argv[0] is the subcommand name) and
+ * returns the process exit status (KPT_EXIT_* of kpt_exit.h), or one of
+ * the two requests below.  main.c holds the one commands[] table: names,
+ * synopses and help text live there only, and main.c prints them when a
+ * command asks (so commands never call back into main.c).
+ * Ownership: commands own nothing beyond their call. */
+#ifndef KPC_CMD_H
+#define KPC_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "kp_error.h"
+#include "kpt_exit.h"
+
+int kpc_cmd_show(int argc, char **argv);
+int kpc_cmd_lookup(int argc, char **argv);
+int kpc_cmd_index(int argc, char **argv);
+int kpc_cmd_list(int argc, char **argv);
+int kpc_cmd_search(int argc, char **argv);
+int kpc_cmd_export(int argc, char **argv);
+
+/* Returned by a command: print its help ("usage: kpbrowse SYNOPSIS" and
+ * the help text) to stdout and exit 0 (--help anywhere in its options). */
+#define KPC_HELP (-1)
+/* Returned by a command: print "kpbrowse: CMD: usage: kpbrowse SYNOPSIS"
+ * and the --help hint to stderr and exit KPT_EXIT_BAD. */
+#define KPC_USAGE (-2)
+
+/* Index commands' shared pieces (cmd_index.c, cmd_list.c). */
+struct kpi_db;
+struct kpi_report_row;
+struct cJSON;
+/* Resolves --db (see kpi_default_path) into path and opens it; prints the
+ * error and returns KPT_EXIT_BAD on failure. */
+int kpc_open_index(const char *db_opt, bool create, struct kpi_db **db, char *path, size_t size);
+/* A report row as text (header first) or as its JSON object (caller owns it). */
+void kpc_report_row_header(void);
+void kpc_report_row_print(const struct kpi_report_row *r);
+struct cJSON *kpc_report_row_json(const struct kpi_report_row *r);
+/* kpi_report_fn: ctx is a cJSON array to append to, or NULL to print text. */
+int kpc_row_sink(void *ctx, const struct kpi_report_row *row);
+/* Prints j pretty and deletes it. */
+void kpc_print_json(struct cJSON *j);
+
+#endif

@@ -1,0 +1,113 @@
+/* main.c: kpbrowse's entry point.  The one commands[] table dispatches the
+ * subcommands and holds their synopses and help: `kpbrowse --help`,
+ * `kpbrowse CMD --help` and the commands' usage errors all print from it.
+ * With no subcommand the TUI runs (kpt_main); its own synopsis and option
+ * help live with its options (kpt_main.h). */
+#include "kpc_cmd.h"
+#include "kpt_main.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef KP_VERSION
+#define KP_VERSION "0.0"
+#endif
+
+typedef struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;    /* after "kpbrowse " */
+	const char *help;        /* printed after the synopsis by CMD --help */
+} command;
+
+static const command commands[] = {
+	{"show", kpc_cmd_show,
+	 "show [--json] [--no-symbols] [--dsym PATH]... [--db PATH] FILE|@ID...",
+	 "Prints each report (a file, or @ID from the index) with its frames symbolicated.\n"},
+	{"lookup", kpc_cmd_lookup,
+	 "lookup --dsym FILE [--arch ARCH] [ADDR...]",
+	 "Reads addresses (hex) from the arguments, or one per line from stdin.\n"},
+	{"index", kpc_cmd_index,
+	 "index [--db PATH] [--json] [--resign] [--dsym PATH]... [--no-symbols] [PATH...]",
+	 "Default folders: /Library/Logs/DiagnosticReports and\n"
+	 "~/Library/Logs/DiagnosticReports (their Retired/ folders included).\n"},
+	{"list", kpc_cmd_list,
+	 "list [--db PATH] [--groups] [--json]",
+	 ""},
+	{"search", kpc_cmd_search,
+	 "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT...)",
+	 ""},
+	{"export", kpc_cmd_export,
+	 "export [--db PATH] @ID FILE",
+	 "Writes report ID's original bytes to FILE, which must not exist.\n"},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int help(const command *c)
+{
+	printf("usage: kpbrowse %s\n%s", c->synopsis, c->help);
+	return KPT_EXIT_OK;
+}
+
+/* Runs c, and prints its help or usage when it asks (kpc_cmd.h). */
+static int run(const command *c, int argc, char **argv)
+{
+	int rc = c->run(argc, argv);
+	if (rc == KPC_HELP)
+		return help(c);
+	if (rc == KPC_USAGE) {
+		kpt_usage_error("%s: usage: kpbrowse %s", c->name, c->synopsis);
+		return KPT_EXIT_BAD;
+	}
+	return rc;
+}
+
+/* README.md's Usage block is these synopsis lines without their indent
+ * (tests/test_usage.sh compares them). */
+static void usage(FILE *fp)
+{
+	fprintf(fp, "kpbrowse %s: a terminal browser for macOS kernel panic reports\n\n"
+	            "Usage:\n  kpbrowse %s\n",
+	        KP_VERSION, kpt_synopsis);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(fp, "  kpbrowse %s\n", commands[i].synopsis);
+	fprintf(fp, "  kpbrowse --help | --version\n\n"
+	            "With no command: the TUI.\n%s\n"
+	            "Each command: kpbrowse COMMAND --help.\n"
+	            "Exit status: 0 success, 1 nothing found, 2 bad input or usage.\n",
+	        kpt_options_help);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		usage(stdout);
+		return KPT_EXIT_OK;
+	}
+	if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
+		printf("kpbrowse %s\n", KP_VERSION);
+		return KPT_EXIT_OK;
+	}
+	const command *c = argc >= 2 ? find_command(argv[1]) : NULL;
+	if (c) {
+		if (argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
+			return help(c);
+		return run(c, argc - 1, argv + 1);
+	}
+	/* The TUI: no arguments, an option other than --help/--version, or a
+	 * path to browse. */
+	if (argc < 2 || argv[1][0] == '-' || access(argv[1], F_OK) == 0)
+		return kpt_main(argc, argv);
+	kpt_usage_error("unknown command '%s'", argv[1]);
+	return KPT_EXIT_BAD;
+}

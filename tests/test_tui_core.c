@@ -1,0 +1,281 @@
+/* test_tui_core.c: the TUI's pieces without a terminal (kpt_bench.h: curses
+ * on /dev/null): the catalog read from a real index of the fixture
+ * reports, list filtering through the panics view, the worker symbolicating
+ * a document the UI holds (with no index to reopen), and the one place
+ * options become symbol options. */
+#include "kpt_bench.h"
+#include "kpt_catalog.h"
+#include "kpt_doc.h"
+#include "kpt_draw.h"
+#include "kpt_list.h"
+#include "kpt_options.h"
+#include "kpt_view.h"
+#include "kpt_worker.h"
+#include "kt.h"
+
+#include "kp_index.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[256], db_path[512];
+
+/* An index of tests/fixtures/reports in a temporary folder. */
+static bool make_index(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "%s/kpt-core-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmpdir))
+		return false;
+	snprintf(db_path, sizeof db_path, "%s/index.sqlite3", tmpdir);
+	kpi_db *db = NULL;
+	kp_error err;
+	kpi_summary sum;
+	memset(&sum, 0, sizeof sum);
+	const char *paths[] = {KP_FIXTURES "/reports"};
+	bool ok = kpi_open(db_path, KPI_OPEN_CREATE, &db, &err) == KP_OK &&
+	          kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &sum, &err) == KP_OK;
+	kpi_summary_free(&sum);
+	kpi_close(&db);
+	return ok;
+}
+
+static kpt_app *open_app(void)
+{
+	kpt_app *app = kpt_bench_open(24, 80);
+	snprintf(app->cfg.db_path, sizeof app->cfg.db_path, "%s", db_path);
+	kp_error err;
+	if (kpi_open(db_path, 0, &app->db, &err) != KP_OK || kpt_catalog_reload(app, &err) != KP_OK)
+		KT_CHECK(0, "open the index: %s", err.msg);
+	return app;
+}
+
+static void close_app(kpt_app *app)
+{
+	kpt_app_close_views(app);
+	kpt_catalog_free(&app->cat);
+	kpt_docs_free(&app->docs);
+	kpi_close(&app->db);
+	kpt_bench_close(app);
+}
+
+static void test_catalog(void)
+{
+	kpt_app *app = open_app();
+	KT_CHECK(app->cat.n == 4, "catalog: the 4 fixture reports (got %zu)", app->cat.n);
+	KT_CHECK(app->cat.ng >= 1 && app->cat.ng <= app->cat.n, "catalog: groups (got %zu)", app->cat.ng);
+	unsigned gen = app->cat.generation;
+	kp_error err;
+	KT_CHECK(kpt_catalog_reload(app, &err) == KP_OK && app->cat.generation == gen + 1,
+	         "catalog: a reload bumps the generation");
+	bool all_found = true, headlines = true;
+	for (size_t i = 0; i < app->cat.n; i++) {
+		all_found &= kpt_catalog_find(&app->cat, app->cat.e[i].id) == &app->cat.e[i];
+		headlines &= app->cat.e[i].headline && app->cat.e[i].headline[0];
+	}
+	KT_CHECK(all_found, "catalog: kpt_catalog_find finds every id");
+	KT_CHECK(headlines, "catalog: every entry has a headline");
+	KT_CHECK(kpt_catalog_find(&app->cat, 999999) == NULL, "catalog: an unknown id is not found");
+	close_app(app);
+}
+
+static void test_list_filter(void)
+{
+	kpt_app *app = open_app();
+	kpt_app_push(app, &kpt_view_panics, NULL);
+	KT_CHECK(app->depth == 1, "filter: the panics view opens");
+	if (app->depth != 1) {
+		close_app(app);
+		return;
+	}
+	kpt_view *v = app->stack[0];
+	size_t all = kpt_list_visible(&v->list);
+	KT_CHECK(all == app->cat.n, "filter: every report visible (%zu)", all);
+	/* the three FakeDriver panics, by a word of their headline in other case */
+	snprintf(v->list.filter, sizeof v->list.filter, "%s", "fakedriver: REPORT");
+	kpt_list_refilter(v);
+	size_t vis = kpt_list_visible(&v->list);
+	KT_CHECK(v->list.filtered && vis == 3, "filter: a case-insensitive phrase hides the other row (%zu of %zu)", vis, all);
+	size_t row;
+	char buf[1024];
+	bool matches = kpt_list_current(&v->list, &row) &&
+	               strstr(v->ops->row_text(v, row, buf, sizeof buf), "FakeDriver: report") != NULL;
+	KT_CHECK(matches, "filter: the current row matches");
+	snprintf(v->list.filter, sizeof v->list.filter, "%s", "no such text anywhere");
+	kpt_list_refilter(v);
+	KT_CHECK(kpt_list_visible(&v->list) == 0 && !kpt_list_current(&v->list, &row),
+	         "filter: no match leaves no row");
+	kpt_app_key(app, KPT_REQ_BACK);   /* the first Esc clears the filter */
+	KT_CHECK(kpt_list_visible(&v->list) == all && !v->list.filter[0] && app->depth == 1,
+	         "filter: Esc clears it and keeps the view");
+	kpt_app_key(app, KPT_REQ_END);
+	KT_CHECK(v->list.cur + 1 == all, "filter: End goes to the last row");
+	close_app(app);
+}
+
+/* Waits for the worker's answers until frames [0,n) are done or 20 s pass. */
+static bool wait_frames(kpt_app *app, kpt_sym *syms, size_t n)
+{
+	for (int i = 0; i < 400; i++) {
+		size_t done = 0;
+		for (size_t f = 0; f < n; f++)
+			done += syms[f].state == KPT_SYM_DONE;
+		if (done == n)
+			return true;
+		struct pollfd pf = {.fd = kpt_worker_fd(app), .events = POLLIN};
+		if (poll(&pf, 1, 50) > 0)
+			kpt_worker_poll(app);
+	}
+	return false;
+}
+
+static void test_worker(void)
+{
+	kpt_app *app = open_app();
+	app->cfg.dsyms[app->cfg.ndsyms++] = KP_FIXTURES "/bin";
+	app->cfg.demo = true;   /* only the fixture dSYMs: no environment, no cache */
+	app->cfg.no_system = true;
+	const kpt_entry *e = NULL;
+	for (size_t i = 0; i < app->cat.n; i++)
+		if (strstr(app->cat.e[i].path, "panic-full-2026-11-20-101500.0001.ips"))
+			e = &app->cat.e[i];
+	KT_CHECK(e != NULL, "worker: the fixture report is indexed");
+	kp_error err;
+	kpt_doc *d = e ? kpt_doc_acquire(&app->docs, app->db, e->id, e->path, &err) : NULL;
+	KT_CHECK(d != NULL, "worker: the document loads from the index");
+	if (!d) {
+		close_app(app);
+		return;
+	}
+	/* the worker must need neither the index nor the report file */
+	kpi_close(&app->db);
+	snprintf(app->cfg.db_path, sizeof app->cfg.db_path, "%s/absent/index.sqlite3", tmpdir);
+	KT_CHECK(kpt_worker_start(app, &err) == KP_OK, "worker: starts");
+	size_t proc = 0, thread = 0;
+	bool found = false;
+	for (size_t p = 0; p < d->r->nprocesses && !found; p++)
+		for (size_t t = 0; t < d->r->processes[p].nthreads && !found; t++)
+			if (d->r->processes[p].threads[t].panicked)
+				proc = p, thread = t, found = true;
+	KT_CHECK(found, "worker: the report has a panicked thread");
+	size_t n = d->r->processes[proc].threads[thread].nframes;
+	kpt_sym *syms = kpt_doc_syms(d, proc, thread);
+	for (size_t f = 0; f < n; f++)
+		syms[f].state = KPT_SYM_PENDING;
+	kpt_worker_request(app, d, proc, thread, 0, n, true);
+	KT_CHECK(d->refs == 2, "worker: a request retains its document (refs %d)", d->refs);
+	KT_CHECK(wait_frames(app, syms, n), "worker: every frame answered");
+	KT_CHECK(syms[0].status == 0 && syms[0].nlines >= 1 && syms[0].lines[0].function &&
+	         strcmp(syms[0].lines[0].function, "panic_trap_to_debugger") == 0,
+	         "worker: frame 0 is panic_trap_to_debugger (got %s)",
+	         syms[0].nlines && syms[0].lines[0].function ? syms[0].lines[0].function : syms[0].note ? syms[0].note : "?");
+	KT_CHECK(syms[0].nlines >= 1 && syms[0].lines[0].line == 62, "worker: frame 0 at fakekernel.c:62");
+	KT_CHECK(d->refs == 1, "worker: the last answer drops the request's reference (refs %d)", d->refs);
+	/* a request still queued at stop releases its reference too */
+	kpt_worker_request(app, d, proc, thread, 0, n, false);
+	kpt_worker_stop(app);
+	KT_CHECK(d->refs == 1 && app->worker == NULL, "worker: stop drops queued references (refs %d)", d->refs);
+	kpt_doc_release(&app->docs, &d);
+	KT_CHECK(app->docs.n == 0, "worker: the document is freed with its last reference");
+	close_app(app);
+}
+
+static void test_symbol_options(void)
+{
+	kpt_config c;
+	memset(&c, 0, sizeof c);
+	c.dsyms[c.ndsyms++] = "/somewhere";
+	kp_symbols_opts o;
+	kpt_options_symbols(&c, &o);
+	KT_CHECK(o.npaths == 1 && o.paths[0] == c.dsyms[0] && !o.no_env && !o.no_system && o.cache_dir == NULL,
+	         "options: --dsym paths, environment, system search and default cache");
+	c.demo = true;
+	c.no_system = true;
+	kpt_options_symbols(&c, &o);
+	KT_CHECK(o.no_env && o.no_system && o.cache_dir && !o.cache_dir[0],
+	         "options: --demo ignores the environment, the system and the cache (worker and scanner alike)");
+}
+
+/* The column tables give the layout the panics view had as arithmetic
+ * (flat list: marker, date, OS, dups, panic, culprit dropped when the
+ * panic column would be under 10). */
+static void test_columns(void)
+{
+	bool same = true;
+	for (int width = 20; width <= 240 && same; width++) {
+		kpt_col c[] = {{.width = 2}, {.width = 16, .gap = 1}, {.width = 9, .wide = 12, .gap = 1},
+		               {.width = 4, .gap = 1}, {.gap = 1}, {.width = 18, .wide = 32, .optional = true}};
+		kpt_cols_layout(c, 6, width);
+		int os = width >= 120 ? 12 : 9, culprit = width >= 120 ? 32 : 18;
+		int headline = width - (2 + 16 + 1 + os + 1 + 4 + 1 + 1 + culprit);
+		if (headline < 10) {
+			culprit = 0;
+			headline = width - (2 + 16 + 1 + os + 1 + 4 + 1);
+		}
+		same = c[1].x == 2 && c[2].x == 19 && c[2].w == os && c[3].x == 20 + os && c[3].w == 4 &&
+		       c[4].x == 25 + os && c[4].w == headline && c[5].w == culprit &&
+		       (!culprit || c[5].x == 26 + os + headline);
+		if (!same)
+			printf("# width %d: headline %d/%d culprit %d/%d\n", width, c[4].w, headline, c[5].w, culprit);
+	}
+	KT_CHECK(same, "columns: the flat list's table lays out as before at every width");
+	bool thread_same = true;
+	for (int width = 20; width <= 240 && thread_same; width++) {
+		kpt_col c[] = {{.width = 4}, {.width = 22, .wide = 30, .wide_at = 140, .narrow = 14, .gap = 1},
+		               {.width = 10, .gap = 1}, {.min = 16, .gap = 1}, {.width = 22, .wide = 36, .wide_at = 140}};
+		kpt_cols_layout(c, 5, width);
+		int image = width >= 140 ? 30 : 22, file = width >= 140 ? 36 : 22;
+		int func = width - 4 - image - 10 - file - 3;
+		if (func < 16) {
+			image = 14;
+			func = width - 4 - image - 10 - file - 3;
+		}
+		thread_same = c[1].x == 4 && c[1].w == image && c[2].x == 5 + image && c[3].x == 4 + image + 10 + 2 &&
+		              c[3].w == func && c[4].x == width - file && c[4].w == file;
+		if (!thread_same)
+			printf("# thread width %d: func %d/%d image %d/%d\n", width, c[3].w, func, c[1].w, image);
+	}
+	KT_CHECK(thread_same, "columns: the thread view's table lays out as before at every width");
+	bool process_same = true, search_same = true;
+	for (int width = 20; width <= 240; width++) {
+		kpt_col c[] = {{.width = 2}, {.width = 13}, {.min = 8}, {.width = 18, .wide = 28, .wide_at = 100},
+		               {.width = 8}, {.width = 10}};
+		kpt_cols_layout(c, 6, width);
+		int sw = width >= 100 ? 28 : 18, nw = width - 2 - 13 - sw - 8 - 10;
+		if (nw < 8)
+			nw = 8;
+		process_same &= c[2].x == 15 && c[2].w == nw && c[3].x == 15 + nw && c[3].w == sw &&
+		                c[4].x == 15 + nw + sw && c[5].x == 15 + nw + sw + 8;
+		kpt_col h[] = {{.width = 19}, {.width = 11}, {.width = 20, .wide = 30, .wide_at = 110, .gap = 1}, {0}};
+		kpt_cols_layout(h, 4, width);
+		nw = width >= 110 ? 30 : 20;
+		search_same &= h[1].x == 19 && h[2].x == 30 && h[2].w == nw && h[3].x == 31 + nw && h[3].w == width - 31 - nw;
+	}
+	KT_CHECK(process_same, "columns: the process view's table (name kept at 8) lays out as before");
+	KT_CHECK(search_same, "columns: the UUID search's table lays out as before");
+	kpt_col g[] = {{.width = 7}, {.width = 16, .gap = 1}, {.gap = 1}, {.width = 18, .wide = 32, .optional = true}};
+	kpt_cols_layout(g, 4, 100);
+	KT_CHECK(g[2].x == 24 && g[2].w == 100 - 43 && g[3].x == 100 - 18 && g[3].w == 18,
+	         "columns: groups at 100 columns");
+	kpt_cols_layout(g, 4, 50);
+	KT_CHECK(g[3].w == 0 && g[2].w == 26, "columns: the optional culprit goes before the title gets under 10");
+}
+
+int main(void)
+{
+	test_columns();
+	if (!make_index()) {
+		KT_CHECK(0, "index the fixture reports");
+		return kt_done();
+	}
+	test_catalog();
+	test_list_filter();
+	test_worker();
+	test_symbol_options();
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	(void)!system(cmd);
+	return kt_done();
+}

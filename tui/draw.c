@@ -1,0 +1,191 @@
+/* draw.c: styles and the drawing helpers of kpt_draw.h.  Text goes
+ * through the terminal sanitiser (sanitize.c) and then ncurses' wide API. */
+#include "kpt_draw.h"
+#include "kpt_sanitize.h"
+
+#include <curses.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+/* Colour pair i + 1 holds style colour_styles[i]; without colours (no
+ * start_color, so COLOR_PAIRS is 0) every style uses its mono attrs. */
+static const attr_t mono[KPT_ST_COUNT] = {
+	[KPT_ST_TITLE] = A_REVERSE | A_BOLD, [KPT_ST_STATUS] = A_REVERSE,
+	[KPT_ST_CURSOR] = A_REVERSE,          [KPT_ST_HEADER] = A_BOLD | A_UNDERLINE,
+	[KPT_ST_DIM] = A_DIM,                  [KPT_ST_FUNC] = A_BOLD,
+	[KPT_ST_MARK] = A_BOLD,                [KPT_ST_MATCH] = A_REVERSE | A_BOLD,
+	[KPT_ST_ERROR] = A_BOLD,
+};
+
+static const struct {
+	short fg, bg;
+	attr_t extra;
+} colour[KPT_ST_COUNT] = {
+	[KPT_ST_TITLE] = {COLOR_WHITE, COLOR_BLUE, A_BOLD},
+	[KPT_ST_STATUS] = {COLOR_BLACK, COLOR_CYAN, 0},
+	[KPT_ST_CURSOR] = {COLOR_BLACK, COLOR_YELLOW, 0},
+	[KPT_ST_HEADER] = {COLOR_CYAN, -1, A_BOLD},
+	[KPT_ST_DIM] = {-1, -1, A_DIM},
+	[KPT_ST_FUNC] = {COLOR_GREEN, -1, 0},
+	[KPT_ST_FILE] = {COLOR_MAGENTA, -1, 0},
+	[KPT_ST_MARK] = {COLOR_RED, -1, A_BOLD},
+	[KPT_ST_MATCH] = {COLOR_BLACK, COLOR_GREEN, 0},
+	[KPT_ST_ERROR] = {COLOR_RED, -1, A_BOLD},
+};
+
+bool kpt_draw_init_styles(void)
+{
+	const char *nc = getenv("NO_COLOR");
+	if (!has_colors() || (nc && *nc))
+		return false;
+	start_color();
+	use_default_colors();
+	for (int st = 1; st < KPT_ST_COUNT; st++)
+		init_pair((short)st, colour[st].fg, colour[st].bg);
+	return true;
+}
+
+/* The style's attributes on the current screen. */
+static attr_t style_attrs(kpt_style st)
+{
+	if (st == KPT_ST_NORMAL || COLOR_PAIRS <= (int)st)
+		return mono[st];
+	return COLOR_PAIR((int)st) | colour[st].extra;
+}
+
+void kpt_attr_on(kpt_style st) { attron(style_attrs(st)); }
+void kpt_attr_off(kpt_style st) { attroff(style_attrs(st)); }
+
+static int put_clean(int y, int x, int width, const char *s, kpt_style st, bool pad)
+{
+	wchar_t w[512];
+	int n = 0, used = 0;
+	mbstate_t ps;
+	memset(&ps, 0, sizeof ps);
+	size_t len = strlen(s);
+	while (len > 0 && n < (int)(sizeof w / sizeof w[0])) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, s, len, &ps);
+		if (k == 0 || k == (size_t)-1 || k == (size_t)-2) {
+			wc = L'?';
+			k = 1;
+			memset(&ps, 0, sizeof ps);
+		}
+		int cw = wcwidth(wc);
+		if (cw < 0)
+			wc = L'?', cw = 1;
+		if (used + cw > width)
+			break;
+		w[n++] = wc;
+		used += cw;
+		s += k;
+		len -= k;
+	}
+	kpt_attr_on(st);
+	mvaddnwstr(y, x, w, n);
+	if (pad && used < width) {
+		mvhline(y, x + used, ' ', width - used);
+		used = width;
+	}
+	kpt_attr_off(st);
+	return used;
+}
+
+int kpt_put(int y, int x, int width, const char *s, kpt_style st, bool pad)
+{
+	char buf[2048];
+	if (width <= 0)
+		return 0;
+	if (!s)
+		s = "";
+	size_t len = strlen(s);
+	if (len > 600)
+		len = 600;
+	kpt_sanitize(buf, sizeof buf, s, len, 0);
+	return put_clean(y, x, width, buf, st, pad);
+}
+
+int kpt_putf(int y, int x, int width, kpt_style st, bool pad, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return kpt_put(y, x, width, buf, st, pad);
+}
+
+int kpt_text_width(const char *s)
+{
+	char buf[2048];
+	kpt_sanitize(buf, sizeof buf, s, strlen(s), 0);
+	mbstate_t ps;
+	memset(&ps, 0, sizeof ps);
+	int w = 0;
+	const char *p = buf;
+	size_t len = strlen(buf);
+	while (len > 0) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, p, len, &ps);
+		if (k == 0 || k == (size_t)-1 || k == (size_t)-2) {
+			k = 1;
+			wc = L'?';
+			memset(&ps, 0, sizeof ps);
+		}
+		int cw = wcwidth(wc);
+		w += cw < 0 ? 1 : cw;
+		p += k;
+		len -= k;
+	}
+	return w;
+}
+
+
+static int col_width(const kpt_col *c, int width, bool tight)
+{
+	if (tight && c->narrow)
+		return c->narrow;
+	return c->wide && width >= (c->wide_at ? c->wide_at : KPT_COL_WIDE) ? c->wide : c->width;
+}
+
+/* Two passes: as wide as the table says, then, when the flexible column
+ * would be under its minimum, with optional columns dropped and narrow
+ * ones shrunk (a table with neither keeps an explicit minimum instead). */
+void kpt_cols_layout(kpt_col *c, int n, int width)
+{
+	for (int tight = 0; tight < 2; tight++) {
+		int fixed = 0, last = -1, flex = -1;
+		for (int i = 0; i < n; i++) {
+			c[i].w = c[i].optional && tight ? 0 : -1;
+			if (c[i].w == 0)
+				continue;
+			if (last >= 0)
+				fixed += c[last].gap;
+			last = i;
+			if (c[i].width == 0)
+				flex = i;
+			else
+				fixed += col_width(&c[i], width, tight);
+		}
+		int min = flex >= 0 && c[flex].min ? c[flex].min : KPT_COL_MIN;
+		bool give = false;
+		for (int i = 0; i < n; i++)
+			give |= c[i].optional || c[i].narrow;
+		if (flex >= 0 && width - fixed < min && !tight && give)
+			continue;
+		if (flex >= 0 && c[flex].min && !give && width - fixed < c[flex].min)
+			fixed = width - c[flex].min;
+		int x = 0;
+		for (int i = 0; i < n; i++) {
+			c[i].x = x;
+			if (c[i].w == 0)
+				continue;
+			c[i].w = i == flex ? width - fixed : col_width(&c[i], width, tight);
+			x += c[i].w + c[i].gap;
+		}
+		return;
+	}
+}

@@ -1,0 +1,86 @@
+/* entry.c: the TUI's start and end (kpt_main of kpt_main.h): options, the
+ * index, the terminal, the catalog, the worker and scanner as event
+ * sources of the app's loop, the root and global views; then the loop and
+ * an orderly shutdown (threads joined before the views and documents go). */
+#include "kpt_app.h"
+#include "kpt_draw.h"
+#include "kpt_exit.h"
+#include "kpt_main.h"
+#include "kpt_sanitize.h"
+#include "kpt_scanner.h"
+#include "kpt_term.h"
+#include "kpt_worker.h"
+#include "kpt_xalloc.h"
+
+#include <curses.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void shutdown_app(kpt_app *app)
+{
+	kpt_scanner_stop(app);
+	kpt_worker_stop(app);
+	kpt_app_close_views(app);
+	kpt_catalog_save_state(app);
+	kpt_catalog_free(&app->cat);
+	kpt_docs_free(&app->docs);
+	kpi_close(&app->db);
+	free(app);
+}
+
+int kpt_main(int argc, char **argv)
+{
+	kpt_app *app = kpt_xcalloc(1, sizeof *app);
+	setlocale(LC_ALL, "");
+	int rc = kpt_options_parse(&app->cfg, argc, argv);
+	if (rc == 0 && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fputs("kpbrowse: the browser needs a terminal (see 'kpbrowse --help' for the commands)\n", stderr);
+		rc = KPT_EXIT_BAD;
+	}
+	if (rc != 0) {
+		free(app);
+		return rc < 0 ? KPT_EXIT_OK : rc;
+	}
+
+	kp_error err;
+	if (kpi_open(app->cfg.db_path, KPI_OPEN_CREATE, &app->db, &err) != KP_OK) {
+		fputs("kpbrowse: ", stderr);
+		kpt_sanitize_write(stderr, err.msg, strlen(err.msg), 0);
+		fputc('\n', stderr);
+		shutdown_app(app);
+		return KPT_EXIT_BAD;
+	}
+	if (!kpt_term_pipe_open()) {
+		perror("kpbrowse: pipe");
+		shutdown_app(app);
+		return KPT_EXIT_BAD;
+	}
+
+	if (!kpt_term_start()) {
+		fputs("kpbrowse: cannot initialise the terminal\n", stderr);
+		shutdown_app(app);
+		return KPT_EXIT_BAD;
+	}
+	app->color = kpt_draw_init_styles();
+	app->rows = LINES;
+	app->cols = COLS;
+	app->views = (kpt_global_views){.help = &kpt_view_help, .search = &kpt_view_search};
+	app->sources[app->nsources++] = (kpt_source){kpt_worker_fd, kpt_worker_poll};
+	app->sources[app->nsources++] = (kpt_source){kpt_scanner_fd, kpt_scanner_poll};
+
+	if (kpt_catalog_reload(app, &err) != KP_OK)
+		kpt_set_msg(app, "index: %s", err.msg);
+	if (kpt_worker_start(app, &err) != KP_OK)
+		kpt_set_msg(app, "symbols unavailable: %s", err.msg);
+	if (kpt_scanner_start(app, &err) != KP_OK)
+		kpt_set_msg(app, "cannot index: %s", err.msg);
+	kpt_app_push(app, &kpt_view_panics, NULL);
+
+	rc = kpt_app_loop(app);
+	kpt_term_restore();
+	shutdown_app(app);
+	return rc;
+}

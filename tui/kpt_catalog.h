@@ -1,0 +1,53 @@
+/* kpt_catalog.h: the panic list as the index has it (catalog.c).  The app
+ * owns one catalog; its strings live in a pool that one reload replaces,
+ * so borrowed entry/group strings stay valid until the next reload (which
+ * bumps generation).  UI thread only. */
+#ifndef KPT_CATALOG_H
+#define KPT_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kp_error.h"
+
+typedef struct kpt_app kpt_app;
+
+typedef struct kpt_entry {
+	int64_t id;
+	const char *path, *date, *os, *headline, *culprit;
+	int64_t group_id, count;
+	bool is_new;
+} kpt_entry;
+
+typedef struct kpt_group {
+	int64_t id;
+	const char *title, *culprit, *last_seen;
+	int64_t count;
+	int64_t *ids;
+	size_t nids;
+} kpt_group;
+
+typedef struct kpt_catalog {
+	kpt_entry *e;
+	size_t n, cap;
+	kpt_group *g;
+	size_t ng, gcap;
+	struct kpt_strpool *pool;
+	unsigned generation;     /* bumped by every reload */
+	int64_t last_launch_max_id;  /* ids above it are "new since last launch" */
+	bool scanning;           /* the scanner is filling the index */
+	size_t scan_files, scan_new;
+	char scan_path[256];
+	char state_path[1100];
+} kpt_catalog;
+
+/* Re-reads groups and reports from app->db (app->cfg.db_path names the
+ * state kept between launches). */
+kp_status kpt_catalog_reload(kpt_app *app, kp_error *err);
+void kpt_catalog_free(kpt_catalog *c);
+const kpt_entry *kpt_catalog_find(const kpt_catalog *c, int64_t id);
+/* Remembers the largest id seen, for the next launch's "new" marks. */
+void kpt_catalog_save_state(kpt_app *app);
+
+#endif

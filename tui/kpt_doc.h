@@ -1,0 +1,63 @@
+/* kpt_doc.h: open report documents and their per-frame symbol results
+ * (doc.c).  The app owns a kpt_docs set; a document is shared by every
+ * view showing that report and by the worker's queued requests: each holds
+ * one reference (kpt_doc_acquire or kpt_doc_retain), dropped with
+ * kpt_doc_release.  References change on the UI thread only.  The report
+ * (d->r) is immutable once loaded, so the worker may read it while it holds
+ * a reference; d->syms is the UI thread's alone. */
+#ifndef KPT_DOC_H
+#define KPT_DOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kp_index.h"
+#include "kp_report.h"
+
+typedef struct kpt_symline {
+	char *function, *file;   /* malloc'd, NULL when unknown */
+	unsigned line;
+} kpt_symline;
+
+enum { KPT_SYM_NONE = 0, KPT_SYM_PENDING, KPT_SYM_DONE };
+
+typedef struct kpt_sym {
+	int state;               /* KPT_SYM_* */
+	int status;              /* kp_sym_status when DONE */
+	kpt_symline *lines;      /* innermost first */
+	size_t nlines;
+	char *note;              /* "no dSYM for ...", symtab note */
+} kpt_sym;
+
+/* Frees s's lines and note and zeroes it (state NONE). */
+void kpt_sym_clear(kpt_sym *s);
+
+typedef struct kpt_doc {
+	unsigned serial;         /* unique per open; worker results name it */
+	int64_t id;              /* index id, -1 when loaded from a file */
+	char *path;
+	kp_report *r;
+	kpt_sym ***syms;         /* [process][thread] -> frame array, lazily */
+	int refs;
+} kpt_doc;
+
+typedef struct kpt_docs {
+	kpt_doc **v;
+	size_t n;
+	unsigned next_serial;
+} kpt_docs;
+
+/* Loads (or shares) report id from db, or the file path when id < 0; the
+ * caller holds one reference.  NULL with err set when it cannot be read. */
+kpt_doc *kpt_doc_acquire(kpt_docs *docs, kpi_db *db, int64_t id, const char *path, kp_error *err);
+void kpt_doc_retain(kpt_doc *d);
+/* Drops one reference (*d becomes NULL); the last one frees the document. */
+void kpt_doc_release(kpt_docs *docs, kpt_doc **d);
+kpt_doc *kpt_doc_by_serial(const kpt_docs *docs, unsigned serial);
+/* The frame results of one thread, allocated on first use; NULL when
+ * proc/thread are out of range. */
+kpt_sym *kpt_doc_syms(kpt_doc *d, size_t proc, size_t thread);
+/* Frees the set itself; every document must have been released. */
+void kpt_docs_free(kpt_docs *docs);
+
+#endif

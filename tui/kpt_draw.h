@@ -1,0 +1,60 @@
+/* kpt_draw.h: styles and the drawing helpers every view uses (draw.c).
+ * Untrusted text is sanitised here, so views pass report strings as they
+ * are.  Call kpt_draw_init_styles once per curses screen, after it is
+ * set up; the style of each kpt_style then follows from the screen's own
+ * colour state (no table of ours to keep in sync). */
+#ifndef KPT_DRAW_H
+#define KPT_DRAW_H
+
+#include <stdbool.h>
+
+/* colours / attributes (monochrome and NO_COLOR fall back to attrs) */
+typedef enum kpt_style {
+	KPT_ST_NORMAL,
+	KPT_ST_TITLE,     /* top bar */
+	KPT_ST_STATUS,    /* bottom bar */
+	KPT_ST_CURSOR,    /* selected row */
+	KPT_ST_HEADER,    /* column headers, section labels */
+	KPT_ST_DIM,       /* unsymbolicated / pending */
+	KPT_ST_FUNC,      /* function names */
+	KPT_ST_FILE,      /* file:line */
+	KPT_ST_MARK,      /* panicked / new markers */
+	KPT_ST_MATCH,     /* filter match, highlighted source line */
+	KPT_ST_ERROR,
+	KPT_ST_COUNT
+} kpt_style;
+
+/* Starts colours unless NO_COLOR is set or the terminal has none; returns
+ * whether colours are on. */
+bool kpt_draw_init_styles(void);
+
+/* Puts s (untrusted: sanitised here) at y,x, clipped to width columns and
+ * padded with spaces to width when pad; returns the columns used. */
+int kpt_put(int y, int x, int width, const char *s, kpt_style st, bool pad);
+/* Like kpt_put for trusted text built by the TUI itself (still clipped). */
+int kpt_putf(int y, int x, int width, kpt_style st, bool pad, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+void kpt_attr_on(kpt_style st);
+void kpt_attr_off(kpt_style st);
+/* display width of UTF-8 s after sanitising */
+int kpt_text_width(const char *s);
+
+/* ---- column tables: a row's columns left to right ---- */
+#define KPT_COL_WIDE 120   /* default screen width from which kpt_col.wide applies */
+#define KPT_COL_MIN 10     /* default least width of the flexible column */
+typedef struct kpt_col {
+	int width, wide;   /* fixed width (wide: on wide screens, 0 same);
+	                      width 0: the one flexible column, which takes the rest */
+	int wide_at;       /* screen width from which wide applies (0: KPT_COL_WIDE) */
+	int gap;           /* blank columns after it (not after the last shown) */
+	int min;           /* flexible column: least width (0: KPT_COL_MIN) before
+	                      the others give way; when none can, an explicit min
+	                      is kept (the row then runs off the screen) */
+	bool optional;     /* ... by being dropped */
+	int narrow;        /* ... or by shrinking to this width */
+	int x, w;          /* out: position and width; w 0 when dropped */
+} kpt_col;
+/* Fills x and w of the n columns of c for a screen width columns wide. */
+void kpt_cols_layout(kpt_col *c, int n, int width);
+
+#endif

@@ -1,0 +1,29 @@
+/* kpt_worker.h: the symbolication worker thread (worker.c).  The UI never
+ * touches DWARF.  Call order: kpt_worker_start once, then any number of
+ * kpt_worker_request and (when kpt_worker_fd is readable) kpt_worker_poll
+ * on the UI thread, then kpt_worker_stop once.  A request retains its
+ * document until the worker is done with it, so the worker reads the
+ * report the UI already holds (no index connection, no re-parse). */
+#ifndef KPT_WORKER_H
+#define KPT_WORKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kp_error.h"
+#include "kpt_doc.h"
+
+typedef struct kpt_app kpt_app;
+typedef struct kpt_worker kpt_worker;
+
+kp_status kpt_worker_start(kpt_app *app, kp_error *err);
+void kpt_worker_stop(kpt_app *app);
+int kpt_worker_fd(const kpt_app *app);   /* -1 when none */
+/* Queues frames [lo,hi) of a thread; visible requests go first.  Frames
+ * must be marked PENDING by the caller. */
+void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread,
+                        size_t lo, size_t hi, bool visible);
+/* drains results into the documents; KPT_REDRAW when anything arrived */
+unsigned kpt_worker_poll(kpt_app *app);
+
+#endif

@@ -1,0 +1,162 @@
+/* options.c: the TUI's command line (kpt_options.h): the flags, --demo's
+ * bundled reports and dSYMs, the default report folders and database, and
+ * the one translation of these options into symbol options. */
+#include "kpt_exit.h"
+#include "kpt_main.h"
+#include "kpt_options.h"
+
+#include "kp_index.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef KP_SOURCE_DIR
+#define KP_SOURCE_DIR ""
+#endif
+
+const char kpt_synopsis[] = "[--demo] [--db PATH] [--dsym PATH]... [--source-map FROM=TO]... [PATH...]";
+const char kpt_options_help[] =
+	"  --demo              browse the bundled demo reports with their dSYMs\n"
+	"  --db PATH           the index database (default: per-user data folder)\n"
+	"  --dsym PATH         a dSYM, binary, folder or KDK to symbolicate with\n"
+	"  --source-map F=T    show source files under F from T instead\n"
+	"  PATH                report files or folders to index (default: the system's)\n";
+
+static void tui_usage(FILE *fp)
+{
+	fprintf(fp, "Usage: kpbrowse %s\n%s", kpt_synopsis, kpt_options_help);
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The demo folder: reports/, bin/ and src/ of the fixtures, from the source
+ * tree when built here, else ../share/kpbrowse/demo beside the binary. */
+static bool find_demo(const char *argv0, char *out, size_t size)
+{
+	char p[PATH_MAX + 64];
+	if (KP_SOURCE_DIR[0]) {
+		snprintf(out, size, "%s/tests/fixtures", KP_SOURCE_DIR);
+		snprintf(p, sizeof p, "%s/reports", out);
+		if (is_dir(p))
+			return true;
+	}
+	char exe[PATH_MAX];
+	if (strchr(argv0, '/') && realpath(argv0, exe)) {
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(out, size, "%s/../share/kpbrowse/demo", exe);
+		snprintf(p, sizeof p, "%s/reports", out);
+		if (is_dir(p))
+			return true;
+	}
+	return false;
+}
+
+int kpt_options_parse(kpt_config *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"demo", no_argument, NULL, 'D'},
+		{"db", required_argument, NULL, 'b'},
+		{"dsym", required_argument, NULL, 'd'},
+		{"source-map", required_argument, NULL, 'm'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "+hd:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'D': c->demo = true; break;
+		case 'b': snprintf(c->db_path, sizeof c->db_path, "%s", optarg); break;
+		case 'd':
+			if (c->ndsyms < KPT_MAX_PATHS)
+				c->dsyms[c->ndsyms++] = optarg;
+			break;
+		case 'm': {
+			char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || c->nmaps >= KPT_MAX_PATHS) {
+				fprintf(stderr, "kpbrowse: --source-map wants FROM=TO, got '%s'\nTry 'kpbrowse --help'.\n", optarg);
+				return KPT_EXIT_BAD;
+			}
+			*eq = '\0';
+			c->map_from[c->nmaps] = optarg;
+			c->map_to[c->nmaps++] = eq + 1;
+			break;
+		}
+		case 'h': tui_usage(stdout); return -1;
+		default: tui_usage(stderr); return KPT_EXIT_BAD;
+		}
+	}
+	for (int i = optind; i < argc && c->npaths < KPT_MAX_PATHS; i++)
+		c->paths[c->npaths++] = argv[i];
+
+	if (c->demo) {
+		char *root = c->demo_root;
+		if (!find_demo(argv[0], root, sizeof c->demo_root)) {
+			fprintf(stderr, "kpbrowse: the demo reports are not installed (looked in %s/tests/fixtures "
+			                "and ../share/kpbrowse/demo)\n", KP_SOURCE_DIR[0] ? KP_SOURCE_DIR : "?");
+			return KPT_EXIT_BAD;
+		}
+		snprintf(c->demo_reports, sizeof c->demo_reports, "%s/reports", root);
+		snprintf(c->demo_bin, sizeof c->demo_bin, "%s/bin", root);
+		if (c->npaths < KPT_MAX_PATHS)
+			c->paths[c->npaths++] = c->demo_reports;
+		if (c->ndsyms < KPT_MAX_PATHS)
+			c->dsyms[c->ndsyms++] = c->demo_bin;
+		if (c->nmaps < KPT_MAX_PATHS) {
+			c->map_from[c->nmaps] = "/kpbrowse/fixtures";
+			c->map_to[c->nmaps++] = root;
+		}
+		c->no_system = true;
+		if (!c->db_path[0]) {
+			const char *tmp = getenv("TMPDIR");
+			if (!tmp || !*tmp)
+				tmp = "/tmp";
+			char dir[PATH_MAX];
+			snprintf(dir, sizeof dir, "%s/kpbrowse-demo-%ld", tmp, (long)getuid());
+			mkdir(dir, 0700);
+			snprintf(c->db_path, sizeof c->db_path, "%s/index.sqlite3", dir);
+		}
+	} else if (c->npaths == 0) {
+		const char *home = getenv("HOME");
+		size_t k = 0;
+		snprintf(c->default_dirs[k++], PATH_MAX, "/Library/Logs/DiagnosticReports");
+		if (home && *home)
+			snprintf(c->default_dirs[k++], PATH_MAX, "%s/Library/Logs/DiagnosticReports", home);
+		bool any = false;
+		for (size_t i = 0; i < k; i++) {
+			c->paths[c->npaths++] = c->default_dirs[i];
+			any |= is_dir(c->default_dirs[i]);
+		}
+		c->default_paths = true;
+		c->no_reports_folder = !any;
+	}
+	if (!c->db_path[0]) {
+		kp_error err;
+		if (kpi_default_path(NULL, c->db_path, sizeof c->db_path, &err) != KP_OK) {
+			fprintf(stderr, "kpbrowse: %s\n", err.msg);
+			return KPT_EXIT_BAD;
+		}
+	}
+	return 0;
+}
+
+void kpt_options_symbols(const kpt_config *c, kp_symbols_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->paths = c->dsyms;
+	o->npaths = c->ndsyms;
+	o->no_env = c->demo;
+	o->no_system = c->no_system;
+	o->cache_dir = c->demo ? "" : NULL;
+}
