@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void ref_fputs_safe(FILE *fp, const char *json) __attribute__((unused));
 static void ref_fputs_safe(FILE *fp, const char *json)
 {
 	const unsigned char *p = (const unsigned char *)json, *run = p;
@@ -44,6 +45,7 @@ static void ref_fputs_safe(FILE *fp, const char *json)
 	fwrite(run, 1, (size_t)(p - run), fp);
 }
 
+static cJSON *ref_hex(uint64_t v) __attribute__((unused));
 static cJSON *ref_hex(uint64_t v)
 {
 	char buf[24];
@@ -389,6 +391,7 @@ static void ref_jw_value(ref_jw *w, const cJSON *item, int depth)
 	}
 }
 
+static bool ref_write_stream(FILE *fp, const kp_report *r, kp_report_json_frame_fn fn, void *ctx, int depth) __attribute__((unused));
 static bool ref_write_stream(FILE *fp, const kp_report *r, kp_report_json_frame_fn fn, void *ctx, int depth)
 {
 	cJSON *shell = ref_build(r, fn, ctx, true);

@@ -25,3 +25,8 @@ kp_c_test(test_macho_hostile)
 kp_c_test(test_tui_core)
 target_link_libraries(test_tui_core PRIVATE kptui)
 kp_c_test(test_report_json)
+# list/search --json rows: the list command's writer from cli/ linked in
+kp_c_test(test_rows_json ${CMAKE_SOURCE_DIR}/cli/cmd_list.c ${CMAKE_SOURCE_DIR}/cli/cmd_index.c)
+target_include_directories(test_rows_json PRIVATE ${CMAKE_SOURCE_DIR}/cli)
+target_link_libraries(test_rows_json PRIVATE kptui)
+set_target_properties(test_rows_json PROPERTIES LINKER_LANGUAGE CXX)
