@@ -5,6 +5,7 @@
 #include "../tests/kt_slurp.h"
 #include "kp_index.h"
 #include "kpc_cmd.h"
+#include "kp_vec.h"
 #include "../tests/test_index_gen.h"
 
 #include <dirent.h>
@@ -115,11 +116,9 @@ static char *dup_or_null(const char *s)
 static int copy_row(void *ctx, const kpi_report_row *r)
 {
 	rowcopy *c = ctx;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 1024;
-		c->rows = realloc(c->rows, c->cap * sizeof *c->rows);
-	}
-	kpi_report_row *d = &c->rows[c->n++];
+	kpi_report_row *d = kp_vec_push((void **)&c->rows, &c->n, &c->cap, sizeof *d);
+	if (!d)
+		return 1;
 	*d = *r;
 	d->path = dup_or_null(r->path);
 	d->timestamp = dup_or_null(r->timestamp);

@@ -62,7 +62,22 @@ static bool same_files(FILE *a, FILE *b, const char *what)
 	}
 }
 
-static int nreports, ndiff;
+static int nreports, ndiff, nbig_skipped;
+
+/* Under ASan the hostile corpus's 100 MB and million-frame reports take
+ * minutes through both writers: there, files past 4 MiB are left out. */
+#if defined(__SANITIZE_ADDRESS__)
+#define KP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KP_ASAN 1
+#endif
+#endif
+#ifdef KP_ASAN
+#define BIG_SKIP (4 << 20)
+#else
+#define BIG_SKIP 0
+#endif
 
 static void compare_report(const char *path, bool variants)
 {
@@ -106,6 +121,8 @@ static void compare_dir(const char *dir, bool variants)
 			continue;
 		if (S_ISDIR(sb.st_mode))
 			compare_dir(p, variants);
+		else if (BIG_SKIP && sb.st_size > BIG_SKIP)
+			nbig_skipped++;
 		else if (S_ISREG(sb.st_mode))
 			compare_report(p, variants && sb.st_size < (1 << 20));
 	}
@@ -140,8 +157,8 @@ static void test_corpora(void)
 	} else {
 		nreports = ndiff = 0;
 		compare_dir(tmp, true);
-		KT_CHECK(nreports > 100 && ndiff == 0, "generated hostile corpus: %d reports, %d differ",
-		         nreports, ndiff);
+		KT_CHECK(nreports > 100 && ndiff == 0, "generated hostile corpus: %d reports, %d differ, %d big ones left out",
+		         nreports, ndiff, nbig_skipped);
 	}
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
 	(void)!system(cmd);

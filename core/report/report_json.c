@@ -353,8 +353,22 @@ typedef struct jw {
 	const kp_report *r;
 	kp_report_json_frame_fn fn;
 	void *ctx;
+	const kp_process *p;   /* the process and thread being written */
+	const kp_thread *t;
 	bool oom;
 } jw;
+
+/* "[" element 0 ", " element 1 ... "]", each written by elem(w, i, depth). */
+static void array_json(jw *w, size_t n, void (*elem)(jw *w, size_t i, int depth), int depth)
+{
+	out_byte(w->o, '[');
+	for (size_t i = 0; i < n && !w->oom; i++) {
+		if (i)
+			kp_report_json_raw(w->o, ", ", 2);
+		elem(w, i, depth);
+	}
+	out_byte(w->o, ']');
+}
 
 /* K("name"): a literal key as the two arguments the m_* helpers take, the
  * quotes and the ":<TAB>" after it included, so it is copied at once. */
@@ -452,8 +466,9 @@ static void addresses_json(jw *w, int depth)
 	kp_report_json_end(&ob);
 }
 
-static void kext_json(jw *w, const kp_kext *k, int depth)
+static void kext_json(jw *w, size_t i, int depth)
 {
+	const kp_kext *k = &w->r->kexts[i];
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_str(&ob, K("name"), k->name);
 	m_str(&ob, K("version"), k->version);
@@ -462,8 +477,9 @@ static void kext_json(jw *w, const kp_kext *k, int depth)
 	kp_report_json_end(&ob);
 }
 
-static void image_json(jw *w, const kp_image *im, int depth)
+static void image_json(jw *w, size_t i, int depth)
 {
+	const kp_image *im = &w->r->images[i];
 	char kind[2] = {im->kind, 0};
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_i64(&ob, K("index"), true, im->index);
@@ -479,10 +495,12 @@ static void image_json(jw *w, const kp_image *im, int depth)
 	kp_report_json_end(&ob);
 }
 
-/* Frame k of t, then what the callback adds. */
-static void frame_json(jw *w, const kp_process *p, const kp_thread *t, size_t k, int depth)
+/* Frame k of the current thread, then what the callback adds. */
+static void frame_json(jw *w, size_t k, int depth)
 {
 	const kp_report *r = w->r;
+	const kp_process *p = w->p;
+	const kp_thread *t = w->t;
 	const kp_frame *f = &t->frames[k];
 	const kp_image *im = f->image >= 0 && (size_t)f->image < r->nimages ? &r->images[f->image] : NULL;
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
@@ -509,8 +527,9 @@ static void frame_json(jw *w, const kp_process *p, const kp_thread *t, size_t k,
 	kp_report_json_end(&ob);
 }
 
-static void thread_json(jw *w, const kp_process *p, const kp_thread *t, int depth)
+static void thread_json(jw *w, size_t j, int depth)
 {
+	const kp_thread *t = w->t = &w->p->threads[j];
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_u64(&ob, K("id"), t->has_id, t->id);
 	m_str(&ob, K("name"), t->name);
@@ -521,29 +540,18 @@ static void thread_json(jw *w, const kp_process *p, const kp_thread *t, int dept
 	m_i64(&ob, K("base_priority"), t->has_base_priority, t->base_priority);
 	m_str(&ob, K("flags"), t->flags);
 	lit_key(&ob, K("frames"));
-	out_byte(w->o, '[');
-	for (size_t k = 0; k < t->nframes && !w->oom; k++) {
-		if (k)
-			kp_report_json_raw(w->o, ", ", 2);
-		frame_json(w, p, t, k, depth + 1);
-	}
-	out_byte(w->o, ']');
+	array_json(w, t->nframes, frame_json, depth + 1);
 	kp_report_json_end(&ob);
 }
 
-static void process_json(jw *w, const kp_process *p, int depth)
+static void process_json(jw *w, size_t i, int depth)
 {
+	const kp_process *p = w->p = &w->r->processes[i];
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_i64(&ob, K("pid"), p->has_pid, p->pid);
 	m_str(&ob, K("name"), p->name);
 	lit_key(&ob, K("threads"));
-	out_byte(w->o, '[');
-	for (size_t j = 0; j < p->nthreads && !w->oom; j++) {
-		if (j)
-			kp_report_json_raw(w->o, ", ", 2);
-		thread_json(w, p, &p->threads[j], depth + 1);
-	}
-	out_byte(w->o, ']');
+	array_json(w, p->nthreads, thread_json, depth + 1);
 	kp_report_json_end(&ob);
 }
 
@@ -559,8 +567,9 @@ static void fields_json(jw *w, int depth)
 	kp_report_json_end(&ob);
 }
 
-static void warning_json(jw *w, const kp_warning *wn, int depth)
+static void warning_json(jw *w, size_t i, int depth)
 {
+	const kp_warning *wn = &w->r->warnings[i];
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_i64(&ob, K("line"), wn->line > 0, wn->line);
 	m_str(&ob, K("message"), wn->msg);
@@ -595,44 +604,18 @@ static void report_json(jw *w, int depth)
 	m_bool(&ob, K("kexts_skipped"), r->kexts_skipped);
 
 	lit_key(&ob, K("loaded_kexts"));
-	out_byte(o, '[');
-	for (size_t i = 0; i < r->nkexts; i++) {
-		if (i)
-			kp_report_json_raw(o, ", ", 2);
-		kext_json(w, &r->kexts[i], depth + 1);
-	}
-	out_byte(o, ']');
-
+	array_json(w, r->nkexts, kext_json, depth + 1);
 	lit_key(&ob, K("images"));
-	out_byte(o, '[');
-	for (size_t i = 0; i < r->nimages; i++) {
-		if (i)
-			kp_report_json_raw(o, ", ", 2);
-		image_json(w, &r->images[i], depth + 1);
-	}
-	out_byte(o, ']');
-
+	array_json(w, r->nimages, image_json, depth + 1);
 	lit_key(&ob, K("processes"));
-	out_byte(o, '[');
-	for (size_t i = 0; i < r->nprocesses && !w->oom; i++) {
-		if (i)
-			kp_report_json_raw(o, ", ", 2);
-		process_json(w, &r->processes[i], depth + 1);
-	}
-	out_byte(o, ']');
+	array_json(w, r->nprocesses, process_json, depth + 1);
 
 	lit_key(&ob, K("fields"));
 	fields_json(w, depth + 1);
 	m_bool(&ob, K("truncated"), r->truncated);
 
 	lit_key(&ob, K("warnings"));
-	out_byte(o, '[');
-	for (size_t i = 0; i < r->nwarnings; i++) {
-		if (i)
-			kp_report_json_raw(o, ", ", 2);
-		warning_json(w, &r->warnings[i], depth + 1);
-	}
-	out_byte(o, ']');
+	array_json(w, r->nwarnings, warning_json, depth + 1);
 	kp_report_json_end(&ob);
 }
 
