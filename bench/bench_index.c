@@ -1,17 +1,19 @@
 /* bench_index.c: the index on 10,000 generated reports (one in fifty a ~1 MB
  * full .ips made from the real one when present): cold scan with the parse
- * share, unchanged rescan, UUID search, index size.  Prints figures only.
+ * share, unchanged rescan, UUID search, index size, list --json (the whole
+ * process, and its writer alone on the same rows).  Prints figures only.
  * Usage: bench_index [COUNT] (default 10000); works in a temp dir. */
 #include "../tests/kt_slurp.h"
 #include "kp_index.h"
-#include "kpc_cmd.h"
+#include "index_corpus.h"
 #include "kp_vec.h"
-#include "../tests/test_index_gen.h"
+#include "kpc_cmd.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>

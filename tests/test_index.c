@@ -1,18 +1,29 @@
-/* test_index.c: the index over a generated corpus of known structure.
- * `test_index --gen DIR` and `--gen-large DIR N` only write corpora (for
- * test_index.sh). */
+/* test_index.c: the index over a generated corpus of known structure
+ * (index_corpus.h), one function per behaviour.  The behaviours run in
+ * order on one index (db) over one corpus: each leaves the state the next
+ * one describes.  `test_index --gen DIR` and `--gen-large DIR N` only write
+ * corpora, `--check DB` prints a summary of an sqlite index (for the shell
+ * tests). */
 #include "kt_slurp.h"
 #include "kp_index.h"
 #include "kp_sha1.h"
 #include "kt.h"
-#include "test_index_gen.h"
+#include "index_corpus.h"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char tmp[1024], corpus[1100], dbpath[1100];
+static kpi_db *db;                 /* the index over corpus */
+static const char *paths[1] = {corpus};
+static char corpus_before[41];     /* tree hash before indexing */
+static int64_t a1, a2, a3, b1, c1; /* report ids by file */
 
 /* SHA-1 of every file under dir, concatenated with names, into one hash. */
 static void tree_hash(const char *dir, kp_sha1 *h)
@@ -72,7 +83,7 @@ typedef struct rows {
 	char path[32][1200];
 	char role[32][16];
 	char name[32][64];
-	int64_t group[32], count[32];
+	int64_t group[32], count[32], seq[32];
 } rows;
 
 static int collect(void *ctx, const kpi_report_row *r)
@@ -84,6 +95,7 @@ static int collect(void *ctx, const kpi_report_row *r)
 		snprintf(v->role[v->n], sizeof v->role[0], "%s", r->match && r->match->role ? r->match->role : "");
 		snprintf(v->name[v->n], sizeof v->name[0], "%s", r->match && r->match->name ? r->match->name : "");
 		v->group[v->n] = r->group_id;
+		v->seq[v->n] = r->seq;
 		v->count[v->n] = r->group_count;
 	}
 	v->n++;
@@ -280,6 +292,252 @@ static int check_db(const char *path)
 	return 0;
 }
 
+static void scan_expect(size_t files, size_t nw, size_t unch, size_t dup, size_t skip,
+                        const char *what)
+{
+	kpi_summary s;
+	kp_error err;
+	KT_CHECK(kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK, "%s: scan (%s)",
+	         what, err.msg);
+	check_summary(&s, files, nw, unch, dup, skip, what);
+	kpi_summary_free(&s);
+}
+
+static void test_open_creates_folders(void)
+{
+	kp_error err;
+	KT_CHECK(kpi_open(dbpath, KPI_OPEN_CREATE, &db, &err) == KP_OK, "open creates folders: %s", err.msg);
+}
+
+static void test_sqlite_text_search_is_fts5(void)
+{
+	char *mode = NULL;
+	kp_error err;
+	KT_CHECK(kpi_meta_get(db, "text_search", &mode, &err) == KP_OK && mode && strcmp(mode, "fts5") == 0,
+	         "the sqlite store searches text with FTS5");
+	free(mode);
+}
+
+static void test_first_scan_counts(void)
+{
+	scan_expect(9, 5, 0, 2, 2, "first scan");
+}
+
+static void test_list_newest_first_grouped(void)
+{
+	rows all = {0};
+	kp_error err;
+	KT_CHECK(kpi_list_reports(db, collect, &all, &err) == KP_OK && all.n == 5, "5 reports (%d)", all.n);
+	a1 = id_of(&all, "bugA-1.panic"), a2 = id_of(&all, "bugA-2.panic"),
+	a3 = id_of(&all, "bugA-3.panic"), b1 = id_of(&all, "bugB-1.panic"),
+	c1 = id_of(&all, "gadget-1.panic");
+	if (b1 < 0)
+		b1 = id_of(&all, "copy-of-bugB.panic");
+	KT_CHECK(a1 > 0 && a2 > 0 && a3 > 0 && b1 > 0 && c1 > 0, "every report found by path");
+	KT_CHECK(all.id[0] == c1 && all.id[1] == b1 && all.id[2] == a3 && all.id[3] == a2 &&
+	         all.id[4] == a1, "newest first");
+	KT_CHECK(all.group[2] == all.group[3] && all.group[3] == all.group[4] && all.count[4] == 3,
+	         "bug A: one group of 3 across incidents and builds");
+	KT_CHECK(all.group[1] != all.group[2] && all.group[0] != all.group[1] && all.count[1] == 1,
+	         "bug B and the gadget bug: their own groups");
+}
+
+static void test_groups_largest_first(void)
+{
+	groups g = {0};
+	kp_error err;
+	KT_CHECK(kpi_list_groups(db, collect_group, &g, &err) == KP_OK && g.n == 3, "3 groups (%d)", g.n);
+	char want[128];
+	snprintf(want, sizeof want, "%lld,%lld,%lld", (long long)a3, (long long)a2, (long long)a1);
+	KT_CHECK(g.count[0] == 3 && strcmp(g.ids[0], want) == 0, "largest group: %s (want %s)", g.ids[0], want);
+	KT_STREQ(g.culprit[0], "com.example.driver.Widget", "group culprit");
+	KT_CHECK(g.count[1] == 1 && g.count[2] == 1, "the other groups have one report each");
+}
+
+static void test_search_uuid(void)
+{
+	rows v;
+	KT_CHECK(search_n(db, "5E7A1C2B-9D44-4F1E-8B3A-77C0DE11A001", &v) == 4 &&
+	         strcmp(v.role[0], "backtrace") == 0 && strcmp(v.name[0], "com.example.driver.Widget") == 0,
+	         "kext UUID: 4 reports as backtrace");
+	KT_CHECK(search_n(db, "5e7a1c2b9d44", &v) == 4, "lower-case prefix without dashes");
+	KT_CHECK(search_n(db, "5e7a1c2b", &v) == 4, "8-digit prefix");
+	KT_CHECK(search_n(db, "C2A94E10-77B3-3E55-9D10-1AB2C3D4E5F6", &v) == 2 &&
+	         strcmp(v.role[0], "kernel") == 0 && v.id[0] == c1 && v.id[1] == a3,
+	         "kernel UUID of build 2: the two reports, role kernel");
+	KT_CHECK(search_n(db, gen_dep_uuid, &v) == 5 && strcmp(v.role[0], "dependency") == 0,
+	         "dependency UUID: every report, role %s", v.role[0]);
+	KT_CHECK(search_n(db, "0b1d2e3f", &v) == 1 && v.id[0] == c1, "other kext: one report");
+	KT_CHECK(search_n(db, "deadbeef", &v) == 0, "unknown UUID: none");
+	size_t n;
+	kp_error err;
+	KT_CHECK(kpi_search_uuid(db, "5e7a1c2", collect, &v, &n, &err) == KP_ERR_USAGE, "7 digits refused");
+	KT_CHECK(kpi_search_uuid(db, "5e7a1c2x", collect, &v, &n, &err) == KP_ERR_USAGE, "non-hex refused");
+}
+
+static void test_search_kext(void)
+{
+	rows v = {0};
+	size_t n = 0;
+	kp_error err;
+	KT_CHECK(kpi_search_kext(db, "COM.example.driver.widget", collect, &v, &n, &err) == KP_OK && n == 4,
+	         "kext by bundle id, any case: %zu", n);
+}
+
+static void test_search_text(void)
+{
+	rows v = {0};
+	size_t n = 0;
+	kp_error err;
+	KT_CHECK(kpi_search_text(db, "ring overflow", collect, &v, &n, &err) == KP_OK && n == 3,
+	         "full text: ring overflow: %zu", n);
+	KT_CHECK(kpi_search_text(db, "firmware \"stopped", collect, &v, &n, &err) == KP_OK && n == 1,
+	         "full text with a quote: %zu", n);
+	KT_CHECK(kpi_search_text(db, "AND OR NOT *", collect, &v, &n, &err) == KP_OK && n == 0,
+	         "FTS syntax is text");
+	KT_CHECK(kpi_search_text(db, "  ", collect, &v, &n, &err) == KP_ERR_USAGE, "blank text refused");
+}
+
+static void test_rescan_leaves_files_alone(void)
+{
+	scan_expect(9, 0, 7, 0, 2, "rescan");
+	char after[41];
+	tree_hex(corpus, after);
+	KT_STREQ(after, corpus_before, "report files unchanged by indexing");
+}
+
+/* the archive outlives the files: load and export after they are gone */
+static void test_archive_outlives_files(void)
+{
+	char p[1200], out[1200];
+	snprintf(p, sizeof p, "%s/bugB-1.panic", corpus);
+	size_t olen;
+	char *orig = kt_slurp(p, &olen);
+	unlink(p);
+	snprintf(p, sizeof p, "%s/copy-of-bugB.panic", corpus);
+	unlink(p);
+	scan_expect(7, 0, 5, 0, 2, "after delete");
+	kp_report *r = NULL;
+	kp_error err;
+	KT_CHECK(kpi_load(db, b1, &r, &err) == KP_OK && r && r->headline &&
+	         strstr(r->headline, "Widget DMA mapping failed"), "kpi_load after the file is gone");
+	kp_report_free(&r);
+	KT_CHECK(kpi_load(db, 999, &r, &err) == KP_ERR_NOTFOUND, "unknown id: NOTFOUND");
+	snprintf(out, sizeof out, "%s/exported.panic", tmp);
+	KT_CHECK(kpi_export(db, b1, out, &err) == KP_OK, "export");
+	size_t elen;
+	char *exp = kt_slurp(out, &elen);
+	KT_CHECK(orig && exp && elen == olen && memcmp(orig, exp, olen) == 0, "export is byte-identical");
+	free(exp);
+	KT_CHECK(kpi_export(db, a1, out, &err) == KP_ERR_IO, "export refuses an existing file");
+	exp = kt_slurp(out, &elen);
+	KT_CHECK(exp && elen == olen && memcmp(orig, exp, olen) == 0, "existing file left alone");
+	free(exp);
+	free(orig);
+	rows all = {0};
+	kpi_list_reports(db, collect, &all, &err);
+	KT_CHECK(all.n == 5, "deleted report still listed");
+}
+
+/* moved to Retired/: the same report under a new path */
+static void test_move_is_a_duplicate(void)
+{
+	char from[1200], to[1200];
+	snprintf(from, sizeof from, "%s/gadget-1.panic", corpus);
+	snprintf(to, sizeof to, "%s/Retired/gadget-1.panic", corpus);
+	rename(from, to);
+	scan_expect(7, 0, 4, 1, 2, "after move to Retired/");
+	rows all = {0};
+	kp_error err;
+	kpi_list_reports(db, collect, &all, &err);
+	KT_CHECK(all.n == 5 && all.id[0] == c1 && strcmp(all.path[0], to) == 0,
+	         "the moved report's row shows the path that exists: %s", all.path[0]);
+}
+
+/* symbols found later regroup, and back */
+static void test_resign_regroups(void)
+{
+	size_t changed = 0;
+	kp_error err;
+	KT_CHECK(kpi_resign(db, fake_symbols, NULL, &changed, &err) == KP_OK && changed == 4,
+	         "resign with symbols: %zu changed (%s)", changed, err.msg);
+	groups g = {0};
+	kpi_list_groups(db, collect_group, &g, &err);
+	KT_CHECK(g.n == 3 && g.count[0] == 3, "still 3 groups, A has 3 (%d)", g.n);
+	KT_CHECK(kpi_resign(db, NULL, NULL, &changed, &err) == KP_OK && changed == 4, "resign back: %zu",
+	         changed);
+}
+
+static void test_empty_groups_removed(void)
+{
+	sqlite3 *h;
+	sqlite3_open(dbpath, &h);
+	sqlite3_stmt *q;
+	sqlite3_prepare_v2(h, "SELECT (SELECT count(*) FROM groups), (PRAGMA_user_version) "
+	                      "FROM (SELECT user_version AS PRAGMA_user_version FROM pragma_user_version)",
+	                   -1, &q, NULL);
+	int ngroups = -1, uv = -1;
+	if (q && sqlite3_step(q) == SQLITE_ROW) {
+		ngroups = sqlite3_column_int(q, 0);
+		uv = sqlite3_column_int(q, 1);
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+	KT_CHECK(ngroups == 3 && uv == KPI_SCHEMA_VERSION, "empty groups removed (%d), schema v%d", ngroups, uv);
+}
+
+/* State kept with the index (the TUI's "seen until") and the store's seq. */
+static void test_meta_and_seq(void)
+{
+	kp_error err;
+	char *v = (char *)"x";
+	KT_CHECK(kpi_meta_get(db, "test.unset", &v, &err) == KP_OK && v == NULL, "unset meta key: NULL");
+	KT_CHECK(kpi_meta_set(db, "test.key", "41", &err) == KP_OK &&
+	         kpi_meta_set(db, "test.key", "42", &err) == KP_OK, "meta set twice: %s", err.msg);
+	KT_CHECK(kpi_meta_set(db, "text_search", "like", &err) == KP_ERR_USAGE,
+	         "the index's own keys cannot be set");
+	rows all = {0};
+	int64_t seq_before = 0;
+	kpi_list_reports(db, collect, &all, &err);
+	for (int i = 0; i < all.n && i < 32; i++)
+		if (all.seq[i] > seq_before)
+			seq_before = all.seq[i];
+	/* a report indexed later but dated earlier still has a larger seq */
+	char buf[16384];
+	size_t n = gen_report(buf, sizeof buf, 2, 0, 0);
+	gen_write(corpus, "late-but-old.panic", buf, n);
+	scan_expect(8, 1, 5, 0, 2, "one more report");
+	memset(&all, 0, sizeof all);
+	kpi_list_reports(db, collect, &all, &err);
+	int64_t late = id_of(&all, "late-but-old.panic"), late_seq = 0;
+	for (int i = 0; i < all.n && i < 32; i++)
+		if (all.id[i] == late)
+			late_seq = all.seq[i];
+	KT_CHECK(late > 0 && all.id[all.n - 1] == late && late_seq > seq_before,
+	         "the report stored last has the largest seq (%lld > %lld) though listed last",
+	         (long long)late_seq, (long long)seq_before);
+	kpi_close(&db);
+	KT_CHECK(kpi_open(dbpath, 0, &db, &err) == KP_OK, "reopen");
+	KT_CHECK(db && kpi_meta_get(db, "test.key", &v, &err) == KP_OK && v && strcmp(v, "42") == 0,
+	         "meta survives reopening");
+	free(v);
+}
+
+static void test_postgres_targets_recognised(void)
+{
+	static const char *const pg[] = {"postgresql://kp@localhost/kp", "postgres://h/db",
+	                                 "host=/tmp dbname=kp", "dbname = kp"};
+	static const char *const files[] = {"index.sqlite3", "/tmp/a=b", "./host=x", "=x", ""};
+	for (size_t i = 0; i < sizeof pg / sizeof *pg; i++) {
+		kpi_db *h = NULL;
+		kp_error err;
+		KT_CHECK(kpi_target_is_postgres(pg[i]) && kpi_open(pg[i], KPI_OPEN_CREATE, &h, &err) == KP_ERR_USAGE &&
+		         strstr(err.msg, "PostgreSQL") && !h, "%s: the PostgreSQL store (not built in)", pg[i]);
+	}
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+		KT_CHECK(!kpi_target_is_postgres(files[i]), "'%s' is a file path", files[i]);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--gen") == 0)
@@ -299,144 +557,27 @@ int main(int argc, char **argv)
 	mkdir(corpus, 0755);
 	KT_CHECK(gen_corpus(corpus) == 0, "corpus generated in %s", corpus);
 	snprintf(dbpath, sizeof dbpath, "%s/new/folder/index.sqlite3", tmp);
-	char before[41], after[41];
-	tree_hex(corpus, before);
+	tree_hex(corpus, corpus_before);
 
-	kpi_db *db = NULL;
-	kp_error err;
-	KT_CHECK(kpi_open(dbpath, KPI_OPEN_CREATE, &db, &err) == KP_OK, "open creates folders: %s", err.msg);
+	test_open_creates_folders();
 	if (!db)
 		return kt_done();
-	KT_CHECK(kpi_has_fts(db), "FTS5 available");
-	kpi_summary s;
-	const char *paths[] = {corpus};
-	KT_CHECK(kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK, "scan");
-	check_summary(&s, 9, 5, 0, 2, 2, "first scan");
-	kpi_summary_free(&s);
-
-	rows all = {0};
-	KT_CHECK(kpi_list_reports(db, collect, &all, &err) == KP_OK && all.n == 5, "5 reports (%d)", all.n);
-	int64_t a1 = id_of(&all, "bugA-1.panic"), a2 = id_of(&all, "bugA-2.panic"),
-	        a3 = id_of(&all, "bugA-3.panic"), b1 = id_of(&all, "bugB-1.panic"),
-	        c1 = id_of(&all, "gadget-1.panic");
-	if (b1 < 0)
-		b1 = id_of(&all, "copy-of-bugB.panic");
-	KT_CHECK(a1 > 0 && a2 > 0 && a3 > 0 && b1 > 0 && c1 > 0, "every report found by path");
-	KT_CHECK(all.id[0] == c1 && all.id[1] == b1 && all.id[2] == a3 && all.id[3] == a2 &&
-	         all.id[4] == a1, "newest first");
-	KT_CHECK(all.group[2] == all.group[3] && all.group[3] == all.group[4] && all.count[4] == 3,
-	         "bug A: one group of 3 across incidents and builds");
-	KT_CHECK(all.group[1] != all.group[2] && all.group[0] != all.group[1] && all.count[1] == 1,
-	         "bug B and the gadget bug: their own groups");
-
-	groups g = {0};
-	KT_CHECK(kpi_list_groups(db, collect_group, &g, &err) == KP_OK && g.n == 3, "3 groups (%d)", g.n);
-	char want[128];
-	snprintf(want, sizeof want, "%lld,%lld,%lld", (long long)a3, (long long)a2, (long long)a1);
-	KT_CHECK(g.count[0] == 3 && strcmp(g.ids[0], want) == 0, "largest group: %s (want %s)", g.ids[0], want);
-	KT_STREQ(g.culprit[0], "com.example.driver.Widget", "group culprit");
-	KT_CHECK(g.count[1] == 1 && g.count[2] == 1, "the other groups have one report each");
-
-	rows v;
-	KT_CHECK(search_n(db, "5E7A1C2B-9D44-4F1E-8B3A-77C0DE11A001", &v) == 4 &&
-	         strcmp(v.role[0], "backtrace") == 0 && strcmp(v.name[0], "com.example.driver.Widget") == 0,
-	         "kext UUID: 4 reports as backtrace");
-	KT_CHECK(search_n(db, "5e7a1c2b9d44", &v) == 4, "lower-case prefix without dashes");
-	KT_CHECK(search_n(db, "5e7a1c2b", &v) == 4, "8-digit prefix");
-	KT_CHECK(search_n(db, "C2A94E10-77B3-3E55-9D10-1AB2C3D4E5F6", &v) == 2 &&
-	         strcmp(v.role[0], "kernel") == 0 && v.id[0] == c1 && v.id[1] == a3,
-	         "kernel UUID of build 2: the two reports, role kernel");
-	KT_CHECK(search_n(db, gen_dep_uuid, &v) == 5 && strcmp(v.role[0], "dependency") == 0,
-	         "dependency UUID: every report, role %s", v.role[0]);
-	KT_CHECK(search_n(db, "0b1d2e3f", &v) == 1 && v.id[0] == c1, "other kext: one report");
-	KT_CHECK(search_n(db, "deadbeef", &v) == 0, "unknown UUID: none");
-	size_t n;
-	KT_CHECK(kpi_search_uuid(db, "5e7a1c2", collect, &v, &n, &err) == KP_ERR_USAGE, "7 digits refused");
-	KT_CHECK(kpi_search_uuid(db, "5e7a1c2x", collect, &v, &n, &err) == KP_ERR_USAGE, "non-hex refused");
-	memset(&v, 0, sizeof v);
-	KT_CHECK(kpi_search_kext(db, "COM.example.driver.widget", collect, &v, &n, &err) == KP_OK && n == 4,
-	         "kext by bundle id, any case: %zu", n);
-	memset(&v, 0, sizeof v);
-	KT_CHECK(kpi_search_text(db, "ring overflow", collect, &v, &n, &err) == KP_OK && n == 3,
-	         "full text: ring overflow: %zu", n);
-	KT_CHECK(kpi_search_text(db, "firmware \"stopped", collect, &v, &n, &err) == KP_OK && n == 1,
-	         "full text with a quote: %zu", n);
-	KT_CHECK(kpi_search_text(db, "AND OR NOT *", collect, &v, &n, &err) == KP_OK && n == 0,
-	         "FTS syntax is text");
-
-	KT_CHECK(kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK, "rescan");
-	check_summary(&s, 9, 0, 7, 0, 2, "rescan");
-	kpi_summary_free(&s);
-	tree_hex(corpus, after);
-	KT_STREQ(after, before, "report files unchanged by indexing");
-
-	/* the archive outlives the files */
-	char p[1200], out[1200];
-	snprintf(p, sizeof p, "%s/bugB-1.panic", corpus);
-	size_t olen;
-	char *orig = kt_slurp(p, &olen);
-	unlink(p);
-	snprintf(p, sizeof p, "%s/copy-of-bugB.panic", corpus);
-	unlink(p);
-	KT_CHECK(kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK, "scan after delete");
-	check_summary(&s, 7, 0, 5, 0, 2, "after delete");
-	kpi_summary_free(&s);
-	kp_report *r = NULL;
-	KT_CHECK(kpi_load(db, b1, &r, &err) == KP_OK && r && r->headline &&
-	         strstr(r->headline, "Widget DMA mapping failed"), "kpi_load after the file is gone");
-	kp_report_free(&r);
-	KT_CHECK(kpi_load(db, 999, &r, &err) == KP_ERR_NOTFOUND, "unknown id: NOTFOUND");
-	snprintf(out, sizeof out, "%s/exported.panic", tmp);
-	KT_CHECK(kpi_export(db, b1, out, &err) == KP_OK, "export");
-	size_t elen;
-	char *exp = kt_slurp(out, &elen);
-	KT_CHECK(orig && exp && elen == olen && memcmp(orig, exp, olen) == 0, "export is byte-identical");
-	free(exp);
-	KT_CHECK(kpi_export(db, a1, out, &err) == KP_ERR_IO, "export refuses an existing file");
-	exp = kt_slurp(out, &elen);
-	KT_CHECK(exp && elen == olen && memcmp(orig, exp, olen) == 0, "existing file left alone");
-	free(exp);
-	free(orig);
-	rows all2 = {0};
-	kpi_list_reports(db, collect, &all2, &err);
-	KT_CHECK(all2.n == 5, "deleted report still listed");
-
-	/* moved to Retired/: the same report under a new path */
-	char from[1200], to[1200];
-	snprintf(from, sizeof from, "%s/gadget-1.panic", corpus);
-	snprintf(to, sizeof to, "%s/Retired/gadget-1.panic", corpus);
-	rename(from, to);
-	KT_CHECK(kpi_scan(db, paths, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK, "scan after move");
-	check_summary(&s, 7, 0, 4, 1, 2, "after move to Retired/");
-	kpi_summary_free(&s);
-
-	/* symbols found later regroup */
-	size_t changed = 0;
-	KT_CHECK(kpi_resign(db, fake_symbols, NULL, &changed, &err) == KP_OK && changed == 4,
-	         "resign with symbols: %zu changed (%s)", changed, err.msg);
-	memset(&g, 0, sizeof g);
-	kpi_list_groups(db, collect_group, &g, &err);
-	KT_CHECK(g.n == 3 && g.count[0] == 3, "still 3 groups, A has 3 (%d)", g.n);
-	KT_CHECK(kpi_resign(db, NULL, NULL, &changed, &err) == KP_OK && changed == 4, "resign back: %zu",
-	         changed);
-	sqlite3 *h;
-	sqlite3_open(dbpath, &h);
-	sqlite3_stmt *q;
-	sqlite3_prepare_v2(h, "SELECT (SELECT count(*) FROM groups), (PRAGMA_user_version) "
-	                      "FROM (SELECT user_version AS PRAGMA_user_version FROM pragma_user_version)",
-	                   -1, &q, NULL);
-	int ngroups = -1, uv = -1;
-	if (q && sqlite3_step(q) == SQLITE_ROW) {
-		ngroups = sqlite3_column_int(q, 0);
-		uv = sqlite3_column_int(q, 1);
-	}
-	sqlite3_finalize(q);
-	sqlite3_close(h);
-	KT_CHECK(ngroups == 3 && uv == KPI_SCHEMA_VERSION, "empty groups removed (%d), schema v%d", ngroups, uv);
-	kpi_close(&db);
-	KT_CHECK(kpi_open(dbpath, 0, &db, &err) == KP_OK, "reopen");
+	test_sqlite_text_search_is_fts5();
+	test_first_scan_counts();
+	test_list_newest_first_grouped();
+	test_groups_largest_first();
+	test_search_uuid();
+	test_search_kext();
+	test_search_text();
+	test_rescan_leaves_files_alone();
+	test_archive_outlives_files();
+	test_move_is_a_duplicate();
+	test_resign_regroups();
+	test_empty_groups_removed();
+	test_meta_and_seq();
 	kpi_close(&db);
 
+	test_postgres_targets_recognised();
 	test_foreign();
 	test_incident();
 	test_real();

@@ -94,13 +94,16 @@ static void test_rows(void)
 {
 	static const kpi_match m1 = {"7C461EDE-B045-324B-B329-721BED992270", "com.apple.\x1b[2Jevil", "backtrace"};
 	static const kpi_match m2 = {NULL, NULL, NULL};
+#define ROW(ID, P, T, O, H, G, GC, A, M)                                                     \
+	{.id = (ID), .path = (P), .timestamp = (T), .os_version = (O), .headline = (H),       \
+	 .group_id = (G), .group_count = (GC), .archived = (A), .match = (M)}
 	const kpi_report_row rows[] = {
-		{1, "/tmp/a.ips", "2024-05-01 10:00:00.00 +0000", "macOS 14.5 (23F79)", "panic(cpu 0): x", 1, 3,
-		 true, NULL},
-		{2, NULL, NULL, NULL, NULL, 0, 0, false, NULL},
-		{3, "/tmp/\xe2\x80\xae" "gpj.ips", "\xff\xfe bad", "caf\xc3\xa9 \"q\" \\ \t\n", "\xc2\x9b" "31m \x7f",
-		 123456789012345, 2147483648, true, &m1},
-		{4, "p", "t", "o", "h", 5, 1, false, &m2},
+		ROW(1, "/tmp/a.ips", "2024-05-01 10:00:00.00 +0000", "macOS 14.5 (23F79)", "panic(cpu 0): x", 1, 3,
+		    true, NULL),
+		ROW(2, NULL, NULL, NULL, NULL, 0, 0, false, NULL),
+		ROW(3, "/tmp/\xe2\x80\xae" "gpj.ips", "\xff\xfe bad", "caf\xc3\xa9 \"q\" \\ \t\n", "\xc2\x9b" "31m \x7f",
+		    123456789012345, 2147483648, true, &m1),
+		ROW(4, "p", "t", "o", "h", 5, 1, false, &m2),
 	};
 	size_t n = sizeof rows / sizeof *rows;
 	bool ok;
@@ -113,7 +116,7 @@ static void test_rows(void)
 
 	/* from 1e15 up cJSON printed 15 significant digits ("9.00719925474099e+15");
 	 * the writer prints the integer */
-	const kpi_report_row big = {9007199254740991, "p", "t", "o", "h", -1, 1, true, NULL};
+	const kpi_report_row big = ROW(9007199254740991, "p", "t", "o", "h", -1, 1, true, NULL);
 	got = streamed(&big, 1, &ok);
 	KT_CHECK(ok && strstr(got, "\"id\":\t9007199254740991,") && strstr(got, "\"group_id\":\t-1,"),
 	         "ids of 16 digits and negative numbers print exactly");
@@ -133,7 +136,7 @@ static void test_write_error(void)
 	fflush(stdout);
 	int saved = dup(1);
 	dup2(ro, 1);
-	const kpi_report_row row = {1, "p", "t", "o", "h", 1, 1, true, NULL};
+	const kpi_report_row row = {.id = 1, .path = "p", .archived = true};
 	kpc_json_rows *j = kpc_rows_open();
 	kpc_row_sink(j, &row);
 	bool ok = kpc_rows_close(j, false);

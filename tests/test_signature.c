@@ -1,7 +1,7 @@
 /* test_signature.c: headline normalisation, machinery, culprit and keys. */
 #include "kp_signature.h"
 #include "kt.h"
-#include "test_index_gen.h"
+#include "index_corpus.h"
 
 #include <stdlib.h>
 #include <string.h>

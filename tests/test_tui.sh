@@ -32,12 +32,13 @@ not_ok() {
 
 screen() { $T capture-pane -t kpt -p 2>/dev/null; }
 
-# wait_for TEXT [SECONDS]: polls the screen until it holds TEXT (fixed string).
-wait_for() {
-	limit=$(( ${2:-10} * 10 ))
+# poll_screen GREP_MODE PATTERN SECONDS: polls the screen until grep -q
+# GREP_MODE (-F fixed string, -E regex) finds PATTERN.
+poll_screen() {
+	limit=$(( $3 * 10 ))
 	i=0
 	while [ "$i" -lt "$limit" ]; do
-		if screen | grep -qF -- "$1"; then
+		if screen | grep -q "$1" -- "$2"; then
 			return 0
 		fi
 		sleep 0.1
@@ -45,6 +46,9 @@ wait_for() {
 	done
 	return 1
 }
+# wait_for TEXT [SECONDS]: the screen holds TEXT; wait_for_re: a line matches REGEX.
+wait_for() { poll_screen -F "$1" "${2:-10}"; }
+wait_for_re() { poll_screen -E "$1" "${2:-10}"; }
 
 check() {   # check DESCRIPTION TEXT [SECONDS]
 	if wait_for "$2" "${3:-10}"; then ok "$1"; else not_ok "$1 (waited for '$2')"; fi
@@ -126,6 +130,24 @@ check "q quits back to the shell" 'kpt-prompt$' 10
 alt=$($T display-message -p -t kpt '#{alternate_on}')
 [ "$alt" = 0 ] && ok "alternate screen left on quit" || not_ok "alternate screen left on quit (alternate_on=$alt)"
 if screen | grep -qF "Tab groups"; then not_ok "no TUI left on the shell screen"; else ok "no TUI left on the shell screen"; fi
+
+# "New since last launch" is kept in the index, not in a file beside it.
+mkdir -p "$work/seen"
+cp "$KP_TESTS_DIR/fixtures/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic" "$work/seen/"
+keys "clear; '$KPBROWSE' --db '$work/seen.db' '$work/seen'" Enter
+wait_for "q quit" 20
+if wait_for_re '^\* .*bad magic' 10; then ok "first launch marks the report new"
+else not_ok "first launch marks the report new"; fi
+keys q
+wait_for 'kpt-prompt$' 10
+keys "clear; '$KPBROWSE' --db '$work/seen.db' '$work/seen'" Enter
+wait_for "q quit" 20
+if wait_for_re '^  .*bad magic' 10; then ok "second launch: no longer new"
+else not_ok "second launch: no longer new"; fi
+keys q
+wait_for 'kpt-prompt$' 10
+if [ -e "$work/seen.db.tui-state" ]; then not_ok "no state file beside the index"
+else ok "no state file beside the index"; fi
 
 # An escape sequence planted in a report's panic string must stay inert.
 mkdir -p "$work/evil"

@@ -1,9 +1,8 @@
 /* catalog.c: the panic list as the index holds it (kpt_catalog.h).
  *
- * "New since last launch": the largest report id seen when the browser
- * last quit is kept in "<db>.tui-state"; rows with a larger id are new.
- * Quirk: this assumes the index hands out increasing ids (sqlite rowids). */
-#include "kp_fs.h"
+ * "New since last launch": the largest report seq seen when the browser
+ * last quit is kept in the index itself (kpi_meta_set, key tui.seen_seq);
+ * rows with a larger seq are new (the store guarantees seqs increase). */
 #include "kpt_app.h"
 #include "kpt_catalog.h"
 #include "kpt_xalloc.h"
@@ -63,6 +62,7 @@ typedef struct load_ctx {
 	size_t ng, gcap;
 	kpt_entry *e;
 	size_t n, cap;
+	int64_t max_seq;
 } load_ctx;
 
 static int on_group(void *ctx, const kpi_group_row *row)
@@ -101,7 +101,9 @@ static int on_report(void *ctx, const kpi_report_row *row)
 	e->culprit = NULL;
 	e->group_id = row->group_id;
 	e->count = row->group_count;
-	e->is_new = row->id > lc->c->last_launch_max_id;
+	e->is_new = row->seq > lc->c->seen_seq;
+	if (row->seq > lc->max_seq)
+		lc->max_seq = row->seq;
 	return 0;
 }
 
@@ -116,41 +118,39 @@ static int cmp_gid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+#define SEEN_KEY "tui.seen_seq"
+
 static void read_state(kpt_app *app)
 {
 	kpt_catalog *c = &app->cat;
-	snprintf(c->state_path, sizeof c->state_path, "%s.tui-state", app->cfg.db_path);
-	c->last_launch_max_id = 0;
-	FILE *fp = fopen(c->state_path, "r");
-	if (!fp)
-		return;
-	long long v;
-	if (fscanf(fp, "last-max-id %lld", &v) == 1 && v >= 0)
-		c->last_launch_max_id = v;
-	fclose(fp);
+	c->state_read = true;
+	c->seen_seq = 0;
+	char *v = NULL;
+	if (kpi_meta_get(app->db, SEEN_KEY, &v, NULL) == KP_OK && v) {
+		long long n = strtoll(v, NULL, 10);
+		c->seen_seq = n > 0 ? n : 0;
+	}
+	free(v);
+	c->max_seq = c->seen_seq;
 }
 
 void kpt_catalog_save_state(kpt_app *app)
 {
 	kpt_catalog *c = &app->cat;
-	if (!c->state_path[0])
+	if (!c->state_read || !app->db || c->max_seq <= c->seen_seq)
 		return;
-	int64_t max = c->last_launch_max_id;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->e[i].id > max)
-			max = c->e[i].id;
-	char line[64];
-	int n = snprintf(line, sizeof line, "last-max-id %" PRId64 "\n", max);
-	kp_fs_write_atomic(c->state_path, line, (size_t)n, NULL);
+	char v[32];
+	snprintf(v, sizeof v, "%" PRId64, c->max_seq);
+	kpi_meta_set(app->db, SEEN_KEY, v, NULL); /* best effort: quitting anyway */
 }
 
 kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
 {
 	kpt_catalog *c = &app->cat;
-	if (!c->state_path[0])
-		read_state(app);
 	if (!app->db)
 		return kp_error_set(err, KP_ERR_DB, 0, -1, "no index open");
+	if (!c->state_read)
+		read_state(app);
 	load_ctx lc = {.c = c};
 	kp_status st = kpi_list_groups(app->db, on_group, &lc, err);
 	if (st == KP_OK)
@@ -187,6 +187,8 @@ kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
 	c->ng = lc.ng;
 	c->gcap = lc.gcap;
 	c->pool = lc.pool;
+	if (lc.max_seq > c->max_seq)
+		c->max_seq = lc.max_seq;
 	c->generation++;
 	return KP_OK;
 }

@@ -35,15 +35,16 @@ typedef struct kpt_catalog {
 	size_t ng, gcap;
 	struct kpt_strpool *pool;
 	unsigned generation;     /* bumped by every reload */
-	int64_t last_launch_max_id;  /* ids above it are "new since last launch" */
+	int64_t seen_seq;        /* report seqs above it are "new since last launch" */
+	int64_t max_seq;         /* the largest seq loaded, saved at quit */
+	bool state_read;
 	bool scanning;           /* the scanner is filling the index */
 	size_t scan_files, scan_new;
 	char scan_path[256];
-	char state_path[1100];
 } kpt_catalog;
 
-/* Re-reads groups and reports from app->db (app->cfg.db_path names the
- * state kept between launches). */
+/* Re-reads groups and reports from app->db (which also keeps the "seen"
+ * state between launches, kpi_meta). */
 kp_status kpt_catalog_reload(kpt_app *app, kp_error *err);
 void kpt_catalog_free(kpt_catalog *c);
 const kpt_entry *kpt_catalog_find(const kpt_catalog *c, int64_t id);

@@ -101,6 +101,9 @@ bool kpt_term_start(void)
 {
 	have_termios = tcgetattr(STDIN_FILENO, &saved_termios) == 0;
 	atexit(kpt_term_restore);
+#ifndef KP_HAVE_SET_ESCDELAY
+	setenv("ESCDELAY", "25", 0); /* a curses without set_escdelay reads this at initscr */
+#endif
 	if (!initscr())
 		return false;
 	curses_active = 1;
@@ -114,7 +117,9 @@ bool kpt_term_start(void)
 	nonl();
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
+#ifdef KP_HAVE_SET_ESCDELAY
 	set_escdelay(25);
+#endif
 	curs_set(0);
 	mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
 #ifdef BUTTON5_PRESSED

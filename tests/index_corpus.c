@@ -1,40 +1,14 @@
-/* test_index_gen.h: generated panic reports of known structure, shaped like
- * the real Intel text reports (Monterey layout with a legacy date header).
- *
- * A report is a bug (headline, kext, kext frame offsets) on a build
- * (kernel UUID, OS build, machinery frame offsets) in one incident (slide,
- * date, anonymous UUID): the same bug must group across incidents and
- * builds, and differ from other bugs in the same kext. */
-#ifndef TEST_INDEX_GEN_H
-#define TEST_INDEX_GEN_H
+/* index_corpus.c: generated panic reports of known structure (see
+ * index_corpus.h). */
+#include "index_corpus.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-typedef struct gen_bug {
-	const char *msg;        /* the panic message */
-	const char *file;       /* source file in the @path */
-	int line;
-	const char *kext;       /* bundle id */
-	const char *kext_uuid;
-	int nframes;
-	uint32_t kext_off[8];   /* kext frame offsets, innermost first */
-} gen_bug;
-
-typedef struct gen_build {
-	const char *build;      /* "21E258" */
-	const char *kernel_uuid;
-	uint32_t machinery[4];  /* panic path offsets in this kernel */
-	uint32_t tail[3];       /* kernel frames below the kext */
-} gen_build;
-
-static const gen_bug gen_bugs[] = {
+const gen_bug gen_bugs[] = {
 	{"Widget ring overflow: slot 0x%x of %d busy", "WidgetRing.cpp", 412,
 	 "com.example.driver.Widget", "5E7A1C2B-9D44-4F1E-8B3A-77C0DE11A001", 6,
 	 {0x1a2c, 0x1b40, 0x2f88, 0x3004, 0x3120, 0x0f10}},
@@ -46,17 +20,17 @@ static const gen_bug gen_bugs[] = {
 	 {0x0988, 0x0a10, 0x0c44, 0x0d00, 0x0e20}},
 };
 
-static const gen_build gen_builds[] = {
+const gen_build gen_builds[] = {
 	{"21E258", "B6F8637B-0844-355F-8C82-60FA06149384", {0x73e2d, 0x1d3cb6, 0x1c350d, 0x13a60},
 	 {0x804abc, 0x8730db, 0x14246}},
 	{"21F79", "C2A94E10-77B3-3E55-9D10-1AB2C3D4E5F6", {0x74f1d, 0x1d4ab6, 0x1c460d, 0x13b70},
 	 {0x805bcc, 0x8741eb, 0x14356}},
 };
 
-static const char gen_dep_uuid[] = "A436E92C-DE10-3718-AEF4-ED2A788A466A";
+const char gen_dep_uuid[] = "A436E92C-DE10-3718-AEF4-ED2A788A466A";
 
 /* Writes the report text into buf (>= 8 KB); returns its length. */
-__attribute__((unused)) static size_t gen_report(char *buf, size_t size, int bug, int build, int incident)
+size_t gen_report(char *buf, size_t size, int bug, int build, int incident)
 {
 	const gen_bug *b = &gen_bugs[bug];
 	const gen_build *k = &gen_builds[build];
@@ -111,7 +85,7 @@ static const char gen_app_crash[] =
 	"\"os_version\":\"macOS 12.3 (21E258)\",\"incident_id\":\"0F6B3A8E-1111-4C2D-9E3F-AAAAAAAAAAAA\"}\n"
 	"{\n  \"pid\" : 812,\n  \"procName\" : \"Preview\",\n  \"exception\" : {\"type\" : \"EXC_BAD_ACCESS\"}\n}\n";
 
-__attribute__((unused)) static int gen_write(const char *dir, const char *name, const char *data, size_t len)
+int gen_write(const char *dir, const char *name, const char *data, size_t len)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -132,7 +106,7 @@ __attribute__((unused)) static int gen_write(const char *dir, const char *name, 
  *   Preview-2022.ips           bug_type 309: skipped
  *   notes.txt                  not a report: skipped
  * Expected: 9 files, 5 new, 2 duplicates, 2 skipped; 3 groups (A x3, B, C). */
-__attribute__((unused)) static int gen_corpus(const char *dir)
+int gen_corpus(const char *dir)
 {
 	char sub[4096], buf[16384];
 	snprintf(sub, sizeof sub, "%s/Retired", dir);
@@ -159,7 +133,7 @@ __attribute__((unused)) static int gen_corpus(const char *dir)
 
 /* count reports spread over several bugs, builds and incidents, in
  * subfolders of 500. */
-__attribute__((unused)) static int gen_large(const char *dir, int count)
+int gen_large(const char *dir, int count)
 {
 	char sub[4096], name[64], buf[16384];
 	for (int i = 0; i < count; i++) {
@@ -175,5 +149,3 @@ __attribute__((unused)) static int gen_large(const char *dir, int count)
 	}
 	return 0;
 }
-
-#endif

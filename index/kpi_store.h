@@ -1,0 +1,156 @@
+/* kpi_store.h: private to index/: the store behind the index, as an ops
+ * table (one per kind of database; the sqlite store is store_sqlite*.c).
+ *
+ * Contract.  A store keeps reports, the paths they were seen at, their
+ * archives (the original bytes, compressed by index.c: opaque to the store),
+ * groups, and a key/value meta table.  kpi__store_open picks the store from
+ * the --db target and returns a kpi_db whose first member is its ops; every
+ * op takes that handle.  open creates (KPI_OPEN_CREATE) or migrates the
+ * schema and refuses, without writing to it, anything that is not a
+ * kpbrowse index or has a newer schema (KP_ERR_DB naming the target).
+ * Writes happen only between begin and commit/rollback; begin waits for
+ * other writers (other processes) and a commit is atomic, so a killed
+ * writer leaves no partial report.  Report ids are positive; a report's
+ * seq is strictly greater than that of every report stored before it, for
+ * "new since" questions.  Rows handed to callbacks are borrowed and valid
+ * during the call only; a callback may call other ops of the same handle,
+ * but not the running query.  Values are always bound, never spliced into
+ * query text.  Errors: KP_ERR_DB with what was being done, KP_ERR_NOTFOUND
+ * for an unknown id, KP_ERR_NOMEM.  A store never prints and never reads
+ * report files. */
+#ifndef KPI_STORE_H
+#define KPI_STORE_H
+
+#include "kp_index.h"
+#include "kp_sha1.h"
+
+#include <sys/stat.h>
+
+/* What the store knows of a path: report_id 0 = skipped (not a report). */
+typedef struct kpi__path_rec {
+	bool known;
+	int64_t report_id;
+	int64_t size;
+	int64_t mtime_ns;
+} kpi__path_rec;
+
+/* An image of a report for UUID and kext search. */
+typedef struct kpi__image {
+	char uuid_hex[33];     /* 32 upper-case hex digits, "" when unknown */
+	const char *name;      /* "" when unknown */
+	int rank;              /* 0 kernel, 1 backtrace, 2 image, 3 dependency */
+} kpi__image;
+
+typedef struct kpi__new_report {
+	const char *content_hash;   /* hex SHA-1 of the original bytes */
+	const char *incident_id;    /* or NULL */
+	int64_t size;
+	const char *format, *timestamp, *os_version, *kernel_uuid;   /* NULL allowed */
+	int64_t ts;                 /* epoch seconds: report time, else file mtime */
+	const char *headline, *exact_key;
+	int64_t group_id;
+	int64_t indexed_at;
+	const kpi__image *images;   /* may repeat: the store keeps one of each */
+	size_t nimages;
+	const char *text;           /* the text to search, or NULL */
+} kpi__new_report;
+
+/* An archive as stored: z (malloc'd, caller frees) decompresses to size
+ * bytes whose SHA-1 is hash. */
+typedef struct kpi__archive {
+	void *z;
+	size_t zlen;
+	int64_t size;
+	char hash[41];
+	int64_t group_id;
+} kpi__archive;
+
+typedef enum kpi__search {
+	KPI__SEARCH_UUID,      /* arg: 8..32 upper-case hex digits, a prefix */
+	KPI__SEARCH_KEXT,      /* arg: a bundle id, any case */
+	KPI__SEARCH_TEXT,      /* arg: words that must all occur (the store's own text search) */
+} kpi__search;
+
+/* Return non-zero to stop. */
+typedef int (*kpi__path_fn)(void *ctx, const char *path);
+
+typedef struct kpi__store_ops {
+	const char *name;
+	void (*close)(kpi_db *db);
+	kp_status (*begin)(kpi_db *db, kp_error *err);
+	kp_status (*commit)(kpi_db *db, kp_error *err);
+	void (*rollback)(kpi_db *db);
+	/* True for the store's own files (a scan skips them); may be NULL. */
+	bool (*is_own_file)(kpi_db *db, const struct stat *st);
+
+	kp_status (*path_get)(kpi_db *db, const char *path, kpi__path_rec *out, kp_error *err);
+	/* Records (or updates) a path; report_id 0 with skip = why it is not one. */
+	kp_status (*path_put)(kpi_db *db, const char *path, int64_t report_id, int64_t size,
+	                      int64_t mtime_ns, int64_t seen_at, const char *skip, kp_error *err);
+	/* Paths of report id, most recently seen first. */
+	kp_status (*report_paths)(kpi_db *db, int64_t id, kpi__path_fn fn, void *ctx, kp_error *err);
+
+	/* The report with that content hash (incident_id NULL) or incident id
+	 * (hash NULL); *id 0 when none. */
+	kp_status (*report_find)(kpi_db *db, const char *hash, const char *incident_id, int64_t *id,
+	                         kp_error *err);
+	/* Find-or-add: the id of the report with r's content hash or incident
+	 * id, adding r (images and text with it) when there is none. */
+	kp_status (*report_add)(kpi_db *db, const kpi__new_report *r, int64_t *id, bool *added,
+	                        kp_error *err);
+	kp_status (*archive_add)(kpi_db *db, int64_t id, const void *z, size_t zlen, kp_error *err);
+	/* KP_ERR_NOTFOUND for an unknown id. */
+	kp_status (*archive_get)(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);
+	/* Every report id, ascending (*ids malloc'd). */
+	kp_status (*report_ids)(kpi_db *db, int64_t **ids, size_t *n, kp_error *err);
+	kp_status (*report_regroup)(kpi_db *db, int64_t id, const char *headline,
+	                            const char *exact_key, int64_t group_id, kp_error *err);
+
+	/* Find-or-add the group of key; retitle sets title and culprit of an
+	 * existing one too. */
+	kp_status (*group_add)(kpi_db *db, const char *key, const char *title, const char *culprit,
+	                       bool retitle, int64_t *gid, kp_error *err);
+	/* Recounts the groups (count, first and last seen). */
+	kp_status (*groups_refresh)(kpi_db *db, const int64_t *gids, size_t n, kp_error *err);
+	kp_status (*groups_prune)(kpi_db *db, kp_error *err);   /* removes empty groups */
+
+	/* Queries as in kp_index.h; row paths are the most recently seen ones
+	 * (index.c swaps in one that still exists). */
+	kp_status (*list_reports)(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err);
+	kp_status (*list_groups)(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+	kp_status (*search)(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
+	                    void *ctx, size_t *nfound, kp_error *err);
+
+	/* *value malloc'd, NULL when the key is unset.  set runs in its own
+	 * transaction. */
+	kp_status (*meta_get)(kpi_db *db, const char *key, char **value, kp_error *err);
+	kp_status (*meta_set)(kpi_db *db, const char *key, const char *value, kp_error *err);
+} kpi__store_ops;
+
+/* Every store's handle starts with this. */
+struct kpi_db {
+	const kpi__store_ops *ops;
+};
+
+/* The sqlite store: target is a file path. */
+kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err);
+
+/* The archive format, one home for both directions (index.c): the original
+ * bytes zlib-compressed.  malloc'd, or NULL when out of memory. */
+void *kpi__archive_pack(const char *data, size_t len, size_t *zlen);
+
+/* For re-signing: report id parsed from its archive (checked against its
+ * hash), nameless, and its current group. */
+kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *group_id,
+                             kp_error *err);
+
+/* Seconds since the epoch of a report timestamp, false when unrecognised. */
+bool kpi__parse_time(const char *ts, int64_t *out);
+/* "2024-05-01T10:00:00Z"; "" for none. */
+void kpi__iso_time(int64_t t, char out[32]);
+/* "kernel", "backtrace", "image", "dependency" for rank 0..3. */
+const char *kpi__role_name(int rank);
+/* Upper-case hex of a canonical-or-not UUID into out ("" when not one). */
+void kpi__uuid_hex(const char *uuid, char out[33]);
+
+#endif

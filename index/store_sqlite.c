@@ -1,0 +1,763 @@
+/* store_sqlite.c: the sqlite store: opening, schema and migrations,
+ * statements, and the write ops (store_sqlite_query.c: the read ops). */
+#include "store_sqlite.h"
+#include "kp_fs.h"
+#include "kp_vec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* "kpbx": marks a database as ours before any of our tables are read. */
+#define KPI_APPLICATION_ID 0x6B706278
+
+#define BUSY_TIMEOUT_MS 30000
+
+/* Values are only ever bound, never spliced into SQL text.  Report rows
+ * carry their id as seq too: reports are never deleted, so a new rowid is
+ * always max + 1 (no AUTOINCREMENT needed) and seq increases as the store
+ * contract asks. */
+/* A report row's most recently seen path, for the report-row queries. */
+#define RECENT_PATH \
+	"(SELECT path FROM paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, p.path LIMIT 1)"
+
+static const char *const sql_text[Q_COUNT] = {
+	[Q_BEGIN] = "BEGIN IMMEDIATE",
+	[Q_COMMIT] = "COMMIT",
+	[Q_ROLLBACK] = "ROLLBACK",
+	[Q_PATH_GET] = "SELECT report_id, size, mtime, skip_reason FROM paths WHERE path = ?1",
+	[Q_PATH_PUT] = "INSERT INTO paths(path, report_id, size, mtime, seen_at, skip_reason) "
+	               "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(path) DO UPDATE SET "
+	               "report_id = excluded.report_id, size = excluded.size, mtime = excluded.mtime, "
+	               "seen_at = excluded.seen_at, skip_reason = excluded.skip_reason",
+	[Q_REPORT_BY_HASH] = "SELECT id FROM reports WHERE content_hash = ?1",
+	[Q_REPORT_BY_INCIDENT] = "SELECT id FROM reports WHERE incident_id = ?1",
+	[Q_REPORT_INSERT] = "INSERT INTO reports(content_hash, incident_id, size, format, timestamp, ts, "
+	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at) "
+	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	[Q_ARCHIVE_INSERT] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2)",
+	[Q_GROUP_INSERT] = "INSERT INTO groups(key, title, culprit) VALUES (?1, ?2, ?3) "
+	                   "ON CONFLICT(key) DO NOTHING",
+	[Q_GROUP_GET] = "SELECT id FROM groups WHERE key = ?1",
+	[Q_GROUP_REFRESH] = "UPDATE groups SET "
+	                    "count = (SELECT count(*) FROM reports WHERE group_id = groups.id), "
+	                    "first_seen = (SELECT min(ts) FROM reports WHERE group_id = groups.id), "
+	                    "last_seen = (SELECT max(ts) FROM reports WHERE group_id = groups.id) "
+	                    "WHERE id = ?1",
+	[Q_GROUP_DELETE_EMPTY] = "DELETE FROM groups WHERE NOT EXISTS "
+	                         "(SELECT 1 FROM reports WHERE group_id = groups.id)",
+	[Q_IMAGE_INSERT] = "INSERT OR IGNORE INTO images(report_id, uuid_hex, name, rank) "
+	                   "VALUES (?1, ?2, ?3, ?4)",
+	[Q_FTS_INSERT] = NULL, /* depends on the text search mode, see stmt_text */
+	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id FROM reports "
+	                     "JOIN archives a ON a.report_id = reports.id WHERE id = ?1",
+	[Q_REPORT_IDS] = "SELECT id FROM reports ORDER BY id",
+	[Q_REPORT_RESIGN] = "UPDATE reports SET headline = ?2, exact_key = ?3, group_id = ?4 WHERE id = ?1",
+	[Q_GROUP_SET_TITLE] = "UPDATE groups SET title = ?2, culprit = ?3 WHERE id = ?1",
+		[Q_LIST_REPORTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	                   "1, NULL, NULL, NULL, " RECENT_PATH " FROM reports r "
+	                   "JOIN groups g ON g.id = r.group_id ORDER BY r.ts DESC, r.id DESC",
+	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen FROM groups "
+	                  "ORDER BY count DESC, last_seen DESC, id",
+	[Q_GROUP_MEMBERS] = "SELECT id FROM reports WHERE group_id = ?1 ORDER BY ts DESC, id DESC",
+	[Q_REPORT_PATHS] = "SELECT path FROM paths WHERE report_id = ?1 ORDER BY seen_at DESC, path",
+	[Q_SEARCH_UUID] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	                  "1, i.uuid_hex, i.name, i.rank, " RECENT_PATH " FROM images i "
+	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
+	                  "WHERE i.uuid_hex BETWEEN ?1 AND ?2 AND i.uuid_hex <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
+	[Q_SEARCH_KEXT] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	                  "1, i.uuid_hex, i.name, i.rank, " RECENT_PATH " FROM images i "
+	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
+	                  "WHERE i.name = ?1 COLLATE NOCASE AND i.name <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
+	[Q_SEARCH_FTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	                 "1, NULL, NULL, NULL, " RECENT_PATH " FROM panic_fts f "
+	                 "JOIN reports r ON r.id = f.rowid JOIN groups g ON g.id = r.group_id "
+	                 "WHERE panic_fts MATCH ?1 ORDER BY r.ts DESC, r.id DESC",
+	[Q_SEARCH_LIKE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	                  "1, NULL, NULL, NULL, " RECENT_PATH " FROM panic_text t "
+	                  "JOIN reports r ON r.id = t.report_id JOIN groups g ON g.id = r.group_id "
+	                  "WHERE t.body LIKE '%' || ?1 || '%' ESCAPE '\\' ORDER BY r.ts DESC, r.id DESC",
+	[Q_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+	[Q_META_SET] = "INSERT INTO meta(key, value) VALUES (?1, ?2) "
+	               "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+};
+
+/* ---- schema ---- */
+
+static const char schema_v1[] =
+	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE groups("
+	" id INTEGER PRIMARY KEY,"
+	" key TEXT NOT NULL UNIQUE,"          /* hex SHA-1 group key */
+	" title TEXT NOT NULL,"
+	" culprit TEXT,"
+	" count INTEGER NOT NULL DEFAULT 0,"
+	" first_seen INTEGER, last_seen INTEGER);" /* epoch seconds */
+	"CREATE TABLE reports("
+	" id INTEGER PRIMARY KEY,"
+	" content_hash TEXT NOT NULL UNIQUE," /* hex SHA-1 of the original bytes */
+	" incident_id TEXT UNIQUE,"
+	" size INTEGER NOT NULL,"
+	" format TEXT,"
+	" timestamp TEXT,"                    /* as the report wrote it */
+	" ts INTEGER NOT NULL,"               /* epoch seconds: report time, else file mtime */
+	" os_version TEXT,"
+	" kernel_uuid TEXT,"
+	" headline TEXT,"                     /* as the report says it */
+	" exact_key TEXT NOT NULL,"
+	" group_id INTEGER NOT NULL REFERENCES groups(id),"
+	" indexed_at INTEGER NOT NULL,"
+	" archive BLOB NOT NULL);"            /* v1 only: moved to archives by v2 */
+	"CREATE INDEX reports_group ON reports(group_id, ts);"
+	"CREATE INDEX reports_ts ON reports(ts);"
+	"CREATE INDEX reports_exact ON reports(exact_key);"
+	"CREATE TABLE paths("
+	" path TEXT PRIMARY KEY,"
+	" report_id INTEGER REFERENCES reports(id)," /* NULL: skipped, see skip_reason */
+	" size INTEGER NOT NULL,"
+	" mtime INTEGER NOT NULL,"            /* nanoseconds */
+	" seen_at INTEGER NOT NULL,"
+	" skip_reason TEXT) WITHOUT ROWID;"
+	"CREATE INDEX paths_report ON paths(report_id);"
+	"CREATE TABLE images("
+	" report_id INTEGER NOT NULL REFERENCES reports(id),"
+	" rank INTEGER NOT NULL,"             /* role: 0 kernel, 1 backtrace, 2 image, 3 dependency */
+	" uuid_hex TEXT NOT NULL,"            /* 32 upper-case hex digits, '' when unknown */
+	" name TEXT NOT NULL,"                /* '' when unknown */
+	" PRIMARY KEY(report_id, rank, uuid_hex, name)) WITHOUT ROWID;"
+	"CREATE INDEX images_uuid ON images(uuid_hex) WHERE uuid_hex <> '';"
+	"CREATE INDEX images_name ON images(name COLLATE NOCASE) WHERE name <> '';";
+
+static const char fts_v1[] = "CREATE VIRTUAL TABLE panic_fts USING fts5(body, content='');"
+                             "INSERT INTO meta VALUES ('text_search', 'fts5');";
+static const char like_v1[] = "CREATE TABLE panic_text(report_id INTEGER PRIMARY KEY, body TEXT);"
+                              "INSERT INTO meta VALUES ('text_search', 'like');";
+
+static kp_status exec_sql(kpi__sq *db, const char *sql, kp_error *err, const char *what)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		kp_error_set(err, KP_ERR_DB, 0, -1, "%s: %s: %s", db->path, what, msg ? msg : "?");
+		sqlite3_free(msg);
+		return KP_ERR_DB;
+	}
+	return KP_OK;
+}
+
+static bool sqlite_has_fts5(sqlite3 *h)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(h, "CREATE VIRTUAL TABLE temp.kpi_fts_probe USING fts5(x);"
+	                         "DROP TABLE temp.kpi_fts_probe;", NULL, NULL, &msg);
+	sqlite3_free(msg);
+	return rc == SQLITE_OK;
+}
+
+static kp_status migrate_v1(kpi__sq *db, kp_error *err)
+{
+	kp_status st = exec_sql(db, schema_v1, err, "creating the schema");
+	if (st == KP_OK)
+		st = exec_sql(db, sqlite_has_fts5(db->db) ? fts_v1 : like_v1, err, "creating text search");
+	return st;
+}
+
+/* v2: the original bytes (zlib-compressed) move to a table of their own, so
+ * that listing reports never pages through them.  DROP COLUMN needs sqlite
+ * 3.35 (macOS 12 ships 3.36). */
+static const char schema_v2[] =
+	"CREATE TABLE archives("
+	" report_id INTEGER PRIMARY KEY REFERENCES reports(id),"
+	" data BLOB NOT NULL);"
+	"INSERT INTO archives(report_id, data) SELECT id, archive FROM reports;"
+	"ALTER TABLE reports DROP COLUMN archive;";
+
+static kp_status migrate_v2(kpi__sq *db, kp_error *err)
+{
+	return exec_sql(db, schema_v2, err, "moving the archives (schema v2)");
+}
+
+/* migrations[i] takes a database from user_version i to i + 1. */
+static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
+	migrate_v1,
+	migrate_v2,
+};
+
+_Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
+               "one migration per schema version");
+
+static int pragma_int(kpi__sq *db, const char *sql, int *out)
+{
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(db->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int(s, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static kp_status migrate(kpi__sq *db, kp_error *err)
+{
+	kp_status st = exec_sql(db, "BEGIN IMMEDIATE", err, "locking for migration");
+	if (st != KP_OK)
+		return st;
+	int uv = 0, app = 0, nobj = 0;
+	if (pragma_int(db, "PRAGMA user_version", &uv) != SQLITE_OK ||
+	    pragma_int(db, "PRAGMA application_id", &app) != SQLITE_OK ||
+	    pragma_int(db, "SELECT count(*) FROM sqlite_master", &nobj) != SQLITE_OK) {
+		st = kpi__sq_err(db, err, "reading the schema version");
+		goto fail;
+	}
+	/* re-checked under the lock: another process may have created it */
+	if (!(app == KPI_APPLICATION_ID || (app == 0 && uv == 0 && nobj == 0))) {
+		st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index; refusing to touch it",
+		                  db->path);
+		goto fail;
+	}
+	for (int v = uv; v < KPI_SCHEMA_VERSION; v++)
+		if ((st = migrations[v](db, err)) != KP_OK)
+			goto fail;
+	if (uv < KPI_SCHEMA_VERSION) {
+		char sql[96];
+		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+		         KPI_APPLICATION_ID, KPI_SCHEMA_VERSION);
+		if ((st = exec_sql(db, sql, err, "setting the schema version")) != KP_OK)
+			goto fail;
+	}
+	return exec_sql(db, "COMMIT", err, "committing the migration");
+fail:
+	sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+	return st;
+}
+
+/* ---- opening ---- */
+
+static const kpi__store_ops sqlite_ops;
+static void sq_close(kpi_db *h);
+static void note_own_files(kpi__sq *db);
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Looks at the file header before sqlite opens it: only an SQLite file
+ * that is ours (application_id), or has no id and no schema yet, passes. */
+static kp_status check_header(const char *path, kp_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: cannot open: %s", path, strerror(errno));
+	unsigned char h[100];
+	ssize_t n = read(fd, h, sizeof h);
+	close(fd);
+	if (n == 0)
+		return KP_OK; /* an empty file: sqlite makes it a new database */
+	if (n < (ssize_t)sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
+		return kp_error_set(err, KP_ERR_DB, 0, -1,
+		                    "%s: not a kpbrowse index (not an SQLite database); refusing to touch it",
+		                    path);
+	uint32_t app = be32(h + 68), uv = be32(h + 60);
+	if (app != 0 && app != KPI_APPLICATION_ID)
+		return kp_error_set(err, KP_ERR_DB, 0, -1,
+		                    "%s: an SQLite database of another program, not a kpbrowse index; "
+		                    "refusing to touch it", path);
+	if (app == KPI_APPLICATION_ID && uv > KPI_SCHEMA_VERSION)
+		return kp_error_set(err, KP_ERR_DB, 0, -1,
+		                    "%s: index schema version %u is newer than this kpbrowse (%d)", path,
+		                    (unsigned)uv, KPI_SCHEMA_VERSION);
+	return KP_OK;
+}
+
+/* WAL is persistent, so only a new file needs switching.  Switching takes a
+ * lock that sqlite does not wait for through the busy handler (two processes
+ * creating the index at once get SQLITE_BUSY at once): retry for as long as
+ * the busy timeout. */
+static kp_status set_wal(kpi__sq *db, kp_error *err)
+{
+	sqlite3_stmt *q;
+	bool wal = false;
+	if (sqlite3_prepare_v2(db->db, "PRAGMA journal_mode", -1, &q, NULL) == SQLITE_OK) {
+		if (sqlite3_step(q) == SQLITE_ROW) {
+			const char *m = (const char *)sqlite3_column_text(q, 0);
+			wal = m && strcmp(m, "wal") == 0;
+		}
+		sqlite3_finalize(q);
+	}
+	for (int waited = 0; !wal; waited += 20) {
+		int rc = sqlite3_exec(db->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			break;
+		if ((rc & 0xff) != SQLITE_BUSY || waited >= BUSY_TIMEOUT_MS)
+			return exec_sql(db, "PRAGMA journal_mode = WAL", err, "setting WAL mode");
+		struct timespec ts = {0, 20 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	return exec_sql(db, "PRAGMA synchronous = NORMAL", err, "setting WAL mode");
+}
+
+kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err)
+{
+	*out = NULL;
+	struct stat st;
+	int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+	kp_status s;
+	if (stat(path, &st) != 0) {
+		if (errno != ENOENT)
+			return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", path, strerror(errno));
+		if (!(flags & KPI_OPEN_CREATE))
+			return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1,
+			                    "%s: no index yet (run 'kpbrowse index')", path);
+		if ((s = kp_fs_mkdirs_for(path, 0755, err)) != KP_OK)
+			return s;
+		oflags |= SQLITE_OPEN_CREATE;
+	} else if (!S_ISREG(st.st_mode)) {
+		return kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a regular file", path);
+	} else if ((s = check_header(path, err)) != KP_OK) {
+		return s;
+	}
+
+	kpi__sq *db = calloc(1, sizeof *db);
+	if (!db || !(db->path = strdup(path))) {
+		free(db);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	if (sqlite3_open_v2(path, &db->db, oflags, NULL) != SQLITE_OK) {
+		s = kpi__sq_err(db, err, "cannot open");
+		sq_close(&db->base);
+		return s;
+	}
+	sqlite3_extended_result_codes(db->db, 1);
+	sqlite3_busy_timeout(db->db, BUSY_TIMEOUT_MS);
+
+	int uv = 0, app = 0, nobj = 0;
+	if (pragma_int(db, "PRAGMA application_id", &app) != SQLITE_OK ||
+	    pragma_int(db, "PRAGMA user_version", &uv) != SQLITE_OK ||
+	    pragma_int(db, "SELECT count(*) FROM sqlite_master", &nobj) != SQLITE_OK) {
+		s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index or corrupt: %s", path,
+		                 sqlite3_errmsg(db->db));
+		sq_close(&db->base);
+		return s;
+	}
+	if (!(app == KPI_APPLICATION_ID || (app == 0 && uv == 0 && nobj == 0))) {
+		s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index; refusing to touch it",
+		                 path);
+		sq_close(&db->base);
+		return s;
+	}
+	if (uv > KPI_SCHEMA_VERSION) {
+		s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: index schema version %d is newer than this kpbrowse (%d)",
+		                 path, uv, KPI_SCHEMA_VERSION);
+		sq_close(&db->base);
+		return s;
+	}
+	/* Only now that the file is known to be ours (or empty) may it change. */
+	if ((s = set_wal(db, err)) != KP_OK ||
+	    (uv < KPI_SCHEMA_VERSION && (s = migrate(db, err)) != KP_OK)) {
+		sq_close(&db->base);
+		return s;
+	}
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(db->db, "SELECT value FROM meta WHERE key = 'text_search'", -1, &q,
+	                       NULL) != SQLITE_OK) {
+		s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index or corrupt: %s", path,
+		                 sqlite3_errmsg(db->db));
+		sq_close(&db->base);
+		return s;
+	}
+	if (sqlite3_step(q) == SQLITE_ROW)
+		db->fts = strcmp((const char *)sqlite3_column_text(q, 0), "fts5") == 0;
+	sqlite3_finalize(q);
+	note_own_files(db);
+	db->base.ops = &sqlite_ops;
+	*out = &db->base;
+	return KP_OK;
+}
+
+static void sq_close(kpi_db *h)
+{
+	kpi__sq *db = (kpi__sq *)h;
+	for (int i = 0; i < Q_COUNT; i++)
+		sqlite3_finalize(db->stmt[i]);
+	if (db->db)
+		sqlite3_close(db->db);
+	free(db->path);
+	free(db);
+}
+
+/* Records the db's own files (db, -wal, -shm) so a scan skips them. */
+static void note_own_files(kpi__sq *db)
+{
+	static const char *const suffix[3] = {"", "-wal", "-shm"};
+	size_t n = strlen(db->path);
+	char *p = malloc(n + 5);
+	if (!p)
+		return;
+	db->nown = 0;
+	for (int i = 0; i < 3; i++) {
+		struct stat st;
+		memcpy(p, db->path, n);
+		strcpy(p + n, suffix[i]);
+		if (stat(p, &st) == 0) {
+			db->own_dev[db->nown] = st.st_dev;
+			db->own_ino[db->nown] = st.st_ino;
+			db->nown++;
+		}
+	}
+	free(p);
+}
+
+/* ---- statements ---- */
+
+static const char *stmt_text(const kpi__sq *db, kpi__sq_sql q)
+{
+	if (q == Q_FTS_INSERT)
+		return db->fts ? "INSERT INTO panic_fts(rowid, body) VALUES (?1, ?2)"
+		               : "INSERT OR REPLACE INTO panic_text(report_id, body) VALUES (?1, ?2)";
+	return sql_text[q];
+}
+
+sqlite3_stmt *kpi__sq_stmt(kpi__sq *db, kpi__sq_sql q, kp_error *err)
+{
+	sqlite3_stmt *s = db->stmt[q];
+	if (!s) {
+		if (sqlite3_prepare_v3(db->db, stmt_text(db, q), -1, SQLITE_PREPARE_PERSISTENT, &s,
+		                       NULL) != SQLITE_OK) {
+			kpi__sq_err(db, err, "preparing a statement");
+			return NULL;
+		}
+		db->stmt[q] = s;
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return s;
+}
+
+kp_status kpi__sq_err(kpi__sq *db, kp_error *err, const char *what)
+{
+	return kp_error_set(err, KP_ERR_DB, 0, -1, "%s: %s: %s", db->path, what,
+	                    db->db ? sqlite3_errmsg(db->db) : "out of memory");
+}
+
+kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err)
+{
+	sqlite3_stmt *s = kpi__sq_stmt(db, q, err);
+	if (!s)
+		return KP_ERR_DB;
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return kpi__sq_err(db, err, q == Q_BEGIN ? "cannot lock the index" : "statement failed");
+	return KP_OK;
+}
+
+
+/* ---- the write ops ---- */
+
+#define SQ(h) ((kpi__sq *)(h))
+
+static kp_status sq_begin(kpi_db *h, kp_error *err)
+{
+	note_own_files(SQ(h)); /* -wal and -shm come and go */
+	return kpi__sq_exec(SQ(h), Q_BEGIN, err);
+}
+
+static kp_status sq_commit(kpi_db *h, kp_error *err)
+{
+	return kpi__sq_exec(SQ(h), Q_COMMIT, err);
+}
+
+static void sq_rollback(kpi_db *h)
+{
+	sqlite3_exec(SQ(h)->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static bool sq_is_own_file(kpi_db *h, const struct stat *st)
+{
+	kpi__sq *db = SQ(h);
+	for (int i = 0; i < db->nown; i++)
+		if (st->st_dev == db->own_dev[i] && st->st_ino == db->own_ino[i])
+			return true;
+	return false;
+}
+
+static void bind_opt(sqlite3_stmt *q, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(q, i, v, -1, SQLITE_STATIC);
+}
+
+/* Steps a write statement to its end; KP_ERR_DB naming what otherwise. */
+static kp_status step_done(kpi__sq *db, sqlite3_stmt *q, kp_error *err, const char *what)
+{
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, what);
+}
+
+static kp_status sq_path_get(kpi_db *h, const char *path, kpi__path_rec *out, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	memset(out, 0, sizeof *out);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_PATH_GET, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		out->known = true;
+		out->report_id = sqlite3_column_int64(q, 0);
+		out->size = sqlite3_column_int64(q, 1);
+		out->mtime_ns = sqlite3_column_int64(q, 2);
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "looking up a path");
+}
+
+static kp_status sq_path_put(kpi_db *h, const char *path, int64_t report_id, int64_t size,
+                             int64_t mtime_ns, int64_t seen_at, const char *skip, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_PATH_PUT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+	if (report_id > 0)
+		sqlite3_bind_int64(q, 2, report_id);
+	sqlite3_bind_int64(q, 3, size);
+	sqlite3_bind_int64(q, 4, mtime_ns);
+	sqlite3_bind_int64(q, 5, seen_at);
+	bind_opt(q, 6, skip);
+	return step_done(db, q, err, "recording a path");
+}
+
+static kp_status sq_report_find(kpi_db *h, const char *hash, const char *incident, int64_t *id,
+                                kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*id = 0;
+	sqlite3_stmt *q = kpi__sq_stmt(db, hash ? Q_REPORT_BY_HASH : Q_REPORT_BY_INCIDENT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, hash ? hash : incident, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "looking up a report");
+}
+
+static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
+                               kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*added = false;
+	kp_status st = sq_report_find(h, r->content_hash, NULL, id, err);
+	if (st == KP_OK && !*id && r->incident_id)
+		st = sq_report_find(h, NULL, r->incident_id, id, err);
+	if (st != KP_OK || *id)
+		return st;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, r->content_hash, -1, SQLITE_STATIC);
+	bind_opt(q, 2, r->incident_id);
+	sqlite3_bind_int64(q, 3, r->size);
+	bind_opt(q, 4, r->format);
+	bind_opt(q, 5, r->timestamp);
+	sqlite3_bind_int64(q, 6, r->ts);
+	bind_opt(q, 7, r->os_version);
+	bind_opt(q, 8, r->kernel_uuid);
+	bind_opt(q, 9, r->headline);
+	sqlite3_bind_text(q, 10, r->exact_key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 11, r->group_id);
+	sqlite3_bind_int64(q, 12, r->indexed_at);
+	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
+		return st;
+	*id = sqlite3_last_insert_rowid(db->db);
+	*added = true;
+	for (size_t i = 0; i < r->nimages; i++) {
+		if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, *id);
+		sqlite3_bind_text(q, 2, r->images[i].uuid_hex, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, r->images[i].name ? r->images[i].name : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int(q, 4, r->images[i].rank);
+		if ((st = step_done(db, q, err, "recording images")) != KP_OK)
+			return st;
+	}
+	if (r->text) {
+		if (!(q = kpi__sq_stmt(db, Q_FTS_INSERT, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, *id);
+		sqlite3_bind_text(q, 2, r->text, -1, SQLITE_STATIC);
+		if ((st = step_done(db, q, err, "recording the panic text")) != KP_OK)
+			return st;
+	}
+	return KP_OK;
+}
+
+static kp_status sq_archive_add(kpi_db *h, int64_t id, const void *z, size_t zlen, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_ARCHIVE_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_blob(q, 2, z, (int)zlen, SQLITE_STATIC);
+	return step_done(db, q, err, "archiving a report");
+}
+
+static kp_status sq_report_ids(kpi_db *h, int64_t **out, size_t *nout, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*out = NULL;
+	*nout = 0;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_IDS, err);
+	if (!q)
+		return KP_ERR_DB;
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t *slot = kp_vec_push((void **)&ids, &n, &cap, sizeof *ids);
+		if (!slot) {
+			sqlite3_reset(q);
+			free(ids);
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		}
+		*slot = sqlite3_column_int64(q, 0);
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE) {
+		free(ids);
+		return kpi__sq_err(db, err, "listing reports");
+	}
+	*out = ids;
+	*nout = n;
+	return KP_OK;
+}
+
+static kp_status sq_report_regroup(kpi_db *h, int64_t id, const char *headline,
+                                   const char *exact_key, int64_t gid, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_RESIGN, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	bind_opt(q, 2, headline);
+	sqlite3_bind_text(q, 3, exact_key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, gid);
+	return step_done(db, q, err, "updating a report");
+}
+
+static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
+                              bool retitle, int64_t *gid, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*gid = 0;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, title, -1, SQLITE_STATIC);
+	bind_opt(q, 3, culprit);
+	kp_status st = step_done(db, q, err, "recording a group");
+	if (st != KP_OK)
+		return st;
+	if (!(q = kpi__sq_stmt(db, Q_GROUP_GET, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		*gid = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	if (!*gid)
+		return kpi__sq_err(db, err, "finding a group");
+	if (!retitle)
+		return KP_OK;
+	if (!(q = kpi__sq_stmt(db, Q_GROUP_SET_TITLE, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, *gid);
+	sqlite3_bind_text(q, 2, title, -1, SQLITE_STATIC);
+	bind_opt(q, 3, culprit);
+	return step_done(db, q, err, "updating a group");
+}
+
+static kp_status sq_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_REFRESH, err);
+		if (!q)
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, gids[i]);
+		kp_status st = step_done(db, q, err, "updating group counts");
+		if (st != KP_OK)
+			return st;
+	}
+	return KP_OK;
+}
+
+static kp_status sq_groups_prune(kpi_db *h, kp_error *err)
+{
+	return kpi__sq_exec(SQ(h), Q_GROUP_DELETE_EMPTY, err);
+}
+
+static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	kp_status st = kpi__sq_exec(db, Q_BEGIN, err);
+	if (st != KP_OK)
+		return st;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_META_SET, err);
+	if (!q)
+		st = KP_ERR_DB;
+	else {
+		sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, value ? value : "", -1, SQLITE_STATIC);
+		st = step_done(db, q, err, "saving state");
+	}
+	if (st == KP_OK)
+		st = kpi__sq_exec(db, Q_COMMIT, err);
+	if (st != KP_OK)
+		sq_rollback(h);
+	return st;
+}
+
+static const kpi__store_ops sqlite_ops = {
+	.name = "sqlite",
+	.close = sq_close,
+	.begin = sq_begin,
+	.commit = sq_commit,
+	.rollback = sq_rollback,
+	.is_own_file = sq_is_own_file,
+	.path_get = sq_path_get,
+	.path_put = sq_path_put,
+	.report_paths = kpi__sq_report_paths,
+	.report_find = sq_report_find,
+	.report_add = sq_report_add,
+	.archive_add = sq_archive_add,
+	.archive_get = kpi__sq_archive_get,
+	.report_ids = sq_report_ids,
+	.report_regroup = sq_report_regroup,
+	.group_add = sq_group_add,
+	.groups_refresh = sq_groups_refresh,
+	.groups_prune = sq_groups_prune,
+	.list_reports = kpi__sq_list_reports,
+	.list_groups = kpi__sq_list_groups,
+	.search = kpi__sq_search,
+	.meta_get = kpi__sq_meta_get,
+	.meta_set = sq_meta_set,
+};

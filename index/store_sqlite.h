@@ -1,0 +1,76 @@
+/* store_sqlite.h: private to the sqlite store (store_sqlite*.c): the
+ * handle and its statement cache.
+ *
+ * Ownership: statements belong to the handle (finalized by its close);
+ * kpi__sq_stmt returns a reset statement with cleared bindings.  The
+ * sqlite store keeps its file in WAL mode with a busy timeout, so several
+ * processes can share it; every write runs in BEGIN IMMEDIATE. */
+#ifndef KPI_STORE_SQLITE_H
+#define KPI_STORE_SQLITE_H
+
+#include "kpi_store.h"
+
+#include <sqlite3.h>
+#include <sys/types.h>
+
+/* Every SQL statement the store runs on data, by id (store_sqlite.c holds the text). */
+typedef enum kpi__sq_sql {
+	Q_BEGIN,
+	Q_COMMIT,
+	Q_ROLLBACK,
+	Q_PATH_GET,
+	Q_PATH_PUT,
+	Q_REPORT_BY_HASH,
+	Q_REPORT_BY_INCIDENT,
+	Q_REPORT_INSERT,
+	Q_ARCHIVE_INSERT,
+	Q_GROUP_INSERT,
+	Q_GROUP_GET,
+	Q_GROUP_REFRESH,
+	Q_GROUP_DELETE_EMPTY,
+	Q_IMAGE_INSERT,
+	Q_FTS_INSERT,
+	Q_REPORT_ARCHIVE,
+	Q_REPORT_IDS,
+	Q_REPORT_RESIGN,
+	Q_GROUP_SET_TITLE,
+	Q_LIST_REPORTS,
+	Q_LIST_GROUPS,
+	Q_GROUP_MEMBERS,
+	Q_REPORT_PATHS,
+	Q_SEARCH_UUID,
+	Q_SEARCH_KEXT,
+	Q_SEARCH_FTS,
+	Q_SEARCH_LIKE,
+	Q_META_GET,
+	Q_META_SET,
+	Q_COUNT
+} kpi__sq_sql;
+
+typedef struct kpi__sq {
+	kpi_db base;          /* first: a kpi_db * is a kpi__sq * */
+	sqlite3 *db;
+	char *path;
+	bool fts;             /* FTS5 text search, else LIKE over panic_text */
+	sqlite3_stmt *stmt[Q_COUNT];
+	/* the database's own files, never scanned as reports */
+	dev_t own_dev[3];
+	ino_t own_ino[3];
+	int nown;
+} kpi__sq;
+
+sqlite3_stmt *kpi__sq_stmt(kpi__sq *db, kpi__sq_sql q, kp_error *err);
+/* KP_ERR_DB with sqlite's message and what was being done. */
+kp_status kpi__sq_err(kpi__sq *db, kp_error *err, const char *what);
+kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err);   /* one-step statements */
+
+/* The query ops (store_sqlite_query.c). */
+kp_status kpi__sq_report_paths(kpi_db *db, int64_t id, kpi__path_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_archive_get(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);
+kp_status kpi__sq_list_reports(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
+                         void *ctx, size_t *nfound, kp_error *err);
+kp_status kpi__sq_meta_get(kpi_db *db, const char *key, char **value, kp_error *err);
+
+#endif

@@ -1,0 +1,280 @@
+/* store_sqlite_query.c: the sqlite store's read ops: listing, searching,
+ * paths, archives and meta. */
+#include "store_sqlite.h"
+#include "kp_vec.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SQ(h) ((kpi__sq *)(h))
+
+static const char *col_text(sqlite3_stmt *q, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(q, i);
+	return s && *s ? s : NULL;
+}
+
+kp_status kpi__sq_report_paths(kpi_db *h, int64_t id, kpi__path_fn fn, void *ctx, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_PATHS, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		if (fn(ctx, (const char *)sqlite3_column_text(q, 0)))
+			break;
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "listing paths");
+}
+
+kp_status kpi__sq_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	memset(out, 0, sizeof *out);
+	sqlite3_stmt *s = kpi__sq_stmt(db, Q_REPORT_ARCHIVE, err);
+	if (!s)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(s, 1, id);
+	int rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(s);
+		if (rc == SQLITE_DONE)
+			return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no report @%lld in the index",
+			                    (long long)id);
+		return kpi__sq_err(db, err, "reading the archive");
+	}
+	out->size = sqlite3_column_int64(s, 0);
+	snprintf(out->hash, sizeof out->hash, "%s", (const char *)sqlite3_column_text(s, 1));
+	const void *blob = sqlite3_column_blob(s, 2);
+	int blen = sqlite3_column_bytes(s, 2);
+	out->group_id = sqlite3_column_int64(s, 3);
+	out->z = malloc(blen > 0 ? (size_t)blen : 1);
+	if (out->z && blen > 0)
+		memcpy(out->z, blob, (size_t)blen);
+	out->zlen = blen > 0 ? (size_t)blen : 0;
+	sqlite3_reset(s);
+	return out->z ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+}
+
+static void uuid_pretty(const char *hex, char out[37])
+{
+	if (!hex || strlen(hex) != 32 || !kp_uuid_canon(hex, 32, out))
+		out[0] = '\0';
+}
+
+/* Steps a report-row statement (columns as in Q_LIST_REPORTS: id, seq,
+ * timestamp, os_version, headline, group_id, group count, archived, match
+ * uuid, match name, match rank, most recent path) and calls fn once per
+ * report; later rows of the same report are its weaker matches. */
+static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, kpi_report_fn fn,
+                          void *ctx, size_t *nfound, kp_error *err)
+{
+	size_t n = 0;
+	int64_t last = -1;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		if (id == last)
+			continue;
+		last = id;
+		char uuid[37];
+		uuid_pretty(col_text(q, 8), uuid);
+		kpi_match m = {uuid[0] ? uuid : NULL, col_text(q, 9),
+		               kpi__role_name(sqlite3_column_int(q, 10))};
+		kpi_report_row row = {
+			.id = id,
+			.seq = sqlite3_column_int64(q, 1),
+			.path = col_text(q, 11),
+			.timestamp = col_text(q, 2),
+			.os_version = col_text(q, 3),
+			.headline = col_text(q, 4),
+			.group_id = sqlite3_column_int64(q, 5),
+			.group_count = sqlite3_column_int64(q, 6),
+			.archived = sqlite3_column_int(q, 7) != 0,
+			.match = with_match ? &m : NULL,
+		};
+		n++;
+		if (fn && fn(ctx, &row))
+			break;
+	}
+	kp_status st = KP_OK;
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = kpi__sq_err(db, err, "querying");
+	sqlite3_reset(q);
+	if (nfound)
+		*nfound = n;
+	return st;
+}
+
+kp_status kpi__sq_list_reports(kpi_db *h, kpi_report_fn fn, void *ctx, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_REPORTS, err);
+	return q ? run_rows(db, q, false, fn, ctx, NULL, err) : KP_ERR_DB;
+}
+
+static void col_time(sqlite3_stmt *q, int col, char out[32])
+{
+	out[0] = '\0';
+	if (sqlite3_column_type(q, col) != SQLITE_NULL)
+		kpi__iso_time(sqlite3_column_int64(q, col), out);
+}
+
+kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_GROUPS, err);
+	if (!q)
+		return KP_ERR_DB;
+	int rc;
+	kp_status st = KP_OK;
+	while (st == KP_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t count = sqlite3_column_int64(q, 3);
+		if (count <= 0)
+			continue; /* emptied by an interrupted resign */
+		kpi_group_row g = {
+			.group_id = sqlite3_column_int64(q, 0),
+			.title = col_text(q, 1),
+			.culprit = col_text(q, 2),
+			.count = count,
+		};
+		char first[32], last[32];
+		col_time(q, 4, first);
+		col_time(q, 5, last);
+		g.first_seen = first[0] ? first : NULL;
+		g.last_seen = last[0] ? last : NULL;
+		int64_t *ids = NULL;
+		size_t n = 0, cap = 0;
+		sqlite3_stmt *m = kpi__sq_stmt(db, Q_GROUP_MEMBERS, err);
+		if (!m) {
+			st = KP_ERR_DB;
+			break;
+		}
+		sqlite3_bind_int64(m, 1, g.group_id);
+		while (sqlite3_step(m) == SQLITE_ROW) {
+			int64_t *slot = kp_vec_push((void **)&ids, &n, &cap, sizeof *ids);
+			if (!slot) {
+				st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+				break;
+			}
+			*slot = sqlite3_column_int64(m, 0);
+		}
+		sqlite3_reset(m);
+		g.report_ids = ids;
+		g.nreport_ids = n;
+		int stop = st == KP_OK && fn ? fn(ctx, &g) : 0;
+		free(ids);
+		if (stop)
+			break;
+	}
+	if (st == KP_OK && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		st = kpi__sq_err(db, err, "listing groups");
+	sqlite3_reset(q);
+	return st;
+}
+
+/* The bound argument of a text search: with FTS5 every word a quoted
+ * phrase (FTS5 syntax in the text stays text); with LIKE the whole text,
+ * its wildcards escaped.  malloc'd; *n its length. */
+static char *text_arg(const kpi__sq *db, const char *text, size_t *n)
+{
+	size_t tl = strlen(text), o = 0;
+	char *arg = malloc(2 * tl + 8);
+	if (!arg)
+		return NULL;
+	if (db->fts) {
+		const char *p = text;
+		while (*p) {
+			while (*p && isspace((unsigned char)*p))
+				p++;
+			if (!*p)
+				break;
+			if (o)
+				arg[o++] = ' ';
+			arg[o++] = '"';
+			while (*p && !isspace((unsigned char)*p)) {
+				if (*p == '"')
+					arg[o++] = '"';
+				arg[o++] = *p++;
+			}
+			arg[o++] = '"';
+		}
+	} else {
+		for (size_t i = 0; i < tl; i++) {
+			if (text[i] == '%' || text[i] == '_' || text[i] == '\\')
+				arg[o++] = '\\';
+			arg[o++] = text[i];
+		}
+	}
+	arg[o] = '\0';
+	*n = o;
+	return arg;
+}
+
+kp_status kpi__sq_search(kpi_db *h, kpi__search kind, const char *arg, kpi_report_fn fn,
+                         void *ctx, size_t *nfound, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q;
+	switch (kind) {
+	case KPI__SEARCH_UUID: {
+		/* a prefix is the range prefix000... to prefixFFF... */
+		char lo[33], hi[33];
+		size_t n = strlen(arg);
+		if (n > 32)
+			n = 32;
+		memcpy(lo, arg, n);
+		memcpy(hi, arg, n);
+		for (size_t i = n; i < 32; i++) {
+			lo[i] = '0';
+			hi[i] = 'F';
+		}
+		lo[32] = hi[32] = '\0';
+		if (!(q = kpi__sq_stmt(db, Q_SEARCH_UUID, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_text(q, 1, lo, 32, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 2, hi, 32, SQLITE_TRANSIENT);
+		return run_rows(db, q, true, fn, ctx, nfound, err);
+	}
+	case KPI__SEARCH_KEXT:
+		if (!(q = kpi__sq_stmt(db, Q_SEARCH_KEXT, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
+		return run_rows(db, q, true, fn, ctx, nfound, err);
+	case KPI__SEARCH_TEXT:
+		break;
+	}
+	size_t n;
+	char *t = text_arg(db, arg, &n);
+	if (!t)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	if (!(q = kpi__sq_stmt(db, db->fts ? Q_SEARCH_FTS : Q_SEARCH_LIKE, err))) {
+		free(t);
+		return KP_ERR_DB;
+	}
+	sqlite3_bind_text(q, 1, t, (int)n, SQLITE_TRANSIENT);
+	free(t);
+	return run_rows(db, q, false, fn, ctx, nfound, err);
+}
+
+kp_status kpi__sq_meta_get(kpi_db *h, const char *key, char **value, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*value = NULL;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_META_GET, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	kp_status st = KP_OK;
+	if (rc == SQLITE_ROW && !(*value = strdup((const char *)sqlite3_column_text(q, 0))))
+		st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		st = kpi__sq_err(db, err, "reading state");
+	sqlite3_reset(q);
+	return st;
+}

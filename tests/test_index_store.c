@@ -1,0 +1,327 @@
+/* test_index_store.c: the store contract (index/kpi_store.h) through the
+ * ops table only, so that one test body runs against every store: each
+ * backend opens a fresh, empty store and the behaviours below use nothing
+ * but db->ops.  The PostgreSQL store (issue 16) adds its backend here. */
+#include "kpi_store.h"
+#include "kt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmp[1024];
+
+typedef struct backend {
+	const char *name;
+	/* A fresh, empty store, or NULL with a reason to skip. */
+	kpi_db *(*fresh)(const char *tag, char *why, size_t wsize);
+} backend;
+
+static kpi_db *sqlite_fresh(const char *tag, char *why, size_t wsize)
+{
+	char p[1200];
+	snprintf(p, sizeof p, "%s/%s.sqlite3", tmp, tag);
+	kpi_db *db = NULL;
+	kp_error err;
+	if (kpi_open(p, KPI_OPEN_CREATE, &db, &err) != KP_OK)
+		snprintf(why, wsize, "%s", err.msg);
+	return db;
+}
+
+static const backend backends[] = {
+	{"sqlite", sqlite_fresh},
+};
+
+/* ---- helpers over the ops ---- */
+
+static int64_t group(kpi_db *db, const char *key)
+{
+	int64_t gid = 0;
+	kp_error err;
+	if (db->ops->group_add(db, key, key, NULL, false, &gid, &err) != KP_OK)
+		printf("# group_add: %s\n", err.msg);
+	return gid;
+}
+
+static kpi__new_report report(const char *hash, const char *incident, int64_t ts, int64_t gid)
+{
+	static const kpi__image images[] = {
+		{"5E7A1C2B9D444F1E8B3A77C0DE11A001", "com.example.driver.Widget", 1},
+		{"5E7A1C2B9D444F1E8B3A77C0DE11A001", "com.example.driver.Widget", 1}, /* repeated */
+		{"C2A94E1077B33E559D101AB2C3D4E5F6", "kernel", 0},
+		{"", "org.sample.kext.NoUUID", 2},
+	};
+	return (kpi__new_report){
+		.content_hash = hash, .incident_id = incident, .size = 3, .format = "text",
+		.timestamp = "2022-03-01 10:00:00 +0000", .ts = ts, .os_version = "21E258",
+		.headline = "Widget ring overflow", .exact_key = hash, .group_id = gid,
+		.indexed_at = 1, .images = images, .nimages = 4,
+		.text = "Widget ring overflow: slot busy",
+	};
+}
+
+/* Adds a report in its own transaction; returns its id. */
+static int64_t add(kpi_db *db, const kpi__new_report *r, bool *added)
+{
+	int64_t id = 0;
+	kp_error err;
+	bool a = false;
+	if (db->ops->begin(db, &err) != KP_OK || db->ops->report_add(db, r, &id, &a, &err) != KP_OK ||
+	    db->ops->groups_refresh(db, &r->group_id, 1, &err) != KP_OK ||
+	    db->ops->commit(db, &err) != KP_OK)
+		printf("# add: %s\n", err.msg);
+	if (added)
+		*added = a;
+	return id;
+}
+
+typedef struct found {
+	int n;
+	int64_t id[8], seq[8], count[8];
+	char role[8][16];
+	char path[8][64];
+} found;
+
+static int collect(void *ctx, const kpi_report_row *r)
+{
+	found *f = ctx;
+	if (f->n < 8) {
+		f->id[f->n] = r->id;
+		f->seq[f->n] = r->seq;
+		f->count[f->n] = r->group_count;
+		snprintf(f->role[f->n], 16, "%s", r->match ? r->match->role : "");
+		snprintf(f->path[f->n], 64, "%s", r->path ? r->path : "");
+	}
+	f->n++;
+	return 0;
+}
+
+static int collect_group(void *ctx, const kpi_group_row *g)
+{
+	found *f = ctx;
+	if (f->n < 8) {
+		f->id[f->n] = g->group_id;
+		f->count[f->n] = g->count;
+		f->seq[f->n] = g->nreport_ids ? g->report_ids[0] : 0;
+		snprintf(f->path[f->n], 64, "%s", g->first_seen ? g->first_seen : "");
+	}
+	f->n++;
+	return 0;
+}
+
+/* ---- the behaviours ---- */
+
+static void empty_store_lists_nothing(const char *be, kpi_db *db)
+{
+	found f = {0};
+	kp_error err;
+	int64_t *ids = NULL;
+	size_t n = 9;
+	char *v = (char *)"x";
+	KT_CHECK(db->ops->list_reports(db, collect, &f, &err) == KP_OK && f.n == 0 &&
+	         db->ops->list_groups(db, collect_group, &f, &err) == KP_OK && f.n == 0 &&
+	         db->ops->report_ids(db, &ids, &n, &err) == KP_OK && n == 0 &&
+	         db->ops->meta_get(db, "test.none", &v, &err) == KP_OK && v == NULL,
+	         "%s: an empty store lists nothing", be);
+	free(ids);
+}
+
+static void report_find_or_add(const char *be, kpi_db *db)
+{
+	int64_t gid = group(db, "g-find");
+	bool added = false, again = true, inc = true;
+	kpi__new_report r = report("h-find-1", "INC-1", 100, gid);
+	int64_t id = add(db, &r, &added);
+	int64_t id2 = add(db, &r, &again);
+	kpi__new_report other = report("h-find-2", "INC-1", 100, gid);
+	int64_t id3 = add(db, &other, &inc);
+	KT_CHECK(id > 0 && added && id2 == id && !again && id3 == id && !inc,
+	         "%s: find-or-add: the same hash or incident id is one report", be);
+	int64_t by_hash = 0, by_inc = 0, none = 1;
+	kp_error err;
+	KT_CHECK(db->ops->report_find(db, "h-find-1", NULL, &by_hash, &err) == KP_OK && by_hash == id &&
+	         db->ops->report_find(db, NULL, "INC-1", &by_inc, &err) == KP_OK && by_inc == id &&
+	         db->ops->report_find(db, "h-none", NULL, &none, &err) == KP_OK && none == 0,
+	         "%s: report_find by hash and by incident id", be);
+}
+
+static void rollback_leaves_nothing(const char *be, kpi_db *db)
+{
+	kp_error err;
+	int64_t gid = group(db, "g-rollback"), id = 0, found_id = 1;
+	bool added;
+	kpi__new_report r = report("h-rollback", NULL, 100, gid);
+	KT_CHECK(db->ops->begin(db, &err) == KP_OK && db->ops->report_add(db, &r, &id, &added, &err) == KP_OK,
+	         "%s: add inside a transaction", be);
+	db->ops->rollback(db);
+	KT_CHECK(db->ops->report_find(db, "h-rollback", NULL, &found_id, &err) == KP_OK && found_id == 0,
+	         "%s: rolled back: no report", be);
+}
+
+static int collect_path(void *ctx, const char *path)
+{
+	found *f = ctx;
+	if (f->n < 8)
+		snprintf(f->path[f->n], 64, "%s", path);
+	f->n++;
+	return 0;
+}
+
+static void paths_recorded(const char *be, kpi_db *db)
+{
+	kp_error err;
+	int64_t gid = group(db, "g-paths");
+	kpi__new_report r = report("h-paths", NULL, 100, gid);
+	int64_t rid = add(db, &r, NULL);
+	kpi__path_rec skip, rec, unknown;
+	KT_CHECK(db->ops->begin(db, &err) == KP_OK &&
+	         db->ops->path_put(db, "/r/notes.txt", 0, 14, 7, 1000, "not a panic report", &err) == KP_OK &&
+	         db->ops->path_put(db, "/r/a.panic", rid, 3, 8, 1000, NULL, &err) == KP_OK &&
+	         db->ops->path_put(db, "/r/Retired/a.panic", rid, 3, 9, 2000, NULL, &err) == KP_OK &&
+	         db->ops->commit(db, &err) == KP_OK, "%s: paths recorded", be);
+	KT_CHECK(db->ops->path_get(db, "/r/notes.txt", &skip, &err) == KP_OK && skip.known &&
+	         skip.report_id == 0 && skip.size == 14 && skip.mtime_ns == 7 &&
+	         db->ops->path_get(db, "/r/a.panic", &rec, &err) == KP_OK && rec.report_id == rid &&
+	         db->ops->path_get(db, "/r/none", &unknown, &err) == KP_OK && !unknown.known,
+	         "%s: path_get: skipped, a report's, unknown", be);
+	found f = {0};
+	KT_CHECK(db->ops->report_paths(db, rid, collect_path, &f, &err) == KP_OK && f.n == 2 &&
+	         strcmp(f.path[0], "/r/Retired/a.panic") == 0, "%s: a report's paths, most recent first",
+	         be);
+}
+
+static void archive_round_trip(const char *be, kpi_db *db)
+{
+	kp_error err;
+	int64_t gid = group(db, "g-archive");
+	kpi__new_report r = report("h-archive", NULL, 100, gid);
+	int64_t id = add(db, &r, NULL);
+	static const unsigned char z[] = {0x78, 0x9c, 0x00, 0xff, 0x10};
+	KT_CHECK(db->ops->begin(db, &err) == KP_OK && db->ops->archive_add(db, id, z, sizeof z, &err) == KP_OK &&
+	         db->ops->commit(db, &err) == KP_OK, "%s: archive stored", be);
+	kpi__archive a = {0};
+	KT_CHECK(db->ops->archive_get(db, id, &a, &err) == KP_OK && a.zlen == sizeof z &&
+	         memcmp(a.z, z, sizeof z) == 0 && a.size == 3 && strcmp(a.hash, "h-archive") == 0 &&
+	         a.group_id == gid, "%s: archive bytes, size, hash and group come back", be);
+	free(a.z);
+	KT_CHECK(db->ops->archive_get(db, 999999, &a, &err) == KP_ERR_NOTFOUND, "%s: unknown id: NOTFOUND",
+	         be);
+}
+
+static void seq_follows_storing_order(const char *be, kpi_db *db)
+{
+	int64_t gid = group(db, "g-seq");
+	kpi__new_report newer = report("h-seq-newer", NULL, 5000, gid);
+	kpi__new_report older = report("h-seq-older", NULL, 10, gid); /* stored later, dated earlier */
+	int64_t n = add(db, &newer, NULL), o = add(db, &older, NULL);
+	found f = {0};
+	kp_error err;
+	db->ops->list_reports(db, collect, &f, &err);
+	int64_t sn = -1, so = -1;
+	for (int i = 0; i < f.n && i < 8; i++) {
+		if (f.id[i] == n)
+			sn = f.seq[i];
+		if (f.id[i] == o)
+			so = f.seq[i];
+	}
+	KT_CHECK(sn > 0 && so > sn, "%s: seq grows with storing order, not report time (%lld > %lld)", be,
+	         (long long)so, (long long)sn);
+}
+
+static void groups_count_and_regroup(const char *be, kpi_db *db)
+{
+	kp_error err;
+	int64_t g1 = group(db, "g-regroup-1"), g2 = group(db, "g-regroup-2");
+	kpi__new_report r1 = report("h-regroup-1", NULL, 1714557600, g1);
+	kpi__new_report r2 = report("h-regroup-2", NULL, 1714561200, g1);
+	int64_t i1 = add(db, &r1, NULL), i2 = add(db, &r2, NULL);
+	found f = {0};
+	db->ops->list_groups(db, collect_group, &f, &err);
+	int k = -1;
+	for (int i = 0; i < f.n && i < 8; i++)
+		if (f.id[i] == g1)
+			k = i;
+	KT_CHECK(k >= 0 && f.count[k] == 2 && f.seq[k] == i2 && strcmp(f.path[k], "2024-05-01T10:00:00Z") == 0,
+	         "%s: a group counts its reports, newest first, first seen in UTC", be);
+	KT_CHECK(db->ops->begin(db, &err) == KP_OK &&
+	         db->ops->report_regroup(db, i1, "moved", "h-regroup-1", g2, &err) == KP_OK &&
+	         db->ops->report_regroup(db, i2, "moved", "h-regroup-2", g2, &err) == KP_OK &&
+	         db->ops->groups_refresh(db, (int64_t[]){g1, g2}, 2, &err) == KP_OK &&
+	         db->ops->groups_prune(db, &err) == KP_OK && db->ops->commit(db, &err) == KP_OK,
+	         "%s: regroup and prune", be);
+	int64_t again = 0;
+	memset(&f, 0, sizeof f);
+	db->ops->list_groups(db, collect_group, &f, &err);
+	bool g1_gone = true;
+	for (int i = 0; i < f.n && i < 8; i++)
+		if (f.id[i] == g1)
+			g1_gone = false;
+	KT_CHECK(g1_gone, "%s: the emptied group is gone", be);
+	KT_CHECK(db->ops->group_add(db, "g-regroup-2", "new title", "com.example.Culprit", true, &again,
+	                            &err) == KP_OK && again == g2, "%s: group_add finds the group by key", be);
+}
+
+static void search_by_uuid_kext_text(const char *be, kpi_db *db)
+{
+	kp_error err;
+	int64_t gid = group(db, "g-search");
+	kpi__new_report r = report("h-search", NULL, 100, gid);
+	r.text = "Gadget watchdog: firmware stopped responding";
+	int64_t id = add(db, &r, NULL);
+	found f = {0};
+	size_t n = 0;
+	KT_CHECK(db->ops->search(db, KPI__SEARCH_UUID, "C2A94E10", collect, &f, &n, &err) == KP_OK &&
+	         n >= 1 && strcmp(f.role[0], "kernel") == 0, "%s: UUID prefix finds the kernel role", be);
+	memset(&f, 0, sizeof f);
+	KT_CHECK(db->ops->search(db, KPI__SEARCH_KEXT, "ORG.sample.kext.nouuid", collect, &f, &n, &err) ==
+	         KP_OK && n >= 1, "%s: kext by bundle id, any case", be);
+	memset(&f, 0, sizeof f);
+	KT_CHECK(db->ops->search(db, KPI__SEARCH_TEXT, "firmware stopped", collect, &f, &n, &err) == KP_OK &&
+	         n == 1 && f.id[0] == id, "%s: text search", be);
+	KT_CHECK(db->ops->search(db, KPI__SEARCH_TEXT, "\"firmware OR NEAR(", collect, &f, &n, &err) == KP_OK &&
+	         n == 0, "%s: query syntax in the text is text", be);
+}
+
+static void meta_set_and_get(const char *be, kpi_db *db)
+{
+	kp_error err;
+	char *v = NULL;
+	KT_CHECK(db->ops->meta_set(db, "test.k", "1", &err) == KP_OK &&
+	         db->ops->meta_set(db, "test.k", "two", &err) == KP_OK &&
+	         db->ops->meta_get(db, "test.k", &v, &err) == KP_OK && v && strcmp(v, "two") == 0,
+	         "%s: meta set overwrites, get reads it back", be);
+	free(v);
+}
+
+int main(void)
+{
+	const char *td = getenv("TMPDIR");
+	snprintf(tmp, sizeof tmp, "%s/kpi-store-XXXXXX", td && *td ? td : "/tmp");
+	if (!mkdtemp(tmp)) {
+		KT_CHECK(0, "mkdtemp");
+		return kt_done();
+	}
+	for (size_t b = 0; b < sizeof backends / sizeof *backends; b++) {
+		const char *be = backends[b].name;
+		char why[300] = "";
+		kpi_db *db = backends[b].fresh("store", why, sizeof why);
+		if (!db) {
+			char msg[400];
+			snprintf(msg, sizeof msg, "%s store unavailable: %s", be, why);
+			KT_SKIP(msg);
+			continue;
+		}
+		empty_store_lists_nothing(be, db);
+		report_find_or_add(be, db);
+		rollback_leaves_nothing(be, db);
+		paths_recorded(be, db);
+		archive_round_trip(be, db);
+		seq_follows_storing_order(be, db);
+		groups_count_and_regroup(be, db);
+		search_by_uuid_kext_text(be, db);
+		meta_set_and_get(be, db);
+		db->ops->close(db);
+	}
+	return kt_done();
+}
