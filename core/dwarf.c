@@ -27,13 +27,15 @@
  * subprograms sharing one range (identical-code folding) resolve to the
  * later one throughout, where llvm keeps fragments of the earlier one's
  * inlined ranges; among nlist symbols at one address kp_macho's order
- * applies, not llvm's.  The DWARF 5 paths (rnglists, line-table dir 0) are
- * written but cannot be exercised here: dsymutil 14 breaks DWARF 5.
+ * applies, not llvm's.  DWARF 5 (strx/addrx/rnglistx/loclistx forms,
+ * .debug_str_offsets, .debug_addr, .debug_rnglists, line_strp names, file
+ * and dir index 0, the MD5 column) is checked against llvm-symbolizer 19 on
+ * the clang/dsymutil 19 fixtures and their object files.
  *
- * libdwarf versions: written and tested against 20210528 (Debian 12); the
- * KP_LDW_0X branches target libdwarf 0.x/2.x (Homebrew) and were only
- * compile-checked against declarations transcribed from libdwarf-code's
- * libdwarf.h 2.1.  Every API difference is behind KP_LDW_* below.
+ * libdwarf versions: tested against 20210528 (Debian 12) and 2.3.1 (the 2.x
+ * line Homebrew ships; the suite runs against both).  Every API difference
+ * is behind KP_LDW_* below; the line-table flag bug both share is handled in
+ * real_end_sequence().
  *
  * dwarf_set_de_alloc_flag(0) is process-wide: every libdwarf user in the
  * process then runs untracked (kpbrowse has no other). */
@@ -60,8 +62,8 @@
 #endif
 
 #if KP_LDW_0X
-/* 0.x: *_a structs with om_/as_/ai_ field names.  The section index became
- * Dwarf_Unsigned after 0.3 (0.3.x headers still say Dwarf_Half). */
+/* 0.x and 2.x: *_a structs with om_/as_/ai_ field names.  The section index
+ * became Dwarf_Unsigned after 0.3 (0.3.x headers still say Dwarf_Half). */
 typedef Dwarf_Obj_Access_Interface_a kp_ldw_iface;
 typedef Dwarf_Obj_Access_Methods_a kp_ldw_methods;
 typedef Dwarf_Obj_Access_Section_a kp_ldw_section;
@@ -649,6 +651,33 @@ static void walk_children(dctx *c, Dwarf_Die die, int32_t parent, int depth, str
 	}
 }
 
+/* Whether a row libdwarf flags end_sequence really ends its sequence.
+ * libdwarf from 20210528 up to and including 2.3.1 also sets that flag on
+ * every row a special opcode emits with epilogue_begin set (libdwarf issue
+ * #322, fixed after 2.3.1), and clang 17+ emits epilogue_begin on every
+ * epilogue: trusting the flag closes the sequence there and leaves the
+ * epilogue without a line.  So a flagged row that also says epilogue_begin
+ * ends its sequence only when the next row cannot continue it: that row's
+ * address is lower, or it was set by DW_LNE_set_address (a sequence starts
+ * with one; LLVM and dsymutil never emit one inside a sequence).  Right for
+ * every libdwarf, fixed or not; the last row of a table is always an end. */
+static bool real_end_sequence(kp_dwarf *d, Dwarf_Line row, Dwarf_Line next, Dwarf_Addr addr)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Bool prologue_end = 0, epilogue_begin = 0, addr_set = 0;
+	Dwarf_Unsigned isa = 0, discriminator = 0;
+	Dwarf_Addr next_addr = 0;
+	if (dwarf_prologue_end_etc(row, &prologue_end, &epilogue_begin, &isa, &discriminator,
+	                           &e) != DW_DLV_OK ||
+	    !epilogue_begin || dwarf_lineaddr(next, &next_addr, &e) != DW_DLV_OK ||
+	    dwarf_line_is_addr_set(next, &addr_set, &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc_error(d->dbg, e);
+		return true;
+	}
+	return next_addr < addr || addr_set;
+}
+
 static void decode_lines(dctx *c, Dwarf_Die cudie)
 {
 	kp_dwarf *d = c->d;
@@ -763,6 +792,8 @@ static void decode_lines(dctx *c, Dwarf_Die cudie)
 			ldw_fail(c, &e, r);
 			goto out;
 		}
+		if (endseq && i + 1 < nl && !real_end_sequence(d, lines[i], lines[i + 1], addr))
+			endseq = 0;
 		struct row row = {addr, (uint32_t)line, (uint32_t)col,
 		                  file > UINT32_MAX ? UINT32_MAX : (uint32_t)file};
 		if (!kp__dwarf_cu_add_row(cu, &sb, row, endseq))
