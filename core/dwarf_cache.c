@@ -2,7 +2,8 @@
  * sections it may see, string interning, the per-CU line rows, subprogram
  * index and inlined-subroutine map (LLVM's AddrDieMap), the die-offset ->
  * name table and the address -> CU table.  dwarf.c fills them from libdwarf;
- * dwarf_lookup.c reads them. */
+ * dwarf_lookup.c reads them.  Also the reader of DWARF 5 range lists, which
+ * libdwarf is not trusted with. */
 #include "dwarf_priv.h"
 
 #include <stdlib.h>
