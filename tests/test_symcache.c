@@ -1,6 +1,8 @@
 /* test_symcache.c: the per-UUID symbol cache answers every address exactly
- * as the DWARF does; a second launch does not open the DWARF; a truncated,
- * bit-flipped, foreign or stale cache file is ignored and rebuilt. */
+ * as the DWARF does; lookups never build it (kp_symbols_cache_step does,
+ * and can be cancelled); a second launch does not open the DWARF; a
+ * truncated, bit-flipped, foreign or stale cache file is ignored and
+ * rebuilt. */
 #include "kt.h"
 #include "kp_macho.h"
 #include "kp_symbols.h"
@@ -92,27 +94,34 @@ static void dwarf_path(char *buf, size_t size, const char *name)
 	snprintf(buf, size, "%s/bin/%s.dSYM/Contents/Resources/DWARF/%s", tmp, name, name);
 }
 
-/* One lookup through a fresh kp_symbols (mode "always"), for its stats. */
+/* One lookup through a fresh kp_symbols (mode "always"), then the idle
+ * step that builds a wanted cache, for its stats. */
 static kp_symbols_stats one_launch(const char *dwarf, const char *arch)
 {
 	kp_symbols *s = syms("always", cache);
 	kp_symresult r;
 	kp_error err;
 	kp_symbols_lookup_file(s, dwarf, arch, 0x4000, &r, &err);
+	kp_symbols_cache_step(s, NULL, &err);
 	kp_symbols_stats st = kp_symbols_get_stats(s);
 	kp_symbols_free(&s);
 	return st;
 }
 
-static size_t progress_calls, progress_final;
+static size_t progress_calls, progress_final, cancel_after;
 
-static void on_progress(void *ctx, const char *what, size_t done, size_t total)
+static void on_progress(void *ctx, size_t done, size_t total)
 {
 	(void)ctx;
-	(void)what;
 	progress_calls++;
 	if (total == 1000 && done == 1000)
 		progress_final++;
+}
+
+static bool on_cancel(void *ctx)
+{
+	(void)ctx;
+	return progress_calls >= cancel_after;
 }
 
 static void rewrite(const char *file, long at, int xor_mask, long truncate_to)
@@ -151,10 +160,27 @@ static void built_and_read_back(void)
 		const char *what = fx[i].arch ? fx[i].arch : fx[i].name;
 		size_t nsym = 0;
 		kp_symbols *s = syms("always", cache);
-		progress_calls = progress_final = 0;
-		kp_symbols_set_progress(s, on_progress, NULL);
 		size_t bad = compare_all(s, dw, fx[i].arch, &nsym);
 		kp_symbols_stats st = kp_symbols_get_stats(s);
+		KT_CHECK(bad == 0 && nsym > 100 && st.symcaches_built == 0 && st.dwarf_opened == 1,
+		         "%s: first answers straight from DWARF, no cache built (%zu symbolicated)",
+		         what, nsym);
+		KT_CHECK(kp_symbols_cache_pending(s) != NULL, "%s: a cache is wanted", what);
+		/* cancelled at its first progress report: nothing written, still wanted */
+		kp_error err;
+		progress_calls = progress_final = 0;
+		cancel_after = 1;
+		kp_symbols_cache_cb cb = {on_progress, on_cancel, NULL};
+		kp_status cst = kp_symbols_cache_step(s, &cb, &err);
+		KT_CHECK(cst != KP_OK && kp_symbols_cache_pending(s) &&
+		         kp_symbols_get_stats(s).symcaches_built == 0,
+		         "%s: a cancelled build writes and uses nothing", what);
+		progress_calls = progress_final = 0;
+		cancel_after = SIZE_MAX;
+		KT_CHECK(kp_symbols_cache_step(s, &cb, &err) == KP_OK && !kp_symbols_cache_pending(s),
+		         "%s: the idle step builds it", what);
+		bad = compare_all(s, dw, fx[i].arch, &nsym);
+		st = kp_symbols_get_stats(s);
 		kp_symbols_free(&s);
 		KT_CHECK(bad == 0 && nsym > 100, "%s: built cache answers every __text byte as DWARF (%zu symbolicated, %zu differ)",
 		         what, nsym, bad);
@@ -248,6 +274,12 @@ static void when_not_cached(void)
 	kp_symbols_stats st = lookup_once("", cache);
 	KT_CHECK(st.symcaches_built == 0 && st.dwarf_opened == 1, "below %u bytes: no cache by default",
 	         KP_SYMCACHE_MIN_SIZE);
+	kp_symbols *s = syms("", cache);
+	kp_symresult r;
+	kp_error err;
+	kp_symbols_lookup_file(s, dw, NULL, 0x4000, &r, &err);
+	KT_CHECK(kp_symbols_cache_pending(s) == NULL, "below the size: no cache wanted");
+	kp_symbols_free(&s);
 	st = lookup_once("never", cache);
 	KT_CHECK(st.symcaches_built == 0 && st.symcaches_used == 0, "KPBROWSE_SYMCACHE=never: no cache");
 	st = lookup_once("always", "");
