@@ -286,6 +286,96 @@ static void when_not_cached(void)
 	KT_CHECK(st.symcaches_built == 0 && file_size(cf) < 0, "cache dir \"\": no cache written");
 }
 
+/* What a lookup at addr answers through a fresh reference (DWARF only). */
+static bool same_as_dwarf(kp_symbols *s, const char *dwarf, uint64_t addr)
+{
+	kp_symbols *ref = syms("never", "");
+	kp_symresult want, got;
+	kp_error e1, e2;
+	kp_symbols_lookup_file(ref, dwarf, NULL, addr, &want, &e1);
+	kp_symbols_lookup_file(s, dwarf, NULL, addr, &got, &e2);
+	bool same = same_result(&want, &got);
+	kp_symbols_free(&ref);
+	return same;
+}
+
+/* issue 11 item 6: a mapped cache truncated in place is dropped for the
+ * DWARF; a mapped DWARF truncated in place is a named error; no SIGBUS */
+static void truncated_in_place(void)
+{
+	kp_symbols_stats st = one_launch(dw, NULL);
+	kp_symbols *s = syms("always", cache);
+	uint64_t lo, hi;
+	KT_CHECK(text_range(dw, NULL, &lo, &hi), "text range");
+	KT_CHECK(same_as_dwarf(s, dw, lo + 64), "the cache answers");
+	st = kp_symbols_get_stats(s);
+	KT_CHECK(st.symcaches_used == 1 && st.dwarf_opened == 0, "from the mapped cache file");
+	KT_CHECK(truncate(cf, 0) == 0, "cache file truncated in place while mapped");
+	size_t bad = 0;
+	for (uint64_t a = lo + 64; a < hi - 64; a += 16)
+		bad += !same_as_dwarf(s, dw, a);
+	st = kp_symbols_get_stats(s);
+	KT_CHECK(bad == 0 && st.dwarf_opened == 1,
+	         "truncated cache: no SIGBUS, dropped, the DWARF answers (%zu differ)", bad);
+	kp_symbols_free(&s);
+
+	char copy[700];
+	snprintf(copy, sizeof copy, "%s/victim.dwarf", tmp);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", dw, copy);
+	KT_CHECK(system(cmd) == 0, "a DWARF file to truncate");
+	s = syms("never", "");
+	kp_symresult r;
+	kp_error err;
+	kp_symbols_lookup_file(s, copy, NULL, lo + 64, &r, &err);
+	KT_CHECK(r.status == KP_SYM_OK, "the DWARF copy answers");
+	KT_CHECK(truncate(copy, 0) == 0, "DWARF file truncated in place while mapped");
+	/* answers decoded before the truncation stay right; from the first read
+	 * of a vanished page on, every lookup names the damage */
+	size_t named = 0, n = 0, first = SIZE_MAX;
+	for (uint64_t a = lo + 64; a < hi - 64; a += 16, n++) {
+		kp_symbols_lookup_file(s, copy, NULL, a, &r, &err);
+		bool is_named = r.status == KP_SYM_ERROR && strstr(r.msg, "changed while in use");
+		if (is_named && first == SIZE_MAX)
+			first = n;
+		named += is_named;
+	}
+	KT_CHECK(first != SIZE_MAX && named == n - first,
+	         "truncated DWARF: no SIGBUS, a named error from the first vanished page on (%zu of %zu)",
+	         named, n);
+	kp_symbols_free(&s);
+}
+
+/* issue 11 item 5: a FIFO or a symlink planted as the cache file is
+ * ignored, never waited on; a symlink at the temporary's name is not
+ * followed */
+static void planted_files(void)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "rm -f '%s' && mkfifo '%s'", cf, cf);
+	KT_CHECK(system(cmd) == 0, "a FIFO named <UUID>.kpsym");
+	kp_symbols *s = syms("always", cache);
+	uint64_t lo, hi;
+	text_range(dw, NULL, &lo, &hi);
+	KT_CHECK(same_as_dwarf(s, dw, lo + 64), "FIFO as cache file: not waited on, the DWARF answers");
+	kp_symbols_free(&s);
+	char victim[300], tmpname[700];
+	snprintf(victim, sizeof victim, "%s/victim", tmp);
+	snprintf(tmpname, sizeof tmpname, "%s.%ld.0.tmp", cf, (long)getpid());
+	snprintf(cmd, sizeof cmd, "rm -f '%s' && echo precious >'%s' && ln -s '%s' '%s' && ln -s '%s' '%s'",
+	         cf, victim, victim, tmpname, victim, cf);
+	KT_CHECK(system(cmd) == 0, "symlinks planted as the cache file and its temporary");
+	s = syms("always", cache);
+	KT_CHECK(same_as_dwarf(s, dw, lo + 64), "symlink as cache file: not followed");
+	kp_error err;
+	kp_symbols_cache_step(s, NULL, &err);
+	kp_symbols_free(&s);
+	KT_CHECK(file_size(victim) == 9, "the symlinks' target is untouched");
+	struct stat sb;
+	KT_CHECK(lstat(cf, &sb) == 0 && S_ISREG(sb.st_mode), "the cache was written as a new file");
+	unlink(tmpname);
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof tmp, "/tmp/kp-test-symcache-XXXXXX");
@@ -305,6 +395,8 @@ int main(void)
 	damaged_file_rebuilt();
 	foreign_file_rebuilt();
 	stale_file_rebuilt();
+	truncated_in_place();
+	planted_files();
 	when_not_cached();
 
 	unsetenv("KPBROWSE_SYMCACHE");
