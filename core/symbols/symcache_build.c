@@ -65,10 +65,19 @@ static uint64_t zigzag(int64_t v)
 
 /* ---- the string table: one copy of each string ------------------------- */
 
+struct memo {
+	const char *p;
+	uint32_t id;
+};
+
 struct strtab {
 	struct vec bytes;   /* starts with one NUL: offset 0 is never a string id */
 	uint32_t *slot;     /* open addressing over offsets; 0 is empty */
 	size_t cap, n;
+	/* kp_dwarf hands out interned strings: their pointers are memoized so
+	 * most strings are found without hashing their bytes */
+	struct memo *memo;
+	size_t mcap, mn;
 };
 
 static uint64_t hash_str(const char *s)
@@ -77,6 +86,11 @@ static uint64_t hash_str(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
 	return h;
+}
+
+static size_t hash_ptr(const char *p, size_t cap)
+{
+	return (size_t)(((uintptr_t)p * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
 }
 
 static bool st_grow(struct strtab *t)
@@ -99,29 +113,60 @@ static bool st_grow(struct strtab *t)
 	return true;
 }
 
+static bool memo_grow(struct strtab *t)
+{
+	size_t nc = t->mcap ? t->mcap * 2 : 4096;
+	struct memo *nm = calloc(nc, sizeof *nm);
+	if (!nm)
+		return false;
+	for (size_t i = 0; i < t->mcap; i++) {
+		if (!t->memo[i].p)
+			continue;
+		size_t j = hash_ptr(t->memo[i].p, nc);
+		while (nm[j].p)
+			j = (j + 1) & (nc - 1);
+		nm[j] = t->memo[i];
+	}
+	free(t->memo);
+	t->memo = nm;
+	t->mcap = nc;
+	return true;
+}
+
 /* *id: s's offset in the table, 0 for NULL; false when out of memory. */
 static bool intern(struct strtab *t, const char *s, uint32_t *id)
 {
 	*id = 0;
 	if (!s)
 		return true;
+	if ((t->mn + 1) * 2 > t->mcap && !memo_grow(t))
+		return false;
+	size_t mj = hash_ptr(s, t->mcap);
+	for (; t->memo[mj].p; mj = (mj + 1) & (t->mcap - 1))
+		if (t->memo[mj].p == s) {
+			*id = t->memo[mj].id;
+			return true;
+		}
 	if (!t->bytes.n && !push_bytes(&t->bytes, "", 1))
 		return false;
 	if ((t->n + 1) * 2 > t->cap && !st_grow(t))
 		return false;
 	size_t j = hash_str(s) & (t->cap - 1);
 	for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
-		if (strcmp((const char *)t->bytes.v + t->slot[j], s) == 0) {
-			*id = t->slot[j];
-			return true;
-		}
-	size_t len = strlen(s) + 1;
-	if (t->bytes.n + len >= NONE)
-		return false;
-	*id = t->slot[j] = (uint32_t)t->bytes.n;
-	if (!push_bytes(&t->bytes, s, len))
-		return false;
-	t->n++;
+		if (strcmp((const char *)t->bytes.v + t->slot[j], s) == 0)
+			break;
+	if (!t->slot[j]) {
+		size_t len = strlen(s) + 1;
+		if (t->bytes.n + len >= NONE)
+			return false;
+		t->slot[j] = (uint32_t)t->bytes.n;
+		if (!push_bytes(&t->bytes, s, len))
+			return false;
+		t->n++;
+	}
+	*id = t->slot[j];
+	t->memo[mj] = (struct memo){s, *id};
+	t->mn++;
 	return true;
 }
 
@@ -141,38 +186,43 @@ struct node {
 	uint32_t parent; /* +1; 0: root */
 };
 
+struct brow {
+	uint64_t addr;
+	struct frame f;     /* the innermost frame (global string ids) */
+	uint32_t node;      /* +1; 0: none */
+	bool empty;
+};
+
 struct block {
 	uint64_t start;
 	uint32_t func;      /* outermost name of its answers */
-	struct node nodes[KP__SYMCACHE_ROWS * 4];
-	size_t nnodes;
-	struct vec rows;    /* encoded rows */
-	size_t nrows;
-	/* the decoder's state after the last row */
-	uint64_t addr;
-	uint32_t name, file, line, col, node;
 	bool open;
+	struct node nodes[KP__SYMCACHE_NODES];
+	size_t nnodes;
+	struct brow rows[KP__SYMCACHE_ROWS];
+	size_t nrows;
+	uint32_t strs[KP__SYMCACHE_STRS];   /* the block's strings, global ids */
+	size_t nstrs;
 };
 
-/* The node for frames f[k..n) (k >= 1), added if new; 0 when k == n. */
-static bool node_of(struct block *b, const struct answer *a, size_t k, uint32_t *out, bool *full)
+/* The node for frames f[k..n) (k >= 1), added if new; 0 when k == n;
+ * false when the block has no room left. */
+static bool node_of(struct block *b, const struct answer *a, size_t k, uint32_t *out)
 {
 	if (k >= a->n) {
 		*out = 0;
 		return true;
 	}
 	uint32_t parent;
-	if (!node_of(b, a, k + 1, &parent, full))
+	if (!node_of(b, a, k + 1, &parent))
 		return false;
-	for (size_t i = 0; i < b->nnodes; i++)
+	for (size_t i = b->nnodes; i-- > 0;)
 		if (b->nodes[i].parent == parent && !memcmp(&b->nodes[i].f, &a->f[k], sizeof a->f[k])) {
 			*out = (uint32_t)i + 1;
 			return true;
 		}
-	if (b->nnodes == sizeof b->nodes / sizeof b->nodes[0]) {
-		*full = true;
+	if (b->nnodes == KP__SYMCACHE_NODES)
 		return false;
-	}
 	b->nodes[b->nnodes] = (struct node){a->f[k], parent};
 	*out = (uint32_t)++b->nnodes;
 	return true;
@@ -183,30 +233,91 @@ struct out {
 	size_t nrows;
 };
 
+/* The block-local index (+1) of global string id g, added if new. */
+static uint32_t local(struct block *b, uint32_t g)
+{
+	if (!g)
+		return 0;
+	for (size_t i = b->nstrs; i-- > 0;)
+		if (b->strs[i] == g)
+			return (uint32_t)i + 1;
+	b->strs[b->nstrs] = g;   /* room: at most 2 per row and 2 per node */
+	return (uint32_t)++b->nstrs;
+}
+
 static bool flush_block(struct out *o, struct block *b)
 {
 	if (!b->open)
 		return true;
 	b->open = false;
-	if (o->data.n >= NONE || !push_u64(&o->starts, b->start) ||
-	    !push_u32(&o->offs, (uint32_t)o->data.n) || !uleb(&o->data, b->nnodes))
+	b->nstrs = 0;
+	for (size_t i = 0; i < b->nnodes; i++) {
+		b->nodes[i].f.name = local(b, b->nodes[i].f.name);
+		b->nodes[i].f.file = local(b, b->nodes[i].f.file);
+	}
+	unsigned g = 2;
+	for (size_t i = 0; i < b->nrows; i++) {
+		b->rows[i].f.name = local(b, b->rows[i].f.name);
+		b->rows[i].f.file = local(b, b->rows[i].f.file);
+		if ((b->rows[i].addr - b->start) % 4)
+			g = 0;
+	}
+	struct vec *d = &o->data;
+	if (d->n >= NONE || !push_u64(&o->starts, b->start) || !push_u32(&o->offs, (uint32_t)d->n) ||
+	    !uleb(d, b->nstrs))
+		return false;
+	for (size_t i = 0; i < b->nstrs; i++)
+		if (!uleb(d, b->strs[i]))
+			return false;
+	if (!uleb(d, b->nnodes))
 		return false;
 	for (size_t i = 0; i < b->nnodes; i++) {
 		const struct node *n = &b->nodes[i];
-		if (!uleb(&o->data, n->f.name) || !uleb(&o->data, n->f.file) ||
-		    !uleb(&o->data, n->f.line) || !uleb(&o->data, n->f.col) || !uleb(&o->data, n->parent))
+		if (!uleb(d, n->f.name) || !uleb(d, n->f.file) || !uleb(d, n->f.line) ||
+		    !uleb(d, n->f.col) || !uleb(d, n->parent))
 			return false;
 	}
+	unsigned char gb = (unsigned char)g;
+	if (!push_bytes(d, &gb, 1) || !uleb(d, b->nrows))
+		return false;
+	struct frame st = {0, 0, 0, 0};
+	uint32_t node = 0;
+	uint64_t prev = b->start;
+	for (size_t i = 0; i < b->nrows; i++) {
+		const struct brow *r = &b->rows[i];
+		unsigned flags = 0;
+		if (!r->empty) {
+			flags |= r->f.name != st.name ? R_NAME : 0;
+			flags |= r->f.file != st.file ? R_FILE : 0;
+			flags |= r->f.line != st.line ? R_LINE : 0;
+			flags |= r->f.col != st.col ? R_COL : 0;
+			flags |= r->node != node ? R_NODE : 0;
+			if (!flags)
+				flags = R_NODE;   /* 0 means "no answer" */
+		}
+		uint64_t delta = (r->addr - prev) >> g;
+		unsigned char head = (unsigned char)(flags | (delta >= 1 && delta <= 7 ? delta << 5 : 0));
+		if (!push_bytes(d, &head, 1) || (!(head >> 5) && !uleb(d, delta)))
+			return false;
+		if (((flags & R_NAME) && !uleb(d, r->f.name)) || ((flags & R_FILE) && !uleb(d, r->f.file)) ||
+		    ((flags & R_LINE) && !uleb(d, zigzag((int64_t)r->f.line - (int64_t)st.line))) ||
+		    ((flags & R_COL) && !uleb(d, r->f.col)) || ((flags & R_NODE) && !uleb(d, r->node)))
+			return false;
+		if (!r->empty) {
+			st = r->f;
+			node = r->node;
+		}
+		prev = r->addr;
+	}
 	o->nrows += b->nrows;
-	return uleb(&o->data, b->nrows) && push_bytes(&o->data, b->rows.v, b->rows.n);
+	return true;
 }
 
 static void start_block(struct block *b, uint64_t addr, uint32_t func)
 {
-	b->start = b->addr = addr;
+	b->start = addr;
 	b->func = func;
-	b->nnodes = b->nrows = b->rows.n = 0;
-	b->name = b->file = b->line = b->col = b->node = 0;
+	b->nnodes = b->nrows = b->nstrs = 0;
 	b->open = true;
 }
 
@@ -222,40 +333,18 @@ static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct 
 		start_block(b, addr, func);
 	}
 	uint32_t node = 0;
-	bool full = false;
-	if (a->n && !node_of(b, a, 1, &node, &full)) {
-		if (!full || !flush_block(o, b))
+	if (a->n && !node_of(b, a, 1, &node)) {
+		if (!flush_block(o, b))
 			return false;
 		start_block(b, addr, func);
-		if (!node_of(b, a, 1, &node, &full))
-			return false;   /* deeper than a block holds: cannot happen at 32 x 4 */
+		if (!node_of(b, a, 1, &node))
+			return false;   /* deeper than a block holds: cannot happen */
 	}
-	unsigned flags = 0;
-	struct vec *r = &b->rows;
-	if (!a->n) {
-		flags = R_EMPTY;
-	} else {
-		const struct frame *f = &a->f[0];
-		flags |= f->name != b->name ? R_NAME : 0;
-		flags |= f->file != b->file ? R_FILE : 0;
-		flags |= f->line != b->line ? R_LINE : 0;
-		flags |= f->col != b->col ? R_COL : 0;
-		flags |= node != b->node ? R_NODE : 0;
-	}
-	unsigned char fl = (unsigned char)flags;
-	if (!uleb(r, addr - b->addr) || !push_bytes(r, &fl, 1))
-		return false;
-	if (a->n) {
-		const struct frame *f = &a->f[0];
-		if (((flags & R_NAME) && !uleb(r, f->name)) || ((flags & R_FILE) && !uleb(r, f->file)) ||
-		    ((flags & R_LINE) && !uleb(r, zigzag((int64_t)f->line - (int64_t)b->line))) ||
-		    ((flags & R_COL) && !uleb(r, f->col)) || ((flags & R_NODE) && !uleb(r, node)))
-			return false;
-		b->name = f->name, b->file = f->file, b->line = f->line, b->col = f->col;
-		b->node = node;
-	}
-	b->addr = addr;
-	b->nrows++;
+	struct brow *r = &b->rows[b->nrows++];
+	r->addr = addr;
+	r->empty = a->n == 0;
+	r->f = a->n ? a->f[0] : (struct frame){0, 0, 0, 0};
+	r->node = node;
 	return true;
 }
 
@@ -284,10 +373,43 @@ static void collect_progress(void *ctx, size_t done, size_t total)
 		c->cb->progress(c->cb->ctx, done * 500 / total, 1000);
 }
 
-static int u64_cmp(const void *a, const void *b)
+/* Sorts v[0..n) (LSD radix, 16 bits a pass, passes whose digit never
+ * varies skipped); false when out of memory. */
+static bool sort_u64(uint64_t *v, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	if (n < 2)
+		return true;
+	uint64_t *tmp = malloc(n * sizeof *tmp);
+	size_t *count = malloc(65536 * sizeof *count);
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return false;
+	}
+	uint64_t *src = v, *dst = tmp;
+	for (unsigned shift = 0; shift < 64; shift += 16) {
+		memset(count, 0, 65536 * sizeof *count);
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xffff]++;
+		if (count[(src[0] >> shift) & 0xffff] == n)
+			continue;
+		size_t sum = 0;
+		for (size_t k = 0; k < 65536; k++) {
+			size_t c = count[k];
+			count[k] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+	free(tmp);
+	free(count);
+	return true;
 }
 
 static size_t align8(size_t n)
@@ -357,7 +479,7 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	*image = NULL;
 	*len = 0;
 	struct collect col = {{0}, cb, false};
-	struct strtab t = {{0}, NULL, 0, 0};
+	struct strtab t = {{0}, NULL, 0, 0, NULL, 0, 0};
 	struct out o = {{0}, {0}, {0}, 0};
 	struct block *b = calloc(1, sizeof *b);
 	kp_status st = b ? KP_OK : KP_ERR_NOMEM;
@@ -373,8 +495,8 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 		goto out;
 	}
 	uint64_t *bd = col.v.v;
-	if (col.v.n > 1)
-		qsort(bd, col.v.n, 8, u64_cmp);
+	if (!sort_u64(bd, col.v.n))
+		goto out;
 	uint32_t src = 0;
 	if (!intern(&t, source, &src))
 		goto out;
@@ -433,8 +555,7 @@ out:
 	free(o.data.v);
 	free(t.bytes.v);
 	free(t.slot);
-	if (b)
-		free(b->rows.v);
+	free(t.memo);
 	free(b);
 	return st;
 }

@@ -16,8 +16,12 @@
 
 #define KP__SYMCACHE_MAGIC "KPSYMC\r\n"   /* 8 bytes, no NUL in the file */
 
-/* rows per block at most: bounds the linear decode of one lookup */
-#define KP__SYMCACHE_ROWS 48
+/* rows, inline-tree nodes and strings per block at most: they bound the
+ * linear decode of one lookup (a block holds at most 2 strings per row and
+ * per node) */
+#define KP__SYMCACHE_ROWS 256
+#define KP__SYMCACHE_NODES 512
+#define KP__SYMCACHE_STRS (2 * KP__SYMCACHE_ROWS + 2 * KP__SYMCACHE_NODES)
 
 /* header field offsets */
 enum {
@@ -28,10 +32,12 @@ enum {
 };
 enum { S_STARTS, S_OFFS, S_DATA, S_STRINGS, NSECTIONS };
 
-/* row flags */
+/* a row's head byte: these flags (none: "no answer from here on") and,
+ * in the top 3 bits, the address delta in granules when 1..7 (0: a ULEB
+ * delta follows) */
 enum {
-	R_EMPTY = 1, R_NAME = 2, R_FILE = 4, R_LINE = 8, R_COL = 16, R_NODE = 32,
-	R_ALL = 63,
+	R_NAME = 1, R_FILE = 2, R_LINE = 4, R_COL = 8, R_NODE = 16,
+	R_ALL = 31,
 };
 
 #define NONE UINT32_MAX

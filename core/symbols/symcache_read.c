@@ -274,8 +274,21 @@ static const char *str_at(const kp_symcache *c, uint64_t id, bool *ok)
 }
 
 struct cnode {
-	uint64_t name, file, line, col, parent;
+	uint32_t name, file, line, col, parent;
 };
+
+/* A block-local string index (+1, 0: none) as a string. */
+static const char *local_str(const kp_symcache *c, const uint32_t *strs, uint64_t nstrs,
+                             uint64_t i, bool *ok)
+{
+	if (i == 0)
+		return NULL;
+	if (i > nstrs) {
+		*ok = false;
+		return NULL;
+	}
+	return str_at(c, strs[i - 1], ok);
+}
 
 bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frames, size_t max,
                          size_t *n)
@@ -303,38 +316,56 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 	if (off >= c->datasize)
 		return false;
 	struct rd r = {c->blocks + off, c->blocks + c->datasize, true};
-	uint64_t nnodes = get(&r);
-	if (!r.ok || nnodes > KP__SYMCACHE_ROWS * 4)
+	uint64_t nstrs = get(&r);
+	if (!r.ok || nstrs > KP__SYMCACHE_STRS)
 		return false;
-	struct cnode nodes[KP__SYMCACHE_ROWS * 4];
-	for (uint64_t i = 0; i < nnodes; i++) {
-		struct cnode *nd = &nodes[i];
-		nd->name = get(&r), nd->file = get(&r), nd->line = get(&r), nd->col = get(&r);
-		nd->parent = get(&r);
-		if (!r.ok || nd->parent > i || nd->line > UINT32_MAX || nd->col > UINT32_MAX)
+	uint32_t strs[KP__SYMCACHE_STRS];
+	for (uint64_t i = 0; i < nstrs; i++) {
+		uint64_t g = get(&r);
+		if (!r.ok || g == 0 || g >= c->strsize)
 			return false;
+		strs[i] = (uint32_t)g;
 	}
+	uint64_t nnodes = get(&r);
+	if (!r.ok || nnodes > KP__SYMCACHE_NODES)
+		return false;
+	struct cnode nodes[KP__SYMCACHE_NODES];
+	for (uint64_t i = 0; i < nnodes; i++) {
+		uint64_t v[5];
+		for (int k = 0; k < 5; k++)
+			v[k] = get(&r);
+		/* parent (+1) names an earlier node, so chains end */
+		if (!r.ok || v[0] > nstrs || v[1] > nstrs || v[2] > UINT32_MAX || v[3] > UINT32_MAX ||
+		    v[4] > i)
+			return false;
+		nodes[i] = (struct cnode){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3],
+		                          (uint32_t)v[4]};
+	}
+	if (r.p >= r.end)
+		return false;
+	unsigned g = *r.p++;
 	uint64_t nrows = get(&r);
-	if (!r.ok || nrows == 0 || nrows > KP__SYMCACHE_ROWS)
+	if (!r.ok || (g != 0 && g != 2) || nrows == 0 || nrows > KP__SYMCACHE_ROWS)
 		return false;
 	uint64_t name = 0, file = 0, line = 0, col = 0, node = 0;
-	bool empty = true, first = true;
+	bool empty = true;
 	for (uint64_t i = 0; i < nrows; i++) {
-		uint64_t d = get(&r);
-		if (!r.ok || (first && d != 0) || d > UINT64_MAX - at)
-			return false;
-		if (!first && at + d > rel)
-			break;
-		at += d;
-		first = false;
 		if (r.p >= r.end)
 			return false;
-		unsigned flags = *r.p++;
-		if (flags & ~(unsigned)R_ALL || ((flags & R_EMPTY) && flags != R_EMPTY))
+		unsigned head = *r.p;
+		uint64_t d = head >> 5;
+		const unsigned char *row = r.p++;
+		if (!d)
+			d = get(&r);
+		if (!r.ok || (i == 0 && d != 0) || (i > 0 && d == 0) || d > (UINT64_MAX - at) >> g)
 			return false;
-		empty = flags == R_EMPTY;
-		if (empty)
-			continue;
+		if (i > 0 && at + (d << g) > rel) {
+			r.p = row;
+			break;
+		}
+		at += d << g;
+		unsigned flags = head & R_ALL;
+		empty = flags == 0;
 		if (flags & R_NAME)
 			name = get(&r);
 		if (flags & R_FILE)
@@ -348,7 +379,8 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 			col = get(&r);
 		if (flags & R_NODE)
 			node = get(&r);
-		if (!r.ok || line > UINT32_MAX || col > UINT32_MAX || node > nnodes)
+		if (!r.ok || name > nstrs || file > nstrs || line > UINT32_MAX || col > UINT32_MAX ||
+		    node > nnodes)
 			return false;
 	}
 	if (kp__mapguard_hit(c->guard))
@@ -356,15 +388,15 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 	if (empty || max == 0)
 		return true;
 	bool ok = true;
-	frames[0] = (kp_symframe){str_at(c, name, &ok), str_at(c, file, &ok), (unsigned)line,
-	                          (unsigned)col};
+	frames[0] = (kp_symframe){local_str(c, strs, nstrs, name, &ok),
+	                          local_str(c, strs, nstrs, file, &ok), (unsigned)line, (unsigned)col};
 	size_t k = 1;
 	for (uint64_t nd = node; nd && k < max; k++) {
 		if (k >= KP_SYMCACHE_MAX_FRAMES)
 			return false;
 		const struct cnode *x = &nodes[nd - 1];
-		frames[k] = (kp_symframe){str_at(c, x->name, &ok), str_at(c, x->file, &ok),
-		                          (unsigned)x->line, (unsigned)x->col};
+		frames[k] = (kp_symframe){local_str(c, strs, nstrs, x->name, &ok),
+		                          local_str(c, strs, nstrs, x->file, &ok), x->line, x->col};
 		nd = x->parent;   /* < nd: checked when read, so this ends */
 	}
 	if (!ok)
