@@ -317,6 +317,7 @@ static void truncated_in_place(void)
 	st = kp_symbols_get_stats(s);
 	KT_CHECK(bad == 0 && st.dwarf_opened == 1,
 	         "truncated cache: no SIGBUS, dropped, the DWARF answers (%zu differ)", bad);
+	KT_CHECK(kp_symbols_cache_pending(s) != NULL, "the dropped cache is wanted again");
 	kp_symbols_free(&s);
 
 	char copy[700];

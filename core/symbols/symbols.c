@@ -321,6 +321,7 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 			 * trusted again, the DWARF answers */
 			kp__symcache_close(&o->sc);
 			open_dwarf(s, o);
+			o->cache_wanted = o->d != NULL;   /* built anew when idle */
 			memset(out->frames, 0, sizeof out->frames);
 			return look(s, o, addr, out);
 		}
