@@ -1,4 +1,5 @@
-/* cmd_list.c: `kpbrowse list`: reports newest first, or dedup groups. */
+/* cmd_list.c: `kpbrowse list`: reports newest first (of one host with
+ * --host), or dedup groups; `kpbrowse hosts`: the Macs. */
 #include "kp_index.h"
 #include "kp_report_json.h"
 #include "kpc_cmd.h"
@@ -7,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void put(const char *s, int width)
@@ -36,6 +38,8 @@ cJSON *kpc_report_row_json(const kpi_report_row *r)
 	cJSON_AddNumberToObject(o, "group_id", (double)r->group_id);
 	cJSON_AddNumberToObject(o, "group_count", (double)r->group_count);
 	cJSON_AddBoolToObject(o, "archived", r->archived);
+	cJSON_AddItemToObject(o, "host", str_or_null(r->host));
+	cJSON_AddItemToObject(o, "host_key", str_or_null(r->host_key));
 	if (r->match) {
 		cJSON *m = cJSON_AddObjectToObject(o, "match");
 		cJSON_AddItemToObject(m, "uuid", str_or_null(r->match->uuid));
@@ -67,6 +71,10 @@ void kpc_report_row_print(const kpi_report_row *r)
 	put(r->path, 0);
 	if (!r->archived)
 		fputs("  (not archived)", stdout);
+	if (r->host) {
+		fputs("  on ", stdout);
+		put(r->host, 0);
+	}
 	putchar('\n');
 	if (r->match) {
 		printf("%-6s match: %s ", "", r->match->role ? r->match->role : "?");
@@ -107,6 +115,7 @@ static int group_sink(void *ctx, const kpi_group_row *g)
 		cJSON_AddItemToObject(o, "title", str_or_null(g->title));
 		cJSON_AddItemToObject(o, "culprit", str_or_null(g->culprit));
 		cJSON_AddNumberToObject(o, "count", (double)g->count);
+		cJSON_AddNumberToObject(o, "hosts", (double)g->hosts);
 		cJSON_AddItemToObject(o, "first_seen", str_or_null(g->first_seen));
 		cJSON_AddItemToObject(o, "last_seen", str_or_null(g->last_seen));
 		cJSON *ids = cJSON_AddArrayToObject(o, "report_ids");
@@ -115,7 +124,7 @@ static int group_sink(void *ctx, const kpi_group_row *g)
 		cJSON_AddItemToArray(arr, o);
 		return 0;
 	}
-	printf("%-6" PRId64 " %5" PRId64 "  %-20s  %-20s  ", g->group_id, g->count,
+	printf("%-6" PRId64 " %5" PRId64 " %5" PRId64 "  %-20s  %-20s  ", g->group_id, g->count, g->hosts,
 	       g->first_seen ? g->first_seen : "-", g->last_seen ? g->last_seen : "-");
 	put(g->title, 0);
 	putchar('\n');
@@ -129,6 +138,7 @@ static int group_sink(void *ctx, const kpi_group_row *g)
 static const struct option list_options[] = {
 	{"db", required_argument, NULL, 'd'},
 	{"groups", no_argument, NULL, 'g'},
+	{"host", required_argument, NULL, 'H'},
 	{"json", no_argument, NULL, 'j'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
@@ -136,13 +146,14 @@ static const struct option list_options[] = {
 
 int kpc_cmd_list(int argc, char **argv)
 {
-	const char *db_opt = NULL;
+	const char *db_opt = NULL, *host = NULL;
 	bool groups = false, json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:gjh", list_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:gjhH:", list_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db_opt = optarg; break;
+		case 'H': host = optarg; break;
 		case 'g': groups = true; break;
 		case 'j': json = true; break;
 		case 'h': return KPC_HELP;
@@ -153,9 +164,13 @@ int kpc_cmd_list(int argc, char **argv)
 		kpt_usage_error("list: unexpected argument '%s'", argv[optind]);
 		return KPT_EXIT_BAD;
 	}
+	if (groups && host) {
+		kpt_usage_error("list: --host lists reports, not --groups");
+		return KPT_EXIT_BAD;
+	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpc_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
+	int rc = kpc_open_index(db_opt, 0, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
 	cJSON *arr = json ? cJSON_CreateArray() : NULL;
@@ -163,14 +178,107 @@ int kpc_cmd_list(int argc, char **argv)
 	kp_status st;
 	if (groups) {
 		if (!json)
-			printf("%-6s %5s  %-20s  %-20s  %s\n", "GROUP", "COUNT", "FIRST SEEN", "LAST SEEN",
-			       "TITLE");
+			printf("%-6s %5s %5s  %-20s  %-20s  %s\n", "GROUP", "COUNT", "MACS", "FIRST SEEN",
+			       "LAST SEEN", "TITLE");
 		st = kpi_list_groups(db, group_sink, arr, &err);
 	} else {
 		if (!json)
 			kpc_report_row_header();
-		st = kpi_list_reports(db, kpc_row_sink, arr, &err);
+		st = kpi_list_reports_host(db, host, kpc_row_sink, arr, &err);
 	}
+	kpi_close(&db);
+	if (st != KP_OK) {
+		cJSON_Delete(arr);
+		kpt_report_error(dbpath, &err);
+		return KPT_EXIT_BAD;
+	}
+	if (json)
+		kpc_print_json(arr);
+	return KPT_EXIT_OK;
+}
+
+/* ---- kpbrowse hosts ---- */
+
+static int host_sink(void *ctx, const kpi_host_row *h)
+{
+	cJSON *arr = ctx;
+	if (arr) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddItemToObject(o, "host", str_or_null(h->host));
+		cJSON_AddItemToObject(o, "host_key", str_or_null(h->host_key));
+		cJSON_AddItemToObject(o, "model", str_or_null(h->model));
+		cJSON *b = cJSON_AddArrayToObject(o, "builds");
+		for (const char *p = h->builds; p && *p;) {
+			const char *e = strchr(p, '\n');
+			size_t n = e ? (size_t)(e - p) : strlen(p);
+			char *one = strndup(p, n);
+			if (one)
+				cJSON_AddItemToArray(b, cJSON_CreateString(one));
+			free(one);
+			p += n + (e != NULL);
+		}
+		cJSON_AddNumberToObject(o, "reports", (double)h->reports);
+		cJSON_AddItemToObject(o, "last_seen", str_or_null(h->last_seen));
+		cJSON_AddItemToArray(arr, o);
+		return 0;
+	}
+	put(h->host, 24);
+	putchar(' ');
+	put(h->host_key, 42);
+	putchar(' ');
+	put(h->model, 16);
+	printf(" %7" PRId64 "  %-20s  ", h->reports, h->last_seen ? h->last_seen : "-");
+	/* the builds on one line */
+	for (const char *p = h->builds; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char buf[512];
+		kpt_sanitize(buf, sizeof buf, p, n, 0);
+		fputs(buf, stdout);
+		if (e)
+			fputs(", ", stdout);
+		p += n + (e != NULL);
+	}
+	putchar('\n');
+	return 0;
+}
+
+static const struct option hosts_options[] = {
+	{"db", required_argument, NULL, 'd'},
+	{"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},
+	{0, 0, 0, 0},
+};
+
+int kpc_cmd_hosts(int argc, char **argv)
+{
+	const char *db_opt = NULL;
+	bool json = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:jh", hosts_options, NULL)) != -1) {
+		switch (c) {
+		case 'd': db_opt = optarg; break;
+		case 'j': json = true; break;
+		case 'h': return KPC_HELP;
+		default: return KPT_EXIT_BAD;
+		}
+	}
+	if (optind < argc) {
+		kpt_usage_error("hosts: unexpected argument '%s'", argv[optind]);
+		return KPT_EXIT_BAD;
+	}
+	char dbpath[4096];
+	kpi_db *db = NULL;
+	int rc = kpc_open_index(db_opt, 0, &db, dbpath, sizeof dbpath);
+	if (rc != KPT_EXIT_OK)
+		return rc;
+	cJSON *arr = json ? cJSON_CreateArray() : NULL;
+	if (!json)
+		printf("%-24s %-42s %-16s %7s  %-20s  %s\n", "HOST", "HOST KEY", "MODEL", "REPORTS",
+		       "LAST SEEN", "BUILDS");
+	kp_error err;
+	kp_status st = kpi_list_hosts(db, host_sink, arr, &err);
 	kpi_close(&db);
 	if (st != KP_OK) {
 		cJSON_Delete(arr);

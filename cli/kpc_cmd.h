@@ -21,6 +21,8 @@ int kpc_cmd_index(int argc, char **argv);
 int kpc_cmd_list(int argc, char **argv);
 int kpc_cmd_search(int argc, char **argv);
 int kpc_cmd_export(int argc, char **argv);
+int kpc_cmd_hosts(int argc, char **argv);
+int kpc_cmd_db(int argc, char **argv);
 
 /* Returned by a command: print its help ("usage: kpbrowse SYNOPSIS" and
  * the help text) to stdout and exit 0 (--help anywhere in its options). */
@@ -33,9 +35,10 @@ int kpc_cmd_export(int argc, char **argv);
 struct kpi_db;
 struct kpi_report_row;
 struct cJSON;
-/* Resolves --db (see kpi_default_path) into path and opens it; prints the
- * error and returns KPT_EXIT_BAD on failure. */
-int kpc_open_index(const char *db_opt, bool create, struct kpi_db **db, char *path, size_t size);
+/* Resolves --db (see kpi_default_path) and opens it with flags (KPI_OPEN_*);
+ * path gets the target as messages and JSON show it (a password masked).
+ * Prints the error and returns KPT_EXIT_BAD on failure. */
+int kpc_open_index(const char *db_opt, unsigned flags, struct kpi_db **db, char *path, size_t size);
 /* A report row as text (header first) or as its JSON object (caller owns it). */
 void kpc_report_row_header(void);
 void kpc_report_row_print(const struct kpi_report_row *r);

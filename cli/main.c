@@ -33,14 +33,24 @@ static const command commands[] = {
 	 "Default folders: /Library/Logs/DiagnosticReports and\n"
 	 "~/Library/Logs/DiagnosticReports (their Retired/ folders included).\n"},
 	{"list", kpc_cmd_list,
-	 "list [--db PATH] [--groups] [--json]",
-	 ""},
+	 "list [--db PATH] [--groups | --host HOST] [--json]",
+	 "--host: only the reports of one Mac (its host name or host key).\n"},
+	{"hosts", kpc_cmd_hosts,
+	 "hosts [--db PATH] [--json]",
+	 "The Macs the reports came from: host name, host key, model, OS builds,\n"
+	 "report count, last report.\n"},
 	{"search", kpc_cmd_search,
 	 "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT...)",
 	 ""},
 	{"export", kpc_cmd_export,
 	 "export [--db PATH] @ID FILE",
 	 "Writes report ID's original bytes to FILE, which must not exist.\n"},
+	{"db", kpc_cmd_db,
+	 "db init [--db PATH|URI] [--json]",
+	 "Creates or migrates the index's schema.  On a PostgreSQL server\n"
+	 "(--db postgresql://..., postgres://... or a libpq key=value string)\n"
+	 "this is the only command that changes the schema; run\n"
+	 "packaging/postgresql/roles.sql with psql -f after it.\n"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

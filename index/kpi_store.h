@@ -8,9 +8,12 @@
  * op takes that handle.  open creates (KPI_OPEN_CREATE) or migrates the
  * schema and refuses, without writing to it, anything that is not a
  * kpbrowse index or has a newer schema (KP_ERR_DB naming the target).
- * Writes happen only between begin and commit/rollback; begin waits for
- * other writers (other processes) and a commit is atomic, so a killed
- * writer leaves no partial report.  Report ids are positive; a report's
+ * Writes happen only between begin and commit/rollback; a commit is
+ * atomic, so a killed writer leaves no partial report.  Concurrent writers
+ * (other processes, other Macs) either wait in begin (sqlite) or run side
+ * by side (PostgreSQL: find-or-add is INSERT ... ON CONFLICT, never a read
+ * then a write).  Paths are keyed by the pushing host (kpi_db.host) where
+ * the store is shared.  Report ids are positive; a report's
  * seq is strictly greater than that of every report stored before it, for
  * "new since" questions.  Rows handed to callbacks are borrowed and valid
  * during the call only; a callback may call other ops of the same handle,
@@ -50,6 +53,9 @@ typedef struct kpi__new_report {
 	const char *headline, *exact_key;
 	int64_t group_id;
 	int64_t indexed_at;
+	const char *host;           /* the pushing machine's name */
+	const char *host_key;       /* crashReporterKey / Anonymous UUID, or NULL */
+	const char *model;          /* or NULL */
 	const kpi__image *images;   /* may repeat: the store keeps one of each */
 	size_t nimages;
 	const char *text;           /* the text to search, or NULL */
@@ -76,6 +82,13 @@ typedef int (*kpi__path_fn)(void *ctx, const char *path);
 
 typedef struct kpi__store_ops {
 	const char *name;
+	/* The scanner commits after this many files (or half a second): sqlite
+	 * batches, a shared server commits each report on its own so that
+	 * concurrent pushers never hold each other's locks for long. */
+	size_t batch_files;
+	/* True when report_add keeps its group's counts itself (then the
+	 * scanner refreshes no groups; re-signing still does). */
+	bool counts_on_add;
 	void (*close)(kpi_db *db);
 	kp_status (*begin)(kpi_db *db, kp_error *err);
 	kp_status (*commit)(kpi_db *db, kp_error *err);
@@ -116,7 +129,9 @@ typedef struct kpi__store_ops {
 
 	/* Queries as in kp_index.h; row paths are the most recently seen ones
 	 * (index.c swaps in one that still exists). */
-	kp_status (*list_reports)(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err);
+	kp_status (*list_reports)(kpi_db *db, const char *host, kpi_report_fn fn, void *ctx,
+	                          kp_error *err);   /* host NULL: every report */
+	kp_status (*list_hosts)(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 	kp_status (*list_groups)(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 	kp_status (*search)(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
 	                    void *ctx, size_t *nfound, kp_error *err);
@@ -130,10 +145,14 @@ typedef struct kpi__store_ops {
 /* Every store's handle starts with this. */
 struct kpi_db {
 	const kpi__store_ops *ops;
+	char host[256];       /* the pushing machine (kpi_set_host) */
 };
 
 /* The sqlite store: target is a file path. */
 kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err);
+/* The PostgreSQL store (store_pg.c, the only file that includes libpq-fe.h;
+ * built with KPI_HAVE_PG): target is a libpq URI or key=value string. */
+kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_error *err);
 
 /* The archive format, one home for both directions (index.c): the original
  * bytes zlib-compressed.  malloc'd, or NULL when out of memory. */

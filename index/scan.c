@@ -18,7 +18,6 @@
 
 /* A batch is committed after this many parsed files or this much time, so
  * a kill loses little and a second process gets the lock soon. */
-#define BATCH_FILES 200
 #define BATCH_NS 500000000LL
 
 typedef struct scan {
@@ -120,7 +119,7 @@ static kp_status tx_commit(scan *s)
 
 static kp_status maybe_commit(scan *s)
 {
-	if (s->batch_work < BATCH_FILES && mono_ns() - s->batch_start < BATCH_NS)
+	if (s->batch_work < s->db->ops->batch_files && mono_ns() - s->batch_start < BATCH_NS)
 		return KP_OK;
 	kp_status st = tx_commit(s);
 	return st == KP_OK ? tx_begin(s) : st;
@@ -199,6 +198,34 @@ static kp_status report_images(const kp_report *r, images *out)
 	return st;
 }
 
+/* The Mac's own key, from the report itself: crashReporterKey (.ips), or
+ * the "Anonymous UUID:" line of a text report (which the text parser
+ * drops as noise).  Into out ("" when none), as written, at most 63 bytes. */
+static void host_key(const kp_report *r, const char *data, size_t len, char out[64])
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < r->nfields; i++)
+		if (strcmp(r->fields[i].key, "crashReporterKey") == 0) {
+			snprintf(out, 64, "%s", r->fields[i].value);
+			return;
+		}
+	static const char tag[] = "Anonymous UUID:";
+	size_t tl = sizeof tag - 1;
+	/* the header is at the top: look at the first 4 KiB only */
+	size_t lim = len < 4096 ? len : 4096;
+	for (size_t i = 0; i + tl <= lim; i++) {
+		if ((i && data[i - 1] != '\n') || memcmp(data + i, tag, tl) != 0)
+			continue;
+		size_t b = i + tl, o = 0;
+		while (b < len && (data[b] == ' ' || data[b] == '\t'))
+			b++;
+		while (b < len && o < 63 && (isalnum((unsigned char)data[b]) || data[b] == '-'))
+			out[o++] = data[b++];
+		out[o] = '\0';
+		return;
+	}
+}
+
 /* The panic text for full-text search, without hex numbers (0x... and
  * bare runs of 8+ hex digits): addresses differ in every report, would
  * make most of the FTS index, and are searched by UUID instead. */
@@ -257,6 +284,8 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 	int64_t ts;
 	if (!kpi__parse_time(r->timestamp, &ts))
 		ts = kp_fs_mtime_ns(st) / 1000000000LL;
+	char key[64];
+	host_key(r, data, len, key);
 	kpi__new_report nr = {
 		.content_hash = hash,
 		.incident_id = r->incident_id,
@@ -271,6 +300,9 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 		.exact_key = sig.exact_key,
 		.group_id = gid,
 		.indexed_at = s->now,
+		.host = db->host,
+		.host_key = key[0] ? key : NULL,
+		.model = r->product,
 		.images = im.v,
 		.nimages = im.n,
 		.text = body,
@@ -292,7 +324,7 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 		s->sum->duplicates++;
 		return KP_OK;
 	}
-	if ((rs = mark_dirty(s, gid)) != KP_OK)
+	if (!db->ops->counts_on_add && (rs = mark_dirty(s, gid)) != KP_OK)
 		return rs;
 	s->sum->new_reports++;
 	return KP_OK;

@@ -27,6 +27,11 @@
 /* A report row's most recently seen path, for the report-row queries. */
 #define RECENT_PATH \
 	"(SELECT path FROM paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, p.path LIMIT 1)"
+/* What makes two reports the same Mac: the report's own key, else the
+ * pushing host's name ('' for reports indexed before hosts were kept). */
+#define HOST_IDENT "coalesce(host_key, host, '')"
+/* The tail of every report-row query: path, host, host key. */
+#define ROW_TAIL RECENT_PATH ", r.host, r.host_key"
 
 static const char *const sql_text[Q_COUNT] = {
 	[Q_BEGIN] = "BEGIN IMMEDIATE",
@@ -40,8 +45,9 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_BY_HASH] = "SELECT id FROM reports WHERE content_hash = ?1",
 	[Q_REPORT_BY_INCIDENT] = "SELECT id FROM reports WHERE incident_id = ?1",
 	[Q_REPORT_INSERT] = "INSERT INTO reports(content_hash, incident_id, size, format, timestamp, ts, "
-	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at) "
-	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at, "
+	                    "host, host_key, model) "
+	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 	[Q_ARCHIVE_INSERT] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2)",
 	[Q_GROUP_INSERT] = "INSERT INTO groups(key, title, culprit) VALUES (?1, ?2, ?3) "
 	                   "ON CONFLICT(key) DO NOTHING",
@@ -49,7 +55,8 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_GROUP_REFRESH] = "UPDATE groups SET "
 	                    "count = (SELECT count(*) FROM reports WHERE group_id = groups.id), "
 	                    "first_seen = (SELECT min(ts) FROM reports WHERE group_id = groups.id), "
-	                    "last_seen = (SELECT max(ts) FROM reports WHERE group_id = groups.id) "
+	                    "last_seen = (SELECT max(ts) FROM reports WHERE group_id = groups.id), "
+	                    "hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports WHERE group_id = groups.id) "
 	                    "WHERE id = ?1",
 	[Q_GROUP_DELETE_EMPTY] = "DELETE FROM groups WHERE NOT EXISTS "
 	                         "(SELECT 1 FROM reports WHERE group_id = groups.id)",
@@ -61,27 +68,38 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_IDS] = "SELECT id FROM reports ORDER BY id",
 	[Q_REPORT_RESIGN] = "UPDATE reports SET headline = ?2, exact_key = ?3, group_id = ?4 WHERE id = ?1",
 	[Q_GROUP_SET_TITLE] = "UPDATE groups SET title = ?2, culprit = ?3 WHERE id = ?1",
-		[Q_LIST_REPORTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                   "1, NULL, NULL, NULL, " RECENT_PATH " FROM reports r "
+	[Q_LIST_REPORTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	                   "1, NULL, NULL, NULL, " ROW_TAIL " FROM reports r "
 	                   "JOIN groups g ON g.id = r.group_id ORDER BY r.ts DESC, r.id DESC",
-	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen FROM groups "
+	[Q_LIST_HOST] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	                "1, NULL, NULL, NULL, " ROW_TAIL " FROM reports r "
+	                "JOIN groups g ON g.id = r.group_id WHERE r.host = ?1 OR r.host_key = ?1 COLLATE NOCASE "
+	                "ORDER BY r.ts DESC, r.id DESC",
+	[Q_LIST_HOSTS] = "SELECT (SELECT host FROM reports x WHERE " HOST_IDENT " = h.ident ORDER BY indexed_at DESC, id DESC LIMIT 1), "
+	                 "h.key, (SELECT model FROM reports x WHERE " HOST_IDENT " = h.ident AND model IS NOT NULL "
+	                 "ORDER BY ts DESC, id DESC LIMIT 1), "
+	                 "(SELECT group_concat(os_version, char(10)) FROM (SELECT DISTINCT os_version FROM reports x "
+	                 "WHERE " HOST_IDENT " = h.ident AND os_version IS NOT NULL ORDER BY os_version)), "
+	                 "h.n, h.last FROM (SELECT " HOST_IDENT " AS ident, max(host_key) AS key, count(*) AS n, "
+	                 "max(ts) AS last FROM reports GROUP BY 1) h ORDER BY h.last DESC, h.ident",
+	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen, hosts FROM groups "
 	                  "ORDER BY count DESC, last_seen DESC, id",
 	[Q_GROUP_MEMBERS] = "SELECT id FROM reports WHERE group_id = ?1 ORDER BY ts DESC, id DESC",
 	[Q_REPORT_PATHS] = "SELECT path FROM paths WHERE report_id = ?1 ORDER BY seen_at DESC, path",
 	[Q_SEARCH_UUID] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "1, i.uuid_hex, i.name, i.rank, " RECENT_PATH " FROM images i "
+	                  "1, i.uuid_hex, i.name, i.rank, " ROW_TAIL " FROM images i "
 	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE i.uuid_hex BETWEEN ?1 AND ?2 AND i.uuid_hex <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
 	[Q_SEARCH_KEXT] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "1, i.uuid_hex, i.name, i.rank, " RECENT_PATH " FROM images i "
+	                  "1, i.uuid_hex, i.name, i.rank, " ROW_TAIL " FROM images i "
 	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE i.name = ?1 COLLATE NOCASE AND i.name <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
 	[Q_SEARCH_FTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                 "1, NULL, NULL, NULL, " RECENT_PATH " FROM panic_fts f "
+	                 "1, NULL, NULL, NULL, " ROW_TAIL " FROM panic_fts f "
 	                 "JOIN reports r ON r.id = f.rowid JOIN groups g ON g.id = r.group_id "
 	                 "WHERE panic_fts MATCH ?1 ORDER BY r.ts DESC, r.id DESC",
 	[Q_SEARCH_LIKE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "1, NULL, NULL, NULL, " RECENT_PATH " FROM panic_text t "
+	                  "1, NULL, NULL, NULL, " ROW_TAIL " FROM panic_text t "
 	                  "JOIN reports r ON r.id = t.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE t.body LIKE '%' || ?1 || '%' ESCAPE '\\' ORDER BY r.ts DESC, r.id DESC",
 	[Q_META_GET] = "SELECT value FROM meta WHERE key = ?1",
@@ -183,10 +201,29 @@ static kp_status migrate_v2(kpi__sq *db, kp_error *err)
 	return exec_sql(db, schema_v2, err, "moving the archives (schema v2)");
 }
 
+/* v3: the Mac a report came from (issue 16): the pushing host's name, the
+ * report's own key, the model; groups count distinct hosts.  Reports
+ * indexed before keep NULLs (one unnamed host). */
+static const char schema_v3[] =
+	"ALTER TABLE reports ADD COLUMN host TEXT;"
+	"ALTER TABLE reports ADD COLUMN host_key TEXT;"
+	"ALTER TABLE reports ADD COLUMN model TEXT;"
+	"ALTER TABLE groups ADD COLUMN hosts INTEGER NOT NULL DEFAULT 0;"
+	"CREATE INDEX reports_host ON reports(host);"
+	"CREATE INDEX reports_host_key ON reports(host_key COLLATE NOCASE);"
+	"UPDATE groups SET hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports "
+	"WHERE group_id = groups.id);";
+
+static kp_status migrate_v3(kpi__sq *db, kp_error *err)
+{
+	return exec_sql(db, schema_v3, err, "recording hosts (schema v3)");
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
 	migrate_v2,
+	migrate_v3,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
@@ -583,6 +620,9 @@ static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 	sqlite3_bind_text(q, 10, r->exact_key, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 11, r->group_id);
 	sqlite3_bind_int64(q, 12, r->indexed_at);
+	bind_opt(q, 13, r->host);
+	bind_opt(q, 14, r->host_key);
+	bind_opt(q, 15, r->model);
 	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
 		return st;
 	*id = sqlite3_last_insert_rowid(db->db);
@@ -738,6 +778,8 @@ static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_e
 
 static const kpi__store_ops sqlite_ops = {
 	.name = "sqlite",
+	.batch_files = 200,
+	.counts_on_add = false,
 	.close = sq_close,
 	.begin = sq_begin,
 	.commit = sq_commit,
@@ -757,6 +799,7 @@ static const kpi__store_ops sqlite_ops = {
 	.groups_prune = sq_groups_prune,
 	.list_reports = kpi__sq_list_reports,
 	.list_groups = kpi__sq_list_groups,
+	.list_hosts = kpi__sq_list_hosts,
 	.search = kpi__sq_search,
 	.meta_get = kpi__sq_meta_get,
 	.meta_set = sq_meta_set,
