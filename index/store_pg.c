@@ -183,11 +183,11 @@ static const char schema_v3[] =
 	" size bigint NOT NULL,"
 	" format text, timestamp text,"
 	" ts bigint NOT NULL,"
-	" os_version text, kernel_uuid text, headline text,"
+	" os_version text COLLATE \"C\", kernel_uuid text, headline text,"
 	" exact_key text NOT NULL,"
 	" group_id bigint NOT NULL REFERENCES kpbrowse.groups(id),"
 	" indexed_at bigint NOT NULL,"
-	" host text, host_key text, model text);"
+	" host text COLLATE \"C\", host_key text COLLATE \"C\", model text);"
 	"CREATE INDEX reports_group ON kpbrowse.reports(group_id, ts DESC, id DESC);"
 	"CREATE INDEX reports_ts ON kpbrowse.reports(ts DESC, id DESC);"
 	"CREATE INDEX reports_host ON kpbrowse.reports(host);"
@@ -198,7 +198,7 @@ static const char schema_v3[] =
 	" data bytea NOT NULL);"
 	"CREATE TABLE kpbrowse.paths("
 	" host text NOT NULL,"
-	" path text NOT NULL,"
+	" path text COLLATE \"C\" NOT NULL,"
 	" report_id bigint REFERENCES kpbrowse.reports(id),"
 	" size bigint NOT NULL, mtime bigint NOT NULL, seen_at bigint NOT NULL,"
 	" skip_reason text,"
@@ -345,6 +345,12 @@ kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_erro
 		return st;
 	}
 	PQsetNoticeProcessor(db->conn, quiet, NULL);
+	/* A push commits each report on its own; not waiting for the WAL flush
+	 * costs nothing in consistency (a commit stays atomic) and at worst,
+	 * when the server itself crashes, loses the last moment's commits
+	 * whole, paths with them, so the next push sends them again. */
+	PGresult *sc = PQexec(db->conn, "SET synchronous_commit = off");
+	PQclear(sc);
 	kp_status st = KP_OK;
 	int v = schema_version(db, err);
 	if (v < 0) {
@@ -903,11 +909,12 @@ static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error 
 static kp_status pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err)
 {
 	PGresult *r = run(PG(h),
-	                  "SELECT (array_agg(host ORDER BY indexed_at DESC, id DESC))[1], max(host_key), "
-	                  "(array_agg(model ORDER BY ts DESC, id DESC) FILTER (WHERE model IS NOT NULL))[1], "
-	                  "string_agg(DISTINCT os_version, E'\\n' ORDER BY os_version), count(*), max(ts) "
-	                  "FROM kpbrowse.reports GROUP BY coalesce(host_key, host, '') "
-	                  "ORDER BY max(ts) DESC, coalesce(host_key, host, '')",
+	                  "SELECT (SELECT host FROM kpbrowse.reports x WHERE x.id = h.last_id), h.key, "
+	                  "(SELECT model FROM kpbrowse.reports x WHERE x.id = h.model_id), h.builds, h.n, h.last "
+	                  "FROM (SELECT coalesce(host_key, host, '') AS ident, max(host_key) AS key, count(*) AS n, "
+	                  "max(ts) AS last, max(id) AS last_id, max(id) FILTER (WHERE model IS NOT NULL) AS model_id, "
+	                  "string_agg(DISTINCT os_version, E'\\n' ORDER BY os_version) AS builds "
+	                  "FROM kpbrowse.reports GROUP BY 1) h ORDER BY h.last DESC, h.ident",
 	                  NULL, PGRES_TUPLES_OK, err, "listing hosts");
 	if (!r)
 		return KP_ERR_DB;

@@ -75,13 +75,15 @@ static const char *const sql_text[Q_COUNT] = {
 	                "1, NULL, NULL, NULL, " ROW_TAIL " FROM reports r "
 	                "JOIN groups g ON g.id = r.group_id WHERE r.host = ?1 OR r.host_key = ?1 COLLATE NOCASE "
 	                "ORDER BY r.ts DESC, r.id DESC",
-	[Q_LIST_HOSTS] = "SELECT (SELECT host FROM reports x WHERE " HOST_IDENT " = h.ident ORDER BY indexed_at DESC, id DESC LIMIT 1), "
-	                 "h.key, (SELECT model FROM reports x WHERE " HOST_IDENT " = h.ident AND model IS NOT NULL "
-	                 "ORDER BY ts DESC, id DESC LIMIT 1), "
-	                 "(SELECT group_concat(os_version, char(10)) FROM (SELECT DISTINCT os_version FROM reports x "
-	                 "WHERE " HOST_IDENT " = h.ident AND os_version IS NOT NULL ORDER BY os_version)), "
-	                 "h.n, h.last FROM (SELECT " HOST_IDENT " AS ident, max(host_key) AS key, count(*) AS n, "
-	                 "max(ts) AS last FROM reports GROUP BY 1) h ORDER BY h.last DESC, h.ident",
+	/* one pass over reports_ident; a host's latest name and model are
+	 * those of its most recently stored report */
+	[Q_LIST_HOSTS] = "SELECT (SELECT host FROM reports x WHERE x.id = h.last_id), h.key, "
+	                 "(SELECT model FROM reports x WHERE x.id = h.model_id), "
+	                 "(SELECT group_concat(v, char(10)) FROM (SELECT DISTINCT os_version AS v FROM reports "
+	                 "WHERE " HOST_IDENT " = h.ident AND os_version IS NOT NULL ORDER BY v)), h.n, h.last "
+	                 "FROM (SELECT " HOST_IDENT " AS ident, max(host_key) AS key, count(*) AS n, "
+	                 "max(ts) AS last, max(id) AS last_id, max(CASE WHEN model IS NOT NULL THEN id END) AS model_id "
+	                 "FROM reports GROUP BY 1) h ORDER BY h.last DESC, h.ident",
 	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen, hosts FROM groups "
 	                  "ORDER BY count DESC, last_seen DESC, id",
 	[Q_GROUP_MEMBERS] = "SELECT id FROM reports WHERE group_id = ?1 ORDER BY ts DESC, id DESC",
@@ -211,6 +213,7 @@ static const char schema_v3[] =
 	"ALTER TABLE groups ADD COLUMN hosts INTEGER NOT NULL DEFAULT 0;"
 	"CREATE INDEX reports_host ON reports(host);"
 	"CREATE INDEX reports_host_key ON reports(host_key COLLATE NOCASE);"
+	"CREATE INDEX reports_ident ON reports(" HOST_IDENT ", os_version);"
 	"UPDATE groups SET hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports "
 	"WHERE group_id = groups.id);";
 
