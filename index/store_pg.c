@@ -39,17 +39,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_PREPARED 64
+
 typedef struct kpi__pg {
 	kpi_db base;            /* first: a kpi_db * is a kpi__pg * */
 	PGconn *conn;
 	char display[512];      /* the target, password masked: in every message */
+	/* statements prepared on this connection, by their (static) text */
+	const char *prepared[MAX_PREPARED];
+	int nprepared;
 } kpi__pg;
 
 #define PG(h) ((kpi__pg *)(h))
 
 /* ---- parameters ---- */
 
-#define MAXP 16
+#define MAXP 24
 
 typedef struct params {
 	int n;
@@ -124,13 +129,41 @@ static kp_status pg_fail(kpi__pg *db, const PGresult *res, kp_error *err, const 
 	return kp_error_set(err, KP_ERR_DB, 0, -1, "%s: %s: %s", db->display, what, m);
 }
 
-/* Runs sql with p; want is PGRES_COMMAND_OK or PGRES_TUPLES_OK.  NULL (and
- * err set) on failure; else the result, which the caller clears. */
+/* The name sql is prepared under on this connection ("kpN"), preparing
+ * it on first use; NULL when it cannot be (then it runs unprepared).  sql
+ * must be a string literal: statements are known by their address. */
+static const char *prepared(kpi__pg *db, const char *sql, char name[16])
+{
+	int i = 0;
+	while (i < db->nprepared && db->prepared[i] != sql)
+		i++;
+	snprintf(name, 16, "kp%d", i);
+	if (i < db->nprepared)
+		return name;
+	if (i == MAX_PREPARED)
+		return NULL;
+	PGresult *r = PQprepare(db->conn, name, sql, 0, NULL);
+	bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+	PQclear(r);
+	if (!ok)
+		return NULL;   /* the unprepared run reports the problem */
+	db->prepared[db->nprepared++] = sql;
+	return name;
+}
+
+/* Runs sql (a string literal) with p; want is PGRES_COMMAND_OK or
+ * PGRES_TUPLES_OK.  NULL (and err set) on failure; else the result, which
+ * the caller clears.  Statements with parameters are prepared once per
+ * connection. */
 static PGresult *run(kpi__pg *db, const char *sql, const params *p, ExecStatusType want,
                      kp_error *err, const char *what)
 {
-	PGresult *res = PQexecParams(db->conn, sql, p ? p->n : 0, NULL, p ? p->v : NULL,
-	                             p ? p->len : NULL, p ? p->fmt : NULL, 0);
+	char name[16];
+	const char *stmt = p && p->n && PQtransactionStatus(db->conn) != PQTRANS_INERROR
+	                       ? prepared(db, sql, name) : NULL;
+	PGresult *res = stmt ? PQexecPrepared(db->conn, stmt, p->n, p->v, p->len, p->fmt, 0)
+	                     : PQexecParams(db->conn, sql, p ? p->n : 0, NULL, p ? p->v : NULL,
+	                                    p ? p->len : NULL, p ? p->fmt : NULL, 0);
 	if (res && PQresultStatus(res) == want)
 		return res;
 	pg_fail(db, res, err, what);
@@ -523,28 +556,6 @@ static kp_status add_images(kpi__pg *db, int64_t id, const kpi__image *im, size_
 	return st;
 }
 
-/* The group's counts for one new report: count, first and last seen, and
- * the host when it is new to the group. */
-static kp_status count_report(kpi__pg *db, const kpi__new_report *r, kp_error *err)
-{
-	params p = {0};
-	p_int(&p, r->group_id);
-	p_text(&p, r->host_key ? r->host_key : r->host ? r->host : "");
-	PGresult *res = run(db, "INSERT INTO kpbrowse.group_hosts(group_id, ident) VALUES ($1, $2) "
-	                        "ON CONFLICT DO NOTHING", &p, PGRES_COMMAND_OK, err, "counting hosts");
-	if (!res)
-		return KP_ERR_DB;
-	bool new_host = strcmp(PQcmdTuples(res), "1") == 0;
-	PQclear(res);
-	params q = {0};
-	p_int(&q, r->group_id);
-	p_int(&q, r->ts);
-	p_int(&q, new_host ? 1 : 0);
-	return run_cmd(db, "UPDATE kpbrowse.groups SET count = count + 1, hosts = hosts + $3::int, "
-	                   "first_seen = least(first_seen, $2::bigint), last_seen = greatest(last_seen, $2::bigint) "
-	                   "WHERE id = $1", &q, err, "updating group counts");
-}
-
 static kp_status pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
                                kp_error *err)
 {
@@ -567,10 +578,23 @@ static kp_status pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 	p_text(&p, r->host);
 	p_text(&p, r->host_key);
 	p_text(&p, r->model);
-	PGresult *res = run(db, "INSERT INTO kpbrowse.reports(content_hash, incident_id, size, format, "
-	                        "timestamp, ts, os_version, kernel_uuid, headline, exact_key, group_id, "
+	p_text(&p, r->text);
+	p_text(&p, r->host_key ? r->host_key : r->host ? r->host : "");
+	/* One statement: the report, its text, and its group's counts (count,
+	 * first and last seen, and the host when it is new to the group), in
+	 * the lock order of the file's comment. */
+	PGresult *res = run(db, "WITH r AS (INSERT INTO kpbrowse.reports(content_hash, incident_id, size, "
+	                        "format, timestamp, ts, os_version, kernel_uuid, headline, exact_key, group_id, "
 	                        "indexed_at, host, host_key, model) VALUES ($1, $2, $3, $4, $5, $6, $7, "
-	                        "$8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING RETURNING id",
+	                        "$8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING RETURNING id), "
+	                        "t AS (INSERT INTO kpbrowse.panic_text(report_id, body) "
+	                        "SELECT id, to_tsvector('simple', $16::text) FROM r WHERE $16::text IS NOT NULL), "
+	                        "h AS (INSERT INTO kpbrowse.group_hosts(group_id, ident) SELECT $11, $17 FROM r "
+	                        "ON CONFLICT DO NOTHING RETURNING 1), "
+	                        "g AS (UPDATE kpbrowse.groups SET count = count + 1, "
+	                        "hosts = hosts + (SELECT count(*) FROM h), first_seen = least(first_seen, $6::bigint), "
+	                        "last_seen = greatest(last_seen, $6::bigint) WHERE id = $11 AND EXISTS (SELECT 1 FROM r)) "
+	                        "SELECT id FROM r",
 	                    &p, PGRES_TUPLES_OK, err, "recording a report");
 	if (!res)
 		return KP_ERR_DB;
@@ -589,17 +613,7 @@ static kp_status pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 		return st;
 	}
 	*added = true;
-	kp_status st = add_images(db, *id, r->images, r->nimages, err);
-	if (st == KP_OK && r->text) {
-		params t = {0};
-		p_int(&t, *id);
-		p_text(&t, r->text);
-		st = run_cmd(db, "INSERT INTO kpbrowse.panic_text(report_id, body) "
-		                 "VALUES ($1, to_tsvector('simple', $2))", &t, err, "recording the panic text");
-	}
-	if (st == KP_OK)
-		st = count_report(db, r, err);
-	return st;
+	return add_images(db, *id, r->images, r->nimages, err);
 }
 
 static kp_status pg_archive_add(kpi_db *h, int64_t id, const void *z, size_t zlen, kp_error *err)
@@ -858,8 +872,8 @@ static void time_of(const PGresult *r, int row, int col, char out[32])
 static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
 {
 	PGresult *r = run(PG(h), "SELECT g.id, g.title, g.culprit, g.count, g.first_seen, g.last_seen, "
-	                         "g.hosts, (SELECT string_agg(id::text, ' ' ORDER BY ts DESC, id DESC) "
-	                         "FROM kpbrowse.reports WHERE group_id = g.id) FROM kpbrowse.groups g "
+	                         "g.hosts, array(SELECT id FROM kpbrowse.reports WHERE group_id = g.id "
+	                         "ORDER BY ts DESC, id DESC) FROM kpbrowse.groups g "
 	                         "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC, g.id",
 	                  NULL, PGRES_TUPLES_OK, err, "listing groups");
 	if (!r)
@@ -880,7 +894,12 @@ static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error 
 		g.last_seen = last[0] ? last : NULL;
 		int64_t *ids = NULL;
 		size_t n = 0, cap = 0;
+		/* "{3,2,1}" */
 		for (const char *s = val(r, i, 7); s && *s;) {
+			if (*s == '{' || *s == ',') {
+				s++;
+				continue;
+			}
 			char *end;
 			int64_t id = strtoll(s, &end, 10);
 			if (end == s)
@@ -892,8 +911,6 @@ static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error 
 			}
 			*slot = id;
 			s = end;
-			while (*s == ' ')
-				s++;
 		}
 		g.report_ids = ids;
 		g.nreport_ids = n;
