@@ -99,6 +99,21 @@ typedef struct kpi__store_ops {
 	kp_status (*report_add)(kpi_db *db, const kpi__new_report *r, int64_t *id, bool *added,
 	                        kp_error *err);
 	kp_status (*archive_add)(kpi_db *db, int64_t id, const void *z, size_t zlen, kp_error *err);
+	/* Supersede: report id (a record of the same report, e.g. cut short
+	 * because it was read while being written) becomes r in place, in one
+	 * op inside the caller's transaction: its content hash, incident id,
+	 * size, fields, keys and group (r->group_id), images and search text
+	 * all replaced by r's, its archive replaced by z (zlen bytes, as for
+	 * archive_add); id, seq and its recorded paths are kept.  old_text is
+	 * the search text the record was stored with (what report_add got as
+	 * text; NULL for none), for a text index that cannot forget a row
+	 * without it (sqlite's contentless FTS5); others may ignore it.  The
+	 * old group's count is the caller's to refresh (groups_refresh), as
+	 * for report_add.  Which record wins is the scanner's rule, not the
+	 * store's.  KP_ERR_NOTFOUND for an unknown id; KP_ERR_DB when r's hash
+	 * or incident id belongs to another report (never merged). */
+	kp_status (*report_replace)(kpi_db *db, int64_t id, const kpi__new_report *r,
+	                            const char *old_text, const void *z, size_t zlen, kp_error *err);
 	/* KP_ERR_NOTFOUND for an unknown id. */
 	kp_status (*archive_get)(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);
 	/* Every report id, ascending (*ids malloc'd). */
