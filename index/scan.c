@@ -34,6 +34,7 @@ typedef struct scan {
 	int64_t now;
 	int64_t *dirty;       /* groups touched in this batch */
 	size_t ndirty, dirty_cap;
+	size_t errors_cap;    /* of sum->error_list */
 	bool in_tx;
 } scan;
 
@@ -47,13 +48,12 @@ static int64_t mono_ns(void)
 static kp_status add_error(scan *s, const char *path, const char *msg)
 {
 	kpi_summary *m = s->sum;
-	kpi_scan_error *v = realloc(m->error_list, (m->nerror_list + 1) * sizeof *v);
-	if (!v)
+	kpi_scan_error *e = kp_vec_push((void **)&m->error_list, &m->nerror_list, &s->errors_cap,
+	                                sizeof *e);
+	if (!e)
 		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	m->error_list = v;
-	v[m->nerror_list].path = strdup(path);
-	v[m->nerror_list].msg = strdup(msg);
-	m->nerror_list++;
+	e->path = strdup(path);
+	e->msg = strdup(msg);
 	m->errors = m->nerror_list;
 	return KP_OK;
 }
@@ -402,6 +402,11 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 	return ks;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 {
 	struct stat st;
@@ -452,12 +457,8 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 		n++;
 	}
 	closedir(d);
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-			char *t = names[j];
-			names[j] = names[j - 1];
-			names[j - 1] = t;
-		}
+	if (n > 1)
+		qsort(names, n, sizeof *names, cmp_names);
 	for (size_t i = 0; i < n && ks == KP_OK; i++) {
 		size_t nl = strlen(names[i]);
 		bool slash = plen && path[plen - 1] == '/';
