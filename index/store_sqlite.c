@@ -347,6 +347,9 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_er
 	}
 	sqlite3_extended_result_codes(db->db, 1);
 	sqlite3_busy_timeout(db->db, BUSY_TIMEOUT_MS);
+	/* a rescan looks up every path: keep a large index's pages in memory
+	 * (the default 2 MB cache rereads them from the OS for 100k paths) */
+	sqlite3_exec(db->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
 
 	int uv = 0, app = 0, nobj = 0;
 	if (pragma_int(db, "PRAGMA application_id", &app) != SQLITE_OK ||
