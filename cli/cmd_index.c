@@ -67,8 +67,13 @@ static void print_summary(const char *db, const kpi_summary *s, bool resigned, s
 {
 	fputs("Index ", stdout);
 	kpt_sanitize_write(stdout, db, strlen(db), 0);
-	printf(": %zu files: %zu new, %zu unchanged, %zu duplicates, %zu skipped, %zu errors\n",
+	printf(": %zu files: %zu new, %zu unchanged, %zu duplicates, %zu skipped, %zu errors",
 	       s->files, s->new_reports, s->unchanged, s->duplicates, s->skipped, s->errors);
+	if (s->superseded)
+		printf(", %zu completed (a cut record replaced)", s->superseded);
+	if (s->changing)
+		printf(", %zu being written (read again next time)", s->changing);
+	putchar('\n');
 	for (size_t i = 0; i < s->nerror_list; i++) {
 		fputs("  error: ", stdout);
 		kpt_sanitize_write(stdout, s->error_list[i].path, strlen(s->error_list[i].path), 0);
@@ -89,6 +94,8 @@ static void print_json(const char *db, const kpi_summary *s, bool resigned, size
 	cJSON_AddNumberToObject(o, "unchanged", (double)s->unchanged);
 	cJSON_AddNumberToObject(o, "duplicates", (double)s->duplicates);
 	cJSON_AddNumberToObject(o, "skipped", (double)s->skipped);
+	cJSON_AddNumberToObject(o, "superseded", (double)s->superseded);
+	cJSON_AddNumberToObject(o, "changing", (double)s->changing);
 	cJSON *errs = cJSON_AddArrayToObject(o, "errors");
 	for (size_t i = 0; i < s->nerror_list; i++) {
 		cJSON *e = cJSON_CreateObject();

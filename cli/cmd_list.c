@@ -92,7 +92,7 @@ int kpc_row_sink(void *ctx, const kpi_report_row *row)
 		cJSON_AddItemToArray(arr, kpc_report_row_json(row));
 	else
 		kpc_report_row_print(row);
-	return 0;
+	return ferror(stdout) ? 1 : 0; /* a failed write stops the rows (main says why) */
 }
 
 void kpc_print_json(cJSON *j)

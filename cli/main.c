@@ -6,6 +6,7 @@
 #include "kpc_cmd.h"
 #include "kpt_main.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,17 +70,33 @@ static int help(const command *c)
 	return KPT_EXIT_OK;
 }
 
+/* A command's output must have reached stdout: a write that failed (a full
+ * disk, /dev/full) is exit 2 with one line on stderr; a reader that went
+ * away (EPIPE, `| head`, when SIGPIPE is ignored) ends quietly. */
+static int finish_stdout(int rc)
+{
+	errno = 0;
+	int e = fflush(stdout) == EOF ? errno : 0;
+	if (!ferror(stdout))
+		return rc;
+	if (e == EPIPE)
+		return rc;
+	fprintf(stderr, "kpbrowse: cannot write to standard output: %s\n",
+	        e ? strerror(e) : "write error");
+	return KPT_EXIT_BAD;
+}
+
 /* Runs c, and prints its help or usage when it asks (kpc_cmd.h). */
 static int run(const command *c, int argc, char **argv)
 {
 	int rc = c->run(argc, argv);
 	if (rc == KPC_HELP)
-		return help(c);
+		rc = help(c);
 	if (rc == KPC_USAGE) {
 		kpt_usage_error("%s: usage: kpbrowse %s", c->name, c->synopsis);
 		return KPT_EXIT_BAD;
 	}
-	return rc;
+	return finish_stdout(rc);
 }
 
 /* README.md's Usage block is these synopsis lines without their indent

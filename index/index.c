@@ -317,18 +317,21 @@ void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
 	return z;
 }
 
-/* The original bytes of report id (malloc'd, NUL-terminated, *len set),
- * checked against the stored size and hash; NULL + err on failure.
- * *group_id (may be NULL) gets the report's group. */
-static char *archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err)
+char *kpi__archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err)
 {
 	kpi__archive a = {0};
 	if (db->ops->archive_get(db, id, &a, err) != KP_OK)
 		return NULL;
 	if (group_id)
 		*group_id = a.group_id;
-	char *buf = a.size >= 0 && (uint64_t)a.size <= KP_REPORT_MAX_SIZE ? malloc((size_t)a.size + 1)
-	                                                                  : NULL;
+	if (a.size < 0 || (uint64_t)a.size > KP_REPORT_MAX_SIZE) {
+		free(a.z);
+		kp_error_set(err, KP_ERR_DB, 0, -1,
+		             "the archive of report @%lld is damaged: its recorded size %lld is impossible",
+		             (long long)id, (long long)a.size);
+		return NULL;
+	}
+	char *buf = malloc((size_t)a.size + 1);
 	if (!buf) {
 		free(a.z);
 		kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
@@ -361,7 +364,7 @@ kp_status kpi_load(kpi_db *db, int64_t id, kp_report **out, kp_error *err)
 	*out = NULL;
 	kp_error_clear(err);
 	size_t len;
-	char *bytes = archive_bytes(db, id, &len, NULL, err);
+	char *bytes = kpi__archive_bytes(db, id, &len, NULL, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
 	char name[64];
@@ -378,7 +381,7 @@ kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *g
                              kp_error *err)
 {
 	size_t len;
-	char *bytes = archive_bytes(db, id, &len, group_id, err);
+	char *bytes = kpi__archive_bytes(db, id, &len, group_id, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
 	kp_status st = kp_report_parse(bytes, len, NULL, out, err);
@@ -390,7 +393,7 @@ kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err)
 {
 	kp_error_clear(err);
 	size_t len;
-	char *bytes = archive_bytes(db, id, &len, NULL, err);
+	char *bytes = kpi__archive_bytes(db, id, &len, NULL, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);

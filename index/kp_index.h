@@ -99,6 +99,9 @@ typedef struct kpi_summary {
 	size_t new_reports;    /* panics not in the index before */
 	size_t unchanged;      /* known path with the same size and mtime (or content) */
 	size_t duplicates;     /* a known report (same content or incident id) under a new path */
+	size_t superseded;     /* a record cut short (read while being written) replaced by the
+	                        * complete report: see kpi_scan */
+	size_t changing;       /* changed while being read: not recorded, read again by the next scan */
 	size_t skipped;        /* not a panic report (other bug_type, binary, unrecognised text) */
 	size_t errors;         /* == nerror_list */
 	kpi_scan_error *error_list;
@@ -113,7 +116,17 @@ void kpi_summary_free(kpi_summary *s);
  * an error in the summary.  Work is committed in batches, so an interrupted
  * scan leaves a consistent index and a rerun completes it.  Fails (KP_ERR_DB,
  * KP_ERR_NOMEM) only when the database itself fails; the summary then holds
- * what was committed. fn may be NULL. sym may be NULL (see kp_sig_compute). */
+ * what was committed (new_reports and superseded count stored reports only).
+ * fn may be NULL. sym may be NULL (see kp_sig_compute).
+ *
+ * Reports being written: a file whose size or mtime changes while it is read
+ * is not recorded (summary.changing) and is read again by the next scan.  A
+ * complete report supersedes a truncated record of the same report (same
+ * incident id, or a file at the same path that now continues the archived
+ * bytes) in place: archive, fields, keys and group re-derived, id and paths
+ * kept; so does a longer cut of it.  A truncated copy of a report stored
+ * complete is a duplicate.  Paths are made absolute and normalised
+ * lexically (no "//", "." or ".."), so one file is one path. */
 kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths,
                    kp_sig_symbol_fn sym, void *sym_ctx, kpi_progress_fn fn, void *ctx,
                    kpi_summary *out, kp_error *err);

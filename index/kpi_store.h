@@ -112,7 +112,24 @@ typedef struct kpi__store_ops {
 	kp_status (*report_add)(kpi_db *db, const kpi__new_report *r, int64_t *id, bool *added,
 	                        kp_error *err);
 	kp_status (*archive_add)(kpi_db *db, int64_t id, const void *z, size_t zlen, kp_error *err);
-	/* KP_ERR_NOTFOUND for an unknown id. */
+	/* Supersede: report id (a record of the same report, e.g. cut short
+	 * because it was read while being written) becomes r in place, in one
+	 * op inside the caller's transaction: its content hash, incident id,
+	 * size, fields, keys and group (r->group_id), images and search text
+	 * all replaced by r's, its archive replaced by z (zlen bytes, as for
+	 * archive_add); id, seq and its recorded paths are kept.  old_text is
+	 * the search text the record was stored with (what report_add got as
+	 * text; NULL for none), for a text index that cannot forget a row
+	 * without it (sqlite's contentless FTS5); others may ignore it.  The
+	 * old group's count is the caller's to refresh (groups_refresh), as
+	 * for report_add.  Which record wins is the scanner's rule, not the
+	 * store's.  KP_ERR_NOTFOUND for an unknown id; KP_ERR_DB when r's hash
+	 * or incident id belongs to another report (never merged). */
+	kp_status (*report_replace)(kpi_db *db, int64_t id, const kpi__new_report *r,
+	                            const char *old_text, const void *z, size_t zlen, kp_error *err);
+	/* KP_ERR_NOTFOUND for an unknown id; KP_ERR_DB saying so when the
+	 * report is known but its archive is missing (out->group_id is still
+	 * set then). */
 	kp_status (*archive_get)(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);
 	/* Every report id, ascending (*ids malloc'd). */
 	kp_status (*report_ids)(kpi_db *db, int64_t **ids, size_t *n, kp_error *err);
@@ -157,6 +174,12 @@ kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_erro
 /* The archive format, one home for both directions (index.c): the original
  * bytes zlib-compressed.  malloc'd, or NULL when out of memory. */
 void *kpi__archive_pack(const char *data, size_t len, size_t *zlen);
+
+/* The original bytes of report id from its archive (malloc'd,
+ * NUL-terminated, *len set), checked against the stored size and hash;
+ * NULL with err set otherwise (KP_ERR_NOTFOUND, KP_ERR_DB naming the
+ * damage, KP_ERR_NOMEM).  *group_id (may be NULL) gets its group. */
+char *kpi__archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err);
 
 /* For re-signing: report id parsed from its archive (checked against its
  * hash), nameless, and its current group. */

@@ -242,6 +242,7 @@ static const char schema_v3[] =
 	" rank int NOT NULL,"
 	" uuid_hex text COLLATE \"C\" NOT NULL,"
 	" name text NOT NULL,"
+	" live boolean NOT NULL DEFAULT true,"   /* false: replaced (the writer has no DELETE) */
 	" PRIMARY KEY(report_id, rank, uuid_hex, name));"
 	"CREATE INDEX images_uuid ON kpbrowse.images(uuid_hex) WHERE uuid_hex <> '';"
 	"CREATE INDEX images_name ON kpbrowse.images(lower(name)) WHERE name <> '';"
@@ -518,8 +519,29 @@ static kp_status pg_report_find(kpi_db *h, const char *hash, const char *inciden
 /* Images in statements of up to IMG_CHUNK rows: ($1, $2, $3, $4), ($1, $5, ...). */
 #define IMG_CHUNK 200
 
-static kp_status add_images(kpi__pg *db, int64_t id, const kpi__image *im, size_t n, kp_error *err)
+static int cmp_image(const void *a, const void *b)
 {
+	const kpi__image *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	int c = strcmp(x->uuid_hex, y->uuid_hex);
+	return c ? c : strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+/* Records images (live), each once: one statement may not name a row twice. */
+static kp_status add_images(kpi__pg *db, int64_t id, const kpi__image *given, size_t ngiven,
+                            kp_error *err)
+{
+	kpi__image *im = malloc((ngiven ? ngiven : 1) * sizeof *im);
+	if (!im)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	if (ngiven)
+		memcpy(im, given, ngiven * sizeof *im);
+	qsort(im, ngiven, sizeof *im, cmp_image);
+	size_t n = 0;
+	for (size_t i = 0; i < ngiven; i++)
+		if (!n || cmp_image(&im[n - 1], &im[i]) != 0)
+			im[n++] = im[i];
 	char idbuf[24];
 	snprintf(idbuf, sizeof idbuf, "%" PRId64, id);
 	kp_status st = KP_OK;
@@ -532,6 +554,7 @@ static kp_status add_images(kpi__pg *db, int64_t id, const kpi__image *im, size_
 			free(sql);
 			free(v);
 			free(rank);
+			free(im);
 			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 		}
 		size_t o = (size_t)sprintf(sql, "INSERT INTO kpbrowse.images(report_id, rank, uuid_hex, name) VALUES ");
@@ -544,7 +567,7 @@ static kp_status add_images(kpi__pg *db, int64_t id, const kpi__image *im, size_
 			v[2 + 3 * i] = im[at + i].uuid_hex;
 			v[3 + 3 * i] = im[at + i].name ? im[at + i].name : "";
 		}
-		strcpy(sql + o, " ON CONFLICT DO NOTHING");
+		strcpy(sql + o, " ON CONFLICT (report_id, rank, uuid_hex, name) DO UPDATE SET live = true");
 		PGresult *r = PQexecParams(db->conn, sql, (int)(1 + 3 * k), NULL, v, NULL, NULL, 0);
 		if (PQresultStatus(r) != PGRES_COMMAND_OK)
 			st = pg_fail(db, r, err, "recording images");
@@ -553,6 +576,7 @@ static kp_status add_images(kpi__pg *db, int64_t id, const kpi__image *im, size_
 		free(v);
 		free(rank);
 	}
+	free(im);
 	return st;
 }
 
@@ -616,6 +640,68 @@ static kp_status pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 	return add_images(db, *id, r->images, r->nimages, err);
 }
 
+/* Supersede in place (kpi_store.h).  No DELETE: the old images are marked
+ * not live and the new ones (re)marked live; text and archive are
+ * overwritten.  old_text is not needed (the tsvector is a column). */
+static kp_status pg_report_replace(kpi_db *h, int64_t id, const kpi__new_report *r,
+                                   const char *old_text, const void *z, size_t zlen, kp_error *err)
+{
+	kpi__pg *db = PG(h);
+	(void)old_text;
+	params p = {0};
+	p_text(&p, r->content_hash);
+	p_text(&p, r->incident_id);
+	p_int(&p, r->size);
+	p_text(&p, r->format);
+	p_text(&p, r->timestamp);
+	p_int(&p, r->ts);
+	p_text(&p, r->os_version);
+	p_text(&p, r->kernel_uuid);
+	p_text(&p, r->headline);
+	p_text(&p, r->exact_key);
+	p_int(&p, r->group_id);
+	p_int(&p, r->indexed_at);
+	p_text(&p, r->host);
+	p_text(&p, r->host_key);
+	p_text(&p, r->model);
+	p_int(&p, id);
+	PGresult *res = run(db, "UPDATE kpbrowse.reports SET content_hash = $1, incident_id = $2, size = $3, "
+	                        "format = $4, timestamp = $5, ts = $6, os_version = $7, kernel_uuid = $8, "
+	                        "headline = $9, exact_key = $10, group_id = $11, indexed_at = $12, host = $13, "
+	                        "host_key = $14, model = $15 WHERE id = $16",
+	                    &p, PGRES_COMMAND_OK, err, "replacing a report");
+	if (!res)
+		return KP_ERR_DB;
+	bool found = strcmp(PQcmdTuples(res), "1") == 0;
+	PQclear(res);
+	if (!found)
+		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no report @%lld in the index",
+		                    (long long)id);
+	params q = {0};
+	p_int(&q, id);
+	kp_status st = run_cmd(db, "UPDATE kpbrowse.images SET live = false WHERE report_id = $1", &q,
+	                       err, "replacing images");
+	if (st == KP_OK)
+		st = add_images(db, id, r->images, r->nimages, err);
+	if (st == KP_OK) {
+		params t = {0};
+		p_int(&t, id);
+		p_text(&t, r->text ? r->text : "");
+		st = run_cmd(db, "INSERT INTO kpbrowse.panic_text(report_id, body) VALUES ($1, "
+		                 "to_tsvector('simple', $2)) ON CONFLICT (report_id) DO UPDATE SET body = excluded.body",
+		             &t, err, "replacing the panic text");
+	}
+	if (st == KP_OK) {
+		params a = {0};
+		p_int(&a, id);
+		p_bin(&a, z, zlen);
+		st = run_cmd(db, "INSERT INTO kpbrowse.archives(report_id, data) VALUES ($1, $2) "
+		                 "ON CONFLICT (report_id) DO UPDATE SET data = excluded.data", &a, err,
+		             "replacing an archive");
+	}
+	return st;
+}
+
 static kp_status pg_archive_add(kpi_db *h, int64_t id, const void *z, size_t zlen, kp_error *err)
 {
 	params p = {0};
@@ -632,9 +718,9 @@ static kp_status pg_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_err
 	params p = {0};
 	p_int(&p, id);
 	/* binary results: the bytea comes back as its bytes */
-	PGresult *r = PQexecParams(db->conn, "SELECT r.size, r.content_hash, a.data, r.group_id "
-	                                     "FROM kpbrowse.reports r JOIN kpbrowse.archives a "
-	                                     "ON a.report_id = r.id WHERE r.id = $1::bigint",
+	PGresult *r = PQexecParams(db->conn, "SELECT r.size, r.content_hash, a.data, r.group_id, "
+	                                     "a.report_id IS NOT NULL FROM kpbrowse.reports r LEFT JOIN "
+	                                     "kpbrowse.archives a ON a.report_id = r.id WHERE r.id = $1::bigint",
 	                           p.n, NULL, p.v, NULL, NULL, 1);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		kp_status st = pg_fail(db, r, err, "reading the archive");
@@ -658,6 +744,12 @@ static kp_status pg_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_err
 	for (int i = 0; i < 8 && PQgetlength(r, 0, 3) == 8; i++)
 		u = u << 8 | b[i];
 	out->group_id = (int64_t)u;
+	if (PQgetlength(r, 0, 4) != 1 || PQgetvalue(r, 0, 4)[0] != 1) {
+		PQclear(r);
+		return kp_error_set(err, KP_ERR_DB, 0, -1,
+		                    "%s: report @%lld has no archive (the index is damaged)", db->display,
+		                    (long long)id);
+	}
 	int blen = PQgetlength(r, 0, 2);
 	out->z = malloc(blen > 0 ? (size_t)blen : 1);
 	if (out->z && blen > 0)
@@ -976,7 +1068,7 @@ static kp_status pg_search(kpi_db *h, kpi__search kind, const char *arg, kpi_rep
 		return run_rows(db, "SELECT " ROW_COLS "i.uuid_hex, i.name, i.rank" ROW_TAIL
 		                    " FROM kpbrowse.images i JOIN kpbrowse.reports r ON r.id = i.report_id "
 		                    "JOIN kpbrowse.groups g ON g.id = r.group_id WHERE i.uuid_hex BETWEEN $1 AND $2 "
-		                    "AND i.uuid_hex <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
+		                    "AND i.uuid_hex <> '' AND i.live ORDER BY r.ts DESC, r.id DESC, i.rank",
 		                &p, true, fn, ctx, nfound, err);
 	}
 	case KPI__SEARCH_KEXT:
@@ -984,7 +1076,7 @@ static kp_status pg_search(kpi_db *h, kpi__search kind, const char *arg, kpi_rep
 		return run_rows(db, "SELECT " ROW_COLS "i.uuid_hex, i.name, i.rank" ROW_TAIL
 		                    " FROM kpbrowse.images i JOIN kpbrowse.reports r ON r.id = i.report_id "
 		                    "JOIN kpbrowse.groups g ON g.id = r.group_id WHERE lower(i.name) = lower($1) "
-		                    "AND i.name <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
+		                    "AND i.name <> '' AND i.live ORDER BY r.ts DESC, r.id DESC, i.rank",
 		                &p, true, fn, ctx, nfound, err);
 	case KPI__SEARCH_TEXT:
 		break;
@@ -1043,6 +1135,7 @@ static const kpi__store_ops pg_ops = {
 	.report_find = pg_report_find,
 	.report_add = pg_report_add,
 	.archive_add = pg_archive_add,
+	.report_replace = pg_report_replace,
 	.archive_get = pg_archive_get,
 	.report_ids = pg_report_ids,
 	.report_regroup = pg_report_regroup,

@@ -48,6 +48,14 @@ static const char *const sql_text[Q_COUNT] = {
 	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at, "
 	                    "host, host_key, model) "
 	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	[Q_REPORT_UPDATE] = "UPDATE reports SET content_hash = ?1, incident_id = ?2, size = ?3, format = ?4, "
+	                    "timestamp = ?5, ts = ?6, os_version = ?7, kernel_uuid = ?8, headline = ?9, "
+	                    "exact_key = ?10, group_id = ?11, indexed_at = ?12, host = ?13, host_key = ?14, "
+	                    "model = ?15 WHERE id = ?16",
+	[Q_IMAGE_DELETE] = "DELETE FROM images WHERE report_id = ?1",
+	[Q_FTS_DELETE] = NULL, /* depends on the text search mode, see stmt_text */
+	[Q_ARCHIVE_UPDATE] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2) "
+	                     "ON CONFLICT(report_id) DO UPDATE SET data = excluded.data",
 	[Q_ARCHIVE_INSERT] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2)",
 	[Q_GROUP_INSERT] = "INSERT INTO groups(key, title, culprit) VALUES (?1, ?2, ?3) "
 	                   "ON CONFLICT(key) DO NOTHING",
@@ -63,8 +71,8 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_IMAGE_INSERT] = "INSERT OR IGNORE INTO images(report_id, uuid_hex, name, rank) "
 	                   "VALUES (?1, ?2, ?3, ?4)",
 	[Q_FTS_INSERT] = NULL, /* depends on the text search mode, see stmt_text */
-	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id FROM reports "
-	                     "JOIN archives a ON a.report_id = reports.id WHERE id = ?1",
+	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id, a.report_id IS NOT NULL "
+	                     "FROM reports LEFT JOIN archives a ON a.report_id = reports.id WHERE id = ?1",
 	[Q_REPORT_IDS] = "SELECT id FROM reports ORDER BY id",
 	[Q_REPORT_RESIGN] = "UPDATE reports SET headline = ?2, exact_key = ?3, group_id = ?4 WHERE id = ?1",
 	[Q_GROUP_SET_TITLE] = "UPDATE groups SET title = ?2, culprit = ?3 WHERE id = ?1",
@@ -380,6 +388,9 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_er
 	}
 	sqlite3_extended_result_codes(db->db, 1);
 	sqlite3_busy_timeout(db->db, BUSY_TIMEOUT_MS);
+	/* a rescan looks up every path: keep a large index's pages in memory
+	 * (the default 2 MB cache rereads them from the OS for 100k paths) */
+	sqlite3_exec(db->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
 
 	int uv = 0, app = 0, nobj = 0;
 	if (pragma_int(db, "PRAGMA application_id", &app) != SQLITE_OK ||
@@ -465,6 +476,10 @@ static const char *stmt_text(const kpi__sq *db, kpi__sq_sql q)
 	if (q == Q_FTS_INSERT)
 		return db->fts ? "INSERT INTO panic_fts(rowid, body) VALUES (?1, ?2)"
 		               : "INSERT OR REPLACE INTO panic_text(report_id, body) VALUES (?1, ?2)";
+	/* a contentless FTS5 row is forgotten by naming what it held */
+	if (q == Q_FTS_DELETE)
+		return db->fts ? "INSERT INTO panic_fts(panic_fts, rowid, body) VALUES ('delete', ?1, ?2)"
+		               : "DELETE FROM panic_text WHERE report_id = ?1";
 	return sql_text[q];
 }
 
@@ -598,19 +613,9 @@ static kp_status sq_report_find(kpi_db *h, const char *hash, const char *inciden
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "looking up a report");
 }
 
-static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
-                               kp_error *err)
+/* Binds r's columns as ?1..?15 (Q_REPORT_INSERT, Q_REPORT_UPDATE). */
+static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 {
-	kpi__sq *db = SQ(h);
-	*added = false;
-	kp_status st = sq_report_find(h, r->content_hash, NULL, id, err);
-	if (st == KP_OK && !*id && r->incident_id)
-		st = sq_report_find(h, NULL, r->incident_id, id, err);
-	if (st != KP_OK || *id)
-		return st;
-	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_INSERT, err);
-	if (!q)
-		return KP_ERR_DB;
 	sqlite3_bind_text(q, 1, r->content_hash, -1, SQLITE_STATIC);
 	bind_opt(q, 2, r->incident_id);
 	sqlite3_bind_int64(q, 3, r->size);
@@ -626,14 +631,17 @@ static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 	bind_opt(q, 13, r->host);
 	bind_opt(q, 14, r->host_key);
 	bind_opt(q, 15, r->model);
-	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
-		return st;
-	*id = sqlite3_last_insert_rowid(db->db);
-	*added = true;
+}
+
+/* Records r's images and search text for report id. */
+static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report *r, kp_error *err)
+{
+	sqlite3_stmt *q;
+	kp_status st;
 	for (size_t i = 0; i < r->nimages; i++) {
 		if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
 			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, *id);
+		sqlite3_bind_int64(q, 1, id);
 		sqlite3_bind_text(q, 2, r->images[i].uuid_hex, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 3, r->images[i].name ? r->images[i].name : "", -1, SQLITE_STATIC);
 		sqlite3_bind_int(q, 4, r->images[i].rank);
@@ -643,12 +651,72 @@ static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 	if (r->text) {
 		if (!(q = kpi__sq_stmt(db, Q_FTS_INSERT, err)))
 			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, *id);
+		sqlite3_bind_int64(q, 1, id);
 		sqlite3_bind_text(q, 2, r->text, -1, SQLITE_STATIC);
 		if ((st = step_done(db, q, err, "recording the panic text")) != KP_OK)
 			return st;
 	}
 	return KP_OK;
+}
+
+static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
+                               kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*added = false;
+	kp_status st = sq_report_find(h, r->content_hash, NULL, id, err);
+	if (st == KP_OK && !*id && r->incident_id)
+		st = sq_report_find(h, NULL, r->incident_id, id, err);
+	if (st != KP_OK || *id)
+		return st;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	bind_report(q, r);
+	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
+		return st;
+	*id = sqlite3_last_insert_rowid(db->db);
+	*added = true;
+	return add_images_text(db, *id, r, err);
+}
+
+static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report *r,
+                                   const char *old_text, const void *z, size_t zlen,
+                                   kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_UPDATE, err);
+	if (!q)
+		return KP_ERR_DB;
+	bind_report(q, r);
+	sqlite3_bind_int64(q, 16, id);
+	kp_status st = step_done(db, q, err, "replacing a report");
+	if (st != KP_OK)
+		return st;
+	if (sqlite3_changes(db->db) == 0)
+		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no report @%lld in the index",
+		                    (long long)id);
+	if (!(q = kpi__sq_stmt(db, Q_IMAGE_DELETE, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	if ((st = step_done(db, q, err, "replacing images")) != KP_OK)
+		return st;
+	if (old_text || !db->fts) {
+		if (!(q = kpi__sq_stmt(db, Q_FTS_DELETE, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, id);
+		if (db->fts)
+			sqlite3_bind_text(q, 2, old_text, -1, SQLITE_STATIC);
+		if ((st = step_done(db, q, err, "replacing the panic text")) != KP_OK)
+			return st;
+	}
+	if ((st = add_images_text(db, id, r, err)) != KP_OK)
+		return st;
+	if (!(q = kpi__sq_stmt(db, Q_ARCHIVE_UPDATE, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_blob(q, 2, z, (int)zlen, SQLITE_STATIC);
+	return step_done(db, q, err, "replacing an archive");
 }
 
 static kp_status sq_archive_add(kpi_db *h, int64_t id, const void *z, size_t zlen, kp_error *err)
@@ -794,6 +862,7 @@ static const kpi__store_ops sqlite_ops = {
 	.report_find = sq_report_find,
 	.report_add = sq_report_add,
 	.archive_add = sq_archive_add,
+	.report_replace = sq_report_replace,
 	.archive_get = kpi__sq_archive_get,
 	.report_ids = sq_report_ids,
 	.report_regroup = sq_report_regroup,

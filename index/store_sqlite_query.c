@@ -47,6 +47,13 @@ kp_status kpi__sq_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error
 			                    (long long)id);
 		return kpi__sq_err(db, err, "reading the archive");
 	}
+	out->group_id = sqlite3_column_int64(s, 3);
+	if (!sqlite3_column_int(s, 4)) {
+		sqlite3_reset(s);
+		return kp_error_set(err, KP_ERR_DB, 0, -1,
+		                    "%s: report @%lld has no archive (the index is damaged)", db->path,
+		                    (long long)id);
+	}
 	out->size = sqlite3_column_int64(s, 0);
 	snprintf(out->hash, sizeof out->hash, "%s", (const char *)sqlite3_column_text(s, 1));
 	const void *blob = sqlite3_column_blob(s, 2);

@@ -227,6 +227,66 @@ static void archive_round_trip(const char *be, kpi_db *db)
 	         be);
 }
 
+/* A record cut short is replaced in place by the complete report: fields,
+ * keys, group, images, search text and archive; id and paths stay. */
+static void report_replace_in_place(const char *be, kpi_db *db)
+{
+	kp_error err;
+	int64_t g1 = group(db, "g-replace-cut"), g2 = group(db, "g-replace-full");
+	kpi__new_report cut = report("h-replace-cut", "INC-REPLACE", 500, g1);
+	cut.text = "Quokkaring overfl";
+	static const unsigned char z1[] = {1, 2, 3}, z2[] = {4, 5, 6, 7};
+	int64_t id = add(db, &cut, NULL);
+	KT_CHECK(db->ops->begin(db, &err) == KP_OK && db->ops->archive_add(db, id, z1, sizeof z1, &err) == KP_OK &&
+	         db->ops->path_put(db, "/r/cut.ips", id, 3, 1, 1000, NULL, &err) == KP_OK &&
+	         db->ops->commit(db, &err) == KP_OK, "%s: cut record stored", be);
+
+	static const kpi__image img[] = {{"AB7A1C2B9D444F1E8B3A77C0DE11A0FF", "com.example.Whole", 1}};
+	kpi__new_report full = report("h-replace-full", "INC-REPLACE", 600, g2);
+	full.size = 4;
+	full.headline = "Quokkaring overflow at slot 9";
+	full.images = img;
+	full.nimages = 1;
+	full.text = "Quokkaring overflow at slot nine";
+	KT_CHECK(db->ops->begin(db, &err) == KP_OK &&
+	         db->ops->report_replace(db, id, &full, cut.text, z2, sizeof z2, &err) == KP_OK &&
+	         db->ops->groups_refresh(db, (int64_t[]){g1, g2}, 2, &err) == KP_OK &&
+	         db->ops->commit(db, &err) == KP_OK, "%s: report_replace (%s)", be, err.msg);
+	int64_t by_full = 0, by_cut = -1, by_inc = 0;
+	KT_CHECK(db->ops->report_find(db, "h-replace-full", NULL, &by_full, &err) == KP_OK && by_full == id &&
+	         db->ops->report_find(db, "h-replace-cut", NULL, &by_cut, &err) == KP_OK && by_cut == 0 &&
+	         db->ops->report_find(db, NULL, "INC-REPLACE", &by_inc, &err) == KP_OK && by_inc == id,
+	         "%s: the same id now has the complete report's hash", be);
+	kpi__archive a = {0};
+	KT_CHECK(db->ops->archive_get(db, id, &a, &err) == KP_OK && a.zlen == sizeof z2 &&
+	         memcmp(a.z, z2, sizeof z2) == 0 && a.size == 4 && a.group_id == g2,
+	         "%s: archive, size and group replaced", be);
+	free(a.z);
+	found f = {0};
+	size_t n = 0;
+	KT_CHECK(db->ops->search(db, KPI__SEARCH_TEXT, "nine", collect, &f, &n, &err) == KP_OK && n == 1 &&
+	         f.id[0] == id, "%s: the new text is searchable", be);
+	f = (found){0};
+	KT_CHECK(db->ops->search(db, KPI__SEARCH_TEXT, "overfl", collect, &f, &n, &err) == KP_OK && n == 0,
+	         "%s: the cut text is forgotten", be);
+	f = (found){0};
+	KT_CHECK(db->ops->search(db, KPI__SEARCH_UUID, "AB7A1C2B", collect, &f, &n, &err) == KP_OK && n == 1,
+	         "%s: the new image finds it", be);
+	f = (found){0};
+	db->ops->search(db, KPI__SEARCH_UUID, "C2A94E10", collect, &f, &n, &err);
+	bool old_image = false;
+	for (int i = 0; i < f.n && i < 8; i++)
+		old_image |= f.id[i] == id;
+	KT_CHECK(!old_image, "%s: the old images are gone", be);
+	f = (found){0};
+	KT_CHECK(db->ops->report_paths(db, id, collect_path, &f, &err) == KP_OK && f.n == 1,
+	         "%s: paths kept", be);
+	KT_CHECK(db->ops->begin(db, &err) == KP_OK &&
+	         db->ops->report_replace(db, 999999, &full, NULL, z2, sizeof z2, &err) == KP_ERR_NOTFOUND,
+	         "%s: unknown id: NOTFOUND", be);
+	db->ops->rollback(db);
+}
+
 static void seq_follows_storing_order(const char *be, kpi_db *db)
 {
 	int64_t gid = group(db, "g-seq");
@@ -412,6 +472,7 @@ int main(void)
 		rollback_leaves_nothing(be, db);
 		paths_recorded(be, db);
 		archive_round_trip(be, db);
+		report_replace_in_place(be, db);
 		seq_follows_storing_order(be, db);
 		groups_count_and_regroup(be, db);
 		search_by_uuid_kext_text(be, db);
