@@ -73,7 +73,10 @@ fi
 for f in "$fix"/bin/*; do
 	[ -f "$f" ] && put macho "$f"
 done
-for f in "$fix"/bin/*.dSYM/Contents/Resources/DWARF/*; do
+# DWARF 4 from LLVM 14, DWARF 4 and 5 from LLVM 19 (dSYMs and the objects,
+# whose DWARF 5 keeps the strx/addrx/rnglistx/loclistx forms)
+for f in "$fix"/bin/*.dSYM/Contents/Resources/DWARF/* "$fix"/llvm19-dwarf*/bin/*.dSYM/Contents/Resources/DWARF/* \
+	"$fix"/llvm19-dwarf*/bin/obj/*.o; do
 	[ -f "$f" ] || continue
 	put macho "$f"
 	put dwarf "$f"
