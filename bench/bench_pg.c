@@ -198,6 +198,7 @@ int main(int argc, char **argv)
 		per_host = atoi(argv[5]);
 	if (hosts < 1 || per_host < 1)
 		return 2;
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	double t0 = now();
 	if (generate(argv[3]) != 0) {
 		perror("generate");

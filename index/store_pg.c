@@ -385,6 +385,10 @@ kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_erro
 	 * whole, paths with them, so the next push sends them again. */
 	PGresult *sc = PQexec(db->conn, "SET synchronous_commit = off");
 	PQclear(sc);
+	/* Prepared statements save the parsing only: a generic plan for a UUID
+	 * range or a host would ignore the values it is for. */
+	sc = PQexec(db->conn, "SET plan_cache_mode = force_custom_plan");
+	PQclear(sc);
 	kp_status st = KP_OK;
 	int v = schema_version(db, err);
 	if (v < 0) {

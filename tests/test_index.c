@@ -537,6 +537,29 @@ static void test_meta_and_seq(void)
 	free(v);
 }
 
+/* Every message and JSON output shows a target through kpi_target_display. */
+static void test_password_masked(void)
+{
+	static const char *const cases[][2] = {
+		{"postgresql://kp:s3cret@db.lab/panics", "postgresql://kp:***@db.lab/panics"},
+		{"postgres://kp:p%40ss@db.lab:5433/x?sslmode=require", "postgres://kp:***@db.lab:5433/x?sslmode=require"},
+		{"postgresql://kp@db.lab/x?password=s3cret&sslmode=verify-full",
+		 "postgresql://kp@db.lab/x?password=***&sslmode=verify-full"},
+		{"postgresql://db.lab/x", "postgresql://db.lab/x"},
+		{"host=db.lab password=s3cret dbname=x", "host=db.lab password=*** dbname=x"},
+		{"host=db.lab password = 's3 cret\\' x' dbname=x", "host=db.lab password=*** dbname=x"},
+		{"/tmp/password=x.sqlite3", "/tmp/password=x.sqlite3"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char out[256];
+		kpi_target_display(cases[i][0], out, sizeof out);
+		KT_CHECK(strcmp(out, cases[i][1]) == 0 && !strstr(out, "s3"), "masked: %s -> %s", cases[i][0], out);
+	}
+	char tiny[8];
+	kpi_target_display("postgresql://kp:s3cret@h/x", tiny, sizeof tiny);
+	KT_CHECK(strlen(tiny) == 7, "masking truncates into a small buffer");
+}
+
 static void test_postgres_targets_recognised(void)
 {
 	char nowhere[1200];
@@ -761,6 +784,7 @@ int main(int argc, char **argv)
 		return kt_done(); /* the rest is about sqlite files */
 
 	test_postgres_targets_recognised();
+	test_password_masked();
 	test_foreign();
 	test_incident();
 	test_real();

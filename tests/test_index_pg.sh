@@ -210,6 +210,27 @@ KPBROWSE_HOST="$(printf 'evil\033[31mhost')" "$K" index --db "$P" "$T/newdir" >/
 check_grep 'evil \\e\]0;pwned' "$T/h.out" "the hostile report was pushed and listed"
 check "$(LC_ALL=C tr -cd '\033\007' <"$T/h.out" | wc -c)" = 0 "text from the database is shown inert (no ESC, no BEL)"
 
+# ---- the TUI on the shared index: a Mac column once there are two Macs ----
+if command -v tmux >/dev/null 2>&1; then
+	sess="kppg$$"
+	mkdir "$T/empty"
+	tmux new-session -d -s "$sess" -x 160 -y 20 "TERM=xterm-256color '$K' --db '$P' '$T/empty'"
+	i=0
+	while [ $i -lt 50 ] && ! tmux capture-pane -p -t "$sess" 2>/dev/null | grep -q "Widget"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	tmux capture-pane -p -t "$sess" >"$T/tui.txt" 2>/dev/null
+	tmux send-keys -t "$sess" q
+	sleep 0.3
+	tmux kill-session -t "$sess" 2>/dev/null
+	check_grep "dups panic .* Mac" "$T/tui.txt" "TUI: the panics list has a Mac column"
+	check_grep "lab-mac-00" "$T/tui.txt" "TUI: rows name their Mac"
+else
+	skip "tmux absent: the TUI on PostgreSQL"
+	skip "tmux absent: the TUI on PostgreSQL"
+fi
+
 # ---- the server restarted mid-push: a named error, exit 2, nothing half-written ----
 pg_createdb restart
 "$K" db init --db "host=$S dbname=restart" >/dev/null
