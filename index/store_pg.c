@@ -854,7 +854,9 @@ static int cmp_id(const void *a, const void *b)
 static kp_status pg_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_error *err)
 {
 	kpi__pg *db = PG(h);
-	int64_t *v = malloc((n ? n : 1) * sizeof *v);
+	if (!n)
+		return KP_OK;
+	int64_t *v = malloc(n * sizeof *v);
 	if (!v)
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	memcpy(v, gids, n * sizeof *v);
