@@ -46,7 +46,13 @@ int kpc_cmd_db(int argc, char **argv)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "db", dbpath);
 		cJSON_AddNumberToObject(o, "schema_version", KPI_SCHEMA_VERSION);
-		kpc_print_json(o);
+		char *txt = cJSON_Print(o);
+		if (txt) {
+			kp_report_json_fputs_safe(stdout, txt);
+			putchar('\n');
+		}
+		cJSON_free(txt);
+		cJSON_Delete(o);
 	} else {
 		fputs("Index ", stdout);
 		kpt_sanitize_write(stdout, dbpath, strlen(dbpath), 0);
