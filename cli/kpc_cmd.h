@@ -45,8 +45,8 @@ void kpc_report_row_print(const struct kpi_report_row *r);
  * layout, strings made safe: kp_report_json.h): kpc_rows_open (NULL when out
  * of memory), kpc_row_sink with it as ctx for each row, then kpc_rows_close
  * (NULL is a no-op), which ends the array ("[]" when empty; nothing at all
- * when failed and no row came, as before streaming), flushes, frees and,
- * when a write to stdout failed, prints the error and returns false. */
+ * when failed and no row came, as before streaming), flushes, frees and
+ * returns false when a write to stdout failed (main.c reports that, once). */
 typedef struct kpc_json_rows kpc_json_rows;
 kpc_json_rows *kpc_rows_open(void);
 bool kpc_rows_close(kpc_json_rows *j, bool failed);
