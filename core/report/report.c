@@ -105,8 +105,10 @@ kp_thread *kp__add_thread(kp_report *r, kp_process *p)
 {
 	(void)r;
 	kp_thread *t = kp_vec_push((void **)&p->threads, &p->nthreads, &p->threads_cap, sizeof *t);
-	if (t)
+	if (t) {
 		t->cpu = -1;
+		t->blocked_proc = t->blocked_thread = -1;
+	}
 	return t;
 }
 
@@ -209,6 +211,28 @@ const char *kp_format_name(kp_format f)
 	case KP_FORMAT_TEXT: return "text";
 	default: return "unknown";
 	}
+}
+
+const char *kp_kind_name(kp_kind k)
+{
+	switch (k) {
+	case KP_KIND_WATCHDOG: return "watchdog";
+	case KP_KIND_STACKSHOT: return "stackshot";
+	case KP_KIND_RESET: return "reset";
+	default: return "panic";
+	}
+}
+
+const kp_thread *kp_report_thread_by_id(const kp_report *r, uint64_t tid, kp_thread_ref *ref)
+{
+	for (size_t i = 0; i < r->nprocesses; i++)
+		for (size_t j = 0; j < r->processes[i].nthreads; j++)
+			if (r->processes[i].threads[j].has_id && r->processes[i].threads[j].id == tid) {
+				if (ref)
+					*ref = (kp_thread_ref){(int)i, (int)j};
+				return &r->processes[i].threads[j];
+			}
+	return NULL;
 }
 
 const char *kp_arch_name(kp_arch a)
