@@ -120,10 +120,13 @@ typedef struct kp_thread_ref {
 
 /* A wait chain: the waiting thread, then each thread it waits for in turn.
  * cycle: the last link waits for a thread earlier in the chain (a deadlock);
- * end_pid: the chain ends at a process named by pid only (has_end_pid). */
+ * end_pid: the chain ends at a process named by pid only (has_end_pid);
+ * nsame: how many other waiting threads have the same next hop (their
+ * chains are this one with another first link, not kept). */
 typedef struct kp_chain {
 	kp_thread_ref *links;
 	size_t nlinks;
+	size_t nsame;
 	bool cycle;
 	bool has_end_pid;
 	int64_t end_pid;
@@ -280,6 +283,11 @@ const char *kp_kind_name(kp_kind k);       /* "panic", "watchdog", "stackshot", 
 
 /* The thread marked panicked (or NULL) and the process holding it. */
 const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process **proc);
+
+/* The thread whose frames explain the report: the panicked one; for the
+ * other kinds the first thread of the blamed process, else of the first
+ * frontmost one; NULL when none. */
+const kp_thread *kp_report_blamed_thread(const kp_report *r, const kp_process **proc);
 
 /* The thread with id tid (ids are unique system-wide), or NULL. */
 const kp_thread *kp_report_thread_by_id(const kp_report *r, uint64_t tid, kp_thread_ref *ref);

@@ -223,6 +223,25 @@ const char *kp_kind_name(kp_kind k)
 	}
 }
 
+const kp_thread *kp_report_blamed_thread(const kp_report *r, const kp_process **proc)
+{
+	const kp_thread *t = kp_report_panicked_thread(r, proc);
+	if (t || r->kind == KP_KIND_PANIC)
+		return t;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r->nprocesses; i++) {
+			const kp_process *p = &r->processes[i];
+			bool match = pass == 0 ? r->has_blamed_pid && p->has_pid && p->pid == r->blamed_pid
+			                       : !r->has_blamed_pid && p->frontmost;
+			if (match && p->nthreads) {
+				if (proc)
+					*proc = p;
+				return &p->threads[0];
+			}
+		}
+	return NULL;
+}
+
 const kp_thread *kp_report_thread_by_id(const kp_report *r, uint64_t tid, kp_thread_ref *ref)
 {
 	for (size_t i = 0; i < r->nprocesses; i++)

@@ -10,6 +10,8 @@
  *    inheritor, which may be H hops away (so a waitInfo owner wins as the
  *    direct hop) and may belong to another process;
  *  - a trailing "(NAME)" without blanks in either is the port's service.
+ * Chains that differ only in their first link (16 threads on one lock) are
+ * kept once, with the count of the others (nsame).
  * Text it does not understand stays on the thread (and in the process's
  * arrays) as it was.  A line naming a thread the process does not hold is
  * kept in the arrays only.
@@ -19,8 +21,10 @@
  * (O(threads)), and only the longest chains (and one a cycle) are written
  * out, each capped, so a hostile report of 2^18 threads in one chain stays
  * linear. */
+#include "kp_waitchain.h"
 #include "report_build.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,6 +278,20 @@ done:;
 	return true;
 }
 
+/* A written chain whose second link is next: counts one more waiter in it. */
+static bool same_next(kp_report *r, const kp_thread_ref *refs, int next)
+{
+	for (size_t c = 0; c < r->nchains; c++) {
+		kp_chain *ch = &r->chains[c];
+		if (ch->nlinks > 1 && ch->links[1].proc == refs[next].proc &&
+		    ch->links[1].thread == refs[next].thread) {
+			ch->nsame++;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool kp__waitchain_build(kp_report *r)
 {
 	size_t n = 0;
@@ -345,7 +363,10 @@ bool kp__waitchain_build(kp_report *r)
 	size_t nc = 0;
 	for (size_t k = 0; k < n; k++) {
 		const kp_thread *t = &r->processes[refs[k].proc].threads[refs[k].thread];
-		if ((g[k].head || g[k].cycle) && (t->has_blocked_tid || t->has_blocked_pid))
+		const kp_process *p = &r->processes[refs[k].proc];
+		/* "semaphore ... owned by pid SELF" names no one: not a chain */
+		bool self = !t->has_blocked_tid && t->has_blocked_pid && p->has_pid && t->blocked_pid == p->pid;
+		if ((g[k].head || g[k].cycle) && (t->has_blocked_tid || t->has_blocked_pid) && !self)
 			cands[nc++] = (cand){(int)k, g[k].depth};
 	}
 	qsort(cands, nc, sizeof *cands, cmp_cand);
@@ -360,6 +381,8 @@ bool kp__waitchain_build(kp_report *r)
 		const node *v = &g[cands[k].node];
 		bool fresh_cycle = v->cycle && !written[v->cyc];
 		if (!v->head && !fresh_cycle)
+			continue;
+		if (v->next >= 0 && v->head && same_next(r, refs, v->next))
 			continue;
 		if (r->nchains >= KP_MAX_CHAINS && !fresh_cycle)
 			continue;
@@ -376,4 +399,95 @@ out:
 	free(cands);
 	free(written);
 	return ok;
+}
+
+/* ---- describing chains (kp_waitchain.h) ---------------------------------- */
+
+static void sb_fmt(kp_sb *b, const char *fmt, long long v)
+{
+	char num[64];
+	int n = snprintf(num, sizeof num, fmt, v);
+	if (n > 0)
+		kp_sb_add(b, num, (size_t)n < sizeof num ? (size_t)n : sizeof num - 1);
+}
+
+static void sb_u64(kp_sb *b, uint64_t v)
+{
+	char num[24];
+	int n = snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+	kp_sb_add(b, num, (size_t)n);
+}
+
+bool kp_waitchain_promoted(const kp_thread *t)
+{
+	return t->has_sched_priority && t->has_base_priority && t->sched_priority > t->base_priority;
+}
+
+bool kp_waitchain_thread(const kp_report *r, kp_thread_ref ref, kp_sb *out)
+{
+	const kp_process *p = &r->processes[ref.proc];
+	const kp_thread *t = &p->threads[ref.thread];
+	kp_sb_str(out, p->name ? p->name : "?");
+	kp_sb_str(out, "[");
+	if (p->has_pid)
+		sb_fmt(out, "%lld", (long long)p->pid);
+	else
+		kp_sb_str(out, "?");
+	kp_sb_str(out, "] ");
+	if (t->has_id)
+		sb_u64(out, t->id);
+	else
+		kp_sb_str(out, "?");
+	return !out->oom;
+}
+
+bool kp_waitchain_state(const kp_thread *t, kp_sb *out)
+{
+	kp_sb_str(out, t->state && t->state[0] ? t->state : "state unknown");
+	if (t->has_sched_priority)
+		sb_fmt(out, ", priority %lld", t->sched_priority);
+	if (kp_waitchain_promoted(t))
+		sb_fmt(out, " (promoted from %lld)", t->base_priority);
+	return !out->oom;
+}
+
+bool kp_waitchain_format(const kp_report *r, const kp_chain *c, kp_sb *out)
+{
+	for (size_t k = 0; k < c->nlinks; k++) {
+		if (k)
+			kp_sb_str(out, " -> ");
+		kp_waitchain_thread(r, c->links[k], out);
+	}
+	if (!c->nlinks)
+		return !out->oom;
+	const kp_thread *last = &r->processes[c->links[c->nlinks - 1].proc]
+	                                .threads[c->links[c->nlinks - 1].thread];
+	if (c->cycle) {
+		kp_sb_str(out, " -> back to ");
+		if (last->blocked_proc >= 0)
+			kp_waitchain_thread(r, (kp_thread_ref){last->blocked_proc, last->blocked_thread}, out);
+		else
+			kp_sb_str(out, "an earlier thread");
+		kp_sb_str(out, ": a deadlock");
+	} else if (c->has_end_pid) {
+		const char *name = NULL;
+		for (size_t i = 0; i < r->nprocesses; i++)
+			if (r->processes[i].has_pid && r->processes[i].pid == c->end_pid)
+				name = r->processes[i].name;
+		sb_fmt(out, " -> pid %lld", (long long)c->end_pid);
+		if (name) {
+			kp_sb_str(out, " (");
+			kp_sb_str(out, name);
+			kp_sb_str(out, ")");
+		}
+	} else if (last->has_blocked_tid && last->blocked_proc < 0) {
+		kp_sb_str(out, " -> thread ");
+		sb_u64(out, last->blocked_tid);
+		kp_sb_str(out, " (not in the report)");
+	} else {
+		kp_sb_str(out, " (");
+		kp_waitchain_state(last, out);
+		kp_sb_str(out, ")");
+	}
+	return !out->oom;
 }
