@@ -5,7 +5,9 @@
  * the real iOS 26 panic-full's chain to its panicked thread. */
 #include "kt.h"
 #include "kp_report.h"
+#include "kp_signature.h"
 #include "kp_symbols.h"
+#include "kt_slurp.h"
 
 #include <stdlib.h>
 
@@ -199,6 +201,7 @@ static void others(void)
 	r = load(SS "Future-2026-11-25-130000.ips");
 	KT_CHECK(r && r->kind == KP_KIND_STACKSHOT && has_warning(r, "unknown bug_type 999"),
 	         "unknown bug_type with processByPid: a stackshot, with a warning");
+	KT_STREQ(r ? r->headline : NULL, "stackshot (bug_type 999)", "no reason: the headline says what it is");
 	if (r)
 		check_chains(r, "999");
 	kp_report_free(&r);
@@ -348,8 +351,76 @@ static void user_symbols(void)
 	kp_report_free(&r);
 }
 
+/* f's text with each (from, to) replaced once. */
+static char *variant(const char *f, const char *const *subs, size_t nsubs)
+{
+	size_t len;
+	char *b = kt_slurp(f, &len);
+	for (size_t i = 0; b && i < nsubs; i += 2) {
+		char *p = strstr(b, subs[i]);
+		if (!p)
+			continue;
+		size_t a = strlen(subs[i]), z = strlen(subs[i + 1]);
+		char *n = malloc(strlen(b) - a + z + 1);
+		memcpy(n, b, (size_t)(p - b));
+		strcpy(n + (p - b), subs[i + 1]);
+		strcat(n, p + a);
+		free(b);
+		b = n;
+	}
+	return b;
+}
+
+static bool sig_of(const char *text, kp_sig *sig)
+{
+	kp_report *r = NULL;
+	kp_error err;
+	bool ok = text && kp_report_parse(text, strlen(text), "v", &r, &err) == KP_OK &&
+	          kp_sig_compute(r, NULL, NULL, sig, &err) == KP_OK;
+	kp_report_free(&r);
+	return ok;
+}
+
+/* Group keys: watchdogs by namespace + blamed process + blocking frame,
+ * stackshots by reason + frontmost process; counts never split a group. */
+static void signatures(void)
+{
+	kp_sig a, b, c, d;
+	static const char *const wd_more[] = {"409A0000-0000-4000-8000-000000000409", "409B0000-0000-4000-8000-000000000409",
+	                                      "2026-11-22 10:00", "2026-11-29 10:00"};
+	static const char *const wd_other[] = {"\"procName\" : \"fakedaemon\"", "\"procName\" : \"otherd\""};
+	char *t1 = variant(SS "WatchdogCrash-2026-11-22-100000.ips", NULL, 0);
+	char *t2 = variant(SS "WatchdogCrash-2026-11-22-100000.ips", wd_more, 4);
+	char *t3 = variant(SS "WatchdogCrash-2026-11-22-100000.ips", wd_other, 2);
+	KT_CHECK(sig_of(t1, &a) && sig_of(t2, &b) && sig_of(t3, &c), "watchdog signatures");
+	KT_CHECK(strcmp(a.group_key, b.group_key) == 0, "watchdog: another incident, same group");
+	KT_CHECK(strcmp(a.group_key, c.group_key) != 0, "watchdog: another blamed process, another group");
+	KT_STREQ(a.culprit, "fakedaemon", "watchdog culprit: the blamed process");
+	KT_CHECK(a.frames && strstr(a.frames, "kernel_bootstrap_thread") == NULL && a.frames[0],
+	         "watchdog: the blocking frame's label (%s)", a.frames ? a.frames : "");
+	KT_STREQ(a.title, "monitoring timed out for service (fakedaemon)", "watchdog title");
+	kp_sig_free(&a), kp_sig_free(&b), kp_sig_free(&c);
+	free(t1), free(t2), free(t3);
+	static const char *const ss_secs[] = {"unresponsive for 10 seconds", "unresponsive for 12 seconds",
+	                                      "288A0000", "288B0000"};
+	static const char *const ss_front[] = {"\"frontmostPids\" : [321]", "\"frontmostPids\" : [400]"};
+	t1 = variant(SS "Stackshot-2026-11-21-090000.ips", NULL, 0);
+	t2 = variant(SS "Stackshot-2026-11-21-090000.ips", ss_secs, 4);
+	t3 = variant(SS "Stackshot-2026-11-21-090000.ips", ss_front, 2);
+	char *t4 = variant(SS "TerminatingStackshot-2026-11-23-110000.ips", NULL, 0);
+	KT_CHECK(sig_of(t1, &a) && sig_of(t2, &b) && sig_of(t3, &c) && sig_of(t4, &d), "stackshot signatures");
+	KT_CHECK(strcmp(a.group_key, b.group_key) == 0, "stackshot: another count in the reason, same group");
+	KT_CHECK(strcmp(a.group_key, c.group_key) != 0, "stackshot: another frontmost process, another group");
+	KT_CHECK(strcmp(a.group_key, d.group_key) != 0 && strcmp(a.exact_key, a.group_key) != 0,
+	         "stackshot: another reason, another group; exact and group keys differ");
+	KT_STREQ(a.culprit, "fakeclient", "stackshot culprit: the frontmost process");
+	kp_sig_free(&a), kp_sig_free(&b), kp_sig_free(&c), kp_sig_free(&d);
+	free(t1), free(t2), free(t3), free(t4);
+}
+
 int main(void)
 {
+	signatures();
 	user_symbols();
 	stackshot_288();
 	watchdog_409();

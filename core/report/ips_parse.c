@@ -298,6 +298,9 @@ static void termination_reason(ips_ctx *c, const cJSON *v)
 	if (!cJSON_IsObject(v))
 		return;
 	c->saw_termination = true;
+	const cJSON *nsp = cJSON_GetObjectItemCaseSensitive(v, "namespace");
+	if (cJSON_IsString(nsp) && !r->term_namespace)
+		r->term_namespace = kp__strdup(r, nsp->valuestring);
 	if (r->reason)
 		return;
 	const cJSON *ind = cJSON_GetObjectItemCaseSensitive(v, "indicator");
@@ -731,6 +734,9 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		const char *s = r->panic_string, *nl = strchr(s, '\n');
 		r->headline = kp__strndup(r, s, nl ? (size_t)(nl - s) : strlen(s));
 	}
+	if (!r->headline && family)   /* a stackshot without reason: say what it is */
+		r->headline = r->has_bug_type ? kp__sprintf(r, "%s (bug_type %d)", kp_kind_name(kind), r->bug_type)
+		                              : kp__strdup(r, kp_kind_name(kind));
 	add_slide(r);
 	mark_panicked(r);
 	mark_blamed(r);

@@ -215,6 +215,7 @@ typedef struct kp_report {
 	/* watchdogs and stackshots: why it was taken and whom it blames (for a
 	 * panic, blamed is the panicked process) */
 	char *reason;
+	char *term_namespace;     /* a watchdog's termination.namespace, e.g. "WATCHDOG" */
 	bool has_blamed_pid;
 	int64_t blamed_pid;
 	char *blamed_process;
