@@ -130,6 +130,14 @@ static void put_safe(const char *s)
  * a watchdog or stackshot says before any frame. */
 static void print_hang(const kp_report *r)
 {
+	const char *flags[16];
+	size_t nf = kp_report_panic_flag_names(r, flags, 16);
+	if (nf) {
+		printf("%-18s", "Panic flags:");
+		for (size_t i = 0; i < nf && i < 16; i++)
+			printf(" %s", flags[i]);
+		putchar('\n');
+	}
 	if (r->kind != KP_KIND_PANIC || r->reason)
 		field("Reason:", r->reason);
 	if (r->kind != KP_KIND_PANIC) {

@@ -418,8 +418,73 @@ static void signatures(void)
 	free(t1), free(t2), free(t3), free(t4);
 }
 
+static size_t flags_of(const char *json, const char **names, size_t max)
+{
+	kp_report *r = NULL;
+	kp_error err;
+	size_t n = 0;
+	if (kp_report_parse(json, strlen(json), "f", &r, &err) == KP_OK)
+		n = kp_report_panic_flag_names(r, names, max);
+	kp_report_free(&r);
+	return n;
+}
+
+/* panicFlags by architecture (panic-formats.md section 6's table); the
+ * paniclog 15 header lines as images and fields. */
+static void panic_flags_v15(void)
+{
+	const char *names[16];
+	size_t n = flags_of("{\"bug_type\":\"210\"}\n{\"kernel\":\"x RELEASE_ARM64_T8112\",\"panicFlags\":\"0x300c0\","
+	                    "\"panicString\":\"panic(cpu 0 caller 0x1): a\"}", names, 16);
+	KT_CHECK(n == 4 && strcmp(names[0], "nested_panic") == 0 && strcmp(names[1], "button_reset") == 0 &&
+	         strcmp(names[2], "exclave_panic") == 0 && strcmp(names[3], "userspace_initiated") == 0,
+	         "Apple silicon 0x300c0: nested, button reset, exclave, userspace (%zu)", n);
+	n = flags_of("{\"bug_type\":\"210\"}\n{\"kernel\":\"x RELEASE_X86_64\",\"panicFlags\":\"0x10445\","
+	             "\"panicString\":\"panic(cpu 0 caller 0x1): a\"}", names, 16);
+	KT_CHECK(n == 5 && strcmp(names[0], "nested_panic") == 0 && strcmp(names[1], "stackshot_succeeded") == 0 &&
+	         strcmp(names[2], "stackshot_incomplete") == 0 && strcmp(names[3], "stackshot_kernel_only") == 0 &&
+	         strcmp(names[4], "userspace_initiated") == 0,
+	         "Intel 0x10445: nested, succeeded, incomplete, kernel-only, userspace (%zu)", n);
+	kp_report *r = load(KP_SHARED_DIR "/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips");
+	if (r) {
+		n = kp_report_panic_flag_names(r, names, 16);
+		KT_CHECK(n == 2 && strcmp(names[0], "stackshot_succeeded") == 0 &&
+		         strcmp(names[1], "stackshot_compressed") == 0, "ios26 0x802: succeeded, compressed");
+		kp_report_free(&r);
+	} else {
+		KT_SKIP("ios26 absent");
+	}
+	r = load(KP_SHARED_DIR "/corpus/real/panicstring-applesilicon-t8142-macos266-watchdog-kextsskipped-1.txt");
+	if (!r) {
+		KT_SKIP("macos266 absent");
+		return;
+	}
+	const char *want[][3] = {{"SPTM", "EB28BBD0-9218-3B7B-95CF-BC53E21036D4", "0xfffffe001fa4c000"},
+	                         {"TXM", "F022806D-8557-38F3-97B8-35BEF392F462", "0xfffffe002fa4c000"},
+	                         {"kernelcache", "DC901C02-455A-8411-D941-42773EE435E4", "0xfffffe003fa4c000"}};
+	for (size_t k = 0; k < 3; k++) {
+		bool found = false;
+		for (size_t i = 0; i < r->nimages; i++) {
+			const kp_image *im = &r->images[i];
+			char start[32];
+			snprintf(start, sizeof start, "0x%016llx", (unsigned long long)im->start);
+			if (im->kind == 'M' && im->name && strcmp(im->name, want[k][0]) == 0 && im->uuid &&
+			    strcmp(im->uuid, want[k][1]) == 0 && im->has_start && strcmp(start, want[k][2]) == 0)
+				found = true;
+		}
+		KT_CHECK(found, "paniclog 15: %s image with its UUID and load address", want[k][0]);
+	}
+	bool exclaves = false;
+	for (size_t i = 0; i < r->nfields; i++)
+		exclaves |= strcmp(r->fields[i].key, "text.Exclaves boot status") == 0 &&
+		            strcmp(r->fields[i].value, "BOOTED_EXCLAVEKIT") == 0;
+	KT_CHECK(exclaves, "paniclog 15: Exclaves boot status kept as a field");
+	kp_report_free(&r);
+}
+
 int main(void)
 {
+	panic_flags_v15();
 	signatures();
 	user_symbols();
 	stackshot_288();

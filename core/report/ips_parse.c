@@ -357,6 +357,11 @@ static bool family_member(ips_ctx *c, const kp_jmember *m, const cJSON *v, bool 
 		if (!r->notes.n)
 			strs_of(r, v, &r->notes);
 		*keep = true;
+	} else if (key_is(m, "panicFlags")) {
+		uint64_t f;
+		if (kp__json_u64(v, &f))
+			r->has_panic_flags = true, r->panic_flags = f;
+		*keep = true;   /* the field stays as the report wrote it */
 	} else if (key_is(m, "termination")) {
 		termination_reason(c, v);
 		*keep = true;

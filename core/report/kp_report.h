@@ -49,7 +49,9 @@ typedef enum kp_arch {
 /* Image kinds: the .ips letters (K kernel, U kernelcache, T text-exec
  * segment, A absolute, P process, S shared cache, C shared-cache library),
  * plus 'X' for a kext named only by the text "Kernel Extensions in
- * backtrace" section and '?' when unknown. */
+ * backtrace" section, 'M' for what a paniclog 15 header line names (name
+ * "SPTM", "TXM" or "kernelcache", load address as start) and '?' when
+ * unknown. */
 typedef struct kp_image {
 	int index;            /* position in kp_report.images */
 	char *uuid;           /* canonical, NULL when unknown */
@@ -222,6 +224,8 @@ typedef struct kp_report {
 	int64_t *frontmost_pids;
 	size_t nfrontmost;
 	kp_strs notes;            /* notes / reportNotes */
+	bool has_panic_flags;
+	uint64_t panic_flags;     /* panicFlags; kp_report_panic_flag_names decodes it */
 
 	/* wait chains (waitchain.c): the longest first, each start thread once;
 	 * every chain with a cycle is among them */
@@ -289,6 +293,15 @@ const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process 
  * other kinds the first thread of the blamed process, else of the first
  * frontmost one; NULL when none. */
 const kp_thread *kp_report_blamed_thread(const kp_report *r, const kp_process **proc);
+
+/* The names of the panicFlags bits set (xnu debug.h; the bits differ
+ * between Apple silicon and Intel, so r->arch picks the table; none for an
+ * unknown arch): "nested_panic", "companion_panic", "stackshot_succeeded",
+ * "stackshot_incomplete", "stackshot_kernel_only", "button_reset",
+ * "stackshot_compressed", "exclave_panic", "userspace_initiated"; unknown
+ * bits are not named.  Writes at most max static strings; returns how many
+ * are set. */
+size_t kp_report_panic_flag_names(const kp_report *r, const char **names, size_t max);
 
 /* The thread with id tid (ids are unique system-wide), or NULL. */
 const kp_thread *kp_report_thread_by_id(const kp_report *r, uint64_t tid, kp_thread_ref *ref);

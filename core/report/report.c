@@ -223,6 +223,36 @@ const char *kp_kind_name(kp_kind k)
 	}
 }
 
+size_t kp_report_panic_flag_names(const kp_report *r, const char **names, size_t max)
+{
+	static const struct {
+		const char *name;
+		uint64_t arm, intel;   /* 0: not on that architecture */
+	} bits[] = {
+		{"nested_panic", 0x40, 0x01},
+		{"companion_panic", 0x100, 0x02},
+		{"stackshot_succeeded", 0x02, 0x04},
+		{"stackshot_incomplete", 0x10, 0x40},
+		{"stackshot_kernel_only", 0, 0x400},
+		{"button_reset", 0x80, 0},
+		{"stackshot_compressed", 0x800, 0x08},
+		{"exclave_panic", 0x10000, 0},
+		{"userspace_initiated", 0x20000, 0x10000},
+	};
+	size_t n = 0;
+	if (!r->has_panic_flags || (r->arch != KP_ARCH_ARM64 && r->arch != KP_ARCH_X86_64))
+		return 0;
+	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+		uint64_t b = r->arch == KP_ARCH_ARM64 ? bits[i].arm : bits[i].intel;
+		if (b && (r->panic_flags & b)) {
+			if (n < max)
+				names[n] = bits[i].name;
+			n++;
+		}
+	}
+	return n;
+}
+
 const kp_thread *kp_report_blamed_thread(const kp_report *r, const kp_process **proc)
 {
 	const kp_thread *t = kp_report_panicked_thread(r, proc);

@@ -203,6 +203,8 @@ void kp__text_general_line(tp *c, const char *t)
 		panicked_task(c, p);
 		return;
 	}
+	if (kp__text_v15_line(c, t))
+		return;
 	if (strcmp(t, "Kernel Extensions in backtrace:") == 0 ||
 	    after(t, "Kernel loadable modules in backtrace")) {
 		c->sect = S_KEXT_BT;
