@@ -49,4 +49,47 @@ check "$?" = 0 "hostile 409: exit 0"
 check "$(LC_ALL=C tr -d -c '\033\007\233' <"$tmp/h" | wc -c | tr -d ' ')" = 0 "hostile 409: no ESC, BEL or CSI byte in the output"
 check_grep "a deadlock" "$tmp/h" "hostile 409: the self-loop is a cycle"
 
+# --- show --json: the issue 14 keys ---------------------------------------
+"$kp" show --json --no-symbols "$ss"/*.ips "$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips" >"$tmp/all.json"
+check "$?" = 0 "json: exit 0"
+python3 - "$tmp/all.json" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+by = {r["bug_type"]: r for r in a}
+for r in a:
+    for k in ("kind", "reason", "blamed", "frontmost_pids", "notes", "panic_flags", "wait_chains",
+              "arch", "build", "last_unloaded_kext", "warnings"):
+        assert k in r, (r["file"], k)
+    for p in r["processes"]:
+        for k in ("flags", "wait_info", "turnstile_info"):
+            assert isinstance(p[k], list), k
+        for t in p["threads"]:
+            for k in ("state", "qos", "sched_flags", "dispatch_queue", "waits_on", "blocked_by", "continuation"):
+                assert k in t, k
+            assert all("user" in f for f in t["frames"])
+wd, ss, pn = by[409], by[288], by[210]
+assert wd["kind"] == "watchdog" and wd["blamed"] == {"pid": 400, "process": "fakedaemon"}, wd["blamed"]
+assert ss["kind"] == "stackshot" and ss["blamed"] is None and ss["frontmost_pids"] == [321]
+assert by[151]["kind"] == "reset" and by[999]["kind"] == "stackshot"
+assert any("unknown bug_type 999" in w["message"] for w in by[999]["warnings"])
+assert pn["kind"] == "panic" and pn["blamed"] == {"pid": 321, "process": "fakeclient"}, pn["blamed"]
+assert pn["panic_flags"] == ["companion_panic", "stackshot_succeeded", "stackshot_compressed"], pn["panic_flags"]
+t = {t["id"]: t for p in ss["processes"] for t in p["threads"]}
+assert t[4242]["blocked_by"] == {"thread_id": 5001, "pid": 400, "hops": 2}, t[4242]["blocked_by"]
+assert t[4242]["waits_on"] == "kernel mutex 0xfffffe1000aa0000 owned by thread 5001"
+assert t[4243]["blocked_by"] == {"thread_id": None, "pid": 400, "hops": None}
+assert t[5002]["blocked_by"] is None and t[5002]["sched_flags"] == ["TH_SFLAG_RW_PROMOTED"]
+assert t[4242]["qos"]["effective"] == "QOS_CLASS_USER_INTERACTIVE" and t[4242]["dispatch_queue"] == "com.apple.main-thread"
+assert t[101]["continuation"]["offset"] == "0x324" and t[101]["frames"] == []
+assert [f["user"] for f in t[4242]["frames"]] == [False, True, True]
+ch = ss["wait_chains"]
+assert ch[0]["thread_ids"] == [4242, 5001, 5002] and not ch[0]["cycle"]
+assert any(c["cycle"] and sorted(c["thread_ids"]) == [6001, 6002] for c in ch)
+assert any(c["end_pid"] == 400 and c["thread_ids"] == [4243] for c in ch)
+fc = [p for p in ss["processes"] if p["pid"] == 321][0]
+assert fc["wait_info"][-1] == "garbage without a thread prefix"
+print("ok")
+PY
+check "$(cat "$tmp/py")" = ok "json: kind, blame, chains, per-process and per-thread keys ($(tail -1 "$tmp/py"))"
+
 done_testing
