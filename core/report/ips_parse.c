@@ -582,6 +582,38 @@ static void mark_blamed(kp_report *r)
 	}
 }
 
+/* The build in an OS version string: the last "(...)" token ("macOS 14.1
+ * (23B74)" -> "23B74"), else the whole string when it is one word. */
+static bool build_token(const char *s, const char **b, size_t *n)
+{
+	const char *open = strrchr(s, '('), *close = open ? strchr(open, ')') : NULL;
+	if (open && close && close > open + 1) {
+		*b = open + 1;
+		*n = (size_t)(close - open - 1);
+		return true;
+	}
+	if (!*s || strchr(s, ' '))
+		return false;
+	*b = s;
+	*n = strlen(s);
+	return true;
+}
+
+/* A report written after an OS update: the header line names the new OS,
+ * the body the build that panicked.  build stays the body's, os_version the
+ * header's, and a warning names both. */
+static void check_build(kp_report *r)
+{
+	const char *a, *b;
+	size_t an, bn;
+	if (!r->os_version || !r->build || !build_token(r->os_version, &a, &an) ||
+	    !build_token(r->build, &b, &bn))
+		return;
+	if (an != bn || memcmp(a, b, an) != 0)
+		kp__warn(r, 1, "the header's OS version (%.*s) is not the body's build (%.*s): "
+		         "written after an OS update?", (int)(an > 40 ? 40 : an), a, (int)(bn > 40 ? 40 : bn), b);
+}
+
 /* The kind a bug_type names; false for one outside the family. */
 static bool kind_of_bug_type(int bt, kp_kind *k)
 {
@@ -742,6 +774,7 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 	if (!r->headline && family)   /* a stackshot without reason: say what it is */
 		r->headline = r->has_bug_type ? kp__sprintf(r, "%s (bug_type %d)", kp_kind_name(kind), r->bug_type)
 		                              : kp__strdup(r, kp_kind_name(kind));
+	check_build(r);
 	add_slide(r);
 	mark_panicked(r);
 	mark_blamed(r);
