@@ -73,6 +73,15 @@ check "summary: the blamed thread" "Blamed thread:   fakedaemon[400] 5001, TH_WA
 check "summary: the wait chains" "Wait chains (3)"
 check "summary: the longest chain" "fakeclient[321] 4242 -> fakedaemon[400] 5001 -> fakedaemon[400] 5002"
 check "summary: the deadlock" "back to deadlockd[500] 6001: a deadlock"
+# the process list: state and priority, what each thread waits on
+keys / f a k e c l i e n t Enter
+check "summary filter finds the process" "fakeclient  4 threads"
+keys j j Enter
+check "thread list: state and priority" "TH_WAIT TH_UNINT 47"
+check "thread list: what a thread waits on" "-> 5001 kernel mutex 0xfffffe1000aa0000"
+check "thread list: an owner process" "-> pid 400 semaphore port"
+keys / T H _ F U T U R E Enter
+check "thread filter by state" "1/1  /TH_FUTURE (filtered)"
 keys q
 echo "1..$n"
 echo "# $((n - fails)) passed, $fails failed, 0 skipped"
