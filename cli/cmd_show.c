@@ -130,6 +130,15 @@ static void put_safe(const char *s)
  * a watchdog or stackshot says before any frame. */
 static void print_hang(const kp_report *r)
 {
+	if (r->zone.name) {
+		printf("%-18s zone ", "Leak suspect:");
+		put_safe(r->zone.name);
+		if (r->zone.has_elements)
+			printf(", %" PRIu64 " elements", r->zone.elements);
+		if (r->zone.has_bytes)
+			printf(", %" PRIu64 " bytes", r->zone.bytes);
+		putchar('\n');
+	}
 	const char *flags[16];
 	size_t nf = kp_report_panic_flag_names(r, flags, 16);
 	if (nf) {

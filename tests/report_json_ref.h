@@ -192,6 +192,14 @@ static void ref_kind(const kp_report *r, cJSON *o)
 		ref_put_u64(co, "same", true, c->nsame);
 		cJSON_AddItemToArray(wc, co);
 	}
+	if (r->zone.name) {
+		cJSON *z = cJSON_AddObjectToObject(o, "zone");
+		ref_put_str(z, "name", r->zone.name);
+		ref_put_u64(z, "elements", r->zone.has_elements, r->zone.elements);
+		ref_put_u64(z, "bytes", r->zone.has_bytes, r->zone.bytes);
+	} else {
+		cJSON_AddNullToObject(o, "zone");
+	}
 }
 
 /* Thread j of p; with stream its frames are a Raw marker "i j". */

@@ -49,6 +49,18 @@ check "$?" = 0 "hostile 409: exit 0"
 check "$(LC_ALL=C tr -d -c '\033\007\233' <"$tmp/h" | wc -c | tr -d ' ')" = 0 "hostile 409: no ESC, BEL or CSI byte in the output"
 check_grep "a deadlock" "$tmp/h" "hostile 409: the self-loop is a cycle"
 
+# --- zone exhaustion: the leak suspect --------------------------------------
+printf '%s\n' 'panic(cpu 0 caller 0xffffff801d4ccb2b): "zalloc: \"kalloc.1024\" (100535 elements) retry fail 3"@/x/zalloc.c:2090' \
+	'Kernel version:' 'Darwin Kernel Version 19.6.0: x; root:xnu-6153.141.1~1/RELEASE_X86_64' >"$tmp/zone.panic"
+"$kp" show --no-symbols "$tmp/zone.panic" >"$tmp/z" 2>/dev/null
+check_grep "^Leak suspect: *zone kalloc.1024, 100535 elements$" "$tmp/z" "zone: the summary names the leak suspect"
+"$kp" show --json --no-symbols "$tmp/zone.panic" 2>/dev/null | python3 -c '
+import json, sys
+z = json.load(sys.stdin)["zone"]
+assert z == {"name": "kalloc.1024", "elements": 100535, "bytes": None}, z
+print("ok")' >"$tmp/py" 2>&1
+check "$(cat "$tmp/py")" = ok "zone: JSON {name, elements, bytes} ($(tail -1 "$tmp/py"))"
+
 # --- show --json: the issue 14 keys ---------------------------------------
 "$kp" show --json --no-symbols "$ss"/*.ips "$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips" >"$tmp/all.json"
 check "$?" = 0 "json: exit 0"
@@ -57,7 +69,7 @@ import json, sys
 a = json.load(open(sys.argv[1]))
 by = {r["bug_type"]: r for r in a}
 for r in a:
-    for k in ("kind", "reason", "blamed", "frontmost_pids", "notes", "panic_flags", "wait_chains",
+    for k in ("kind", "reason", "blamed", "frontmost_pids", "notes", "panic_flags", "wait_chains", "zone",
               "arch", "build", "last_unloaded_kext", "warnings"):
         assert k in r, (r["file"], k)
     for p in r["processes"]:

@@ -482,8 +482,52 @@ static void panic_flags_v15(void)
 	kp_report_free(&r);
 }
 
+static kp_report *text_report(const char *head)
+{
+	char buf[2048];
+	snprintf(buf, sizeof buf, "panic(cpu 2 caller 0xffffff801d4ccb2b): %s\n"
+	         "Backtrace (CPU 2), Frame : Return Address\n0xffffff80bf3bbc40 : 0xffffff8000220702 \n"
+	         "Kernel version:\nDarwin Kernel Version 19.6.0: x; root:xnu-6153.141.1~1/RELEASE_X86_64\n", head);
+	kp_report *r = NULL;
+	kp_error err;
+	kp_report_parse(buf, strlen(buf), "z.panic", &r, &err);
+	return r;
+}
+
+/* Zone exhaustion: the suspect zone and its figures, in both forms; the
+ * group keeps zones apart by name and counts together. */
+static void zones(void)
+{
+	kp_report *a = text_report("\"zalloc: \"kalloc.1024\" (100535 elements) retry fail 3\"@/x/zalloc.c:2090");
+	KT_CHECK(a && a->zone.name && strcmp(a->zone.name, "kalloc.1024") == 0 && a->zone.has_elements &&
+	         a->zone.elements == 100535 && !a->zone.has_bytes, "zalloc retry fail: zone kalloc.1024, 100535 elements");
+	kp_report *b = text_report("zalloc[3]: zone map exhausted while allocating from zone [default.kalloc.48], likely due to "
+	                           "memory leak in zone [default.kalloc.48] (6586956000 total bytes, 137228250 elements allocated) @zalloc.c:3933");
+	KT_CHECK(b && b->zone.name && strcmp(b->zone.name, "default.kalloc.48") == 0 && b->zone.elements == 137228250 &&
+	         b->zone.has_bytes && b->zone.bytes == 6586956000ull, "zone map exhausted: the leak suspect and its figures");
+	kp_report *c = text_report("zone map exhausted, likely due to memory leak in zone kalloc.48 (6G, 137228250 elements allocated)");
+	KT_CHECK(c && c->zone.name && strcmp(c->zone.name, "kalloc.48") == 0 && c->zone.bytes == 6ull << 30,
+	         "zone size with a G suffix");
+	kp_report *d = text_report("zone map exhausted, likely due to memory leak in zone kalloc.48 (7G, 150000000 elements allocated)");
+	kp_report *e = text_report("zone map exhausted, likely due to memory leak in zone kalloc.64 (6G, 137228250 elements allocated)");
+	kp_sig sc, sd, se;
+	kp_error err;
+	KT_CHECK(c && d && e && kp_sig_compute(c, NULL, NULL, &sc, &err) == KP_OK &&
+	         kp_sig_compute(d, NULL, NULL, &sd, &err) == KP_OK && kp_sig_compute(e, NULL, NULL, &se, &err) == KP_OK &&
+	         strcmp(sc.group_key, sd.group_key) == 0 && strcmp(sc.group_key, se.group_key) != 0,
+	         "zone groups: other counts together, another zone apart");
+	if (c && d && e) {
+		kp_sig_free(&sc), kp_sig_free(&sd), kp_sig_free(&se);
+	}
+	kp_report *n = text_report("Kernel data abort.");
+	KT_CHECK(n && !n->zone.name, "no zone in other panics");
+	kp_report_free(&a), kp_report_free(&b), kp_report_free(&c), kp_report_free(&d), kp_report_free(&e);
+	kp_report_free(&n);
+}
+
 int main(void)
 {
+	zones();
 	panic_flags_v15();
 	signatures();
 	user_symbols();

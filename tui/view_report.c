@@ -126,6 +126,8 @@ static void add_thread_row(report_priv *p, const kp_report *r, kp_thread_ref ref
  * opens its first waiting thread). */
 static void build_hang(report_priv *p, const kp_report *r)
 {
+	if (r->zone.name)
+		add_text(p, ROW_TEXT, "Leak suspect:    zone %s", r->zone.name);
 	if (r->kind != KP_KIND_PANIC) {
 		add_text(p, ROW_TEXT, "Kind:            %s", kp_kind_name(r->kind));
 		char pid[32] = "";

@@ -227,6 +227,13 @@ typedef struct kp_report {
 	bool has_panic_flags;
 	uint64_t panic_flags;     /* panicFlags; kp_report_panic_flag_names decodes it */
 
+	/* a zone exhaustion panic's suspect zone (zone.c): name NULL when none */
+	struct {
+		char *name;
+		bool has_elements, has_bytes;
+		uint64_t elements, bytes;
+	} zone;
+
 	/* wait chains (waitchain.c): the longest first, each start thread once;
 	 * every chain with a cycle is among them */
 	kp_chain *chains;

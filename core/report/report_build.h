@@ -61,6 +61,9 @@ kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, bool
  * out of memory. */
 bool kp__waitchain_build(kp_report *r);
 
+/* zone.c: r->zone from the panic text (after the parsers). */
+void kp__zone_parse(kp_report *r);
+
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);
 

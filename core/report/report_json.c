@@ -700,6 +700,16 @@ static void kind_json(jw *w, kp_report_json_obj *ob, int depth)
 	array_json(w, nf < 16 ? nf : 16, name_elem, depth + 1);
 	lit_key(ob, K("wait_chains"));
 	array_json(w, r->nchains, chain_json, depth + 1);
+	lit_key(ob, K("zone"));
+	if (r->zone.name) {
+		kp_report_json_obj z = kp_report_json_begin(w->o, depth + 1);
+		m_str(&z, K("name"), r->zone.name);
+		m_u64(&z, K("elements"), r->zone.has_elements, r->zone.elements);
+		m_u64(&z, K("bytes"), r->zone.has_bytes, r->zone.bytes);
+		kp_report_json_end(&z);
+	} else {
+		kp_report_json_null(w->o);
+	}
 }
 
 static void report_json(jw *w, int depth)

@@ -443,7 +443,14 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 	kp_sha1_init(&gr);
 	hash_part(&ex, r->kernel_uuid ? r->kernel_uuid : "?");
 	hash_part(&ex, out->headline ? out->headline : "");
-	hash_part(&gr, out->headline ? out->headline : "");
+	if (r->zone.name) {
+		/* zone exhaustion: the zone's name as written (kalloc.48 is not
+		 * kalloc.1024) stands for the headline and its counts */
+		hash_part(&gr, "zone exhaustion");
+		hash_part(&gr, r->zone.name);
+	} else {
+		hash_part(&gr, out->headline ? out->headline : "");
+	}
 
 	kp_sb frames = {0};
 	char label[512], prev[512] = "";
