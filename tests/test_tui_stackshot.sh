@@ -80,6 +80,12 @@ keys j j Enter
 check "thread list: state and priority" "TH_WAIT TH_UNINT 47"
 check "thread list: what a thread waits on" "-> 5001 kernel mutex 0xfffffe1000aa0000"
 check "thread list: an owner process" "-> pid 400 semaphore port"
+keys o
+check "o opens the owner thread across processes" "Report 1 > fakeclient > thread 5001"
+keys o
+check "o again follows the chain" "Report 1 > fakeclient > thread 5001 > thread 5002"
+keys Escape Escape
+check "Esc comes back to the thread list" "-> pid 400 semaphore port"
 keys / T H _ F U T U R E Enter
 check "thread filter by state" "1/1  /TH_FUTURE (filtered)"
 keys q

@@ -139,19 +139,30 @@ static unsigned process_request(kpt_view *v, kpt_request req)
 {
 	process_priv *p = v->priv;
 	size_t row;
-	if (req != KPT_REQ_ENTER)
+	if (req != KPT_REQ_ENTER && req != KPT_REQ_OWNER)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))
 		return KPT_HANDLED;
 	p->push = p->at;
 	p->push.thread = row;
+	if (req == KPT_REQ_OWNER) {
+		/* the thread it waits for, in whichever process holds it */
+		const kp_thread *t = &proc_of(v)->threads[row];
+		if (t->blocked_proc < 0) {
+			kpt_set_msg(v->app, "%s", t->has_blocked_pid ? "it waits for a process, not a thread"
+			                                            : "no owner thread known for this thread");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		p->push.proc = (size_t)t->blocked_proc;
+		p->push.thread = (size_t)t->blocked_thread;
+	}
 	return kpt_push_later(v->app, &kpt_view_thread, &p->push);
 }
 
 static const char *process_hint(kpt_view *v)
 {
 	(void)v;
-	return "Enter frames  Esc back  / filter";
+	return "Enter frames  o owner  Esc back  / filter";
 }
 
 const kpt_view_ops kpt_view_process = {
