@@ -44,6 +44,7 @@ typedef enum kp_arch {
 	KP_ARCH_ARM64,
 	KP_ARCH_X86_64,
 	KP_ARCH_I386,
+	KP_ARCH_PPC,
 } kp_arch;
 
 /* Image kinds: the .ips letters (K kernel, U kernelcache, T text-exec
@@ -290,7 +291,7 @@ kp_status kp_report_load(const char *path, kp_report **out, kp_error *err);
 void kp_report_free(kp_report **r);
 
 const char *kp_format_name(kp_format f);   /* "ips", "intel-json", "text", "unknown" */
-const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "unknown" */
+const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "ppc", "unknown" */
 const char *kp_kind_name(kp_kind k);       /* "panic", "watchdog", "stackshot", "reset" */
 
 /* The thread marked panicked (or NULL) and the process holding it. */

@@ -172,11 +172,45 @@ int kp__image_by_uuid(const kp_report *r, const char *uuid)
 	return -1;
 }
 
+/* The arch the kernel-side addresses imply when no version line names it:
+ * x86_64 kernels and kexts live at 0xffffff7f.. / 0xffffff80..; arm64 ones
+ * at 0xfffffe.. (macOS) or 0xfffffff0.. (iOS, older macOS); addresses that
+ * all fit 32 bits are an i386 kernel's. */
+static void infer_arch(kp_report *r)
+{
+	size_t x86 = 0, arm = 0, small = 0, n = 0;
+	for (size_t i = 0; i < r->nprocesses; i++)
+		for (size_t j = 0; j < r->processes[i].nthreads; j++) {
+			const kp_thread *t = &r->processes[i].threads[j];
+			for (size_t k = 0; k < t->nframes; k++) {
+				if (!t->frames[k].has_address || t->frames[k].user)
+					continue;
+				uint64_t a = t->frames[k].address, hi = a >> 32;
+				n++;
+				if (hi >= 0xffffff7fu && hi <= 0xffffff8fu)
+					x86++;
+				else if ((hi >= 0xfffffe00u && hi < 0xffffff00u) || hi >= 0xfffffff0u)
+					arm++;
+				else if (hi == 0 && a)
+					small++;
+			}
+		}
+	if (n && x86 * 2 > n)
+		r->arch = KP_ARCH_X86_64;
+	else if (n && arm * 2 > n)
+		r->arch = KP_ARCH_ARM64;
+	else if (n && small == n)
+		r->arch = KP_ARCH_I386;
+}
+
 void kp__derive_arch(kp_report *r)
 {
 	const char *kv = r->kernel_version;
-	if (!kv)
+	if (!kv) {
+		if (r->arch == KP_ARCH_UNKNOWN)
+			infer_arch(r);
 		return;
+	}
 	const char *rel = strstr(kv, "RELEASE_");
 	if (!rel)
 		rel = strstr(kv, "DEVELOPMENT_");
@@ -189,7 +223,11 @@ void kp__derive_arch(kp_report *r)
 			r->arch = KP_ARCH_X86_64;
 		else if (strstr(kv, "I386") || strstr(kv, "i386"))
 			r->arch = KP_ARCH_I386;
+		else if (strstr(kv, "RELEASE_PPC") || strstr(kv, "DEBUG_PPC") || strstr(kv, "DEVELOPMENT_PPC"))
+			r->arch = KP_ARCH_PPC;
 	}
+	if (r->arch == KP_ARCH_UNKNOWN)
+		infer_arch(r);
 	if (!r->soc && rel) {
 		const char *a = strstr(rel, "ARM64_");
 		if (a) {
@@ -290,6 +328,7 @@ const char *kp_arch_name(kp_arch a)
 	case KP_ARCH_ARM64: return "arm64";
 	case KP_ARCH_X86_64: return "x86_64";
 	case KP_ARCH_I386: return "i386";
+	case KP_ARCH_PPC: return "ppc";
 	default: return "unknown";
 	}
 }
