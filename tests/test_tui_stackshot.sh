@@ -76,6 +76,7 @@ check "summary: the deadlock" "back to deadlockd[500] 6001: a deadlock"
 # the process list: state and priority, what each thread waits on
 keys / f a k e c l i e n t Enter
 check "summary filter finds the process" "fakeclient  4 threads"
+check "process row: state counts and frontmost" "4 threads  0 run 4 wait 2 blocked   frontmost"
 keys j j Enter
 check "thread list: state and priority" "TH_WAIT TH_UNINT 47"
 check "thread list: what a thread waits on" "-> 5001 kernel mutex 0xfffffe1000aa0000"

@@ -367,8 +367,20 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 		kpt_put(y, 0, 2, panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
 		kpt_putf(y, 2, 9, st, true, "%7s", pid);
 		int used = kpt_put(y, 11, width - 40 > 20 ? width - 40 : 20, pr->name ? pr->name : "(unnamed)", sel ? st : KPT_ST_FUNC, false);
-		kpt_putf(y, 11 + used + 2, width - 13 - used, st, false, "%zu thread%s%s", pr->nthreads,
-		         pr->nthreads == 1 ? "" : "s", panicked ? "   panicked" : "");
+		/* state counts: running, waiting, and waiting on a known owner */
+		size_t run = 0, wait = 0, blocked = 0;
+		for (size_t t = 0; t < pr->nthreads; t++) {
+			const kp_thread *th = &pr->threads[t];
+			run += th->state && strstr(th->state, "TH_RUN") != NULL;
+			wait += th->state && strstr(th->state, "TH_WAIT") != NULL;
+			blocked += th->has_blocked_tid || th->has_blocked_pid;
+		}
+		char counts[96] = "";
+		if (run || wait)
+			snprintf(counts, sizeof counts, "  %zu run %zu wait %zu blocked", run, wait, blocked);
+		kpt_putf(y, 11 + used + 2, width - 13 - used, st, false, "%zu thread%s%s%s%s", pr->nthreads,
+		         pr->nthreads == 1 ? "" : "s", counts, pr->frontmost ? "   frontmost" : "",
+		         panicked ? "   panicked" : "");
 		break;
 	}
 	case ROW_IMAGE: {
