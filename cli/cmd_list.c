@@ -174,7 +174,7 @@ int kpc_cmd_list(int argc, char **argv)
 	kpi_close(&db);
 	if (st != KP_OK) {
 		cJSON_Delete(arr);
-		kpt_report_error(dbpath, &err);
+		kpc_report_db_error(dbpath, &err);
 		return KPT_EXIT_BAD;
 	}
 	if (json)

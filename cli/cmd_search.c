@@ -70,7 +70,7 @@ int kpc_cmd_search(int argc, char **argv)
 	kpi_close(&db);
 	if (st != KP_OK) {
 		cJSON_Delete(arr);
-		kpt_report_error(st == KP_ERR_USAGE ? "search" : dbpath, &err);
+		kpc_report_db_error(st == KP_ERR_USAGE ? "search" : dbpath, &err);
 		return KPT_EXIT_BAD;
 	}
 	if (json)

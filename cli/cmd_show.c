@@ -249,7 +249,7 @@ static kp_status load(show_opts *o, const char *arg, kp_report **r, kp_error *er
 		char path[4096];
 		kp_status st = kpi_default_path(o->db_path, path, sizeof path, err);
 		if (st == KP_OK)
-			st = kpi_open(path, 0, &o->db, err);
+			st = kpi_open(path, KPI_OPEN_READONLY, &o->db, err);
 		if (st != KP_OK)
 			return st;
 	}

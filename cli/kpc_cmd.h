@@ -36,6 +36,9 @@ struct cJSON;
 /* Resolves --db (see kpi_default_path) into path and opens it; prints the
  * error and returns KPT_EXIT_BAD on failure. */
 int kpc_open_index(const char *db_opt, bool create, struct kpi_db **db, char *path, size_t size);
+/* "kpbrowse: MSG" for an index error, with dbpath in front only when the
+ * message does not already start with it. */
+void kpc_report_db_error(const char *dbpath, const kp_error *err);
 /* A report row as text (header first) or as its JSON object (caller owns it). */
 void kpc_report_row_header(void);
 void kpc_report_row_print(const struct kpi_report_row *r);

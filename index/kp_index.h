@@ -29,6 +29,7 @@ typedef struct kpi_db kpi_db;
 
 enum {
 	KPI_OPEN_CREATE = 1,   /* create the file (and its folder) when missing */
+	KPI_OPEN_READONLY = 2, /* only read (an older schema that may be written is migrated first) */
 };
 
 /* The database path: explicit when non-NULL and non-empty, else
@@ -45,7 +46,13 @@ kp_status kpi_default_path(const char *explicit_path, char *buf, size_t size, kp
  * built in).  Something that is not a kpbrowse index (not SQLite, another
  * application's database, a newer schema, corrupt) is refused with
  * KP_ERR_DB and a message naming target, and is never written to.  A
- * missing file without KPI_OPEN_CREATE is KP_ERR_NOTFOUND. */
+ * missing file without KPI_OPEN_CREATE is KP_ERR_NOTFOUND.  An index this
+ * process cannot write (the file, or the folder its journal files go in:
+ * a shared index on a read-only mount) opens read-only as with
+ * KPI_OPEN_READONLY: every query works, and every write (scan, resign,
+ * meta_set) fails with KP_ERR_DB saying the index is read-only.  When it
+ * cannot be read either, the message says why (permissions, an older
+ * schema that needs one writable open to upgrade). */
 kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *err);
 void kpi_close(kpi_db **db);
 
@@ -114,11 +121,23 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths,
                    kp_sig_symbol_fn sym, void *sym_ctx, kpi_progress_fn fn, void *ctx,
                    kpi_summary *out, kp_error *err);
 
+typedef struct kpi_resign_summary {
+	size_t reports;        /* reports in the index */
+	size_t resigned;       /* re-signed and committed */
+	size_t changed;        /* of those, the ones whose group changed */
+	kpi_scan_error *error_list;   /* skipped: path "@ID", why (damaged archive, ...) */
+	size_t nerror_list;
+} kpi_resign_summary;
+
+void kpi_resign_summary_free(kpi_resign_summary *s);
+
 /* Recomputes every report's keys, group, title and culprit from its
  * archived bytes, with symbols from fn (NULL: the reports' own).  Groups
- * left empty are removed.  *nchanged (may be NULL) gets the number of
- * reports whose group changed. */
-kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchanged,
+ * left empty are removed.  A report whose archive is missing, damaged or
+ * no longer parses is skipped and listed in out; the others go on.  Fails
+ * (KP_ERR_DB, KP_ERR_NOMEM) only when the database itself fails; out then
+ * holds what was committed.  out may be NULL. */
+kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, kpi_resign_summary *out,
                      kp_error *err);
 
 /* ---- archive ---- */

@@ -674,23 +674,56 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 
 /* ---- re-signing ---- */
 
-kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchanged, kp_error *err)
+void kpi_resign_summary_free(kpi_resign_summary *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nerror_list; i++) {
+		free(s->error_list[i].path);
+		free(s->error_list[i].msg);
+	}
+	free(s->error_list);
+	memset(s, 0, sizeof *s);
+}
+
+kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, kpi_resign_summary *outp,
+                     kp_error *err)
 {
 	kp_error_clear(err);
-	if (nchanged)
-		*nchanged = 0;
+	kpi_resign_summary local = {0}, *out = outp ? outp : &local;
+	memset(out, 0, sizeof *out);
 	int64_t *ids = NULL;
-	size_t n = 0;
+	size_t n = 0, errors_cap = 0;
 	kp_status st = db->ops->report_ids(db, &ids, &n, err);
 	if (st != KP_OK)
 		return st;
+	out->reports = n;
+	/* counted when their batch commits */
+	size_t pend_done = 0, pend_changed = 0;
 	scan s = {.db = db, .err = err};
 	st = tx_begin(&s);
 	for (size_t i = 0; i < n && st == KP_OK; i++) {
 		int64_t old_gid = 0;
 		kp_report *r = NULL;
-		if ((st = kpi__load_archived(db, ids[i], &r, &old_gid, err)) != KP_OK)
+		kp_error lerr;
+		st = kpi__load_archived(db, ids[i], &r, &old_gid, &lerr);
+		if (st == KP_ERR_NOMEM) {
+			*err = lerr;
 			break;
+		}
+		if (st != KP_OK) { /* this report's archive: skip it, say so */
+			char name[32], msg[300];
+			snprintf(name, sizeof name, "@%lld", (long long)ids[i]);
+			kp_error_format(&lerr, msg, sizeof msg);
+			kpi_scan_error *e = kp_vec_push((void **)&out->error_list, &out->nerror_list,
+			                                &errors_cap, sizeof *e);
+			if (!e || !(e->path = strdup(name)) || !(e->msg = strdup(msg))) {
+				st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+				break;
+			}
+			st = KP_OK;
+			continue;
+		}
 		kp_sig sig;
 		st = kp_sig_compute(r, fn, ctx, &sig, err);
 		if (st != KP_OK) {
@@ -706,22 +739,33 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchange
 		kp_sig_free(&sig);
 		kp_report_free(&r);
 		if (st == KP_OK && gid != old_gid) {
-			if (nchanged)
-				(*nchanged)++;
+			pend_changed++;
 			if ((st = mark_dirty(&s, gid)) == KP_OK && old_gid)
 				st = mark_dirty(&s, old_gid);
 		}
-		s.batch_work++;
 		if (st == KP_OK)
-			st = maybe_commit(&s);
+			pend_done++;
+		s.batch_work++;
+		if (st == KP_OK && s.batch_work >= BATCH_FILES) {
+			if ((st = tx_commit(&s)) == KP_OK) {
+				out->resigned += pend_done;
+				out->changed += pend_changed;
+				pend_done = pend_changed = 0;
+				st = tx_begin(&s);
+			}
+		}
 	}
 	free(ids);
 	if (st == KP_OK)
 		st = db->ops->groups_prune(db, err);
-	if (st == KP_OK)
-		st = tx_commit(&s);
-	else if (s.in_tx)
+	if (st == KP_OK && (st = tx_commit(&s)) == KP_OK) {
+		out->resigned += pend_done;
+		out->changed += pend_changed;
+	} else if (s.in_tx) {
 		db->ops->rollback(db);
+	}
 	free(s.dirty);
+	if (!outp)
+		kpi_resign_summary_free(&local);
 	return st;
 }

@@ -52,4 +52,74 @@ sys.stdout.write("%d %d\n" % (p.returncode, len(err)))' "$kp" $cmd --db "$db" >"
 	fi
 done
 
+# ---- item 11: a read-only index can be read
+ro=$tmp/ro
+"$kp" index --db "$ro/i.sqlite3" --no-symbols "$reports" >/dev/null 2>&1
+chmod 755 "$tmp"
+chmod 555 "$ro"
+chmod 444 "$ro/i.sqlite3"
+# as another user when root (root writes anything)
+as_user() {
+	if [ "$(id -u)" = 0 ]; then
+		command -v setpriv >/dev/null 2>&1 || return 77
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	else
+		"$@"
+	fi
+}
+as_user "$kp" list --db "$ro/i.sqlite3" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 77 ]; then
+	skip "root without setpriv: read-only index"
+else
+	check "$rc" = 0 "read-only index: list works ($(head -c 200 "$tmp/err"))"
+	check_grep "@1" "$tmp/out" "read-only index: list shows the reports"
+	as_user "$kp" show --no-symbols --db "$ro/i.sqlite3" @1 >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 0 "read-only index: show @1 works ($(head -c 200 "$tmp/err"))"
+	as_user "$kp" search --db "$ro/i.sqlite3" FakeDriver >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 0 "read-only index: search works ($(head -c 200 "$tmp/err"))"
+	as_user "$kp" index --no-symbols --db "$ro/i.sqlite3" "$reports" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 2 "read-only index: index fails"
+	check_grep "read-only" "$tmp/err" "read-only index: index says it is read-only ($(cat "$tmp/err"))"
+	check_not_grep "corrupt" "$tmp/err" "read-only index: not called corrupt"
+	check "$(grep -c "i.sqlite3: .*i.sqlite3" "$tmp/err")" = 0 "read-only index: the path named once"
+	chmod 000 "$ro/i.sqlite3"
+	as_user "$kp" list --db "$ro/i.sqlite3" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 2 "unreadable index: exit 2"
+	check_grep "Permission denied" "$tmp/err" "unreadable index: says so ($(cat "$tmp/err"))"
+fi
+chmod -R u+rwx "$ro"
+
+# ---- item 12: messages name what failed
+# a full disk during index (a file size limit stands for it): the error
+# once, naming the database once, and the counts are what was stored
+mkdir -p "$tmp/many"
+"$KP_BUILD_DIR/tests/test_index" --gen-large "$tmp/many" 600
+sh -c 'trap "" XFSZ; ulimit -f 400; exec "$@"' sh "$kp" index --no-symbols --db "$tmp/full.sqlite3" \
+	"$tmp/many" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "disk full during index: exit 2"
+check "$(wc -l <"$tmp/err" | tr -d ' ')" = 1 "disk full: one line on stderr ($(cat "$tmp/err"))"
+check "$(grep -c "full.sqlite3: .*full.sqlite3" "$tmp/err")" = 0 "disk full: the database named once"
+stored=$("$kp" list --db "$tmp/full.sqlite3" 2>/dev/null | grep -c '^@')
+check_grep ": $stored new" "$tmp/out" "disk full: the summary counts the $stored stored ($(cat "$tmp/out"))"
+# a missing archive row and a bad size column
+cp "$db" "$tmp/dmg.sqlite3"
+if command -v sqlite3 >/dev/null 2>&1; then
+	sqlite3 "$tmp/dmg.sqlite3" "DELETE FROM archives WHERE report_id = 2; UPDATE reports SET size = -5 WHERE id = 3;"
+	"$kp" show --no-symbols --db "$tmp/dmg.sqlite3" @2 >/dev/null 2>"$tmp/err"
+	check "$?" = 2 "missing archive row: exit 2"
+	check_grep "has no archive" "$tmp/err" "missing archive row named as such ($(cat "$tmp/err"))"
+	"$kp" export --db "$tmp/dmg.sqlite3" @3 "$tmp/x3" >/dev/null 2>"$tmp/err"
+	check "$?" = 2 "bad size column: exit 2"
+	check_grep "damaged" "$tmp/err" "bad size column: damage, not memory ($(cat "$tmp/err"))"
+	check_not_grep "out of memory" "$tmp/err" "bad size column: not out of memory"
+	"$kp" index --resign --no-symbols --db "$tmp/dmg.sqlite3" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 2 "resign over damaged archives: exit 2"
+	check_grep "Re-signed 2 of 4 reports" "$tmp/out" "resign counts what it did ($(cat "$tmp/out"))"
+	check_grep "not re-signed: @2" "$tmp/out" "resign names the skipped report"
+	check_not_grep "every report" "$tmp/out" "resign does not claim every report"
+else
+	skip "sqlite3 shell absent"
+fi
+
 done_testing

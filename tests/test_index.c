@@ -459,15 +459,18 @@ static void test_move_is_a_duplicate(void)
 /* symbols found later regroup, and back */
 static void test_resign_regroups(void)
 {
-	size_t changed = 0;
+	kpi_resign_summary rs = {0};
 	kp_error err;
-	KT_CHECK(kpi_resign(db, fake_symbols, NULL, &changed, &err) == KP_OK && changed == 4,
-	         "resign with symbols: %zu changed (%s)", changed, err.msg);
+	KT_CHECK(kpi_resign(db, fake_symbols, NULL, &rs, &err) == KP_OK && rs.changed == 4 &&
+	         rs.reports == 5 && rs.resigned == 5 && rs.nerror_list == 0,
+	         "resign with symbols: %zu changed (%s)", rs.changed, err.msg);
+	kpi_resign_summary_free(&rs);
 	groups g = {0};
 	kpi_list_groups(db, collect_group, &g, &err);
 	KT_CHECK(g.n == 3 && g.count[0] == 3, "still 3 groups, A has 3 (%d)", g.n);
-	KT_CHECK(kpi_resign(db, NULL, NULL, &changed, &err) == KP_OK && changed == 4, "resign back: %zu",
-	         changed);
+	KT_CHECK(kpi_resign(db, NULL, NULL, &rs, &err) == KP_OK && rs.changed == 4, "resign back: %zu",
+	         rs.changed);
+	kpi_resign_summary_free(&rs);
 }
 
 static void test_empty_groups_removed(void)
