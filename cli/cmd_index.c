@@ -59,6 +59,22 @@ static void on_progress(void *ctx, const kpi_progress *p)
 	fflush(stderr);
 }
 
+const char *kpc_bad_id_reason(const char *arg)
+{
+	const char *p = arg[0] == '@' ? arg + 1 : arg;
+	size_t n = strspn(p, "0123456789");
+	if (n && !p[n])
+		return "report id too large (report ids go up to @9223372036854775807)";
+	return "not a report id (use @ID from 'kpbrowse list')";
+}
+
+void kpc_bad_id(const char *cmd, const char *arg)
+{
+	kp_error err;
+	kp_error_set(&err, KP_ERR_USAGE, 0, -1, "%s: %s", cmd, kpc_bad_id_reason(arg));
+	kpt_report_error(arg, &err);
+}
+
 /* A store's message names the database already: no "DB: DB:". */
 void kpc_report_db_error(const char *dbpath, const kp_error *err)
 {

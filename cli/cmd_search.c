@@ -50,17 +50,22 @@ int kpc_cmd_search(int argc, char **argv)
 		memcpy(text + tl, argv[i], n + 1);
 		tl += n;
 	}
+	kp_error err;
+	/* a malformed argument is refused before anything prints */
+	if (uuid && kpi_check_uuid_arg(uuid, &err) != KP_OK) {
+		kpt_report_error("search", &err);
+		return KPT_EXIT_BAD;
+	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	int rc = kpc_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
 	cJSON *arr = json ? cJSON_CreateArray() : NULL;
-	if (!json)
-		kpc_report_row_header();
-	kp_error err;
 	size_t n = 0;
 	kp_status st;
+	if (!json)
+		kpc_report_row_header();
 	if (uuid)
 		st = kpi_search_uuid(db, uuid, kpc_row_sink, arr, &n, &err);
 	else if (kext)
@@ -70,7 +75,7 @@ int kpc_cmd_search(int argc, char **argv)
 	kpi_close(&db);
 	if (st != KP_OK) {
 		cJSON_Delete(arr);
-		kpc_report_db_error(st == KP_ERR_USAGE ? "search" : dbpath, &err);
+		kpc_report_db_error(dbpath, &err);
 		return KPT_EXIT_BAD;
 	}
 	if (json)

@@ -244,7 +244,7 @@ static kp_status load(show_opts *o, const char *arg, kp_report **r, kp_error *er
 	if (arg[0] != '@')
 		return kp_report_load(arg, r, err);
 	if (!kpi_parse_id(arg, &id))
-		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "not a report id (use @ID from 'kpbrowse list')");
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "%s", kpc_bad_id_reason(arg));
 	if (!o->db) {
 		char path[4096];
 		kp_status st = kpi_default_path(o->db_path, path, sizeof path, err);

@@ -39,6 +39,11 @@ int kpc_open_index(const char *db_opt, bool create, struct kpi_db **db, char *pa
 /* "kpbrowse: MSG" for an index error, with dbpath in front only when the
  * message does not already start with it. */
 void kpc_report_db_error(const char *dbpath, const kp_error *err);
+/* Why arg is not a report id: "too large ..." for @ and digits beyond
+ * INT64_MAX, else "not a report id ..." (static text). */
+const char *kpc_bad_id_reason(const char *arg);
+/* "kpbrowse: CMD: ARG: reason" on stderr. */
+void kpc_bad_id(const char *cmd, const char *arg);
 /* A report row as text (header first) or as its JSON object (caller owns it). */
 void kpc_report_row_header(void);
 void kpc_report_row_print(const struct kpi_report_row *r);

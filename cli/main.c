@@ -5,6 +5,7 @@
  * help live with its options (kpt_main.h). */
 #include "kpc_cmd.h"
 #include "kpt_main.h"
+#include "kpt_sanitize.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -125,6 +126,14 @@ int main(int argc, char **argv)
 	 * path to browse. */
 	if (argc < 2 || argv[1][0] == '-' || access(argv[1], F_OK) == 0)
 		return kpt_main(argc, argv);
-	kpt_usage_error("unknown command '%s'", argv[1]);
+	int e = errno;
+	/* a path (it has a slash) is not a command: say what is wrong with it */
+	if (strchr(argv[1], '/')) {
+		fputs("kpbrowse: ", stderr);
+		kpt_sanitize_write(stderr, argv[1], strlen(argv[1]), 0);
+		fprintf(stderr, ": %s\n", e == ENOENT ? "no such file or folder" : strerror(e));
+		return KPT_EXIT_BAD;
+	}
+	kpt_usage_error("unknown command '%s' (and no file or folder of that name)", argv[1]);
 	return KPT_EXIT_BAD;
 }

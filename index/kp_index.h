@@ -154,7 +154,12 @@ kp_status kpi_load(kpi_db *db, int64_t id, kp_report **out, kp_error *err);
  * otherwise.  A partial file is removed on failure. */
 kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err);
 
-/* Parses "@123" or "123" into *id; false when s is not that. */
+/* Writes report id's original bytes to the open fd (e.g. standard output
+ * for `export @ID -`); KP_ERR_IO naming the failed write. */
+kp_status kpi_export_fd(kpi_db *db, int64_t id, int fd, kp_error *err);
+
+/* Parses "@123" or "123" into *id (every id up to INT64_MAX, the largest a
+ * store holds); false when s is not that or is larger. */
 bool kpi_parse_id(const char *s, int64_t *id);
 
 /* ---- queries ---- */
@@ -205,6 +210,9 @@ kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
  * malformed UUID.  *nfound (may be NULL) gets the row count. */
 kp_status kpi_search_uuid(kpi_db *db, const char *uuid, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);
+/* Checks a UUID argument as kpi_search_uuid does (KP_ERR_USAGE naming
+ * what is wrong), so a caller can refuse it before printing anything. */
+kp_status kpi_check_uuid_arg(const char *uuid, kp_error *err);
 /* Reports with a loaded or backtrace kext of that bundle id (any case). */
 kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);

@@ -122,4 +122,36 @@ else
 	skip "sqlite3 shell absent"
 fi
 
+# ---- item 13: report ids up to the largest sqlite holds
+"$kp" show --no-symbols --db "$db" @9223372036854775807 >/dev/null 2>"$tmp/err"
+check "$?" = 2 "@INT64_MAX: exit 2 (no such report)"
+check_grep "no report @9223372036854775807" "$tmp/err" "@INT64_MAX is a report id ($(cat "$tmp/err"))"
+"$kp" show --no-symbols --db "$db" @9223372036854775808 >/dev/null 2>"$tmp/err"
+check "$?" = 2 "@INT64_MAX+1: exit 2"
+check_grep "too large" "$tmp/err" "@INT64_MAX+1 refused by name ($(cat "$tmp/err"))"
+"$kp" export --db "$db" @99999999999999999999 "$tmp/x" >/dev/null 2>"$tmp/err"
+check_grep "too large" "$tmp/err" "export: a too large id refused by name ($(cat "$tmp/err"))"
+
+# ---- item 14: command-line edges
+"$kp" export --db "$db" @1 - >"$tmp/exp" 2>"$tmp/err"
+check "$?" = 0 "export @1 -: exit 0 ($(cat "$tmp/err"))"
+check "$(cmp -s "$tmp/exp" "$reports/Kernel-2020-09-14-201744.panic" && echo same)" = same "export @1 - writes the report to stdout"
+check "$(ls -- - 2>/dev/null)" = "" "export @1 -: no file named -"
+ln -s "$tmp/victim" "$tmp/planted"
+"$kp" export --db "$db" @1 "$tmp/planted" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "export over a planted symlink: refused"
+check "$(ls "$tmp/victim" 2>/dev/null)" = "" "export over a planted symlink: its target is not created"
+"$kp" lookup --dsym "$bin/fakekernel.arm64.dSYM" zzz >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "lookup zzz: exit 2"
+check_grep "'zzz' is not an address" "$tmp/err" "lookup zzz: named ($(head -1 "$tmp/err"))"
+check "$(wc -c <"$tmp/out" | tr -d ' ')" = 0 "lookup zzz: nothing on stdout"
+"$kp" search --db "$db" --uuid 4C4C44 >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "search --uuid 4C4C44: exit 2"
+check "$(wc -c <"$tmp/out" | tr -d ' ')" = 0 "search --uuid 4C4C44: no header before the error"
+check_grep "8 hex digits" "$tmp/err" "search --uuid 4C4C44: says why"
+"$kp" /nonexistent/x >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "kpbrowse /nonexistent/x: exit 2"
+check_grep "/nonexistent/x: no such file or folder" "$tmp/err" "kpbrowse /nonexistent/x: the path does not exist ($(cat "$tmp/err"))"
+check_not_grep "unknown command" "$tmp/err" "kpbrowse /nonexistent/x: not an unknown command"
+
 done_testing
