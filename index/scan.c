@@ -635,6 +635,76 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 	return ks;
 }
 
+/* Lexically: no "//", no "." components, no trailing slash; ".." drops the
+ * component before it. */
+static void norm_lexical(char *p)
+{
+	char *out = p, *in = p;
+	while (*in) {
+		while (*in == '/')
+			in++;
+		const char *c = in;
+		while (*in && *in != '/')
+			in++;
+		size_t n = (size_t)(in - c);
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			while (out > p && *--out != '/')
+				;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, c, n);
+		out += n;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/* Makes the absolute path p (cap bytes) one spelling per file: its folder
+ * resolved with realpath (so /tmp/w//r, /tmp/w/./r and /tmp/w/../w/r are
+ * one path, and ".." means what the kernel makes of it) and its last
+ * component kept as given, so a root that is itself a symbolic link keeps
+ * its name.  Lexical when the folder cannot be resolved (it may not exist).
+ * False when the result does not fit. */
+static bool norm_root(char *p, size_t cap)
+{
+	size_t len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = '\0';
+	char *slash = strrchr(p, '/');
+	const char *last = slash + 1;
+	bool dots = strcmp(last, ".") == 0 || strcmp(last, "..") == 0 || !*last;
+	char *real;
+	if (dots) {
+		real = realpath(p, NULL);
+		last = "";
+	} else if (slash == p) {
+		real = strdup("/");
+	} else {
+		*slash = '\0';
+		real = realpath(p, NULL);
+		*slash = '/';
+	}
+	if (!real) {
+		norm_lexical(p);
+		return true;
+	}
+	size_t rl = strcmp(real, "/") == 0 ? 0 : strlen(real), nl = strlen(last);
+	bool fits = rl + 1 + nl + 1 <= cap;
+	if (fits) {
+		memmove(p + rl + 1, last, nl + 1);
+		memcpy(p, real, rl);
+		p[rl] = '/';
+		if (!nl && rl) /* a resolved folder: no trailing slash */
+			p[rl] = '\0';
+	}
+	free(real);
+	return fits;
+}
+
 kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_symbol_fn sym,
                    void *sym_ctx, kpi_progress_fn fn, void *ctx, kpi_summary *out, kp_error *err)
 {
@@ -652,16 +722,11 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 		const char *p = paths[i];
 		int n = p[0] == '/' || !have_cwd ? snprintf(buf, CAP, "%s", p)
 		                                 : snprintf(buf, CAP, "%s/%s", cwd, p);
-		if (n < 0 || n >= CAP) {
+		if (n < 0 || n >= CAP || !norm_root(buf, CAP)) {
 			st = add_error(&s, p, "path too long");
 			continue;
 		}
-		size_t len = (size_t)n;
-		while (len > 1 && buf[len - 1] == '/')
-			buf[--len] = '\0';
-		while (len > 2 && buf[len - 1] == '.' && buf[len - 2] == '/')
-			buf[len -= 2] = '\0';
-		st = walk(&s, buf, len, CAP, 0);
+		st = walk(&s, buf, strlen(buf), CAP, 0);
 	}
 	if (st == KP_OK)
 		st = tx_commit(&s);

@@ -154,4 +154,13 @@ check "$?" = 2 "kpbrowse /nonexistent/x: exit 2"
 check_grep "/nonexistent/x: no such file or folder" "$tmp/err" "kpbrowse /nonexistent/x: the path does not exist ($(cat "$tmp/err"))"
 check_not_grep "unknown command" "$tmp/err" "kpbrowse /nonexistent/x: not an unknown command"
 
+# ---- item 13: one file is one path, however the folder is spelled
+mkdir -p "$tmp/w/r"
+cp "$reports/Kernel-2020-09-14-201744.panic" "$tmp/w/r/"
+for spelling in "$tmp/w//r" "$tmp/w/../w/r" "$tmp/w/./r/" "$tmp/w/r/."; do
+	"$kp" index --no-symbols --db "$tmp/paths.sqlite3" "$spelling" >"$tmp/out" 2>&1
+done
+check_grep "1 unchanged, 0 duplicates" "$tmp/out" "respelled folders: the file is unchanged, not a duplicate ($(cat "$tmp/out"))"
+check "$(sqlite3 "$tmp/paths.sqlite3" 'SELECT count(*) FROM paths' 2>/dev/null || echo 1)" = 1 "respelled folders: one path row"
+
 done_testing
