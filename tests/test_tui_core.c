@@ -7,18 +7,24 @@
 #include "kpt_catalog.h"
 #include "kpt_doc.h"
 #include "kpt_draw.h"
+#include "kpt_exit.h"
 #include "kpt_list.h"
 #include "kpt_options.h"
+#include "kpt_sanitize.h"
 #include "kpt_view.h"
 #include "kpt_worker.h"
 #include "kt.h"
 
 #include "kp_index.h"
 
+#include <locale.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmpdir[256], db_path[512];
@@ -134,6 +140,8 @@ static bool wait_frames(kpt_app *app, kpt_sym *syms, size_t n)
 static void test_worker(void)
 {
 	kpt_app *app = open_app();
+	static const char *dsyms[1];
+	app->cfg.dsyms = dsyms;
 	app->cfg.dsyms[app->cfg.ndsyms++] = KP_FIXTURES "/bin";
 	app->cfg.demo = true;   /* only the fixture dSYMs: no environment, no cache */
 	app->cfg.no_system = true;
@@ -186,6 +194,8 @@ static void test_symbol_options(void)
 {
 	kpt_config c;
 	memset(&c, 0, sizeof c);
+	const char *dsyms[1];
+	c.dsyms = dsyms;
 	c.dsyms[c.ndsyms++] = "/somewhere";
 	kp_symbols_opts o;
 	kpt_options_symbols(&c, &o);
@@ -263,8 +273,278 @@ static void test_columns(void)
 	KT_CHECK(g[3].w == 0 && g[2].w == 26, "columns: the optional culprit goes before the title gets under 10");
 }
 
+/* Issue 11 item 10: no silent limit on how many paths, --dsym and
+ * --source-map are given (64 were kept before, the rest dropped). */
+static void test_options_many(void)
+{
+	enum { N = 100 };
+	static char bufs[3 * N][32];
+	char *argv[1 + 5 * N + 1];
+	int argc = 0;
+	argv[argc++] = "kpbrowse";
+	for (int i = 0; i < N; i++) {
+		snprintf(bufs[i], sizeof bufs[i], "dsym%d", i);
+		argv[argc++] = "--dsym";
+		argv[argc++] = bufs[i];
+		snprintf(bufs[N + i], sizeof bufs[N + i], "/from%d=/to%d", i, i);
+		argv[argc++] = "--source-map";
+		argv[argc++] = bufs[N + i];
+	}
+	for (int i = 0; i < N; i++) {
+		snprintf(bufs[2 * N + i], sizeof bufs[2 * N + i], "path%d", i);
+		argv[argc++] = bufs[2 * N + i];
+	}
+	argv[argc] = NULL;
+	kpt_config c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.db_path, sizeof c.db_path, "/nonexistent/index.sqlite3");
+	KT_CHECK(kpt_options_parse(&c, argc, argv) == 0, "options: 100 of each parse");
+	KT_CHECK(c.npaths == N && c.ndsyms == N && c.nmaps == N, "options: all kept (%zu paths, %zu dsyms, %zu maps)",
+	         c.npaths, c.ndsyms, c.nmaps);
+	KT_STREQ(c.npaths == N ? c.paths[N - 1] : NULL, "path99", "options: the last path");
+	KT_STREQ(c.ndsyms == N ? c.dsyms[N - 1] : NULL, "dsym99", "options: the last --dsym");
+	KT_STREQ(c.nmaps == N ? c.map_to[N - 1] : NULL, "/to99", "options: the last --source-map");
+	kpt_options_free(&c);
+}
+
+static int parse_demo(const char *tmp)
+{
+	char *argv[] = {"kpbrowse", "--demo", NULL};
+	kpt_config c;
+	memset(&c, 0, sizeof c);
+	setenv("TMPDIR", tmp, 1);
+	int rc = kpt_options_parse(&c, 2, argv);
+	kpt_options_free(&c);
+	return rc;
+}
+
+/* Issue 11 item 4: the demo's folder in a shared $TMPDIR is used only when
+ * it is ours, a directory and 0700; anything else is refused. */
+static void test_demo_folder(void)
+{
+	char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	char base[300], dir[400], cmd[900];
+	snprintf(base, sizeof base, "%s/kpt-demo-XXXXXX", old ? old : "/tmp");
+	if (!mkdtemp(base)) {
+		KT_CHECK(0, "demo folder: mkdtemp");
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s/kpbrowse-demo-%ld", base, (long)getuid());
+	struct stat st;
+	KT_CHECK(parse_demo(base) == 0 && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
+	         "demo folder: created 0700 when absent");
+	KT_CHECK(parse_demo(base) == 0, "demo folder: our own 0700 folder is used again");
+	chmod(dir, 0755);
+	KT_CHECK(parse_demo(base) == KPT_EXIT_BAD, "demo folder: refused when others may enter it");
+	rmdir(dir);
+	char target[420];
+	snprintf(target, sizeof target, "%s/elsewhere", base);
+	mkdir(target, 0700);
+	KT_CHECK(symlink(target, dir) == 0 && parse_demo(base) == KPT_EXIT_BAD, "demo folder: refused when a symlink");
+	unlink(dir);
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	free(old);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	(void)!system(cmd);
+}
+
+/* Issue 11 item 10: the dups column (4 wide) showed 2,500 as "x250". */
+static void test_count_label(void)
+{
+	static const struct { long long n; const char *want; } cases[] = {
+		{2, "x2"}, {999, "x999"}, {1000, "1.0k"}, {2500, "2.5k"}, {9999, "9.9k"}, {25000, "x25k"},
+		{250000, "250k"}, {999999, "999k"}, {2500000, "2.5M"}, {4000000000LL, "4.0G"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char buf[16];
+		kpt_count_label(cases[i].n, buf, sizeof buf);
+		KT_STREQ(buf, cases[i].want, "dups label");
+		KT_CHECK(strlen(buf) <= 4, "dups label %lld fits the 4-column dups column", cases[i].n);
+	}
+}
+
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+#ifdef __APPLE__
+	return ru.ru_maxrss / 1024;
+#else
+	return ru.ru_maxrss;
+#endif
+}
+
+/* The text the source view's list holds for row (what `/` searches). */
+static const char *source_row(kpt_view *v, size_t row)
+{
+	static char buf[1024];
+	return v->ops->row_text(v, row, buf, sizeof buf);
+}
+
+/* Issue 11 items 8 and 5 (the source view's part): a 32 MiB file of
+ * newlines raised peak memory by 1.3 GB (a malloc per line) and kept 1 GB
+ * after the view was left; a FIFO as the source file hung the TUI. */
+static void test_source_view(void)
+{
+	char small[600], big[600], fifo[600];
+	snprintf(small, sizeof small, "%s/small.c", tmpdir);
+	snprintf(big, sizeof big, "%s/newlines.c", tmpdir);
+	snprintf(fifo, sizeof fifo, "%s/fifo.c", tmpdir);
+	FILE *fp = fopen(small, "w");
+	for (int i = 1; i <= 200; i++)
+		fprintf(fp, "%sline %d\n", i == 3 ? "\t" : "", i);
+	fputs("last, no newline", fp);
+	fclose(fp);
+	kpt_app *app = open_app();
+	kpt_source_arg a = {.file = small, .line = 150};
+	kpt_app_push(app, &kpt_view_source, &a);
+	kpt_app_draw(app);
+	kpt_view *v = app->stack[app->depth - 1];
+	KT_CHECK(v->ops == &kpt_view_source && v->list.n == 201, "source: every line (%zu of 201)", v->list.n);
+	KT_STREQ(source_row(v, 2), "        line 3", "source: line 3, tab expanded");
+	KT_STREQ(source_row(v, 149), "line 150", "source: line 150");
+	KT_STREQ(source_row(v, 64), "line 65", "source: line 65 (past a checkpoint)");
+	KT_STREQ(source_row(v, 200), "last, no newline", "source: the last line without a newline");
+	KT_STREQ(source_row(v, 0), "line 1", "source: back to line 1");
+	kpt_app_key(app, KPT_REQ_BACK);
+
+	fp = fopen(big, "w");
+	for (size_t i = 0; i < ((size_t)32 << 20); i++)
+		fputc('\n', fp);
+	fclose(fp);
+	long before = peak_rss_kib();
+	a = (kpt_source_arg){.file = big, .line = 30000000};
+	kpt_app_push(app, &kpt_view_source, &a);
+	kpt_app_draw(app);
+	v = app->stack[app->depth - 1];
+	KT_CHECK(v->ops == &kpt_view_source && v->list.n == ((size_t)32 << 20), "source: 32 MiB of newlines is %zu lines",
+	         v->list.n);
+	kpt_app_key(app, KPT_REQ_END);
+	kpt_app_key(app, KPT_REQ_HOME);
+	long grew = peak_rss_kib() - before;
+	KT_CHECK(grew < 16384, "source: 32 MiB of newlines raised peak memory by %ld KiB (1.3 GB before)", grew);
+	kpt_app_key(app, KPT_REQ_BACK);
+	KT_CHECK(app->depth == 1, "source: left");
+
+	if (mkfifo(fifo, 0600) == 0) {
+		alarm(20);   /* a hang fails the test instead of blocking it */
+		a = (kpt_source_arg){.file = fifo, .line = 1};
+		kpt_app_push(app, &kpt_view_source, &a);
+		kpt_app_draw(app);
+		alarm(0);
+		v = app->stack[app->depth - 1];
+		KT_CHECK(v->ops == &kpt_view_source && v->list.n == 0, "source: a FIFO is refused at once, not read");
+		kpt_app_key(app, KPT_REQ_BACK);
+	}
+	close_app(app);
+	unlink(small);
+	unlink(big);
+	unlink(fifo);
+}
+
+/* kpt_sanitize_next walks text unit by unit with the widths kpt_put draws. */
+static void test_sanitize_next(void)
+{
+	if (!setlocale(LC_CTYPE, "C.UTF-8") && !setlocale(LC_CTYPE, "en_US.UTF-8")) {
+		KT_CHECK(1, "sanitize_next: # SKIP no UTF-8 locale");
+		return;
+	}
+	static const char *const cases[] = {
+		"plain ascii", "tab\there", "esc \033[31m red", "c1 \xc2\x9b csi", "bidi \xe2\x80\xae rlo",
+		"bad \xff byte", "wide \xe6\xbc\xa2\xe5\xad\x97", "crlf\r", "bel\a nul-free",
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *s = cases[i];
+		size_t len = strlen(s), off = 0;
+		int w = 0;
+		while (off < len) {
+			size_t k;
+			w += kpt_sanitize_next(s + off, len - off, &k);
+			off += k;
+		}
+		KT_CHECK(off == len && w == kpt_text_width(s), "sanitize_next: case %zu is %d columns (%d drawn)", i, w,
+		         kpt_text_width(s));
+	}
+	setlocale(LC_CTYPE, "C");
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Issue 11 item 1: a report whose panic string is one 16 MB line opened
+ * in 3.8 s per 4 MB, quadratically (a strlen per wrapped row); now the
+ * view lays out what the screen shows, and the rest in slices. */
+static void test_long_panic_string(void)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/long.ips", tmpdir);
+	FILE *in = fopen(KP_FIXTURES "/reports/panic-full-2026-11-20-101500.0001.ips", "rb");
+	FILE *out = fopen(path, "wb");
+	char line[8192];
+	size_t big = (size_t)16 << 20;
+	while (in && out && fgets(line, sizeof line, in)) {
+		char *at = strstr(line, "exceeds buffer");
+		if (!at) {
+			fputs(line, out);
+			continue;
+		}
+		fwrite(line, 1, (size_t)(at - line) + 14, out);
+		for (size_t i = 0; i < big; i++)
+			fputc('A', out);
+		fputs(at + 14, out);
+	}
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+	kpt_app *app = open_app();
+	kpt_entry e = {.id = -1, .path = path};
+	double t0 = now_s();
+	kpt_app_push(app, &kpt_view_report, &e);
+	kpt_app_draw(app);
+	double t_open = now_s() - t0;
+	kpt_view *v = app->depth ? app->stack[app->depth - 1] : NULL;
+	KT_CHECK(v && v->ops == &kpt_view_report, "long panic string: the report view opens");
+	KT_CHECK(t_open < 10.0, "long panic string: open and first draw in %.2f s (parse included; minutes before)", t_open);
+	if (!v || v->ops != &kpt_view_report) {
+		close_app(app);
+		return;
+	}
+	double worst = 0;
+	int slices = 0;
+	unsigned f;
+	do {
+		double s0 = now_s();
+		f = v->ops->idle(v);
+		double d = now_s() - s0;
+		worst = d > worst ? d : worst;
+		slices++;
+	} while ((f & KPT_MORE) && slices < 100000);
+	KT_CHECK(!(f & KPT_MORE), "long panic string: laid out in %d slices", slices);
+	KT_CHECK(worst < 0.1, "long panic string: the longest slice took %.1f ms (a key waits no longer)", worst * 1e3);
+	size_t want = big / 77;   /* 80 columns less the indent and margin */
+	KT_CHECK(v->list.n > want && v->list.n < want + 100, "long panic string: every row is there (%zu rows)",
+	         v->list.n);
+	kpt_app_key(app, KPT_REQ_END);
+	size_t row;
+	KT_CHECK(kpt_list_current(&v->list, &row) && row == v->list.n - 1, "long panic string: End reaches the last row");
+	close_app(app);
+	unlink(path);
+}
+
 int main(void)
 {
+	test_sanitize_next();
+	test_count_label();
+	test_options_many();
+	test_demo_folder();
 	test_columns();
 	if (!make_index()) {
 		KT_CHECK(0, "index the fixture reports");
@@ -274,6 +554,8 @@ int main(void)
 	test_list_filter();
 	test_worker();
 	test_symbol_options();
+	test_source_view();
+	test_long_panic_string();
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
 	(void)!system(cmd);

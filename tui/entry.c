@@ -1,10 +1,11 @@
 /* entry.c: the TUI's start and end (kpt_main of kpt_main.h): options, the
- * index, the terminal, the catalog, the worker and scanner as event
+ * index, the terminal, the catalog, the worker, loader and scanner as event
  * sources of the app's loop, the root and global views; then the loop and
  * an orderly shutdown (threads joined before the views and documents go). */
 #include "kpt_app.h"
 #include "kpt_draw.h"
 #include "kpt_exit.h"
+#include "kpt_loader.h"
 #include "kpt_main.h"
 #include "kpt_sanitize.h"
 #include "kpt_scanner.h"
@@ -23,11 +24,13 @@ static void shutdown_app(kpt_app *app)
 {
 	kpt_scanner_stop(app);
 	kpt_worker_stop(app);
+	kpt_loader_stop(app);
 	kpt_app_close_views(app);
 	kpt_catalog_save_state(app);
 	kpt_catalog_free(&app->cat);
 	kpt_docs_free(&app->docs);
 	kpi_close(&app->db);
+	kpt_options_free(&app->cfg);
 	free(app);
 }
 
@@ -40,7 +43,13 @@ int kpt_main(int argc, char **argv)
 		fputs("kpbrowse: the browser needs a terminal (see 'kpbrowse --help' for the commands)\n", stderr);
 		rc = KPT_EXIT_BAD;
 	}
+	char why[300];
+	if (rc == 0 && !kpt_term_usable(why, sizeof why)) {
+		fprintf(stderr, "kpbrowse: %s\n", why);
+		rc = KPT_EXIT_BAD;
+	}
 	if (rc != 0) {
+		kpt_options_free(&app->cfg);
 		free(app);
 		return rc < 0 ? KPT_EXIT_OK : rc;
 	}
@@ -70,17 +79,32 @@ int kpt_main(int argc, char **argv)
 	app->views = (kpt_global_views){.help = &kpt_view_help, .search = &kpt_view_search};
 	app->sources[app->nsources++] = (kpt_source){kpt_worker_fd, kpt_worker_poll};
 	app->sources[app->nsources++] = (kpt_source){kpt_scanner_fd, kpt_scanner_poll};
+	app->sources[app->nsources++] = (kpt_source){kpt_loader_fd, kpt_loader_poll};
 
 	if (kpt_catalog_reload(app, &err) != KP_OK)
 		kpt_set_msg(app, "index: %s", err.msg);
 	if (kpt_worker_start(app, &err) != KP_OK)
 		kpt_set_msg(app, "symbols unavailable: %s", err.msg);
+	if (kpt_loader_start(app, &err) != KP_OK)
+		kpt_set_msg(app, "reports will load in the foreground: %s", err.msg);
 	if (kpt_scanner_start(app, &err) != KP_OK)
 		kpt_set_msg(app, "cannot index: %s", err.msg);
 	kpt_app_push(app, &kpt_view_panics, NULL);
 
 	rc = kpt_app_loop(app);
 	kpt_term_restore();
+	if (kpt_scanner_busy(app)) {
+		/* A scan cannot be cancelled and may have minutes to go: quit now
+		 * and let the process exit end it (its batches are committed; the
+		 * one under way rolls back).  Its thread still reads app->cfg, so
+		 * the app is kept, reachable from here, and not freed.  The "seen"
+		 * mark is not saved: the scanner may hold the write lock for long,
+		 * and what it found shows as new next time, which it is. */
+		static kpt_app *volatile left_to_exit;
+		left_to_exit = app;
+		(void)left_to_exit;
+		return rc;
+	}
 	shutdown_app(app);
 	return rc;
 }
