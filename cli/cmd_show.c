@@ -124,8 +124,7 @@ static void print_text(show_opts *o, const kp_report *r)
 {
 	char buf[128];
 	field("File:", r->path);
-	snprintf(buf, sizeof buf, "%s%s", kp_format_name(r->format),
-	         r->has_bug_type ? "" : "");
+	snprintf(buf, sizeof buf, "%s", kp_format_name(r->format));
 	if (r->has_bug_type)
 		snprintf(buf, sizeof buf, "%s (bug_type %d)", kp_format_name(r->format), r->bug_type);
 	field("Format:", buf);

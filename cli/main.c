@@ -41,8 +41,9 @@ static const command commands[] = {
 	 "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT...)",
 	 ""},
 	{"export", kpc_cmd_export,
-	 "export [--db PATH] @ID FILE",
-	 "Writes report ID's original bytes to FILE, which must not exist.\n"},
+	 "export [--db PATH] @ID FILE|-",
+	 "Writes report ID's original bytes to FILE, which must not exist, or to\n"
+	 "standard output for -.\n"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

@@ -149,7 +149,7 @@ bool kpi__parse_time(const char *ts, int64_t *out)
 	}
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
 		return false;
-	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - off;
+	*out = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + s - off;
 	return true;
 }
 

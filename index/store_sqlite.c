@@ -352,7 +352,7 @@ static int open_immutable(kpi__sq *db)
 		else
 			*o++ = (char)c;
 	}
-	strcpy(o, "?immutable=1");
+	memcpy(o, "?immutable=1", sizeof "?immutable=1");
 	sqlite3_close(db->db);
 	db->db = NULL;
 	int rc = sqlite3_open_v2(uri, &db->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
@@ -500,7 +500,7 @@ static void note_own_files(kpi__sq *db)
 	for (int i = 0; i < 3; i++) {
 		struct stat st;
 		memcpy(p, db->path, n);
-		strcpy(p + n, suffix[i]);
+		memcpy(p + n, suffix[i], strlen(suffix[i]) + 1);
 		if (stat(p, &st) == 0) {
 			db->own_dev[db->nown] = st.st_dev;
 			db->own_ino[db->nown] = st.st_ino;

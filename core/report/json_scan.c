@@ -59,7 +59,7 @@ static const char *skip_string(const char *p, const char *end, kp_jerr *e)
 const char *kp__json_skip(const char *p, const char *end, kp_jerr *e)
 {
 	/* A stack of the open brackets as bits: 1 for '{', 0 for '['. */
-	unsigned char stack[KP_JSON_MAX_DEPTH / 8];
+	unsigned char stack[KP_JSON_MAX_DEPTH / 8] = {0};
 	int depth = 0;
 	p = kp__json_ws(p, end);
 	if (p >= end)
