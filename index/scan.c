@@ -413,16 +413,18 @@ static kp_status skip_file(scan *s, const char *path, const struct stat *st, con
 }
 
 /* Reads path whole, or says it changed while being read (*changing: its
- * size or mtime moved between the open and the end of the read). */
-static kp_status read_whole(const char *path, char **data, size_t *len, struct stat *st,
-                            bool *changing, kp_error *err)
+ * size or mtime moved between the walk's stat lst, the open and the end of
+ * the read). */
+static kp_status read_whole(const char *path, const struct stat *lst, char **data, size_t *len,
+                            struct stat *st, bool *changing, kp_error *err)
 {
 	*changing = false;
 	kp_status ks = kp_fs_read_file(path, KP_REPORT_MAX_SIZE, data, len, st, err);
 	if (ks != KP_OK)
 		return ks;
 	struct stat after;
-	if (stat(path, &after) != 0 || after.st_size != st->st_size ||
+	if (lst->st_size != st->st_size || kp_fs_mtime_ns(lst) != kp_fs_mtime_ns(st) ||
+	    stat(path, &after) != 0 || after.st_size != st->st_size ||
 	    kp_fs_mtime_ns(&after) != kp_fs_mtime_ns(st) || (off_t)*len != st->st_size ||
 	    after.st_ino != st->st_ino) {
 		*changing = true;
@@ -464,12 +466,8 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 	char *data = NULL;
 	kp_error rerr;
 	bool changing = false;
-	/* a report being written: try once more, then leave it to the next scan */
-	for (int tries = 0; tries < 2; tries++) {
-		ks = read_whole(path, &data, &len, &st, &changing, &rerr);
-		if (ks != KP_OK || !changing)
-			break;
-	}
+	/* a report being written is left to the next scan */
+	ks = read_whole(path, lst, &data, &len, &st, &changing, &rerr);
 	if (ks == KP_ERR_LIMIT) /* grew since lstat */
 		return skip_file(s, path, lst, "too large for a report");
 	if (ks == KP_ERR_NOMEM)
