@@ -1,75 +1,95 @@
 #!/bin/sh
 # bench_symbols.sh [BUILD_DIR] [BIG_DIR]: kpbrowse's symbolication against
-# llvm-symbolizer --inlining, same machine, same run, same inputs:
-#  (a) one address in a fresh process, (b) a 20-frame thread over 20 CUs,
-#  (c) 100k random addresses from stdin, (d) peak RSS of (c); for kpbrowse
-#  cold (symbol cache dir emptied: includes the one-time cache build) and
-#  warm (answered from the cache), plus the cache's size and build time.
-# Builds the big synthetic dSYM with gen_big_dsym.sh first if needed.
-# Prints figures and ratios; asserts nothing.
+# llvm-symbolizer-19 --inlining and llvm-gsymutil-19, same machine, same run,
+# same inputs, on the big synthetic dSYM (gen_big_dsym.sh, built first if
+# needed):
+#  cold (each kpbrowse run with its own empty cache folder: the answer comes
+#  straight from the DWARF, no cache is built on the way):
+#   (a) one address in a fresh process, (b) a 20-frame thread over 20 CUs;
+#  cache build: `kpbrowse cache build` vs `llvm-gsymutil-19 --convert`: time,
+#   output size, peak RSS;
+#  warm (answered from the cache): (a), (b), (c) 100k random addresses from
+#   stdin, (d) peak RSS of (c).
+# Prints figures and ratios against the issue 10 targets; asserts nothing.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}
 big=${2:-${TMPDIR:-/tmp}/kpbrowse-bigdsym}
 kp=$build/cli/kpbrowse
-PATH=$PATH:/usr/lib/llvm-14/bin
+PATH=$PATH:/usr/lib/llvm-19/bin:/usr/lib/llvm-14/bin
 [ -f "$big/big.dSYM/Contents/Resources/DWARF/big" ] || sh "$here/gen_big_dsym.sh" "$big"
 dw=$big/big.dSYM/Contents/Resources/DWARF/big
 printf 'DWARF file: %s (%s MB)\n' "$dw" $(( $(wc -c <"$dw") / 1000000 ))
 
 t=$build/bench/timeit
 [ -x "$t" ] || { echo "build it first: cmake --build $build --target bench" >&2; exit 2; }
+ll=$(command -v llvm-symbolizer-19 || command -v llvm-symbolizer)
+gs=$(command -v llvm-gsymutil-19 || command -v llvm-gsymutil)
+nm=$(command -v llvm-nm-19 || command -v llvm-nm)
+od=$(command -v llvm-objdump-19 || command -v llvm-objdump)
 
-llvm-nm "$big/big" | awk '$2 == "T" && $3 ~ /^_fn_[0-9]+_50$/ {print "0x" $1}' | head -20 >"$big/.twenty"
+"$nm" "$big/big" | awk '$2 == "T" && $3 ~ /^_fn_[0-9]+_50$/ {print "0x" $1}' | head -20 >"$big/.twenty"
 one=$(head -1 "$big/.twenty")
-text=$(llvm-objdump --section-headers "$big/big" | awk '$2 == "__text" {print $3, $4}')
-awk -v r="$text" 'BEGIN { split(r, a, " "); size = strtonum("0x" a[1]); base = strtonum("0x" a[2]); srand(7);
-	for (i = 0; i < 100000; i++) printf "0x%x\n", base + int(rand() * size / 4) * 4 }' >"$big/.random" 2>/dev/null ||
-	python3 -c "
+text=$("$od" --section-headers "$big/big" | awk '$2 == "__text" {print $3, $4}')
+python3 -c "
 import random,sys; s,b=sys.argv[1].split(); s=int(s,16); b=int(b,16); random.seed(7)
 print('\n'.join('0x%x' % (b + random.randrange(s // 4) * 4) for _ in range(100000)))" "$text" >"$big/.random"
 
-ll=$(command -v llvm-symbolizer)
-# kpbrowse's symbol cache lives in a throwaway cache dir: "cold" empties it
-# before every run (each run then includes the one-time cache build), "warm"
-# runs answer from the cache the first cold run left.
-cache=$(mktemp -d "${TMPDIR:-/tmp}/kpbrowse-bench-cache.XXXXXX")
-trap 'rm -rf "$cache"' EXIT
-export KPBROWSE_CACHE_DIR=$cache
+work=$(mktemp -d "${TMPDIR:-/tmp}/kpbrowse-bench-sym.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 unset KPBROWSE_SYMCACHE
-cold() { # timeit args...: one run with an empty cache dir
-	rm -rf "$cache/symcache"
-	"$t" -n 1 "$@"
+fresh() { # a new empty cache folder for the next kpbrowse run
+	rm -rf "$work/cache"
+	mkdir -p "$work/cache"
+	export KPBROWSE_CACHE_DIR=$work/cache
 }
-set -- $(cold "$kp" lookup --dsym "$dw" "$one"); a_cold=$1 build_kib=$2
-build_ms=$a_cold
-kpsym=$(ls "$cache"/symcache/*.kpsym 2>/dev/null | head -1)
-cache_bytes=$( [ -n "$kpsym" ] && wc -c <"$kpsym" || echo 0)
-set -- $(cold "$kp" lookup --dsym "$dw" $(cat "$big/.twenty")); b_cold=$1
-set -- $(cold -i "$big/.random" "$kp" lookup --dsym "$dw"); c_cold=$1 d_cold=$2
-# warm: the cache file is there (left by the last cold run)
+
+# cold: every run with an empty cache folder
+fresh; set -- $("$t" -n 5 "$kp" lookup --dsym "$dw" "$one"); a_cold=$1 a_cold_kib=$2
+fresh; set -- $("$t" -n 5 "$kp" lookup --dsym "$dw" $(cat "$big/.twenty")); b_cold=$1
+set -- $("$t" -n 5 "$ll" --inlining --obj="$dw" "$one"); a_ll=$1 a_ll_kib=$2
+set -- $("$t" -n 5 "$ll" --inlining --obj="$dw" $(cat "$big/.twenty")); b_ll=$1
+ls "$work/cache/symcache" >/dev/null 2>&1 && echo "NOTE: a cold lookup wrote a cache" || true
+
+# cache build vs gsymutil --convert
+fresh; set -- $("$t" -n 1 "$kp" cache build "$dw"); cb_ms=$1 cb_kib=$2
+kpsym=$(ls "$work/cache"/symcache/*.kpsym | head -1)
+cb_bytes=$(wc -c <"$kpsym")
+set -- $("$t" -n 1 "$gs" --convert="$dw" --out-file="$work/big.gsym"); gs_ms=$1 gs_kib=$2
+gs_bytes=$(wc -c <"$work/big.gsym")
+
+# warm: the cache the build left
 set -- $("$t" -n 7 "$kp" lookup --dsym "$dw" "$one"); a_kp=$1
-set -- $("$t" -n 7 "$ll" --inlining --obj="$dw" "$one"); a_ll=$1
 set -- $("$t" -n 7 "$kp" lookup --dsym "$dw" $(cat "$big/.twenty")); b_kp=$1
-set -- $("$t" -n 7 "$ll" --inlining --obj="$dw" $(cat "$big/.twenty")); b_ll=$1
 set -- $("$t" -n 3 -i "$big/.random" "$kp" lookup --dsym "$dw"); c_kp=$1 d_kp=$2
 set -- $("$t" -n 3 -i "$big/.random" "$ll" --inlining --obj="$dw"); c_ll=$1 d_ll=$2
+set -- $("$t" -n 7 "$gs" "$work/big.gsym" --address="$one"); a_gs=$1
 # the DWARF path alone, for reference
-set -- $(KPBROWSE_SYMCACHE=never "$t" -n 3 -i "$big/.random" "$kp" lookup --dsym "$dw"); c_dw=$1 d_dw=$2
-sym="$ll --inlining --obj=$dw"
-"$kp" lookup --dsym "$dw" <"$big/.random" | md5sum >"$big/.kp.md5"
-KPBROWSE_SYMCACHE=never "$kp" lookup --dsym "$dw" <"$big/.random" | md5sum >"$big/.kpdw.md5"
-$sym <"$big/.random" | md5sum >"$big/.ll.md5"
-same=$(cmp -s "$big/.kp.md5" "$big/.ll.md5" && cmp -s "$big/.kpdw.md5" "$big/.ll.md5" && echo identical || echo DIFFERENT)
+set -- $(KPBROWSE_SYMCACHE=never "$t" -n 1 -i "$big/.random" "$kp" lookup --dsym "$dw"); c_dw=$1 d_dw=$2
+"$kp" lookup --dsym "$dw" <"$big/.random" | md5sum >"$work/kp.md5"
+KPBROWSE_SYMCACHE=never "$kp" lookup --dsym "$dw" <"$big/.random" | md5sum >"$work/kpdw.md5"
+"$ll" --inlining --obj="$dw" <"$big/.random" | md5sum >"$work/ll.md5"
+same=$(cmp -s "$work/kp.md5" "$work/ll.md5" && cmp -s "$work/kpdw.md5" "$work/ll.md5" && echo identical || echo DIFFERENT)
 
 ratio() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print('%.2fx' % (a/b if b else 0))" "$1" "$2"; }
-printf 'symbol cache: %s bytes (%s MB), built in %s ms (peak RSS %s KiB) by the first cold run\n' \
-	"$cache_bytes" $((cache_bytes / 1000000)) "$build_ms" "$build_kib"
-printf '\n%-32s %14s %14s %16s %9s %9s\n' "" "kpbrowse cold" "kpbrowse warm" llvm-symbolizer "warm/llvm" "cold/llvm"
-printf '%-32s %11s ms %11s ms %13s ms %9s %9s\n' "(a) 1 address, fresh process" "$a_cold" "$a_kp" "$a_ll" "$(ratio "$a_kp" "$a_ll")" "$(ratio "$a_cold" "$a_ll")"
-printf '%-32s %11s ms %11s ms %13s ms %9s %9s\n' "(b) 20 frames over 20 CUs" "$b_cold" "$b_kp" "$b_ll" "$(ratio "$b_kp" "$b_ll")" "$(ratio "$b_cold" "$b_ll")"
-printf '%-32s %11s ms %11s ms %13s ms %9s %9s\n' "(c) 100k random addresses" "$c_cold" "$c_kp" "$c_ll" "$(ratio "$c_kp" "$c_ll")" "$(ratio "$c_cold" "$c_ll")"
-printf '%-32s %10s KiB %10s KiB %12s KiB %9s %9s\n' "(d) peak RSS during (c)" "$d_cold" "$d_kp" "$d_ll" "$(ratio "$d_kp" "$d_ll")" "$(ratio "$d_cold" "$d_ll")"
+verdict() { python3 -c "import sys; r,op,t=float(sys.argv[1]),sys.argv[2],float(sys.argv[3]); print('met' if (r<=t if op=='<=' else r>=t) else 'MISSED')" "$1" "$2" "$3"; }
+r() { python3 -c "import sys; a,b=float(sys.argv[1]),float(sys.argv[2]); print(a/b if b else 0)" "$1" "$2"; }
+
+printf '\n%-40s %12s %16s %9s %7s %s\n' "" kpbrowse "llvm-19 tool" ratio target ""
+row() { # label kp other unit target-op target-ratio
+	printf '%-40s %9s %-2s %13s %-2s %9s %2s%-4s %s\n' "$1" "$2" "$4" "$3" "$4" "$(ratio "$2" "$3")" "$5" "$6" \
+		"$(verdict "$(r "$2" "$3")" "$5" "$6")"
+}
+row "cold (a) 1 address, fresh process" "$a_cold" "$a_ll" ms "<=" 0.5
+row "cold (b) 20 frames over 20 CUs" "$b_cold" "$b_ll" ms "<=" 0.5
+row "cache build vs gsymutil --convert: time" "$cb_ms" "$gs_ms" ms "<=" 2.0
+row "  output size" "$cb_bytes" "$gs_bytes" B "<=" 1.5
+row "  peak RSS" "$cb_kib" "$gs_kib" KiB "<=" 1.0
+row "warm (a) 1 address" "$a_kp" "$a_ll" ms "<=" 0.5
+row "warm (b) 20 frames" "$b_kp" "$b_ll" ms "<=" 0.5
+row "warm (c) 100k addresses (time)" "$c_kp" "$c_ll" ms "<=" 0.5
+row "warm (d) peak RSS during (c)" "$d_kp" "$d_ll" KiB "<=" 9.9
+printf '\ncold (a) peak RSS: kpbrowse %s KiB, llvm-symbolizer %s KiB\n' "$a_cold_kib" "$a_ll_kib"
+printf 'llvm-gsymutil-19 lookup of 1 address in its .gsym: %s ms\n' "$a_gs"
 printf '(c) without the cache (KPBROWSE_SYMCACHE=never): %s ms, %s KiB\n' "$c_dw" "$d_dw"
 printf '(c) output of kpbrowse (cache and DWARF) and llvm-symbolizer: %s\n' "$same"
-echo "targets (warm): (a), (b) <= 0.5x; (c) <= 0.5x time (2x throughput); (d) <= 0.5x"

@@ -44,6 +44,14 @@ static const command commands[] = {
 	 "export [--db PATH] @ID FILE|-",
 	 "Writes report ID's original bytes to FILE, which must not exist, or to\n"
 	 "standard output for -.\n"},
+	{"cache", kpc_cmd_cache,
+	 "cache build PATH... | cache list | cache clear [UUID...]",
+	 "The symbol cache (KPBROWSE_CACHE_DIR, else the platform cache folder):\n"
+	 "build writes one for every Mach-O with DWARF under each PATH (a .dSYM, a\n"
+	 "DWARF file, a folder or a KDK), one line per UUID with its size and build\n"
+	 "time; list shows UUID, arch, size, when built, fresh or stale, and the\n"
+	 "DWARF file; clear removes those of the UUIDs given, or all.  Lookups\n"
+	 "never wait for a cache: they answer from the DWARF until one exists.\n"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

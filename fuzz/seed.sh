@@ -8,7 +8,7 @@ root=$(dirname "$here")
 out=${1:-$here/corpus}
 real=${KP_SHARED_DIR:-$root/../shared}/corpus/real
 fix=$root/tests/fixtures
-mkdir -p "$out/ips" "$out/text" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize"
+mkdir -p "$out/ips" "$out/text" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache"
 n=0
 put() {   # put TARGET FILE [HEAD_BYTES]
 	n=$((n + 1))
@@ -87,6 +87,17 @@ for f in "$fix"/bin/*.dSYM/Contents/Resources/DWARF/* "$fix"/llvm19-dwarf*/bin/*
 	put macho "$f"
 	put dwarf "$f"
 done
-for t in ips text macho dwarf signature; do
+# symbol caches of the fixtures, built by kpbrowse ($KPBROWSE, else the
+# normal build's) when there is one
+kp=${KPBROWSE:-$root/build/cli/kpbrowse}
+if [ -x "$kp" ]; then
+	sc=$(mktemp -d "${TMPDIR:-/tmp}/kp-seed-sc.XXXXXX")
+	KPBROWSE_CACHE_DIR=$sc "$kp" cache build "$fix/bin" >/dev/null 2>&1 || true
+	for f in "$sc"/symcache/*.kpsym; do
+		[ -f "$f" ] && put symcache "$f"
+	done
+	rm -rf "$sc"
+fi
+for t in ips text macho dwarf signature sanitize symcache; do
 	echo "seed: $t: $(ls "$out/$t" | wc -l) files in $out/$t"
 done

@@ -16,7 +16,32 @@ objdump=$(command -v llvm-objdump || command -v llvm-objdump-14 || true)
 lipo=$(command -v llvm-lipo || command -v llvm-lipo-14 || true)
 if [ -z "$sym" ] || [ -z "$objdump" ] || [ -z "$lipo" ]; then
 	skip "llvm-symbolizer, llvm-objdump or llvm-lipo absent"
-	done_testing
+	
+# FIFOs never block (issue 11 item 5): as --dsym, and planted as the dSYM
+# walk's cache file; `bounded SECONDS CMD` kills CMD when it hangs (status 137)
+bounded() {
+	s=$1
+	shift
+	sh -c "$1" &
+	p=$!
+	(sleep "$s"; kill -9 $p 2>/dev/null) &
+	w=$!
+	wait $p
+	rc=$?
+	kill $w 2>/dev/null
+	wait $w 2>/dev/null
+	return $rc
+}
+mkfifo "$tmp/fifo"
+bounded 20 "'$kp' lookup --dsym '$tmp/fifo' 0x10 >/dev/null 2>'$tmp/err'"
+check "$?" = 2 "a FIFO as --dsym: refused at once, exit 2"
+check_grep "not a regular file" "$tmp/err" "a FIFO as --dsym: says why"
+mkdir -p "$tmp/fc"
+mkfifo "$tmp/fc/dsym-cache-v1"
+bounded 30 "KPBROWSE_CACHE_DIR='$tmp/fc' '$kp' show --dsym '$bin' '$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips' >'$tmp/out' 2>&1"
+check "$?" = 0 "a FIFO planted as dsym-cache-v1: show does not block"
+check_grep "panic_trap_to_debugger" "$tmp/out" "a FIFO planted as dsym-cache-v1: frames still symbolicated"
+done_testing
 fi
 
 # instruction addresses of __text, as llvm-objdump decodes them
@@ -60,15 +85,34 @@ all_fixtures() { # prefix
 export KPBROWSE_SYMCACHE=never
 all_fixtures ""
 
-# second pass: through the symbol cache, built on first use (the fixtures
-# are below the size threshold, so force it), then read back on the next run
+# second pass: lookups never build a cache (the first answer comes from the
+# DWARF); `kpbrowse cache build` does, and later runs answer from it
 export KPBROWSE_SYMCACHE=always KPBROWSE_CACHE_DIR="$tmp/cache"
-all_fixtures "symcache build: "
+all_fixtures "no cache yet: "
+check "$(ls "$tmp/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')" = 0 "lookup builds no cache"
+"$kp" cache build "$bin" >"$tmp/built"
+check "$?" = 0 "cache build over the fixture folder"
 n=$(ls "$tmp/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')
-# one per UUID: the universal file's slices share the thin files' UUIDs (the
-# caches of those then alternate, each noticed as stale and rebuilt)
+# one per UUID: the universal file's slices share the thin files' UUIDs, so
+# for those only the file built last is fresh (the other answers from DWARF)
 check "$n" = 4 "one symbol cache per UUID written ($n)"
+check "$(wc -l <"$tmp/built" | tr -d ' ')" = 6 "cache build: one line per slice built"
 all_fixtures "symcache warm: "
+# every slice through its own cache: thin files first, then the universal one
+for f in fakekernel.arm64 fakekernel.x86_64 fakekext.arm64 fakekext.x86_64; do
+	"$kp" cache build "$bin/$f.dSYM" >/dev/null
+	compare "symcache $f: " "$bin/$f" "$bin/$f.dSYM/Contents/Resources/DWARF/$f"
+done
+"$kp" cache build "$bin/fakekext.universal.dSYM" >/dev/null
+for a in arm64 x86_64; do
+	compare "symcache universal $a: " "$bin/fakekext.universal" "$bin/fakekext.universal.dSYM/Contents/Resources/DWARF/fakekext.universal" $a
+done
+"$kp" cache list >"$tmp/list"
+check "$(grep -c ' fresh ' "$tmp/list")" = 4 "cache list: four fresh caches"
+"$kp" cache clear 4C4C44BD-5555-3144-A14B-0078EC5E31E1 >/dev/null
+check "$(ls "$tmp/cache/symcache" | grep -c '\.kpsym$')" = 3 "cache clear UUID removes that one"
+"$kp" cache clear >/dev/null
+check "$(ls "$tmp/cache/symcache" | grep -c '\.kpsym$')" = 0 "cache clear removes all"
 unset KPBROWSE_SYMCACHE KPBROWSE_CACHE_DIR
 
 # a .dSYM bundle stands for its DWARF file
@@ -102,4 +146,29 @@ check "$?" = 2 "non-Mach-O --dsym: exit 2"
 check_grep "^kpbrowse: $tmp/bad: " "$tmp/err" "non-Mach-O --dsym: one line naming the file"
 "$kp" lookup 0x10 >/dev/null 2>&1
 check "$?" = 2 "lookup without --dsym: exit 2"
+
+# FIFOs never block (issue 11 item 5): as --dsym, and planted as the dSYM
+# walk's cache file; `bounded SECONDS CMD` kills CMD when it hangs (status 137)
+bounded() {
+	s=$1
+	shift
+	sh -c "$1" &
+	p=$!
+	(sleep "$s"; kill -9 $p 2>/dev/null) &
+	w=$!
+	wait $p
+	rc=$?
+	kill $w 2>/dev/null
+	wait $w 2>/dev/null
+	return $rc
+}
+mkfifo "$tmp/fifo"
+bounded 20 "'$kp' lookup --dsym '$tmp/fifo' 0x10 >/dev/null 2>'$tmp/err'"
+check "$?" = 2 "a FIFO as --dsym: refused at once, exit 2"
+check_grep "not a regular file" "$tmp/err" "a FIFO as --dsym: says why"
+mkdir -p "$tmp/fc"
+mkfifo "$tmp/fc/dsym-cache-v1"
+bounded 30 "KPBROWSE_CACHE_DIR='$tmp/fc' '$kp' show --dsym '$bin' '$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips' >'$tmp/out' 2>&1"
+check "$?" = 0 "a FIFO planted as dsym-cache-v1: show does not block"
+check_grep "panic_trap_to_debugger" "$tmp/out" "a FIFO planted as dsym-cache-v1: frames still symbolicated"
 done_testing

@@ -5,7 +5,8 @@
 # and llvm19-dwarf4, see fixtures/build.sh): every thin file, both slices of
 # the universal file with --arch, and every object file (DWARF 5 objects keep
 # the strx1/addrx/rnglistx/loclistx forms dsymutil rewrites); straight from
-# DWARF, then through the symbol cache as it is built and as it is read back.
+# DWARF, then through the symbol cache `kpbrowse cache build` writes (each
+# dSYM's own: the universal file shares its slices' UUIDs with the thin ones).
 #
 # The addresses and llvm's answers are committed in oracle/ (build.sh writes
 # them); where llvm-symbolizer-19 is installed its live answers are compared
@@ -72,10 +73,23 @@ for v in 5 4; do
 	export KPBROWSE_SYMCACHE=never
 	all_fixtures "dwarf$v: "
 	export KPBROWSE_SYMCACHE=always KPBROWSE_CACHE_DIR="$tmp/cache$v"
-	all_fixtures "dwarf$v symcache build: "
-	all_fixtures "dwarf$v symcache warm: "
+	all_fixtures "dwarf$v no cache yet: "
+	check "$(ls "$tmp/cache$v/symcache" 2>/dev/null | grep -c '\.kpsym$')" = 0 "dwarf$v: lookups build no cache"
+	"$kp" cache build "$bin" >"$tmp/built"
+	check "$?" = 0 "dwarf$v: cache build"
 	n=$(ls "$tmp/cache$v/symcache" 2>/dev/null | grep -c '\.kpsym$')
 	check "$n" -ge 4 "dwarf$v: symbol caches written ($n)"
+	for f in fakekernel.arm64 fakekernel.x86_64 fakekext.arm64 fakekext.x86_64; do
+		"$kp" cache build "$bin/$f.dSYM" >/dev/null
+		compare "dwarf$v symcache $f" $f "$bin/$f.dSYM/Contents/Resources/DWARF/$f"
+	done
+	"$kp" cache build "$bin/fakekext.universal.dSYM" >/dev/null
+	for a in arm64 x86_64; do
+		compare "dwarf$v symcache universal --arch $a" fakekext.universal.$a \
+			"$bin/fakekext.universal.dSYM/Contents/Resources/DWARF/fakekext.universal" $a
+	done
+	"$kp" cache list >"$tmp/list"
+	check "$(grep -c ' fresh ' "$tmp/list")" = 4 "dwarf$v: cache list: four fresh caches"
 	unset KPBROWSE_SYMCACHE KPBROWSE_CACHE_DIR
 done
 done_testing

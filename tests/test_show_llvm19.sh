@@ -3,7 +3,8 @@
 # clang/dsymutil 19 fixtures (fixtures/llvm19-dwarf{5,4}/reports, written by
 # make_reports.py --llvm19 N): every frame of the panicked thread, callers at
 # their call site, is llvm-symbolizer-19's chain recorded in expected.tsv,
-# straight from DWARF and through the symbol cache.
+# straight from DWARF and through the symbol cache (built by `kpbrowse cache
+# build` before the second pass; show itself never builds one).
 set -u
 . "$KP_TESTS_DIR/tap.sh"
 kp=$KPBROWSE
@@ -15,6 +16,7 @@ for v in 5 4; do
 	dir=$KP_FIXTURES/llvm19-dwarf$v
 	for mode in never always; do
 		export KPBROWSE_SYMCACHE=$mode KPBROWSE_CACHE_DIR="$tmp/cache$v"
+		[ $mode = always ] && "$kp" cache build "$dir/bin" >/dev/null
 		for rep in "$dir"/reports/*.ips "$dir"/reports/*.panic; do
 			name=$(basename "$rep")
 			"$kp" show --json --dsym "$dir/bin" "$rep" >"$tmp/sym.json" 2>"$tmp/err"

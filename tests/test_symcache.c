@@ -1,6 +1,8 @@
 /* test_symcache.c: the per-UUID symbol cache answers every address exactly
- * as the DWARF does; a second launch does not open the DWARF; a truncated,
- * bit-flipped, foreign or stale cache file is ignored and rebuilt. */
+ * as the DWARF does; lookups never build it (kp_symbols_cache_step does,
+ * and can be cancelled); a second launch does not open the DWARF; a
+ * truncated, bit-flipped, foreign or stale cache file is ignored and
+ * rebuilt. */
 #include "kt.h"
 #include "kp_macho.h"
 #include "kp_symbols.h"
@@ -92,27 +94,34 @@ static void dwarf_path(char *buf, size_t size, const char *name)
 	snprintf(buf, size, "%s/bin/%s.dSYM/Contents/Resources/DWARF/%s", tmp, name, name);
 }
 
-/* One lookup through a fresh kp_symbols (mode "always"), for its stats. */
+/* One lookup through a fresh kp_symbols (mode "always"), then the idle
+ * step that builds a wanted cache, for its stats. */
 static kp_symbols_stats one_launch(const char *dwarf, const char *arch)
 {
 	kp_symbols *s = syms("always", cache);
 	kp_symresult r;
 	kp_error err;
 	kp_symbols_lookup_file(s, dwarf, arch, 0x4000, &r, &err);
+	kp_symbols_cache_step(s, NULL, &err);
 	kp_symbols_stats st = kp_symbols_get_stats(s);
 	kp_symbols_free(&s);
 	return st;
 }
 
-static size_t progress_calls, progress_final;
+static size_t progress_calls, progress_final, cancel_after;
 
-static void on_progress(void *ctx, const char *what, size_t done, size_t total)
+static void on_progress(void *ctx, size_t done, size_t total)
 {
 	(void)ctx;
-	(void)what;
 	progress_calls++;
 	if (total == 1000 && done == 1000)
 		progress_final++;
+}
+
+static bool on_cancel(void *ctx)
+{
+	(void)ctx;
+	return progress_calls >= cancel_after;
 }
 
 static void rewrite(const char *file, long at, int xor_mask, long truncate_to)
@@ -151,10 +160,27 @@ static void built_and_read_back(void)
 		const char *what = fx[i].arch ? fx[i].arch : fx[i].name;
 		size_t nsym = 0;
 		kp_symbols *s = syms("always", cache);
-		progress_calls = progress_final = 0;
-		kp_symbols_set_progress(s, on_progress, NULL);
 		size_t bad = compare_all(s, dw, fx[i].arch, &nsym);
 		kp_symbols_stats st = kp_symbols_get_stats(s);
+		KT_CHECK(bad == 0 && nsym > 100 && st.symcaches_built == 0 && st.dwarf_opened == 1,
+		         "%s: first answers straight from DWARF, no cache built (%zu symbolicated)",
+		         what, nsym);
+		KT_CHECK(kp_symbols_cache_pending(s) != NULL, "%s: a cache is wanted", what);
+		/* cancelled at its first progress report: nothing written, still wanted */
+		kp_error err;
+		progress_calls = progress_final = 0;
+		cancel_after = 1;
+		kp_symbols_cache_cb cb = {on_progress, on_cancel, NULL};
+		kp_status cst = kp_symbols_cache_step(s, &cb, &err);
+		KT_CHECK(cst != KP_OK && kp_symbols_cache_pending(s) &&
+		         kp_symbols_get_stats(s).symcaches_built == 0,
+		         "%s: a cancelled build writes and uses nothing", what);
+		progress_calls = progress_final = 0;
+		cancel_after = SIZE_MAX;
+		KT_CHECK(kp_symbols_cache_step(s, &cb, &err) == KP_OK && !kp_symbols_cache_pending(s),
+		         "%s: the idle step builds it", what);
+		bad = compare_all(s, dw, fx[i].arch, &nsym);
+		st = kp_symbols_get_stats(s);
 		kp_symbols_free(&s);
 		KT_CHECK(bad == 0 && nsym > 100, "%s: built cache answers every __text byte as DWARF (%zu symbolicated, %zu differ)",
 		         what, nsym, bad);
@@ -248,10 +274,107 @@ static void when_not_cached(void)
 	kp_symbols_stats st = lookup_once("", cache);
 	KT_CHECK(st.symcaches_built == 0 && st.dwarf_opened == 1, "below %u bytes: no cache by default",
 	         KP_SYMCACHE_MIN_SIZE);
+	kp_symbols *s = syms("", cache);
+	kp_symresult r;
+	kp_error err;
+	kp_symbols_lookup_file(s, dw, NULL, 0x4000, &r, &err);
+	KT_CHECK(kp_symbols_cache_pending(s) == NULL, "below the size: no cache wanted");
+	kp_symbols_free(&s);
 	st = lookup_once("never", cache);
 	KT_CHECK(st.symcaches_built == 0 && st.symcaches_used == 0, "KPBROWSE_SYMCACHE=never: no cache");
 	st = lookup_once("always", "");
 	KT_CHECK(st.symcaches_built == 0 && file_size(cf) < 0, "cache dir \"\": no cache written");
+}
+
+/* What a lookup at addr answers through a fresh reference (DWARF only). */
+static bool same_as_dwarf(kp_symbols *s, const char *dwarf, uint64_t addr)
+{
+	kp_symbols *ref = syms("never", "");
+	kp_symresult want, got;
+	kp_error e1, e2;
+	kp_symbols_lookup_file(ref, dwarf, NULL, addr, &want, &e1);
+	kp_symbols_lookup_file(s, dwarf, NULL, addr, &got, &e2);
+	bool same = same_result(&want, &got);
+	kp_symbols_free(&ref);
+	return same;
+}
+
+/* issue 11 item 6: a mapped cache truncated in place is dropped for the
+ * DWARF; a mapped DWARF truncated in place is a named error; no SIGBUS */
+static void truncated_in_place(void)
+{
+	kp_symbols_stats st = one_launch(dw, NULL);
+	kp_symbols *s = syms("always", cache);
+	uint64_t lo, hi;
+	KT_CHECK(text_range(dw, NULL, &lo, &hi), "text range");
+	KT_CHECK(same_as_dwarf(s, dw, lo + 64), "the cache answers");
+	st = kp_symbols_get_stats(s);
+	KT_CHECK(st.symcaches_used == 1 && st.dwarf_opened == 0, "from the mapped cache file");
+	KT_CHECK(truncate(cf, 0) == 0, "cache file truncated in place while mapped");
+	size_t bad = 0;
+	for (uint64_t a = lo + 64; a < hi - 64; a += 16)
+		bad += !same_as_dwarf(s, dw, a);
+	st = kp_symbols_get_stats(s);
+	KT_CHECK(bad == 0 && st.dwarf_opened == 1,
+	         "truncated cache: no SIGBUS, dropped, the DWARF answers (%zu differ)", bad);
+	KT_CHECK(kp_symbols_cache_pending(s) != NULL, "the dropped cache is wanted again");
+	kp_symbols_free(&s);
+
+	char copy[700];
+	snprintf(copy, sizeof copy, "%s/victim.dwarf", tmp);
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, "cp '%s' '%s'", dw, copy);
+	KT_CHECK(system(cmd) == 0, "a DWARF file to truncate");
+	s = syms("never", "");
+	kp_symresult r;
+	kp_error err;
+	kp_symbols_lookup_file(s, copy, NULL, lo + 64, &r, &err);
+	KT_CHECK(r.status == KP_SYM_OK, "the DWARF copy answers");
+	KT_CHECK(truncate(copy, 0) == 0, "DWARF file truncated in place while mapped");
+	/* answers decoded before the truncation stay right; from the first read
+	 * of a vanished page on, every lookup names the damage */
+	size_t named = 0, n = 0, first = SIZE_MAX;
+	for (uint64_t a = lo + 64; a < hi - 64; a += 16, n++) {
+		kp_symbols_lookup_file(s, copy, NULL, a, &r, &err);
+		bool is_named = r.status == KP_SYM_ERROR && strstr(r.msg, "changed while in use");
+		if (is_named && first == SIZE_MAX)
+			first = n;
+		named += is_named;
+	}
+	KT_CHECK(first != SIZE_MAX && named == n - first,
+	         "truncated DWARF: no SIGBUS, a named error from the first vanished page on (%zu of %zu)",
+	         named, n);
+	kp_symbols_free(&s);
+}
+
+/* issue 11 item 5: a FIFO or a symlink planted as the cache file is
+ * ignored, never waited on; a symlink at the temporary's name is not
+ * followed */
+static void planted_files(void)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "rm -f '%s' && mkfifo '%s'", cf, cf);
+	KT_CHECK(system(cmd) == 0, "a FIFO named <UUID>.kpsym");
+	kp_symbols *s = syms("always", cache);
+	uint64_t lo, hi;
+	text_range(dw, NULL, &lo, &hi);
+	KT_CHECK(same_as_dwarf(s, dw, lo + 64), "FIFO as cache file: not waited on, the DWARF answers");
+	kp_symbols_free(&s);
+	char victim[300], tmpname[700];
+	snprintf(victim, sizeof victim, "%s/victim", tmp);
+	snprintf(tmpname, sizeof tmpname, "%s.%ld.0.tmp", cf, (long)getpid());
+	snprintf(cmd, sizeof cmd, "rm -f '%s' && echo precious >'%s' && ln -s '%s' '%s' && ln -s '%s' '%s'",
+	         cf, victim, victim, tmpname, victim, cf);
+	KT_CHECK(system(cmd) == 0, "symlinks planted as the cache file and its temporary");
+	s = syms("always", cache);
+	KT_CHECK(same_as_dwarf(s, dw, lo + 64), "symlink as cache file: not followed");
+	kp_error err;
+	kp_symbols_cache_step(s, NULL, &err);
+	kp_symbols_free(&s);
+	KT_CHECK(file_size(victim) == 9, "the symlinks' target is untouched");
+	struct stat sb;
+	KT_CHECK(lstat(cf, &sb) == 0 && S_ISREG(sb.st_mode), "the cache was written as a new file");
+	unlink(tmpname);
 }
 
 int main(void)
@@ -273,6 +396,8 @@ int main(void)
 	damaged_file_rebuilt();
 	foreign_file_rebuilt();
 	stale_file_rebuilt();
+	truncated_in_place();
+	planted_files();
 	when_not_cached();
 
 	unsetenv("KPBROWSE_SYMCACHE");

@@ -178,6 +178,31 @@ else
 	keys q
 fi
 
+# The symbol worker answers from the DWARF first, then, idle, builds the
+# symbol caches it wants (forced for the small fixtures) off the critical
+# path; nothing half-built is left behind.
+wait_for 'kpt-prompt$' 10
+mkdir -p "$work/sc"
+cp "$KP_TESTS_DIR/fixtures/reports/panic-full-2026-11-20-101500.0001.ips" "$work/sc/"
+keys "clear; KPBROWSE_SYMCACHE=always KPBROWSE_CACHE_DIR='$work/cache' '$KPBROWSE' --db '$work/sc.db' --dsym '$KP_TESTS_DIR/fixtures/bin' '$work/sc'" Enter
+check "symbol cache run: the list" "FakeDriver: report length" 20
+keys Enter
+check "symbol cache run: the report" "Processes (" 10
+keys Enter Enter
+check "symbol cache run: frames answered (from DWARF: no cache yet)" "panic_trap_to_debugger" 20
+i=0
+while [ $i -lt 50 ] && [ "$(ls "$work/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')" -lt 1 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+if [ "$(ls "$work/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')" -ge 1 ]; then
+	ok "the idle worker built the symbol cache"
+else not_ok "the idle worker built the symbol cache"; fi
+keys q q q q q
+check "symbol cache run: quits" 'kpt-prompt$' 10
+if ls "$work/cache/symcache" 2>/dev/null | grep -q 'tmp$'; then not_ok "no half-built cache file left"
+else ok "no half-built cache file left"; fi
+
 echo "1..$n"
 echo "# $((n - fails)) passed, $fails failed, 0 skipped"
 [ "$fails" -eq 0 ]

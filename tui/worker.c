@@ -9,7 +9,12 @@
  * scrolling re-prioritises at once.  Each answer is a malloc'd kpt_wmsg
  * whose pointer is written to the result pipe; the UI reads the pointers,
  * applies them to the document, drops the request's reference with its
- * last answer, and frees them. */
+ * last answer, and frees them.
+ *
+ * When the queue is empty, the worker builds the symbol caches its
+ * kp_symbols wants (kp_symbols_cache_step), telling the status line; a new
+ * request or kpt_worker_stop cancels the build at once (it is tried again
+ * when idle next; a half-built cache is never written). */
 #include "kp_symbols.h"
 #include "kpt_app.h"
 #include "kpt_pipe.h"
@@ -112,6 +117,58 @@ static void on_progress(void *ctx, const char *what, size_t done, size_t total)
 	else
 		snprintf(m->text, sizeof m->text, "loading dSYM %s", what ? what : "");
 	post(w, m);
+}
+
+static void dsym_name(const char *p, char *out, size_t size);
+
+struct cache_job {
+	kpt_worker *w;
+	char name[256];
+};
+
+static bool build_cancelled(void *ctx)
+{
+	kpt_worker *w = ((struct cache_job *)ctx)->w;
+	pthread_mutex_lock(&w->mu);
+	bool c = w->stop || w->queue;
+	pthread_mutex_unlock(&w->mu);
+	return c;
+}
+
+static void on_build_progress(void *ctx, size_t done, size_t total)
+{
+	struct cache_job *j = ctx;
+	kpt_worker *w = j->w;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double dt = (double)(now.tv_sec - w->last_progress.tv_sec) +
+	            (double)(now.tv_nsec - w->last_progress.tv_nsec) / 1e9;
+	if (dt < 0.2 && done != total)
+		return;
+	w->last_progress = now;
+	kpt_wmsg *m = kpt_xcalloc(1, sizeof *m);
+	m->kind = WMSG_PROGRESS;
+	snprintf(m->text, sizeof m->text, "building the symbol cache of %s (%zu%%)", j->name,
+	         total ? done * 100 / total : 0);
+	post(w, m);
+}
+
+/* Idle: builds the symbol caches wanted, one per call, until a request
+ * arrives or the worker stops.  Called and returns with w->mu unlocked. */
+static void build_caches(kpt_worker *w)
+{
+	const char *path;
+	while (!build_cancelled(&(struct cache_job){.w = w}) &&
+	       (path = kp_symbols_cache_pending(w->sym)) != NULL) {
+		struct cache_job j = {.w = w};
+		dsym_name(path, j.name, sizeof j.name);
+		kp_symbols_cache_cb cb = {on_build_progress, build_cancelled, &j};
+		kp_error err;
+		kp_symbols_cache_step(w->sym, &cb, &err);
+		kpt_wmsg *idle = kpt_xcalloc(1, sizeof *idle);
+		idle->kind = WMSG_IDLE;   /* clears the status line */
+		post(w, idle);
+	}
 }
 
 static wreq *take_request(kpt_worker *w)
@@ -221,6 +278,7 @@ static void *worker_main(void *arg)
 			kpt_wmsg *idle = kpt_xcalloc(1, sizeof *idle);
 			idle->kind = WMSG_IDLE;
 			post(w, idle);
+			build_caches(w);
 			pthread_mutex_lock(&w->mu);
 		}
 	}

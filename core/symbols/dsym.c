@@ -88,9 +88,17 @@ static bool cacheable(const char *p)
 
 static void load_cache(kp_dsym_index *x)
 {
-	FILE *fp = fopen(x->cache_file, "r");
-	if (!fp)
+	/* O_NONBLOCK|O_NOFOLLOW and a regular file only: a FIFO or a symlink
+	 * planted under the cache's name is ignored, never waited on */
+	int fd = open(x->cache_file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
 		return;
+	FILE *fp = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "r") : NULL;
+	if (!fp) {
+		close(fd);
+		return;
+	}
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;

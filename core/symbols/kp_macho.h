@@ -28,7 +28,7 @@ typedef struct kp_macho_slice {
 	size_t size;
 } kp_macho_slice;
 
-/* Maps path read-only.  A file that is not Mach-O, or whose headers, load
+/* Maps path read-only (opened O_NONBLOCK, fstat-checked regular).  A file that is not Mach-O, or whose headers, load
  * commands, fat arcs or tables point outside the file, is KP_ERR_FORMAT. */
 kp_status kp_macho_open(const char *path, kp_macho **out, kp_error *err);
 
@@ -36,6 +36,11 @@ kp_status kp_macho_open(const char *path, kp_macho **out, kp_error *err);
 kp_status kp_macho_open_mem(const void *data, size_t len, kp_macho **out, kp_error *err);
 
 void kp_macho_close(kp_macho **m);
+
+/* true once part of m's file vanished while mapped (truncated in place):
+ * the pages read as zeros instead of raising SIGBUS (mapguard.h), so what
+ * was read from m since may be wrong; callers turn this into an error. */
+bool kp_macho_damaged(const kp_macho *m);
 
 size_t kp_macho_nslices(const kp_macho *m);
 const kp_macho_slice *kp_macho_slice_at(const kp_macho *m, size_t i);
@@ -59,6 +64,14 @@ bool kp_macho_section(const kp_macho_slice *s, const char *segname, const char *
  * inside its section.  *name is owned by m. */
 bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
                      const char **name, uint64_t *offset);
+
+/* Calls fn with every address where kp_macho_symbol's answer may change:
+ * each section's start and end and each defined symbol's address, in no
+ * particular order, repeats possible (for building a symbol cache).  Same
+ * threading rule as kp_macho_symbol.  false: fn returned false, or out of
+ * memory. */
+bool kp_macho_symbol_boundaries(kp_macho *m, const kp_macho_slice *s,
+                                bool (*fn)(void *ctx, uint64_t addr), void *ctx);
 
 /* MH_FILESET entries (LC_FILESET_ENTRY): name and vmaddr of each. */
 size_t kp_macho_nfileset(const kp_macho_slice *s);

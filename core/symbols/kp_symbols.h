@@ -91,15 +91,60 @@ typedef struct kp_symbols_stats {
 } kp_symbols_stats;
 kp_symbols_stats kp_symbols_get_stats(const kp_symbols *s);
 
-/* Symbol cache: a dSYM whose DWARF file is at least KP_SYMCACHE_MIN_SIZE
- * bytes gets, on its first use, a compact cache of every address interval's
- * answer, written to <cache dir>/symcache/<UUID>.kpsym and used instead of
- * the DWARF on later launches while the DWARF file keeps its size and mtime.
- * The cache dir is cache_dir, KPBROWSE_CACHE_DIR or the platform one as
- * above; with cache_dir "" only an explicit KPBROWSE_CACHE_DIR enables it.
- * KPBROWSE_SYMCACHE=always builds one whatever the size, =never disables
- * the cache.  Answers are the same as the DWARF path's. */
+/* Symbol cache: a compact file per UUID, <cache dir>/symcache/<UUID>.kpsym,
+ * answering exactly as the DWARF does, used instead of the DWARF while the
+ * DWARF file keeps its size and mtime (damaged, stale or foreign files are
+ * ignored).  Lookups never build one: the first answer always comes from
+ * a valid cache or straight from the DWARF.  A DWARF file of at least
+ * KP_SYMCACHE_MIN_SIZE bytes opened without a valid cache is remembered as
+ * wanting one, which kp_symbols_cache_step builds (the TUI's worker when
+ * idle; `kpbrowse cache build` builds them on demand).  The cache dir is
+ * cache_dir, KPBROWSE_CACHE_DIR or the platform one as above; with
+ * cache_dir "" only an explicit KPBROWSE_CACHE_DIR enables it.
+ * KPBROWSE_SYMCACHE=always wants one whatever the size, =never disables
+ * the cache. */
 #define KP_SYMCACHE_MIN_SIZE (4u << 20)
+
+/* The cache folder s uses ("" : none); s NULL: the default one. */
+void kp_symbols_cache_dir(const kp_symbols *s, char *buf, size_t size);
+
+/* The DWARF path of the next file wanting a cache, or NULL. */
+const char *kp_symbols_cache_pending(const kp_symbols *s);
+
+typedef struct kp_symbols_cache_cb {
+	void (*progress)(void *ctx, size_t done, size_t total); /* per mille; may be NULL */
+	bool (*cancel)(void *ctx);   /* true: stop now (tried again on a later step) */
+	void *ctx;
+} kp_symbols_cache_cb;
+
+/* Builds, writes (atomically) and starts using the cache of the next file
+ * wanting one; KP_OK with nothing done when none does.  A half-built cache
+ * is never written nor used.  On the thread that uses s. */
+kp_status kp_symbols_cache_step(kp_symbols *s, const kp_symbols_cache_cb *cb, kp_error *err);
+
+/* `kpbrowse cache`: the cache folder cache_dir ("" or NULL: the default
+ * one), without a kp_symbols.  build: every Mach-O slice with DWARF and a
+ * UUID under path (a .dSYM, a DWARF file, a folder or a KDK, symlinks not
+ * followed below it), fn told of each (status KP_OK or why not). */
+typedef struct kp_symcache_entry {
+	const char *uuid, *arch, *source;  /* source: the DWARF file ("" unknown) */
+	uint64_t size;                     /* of the cache file */
+	int64_t built_ns;                  /* its mtime */
+	double seconds;                    /* build time (build only) */
+	bool stale;                        /* list: source gone or changed */
+	kp_status status;
+	const char *msg;                   /* why not, when status != KP_OK */
+} kp_symcache_entry;
+typedef void (*kp_symcache_entry_fn)(void *ctx, const kp_symcache_entry *e);
+kp_status kp_symcache_build_path(const char *cache_dir, const char *path, kp_symcache_entry_fn fn,
+                                 void *ctx, kp_error *err);
+/* list: every cache file; unreadable or damaged ones with status FORMAT. */
+kp_status kp_symcache_list(const char *cache_dir, kp_symcache_entry_fn fn, void *ctx,
+                           kp_error *err);
+/* clear: the caches of uuids[0..n) (any case, dashes optional), or all when
+ * n is 0; *removed counts the files removed. */
+kp_status kp_symcache_clear(const char *cache_dir, const char *const *uuids, size_t n,
+                            size_t *removed, kp_error *err);
 
 /* Progress of a long walk or dSYM load, for the TUI's status line; may be
  * called from kp_symbols_frame.  what is a path; done/total are counts. */

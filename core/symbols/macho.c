@@ -20,6 +20,7 @@
 #include "kp_lex.h"
 #include "kp_vec.h"
 #include "macho_priv.h"
+#include "mapguard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -452,6 +453,7 @@ kp_status kp_macho_open_mem(const void *data, size_t len, kp_macho **out, kp_err
 	m->data = data;
 	m->len = len;
 	m->kind = MAP_NONE;
+	m->guard = -1;
 	return finish_open(m, out, err);
 }
 
@@ -483,7 +485,9 @@ kp_status kp_macho_open(const char *path, kp_macho **out, kp_error *err)
 	if (!path || !out)
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "kp_macho_open: bad arguments");
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named as a dSYM must not hang the open (it is
+	 * refused as not a regular file below) */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot open %s: %s", path, strerror(errno));
 	struct stat sb;
@@ -510,10 +514,12 @@ kp_status kp_macho_open(const char *path, kp_macho **out, kp_error *err)
 		close(fd);
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	}
+	m->guard = -1;
 	void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map != MAP_FAILED) {
 		m->data = map;
 		m->kind = MAP_MMAP;
+		m->guard = kp__mapguard_add(map, len);   /* truncated in place: no SIGBUS */
 	} else {
 		unsigned char *buf = NULL;
 		kp_status st = read_all(fd, len, &buf, path, err);
@@ -536,8 +542,10 @@ void kp_macho_close(kp_macho **mp)
 		return;
 	kp_macho *m = *mp;
 	free_slices(m);
-	if (m->kind == MAP_MMAP)
+	if (m->kind == MAP_MMAP) {
+		kp__mapguard_remove(m->guard);
 		munmap((void *)m->data, m->len);
+	}
 	else if (m->kind == MAP_HEAP)
 		free((void *)m->data);
 	free(m);
@@ -607,4 +615,9 @@ bool kp_macho_section(const kp_macho_slice *s, const char *segname, const char *
 		return true;
 	}
 	return false;
+}
+
+bool kp_macho_damaged(const kp_macho *m)
+{
+	return m && kp__mapguard_hit(m->guard);
 }

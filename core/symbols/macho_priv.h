@@ -62,6 +62,7 @@ struct kp_macho {
 	const unsigned char *data;
 	size_t len;
 	enum mapkind kind;
+	int guard;          /* mapguard.h slot of a MAP_MMAP mapping, else -1 */
 	bool fat;
 	struct mslice *slices;
 	size_t nslices;

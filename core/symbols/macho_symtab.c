@@ -92,6 +92,28 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const 
 	return true;
 }
 
+bool kp_macho_symbol_boundaries(kp_macho *m, const kp_macho_slice *s,
+                                bool (*fn)(void *ctx, uint64_t addr), void *ctx)
+{
+	struct mslice *ms = NULL;
+	for (size_t i = 0; m && i < m->nslices; i++)
+		if (&m->slices[i].pub == s)
+			ms = &m->slices[i];
+	if (!ms)
+		return true;
+	for (size_t i = 0; i < ms->nsects; i++)
+		if (!fn(ctx, ms->sects[i].addr) || !fn(ctx, ms->sects[i].addr + ms->sects[i].size))
+			return false;
+	if (!ms->has_symtab)
+		return true;
+	if (!ms->sorted && !build_sorted(ms))
+		return false;
+	for (size_t i = 0; i < ms->nsorted; i++)
+		if (!fn(ctx, ms->sorted_syms[i].addr))
+			return false;
+	return true;
+}
+
 size_t kp_macho_nfileset(const kp_macho_slice *s)
 {
 	return s ? ((const struct mslice *)s)->nfileset : 0;

@@ -19,6 +19,10 @@ typedef struct opened {
 	const kp_macho_slice *slice;
 	kp_dwarf *d;
 	kp_symcache *sc;      /* when set, answers instead of d (then d is NULL) */
+	bool cache_wanted;    /* kp_symbols_cache_step should build sc */
+	char cache_path[4200];
+	uint64_t dwarf_size;  /* the key of that cache */
+	int64_t dwarf_mtime_ns;
 	bool failed;          /* could not be opened or verified: do not retry */
 	char why[120];
 } opened;
@@ -213,17 +217,6 @@ const char *kp_symbols_find(kp_symbols *s, const char *any_uuid)
 }
 
 
-struct build_progress {
-	kp_symbols *s;
-	const char *path;
-};
-
-static void on_build_progress(void *ctx, size_t done, size_t total)
-{
-	struct build_progress *bp = ctx;
-	bp->s->progress(bp->s->progress_ctx, bp->path, done, total);
-}
-
 static void open_dwarf(kp_symbols *s, opened *o)
 {
 	kp_error err;
@@ -236,37 +229,28 @@ static void open_dwarf(kp_symbols *s, opened *o)
 }
 
 /* Gives o (its slice chosen) what answers lookups: a valid symbol cache if
- * there is one, else the DWARF, from which a cache is built and written when
- * the file is large (or KPBROWSE_SYMCACHE=always) and then used. */
+ * there is one, else the DWARF.  A cache is never built here (the first
+ * answer must not wait for it): o is marked as wanting one when its DWARF
+ * file is large (or KPBROWSE_SYMCACHE=always), and kp_symbols_cache_step
+ * builds it off the critical path. */
 static void attach(kp_symbols *s, opened *o)
 {
 	bool never = s->symcache_mode < 0, always = s->symcache_mode > 0;
 	struct stat st;
-	char path[4200];
 	if (never || !s->symcache_dir[0] || !o->slice->has_uuid || stat(o->path, &st) != 0 ||
-	    !kp__symcache_path(path, sizeof path, s->symcache_dir, o->slice->uuid)) {
+	    !kp__symcache_path(o->cache_path, sizeof o->cache_path, s->symcache_dir, o->slice->uuid)) {
 		open_dwarf(s, o);
 		return;
 	}
-	kp_symcache_key key = {o->slice->uuid, o->slice->arch, (uint64_t)st.st_size, kp_fs_mtime_ns(&st)};
-	if (kp__symcache_open(path, &key, &o->sc) == KP_OK) {
+	o->dwarf_size = (uint64_t)st.st_size;
+	o->dwarf_mtime_ns = kp_fs_mtime_ns(&st);
+	kp_symcache_key key = {o->slice->uuid, o->slice->arch, o->dwarf_size, o->dwarf_mtime_ns};
+	if (kp__symcache_open(o->cache_path, &key, &o->sc) == KP_OK) {
 		s->symcaches_used++;
 		return;
 	}
 	open_dwarf(s, o);
-	if (!o->d || (!always && (uint64_t)st.st_size < KP_SYMCACHE_MIN_SIZE))
-		return;
-	struct build_progress bp = {s, o->path};
-	void *img = NULL;
-	size_t len = 0;
-	if (kp__symcache_build(o->d, o->slice, &key, s->progress ? on_build_progress : NULL, &bp,
-	                       &img, &len, NULL) != KP_OK)
-		return;   /* the DWARF keeps answering (and reports what is broken) */
-	kp__symcache_write(path, img, len);   /* a read-only cache dir still gets the speed-up */
-	if (kp__symcache_open_mem(img, len, &key, &o->sc) == KP_OK) {
-		s->symcaches_built++;
-		kp_dwarf_close(&o->d);   /* its decoded tables are no longer needed */
-	}
+	o->cache_wanted = o->d && (always || o->dwarf_size >= KP_SYMCACHE_MIN_SIZE);
 }
 
 /* Opens (once) the file holding uuid and picks the slice with that UUID. */
@@ -319,6 +303,11 @@ static bool arm64_like(const char *arch)
 static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult *out)
 {
 	out->path = o->path;
+	if (kp_macho_damaged(o->m)) {
+		snprintf(out->msg, sizeof out->msg, "%.100s changed while in use (truncated): reopen it",
+		         o->path);
+		return out->status = KP_SYM_ERROR;
+	}
 	if (o->sc) {
 		size_t n = 0;
 		if (kp__symcache_lookup(o->sc, addr, out->frames, KP_SYM_MAX_FRAMES, &n)) {
@@ -328,16 +317,21 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 				return out->status = KP_SYM_OK;
 			}
 		} else {
-			/* a corrupt entry: never trusted again, the DWARF answers */
+			/* a corrupt entry, or the file truncated under us: never
+			 * trusted again, the DWARF answers */
 			kp__symcache_close(&o->sc);
 			open_dwarf(s, o);
+			o->cache_wanted = o->d != NULL;   /* built anew when idle */
 			memset(out->frames, 0, sizeof out->frames);
 			return look(s, o, addr, out);
 		}
 	} else if (o->d) {
 		kp_error err;
 		size_t n = 0;
-		if (kp_dwarf_lookup(o->d, addr, out->frames, KP_SYM_MAX_FRAMES, &n, &err) != KP_OK) {
+		kp_status st = kp_dwarf_lookup(o->d, addr, out->frames, KP_SYM_MAX_FRAMES, &n, &err);
+		if (kp_macho_damaged(o->m))
+			return look(s, o, addr, out);   /* says so, above */
+		if (st != KP_OK) {
 			snprintf(out->msg, sizeof out->msg, "%.150s", err.msg);
 			return out->status = KP_SYM_ERROR;
 		}
@@ -496,4 +490,53 @@ const char *kp_symbols_sig_name(void *ctx, const kp_report *r, const kp_thread *
 	if (kp_symbols_frame(s, r, t, i, &res) != KP_SYM_OK || res.nframes == 0)
 		return NULL;
 	return res.frames[res.nframes - 1].function;
+}
+
+/* ---- the symbol cache, built off the critical path ------------------------ */
+
+void kp_symbols_cache_dir(const kp_symbols *s, char *buf, size_t size)
+{
+	if (s)
+		snprintf(buf, size, "%s", s->symcache_dir);
+	else
+		default_cache_dir(buf, size);
+}
+
+static opened *pending(const kp_symbols *s)
+{
+	for (size_t i = 0; i < s->nopen; i++)
+		if (s->open[i].cache_wanted && s->open[i].d && !s->open[i].sc)
+			return &s->open[i];
+	return NULL;
+}
+
+const char *kp_symbols_cache_pending(const kp_symbols *s)
+{
+	const opened *o = pending(s);
+	return o ? o->path : NULL;
+}
+
+kp_status kp_symbols_cache_step(kp_symbols *s, const kp_symbols_cache_cb *cb, kp_error *err)
+{
+	opened *o = pending(s);
+	if (!o)
+		return KP_OK;
+	kp_symcache_key key = {o->slice->uuid, o->slice->arch, o->dwarf_size, o->dwarf_mtime_ns};
+	kp_symcache_cb scb = {cb ? cb->progress : NULL, cb ? cb->cancel : NULL, cb ? cb->ctx : NULL};
+	void *img = NULL;
+	size_t len = 0;
+	kp_status st = kp__symcache_build(o->d, o->m, o->slice, &key, o->path, &scb, &img, &len, err);
+	if (st != KP_OK) {
+		bool cancelled = cb && cb->cancel && cb->cancel(cb->ctx);
+		o->cache_wanted = cancelled;   /* a cancelled build is tried again later */
+		return st;
+	}
+	o->cache_wanted = false;
+	/* a read-only cache folder still gets the speed-up for this process */
+	kp__symcache_write(o->cache_path, img, len, NULL);
+	if (kp__symcache_open_mem(img, len, &key, &o->sc) == KP_OK) {
+		s->symcaches_built++;
+		kp_dwarf_close(&o->d);   /* its decoded tables are no longer needed */
+	}
+	return KP_OK;
 }

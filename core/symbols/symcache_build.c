@@ -1,28 +1,36 @@
-/* symcache_build.c: building a symbol cache image from DWARF and the
- * symbol table (every boundary answered through kp_dwarf_lookup), and
- * writing it (format: symcache.h, layout constants: symcache_format.h). */
+/* symcache_build.c: building a symbol cache image (format: symcache.h,
+ * layout constants: symcache_format.h) from DWARF and the symbol table:
+ * every boundary at which an answer may change is answered through
+ * kp_dwarf_lookup, and the answers are cut into per-function blocks of an
+ * inline tree and a delta-encoded line table.  Writing goes through
+ * kp_fs_write_atomic. */
 #include "symcache_format.h"
 #include "kp_fs.h"
 #include "kp_vec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- building -------------------------------------------------------------- */
+/* ---- growable byte and word buffers -------------------------------------- */
 
 struct vec {
 	void *v;
 	size_t n, cap;
 };
 
-static bool vgrow(struct vec *x, size_t need, size_t elem)
+static bool push_bytes(struct vec *x, const void *p, size_t n)
 {
-	return kp_vec_reserve(&x->v, &x->cap, need, elem);
+	if (!kp_vec_reserve(&x->v, &x->cap, x->n + n, 1))
+		return false;
+	memcpy((char *)x->v + x->n, p, n);
+	x->n += n;
+	return true;
 }
 
 static bool push_u64(struct vec *x, uint64_t a)
 {
-	if (!vgrow(x, x->n + 1, 8))
+	if (!kp_vec_reserve(&x->v, &x->cap, x->n + 1, 8))
 		return false;
 	((uint64_t *)x->v)[x->n++] = a;
 	return true;
@@ -30,31 +38,47 @@ static bool push_u64(struct vec *x, uint64_t a)
 
 static bool push_u32(struct vec *x, uint32_t a)
 {
-	if (!vgrow(x, x->n + 1, 4))
+	if (!kp_vec_reserve(&x->v, &x->cap, x->n + 1, 4))
 		return false;
 	((uint32_t *)x->v)[x->n++] = a;
 	return true;
 }
 
-/* Open addressing over u32 ids; hashes are recomputed when growing. */
-struct htab {
-	uint32_t *slot;
-	size_t cap, n;
-};
-
-struct builder {
-	struct vec strs;   /* char: the string table */
-	struct vec frames; /* u32 x4 */
-	struct vec links;  /* u32 */
-	struct vec chains; /* u32 starts; one more than chains */
-	struct htab hs, hf, hc;
-};
-
-static uint64_t mix(uint64_t h, uint64_t v)
+static bool uleb(struct vec *x, uint64_t v)
 {
-	h = (h ^ v) * P1;
-	return h ^ (h >> 29);
+	unsigned char b[10];
+	size_t n = 0;
+	do {
+		b[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			b[n] |= 0x80;
+		n++;
+	} while (v);
+	return push_bytes(x, b, n);
 }
+
+static uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+/* ---- the string table: one copy of each string ------------------------- */
+
+struct memo {
+	const char *p;
+	uint32_t id;
+};
+
+struct strtab {
+	struct vec bytes;   /* starts with one NUL: offset 0 is never a string id */
+	uint32_t *slot;     /* open addressing over offsets; 0 is empty */
+	size_t cap, n;
+	/* kp_dwarf hands out interned strings: their pointers are memoized so
+	 * most strings are found without hashing their bytes */
+	struct memo *memo;
+	size_t mcap, mn;
+};
 
 static uint64_t hash_str(const char *s)
 {
@@ -64,38 +88,22 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-static uint64_t hash_u32s(const uint32_t *v, size_t n)
+static size_t hash_ptr(const char *p, size_t cap)
 {
-	uint64_t h = P2 + n;
-	for (size_t i = 0; i < n; i++)
-		h = mix(h, v[i]);
-	return h;
+	return (size_t)(((uintptr_t)p * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
 }
 
-static uint64_t hash_of(const struct builder *b, const struct htab *t, uint32_t id)
+static bool st_grow(struct strtab *t)
 {
-	if (t == &b->hs)
-		return hash_str((const char *)b->strs.v + id);
-	if (t == &b->hf)
-		return hash_u32s((const uint32_t *)b->frames.v + 4 * (size_t)id, 4);
-	const uint32_t *st = b->chains.v;
-	return hash_u32s((const uint32_t *)b->links.v + st[id], st[id + 1] - st[id]);
-}
-
-static bool ht_reserve(struct builder *b, struct htab *t)
-{
-	if ((t->n + 1) * 2 <= t->cap)
-		return true;
 	size_t nc = t->cap ? t->cap * 2 : 4096;
-	uint32_t *ns = malloc(nc * sizeof *ns);
+	uint32_t *ns = calloc(nc, sizeof *ns);
 	if (!ns)
 		return false;
-	memset(ns, 0xff, nc * sizeof *ns);
 	for (size_t i = 0; i < t->cap; i++) {
-		if (t->slot[i] == NONE)
+		if (!t->slot[i])
 			continue;
-		size_t j = hash_of(b, t, t->slot[i]) & (nc - 1);
-		while (ns[j] != NONE)
+		size_t j = hash_str((const char *)t->bytes.v + t->slot[i]) & (nc - 1);
+		while (ns[j])
 			j = (j + 1) & (nc - 1);
 		ns[j] = t->slot[i];
 	}
@@ -105,143 +113,303 @@ static bool ht_reserve(struct builder *b, struct htab *t)
 	return true;
 }
 
-/* The id of string s in the table, added if new; NONE for NULL; false on OOM. */
-static bool intern(struct builder *b, const char *s, uint32_t *id)
+static bool memo_grow(struct strtab *t)
 {
-	*id = NONE;
+	size_t nc = t->mcap ? t->mcap * 2 : 4096;
+	struct memo *nm = calloc(nc, sizeof *nm);
+	if (!nm)
+		return false;
+	for (size_t i = 0; i < t->mcap; i++) {
+		if (!t->memo[i].p)
+			continue;
+		size_t j = hash_ptr(t->memo[i].p, nc);
+		while (nm[j].p)
+			j = (j + 1) & (nc - 1);
+		nm[j] = t->memo[i];
+	}
+	free(t->memo);
+	t->memo = nm;
+	t->mcap = nc;
+	return true;
+}
+
+/* *id: s's offset in the table, 0 for NULL; false when out of memory. */
+static bool intern(struct strtab *t, const char *s, uint32_t *id)
+{
+	*id = 0;
 	if (!s)
 		return true;
-	if (!ht_reserve(b, &b->hs))
+	if ((t->mn + 1) * 2 > t->mcap && !memo_grow(t))
 		return false;
-	size_t j = hash_str(s) & (b->hs.cap - 1);
-	for (; b->hs.slot[j] != NONE; j = (j + 1) & (b->hs.cap - 1))
-		if (strcmp((const char *)b->strs.v + b->hs.slot[j], s) == 0) {
-			*id = b->hs.slot[j];
+	size_t mj = hash_ptr(s, t->mcap);
+	for (; t->memo[mj].p; mj = (mj + 1) & (t->mcap - 1))
+		if (t->memo[mj].p == s) {
+			*id = t->memo[mj].id;
 			return true;
 		}
-	size_t len = strlen(s) + 1;
-	if (b->strs.n + len >= NONE || !vgrow(&b->strs, b->strs.n + len, 1))
+	if (!t->bytes.n && !push_bytes(&t->bytes, "", 1))
 		return false;
-	memcpy((char *)b->strs.v + b->strs.n, s, len);
-	*id = b->hs.slot[j] = (uint32_t)b->strs.n;
-	b->strs.n += len;
-	b->hs.n++;
-	return true;
-}
-
-static bool frame_id(struct builder *b, const uint32_t t[4], uint32_t *id)
-{
-	if (!ht_reserve(b, &b->hf))
+	if ((t->n + 1) * 2 > t->cap && !st_grow(t))
 		return false;
-	size_t j = hash_u32s(t, 4) & (b->hf.cap - 1);
-	for (; b->hf.slot[j] != NONE; j = (j + 1) & (b->hf.cap - 1))
-		if (memcmp((const uint32_t *)b->frames.v + 4 * (size_t)b->hf.slot[j], t, 16) == 0) {
-			*id = b->hf.slot[j];
-			return true;
-		}
-	if (b->frames.n / 4 >= NONE - 1 || !vgrow(&b->frames, b->frames.n + 4, 4))
-		return false;
-	memcpy((uint32_t *)b->frames.v + b->frames.n, t, 16);
-	*id = b->hf.slot[j] = (uint32_t)(b->frames.n / 4);
-	b->frames.n += 4;
-	b->hf.n++;
-	return true;
-}
-
-/* The chain of the frame ids f[0..n), added if new. */
-static bool chain_id(struct builder *b, const uint32_t *f, size_t n, uint32_t *id)
-{
-	if (!ht_reserve(b, &b->hc))
-		return false;
-	size_t nchains = b->chains.n - 1;
-	size_t j = hash_u32s(f, n) & (b->hc.cap - 1);
-	const uint32_t *st = b->chains.v;
-	for (; b->hc.slot[j] != NONE; j = (j + 1) & (b->hc.cap - 1)) {
-		uint32_t c = b->hc.slot[j];
-		if (st[c + 1] - st[c] == n &&
-		    (n == 0 || memcmp((const uint32_t *)b->links.v + st[c], f, n * 4) == 0)) {
-			*id = c;
-			return true;
-		}
-	}
-	if (nchains >= NONE - 2 || b->links.n + n >= NONE)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!push_u32(&b->links, f[i]))
-			return false;
-	if (!push_u32(&b->chains, (uint32_t)b->links.n))
-		return false;
-	*id = b->hc.slot[j] = (uint32_t)nchains;
-	b->hc.n++;
-	return true;
-}
-
-/* Superset of the addresses where kp_macho_symbol's answer may change:
- * every nlist value and every section start and end, from the slice's load
- * commands (bounds checked; anything malformed is skipped). */
-static bool symtab_boundaries(const kp_macho_slice *s, struct vec *out)
-{
-	const unsigned char *d = s->data;
-	size_t size = s->size;
-	if (!d || size < 28)
-		return true;
-	uint32_t mg = rd32(d);
-	if (mg != 0xfeedfaceu && mg != 0xfeedfacfu)
-		return true;
-	bool is64 = mg == 0xfeedfacfu;
-	uint64_t at = is64 ? 32 : 28, ncmds = rd32(d + 16);
-	for (uint64_t i = 0; i < ncmds && at + 8 <= size; i++) {
-		uint32_t cmd = rd32(d + at), cs = rd32(d + at + 4);
-		if (cs < 8 || cs > size - at)
+	size_t j = hash_str(s) & (t->cap - 1);
+	for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
+		if (strcmp((const char *)t->bytes.v + t->slot[j], s) == 0)
 			break;
-		const unsigned char *c = d + at;
-		if ((cmd == 0x19 && cs >= 72) || (cmd == 0x1 && cs >= 56)) {
-			bool s64 = cmd == 0x19;
-			uint64_t hdr = s64 ? 72 : 56, ssz = s64 ? 80 : 68;
-			uint64_t ns = rd32(c + (s64 ? 64 : 48));
-			for (uint64_t k = 0; k < ns && hdr + (k + 1) * ssz <= cs; k++) {
-				const unsigned char *q = c + hdr + k * ssz;
-				uint64_t a = s64 ? rd64(q + 32) : rd32(q + 32);
-				uint64_t z = s64 ? rd64(q + 40) : rd32(q + 36);
-				if (!push_u64(out, a) || !push_u64(out, a + z))
-					return false;
-			}
-		} else if (cmd == 0x2 && cs >= 24) {
-			uint64_t off = rd32(c + 8), n = rd32(c + 12), ent = is64 ? 16 : 12;
-			for (uint64_t k = 0; k < n && off + (k + 1) * ent <= size; k++) {
-				const unsigned char *e = d + off + k * ent;
-				if (!push_u64(out, is64 ? rd64(e + 8) : rd32(e + 8)))
-					return false;
-			}
-		}
-		at += cs;
+	if (!t->slot[j]) {
+		size_t len = strlen(s) + 1;
+		if (t->bytes.n + len >= NONE)
+			return false;
+		t->slot[j] = (uint32_t)t->bytes.n;
+		if (!push_bytes(&t->bytes, s, len))
+			return false;
+		t->n++;
 	}
+	*id = t->slot[j];
+	t->memo[mj] = (struct memo){s, *id};
+	t->mn++;
 	return true;
 }
 
-static int u64_cmp(const void *a, const void *b)
+/* ---- one answer, and the block being written ------------------------------ */
+
+struct frame {
+	uint32_t name, file, line, col;
+};
+
+struct answer {
+	size_t n;
+	struct frame f[KP_SYMCACHE_MAX_FRAMES];
+};
+
+struct node {
+	struct frame f;
+	uint32_t parent; /* +1; 0: root */
+};
+
+struct brow {
+	uint64_t addr;
+	struct frame f;     /* the innermost frame (global string ids) */
+	uint32_t node;      /* +1; 0: none */
+	bool empty;
+};
+
+struct block {
+	uint64_t start;
+	uint32_t func;      /* outermost name of its answers */
+	bool open;
+	struct node nodes[KP__SYMCACHE_NODES];
+	size_t nnodes;
+	struct brow rows[KP__SYMCACHE_ROWS];
+	size_t nrows;
+	uint32_t strs[KP__SYMCACHE_STRS];   /* the block's strings, global ids */
+	size_t nstrs;
+};
+
+/* The node for frames f[k..n) (k >= 1), added if new; 0 when k == n;
+ * false when the block has no room left. */
+static bool node_of(struct block *b, const struct answer *a, size_t k, uint32_t *out)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	if (k >= a->n) {
+		*out = 0;
+		return true;
+	}
+	uint32_t parent;
+	if (!node_of(b, a, k + 1, &parent))
+		return false;
+	for (size_t i = b->nnodes; i-- > 0;)
+		if (b->nodes[i].parent == parent && !memcmp(&b->nodes[i].f, &a->f[k], sizeof a->f[k])) {
+			*out = (uint32_t)i + 1;
+			return true;
+		}
+	if (b->nnodes == KP__SYMCACHE_NODES)
+		return false;
+	b->nodes[b->nnodes] = (struct node){a->f[k], parent};
+	*out = (uint32_t)++b->nnodes;
+	return true;
 }
 
-/* What kp_dwarf_for_each_boundary feeds. */
+struct out {
+	struct vec starts, offs, data;   /* u64, u32, bytes */
+	size_t nrows;
+};
+
+/* The block-local index (+1) of global string id g, added if new. */
+static uint32_t local(struct block *b, uint32_t g)
+{
+	if (!g)
+		return 0;
+	for (size_t i = b->nstrs; i-- > 0;)
+		if (b->strs[i] == g)
+			return (uint32_t)i + 1;
+	b->strs[b->nstrs] = g;   /* room: at most 2 per row and 2 per node */
+	return (uint32_t)++b->nstrs;
+}
+
+static bool flush_block(struct out *o, struct block *b)
+{
+	if (!b->open)
+		return true;
+	b->open = false;
+	b->nstrs = 0;
+	for (size_t i = 0; i < b->nnodes; i++) {
+		b->nodes[i].f.name = local(b, b->nodes[i].f.name);
+		b->nodes[i].f.file = local(b, b->nodes[i].f.file);
+	}
+	unsigned g = 2;
+	for (size_t i = 0; i < b->nrows; i++) {
+		b->rows[i].f.name = local(b, b->rows[i].f.name);
+		b->rows[i].f.file = local(b, b->rows[i].f.file);
+		if ((b->rows[i].addr - b->start) % 4)
+			g = 0;
+	}
+	struct vec *d = &o->data;
+	if (d->n >= NONE || !push_u64(&o->starts, b->start) || !push_u32(&o->offs, (uint32_t)d->n) ||
+	    !uleb(d, b->nstrs))
+		return false;
+	for (size_t i = 0; i < b->nstrs; i++)
+		if (!uleb(d, b->strs[i]))
+			return false;
+	if (!uleb(d, b->nnodes))
+		return false;
+	for (size_t i = 0; i < b->nnodes; i++) {
+		const struct node *n = &b->nodes[i];
+		if (!uleb(d, n->f.name) || !uleb(d, n->f.file) || !uleb(d, n->f.line) ||
+		    !uleb(d, n->f.col) || !uleb(d, n->parent))
+			return false;
+	}
+	unsigned char gb = (unsigned char)g;
+	if (!push_bytes(d, &gb, 1) || !uleb(d, b->nrows))
+		return false;
+	struct frame st = {0, 0, 0, 0};
+	uint32_t node = 0;
+	uint64_t prev = b->start;
+	for (size_t i = 0; i < b->nrows; i++) {
+		const struct brow *r = &b->rows[i];
+		unsigned flags = 0;
+		if (!r->empty) {
+			flags |= r->f.name != st.name ? R_NAME : 0;
+			flags |= r->f.file != st.file ? R_FILE : 0;
+			flags |= r->f.line != st.line ? R_LINE : 0;
+			flags |= r->f.col != st.col ? R_COL : 0;
+			flags |= r->node != node ? R_NODE : 0;
+			if (!flags)
+				flags = R_NODE;   /* 0 means "no answer" */
+		}
+		uint64_t delta = (r->addr - prev) >> g;
+		unsigned char head = (unsigned char)(flags | (delta >= 1 && delta <= 7 ? delta << 5 : 0));
+		if (!push_bytes(d, &head, 1) || (!(head >> 5) && !uleb(d, delta)))
+			return false;
+		if (((flags & R_NAME) && !uleb(d, r->f.name)) || ((flags & R_FILE) && !uleb(d, r->f.file)) ||
+		    ((flags & R_LINE) && !uleb(d, zigzag((int64_t)r->f.line - (int64_t)st.line))) ||
+		    ((flags & R_COL) && !uleb(d, r->f.col)) || ((flags & R_NODE) && !uleb(d, r->node)))
+			return false;
+		if (!r->empty) {
+			st = r->f;
+			node = r->node;
+		}
+		prev = r->addr;
+	}
+	o->nrows += b->nrows;
+	return true;
+}
+
+static void start_block(struct block *b, uint64_t addr, uint32_t func)
+{
+	b->start = addr;
+	b->func = func;
+	b->nnodes = b->nrows = b->nstrs = 0;
+	b->open = true;
+}
+
+/* Appends the answer a starting at addr (a->n == 0: no answer). */
+static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct answer *a)
+{
+	uint32_t func = a->n ? a->f[a->n - 1].name : 0;
+	if (!b->open && !a->n)
+		return true;   /* nothing before the first answer */
+	if (!b->open || (a->n && func != b->func) || b->nrows == KP__SYMCACHE_ROWS) {
+		if (!flush_block(o, b))
+			return false;
+		start_block(b, addr, func);
+	}
+	uint32_t node = 0;
+	if (a->n && !node_of(b, a, 1, &node)) {
+		if (!flush_block(o, b))
+			return false;
+		start_block(b, addr, func);
+		if (!node_of(b, a, 1, &node))
+			return false;   /* deeper than a block holds: cannot happen */
+	}
+	struct brow *r = &b->rows[b->nrows++];
+	r->addr = addr;
+	r->empty = a->n == 0;
+	r->f = a->n ? a->f[0] : (struct frame){0, 0, 0, 0};
+	r->node = node;
+	return true;
+}
+
+/* ---- boundaries ------------------------------------------------------------ */
+
 struct collect {
 	struct vec v;
-	void (*fn)(void *ctx, size_t done, size_t total);
-	void *ctx;
+	const kp_symcache_cb *cb;
+	bool cancelled;
 };
 
 static bool collect_addr(void *ctx, uint64_t a)
 {
-	return push_u64(&((struct collect *)ctx)->v, a);
+	struct collect *c = ctx;
+	if ((c->v.n & 0xffff) == 0 && c->cb && c->cb->cancel && c->cb->cancel(c->cb->ctx)) {
+		c->cancelled = true;
+		return false;
+	}
+	return push_u64(&c->v, a);
 }
 
 static void collect_progress(void *ctx, size_t done, size_t total)
 {
 	struct collect *c = ctx;
-	if (c->fn && total)
-		c->fn(c->ctx, done * 500 / total, 1000);
+	if (c->cb && c->cb->progress && total)
+		c->cb->progress(c->cb->ctx, done * 500 / total, 1000);
+}
+
+/* Sorts v[0..n) (LSD radix, 16 bits a pass, passes whose digit never
+ * varies skipped); false when out of memory. */
+static bool sort_u64(uint64_t *v, size_t n)
+{
+	if (n < 2)
+		return true;
+	uint64_t *tmp = malloc(n * sizeof *tmp);
+	size_t *count = malloc(65536 * sizeof *count);
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return false;
+	}
+	uint64_t *src = v, *dst = tmp;
+	for (unsigned shift = 0; shift < 64; shift += 16) {
+		memset(count, 0, 65536 * sizeof *count);
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xffff]++;
+		if (count[(src[0] >> shift) & 0xffff] == n)
+			continue;
+		size_t sum = 0;
+		for (size_t k = 0; k < 65536; k++) {
+			size_t c = count[k];
+			count[k] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+		uint64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
+	free(tmp);
+	free(count);
+	return true;
 }
 
 static size_t align8(size_t n)
@@ -249,66 +417,20 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-kp_status kp__symcache_build(kp_dwarf *d, const kp_macho_slice *slice, const kp_symcache_key *key,
-                             void (*progress)(void *ctx, size_t done, size_t total), void *ctx,
-                             void **image, size_t *len, kp_error *err)
+static bool same_answer(const struct answer *a, const struct answer *b)
 {
-	*image = NULL;
-	*len = 0;
-	struct collect col = {{0}, progress, ctx};
-	struct builder b = {0};
-	struct vec starts = {0}, ids = {0};
-	kp_status st = kp_dwarf_for_each_boundary(d, collect_addr, collect_progress, &col, err);
-	struct vec *bv = &col.v;
-	if (st != KP_OK)
-		goto out;
-	st = KP_ERR_NOMEM;
-	if (!symtab_boundaries(slice, bv))
-		goto out;
-	uint64_t *bd = bv->v;
-	if (bv->n > 1)
-		qsort(bd, bv->n, 8, u64_cmp);
-	uint32_t empty;
-	if (!push_u32(&b.chains, 0) || !chain_id(&b, NULL, 0, &empty))
-		goto out;
-	kp_symframe fr[KP_SYMCACHE_MAX_FRAMES];
-	uint32_t fids[KP_SYMCACHE_MAX_FRAMES];
-	for (size_t i = 0; i < bv->n; i++) {
-		if (i && bd[i] == bd[i - 1])
-			continue;
-		if (progress && i % 65536 == 0)
-			progress(ctx, 500 + i * 500 / bv->n, 1000);
-		size_t n = 0;
-		st = kp_dwarf_lookup(d, bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &n, err);
-		if (st != KP_OK)
-			goto out;
-		st = KP_ERR_NOMEM;
-		for (size_t k = 0; k < n; k++) {
-			uint32_t t[4] = {0, 0, fr[k].line, fr[k].column};
-			if (!intern(&b, fr[k].function, &t[0]) || !intern(&b, fr[k].file, &t[1]) ||
-			    !frame_id(&b, t, &fids[k]))
-				goto out;
-		}
-		uint32_t id;
-		if (!chain_id(&b, fids, n, &id))
-			goto out;
-		const uint32_t *prev = ids.n ? (const uint32_t *)ids.v + ids.n - 1 : NULL;
-		if (prev ? *prev == id : id == empty)
-			continue; /* the same answer goes on */
-		if (!push_u64(&starts, bd[i]) || !push_u32(&ids, id))
-			goto out;
-	}
-	if (starts.n >= NONE) {
-		st = KP_ERR_LIMIT;
-		goto out;
-	}
-	const uint64_t *sa = starts.v;
-	uint64_t base = starts.n ? sa[0] : 0;
-	unsigned width = starts.n && sa[starts.n - 1] - base > UINT32_MAX ? 8 : 4;
-	uint32_t nchains = (uint32_t)(b.chains.n - 1);
-	size_t off[NSECTIONS], sz[NSECTIONS] = {
-		starts.n * width, ids.n * 4, b.chains.n * 4, b.links.n * 4, b.frames.n * 4, b.strs.n,
-	};
+	return a->n == b->n && !memcmp(a->f, b->f, a->n * sizeof a->f[0]);
+}
+
+/* The image from its parts; NULL when out of memory. */
+static unsigned char *assemble(const struct out *o, const struct strtab *t, uint32_t source,
+                               const kp_symcache_key *key, size_t *len)
+{
+	const uint64_t *sa = o->starts.v;
+	size_t nb = o->starts.n;
+	uint64_t base = nb ? sa[0] : 0;
+	unsigned width = nb && sa[nb - 1] - base > UINT32_MAX ? 8 : 4;
+	size_t off[NSECTIONS], sz[NSECTIONS] = {nb * width, nb * 4, o->data.n, t->bytes.n};
 	size_t total = KP_SYMCACHE_HDR;
 	for (int i = 0; i < NSECTIONS; i++) {
 		off[i] = total;
@@ -316,7 +438,7 @@ kp_status kp__symcache_build(kp_dwarf *d, const kp_macho_slice *slice, const kp_
 	}
 	unsigned char *img = calloc(1, total);
 	if (!img)
-		goto out;
+		return NULL;
 	memcpy(img + H_MAGIC, KP__SYMCACHE_MAGIC, 8);
 	wr32(img + H_VERSION, KP_SYMCACHE_VERSION);
 	wr32(img + H_HDRSIZE, KP_SYMCACHE_HDR);
@@ -327,53 +449,121 @@ kp_status kp__symcache_build(kp_dwarf *d, const kp_macho_slice *slice, const kp_
 	wr64(img + H_FSIZE, total);
 	wr64(img + H_BASE, base);
 	wr32(img + H_WIDTH, width);
-	wr32(img + H_NADDRS, (uint32_t)starts.n);
-	wr32(img + H_NCHAINS, nchains);
-	wr32(img + H_NLINKS, (uint32_t)b.links.n);
-	wr32(img + H_NFRAMES, (uint32_t)(b.frames.n / 4));
-	wr32(img + H_STRSIZE, (uint32_t)b.strs.n);
+	wr32(img + H_NBLOCKS, (uint32_t)nb);
+	wr32(img + H_DATASIZE, (uint32_t)o->data.n);
+	wr32(img + H_STRSIZE, (uint32_t)t->bytes.n);
+	wr32(img + H_SOURCE, source);
+	wr32(img + H_NROWS, o->nrows > NONE ? NONE : (uint32_t)o->nrows);
 	for (int i = 0; i < NSECTIONS; i++)
 		wr64(img + H_OFFS + 8 * i, off[i]);
-	for (size_t i = 0; i < starts.n; i++) {
+	for (size_t i = 0; i < nb; i++) {
 		if (width == 4)
-			wr32(img + off[S_ADDRS] + 4 * i, (uint32_t)(sa[i] - base));
+			wr32(img + off[S_STARTS] + 4 * i, (uint32_t)(sa[i] - base));
 		else
-			wr64(img + off[S_ADDRS] + 8 * i, sa[i] - base);
-		wr32(img + off[S_IDS] + 4 * i, ((const uint32_t *)ids.v)[i]);
+			wr64(img + off[S_STARTS] + 8 * i, sa[i] - base);
+		wr32(img + off[S_OFFS] + 4 * i, ((const uint32_t *)o->offs.v)[i]);
 	}
-	const struct vec *u32s[] = {[S_CHAINS] = &b.chains, [S_LINKS] = &b.links, [S_FRAMES] = &b.frames};
-	for (int s = S_CHAINS; s <= S_FRAMES; s++)
-		for (size_t i = 0; i < u32s[s]->n; i++)
-			wr32(img + off[s] + 4 * i, ((const uint32_t *)u32s[s]->v)[i]);
-	if (b.strs.n)
-		memcpy(img + off[S_STRINGS], b.strs.v, b.strs.n);
+	if (o->data.n)
+		memcpy(img + off[S_DATA], o->data.v, o->data.n);
+	if (t->bytes.n)
+		memcpy(img + off[S_STRINGS], t->bytes.v, t->bytes.n);
 	wr64(img + H_SUM, kp__symcache_checksum(img, total));
-	if (progress)
-		progress(ctx, 1000, 1000);
-	*image = img;
 	*len = total;
+	return img;
+}
+
+kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *slice,
+                             const kp_symcache_key *key, const char *source,
+                             const kp_symcache_cb *cb, void **image, size_t *len, kp_error *err)
+{
+	*image = NULL;
+	*len = 0;
+	struct collect col = {{0}, cb, false};
+	struct strtab t = {{0}, NULL, 0, 0, NULL, 0, 0};
+	struct out o = {{0}, {0}, {0}, 0};
+	struct block *b = calloc(1, sizeof *b);
+	kp_status st = b ? KP_OK : KP_ERR_NOMEM;
+	if (st == KP_OK)
+		st = kp_dwarf_for_each_boundary(d, collect_addr, collect_progress, &col, err);
+	if (col.cancelled)
+		st = KP_ERR_LIMIT;
+	if (st != KP_OK)
+		goto out;
+	st = KP_ERR_NOMEM;
+	if (!kp_macho_symbol_boundaries(m, slice, collect_addr, &col)) {
+		st = col.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM;
+		goto out;
+	}
+	uint64_t *bd = col.v.v;
+	if (!sort_u64(bd, col.v.n))
+		goto out;
+	uint32_t src = 0;
+	if (!intern(&t, source, &src))
+		goto out;
+	kp_symframe fr[KP_SYMCACHE_MAX_FRAMES];
+	struct answer prev = {0}, cur;
+	for (size_t i = 0; i < col.v.n; i++) {
+		if (i && bd[i] == bd[i - 1])
+			continue;
+		if (i % 65536 == 0) {
+			if (cb && cb->cancel && cb->cancel(cb->ctx)) {
+				st = KP_ERR_LIMIT;
+				goto out;
+			}
+			if (cb && cb->progress)
+				cb->progress(cb->ctx, 500 + i * 500 / col.v.n, 1000);
+		}
+		size_t n = 0;
+		st = kp_dwarf_lookup(d, bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &n, err);
+		if (st != KP_OK)
+			goto out;
+		st = KP_ERR_NOMEM;
+		cur.n = n;
+		for (size_t k = 0; k < n; k++) {
+			cur.f[k].line = fr[k].line;
+			cur.f[k].col = fr[k].column;
+			if (!intern(&t, fr[k].function, &cur.f[k].name) ||
+			    !intern(&t, fr[k].file, &cur.f[k].file))
+				goto out;
+		}
+		if (same_answer(&cur, &prev))
+			continue; /* the same answer goes on */
+		if (!add_row(&o, b, bd[i], &cur))
+			goto out;
+		prev = cur;
+	}
+	if (!flush_block(&o, b))
+		goto out;
+	if (o.starts.n >= NONE) {
+		st = KP_ERR_LIMIT;
+		goto out;
+	}
+	*image = assemble(&o, &t, src, key, len);
+	if (!*image)
+		goto out;
+	if (cb && cb->progress)
+		cb->progress(cb->ctx, 1000, 1000);
 	st = KP_OK;
 out:
 	if (st == KP_ERR_NOMEM || st == KP_ERR_LIMIT)
 		kp_error_set(err, st, 0, -1, "cannot build the symbol cache: %s",
-		             st == KP_ERR_NOMEM ? "out of memory" : "too many intervals");
-	free(bv->v);
-	free(starts.v);
-	free(ids.v);
-	free(b.strs.v);
-	free(b.frames.v);
-	free(b.links.v);
-	free(b.chains.v);
-	free(b.hs.slot);
-	free(b.hf.slot);
-	free(b.hc.slot);
+		             st == KP_ERR_NOMEM ? "out of memory"
+		             : col.cancelled || o.starts.n < NONE ? "cancelled" : "too many blocks");
+	free(col.v.v);
+	free(o.starts.v);
+	free(o.offs.v);
+	free(o.data.v);
+	free(t.bytes.v);
+	free(t.slot);
+	free(t.memo);
+	free(b);
 	return st;
 }
 
 /* ---- files ----------------------------------------------------------------- */
 
-bool kp__symcache_write(const char *path, const void *image, size_t len)
+kp_status kp__symcache_write(const char *path, const void *image, size_t len, kp_error *err)
 {
-	return kp_fs_mkdirs_for(path, 0755, NULL) == KP_OK &&
-	       kp_fs_write_atomic(path, image, len, NULL) == KP_OK;
+	kp_status st = kp_fs_mkdirs_for(path, 0755, err);
+	return st != KP_OK ? st : kp_fs_write_atomic(path, image, len, err);
 }

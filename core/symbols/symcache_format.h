@@ -16,14 +16,29 @@
 
 #define KP__SYMCACHE_MAGIC "KPSYMC\r\n"   /* 8 bytes, no NUL in the file */
 
+/* rows, inline-tree nodes and strings per block at most: they bound the
+ * linear decode of one lookup (a block holds at most 2 strings per row and
+ * per node) */
+#define KP__SYMCACHE_ROWS 256
+#define KP__SYMCACHE_NODES 512
+#define KP__SYMCACHE_STRS (2 * KP__SYMCACHE_ROWS + 2 * KP__SYMCACHE_NODES)
+
 /* header field offsets */
 enum {
 	H_MAGIC = 0, H_VERSION = 8, H_HDRSIZE = 12, H_UUID = 16, H_ARCH = 56, H_DSIZE = 72,
-	H_DMTIME = 80, H_FSIZE = 88, H_SUM = 96, H_BASE = 104, H_WIDTH = 112, H_NADDRS = 116,
-	H_NCHAINS = 120, H_NLINKS = 124, H_NFRAMES = 128, H_STRSIZE = 132, H_OFFS = 136,
+	H_DMTIME = 80, H_FSIZE = 88, H_SUM = 96, H_BASE = 104, H_WIDTH = 112, H_NBLOCKS = 116,
+	H_DATASIZE = 120, H_STRSIZE = 124, H_SOURCE = 128, H_NROWS = 132, H_OFFS = 136,
 	UUID_LEN = 40, ARCH_LEN = 16,
 };
-enum { S_ADDRS, S_IDS, S_CHAINS, S_LINKS, S_FRAMES, S_STRINGS, NSECTIONS };
+enum { S_STARTS, S_OFFS, S_DATA, S_STRINGS, NSECTIONS };
+
+/* a row's head byte: these flags (none: "no answer from here on") and,
+ * in the top 3 bits, the address delta in granules when 1..7 (0: a ULEB
+ * delta follows) */
+enum {
+	R_NAME = 1, R_FILE = 2, R_LINE = 4, R_COL = 8, R_NODE = 16,
+	R_ALL = 31,
+};
 
 #define NONE UINT32_MAX
 
@@ -46,13 +61,6 @@ static inline void wr(unsigned char *p, uint64_t v, int n)
 }
 #define wr32(p, v) wr((p), (v), 4)
 #define wr64(p, v) wr((p), (v), 8)
-
-/* In-memory arrays are read directly: the format is little endian. */
-static inline bool host_little(void)
-{
-	const uint16_t one = 1;
-	return *(const unsigned char *)&one == 1;
-}
 
 /* The file's checksum, its H_SUM field read as zero; data holds at least
  * KP_SYMCACHE_HDR bytes.  Defined in symcache_read.c. */

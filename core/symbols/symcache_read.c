@@ -1,6 +1,9 @@
 /* symcache_read.c: the symbol cache of symcache.h: validating, mapping
- * and answering from a cache file, and its checksum. */
+ * (under the SIGBUS guard) and answering from a cache file, and its
+ * checksum.  Every byte a lookup decodes is bounds-checked: the checksum
+ * guards against damage, not against a file written to lie. */
 #include "symcache_format.h"
+#include "mapguard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,11 +18,11 @@ struct kp_symcache {
 	const unsigned char *data;
 	size_t len;
 	bool mapped;
+	int guard;        /* mapguard.h slot of the mapping, else -1 */
 	uint64_t base;
 	unsigned width;
-	uint32_t naddrs, nchains, nlinks, nframes, strsize;
-	const unsigned char *addrs;
-	const uint32_t *ids, *chains, *links, *frames;
+	uint32_t nblocks, datasize, strsize;
+	const unsigned char *starts, *offs, *blocks;
 	const char *strings;
 };
 
@@ -83,7 +86,8 @@ static bool same_text(const unsigned char *field, size_t n, const char *want)
 	return true;
 }
 
-static kp_status validate(kp_symcache *c, const kp_symcache_key *key)
+/* The layout of c->data (no key): counts, sections, checksum. */
+static kp_status validate_layout(kp_symcache *c)
 {
 	const unsigned char *h = c->data;
 	size_t len = c->len;
@@ -91,48 +95,50 @@ static kp_status validate(kp_symcache *c, const kp_symcache_key *key)
 	    rd32(h + H_VERSION) != KP_SYMCACHE_VERSION || rd32(h + H_HDRSIZE) != KP_SYMCACHE_HDR ||
 	    rd64(h + H_FSIZE) != len)
 		return KP_ERR_FORMAT;
-	if (!same_text(h + H_UUID, UUID_LEN, key->uuid) ||
-	    !same_text(h + H_ARCH, ARCH_LEN, key->arch ? key->arch : "") ||
-	    rd64(h + H_DSIZE) != key->dwarf_size || (int64_t)rd64(h + H_DMTIME) != key->dwarf_mtime_ns)
-		return KP_ERR_FORMAT;
 	c->base = rd64(h + H_BASE);
 	c->width = rd32(h + H_WIDTH);
-	c->naddrs = rd32(h + H_NADDRS);
-	c->nchains = rd32(h + H_NCHAINS);
-	c->nlinks = rd32(h + H_NLINKS);
-	c->nframes = rd32(h + H_NFRAMES);
+	c->nblocks = rd32(h + H_NBLOCKS);
+	c->datasize = rd32(h + H_DATASIZE);
 	c->strsize = rd32(h + H_STRSIZE);
 	uint64_t off[NSECTIONS];
 	for (int i = 0; i < NSECTIONS; i++)
 		off[i] = rd64(h + H_OFFS + 8 * i);
-	if ((c->width != 4 && c->width != 8) || c->nchains == 0 || c->nchains == NONE ||
-	    !section_ok(off[S_ADDRS], c->naddrs, c->width, len) ||
-	    !section_ok(off[S_IDS], c->naddrs, 4, len) ||
-	    !section_ok(off[S_CHAINS], (uint64_t)c->nchains + 1, 4, len) ||
-	    !section_ok(off[S_LINKS], c->nlinks, 4, len) ||
-	    !section_ok(off[S_FRAMES], c->nframes, 16, len) ||
+	if ((c->width != 4 && c->width != 8) || c->strsize == 0 ||
+	    !section_ok(off[S_STARTS], c->nblocks, c->width, len) ||
+	    !section_ok(off[S_OFFS], c->nblocks, 4, len) ||
+	    !section_ok(off[S_DATA], c->datasize, 1, len) ||
 	    !section_ok(off[S_STRINGS], c->strsize, 1, len) ||
-	    (c->strsize && h[off[S_STRINGS] + c->strsize - 1] != '\0'))
+	    h[off[S_STRINGS] + c->strsize - 1] != '\0')
 		return KP_ERR_FORMAT;
 	if (rd64(h + H_SUM) != kp__symcache_checksum(h, len))
 		return KP_ERR_FORMAT;
-	c->addrs = h + off[S_ADDRS];
-	c->ids = (const uint32_t *)(const void *)(h + off[S_IDS]);
-	c->chains = (const uint32_t *)(const void *)(h + off[S_CHAINS]);
-	c->links = (const uint32_t *)(const void *)(h + off[S_LINKS]);
-	c->frames = (const uint32_t *)(const void *)(h + off[S_FRAMES]);
+	c->starts = h + off[S_STARTS];
+	c->offs = h + off[S_OFFS];
+	c->blocks = h + off[S_DATA];
 	c->strings = (const char *)h + off[S_STRINGS];
 	return KP_OK;
 }
 
-kp_status kp__symcache_open(const char *path, const kp_symcache_key *key, kp_symcache **out)
+static kp_status validate(kp_symcache *c, const kp_symcache_key *key)
+{
+	kp_status st = validate_layout(c);
+	if (st != KP_OK)
+		return st;
+	const unsigned char *h = c->data;
+	if (!same_text(h + H_UUID, UUID_LEN, key->uuid) ||
+	    !same_text(h + H_ARCH, ARCH_LEN, key->arch ? key->arch : "") ||
+	    rd64(h + H_DSIZE) != key->dwarf_size || (int64_t)rd64(h + H_DMTIME) != key->dwarf_mtime_ns)
+		return KP_ERR_FORMAT;
+	return KP_OK;
+}
+
+/* Maps path (O_NONBLOCK|O_NOFOLLOW, a regular file only) into a new cache. */
+static kp_status map_file(const char *path, kp_symcache **out)
 {
 	*out = NULL;
-	if (!host_little())
-		return KP_ERR_FORMAT;
-	int fd = open(path, O_RDONLY);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? KP_ERR_NOTFOUND : KP_ERR_IO;
+		return errno == ENOENT ? KP_ERR_NOTFOUND : errno == ELOOP ? KP_ERR_FORMAT : KP_ERR_IO;
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < KP_SYMCACHE_HDR ||
 	    (uint64_t)st.st_size > SIZE_MAX) {
@@ -151,7 +157,21 @@ kp_status kp__symcache_open(const char *path, const kp_symcache_key *key, kp_sym
 	c->data = p;
 	c->len = (size_t)st.st_size;
 	c->mapped = true;
-	kp_status s = validate(c, key);
+	/* truncated in place later: zeros and a hit instead of SIGBUS */
+	c->guard = kp__mapguard_add(p, c->len);
+	*out = c;
+	return KP_OK;
+}
+
+kp_status kp__symcache_open(const char *path, const kp_symcache_key *key, kp_symcache **out)
+{
+	kp_symcache *c;
+	kp_status s = map_file(path, &c);
+	if (s != KP_OK)
+		return s;
+	s = validate(c, key);
+	if (s == KP_OK && kp__mapguard_hit(c->guard))
+		s = KP_ERR_FORMAT;   /* truncated while validated */
 	if (s != KP_OK) {
 		kp__symcache_close(&c);
 		return s;
@@ -164,13 +184,14 @@ kp_status kp__symcache_open_mem(void *image, size_t len, const kp_symcache_key *
                                 kp_symcache **out)
 {
 	*out = NULL;
-	kp_symcache *c = host_little() ? calloc(1, sizeof *c) : NULL;
+	kp_symcache *c = calloc(1, sizeof *c);
 	if (!c) {
 		free(image);
 		return KP_ERR_NOMEM;
 	}
 	c->data = image;
 	c->len = len;
+	c->guard = -1;
 	kp_status s = validate(c, key);
 	if (s != KP_OK) {
 		kp__symcache_close(&c);
@@ -185,62 +206,198 @@ void kp__symcache_close(kp_symcache **cp)
 	if (!cp || !*cp)
 		return;
 	kp_symcache *c = *cp;
-	if (c->mapped)
+	if (c->mapped) {
+		kp__mapguard_remove(c->guard);
 		munmap((void *)(uintptr_t)c->data, c->len);
-	else
+	} else {
 		free((void *)(uintptr_t)c->data);
+	}
 	free(c);
 	*cp = NULL;
 }
 
+kp_status kp__symcache_info(const char *path, kp_symcache_info *out)
+{
+	memset(out, 0, sizeof *out);
+	kp_symcache *c;
+	kp_status s = map_file(path, &c);
+	if (s != KP_OK)
+		return s;
+	s = validate_layout(c);
+	const unsigned char *h = c->data;
+	if (s == KP_OK && !kp__mapguard_hit(c->guard)) {
+		memcpy(out->uuid, h + H_UUID, UUID_LEN - 1);
+		memcpy(out->arch, h + H_ARCH, ARCH_LEN - 1);
+		out->dwarf_size = rd64(h + H_DSIZE);
+		out->dwarf_mtime_ns = (int64_t)rd64(h + H_DMTIME);
+		out->size = c->len;
+		uint32_t src = rd32(h + H_SOURCE);
+		if (src && src < c->strsize)
+			snprintf(out->source, sizeof out->source, "%s", c->strings + src);
+	} else {
+		s = KP_ERR_FORMAT;
+	}
+	kp__symcache_close(&c);
+	return s;
+}
+
 /* ---- lookup ---------------------------------------------------------------- */
 
-static const char *str_at(const kp_symcache *c, uint32_t off, bool *ok)
+struct rd {
+	const unsigned char *p, *end;
+	bool ok;
+};
+
+static uint64_t get(struct rd *r)
 {
-	if (off == NONE)
+	uint64_t v = 0;
+	for (unsigned shift = 0; r->p < r->end && shift < 64; shift += 7) {
+		unsigned char b = *r->p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->ok = false;
+	return 0;
+}
+
+/* A string id (offset + 0: none) as a string; *ok false when out of range. */
+static const char *str_at(const kp_symcache *c, uint64_t id, bool *ok)
+{
+	if (id == 0)
 		return NULL;
-	if (off >= c->strsize) {
+	if (id >= c->strsize) {
 		*ok = false;
 		return NULL;
 	}
-	return c->strings + off;
+	return c->strings + id;
+}
+
+struct cnode {
+	uint32_t name, file, line, col, parent;
+};
+
+/* A block-local string index (+1, 0: none) as a string. */
+static const char *local_str(const kp_symcache *c, const uint32_t *strs, uint64_t nstrs,
+                             uint64_t i, bool *ok)
+{
+	if (i == 0)
+		return NULL;
+	if (i > nstrs) {
+		*ok = false;
+		return NULL;
+	}
+	return str_at(c, strs[i - 1], ok);
 }
 
 bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frames, size_t max,
                          size_t *n)
 {
 	*n = 0;
-	if (addr < c->base || c->naddrs == 0)
-		return true;
+	if (addr < c->base || c->nblocks == 0)
+		return !kp__mapguard_hit(c->guard);
 	uint64_t rel = addr - c->base;
-	size_t lo = 0, hi = c->naddrs; /* upper bound: first start > rel */
-	const uint32_t *a4 = (const uint32_t *)(const void *)c->addrs;
-	const uint64_t *a8 = (const uint64_t *)(const void *)c->addrs;
+	size_t lo = 0, hi = c->nblocks; /* upper bound: first start > rel */
 	if (c->width == 4 && rel > UINT32_MAX)
 		lo = hi;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if ((c->width == 4 ? a4[mid] : a8[mid]) <= rel)
+		uint64_t s = c->width == 4 ? rd32(c->starts + 4 * mid) : rd64(c->starts + 8 * mid);
+		if (s <= rel)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == 0)
-		return true;
-	uint32_t id = c->ids[lo - 1];
-	if (id >= c->nchains)
+		return !kp__mapguard_hit(c->guard);
+	size_t bi = lo - 1;
+	uint64_t at = c->width == 4 ? rd32(c->starts + 4 * bi) : rd64(c->starts + 8 * bi);
+	uint32_t off = rd32(c->offs + 4 * bi);
+	if (off >= c->datasize)
 		return false;
-	uint32_t first = c->chains[id], end = c->chains[id + 1];
-	if (first > end || end > c->nlinks || end - first > KP_SYMCACHE_MAX_FRAMES)
+	struct rd r = {c->blocks + off, c->blocks + c->datasize, true};
+	uint64_t nstrs = get(&r);
+	if (!r.ok || nstrs > KP__SYMCACHE_STRS)
 		return false;
-	bool ok = true;
-	size_t k = 0;
-	for (uint32_t i = first; i < end && k < max; i++, k++) {
-		uint32_t f = c->links[i];
-		if (f >= c->nframes)
+	uint32_t strs[KP__SYMCACHE_STRS];
+	for (uint64_t i = 0; i < nstrs; i++) {
+		uint64_t g = get(&r);
+		if (!r.ok || g == 0 || g >= c->strsize)
 			return false;
-		const uint32_t *t = c->frames + 4 * (size_t)f;
-		frames[k] = (kp_symframe){str_at(c, t[0], &ok), str_at(c, t[1], &ok), t[2], t[3]};
+		strs[i] = (uint32_t)g;
+	}
+	uint64_t nnodes = get(&r);
+	if (!r.ok || nnodes > KP__SYMCACHE_NODES)
+		return false;
+	struct cnode nodes[KP__SYMCACHE_NODES];
+	for (uint64_t i = 0; i < nnodes; i++) {
+		uint64_t v[5];
+		for (int k = 0; k < 5; k++)
+			v[k] = get(&r);
+		/* parent (+1) names an earlier node, so chains end */
+		if (!r.ok || v[0] > nstrs || v[1] > nstrs || v[2] > UINT32_MAX || v[3] > UINT32_MAX ||
+		    v[4] > i)
+			return false;
+		nodes[i] = (struct cnode){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3],
+		                          (uint32_t)v[4]};
+	}
+	if (r.p >= r.end)
+		return false;
+	unsigned g = *r.p++;
+	uint64_t nrows = get(&r);
+	if (!r.ok || (g != 0 && g != 2) || nrows == 0 || nrows > KP__SYMCACHE_ROWS)
+		return false;
+	uint64_t name = 0, file = 0, line = 0, col = 0, node = 0;
+	bool empty = true;
+	for (uint64_t i = 0; i < nrows; i++) {
+		if (r.p >= r.end)
+			return false;
+		unsigned head = *r.p;
+		uint64_t d = head >> 5;
+		const unsigned char *row = r.p++;
+		if (!d)
+			d = get(&r);
+		if (!r.ok || (i == 0 && d != 0) || (i > 0 && d == 0) || d > (UINT64_MAX - at) >> g)
+			return false;
+		if (i > 0 && at + (d << g) > rel) {
+			r.p = row;
+			break;
+		}
+		at += d << g;
+		unsigned flags = head & R_ALL;
+		empty = flags == 0;
+		if (flags & R_NAME)
+			name = get(&r);
+		if (flags & R_FILE)
+			file = get(&r);
+		if (flags & R_LINE) {
+			uint64_t z = get(&r);
+			int64_t delta = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+			line = (uint64_t)((int64_t)line + delta);
+		}
+		if (flags & R_COL)
+			col = get(&r);
+		if (flags & R_NODE)
+			node = get(&r);
+		if (!r.ok || name > nstrs || file > nstrs || line > UINT32_MAX || col > UINT32_MAX ||
+		    node > nnodes)
+			return false;
+	}
+	if (kp__mapguard_hit(c->guard))
+		return false;
+	if (empty || max == 0)
+		return true;
+	bool ok = true;
+	frames[0] = (kp_symframe){local_str(c, strs, nstrs, name, &ok),
+	                          local_str(c, strs, nstrs, file, &ok), (unsigned)line, (unsigned)col};
+	size_t k = 1;
+	for (uint64_t nd = node; nd && k < max; k++) {
+		if (k >= KP_SYMCACHE_MAX_FRAMES)
+			return false;
+		const struct cnode *x = &nodes[nd - 1];
+		frames[k] = (kp_symframe){local_str(c, strs, nstrs, x->name, &ok),
+		                          local_str(c, strs, nstrs, x->file, &ok), x->line, x->col};
+		nd = x->parent;   /* < nd: checked when read, so this ends */
 	}
 	if (!ok)
 		return false;
