@@ -206,8 +206,7 @@ static void print_text(show_opts *o, const kp_report *r)
 {
 	char buf[128];
 	field("File:", r->path);
-	snprintf(buf, sizeof buf, "%s%s", kp_format_name(r->format),
-	         r->has_bug_type ? "" : "");
+	snprintf(buf, sizeof buf, "%s", kp_format_name(r->format));
 	if (r->has_bug_type)
 		snprintf(buf, sizeof buf, "%s (bug_type %d)", kp_format_name(r->format), r->bug_type);
 	field("Format:", buf);
@@ -342,12 +341,12 @@ static kp_status load(show_opts *o, const char *arg, kp_report **r, kp_error *er
 	if (arg[0] != '@')
 		return kp_report_load(arg, r, err);
 	if (!kpi_parse_id(arg, &id))
-		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "not a report id (use @ID from 'kpbrowse list')");
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "%s", kpc_bad_id_reason(arg));
 	if (!o->db) {
 		char path[4096];
 		kp_status st = kpi_default_path(o->db_path, path, sizeof path, err);
 		if (st == KP_OK)
-			st = kpi_open(path, 0, &o->db, err);
+			st = kpi_open(path, KPI_OPEN_READONLY, &o->db, err);
 		if (st != KP_OK)
 			return st;
 	}
