@@ -7,6 +7,7 @@
 #include "kpt_catalog.h"
 #include "kpt_doc.h"
 #include "kpt_draw.h"
+#include "kpt_exit.h"
 #include "kpt_list.h"
 #include "kpt_options.h"
 #include "kpt_view.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char tmpdir[256], db_path[512];
@@ -134,6 +136,8 @@ static bool wait_frames(kpt_app *app, kpt_sym *syms, size_t n)
 static void test_worker(void)
 {
 	kpt_app *app = open_app();
+	static const char *dsyms[1];
+	app->cfg.dsyms = dsyms;
 	app->cfg.dsyms[app->cfg.ndsyms++] = KP_FIXTURES "/bin";
 	app->cfg.demo = true;   /* only the fixture dSYMs: no environment, no cache */
 	app->cfg.no_system = true;
@@ -186,6 +190,8 @@ static void test_symbol_options(void)
 {
 	kpt_config c;
 	memset(&c, 0, sizeof c);
+	const char *dsyms[1];
+	c.dsyms = dsyms;
 	c.dsyms[c.ndsyms++] = "/somewhere";
 	kp_symbols_opts o;
 	kpt_options_symbols(&c, &o);
@@ -263,8 +269,104 @@ static void test_columns(void)
 	KT_CHECK(g[3].w == 0 && g[2].w == 26, "columns: the optional culprit goes before the title gets under 10");
 }
 
+/* Issue 11 item 10: no silent limit on how many paths, --dsym and
+ * --source-map are given (64 were kept before, the rest dropped). */
+static void test_options_many(void)
+{
+	enum { N = 100 };
+	static char bufs[3 * N][32];
+	char *argv[1 + 5 * N + 1];
+	int argc = 0;
+	argv[argc++] = "kpbrowse";
+	for (int i = 0; i < N; i++) {
+		snprintf(bufs[i], sizeof bufs[i], "dsym%d", i);
+		argv[argc++] = "--dsym";
+		argv[argc++] = bufs[i];
+		snprintf(bufs[N + i], sizeof bufs[N + i], "/from%d=/to%d", i, i);
+		argv[argc++] = "--source-map";
+		argv[argc++] = bufs[N + i];
+	}
+	for (int i = 0; i < N; i++) {
+		snprintf(bufs[2 * N + i], sizeof bufs[2 * N + i], "path%d", i);
+		argv[argc++] = bufs[2 * N + i];
+	}
+	argv[argc] = NULL;
+	kpt_config c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.db_path, sizeof c.db_path, "/nonexistent/index.sqlite3");
+	KT_CHECK(kpt_options_parse(&c, argc, argv) == 0, "options: 100 of each parse");
+	KT_CHECK(c.npaths == N && c.ndsyms == N && c.nmaps == N, "options: all kept (%zu paths, %zu dsyms, %zu maps)",
+	         c.npaths, c.ndsyms, c.nmaps);
+	KT_STREQ(c.npaths == N ? c.paths[N - 1] : NULL, "path99", "options: the last path");
+	KT_STREQ(c.ndsyms == N ? c.dsyms[N - 1] : NULL, "dsym99", "options: the last --dsym");
+	KT_STREQ(c.nmaps == N ? c.map_to[N - 1] : NULL, "/to99", "options: the last --source-map");
+	kpt_options_free(&c);
+}
+
+static int parse_demo(const char *tmp)
+{
+	char *argv[] = {"kpbrowse", "--demo", NULL};
+	kpt_config c;
+	memset(&c, 0, sizeof c);
+	setenv("TMPDIR", tmp, 1);
+	int rc = kpt_options_parse(&c, 2, argv);
+	kpt_options_free(&c);
+	return rc;
+}
+
+/* Issue 11 item 4: the demo's folder in a shared $TMPDIR is used only when
+ * it is ours, a directory and 0700; anything else is refused. */
+static void test_demo_folder(void)
+{
+	char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	char base[300], dir[400], cmd[900];
+	snprintf(base, sizeof base, "%s/kpt-demo-XXXXXX", old ? old : "/tmp");
+	if (!mkdtemp(base)) {
+		KT_CHECK(0, "demo folder: mkdtemp");
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s/kpbrowse-demo-%ld", base, (long)getuid());
+	struct stat st;
+	KT_CHECK(parse_demo(base) == 0 && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
+	         "demo folder: created 0700 when absent");
+	KT_CHECK(parse_demo(base) == 0, "demo folder: our own 0700 folder is used again");
+	chmod(dir, 0755);
+	KT_CHECK(parse_demo(base) == KPT_EXIT_BAD, "demo folder: refused when others may enter it");
+	rmdir(dir);
+	char target[420];
+	snprintf(target, sizeof target, "%s/elsewhere", base);
+	mkdir(target, 0700);
+	KT_CHECK(symlink(target, dir) == 0 && parse_demo(base) == KPT_EXIT_BAD, "demo folder: refused when a symlink");
+	unlink(dir);
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	free(old);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	(void)!system(cmd);
+}
+
+/* Issue 11 item 10: the dups column (4 wide) showed 2,500 as "x250". */
+static void test_count_label(void)
+{
+	static const struct { long long n; const char *want; } cases[] = {
+		{2, "x2"}, {999, "x999"}, {1000, "1.0k"}, {2500, "2.5k"}, {9999, "9.9k"}, {25000, "x25k"},
+		{250000, "250k"}, {999999, "999k"}, {2500000, "2.5M"}, {4000000000LL, "4.0G"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char buf[16];
+		kpt_count_label(cases[i].n, buf, sizeof buf);
+		KT_STREQ(buf, cases[i].want, "dups label");
+		KT_CHECK(strlen(buf) <= 4, "dups label %lld fits the 4-column dups column", cases[i].n);
+	}
+}
+
 int main(void)
 {
+	test_count_label();
+	test_options_many();
+	test_demo_folder();
 	test_columns();
 	if (!make_index()) {
 		KT_CHECK(0, "index the fixture reports");

@@ -189,3 +189,29 @@ void kpt_cols_layout(kpt_col *c, int n, int width)
 		return;
 	}
 }
+
+void kpt_count_label(long long n, char *out, size_t size)
+{
+	static const char unit[] = "kMGTPE";
+	if (n < 1000) {
+		snprintf(out, size, "x%lld", n);
+		return;
+	}
+	/* tenths of the unit, rounded down: never more than there are */
+	long long scaled = n;
+	int u = -1;
+	while (scaled >= 1000 && u < 5) {
+		scaled /= 1000;
+		u++;
+	}
+	long long div = 1;
+	for (int i = 0; i <= u; i++)
+		div *= 1000;
+	long long tenths = (n % div) / (div / 10);
+	if (scaled < 10)
+		snprintf(out, size, "%lld.%lld%c", scaled, tenths, unit[u]);
+	else if (scaled < 100)
+		snprintf(out, size, "x%lld%c", scaled, unit[u]);
+	else
+		snprintf(out, size, "%lld%c", scaled, unit[u]);
+}

@@ -28,6 +28,7 @@ static void shutdown_app(kpt_app *app)
 	kpt_catalog_free(&app->cat);
 	kpt_docs_free(&app->docs);
 	kpi_close(&app->db);
+	kpt_options_free(&app->cfg);
 	free(app);
 }
 
@@ -41,6 +42,7 @@ int kpt_main(int argc, char **argv)
 		rc = KPT_EXIT_BAD;
 	}
 	if (rc != 0) {
+		kpt_options_free(&app->cfg);
 		free(app);
 		return rc < 0 ? KPT_EXIT_OK : rc;
 	}

@@ -7,6 +7,7 @@
 #define KPT_DRAW_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* colours / attributes (monochrome and NO_COLOR fall back to attrs) */
 typedef enum kpt_style {
@@ -38,6 +39,10 @@ void kpt_attr_on(kpt_style st);
 void kpt_attr_off(kpt_style st);
 /* display width of UTF-8 s after sanitising */
 int kpt_text_width(const char *s);
+/* "x" and n in at most 4 columns (a dups column): exact up to 999, then
+ * with a unit so that nothing is cut silently: 2500 -> "2.5k", 25000 ->
+ * "x25k", 250000 -> "250k", then M and G the same way. */
+void kpt_count_label(long long n, char *out, size_t size);
 
 /* ---- column tables: a row's columns left to right ---- */
 #define KPT_COL_WIDE 120   /* default screen width from which kpt_col.wide applies */

@@ -1,8 +1,9 @@
 /* kpt_options.h: the TUI's command line (options.c) and the one place its
  * options become symbol options, used by both the worker and the scanner
  * so that --demo means the same to both.  kpt_options_parse fills a zeroed
- * kpt_config; the config borrows argv's strings and owns its buffers, and
- * is read-only afterwards (the worker and scanner threads read it). */
+ * kpt_config; the config borrows argv's strings and owns its buffers and
+ * arrays (kpt_options_free), and is read-only afterwards (the worker and
+ * scanner threads read it). */
 #ifndef KPT_OPTIONS_H
 #define KPT_OPTIONS_H
 
@@ -16,15 +17,16 @@
 #define PATH_MAX 4096
 #endif
 
-#define KPT_MAX_PATHS 64
+/* No limit on how many paths or maps are given: the arrays are sized from
+ * argc by kpt_options_parse (freed by kpt_options_free). */
 typedef struct kpt_config {
 	bool demo;
 	char db_path[1024];
-	const char *dsyms[KPT_MAX_PATHS];
+	const char **dsyms;
 	size_t ndsyms;
-	const char *map_from[KPT_MAX_PATHS], *map_to[KPT_MAX_PATHS];
+	const char **map_from, **map_to;
 	size_t nmaps;
-	const char *paths[KPT_MAX_PATHS];  /* folders/files to index */
+	const char **paths;                /* folders/files to index */
 	size_t npaths;
 	bool default_paths;                /* paths are the platform's defaults */
 	bool no_reports_folder;            /* none of the default folders exists */
@@ -37,6 +39,8 @@ typedef struct kpt_config {
 /* Parses argv (argv[0] the program name) into c.  Returns 0 to run, -1
  * when --help was printed, or KPT_EXIT_BAD after printing the error. */
 int kpt_options_parse(kpt_config *c, int argc, char **argv);
+/* Frees the arrays kpt_options_parse allocated (the borrowed strings stay). */
+void kpt_options_free(kpt_config *c);
 /* The symbol options for c (paths borrowed from c): --demo uses only the
  * demo's dSYMs (no environment, no system search, no cache folder). */
 void kpt_options_symbols(const kpt_config *c, kp_symbols_opts *o);

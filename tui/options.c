@@ -5,8 +5,11 @@
 #include "kpt_main.h"
 #include "kpt_options.h"
 
+#include "kpt_xalloc.h"
+
 #include "kp_index.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -62,6 +65,34 @@ static bool find_demo(const char *argv0, char *out, size_t size)
 	return false;
 }
 
+/* The demo's database folder is a fixed name in a shared $TMPDIR, so it
+ * must be ours alone: created 0700 here, or else already a directory (not
+ * a symlink) that we own with no access for group or others.  Another
+ * user's folder, or one that others can write, is refused with a message:
+ * whoever owns it could plant symlinks where the demo writes. */
+static bool demo_dir_ok(const char *dir)
+{
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		fprintf(stderr, "kpbrowse: cannot create the demo folder %s: %s\n", dir, strerror(errno));
+		return false;
+	}
+	struct stat st;
+	const char *why = NULL;
+	if (lstat(dir, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "it is not a directory (a symlink?)";
+	else if (st.st_uid != getuid())
+		why = "another user owns it";
+	else if (st.st_mode & 077)
+		why = "others may access it (it must be mode 0700)";
+	if (why) {
+		fprintf(stderr, "kpbrowse: refusing the demo folder %s: %s; remove it or pass --db PATH\n", dir, why);
+		return false;
+	}
+	return true;
+}
+
 int kpt_options_parse(kpt_config *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -73,18 +104,22 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
+	/* every argument is at most one entry of each array; the options add
+	 * at most two (the demo's, or the default folders) */
+	size_t cap = (size_t)argc + 2;
+	c->dsyms = kpt_xcalloc(cap, sizeof *c->dsyms);
+	c->map_from = kpt_xcalloc(cap, sizeof *c->map_from);
+	c->map_to = kpt_xcalloc(cap, sizeof *c->map_to);
+	c->paths = kpt_xcalloc(cap, sizeof *c->paths);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+hd:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'D': c->demo = true; break;
 		case 'b': snprintf(c->db_path, sizeof c->db_path, "%s", optarg); break;
-		case 'd':
-			if (c->ndsyms < KPT_MAX_PATHS)
-				c->dsyms[c->ndsyms++] = optarg;
-			break;
+		case 'd': c->dsyms[c->ndsyms++] = optarg; break;
 		case 'm': {
 			char *eq = strchr(optarg, '=');
-			if (!eq || eq == optarg || c->nmaps >= KPT_MAX_PATHS) {
+			if (!eq || eq == optarg) {
 				fprintf(stderr, "kpbrowse: --source-map wants FROM=TO, got '%s'\nTry 'kpbrowse --help'.\n", optarg);
 				return KPT_EXIT_BAD;
 			}
@@ -97,7 +132,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 		default: tui_usage(stderr); return KPT_EXIT_BAD;
 		}
 	}
-	for (int i = optind; i < argc && c->npaths < KPT_MAX_PATHS; i++)
+	for (int i = optind; i < argc; i++)
 		c->paths[c->npaths++] = argv[i];
 
 	if (c->demo) {
@@ -109,14 +144,10 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 		}
 		snprintf(c->demo_reports, sizeof c->demo_reports, "%s/reports", root);
 		snprintf(c->demo_bin, sizeof c->demo_bin, "%s/bin", root);
-		if (c->npaths < KPT_MAX_PATHS)
-			c->paths[c->npaths++] = c->demo_reports;
-		if (c->ndsyms < KPT_MAX_PATHS)
-			c->dsyms[c->ndsyms++] = c->demo_bin;
-		if (c->nmaps < KPT_MAX_PATHS) {
-			c->map_from[c->nmaps] = "/kpbrowse/fixtures";
-			c->map_to[c->nmaps++] = root;
-		}
+		c->paths[c->npaths++] = c->demo_reports;
+		c->dsyms[c->ndsyms++] = c->demo_bin;
+		c->map_from[c->nmaps] = "/kpbrowse/fixtures";
+		c->map_to[c->nmaps++] = root;
 		c->no_system = true;
 		if (!c->db_path[0]) {
 			const char *tmp = getenv("TMPDIR");
@@ -124,7 +155,8 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 				tmp = "/tmp";
 			char dir[PATH_MAX];
 			snprintf(dir, sizeof dir, "%s/kpbrowse-demo-%ld", tmp, (long)getuid());
-			mkdir(dir, 0700);
+			if (!demo_dir_ok(dir))
+				return KPT_EXIT_BAD;
 			snprintf(c->db_path, sizeof c->db_path, "%s/index.sqlite3", dir);
 		}
 	} else if (c->npaths == 0) {
@@ -149,6 +181,16 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 		}
 	}
 	return 0;
+}
+
+void kpt_options_free(kpt_config *c)
+{
+	free(c->dsyms);
+	free(c->map_from);
+	free(c->map_to);
+	free(c->paths);
+	c->dsyms = c->map_from = c->map_to = c->paths = NULL;
+	c->ndsyms = c->nmaps = c->npaths = 0;
 }
 
 void kpt_options_symbols(const kpt_config *c, kp_symbols_opts *o)

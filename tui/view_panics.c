@@ -151,7 +151,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	short_date(e->date, d, sizeof d);
 	short_os(e->os, os, sizeof os);
 	if (e->count > 1)
-		snprintf(cnt, sizeof cnt, "x%" PRId64, e->count);
+		kpt_count_label(e->count, cnt, sizeof cnt);
 	else
 		cnt[0] = '\0';
 	if (sel)
