@@ -116,7 +116,7 @@ if wait_for "q quit" 5 && screen | sed -n '40p' | grep -qF "q quit"; then ok "re
 else not_ok "redraws at 140x40"; fi
 
 keys "?"
-check "help screen from the key table" "find every panic with a kext/kernel UUID"
+check "help screen from the key table" "every panic with a kext/kernel UUID or a kext bundle id"
 check "help lists the vi keys" "Ctrl-d"
 keys Escape
 check "Esc leaves help" "Tab groups"

@@ -130,7 +130,8 @@ static void draw_all(kpt_app *app)
 			         v->list.filtered ? " (filtered)" : "");
 		}
 		char hint[400];
-		snprintf(hint, sizeof hint, "%s  ? help  q quit ", v && v->ops->hint ? v->ops->hint(v) : "");
+		snprintf(hint, sizeof hint, "%s  ? help  %s ", v && v->ops->hint ? v->ops->hint(v) : "",
+		         app->depth <= 1 ? "q quit" : "q close  Q quit");
 		int used = kpt_put(rows - 1, 0, cols, pos, KPT_ST_STATUS, false);
 		int hw = kpt_text_width(hint);
 		if (hw > cols - used)
@@ -170,6 +171,10 @@ static unsigned dispatch(kpt_app *app, kpt_request req)
 	switch (req) {
 	case KPT_REQ_BACK: return KPT_POP | KPT_REDRAW;
 	case KPT_REQ_QUIT: return KPT_QUIT;
+	case KPT_REQ_CLOSE: return app->depth <= 1 ? KPT_QUIT : KPT_POP | KPT_REDRAW;
+	case KPT_REQ_REDRAW:
+		clearok(curscr, TRUE);   /* the next refresh repaints every cell */
+		return KPT_REDRAW;
 	case KPT_REQ_HELP:
 		if (app->views.help && v->ops != app->views.help)
 			return kpt_push_later(app, app->views.help, NULL);

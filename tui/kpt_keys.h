@@ -25,8 +25,10 @@
 	X(FILTER,    "/",               "filter rows as you type (Enter keeps, Esc clears)", '/') \
 	X(NEXT,      "n",               "next match",                              'n') \
 	X(PREV,      "N",               "previous match",                          'N') \
-	X(UUID,      "u",               "find every panic with a kext/kernel UUID", 'u') \
+	X(UUID,      "u",               "every panic with a kext/kernel UUID or a kext bundle id", 'u') \
 	X(HELP,      "?",               "this help",                               '?', KEY_F(1)) \
-	X(QUIT,      "q",               "quit",                                    'q')
+	X(REDRAW,    "Ctrl-L",          "redraw the whole screen",                 KPT_CTRL('l')) \
+	X(CLOSE,     "q",               "close this view (on the panic list: quit)", 'q') \
+	X(QUIT,      "Q",               "quit",                                    'Q')
 
 #endif

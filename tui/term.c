@@ -127,6 +127,14 @@ bool kpt_term_start(void)
 #endif
 	          , NULL);
 	mouseinterval(0);
+	/* Clicks and the wheel only: some terminfo entries (XM) or curses
+	 * versions ask for any-motion (1003) or button-motion (1002) tracking,
+	 * which takes text selection away from the terminal. */
+	if (tigetstr((char *)"kmous") && tigetstr((char *)"kmous") != (char *)-1) {
+		static const char clicks[] = "\033[?1003l\033[?1002l\033[?1000h";
+		refresh();   /* curses sends its own mouse setup first */
+		(void)!write(STDOUT_FILENO, clicks, sizeof clicks - 1);
+	}
 	return true;
 }
 

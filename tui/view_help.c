@@ -22,7 +22,8 @@ static const help_row help_rows[] = {
 static const char *const help_notes[] = {
 	"",
 	"Mouse: the wheel scrolls, a click selects, a click on the selected row opens it,",
-	"a click on the top bar goes back.",
+	"a click on the top bar goes back.  Only clicks are reported (no motion), so the",
+	"terminal's own selection works by dragging (Shift-drag in some terminals).",
 	"Views: Panics -> Report (Tab: images) -> Process -> Thread -> Source.",
 	"Thread frames fill in with function and file:line as the dSYMs load.",
 };

@@ -1,0 +1,70 @@
+#!/bin/sh
+# test_tui_keys.sh: the keys and fixes of issue 15 in a real terminal
+# (tmux), one section each, on the demo.  Whole screens are compared with
+# tests/screens/ where they are deterministic.  TAP; 77 without tmux.
+set -u
+. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/tui_tmux.sh"
+
+demo() {   # demo [W H]: a fresh demo session on the panic list
+	tt_start "${1:-80}" "${2:-24}" "'$KPBROWSE' --demo" && tt_wait "vm_page_check_sanity" 20
+}
+alive() { [ "$($TT display -p -t tt '#{pane_current_command}')" != sleep ]; }
+
+# ---- navigation: q closes the view, Q quits, q on the panic list quits
+demo
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys Enter; tt_wait "threads" 5
+tt_keys q; tt_wait "Summary" 5
+if alive && tt_screen | grep -qF "Summary"; then _ok "q closes the process view (back on the report)"
+else _notok "q closes the process view (back on the report)"; fi
+tt_check "the status bar says q close, Q quit" "q close  Q quit"
+tt_keys Q; sleep 1
+if alive; then _notok "Q quits from any depth"; else _ok "Q quits from any depth"; fi
+demo
+tt_keys q; sleep 1
+if alive; then _notok "q on the panic list quits"; else _ok "q on the panic list quits"; fi
+
+# ---- Ctrl-L repaints garbage written to the terminal
+demo
+tt_stable
+tty=$($TT display -p -t tt '#{pane_tty}')
+printf '\033[5;10HGARBAGE GARBAGE\033[12;1H###########' >"$tty"
+tt_wait "GARBAGE" 3
+tt_keys C-l
+tt_wait_gone() { _i=0; while [ $_i -lt 30 ]; do tt_screen | grep -qF -- "$1" || return 0; sleep 0.1; _i=$((_i + 1)); done; return 1; }
+tt_wait_gone "GARBAGE"
+tt_expect 80x24-panics
+
+# ---- mouse: clicks only, even when the terminfo asks for any-motion
+if command -v tic >/dev/null 2>&1; then
+	mkdir -p "$tt_work/terminfo"
+	{ infocmp -x xterm-256color | sed 's/XM=[^,]*,/XM=\\E[?1003%?%p1%{1}%=%th%el%;,/'; } >"$tt_work/x1003.src"
+	if tic -x -o "$tt_work/terminfo" "$tt_work/x1003.src" 2>/dev/null; then
+		tt_start 80 24 "TERMINFO='$tt_work/terminfo' '$KPBROWSE' --demo"
+		tt_wait "vm_page_check_sanity" 20
+		flags=$($TT display -p -t tt '#{mouse_standard_flag}#{mouse_button_flag}#{mouse_all_flag}')
+		check "$flags" = 100 "mouse: click reporting on, button-motion and any-motion (1002/1003) off"
+	else
+		skip "tic cannot build a test terminfo"
+	fi
+else
+	skip "tic not installed"
+fi
+
+# ---- u accepts a UUID as reports print it, in brackets
+demo
+tt_keys u "[4C4C44A3-5555-3144-A151-249D146ED38D]" Enter
+tt_check "u takes [UUID]" "panics with UUID 4C4C44A3" 5
+
+# ---- u with a bundle id; Enter on a loaded-kext row
+demo
+tt_keys u "com.kpbrowse.FakeDriver" Enter
+tt_check "u takes a kext bundle id" "panics with kext com.kpbrowse.FakeDriver" 5
+demo
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys Tab; tt_wait "Loaded kexts" 5
+tt_keys "/" "AppleACPI" Enter Enter
+tt_check "Enter on a loaded-kext row lists the panics with that kext" "with kext com.apple.driver.AppleACPIPlatform" 5
+
+done_testing
