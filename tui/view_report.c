@@ -30,7 +30,7 @@ typedef struct report_priv {
 	rrow *rows;
 	size_t nrows, cap;
 	kpt_process_arg push;
-	char push_uuid[40];
+	char push_uuid[256];
 } report_priv;
 
 static void add_row(report_priv *p, int kind, size_t idx, const char *text)
@@ -361,7 +361,9 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		p->push = (kpt_process_arg){p->doc, rr->idx / 100000, rr->idx % 100000};
 		return kpt_push_later(v->app, &kpt_view_thread, &p->push);
 	case ROW_IMAGE: uuid = r->images[rr->idx].uuid; break;
-	case ROW_KEXT: uuid = r->kexts[rr->idx].uuid; break;
+	case ROW_KEXT:   /* its bundle id finds it in more panics than a UUID */
+		uuid = r->kexts[rr->idx].name ? r->kexts[rr->idx].name : r->kexts[rr->idx].uuid;
+		break;
 	default: return KPT_HANDLED;
 	}
 	if (!uuid) {
