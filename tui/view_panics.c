@@ -132,7 +132,7 @@ static const kpt_col panic_cols[PC_N] = {
 };
 enum { GC_COUNT, GC_DATE, GC_TITLE, GC_CULPRIT, GC_N };
 static const kpt_col group_cols[GC_N] = {
-	[GC_COUNT] = {.width = 7},
+	[GC_COUNT] = {.width = 5, .gap = 1},
 	[GC_DATE] = {.width = 16, .gap = 1},
 	[GC_TITLE] = {.gap = 1},
 	[GC_CULPRIT] = {.width = 18, .wide = 32, .optional = true},
@@ -179,7 +179,9 @@ static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_col c[GC_N];
 	memcpy(c, group_cols, sizeof c);
 	kpt_cols_layout(c, GC_N, width);
-	kpt_putf(y, c[GC_COUNT].x, c[GC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%5" PRId64 "x", g->count);
+	char cnt[16];
+	kpt_count_label(g->count, cnt, sizeof cnt);
+	kpt_putf(y, c[GC_COUNT].x, c[GC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[GC_COUNT].w, cnt);
 	kpt_put(y, c[GC_DATE].x, c[GC_DATE].w, d, st, true);
 	kpt_put(y, c[GC_TITLE].x, c[GC_TITLE].w, g->title, st, true);
 	if (c[GC_CULPRIT].w > 0)
@@ -205,7 +207,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 		kpt_col c[GC_N];
 		memcpy(c, group_cols, sizeof c);
 		kpt_cols_layout(c, GC_N, width);
-		static const char *const head[GC_N] = {"  count", "last seen", "group (normalised headline)", "culprit"};
+		static const char *const head[GC_N] = {"count", "last seen", "group (normalised headline)", "culprit"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 		for (int i = 0; i < GC_N; i++)
 			if (c[i].w > 0)

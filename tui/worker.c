@@ -30,6 +30,7 @@ typedef struct wreq {
 	kpt_doc *doc;            /* one reference, dropped by the UI */
 	size_t proc, thread, lo, hi;
 	bool visible;
+	bool started;            /* its first frame was taken */
 	unsigned long seq;
 } wreq;
 
@@ -200,6 +201,8 @@ static void *worker_main(void *arg)
 		if (w->stop)
 			break;
 		wreq *q = take_request(w);
+		bool first = !q->started;
+		q->started = true;
 		size_t frame = q->lo++;
 		wreq copy = *q;
 		bool last = q->lo >= q->hi;
@@ -212,6 +215,13 @@ static void *worker_main(void *arg)
 			free(q);
 		}
 		pthread_mutex_unlock(&w->mu);
+		if (first) {   /* a request starts: say so before a slow dSYM search */
+			kpt_wmsg *pm = kpt_xcalloc(1, sizeof *pm);
+			pm->kind = WMSG_PROGRESS;
+			snprintf(pm->text, sizeof pm->text, "symbolicating frames %zu-%zu: looking for dSYMs",
+			         frame, copy.hi - 1);
+			post(w, pm);
+		}
 		kpt_wmsg *m = symbolicate(w, &copy, frame);
 		m->release = last;
 		post(w, m);
@@ -351,8 +361,7 @@ unsigned kpt_worker_poll(kpt_app *app)
 		if (m->kind == WMSG_PROGRESS) {
 			snprintf(app->work, sizeof app->work, "%s", m->text);
 		} else if (m->kind == WMSG_IDLE) {
-			if (strncmp(app->work, "symbols from ", 13) != 0)
-				app->work[0] = '\0';
+			app->work[0] = '\0';   /* the status says what happens now: nothing */
 		} else {
 			if (m->text[0]) {
 				char name[256];
