@@ -67,4 +67,19 @@ tt_keys Tab; tt_wait "Loaded kexts" 5
 tt_keys "/" "AppleACPI" Enter Enter
 tt_check "Enter on a loaded-kext row lists the panics with that kext" "with kext com.apple.driver.AppleACPIPlatform" 5
 
+# ---- 80x24 readability: cuts marked, the selected frame in full, Right scrolls source
+demo
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys Enter; tt_wait "threads" 5
+tt_keys Enter; tt_wait "fakekernel.c:62" 20
+tt_keys j j
+tt_check "a cut function ends in an ellipsis" "validateReport(ReportHeade…" 5
+tt_check "the detail line shows the whole function" "#2 validateReport(ReportHeader const&, unsigned int, unsigned int)" 5
+tt_check "the detail line shows file:line, image, offset and inline chain" "fakekext.cpp:74  com.kpbrowse.FakeDriver +0x1f0" 5
+tt_keys Enter; tt_wait ">    74" 5
+tt_keys Right Right Right
+tt_check "Right scrolls long source lines" 'u", h.length, len);' 5
+tt_keys Left Left Left Left
+tt_check "Left at the left edge goes back to the frames" "#2 validateReport" 5
+
 done_testing

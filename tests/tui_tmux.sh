@@ -26,6 +26,8 @@ trap tt_cleanup EXIT INT TERM
 tt_start() {
 	_w=$1 _h=$2
 	shift 2
+	# a session that stays, so killing "tt" never ends the server
+	$TT has-session -t keep 2>/dev/null || $TT new-session -d -s keep "sleep 3600" || return 1
 	$TT kill-session -t tt >/dev/null 2>&1
 	rm -rf "$tt_work/tmp" && mkdir -p "$tt_work/tmp"
 	$TT new-session -d -s tt -x "$_w" -y "$_h" \

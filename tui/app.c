@@ -169,6 +169,8 @@ static unsigned dispatch(kpt_app *app, kpt_request req)
 	if (f & KPT_HANDLED)
 		return f;
 	switch (req) {
+	case KPT_REQ_RIGHT: return dispatch(app, KPT_REQ_ENTER);   /* views that do not scroll */
+	case KPT_REQ_LEFT: return dispatch(app, KPT_REQ_BACK);
 	case KPT_REQ_BACK: return KPT_POP | KPT_REDRAW;
 	case KPT_REQ_QUIT: return KPT_QUIT;
 	case KPT_REQ_CLOSE: return app->depth <= 1 ? KPT_QUIT : KPT_POP | KPT_REDRAW;

@@ -19,8 +19,10 @@
 	X(HALFDN,    "Ctrl-d",          "half a page down",                        KPT_CTRL('d')) \
 	X(HOME,      "g Home",          "first row",                               'g', KEY_HOME) \
 	X(END,       "G End",           "last row",                                'G', KEY_END) \
-	X(ENTER,     "Enter l Right",   "open the selected row",                   '\n', '\r', KEY_ENTER, 'l', KEY_RIGHT) \
-	X(BACK,      "Esc h Left Bksp", "go back",                                 27, 'h', KEY_LEFT, KEY_BACKSPACE, 127, 8) \
+	X(ENTER,     "Enter l",         "open the selected row",                   '\n', '\r', KEY_ENTER, 'l') \
+	X(BACK,      "Esc h Bksp",      "go back",                                 27, 'h', KEY_BACKSPACE, 127, 8) \
+	X(RIGHT,     "Right",           "scroll long lines right (source); elsewhere open", KEY_RIGHT) \
+	X(LEFT,      "Left",            "scroll back left (source); elsewhere go back", KEY_LEFT) \
 	X(TAB,       "Tab",             "panics: flat/groups; report: summary/images", '\t') \
 	X(FILTER,    "/",               "filter rows as you type (Enter keeps, Esc clears)", '/') \
 	X(NEXT,      "n",               "next match",                              'n') \

@@ -24,6 +24,7 @@ typedef struct source_priv {
 	size_t nlines;
 	char error[256];
 	bool centred;
+	size_t hscroll;       /* characters hidden on the left (Left/Right) */
 } source_priv;
 
 static void map_path(const kpt_config *c, const char *in, char *out, size_t size)
@@ -131,7 +132,11 @@ static void source_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_style st = target ? KPT_ST_MATCH : sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	kpt_put(y, 0, width, "", st, true);
 	kpt_putf(y, 0, 8, target || sel ? st : KPT_ST_DIM, true, "%c%6zu ", target ? '>' : ' ', row + 1);
-	kpt_put(y, 8, width - 8, p->lines[row], st, true);
+	const char *t = p->lines[row];
+	for (size_t skip = p->hscroll; *t && skip > 0; skip--)   /* by characters */
+		for (t++; ((unsigned char)*t & 0xC0) == 0x80; t++)
+			;
+	kpt_put(y, 8, width - 8, t, st, true);
 }
 
 static void source_draw(kpt_view *v, int y0, int h, int width)
@@ -166,10 +171,32 @@ static const char *source_row_text(kpt_view *v, size_t row, char *buf, size_t si
 	return p->lines ? p->lines[row] : NULL;
 }
 
+/* Right scrolls by 8 columns while some line is still cut; Left scrolls
+ * back, and at the left edge goes back like Esc. */
+static unsigned source_request(kpt_view *v, kpt_request req)
+{
+	source_priv *p = v->priv;
+	if (req == KPT_REQ_RIGHT) {
+		size_t longest = 0;
+		for (size_t i = 0; i < p->nlines; i++) {
+			size_t n = strlen(p->lines[i]);
+			longest = n > longest ? n : longest;
+		}
+		if (p->hscroll + 8 < longest)
+			p->hscroll += 8;
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (req == KPT_REQ_LEFT && p->hscroll > 0) {
+		p->hscroll = p->hscroll > 8 ? p->hscroll - 8 : 0;
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	return 0;
+}
+
 static const char *source_hint(kpt_view *v)
 {
 	(void)v;
-	return "/ search  n/N next/prev  Esc back";
+	return "/ search  n/N  Left/Right scroll  Esc back";
 }
 
 const kpt_view_ops kpt_view_source = {
@@ -180,5 +207,6 @@ const kpt_view_ops kpt_view_source = {
 	.draw = source_draw,
 	.draw_row = source_draw_row,
 	.row_text = source_row_text,
+	.request = source_request,
 	.hint = source_hint,
 };
