@@ -7,7 +7,12 @@
  * The loop waits in poll() on the terminal, a self-pipe fed by the signal
  * handlers (SIGWINCH, SIGINT, SIGTERM) and the registered sources (the
  * worker's result pipe, the scanner's progress pipe); it handles whatever
- * is ready, then redraws once.
+ * is ready, then redraws once.  While the top view has deferred work (its
+ * idle op says KPT_MORE) the loop polls without waiting and does one slice
+ * of it per turn, so no long job keeps it from keys and signals.  Handlers
+ * that may take long in one piece (a view's open loads a report) run
+ * marked busy (kpt_term_busy): a quit signal then restores the terminal
+ * and exits at once instead of waiting for them.
  * Quirk: we replace ncurses' own SIGWINCH handler, so a resize is applied
  * by term.c with resizeterm() from TIOCGWINSZ. */
 #include "kpt_app.h"
@@ -258,9 +263,14 @@ static bool read_keys(kpt_app *app, bool *dirty)
 		} else {
 			app->msg[0] = '\0';
 			*dirty = true;
+			kpt_term_busy(true);
 			f = dispatch(app, key_to_request(ret, ch));
+			kpt_term_busy(false);
 		}
-		if (!apply_flags(app, f, dirty))
+		kpt_term_busy(true);
+		bool go_on = apply_flags(app, f, dirty);
+		kpt_term_busy(false);
+		if (!go_on)
 			return false;
 	}
 	return true;
@@ -275,7 +285,7 @@ static void notify_views(kpt_app *app, bool *dirty)
 
 int kpt_app_loop(kpt_app *app)
 {
-	bool dirty = true;
+	bool dirty = true, more = false;
 	for (;;) {
 		int quit_sig = kpt_term_quit_signal();
 		if (quit_sig)
@@ -296,7 +306,7 @@ int kpt_app_loop(kpt_app *app)
 			src[nfds] = i;
 			fds[nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
 		}
-		int n = poll(fds, (nfds_t)nfds, -1);
+		int n = poll(fds, (nfds_t)nfds, more ? 0 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -316,6 +326,13 @@ int kpt_app_loop(kpt_app *app)
 				dirty = true;
 				notify_views(app, &dirty);
 			}
+		kpt_view *v = top_view(app);
+		more = false;
+		if (v && v->ops->idle && !kpt_term_quit_signal()) {
+			unsigned f = v->ops->idle(v);
+			more = (f & KPT_MORE) != 0;
+			dirty |= (f & KPT_REDRAW) != 0;
+		}
 	}
 }
 

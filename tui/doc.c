@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-kpt_doc *kpt_doc_acquire(kpt_docs *docs, kpi_db *db, int64_t id, const char *path, kp_error *err)
+kpt_doc *kpt_doc_find(kpt_docs *docs, int64_t id, const char *path)
 {
 	for (size_t i = 0; i < docs->n; i++) {
 		kpt_doc *d = docs->v[i];
@@ -14,6 +14,38 @@ kpt_doc *kpt_doc_acquire(kpt_docs *docs, kpi_db *db, int64_t id, const char *pat
 			return d;
 		}
 	}
+	return NULL;
+}
+
+kpt_doc *kpt_doc_add(kpt_docs *docs, int64_t id, const char *path, kp_report *r)
+{
+	kpt_doc *d = kpt_xcalloc(1, sizeof *d);
+	docs->v = kpt_xrealloc(docs->v, (docs->n + 1) * sizeof *docs->v);
+	d->serial = ++docs->next_serial;
+	d->id = id;
+	d->path = kpt_xstrdup(path ? path : "");
+	d->refs = 1;
+	docs->v[docs->n++] = d;
+	if (r)
+		kpt_doc_set_report(d, r);
+	return d;
+}
+
+void kpt_doc_set_report(kpt_doc *d, kp_report *r)
+{
+	d->r = r;
+	if (!d->path[0] && r->path) {
+		free(d->path);
+		d->path = kpt_xstrdup(r->path);
+	}
+	d->syms = kpt_xcalloc(r->nprocesses ? r->nprocesses : 1, sizeof *d->syms);
+}
+
+kpt_doc *kpt_doc_acquire(kpt_docs *docs, kpi_db *db, int64_t id, const char *path, kp_error *err)
+{
+	kpt_doc *d = kpt_doc_find(docs, id, path);
+	if (d)
+		return d;
 	kp_report *r = NULL;
 	kp_status st;
 	if (id >= 0)
@@ -22,16 +54,7 @@ kpt_doc *kpt_doc_acquire(kpt_docs *docs, kpi_db *db, int64_t id, const char *pat
 		st = kp_report_load(path, &r, err);
 	if (st != KP_OK)
 		return NULL;
-	kpt_doc *d = kpt_xcalloc(1, sizeof *d);
-	docs->v = kpt_xrealloc(docs->v, (docs->n + 1) * sizeof *docs->v);
-	d->serial = ++docs->next_serial;
-	d->id = id;
-	d->path = kpt_xstrdup(path ? path : (r->path ? r->path : ""));
-	d->r = r;
-	d->refs = 1;
-	d->syms = kpt_xcalloc(r->nprocesses, sizeof *d->syms);
-	docs->v[docs->n++] = d;
-	return d;
+	return kpt_doc_add(docs, id, path, r);
 }
 
 void kpt_doc_retain(kpt_doc *d)
@@ -61,7 +84,8 @@ void kpt_doc_release(kpt_docs *docs, kpt_doc **dp)
 			docs->v[i] = docs->v[--docs->n];
 			break;
 		}
-	for (size_t p = 0; p < d->r->nprocesses; p++) {
+	free(d->load_error);
+	for (size_t p = 0; d->r && p < d->r->nprocesses; p++) {
 		if (!d->syms[p])
 			continue;
 		for (size_t t = 0; t < d->r->processes[p].nthreads; t++) {
@@ -90,7 +114,7 @@ kpt_doc *kpt_doc_by_serial(const kpt_docs *docs, unsigned serial)
 
 kpt_sym *kpt_doc_syms(kpt_doc *d, size_t proc, size_t thread)
 {
-	if (proc >= d->r->nprocesses || thread >= d->r->processes[proc].nthreads)
+	if (!d->r || proc >= d->r->nprocesses || thread >= d->r->processes[proc].nthreads)
 		return NULL;
 	if (!d->syms[proc])
 		d->syms[proc] = kpt_xcalloc(d->r->processes[proc].nthreads, sizeof *d->syms[proc]);

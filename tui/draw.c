@@ -109,9 +109,7 @@ int kpt_put(int y, int x, int width, const char *s, kpt_style st, bool pad)
 		return 0;
 	if (!s)
 		s = "";
-	size_t len = strlen(s);
-	if (len > 600)
-		len = 600;
+	size_t len = strnlen(s, 600);   /* a row never shows more; s may be 50 MB */
 	kpt_sanitize(buf, sizeof buf, s, len, 0);
 	return put_clean(y, x, width, buf, st, pad);
 }

@@ -1,10 +1,11 @@
 /* entry.c: the TUI's start and end (kpt_main of kpt_main.h): options, the
- * index, the terminal, the catalog, the worker and scanner as event
+ * index, the terminal, the catalog, the worker, loader and scanner as event
  * sources of the app's loop, the root and global views; then the loop and
  * an orderly shutdown (threads joined before the views and documents go). */
 #include "kpt_app.h"
 #include "kpt_draw.h"
 #include "kpt_exit.h"
+#include "kpt_loader.h"
 #include "kpt_main.h"
 #include "kpt_sanitize.h"
 #include "kpt_scanner.h"
@@ -23,6 +24,7 @@ static void shutdown_app(kpt_app *app)
 {
 	kpt_scanner_stop(app);
 	kpt_worker_stop(app);
+	kpt_loader_stop(app);
 	kpt_app_close_views(app);
 	kpt_catalog_save_state(app);
 	kpt_catalog_free(&app->cat);
@@ -39,6 +41,11 @@ int kpt_main(int argc, char **argv)
 	int rc = kpt_options_parse(&app->cfg, argc, argv);
 	if (rc == 0 && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fputs("kpbrowse: the browser needs a terminal (see 'kpbrowse --help' for the commands)\n", stderr);
+		rc = KPT_EXIT_BAD;
+	}
+	char why[300];
+	if (rc == 0 && !kpt_term_usable(why, sizeof why)) {
+		fprintf(stderr, "kpbrowse: %s\n", why);
 		rc = KPT_EXIT_BAD;
 	}
 	if (rc != 0) {
@@ -72,11 +79,14 @@ int kpt_main(int argc, char **argv)
 	app->views = (kpt_global_views){.help = &kpt_view_help, .search = &kpt_view_search};
 	app->sources[app->nsources++] = (kpt_source){kpt_worker_fd, kpt_worker_poll};
 	app->sources[app->nsources++] = (kpt_source){kpt_scanner_fd, kpt_scanner_poll};
+	app->sources[app->nsources++] = (kpt_source){kpt_loader_fd, kpt_loader_poll};
 
 	if (kpt_catalog_reload(app, &err) != KP_OK)
 		kpt_set_msg(app, "index: %s", err.msg);
 	if (kpt_worker_start(app, &err) != KP_OK)
 		kpt_set_msg(app, "symbols unavailable: %s", err.msg);
+	if (kpt_loader_start(app, &err) != KP_OK)
+		kpt_set_msg(app, "reports will load in the foreground: %s", err.msg);
 	if (kpt_scanner_start(app, &err) != KP_OK)
 		kpt_set_msg(app, "cannot index: %s", err.msg);
 	kpt_app_push(app, &kpt_view_panics, NULL);

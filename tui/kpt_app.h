@@ -40,6 +40,7 @@ struct kpt_app {
 	kpt_docs docs;
 	struct kpt_worker *worker;
 	struct kpt_scanner *scanner;
+	struct kpt_loader *loader;   /* NULL: reports load at once */
 	kpt_view *stack[16];
 	int depth;
 	const kpt_view_ops *push_ops;

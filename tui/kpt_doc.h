@@ -4,7 +4,9 @@
  * one reference (kpt_doc_acquire or kpt_doc_retain), dropped with
  * kpt_doc_release.  References change on the UI thread only.  The report
  * (d->r) is immutable once loaded, so the worker may read it while it holds
- * a reference; d->syms is the UI thread's alone. */
+ * a reference; d->syms is the UI thread's alone.  A document being loaded
+ * off the UI thread (kpt_loader.h) has r NULL until it arrives, and
+ * load_error set instead when it could not be loaded. */
 #ifndef KPT_DOC_H
 #define KPT_DOC_H
 
@@ -36,7 +38,8 @@ typedef struct kpt_doc {
 	unsigned serial;         /* unique per open; worker results name it */
 	int64_t id;              /* index id, -1 when loaded from a file */
 	char *path;
-	kp_report *r;
+	kp_report *r;            /* NULL while loading */
+	char *load_error;        /* malloc'd: why the load failed (r stays NULL) */
 	kpt_sym ***syms;         /* [process][thread] -> frame array, lazily */
 	int refs;
 } kpt_doc;
@@ -50,6 +53,14 @@ typedef struct kpt_docs {
 /* Loads (or shares) report id from db, or the file path when id < 0; the
  * caller holds one reference.  NULL with err set when it cannot be read. */
 kpt_doc *kpt_doc_acquire(kpt_docs *docs, kpi_db *db, int64_t id, const char *path, kp_error *err);
+/* The open document for id (or path when id < 0) with one more reference,
+ * else NULL. */
+kpt_doc *kpt_doc_find(kpt_docs *docs, int64_t id, const char *path);
+/* A new document holding r (owned from now on), or loading when r is NULL;
+ * the caller holds its one reference. */
+kpt_doc *kpt_doc_add(kpt_docs *docs, int64_t id, const char *path, kp_report *r);
+/* Gives a loading document its report (owned from now on). */
+void kpt_doc_set_report(kpt_doc *d, kp_report *r);
 void kpt_doc_retain(kpt_doc *d);
 /* Drops one reference (*d becomes NULL); the last one frees the document. */
 void kpt_doc_release(kpt_docs *docs, kpt_doc **d);

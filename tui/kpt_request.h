@@ -21,6 +21,7 @@ enum {
 	KPT_POP = 1u << 2,
 	KPT_PUSH = 1u << 3,   /* push app->push_ops with app->push_arg (see kpt_push_later) */
 	KPT_QUIT = 1u << 4,
+	KPT_MORE = 1u << 5,   /* idle op: work remains, call again soon */
 };
 
 #endif

@@ -23,4 +23,10 @@ void kpt_sanitize_write(FILE *fp, const char *s, size_t len, unsigned flags);
 /* Sanitises into out; returns the length written (truncated at size-1). */
 size_t kpt_sanitize(char *out, size_t size, const char *s, size_t len, unsigned flags);
 
+/* The next unit of s[0..len) (len > 0): sets *consumed to its bytes (at
+ * least 1) and returns the columns its sanitised form takes on screen, as
+ * kpt_put draws it (0 for a dropped CR).  For laying text out without
+ * sanitising it first. */
+int kpt_sanitize_next(const char *s, size_t len, size_t *consumed);
+
 #endif

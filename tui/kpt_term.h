@@ -1,13 +1,18 @@
 /* kpt_term.h: private to the TUI: the terminal (term.c) as the event loop
- * in app.c drives it.  Call order: kpt_term_pipe_open, kpt_term_start, then
- * the loop polls kpt_term_signal_fd, and kpt_term_restore runs on the way
- * out (it is also registered with atexit, and fatal signals restore the
- * terminal themselves). */
+ * in app.c drives it.  Call order: kpt_term_usable, kpt_term_pipe_open,
+ * kpt_term_start, then the loop polls kpt_term_signal_fd, and
+ * kpt_term_restore runs on the way out (it is also registered with atexit,
+ * and fatal signals restore the terminal themselves). */
 #ifndef KPT_TERM_H
 #define KPT_TERM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
+/* Whether curses can run here: TERM set, known to terminfo, and able to
+ * address the cursor (TERM=dumb cannot).  False with a one-line reason in
+ * why (no "kpbrowse: " prefix).  Call before kpt_term_start. */
+bool kpt_term_usable(char *why, size_t size);
 /* Creates the non-blocking, close-on-exec self-pipe the signal handlers
  * write to; false with errno set when pipe() fails. */
 bool kpt_term_pipe_open(void);
@@ -17,11 +22,16 @@ bool kpt_term_pipe_open(void);
 bool kpt_term_start(void);
 /* Ends curses when it is active; safe to call more than once. */
 void kpt_term_restore(void);
+/* Marks the UI thread busy in one long piece of work (on) or back to the
+ * loop (off): a quit signal while busy restores the terminal and exits
+ * 128 + signal at once, skipping the orderly shutdown. */
+void kpt_term_busy(bool on);
 /* The self-pipe's read end, for poll(). */
 int kpt_term_signal_fd(void);
 /* Drains the self-pipe, applying each resize it holds; true when any. */
 bool kpt_term_drain_signals(void);
-/* The SIGINT, SIGTERM or SIGHUP that asked the loop to quit, else 0. */
+/* The SIGINT, SIGTERM, SIGHUP or SIGPIPE that asked the loop to quit,
+ * else 0. */
 int kpt_term_quit_signal(void);
 
 #endif

@@ -42,6 +42,11 @@ typedef struct kpt_view_ops {
 	/* something the view may show changed (symbols arrived, catalog
 	 * reloaded); returns KPT_REDRAW when it matters */
 	unsigned (*update)(kpt_view *v);
+	/* deferred work of the top view (e.g. laying out a huge text), done by
+	 * the loop between events in slices that must each take a few
+	 * milliseconds at most; returns KPT_REDRAW when the screen changed
+	 * and KPT_MORE while work remains.  NULL: none. */
+	unsigned (*idle)(kpt_view *v);
 } kpt_view_ops;
 
 struct kpt_view {

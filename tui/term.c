@@ -1,11 +1,15 @@
 /* term.c: the terminal for the interactive browser (kpt_term.h): curses
  * setup, restore on every way out (normal return, exit() through atexit, and
  * fatal signals), and the self-pipe the signal handlers write to so that the
- * event loop in app.c sees SIGWINCH, SIGINT, SIGTERM and SIGHUP in poll().
+ * event loop in app.c sees SIGWINCH, SIGINT, SIGTERM, SIGHUP and SIGPIPE in
+ * poll().  Signals that end the process at once (SIGQUIT, SIGXCPU, SIGXFSZ
+ * and the crashes) write the restore sequence and reset the termios
+ * themselves, then die of the same signal.
  *
  * Quirk: we replace ncurses' own SIGWINCH handler, so a resize is applied
  * here with resizeterm() from TIOCGWINSZ. */
 #include "kpt_pipe.h"
+#include "kpt_sanitize.h"
 #include "kpt_term.h"
 
 #include <curses.h>
@@ -26,22 +30,49 @@ static volatile sig_atomic_t got_quit_signal;
 static volatile sig_atomic_t curses_active;
 static struct termios saved_termios;
 static bool have_termios;
-static char restore_seq[128];
+static char restore_seq[256];
 static size_t restore_len;
+
+/* Mouse tracking off, every mode ncurses may have asked for (X10/normal,
+ * button-event, any-event, SGR and UTF-8 coordinates). */
+#define KPT_MOUSE_OFF "\033[?1006l\033[?1005l\033[?1003l\033[?1002l\033[?1000l"
 
 void kpt_term_restore(void)
 {
 	if (curses_active) {
 		curses_active = 0;
-		printf("\033[?1000l");
+		mousemask(0, NULL);
+		fputs(KPT_MOUSE_OFF, stdout);
 		fflush(stdout);
 		endwin();
+	}
+}
+
+static volatile sig_atomic_t ui_busy;
+
+void kpt_term_busy(bool on)
+{
+	ui_busy = on;
+}
+
+/* Async-signal-safe: the terminal back as it was, with no curses. */
+static void restore_now(void)
+{
+	if (curses_active) {
+		(void)!write(STDOUT_FILENO, restore_seq, restore_len);
+		if (have_termios)
+			tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
 	}
 }
 
 static void on_signal(int sig)
 {
 	int saved = errno;
+	if (sig != SIGWINCH && ui_busy) {
+		/* the UI thread is in one long piece of work: do not wait for it */
+		restore_now();
+		_exit(128 + sig);
+	}
 	char c = sig == SIGWINCH ? 'w' : 'q';
 	if (sig != SIGWINCH)
 		got_quit_signal = sig;
@@ -53,13 +84,18 @@ static void on_signal(int sig)
 /* Async-signal-safe: no curses here, only write() and tcsetattr(). */
 static void on_fatal(int sig)
 {
-	if (curses_active) {
-		(void)!write(STDOUT_FILENO, restore_seq, restore_len);
-		if (have_termios)
-			tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
-	}
+	restore_now();
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static void add_restore_seq(const char *s)
+{
+	size_t n = strlen(s);
+	if (restore_len + n < sizeof restore_seq) {
+		memcpy(restore_seq + restore_len, s, n);
+		restore_len += n;
+	}
 }
 
 static void add_restore_cap(const char *cap)
@@ -84,12 +120,44 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* nothing in the TUI writes to a pipe it does not hold both ends of,
+	 * so a SIGPIPE is sent by someone: quit as for SIGTERM (a write to a
+	 * closed pipe still fails with EPIPE while the handler is installed) */
+	sigaction(SIGPIPE, &sa, NULL);
 	sa.sa_handler = on_fatal;
 	sa.sa_flags = SA_RESETHAND;
-	int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+	int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGQUIT, SIGXCPU, SIGXFSZ, SIGSYS, SIGTRAP};
 	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
 		sigaction(fatal[i], &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+}
+
+bool kpt_term_usable(char *why, size_t size)
+{
+	const char *term = getenv("TERM");
+	char name[64];
+	if (!term || !*term) {
+		snprintf(why, size, "TERM is not set, so the browser cannot drive this terminal "
+		                    "(set it, e.g. TERM=xterm-256color; the commands work without it: kpbrowse --help)");
+		return false;
+	}
+	kpt_sanitize(name, sizeof name, term, strlen(term), 0);
+	int err = 0;
+	/* ncurses' initscr() prints "Error opening terminal" and exits 1 on an
+	 * unknown type: ask terminfo first, quietly (errret given) */
+	if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
+		snprintf(why, size, err == 0 ? "TERM=%s is a hardcopy terminal: the browser needs a screen"
+		                             : "TERM=%s: no terminfo entry for this terminal type", name);
+		return false;
+	}
+	char *cup = tigetstr((char *)"cup");
+	bool ok = cup && cup != (char *)-1;
+	del_curterm(cur_term);
+	if (!ok) {
+		snprintf(why, size, "TERM=%s cannot move the cursor: the browser needs a full-screen terminal "
+		                    "(e.g. TERM=xterm-256color; the commands work here: kpbrowse --help)", name);
+		return false;
+	}
+	return true;
 }
 
 bool kpt_term_pipe_open(void)
@@ -107,6 +175,7 @@ bool kpt_term_start(void)
 	if (!initscr())
 		return false;
 	curses_active = 1;
+	add_restore_seq(KPT_MOUSE_OFF);
 	add_restore_cap("sgr0");
 	add_restore_cap("cnorm");
 	add_restore_cap("rmkx");

@@ -1,9 +1,16 @@
 /* view_report.c: one report: a summary tab (header facts, the panic string
  * wrapped to the screen, the processes with the panicked one first) and an
  * images tab (every binary image and loaded kext with its UUID; Enter lists
- * every panic with that UUID).  Rows are rebuilt when the width changes. */
+ * every panic with that UUID).  Rows are rebuilt when the width changes.
+ *
+ * The panic string may be tens of megabytes on one line: its rows are laid
+ * out lazily, in one linear pass, as (offset, length) slices of the
+ * report's own string; opening and drawing lay out only what the screen
+ * shows, and the idle op lays out the rest in slices of a few milliseconds,
+ * so keys and signals are answered meanwhile. */
 #include "kpt_app.h"
 #include "kpt_draw.h"
+#include "kpt_loader.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
 #include "kpt_sanitize.h"
@@ -13,15 +20,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
+#include <time.h>
 
-enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_THREAD, ROW_IMAGE, ROW_KEXT };
+enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_THREAD, ROW_IMAGE, ROW_KEXT, ROW_PANIC };
 
 typedef struct rrow {
 	int kind;
-	size_t idx;        /* process, image or kext index */
+	size_t idx;        /* process, image or kext index; ROW_PANIC: byte offset */
+	size_t len;        /* ROW_PANIC: bytes of the panic string (untrusted) */
 	char *text;        /* ROW_TEXT / ROW_HEADER, sanitised */
 } rrow;
+
+#define PANIC_INDENT 2
 
 typedef struct report_priv {
 	kpt_doc *doc;
@@ -29,6 +39,10 @@ typedef struct report_priv {
 	int width;         /* rows were built for this width */
 	rrow *rows;
 	size_t nrows, cap;
+	const char *panic; /* the panic string being laid out (the report's) */
+	size_t panic_len;
+	size_t wrap_off;   /* next byte of it to lay out */
+	bool wrapping;     /* rows of it are still to come */
 	kpt_process_arg push;
 	char push_uuid[256];
 } report_priv;
@@ -43,7 +57,7 @@ static void add_row(report_priv *p, int kind, size_t idx, const char *text)
 	if (text) {
 		t = kpt_xstrdup(text);
 	}
-	p->rows[p->nrows++] = (rrow){kind, idx, t};
+	p->rows[p->nrows++] = (rrow){kind, idx, 0, t};
 }
 
 static void add_text(report_priv *p, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -58,54 +72,60 @@ static void add_text(report_priv *p, int kind, const char *fmt, ...)
 	add_row(p, kind, 0, clean);
 }
 
-/* Wraps one line of untrusted text to width columns, breaking at spaces
- * when a space is in the second half of the line. */
-static void add_wrapped(report_priv *p, const char *s, size_t len, int width, int indent)
+/* Lays out up to max_rows more rows of the panic string, wrapped to the
+ * width at a space in the second half of a row when there is one; linear
+ * in the bytes laid out.  The rows after the panic string (one blank) are
+ * added when it is done. */
+static void wrap_more(report_priv *p, size_t max_rows)
 {
-	char *clean = kpt_xmalloc(len * 4 + 16);
-	kpt_sanitize(clean, len * 4 + 16, s, len, 0);
-	const char *c = clean;
-	int avail = width - indent - 1;
+	const char *s = p->panic;
+	size_t n = p->panic_len;
+	int avail = p->width - PANIC_INDENT - 1;
 	if (avail < 10)
-		avail = 10;
-	char line[4096];
-	do {
-		mbstate_t ps;
-		memset(&ps, 0, sizeof ps);
-		size_t off = 0, brk = 0;
+		avail = 10;   /* wider than any one unit's sanitised form ("<U+10FFFF>") */
+	for (size_t rows = 0; p->wrap_off < n && rows < max_rows; rows++) {
+		size_t off = p->wrap_off, i = off, brk = 0;
 		int w = 0;
-		size_t rest = strlen(c);
-		while (off < rest) {
-			wchar_t wc;
-			size_t k = mbrtowc(&wc, c + off, rest - off, &ps);
-			if (k == 0 || k == (size_t)-1 || k == (size_t)-2) {
-				k = 1;
-				memset(&ps, 0, sizeof ps);
-				wc = L'?';
-			}
-			int cw = wcwidth(wc);
-			if (cw < 0)
-				cw = 1;
+		while (i < n && s[i] != '\n') {
+			size_t k = 1;
+			int cw = 1;
+			unsigned char c = (unsigned char)s[i];
+			if (c < 0x20 || c >= 0x7F)
+				cw = kpt_sanitize_next(s + i, n - i, &k);
 			if (w + cw > avail)
 				break;
 			w += cw;
-			off += k;
-			if (wc == L' ' && w > avail / 2)
-				brk = off;
+			i += k;
+			if (c == ' ' && w > avail / 2)
+				brk = i;
 		}
-		if (off < rest && brk > 0)
-			off = brk;
-		if (off == 0 && rest > 0)
-			off = 1;
-		snprintf(line, sizeof line, "%*s%.*s", indent, "", (int)(off < sizeof line - 64 ? off : sizeof line - 64), c);
-		add_row(p, ROW_TEXT, 0, line);
-		c += off;
-	} while (*c);
-	free(clean);
+		size_t end = i < n && s[i] != '\n' && brk > 0 ? brk : i;
+		add_row(p, ROW_PANIC, off, NULL);
+		p->rows[p->nrows - 1].len = end - off;
+		p->wrap_off = end < n && s[end] == '\n' ? end + 1 : end;
+	}
+	if (p->wrap_off >= n && p->wrapping) {
+		p->wrapping = false;
+		add_row(p, ROW_TEXT, 0, "");
+	}
+}
+
+/* Lays out the panic string's rows at least down to what the screen can
+ * show from the list's top. */
+static void wrap_visible(kpt_view *v)
+{
+	report_priv *p = v->priv;
+	size_t want = v->list.top + (size_t)(v->list.height > 0 ? v->list.height : 50) + 1;
+	if (p->wrapping && p->nrows < want) {
+		wrap_more(p, want - p->nrows);
+		if (!v->list.filtered)
+			v->list.n = p->nrows;
+	}
 }
 
 static void free_rows(report_priv *p)
 {
+	p->wrapping = false;
 	for (size_t i = 0; i < p->nrows; i++)
 		free(p->rows[i].text);
 	p->nrows = 0;
@@ -153,16 +173,12 @@ static void build_summary(kpt_view *v, int width)
 		add_row(p, ROW_PROCESS, i, NULL);
 	add_row(p, ROW_TEXT, 0, "");
 	add_row(p, ROW_HEADER, 0, "Panic string");
-	const char *s = r->panic_string ? r->panic_string : "(none)";
-	int nlines = 0;
-	while (*s && nlines < 400) {
-		const char *e = strchr(s, '\n');
-		size_t len = e ? (size_t)(e - s) : strlen(s);
-		add_wrapped(p, s, len, width, 2);
-		nlines++;
-		s += len + (e ? 1 : 0);
-	}
-	add_row(p, ROW_TEXT, 0, "");
+	p->panic = r->panic_string ? r->panic_string : "(none)";
+	p->panic_len = strlen(p->panic);
+	p->wrap_off = 0;
+	p->wrapping = true;
+	(void)width;
+	wrap_more(p, (size_t)(v->list.top + 200));
 }
 
 static void build_images(kpt_view *v)
@@ -201,7 +217,8 @@ static void rebuild(kpt_view *v, int width)
 		kpt_list_refilter(v);
 	size_t first = (size_t)-1;
 	for (size_t i = 0; i < p->nrows; i++) {
-		if (had && (size_t)p->rows[i].kind == keep_kind && p->rows[i].idx == keep_idx && keep_kind != ROW_TEXT) {
+		if (had && (size_t)p->rows[i].kind == keep_kind && p->rows[i].idx == keep_idx && keep_kind != ROW_TEXT &&
+		    keep_kind != ROW_PANIC) {
 			kpt_list_select_row(&v->list, i);
 			return;
 		}
@@ -216,7 +233,7 @@ static int report_open(kpt_view *v, void *arg)
 {
 	const kpt_entry *e = arg;
 	kp_error err;
-	kpt_doc *d = kpt_doc_acquire(&v->app->docs, v->app->db, e->id, e->path, &err);
+	kpt_doc *d = kpt_doc_open(v->app, e->id, e->path, &err);
 	if (!d) {
 		kpt_set_msg(v->app, "cannot open report %" PRId64 ": %s", e->id, err.msg);
 		return -1;
@@ -246,6 +263,15 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	case ROW_THREAD:
 		kpt_put(y, 0, width, rr->text, st, true);
 		break;
+	case ROW_PANIC: {
+		char raw[PANIC_INDENT + 600 + 1];   /* kpt_put shows at most 600 bytes */
+		size_t n = rr->len < 600 ? rr->len : 600;
+		memset(raw, ' ', PANIC_INDENT);
+		memcpy(raw + PANIC_INDENT, p->panic + rr->idx, n);
+		raw[PANIC_INDENT + n] = '\0';
+		kpt_put(y, 0, width, raw, st, true);
+		break;
+	}
 	case ROW_HEADER:
 		kpt_put(y, 0, width, rr->text, sel ? st : KPT_ST_HEADER, true);
 		break;
@@ -298,8 +324,17 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 static void report_draw(kpt_view *v, int y0, int h, int width)
 {
 	report_priv *p = v->priv;
+	if (!p->doc->r) {   /* loading off the UI thread (kpt_loader.h) */
+		if (p->doc->load_error)
+			kpt_putf(y0 + 1, 2, width - 4, KPT_ST_ERROR, false, "cannot open this report: %s", p->doc->load_error);
+		else
+			kpt_put(y0 + 1, 2, width - 4, "Loading the report...", KPT_ST_DIM, false);
+		return;
+	}
 	if (p->width != width)
 		rebuild(v, width);
+	v->list.height = h - 1;
+	wrap_visible(v);
 	int x = kpt_put(y0, 0, width, " Summary ", p->images ? KPT_ST_DIM : KPT_ST_CURSOR, false);
 	x += kpt_put(y0, x, width - x, " ", KPT_ST_NORMAL, false);
 	x += kpt_put(y0, x, width - x, " Images ", p->images ? KPT_ST_CURSOR : KPT_ST_DIM, false);
@@ -328,9 +363,40 @@ static const char *report_row_text(kpt_view *v, size_t row, char *buf, size_t si
 		         k->uuid ? k->uuid : "");
 		return buf;
 	}
+	case ROW_PANIC:
+		kpt_sanitize(buf, size, p->panic + rr->idx, rr->len, 0);
+		return buf;
 	default:
 		return rr->text;
 	}
+}
+
+/* The rest of the panic string, about 5 ms at a time. */
+/* The document arrived (or failed): the next draw builds the rows. */
+static unsigned report_update(kpt_view *v)
+{
+	report_priv *p = v->priv;
+	return p->width == 0 ? KPT_REDRAW : 0;
+}
+
+static unsigned report_idle(kpt_view *v)
+{
+	report_priv *p = v->priv;
+	if (!p->wrapping)
+		return 0;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		wrap_more(p, 512);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (p->wrapping && (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 5000000L);
+	if (!v->list.filtered) {
+		v->list.n = p->nrows;
+	} else if (!p->wrapping) {   /* filtered: match the new rows once, at the end */
+		v->list.n = p->nrows;
+		kpt_list_refilter(v);
+	}
+	return KPT_REDRAW | (p->wrapping ? KPT_MORE : 0);
 }
 
 static unsigned report_request(kpt_view *v, kpt_request req)
@@ -338,6 +404,8 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 	report_priv *p = v->priv;
 	const kp_report *r = p->doc->r;
 	size_t row;
+	if (!r)
+		return req == KPT_REQ_TAB || req == KPT_REQ_ENTER ? KPT_HANDLED : 0;
 	if (req == KPT_REQ_TAB) {
 		p->images = !p->images;
 		v->list.cur = v->list.top = 0;
@@ -391,4 +459,6 @@ const kpt_view_ops kpt_view_report = {
 	.row_text = report_row_text,
 	.request = report_request,
 	.hint = report_hint,
+	.idle = report_idle,
+	.update = report_update,
 };

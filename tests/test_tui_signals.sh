@@ -1,0 +1,186 @@
+#!/bin/sh
+# test_tui_signals.sh: the terminal is given back whole however the browser
+# ends (issue 11 items 1, 7, 12): every signal that ends it, a 50 MB panic
+# string, resize storms, and terminals it cannot drive.  After each, the
+# tmux pane flags (alternate screen, mouse tracking, cursor, keypad) and
+# `stty -a` (icanon, echo) show a restored terminal.  TAP output; exit 77
+# when tmux is missing.  Env: KPBROWSE (binary), KP_TESTS_DIR.
+set -u
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "1..0 # SKIP tmux not installed"
+	exit 77
+fi
+: "${KPBROWSE:?KPBROWSE must name the kpbrowse binary}"
+: "${KP_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kpt-sig.XXXXXX")
+sock="kpt-sig-$$"
+T="tmux -L $sock -f /dev/null"
+cleanup() {
+	[ -s "$work/pid" ] && kill -9 "$(cat "$work/pid")" 2>/dev/null
+	$T kill-server >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
+	echo "# screen:"; screen | sed 's/^/#   /'
+}
+screen() { $T capture-pane -t kpt -p 2>/dev/null; }
+poll_screen() {   # GREP_MODE PATTERN SECONDS
+	limit=$(( $3 * 10 ))
+	i=0
+	while [ "$i" -lt "$limit" ]; do
+		if screen | grep -q "$1" -- "$2"; then return 0; fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+wait_for() { poll_screen -F "$1" "${2:-10}"; }
+keys() { $T send-keys -t kpt "$@"; }
+flag() { $T display-message -p -t kpt "#{$1}"; }
+
+export TMPDIR="$work"
+$T new-session -d -s kpt -x 100 -y 30 "env PS1='kpt-prompt\$ ' TMPDIR='$work' sh" || {
+	echo "1..0 # SKIP cannot start tmux"
+	exit 77
+}
+$T set-option -g remain-on-exit on >/dev/null 2>&1
+wait_for 'kpt-prompt$' 5
+keys "ulimit -c 0" Enter
+
+# start ARGS...: runs kpbrowse in the pane through a shell that records its
+# pid, and waits for the status bar.
+start() {
+	rm -f "$work/pid"
+	keys "clear; sh -c 'echo \$\$ >$work/pid; exec \"\$0\" \"\$@\"' '$KPBROWSE' $*" Enter
+	wait_for "q quit" 30
+}
+pid() { cat "$work/pid" 2>/dev/null; }
+
+# restored WHAT: the pane is back at the prompt with a restored terminal.
+restored() {
+	if ! wait_for 'kpt-prompt$' 10; then
+		not_ok "$1: back at the shell prompt"
+		return
+	fi
+	bad=""
+	[ "$(flag alternate_on)" = 0 ] || bad="$bad alternate-screen"
+	[ "$(flag cursor_flag)" = 1 ] || bad="$bad cursor-hidden"
+	for m in mouse_any_flag mouse_standard_flag mouse_button_flag mouse_sgr_flag mouse_utf8_flag; do
+		[ "$(flag $m)" = 0 ] || bad="$bad $m"
+	done
+	[ "$(flag keypad_cursor_flag)" = 0 ] || bad="$bad keypad"
+	for try in 1 2; do   # a second try: a loaded machine has failed an exec once
+		rm -f "$work/stty"
+		keys "stty -a >'$work/stty'" Enter
+		i=0
+		while [ ! -s "$work/stty" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		sleep 0.1
+		grep -qw -- 'icanon' "$work/stty" && break
+	done
+	grep -qw -- '-icanon' "$work/stty" && bad="$bad -icanon"
+	grep -qw -- '-echo' "$work/stty" && bad="$bad -echo"
+	grep -qw -- 'icanon' "$work/stty" || bad="$bad no-stty-output"
+	if [ -z "$bad" ]; then ok "$1: terminal restored"; else not_ok "$1: terminal restored (left:$bad)"; fi
+	keys "clear" Enter
+}
+
+# ---- terminals the browser cannot drive: one line and exit 2 ----
+for t in unset dumb nosuchterm-kpt; do
+	if [ "$t" = unset ]; then envp="env -u TERM"; else envp="env TERM=$t"; fi
+	keys "clear; $envp '$KPBROWSE' --db '$work/t.db' '$work/none' 2>'$work/err'; echo rc-$t=\$?" Enter
+	if poll_screen -E "rc-$t=[0-9]+\$" 10 && screen | grep -q "rc-$t=2\$" && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+	   ! grep -q "Error opening terminal" "$work/err" && grep -q "TERM" "$work/err"; then
+		ok "TERM=$t: one line naming TERM, exit 2"
+	else
+		not_ok "TERM=$t: one line naming TERM, exit 2 ($(cat "$work/err"))"
+	fi
+	[ "$(flag alternate_on)" = 0 ] || not_ok "TERM=$t: no alternate screen left"
+done
+
+# ---- every signal that ends the browser ----
+for sig in INT TERM HUP PIPE QUIT XFSZ XCPU SEGV BUS ABRT; do
+	start --demo
+	[ "$(flag mouse_any_flag)$(flag mouse_standard_flag)" != 00 ] || not_ok "SIG$sig: the TUI had the mouse on"
+	keys Enter
+	wait_for "Processes (" 10
+	kill -s "$sig" "$(pid)"
+	restored "SIG$sig"
+done
+
+# ---- Ctrl-C and Ctrl-\ typed at the keyboard ----
+start --demo
+keys C-c
+restored "Ctrl-C"
+start --demo
+keys 'C-\'
+restored "Ctrl-\\"
+
+# ---- resize storms: 200 resizes while it runs, then it still answers ----
+start --demo
+i=0
+while [ $i -lt 100 ]; do
+	$T resize-window -t kpt -x $((40 + i % 60)) -y $((10 + i % 25)) 2>/dev/null
+	$T resize-window -t kpt -x 100 -y 30 2>/dev/null
+	i=$((i + 1))
+done
+keys '?'
+if wait_for "Ctrl-d" 10; then ok "resize storm: still answers keys"; else not_ok "resize storm: still answers keys"; fi
+keys Escape q
+restored "resize storm then q"
+start --demo
+( i=0; while [ $i -lt 200 ]; do $T resize-window -t kpt -x $((40 + i % 60)) -y $((10 + i % 25)) 2>/dev/null; i=$((i + 1)); done ) &
+storm=$!
+sleep 0.2
+kill -s TERM "$(pid)"
+wait $storm
+$T resize-window -t kpt -x 100 -y 30 2>/dev/null
+restored "SIGTERM during a resize storm"
+
+# ---- a 50 MB one-line panic string: opens, scrolls and quits at once ----
+mkdir -p "$work/big"
+awk -v big=50 'BEGIN { s = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA "; while (length(s) < 1048576) s = s s }
+	{ if (!done && sub(/exceeds buffer/, "exceeds buffer")) { line = $0; r = ""; for (i = 0; i < big; i++) r = r s;
+	    sub(/exceeds buffer/, "exceeds buffer " r, line); print line; done = 1 } else print }' \
+	"$KP_TESTS_DIR/fixtures/reports/panic-full-2026-11-20-101500.0001.ips" >"$work/big/panic-full-2026-11-20-101500.0050.ips"
+now_ms() { date +%s%3N; }
+# quit_within WHAT MS ACTION...: runs ACTION and wants the prompt back within MS.
+quit_within() {
+	what=$1; ms=$2; shift 2
+	t0=$(now_ms)
+	"$@"
+	while ! screen | grep -q 'kpt-prompt\$ *$' && [ $(( $(now_ms) - t0 )) -lt 20000 ]; do sleep 0.02; done
+	dt=$(( $(now_ms) - t0 ))
+	if [ "$dt" -le "$ms" ]; then ok "$what: quits in $dt ms"; else not_ok "$what: quits within $ms ms (took $dt)"; fi
+	restored "$what"
+}
+# index it once, outside the timing (Q quits from any view; q would close the report)
+keys "clear; '$KPBROWSE' index --db '$work/big.db' '$work/big' >/dev/null" Enter
+wait_for 'kpt-prompt$' 60
+for how in Q C-c TERM; do
+	start --db "'$work/big.db'" "'$work/big'"
+	keys Enter
+	sleep 0.3
+	case $how in
+	TERM) quit_within "50 MB panic string, SIGTERM" 1000 kill -s TERM "$(pid)" ;;
+	*) quit_within "50 MB panic string, $how" 1000 keys "$how" ;;
+	esac
+done
+start --db "'$work/big.db'" "'$work/big'"
+keys Enter
+if wait_for "AAAAAAAA" 10; then ok "50 MB panic string: the report shows it"; else not_ok "50 MB panic string: the report shows it"; fi
+keys G
+if wait_for "Panic string" 1 || wait_for "AAAA" 10; then ok "50 MB panic string: End reaches the last row"; else not_ok "50 MB panic string: End"; fi
+keys Q
+restored "50 MB panic string, scrolled"
+
+echo "1..$n"
+echo "# $((n - fails)) passed, $fails failed, 0 skipped"
+[ "$fails" -eq 0 ]
