@@ -82,4 +82,12 @@ tt_check "Right scrolls long source lines" 'u", h.length, len);' 5
 tt_keys Left Left Left Left
 tt_check "Left at the left edge goes back to the frames" "#2 validateReport" 5
 
+# ---- the answer on the first screen: the panicked thread's backtrace on the summary
+demo
+tt_keys Enter
+tt_check "the summary shows the symbolicated backtrace" "   1 panic (fakekernel.c:72)" 20
+tt_check "the summary shows the report's file" "File:            \$SRC/tests/fixtures/reports/" 5
+tt_keys k k k Enter
+tt_check "Enter on a backtrace frame opens the thread" "> thread 9001" 5
+
 done_testing

@@ -9,6 +9,9 @@
  * shows, and the idle op lays out the rest in slices of a few milliseconds,
  * so keys and signals are answered meanwhile. */
 #include "kpt_app.h"
+#include "kpt_frame.h"
+#include "kpt_worker.h"
+#include "kp_symbols.h"
 #include "kpt_draw.h"
 #include "kpt_loader.h"
 #include "kpt_view.h"
@@ -22,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_THREAD, ROW_IMAGE, ROW_KEXT, ROW_PANIC };
+enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_THREAD, ROW_IMAGE, ROW_KEXT, ROW_PANIC, ROW_FRAME };
 
 typedef struct rrow {
 	int kind;
@@ -45,7 +48,12 @@ typedef struct report_priv {
 	bool wrapping;     /* rows of it are still to come */
 	kpt_process_arg push;
 	char push_uuid[256];
+	bool has_bt;       /* the summary shows the panicked thread's first frames */
+	size_t bt_proc, bt_thread;
+	bool bt_asked;     /* they went to the worker */
 } report_priv;
+
+#define BT_FRAMES 10   /* frames of the panicked thread on the summary */
 
 static void add_row(report_priv *p, int kind, size_t idx, const char *text)
 {
@@ -160,11 +168,24 @@ static void build_summary(kpt_view *v, int width)
 		snprintf(txt, sizeof txt, "Panicked thread: %s  %zu frames  %s", tid, pt->nframes, pt->name ? pt->name : "");
 		kpt_sanitize(clean, sizeof clean, txt, strlen(txt), 0);
 		add_row(p, ROW_THREAD, pi * 100000 + ti, clean);
+		p->has_bt = true;
+		p->bt_proc = pi;
+		p->bt_thread = ti;
 	} else if (r->has_panicked_thread_id) {
 		add_text(p, ROW_TEXT, "Panicked thread: tid %" PRIu64, r->panicked_thread_id);
 	}
 	if (r->last_started_kext)
 		add_text(p, ROW_TEXT, "Last started:    %s", r->last_started_kext);
+	add_text(p, ROW_TEXT, "File:            %s", p->doc->path ? p->doc->path : "(in the index only)");
+	if (pt && pt->nframes > 0) {   /* the answer on the first screen */
+		add_row(p, ROW_TEXT, 0, "");
+		char bh[96];
+		snprintf(bh, sizeof bh, "Backtrace of the panicked thread%s",
+		         pt->nframes > BT_FRAMES ? " (first 10 frames; Enter: all)" : " (Enter: the thread)");
+		add_row(p, ROW_HEADER, 0, bh);
+		for (size_t f = 0; f < pt->nframes && f < BT_FRAMES; f++)
+			add_row(p, ROW_FRAME, f, NULL);
+	}
 	add_row(p, ROW_TEXT, 0, "");
 	char h[64];
 	snprintf(h, sizeof h, "Processes (%zu)", r->nprocesses);
@@ -275,6 +296,19 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	case ROW_HEADER:
 		kpt_put(y, 0, width, rr->text, sel ? st : KPT_ST_HEADER, true);
 		break;
+	case ROW_FRAME: {
+		const kp_thread *t = &r->processes[p->bt_proc].threads[p->bt_thread];
+		const kpt_sym *s = &kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread)[rr->idx];
+		char text[1200];
+		kpt_frame_text(r, t, s, rr->idx, text, sizeof text);
+		kpt_put(y, 0, width, "", st, true);
+		int x = kpt_putf(y, 0, 5, st, true, "  %2zu ", rr->idx);
+		bool done = s->state == KPT_SYM_DONE && s->status == KP_SYM_OK;
+		x += kpt_put(y, x, width - x, text, sel ? st : done ? KPT_ST_FUNC : KPT_ST_DIM, false);
+		if (s->state != KPT_SYM_DONE)
+			kpt_put(y, x, width - x, "  ...", sel ? st : KPT_ST_DIM, false);
+		break;
+	}
 	case ROW_PROCESS: {
 		const kp_process *pr = &r->processes[rr->idx];
 		bool panicked = false;
@@ -333,6 +367,20 @@ static void report_draw(kpt_view *v, int y0, int h, int width)
 	}
 	if (p->width != width)
 		rebuild(v, width);
+	if (p->has_bt && !p->bt_asked) {   /* symbols for the summary's backtrace, first */
+		p->bt_asked = true;
+		kpt_sym *s = kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread);
+		size_t n = p->doc->r->processes[p->bt_proc].threads[p->bt_thread].nframes;
+		n = n < BT_FRAMES ? n : BT_FRAMES;
+		bool any = false;
+		for (size_t f = 0; f < n; f++)
+			if (s[f].state == KPT_SYM_NONE) {
+				s[f].state = KPT_SYM_PENDING;
+				any = true;
+			}
+		if (any)
+			kpt_worker_request(v->app, p->doc, p->bt_proc, p->bt_thread, 0, n, true);
+	}
 	v->list.height = h - 1;
 	wrap_visible(v);
 	int x = kpt_put(y0, 0, width, " Summary ", p->images ? KPT_ST_DIM : KPT_ST_CURSOR, false);
@@ -350,6 +398,10 @@ static const char *report_row_text(kpt_view *v, size_t row, char *buf, size_t si
 	switch (rr->kind) {
 	case ROW_PROCESS:
 		snprintf(buf, size, "%s", r->processes[rr->idx].name ? r->processes[rr->idx].name : "");
+		return buf;
+	case ROW_FRAME:
+		kpt_frame_text(r, &r->processes[p->bt_proc].threads[p->bt_thread],
+		               &kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread)[rr->idx], rr->idx, buf, size);
 		return buf;
 	case ROW_IMAGE: {
 		const kp_image *im = &r->images[rr->idx];
@@ -427,6 +479,9 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		return kpt_push_later(v->app, &kpt_view_process, &p->push);
 	case ROW_THREAD:
 		p->push = (kpt_process_arg){p->doc, rr->idx / 100000, rr->idx % 100000};
+		return kpt_push_later(v->app, &kpt_view_thread, &p->push);
+	case ROW_FRAME:
+		p->push = (kpt_process_arg){p->doc, p->bt_proc, p->bt_thread};
 		return kpt_push_later(v->app, &kpt_view_thread, &p->push);
 	case ROW_IMAGE: uuid = r->images[rr->idx].uuid; break;
 	case ROW_KEXT:   /* its bundle id finds it in more panics than a UUID */

@@ -8,6 +8,7 @@
  * and once the rest of the thread as a background request.  Results land in
  * the document's symbol cache (worker.c) and update() re-lays the rows. */
 #include "kpt_app.h"
+#include "kpt_frame.h"
 #include "kpt_options.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
@@ -109,17 +110,6 @@ static void thread_close(kpt_view *v)
 	kpt_doc_release(&v->app->docs, &p->at.doc);
 }
 
-static const char *image_name(const kp_report *r, int idx, char *buf, size_t size)
-{
-	if (idx < 0 || (size_t)idx >= r->nimages)
-		return "?";
-	const kp_image *im = &r->images[idx];
-	if (im->name)
-		return im->name;
-	snprintf(buf, size, "%c:%.8s", im->kind, im->uuid ? im->uuid : "?");
-	return buf;
-}
-
 static const char *base(const char *path)
 {
 	const char *b = strrchr(path, '/');
@@ -184,7 +174,7 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	}
 	char buf[64];
 	kpt_putf(y, c[TC_NUM].x, c[TC_NUM].w, st, true, "%3zu", tr->frame);
-	kpt_put(y, c[TC_IMAGE].x, c[TC_IMAGE].w, image_name(r, f->image, buf, sizeof buf), st, true);
+	kpt_put(y, c[TC_IMAGE].x, c[TC_IMAGE].w, kpt_image_label(r, f->image, buf, sizeof buf), st, true);
 	if (f->has_offset)
 		kpt_putf(y, c[TC_OFFSET].x, c[TC_OFFSET].w, st, true, "+0x%" PRIx64, f->offset);
 	else if (f->has_address)
@@ -268,7 +258,7 @@ static int draw_no_dsym(kpt_view *v, int y, int max, int width)
 		kpt_options_dsym_places(&v->app->cfg, where, sizeof where);
 		const char *uuid = im >= 0 && (size_t)im < r->nimages && r->images[im].uuid ? r->images[im].uuid : "?";
 		kpt_putf(y + used++, 0, width, KPT_ST_ERROR, true, "no dSYM for %s %s: looked in %s",
-		         image_name(r, im, ib, sizeof ib), uuid, where);
+		         kpt_image_label(r, im, ib, sizeof ib), uuid, where);
 	}
 	if (more && used > 0)
 		kpt_putf(y + used - 1, width - 12 > 0 ? width - 12 : 0, 12, KPT_ST_ERROR, true, " (+%d more)", more);
@@ -302,7 +292,7 @@ static void draw_detail(kpt_view *v, int y, int rows, int width)
 	if (l && l->file)
 		k += (size_t)snprintf(line + k, sizeof line - k, "%s:%u  ", l->file, l->line);
 	if (k < sizeof line)
-		k += (size_t)snprintf(line + k, sizeof line - k, "%s", image_name(r, f->image, ib, sizeof ib));
+		k += (size_t)snprintf(line + k, sizeof line - k, "%s", kpt_image_label(r, f->image, ib, sizeof ib));
 	if (f->has_offset && k < sizeof line)
 		k += (size_t)snprintf(line + k, sizeof line - k, " +0x%" PRIx64, f->offset);
 	if (f->has_address && k < sizeof line)
@@ -350,7 +340,7 @@ static const char *thread_row_text(kpt_view *v, size_t row, char *buf, size_t si
 	char ib[64];
 	const char *fn = s->nlines > tr->sub ? s->lines[tr->sub].function : f->symbol;
 	const char *file = s->nlines > tr->sub ? s->lines[tr->sub].file : NULL;
-	snprintf(buf, size, "%s %s %s", tr->sub ? "" : image_name(p->at.doc->r, f->image, ib, sizeof ib),
+	snprintf(buf, size, "%s %s %s", tr->sub ? "" : kpt_image_label(p->at.doc->r, f->image, ib, sizeof ib),
 	         fn ? fn : "", file ? base(file) : "");
 	return buf;
 }
