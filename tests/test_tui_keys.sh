@@ -90,4 +90,26 @@ tt_check "the summary shows the report's file" "File:            \$SRC/tests/fix
 tt_keys k k k Enter
 tt_check "Enter on a backtrace frame opens the thread" "> thread 9001" 5
 
+# ---- y / Y copy with OSC 52 (tmux set-clipboard on puts it in a buffer)
+demo
+$TT set-option -s set-clipboard on
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys Enter; tt_wait "threads" 5
+tt_keys Enter; tt_wait "fakekernel.c:62" 20
+tt_keys j j y
+tt_check "y says what it copied" "copied frame 2 to the clipboard" 5
+got=$($TT show-buffer 2>/dev/null)
+check "$got" = "validateReport(ReportHeader const&, unsigned int, unsigned int) (fakekext.cpp:74)" "y copies the frame as function (file:line)"
+tt_keys Y
+tt_check "Y says it copied the backtrace" "copied the backtrace" 5
+$TT show-buffer >"$tt_work/bt.txt" 2>/dev/null
+check "$(wc -l <"$tt_work/bt.txt" | tr -d ' ')" = 6 "Y copies every frame and the inlined call (6 lines)"
+check_grep "^#4   kernel +0x348  *kernel_bootstrap_thread (fakekernel.c:195)" "$tt_work/bt.txt" "Y: frames with image, offset, function and file:line"
+check_grep "inlined into FakeDriver::handleReport" "$tt_work/bt.txt" "Y: the inlined call"
+tt_keys Escape Escape Tab
+tt_wait "Binary images" 5
+tt_keys y
+tt_check "y on an image copies its UUID" "copied the UUID" 5
+check "$($TT show-buffer 2>/dev/null)" = "4C4C44BD-5555-3144-A14B-0078EC5E31E1" "y on the kernel image row copies its UUID"
+
 done_testing

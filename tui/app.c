@@ -177,6 +177,10 @@ static unsigned dispatch(kpt_app *app, kpt_request req)
 	case KPT_REQ_RIGHT: return dispatch(app, KPT_REQ_ENTER);   /* views that do not scroll */
 	case KPT_REQ_LEFT: return dispatch(app, KPT_REQ_BACK);
 	case KPT_REQ_BACK: return KPT_POP | KPT_REDRAW;
+	case KPT_REQ_COPY:
+	case KPT_REQ_COPYALL:
+		kpt_set_msg(app, "nothing to copy here");
+		return KPT_REDRAW;
 	case KPT_REQ_QUIT: return KPT_QUIT;
 	case KPT_REQ_CLOSE: return app->depth <= 1 ? KPT_QUIT : KPT_POP | KPT_REDRAW;
 	case KPT_REQ_REDRAW:

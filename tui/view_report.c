@@ -9,6 +9,7 @@
  * shows, and the idle op lays out the rest in slices of a few milliseconds,
  * so keys and signals are answered meanwhile. */
 #include "kpt_app.h"
+#include "kpt_clipboard.h"
 #include "kpt_frame.h"
 #include "kpt_worker.h"
 #include "kp_symbols.h"
@@ -451,6 +452,46 @@ static unsigned report_idle(kpt_view *v)
 	return KPT_REDRAW | (p->wrapping ? KPT_MORE : 0);
 }
 
+/* y: a frame row as "function (file:line)", an image or kext row its UUID,
+ * a text row as shown; Y: the panicked thread's whole backtrace */
+static unsigned report_copy(kpt_view *v, bool all)
+{
+	report_priv *p = v->priv;
+	const kp_report *r = p->doc->r;
+	size_t row;
+	if (all) {
+		if (!p->has_bt) {
+			kpt_set_msg(v->app, "this report names no panicked thread");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		char *text = kpt_thread_text(r, &r->processes[p->bt_proc].threads[p->bt_thread],
+		                             kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread));
+		kpt_clipboard_copy(v->app, text, "the backtrace");
+		free(text);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (!kpt_list_current(&v->list, &row))
+		return KPT_HANDLED;
+	const rrow *rr = &p->rows[row];
+	char buf[1200], what[48] = "the row";
+	const char *text = NULL;
+	switch (rr->kind) {
+	case ROW_FRAME:
+		text = report_row_text(v, row, buf, sizeof buf);
+		snprintf(what, sizeof what, "frame %zu", rr->idx);
+		break;
+	case ROW_IMAGE: text = r->images[rr->idx].uuid; snprintf(what, sizeof what, "the UUID"); break;
+	case ROW_KEXT: text = r->kexts[rr->idx].uuid; snprintf(what, sizeof what, "the UUID"); break;
+	default: text = report_row_text(v, row, buf, sizeof buf); break;
+	}
+	if (!text || !*text) {
+		kpt_set_msg(v->app, "nothing to copy on this row");
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	kpt_clipboard_copy(v->app, text, what);
+	return KPT_HANDLED | KPT_REDRAW;
+}
+
 static unsigned report_request(kpt_view *v, kpt_request req)
 {
 	report_priv *p = v->priv;
@@ -467,6 +508,8 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		rebuild(v, p->width ? p->width : v->app->cols);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
+	if (req == KPT_REQ_COPY || req == KPT_REQ_COPYALL)
+		return report_copy(v, req == KPT_REQ_COPYALL);
 	if (req != KPT_REQ_ENTER)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))

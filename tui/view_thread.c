@@ -8,6 +8,7 @@
  * and once the rest of the thread as a background request.  Results land in
  * the document's symbol cache (worker.c) and update() re-lays the rows. */
 #include "kpt_app.h"
+#include "kpt_clipboard.h"
 #include "kpt_frame.h"
 #include "kpt_options.h"
 #include "kpt_draw.h"
@@ -345,10 +346,44 @@ static const char *thread_row_text(kpt_view *v, size_t row, char *buf, size_t si
 	return buf;
 }
 
+/* y: the selected row as "function (file:line)" (an inlined row: its
+ * call); Y: the whole thread as text */
+static unsigned thread_copy(kpt_view *v, bool all)
+{
+	thread_priv *p = v->priv;
+	const kp_thread *t = thr(v);
+	size_t row;
+	if (all) {
+		char *text = kpt_thread_text(p->at.doc->r, t, syms(v));
+		kpt_clipboard_copy(v->app, text, "the backtrace");
+		free(text);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (!kpt_list_current(&v->list, &row))
+		return KPT_HANDLED;
+	const trow *tr = &p->rows[row];
+	const kpt_sym *s = &syms(v)[tr->frame];
+	char text[1200], what[32];
+	if (tr->sub > 0 && tr->sub < s->nlines) {
+		const kpt_symline *l = &s->lines[tr->sub];
+		if (l->file)
+			snprintf(text, sizeof text, "%s (%s:%u)", l->function ? l->function : "??", base(l->file), l->line);
+		else
+			snprintf(text, sizeof text, "%s", l->function ? l->function : "??");
+	} else {
+		kpt_frame_text(p->at.doc->r, t, s, tr->frame, text, sizeof text);
+	}
+	snprintf(what, sizeof what, "frame %zu", tr->frame);
+	kpt_clipboard_copy(v->app, text, what);
+	return KPT_HANDLED | KPT_REDRAW;
+}
+
 static unsigned thread_request(kpt_view *v, kpt_request req)
 {
 	thread_priv *p = v->priv;
 	size_t row;
+	if (req == KPT_REQ_COPY || req == KPT_REQ_COPYALL)
+		return thread_copy(v, req == KPT_REQ_COPYALL);
 	if (req != KPT_REQ_ENTER)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))
