@@ -112,4 +112,21 @@ tt_keys y
 tt_check "y on an image copies its UUID" "copied the UUID" 5
 check "$($TT show-buffer 2>/dev/null)" = "4C4C44BD-5555-3144-A14B-0078EC5E31E1" "y on the kernel image row copies its UUID"
 
+# ---- e opens $EDITOR +LINE FILE (a stub that records its arguments)
+cat >"$tt_work/ed.sh" <<EDEOF
+#!/bin/sh
+printf '%s\n' "\$@" >"$tt_work/ed.args"
+EDEOF
+chmod +x "$tt_work/ed.sh"
+tt_start 80 24 "VISUAL= EDITOR='$tt_work/ed.sh' '$KPBROWSE' --demo"
+tt_wait "vm_page_check_sanity" 20
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys Enter; tt_wait "threads" 5
+tt_keys Enter; tt_wait "fakekernel.c:62" 20
+tt_keys j j e
+tt_check "e returns to the TUI and says what it edited" "edited " 5
+check "$(sed -n 1p "$tt_work/ed.args" 2>/dev/null)" = "+74" "e passes +LINE first"
+check "$(sed -n 2p "$tt_work/ed.args" 2>/dev/null)" = "$tt_src/tests/fixtures/src/fakekext.cpp" "e passes the file, mapped to this machine"
+tt_check "the frames are back on screen after the editor" "validateReport(ReportHeade" 5
+
 done_testing

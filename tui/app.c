@@ -181,6 +181,9 @@ static unsigned dispatch(kpt_app *app, kpt_request req)
 	case KPT_REQ_COPYALL:
 		kpt_set_msg(app, "nothing to copy here");
 		return KPT_REDRAW;
+	case KPT_REQ_EDIT:
+		kpt_set_msg(app, "e opens a frame's source: select a frame with a file and line");
+		return KPT_REDRAW;
 	case KPT_REQ_QUIT: return KPT_QUIT;
 	case KPT_REQ_CLOSE: return app->depth <= 1 ? KPT_QUIT : KPT_POP | KPT_REDRAW;
 	case KPT_REQ_REDRAW:

@@ -215,3 +215,17 @@ void kpt_options_dsym_places(const kpt_config *c, char *out, size_t size)
 	else if (k == 0)
 		snprintf(out, size, "nowhere (no --dsym)");
 }
+
+void kpt_options_map_source(const kpt_config *c, const char *in, char *out, size_t size)
+{
+	for (size_t i = 0; i < c->nmaps; i++) {
+		size_t n = strlen(c->map_from[i]);
+		while (n > 1 && c->map_from[i][n - 1] == '/')
+			n--;
+		if (strncmp(in, c->map_from[i], n) == 0 && (in[n] == '/' || in[n] == '\0')) {
+			snprintf(out, size, "%s%s", c->map_to[i], in + n);
+			return;
+		}
+	}
+	snprintf(out, size, "%s", in);
+}

@@ -238,3 +238,20 @@ bool kpt_term_drain_signals(void)
 			}
 	return resized;
 }
+
+void kpt_term_suspend(void)
+{
+	static const char off[] = "\033[?1000l";
+	(void)!write(STDOUT_FILENO, off, sizeof off - 1);
+	def_prog_mode();
+	endwin();
+}
+
+void kpt_term_resume(void)
+{
+	static const char clicks[] = "\033[?1003l\033[?1002l\033[?1000h";
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+	refresh();
+	(void)!write(STDOUT_FILENO, clicks, sizeof clicks - 1);
+}

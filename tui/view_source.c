@@ -5,6 +5,8 @@
  * filtering, so line numbers stay put. */
 #include "kpt_app.h"
 #include "kpt_draw.h"
+#include "kpt_editor.h"
+#include "kpt_options.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
 
@@ -26,20 +28,6 @@ typedef struct source_priv {
 	bool centred;
 	size_t hscroll;       /* characters hidden on the left (Left/Right) */
 } source_priv;
-
-static void map_path(const kpt_config *c, const char *in, char *out, size_t size)
-{
-	for (size_t i = 0; i < c->nmaps; i++) {
-		size_t n = strlen(c->map_from[i]);
-		while (n > 1 && c->map_from[i][n - 1] == '/')
-			n--;
-		if (strncmp(in, c->map_from[i], n) == 0 && (in[n] == '/' || in[n] == '\0')) {
-			snprintf(out, size, "%s%s", c->map_to[i], in + n);
-			return;
-		}
-	}
-	snprintf(out, size, "%s", in);
-}
 
 static char *expand_tabs(const char *s, size_t len)
 {
@@ -105,7 +93,7 @@ static int source_open(kpt_view *v, void *arg)
 	source_priv *p = v->priv;
 	p->line = a->line;
 	snprintf(p->dwarf_path, sizeof p->dwarf_path, "%s", a->file);
-	map_path(&v->app->cfg, a->file, p->path, sizeof p->path);
+	kpt_options_map_source(&v->app->cfg, a->file, p->path, sizeof p->path);
 	const char *b = strrchr(a->file, '/');
 	snprintf(v->title, sizeof v->title, "%.120s:%u", b ? b + 1 : a->file, a->line);
 	v->list.search_only = true;
@@ -176,6 +164,11 @@ static const char *source_row_text(kpt_view *v, size_t row, char *buf, size_t si
 static unsigned source_request(kpt_view *v, kpt_request req)
 {
 	source_priv *p = v->priv;
+	if (req == KPT_REQ_EDIT) {   /* at the line under the cursor */
+		size_t row;
+		kpt_editor_open(v->app, p->dwarf_path, kpt_list_current(&v->list, &row) ? (unsigned)row + 1 : p->line);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
 	if (req == KPT_REQ_RIGHT) {
 		size_t longest = 0;
 		for (size_t i = 0; i < p->nlines; i++) {
@@ -196,7 +189,7 @@ static unsigned source_request(kpt_view *v, kpt_request req)
 static const char *source_hint(kpt_view *v)
 {
 	(void)v;
-	return "/ search  n/N  Left/Right scroll  Esc back";
+	return "/ search  n/N  Left/Right scroll  e edit  Esc back";
 }
 
 const kpt_view_ops kpt_view_source = {

@@ -9,6 +9,7 @@
  * the document's symbol cache (worker.c) and update() re-lays the rows. */
 #include "kpt_app.h"
 #include "kpt_clipboard.h"
+#include "kpt_editor.h"
 #include "kpt_frame.h"
 #include "kpt_options.h"
 #include "kpt_draw.h"
@@ -384,7 +385,7 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 	size_t row;
 	if (req == KPT_REQ_COPY || req == KPT_REQ_COPYALL)
 		return thread_copy(v, req == KPT_REQ_COPYALL);
-	if (req != KPT_REQ_ENTER)
+	if (req != KPT_REQ_ENTER && req != KPT_REQ_EDIT)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))
 		return KPT_HANDLED;
@@ -400,6 +401,10 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	const kpt_symline *l = &s->lines[tr->sub];
+	if (req == KPT_REQ_EDIT) {
+		kpt_editor_open(v->app, l->file, l->line);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
 	snprintf(p->push_file, sizeof p->push_file, "%s", l->file);
 	snprintf(p->push_func, sizeof p->push_func, "%s", l->function ? l->function : "");
 	p->push = (kpt_source_arg){p->push_file, l->line, p->push_func};
@@ -409,7 +414,7 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 static const char *thread_hint(kpt_view *v)
 {
 	(void)v;
-	return "Enter source  Esc back  / filter";
+	return "Enter source  e edit  y/Y copy  Esc back";
 }
 
 static unsigned thread_update(kpt_view *v)
