@@ -118,6 +118,23 @@ static int cmp_gid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The index sorts a report without a readable date by its file's time;
+ * the list shows those last instead (stable: the order among the dated
+ * and among the undated is the index's). */
+static void undated_last(kpt_entry *e, size_t n)
+{
+	kpt_entry *tmp = kpt_xmalloc((n ? n : 1) * sizeof *tmp);
+	size_t k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			int64_t t;
+			if (kpi_report_time(e[i].date, &t) == (pass == 0))
+				tmp[k++] = e[i];
+		}
+	memcpy(e, tmp, n * sizeof *e);
+	free(tmp);
+}
+
 #define SEEN_KEY "tui.seen_seq"
 
 static void read_state(kpt_app *app)
@@ -174,6 +191,7 @@ kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
 			lc.e[i].culprit = lc.g[hit->idx].culprit;
 	}
 	free(ix);
+	undated_last(lc.e, lc.n);
 
 	for (size_t i = 0; i < c->ng; i++)
 		free(c->g[i].ids);

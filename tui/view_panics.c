@@ -4,6 +4,7 @@
  * Rows are indices into the catalog (no copy of the list), so a catalog
  * reload only remaps the cursor by report id. */
 #include "kpt_app.h"
+#include "kpt_date.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
@@ -93,15 +94,6 @@ static void panics_close(kpt_view *v)
 	free(p->rows);
 }
 
-/* "2024-05-01 10:22:13.00 +0200" -> "2024-05-01 10:22" */
-static void short_date(const char *d, char *out, size_t size)
-{
-	snprintf(out, size, "%.16s", d ? d : "-");
-	for (char *s = out; *s; s++)
-		if (*s == 'T')
-			*s = ' ';
-}
-
 /* "macOS 14.4.1 (23E224)" -> "14.4.1"; other texts as they are */
 static void short_os(const char *os, char *out, size_t size)
 {
@@ -148,7 +140,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_cols_layout(c, PC_N, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32], os[32], cnt[16];
-	short_date(e->date, d, sizeof d);
+	kpt_date_utc(e->date, d, sizeof d);
 	short_os(e->os, os, sizeof os);
 	if (e->count > 1)
 		kpt_count_label(e->count, cnt, sizeof cnt);
@@ -173,7 +165,7 @@ static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 	const kpt_group *g = &cat->g[row];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32];
-	short_date(g->last_seen, d, sizeof d);
+	kpt_date_utc(g->last_seen, d, sizeof d);
 	if (sel)
 		kpt_put(y, 0, width, "", st, true);
 	kpt_col c[GC_N];
@@ -207,7 +199,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 		kpt_col c[GC_N];
 		memcpy(c, group_cols, sizeof c);
 		kpt_cols_layout(c, GC_N, width);
-		static const char *const head[GC_N] = {"count", "last seen", "group (normalised headline)", "culprit"};
+		static const char *const head[GC_N] = {"count", "last seen UTC", "group (normalised headline)", "culprit"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 		for (int i = 0; i < GC_N; i++)
 			if (c[i].w > 0)
@@ -216,7 +208,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 		kpt_col c[PC_N];
 		memcpy(c, panic_cols, sizeof c);
 		kpt_cols_layout(c, PC_N, width);
-		static const char *const head[PC_N] = {"", "date", "OS", "dups", "panic", "culprit"};
+		static const char *const head[PC_N] = {"", "date (UTC)", "OS", "dups", "panic", "culprit"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 		for (int i = 1; i < PC_N; i++)
 			if (c[i].w > 0)

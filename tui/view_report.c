@@ -9,6 +9,7 @@
  * shows, and the idle op lays out the rest in slices of a few milliseconds,
  * so keys and signals are answered meanwhile. */
 #include "kpt_app.h"
+#include "kpt_date.h"
 #include "kpt_clipboard.h"
 #include "kpt_frame.h"
 #include "kpt_worker.h"
@@ -145,7 +146,10 @@ static void build_summary(kpt_view *v, int width)
 	report_priv *p = v->priv;
 	const kp_report *r = p->doc->r;
 	add_text(p, ROW_TEXT, "Panic:           %s", r->headline ? r->headline : "-");
-	add_text(p, ROW_TEXT, "Date:            %s", r->timestamp ? r->timestamp : "-");
+	char utc[32];
+	bool dated = kpt_date_utc(r->timestamp, utc, sizeof utc);
+	add_text(p, ROW_TEXT, "Date:            %s%s%s%s", r->timestamp ? r->timestamp : "-", dated ? "  (" : "",
+	         dated ? utc : "", dated ? " UTC)" : "");
 	add_text(p, ROW_TEXT, "OS version:      %s", r->os_version ? r->os_version : "-");
 	add_text(p, ROW_TEXT, "Product:         %s   (%s, %s)", r->product ? r->product : "-",
 	         kp_arch_name(r->arch), kp_format_name(r->format));
