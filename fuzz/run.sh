@@ -5,7 +5,7 @@
 # (e.g. "-fork=1 -ignore_crashes=1" to keep going after a crash).  Findings land in
 # fuzz/findings/TARGET/ (crash-*, leak-*, timeout-*, oom-*, slow-unit-*).
 # Build first: CC=clang CXX=clang++ cmake -S . -B build-fuzz -DKP_FUZZ=ON &&
-# cmake --build build-fuzz --target fuzz_ips fuzz_text fuzz_macho fuzz_dwarf fuzz_signature
+# cmake --build build-fuzz --target fuzz_ips fuzz_text fuzz_macho fuzz_dwarf fuzz_signature fuzz_sanitize
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -13,7 +13,7 @@ target=${1:?usage: run.sh TARGET|all SECONDS [BUILD_DIR]}
 secs=${2:?usage: run.sh TARGET|all SECONDS [BUILD_DIR]}
 build=${3:-${KP_FUZZ_BUILD:-$root/../build-fuzz}}
 if [ "$target" = all ]; then
-	for t in ips text macho dwarf signature; do
+	for t in ips text macho dwarf signature sanitize; do
 		sh "$0" "$t" "$secs" "$build"
 	done
 	exit 0
@@ -24,7 +24,8 @@ text) maxlen=32768 ;;        # the largest real .panic is 17 KiB
 macho) maxlen=131072 ;;      # fixture binaries up to 100 KiB (universal)
 dwarf) maxlen=65536 ;;       # fixture DWARF files up to 34 KiB
 signature) maxlen=32768 ;;
-*) echo "run.sh: unknown target '$target' (ips text macho dwarf signature all)" >&2; exit 2 ;;
+sanitize) maxlen=8192 ;;     # display strings: a panic string's lines, names, paths
+*) echo "run.sh: unknown target '$target' (ips text macho dwarf signature sanitize all)" >&2; exit 2 ;;
 esac
 bin=$build/fuzz/fuzz_$target
 [ -x "$bin" ] || { echo "run.sh: $bin not built (see the comment at the top)" >&2; exit 2; }

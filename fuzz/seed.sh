@@ -8,7 +8,7 @@ root=$(dirname "$here")
 out=${1:-$here/corpus}
 real=${KP_SHARED_DIR:-$root/../shared}/corpus/real
 fix=$root/tests/fixtures
-mkdir -p "$out/ips" "$out/text" "$out/macho" "$out/dwarf" "$out/signature"
+mkdir -p "$out/ips" "$out/text" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize"
 n=0
 put() {   # put TARGET FILE [HEAD_BYTES]
 	n=$((n + 1))
@@ -70,6 +70,12 @@ while i < len(data):
 PY
 	done
 fi
+# The sanitiser: panic text, the hostile corpus, and what a terminal acts on.
+for f in "$fix"/reports/*.panic "$root"/tests/hostile/*; do
+	[ -f "$f" ] && put sanitize "$f" 8192
+done
+printf 'a\033[31mred\033[0m \033]0;title\007 \302\233 \342\200\256rlo \377 \355\240\200 \t\r\n' \
+	>"$out/sanitize/seed-escapes"
 for f in "$fix"/bin/*; do
 	[ -f "$f" ] && put macho "$f"
 done

@@ -5,9 +5,10 @@
  * and the program's start (options, worker, scanner) in entry.c.
  *
  * The loop waits in poll() on the terminal, a self-pipe fed by the signal
- * handlers (SIGWINCH, SIGINT, SIGTERM) and the registered sources (the
- * worker's result pipe, the scanner's progress pipe); it handles whatever
- * is ready, then redraws once.  While the top view has deferred work (its
+ * handlers (SIGWINCH, SIGINT, SIGTERM, SIGHUP, SIGPIPE) and the registered
+ * sources (the worker's result pipe, the scanner's progress pipe, the
+ * loader's pipe); it handles whatever is ready, then redraws once.
+ * While the top view has deferred work (its
  * idle op says KPT_MORE) the loop polls without waiting and does one slice
  * of it per turn, so no long job keeps it from keys and signals.  Handlers
  * that may take long in one piece (a view's open loads a report) run

@@ -93,6 +93,18 @@ int kpt_main(int argc, char **argv)
 
 	rc = kpt_app_loop(app);
 	kpt_term_restore();
+	if (kpt_scanner_busy(app)) {
+		/* A scan cannot be cancelled and may have minutes to go: quit now
+		 * and let the process exit end it (its batches are committed; the
+		 * one under way rolls back).  Its thread still reads app->cfg, so
+		 * the app is kept, reachable from here, and not freed.  The "seen"
+		 * mark is not saved: the scanner may hold the write lock for long,
+		 * and what it found shows as new next time, which it is. */
+		static kpt_app *volatile left_to_exit;
+		left_to_exit = app;
+		(void)left_to_exit;
+		return rc;
+	}
 	shutdown_app(app);
 	return rc;
 }

@@ -6,6 +6,8 @@
 #ifndef KPT_SCANNER_H
 #define KPT_SCANNER_H
 
+#include <stdbool.h>
+
 #include "kp_error.h"
 
 typedef struct kpt_app kpt_app;
@@ -16,6 +18,10 @@ kp_status kpt_scanner_start(kpt_app *app, kp_error *err);
 int kpt_scanner_fd(const kpt_app *app);            /* -1 when none */
 /* drains scanner news; KPT_REDRAW when the list changed */
 unsigned kpt_scanner_poll(kpt_app *app);
+/* Joins the scan thread: waits for the scan to end (kpi_scan has no
+ * cancel hook). */
 void kpt_scanner_stop(kpt_app *app);
+/* Whether a scan thread is still at work (so stop would wait). */
+bool kpt_scanner_busy(const kpt_app *app);
 
 #endif

@@ -14,12 +14,17 @@
 #include <string.h>
 #include <unistd.h>
 
+typedef struct lreq lreq;
+
 struct kpt_loader {
 	int pipe[2];
 	size_t inflight;      /* UI thread only */
+	lreq *pending;        /* UI thread only: loads under way, so that what
+	                         they hold stays reachable (leak checkers) */
 };
 
-typedef struct lreq {
+struct lreq {
+	lreq *next;           /* in pending (the UI thread's) */
 	unsigned serial;      /* the document to fill in */
 	int64_t id;
 	char *path, *db_path; /* the thread's own copies */
@@ -27,7 +32,7 @@ typedef struct lreq {
 	kp_report *r;
 	kp_status st;
 	kp_error err;
-} lreq;
+};
 
 static void *load_main(void *arg)
 {
@@ -67,7 +72,11 @@ void kpt_loader_stop(kpt_app *app)
 	if (l->inflight == 0) {
 		kpt_pipe_close(l->pipe);
 		free(l);
+		return;
 	}
+	static kpt_loader *volatile left_to_exit;   /* kept, and reachable, for the threads' writes */
+	left_to_exit = l;
+	(void)left_to_exit;
 }
 
 int kpt_loader_fd(const kpt_app *app)
@@ -92,6 +101,11 @@ unsigned kpt_loader_poll(kpt_app *app)
 	lreq *q;
 	while (read(l->pipe[0], &q, sizeof q) == (ssize_t)sizeof q) {
 		l->inflight--;
+		for (lreq **pp = &l->pending; *pp; pp = &(*pp)->next)
+			if (*pp == q) {
+				*pp = q->next;
+				break;
+			}
 		kpt_doc *d = kpt_doc_by_serial(&app->docs, q->serial);
 		if (d && !d->r && !d->load_error) {   /* else every view let it go */
 			if (q->st == KP_OK) {
@@ -134,5 +148,7 @@ kpt_doc *kpt_doc_open(kpt_app *app, int64_t id, const char *path, kp_error *err)
 		return kpt_doc_acquire(&app->docs, app->db, id, path, err);
 	}
 	l->inflight++;
+	q->next = l->pending;
+	l->pending = q;
 	return d;
 }

@@ -157,6 +157,17 @@ unsigned kpt_scanner_poll(kpt_app *app)
 	return KPT_REDRAW;
 }
 
+bool kpt_scanner_busy(const kpt_app *app)
+{
+	kpt_scanner *s = app->scanner;
+	if (!s)
+		return false;
+	pthread_mutex_lock(&s->mu);
+	bool busy = !s->done;
+	pthread_mutex_unlock(&s->mu);
+	return busy;
+}
+
 /* Quirk: kpi_scan has no cancel hook, so quitting mid-scan waits for it;
  * batches are committed, so detaching would also be safe, but joining
  * keeps sanitizer builds quiet. */
