@@ -1,18 +1,26 @@
 /* bench_index.c: the index on 10,000 generated reports (one in fifty a ~1 MB
  * full .ips made from the real one when present): cold scan with the parse
- * share, unchanged rescan, UUID search, index size.  Prints figures only.
+ * share, unchanged rescan, UUID search, index size, list --json (the whole
+ * process, and its writer alone on the same rows).  Prints figures only.
  * Usage: bench_index [COUNT] (default 10000); works in a temp dir. */
 #include "../tests/kt_slurp.h"
 #include "kp_index.h"
 #include "index_corpus.h"
+#include "kp_vec.h"
+#include "kpc_cmd.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef KPBROWSE
+#define KPBROWSE "kpbrowse"
+#endif
 
 static double now(void)
 {
@@ -94,6 +102,105 @@ static double parse_pass(const char *dir, size_t *nfiles, size_t *bytes)
 	}
 	closedir(d);
 	return t;
+}
+
+/* Rows copied out of the query, so that writing them can be timed alone. */
+typedef struct rowcopy {
+	kpi_report_row *rows;
+	size_t n, cap;
+} rowcopy;
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int copy_row(void *ctx, const kpi_report_row *r)
+{
+	rowcopy *c = ctx;
+	kpi_report_row *d = kp_vec_push((void **)&c->rows, &c->n, &c->cap, sizeof *d);
+	if (!d)
+		return 1;
+	*d = *r;
+	d->path = dup_or_null(r->path);
+	d->timestamp = dup_or_null(r->timestamp);
+	d->os_version = dup_or_null(r->os_version);
+	d->headline = dup_or_null(r->headline);
+	d->match = NULL;
+	return 0;
+}
+
+/* list --json's writer alone (kpc_rows_*, kpc_row_sink from cli/cmd_list.c)
+ * on rows fetched beforehand, into a file; best of reps. */
+static double list_json_writer(kpi_db *h, const char *out, int reps, size_t *bytes)
+{
+	rowcopy c = {0};
+	kp_error err;
+	if (kpi_list_reports(h, copy_row, &c, &err) != KP_OK)
+		return -1;
+	double best = -1;
+	fflush(stdout);
+	int saved = dup(1);
+	for (int i = 0; i < reps; i++) {
+		if (!freopen(out, "w", stdout))
+			break;
+		double t0 = now();
+		kpc_json_rows *j = kpc_rows_open();
+		for (size_t k = 0; k < c.n; k++)
+			kpc_row_sink(j, &c.rows[k]);
+		bool ok = kpc_rows_close(j, false);
+		double t = now() - t0;
+		*bytes = (size_t)ftell(stdout);
+		if (ok && (best < 0 || t < best))
+			best = t;
+	}
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	for (size_t k = 0; k < c.n; k++) {
+		free((char *)c.rows[k].path);
+		free((char *)c.rows[k].timestamp);
+		free((char *)c.rows[k].os_version);
+		free((char *)c.rows[k].headline);
+	}
+	free(c.rows);
+	return best;
+}
+
+/* Runs `kpbrowse list --json --db db` (the whole process), reading its
+ * output through a pipe; returns the best wall time of reps and the bytes. */
+static double list_json(const char *db, int reps, size_t *bytes)
+{
+	double best = -1;
+	for (int i = 0; i < reps; i++) {
+		int pfd[2];
+		if (pipe(pfd) != 0)
+			return -1;
+		double t0 = now();
+		pid_t pid = fork();
+		if (pid == 0) {
+			dup2(pfd[1], 1);
+			close(pfd[0]);
+			close(pfd[1]);
+			execl(KPBROWSE, KPBROWSE, "list", "--json", "--db", db, (char *)NULL);
+			_exit(127);
+		}
+		close(pfd[1]);
+		static char sink[1 << 16];
+		size_t n = 0;
+		ssize_t k;
+		while ((k = read(pfd[0], sink, sizeof sink)) > 0)
+			n += (size_t)k;
+		close(pfd[0]);
+		int st;
+		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			return -1;
+		double t = now() - t0;
+		if (best < 0 || t < best)
+			best = t;
+		*bytes = n;
+	}
+	return best;
 }
 
 int main(int argc, char **argv)
@@ -179,6 +286,17 @@ int main(int argc, char **argv)
 	size_t nprefix = n;
 	kpi_close(&h);
 
+	/* list --json: the whole process (the index query is most of it), and
+	 * its writer alone on the same rows, into a file */
+	size_t list_bytes = 0, writer_bytes = 0;
+	double tlist = list_json(db, 5, &list_bytes), twriter = -1;
+	char out[1200];
+	snprintf(out, sizeof out, "%s/list.json", tmp);
+	if (kpi_open(db, 0, &h, &err) == KP_OK) {
+		twriter = list_json_writer(h, out, 5, &writer_bytes);
+		kpi_close(&h);
+	}
+
 	struct stat st;
 	off_t dbsize = stat(db, &st) == 0 ? st.st_size : 0;
 	char wal[1200];
@@ -197,6 +315,12 @@ int main(int argc, char **argv)
 	printf("UUID search, 8-digit prefix matching %zu reports: %.3f ms\n", nprefix, tprefix * 1e3);
 	printf("index size:             %lld bytes = %.2f of the reports (target < 0.5)\n",
 	       (long long)dbsize, bytes ? (double)dbsize / (double)bytes : 0);
+	if (tlist > 0)
+		printf("list --json, whole process: %.1f ms for %zu bytes = %.0f MB/s (the index query is most of it)\n",
+		       tlist * 1e3, list_bytes, list_bytes / 1e6 / tlist);
+	if (twriter > 0)
+		printf("list --json's writer alone: %.1f ms for %zu bytes to a file = %.0f MB/s (target >= 100 MB/s)\n",
+		       twriter * 1e3, writer_bytes, writer_bytes / 1e6 / twriter);
 	free(real);
 	char cmd[1200];
 	if (getenv("KPI_BENCH_KEEP")) {

@@ -4,9 +4,9 @@
 #include "kpc_cmd.h"
 #include "kpt_sanitize.h"
 
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void put(const char *s, int width)
@@ -18,31 +18,104 @@ static void put(const char *s, int width)
 		putchar(' ');
 }
 
-static cJSON *str_or_null(const char *s)
+/* ---- JSON: streamed in cJSON_Print's layout (kp_report_json.h) ---------- */
+
+struct kpc_json_rows {
+	kp_report_json_out out;
+	size_t n;   /* elements written */
+};
+
+kpc_json_rows *kpc_rows_open(void)
 {
-	return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+	kpc_json_rows *j = malloc(sizeof *j);
+	if (!j)
+		return NULL;
+	kp_report_json_init(&j->out, stdout);
+	j->n = 0;
+	return j;
 }
 
-cJSON *kpc_report_row_json(const kpi_report_row *r)
+bool kpc_rows_close(kpc_json_rows *j, bool failed)
 {
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		return NULL;
-	cJSON_AddNumberToObject(o, "id", (double)r->id);
-	cJSON_AddItemToObject(o, "path", str_or_null(r->path));
-	cJSON_AddItemToObject(o, "timestamp", str_or_null(r->timestamp));
-	cJSON_AddItemToObject(o, "os_version", str_or_null(r->os_version));
-	cJSON_AddItemToObject(o, "headline", str_or_null(r->headline));
-	cJSON_AddNumberToObject(o, "group_id", (double)r->group_id);
-	cJSON_AddNumberToObject(o, "group_count", (double)r->group_count);
-	cJSON_AddBoolToObject(o, "archived", r->archived);
-	if (r->match) {
-		cJSON *m = cJSON_AddObjectToObject(o, "match");
-		cJSON_AddItemToObject(m, "uuid", str_or_null(r->match->uuid));
-		cJSON_AddItemToObject(m, "name", str_or_null(r->match->name));
-		cJSON_AddItemToObject(m, "role", str_or_null(r->match->role));
+	if (!j)
+		return true;
+	if (j->n)
+		kp_report_json_raw(&j->out, "]\n", 2);
+	else if (!failed)
+		kp_report_json_raw(&j->out, "[]\n", 3);
+	bool ok = kp_report_json_flush(&j->out) && fflush(stdout) == 0;
+	free(j);
+	if (!ok) {
+		kp_error err;
+		kp_error_set(&err, KP_ERR_IO, 0, -1, "cannot write the JSON output");
+		kpt_report_error("stdout", &err);
 	}
-	return o;
+	return ok;
+}
+
+/* The separator before the next array element, then its object. */
+static kp_report_json_obj rows_next(kpc_json_rows *j)
+{
+	if (j->n++)
+		kp_report_json_raw(&j->out, ", ", 2);
+	else
+		kp_report_json_raw(&j->out, "[", 1);
+	return kp_report_json_begin(&j->out, 1);
+}
+
+static void m_str(kp_report_json_obj *ob, const char *k, const char *v)
+{
+	kp_report_json_key(ob, k);
+	kp_report_json_str(ob->out, v);
+}
+
+static void m_int(kp_report_json_obj *ob, const char *k, int64_t v)
+{
+	kp_report_json_key(ob, k);
+	kp_report_json_int(ob->out, v);
+}
+
+static void row_json(kpc_json_rows *j, const kpi_report_row *r)
+{
+	kp_report_json_obj ob = rows_next(j);
+	m_int(&ob, "id", r->id);
+	m_str(&ob, "path", r->path);
+	m_str(&ob, "timestamp", r->timestamp);
+	m_str(&ob, "os_version", r->os_version);
+	m_str(&ob, "headline", r->headline);
+	m_int(&ob, "group_id", r->group_id);
+	m_int(&ob, "group_count", r->group_count);
+	kp_report_json_key(&ob, "archived");
+	kp_report_json_bool(&j->out, r->archived);
+	if (r->match) {
+		kp_report_json_key(&ob, "match");
+		kp_report_json_obj m = kp_report_json_begin(&j->out, 2);
+		m_str(&m, "uuid", r->match->uuid);
+		m_str(&m, "name", r->match->name);
+		m_str(&m, "role", r->match->role);
+		kp_report_json_end(&m);
+	}
+	kp_report_json_end(&ob);
+}
+
+static void group_json(kpc_json_rows *j, const kpi_group_row *g)
+{
+	kp_report_json_obj ob = rows_next(j);
+	m_int(&ob, "group_id", g->group_id);
+	m_str(&ob, "title", g->title);
+	m_str(&ob, "culprit", g->culprit);
+	m_int(&ob, "count", g->count);
+	m_str(&ob, "first_seen", g->first_seen);
+	m_str(&ob, "last_seen", g->last_seen);
+	kp_report_json_key(&ob, "report_ids");
+	kp_report_json_raw(&j->out, "[", 1);
+	for (size_t i = 0; i < g->nreport_ids; i++) {
+		if (i)
+			kp_report_json_raw(&j->out, ", ", 2);
+		kp_report_json_int(&j->out, g->report_ids[i]);
+	}
+	kp_report_json_raw(&j->out, "]", 1);
+	kp_report_json_end(&ob);
 }
 
 void kpc_report_row_header(void)
@@ -79,40 +152,17 @@ void kpc_report_row_print(const kpi_report_row *r)
 
 int kpc_row_sink(void *ctx, const kpi_report_row *row)
 {
-	cJSON *arr = ctx;
-	if (arr)
-		cJSON_AddItemToArray(arr, kpc_report_row_json(row));
+	if (ctx)
+		row_json(ctx, row);
 	else
 		kpc_report_row_print(row);
 	return 0;
 }
 
-void kpc_print_json(cJSON *j)
-{
-	char *s = j ? cJSON_Print(j) : NULL;
-	if (s) {
-		kp_report_json_fputs_safe(stdout, s);   /* inert and valid UTF-8 */
-		putchar('\n');
-	}
-	cJSON_free(s);
-	cJSON_Delete(j);
-}
-
 static int group_sink(void *ctx, const kpi_group_row *g)
 {
-	cJSON *arr = ctx;
-	if (arr) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddNumberToObject(o, "group_id", (double)g->group_id);
-		cJSON_AddItemToObject(o, "title", str_or_null(g->title));
-		cJSON_AddItemToObject(o, "culprit", str_or_null(g->culprit));
-		cJSON_AddNumberToObject(o, "count", (double)g->count);
-		cJSON_AddItemToObject(o, "first_seen", str_or_null(g->first_seen));
-		cJSON_AddItemToObject(o, "last_seen", str_or_null(g->last_seen));
-		cJSON *ids = cJSON_AddArrayToObject(o, "report_ids");
-		for (size_t i = 0; i < g->nreport_ids; i++)
-			cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)g->report_ids[i]));
-		cJSON_AddItemToArray(arr, o);
+	if (ctx) {
+		group_json(ctx, g);
 		return 0;
 	}
 	printf("%-6" PRId64 " %5" PRId64 "  %-20s  %-20s  ", g->group_id, g->count,
@@ -158,7 +208,11 @@ int kpc_cmd_list(int argc, char **argv)
 	int rc = kpc_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
-	cJSON *arr = json ? cJSON_CreateArray() : NULL;
+	kpc_json_rows *arr = NULL;
+	if (json && !(arr = kpc_rows_open())) {
+		kpi_close(&db);
+		return KPT_EXIT_BAD;
+	}
 	kp_error err;
 	kp_status st;
 	if (groups) {
@@ -172,12 +226,10 @@ int kpc_cmd_list(int argc, char **argv)
 		st = kpi_list_reports(db, kpc_row_sink, arr, &err);
 	}
 	kpi_close(&db);
+	bool written = kpc_rows_close(arr, st != KP_OK);
 	if (st != KP_OK) {
-		cJSON_Delete(arr);
 		kpt_report_error(dbpath, &err);
 		return KPT_EXIT_BAD;
 	}
-	if (json)
-		kpc_print_json(arr);
-	return KPT_EXIT_OK;
+	return written ? KPT_EXIT_OK : KPT_EXIT_BAD;
 }

@@ -2,7 +2,6 @@
 #include "kp_index.h"
 #include "kpc_cmd.h"
 
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <string.h>
 
@@ -55,7 +54,11 @@ int kpc_cmd_search(int argc, char **argv)
 	int rc = kpc_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
-	cJSON *arr = json ? cJSON_CreateArray() : NULL;
+	kpc_json_rows *arr = NULL;
+	if (json && !(arr = kpc_rows_open())) {
+		kpi_close(&db);
+		return KPT_EXIT_BAD;
+	}
 	if (!json)
 		kpc_report_row_header();
 	kp_error err;
@@ -68,12 +71,12 @@ int kpc_cmd_search(int argc, char **argv)
 	else
 		st = kpi_search_text(db, text, kpc_row_sink, arr, &n, &err);
 	kpi_close(&db);
+	bool written = kpc_rows_close(arr, st != KP_OK);
 	if (st != KP_OK) {
-		cJSON_Delete(arr);
 		kpt_report_error(st == KP_ERR_USAGE ? "search" : dbpath, &err);
 		return KPT_EXIT_BAD;
 	}
-	if (json)
-		kpc_print_json(arr);
+	if (!written)
+		return KPT_EXIT_BAD;
 	return n ? KPT_EXIT_OK : KPT_EXIT_NONE;
 }

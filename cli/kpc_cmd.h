@@ -32,17 +32,22 @@ int kpc_cmd_export(int argc, char **argv);
 /* Index commands' shared pieces (cmd_index.c, cmd_list.c). */
 struct kpi_db;
 struct kpi_report_row;
-struct cJSON;
 /* Resolves --db (see kpi_default_path) into path and opens it; prints the
  * error and returns KPT_EXIT_BAD on failure. */
 int kpc_open_index(const char *db_opt, bool create, struct kpi_db **db, char *path, size_t size);
-/* A report row as text (header first) or as its JSON object (caller owns it). */
+/* A report row as text (header first). */
 void kpc_report_row_header(void);
 void kpc_report_row_print(const struct kpi_report_row *r);
-struct cJSON *kpc_report_row_json(const struct kpi_report_row *r);
-/* kpi_report_fn: ctx is a cJSON array to append to, or NULL to print text. */
+/* Rows as one JSON array streamed to stdout as they come (cJSON_Print's
+ * layout, strings made safe: kp_report_json.h): kpc_rows_open (NULL when out
+ * of memory), kpc_row_sink with it as ctx for each row, then kpc_rows_close
+ * (NULL is a no-op), which ends the array ("[]" when empty; nothing at all
+ * when failed and no row came, as before streaming), flushes, frees and,
+ * when a write to stdout failed, prints the error and returns false. */
+typedef struct kpc_json_rows kpc_json_rows;
+kpc_json_rows *kpc_rows_open(void);
+bool kpc_rows_close(kpc_json_rows *j, bool failed);
+/* kpi_report_fn: ctx is a kpc_json_rows to write to, or NULL to print text. */
 int kpc_row_sink(void *ctx, const struct kpi_report_row *row);
-/* Prints j pretty and deletes it. */
-void kpc_print_json(struct cJSON *j);
 
 #endif

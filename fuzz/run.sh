@@ -22,7 +22,7 @@ case $target in
 ips) maxlen=131072 ;;        # real .ips bodies are 5 KiB .. 1 MiB; seeds are cut at 64 KiB
 text) maxlen=32768 ;;        # the largest real .panic is 17 KiB
 macho) maxlen=131072 ;;      # fixture binaries up to 100 KiB (universal)
-dwarf) maxlen=65536 ;;       # fixture DWARF files up to 34 KiB
+dwarf) maxlen=65536 ;;       # fixture DWARF files up to 46 KiB
 signature) maxlen=32768 ;;
 sanitize) maxlen=8192 ;;     # display strings: a panic string's lines, names, paths
 *) echo "run.sh: unknown target '$target' (ips text macho dwarf signature sanitize all)" >&2; exit 2 ;;

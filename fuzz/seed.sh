@@ -79,7 +79,10 @@ printf 'a\033[31mred\033[0m \033]0;title\007 \302\233 \342\200\256rlo \377 \355\
 for f in "$fix"/bin/*; do
 	[ -f "$f" ] && put macho "$f"
 done
-for f in "$fix"/bin/*.dSYM/Contents/Resources/DWARF/*; do
+# DWARF 4 from LLVM 14, DWARF 4 and 5 from LLVM 19 (dSYMs and the objects,
+# whose DWARF 5 keeps the strx/addrx/rnglistx/loclistx forms)
+for f in "$fix"/bin/*.dSYM/Contents/Resources/DWARF/* "$fix"/llvm19-dwarf*/bin/*.dSYM/Contents/Resources/DWARF/* \
+	"$fix"/llvm19-dwarf*/bin/obj/*.o; do
 	[ -f "$f" ] || continue
 	put macho "$f"
 	put dwarf "$f"

@@ -103,25 +103,7 @@ for rep in "$reports"/*.ips "$reports"/*.panic; do
 	name=$(basename "$rep")
 	"$kp" show --json --dsym "$KP_FIXTURES/bin" "$rep" >"$tmp/sym.json" 2>"$tmp/err"
 	check "$?" = 0 "symbolicate $name: exit 0"
-	python3 - "$tmp/sym.json" "$reports/expected.tsv" "$name" >"$tmp/py" 2>&1 <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-want = {}
-for line in open(sys.argv[2]):
-    if line.startswith("#"):
-        continue
-    rep, i, addr, chain = line.rstrip("\n").split("\t")
-    if rep == sys.argv[3]:
-        want[int(i)] = (addr, chain)
-t = [t for p in r["processes"] for t in p["threads"] if t["panicked"]][0]
-bad = []
-for i, (addr, chain) in sorted(want.items()):
-    f = t["frames"][i]
-    got = " | ".join("%s %s:%s:%s" % (s["function"], s["file"], s["line"] or 0, s["column"] or 0) for s in f["symbols"])
-    if f["lookup_address"] != addr or got != chain or f["symbol_source"] != "dwarf":
-        bad.append("frame %d: got %s %s, want %s %s" % (i, f["lookup_address"], got, addr, chain))
-print("ok %d frames" % len(want) if not bad and want else "; ".join(bad) or "no expectations")
-PY
+	python3 "$KP_TESTS_DIR/expected_chains.py" "$tmp/sym.json" "$reports/expected.tsv" "$name" >"$tmp/py" 2>&1
 	check_grep "^ok [1-9]" "$tmp/py" "symbolicate $name: every frame as llvm-symbolizer at the call site ($(cat "$tmp/py"))"
 done
 "$kp" show --dsym "$KP_FIXTURES/bin" "$reports/panic-full-2026-11-20-101500.0001.ips" >"$tmp/out"

@@ -1,4 +1,12 @@
-/* report_json.c: the report model as JSON for scripts (show --json). */
+/* report_json.c: the report model as JSON for scripts (show --json), and the
+ * buffered writer behind it (contract: kp_report_json.h).
+ *
+ * Speed: everything goes through one buffer; a string's runs of bytes that
+ * need no escape (printable ASCII, valid and safe UTF-8) are copied at once;
+ * numbers are formatted by hand.  Only a frame callback's additions are
+ * cJSON, one frame at a time.  The report's objects each have one function
+ * below (report, panicked, addresses, kext, image, process, thread, frame,
+ * fields, warning): a new key goes into its object's function. */
 #include "kp_report_json.h"
 #include "kp_utf8.h"
 
@@ -8,391 +16,619 @@
 #include <stdlib.h>
 #include <string.h>
 
-void kp_report_json_fputs_safe(FILE *fp, const char *json)
+/* ---- the writer ----------------------------------------------------------- */
+
+void kp_report_json_init(kp_report_json_out *o, FILE *fp)
 {
-	const unsigned char *p = (const unsigned char *)json, *run = p;
-	const unsigned char *end = p + strlen(json);
+	o->fp = fp;
+	o->n = 0;
+	o->failed = false;
+}
+
+static void out_drain(kp_report_json_out *o)
+{
+	if (o->n && !o->failed && fwrite(o->buf, 1, o->n, o->fp) != o->n)
+		o->failed = true;
+	o->n = 0;
+}
+
+bool kp_report_json_flush(kp_report_json_out *o)
+{
+	out_drain(o);
+	return !o->failed;
+}
+
+void kp_report_json_raw(kp_report_json_out *o, const char *s, size_t n)
+{
+	if (n <= sizeof o->buf - o->n) {
+		memcpy(o->buf + o->n, s, n);
+		o->n += n;
+		return;
+	}
+	out_drain(o);
+	if (n >= sizeof o->buf) {   /* a long run: straight to the FILE */
+		if (!o->failed && fwrite(s, 1, n, o->fp) != n)
+			o->failed = true;
+		return;
+	}
+	memcpy(o->buf, s, n);
+	o->n = n;
+}
+
+static inline void out_byte(kp_report_json_out *o, char c)
+{
+	if (o->n == sizeof o->buf)
+		out_drain(o);
+	o->buf[o->n++] = c;
+}
+
+/* Room for n more bytes (n far below the buffer size). */
+static inline char *out_room(kp_report_json_out *o, size_t n)
+{
+	if (sizeof o->buf - o->n < n)
+		out_drain(o);
+	return o->buf + o->n;
+}
+
+static void out_tabs(kp_report_json_out *o, int depth)
+{
+	static const char tabs[] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
+	while (depth > 0) {
+		int k = depth < 16 ? depth : 16;
+		kp_report_json_raw(o, tabs, (size_t)k);
+		depth -= k;
+	}
+}
+
+static const char hexdig[] = "0123456789abcdef";
+
+/* \uXXXX for a code point up to U+FFFF. */
+static void out_u16(kp_report_json_out *o, unsigned v)
+{
+	char *p = out_room(o, 6);
+	p[0] = '\\';
+	p[1] = 'u';
+	p[2] = hexdig[v >> 12 & 15];
+	p[3] = hexdig[v >> 8 & 15];
+	p[4] = hexdig[v >> 4 & 15];
+	p[5] = hexdig[v & 15];
+	o->n += 6;
+}
+
+/* 1 for the bytes a JSON string carries as they are: printable ASCII but
+ * the quote and the backslash.  Bytes from 0x80 are decoded and judged by
+ * the one text-safety rule. */
+static const unsigned char plain[256] = {
+	['\x20'] = 1, 1, 0 /* '"' */, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['\x30'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['\x40'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['\x50'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 /* '\\' */, 1, 1, 1,
+	['\x60'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['\x70'] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 /* DEL */,
+};
+
+/* The body of a string (no quotes): cJSON's escapes, then the safety rule. */
+static void out_escaped(kp_report_json_out *o, const unsigned char *p, const unsigned char *end)
+{
+	const unsigned char *run = p;
 	while (p < end) {
-		if (*p < 0x7F) {   /* cJSON has escaped the C0 controls already */
+		unsigned char c = *p;
+		if (plain[c]) {
 			p++;
 			continue;
 		}
-		uint32_t cp;
-		size_t n = kp_utf8_decode(p, (size_t)(end - p), &cp);
-		bool bad = cp == 0xFFFD && n == 1;
-		if (!bad && !kp_text_cp_unsafe(cp)) {
-			p += n;
-			continue;
+		size_t len = 1;
+		uint32_t cp = c;
+		if (c >= 0x80) {
+			len = kp_utf8_decode(p, (size_t)(end - p), &cp);
+			if (!(cp == 0xFFFD && len == 1) && !kp_text_cp_unsafe(cp)) {
+				p += len;   /* valid and safe: stays in the run */
+				continue;
+			}
 		}
-		fwrite(run, 1, (size_t)(p - run), fp);
-		if (cp > 0xFFFF)   /* tag characters: a UTF-16 surrogate pair */
-			fprintf(fp, "\\u%04x\\u%04x", (unsigned)(0xD800 + ((cp - 0x10000) >> 10)),
-			        (unsigned)(0xDC00 + ((cp - 0x10000) & 0x3FF)));
-		else
-			fprintf(fp, "\\u%04x", (unsigned)cp);
-		p += n;
+		kp_report_json_raw(o, (const char *)run, (size_t)(p - run));
+		if (c == '"' || c == '\\') {
+			char *q = out_room(o, 2);
+			q[0] = '\\';
+			q[1] = (char)c;
+			o->n += 2;
+		} else if (c >= 8 && c <= 13 && c != 11) {
+			char *q = out_room(o, 2);
+			q[0] = '\\';
+			q[1] = "btn\0fr"[c - 8];
+			o->n += 2;
+		} else if (cp > 0xFFFF) {   /* tag characters: a UTF-16 surrogate pair */
+			out_u16(o, 0xD800 + ((cp - 0x10000) >> 10));
+			out_u16(o, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+		} else {
+			out_u16(o, cp);   /* C0, DEL, unsafe code points; U+FFFD for a bad byte */
+		}
+		p += len;
 		run = p;
 	}
-	fwrite(run, 1, (size_t)(p - run), fp);
+	kp_report_json_raw(o, (const char *)run, (size_t)(p - run));
+}
+
+void kp_report_json_string(kp_report_json_out *o, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	out_byte(o, '"');
+	out_escaped(o, p, p + n);
+	out_byte(o, '"');
+}
+
+void kp_report_json_str(kp_report_json_out *o, const char *s)
+{
+	if (s)
+		kp_report_json_string(o, s, strlen(s));
+	else
+		kp_report_json_raw(o, "null", 4);
+}
+
+void kp_report_json_int(kp_report_json_out *o, int64_t v)
+{
+	char tmp[24], *e = tmp + sizeof tmp, *p = e;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	kp_report_json_raw(o, p, (size_t)(e - p));
+}
+
+/* "0x..." without quotes. */
+static size_t hex_digits(char *buf, uint64_t v)
+{
+	char tmp[16];
+	size_t n = 0;
+	do {
+		tmp[n++] = hexdig[v & 15];
+		v >>= 4;
+	} while (v);
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (size_t i = 0; i < n; i++)
+		buf[2 + i] = tmp[n - 1 - i];
+	return n + 2;
+}
+
+void kp_report_json_hexstr(kp_report_json_out *o, uint64_t v)
+{
+	char *p = out_room(o, 20);
+	p[0] = '"';
+	size_t n = hex_digits(p + 1, v);
+	p[n + 1] = '"';
+	o->n += n + 2;
+}
+
+void kp_report_json_bool(kp_report_json_out *o, bool v)
+{
+	if (v)
+		kp_report_json_raw(o, "true", 4);
+	else
+		kp_report_json_raw(o, "false", 5);
+}
+
+void kp_report_json_null(kp_report_json_out *o)
+{
+	kp_report_json_raw(o, "null", 4);
+}
+
+kp_report_json_obj kp_report_json_begin(kp_report_json_out *o, int depth)
+{
+	kp_report_json_raw(o, "{\n", 2);
+	return (kp_report_json_obj){.out = o, .depth = depth, .any = false};
+}
+
+void kp_report_json_key(kp_report_json_obj *ob, const char *key)
+{
+	kp_report_json_out *o = ob->out;
+	size_t n = 0, d = (size_t)(ob->depth + 1);
+	while (n < 64 && plain[(unsigned char)key[n]])
+		n++;
+	if (key[n] == '\0' && d <= 64) {   /* a short plain key: at once */
+		char *p = out_room(o, 2 + d + n + 4);
+		if (ob->any) {
+			*p++ = ',';
+			*p++ = '\n';
+		}
+		memset(p, '\t', d);
+		p += d;
+		*p++ = '"';
+		memcpy(p, key, n);
+		memcpy(p + n, "\":\t", 3);
+		o->n = (size_t)(p + n + 3 - o->buf);
+	} else {
+		if (ob->any)
+			kp_report_json_raw(o, ",\n", 2);
+		out_tabs(o, (int)d);
+		kp_report_json_str(o, key);
+		kp_report_json_raw(o, ":\t", 2);
+	}
+	ob->any = true;
+}
+
+void kp_report_json_end(kp_report_json_obj *ob)
+{
+	if (ob->any)
+		out_byte(ob->out, '\n');
+	out_tabs(ob->out, ob->depth);
+	out_byte(ob->out, '}');
+}
+
+/* A cJSON number as cJSON_Print writes the integers and as the writer has
+ * always written the rest (%1.17g; never produced by the report's keys). */
+static void out_number(kp_report_json_out *o, double d)
+{
+	if (d != d || d - d != 0) {
+		kp_report_json_null(o);
+	} else if (d > -1e15 && d < 1e15 && d == (double)(long long)d) {
+		kp_report_json_int(o, (long long)d);
+	} else {
+		char buf[32];
+		int n = snprintf(buf, sizeof buf, "%1.17g", d);
+		kp_report_json_raw(o, buf, n > 0 ? (size_t)n : 0);
+	}
+}
+
+/* v with its closing brace depth tabs deep.  cJSON_Print puts an array's
+ * elements one level deeper (deepen); the report writer has always kept
+ * them at the array's level, and a frame callback's additions follow it. */
+static void out_value(kp_report_json_out *o, const cJSON *v, int depth, bool deepen)
+{
+	if (cJSON_IsObject(v)) {
+		kp_report_json_obj ob = kp_report_json_begin(o, depth);
+		for (const cJSON *c = v->child; c; c = c->next) {
+			kp_report_json_key(&ob, c->string ? c->string : "");
+			out_value(o, c, depth + 1, deepen);
+		}
+		kp_report_json_end(&ob);
+	} else if (cJSON_IsArray(v)) {
+		out_byte(o, '[');
+		for (const cJSON *c = v->child; c; c = c->next) {
+			out_value(o, c, depth + deepen, deepen);
+			if (c->next)
+				kp_report_json_raw(o, ", ", 2);
+		}
+		out_byte(o, ']');
+	} else if (cJSON_IsString(v) || cJSON_IsRaw(v)) {
+		kp_report_json_str(o, v->valuestring ? v->valuestring : "");
+	} else if (cJSON_IsNumber(v)) {
+		out_number(o, v->valuedouble);
+	} else if (cJSON_IsTrue(v)) {
+		kp_report_json_bool(o, true);
+	} else if (cJSON_IsFalse(v)) {
+		kp_report_json_bool(o, false);
+	} else {
+		kp_report_json_null(o);
+	}
+}
+
+void kp_report_json_value(kp_report_json_out *o, const cJSON *v, int depth)
+{
+	out_value(o, v, depth, true);
+}
+
+/* Copies JSON text, escaping nothing outside strings (cJSON_Print's output
+ * has no raw controls) and making each string's body safe. */
+bool kp_report_json_fputs_safe(FILE *fp, const char *json)
+{
+	kp_report_json_out *o = malloc(sizeof *o);
+	if (!o)
+		return false;
+	kp_report_json_init(o, fp);
+	const unsigned char *p = (const unsigned char *)json, *run = p;
+	const unsigned char *end = p + strlen(json);
+	while (p < end) {
+		if (*p < 0x7F) {   /* cJSON has escaped the quotes and C0 controls already */
+			p++;
+			continue;
+		}
+		const unsigned char *q = p;   /* a stretch of bytes from DEL up */
+		while (q < end && *q >= 0x7F)
+			q++;
+		kp_report_json_raw(o, (const char *)run, (size_t)(p - run));
+		out_escaped(o, p, q);
+		p = run = q;
+	}
+	kp_report_json_raw(o, (const char *)run, (size_t)(p - run));
+	bool ok = kp_report_json_flush(o);
+	free(o);
+	return ok;
 }
 
 cJSON *kp_report_json_hex(uint64_t v)
 {
 	char buf[24];
-	snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+	buf[hex_digits(buf, v)] = '\0';
 	return cJSON_CreateString(buf);
 }
 
-static void put_str(cJSON *o, const char *k, const char *v)
-{
-	cJSON_AddItemToObject(o, k, v ? cJSON_CreateString(v) : cJSON_CreateNull());
-}
-
-static void put_hex(cJSON *o, const char *k, bool has, uint64_t v)
-{
-	cJSON_AddItemToObject(o, k, has ? kp_report_json_hex(v) : cJSON_CreateNull());
-}
-
-/* Integers below 2^53 as numbers, larger ones as hex strings. */
-static void put_u64(cJSON *o, const char *k, bool has, uint64_t v)
-{
-	if (!has)
-		cJSON_AddItemToObject(o, k, cJSON_CreateNull());
-	else if (v < (1ull << 53))
-		cJSON_AddItemToObject(o, k, cJSON_CreateNumber((double)v));
-	else
-		cJSON_AddItemToObject(o, k, kp_report_json_hex(v));
-}
-
-static void put_i64(cJSON *o, const char *k, bool has, int64_t v)
-{
-	if (has && (v >= (1ll << 53) || v <= -(1ll << 53)))
-		cJSON_AddItemToObject(o, k, kp_report_json_hex((uint64_t)v));
-	else
-		cJSON_AddItemToObject(o, k, has ? cJSON_CreateNumber((double)v) : cJSON_CreateNull());
-}
-
-static cJSON *image_json(const kp_image *im)
-{
-	cJSON *o = cJSON_CreateObject();
-	char kind[2] = {im->kind, 0};
-	cJSON_AddNumberToObject(o, "index", im->index);
-	put_str(o, "uuid", im->uuid);
-	put_str(o, "name", im->name);
-	put_str(o, "version", im->version);
-	put_str(o, "kind", kind);
-	put_hex(o, "base", im->has_base, im->base);
-	put_hex(o, "start", im->has_start, im->start);
-	put_hex(o, "end", im->has_end, im->end);
-	cJSON_AddBoolToObject(o, "in_backtrace", im->in_backtrace);
-	cJSON_AddBoolToObject(o, "dependency", im->is_dependency);
-	return o;
-}
-
-static cJSON *frame_json(const kp_report *r, const kp_frame *f)
-{
-	cJSON *o = cJSON_CreateObject();
-	const kp_image *im = f->image >= 0 && (size_t)f->image < r->nimages ? &r->images[f->image] : NULL;
-	if (im)
-		cJSON_AddNumberToObject(o, "image", f->image);
-	else
-		cJSON_AddNullToObject(o, "image");
-	put_str(o, "image_uuid", im ? im->uuid : NULL);
-	put_str(o, "image_name", im ? im->name : NULL);
-	put_hex(o, "offset", f->has_offset, f->offset);
-	put_hex(o, "address", f->has_address, f->address);
-	put_str(o, "report_symbol", f->symbol);
-	cJSON_AddBoolToObject(o, "user", f->user);
-	return o;
-}
-
-/* Thread j of p; with stream its frames are a Raw marker "i j". */
-static cJSON *thread_json(const kp_report *r, const kp_process *p, size_t j,
-                          kp_report_json_frame_fn fn, void *ctx, bool stream)
-{
-	const kp_thread *t = &p->threads[j];
-	cJSON *to = cJSON_CreateObject();
-	if (!to)
-		return NULL;
-	put_u64(to, "id", t->has_id, t->id);
-	put_str(to, "name", t->name);
-	put_str(to, "state", t->state);
-	cJSON_AddBoolToObject(to, "panicked", t->panicked);
-	put_i64(to, "cpu", t->cpu >= 0, t->cpu);
-	put_i64(to, "sched_priority", t->has_sched_priority, t->sched_priority);
-	put_i64(to, "base_priority", t->has_base_priority, t->base_priority);
-	put_str(to, "flags", t->flags);
-	if (stream) {
-		char mark[48];
-		snprintf(mark, sizeof mark, "%zu %zu", (size_t)(p - r->processes), j);
-		cJSON_AddItemToObject(to, "frames", cJSON_CreateRaw(mark));
-		return to;
-	}
-	cJSON *fs = cJSON_AddArrayToObject(to, "frames");
-	for (size_t k = 0; k < t->nframes; k++) {
-		cJSON *fo = frame_json(r, &t->frames[k]);
-		if (fn)
-			fn(ctx, r, p, t, k, fo);
-		cJSON_AddItemToArray(fs, fo);
-	}
-	return to;
-}
-
-/* The whole tree, or (stream) one whose threads arrays are Raw markers "i"
- * (process) for kp_report_json_write to fill in. */
-static cJSON *build(const kp_report *r, kp_report_json_frame_fn fn, void *ctx, bool stream)
-{
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		return NULL;
-	put_str(o, "file", r->path);
-	put_str(o, "format", kp_format_name(r->format));
-	put_i64(o, "bug_type", r->has_bug_type, r->bug_type);
-	put_str(o, "timestamp", r->timestamp);
-	put_str(o, "os_version", r->os_version);
-	put_str(o, "incident_id", r->incident_id);
-	put_str(o, "product", r->product);
-	put_str(o, "build", r->build);
-	put_str(o, "kernel_version", r->kernel_version);
-	put_str(o, "kernel_uuid", r->kernel_uuid);
-	put_str(o, "arch", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
-	put_str(o, "soc", r->soc);
-	put_str(o, "headline", r->headline);
-	put_str(o, "panic_string", r->panic_string);
-
-	cJSON *pk = cJSON_AddObjectToObject(o, "panicked");
-	put_i64(pk, "pid", r->has_panicked_pid, r->panicked_pid);
-	put_str(pk, "process", r->panicked_process);
-	put_u64(pk, "thread_id", r->has_panicked_thread_id, r->panicked_thread_id);
-	put_hex(pk, "task", r->has_panicked_task, r->panicked_task);
-
-	cJSON *ad = cJSON_AddObjectToObject(o, "addresses");
-	put_hex(ad, "kernel_slide", r->addr_flags & KP_HAS_KERNEL_SLIDE, r->kernel_slide);
-	put_hex(ad, "kernel_text_base", r->addr_flags & KP_HAS_KERNEL_TEXT_BASE, r->kernel_text_base);
-	put_hex(ad, "kernel_text_exec_base", r->addr_flags & KP_HAS_KERNEL_TEXT_EXEC_BASE,
-	        r->kernel_text_exec_base);
-	put_hex(ad, "kernel_text_exec_slide", r->addr_flags & KP_HAS_KERNEL_TEXT_EXEC_SLIDE,
-	        r->kernel_text_exec_slide);
-	put_hex(ad, "kernelcache_base", r->addr_flags & KP_HAS_KERNELCACHE_BASE, r->kernelcache_base);
-	put_hex(ad, "kernelcache_slide", r->addr_flags & KP_HAS_KERNELCACHE_SLIDE,
-	        r->kernelcache_slide);
-
-	put_str(o, "last_started_kext", r->last_started_kext);
-	put_str(o, "last_unloaded_kext", r->last_unloaded_kext);
-	cJSON_AddBoolToObject(o, "kexts_skipped", r->kexts_skipped);
-	cJSON *kx = cJSON_AddArrayToObject(o, "loaded_kexts");
-	for (size_t i = 0; i < r->nkexts; i++) {
-		cJSON *k = cJSON_CreateObject();
-		put_str(k, "name", r->kexts[i].name);
-		put_str(k, "version", r->kexts[i].version);
-		put_str(k, "uuid", r->kexts[i].uuid);
-		put_hex(k, "address", r->kexts[i].has_address, r->kexts[i].address);
-		cJSON_AddItemToArray(kx, k);
-	}
-
-	cJSON *ims = cJSON_AddArrayToObject(o, "images");
-	for (size_t i = 0; i < r->nimages; i++)
-		cJSON_AddItemToArray(ims, image_json(&r->images[i]));
-
-	cJSON *ps = cJSON_AddArrayToObject(o, "processes");
-	for (size_t i = 0; i < r->nprocesses; i++) {
-		const kp_process *p = &r->processes[i];
-		cJSON *po = cJSON_CreateObject();
-		put_i64(po, "pid", p->has_pid, p->pid);
-		put_str(po, "name", p->name);
-		if (stream) {
-			/* kp_report_json_write builds each thread when it gets there */
-			char mark[24];
-			snprintf(mark, sizeof mark, "%zu", i);
-			cJSON_AddItemToObject(po, "threads", cJSON_CreateRaw(mark));
-		} else {
-			cJSON *ts = cJSON_AddArrayToObject(po, "threads");
-			for (size_t j = 0; j < p->nthreads; j++)
-				cJSON_AddItemToArray(ts, thread_json(r, p, j, fn, ctx, false));
-		}
-		cJSON_AddItemToArray(ps, po);
-	}
-
-	cJSON *fl = cJSON_AddObjectToObject(o, "fields");
-	for (size_t i = 0; i < r->nfields; i++)
-		cJSON_AddItemToObject(fl, r->fields[i].key, cJSON_CreateString(r->fields[i].value));
-	cJSON_AddBoolToObject(o, "truncated", r->truncated);
-	cJSON *ws = cJSON_AddArrayToObject(o, "warnings");
-	for (size_t i = 0; i < r->nwarnings; i++) {
-		cJSON *w = cJSON_CreateObject();
-		put_i64(w, "line", r->warnings[i].line > 0, r->warnings[i].line);
-		put_str(w, "message", r->warnings[i].msg);
-		cJSON_AddItemToArray(ws, w);
-	}
-	return o;
-}
-
-cJSON *kp_report_json(const kp_report *r, kp_report_json_frame_fn fn, void *ctx)
-{
-	return build(r, fn, ctx, false);
-}
-
-/* ---- streaming: cJSON_Print's layout, one frame tree at a time ---------- */
+/* ---- the report ----------------------------------------------------------- */
 
 typedef struct jw {
-	FILE *fp;
+	kp_report_json_out *o;
 	const kp_report *r;
 	kp_report_json_frame_fn fn;
 	void *ctx;
-	bool ok;
+	const kp_process *p;   /* the process and thread being written */
+	const kp_thread *t;
+	bool oom;
 } jw;
 
-static void jw_indent(jw *w, int depth)
+/* "[" element 0 ", " element 1 ... "]", each written by elem(w, i, depth). */
+static void array_json(jw *w, size_t n, void (*elem)(jw *w, size_t i, int depth), int depth)
 {
-	for (int i = 0; i < depth; i++)
-		fputc('\t', w->fp);
+	out_byte(w->o, '[');
+	for (size_t i = 0; i < n && !w->oom; i++) {
+		if (i)
+			kp_report_json_raw(w->o, ", ", 2);
+		elem(w, i, depth);
+	}
+	out_byte(w->o, ']');
 }
 
-static void jw_string(jw *w, const char *str)
+/* K("name"): a literal key as the two arguments the m_* helpers take, the
+ * quotes and the ":<TAB>" after it included, so it is copied at once. */
+#define K(lit) "\"" lit "\":\t", sizeof("\"" lit "\":\t") - 1
+
+static void lit_key(kp_report_json_obj *ob, const char *k, size_t n)
 {
-	size_t n = strlen(str);
-	char *buf = malloc(n * 6 + 3), *o = buf;
-	if (!buf) {
-		w->ok = false;
-		return;
+	kp_report_json_out *o = ob->out;
+	size_t d = (size_t)(ob->depth + 1);
+	if (d > 64) {   /* deeper than any report nests: the plain way */
+		if (ob->any)
+			kp_report_json_raw(o, ",\n", 2);
+		out_tabs(o, (int)d);
+		kp_report_json_raw(o, k, n);
+	} else {
+		char *p = out_room(o, n + d + 2);
+		if (ob->any) {
+			*p++ = ',';
+			*p++ = '\n';
+		}
+		memset(p, '\t', d);
+		memcpy(p + d, k, n);
+		o->n = (size_t)(p + d + n - o->buf);
 	}
-	*o++ = '"';
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			*o++ = '\\';
-			*o++ = (char)c;
-		} else if (c < 0x20) {
-			static const char short_esc[] = "btn\0fr";   /* 8..13, \0: none (11) */
-			*o++ = '\\';
-			if (c >= 8 && c <= 13 && short_esc[c - 8]) {
-				*o++ = short_esc[c - 8];
-			} else {
-				snprintf(o, 6, "u%04x", c);
-				o += 5;
-			}
+	ob->any = true;
+}
+
+static void m_str(kp_report_json_obj *ob, const char *k, size_t kn, const char *v)
+{
+	lit_key(ob, k, kn);
+	kp_report_json_str(ob->out, v);
+}
+
+static void m_hex(kp_report_json_obj *ob, const char *k, size_t kn, bool has, uint64_t v)
+{
+	lit_key(ob, k, kn);
+	if (has)
+		kp_report_json_hexstr(ob->out, v);
+	else
+		kp_report_json_null(ob->out);
+}
+
+/* Integers below 2^53 as numbers, larger ones as hex strings. */
+static void m_u64(kp_report_json_obj *ob, const char *k, size_t kn, bool has, uint64_t v)
+{
+	lit_key(ob, k, kn);
+	if (!has)
+		kp_report_json_null(ob->out);
+	else if (v < (1ull << 53))
+		kp_report_json_int(ob->out, (int64_t)v);
+	else
+		kp_report_json_hexstr(ob->out, v);
+}
+
+static void m_i64(kp_report_json_obj *ob, const char *k, size_t kn, bool has, int64_t v)
+{
+	lit_key(ob, k, kn);
+	if (!has)
+		kp_report_json_null(ob->out);
+	else if (v >= (1ll << 53) || v <= -(1ll << 53))
+		kp_report_json_hexstr(ob->out, (uint64_t)v);
+	else
+		kp_report_json_int(ob->out, v);
+}
+
+static void m_bool(kp_report_json_obj *ob, const char *k, size_t kn, bool v)
+{
+	lit_key(ob, k, kn);
+	kp_report_json_bool(ob->out, v);
+}
+
+static void panicked_json(jw *w, int depth)
+{
+	const kp_report *r = w->r;
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	m_i64(&ob, K("pid"), r->has_panicked_pid, r->panicked_pid);
+	m_str(&ob, K("process"), r->panicked_process);
+	m_u64(&ob, K("thread_id"), r->has_panicked_thread_id, r->panicked_thread_id);
+	m_hex(&ob, K("task"), r->has_panicked_task, r->panicked_task);
+	kp_report_json_end(&ob);
+}
+
+static void addresses_json(jw *w, int depth)
+{
+	const kp_report *r = w->r;
+	unsigned f = r->addr_flags;
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	m_hex(&ob, K("kernel_slide"), f & KP_HAS_KERNEL_SLIDE, r->kernel_slide);
+	m_hex(&ob, K("kernel_text_base"), f & KP_HAS_KERNEL_TEXT_BASE, r->kernel_text_base);
+	m_hex(&ob, K("kernel_text_exec_base"), f & KP_HAS_KERNEL_TEXT_EXEC_BASE, r->kernel_text_exec_base);
+	m_hex(&ob, K("kernel_text_exec_slide"), f & KP_HAS_KERNEL_TEXT_EXEC_SLIDE,
+	      r->kernel_text_exec_slide);
+	m_hex(&ob, K("kernelcache_base"), f & KP_HAS_KERNELCACHE_BASE, r->kernelcache_base);
+	m_hex(&ob, K("kernelcache_slide"), f & KP_HAS_KERNELCACHE_SLIDE, r->kernelcache_slide);
+	kp_report_json_end(&ob);
+}
+
+static void kext_json(jw *w, size_t i, int depth)
+{
+	const kp_kext *k = &w->r->kexts[i];
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	m_str(&ob, K("name"), k->name);
+	m_str(&ob, K("version"), k->version);
+	m_str(&ob, K("uuid"), k->uuid);
+	m_hex(&ob, K("address"), k->has_address, k->address);
+	kp_report_json_end(&ob);
+}
+
+static void image_json(jw *w, size_t i, int depth)
+{
+	const kp_image *im = &w->r->images[i];
+	char kind[2] = {im->kind, 0};
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	m_i64(&ob, K("index"), true, im->index);
+	m_str(&ob, K("uuid"), im->uuid);
+	m_str(&ob, K("name"), im->name);
+	m_str(&ob, K("version"), im->version);
+	m_str(&ob, K("kind"), kind);
+	m_hex(&ob, K("base"), im->has_base, im->base);
+	m_hex(&ob, K("start"), im->has_start, im->start);
+	m_hex(&ob, K("end"), im->has_end, im->end);
+	m_bool(&ob, K("in_backtrace"), im->in_backtrace);
+	m_bool(&ob, K("dependency"), im->is_dependency);
+	kp_report_json_end(&ob);
+}
+
+/* Frame k of the current thread, then what the callback adds. */
+static void frame_json(jw *w, size_t k, int depth)
+{
+	const kp_report *r = w->r;
+	const kp_process *p = w->p;
+	const kp_thread *t = w->t;
+	const kp_frame *f = &t->frames[k];
+	const kp_image *im = f->image >= 0 && (size_t)f->image < r->nimages ? &r->images[f->image] : NULL;
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	m_i64(&ob, K("image"), im != NULL, f->image);
+	m_str(&ob, K("image_uuid"), im ? im->uuid : NULL);
+	m_str(&ob, K("image_name"), im ? im->name : NULL);
+	m_hex(&ob, K("offset"), f->has_offset, f->offset);
+	m_hex(&ob, K("address"), f->has_address, f->address);
+	m_str(&ob, K("report_symbol"), f->symbol);
+	m_bool(&ob, K("user"), f->user);
+	if (w->fn) {
+		cJSON *extra = cJSON_CreateObject();
+		if (!extra) {
+			w->oom = true;
 		} else {
-			*o++ = (char)c;
+			w->fn(w->ctx, r, p, t, k, extra);
+			for (const cJSON *c = extra->child; c; c = c->next) {
+				kp_report_json_key(&ob, c->string ? c->string : "");
+				out_value(w->o, c, depth + 1, false);
+			}
+			cJSON_Delete(extra);
 		}
 	}
-	*o++ = '"';
-	*o = '\0';
-	kp_report_json_fputs_safe(w->fp, buf);
-	free(buf);
+	kp_report_json_end(&ob);
 }
 
-/* A scalar as cJSON_Print writes it. */
-static void jw_leaf(jw *w, const cJSON *item)
+static void thread_json(jw *w, size_t j, int depth)
 {
-	if (cJSON_IsString(item) || cJSON_IsRaw(item)) {
-		jw_string(w, item->valuestring ? item->valuestring : "");
-	} else if (cJSON_IsNumber(item)) {
-		double d = item->valuedouble;
-		if (d == (double)(long long)d && d > -1e15 && d < 1e15)
-			fprintf(w->fp, "%lld", (long long)d);
-		else if (d != d || d - d != 0)
-			fputs("null", w->fp);
-		else
-			fprintf(w->fp, "%1.17g", d);
-	} else if (cJSON_IsTrue(item)) {
-		fputs("true", w->fp);
-	} else if (cJSON_IsFalse(item)) {
-		fputs("false", w->fp);
-	} else {
-		fputs("null", w->fp);
-	}
+	const kp_thread *t = w->t = &w->p->threads[j];
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	m_u64(&ob, K("id"), t->has_id, t->id);
+	m_str(&ob, K("name"), t->name);
+	m_str(&ob, K("state"), t->state);
+	m_bool(&ob, K("panicked"), t->panicked);
+	m_i64(&ob, K("cpu"), t->cpu >= 0, t->cpu);
+	m_i64(&ob, K("sched_priority"), t->has_sched_priority, t->sched_priority);
+	m_i64(&ob, K("base_priority"), t->has_base_priority, t->base_priority);
+	m_str(&ob, K("flags"), t->flags);
+	lit_key(&ob, K("frames"));
+	array_json(w, t->nframes, frame_json, depth + 1);
+	kp_report_json_end(&ob);
 }
 
-static void jw_value(jw *w, const cJSON *item, int depth);
-
-static void jw_frames(jw *w, const char *mark, int depth)
+static void process_json(jw *w, size_t i, int depth)
 {
-	size_t i, j;
-	if (sscanf(mark, "%zu %zu", &i, &j) != 2 || i >= w->r->nprocesses ||
-	    j >= w->r->processes[i].nthreads) {
-		fputs("[]", w->fp);
-		return;
-	}
-	const kp_process *p = &w->r->processes[i];
-	const kp_thread *t = &p->threads[j];
-	fputc('[', w->fp);
-	for (size_t k = 0; k < t->nframes; k++) {
-		cJSON *fo = frame_json(w->r, &t->frames[k]);
-		if (!fo) {
-			w->ok = false;
-			break;
-		}
-		if (w->fn)
-			w->fn(w->ctx, w->r, p, t, k, fo);
-		if (k)
-			fputs(", ", w->fp);
-		jw_value(w, fo, depth);
-		cJSON_Delete(fo);
-	}
-	fputc(']', w->fp);
+	const kp_process *p = w->p = &w->r->processes[i];
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	m_i64(&ob, K("pid"), p->has_pid, p->pid);
+	m_str(&ob, K("name"), p->name);
+	lit_key(&ob, K("threads"));
+	array_json(w, p->nthreads, thread_json, depth + 1);
+	kp_report_json_end(&ob);
 }
 
-static void jw_threads(jw *w, const char *mark, int depth)
+/* Unmodelled members: their kept text (the string itself, or compact JSON)
+ * as a string, through the same escaping and safety rule as the rest. */
+static void fields_json(jw *w, int depth)
 {
-	size_t i;
-	if (sscanf(mark, "%zu", &i) != 1 || i >= w->r->nprocesses) {
-		fputs("[]", w->fp);
-		return;
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	for (size_t i = 0; i < w->r->nfields; i++) {
+		kp_report_json_key(&ob, w->r->fields[i].key);
+		kp_report_json_str(w->o, w->r->fields[i].value);
 	}
-	const kp_process *p = &w->r->processes[i];
-	fputc('[', w->fp);
-	for (size_t j = 0; j < p->nthreads; j++) {
-		cJSON *to = thread_json(w->r, p, j, w->fn, w->ctx, true);
-		if (!to) {
-			w->ok = false;
-			break;
-		}
-		if (j)
-			fputs(", ", w->fp);
-		jw_value(w, to, depth);
-		cJSON_Delete(to);
-	}
-	fputc(']', w->fp);
+	kp_report_json_end(&ob);
 }
 
-static void jw_value(jw *w, const cJSON *item, int depth)
+static void warning_json(jw *w, size_t i, int depth)
 {
-	if (cJSON_IsObject(item)) {
-		fputs("{\n", w->fp);
-		for (const cJSON *c = item->child; c; c = c->next) {
-			jw_indent(w, depth + 1);
-			jw_string(w, c->string ? c->string : "");
-			fputs(":\t", w->fp);
-			if (cJSON_IsRaw(c) && c->string && strcmp(c->string, "frames") == 0)
-				jw_frames(w, c->valuestring, depth + 1);
-			else if (cJSON_IsRaw(c) && c->string && strcmp(c->string, "threads") == 0)
-				jw_threads(w, c->valuestring, depth + 1);
-			else
-				jw_value(w, c, depth + 1);
-			fputs(c->next ? ",\n" : "\n", w->fp);
-		}
-		jw_indent(w, depth);
-		fputc('}', w->fp);
-	} else if (cJSON_IsArray(item)) {
-		fputc('[', w->fp);
-		for (const cJSON *c = item->child; c; c = c->next) {
-			jw_value(w, c, depth);
-			if (c->next)
-				fputs(", ", w->fp);
-		}
-		fputc(']', w->fp);
-	} else {
-		jw_leaf(w, item);
-	}
+	const kp_warning *wn = &w->r->warnings[i];
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	m_i64(&ob, K("line"), wn->line > 0, wn->line);
+	m_str(&ob, K("message"), wn->msg);
+	kp_report_json_end(&ob);
 }
 
-bool kp_report_json_write(FILE *fp, const kp_report *r, kp_report_json_frame_fn fn, void *ctx, int depth)
+static void report_json(jw *w, int depth)
 {
-	cJSON *shell = build(r, fn, ctx, true);
-	if (!shell)
+	const kp_report *r = w->r;
+	kp_report_json_out *o = w->o;
+	kp_report_json_obj ob = kp_report_json_begin(o, depth);
+	m_str(&ob, K("file"), r->path);
+	m_str(&ob, K("format"), kp_format_name(r->format));
+	m_i64(&ob, K("bug_type"), r->has_bug_type, r->bug_type);
+	m_str(&ob, K("timestamp"), r->timestamp);
+	m_str(&ob, K("os_version"), r->os_version);
+	m_str(&ob, K("incident_id"), r->incident_id);
+	m_str(&ob, K("product"), r->product);
+	m_str(&ob, K("build"), r->build);
+	m_str(&ob, K("kernel_version"), r->kernel_version);
+	m_str(&ob, K("kernel_uuid"), r->kernel_uuid);
+	m_str(&ob, K("arch"), r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
+	m_str(&ob, K("soc"), r->soc);
+	m_str(&ob, K("headline"), r->headline);
+	m_str(&ob, K("panic_string"), r->panic_string);
+	lit_key(&ob, K("panicked"));
+	panicked_json(w, depth + 1);
+	lit_key(&ob, K("addresses"));
+	addresses_json(w, depth + 1);
+	m_str(&ob, K("last_started_kext"), r->last_started_kext);
+	m_str(&ob, K("last_unloaded_kext"), r->last_unloaded_kext);
+	m_bool(&ob, K("kexts_skipped"), r->kexts_skipped);
+
+	lit_key(&ob, K("loaded_kexts"));
+	array_json(w, r->nkexts, kext_json, depth + 1);
+	lit_key(&ob, K("images"));
+	array_json(w, r->nimages, image_json, depth + 1);
+	lit_key(&ob, K("processes"));
+	array_json(w, r->nprocesses, process_json, depth + 1);
+
+	lit_key(&ob, K("fields"));
+	fields_json(w, depth + 1);
+	m_bool(&ob, K("truncated"), r->truncated);
+
+	lit_key(&ob, K("warnings"));
+	array_json(w, r->nwarnings, warning_json, depth + 1);
+	kp_report_json_end(&ob);
+}
+
+bool kp_report_json_write(FILE *fp, const kp_report *r, kp_report_json_frame_fn fn, void *ctx,
+                          int depth)
+{
+	kp_report_json_out *o = malloc(sizeof *o);
+	if (!o)
 		return false;
-	jw w = {.fp = fp, .r = r, .fn = fn, .ctx = ctx, .ok = true};
-	jw_value(&w, shell, depth);
-	cJSON_Delete(shell);
-	return w.ok && !ferror(fp);
+	kp_report_json_init(o, fp);
+	jw w = {.o = o, .r = r, .fn = fn, .ctx = ctx};
+	report_json(&w, depth);
+	bool ok = kp_report_json_flush(o) && !w.oom && !ferror(fp);
+	free(o);
+	return ok;
 }

@@ -27,13 +27,15 @@
  * subprograms sharing one range (identical-code folding) resolve to the
  * later one throughout, where llvm keeps fragments of the earlier one's
  * inlined ranges; among nlist symbols at one address kp_macho's order
- * applies, not llvm's.  The DWARF 5 paths (rnglists, line-table dir 0) are
- * written but cannot be exercised here: dsymutil 14 breaks DWARF 5.
+ * applies, not llvm's.  DWARF 5 (strx/addrx/rnglistx/loclistx forms,
+ * .debug_str_offsets, .debug_addr, .debug_rnglists, line_strp names, file
+ * and dir index 0, the MD5 column) is checked against llvm-symbolizer 19 on
+ * the clang/dsymutil 19 fixtures and their object files.
  *
- * libdwarf versions: written and tested against 20210528 (Debian 12); the
- * KP_LDW_0X branches target libdwarf 0.x/2.x (Homebrew) and were only
- * compile-checked against declarations transcribed from libdwarf-code's
- * libdwarf.h 2.1.  Every API difference is behind KP_LDW_* below.
+ * libdwarf versions: tested against 20210528 (Debian 12) and 2.3.1 (the 2.x
+ * line Homebrew ships; the suite runs against both).  Every API difference
+ * is behind KP_LDW_* below; the line-table flag bug both share is handled in
+ * real_end_sequence().
  *
  * dwarf_set_de_alloc_flag(0) is process-wide: every libdwarf user in the
  * process then runs untracked (kpbrowse has no other). */
@@ -60,8 +62,8 @@
 #endif
 
 #if KP_LDW_0X
-/* 0.x: *_a structs with om_/as_/ai_ field names.  The section index became
- * Dwarf_Unsigned after 0.3 (0.3.x headers still say Dwarf_Half). */
+/* 0.x and 2.x: *_a structs with om_/as_/ai_ field names.  The section index
+ * became Dwarf_Unsigned after 0.3 (0.3.x headers still say Dwarf_Half). */
 typedef Dwarf_Obj_Access_Interface_a kp_ldw_iface;
 typedef Dwarf_Obj_Access_Methods_a kp_ldw_methods;
 typedef Dwarf_Obj_Access_Section_a kp_ldw_section;
@@ -136,6 +138,7 @@ struct kp_dwarf {
 	struct kp__dwarf_cache c; /* everything decoded (dwarf_priv.h) */
 	struct sect sects[KP__DWARF_NSECT + 1]; /* [0] is a dummy: libdwarf skips index 0 */
 	unsigned nsects;
+	struct kp__dwarf_lists lists; /* rnglists/addr; bases set per unit */
 	bool little, is64;
 	kp_ldw_iface iface;
 	Dwarf_Debug dbg;
@@ -292,17 +295,18 @@ struct dieattrs {
 	bool has_call_file;
 	uint64_t lo, hi, ranges_off, origin, spec;
 	Dwarf_Half ranges_form;
-	Dwarf_Attribute ranges; /* DWARF 5 only (rnglists need it); caller deallocs */
+	uint64_t rnglists_base, addr_base; /* UINT64_MAX: absent */
 	const char *linkage, *name, *comp_dir;
 	uint64_t call_file, call_line, call_column;
 };
 
-static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a, bool keep_ranges_attr)
+static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a)
 {
 	Dwarf_Error e = NULL;
 	Dwarf_Attribute *list = NULL;
 	Dwarf_Signed n = 0;
 	memset(a, 0, sizeof *a);
+	a->rnglists_base = a->addr_base = UINT64_MAX;
 	int r = dwarf_attrlist(die, &list, &n, &e);
 	if (r != DW_DLV_OK)
 		return ldw_fail(c, &e, r);
@@ -313,7 +317,6 @@ static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a, bool keep_rang
 		Dwarf_Off off = 0;
 		Dwarf_Addr ad = 0;
 		char *s = NULL;
-		bool keep = false;
 		r = dwarf_whatattr(at, &num, &e);
 		if (r == DW_DLV_OK)
 			r = dwarf_whatform(at, &form, &e);
@@ -341,6 +344,8 @@ static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a, bool keep_rang
 			}
 			break;
 		case DW_AT_ranges:
+		case DW_AT_rnglists_base:
+		case DW_AT_addr_base:
 			if (form == DW_FORM_rnglistx) {
 				r = dwarf_formudata(at, &u, &e);
 				off = u;
@@ -353,14 +358,14 @@ static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a, bool keep_rang
 					off = u;
 				}
 			}
-			if (r == DW_DLV_OK) {
+			if (r == DW_DLV_OK && num == DW_AT_rnglists_base) {
+				a->rnglists_base = off;
+			} else if (r == DW_DLV_OK && num == DW_AT_addr_base) {
+				a->addr_base = off;
+			} else if (r == DW_DLV_OK) {
 				a->has_ranges = true;
 				a->ranges_off = off;
 				a->ranges_form = form;
-				if (keep_ranges_attr) {
-					a->ranges = at;
-					keep = true;
-				}
 			}
 			break;
 		case DW_AT_abstract_origin:
@@ -407,15 +412,14 @@ static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a, bool keep_rang
 		}
 		if (r != DW_DLV_OK)
 			ldw_fail(c, &e, r);
-		if (!keep)
-			dwarf_dealloc_attribute(at);
+		dwarf_dealloc_attribute(at);
 	}
 	dwarf_dealloc(c->d->dbg, list, DW_DLA_LIST);
 	return c->st == KP_OK ? DW_DLV_OK : DW_DLV_ERROR;
 }
 
 /* DW_AT_low_pc/high_pc, else DW_AT_ranges (DWARF <= 4: .debug_ranges
- * relative to the CU base; DWARF 5: rnglists, which libdwarf resolves). */
+ * relative to the CU base; DWARF 5: rnglists, read by kp__dwarf_rnglist). */
 static void die_ranges(dctx *c, Dwarf_Die die, struct dieattrs *a, unsigned version,
                        uint64_t base, struct rngbuf *out)
 {
@@ -454,36 +458,12 @@ static void die_ranges(dctx *c, Dwarf_Die die, struct dieattrs *a, unsigned vers
 		dwarf_dealloc(c->d->dbg, rb, DW_DLA_RANGES);
 		return;
 	}
-	if (!a->ranges)
-		return;
-	Dwarf_Rnglists_Head head = NULL;
-	Dwarf_Unsigned cnt = 0, goff = 0;
-	int r = dwarf_rnglists_get_rle_head(a->ranges, a->ranges_form, a->ranges_off, &head, &cnt,
-	                                    &goff, &e);
-	if (r != DW_DLV_OK) {
-		ldw_fail(c, &e, r);
-		return;
-	}
-	for (Dwarf_Unsigned i = 0; i < cnt; i++) {
-		unsigned len = 0, code = 0;
-		Dwarf_Unsigned raw1 = 0, raw2 = 0, lo = 0, hi = 0;
-		Dwarf_Bool unavailable = 0;
-		r = dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2, &unavailable,
-		                                      &lo, &hi, &e);
-		if (r != DW_DLV_OK) {
-			ldw_fail(c, &e, r);
-			break;
-		}
-		if (code == DW_RLE_end_of_list)
-			break;
-		if (code == DW_RLE_base_address || code == DW_RLE_base_addressx || unavailable)
-			continue;
-		if (!kp__dwarf_rng_push(out, lo, hi)) {
-			c->st = KP_ERR_NOMEM;
-			break;
-		}
-	}
-	dwarf_dealloc_rnglists_head(head);
+	/* A malformed list keeps the ranges read before the damage. */
+	struct kp__dwarf_lists l = c->d->lists;
+	l.rnglists_base = c->cu->rnglists_base;
+	l.addr_base = c->cu->addr_base;
+	if (kp__dwarf_rnglist(&l, a->ranges_off, a->ranges_form == DW_FORM_rnglistx, base, out) == -2)
+		c->st = KP_ERR_NOMEM;
 }
 
 /* The DW_AT_low_pc/high_pc pair without building the whole attribute list;
@@ -552,11 +532,9 @@ static void visit(dctx *c, Dwarf_Die die, int32_t parent, int depth, struct rngb
 			/* indexing needs only the ranges: skip the attribute list */
 		} else {
 			if (c->st != KP_OK ||
-			    read_attrs(c, die, &a, cu->version >= 5) != DW_DLV_OK)
+			    read_attrs(c, die, &a) != DW_DLV_OK)
 				return;
 			die_ranges(c, die, &a, cu->version, cu->base, rb);
-			if (a.ranges)
-				dwarf_dealloc_attribute(a.ranges);
 		}
 		if (c->st != KP_OK)
 			return;
@@ -647,6 +625,33 @@ static void walk_children(dctx *c, Dwarf_Die die, int32_t parent, int depth, str
 		}
 		child = next;
 	}
+}
+
+/* Whether a row libdwarf flags end_sequence really ends its sequence.
+ * libdwarf from 20210528 up to and including 2.3.1 also sets that flag on
+ * every row a special opcode emits with epilogue_begin set (libdwarf issue
+ * #322, fixed after 2.3.1), and clang 17+ emits epilogue_begin on every
+ * epilogue: trusting the flag closes the sequence there and leaves the
+ * epilogue without a line.  So a flagged row that also says epilogue_begin
+ * ends its sequence only when the next row cannot continue it: that row's
+ * address is lower, or it was set by DW_LNE_set_address (a sequence starts
+ * with one; LLVM and dsymutil never emit one inside a sequence).  Right for
+ * every libdwarf, fixed or not; the last row of a table is always an end. */
+static bool real_end_sequence(kp_dwarf *d, Dwarf_Line row, Dwarf_Line next, Dwarf_Addr addr)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Bool prologue_end = 0, epilogue_begin = 0, addr_set = 0;
+	Dwarf_Unsigned isa = 0, discriminator = 0;
+	Dwarf_Addr next_addr = 0;
+	if (dwarf_prologue_end_etc(row, &prologue_end, &epilogue_begin, &isa, &discriminator,
+	                           &e) != DW_DLV_OK ||
+	    !epilogue_begin || dwarf_lineaddr(next, &next_addr, &e) != DW_DLV_OK ||
+	    dwarf_line_is_addr_set(next, &addr_set, &e) != DW_DLV_OK) {
+		if (e)
+			dwarf_dealloc_error(d->dbg, e);
+		return true;
+	}
+	return next_addr < addr || addr_set;
 }
 
 static void decode_lines(dctx *c, Dwarf_Die cudie)
@@ -763,6 +768,8 @@ static void decode_lines(dctx *c, Dwarf_Die cudie)
 			ldw_fail(c, &e, r);
 			goto out;
 		}
+		if (endseq && i + 1 < nl && !real_end_sequence(d, lines[i], lines[i + 1], addr))
+			endseq = 0;
 		struct row row = {addr, (uint32_t)line, (uint32_t)col,
 		                  file > UINT32_MAX ? UINT32_MAX : (uint32_t)file};
 		if (!kp__dwarf_cu_add_row(cu, &sb, row, endseq))
@@ -814,9 +821,11 @@ kp_status kp__dwarf_cu_decode(kp_dwarf *d, struct cu *cu, kp_error *err)
 		goto done;
 	}
 	struct dieattrs a;
-	if (read_attrs(&c, cudie, &a, false) != DW_DLV_OK)
+	if (read_attrs(&c, cudie, &a) != DW_DLV_OK)
 		goto done;
 	cu->base = a.has_lo ? a.lo : 0;
+	cu->rnglists_base = a.rnglists_base;
+	cu->addr_base = a.addr_base;
 	if (a.comp_dir && !(cu->comp_dir = kp__dwarf_intern(&d->c, a.comp_dir))) {
 		c.st = KP_ERR_NOMEM;
 		goto done;
@@ -869,7 +878,7 @@ static const char *find_recursive(dctx *c, const struct dieattrs *start, bool li
 			continue;
 		}
 		struct dieattrs a;
-		r = read_attrs(c, die, &a, false);
+		r = read_attrs(c, die, &a);
 		dwarf_dealloc_die(die);
 		if (r != DW_DLV_OK)
 			return NULL;
@@ -913,7 +922,7 @@ static const char *ref_name(dctx *c, uint64_t off)
 			c->st = KP_ERR_FORMAT;
 		return NULL;
 	}
-	r = read_attrs(c, die, &a, false);
+	r = read_attrs(c, die, &a);
 	dwarf_dealloc_die(die);
 	const char *name = r == DW_DLV_OK ? die_name(c, &a) : NULL;
 	if (c->st != KP_OK)
@@ -1044,7 +1053,9 @@ static kp_status open_index(kp_dwarf *d, kp_error *err)
 		if (!kp__dwarf_has_u64(ar_cu, nar_cu, off)) {
 			struct dieattrs a;
 			c.cu = cu;
-			if (read_attrs(&c, cudie, &a, version >= 5) == DW_DLV_OK) {
+			if (read_attrs(&c, cudie, &a) == DW_DLV_OK) {
+				cu->rnglists_base = a.rnglists_base;
+				cu->addr_base = a.addr_base;
 				die_ranges(&c, cudie, &a, version, a.has_lo ? a.lo : 0, &rb);
 				for (size_t i = 0; i < rb.n && c.st == KP_OK; i++) {
 					if (rb.v[i].lo >= rb.v[i].hi)
@@ -1055,8 +1066,6 @@ static kp_status open_index(kp_dwarf *d, kp_error *err)
 						raw[nraw++] = (struct arange){rb.v[i].lo, rb.v[i].hi, idx};
 				}
 			}
-			if (a.ranges)
-				dwarf_dealloc_attribute(a.ranges);
 		}
 		dwarf_dealloc_die(cudie);
 		if (c.st != KP_OK)
@@ -1096,7 +1105,15 @@ kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *e
 	d->little = slice->data[0] == 0xcf || slice->data[0] == 0xce;
 	d->sects[0].name = "";
 	bool have_info = false;
-	d->nsects = kp__dwarf_sections(slice, d->little, d->sects, &have_info);
+	d->nsects = kp__dwarf_sections(slice, d->sects, &have_info);
+	d->lists.little = d->little;
+	d->lists.asz = d->is64 ? 8 : 4;
+	if (!kp_macho_section(slice, "__DWARF", "__debug_rnglists", &d->lists.rng,
+	                      &d->lists.rng_size, NULL))
+		d->lists.rng = NULL;
+	if (!kp_macho_section(slice, "__DWARF", "__debug_addr", &d->lists.addr,
+	                      &d->lists.addr_size, NULL))
+		d->lists.addr = NULL;
 	if (!have_info) {
 		free(d);
 		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no DWARF in the %s slice",

@@ -2,7 +2,8 @@
  * sections it may see, string interning, the per-CU line rows, subprogram
  * index and inlined-subroutine map (LLVM's AddrDieMap), the die-offset ->
  * name table and the address -> CU table.  dwarf.c fills them from libdwarf;
- * dwarf_lookup.c reads them. */
+ * dwarf_lookup.c reads them.  Also the reader of DWARF 5 range lists, which
+ * libdwarf is not trusted with. */
 #include "dwarf_priv.h"
 
 #include <stdlib.h>
@@ -17,7 +18,6 @@ static const struct {
 	{"__debug_str", ".debug_str"},           {"__debug_line", ".debug_line"},
 	{"__debug_ranges", ".debug_ranges"},     {"__debug_aranges", ".debug_aranges"},
 	{"__debug_str_offs", ".debug_str_offsets"}, {"__debug_line_str", ".debug_line_str"},
-	{"__debug_rnglists", ".debug_rnglists"}, {"__debug_loclists", ".debug_loclists"},
 	{"__debug_addr", ".debug_addr"},         {"__debug_loc", ".debug_loc"},
 };
 _Static_assert(sizeof sect_names / sizeof sect_names[0] == KP__DWARF_NSECT,
@@ -25,9 +25,10 @@ _Static_assert(sizeof sect_names / sizeof sect_names[0] == KP__DWARF_NSECT,
 
 /* libdwarf 20210528 frees its table array twice when a .debug_rnglists (or
  * .debug_loclists) table claims more bytes than the section holds (found by
- * fuzz/fuzz_dwarf; tests/hostile/fuzz-dwarf-1).  So the table headers are
- * checked here first, and a section that fails is withheld from libdwarf as
- * if absent: lookups needing it then find nothing instead of crashing. */
+ * fuzz/fuzz_dwarf; tests/hostile/fuzz-dwarf-1), and reads far outside the
+ * section when a table's offset array lies.  So libdwarf never sees either
+ * section: kpbrowse needs no locations, and reads DWARF 5 range lists itself
+ * (kp__dwarf_rnglist below), checking every offset. */
 static uint64_t rd(const unsigned char *p, int n, bool little)
 {
 	uint64_t v = 0;
@@ -36,37 +37,7 @@ static uint64_t rd(const unsigned char *p, int n, bool little)
 	return v;
 }
 
-static bool lists_section_ok(const unsigned char *p, uint64_t size, bool little)
-{
-	uint64_t off = 0;
-	while (off < size) {
-		if (size - off < 4)
-			return false;
-		uint64_t len = rd(p + off, 4, little);
-		int osz = 4;
-		off += 4;
-		if (len == 0xffffffffu) {
-			if (size - off < 8)
-				return false;
-			len = rd(p + off, 8, little);
-			osz = 8;
-			off += 8;
-		} else if (len >= 0xfffffff0u) {
-			return false;   /* reserved lengths */
-		}
-		/* version(2) address_size(1) segment_selector_size(1) offset_entry_count(4) */
-		if (len < 8 || len > size - off)
-			return false;
-		uint64_t version = rd(p + off, 2, little), count = rd(p + off + 4, 4, little);
-		if (version != 5 || count > (len - 8) / (uint64_t)osz)
-			return false;
-		off += len;
-	}
-	return true;
-}
-
-unsigned kp__dwarf_sections(const kp_macho_slice *slice, bool little, struct sect *out,
-                            bool *have_info)
+unsigned kp__dwarf_sections(const kp_macho_slice *slice, struct sect *out, bool *have_info)
 {
 	unsigned nsects = 1;
 	*have_info = false;
@@ -75,10 +46,6 @@ unsigned kp__dwarf_sections(const kp_macho_slice *slice, bool little, struct sec
 		uint64_t size = 0, addr = 0;
 		if (!kp_macho_section(slice, "__DWARF", sect_names[i].macho, &data, &size, &addr) ||
 		    !data || !size)
-			continue;
-		if ((strcmp(sect_names[i].macho, "__debug_rnglists") == 0 ||
-		     strcmp(sect_names[i].macho, "__debug_loclists") == 0) &&
-		    !lists_section_ok(data, size, little))
 			continue;
 		struct sect *s = &out[nsects++];
 		s->name = sect_names[i].elf;
@@ -89,6 +56,111 @@ unsigned kp__dwarf_sections(const kp_macho_slice *slice, bool little, struct sec
 		*have_info |= i == 0;
 	}
 	return nsects;
+}
+
+/* ---- DWARF 5 range lists ------------------------------------------------- */
+
+static bool uleb(const unsigned char *p, uint64_t size, uint64_t *off, uint64_t *out)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; *off < size; shift += 7) {
+		unsigned char b = p[(*off)++];
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool fixed(const struct kp__dwarf_lists *l, const unsigned char *p, uint64_t size,
+                  uint64_t *off, int n, uint64_t *out)
+{
+	if (*off > size || size - *off < (uint64_t)n)
+		return false;
+	*out = rd(p + *off, n, l->little);
+	*off += (uint64_t)n;
+	return true;
+}
+
+/* Entry idx of .debug_addr from the unit's DW_AT_addr_base. */
+static bool addrx(const struct kp__dwarf_lists *l, uint64_t idx, uint64_t *out)
+{
+	if (!l->addr || l->addr_base == UINT64_MAX || l->addr_base > l->addr_size ||
+	    idx > (l->addr_size - l->addr_base) / l->asz)
+		return false;
+	uint64_t off = l->addr_base + idx * l->asz;
+	return fixed(l, l->addr, l->addr_size, &off, (int)l->asz, out);
+}
+
+int kp__dwarf_rnglist(const struct kp__dwarf_lists *l, uint64_t val, bool indexed, uint64_t base,
+                      struct rngbuf *out)
+{
+	const unsigned char *p = l->rng;
+	uint64_t size = l->rng_size, off = val;
+	if (!p || (l->asz != 4 && l->asz != 8))
+		return -1;
+	if (indexed) {
+		/* rnglistx: DWARF32 offsets array right after the table header
+		 * (12 bytes: length, version, sizes, offset_entry_count) */
+		uint64_t b = l->rnglists_base, count = 0, at = 0;
+		if (b == UINT64_MAX || b < 12 || b > size)
+			return -1;
+		at = b - 4;
+		if (!fixed(l, p, size, &at, 4, &count) || val >= count || val > (size - b) / 4)
+			return -1;
+		at = b + val * 4;
+		if (!fixed(l, p, size, &at, 4, &off) || off > size - b)
+			return -1;
+		off += b;
+	}
+	for (;;) {
+		if (off >= size)
+			return -1;
+		uint64_t lo = 0, hi = 0, a = 0;
+		bool ok = true, emit = true;
+		switch (p[off++]) {
+		case 0: /* DW_RLE_end_of_list */
+			return 0;
+		case 1: /* DW_RLE_base_addressx */
+			ok = uleb(p, size, &off, &a) && addrx(l, a, &base);
+			emit = false;
+			break;
+		case 2: /* DW_RLE_startx_endx */
+			ok = uleb(p, size, &off, &a) && addrx(l, a, &lo) && uleb(p, size, &off, &a) &&
+			     addrx(l, a, &hi);
+			break;
+		case 3: /* DW_RLE_startx_length */
+			ok = uleb(p, size, &off, &a) && addrx(l, a, &lo) && uleb(p, size, &off, &hi);
+			hi += lo;
+			break;
+		case 4: /* DW_RLE_offset_pair */
+			ok = uleb(p, size, &off, &lo) && uleb(p, size, &off, &hi);
+			lo += base;
+			hi += base;
+			break;
+		case 5: /* DW_RLE_base_address */
+			ok = fixed(l, p, size, &off, (int)l->asz, &base);
+			emit = false;
+			break;
+		case 6: /* DW_RLE_start_end */
+			ok = fixed(l, p, size, &off, (int)l->asz, &lo) &&
+			     fixed(l, p, size, &off, (int)l->asz, &hi);
+			break;
+		case 7: /* DW_RLE_start_length */
+			ok = fixed(l, p, size, &off, (int)l->asz, &lo) && uleb(p, size, &off, &hi);
+			hi += lo;
+			break;
+		default:
+			return -1;
+		}
+		if (!ok)
+			return -1;
+		if (emit && !kp__dwarf_rng_push(out, lo, hi))
+			return -2;
+	}
 }
 
 /* ---- small utilities ------------------------------------------------------ */

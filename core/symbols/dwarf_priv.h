@@ -16,7 +16,7 @@
 
 /* ---- sections ---------------------------------------------------------- */
 
-#define KP__DWARF_NSECT 12
+#define KP__DWARF_NSECT 10
 
 struct sect {
 	const char *name; /* ELF-style name libdwarf looks for */
@@ -27,9 +27,27 @@ struct sect {
 /* Fills out[1..] with the __DWARF sections of slice libdwarf may see (out[0]
  * is libdwarf's dummy, left alone) and returns the count including out[0];
  * *have_info tells whether __debug_info is among them.  out has room for
- * KP__DWARF_NSECT + 1. */
-unsigned kp__dwarf_sections(const kp_macho_slice *slice, bool little, struct sect *out,
-                            bool *have_info);
+ * KP__DWARF_NSECT + 1.  Never .debug_rnglists or .debug_loclists. */
+unsigned kp__dwarf_sections(const kp_macho_slice *slice, struct sect *out, bool *have_info);
+
+/* What reading a DWARF 5 range list of one unit needs: the sections (NULL
+ * when absent) and the unit's DW_AT_rnglists_base and DW_AT_addr_base
+ * (UINT64_MAX when absent); asz is the address size. */
+struct kp__dwarf_lists {
+	const unsigned char *rng, *addr;
+	uint64_t rng_size, addr_size, rnglists_base, addr_base;
+	unsigned asz;
+	bool little;
+};
+
+struct rngbuf;
+/* Appends the ranges of the list at val (DW_FORM_sec_offset: an offset in
+ * .debug_rnglists; indexed, DW_FORM_rnglistx: an index into the unit's
+ * offsets array) to out, offset pairs relative to base.  0 when read to
+ * DW_RLE_end_of_list, -1 when malformed (every read is bounds-checked;
+ * what came before stays in out), -2 out of memory. */
+int kp__dwarf_rnglist(const struct kp__dwarf_lists *l, uint64_t val, bool indexed, uint64_t base,
+                      struct rngbuf *out);
 
 /* ---- cached, decoded CU -------------------------------------------------- */
 
@@ -78,6 +96,7 @@ struct cu {
 	uint16_t version;
 	const char *comp_dir;
 	uint64_t base;
+	uint64_t rnglists_base, addr_base; /* UINT64_MAX: absent */
 	struct row *rows;
 	size_t nrows;
 	struct seq *seqs;
