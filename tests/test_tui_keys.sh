@@ -129,4 +129,29 @@ check "$(sed -n 1p "$tt_work/ed.args" 2>/dev/null)" = "+74" "e passes +LINE firs
 check "$(sed -n 2p "$tt_work/ed.args" 2>/dev/null)" = "$tt_src/tests/fixtures/src/fakekext.cpp" "e passes the file, mapped to this machine"
 tt_check "the frames are back on screen after the editor" "validateReport(ReportHeade" 5
 
+# ---- live: a report copied into a watched folder shows up, marked new, the cursor staying
+R="$KP_TESTS_DIR/fixtures/reports"
+mkdir -p "$tt_work/live"
+cp "$R/Kernel_2020-08-03-094512_kpbrowse-demo.panic" "$tt_work/live/"
+tt_start 100 24 "'$KPBROWSE' --db '$tt_work/live.db' '$tt_work/live'"
+tt_wait "vm_page_check_sanity" 20
+tt_keys q; sleep 0.5
+tt_start 100 24 "'$KPBROWSE' --db '$tt_work/live.db' '$tt_work/live'"
+tt_wait "vm_page_check_sanity" 20
+tt_stable
+cp "$R/panic-full-2026-11-27-183005.0002.ips" "$tt_work/live/"
+if tt_wait "FakeDriver: report length 8192" 3; then _ok "a report copied into the folder shows up within 2 s, no key pressed"
+else _notok "a report copied into the folder shows up within 2 s, no key pressed"; tt_screen | sed 's/^/#   /'; fi
+tt_stable
+if tt_screen | grep -q '^\* 2026-11-27 17:30.*FakeDriver: report length 8192'; then _ok "the new report is marked new"
+else _notok "the new report is marked new"; tt_screen | sed 's/^/#   /'; fi
+if tt_screen | grep -q '^  2020-08-03 09:45.*vm_page_check_sanity'; then _ok "the old report is not marked new"
+else _notok "the old report is not marked new"; fi
+tt_check "the cursor stays on its report (now the second row)" " 2/2 " 3
+cp "$R/Kernel-2020-09-14-201744.panic" "$tt_work/live/"
+tt_keys r
+tt_check "r says it rescans" "rescanning the report folders" 3
+tt_check "r: the rescan finds the third report" "FakeDriver: report length 512" 5
+tt_check "r: the cursor still on its report (now the third row)" " 3/3 " 1
+
 done_testing

@@ -185,6 +185,12 @@ static unsigned dispatch(kpt_app *app, kpt_request req)
 	case KPT_REQ_EDIT:
 		kpt_set_msg(app, "e opens a frame's source: select a frame with a file and line");
 		return KPT_REDRAW;
+	case KPT_REQ_RESCAN:
+		if (!app->rescan)
+			return 0;
+		app->rescan(app);
+		kpt_set_msg(app, "rescanning the report folders");
+		return KPT_REDRAW;
 	case KPT_REQ_QUIT: return KPT_QUIT;
 	case KPT_REQ_CLOSE: return app->depth <= 1 ? KPT_QUIT : KPT_POP | KPT_REDRAW;
 	case KPT_REQ_REDRAW:

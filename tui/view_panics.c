@@ -21,6 +21,7 @@ typedef struct panics_priv {
 	size_t *rows;           /* one_group: catalog entry indices */
 	size_t nrows;
 	unsigned generation;
+	int64_t cur_id;         /* the report or group under the cursor at the last draw */
 	kpt_group push_group;   /* handed to the pushed view */
 	kpt_entry push_entry;
 } panics_priv;
@@ -29,16 +30,9 @@ static void rebuild(kpt_view *v)
 {
 	panics_priv *p = v->priv;
 	kpt_catalog *c = &v->app->cat;
-	int64_t keep_id = -1;
-	size_t cur;
-	if (p->generation && kpt_list_current(&v->list, &cur)) {
-		if (p->groups)
-			keep_id = cur < c->ng ? c->g[cur].id : -1;
-		else if (p->one_group)
-			keep_id = cur < p->nrows && p->rows[cur] < c->n ? c->e[p->rows[cur]].id : -1;
-		else
-			keep_id = cur < c->n ? c->e[cur].id : -1;
-	}
+	/* the id under the cursor as last drawn: the catalog may already be
+	 * the reloaded one, where the old row number means another report */
+	int64_t keep_id = p->generation ? p->cur_id : -1;
 	p->generation = c->generation;
 	size_t n;
 	if (p->one_group) {
@@ -232,6 +226,12 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 		return;
 	}
 	kpt_list_draw(v, y0 + 1, h - 1, width);
+	size_t cur;
+	p->cur_id = -1;
+	if (kpt_list_current(&v->list, &cur)) {
+		const kpt_entry *e = p->groups ? NULL : entry_at(v, cur);
+		p->cur_id = p->groups ? (cur < app->cat.ng ? app->cat.g[cur].id : -1) : e ? e->id : -1;
+	}
 }
 
 static const char *panics_row_text(kpt_view *v, size_t row, char *buf, size_t size)
