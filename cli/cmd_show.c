@@ -4,6 +4,7 @@
 #include "kp_report.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kpt_report_text.h"
 #include "kpt_sanitize.h"
 
 #include <getopt.h>
@@ -21,189 +22,6 @@ typedef struct show_opts {
 	size_t ndsyms;
 	kp_symbols *sym;   /* NULL with --no-symbols */
 } show_opts;
-
-static void field(const char *label, const char *value)
-{
-	printf("%-18s ", label);
-	if (value)
-		kpt_sanitize_write(stdout, value, strlen(value), 0);
-	else
-		fputs("-", stdout);
-	putchar('\n');
-}
-
-static const char *image_label(const kp_report *r, int idx, char *buf, size_t size)
-{
-	if (idx < 0 || (size_t)idx >= r->nimages)
-		return "?";
-	const kp_image *im = &r->images[idx];
-	if (im->name)
-		return im->name;
-	if (im->uuid) {
-		snprintf(buf, size, "%c:%s", im->kind, im->uuid);
-		return buf;
-	}
-	snprintf(buf, size, "image#%d", idx);
-	return buf;
-}
-
-static void put_sym(const kp_symframe *f)
-{
-	const char *fn = f->function ? f->function : "??";
-	kpt_sanitize_write(stdout, fn, strlen(fn), 0);
-	if (f->file) {
-		fputs(" (", stdout);
-		kpt_sanitize_write(stdout, f->file, strlen(f->file), 0);
-		printf(":%u)", f->line);
-	}
-}
-
-/* function (file:line) of the innermost frame, then the functions it was
- * inlined into, indented. */
-static void print_symbols(show_opts *o, const kp_report *r, const kp_thread *t, size_t i)
-{
-	kp_symresult res;
-	if (!o->sym)
-		return;
-	switch (kp_symbols_frame(o->sym, r, t, i, &res)) {
-	case KP_SYM_OK:
-		fputs("  ", stdout);
-		put_sym(&res.frames[0]);
-		if (res.source && strcmp(res.source, "symtab") == 0)
-			printf(" %s", res.msg);
-		for (size_t k = 1; k < res.nframes; k++) {
-			fputs("\n         inlined into ", stdout);
-			put_sym(&res.frames[k]);
-		}
-		break;
-	case KP_SYM_NO_DSYM:
-		printf("  (no dSYM for %s)", res.uuid);
-		break;
-	case KP_SYM_NOT_FOUND:
-	case KP_SYM_ERROR:
-		fputs("  (", stdout);
-		kpt_sanitize_write(stdout, res.msg, strlen(res.msg), 0);
-		fputs(")", stdout);
-		break;
-	default:
-		break;
-	}
-}
-
-static void print_frames(show_opts *o, const kp_report *r, const kp_thread *t)
-{
-	char buf[64];
-	for (size_t i = 0; i < t->nframes; i++) {
-		const kp_frame *f = &t->frames[i];
-		printf("  %3zu  ", i);
-		if (f->has_address)
-			printf("0x%016" PRIx64 "  ", f->address);
-		else
-			printf("%-18s  ", "");
-		if (f->image >= 0) {
-			const char *l = image_label(r, f->image, buf, sizeof buf);
-			kpt_sanitize_write(stdout, l, strlen(l), 0);
-			if (f->has_offset)
-				printf(" + 0x%" PRIx64, f->offset);
-		} else {
-			fputs("?", stdout);
-		}
-		if (f->symbol) {
-			fputs("  [", stdout);
-			kpt_sanitize_write(stdout, f->symbol, strlen(f->symbol), 0);
-			fputs("]", stdout);
-		}
-		if (f->user)
-			fputs("  (user)", stdout);
-		print_symbols(o, r, t, i);
-		putchar('\n');
-	}
-}
-
-static void print_text(show_opts *o, const kp_report *r)
-{
-	char buf[128];
-	field("File:", r->path);
-	snprintf(buf, sizeof buf, "%s%s", kp_format_name(r->format),
-	         r->has_bug_type ? "" : "");
-	if (r->has_bug_type)
-		snprintf(buf, sizeof buf, "%s (bug_type %d)", kp_format_name(r->format), r->bug_type);
-	field("Format:", buf);
-	field("Date:", r->timestamp);
-	field("OS version:", r->os_version);
-	field("Product:", r->product);
-	field("Kernel version:", r->kernel_version);
-	field("Kernel UUID:", r->kernel_uuid);
-	field("Architecture:", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
-	field("Headline:", r->headline);
-
-	printf("%-18s ", "Panicked task:");
-	if (r->has_panicked_pid)
-		printf("pid %" PRId64 " ", r->panicked_pid);
-	if (r->panicked_process)
-		kpt_sanitize_write(stdout, r->panicked_process, strlen(r->panicked_process), 0);
-	if (!r->has_panicked_pid && !r->panicked_process)
-		fputs("-", stdout);
-	putchar('\n');
-	const kp_process *pp;
-	const kp_thread *pt = kp_report_panicked_thread(r, &pp);
-	printf("%-18s ", "Panicked thread:");
-	if (r->has_panicked_thread_id)
-		printf("tid %" PRIu64 "\n", r->panicked_thread_id);
-	else if (pt && pt->cpu >= 0)
-		printf("CPU %d\n", pt->cpu);
-	else
-		puts("-");
-
-	size_t nthreads = 0, nbt = 0;
-	for (size_t i = 0; i < r->nprocesses; i++)
-		nthreads += r->processes[i].nthreads;
-	printf("%-18s %zu processes, %zu threads, %zu images\n", "Counts:", r->nprocesses, nthreads,
-	       r->nimages);
-
-	for (size_t i = 0; i < r->nimages; i++)
-		nbt += r->images[i].in_backtrace;
-	printf("Kexts in backtrace: %s\n", nbt ? "" : "none");
-	for (size_t i = 0; i < r->nimages; i++) {
-		const kp_image *im = &r->images[i];
-		if (!im->in_backtrace)
-			continue;
-		fputs("  ", stdout);
-		const char *n = im->name ? im->name : "?";
-		kpt_sanitize_write(stdout, n, strlen(n), 0);
-		if (im->version) {
-			fputs(" (", stdout);
-			kpt_sanitize_write(stdout, im->version, strlen(im->version), 0);
-			fputs(")", stdout);
-		}
-		printf(" %s", im->uuid ? im->uuid : "(no UUID)");
-		if (im->has_start)
-			printf(" 0x%" PRIx64, im->start);
-		if (im->has_end)
-			printf("->0x%" PRIx64, im->end);
-		putchar('\n');
-	}
-
-	if (pt) {
-		printf("Panicked thread frames (%zu):\n", pt->nframes);
-		print_frames(o, r, pt);
-	} else {
-		puts("Panicked thread frames: none in this report");
-	}
-	puts("Panic string:");
-	if (r->panic_string) {
-		const char *s = r->panic_string;
-		while (*s) {
-			const char *nl = strchr(s, '\n');
-			size_t n = nl ? (size_t)(nl - s) : strlen(s);
-			fputs("  ", stdout);
-			kpt_sanitize_write(stdout, s, n, 0);
-			putchar('\n');
-			s += n + (nl != NULL);
-		}
-	}
-	putchar('\n');
-}
 
 static void json_frame(void *ctx, const kp_report *r, const kp_process *p, const kp_thread *t,
                        size_t i, cJSON *obj)
@@ -332,7 +150,7 @@ int kpc_cmd_show(int argc, char **argv)
 				putchar('\n');
 			nprinted++;
 		} else {
-			print_text(&o, r);
+			kpt_report_text(stdout, r, o.sym);
 		}
 		kp_report_free(&r);
 	}
