@@ -154,4 +154,24 @@ tt_check "r says it rescans" "rescanning the report folders" 3
 tt_check "r: the rescan finds the third report" "FakeDriver: report length 512" 5
 tt_check "r: the cursor still on its report (now the third row)" " 3/3 " 1
 
+# ---- w writes the report as kpbrowse show prints it
+mkdir -p "$tt_work/wdir"
+tt_start 100 24 "sh -c \"cd '$tt_work/wdir' && exec '$KPBROWSE' --demo\""
+tt_wait "vm_page_check_sanity" 20
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys w
+tt_check "w asks for a path, offering one in the current folder" "write the report to: kpbrowse-report-" 5
+tt_keys Enter
+tt_check "w says where it wrote" "wrote the report" 5
+f=$(ls "$tt_work/wdir"/kpbrowse-report-*.txt 2>/dev/null | head -n 1)
+if [ -n "$f" ]; then
+	src=$(sed -n 's/^File: *//p' "$f")
+	KPBROWSE_CACHE_DIR= "$KPBROWSE" show --dsym "$KP_TESTS_DIR/fixtures/bin" "$src" >"$tt_work/show.txt" 2>/dev/null
+	if cmp -s "$f" "$tt_work/show.txt"; then _ok "w wrote what kpbrowse show prints (symbolicated)"
+	else _notok "w wrote what kpbrowse show prints (symbolicated)"; diff "$tt_work/show.txt" "$f" | sed 's/^/#   /' | head -20; fi
+	check_grep "validateReport" "$f" "w: the frames are symbolicated"
+else
+	_notok "w wrote a file"
+fi
+
 done_testing

@@ -13,6 +13,7 @@
 #include "kpt_clipboard.h"
 #include "kpt_frame.h"
 #include "kpt_worker.h"
+#include "kpt_write.h"
 #include "kp_symbols.h"
 #include "kpt_draw.h"
 #include "kpt_loader.h"
@@ -496,6 +497,14 @@ static unsigned report_copy(kpt_view *v, bool all)
 	return KPT_HANDLED | KPT_REDRAW;
 }
 
+static unsigned write_done(kpt_app *app, kpt_view *v, const char *text, bool final)
+{
+	report_priv *p = v->priv;
+	if (text && final && text[0])
+		kpt_write_report(app, p->doc, text);
+	return KPT_REDRAW;
+}
+
 static unsigned report_request(kpt_view *v, kpt_request req)
 {
 	report_priv *p = v->priv;
@@ -514,6 +523,12 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 	}
 	if (req == KPT_REQ_COPY || req == KPT_REQ_COPYALL)
 		return report_copy(v, req == KPT_REQ_COPYALL);
+	if (req == KPT_REQ_WRITE) {
+		char path[512];
+		kpt_write_default_path(p->doc, path, sizeof path);
+		kpt_prompt_start(v->app, v, "write the report to: ", path, write_done);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
 	if (req != KPT_REQ_ENTER)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))
@@ -548,7 +563,7 @@ static const char *report_hint(kpt_view *v)
 {
 	report_priv *p = v->priv;
 	return p->images ? "Enter panics with this UUID  Tab summary  Esc back"
-	                 : "Enter process/thread  Tab images  Esc back";
+	                 : "Enter open  Tab images  w write  Esc back";
 }
 
 const kpt_view_ops kpt_view_report = {
