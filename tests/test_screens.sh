@@ -1,5 +1,6 @@
 #!/bin/sh
-# test_screens.sh: whole-screen tests like tig's.  The demo at 80x24,
+# test_screens.sh: whole-screen tests like tig's.  The demo (its files
+# copied to a path of fixed length, see tui_tmux.sh) at 80x24,
 # 120x40 and 40x12, walked through its views; each screen is compared with
 # tests/screens/SIZE-NAME.txt.  KP_SCREENS_UPDATE=1 rewrites the expected
 # screens (review the diff before committing it).  TAP; 77 without tmux.
@@ -9,7 +10,8 @@ set -u
 
 walk() {   # walk W H: one session, every view
 	s="$1x$2"
-	tt_start "$1" "$2" "'$KPBROWSE' --demo" || { _notok "tmux session $s"; return; }
+	rm -f "$tt_work/demo.db"*   # each size starts from an empty index: every report new
+	tt_start "$1" "$2" "$tt_demo_cmd" || { _notok "tmux session $s"; return; }
 	tt_wait "FakeDriver" 20 || tt_wait "vm_page" 5
 	tt_expect "$s-panics"
 	tt_keys Tab; tt_wait "count" 5; tt_expect "$s-groups"

@@ -18,9 +18,17 @@ TT="tmux -L $tt_sock -f /dev/null"
 tt_src=$(cd "$KP_TESTS_DIR/.." && pwd)
 tt_cleanup() {
 	$TT kill-server >/dev/null 2>&1
-	rm -rf "$tt_work"
+	rm -rf "$tt_work" "$tt_fix"
 }
 trap tt_cleanup EXIT INT TERM
+
+# The demo's files at a path of fixed length (/tmp/kpt-scr.XXXXXX), so that
+# where a path is cut on screen does not depend on where the tree is
+# checked out; tt_demo_cmd runs kpbrowse on them as --demo would.
+tt_fix=$(mktemp -d /tmp/kpt-scr.XXXXXX)
+cp -R "$KP_TESTS_DIR/fixtures/reports" "$KP_TESTS_DIR/fixtures/bin" "$KP_TESTS_DIR/fixtures/src" "$tt_fix/"
+rm -f "$tt_fix/reports/expected.tsv"
+tt_demo_cmd="HOME='$tt_work/home' XDG_CACHE_HOME='$tt_work/cache' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$tt_work/demo.db' --dsym '$tt_fix/bin' --source-map /kpbrowse/fixtures='$tt_fix' '$tt_fix/reports'"
 
 # tt_start W H CMD...: a fresh session "tt" (any old one is killed)
 tt_start() {
@@ -39,7 +47,7 @@ tt_keys() { $TT send-keys -t tt "$@"; }
 # the screen as text; the work folder and the source tree normalised
 tt_screen() {
 	$TT capture-pane -t tt -p 2>/dev/null |
-		sed -e "s|$tt_work|\$WORK|g" -e "s|$tt_src|\$SRC|g"
+		sed -e "s|$tt_fix|\$DEMO|g" -e "s|$tt_work|\$WORK|g" -e "s|$tt_src|\$SRC|g"
 }
 # tt_wait TEXT [SECONDS]: the screen shows TEXT (fixed string)
 tt_wait() {
