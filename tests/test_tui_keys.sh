@@ -174,4 +174,12 @@ else
 	_notok "w wrote a file"
 fi
 
+# ---- the images tab: kinds explained, each image's dSYM or where it was looked for
+demo
+tt_keys Enter; tt_wait "Summary" 5; tt_stable
+tt_keys Tab
+tt_check "images: the kind letters are explained" "kind: K kernel, U kernelcache, T kext text segment" 5
+tt_check "images: the kernel's dSYM, its architecture and path" "dSYM (arm64): \$SRC/tests/fixtures/bin/fakekernel.arm64.dSYM" 10
+tt_check "images: an image without a UUID says so" "no UUID in the report: nothing to look for" 5
+
 done_testing

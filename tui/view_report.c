@@ -12,6 +12,7 @@
 #include "kpt_date.h"
 #include "kpt_clipboard.h"
 #include "kpt_frame.h"
+#include "kpt_options.h"
 #include "kpt_worker.h"
 #include "kpt_write.h"
 #include "kp_symbols.h"
@@ -28,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_THREAD, ROW_IMAGE, ROW_KEXT, ROW_PANIC, ROW_FRAME };
+enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_THREAD, ROW_IMAGE, ROW_KEXT, ROW_PANIC, ROW_FRAME, ROW_DSYM };
 
 typedef struct rrow {
 	int kind;
@@ -215,8 +216,12 @@ static void build_images(kpt_view *v)
 	char h[64];
 	snprintf(h, sizeof h, "Binary images (%zu)", r->nimages);
 	add_row(p, ROW_HEADER, 0, h);
-	for (size_t i = 0; i < r->nimages; i++)
+	add_row(p, ROW_TEXT, 0, "  kind: K kernel, U kernelcache, T kext text segment, A absolute, X kext named by");
+	add_row(p, ROW_TEXT, 0, "  the backtrace text only; under each image: its dSYM, or where it was looked for");
+	for (size_t i = 0; i < r->nimages; i++) {
 		add_row(p, ROW_IMAGE, i, NULL);
+		add_row(p, ROW_DSYM, i, NULL);
+	}
 	add_row(p, ROW_TEXT, 0, "");
 	snprintf(h, sizeof h, "Loaded kexts (%zu)%s", r->nkexts, r->kexts_skipped ? " - skipped by the report" : "");
 	add_row(p, ROW_HEADER, 0, h);
@@ -302,6 +307,23 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	case ROW_HEADER:
 		kpt_put(y, 0, width, rr->text, sel ? st : KPT_ST_HEADER, true);
 		break;
+	case ROW_DSYM: {
+		const char *found = p->doc->dsyms ? p->doc->dsyms[rr->idx] : NULL;
+		char line[1200];
+		if (!r->images[rr->idx].uuid)
+			snprintf(line, sizeof line, "     no UUID in the report: nothing to look for");
+		else if (!found)
+			snprintf(line, sizeof line, "     dSYM: looking...");
+		else if (found[0])
+			snprintf(line, sizeof line, "     dSYM (%s): %s", kp_arch_name(r->arch), found);
+		else {
+			char where[600];
+			kpt_options_dsym_places(&v->app->cfg, where, sizeof where);
+			snprintf(line, sizeof line, "     no dSYM; looked in %s", where);
+		}
+		kpt_put(y, 0, width, line, sel ? st : found && found[0] ? KPT_ST_FILE : KPT_ST_DIM, true);
+		break;
+	}
 	case ROW_FRAME: {
 		const kp_thread *t = &r->processes[p->bt_proc].threads[p->bt_thread];
 		const kpt_sym *s = &kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread)[rr->idx];
@@ -373,6 +395,8 @@ static void report_draw(kpt_view *v, int y0, int h, int width)
 	}
 	if (p->width != width)
 		rebuild(v, width);
+	if (p->images)
+		kpt_worker_find_dsyms(v->app, p->doc);
 	if (p->has_bt && !p->bt_asked) {   /* symbols for the summary's backtrace, first */
 		p->bt_asked = true;
 		kpt_sym *s = kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread);
