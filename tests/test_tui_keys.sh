@@ -182,4 +182,11 @@ tt_check "images: the kind letters are explained" "kind: K kernel, U kernelcache
 tt_check "images: the kernel's dSYM, its architecture and path" "dSYM (arm64): \$SRC/tests/fixtures/bin/fakekernel.arm64.dSYM" 10
 tt_check "images: an image without a UUID says so" "no UUID in the report: nothing to look for" 5
 
+# ---- ? explains the labels
+demo
+tt_keys "?"; tt_wait "Help" 5
+tt_keys G
+tt_check "help has a legend for the culprit column" "culprit      the first non-Apple kext" 5
+tt_check "help explains the kind:UUID image labels" "T:2899AE9D   an image the report does not name" 5
+
 done_testing
