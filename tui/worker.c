@@ -330,20 +330,12 @@ int kpt_worker_fd(const kpt_app *app)
 	return app->worker ? app->worker->pipe[0] : -1;
 }
 
-void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread, size_t lo,
-                        size_t hi, bool visible)
+/* Queues a request for d (taking a reference) and wakes the worker. */
+static void enqueue(kpt_worker *w, wreq proto)
 {
-	kpt_worker *w = app->worker;
-	if (!w || lo >= hi)
-		return;
 	wreq *q = kpt_xcalloc(1, sizeof *q);
-	kpt_doc_retain(d);
-	q->doc = d;
-	q->proc = proc;
-	q->thread = thread;
-	q->lo = lo;
-	q->hi = hi;
-	q->visible = visible;
+	*q = proto;
+	kpt_doc_retain(q->doc);
 	pthread_mutex_lock(&w->mu);
 	q->seq = ++w->seq;
 	q->next = w->queue;
@@ -352,26 +344,21 @@ void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread, si
 	pthread_mutex_unlock(&w->mu);
 }
 
+void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread, size_t lo,
+                        size_t hi, bool visible)
+{
+	if (!app->worker || lo >= hi)
+		return;
+	enqueue(app->worker, (wreq){.doc = d, .proc = proc, .thread = thread, .lo = lo, .hi = hi, .visible = visible});
+}
+
 void kpt_worker_find_dsyms(kpt_app *app, kpt_doc *d)
 {
-	kpt_worker *w = app->worker;
-	if (!w || d->dsyms_asked || !d->r || d->r->nimages == 0)
+	if (!app->worker || d->dsyms_asked || !d->r || d->r->nimages == 0)
 		return;
 	d->dsyms_asked = true;
 	d->dsyms = kpt_xcalloc(d->r->nimages, sizeof *d->dsyms);
-	wreq *q = kpt_xcalloc(1, sizeof *q);
-	kpt_doc_retain(d);
-	q->doc = d;
-	q->lo = 0;
-	q->hi = d->r->nimages;
-	q->visible = true;
-	q->images = true;
-	pthread_mutex_lock(&w->mu);
-	q->seq = ++w->seq;
-	q->next = w->queue;
-	w->queue = q;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	enqueue(app->worker, (wreq){.doc = d, .lo = 0, .hi = d->r->nimages, .visible = true, .images = true});
 }
 
 /* The name to show for a dSYM path: the bundle, not its inner DWARF path. */
