@@ -15,6 +15,8 @@ walk() {   # walk W H: one session, every view
 	tt_wait "FakeDriver" 20 || tt_wait "vm_page" 5
 	tt_expect "$s-panics"
 	tt_keys Tab; tt_wait "count" 5; tt_expect "$s-groups"
+	tt_keys Enter; tt_wait "Members" 5; tt_expect "$s-group"
+	tt_keys Escape; tt_wait "count" 5
 	tt_keys Tab Enter; tt_wait "Summary" 5; tt_expect "$s-report"
 	tt_keys Tab; tt_wait "Binary images" 5; tt_expect "$s-images"
 	tt_keys Tab Enter; tt_wait "thread" 5

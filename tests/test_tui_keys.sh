@@ -189,4 +189,15 @@ tt_keys G
 tt_check "help has a legend for the culprit column" "culprit      the first non-Apple kext" 5
 tt_check "help explains the kind:UUID image labels" "T:2899AE9D   an image the report does not name" 5
 
+# ---- Enter on a group: the group as an object, its members
+demo
+tt_keys Tab; tt_wait "count" 5
+tt_keys Enter
+tt_check "group: count" "Count:       2" 5
+tt_check "group: first and last seen, UTC" "First seen:  2026-11-20 09:15 UTC   Last seen: 2026-11-27 17:30 UTC" 5
+tt_check "group: the OS versions it occurred on" "OS versions: macOS 26.1 (25B78)" 5
+tt_check "group: its members" "Members (2)" 5
+tt_keys Enter
+tt_check "group: Enter opens a member's report" "Summary" 5
+
 done_testing

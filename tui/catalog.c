@@ -77,6 +77,7 @@ static int on_group(void *ctx, const kpi_group_row *row)
 	g->title = pool_dup(&lc->pool, row->title);
 	g->culprit = pool_dup(&lc->pool, row->culprit);
 	g->last_seen = pool_dup(&lc->pool, row->last_seen);
+	g->first_seen = pool_dup(&lc->pool, row->first_seen);
 	g->count = row->count;
 	g->nids = row->nreport_ids;
 	g->ids = kpt_xcalloc(g->nids, sizeof *g->ids);

@@ -22,7 +22,7 @@ typedef struct kpt_entry {
 
 typedef struct kpt_group {
 	int64_t id;
-	const char *title, *culprit, *last_seen;
+	const char *title, *culprit, *last_seen, *first_seen;
 	int64_t count;
 	int64_t *ids;
 	size_t nids;

@@ -283,7 +283,7 @@ static unsigned panics_request(kpt_view *v, kpt_request req)
 			return KPT_HANDLED;
 		if (p->groups) {
 			p->push_group = v->app->cat.g[row];
-			return kpt_push_later(v->app, &kpt_view_panics, &p->push_group);
+			return kpt_push_later(v->app, &kpt_view_group, &p->push_group);
 		} else {
 			const kpt_entry *e = entry_at(v, row);
 			if (!e)
