@@ -124,7 +124,9 @@ static int cmp_gid(const void *a, const void *b)
  * and among the undated is the index's). */
 static void undated_last(kpt_entry *e, size_t n)
 {
-	kpt_entry *tmp = kpt_xmalloc((n ? n : 1) * sizeof *tmp);
+	if (n == 0)   /* e may be NULL */
+		return;
+	kpt_entry *tmp = kpt_xmalloc(n * sizeof *tmp);
 	size_t k = 0;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++) {
