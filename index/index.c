@@ -257,6 +257,11 @@ bool kpi__parse_time(const char *ts, int64_t *out)
 	return true;
 }
 
+bool kpi_report_time(const char *timestamp, int64_t *utc)
+{
+	return kpi__parse_time(timestamp, utc);
+}
+
 void kpi__iso_time(int64_t v, char out[32])
 {
 	out[0] = '\0';

@@ -218,6 +218,11 @@ typedef struct kpi_group_row {
 typedef int (*kpi_report_fn)(void *ctx, const kpi_report_row *row);
 typedef int (*kpi_group_fn)(void *ctx, const kpi_group_row *row);
 
+/* A report's timestamp as the report wrote it ("2024-05-01 10:00:00.00
+ * -0700", or ctime's "Wed May  1 10:00:00 2024", taken as UTC) in seconds
+ * since the epoch, UTC; false when it is none of these. */
+bool kpi_report_time(const char *timestamp, int64_t *utc);
+
 /* Reports newest first (timestamp, else first indexed time). */
 kp_status kpi_list_reports(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err);
 /* The same, only the reports of one Mac: host is a host name or host key

@@ -40,7 +40,7 @@ for o in $opts; do
 done
 
 # every key label of the key table (Bksp is spelt out)
-keys=$(find "$src/tui" "$src/cli" -name keys.h 2>/dev/null | head -n 1)
+keys=$(find "$src/tui" "$src/cli" -name '*keys.h' 2>/dev/null | head -n 1)
 if [ -n "$keys" ]; then
 	labels=$(sed -n 's/^[[:space:]]*X([A-Z]*, *"\([^"]*\)".*/\1/p' "$keys")
 	check "$(echo "$labels" | wc -l)" -ge 10 "keys.h has key labels"

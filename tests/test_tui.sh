@@ -78,7 +78,7 @@ check "report view shows the kernel UUID" "Kernel UUID:"
 keys Enter
 check "process view marks the panicked thread" "panicked"
 keys Enter
-check "thread frames get a symbolicated function" "FakeDriver::handleReport" 20
+check "thread frames get a symbolicated function" "FakeDriver::handleRepor" 20
 check "thread frames get file:line" "fakekext.cpp:128" 20
 check "inlined calls show as indented rows" "inlined into"
 
@@ -87,7 +87,7 @@ keys j j Enter
 check "source view opens on the line" ">    74" 10
 check "source view shows the line's text" 'panic("FakeDriver: report length %u > buffer %u"'
 keys Escape
-check "Esc goes back to the frames" "inlined into FakeDriver::handleReport"
+check "Esc goes back to the frames" "inlined into FakeDriver::handleRepor"
 
 # UUID search from anywhere, lower case with dashes, a prefix
 keys u
@@ -116,7 +116,7 @@ if wait_for "q quit" 5 && screen | sed -n '40p' | grep -qF "q quit"; then ok "re
 else not_ok "redraws at 140x40"; fi
 
 keys "?"
-check "help screen from the key table" "find every panic with a kext/kernel UUID"
+check "help screen from the key table" "every panic with a kext/kernel UUID or a kext bundle id"
 check "help lists the vi keys" "Ctrl-d"
 keys Escape
 check "Esc leaves help" "Tab groups"

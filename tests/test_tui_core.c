@@ -5,6 +5,7 @@
  * options become symbol options. */
 #include "kpt_bench.h"
 #include "kpt_catalog.h"
+#include "kpt_date.h"
 #include "kpt_doc.h"
 #include "kpt_draw.h"
 #include "kpt_exit.h"
@@ -539,6 +540,53 @@ static void test_long_panic_string(void)
 	unlink(path);
 }
 
+/* Issue 15 defect 3: one date rule (UTC, with the year; "-" when undated)
+ * and undated reports last, not first by their file's time. */
+static void test_dates(void)
+{
+	char d[32];
+	KT_CHECK(kpt_date_utc("2026-11-27 18:30:05.00 +0100", d, sizeof d) && strcmp(d, "2026-11-27 17:30") == 0,
+	         "date: a report's local time with its zone shows as UTC (got %s)", d);
+	KT_CHECK(kpt_date_utc("Mon Aug  3 09:45:12 2020", d, sizeof d) && strcmp(d, "2020-08-03 09:45") == 0,
+	         "date: a ctime date keeps its year (got %s)", d);
+	KT_CHECK(kpt_date_utc("2024-05-01T10:00:00Z", d, sizeof d) && strcmp(d, "2024-05-01 10:00") == 0,
+	         "date: the index's ISO 8601 UTC (got %s)", d);
+	KT_CHECK(!kpt_date_utc(NULL, d, sizeof d) && strcmp(d, "-") == 0, "date: none shows as -");
+	KT_CHECK(!kpt_date_utc("yesterday", d, sizeof d) && strcmp(d, "-") == 0, "date: unreadable shows as -");
+
+	/* an undated copy of the .panic report, its file newer than every report */
+	char dir[300], cmd[4000], db[400];
+	snprintf(dir, sizeof dir, "%s/undated", tmpdir);
+	snprintf(db, sizeof db, "%s/undated.sqlite3", tmpdir);
+	snprintf(cmd, sizeof cmd,
+	         "mkdir -p '%s' && grep -v '^Mon Aug  3' '%s/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic' "
+	         ">'%s/undated.panic' && cp '%s/reports/Kernel-2020-09-14-201744.panic' '%s/' && touch '%s/undated.panic'",
+	         dir, KP_FIXTURES, dir, KP_FIXTURES, dir, dir);
+	KT_CHECK(system(cmd) == 0, "date: make an undated report");
+	kpi_db *idx = NULL;
+	kp_error err;
+	kpi_summary sum;
+	memset(&sum, 0, sizeof sum);
+	const char *paths[] = {dir};
+	bool ok = kpi_open(db, KPI_OPEN_CREATE, &idx, &err) == KP_OK &&
+	          kpi_scan(idx, paths, 1, NULL, NULL, NULL, NULL, &sum, &err) == KP_OK;
+	kpi_summary_free(&sum);
+	kpi_close(&idx);
+	KT_CHECK(ok, "date: index the undated report");
+	kpt_app *app = kpt_bench_open(24, 80);
+	if (kpi_open(db, 0, &app->db, &err) == KP_OK && kpt_catalog_reload(app, &err) == KP_OK && app->cat.n == 2) {
+		KT_CHECK(app->cat.e[0].date != NULL, "date: the dated report comes first");
+		KT_CHECK(app->cat.e[1].date == NULL, "date: the undated report comes last");
+	} else {
+		KT_CHECK(0, "date: catalog of 2 reports (got %zu)", app->cat.n);
+	}
+	kpt_app_close_views(app);
+	kpt_catalog_free(&app->cat);
+	kpt_docs_free(&app->docs);
+	kpi_close(&app->db);
+	kpt_bench_close(app);
+}
+
 int main(void)
 {
 	test_sanitize_next();
@@ -551,6 +599,7 @@ int main(void)
 		return kt_done();
 	}
 	test_catalog();
+	test_dates();
 	test_list_filter();
 	test_worker();
 	test_symbol_options();

@@ -33,4 +33,10 @@ check_grep "^usage: kpbrowse list " "$tmp/c" "--help after other options"
 "$kp" --demo --help >"$tmp/t" 2>&1
 check "$?" = 0 "the TUI's --help exits 0"
 check_grep "^Usage: kpbrowse .*--source-map FROM=TO" "$tmp/t" "the TUI's --help names --source-map"
+# README's key table is generated from the one key table (tui/kpt_keys.h)
+src=$(cd "$(dirname "$0")/.." && pwd)
+sh "$src/scripts/readme-keys.sh" >"$tmp/keys"
+sed -n '/<!-- keys: begin/,/<!-- keys: end/p' "$src/README.md" | sed '1d;$d' >"$tmp/readme-keys"
+if cmp -s "$tmp/keys" "$tmp/readme-keys"; then _ok "README key table = tui/kpt_keys.h (scripts/readme-keys.sh)"
+else _notok "README key table = tui/kpt_keys.h: run sh scripts/readme-keys.sh --write"; diff "$tmp/keys" "$tmp/readme-keys" | sed 's/^/#   /'; fi
 done_testing

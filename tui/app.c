@@ -136,7 +136,8 @@ static void draw_all(kpt_app *app)
 			         v->list.filtered ? " (filtered)" : "");
 		}
 		char hint[400];
-		snprintf(hint, sizeof hint, "%s  ? help  q quit ", v && v->ops->hint ? v->ops->hint(v) : "");
+		snprintf(hint, sizeof hint, "%s  ? help  %s ", v && v->ops->hint ? v->ops->hint(v) : "",
+		         app->depth <= 1 ? "q quit" : "q close  Q quit");
 		int used = kpt_put(rows - 1, 0, cols, pos, KPT_ST_STATUS, false);
 		int hw = kpt_text_width(hint);
 		if (hw > cols - used)
@@ -174,8 +175,30 @@ static unsigned dispatch(kpt_app *app, kpt_request req)
 	if (f & KPT_HANDLED)
 		return f;
 	switch (req) {
+	case KPT_REQ_RIGHT: return dispatch(app, KPT_REQ_ENTER);   /* views that do not scroll */
+	case KPT_REQ_LEFT: return dispatch(app, KPT_REQ_BACK);
 	case KPT_REQ_BACK: return KPT_POP | KPT_REDRAW;
+	case KPT_REQ_COPY:
+	case KPT_REQ_COPYALL:
+		kpt_set_msg(app, "nothing to copy here");
+		return KPT_REDRAW;
+	case KPT_REQ_WRITE:
+		kpt_set_msg(app, "w writes a report: open one first");
+		return KPT_REDRAW;
+	case KPT_REQ_EDIT:
+		kpt_set_msg(app, "e opens a frame's source: select a frame with a file and line");
+		return KPT_REDRAW;
+	case KPT_REQ_RESCAN:
+		if (!app->rescan)
+			return 0;
+		app->rescan(app);
+		kpt_set_msg(app, "rescanning the report folders");
+		return KPT_REDRAW;
 	case KPT_REQ_QUIT: return KPT_QUIT;
+	case KPT_REQ_CLOSE: return app->depth <= 1 ? KPT_QUIT : KPT_POP | KPT_REDRAW;
+	case KPT_REQ_REDRAW:
+		clearok(curscr, TRUE);   /* the next refresh repaints every cell */
+		return KPT_REDRAW;
 	case KPT_REQ_HELP:
 		if (app->views.help && v->ops != app->views.help)
 			return kpt_push_later(app, app->views.help, NULL);

@@ -78,6 +78,7 @@ static int on_group(void *ctx, const kpi_group_row *row)
 	g->title = pool_dup(&lc->pool, row->title);
 	g->culprit = pool_dup(&lc->pool, row->culprit);
 	g->last_seen = pool_dup(&lc->pool, row->last_seen);
+	g->first_seen = pool_dup(&lc->pool, row->first_seen);
 	g->count = row->count;
 	g->hosts = row->hosts;
 	g->nids = row->nreport_ids;
@@ -122,6 +123,25 @@ static int cmp_gid(const void *a, const void *b)
 {
 	int64_t x = ((const gid_idx *)a)->id, y = ((const gid_idx *)b)->id;
 	return x < y ? -1 : x > y;
+}
+
+/* The index sorts a report without a readable date by its file's time;
+ * the list shows those last instead (stable: the order among the dated
+ * and among the undated is the index's). */
+static void undated_last(kpt_entry *e, size_t n)
+{
+	if (n == 0)   /* e may be NULL */
+		return;
+	kpt_entry *tmp = kpt_xmalloc(n * sizeof *tmp);
+	size_t k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			int64_t t;
+			if (kpi_report_time(e[i].date, &t) == (pass == 0))
+				tmp[k++] = e[i];
+		}
+	memcpy(e, tmp, n * sizeof *e);
+	free(tmp);
 }
 
 #define SEEN_KEY "tui.seen_seq"
@@ -180,6 +200,7 @@ kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
 			lc.e[i].culprit = lc.g[hit->idx].culprit;
 	}
 	free(ix);
+	undated_last(lc.e, lc.n);
 
 	for (size_t i = 0; i < c->ng; i++)
 		free(c->g[i].ids);

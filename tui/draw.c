@@ -77,8 +77,16 @@ static int put_clean(int y, int x, int width, const char *s, kpt_style st, bool 
 		int cw = wcwidth(wc);
 		if (cw < 0)
 			wc = L'?', cw = 1;
-		if (used + cw > width)
+		if (used + cw > width) {
+			/* a cut is marked: the last column(s) give way to an ellipsis */
+			while (n > 0 && used + 1 > width)
+				used -= wcwidth(w[--n]) > 0 ? wcwidth(w[n]) : 1;
+			if (used + 1 <= width) {
+				w[n++] = MB_CUR_MAX > 1 ? L'\u2026' : L'~';
+				used++;
+			}
 			break;
+		}
 		w[n++] = wc;
 		used += cw;
 		s += k;

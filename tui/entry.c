@@ -10,6 +10,7 @@
 #include "kpt_sanitize.h"
 #include "kpt_scanner.h"
 #include "kpt_term.h"
+#include "kpt_watch.h"
 #include "kpt_worker.h"
 #include "kpt_xalloc.h"
 
@@ -22,6 +23,7 @@
 
 static void shutdown_app(kpt_app *app)
 {
+	kpt_watch_stop(app);
 	kpt_scanner_stop(app);
 	kpt_worker_stop(app);
 	kpt_loader_stop(app);
@@ -80,6 +82,8 @@ int kpt_main(int argc, char **argv)
 	app->sources[app->nsources++] = (kpt_source){kpt_worker_fd, kpt_worker_poll};
 	app->sources[app->nsources++] = (kpt_source){kpt_scanner_fd, kpt_scanner_poll};
 	app->sources[app->nsources++] = (kpt_source){kpt_loader_fd, kpt_loader_poll};
+	app->sources[app->nsources++] = (kpt_source){kpt_watch_fd, kpt_watch_poll};
+	app->rescan = kpt_scanner_rescan;
 
 	if (kpt_catalog_reload(app, &err) != KP_OK)
 		kpt_set_msg(app, "index: %s", err.msg);
@@ -89,6 +93,8 @@ int kpt_main(int argc, char **argv)
 		kpt_set_msg(app, "reports will load in the foreground: %s", err.msg);
 	if (kpt_scanner_start(app, &err) != KP_OK)
 		kpt_set_msg(app, "cannot index: %s", err.msg);
+	if (!app->cfg.no_reports_folder)
+		kpt_watch_start(app);
 	kpt_app_push(app, &kpt_view_panics, NULL);
 
 	rc = kpt_app_loop(app);

@@ -40,13 +40,15 @@ struct kpt_app {
 	kpt_docs docs;
 	struct kpt_worker *worker;
 	struct kpt_scanner *scanner;
+	struct kpt_watch *watch;         /* live folders (kpt_watch.h), or NULL */
+	void (*rescan)(kpt_app *app);    /* `r`: set by entry.c, or NULL */
 	struct kpt_loader *loader;   /* NULL: reports load at once */
 	kpt_view *stack[16];
 	int depth;
 	const kpt_view_ops *push_ops;
 	void *push_arg;
 	kpt_global_views views;
-	kpt_source sources[4];
+	kpt_source sources[6];
 	int nsources;
 	kpt_prompt prompt;
 	char msg[512];           /* message line; cleared on the next key */

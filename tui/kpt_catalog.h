@@ -23,7 +23,7 @@ typedef struct kpt_entry {
 
 typedef struct kpt_group {
 	int64_t id;
-	const char *title, *culprit, *last_seen;
+	const char *title, *culprit, *last_seen, *first_seen;
 	int64_t count;
 	int64_t hosts;           /* distinct Macs */
 	int64_t *ids;

@@ -10,6 +10,7 @@
 #ifndef KPT_DOC_H
 #define KPT_DOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,9 @@ typedef struct kpt_doc {
 	kp_report *r;            /* NULL while loading */
 	char *load_error;        /* malloc'd: why the load failed (r stays NULL) */
 	kpt_sym ***syms;         /* [process][thread] -> frame array, lazily */
+	char **dsyms;            /* per image: the dSYM/binary found for its UUID, "" when
+	                            none, NULL not known yet (kpt_worker_find_dsyms) */
+	bool dsyms_asked;
 	int refs;
 } kpt_doc;
 

@@ -30,7 +30,8 @@ typedef enum kpt_style {
 bool kpt_draw_init_styles(void);
 
 /* Puts s (untrusted: sanitised here) at y,x, clipped to width columns and
- * padded with spaces to width when pad; returns the columns used. */
+ * padded with spaces to width when pad; returns the columns used.  A text
+ * cut short ends in "…" (its last column), so no cut goes unmarked. */
 int kpt_put(int y, int x, int width, const char *s, kpt_style st, bool pad);
 /* Like kpt_put for trusted text built by the TUI itself (still clipped). */
 int kpt_putf(int y, int x, int width, kpt_style st, bool pad, const char *fmt, ...)

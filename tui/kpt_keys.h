@@ -19,15 +19,24 @@
 	X(HALFDN,    "Ctrl-d",          "half a page down",                        KPT_CTRL('d')) \
 	X(HOME,      "g Home",          "first row",                               'g', KEY_HOME) \
 	X(END,       "G End",           "last row",                                'G', KEY_END) \
-	X(ENTER,     "Enter l Right",   "open the selected row",                   '\n', '\r', KEY_ENTER, 'l', KEY_RIGHT) \
-	X(BACK,      "Esc h Left Bksp", "go back",                                 27, 'h', KEY_LEFT, KEY_BACKSPACE, 127, 8) \
+	X(ENTER,     "Enter l",         "open the selected row",                   '\n', '\r', KEY_ENTER, 'l') \
+	X(BACK,      "Esc h Bksp",      "go back",                                 27, 'h', KEY_BACKSPACE, 127, 8) \
+	X(RIGHT,     "Right",           "scroll long lines right (source); elsewhere open", KEY_RIGHT) \
+	X(LEFT,      "Left",            "scroll back left (source); elsewhere go back", KEY_LEFT) \
 	X(TAB,       "Tab",             "panics: flat/groups; report: summary/images", '\t') \
 	X(FILTER,    "/",               "filter rows as you type (Enter keeps, Esc clears)", '/') \
 	X(NEXT,      "n",               "next match",                              'n') \
 	X(PREV,      "N",               "previous match",                          'N') \
-	X(UUID,      "u",               "find every panic with a kext/kernel UUID", 'u') \
+	X(UUID,      "u",               "every panic with a kext/kernel UUID or a kext bundle id", 'u') \
 	X(OWNER,     "o",               "open the thread the selected one waits for (Esc comes back)", 'o') \
+	X(COPY,      "y",               "copy the selected frame, UUID or line to the clipboard (OSC 52)", 'y') \
+	X(COPYALL,   "Y",               "copy the whole symbolicated backtrace",   'Y') \
+	X(EDIT,      "e",               "open the frame's source in $VISUAL/$EDITOR (vi) at its line", 'e') \
+	X(WRITE,     "w",               "write the report to a file as kpbrowse show prints it", 'w') \
+	X(RESCAN,    "r",               "rescan the report folders now (they are also watched live)", 'r') \
 	X(HELP,      "?",               "this help",                               '?', KEY_F(1)) \
-	X(QUIT,      "q",               "quit",                                    'q')
+	X(REDRAW,    "Ctrl-L",          "redraw the whole screen",                 KPT_CTRL('l')) \
+	X(CLOSE,     "q",               "close this view (on the panic list: quit)", 'q') \
+	X(QUIT,      "Q",               "quit",                                    'Q')
 
 #endif

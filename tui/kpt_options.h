@@ -44,5 +44,11 @@ void kpt_options_free(kpt_config *c);
 /* The symbol options for c (paths borrowed from c): --demo uses only the
  * demo's dSYMs (no environment, no system search, no cache folder). */
 void kpt_options_symbols(const kpt_config *c, kp_symbols_opts *o);
+/* Where the symbols of c look for dSYMs, as a line for people ("--dsym
+ * paths, KPBROWSE_DSYM_PATH, ..."); cut to size. */
+void kpt_options_dsym_places(const kpt_config *c, char *out, size_t size);
+/* A source path recorded in DWARF, rewritten by the first --source-map
+ * FROM=TO whose FROM matches whole leading path components. */
+void kpt_options_map_source(const kpt_config *c, const char *in, char *out, size_t size);
 
 #endif

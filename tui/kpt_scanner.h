@@ -21,6 +21,9 @@ unsigned kpt_scanner_poll(kpt_app *app);
 /* Joins the scan thread: waits for the scan to end (kpi_scan has no
  * cancel hook). */
 void kpt_scanner_stop(kpt_app *app);
+/* Scans app->cfg.paths again: now when no scan runs, else once the
+ * running one ends (what a folder change and `r` ask for). */
+void kpt_scanner_rescan(kpt_app *app);
 /* Whether a scan thread is still at work (so stop would wait). */
 bool kpt_scanner_busy(const kpt_app *app);
 

@@ -26,6 +26,11 @@ void kpt_term_restore(void);
  * loop (off): a quit signal while busy restores the terminal and exits
  * 128 + signal at once, skipping the orderly shutdown. */
 void kpt_term_busy(bool on);
+/* Hands the terminal to a child program (the editor) and takes it back:
+ * suspend leaves curses and mouse reporting, resume restores them and
+ * repaints every cell. */
+void kpt_term_suspend(void);
+void kpt_term_resume(void);
 /* The self-pipe's read end, for poll(). */
 int kpt_term_signal_fd(void);
 /* Drains the self-pipe, applying each resize it holds; true when any. */

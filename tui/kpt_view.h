@@ -65,6 +65,7 @@ extern const kpt_view_ops kpt_view_thread;   /* arg: kpt_process_arg* (thread se
 extern const kpt_view_ops kpt_view_source;   /* arg: kpt_source_arg* */
 extern const kpt_view_ops kpt_view_search;   /* arg: const char *uuid, or NULL to prompt */
 extern const kpt_view_ops kpt_view_help;     /* arg: NULL */
+extern const kpt_view_ops kpt_view_group;    /* arg: kpt_group* */
 
 typedef struct kpt_process_arg {
 	kpt_doc *doc;

@@ -23,6 +23,9 @@ int kpt_worker_fd(const kpt_app *app);   /* -1 when none */
  * must be marked PENDING by the caller. */
 void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread,
                         size_t lo, size_t hi, bool visible);
+/* Queues a search for the dSYM (or binary) of every image of d, answered
+ * into d->dsyms; once per document. */
+void kpt_worker_find_dsyms(kpt_app *app, kpt_doc *d);
 /* drains results into the documents; KPT_REDRAW when anything arrived */
 unsigned kpt_worker_poll(kpt_app *app);
 

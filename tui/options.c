@@ -202,3 +202,30 @@ void kpt_options_symbols(const kpt_config *c, kp_symbols_opts *o)
 	o->no_system = c->no_system;
 	o->cache_dir = c->demo ? "" : NULL;
 }
+
+void kpt_options_dsym_places(const kpt_config *c, char *out, size_t size)
+{
+	size_t k = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < c->ndsyms && k + 1 < size; i++)
+		k += (size_t)snprintf(out + k, size - k, "%s%s", k ? ", " : "", c->dsyms[i]);
+	if (k + 1 < size && !c->demo)
+		snprintf(out + k, size - k, "%sKPBROWSE_DSYM_PATH, the symbol cache%s", k ? ", " : "",
+		         c->no_system ? "" : ", KDKs, Spotlight");
+	else if (k == 0)
+		snprintf(out, size, "nowhere (no --dsym)");
+}
+
+void kpt_options_map_source(const kpt_config *c, const char *in, char *out, size_t size)
+{
+	for (size_t i = 0; i < c->nmaps; i++) {
+		size_t n = strlen(c->map_from[i]);
+		while (n > 1 && c->map_from[i][n - 1] == '/')
+			n--;
+		if (strncmp(in, c->map_from[i], n) == 0 && (in[n] == '/' || in[n] == '\0')) {
+			snprintf(out, size, "%s%s", c->map_to[i], in + n);
+			return;
+		}
+	}
+	snprintf(out, size, "%s", in);
+}

@@ -30,6 +30,7 @@ typedef struct kpt_scanner {
 	size_t errors;
 	volatile int stop;
 	/* UI side */
+	bool again;              /* a rescan was asked for while this one ran */
 	struct timespec last_reload;
 	size_t reloaded_at_new;
 	kpt_app *app;
@@ -139,8 +140,11 @@ unsigned kpt_scanner_poll(kpt_app *app)
 	pthread_mutex_unlock(&s->mu);
 	kp_error err;
 	if (done) {
+		bool again = s->again;
 		kpt_scanner_stop(app);
 		app->cat.scanning = false;
+		if (again)
+			kpt_scanner_rescan(app);
 		if (kpt_catalog_reload(app, &err) != KP_OK)
 			kpt_set_msg(app, "index: %s", err.msg);
 		else if (msg[0])
@@ -155,6 +159,15 @@ unsigned kpt_scanner_poll(kpt_app *app)
 			kpt_set_msg(app, "index: %s", err.msg);
 	}
 	return KPT_REDRAW;
+}
+
+void kpt_scanner_rescan(kpt_app *app)
+{
+	kp_error err;
+	if (app->scanner)
+		app->scanner->again = true;
+	else if (kpt_scanner_start(app, &err) != KP_OK)
+		kpt_set_msg(app, "cannot index: %s", err.msg);
 }
 
 bool kpt_scanner_busy(const kpt_app *app)

@@ -196,6 +196,14 @@ bool kpt_term_start(void)
 #endif
 	          , NULL);
 	mouseinterval(0);
+	/* Clicks and the wheel only: some terminfo entries (XM) or curses
+	 * versions ask for any-motion (1003) or button-motion (1002) tracking,
+	 * which takes text selection away from the terminal. */
+	if (tigetstr((char *)"kmous") && tigetstr((char *)"kmous") != (char *)-1) {
+		static const char clicks[] = "\033[?1003l\033[?1002l\033[?1000h";
+		refresh();   /* curses sends its own mouse setup first */
+		(void)!write(STDOUT_FILENO, clicks, sizeof clicks - 1);
+	}
 	return true;
 }
 
@@ -229,4 +237,21 @@ bool kpt_term_drain_signals(void)
 				resized = true;
 			}
 	return resized;
+}
+
+void kpt_term_suspend(void)
+{
+	static const char off[] = "\033[?1000l";
+	(void)!write(STDOUT_FILENO, off, sizeof off - 1);
+	def_prog_mode();
+	endwin();
+}
+
+void kpt_term_resume(void)
+{
+	static const char clicks[] = "\033[?1003l\033[?1002l\033[?1000h";
+	reset_prog_mode();
+	clearok(curscr, TRUE);
+	refresh();
+	(void)!write(STDOUT_FILENO, clicks, sizeof clicks - 1);
 }

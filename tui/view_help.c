@@ -22,8 +22,19 @@ static const help_row help_rows[] = {
 static const char *const help_notes[] = {
 	"",
 	"Mouse: the wheel scrolls, a click selects, a click on the selected row opens it,",
-	"a click on the top bar goes back.",
+	"a click on the top bar goes back.  Only clicks are reported (no motion), so the",
+	"terminal's own selection works by dragging (Shift-drag in some terminals).",
 	"Views: Panics -> Report (Tab: images) -> Process -> Thread -> Source.",
+	"",
+	"Legend",
+	"  *            new since the last launch, or arrived while running",
+	"  dups, count  copies of the same panic (1.2k = 1,200 or more)",
+	"  culprit      the first non-Apple kext in the backtrace, else IMAGE!function",
+	"               of the first frame after the panic machinery (? no image known)",
+	"  T:2899AE9D   an image the report does not name: its kind letter and UUID start",
+	"               (K kernel, U kernelcache, T kext text, A absolute, P process,",
+	"               S shared cache, X kext named by the backtrace text only)",
+	"  dates        UTC everywhere; - when the report has none (listed last)",
 	"Thread frames fill in with function and file:line as the dSYMs load.",
 };
 #define NNOTES (sizeof help_notes / sizeof help_notes[0])

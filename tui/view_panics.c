@@ -4,6 +4,7 @@
  * Rows are indices into the catalog (no copy of the list), so a catalog
  * reload only remaps the cursor by report id. */
 #include "kpt_app.h"
+#include "kpt_date.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
@@ -20,6 +21,7 @@ typedef struct panics_priv {
 	size_t *rows;           /* one_group: catalog entry indices */
 	size_t nrows;
 	unsigned generation;
+	int64_t cur_id;         /* the report or group under the cursor at the last draw */
 	kpt_group push_group;   /* handed to the pushed view */
 	kpt_entry push_entry;
 } panics_priv;
@@ -28,16 +30,9 @@ static void rebuild(kpt_view *v)
 {
 	panics_priv *p = v->priv;
 	kpt_catalog *c = &v->app->cat;
-	int64_t keep_id = -1;
-	size_t cur;
-	if (p->generation && kpt_list_current(&v->list, &cur)) {
-		if (p->groups)
-			keep_id = cur < c->ng ? c->g[cur].id : -1;
-		else if (p->one_group)
-			keep_id = cur < p->nrows && p->rows[cur] < c->n ? c->e[p->rows[cur]].id : -1;
-		else
-			keep_id = cur < c->n ? c->e[cur].id : -1;
-	}
+	/* the id under the cursor as last drawn: the catalog may already be
+	 * the reloaded one, where the old row number means another report */
+	int64_t keep_id = p->generation ? p->cur_id : -1;
 	p->generation = c->generation;
 	size_t n;
 	if (p->one_group) {
@@ -93,15 +88,6 @@ static void panics_close(kpt_view *v)
 	free(p->rows);
 }
 
-/* "2024-05-01 10:22:13.00 +0200" -> "2024-05-01 10:22" */
-static void short_date(const char *d, char *out, size_t size)
-{
-	snprintf(out, size, "%.16s", d ? d : "-");
-	for (char *s = out; *s; s++)
-		if (*s == 'T')
-			*s = ' ';
-}
-
 /* "macOS 14.4.1 (23E224)" -> "14.4.1"; other texts as they are */
 static void short_os(const char *os, char *out, size_t size)
 {
@@ -150,7 +136,7 @@ static int panic_layout(const kpt_catalog *cat, kpt_col c[PC_N], int width)
 }
 enum { GC_COUNT, GC_DATE, GC_TITLE, GC_CULPRIT, GC_N };
 static const kpt_col group_cols[GC_N] = {
-	[GC_COUNT] = {.width = 7},
+	[GC_COUNT] = {.width = 5, .gap = 1},
 	[GC_DATE] = {.width = 16, .gap = 1},
 	[GC_TITLE] = {.gap = 1},
 	[GC_CULPRIT] = {.width = 18, .wide = 32, .optional = true},
@@ -165,7 +151,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	panic_layout(&v->app->cat, c, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32], os[32], cnt[16];
-	short_date(e->date, d, sizeof d);
+	kpt_date_utc(e->date, d, sizeof d);
 	short_os(e->os, os, sizeof os);
 	if (e->count > 1)
 		kpt_count_label(e->count, cnt, sizeof cnt);
@@ -192,13 +178,15 @@ static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 	const kpt_group *g = &cat->g[row];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32];
-	short_date(g->last_seen, d, sizeof d);
+	kpt_date_utc(g->last_seen, d, sizeof d);
 	if (sel)
 		kpt_put(y, 0, width, "", st, true);
 	kpt_col c[GC_N];
 	memcpy(c, group_cols, sizeof c);
 	kpt_cols_layout(c, GC_N, width);
-	kpt_putf(y, c[GC_COUNT].x, c[GC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%5" PRId64 "x", g->count);
+	char cnt[16];
+	kpt_count_label(g->count, cnt, sizeof cnt);
+	kpt_putf(y, c[GC_COUNT].x, c[GC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[GC_COUNT].w, cnt);
 	kpt_put(y, c[GC_DATE].x, c[GC_DATE].w, d, st, true);
 	kpt_put(y, c[GC_TITLE].x, c[GC_TITLE].w, g->title, st, true);
 	if (c[GC_CULPRIT].w > 0)
@@ -224,7 +212,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 		kpt_col c[GC_N];
 		memcpy(c, group_cols, sizeof c);
 		kpt_cols_layout(c, GC_N, width);
-		static const char *const head[GC_N] = {"  count", "last seen", "group (normalised headline)", "culprit"};
+		static const char *const head[GC_N] = {"count", "last seen UTC", "group (normalised headline)", "culprit"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 		for (int i = 0; i < GC_N; i++)
 			if (c[i].w > 0)
@@ -232,7 +220,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 	} else {
 		kpt_col c[PC_N];
 		int nc = panic_layout(&app->cat, c, width);
-		static const char *const head[PC_N] = {"", "date", "OS", "dups", "panic", "culprit", "Mac"};
+		static const char *const head[PC_N] = {"", "date (UTC)", "OS", "dups", "panic", "culprit", "Mac"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 		for (int i = 1; i < nc; i++)
 			if (c[i].w > 0)
@@ -256,6 +244,12 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 		return;
 	}
 	kpt_list_draw(v, y0 + 1, h - 1, width);
+	size_t cur;
+	p->cur_id = -1;
+	if (kpt_list_current(&v->list, &cur)) {
+		const kpt_entry *e = p->groups ? NULL : entry_at(v, cur);
+		p->cur_id = p->groups ? (cur < app->cat.ng ? app->cat.g[cur].id : -1) : e ? e->id : -1;
+	}
 }
 
 static const char *panics_row_text(kpt_view *v, size_t row, char *buf, size_t size)
@@ -307,7 +301,7 @@ static unsigned panics_request(kpt_view *v, kpt_request req)
 			return KPT_HANDLED;
 		if (p->groups) {
 			p->push_group = v->app->cat.g[row];
-			return kpt_push_later(v->app, &kpt_view_panics, &p->push_group);
+			return kpt_push_later(v->app, &kpt_view_group, &p->push_group);
 		} else {
 			const kpt_entry *e = entry_at(v, row);
 			if (!e)

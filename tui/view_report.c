@@ -9,6 +9,13 @@
  * shows, and the idle op lays out the rest in slices of a few milliseconds,
  * so keys and signals are answered meanwhile. */
 #include "kpt_app.h"
+#include "kpt_date.h"
+#include "kpt_clipboard.h"
+#include "kpt_frame.h"
+#include "kpt_options.h"
+#include "kpt_worker.h"
+#include "kpt_write.h"
+#include "kp_symbols.h"
 #include "kpt_draw.h"
 #include "kpt_loader.h"
 #include "kpt_view.h"
@@ -23,7 +30,7 @@
 #include <string.h>
 #include <time.h>
 
-enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_THREAD, ROW_IMAGE, ROW_KEXT, ROW_PANIC };
+enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_THREAD, ROW_IMAGE, ROW_KEXT, ROW_PANIC, ROW_FRAME, ROW_DSYM };
 
 typedef struct rrow {
 	int kind;
@@ -45,8 +52,13 @@ typedef struct report_priv {
 	size_t wrap_off;   /* next byte of it to lay out */
 	bool wrapping;     /* rows of it are still to come */
 	kpt_process_arg push;
-	char push_uuid[40];
+	char push_uuid[256];
+	bool has_bt;       /* the summary shows the panicked thread's first frames */
+	size_t bt_proc, bt_thread;
+	bool bt_asked;     /* they went to the worker */
 } report_priv;
+
+#define BT_FRAMES 10   /* frames of the panicked thread on the summary */
 
 static void add_row(report_priv *p, int kind, size_t idx, const char *text)
 {
@@ -215,7 +227,10 @@ static void build_summary(kpt_view *v, int width)
 	const kp_report *r = p->doc->r;
 	add_text(p, ROW_TEXT, "%s%s", r->kind == KP_KIND_PANIC ? "Panic:           " : "Reason:          ",
 	         r->headline ? r->headline : "-");
-	add_text(p, ROW_TEXT, "Date:            %s", r->timestamp ? r->timestamp : "-");
+	char utc[32];
+	bool dated = kpt_date_utc(r->timestamp, utc, sizeof utc);
+	add_text(p, ROW_TEXT, "Date:            %s%s%s%s", r->timestamp ? r->timestamp : "-", dated ? "  (" : "",
+	         dated ? utc : "", dated ? " UTC)" : "");
 	add_text(p, ROW_TEXT, "OS version:      %s", r->os_version ? r->os_version : "-");
 	add_text(p, ROW_TEXT, "Product:         %s   (%s, %s)", r->product ? r->product : "-",
 	         kp_arch_name(r->arch), kp_format_name(r->format));
@@ -239,12 +254,25 @@ static void build_summary(kpt_view *v, int width)
 		snprintf(txt, sizeof txt, "Panicked thread: %s  %zu frames  %s", tid, pt->nframes, pt->name ? pt->name : "");
 		kpt_sanitize(clean, sizeof clean, txt, strlen(txt), 0);
 		add_row(p, ROW_THREAD, pi * 100000 + ti, clean);
+		p->has_bt = true;
+		p->bt_proc = pi;
+		p->bt_thread = ti;
 	} else if (r->has_panicked_thread_id) {
 		add_text(p, ROW_TEXT, "Panicked thread: tid %" PRIu64, r->panicked_thread_id);
 	}
 	if (r->last_started_kext)
 		add_text(p, ROW_TEXT, "Last started:    %s", r->last_started_kext);
+	add_text(p, ROW_TEXT, "File:            %s", p->doc->path ? p->doc->path : "(in the index only)");
 	build_hang(p, r);
+	if (pt && pt->nframes > 0) {   /* the answer on the first screen */
+		add_row(p, ROW_TEXT, 0, "");
+		char bh[96];
+		snprintf(bh, sizeof bh, "Backtrace of the panicked thread%s",
+		         pt->nframes > BT_FRAMES ? " (first 10 frames; Enter: all)" : " (Enter: the thread)");
+		add_row(p, ROW_HEADER, 0, bh);
+		for (size_t f = 0; f < pt->nframes && f < BT_FRAMES; f++)
+			add_row(p, ROW_FRAME, f, NULL);
+	}
 	add_row(p, ROW_TEXT, 0, "");
 	char h[64];
 	snprintf(h, sizeof h, "Processes (%zu)", r->nprocesses);
@@ -268,8 +296,12 @@ static void build_images(kpt_view *v)
 	char h[64];
 	snprintf(h, sizeof h, "Binary images (%zu)", r->nimages);
 	add_row(p, ROW_HEADER, 0, h);
-	for (size_t i = 0; i < r->nimages; i++)
+	add_row(p, ROW_TEXT, 0, "  kind: K kernel, U kernelcache, T kext text segment, A absolute, X kext named by");
+	add_row(p, ROW_TEXT, 0, "  the backtrace text only; under each image: its dSYM, or where it was looked for");
+	for (size_t i = 0; i < r->nimages; i++) {
 		add_row(p, ROW_IMAGE, i, NULL);
+		add_row(p, ROW_DSYM, i, NULL);
+	}
 	add_row(p, ROW_TEXT, 0, "");
 	snprintf(h, sizeof h, "Loaded kexts (%zu)%s", r->nkexts, r->kexts_skipped ? " - skipped by the report" : "");
 	add_row(p, ROW_HEADER, 0, h);
@@ -355,6 +387,36 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	case ROW_HEADER:
 		kpt_put(y, 0, width, rr->text, sel ? st : KPT_ST_HEADER, true);
 		break;
+	case ROW_DSYM: {
+		const char *found = p->doc->dsyms ? p->doc->dsyms[rr->idx] : NULL;
+		char line[1200];
+		if (!r->images[rr->idx].uuid)
+			snprintf(line, sizeof line, "     no UUID in the report: nothing to look for");
+		else if (!found)
+			snprintf(line, sizeof line, "     dSYM: looking...");
+		else if (found[0])
+			snprintf(line, sizeof line, "     dSYM (%s): %s", kp_arch_name(r->arch), found);
+		else {
+			char where[600];
+			kpt_options_dsym_places(&v->app->cfg, where, sizeof where);
+			snprintf(line, sizeof line, "     no dSYM; looked in %s", where);
+		}
+		kpt_put(y, 0, width, line, sel ? st : found && found[0] ? KPT_ST_FILE : KPT_ST_DIM, true);
+		break;
+	}
+	case ROW_FRAME: {
+		const kp_thread *t = &r->processes[p->bt_proc].threads[p->bt_thread];
+		const kpt_sym *s = &kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread)[rr->idx];
+		char text[1200];
+		kpt_frame_text(r, t, s, rr->idx, text, sizeof text);
+		kpt_put(y, 0, width, "", st, true);
+		int x = kpt_putf(y, 0, 5, st, true, "  %2zu ", rr->idx);
+		bool done = s->state == KPT_SYM_DONE && s->status == KP_SYM_OK;
+		x += kpt_put(y, x, width - x, text, sel ? st : done ? KPT_ST_FUNC : KPT_ST_DIM, false);
+		if (s->state != KPT_SYM_DONE)
+			kpt_put(y, x, width - x, "  ...", sel ? st : KPT_ST_DIM, false);
+		break;
+	}
 	case ROW_PROCESS: {
 		const kp_process *pr = &r->processes[rr->idx];
 		bool panicked = false;
@@ -425,6 +487,22 @@ static void report_draw(kpt_view *v, int y0, int h, int width)
 	}
 	if (p->width != width)
 		rebuild(v, width);
+	if (p->images)
+		kpt_worker_find_dsyms(v->app, p->doc);
+	if (p->has_bt && !p->bt_asked) {   /* symbols for the summary's backtrace, first */
+		p->bt_asked = true;
+		kpt_sym *s = kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread);
+		size_t n = p->doc->r->processes[p->bt_proc].threads[p->bt_thread].nframes;
+		n = n < BT_FRAMES ? n : BT_FRAMES;
+		bool any = false;
+		for (size_t f = 0; f < n; f++)
+			if (s[f].state == KPT_SYM_NONE) {
+				s[f].state = KPT_SYM_PENDING;
+				any = true;
+			}
+		if (any)
+			kpt_worker_request(v->app, p->doc, p->bt_proc, p->bt_thread, 0, n, true);
+	}
 	v->list.height = h - 1;
 	wrap_visible(v);
 	int x = kpt_put(y0, 0, width, " Summary ", p->images ? KPT_ST_DIM : KPT_ST_CURSOR, false);
@@ -442,6 +520,10 @@ static const char *report_row_text(kpt_view *v, size_t row, char *buf, size_t si
 	switch (rr->kind) {
 	case ROW_PROCESS:
 		snprintf(buf, size, "%s", r->processes[rr->idx].name ? r->processes[rr->idx].name : "");
+		return buf;
+	case ROW_FRAME:
+		kpt_frame_text(r, &r->processes[p->bt_proc].threads[p->bt_thread],
+		               &kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread)[rr->idx], rr->idx, buf, size);
 		return buf;
 	case ROW_IMAGE: {
 		const kp_image *im = &r->images[rr->idx];
@@ -491,6 +573,54 @@ static unsigned report_idle(kpt_view *v)
 	return KPT_REDRAW | (p->wrapping ? KPT_MORE : 0);
 }
 
+/* y: a frame row as "function (file:line)", an image or kext row its UUID,
+ * a text row as shown; Y: the panicked thread's whole backtrace */
+static unsigned report_copy(kpt_view *v, bool all)
+{
+	report_priv *p = v->priv;
+	const kp_report *r = p->doc->r;
+	size_t row;
+	if (all) {
+		if (!p->has_bt) {
+			kpt_set_msg(v->app, "this report names no panicked thread");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		char *text = kpt_thread_text(r, &r->processes[p->bt_proc].threads[p->bt_thread],
+		                             kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread));
+		kpt_clipboard_copy(v->app, text, "the backtrace");
+		free(text);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (!kpt_list_current(&v->list, &row))
+		return KPT_HANDLED;
+	const rrow *rr = &p->rows[row];
+	char buf[1200], what[48] = "the row";
+	const char *text = NULL;
+	switch (rr->kind) {
+	case ROW_FRAME:
+		text = report_row_text(v, row, buf, sizeof buf);
+		snprintf(what, sizeof what, "frame %zu", rr->idx);
+		break;
+	case ROW_IMAGE: text = r->images[rr->idx].uuid; snprintf(what, sizeof what, "the UUID"); break;
+	case ROW_KEXT: text = r->kexts[rr->idx].uuid; snprintf(what, sizeof what, "the UUID"); break;
+	default: text = report_row_text(v, row, buf, sizeof buf); break;
+	}
+	if (!text || !*text) {
+		kpt_set_msg(v->app, "nothing to copy on this row");
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	kpt_clipboard_copy(v->app, text, what);
+	return KPT_HANDLED | KPT_REDRAW;
+}
+
+static unsigned write_done(kpt_app *app, kpt_view *v, const char *text, bool final)
+{
+	report_priv *p = v->priv;
+	if (text && final && text[0])
+		kpt_write_report(app, p->doc, text);
+	return KPT_REDRAW;
+}
+
 static unsigned report_request(kpt_view *v, kpt_request req)
 {
 	report_priv *p = v->priv;
@@ -507,6 +637,14 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		rebuild(v, p->width ? p->width : v->app->cols);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
+	if (req == KPT_REQ_COPY || req == KPT_REQ_COPYALL)
+		return report_copy(v, req == KPT_REQ_COPYALL);
+	if (req == KPT_REQ_WRITE) {
+		char path[512];
+		kpt_write_default_path(p->doc, path, sizeof path);
+		kpt_prompt_start(v->app, v, "write the report to: ", path, write_done);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
 	if (req != KPT_REQ_ENTER)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))
@@ -520,8 +658,13 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 	case ROW_THREAD:
 		p->push = (kpt_process_arg){p->doc, rr->idx / 100000, rr->idx % 100000};
 		return kpt_push_later(v->app, &kpt_view_thread, &p->push);
+	case ROW_FRAME:
+		p->push = (kpt_process_arg){p->doc, p->bt_proc, p->bt_thread};
+		return kpt_push_later(v->app, &kpt_view_thread, &p->push);
 	case ROW_IMAGE: uuid = r->images[rr->idx].uuid; break;
-	case ROW_KEXT: uuid = r->kexts[rr->idx].uuid; break;
+	case ROW_KEXT:   /* its bundle id finds it in more panics than a UUID */
+		uuid = r->kexts[rr->idx].name ? r->kexts[rr->idx].name : r->kexts[rr->idx].uuid;
+		break;
 	default: return KPT_HANDLED;
 	}
 	if (!uuid) {
@@ -536,7 +679,7 @@ static const char *report_hint(kpt_view *v)
 {
 	report_priv *p = v->priv;
 	return p->images ? "Enter panics with this UUID  Tab summary  Esc back"
-	                 : "Enter process/thread  Tab images  Esc back";
+	                 : "Enter open  Tab images  w write  Esc back";
 }
 
 const kpt_view_ops kpt_view_report = {

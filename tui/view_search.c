@@ -1,9 +1,11 @@
 /* view_search.c: every panic that involved a UUID (kernel, backtrace kext,
- * binary image or dependency), newest first.  Opened with a UUID (from an
- * image row) it searches at once; opened with NULL (`u`) it prompts for a
- * full UUID or a prefix of at least 8 hex digits, dashes optional.  Results
+ * binary image or dependency) or a kext bundle id, newest first.  Opened
+ * with a query (from an image or kext row) it searches at once; opened with
+ * NULL (`u`) it prompts for a full UUID or a prefix of at least 8 hex
+ * digits, dashes and [] <> () around it optional, or a bundle id.  Results
  * are copied out of the index callbacks, which only lend their rows. */
 #include "kpt_app.h"
+#include "kpt_date.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
@@ -23,6 +25,7 @@ typedef struct search_priv {
 	hit *hits;
 	size_t n, cap;
 	bool searched;
+	bool kext;              /* the query is a bundle id */
 	char error[300];
 	kpt_entry push;
 } search_priv;
@@ -61,6 +64,21 @@ static int on_hit(void *ctx, const kpi_report_row *row)
 	return 0;
 }
 
+/* hex digits and dashes only, 8 digits or more: a UUID or its prefix;
+ * anything else is a kext bundle id */
+static bool looks_like_uuid(const char *q)
+{
+	size_t hex = 0;
+	for (const char *s = q; *s; s++) {
+		if (*s == '-')
+			continue;
+		if (!strchr("0123456789abcdefABCDEF", *s))
+			return false;
+		hex++;
+	}
+	return hex >= 8;
+}
+
 static void run_search(kpt_view *v, const char *q)
 {
 	search_priv *p = v->priv;
@@ -69,17 +87,22 @@ static void run_search(kpt_view *v, const char *q)
 	snprintf(p->query, sizeof p->query, "%s", q);
 	/* trim what a paste brings along */
 	char *s = p->query;
-	while (*s == ' ' || *s == '<' || *s == '(')
+	while (*s == ' ' || *s == '<' || *s == '(' || *s == '[')
 		memmove(s, s + 1, strlen(s));
 	size_t n = strlen(s);
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '>' || s[n - 1] == ')'))
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '>' || s[n - 1] == ')' || s[n - 1] == ']'))
 		s[--n] = '\0';
-	snprintf(v->title, sizeof v->title, "UUID %.40s", p->query);
+	p->kext = !looks_like_uuid(p->query);
+	snprintf(v->title, sizeof v->title, "%s %.40s", p->kext ? "kext" : "UUID", p->query);
 	kp_error err;
 	p->searched = true;
+	kp_status st = KP_OK;
+	if (v->app->db)
+		st = p->kext ? kpi_search_kext(v->app->db, p->query, on_hit, p, NULL, &err)
+		             : kpi_search_uuid(v->app->db, p->query, on_hit, p, NULL, &err);
 	if (!v->app->db)
 		snprintf(p->error, sizeof p->error, "no index open");
-	else if (kpi_search_uuid(v->app->db, p->query, on_hit, p, NULL, &err) != KP_OK)
+	else if (st != KP_OK)
 		snprintf(p->error, sizeof p->error, "%s", err.msg);
 	v->list.cur = v->list.top = 0;
 	kpt_list_reset(&v->list, p->n);
@@ -105,7 +128,7 @@ static int search_open(kpt_view *v, void *arg)
 	if (arg)
 		run_search(v, arg);
 	else
-		kpt_prompt_start(v->app, v, "kext/kernel UUID (8+ hex digits): ", "", prompt_done);
+		kpt_prompt_start(v->app, v, "kext/kernel UUID (8+ hex digits) or kext bundle id: ", "", prompt_done);
 	return 0;
 }
 
@@ -134,7 +157,9 @@ static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	memcpy(c, search_cols, sizeof c);
 	kpt_cols_layout(c, SC_N, width);
 	kpt_put(y, 0, width, "", st, true);
-	kpt_putf(y, c[SC_DATE].x, c[SC_DATE].w, st, true, "  %.16s", h->date ? h->date : "-");
+	char d[32];
+	kpt_date_utc(h->date, d, sizeof d);
+	kpt_putf(y, c[SC_DATE].x, c[SC_DATE].w, st, true, "  %s", d);
 	kpt_put(y, c[SC_ROLE].x, c[SC_ROLE].w, h->role ? h->role : "", sel ? st : KPT_ST_MARK, true);
 	kpt_put(y, c[SC_NAME].x, c[SC_NAME].w, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);
 	kpt_put(y, c[SC_HEADLINE].x, c[SC_HEADLINE].w, h->headline ? h->headline : "", st, true);
@@ -144,16 +169,19 @@ static void search_draw(kpt_view *v, int y0, int h, int width)
 {
 	search_priv *p = v->priv;
 	if (!p->searched) {
-		kpt_put(y0 + 1, 2, width - 4, "Paste a UUID (or its first 8+ hex digits) and press Enter.", KPT_ST_DIM, false);
+		kpt_put(y0 + 1, 2, width - 4, "Paste a UUID (or its first 8+ hex digits) or a kext bundle id and press Enter.",
+		        KPT_ST_DIM, false);
 		return;
 	}
-	kpt_putf(y0, 0, width, KPT_ST_HEADER, true, "%zu panic%s with UUID %s", p->n, p->n == 1 ? "" : "s", p->query);
+	kpt_putf(y0, 0, width, KPT_ST_HEADER, true, "%zu panic%s with %s %s", p->n, p->n == 1 ? "" : "s",
+	         p->kext ? "kext" : "UUID", p->query);
 	if (p->error[0]) {
 		kpt_put(y0 + 2, 2, width - 4, p->error, KPT_ST_ERROR, false);
 		return;
 	}
 	if (p->n == 0) {
-		kpt_put(y0 + 2, 2, width - 4, "No indexed panic involves this UUID.", KPT_ST_DIM, false);
+		kpt_put(y0 + 2, 2, width - 4, p->kext ? "No indexed panic names this kext (give its full bundle id)."
+		                                       : "No indexed panic involves this UUID.", KPT_ST_DIM, false);
 		return;
 	}
 	kpt_list_draw(v, y0 + 1, h - 1, width);
@@ -173,7 +201,7 @@ static unsigned search_request(kpt_view *v, kpt_request req)
 	search_priv *p = v->priv;
 	size_t row;
 	if (req == KPT_REQ_UUID) {
-		kpt_prompt_start(v->app, v, "kext/kernel UUID (8+ hex digits): ", p->query, prompt_done);
+		kpt_prompt_start(v->app, v, "kext/kernel UUID (8+ hex digits) or kext bundle id: ", p->query, prompt_done);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	if (req != KPT_REQ_ENTER)

@@ -7,6 +7,8 @@
  * is paged through (see source_priv) and closed when the view is left. */
 #include "kpt_app.h"
 #include "kpt_draw.h"
+#include "kpt_editor.h"
+#include "kpt_options.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
 
@@ -45,21 +47,8 @@ typedef struct source_priv {
 	char text[SHOW_MAX * 8 + 1];   /* the line handed out, tabs expanded */
 	char error[256];
 	bool centred;
+	size_t hscroll;       /* characters hidden on the left (Left/Right) */
 } source_priv;
-
-static void map_path(const kpt_config *c, const char *in, char *out, size_t size)
-{
-	for (size_t i = 0; i < c->nmaps; i++) {
-		size_t n = strlen(c->map_from[i]);
-		while (n > 1 && c->map_from[i][n - 1] == '/')
-			n--;
-		if (strncmp(in, c->map_from[i], n) == 0 && (in[n] == '/' || in[n] == '\0')) {
-			snprintf(out, size, "%s%s", c->map_to[i], in + n);
-			return;
-		}
-	}
-	snprintf(out, size, "%s", in);
-}
 
 static void expand_tabs(const char *s, size_t len, char *o, size_t size)
 {
@@ -235,7 +224,7 @@ static int source_open(kpt_view *v, void *arg)
 	source_priv *p = v->priv;
 	p->line = a->line;
 	snprintf(p->dwarf_path, sizeof p->dwarf_path, "%s", a->file);
-	map_path(&v->app->cfg, a->file, p->path, sizeof p->path);
+	kpt_options_map_source(&v->app->cfg, a->file, p->path, sizeof p->path);
 	const char *b = strrchr(a->file, '/');
 	snprintf(v->title, sizeof v->title, "%.120s:%u", b ? b + 1 : a->file, a->line);
 	v->list.search_only = true;
@@ -260,7 +249,11 @@ static void source_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_style st = target ? KPT_ST_MATCH : sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	kpt_put(y, 0, width, "", st, true);
 	kpt_putf(y, 0, 8, target || sel ? st : KPT_ST_DIM, true, "%c%6zu ", target ? '>' : ' ', row + 1);
-	kpt_put(y, 8, width - 8, line_text(p, row), st, true);
+	const char *t = line_text(p, row);
+	for (size_t skip = p->hscroll; *t && skip > 0; skip--)   /* by characters */
+		for (t++; ((unsigned char)*t & 0xC0) == 0x80; t++)
+			;
+	kpt_put(y, 8, width - 8, t, st, true);
 }
 
 static void source_draw(kpt_view *v, int y0, int h, int width)
@@ -295,10 +288,32 @@ static const char *source_row_text(kpt_view *v, size_t row, char *buf, size_t si
 	return p->fd >= 0 && row < p->nlines ? line_text(p, row) : NULL;
 }
 
+/* Right scrolls by 8 columns (as far as a line is shown, SHOW_MAX);
+ * Left scrolls back, and at the left edge goes back like Esc. */
+static unsigned source_request(kpt_view *v, kpt_request req)
+{
+	source_priv *p = v->priv;
+	if (req == KPT_REQ_EDIT) {   /* at the line under the cursor */
+		size_t row;
+		kpt_editor_open(v->app, p->dwarf_path, kpt_list_current(&v->list, &row) ? (unsigned)row + 1 : p->line);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (req == KPT_REQ_RIGHT) {
+		if (p->hscroll + 8 < SHOW_MAX)
+			p->hscroll += 8;
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (req == KPT_REQ_LEFT && p->hscroll > 0) {
+		p->hscroll = p->hscroll > 8 ? p->hscroll - 8 : 0;
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	return 0;
+}
+
 static const char *source_hint(kpt_view *v)
 {
 	(void)v;
-	return "/ search  n/N next/prev  Esc back";
+	return "/ search  n/N  Left/Right scroll  e edit  Esc back";
 }
 
 const kpt_view_ops kpt_view_source = {
@@ -309,5 +324,6 @@ const kpt_view_ops kpt_view_source = {
 	.draw = source_draw,
 	.draw_row = source_draw_row,
 	.row_text = source_row_text,
+	.request = source_request,
 	.hint = source_hint,
 };

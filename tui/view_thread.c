@@ -1,11 +1,17 @@
 /* view_thread.c: the frames of one thread: image, offset, function and
- * file:line, with inlined calls as indented rows under their frame.
+ * file:line, with inlined calls as indented rows under their frame; the
+ * selected row in full in two detail lines at the bottom, and one line per
+ * image without a dSYM at the top.
  *
  * Frames show at once as the report has them; on every draw the frames on
  * screen that nobody asked for yet go to the worker as a "visible" request,
  * and once the rest of the thread as a background request.  Results land in
  * the document's symbol cache (worker.c) and update() re-lays the rows. */
 #include "kpt_app.h"
+#include "kpt_clipboard.h"
+#include "kpt_editor.h"
+#include "kpt_frame.h"
+#include "kpt_options.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
 #include "kpt_worker.h"
@@ -107,17 +113,6 @@ static void thread_close(kpt_view *v)
 	kpt_doc_release(&v->app->docs, &p->at.doc);
 }
 
-static const char *image_name(const kp_report *r, int idx, char *buf, size_t size)
-{
-	if (idx < 0 || (size_t)idx >= r->nimages)
-		return "?";
-	const kp_image *im = &r->images[idx];
-	if (im->name)
-		return im->name;
-	snprintf(buf, size, "%c:%.8s", im->kind, im->uuid ? im->uuid : "?");
-	return buf;
-}
-
 static const char *base(const char *path)
 {
 	const char *b = strrchr(path, '/');
@@ -126,18 +121,37 @@ static const char *base(const char *path)
 
 /* frame number, image, offset, function (the rest), file:line */
 enum { TC_NUM, TC_IMAGE, TC_OFFSET, TC_FUNC, TC_FILE, TC_N };
-static const kpt_col thread_cols[TC_N] = {
-	[TC_NUM] = {.width = 4},
-	[TC_IMAGE] = {.width = 22, .wide = 30, .wide_at = 140, .narrow = 14, .gap = 1},
-	[TC_OFFSET] = {.width = 10, .gap = 1},
-	[TC_FUNC] = {.min = 16, .gap = 1},
-	[TC_FILE] = {.width = 22, .wide = 36, .wide_at = 140},
-};
+#define FUNC_MIN 26   /* the function is what matters: the others give way first */
 
+/* Column priority: the function keeps FUNC_MIN columns while the image
+ * shrinks, then the offset goes, then file:line shrinks and goes, then the
+ * image goes; what is dropped is still in the detail lines. */
 static void layout(kpt_col *c, int width)
 {
-	memcpy(c, thread_cols, sizeof thread_cols);
-	kpt_cols_layout(c, TC_N, width);
+	int img = width >= 140 ? 30 : 22, off = 10, file = width >= 140 ? 36 : 22;
+	for (int step = 0;; step++) {
+		int fixed = 4 + (img ? img + 1 : 0) + (off ? off + 1 : 0) + (file ? file + 1 : 0);
+		if (width - fixed >= FUNC_MIN || step == 5)
+			break;
+		switch (step) {
+		case 0: img = 14; break;
+		case 1: off = 0; break;
+		case 2: file = 16; break;
+		case 3: file = 0; break;
+		case 4: img = 0; break;
+		}
+	}
+	int x = 0;
+	memset(c, 0, TC_N * sizeof *c);
+	c[TC_NUM] = (kpt_col){.x = 0, .w = 4};
+	x = 4;
+	c[TC_IMAGE] = (kpt_col){.x = x, .w = img};
+	x += img ? img + 1 : 0;
+	c[TC_OFFSET] = (kpt_col){.x = x, .w = off};
+	x += off ? off + 1 : 0;
+	int fw = width - x - (file ? file + 1 : 0);
+	c[TC_FUNC] = (kpt_col){.x = x, .w = fw > 0 ? fw : 0};
+	c[TC_FILE] = (kpt_col){.x = x + (fw > 0 ? fw : 0) + 1, .w = file};
 }
 
 static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -163,7 +177,7 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	}
 	char buf[64];
 	kpt_putf(y, c[TC_NUM].x, c[TC_NUM].w, st, true, "%3zu", tr->frame);
-	kpt_put(y, c[TC_IMAGE].x, c[TC_IMAGE].w, image_name(r, f->image, buf, sizeof buf), st, true);
+	kpt_put(y, c[TC_IMAGE].x, c[TC_IMAGE].w, kpt_image_label(r, f->image, buf, sizeof buf), st, true);
 	if (f->has_offset)
 		kpt_putf(y, c[TC_OFFSET].x, c[TC_OFFSET].w, st, true, "+0x%" PRIx64, f->offset);
 	else if (f->has_address)
@@ -175,6 +189,9 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 			kpt_putf(y, c[TC_FILE].x, c[TC_FILE].w, sel ? st : KPT_ST_FILE, true, "%s:%u", base(l->file), l->line);
 		else if (s->note)
 			kpt_put(y, c[TC_FILE].x, c[TC_FILE].w, s->note, sel ? st : KPT_ST_DIM, true);
+	} else if (s->state == KPT_SYM_DONE && s->status == KP_SYM_NO_DSYM) {
+		/* said once per image above the frames, not on every row */
+		kpt_put(y, x, c[TC_FUNC].w, f->symbol ? f->symbol : "(no dSYM)", sel ? st : f->symbol ? KPT_ST_FUNC : KPT_ST_DIM, true);
 	} else if (s->state == KPT_SYM_DONE) {
 		if (f->symbol)
 			kpt_put(y, x, c[TC_FUNC].w, f->symbol, sel ? st : KPT_ST_FUNC, true);
@@ -219,6 +236,75 @@ static void request_visible(kpt_view *v)
 	}
 }
 
+/* One line per image whose dSYM was not found (at most max): name, UUID
+ * and where it was looked for.  Returns the rows used. */
+static int draw_no_dsym(kpt_view *v, int y, int max, int width)
+{
+	const kp_report *r = ((thread_priv *)v->priv)->at.doc->r;
+	const kp_thread *t = thr(v);
+	const kpt_sym *s = syms(v);
+	int used = 0, more = 0;
+	for (size_t f = 0; f < t->nframes; f++) {
+		int im = t->frames[f].image;
+		if (s[f].state != KPT_SYM_DONE || s[f].status != KP_SYM_NO_DSYM)
+			continue;
+		bool seen = false;   /* an earlier frame of the same image said it */
+		for (size_t g = 0; g < f && !seen; g++)
+			seen = t->frames[g].image == im && s[g].state == KPT_SYM_DONE && s[g].status == KP_SYM_NO_DSYM;
+		if (seen)
+			continue;
+		if (used >= max) {
+			more++;
+			continue;
+		}
+		char where[600], ib[64];
+		kpt_options_dsym_places(&v->app->cfg, where, sizeof where);
+		const char *uuid = im >= 0 && (size_t)im < r->nimages && r->images[im].uuid ? r->images[im].uuid : "?";
+		kpt_putf(y + used++, 0, width, KPT_ST_ERROR, true, "no dSYM for %s %s: looked in %s",
+		         kpt_image_label(r, im, ib, sizeof ib), uuid, where);
+	}
+	if (more && used > 0)
+		kpt_putf(y + used - 1, width - 12 > 0 ? width - 12 : 0, 12, KPT_ST_ERROR, true, " (+%d more)", more);
+	return used;
+}
+
+/* The selected row in full: function, then file:line, image+offset,
+ * address and the calls it was inlined into. */
+static void draw_detail(kpt_view *v, int y, int rows, int width)
+{
+	thread_priv *p = v->priv;
+	size_t row;
+	kpt_put(y, 0, width, "", KPT_ST_STATUS, true);
+	if (rows > 1)
+		kpt_put(y + 1, 0, width, "", KPT_ST_NORMAL, true);
+	if (!kpt_list_current(&v->list, &row) || row >= p->nrows)
+		return;
+	const kp_report *r = p->at.doc->r;
+	const trow *tr = &p->rows[row];
+	const kp_frame *f = &thr(v)->frames[tr->frame];
+	const kpt_sym *s = &syms(v)[tr->frame];
+	const kpt_symline *l = s->state == KPT_SYM_DONE && s->nlines > tr->sub ? &s->lines[tr->sub] : NULL;
+	const char *fn = l && l->function ? l->function : f->symbol ? f->symbol
+	               : s->state == KPT_SYM_DONE ? (s->note ? s->note : "(no symbols)") : "(symbolicating...)";
+	char line[1600], ib[64];
+	snprintf(line, sizeof line, "#%zu %s%s", tr->frame, tr->sub ? "inlined into " : "", fn);
+	kpt_put(y, 0, width, line, KPT_ST_STATUS, true);
+	if (rows < 2)
+		return;
+	size_t k = 0;
+	if (l && l->file)
+		k += (size_t)snprintf(line + k, sizeof line - k, "%s:%u  ", l->file, l->line);
+	if (k < sizeof line)
+		k += (size_t)snprintf(line + k, sizeof line - k, "%s", kpt_image_label(r, f->image, ib, sizeof ib));
+	if (f->has_offset && k < sizeof line)
+		k += (size_t)snprintf(line + k, sizeof line - k, " +0x%" PRIx64, f->offset);
+	if (f->has_address && k < sizeof line)
+		k += (size_t)snprintf(line + k, sizeof line - k, "  0x%016" PRIx64, f->address);
+	if (tr->sub == 0 && s->nlines > 1 && s->lines[1].function && k < sizeof line)
+		snprintf(line + k, sizeof line - k, "  inlined into %s", s->lines[1].function);
+	kpt_put(y + 1, 0, width, line, KPT_ST_DIM, true);
+}
+
 static void thread_draw(kpt_view *v, int y0, int h, int width)
 {
 	thread_priv *p = v->priv;
@@ -240,7 +326,11 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 		kpt_put(y0 + 2, 2, width - 4, "This thread has no frames in the report.", KPT_ST_DIM, false);
 		return;
 	}
-	kpt_list_draw(v, y0 + 1, h - 1, width);
+	int detail = h >= 8 ? 2 : h >= 5 ? 1 : 0;
+	int notes = draw_no_dsym(v, y0 + 1, h >= 12 ? 2 : h >= 8 ? 1 : 0, width);
+	kpt_list_draw(v, y0 + 1 + notes, h - 1 - notes - detail, width);
+	if (detail)
+		draw_detail(v, y0 + h - detail, detail, width);
 	request_visible(v);
 }
 
@@ -253,9 +343,41 @@ static const char *thread_row_text(kpt_view *v, size_t row, char *buf, size_t si
 	char ib[64];
 	const char *fn = s->nlines > tr->sub ? s->lines[tr->sub].function : f->symbol;
 	const char *file = s->nlines > tr->sub ? s->lines[tr->sub].file : NULL;
-	snprintf(buf, size, "%s %s %s", tr->sub ? "" : image_name(p->at.doc->r, f->image, ib, sizeof ib),
+	snprintf(buf, size, "%s %s %s", tr->sub ? "" : kpt_image_label(p->at.doc->r, f->image, ib, sizeof ib),
 	         fn ? fn : "", file ? base(file) : "");
 	return buf;
+}
+
+/* y: the selected row as "function (file:line)" (an inlined row: its
+ * call); Y: the whole thread as text */
+static unsigned thread_copy(kpt_view *v, bool all)
+{
+	thread_priv *p = v->priv;
+	const kp_thread *t = thr(v);
+	size_t row;
+	if (all) {
+		char *text = kpt_thread_text(p->at.doc->r, t, syms(v));
+		kpt_clipboard_copy(v->app, text, "the backtrace");
+		free(text);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (!kpt_list_current(&v->list, &row))
+		return KPT_HANDLED;
+	const trow *tr = &p->rows[row];
+	const kpt_sym *s = &syms(v)[tr->frame];
+	char text[1200], what[32];
+	if (tr->sub > 0 && tr->sub < s->nlines) {
+		const kpt_symline *l = &s->lines[tr->sub];
+		if (l->file)
+			snprintf(text, sizeof text, "%s (%s:%u)", l->function ? l->function : "??", base(l->file), l->line);
+		else
+			snprintf(text, sizeof text, "%s", l->function ? l->function : "??");
+	} else {
+		kpt_frame_text(p->at.doc->r, t, s, tr->frame, text, sizeof text);
+	}
+	snprintf(what, sizeof what, "frame %zu", tr->frame);
+	kpt_clipboard_copy(v->app, text, what);
+	return KPT_HANDLED | KPT_REDRAW;
 }
 
 static unsigned thread_request(kpt_view *v, kpt_request req)
@@ -274,7 +396,9 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 		p->owner.thread = (size_t)t->blocked_thread;
 		return kpt_push_later(v->app, &kpt_view_thread, &p->owner);
 	}
-	if (req != KPT_REQ_ENTER)
+	if (req == KPT_REQ_COPY || req == KPT_REQ_COPYALL)
+		return thread_copy(v, req == KPT_REQ_COPYALL);
+	if (req != KPT_REQ_ENTER && req != KPT_REQ_EDIT)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))
 		return KPT_HANDLED;
@@ -290,6 +414,10 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	const kpt_symline *l = &s->lines[tr->sub];
+	if (req == KPT_REQ_EDIT) {
+		kpt_editor_open(v->app, l->file, l->line);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
 	snprintf(p->push_file, sizeof p->push_file, "%s", l->file);
 	snprintf(p->push_func, sizeof p->push_func, "%s", l->function ? l->function : "");
 	p->push = (kpt_source_arg){p->push_file, l->line, p->push_func};
@@ -299,7 +427,7 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 static const char *thread_hint(kpt_view *v)
 {
 	(void)v;
-	return "Enter source  o owner  Esc back  / filter";
+	return "Enter source  e edit  y/Y copy  o owner  Esc back";
 }
 
 static unsigned thread_update(kpt_view *v)

@@ -35,10 +35,12 @@ typedef struct wreq {
 	kpt_doc *doc;            /* one reference, dropped by the UI */
 	size_t proc, thread, lo, hi;
 	bool visible;
+	bool started;            /* its first frame was taken */
+	bool images;             /* lo..hi are images to find dSYMs for */
 	unsigned long seq;
 } wreq;
 
-enum { WMSG_RESULT, WMSG_PROGRESS, WMSG_IDLE };
+enum { WMSG_RESULT, WMSG_PROGRESS, WMSG_IDLE, WMSG_DSYM };
 
 typedef struct kpt_wmsg {
 	struct kpt_wmsg *next;   /* in the undelivered list */
@@ -247,6 +249,20 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 	return m;
 }
 
+/* The dSYM of image i of q's report: its path in text, "" when none. */
+static kpt_wmsg *find_dsym(kpt_worker *w, const wreq *q, size_t i)
+{
+	kpt_wmsg *m = kpt_xcalloc(1, sizeof *m);
+	m->kind = WMSG_DSYM;
+	m->doc = q->doc;
+	m->frame = i;
+	const kp_report *r = q->doc->r;
+	const char *uuid = i < r->nimages ? r->images[i].uuid : NULL;
+	const char *path = w->sym && uuid ? kp_symbols_find(w->sym, uuid) : NULL;
+	snprintf(m->text, sizeof m->text, "%s", path ? path : "");
+	return m;
+}
+
 static void *worker_main(void *arg)
 {
 	kpt_worker *w = arg;
@@ -257,6 +273,8 @@ static void *worker_main(void *arg)
 		if (w->stop)
 			break;
 		wreq *q = take_request(w);
+		bool first = !q->started;
+		q->started = true;
 		size_t frame = q->lo++;
 		wreq copy = *q;
 		bool last = q->lo >= q->hi;
@@ -269,7 +287,17 @@ static void *worker_main(void *arg)
 			free(q);
 		}
 		pthread_mutex_unlock(&w->mu);
-		kpt_wmsg *m = symbolicate(w, &copy, frame);
+		if (first) {   /* a request starts: say so before a slow dSYM search */
+			kpt_wmsg *pm = kpt_xcalloc(1, sizeof *pm);
+			pm->kind = WMSG_PROGRESS;
+			if (copy.images)
+				snprintf(pm->text, sizeof pm->text, "looking for the dSYMs of %zu images", copy.hi - frame);
+			else
+				snprintf(pm->text, sizeof pm->text, "symbolicating frames %zu-%zu: looking for dSYMs",
+				         frame, copy.hi - 1);
+			post(w, pm);
+		}
+		kpt_wmsg *m = copy.images ? find_dsym(w, &copy, frame) : symbolicate(w, &copy, frame);
 		m->release = last;
 		post(w, m);
 		pthread_mutex_lock(&w->mu);
@@ -360,26 +388,35 @@ int kpt_worker_fd(const kpt_app *app)
 	return app->worker ? app->worker->pipe[0] : -1;
 }
 
-void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread, size_t lo,
-                        size_t hi, bool visible)
+/* Queues a request for d (taking a reference) and wakes the worker. */
+static void enqueue(kpt_worker *w, wreq proto)
 {
-	kpt_worker *w = app->worker;
-	if (!w || lo >= hi)
-		return;
 	wreq *q = kpt_xcalloc(1, sizeof *q);
-	kpt_doc_retain(d);
-	q->doc = d;
-	q->proc = proc;
-	q->thread = thread;
-	q->lo = lo;
-	q->hi = hi;
-	q->visible = visible;
+	*q = proto;
+	kpt_doc_retain(q->doc);
 	pthread_mutex_lock(&w->mu);
 	q->seq = ++w->seq;
 	q->next = w->queue;
 	w->queue = q;
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
+}
+
+void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread, size_t lo,
+                        size_t hi, bool visible)
+{
+	if (!app->worker || lo >= hi)
+		return;
+	enqueue(app->worker, (wreq){.doc = d, .proc = proc, .thread = thread, .lo = lo, .hi = hi, .visible = visible});
+}
+
+void kpt_worker_find_dsyms(kpt_app *app, kpt_doc *d)
+{
+	if (!app->worker || d->dsyms_asked || !d->r || d->r->nimages == 0)
+		return;
+	d->dsyms_asked = true;
+	d->dsyms = kpt_xcalloc(d->r->nimages, sizeof *d->dsyms);
+	enqueue(app->worker, (wreq){.doc = d, .lo = 0, .hi = d->r->nimages, .visible = true, .images = true});
 }
 
 /* The name to show for a dSYM path: the bundle, not its inner DWARF path. */
@@ -408,9 +445,11 @@ unsigned kpt_worker_poll(kpt_app *app)
 		f |= KPT_REDRAW;
 		if (m->kind == WMSG_PROGRESS) {
 			snprintf(app->work, sizeof app->work, "%s", m->text);
+		} else if (m->kind == WMSG_DSYM) {
+			if (m->doc->dsyms && m->frame < m->doc->r->nimages && !m->doc->dsyms[m->frame])
+				m->doc->dsyms[m->frame] = kpt_xstrdup(m->text);
 		} else if (m->kind == WMSG_IDLE) {
-			if (strncmp(app->work, "symbols from ", 13) != 0)
-				app->work[0] = '\0';
+			app->work[0] = '\0';   /* the status says what happens now: nothing */
 		} else {
 			if (m->text[0]) {
 				char name[256];

@@ -1,0 +1,32 @@
+#!/bin/sh
+# test_screens.sh: whole-screen tests like tig's.  The demo (its files
+# copied to a path of fixed length, see tui_tmux.sh) at 80x24,
+# 120x40 and 40x12, walked through its views; each screen is compared with
+# tests/screens/SIZE-NAME.txt.  KP_SCREENS_UPDATE=1 rewrites the expected
+# screens (review the diff before committing it).  TAP; 77 without tmux.
+set -u
+. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/tui_tmux.sh"
+
+walk() {   # walk W H: one session, every view
+	s="$1x$2"
+	rm -f "$tt_work/demo.db"*   # each size starts from an empty index: every report new
+	tt_start "$1" "$2" "$tt_demo_cmd" || { _notok "tmux session $s"; return; }
+	tt_wait "FakeDriver" 20 || tt_wait "vm_page" 5
+	tt_expect "$s-panics"
+	tt_keys Tab; tt_wait "count" 5; tt_expect "$s-groups"
+	tt_keys Enter; tt_wait "Members" 5; tt_expect "$s-group"
+	tt_keys Escape; tt_wait "count" 5
+	tt_keys Tab Enter; tt_wait "Summary" 5; tt_expect "$s-report"
+	tt_keys Tab; tt_wait "Binary images" 5; tt_expect "$s-images"
+	tt_keys Tab Enter; tt_wait "thread" 5
+	tt_keys Enter; tt_wait "fakekernel.c" 20; tt_expect "$s-thread"
+	tt_keys j j Enter; tt_wait "FakeDriver: report length" 5; tt_expect "$s-source"
+	tt_keys Escape "?"; tt_wait "Help" 5; tt_expect "$s-help"
+	tt_keys Escape u "4c4c44a3-5555-3144" Enter; tt_wait "4c4c44a3" 5; tt_expect "$s-uuid"
+}
+
+walk 80 24
+walk 120 40
+walk 40 12
+done_testing

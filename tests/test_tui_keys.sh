@@ -1,0 +1,203 @@
+#!/bin/sh
+# test_tui_keys.sh: the keys and fixes of issue 15 in a real terminal
+# (tmux), one section each, on the demo.  Whole screens are compared with
+# tests/screens/ where they are deterministic.  TAP; 77 without tmux.
+set -u
+. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/tui_tmux.sh"
+
+demo() {   # demo [W H]: a fresh demo session on the panic list
+	tt_start "${1:-80}" "${2:-24}" "'$KPBROWSE' --demo" && tt_wait "vm_page_check_sanity" 20
+}
+alive() { [ "$($TT display -p -t tt '#{pane_current_command}')" != sleep ]; }
+
+# ---- navigation: q closes the view, Q quits, q on the panic list quits
+demo
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys Enter; tt_wait "threads" 5
+tt_keys q; tt_wait "Summary" 5
+if alive && tt_screen | grep -qF "Summary"; then _ok "q closes the process view (back on the report)"
+else _notok "q closes the process view (back on the report)"; fi
+tt_check "the status bar says q close, Q quit" "q close  Q quit"
+tt_keys Q; sleep 1
+if alive; then _notok "Q quits from any depth"; else _ok "Q quits from any depth"; fi
+demo
+tt_keys q; sleep 1
+if alive; then _notok "q on the panic list quits"; else _ok "q on the panic list quits"; fi
+
+# ---- Ctrl-L repaints garbage written to the terminal
+demo
+tt_stable
+tty=$($TT display -p -t tt '#{pane_tty}')
+printf '\033[5;10HGARBAGE GARBAGE\033[12;1H###########' >"$tty"
+tt_wait "GARBAGE" 3
+tt_keys C-l
+tt_wait_gone() { _i=0; while [ $_i -lt 30 ]; do tt_screen | grep -qF -- "$1" || return 0; sleep 0.1; _i=$((_i + 1)); done; return 1; }
+tt_wait_gone "GARBAGE"
+tt_expect 80x24-panics
+
+# ---- mouse: clicks only, even when the terminfo asks for any-motion
+if command -v tic >/dev/null 2>&1; then
+	mkdir -p "$tt_work/terminfo"
+	{ infocmp -x xterm-256color | sed 's/XM=[^,]*,/XM=\\E[?1003%?%p1%{1}%=%th%el%;,/'; } >"$tt_work/x1003.src"
+	if tic -x -o "$tt_work/terminfo" "$tt_work/x1003.src" 2>/dev/null; then
+		tt_start 80 24 "TERMINFO='$tt_work/terminfo' '$KPBROWSE' --demo"
+		tt_wait "vm_page_check_sanity" 20
+		flags=$($TT display -p -t tt '#{mouse_standard_flag}#{mouse_button_flag}#{mouse_all_flag}')
+		check "$flags" = 100 "mouse: click reporting on, button-motion and any-motion (1002/1003) off"
+	else
+		skip "tic cannot build a test terminfo"
+	fi
+else
+	skip "tic not installed"
+fi
+
+# ---- u accepts a UUID as reports print it, in brackets
+demo
+tt_keys u "[4C4C44A3-5555-3144-A151-249D146ED38D]" Enter
+tt_check "u takes [UUID]" "panics with UUID 4C4C44A3" 5
+
+# ---- u with a bundle id; Enter on a loaded-kext row
+demo
+tt_keys u "com.kpbrowse.FakeDriver" Enter
+tt_check "u takes a kext bundle id" "panics with kext com.kpbrowse.FakeDriver" 5
+demo
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys Tab; tt_wait "Loaded kexts" 5
+tt_keys "/" "AppleACPI" Enter Enter
+tt_check "Enter on a loaded-kext row lists the panics with that kext" "with kext com.apple.driver.AppleACPIPlatform" 5
+
+# ---- 80x24 readability: cuts marked, the selected frame in full, Right scrolls source
+demo
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys Enter; tt_wait "threads" 5
+tt_keys Enter; tt_wait "fakekernel.c:62" 20
+tt_keys j j
+tt_check "a cut function ends in an ellipsis" "validateReport(ReportHeade…" 5
+tt_check "the detail line shows the whole function" "#2 validateReport(ReportHeader const&, unsigned int, unsigned int)" 5
+tt_check "the detail line shows file:line, image, offset and inline chain" "fakekext.cpp:74  com.kpbrowse.FakeDriver +0x1f0" 5
+tt_keys Enter; tt_wait ">    74" 5
+tt_keys Right Right Right
+tt_check "Right scrolls long source lines" 'u", h.length, len);' 5
+tt_keys Left Left Left Left
+tt_check "Left at the left edge goes back to the frames" "#2 validateReport" 5
+
+# ---- the answer on the first screen: the panicked thread's backtrace on the summary
+demo
+tt_keys Enter
+tt_check "the summary shows the symbolicated backtrace" "   1 panic (fakekernel.c:72)" 20
+tt_check "the summary shows the report's file" "File:            \$SRC/tests/fixtures/reports/" 5
+tt_keys k k k Enter
+tt_check "Enter on a backtrace frame opens the thread" "> thread 9001" 5
+
+# ---- y / Y copy with OSC 52 (tmux set-clipboard on puts it in a buffer)
+demo
+$TT set-option -s set-clipboard on
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys Enter; tt_wait "threads" 5
+tt_keys Enter; tt_wait "fakekernel.c:62" 20
+tt_keys j j y
+tt_check "y says what it copied" "copied frame 2 to the clipboard" 5
+got=$($TT show-buffer 2>/dev/null)
+check "$got" = "validateReport(ReportHeader const&, unsigned int, unsigned int) (fakekext.cpp:74)" "y copies the frame as function (file:line)"
+tt_keys Y
+tt_check "Y says it copied the backtrace" "copied the backtrace" 5
+$TT show-buffer >"$tt_work/bt.txt" 2>/dev/null
+check "$(wc -l <"$tt_work/bt.txt" | tr -d ' ')" = 6 "Y copies every frame and the inlined call (6 lines)"
+check_grep "^#4   kernel +0x348  *kernel_bootstrap_thread (fakekernel.c:195)" "$tt_work/bt.txt" "Y: frames with image, offset, function and file:line"
+check_grep "inlined into FakeDriver::handleReport" "$tt_work/bt.txt" "Y: the inlined call"
+tt_keys Escape Escape Tab
+tt_wait "Binary images" 5
+tt_keys y
+tt_check "y on an image copies its UUID" "copied the UUID" 5
+check "$($TT show-buffer 2>/dev/null)" = "4C4C44BD-5555-3144-A14B-0078EC5E31E1" "y on the kernel image row copies its UUID"
+
+# ---- e opens $EDITOR +LINE FILE (a stub that records its arguments)
+cat >"$tt_work/ed.sh" <<EDEOF
+#!/bin/sh
+printf '%s\n' "\$@" >"$tt_work/ed.args"
+EDEOF
+chmod +x "$tt_work/ed.sh"
+tt_start 80 24 "VISUAL= EDITOR='$tt_work/ed.sh' '$KPBROWSE' --demo"
+tt_wait "vm_page_check_sanity" 20
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys Enter; tt_wait "threads" 5
+tt_keys Enter; tt_wait "fakekernel.c:62" 20
+tt_keys j j e
+tt_check "e returns to the TUI and says what it edited" "edited " 5
+check "$(sed -n 1p "$tt_work/ed.args" 2>/dev/null)" = "+74" "e passes +LINE first"
+check "$(sed -n 2p "$tt_work/ed.args" 2>/dev/null)" = "$tt_src/tests/fixtures/src/fakekext.cpp" "e passes the file, mapped to this machine"
+tt_check "the frames are back on screen after the editor" "validateReport(ReportHeade" 5
+
+# ---- live: a report copied into a watched folder shows up, marked new, the cursor staying
+R="$KP_TESTS_DIR/fixtures/reports"
+mkdir -p "$tt_work/live"
+cp "$R/Kernel_2020-08-03-094512_kpbrowse-demo.panic" "$tt_work/live/"
+tt_start 100 24 "'$KPBROWSE' --db '$tt_work/live.db' '$tt_work/live'"
+tt_wait "vm_page_check_sanity" 20
+tt_keys q; sleep 0.5
+tt_start 100 24 "'$KPBROWSE' --db '$tt_work/live.db' '$tt_work/live'"
+tt_wait "vm_page_check_sanity" 20
+tt_stable
+cp "$R/panic-full-2026-11-27-183005.0002.ips" "$tt_work/live/"
+if tt_wait "FakeDriver: report length 8192" 3; then _ok "a report copied into the folder shows up within 2 s, no key pressed"
+else _notok "a report copied into the folder shows up within 2 s, no key pressed"; tt_screen | sed 's/^/#   /'; fi
+tt_stable
+if tt_screen | grep -q '^\* 2026-11-27 17:30.*FakeDriver: report length 8192'; then _ok "the new report is marked new"
+else _notok "the new report is marked new"; tt_screen | sed 's/^/#   /'; fi
+if tt_screen | grep -q '^  2020-08-03 09:45.*vm_page_check_sanity'; then _ok "the old report is not marked new"
+else _notok "the old report is not marked new"; fi
+tt_check "the cursor stays on its report (now the second row)" " 2/2 " 3
+cp "$R/Kernel-2020-09-14-201744.panic" "$tt_work/live/"
+tt_keys r
+tt_check "r says it rescans" "rescanning the report folders" 3
+tt_check "r: the rescan finds the third report" "FakeDriver: report length 512" 5
+tt_check "r: the cursor still on its report (now the third row)" " 3/3 " 1
+
+# ---- w writes the report as kpbrowse show prints it
+mkdir -p "$tt_work/wdir"
+tt_start 100 24 "sh -c \"cd '$tt_work/wdir' && exec '$KPBROWSE' --demo\""
+tt_wait "vm_page_check_sanity" 20
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys w
+tt_check "w asks for a path, offering one in the current folder" "write the report to: kpbrowse-report-" 5
+tt_keys Enter
+tt_check "w says where it wrote" "wrote the report" 5
+f=$(ls "$tt_work/wdir"/kpbrowse-report-*.txt 2>/dev/null | head -n 1)
+if [ -n "$f" ]; then
+	src=$(sed -n 's/^File: *//p' "$f")
+	KPBROWSE_CACHE_DIR= "$KPBROWSE" show --dsym "$KP_TESTS_DIR/fixtures/bin" "$src" >"$tt_work/show.txt" 2>/dev/null
+	if cmp -s "$f" "$tt_work/show.txt"; then _ok "w wrote what kpbrowse show prints (symbolicated)"
+	else _notok "w wrote what kpbrowse show prints (symbolicated)"; diff "$tt_work/show.txt" "$f" | sed 's/^/#   /' | head -20; fi
+	check_grep "validateReport" "$f" "w: the frames are symbolicated"
+else
+	_notok "w wrote a file"
+fi
+
+# ---- the images tab: kinds explained, each image's dSYM or where it was looked for
+demo
+tt_keys Enter; tt_wait "Summary" 5; tt_stable
+tt_keys Tab
+tt_check "images: the kind letters are explained" "kind: K kernel, U kernelcache, T kext text segment" 5
+tt_check "images: the kernel's dSYM, its architecture and path" "dSYM (arm64): \$SRC/tests/fixtures/bin/fakekernel.arm64.dSYM" 10
+tt_check "images: an image without a UUID says so" "no UUID in the report: nothing to look for" 5
+
+# ---- ? explains the labels
+demo
+tt_keys "?"; tt_wait "Help" 5
+tt_keys G
+tt_check "help has a legend for the culprit column" "culprit      the first non-Apple kext" 5
+tt_check "help explains the kind:UUID image labels" "T:2899AE9D   an image the report does not name" 5
+
+# ---- Enter on a group: the group as an object, its members
+demo
+tt_keys Tab; tt_wait "count" 5
+tt_keys Enter
+tt_check "group: count" "Count:       2" 5
+tt_check "group: first and last seen, UTC" "First seen:  2026-11-20 09:15 UTC   Last seen: 2026-11-27 17:30 UTC" 5
+tt_check "group: the OS versions it occurred on" "OS versions: macOS 26.1 (25B78)" 5
+tt_check "group: its members" "Members (2)" 5
+tt_keys Enter
+tt_check "group: Enter opens a member's report" "Summary" 5
+
+done_testing

@@ -1,0 +1,23 @@
+/* kpt_frame.h: a frame and a thread as text for people (frame.c), the one
+ * place the summary's backtrace, the copy keys and the report writer spell
+ * them.  Strings are untrusted report text: sanitise before drawing (the
+ * kpt_put helpers do).  UI thread (reads the document's symbol results). */
+#ifndef KPT_FRAME_H
+#define KPT_FRAME_H
+
+#include <stddef.h>
+
+#include "kpt_doc.h"
+
+/* The image's name, or "KIND:UUID8" when the report names none, or "?". */
+const char *kpt_image_label(const kp_report *r, int idx, char *buf, size_t size);
+/* "function (file:line)" when symbolicated (function alone without a
+ * line), else the report's own symbol, else "image +0xOFF" or the address. */
+void kpt_frame_text(const kp_report *r, const kp_thread *t, const kpt_sym *s, size_t f,
+                    char *out, size_t size);
+/* Every frame of t, one line each ("#N  image +0xOFF  function (file:line)"),
+ * inlined-into calls indented below; malloc'd, the caller frees.  syms may
+ * be NULL (no symbols yet). */
+char *kpt_thread_text(const kp_report *r, const kp_thread *t, const kpt_sym *syms);
+
+#endif

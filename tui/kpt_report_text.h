@@ -1,0 +1,18 @@
+/* kpt_report_text.h: a report as text for people (report_text.c): what
+ * `kpbrowse show` prints and the TUI's `w` writes, so the two cannot
+ * differ.  Report text goes through the sanitiser (inert escapes). */
+#ifndef KPT_REPORT_TEXT_H
+#define KPT_REPORT_TEXT_H
+
+#include <stdio.h>
+
+#include "kp_report.h"
+#include "kp_symbols.h"
+
+/* Path, format, date, OS, kernel, headline, panicked task and thread,
+ * kexts in the backtrace, the panicked thread's frames (symbolicated with
+ * sym, which may be NULL, after kp_symbols_set_report) and the panic
+ * string. */
+void kpt_report_text(FILE *out, const kp_report *r, kp_symbols *sym);
+
+#endif

@@ -1,0 +1,18 @@
+/* kpt_write.h: the TUI's `w` (write.c): the current report written to a
+ * file as `kpbrowse show` prints it (kpt_report_text.h), symbolicated by a
+ * symboliser of its own (the worker's is not shared), the same options. */
+#ifndef KPT_WRITE_H
+#define KPT_WRITE_H
+
+#include <stddef.h>
+
+#include "kpt_doc.h"
+
+typedef struct kpt_app kpt_app;
+
+/* The path `w` offers: kpbrowse-report-ID.txt in the current directory. */
+void kpt_write_default_path(const kpt_doc *d, char *out, size_t size);
+/* Writes d's report to path (replacing it) and says so on the message line. */
+void kpt_write_report(kpt_app *app, const kpt_doc *d, const char *path);
+
+#endif

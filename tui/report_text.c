@@ -1,0 +1,290 @@
+/* report_text.c: a report as the text `kpbrowse show` prints
+ * (kpt_report_text.h); the TUI's `w` writes the same. */
+#include "kp_strbuf.h"
+#include "kp_symbols.h"
+#include "kp_waitchain.h"
+#include "kpt_report_text.h"
+#include "kpt_sanitize.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static void field(FILE *out, const char *label, const char *value)
+{
+	fprintf(out, "%-18s ", label);
+	if (value)
+		kpt_sanitize_write(out, value, strlen(value), 0);
+	else
+		fputs("-", out);
+	fputc('\n', out);
+}
+
+static const char *image_label(const kp_report *r, int idx, char *buf, size_t size)
+{
+	if (idx < 0 || (size_t)idx >= r->nimages)
+		return "?";
+	const kp_image *im = &r->images[idx];
+	if (im->name)
+		return im->name;
+	if (im->uuid) {
+		snprintf(buf, size, "%c:%s", im->kind, im->uuid);
+		return buf;
+	}
+	snprintf(buf, size, "image#%d", idx);
+	return buf;
+}
+
+static void put_sym(FILE *out, const kp_symframe *f)
+{
+	const char *fn = f->function ? f->function : "??";
+	kpt_sanitize_write(out, fn, strlen(fn), 0);
+	if (f->file) {
+		fputs(" (", out);
+		kpt_sanitize_write(out, f->file, strlen(f->file), 0);
+		fprintf(out, ":%u)", f->line);
+	}
+}
+
+/* function (file:line) of the innermost frame, then the functions it was
+ * inlined into, indented. */
+static void print_symbols(FILE *out, kp_symbols *sym, const kp_report *r, const kp_thread *t, size_t i)
+{
+	kp_symresult res;
+	if (!sym)
+		return;
+	switch (kp_symbols_frame(sym, r, t, i, &res)) {
+	case KP_SYM_OK:
+		fputs("  ", out);
+		put_sym(out, &res.frames[0]);
+		if (res.source && strcmp(res.source, "symtab") == 0)
+			fprintf(out, " %s", res.msg);
+		for (size_t k = 1; k < res.nframes; k++) {
+			fputs("\n         inlined into ", out);
+			put_sym(out, &res.frames[k]);
+		}
+		break;
+	case KP_SYM_NO_DSYM:
+		fprintf(out, "  (no dSYM for %s)", res.uuid);
+		break;
+	case KP_SYM_NOT_FOUND:
+	case KP_SYM_ERROR:
+		fputs("  (", out);
+		kpt_sanitize_write(out, res.msg, strlen(res.msg), 0);
+		fputs(")", out);
+		break;
+	default:
+		break;
+	}
+}
+
+static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const kp_thread *t)
+{
+	char buf[64];
+	for (size_t i = 0; i < t->nframes; i++) {
+		const kp_frame *f = &t->frames[i];
+		fprintf(out, "  %3zu  ", i);
+		if (f->has_address)
+			fprintf(out, "0x%016" PRIx64 "  ", f->address);
+		else
+			fprintf(out, "%-18s  ", "");
+		if (f->image >= 0) {
+			const char *l = image_label(r, f->image, buf, sizeof buf);
+			kpt_sanitize_write(out, l, strlen(l), 0);
+			if (f->has_offset)
+				fprintf(out, " + 0x%" PRIx64, f->offset);
+		} else {
+			fputs("?", out);
+		}
+		if (f->symbol) {
+			fputs("  [", out);
+			kpt_sanitize_write(out, f->symbol, strlen(f->symbol), 0);
+			fputs("]", out);
+		}
+		if (f->user)
+			fputs("  (user)", out);
+		print_symbols(out, sym, r, t, i);
+		fputc('\n', out);
+	}
+}
+
+static void put_safe(FILE *out, const char *s)
+{
+	kpt_sanitize_write(out, s, strlen(s), 0);
+}
+
+/* Kind, blame, reason, frontmost processes, notes and the wait chains: what
+ * a watchdog or stackshot says before any frame. */
+static void print_hang(FILE *out, const kp_report *r)
+{
+	if (r->zone.name) {
+		fprintf(out, "%-18s zone ", "Leak suspect:");
+		put_safe(out, r->zone.name);
+		if (r->zone.has_elements)
+			fprintf(out, ", %" PRIu64 " elements", r->zone.elements);
+		if (r->zone.has_bytes)
+			fprintf(out, ", %" PRIu64 " bytes", r->zone.bytes);
+		fputc('\n', out);
+	}
+	const char *flags[16];
+	size_t nf = kp_report_panic_flag_names(r, flags, 16);
+	if (nf) {
+		fprintf(out, "%-18s", "Panic flags:");
+		for (size_t i = 0; i < nf && i < 16; i++)
+			fprintf(out, " %s", flags[i]);
+		fputc('\n', out);
+	}
+	if (r->kind != KP_KIND_PANIC || r->reason)
+		field(out, "Reason:", r->reason);
+	if (r->kind != KP_KIND_PANIC) {
+		fprintf(out, "%-18s ", "Blamed:");
+		if (r->has_blamed_pid)
+			fprintf(out, "pid %" PRId64 " ", r->blamed_pid);
+		if (r->blamed_process)
+			put_safe(out, r->blamed_process);
+		if (!r->has_blamed_pid && !r->blamed_process)
+			fputs("nobody", out);
+		fputc('\n', out);
+	}
+	if (r->nfrontmost) {
+		fprintf(out, "%-18s", "Frontmost:");
+		for (size_t i = 0; i < r->nfrontmost; i++) {
+			fprintf(out, " %" PRId64, r->frontmost_pids[i]);
+			for (size_t k = 0; k < r->nprocesses; k++)
+				if (r->processes[k].has_pid && r->processes[k].pid == r->frontmost_pids[i] &&
+				    r->processes[k].name) {
+					fputs(" (", out);
+					put_safe(out, r->processes[k].name);
+					fputs(")", out);
+				}
+		}
+		fputc('\n', out);
+	}
+	for (size_t i = 0; r->kind != KP_KIND_PANIC && i < r->notes.n; i++) {
+		fprintf(out, "%-18s ", i ? "" : "Notes:");
+		put_safe(out, r->notes.v[i]);
+		fputc('\n', out);
+	}
+	if (!r->nchains)
+		return;
+	fprintf(out, "Wait chains (%zu):\n", r->nchains);
+	kp_sb sb = {0};
+	for (size_t i = 0; i < r->nchains; i++) {
+		kp_sb_reset(&sb);
+		const kp_chain *c = &r->chains[i];
+		const kp_thread *t = &r->processes[c->links[0].proc].threads[c->links[0].thread];
+		if (!kp_waitchain_format(r, c, &sb))
+			break;
+		fputs("  ", out);
+		put_safe(out, sb.s);
+		if (c->nsame)
+			fprintf(out, ", and %zu more thread%s waiting the same way", c->nsame, c->nsame > 1 ? "s" : "");
+		fputc('\n', out);
+		if (t->waits_on) {
+			fputs("      waits on: ", out);
+			put_safe(out, t->waits_on);
+			fputc('\n', out);
+		}
+	}
+	kp_sb_free(&sb);
+}
+
+void kpt_report_text(FILE *out, const kp_report *r, kp_symbols *sym)
+{
+	char buf[128];
+	field(out, "File:", r->path);
+	snprintf(buf, sizeof buf, "%s", kp_format_name(r->format));
+	if (r->has_bug_type)
+		snprintf(buf, sizeof buf, "%s (bug_type %d)", kp_format_name(r->format), r->bug_type);
+	field(out, "Format:", buf);
+	field(out, "Kind:", kp_kind_name(r->kind));
+	field(out, "Date:", r->timestamp);
+	field(out, "OS version:", r->os_version);
+	field(out, "Product:", r->product);
+	field(out, "Kernel version:", r->kernel_version);
+	field(out, "Kernel UUID:", r->kernel_uuid);
+	field(out, "Architecture:", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
+	field(out, "Headline:", r->headline);
+
+	fprintf(out, "%-18s ", "Panicked task:");
+	if (r->has_panicked_pid)
+		fprintf(out, "pid %" PRId64 " ", r->panicked_pid);
+	if (r->panicked_process)
+		kpt_sanitize_write(out, r->panicked_process, strlen(r->panicked_process), 0);
+	if (!r->has_panicked_pid && !r->panicked_process)
+		fputs("-", out);
+	fputc('\n', out);
+	const kp_process *pp;
+	const kp_thread *pt = kp_report_panicked_thread(r, &pp);
+	fprintf(out, "%-18s ", "Panicked thread:");
+	if (r->has_panicked_thread_id)
+		fprintf(out, "tid %" PRIu64 "\n", r->panicked_thread_id);
+	else if (pt && pt->cpu >= 0)
+		fprintf(out, "CPU %d\n", pt->cpu);
+	else
+		fprintf(out, "%s\n", "-");
+
+	size_t nthreads = 0, nbt = 0;
+	for (size_t i = 0; i < r->nprocesses; i++)
+		nthreads += r->processes[i].nthreads;
+	fprintf(out, "%-18s %zu processes, %zu threads, %zu images\n", "Counts:", r->nprocesses, nthreads,
+	       r->nimages);
+
+	for (size_t i = 0; i < r->nimages; i++)
+		nbt += r->images[i].in_backtrace;
+	fprintf(out, "Kexts in backtrace: %s\n", nbt ? "" : "none");
+	for (size_t i = 0; i < r->nimages; i++) {
+		const kp_image *im = &r->images[i];
+		if (!im->in_backtrace)
+			continue;
+		fputs("  ", out);
+		const char *n = im->name ? im->name : "?";
+		kpt_sanitize_write(out, n, strlen(n), 0);
+		if (im->version) {
+			fputs(" (", out);
+			kpt_sanitize_write(out, im->version, strlen(im->version), 0);
+			fputs(")", out);
+		}
+		fprintf(out, " %s", im->uuid ? im->uuid : "(no UUID)");
+		if (im->has_start)
+			fprintf(out, " 0x%" PRIx64, im->start);
+		if (im->has_end)
+			fprintf(out, "->0x%" PRIx64, im->end);
+		fputc('\n', out);
+	}
+
+	print_hang(out, r);
+	if (pt) {
+		fprintf(out, "Panicked thread frames (%zu):\n", pt->nframes);
+		print_frames(out, sym, r, pt);
+	} else if (r->kind != KP_KIND_PANIC && (pt = kp_report_blamed_thread(r, &pp)) != NULL) {
+		kp_sb sb = {0};
+		kp_waitchain_thread(r, (kp_thread_ref){(int)(pp - r->processes), (int)(pt - pp->threads)}, &sb);
+		fprintf(out, "Blamed thread frames (%zu): ", pt->nframes);
+		if (sb.s)
+			put_safe(out, sb.s);
+		kp_sb_reset(&sb);
+		kp_waitchain_state(pt, &sb);
+		fputs(", ", out);
+		if (sb.s)
+			put_safe(out, sb.s);
+		fputc('\n', out);
+		kp_sb_free(&sb);
+		print_frames(out, sym, r, pt);
+	} else {
+		fprintf(out, "%s\n", "Panicked thread frames: none in this report");
+	}
+	fprintf(out, "%s\n", "Panic string:");
+	if (r->panic_string) {
+		const char *s = r->panic_string;
+		while (*s) {
+			const char *nl = strchr(s, '\n');
+			size_t n = nl ? (size_t)(nl - s) : strlen(s);
+			fputs("  ", out);
+			kpt_sanitize_write(out, s, n, 0);
+			fputc('\n', out);
+			s += n + (nl != NULL);
+		}
+	}
+	fputc('\n', out);
+}
