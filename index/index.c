@@ -2,8 +2,10 @@
  * picks: choosing the store, the archive format (zlib; storing it is the
  * store's business), live paths in result rows, query argument checks. */
 #include "kpi_store.h"
+#include "kp_vec.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -320,20 +322,209 @@ kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err)
 
 /* ---- queries ---- */
 
+/* Whether a row's path still exists, as stat() would say it, without one
+ * stat() per row: a folder that serves many rows is listed once and its
+ * names looked up in the listing.  An entry whose type says what stat()
+ * would find (anything but a symbolic link or an unknown type) exists; a
+ * name not in the listing does not; a symbolic link, an unknown type, a
+ * folder that cannot be listed or searched, and the first LIVE_LIST_AFTER
+ * paths of each folder (a short search result lists nothing) are asked of
+ * stat() itself.  The listing is a snapshot taken at the folder's first
+ * use, as racy as a stat() at that moment. */
+#define LIVE_LIST_AFTER 16
+#define LIVE_MAX_DIRS 256
+
+typedef struct live_dir {
+	char *dir;            /* as the paths spell it */
+	size_t dlen;
+	unsigned hits;
+	int state;            /* 0 not listed yet, 1 listed, -1 ask stat() */
+	char *blob;           /* the names, NUL-separated */
+	const char **names;   /* sorted, into blob */
+	unsigned char *types; /* d_type of names[i], same order */
+	size_t n;
+} live_dir;
+
+typedef struct live_cache {
+	live_dir *dirs;
+	size_t n, cap;
+	size_t last;          /* the folder of the previous lookup */
+} live_cache;
+
+typedef struct live_name {
+	const char *name;
+	unsigned char type;
+} live_name;
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const live_name *)a)->name, ((const live_name *)b)->name);
+}
+
+static int key_cmp(const void *key, const void *elt)
+{
+	return strcmp(key, *(const char *const *)elt);
+}
+
+/* Lists d->dir; leaves d->state -1 when the listing cannot stand in for stat(). */
+static void live_list(live_dir *d)
+{
+	d->state = -1;
+	DIR *dp = opendir(d->dlen ? d->dir : ".");
+	if (!dp)
+		return;
+	size_t blen = 0, bcap = 0, n = 0, cap = 0;
+	char *blob = NULL;
+	size_t *offs = NULL;
+	unsigned char *types = NULL;
+	bool ok = true;
+	struct dirent *e;
+	while (ok && (e = readdir(dp)) != NULL) {
+		size_t l = strlen(e->d_name) + 1;
+		if (blen + l > bcap) {
+			size_t nc = bcap ? 2 * bcap : 4096;
+			while (nc < blen + l)
+				nc *= 2;
+			char *nb = realloc(blob, nc);
+			ok = nb != NULL;
+			if (!ok)
+				break;
+			blob = nb;
+			bcap = nc;
+		}
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 64;
+			size_t *no = realloc(offs, nc * sizeof *no);
+			if (no)
+				offs = no;
+			unsigned char *nt = no ? realloc(types, nc) : NULL;
+			if (nt)
+				types = nt;
+			ok = no && nt;
+			if (!ok)
+				break;
+			cap = nc;
+		}
+		memcpy(blob + blen, e->d_name, l);
+		offs[n] = blen;
+#ifdef DT_UNKNOWN
+		types[n] = e->d_type;
+#else
+		types[n] = 0;
+#endif
+		blen += l;
+		n++;
+	}
+	/* Listed is not searchable (a folder readable but not searchable):
+	 * one real lookup of a listed name proves stat() can reach them. */
+	struct stat st;
+	if (ok && n && fstatat(dirfd(dp), blob + offs[0], &st, AT_SYMLINK_NOFOLLOW) != 0)
+		ok = false;
+	closedir(dp);
+	live_name *v = ok && n ? malloc(n * sizeof *v) : NULL;
+	const char **names = v ? malloc(n * sizeof *names) : NULL;
+	if (!ok || (n && !names)) {
+		free(v);
+		free(blob);
+		free(offs);
+		free(types);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = (live_name){blob + offs[i], types[i]};
+	qsort(v, n, sizeof *v, name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		names[i] = v[i].name;
+		types[i] = v[i].type;
+	}
+	free(v);
+	free(offs);
+	d->blob = blob;
+	d->names = names;
+	d->types = types;
+	d->n = n;
+	d->state = 1;
+}
+
+static live_dir *live_folder(live_cache *c, const char *dir, size_t dlen)
+{
+	if (c->last < c->n && c->dirs[c->last].dlen == dlen &&
+	    memcmp(c->dirs[c->last].dir, dir, dlen) == 0)
+		return &c->dirs[c->last];
+	for (size_t i = 0; i < c->n; i++)
+		if (c->dirs[i].dlen == dlen && memcmp(c->dirs[i].dir, dir, dlen) == 0)
+			return &c->dirs[c->last = i];
+	if (c->n == LIVE_MAX_DIRS)
+		return NULL;
+	live_dir *d = kp_vec_push((void **)&c->dirs, &c->n, &c->cap, sizeof *d);
+	if (!d)
+		return NULL;
+	memset(d, 0, sizeof *d);
+	if (!(d->dir = malloc(dlen + 1))) {
+		c->n--;
+		return NULL;
+	}
+	memcpy(d->dir, dir, dlen);
+	d->dir[dlen] = '\0';
+	d->dlen = dlen;
+	c->last = c->n - 1;
+	return d;
+}
+
+static bool live_exists(live_cache *c, const char *path)
+{
+	struct stat st;
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	size_t dlen = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 0;
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return stat(path, &st) == 0;
+	live_dir *d = live_folder(c, path, dlen);
+	if (!d || d->state < 0 || (d->state == 0 && ++d->hits <= LIVE_LIST_AFTER))
+		return stat(path, &st) == 0;
+	if (d->state == 0)
+		live_list(d);
+	if (d->state < 0)
+		return stat(path, &st) == 0;
+	const char **hit = bsearch(name, d->names, d->n, sizeof *d->names, key_cmp);
+	if (!hit)
+		return false;
+	unsigned char t = d->types[hit - d->names];
+#ifdef DT_UNKNOWN
+	if (t != DT_UNKNOWN && t != DT_LNK)
+		return true;
+#else
+	(void)t;
+#endif
+	return stat(path, &st) == 0;
+}
+
+static void live_cache_free(live_cache *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->dirs[i].dir);
+		free(c->dirs[i].blob);
+		free(c->dirs[i].names);
+		free(c->dirs[i].types);
+	}
+	free(c->dirs);
+}
+
 /* Wraps the caller's row callback: the row's path becomes one that still
- * exists (the most recently seen, else any recorded one that does). */
+ * exists (the most recently seen, else any recorded one that does, in
+ * the store's order: most recently seen first). */
 typedef struct live_rows {
 	kpi_db *db;
 	kpi_report_fn fn;
 	void *ctx;
 	char *live;
+	live_cache cache;
 } live_rows;
 
 static int find_live(void *ctx, const char *path)
 {
 	live_rows *l = ctx;
-	struct stat st;
-	if (stat(path, &st) != 0)
+	if (!live_exists(&l->cache, path))
 		return 0;
 	l->live = strdup(path);
 	return 1;
@@ -342,8 +533,7 @@ static int find_live(void *ctx, const char *path)
 static int live_row(void *ctx, const kpi_report_row *row)
 {
 	live_rows *l = ctx;
-	struct stat st;
-	if (!row->path || stat(row->path, &st) == 0)
+	if (!row->path || live_exists(&l->cache, row->path))
 		return l->fn ? l->fn(l->ctx, row) : 0;
 	l->live = NULL;
 	l->db->ops->report_paths(l->db, row->id, find_live, l, NULL);
@@ -359,8 +549,10 @@ static int live_row(void *ctx, const kpi_report_row *row)
 kp_status kpi_list_reports(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err)
 {
 	kp_error_clear(err);
-	live_rows l = {db, fn, ctx, NULL};
-	return db->ops->list_reports(db, live_row, &l, err);
+	live_rows l = {db, fn, ctx, NULL, {0}};
+	kp_status st = db->ops->list_reports(db, live_row, &l, err);
+	live_cache_free(&l.cache);
+	return st;
 }
 
 kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
@@ -372,9 +564,10 @@ kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
 static kp_status search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
                         void *ctx, size_t *nfound, kp_error *err)
 {
-	live_rows l = {db, fn, ctx, NULL};
+	live_rows l = {db, fn, ctx, NULL, {0}};
 	size_t n = 0;
 	kp_status st = db->ops->search(db, kind, arg, live_row, &l, &n, err);
+	live_cache_free(&l.cache);
 	if (nfound)
 		*nfound = n;
 	return st;

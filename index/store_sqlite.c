@@ -61,7 +61,7 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_IDS] = "SELECT id FROM reports ORDER BY id",
 	[Q_REPORT_RESIGN] = "UPDATE reports SET headline = ?2, exact_key = ?3, group_id = ?4 WHERE id = ?1",
 	[Q_GROUP_SET_TITLE] = "UPDATE groups SET title = ?2, culprit = ?3 WHERE id = ?1",
-		[Q_LIST_REPORTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	[Q_LIST_REPORTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
 	                   "1, NULL, NULL, NULL, " RECENT_PATH " FROM reports r "
 	                   "JOIN groups g ON g.id = r.group_id ORDER BY r.ts DESC, r.id DESC",
 	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen FROM groups "
@@ -87,6 +87,15 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[Q_META_SET] = "INSERT INTO meta(key, value) VALUES (?1, ?2) "
 	               "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+	/* listing without RECENT_PATH per row: the paths are read in one pass
+	 * (in the table's own order, not through paths_report and a lookup
+	 * per path) and matched to the rows in C (store_sqlite_query.c) */
+	[Q_LIST_REPORTS_BARE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, "
+	                        "g.count, 1, NULL, NULL, NULL, NULL FROM reports r "
+	                        "JOIN groups g ON g.id = r.group_id ORDER BY r.ts DESC, r.id DESC",
+	[Q_REPORT_PATHS_ALL] = "SELECT report_id, seen_at, path FROM paths NOT INDEXED "
+	                       "WHERE report_id IS NOT NULL",
+	[Q_REPORT_SPAN] = "SELECT max(id), count(*) FROM reports",
 };
 
 /* ---- schema ---- */

@@ -1,6 +1,7 @@
 /* store_sqlite_query.c: the sqlite store's read ops: listing, searching,
  * paths, archives and meta. */
 #include "store_sqlite.h"
+#include "kp_arena.h"
 #include "kp_vec.h"
 
 #include <ctype.h>
@@ -66,12 +67,85 @@ static void uuid_pretty(const char *hex, char out[37])
 		out[0] = '\0';
 }
 
+/* Every report's most recently seen path (ties: the smaller path, as
+ * RECENT_PATH orders them), read in one pass: path[id] for ids up to max. */
+typedef struct recent_paths {
+	struct kp_arena *arena;
+	const char **path;
+	int64_t *seen;
+	int64_t max;
+} recent_paths;
+
+static void recent_free(recent_paths *rp)
+{
+	kp_arena_free(rp->arena);
+	free(rp->path);
+	free(rp->seen);
+}
+
+/* False (nothing allocated) when the map cannot be built: ids too sparse
+ * for a table by id, out of memory, or a failing query; the caller then
+ * asks RECENT_PATH per row. */
+static bool recent_load(kpi__sq *db, recent_paths *rp)
+{
+	memset(rp, 0, sizeof *rp);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_SPAN, NULL);
+	if (!q || sqlite3_step(q) != SQLITE_ROW) {
+		if (q)
+			sqlite3_reset(q);
+		return false;
+	}
+	int64_t max = sqlite3_column_int64(q, 0), count = sqlite3_column_int64(q, 1);
+	sqlite3_reset(q);
+	/* report ids are rowids, never deleted: dense from 1 */
+	if (max < 0 || max > 2 * count + 65536)
+		return false;
+	rp->max = max;
+	rp->path = calloc((size_t)max + 1, sizeof *rp->path);
+	rp->seen = calloc((size_t)max + 1, sizeof *rp->seen);
+	rp->arena = kp_arena_new();
+	if (!rp->path || !rp->seen || !rp->arena || !(q = kpi__sq_stmt(db, Q_REPORT_PATHS_ALL, NULL))) {
+		recent_free(rp);
+		return false;
+	}
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0), seen = sqlite3_column_int64(q, 1);
+		const char *p = (const char *)sqlite3_column_text(q, 2);
+		if (id < 1 || id > max || !p)
+			continue; /* a path added after the span was read: not listed */
+		const char *cur = rp->path[id];
+		if (cur && (seen < rp->seen[id] || (seen == rp->seen[id] && strcmp(p, cur) >= 0)))
+			continue;
+		size_t n = (size_t)sqlite3_column_bytes(q, 2) + 1;
+		char *c = kp_arena_alloc(rp->arena, n);
+		if (!c)
+			break;
+		memcpy(c, p, n);
+		rp->path[id] = c;
+		rp->seen[id] = seen;
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE) {
+		recent_free(rp);
+		return false;
+	}
+	return true;
+}
+
+static int first_path(void *ctx, const char *path)
+{
+	*(char **)ctx = strdup(path);
+	return 1;
+}
+
 /* Steps a report-row statement (columns as in Q_LIST_REPORTS: id, seq,
  * timestamp, os_version, headline, group_id, group count, archived, match
  * uuid, match name, match rank, most recent path) and calls fn once per
- * report; later rows of the same report are its weaker matches. */
-static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, kpi_report_fn fn,
-                          void *ctx, size_t *nfound, kp_error *err)
+ * report; later rows of the same report are its weaker matches.  With rp
+ * the path comes from it instead. */
+static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const recent_paths *rp,
+                          kpi_report_fn fn, void *ctx, size_t *nfound, kp_error *err)
 {
 	size_t n = 0;
 	int64_t last = -1;
@@ -88,7 +162,7 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, kpi_rep
 		kpi_report_row row = {
 			.id = id,
 			.seq = sqlite3_column_int64(q, 1),
-			.path = col_text(q, 11),
+			.path = !rp ? col_text(q, 11) : id >= 1 && id <= rp->max ? rp->path[id] : NULL,
 			.timestamp = col_text(q, 2),
 			.os_version = col_text(q, 3),
 			.headline = col_text(q, 4),
@@ -97,8 +171,15 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, kpi_rep
 			.archived = sqlite3_column_int(q, 7) != 0,
 			.match = with_match ? &m : NULL,
 		};
+		char *late = NULL;
+		if (rp && !row.path) /* added or moved since the paths were read */
+			kpi__sq_report_paths(&db->base, id, first_path, &late, NULL);
+		if (late)
+			row.path = late;
 		n++;
-		if (fn && fn(ctx, &row))
+		int stop = fn && fn(ctx, &row);
+		free(late);
+		if (stop)
 			break;
 	}
 	kp_status st = KP_OK;
@@ -113,8 +194,15 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, kpi_rep
 kp_status kpi__sq_list_reports(kpi_db *h, kpi_report_fn fn, void *ctx, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
-	sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_REPORTS, err);
-	return q ? run_rows(db, q, false, fn, ctx, NULL, err) : KP_ERR_DB;
+	recent_paths rp;
+	if (!recent_load(db, &rp)) {
+		sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_REPORTS, err);
+		return q ? run_rows(db, q, false, NULL, fn, ctx, NULL, err) : KP_ERR_DB;
+	}
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_REPORTS_BARE, err);
+	kp_status st = q ? run_rows(db, q, false, &rp, fn, ctx, NULL, err) : KP_ERR_DB;
+	recent_free(&rp);
+	return st;
 }
 
 static void col_time(sqlite3_stmt *q, int col, char out[32])
@@ -238,13 +326,13 @@ kp_status kpi__sq_search(kpi_db *h, kpi__search kind, const char *arg, kpi_repor
 			return KP_ERR_DB;
 		sqlite3_bind_text(q, 1, lo, 32, SQLITE_TRANSIENT);
 		sqlite3_bind_text(q, 2, hi, 32, SQLITE_TRANSIENT);
-		return run_rows(db, q, true, fn, ctx, nfound, err);
+		return run_rows(db, q, true, NULL, fn, ctx, nfound, err);
 	}
 	case KPI__SEARCH_KEXT:
 		if (!(q = kpi__sq_stmt(db, Q_SEARCH_KEXT, err)))
 			return KP_ERR_DB;
 		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
-		return run_rows(db, q, true, fn, ctx, nfound, err);
+		return run_rows(db, q, true, NULL, fn, ctx, nfound, err);
 	case KPI__SEARCH_TEXT:
 		break;
 	}
@@ -258,7 +346,7 @@ kp_status kpi__sq_search(kpi_db *h, kpi__search kind, const char *arg, kpi_repor
 	}
 	sqlite3_bind_text(q, 1, t, (int)n, SQLITE_TRANSIENT);
 	free(t);
-	return run_rows(db, q, false, fn, ctx, nfound, err);
+	return run_rows(db, q, false, NULL, fn, ctx, nfound, err);
 }
 
 kp_status kpi__sq_meta_get(kpi_db *h, const char *key, char **value, kp_error *err)
