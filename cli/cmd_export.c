@@ -30,7 +30,7 @@ int kpc_cmd_export(int argc, char **argv)
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpc_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
+	int rc = kpc_open_index(db_opt, 0, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
 	kp_error err;

@@ -12,14 +12,18 @@
 #include <time.h>
 #include <unistd.h>
 
-int kpc_open_index(const char *db_opt, bool create, kpi_db **db, char *path, size_t size)
+int kpc_open_index(const char *db_opt, unsigned flags, kpi_db **db, char *path, size_t size)
 {
 	kp_error err;
-	if (kpi_default_path(db_opt, path, size, &err) != KP_OK) {
+	char target[4096];
+	if (kpi_default_path(db_opt, target, sizeof target, &err) != KP_OK) {
 		kpt_report_error("--db", &err);
 		return KPT_EXIT_BAD;
 	}
-	if (kpi_open(path, create ? KPI_OPEN_CREATE : 0, db, &err) != KP_OK) {
+	kpi_target_display(target, path, size);
+	kp_status st = kpi_open(target, flags, db, &err);
+	memset(target, 0, sizeof target); /* the password, if any, goes no further */
+	if (st != KP_OK) {
 		char msg[512];
 		kp_error_format(&err, msg, sizeof msg);
 		fputs("kpbrowse: ", stderr);
@@ -63,8 +67,13 @@ static void print_summary(const char *db, const kpi_summary *s, bool resigned, s
 {
 	fputs("Index ", stdout);
 	kpt_sanitize_write(stdout, db, strlen(db), 0);
-	printf(": %zu files: %zu new, %zu unchanged, %zu duplicates, %zu skipped, %zu errors\n",
+	printf(": %zu files: %zu new, %zu unchanged, %zu duplicates, %zu skipped, %zu errors",
 	       s->files, s->new_reports, s->unchanged, s->duplicates, s->skipped, s->errors);
+	if (s->superseded)
+		printf(", %zu completed (a cut record replaced)", s->superseded);
+	if (s->changing)
+		printf(", %zu being written (read again next time)", s->changing);
+	putchar('\n');
 	for (size_t i = 0; i < s->nerror_list; i++) {
 		fputs("  error: ", stdout);
 		kpt_sanitize_write(stdout, s->error_list[i].path, strlen(s->error_list[i].path), 0);
@@ -85,6 +94,8 @@ static void print_json(const char *db, const kpi_summary *s, bool resigned, size
 	cJSON_AddNumberToObject(o, "unchanged", (double)s->unchanged);
 	cJSON_AddNumberToObject(o, "duplicates", (double)s->duplicates);
 	cJSON_AddNumberToObject(o, "skipped", (double)s->skipped);
+	cJSON_AddNumberToObject(o, "superseded", (double)s->superseded);
+	cJSON_AddNumberToObject(o, "changing", (double)s->changing);
 	cJSON *errs = cJSON_AddArrayToObject(o, "errors");
 	for (size_t i = 0; i < s->nerror_list; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -154,7 +165,7 @@ int kpc_cmd_index(int argc, char **argv)
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpc_open_index(db_opt, true, &db, dbpath, sizeof dbpath);
+	int rc = kpc_open_index(db_opt, KPI_OPEN_CREATE, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK) {
 		kp_symbols_free(&sym);
 		return rc;

@@ -1,4 +1,5 @@
-/* cmd_list.c: `kpbrowse list`: reports newest first, or dedup groups. */
+/* cmd_list.c: `kpbrowse list`: reports newest first (of one host with
+ * --host), or dedup groups; `kpbrowse hosts`: the Macs. */
 #include "kp_index.h"
 #include "kp_report_json.h"
 #include "kpc_cmd.h"
@@ -45,12 +46,7 @@ bool kpc_rows_close(kpc_json_rows *j, bool failed)
 		kp_report_json_raw(&j->out, "[]\n", 3);
 	bool ok = kp_report_json_flush(&j->out) && fflush(stdout) == 0;
 	free(j);
-	if (!ok) {
-		kp_error err;
-		kp_error_set(&err, KP_ERR_IO, 0, -1, "cannot write the JSON output");
-		kpt_report_error("stdout", &err);
-	}
-	return ok;
+	return ok;   /* a failed write is main.c's to report, once (finish_stdout) */
 }
 
 /* The separator before the next array element, then its object. */
@@ -87,6 +83,8 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 	m_int(&ob, "group_count", r->group_count);
 	kp_report_json_key(&ob, "archived");
 	kp_report_json_bool(&j->out, r->archived);
+	m_str(&ob, "host", r->host);
+	m_str(&ob, "host_key", r->host_key);
 	if (r->match) {
 		kp_report_json_key(&ob, "match");
 		kp_report_json_obj m = kp_report_json_begin(&j->out, 2);
@@ -105,6 +103,7 @@ static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 	m_str(&ob, "title", g->title);
 	m_str(&ob, "culprit", g->culprit);
 	m_int(&ob, "count", g->count);
+	m_int(&ob, "hosts", g->hosts);
 	m_str(&ob, "first_seen", g->first_seen);
 	m_str(&ob, "last_seen", g->last_seen);
 	kp_report_json_key(&ob, "report_ids");
@@ -140,6 +139,10 @@ void kpc_report_row_print(const kpi_report_row *r)
 	put(r->path, 0);
 	if (!r->archived)
 		fputs("  (not archived)", stdout);
+	if (r->host) {
+		fputs("  on ", stdout);
+		put(r->host, 0);
+	}
 	putchar('\n');
 	if (r->match) {
 		printf("%-6s match: %s ", "", r->match->role ? r->match->role : "?");
@@ -165,7 +168,7 @@ static int group_sink(void *ctx, const kpi_group_row *g)
 		group_json(ctx, g);
 		return 0;
 	}
-	printf("%-6" PRId64 " %5" PRId64 "  %-20s  %-20s  ", g->group_id, g->count,
+	printf("%-6" PRId64 " %5" PRId64 " %5" PRId64 "  %-20s  %-20s  ", g->group_id, g->count, g->hosts,
 	       g->first_seen ? g->first_seen : "-", g->last_seen ? g->last_seen : "-");
 	put(g->title, 0);
 	putchar('\n');
@@ -179,6 +182,7 @@ static int group_sink(void *ctx, const kpi_group_row *g)
 static const struct option list_options[] = {
 	{"db", required_argument, NULL, 'd'},
 	{"groups", no_argument, NULL, 'g'},
+	{"host", required_argument, NULL, 'H'},
 	{"json", no_argument, NULL, 'j'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
@@ -186,13 +190,14 @@ static const struct option list_options[] = {
 
 int kpc_cmd_list(int argc, char **argv)
 {
-	const char *db_opt = NULL;
+	const char *db_opt = NULL, *host = NULL;
 	bool groups = false, json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:gjh", list_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:gjhH:", list_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db_opt = optarg; break;
+		case 'H': host = optarg; break;
 		case 'g': groups = true; break;
 		case 'j': json = true; break;
 		case 'h': return KPC_HELP;
@@ -203,9 +208,13 @@ int kpc_cmd_list(int argc, char **argv)
 		kpt_usage_error("list: unexpected argument '%s'", argv[optind]);
 		return KPT_EXIT_BAD;
 	}
+	if (groups && host) {
+		kpt_usage_error("list: --host lists reports, not --groups");
+		return KPT_EXIT_BAD;
+	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpc_open_index(db_opt, false, &db, dbpath, sizeof dbpath);
+	int rc = kpc_open_index(db_opt, 0, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
 	kpc_json_rows *arr = NULL;
@@ -217,14 +226,123 @@ int kpc_cmd_list(int argc, char **argv)
 	kp_status st;
 	if (groups) {
 		if (!json)
-			printf("%-6s %5s  %-20s  %-20s  %s\n", "GROUP", "COUNT", "FIRST SEEN", "LAST SEEN",
-			       "TITLE");
+			printf("%-6s %5s %5s  %-20s  %-20s  %s\n", "GROUP", "COUNT", "MACS", "FIRST SEEN",
+			       "LAST SEEN", "TITLE");
 		st = kpi_list_groups(db, group_sink, arr, &err);
 	} else {
 		if (!json)
 			kpc_report_row_header();
-		st = kpi_list_reports(db, kpc_row_sink, arr, &err);
+		st = kpi_list_reports_host(db, host, kpc_row_sink, arr, &err);
 	}
+	kpi_close(&db);
+	bool written = kpc_rows_close(arr, st != KP_OK);
+	if (st != KP_OK) {
+		kpt_report_error(dbpath, &err);
+		return KPT_EXIT_BAD;
+	}
+	return written ? KPT_EXIT_OK : KPT_EXIT_BAD;
+}
+
+/* ---- kpbrowse hosts ---- */
+
+/* Calls fn for each line of the "\n"-joined list s. */
+static void each_build(const char *s, void (*fn)(void *ctx, const char *b, size_t n, bool first),
+                       void *ctx)
+{
+	for (bool first = true; s && *s; first = false) {
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		fn(ctx, s, n, first);
+		s += n + (e != NULL);
+	}
+}
+
+static void build_json(void *ctx, const char *b, size_t n, bool first)
+{
+	kp_report_json_out *out = ctx;
+	if (!first)
+		kp_report_json_raw(out, ", ", 2);
+	kp_report_json_string(out, b, n);
+}
+
+static void build_text(void *ctx, const char *b, size_t n, bool first)
+{
+	(void)ctx;
+	char buf[512];
+	kpt_sanitize(buf, sizeof buf, b, n, 0);
+	if (!first)
+		fputs(", ", stdout);
+	fputs(buf, stdout);
+}
+
+static int host_sink(void *ctx, const kpi_host_row *h)
+{
+	kpc_json_rows *j = ctx;
+	if (j) {
+		kp_report_json_obj ob = rows_next(j);
+		m_str(&ob, "host", h->host);
+		m_str(&ob, "host_key", h->host_key);
+		m_str(&ob, "model", h->model);
+		kp_report_json_key(&ob, "builds");
+		kp_report_json_raw(&j->out, "[", 1);
+		each_build(h->builds, build_json, &j->out);
+		kp_report_json_raw(&j->out, "]", 1);
+		m_int(&ob, "reports", h->reports);
+		m_str(&ob, "last_seen", h->last_seen);
+		kp_report_json_end(&ob);
+		return 0;
+	}
+	put(h->host, 24);
+	putchar(' ');
+	put(h->host_key, 42);
+	putchar(' ');
+	put(h->model, 16);
+	printf(" %7" PRId64 "  %-20s  ", h->reports, h->last_seen ? h->last_seen : "-");
+	each_build(h->builds, build_text, NULL);
+	putchar('\n');
+	return 0;
+}
+
+static const struct option hosts_options[] = {
+	{"db", required_argument, NULL, 'd'},
+	{"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},
+	{0, 0, 0, 0},
+};
+
+int kpc_cmd_hosts(int argc, char **argv)
+{
+	const char *db_opt = NULL;
+	bool json = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:jh", hosts_options, NULL)) != -1) {
+		switch (c) {
+		case 'd': db_opt = optarg; break;
+		case 'j': json = true; break;
+		case 'h': return KPC_HELP;
+		default: return KPT_EXIT_BAD;
+		}
+	}
+	if (optind < argc) {
+		kpt_usage_error("hosts: unexpected argument '%s'", argv[optind]);
+		return KPT_EXIT_BAD;
+	}
+	char dbpath[4096];
+	kpi_db *db = NULL;
+	int rc = kpc_open_index(db_opt, 0, &db, dbpath, sizeof dbpath);
+	if (rc != KPT_EXIT_OK)
+		return rc;
+	kpc_json_rows *arr = NULL;
+	if (json && !(arr = kpc_rows_open())) {
+		kpi_close(&db);
+		return KPT_EXIT_BAD;
+	}
+	if (!json)
+		printf("%-24s %-42s %-16s %7s  %-20s  %s\n", "HOST", "HOST KEY", "MODEL", "REPORTS",
+		       "LAST SEEN", "BUILDS");
+	kp_error err;
+	kp_status st = kpi_list_hosts(db, host_sink, arr, &err);
 	kpi_close(&db);
 	bool written = kpc_rows_close(arr, st != KP_OK);
 	if (st != KP_OK) {

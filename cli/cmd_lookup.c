@@ -104,7 +104,8 @@ int kpc_cmd_lookup(int argc, char **argv)
 			line[strcspn(line, "\n")] = '\0';
 			if (one(sym, path, arch, line) != 0)
 				status = KPT_EXIT_BAD;
-			fflush(stdout);
+			if (fflush(stdout) == EOF || ferror(stdout))
+				break; /* main reports the failed write */
 		}
 		free(line);
 	}

@@ -322,7 +322,12 @@ int kpc_cmd_show(int argc, char **argv)
 		if (o.json) {
 			if (arr && nprinted)
 				fputs(", ", stdout);
-			if (!kp_report_json_write(stdout, r, json_frame, &o, arr ? 1 : 0)) {
+			bool ok = kp_report_json_write(stdout, r, json_frame, &o, arr ? 1 : 0);
+			if (!ok && ferror(stdout)) { /* main reports the failed write, once */
+				kp_report_free(&r);
+				break;
+			}
+			if (!ok) {
 				kp_error werr;
 				kp_error_set(&werr, KP_ERR_IO, 0, -1, "cannot write the JSON output");
 				kpt_report_error(argv[i], &werr);
@@ -335,6 +340,8 @@ int kpc_cmd_show(int argc, char **argv)
 			print_text(&o, r);
 		}
 		kp_report_free(&r);
+		if (ferror(stdout))
+			break; /* main reports the failed write */
 	}
 	if (arr)
 		fputs("]\n", stdout);

@@ -22,6 +22,8 @@ int kpc_cmd_list(int argc, char **argv);
 int kpc_cmd_search(int argc, char **argv);
 int kpc_cmd_export(int argc, char **argv);
 int kpc_cmd_cache(int argc, char **argv);
+int kpc_cmd_hosts(int argc, char **argv);
+int kpc_cmd_db(int argc, char **argv);
 
 /* Returned by a command: print its help ("usage: kpbrowse SYNOPSIS" and
  * the help text) to stdout and exit 0 (--help anywhere in its options). */
@@ -33,9 +35,10 @@ int kpc_cmd_cache(int argc, char **argv);
 /* Index commands' shared pieces (cmd_index.c, cmd_list.c). */
 struct kpi_db;
 struct kpi_report_row;
-/* Resolves --db (see kpi_default_path) into path and opens it; prints the
- * error and returns KPT_EXIT_BAD on failure. */
-int kpc_open_index(const char *db_opt, bool create, struct kpi_db **db, char *path, size_t size);
+/* Resolves --db (see kpi_default_path) and opens it with flags (KPI_OPEN_*);
+ * path gets the target as messages and JSON show it (a password masked).
+ * Prints the error and returns KPT_EXIT_BAD on failure. */
+int kpc_open_index(const char *db_opt, unsigned flags, struct kpi_db **db, char *path, size_t size);
 /* A report row as text (header first). */
 void kpc_report_row_header(void);
 void kpc_report_row_print(const struct kpi_report_row *r);
@@ -43,8 +46,8 @@ void kpc_report_row_print(const struct kpi_report_row *r);
  * layout, strings made safe: kp_report_json.h): kpc_rows_open (NULL when out
  * of memory), kpc_row_sink with it as ctx for each row, then kpc_rows_close
  * (NULL is a no-op), which ends the array ("[]" when empty; nothing at all
- * when failed and no row came, as before streaming), flushes, frees and,
- * when a write to stdout failed, prints the error and returns false. */
+ * when failed and no row came, as before streaming), flushes, frees and
+ * returns false when a write to stdout failed (main.c reports that, once). */
 typedef struct kpc_json_rows kpc_json_rows;
 kpc_json_rows *kpc_rows_open(void);
 bool kpc_rows_close(kpc_json_rows *j, bool failed);

@@ -6,6 +6,7 @@
 #include "kpc_cmd.h"
 #include "kpt_main.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,8 +34,12 @@ static const command commands[] = {
 	 "Default folders: /Library/Logs/DiagnosticReports and\n"
 	 "~/Library/Logs/DiagnosticReports (their Retired/ folders included).\n"},
 	{"list", kpc_cmd_list,
-	 "list [--db PATH] [--groups] [--json]",
-	 ""},
+	 "list [--db PATH] [--groups | --host HOST] [--json]",
+	 "--host: only the reports of one Mac (its host name or host key).\n"},
+	{"hosts", kpc_cmd_hosts,
+	 "hosts [--db PATH] [--json]",
+	 "The Macs the reports came from: host name, host key, model, OS builds,\n"
+	 "report count, last report.\n"},
 	{"search", kpc_cmd_search,
 	 "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT...)",
 	 ""},
@@ -49,6 +54,12 @@ static const command commands[] = {
 	 "time; list shows UUID, arch, size, when built, fresh or stale, and the\n"
 	 "DWARF file; clear removes those of the UUIDs given, or all.  Lookups\n"
 	 "never wait for a cache: they answer from the DWARF until one exists.\n"},
+	{"db", kpc_cmd_db,
+	 "db init [--db PATH|URI] [--json]",
+	 "Creates or migrates the index's schema.  On a PostgreSQL server\n"
+	 "(--db postgresql://..., postgres://... or a libpq key=value string)\n"
+	 "this is the only command that changes the schema; run\n"
+	 "packaging/postgresql/roles.sql with psql -f after it.\n"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -67,17 +78,33 @@ static int help(const command *c)
 	return KPT_EXIT_OK;
 }
 
+/* A command's output must have reached stdout: a write that failed (a full
+ * disk, /dev/full) is exit 2 with one line on stderr; a reader that went
+ * away (EPIPE, `| head`, when SIGPIPE is ignored) ends quietly. */
+static int finish_stdout(int rc)
+{
+	errno = 0;
+	int e = fflush(stdout) == EOF ? errno : 0;
+	if (!ferror(stdout))
+		return rc;
+	if (e == EPIPE)
+		return rc;
+	fprintf(stderr, "kpbrowse: cannot write to standard output: %s\n",
+	        e ? strerror(e) : "write error");
+	return KPT_EXIT_BAD;
+}
+
 /* Runs c, and prints its help or usage when it asks (kpc_cmd.h). */
 static int run(const command *c, int argc, char **argv)
 {
 	int rc = c->run(argc, argv);
 	if (rc == KPC_HELP)
-		return help(c);
+		rc = help(c);
 	if (rc == KPC_USAGE) {
 		kpt_usage_error("%s: usage: kpbrowse %s", c->name, c->synopsis);
 		return KPT_EXIT_BAD;
 	}
-	return rc;
+	return finish_stdout(rc);
 }
 
 /* README.md's Usage block is these synopsis lines without their indent

@@ -43,10 +43,114 @@ kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *e
 	kp_error_clear(err);
 	if (!target || !*target)
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty database path");
-	/* The PostgreSQL store (issue 16) plugs in here: kpi__pg_open(target, ...). */
+#ifndef KPI_HAVE_PG
 	if (kpi_target_is_postgres(target))
-		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "PostgreSQL support is not built in");
-	return kpi__sqlite_open(target, flags, out, err);
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1,
+		                    "PostgreSQL support is not built in (build with libpq installed)");
+#endif
+	kp_status st = kpi_target_is_postgres(target) ? kpi__pg_open(target, flags, out, err)
+	                                              : kpi__sqlite_open(target, flags, out, err);
+	if (st == KP_OK) {
+		const char *h = getenv("KPBROWSE_HOST");
+		char name[256] = "";
+		if (h && *h)
+			snprintf(name, sizeof name, "%s", h);
+		else if (gethostname(name, sizeof name) != 0)
+			name[0] = '\0';
+		name[sizeof name - 1] = '\0';
+		kpi_set_host(*out, name[0] ? name : "localhost");
+	}
+	return st;
+}
+
+void kpi_set_host(kpi_db *db, const char *name)
+{
+	snprintf(db->host, sizeof db->host, "%s", name ? name : "");
+}
+
+const char *kpi_host(const kpi_db *db)
+{
+	return db->host;
+}
+
+/* Masks the value that starts at v (up to one of the stop characters). */
+static size_t mask_value(const char *v, const char *stops)
+{
+	size_t n = 0;
+	if (*v == '\'' && !strchr(stops, '&')) {   /* key='quoted value' */
+		for (n = 1; v[n] && v[n] != '\''; n++)
+			if (v[n] == '\\' && v[n + 1])
+				n++;
+		return v[n] ? n + 1 : n;
+	}
+	while (v[n] && !strchr(stops, v[n]))
+		n++;
+	return n;
+}
+
+void kpi_target_display(const char *t, char *buf, size_t size)
+{
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (!t)
+		return;
+	size_t o = 0;
+#define PUT(c) do { if (o + 1 < size) buf[o++] = (c); } while (0)
+	const char *p = t;
+	bool uri = strncmp(t, "postgresql://", 13) == 0 || strncmp(t, "postgres://", 11) == 0;
+	if (uri) {
+		const char *start = strstr(t, "://") + 3;
+		const char *at = NULL;
+		for (const char *q = start; *q && *q != '/' && *q != '?'; q++)
+			if (*q == '@')
+				at = q;   /* the last '@' before the host part */
+		const char *colon = NULL;
+		if (at)
+			for (const char *q = start; q < at; q++)
+				if (*q == ':') {
+					colon = q;
+					break;
+				}
+		for (; *p; p++) {
+			if (colon && p == colon + 1) {
+				for (const char *m = "***"; *m; m++)
+					PUT(*m);
+				p = at - 1;
+				continue;
+			}
+			PUT(*p);
+			if ((*p == '?' || *p == '&') && strncmp(p + 1, "password=", 9) == 0) {
+				for (int i = 1; i <= 9; i++)
+					PUT(p[i]);
+				for (const char *m = "***"; *m; m++)
+					PUT(*m);
+				p += 9 + mask_value(p + 10, "&#");
+			}
+		}
+	} else {
+		while (*p) {
+			bool word = p == t || p[-1] == ' ' || p[-1] == '\t';
+			if (word && strncmp(p, "password", 8) == 0) {
+				const char *q = p + 8;
+				while (*q == ' ' || *q == '\t')
+					q++;
+				if (*q == '=') {
+					q++;
+					while (*q == ' ' || *q == '\t')
+						q++;
+					for (const char *m = "password=***"; *m; m++)
+						PUT(*m);
+					p = q + mask_value(q, " \t");
+					continue;
+				}
+			}
+			PUT(*p);
+			p++;
+		}
+	}
+#undef PUT
+	buf[o] = '\0';
 }
 
 void kpi_close(kpi_db **dbp)
@@ -215,18 +319,21 @@ void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
 	return z;
 }
 
-/* The original bytes of report id (malloc'd, NUL-terminated, *len set),
- * checked against the stored size and hash; NULL + err on failure.
- * *group_id (may be NULL) gets the report's group. */
-static char *archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err)
+char *kpi__archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err)
 {
 	kpi__archive a = {0};
 	if (db->ops->archive_get(db, id, &a, err) != KP_OK)
 		return NULL;
 	if (group_id)
 		*group_id = a.group_id;
-	char *buf = a.size >= 0 && (uint64_t)a.size <= KP_REPORT_MAX_SIZE ? malloc((size_t)a.size + 1)
-	                                                                  : NULL;
+	if (a.size < 0 || (uint64_t)a.size > KP_REPORT_MAX_SIZE) {
+		free(a.z);
+		kp_error_set(err, KP_ERR_DB, 0, -1,
+		             "the archive of report @%lld is damaged: its recorded size %lld is impossible",
+		             (long long)id, (long long)a.size);
+		return NULL;
+	}
+	char *buf = malloc((size_t)a.size + 1);
 	if (!buf) {
 		free(a.z);
 		kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
@@ -259,7 +366,7 @@ kp_status kpi_load(kpi_db *db, int64_t id, kp_report **out, kp_error *err)
 	*out = NULL;
 	kp_error_clear(err);
 	size_t len;
-	char *bytes = archive_bytes(db, id, &len, NULL, err);
+	char *bytes = kpi__archive_bytes(db, id, &len, NULL, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
 	char name[64];
@@ -276,7 +383,7 @@ kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *g
                              kp_error *err)
 {
 	size_t len;
-	char *bytes = archive_bytes(db, id, &len, group_id, err);
+	char *bytes = kpi__archive_bytes(db, id, &len, group_id, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
 	kp_status st = kp_report_parse(bytes, len, NULL, out, err);
@@ -288,7 +395,7 @@ kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err)
 {
 	kp_error_clear(err);
 	size_t len;
-	char *bytes = archive_bytes(db, id, &len, NULL, err);
+	char *bytes = kpi__archive_bytes(db, id, &len, NULL, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -548,11 +655,23 @@ static int live_row(void *ctx, const kpi_report_row *row)
 
 kp_status kpi_list_reports(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err)
 {
+	return kpi_list_reports_host(db, NULL, fn, ctx, err);
+}
+
+kp_status kpi_list_reports_host(kpi_db *db, const char *host, kpi_report_fn fn, void *ctx,
+                                kp_error *err)
+{
 	kp_error_clear(err);
 	live_rows l = {db, fn, ctx, NULL, {0}};
-	kp_status st = db->ops->list_reports(db, live_row, &l, err);
+	kp_status st = db->ops->list_reports(db, host && *host ? host : NULL, live_row, &l, err);
 	live_cache_free(&l.cache);
 	return st;
+}
+
+kp_status kpi_list_hosts(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err)
+{
+	kp_error_clear(err);
+	return db->ops->list_hosts(db, fn, ctx, err);
 }
 
 kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)

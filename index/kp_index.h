@@ -25,10 +25,13 @@
 
 typedef struct kpi_db kpi_db;
 
-#define KPI_SCHEMA_VERSION 2
+#define KPI_SCHEMA_VERSION 3
 
 enum {
 	KPI_OPEN_CREATE = 1,   /* create the file (and its folder) when missing */
+	/* create or migrate the schema on a server (`kpbrowse db init`); a
+	 * server's schema is otherwise never changed by kpi_open */
+	KPI_OPEN_INIT = 2,
 };
 
 /* The database path: explicit when non-NULL and non-empty, else
@@ -41,8 +44,11 @@ kp_status kpi_default_path(const char *explicit_path, char *buf, size_t size, kp
 /* Opens (and with KPI_OPEN_CREATE creates) the index at target, migrating
  * an older schema.  The target picks the store: a file path is an sqlite
  * index; "postgresql://...", "postgres://..." or a libpq "key=value ..."
- * string names a PostgreSQL server (KP_ERR_USAGE while that store is not
- * built in).  Something that is not a kpbrowse index (not SQLite, another
+ * string names a PostgreSQL server (credentials only by libpq's own
+ * conventions: ~/.pgpass, PGPASSFILE, service files, the environment;
+ * sslmode as the target or PGSSLMODE says).  A server without the schema
+ * (or with an older one) needs KPI_OPEN_INIT: KP_ERR_NOTFOUND naming `kpbrowse db init`
+ * otherwise.  Something that is not a kpbrowse index (not SQLite, another
  * application's database, a newer schema, corrupt) is refused with
  * KP_ERR_DB and a message naming target, and is never written to.  A
  * missing file without KPI_OPEN_CREATE is KP_ERR_NOTFOUND. */
@@ -51,6 +57,17 @@ void kpi_close(kpi_db **db);
 
 /* True when target names a PostgreSQL server rather than a file. */
 bool kpi_target_is_postgres(const char *target);
+
+/* target as every message and JSON output shows it: a password (in a URI's
+ * user info, a "password=" parameter or key=value pair) becomes "***".
+ * Always NUL-terminates buf (truncating). */
+void kpi_target_display(const char *target, char *buf, size_t size);
+
+/* The pushing machine's name recorded with the reports and paths a scan
+ * stores: kpi_open sets it from $KPBROWSE_HOST, else gethostname(); this
+ * overrides it (truncated to 255 bytes). */
+void kpi_set_host(kpi_db *db, const char *name);
+const char *kpi_host(const kpi_db *db);
 
 /* ---- state kept with the index (e.g. the TUI's "seen until") ---- */
 
@@ -82,6 +99,9 @@ typedef struct kpi_summary {
 	size_t new_reports;    /* panics not in the index before */
 	size_t unchanged;      /* known path with the same size and mtime (or content) */
 	size_t duplicates;     /* a known report (same content or incident id) under a new path */
+	size_t superseded;     /* a record cut short (read while being written) replaced by the
+	                        * complete report: see kpi_scan */
+	size_t changing;       /* changed while being read: not recorded, read again by the next scan */
 	size_t skipped;        /* not a panic report (other bug_type, binary, unrecognised text) */
 	size_t errors;         /* == nerror_list */
 	kpi_scan_error *error_list;
@@ -96,7 +116,17 @@ void kpi_summary_free(kpi_summary *s);
  * an error in the summary.  Work is committed in batches, so an interrupted
  * scan leaves a consistent index and a rerun completes it.  Fails (KP_ERR_DB,
  * KP_ERR_NOMEM) only when the database itself fails; the summary then holds
- * what was committed. fn may be NULL. sym may be NULL (see kp_sig_compute). */
+ * what was committed (new_reports and superseded count stored reports only).
+ * fn may be NULL. sym may be NULL (see kp_sig_compute).
+ *
+ * Reports being written: a file whose size or mtime changes while it is read
+ * is not recorded (summary.changing) and is read again by the next scan.  A
+ * complete report supersedes a truncated record of the same report (same
+ * incident id, or a file at the same path that now continues the archived
+ * bytes) in place: archive, fields, keys and group re-derived, id and paths
+ * kept; so does a longer cut of it.  A truncated copy of a report stored
+ * complete is a duplicate.  Paths are made absolute and normalised
+ * lexically (no "//", "." or ".."), so one file is one path. */
 kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths,
                    kp_sig_symbol_fn sym, void *sym_ctx, kpi_progress_fn fn, void *ctx,
                    kpi_summary *out, kp_error *err);
@@ -143,6 +173,8 @@ typedef struct kpi_report_row {
 	int64_t group_id;
 	int64_t group_count;
 	bool archived;         /* the original bytes are in the index */
+	const char *host;      /* the Mac it came from: the pushing machine's name, or NULL */
+	const char *host_key;  /* the report's own crashReporterKey / Anonymous UUID, or NULL */
 	const kpi_match *match;   /* search results only, else NULL */
 } kpi_report_row;
 
@@ -151,6 +183,7 @@ typedef struct kpi_group_row {
 	const char *title;
 	const char *culprit;   /* or NULL */
 	int64_t count;
+	int64_t hosts;         /* distinct Macs (host key, else host name) */
 	const char *first_seen;   /* ISO 8601 UTC "2024-05-01T10:00:00Z", or NULL */
 	const char *last_seen;
 	const int64_t *report_ids;   /* newest first */
@@ -163,6 +196,24 @@ typedef int (*kpi_group_fn)(void *ctx, const kpi_group_row *row);
 
 /* Reports newest first (timestamp, else first indexed time). */
 kp_status kpi_list_reports(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err);
+/* The same, only the reports of one Mac: host is a host name or host key
+ * (exact; any case for a key). */
+kp_status kpi_list_reports_host(kpi_db *db, const char *host, kpi_report_fn fn, void *ctx,
+                                kp_error *err);
+
+/* A Mac: reports with the same host key (else, without one, the same host
+ * name) are one host. */
+typedef struct kpi_host_row {
+	const char *host;      /* the name it pushed under most recently, or NULL */
+	const char *host_key;  /* or NULL */
+	const char *model;     /* "MacBookPro18,3", or NULL */
+	const char *builds;    /* the OS versions of its reports, distinct, sorted, joined by "\n" */
+	int64_t reports;
+	const char *last_seen; /* ISO 8601 UTC of its newest report, or NULL */
+} kpi_host_row;
+typedef int (*kpi_host_fn)(void *ctx, const kpi_host_row *row);
+/* Hosts, most recent report first. */
+kp_status kpi_list_hosts(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 /* Groups by count, largest first, then most recent. */
 kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 

@@ -8,9 +8,12 @@
  * op takes that handle.  open creates (KPI_OPEN_CREATE) or migrates the
  * schema and refuses, without writing to it, anything that is not a
  * kpbrowse index or has a newer schema (KP_ERR_DB naming the target).
- * Writes happen only between begin and commit/rollback; begin waits for
- * other writers (other processes) and a commit is atomic, so a killed
- * writer leaves no partial report.  Report ids are positive; a report's
+ * Writes happen only between begin and commit/rollback; a commit is
+ * atomic, so a killed writer leaves no partial report.  Concurrent writers
+ * (other processes, other Macs) either wait in begin (sqlite) or run side
+ * by side (PostgreSQL: find-or-add is INSERT ... ON CONFLICT, never a read
+ * then a write).  Paths are keyed by the pushing host (kpi_db.host) where
+ * the store is shared.  Report ids are positive; a report's
  * seq is strictly greater than that of every report stored before it, for
  * "new since" questions.  Rows handed to callbacks are borrowed and valid
  * during the call only; a callback may call other ops of the same handle,
@@ -50,6 +53,9 @@ typedef struct kpi__new_report {
 	const char *headline, *exact_key;
 	int64_t group_id;
 	int64_t indexed_at;
+	const char *host;           /* the pushing machine's name */
+	const char *host_key;       /* crashReporterKey / Anonymous UUID, or NULL */
+	const char *model;          /* or NULL */
 	const kpi__image *images;   /* may repeat: the store keeps one of each */
 	size_t nimages;
 	const char *text;           /* the text to search, or NULL */
@@ -76,6 +82,13 @@ typedef int (*kpi__path_fn)(void *ctx, const char *path);
 
 typedef struct kpi__store_ops {
 	const char *name;
+	/* The scanner commits after this many files (or half a second): sqlite
+	 * batches, a shared server commits each report on its own so that
+	 * concurrent pushers never hold each other's locks for long. */
+	size_t batch_files;
+	/* True when report_add keeps its group's counts itself (then the
+	 * scanner refreshes no groups; re-signing still does). */
+	bool counts_on_add;
 	void (*close)(kpi_db *db);
 	kp_status (*begin)(kpi_db *db, kp_error *err);
 	kp_status (*commit)(kpi_db *db, kp_error *err);
@@ -99,7 +112,24 @@ typedef struct kpi__store_ops {
 	kp_status (*report_add)(kpi_db *db, const kpi__new_report *r, int64_t *id, bool *added,
 	                        kp_error *err);
 	kp_status (*archive_add)(kpi_db *db, int64_t id, const void *z, size_t zlen, kp_error *err);
-	/* KP_ERR_NOTFOUND for an unknown id. */
+	/* Supersede: report id (a record of the same report, e.g. cut short
+	 * because it was read while being written) becomes r in place, in one
+	 * op inside the caller's transaction: its content hash, incident id,
+	 * size, fields, keys and group (r->group_id), images and search text
+	 * all replaced by r's, its archive replaced by z (zlen bytes, as for
+	 * archive_add); id, seq and its recorded paths are kept.  old_text is
+	 * the search text the record was stored with (what report_add got as
+	 * text; NULL for none), for a text index that cannot forget a row
+	 * without it (sqlite's contentless FTS5); others may ignore it.  The
+	 * old group's count is the caller's to refresh (groups_refresh), as
+	 * for report_add.  Which record wins is the scanner's rule, not the
+	 * store's.  KP_ERR_NOTFOUND for an unknown id; KP_ERR_DB when r's hash
+	 * or incident id belongs to another report (never merged). */
+	kp_status (*report_replace)(kpi_db *db, int64_t id, const kpi__new_report *r,
+	                            const char *old_text, const void *z, size_t zlen, kp_error *err);
+	/* KP_ERR_NOTFOUND for an unknown id; KP_ERR_DB saying so when the
+	 * report is known but its archive is missing (out->group_id is still
+	 * set then). */
 	kp_status (*archive_get)(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);
 	/* Every report id, ascending (*ids malloc'd). */
 	kp_status (*report_ids)(kpi_db *db, int64_t **ids, size_t *n, kp_error *err);
@@ -116,7 +146,9 @@ typedef struct kpi__store_ops {
 
 	/* Queries as in kp_index.h; row paths are the most recently seen ones
 	 * (index.c swaps in one that still exists). */
-	kp_status (*list_reports)(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err);
+	kp_status (*list_reports)(kpi_db *db, const char *host, kpi_report_fn fn, void *ctx,
+	                          kp_error *err);   /* host NULL: every report */
+	kp_status (*list_hosts)(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 	kp_status (*list_groups)(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 	kp_status (*search)(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
 	                    void *ctx, size_t *nfound, kp_error *err);
@@ -130,14 +162,24 @@ typedef struct kpi__store_ops {
 /* Every store's handle starts with this. */
 struct kpi_db {
 	const kpi__store_ops *ops;
+	char host[256];       /* the pushing machine (kpi_set_host) */
 };
 
 /* The sqlite store: target is a file path. */
 kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err);
+/* The PostgreSQL store (store_pg.c, the only file that includes libpq-fe.h;
+ * built with KPI_HAVE_PG): target is a libpq URI or key=value string. */
+kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_error *err);
 
 /* The archive format, one home for both directions (index.c): the original
  * bytes zlib-compressed.  malloc'd, or NULL when out of memory. */
 void *kpi__archive_pack(const char *data, size_t len, size_t *zlen);
+
+/* The original bytes of report id from its archive (malloc'd,
+ * NUL-terminated, *len set), checked against the stored size and hash;
+ * NULL with err set otherwise (KP_ERR_NOTFOUND, KP_ERR_DB naming the
+ * damage, KP_ERR_NOMEM).  *group_id (may be NULL) gets its group. */
+char *kpi__archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err);
 
 /* For re-signing: report id parsed from its archive (checked against its
  * hash), nameless, and its current group. */

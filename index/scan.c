@@ -18,7 +18,6 @@
 
 /* A batch is committed after this many parsed files or this much time, so
  * a kill loses little and a second process gets the lock soon. */
-#define BATCH_FILES 200
 #define BATCH_NS 500000000LL
 
 typedef struct scan {
@@ -34,6 +33,9 @@ typedef struct scan {
 	int64_t now;
 	int64_t *dirty;       /* groups touched in this batch */
 	size_t ndirty, dirty_cap;
+	size_t errors_cap;    /* of sum->error_list */
+	/* stored in the open batch: added to the summary when it commits */
+	size_t pend_new, pend_superseded;
 	bool in_tx;
 } scan;
 
@@ -47,13 +49,12 @@ static int64_t mono_ns(void)
 static kp_status add_error(scan *s, const char *path, const char *msg)
 {
 	kpi_summary *m = s->sum;
-	kpi_scan_error *v = realloc(m->error_list, (m->nerror_list + 1) * sizeof *v);
-	if (!v)
+	kpi_scan_error *e = kp_vec_push((void **)&m->error_list, &m->nerror_list, &s->errors_cap,
+	                                sizeof *e);
+	if (!e)
 		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	m->error_list = v;
-	v[m->nerror_list].path = strdup(path);
-	v[m->nerror_list].msg = strdup(msg);
-	m->nerror_list++;
+	e->path = strdup(path);
+	e->msg = strdup(msg);
 	m->errors = m->nerror_list;
 	return KP_OK;
 }
@@ -113,14 +114,18 @@ static kp_status tx_commit(scan *s)
 	if (st != KP_OK) {
 		s->db->ops->rollback(s->db);
 		s->ndirty = 0;
+	} else if (s->sum) {
+		s->sum->new_reports += s->pend_new;
+		s->sum->superseded += s->pend_superseded;
 	}
+	s->pend_new = s->pend_superseded = 0;
 	s->in_tx = false;
 	return st;
 }
 
 static kp_status maybe_commit(scan *s)
 {
-	if (s->batch_work < BATCH_FILES && mono_ns() - s->batch_start < BATCH_NS)
+	if (s->batch_work < s->db->ops->batch_files && mono_ns() - s->batch_start < BATCH_NS)
 		return KP_OK;
 	kp_status st = tx_commit(s);
 	return st == KP_OK ? tx_begin(s) : st;
@@ -199,6 +204,34 @@ static kp_status report_images(const kp_report *r, images *out)
 	return st;
 }
 
+/* The Mac's own key, from the report itself: crashReporterKey (.ips), or
+ * the "Anonymous UUID:" line of a text report (which the text parser
+ * drops as noise).  Into out ("" when none), as written, at most 63 bytes. */
+static void host_key(const kp_report *r, const char *data, size_t len, char out[64])
+{
+	out[0] = '\0';
+	for (size_t i = 0; i < r->nfields; i++)
+		if (strcmp(r->fields[i].key, "crashReporterKey") == 0) {
+			snprintf(out, 64, "%s", r->fields[i].value);
+			return;
+		}
+	static const char tag[] = "Anonymous UUID:";
+	size_t tl = sizeof tag - 1;
+	/* the header is at the top: look at the first 4 KiB only */
+	size_t lim = len < 4096 ? len : 4096;
+	for (size_t i = 0; i + tl <= lim; i++) {
+		if ((i && data[i - 1] != '\n') || memcmp(data + i, tag, tl) != 0)
+			continue;
+		size_t b = i + tl, o = 0;
+		while (b < len && (data[b] == ' ' || data[b] == '\t'))
+			b++;
+		while (b < len && o < 63 && (isalnum((unsigned char)data[b]) || data[b] == '-'))
+			out[o++] = data[b++];
+		out[o] = '\0';
+		return;
+	}
+}
+
 /* The panic text for full-text search, without hex numbers (0x... and
  * bare runs of 8+ hex digits): addresses differ in every report, would
  * make most of the FTS index, and are searched by UUID instead. */
@@ -229,35 +262,51 @@ static char *fts_text(const char *s)
 	return out;
 }
 
-static kp_status insert_report(scan *s, const char *path, const struct stat *st,
-                               const char *data, size_t len, const char *hash,
-                               const kp_report *r)
+/* What a report is stored as: keys, group, archive, images, search text.
+ * Borrowed from r and the caller's strings; free with record_free. */
+typedef struct record {
+	kpi__new_report nr;
+	kp_sig sig;
+	void *z;
+	size_t zlen;
+	images im;
+	char *body;
+	char key[64];   /* the host key */
+} record;
+
+static void record_free(record *rec)
+{
+	kp_sig_free(&rec->sig);
+	free(rec->z);
+	free(rec->im.v);
+	free(rec->body);
+}
+
+static kp_status record_make(scan *s, const char *path, const struct stat *st, const char *data,
+                             size_t len, const char *hash, const kp_report *r, record *rec)
 {
 	kpi_db *db = s->db;
-	kp_sig sig;
-	kp_status rs = kp_sig_compute(r, s->sym, s->sym_ctx, &sig, s->err);
+	memset(rec, 0, sizeof *rec);
+	kp_status rs = kp_sig_compute(r, s->sym, s->sym_ctx, &rec->sig, s->err);
 	if (rs != KP_OK)
 		return rs;
 	int64_t gid;
-	if ((rs = group_for(db, &sig, false, &gid, s->err)) != KP_OK) {
-		kp_sig_free(&sig);
+	if ((rs = group_for(db, &rec->sig, false, &gid, s->err)) != KP_OK) {
+		record_free(rec);
 		return rs;
 	}
-	size_t zlen;
-	void *z = kpi__archive_pack(data, len, &zlen);
-	images im = {0};
-	char *body = fts_text(r->panic_string ? r->panic_string : r->headline);
-	if (!z || report_images(r, &im) != KP_OK) {
-		free(z);
-		free(im.v);
-		free(body);
-		kp_sig_free(&sig);
-		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory compressing %s", path);
+	rec->z = kpi__archive_pack(data, len, &rec->zlen);
+	const char *text = r->panic_string ? r->panic_string : r->headline;
+	rec->body = fts_text(text);
+	if (!rec->z || report_images(r, &rec->im) != KP_OK || (text && !rec->body)) {
+		record_free(rec);
+		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory recording %s", path);
 	}
 	int64_t ts;
 	if (!kpi__parse_time(r->timestamp, &ts))
 		ts = kp_fs_mtime_ns(st) / 1000000000LL;
-	kpi__new_report nr = {
+	host_key(r, data, len, rec->key);
+	rec->nr = (kpi__new_report){
 		.content_hash = hash,
 		.incident_id = r->incident_id,
 		.size = (int64_t)len,
@@ -267,23 +316,36 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 		.os_version = r->os_version,
 		.kernel_uuid = r->kernel_uuid,
 		/* the report's own headline: the normalised one is only a key */
-		.headline = r->headline ? r->headline : sig.headline,
-		.exact_key = sig.exact_key,
+		.headline = r->headline ? r->headline : rec->sig.headline,
+		.exact_key = rec->sig.exact_key,
 		.group_id = gid,
 		.indexed_at = s->now,
-		.images = im.v,
-		.nimages = im.n,
-		.text = body,
+		.host = s->db->host,
+		.host_key = rec->key[0] ? rec->key : NULL,
+		.model = r->product,
+		.images = rec->im.v,
+		.nimages = rec->im.n,
+		.text = rec->body,
 	};
+	return KP_OK;
+}
+
+static kp_status insert_report(scan *s, const char *path, const struct stat *st,
+                               const char *data, size_t len, const char *hash,
+                               const kp_report *r)
+{
+	kpi_db *db = s->db;
+	record rec;
+	kp_status rs = record_make(s, path, st, data, len, hash, r, &rec);
+	if (rs != KP_OK)
+		return rs;
 	int64_t id = 0;
 	bool added = false;
-	rs = db->ops->report_add(db, &nr, &id, &added, s->err);
-	kp_sig_free(&sig);
-	free(im.v);
-	free(body);
+	rs = db->ops->report_add(db, &rec.nr, &id, &added, s->err);
 	if (rs == KP_OK && added)
-		rs = db->ops->archive_add(db, id, z, zlen, s->err);
-	free(z);
+		rs = db->ops->archive_add(db, id, rec.z, rec.zlen, s->err);
+	int64_t gid = rec.nr.group_id;
+	record_free(&rec);
 	if (rs == KP_OK)
 		rs = put_path(s, path, id, st, NULL);
 	if (rs != KP_OK)
@@ -292,10 +354,87 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 		s->sum->duplicates++;
 		return KP_OK;
 	}
-	if ((rs = mark_dirty(s, gid)) != KP_OK)
+	if (!db->ops->counts_on_add && (rs = mark_dirty(s, gid)) != KP_OK)
 		return rs;
-	s->sum->new_reports++;
+	s->pend_new++;
 	return KP_OK;
+}
+
+/* ---- reports being written ---- */
+
+/* Whether the new report (data, r) supersedes the stored record old_id of
+ * the same report: the record was cut short and the new one is complete,
+ * or a longer cut.  same_path: old_id was recorded at this path, so the new
+ * bytes must continue the archived ones to be the same report.  *old_text
+ * gets the record's search text (for report_replace).  A record whose
+ * archive is damaged is superseded by any readable copy. */
+static kp_status supersedes(scan *s, int64_t old_id, bool same_path, const char *data, size_t len,
+                            const kp_report *r, bool *yes, char **old_text)
+{
+	*yes = false;
+	*old_text = NULL;
+	kp_error aerr;
+	size_t olen = 0;
+	char *old = kpi__archive_bytes(s->db, old_id, &olen, NULL, &aerr);
+	if (!old) {
+		if (aerr.code == KP_ERR_NOMEM)
+			return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		*yes = !same_path && aerr.code == KP_ERR_DB;
+		return KP_OK;
+	}
+	if (same_path && (olen >= len || memcmp(old, data, olen) != 0)) {
+		free(old);
+		return KP_OK;
+	}
+	kp_report *o = NULL;
+	kp_error perr;
+	kp_status st = kp_report_parse(old, olen, NULL, &o, &perr);
+	free(old);
+	if (st == KP_ERR_NOMEM)
+		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	/* an archive that no longer parses counts as cut short */
+	bool cut = st != KP_OK || o->truncated;
+	if (cut && (!r->truncated || len > olen)) {
+		*yes = true;
+		if (o) {
+			const char *t = o->panic_string ? o->panic_string : o->headline;
+			if (t && !(*old_text = fts_text(t))) {
+				kp_report_free(&o);
+				return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+			}
+		}
+	}
+	kp_report_free(&o);
+	return KP_OK;
+}
+
+static kp_status replace_report(scan *s, int64_t id, const char *old_text, const char *path,
+                                const struct stat *st, const char *data, size_t len,
+                                const char *hash, const kp_report *r)
+{
+	kpi_db *db = s->db;
+	int64_t old_gid = 0;
+	kpi__archive a = {0};
+	kp_status rs = db->ops->archive_get(db, id, &a, s->err);
+	if (rs == KP_OK || rs == KP_ERR_DB) /* a missing archive still has a group */
+		old_gid = a.group_id;
+	free(a.z);
+	kp_error_clear(s->err);
+	record rec;
+	if ((rs = record_make(s, path, st, data, len, hash, r, &rec)) != KP_OK)
+		return rs;
+	rs = db->ops->report_replace(db, id, &rec.nr, old_text, rec.z, rec.zlen, s->err);
+	int64_t gid = rec.nr.group_id;
+	record_free(&rec);
+	if (rs == KP_OK)
+		rs = put_path(s, path, id, st, NULL);
+	if (rs == KP_OK)
+		rs = mark_dirty(s, gid);
+	if (rs == KP_OK && old_gid && old_gid != gid)
+		rs = mark_dirty(s, old_gid);
+	if (rs == KP_OK)
+		s->pend_superseded++;
+	return rs;
 }
 
 static kp_status skip_file(scan *s, const char *path, const struct stat *st, const char *why)
@@ -305,6 +444,26 @@ static kp_status skip_file(scan *s, const char *path, const struct stat *st, con
 	return put_path(s, path, 0, st, why);
 }
 
+/* Reads path whole, or says it changed while being read (*changing: its
+ * size or mtime moved between the open and the end of the read). */
+static kp_status read_whole(const char *path, char **data, size_t *len, struct stat *st,
+                            bool *changing, kp_error *err)
+{
+	*changing = false;
+	kp_status ks = kp_fs_read_file(path, KP_REPORT_MAX_SIZE, data, len, st, err);
+	if (ks != KP_OK)
+		return ks;
+	struct stat after;
+	if (stat(path, &after) != 0 || after.st_size != st->st_size ||
+	    kp_fs_mtime_ns(&after) != kp_fs_mtime_ns(st) || (off_t)*len != st->st_size ||
+	    after.st_ino != st->st_ino) {
+		*changing = true;
+		free(*data);
+		*data = NULL;
+	}
+	return KP_OK;
+}
+
 static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 {
 	kpi_db *db = s->db;
@@ -312,7 +471,7 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 		return KP_OK;
 	s->sum->files++;
 	if (s->fn) {
-		kpi_progress p = {s->sum->files, s->sum->new_reports, path};
+		kpi_progress p = {s->sum->files, s->sum->new_reports + s->pend_new, path};
 		s->fn(s->ctx, &p);
 	}
 
@@ -336,13 +495,23 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 	struct stat st;
 	char *data = NULL;
 	kp_error rerr;
-	ks = kp_fs_read_file(path, KP_REPORT_MAX_SIZE, &data, &len, &st, &rerr);
+	bool changing = false;
+	/* a report being written: try once more, then leave it to the next scan */
+	for (int tries = 0; tries < 2; tries++) {
+		ks = read_whole(path, &data, &len, &st, &changing, &rerr);
+		if (ks != KP_OK || !changing)
+			break;
+	}
 	if (ks == KP_ERR_LIMIT) /* grew since lstat */
 		return skip_file(s, path, lst, "too large for a report");
 	if (ks == KP_ERR_NOMEM)
 		return kp_error_set(s->err, ks, 0, -1, "out of memory reading %s", path);
 	if (ks != KP_OK)
 		return add_error(s, path, rerr.msg);
+	if (changing) {
+		s->sum->changing++;
+		return KP_OK;
+	}
 	s->batch_work++;
 	char hash[41];
 	kp_sha1_hex(data, len, hash);
@@ -385,11 +554,30 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 		kp_error_format(&perr, msg, sizeof msg);
 		return add_error(s, path, msg);
 	}
-	if (r->incident_id) {
+	/* the same report under other bytes: by incident id, or this path's
+	 * record when the file has grown from it */
+	id = 0;
+	bool same_path = false;
+	if (r->incident_id)
 		ks = db->ops->report_find(db, NULL, r->incident_id, &id, s->err);
-		if (ks == KP_OK && id) {
+	if (ks == KP_OK && !id && old_report) {
+		id = old_report;
+		same_path = true;
+	}
+	if (ks == KP_OK && id) {
+		bool yes = false;
+		char *old_text = NULL;
+		ks = supersedes(s, id, same_path, data, len, r, &yes, &old_text);
+		if (ks == KP_OK && yes) {
+			ks = replace_report(s, id, old_text, path, &st, data, len, hash, r);
+		} else if (ks == KP_OK && !same_path) {
 			s->sum->duplicates++;
 			ks = put_path(s, path, id, &st, NULL);
+		} else {
+			id = 0; /* this path's file now holds another report */
+		}
+		free(old_text);
+		if (ks != KP_OK || id) {
 			kp_report_free(&r);
 			free(data);
 			return ks;
@@ -400,6 +588,11 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 	kp_report_free(&r);
 	free(data);
 	return ks;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
@@ -452,12 +645,8 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 		n++;
 	}
 	closedir(d);
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-			char *t = names[j];
-			names[j] = names[j - 1];
-			names[j - 1] = t;
-		}
+	if (n > 1)
+		qsort(names, n, sizeof *names, cmp_names);
 	for (size_t i = 0; i < n && ks == KP_OK; i++) {
 		size_t nl = strlen(names[i]);
 		bool slash = plen && path[plen - 1] == '/';

@@ -27,6 +27,11 @@
 /* A report row's most recently seen path, for the report-row queries. */
 #define RECENT_PATH \
 	"(SELECT path FROM paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, p.path LIMIT 1)"
+/* What makes two reports the same Mac: the report's own key, else the
+ * pushing host's name ('' for reports indexed before hosts were kept). */
+#define HOST_IDENT "coalesce(host_key, host, '')"
+/* The tail of every report-row query: path, host, host key. */
+#define ROW_TAIL RECENT_PATH ", r.host, r.host_key"
 
 static const char *const sql_text[Q_COUNT] = {
 	[Q_BEGIN] = "BEGIN IMMEDIATE",
@@ -40,8 +45,17 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_BY_HASH] = "SELECT id FROM reports WHERE content_hash = ?1",
 	[Q_REPORT_BY_INCIDENT] = "SELECT id FROM reports WHERE incident_id = ?1",
 	[Q_REPORT_INSERT] = "INSERT INTO reports(content_hash, incident_id, size, format, timestamp, ts, "
-	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at) "
-	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at, "
+	                    "host, host_key, model) "
+	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	[Q_REPORT_UPDATE] = "UPDATE reports SET content_hash = ?1, incident_id = ?2, size = ?3, format = ?4, "
+	                    "timestamp = ?5, ts = ?6, os_version = ?7, kernel_uuid = ?8, headline = ?9, "
+	                    "exact_key = ?10, group_id = ?11, indexed_at = ?12, host = ?13, host_key = ?14, "
+	                    "model = ?15 WHERE id = ?16",
+	[Q_IMAGE_DELETE] = "DELETE FROM images WHERE report_id = ?1",
+	[Q_FTS_DELETE] = NULL, /* depends on the text search mode, see stmt_text */
+	[Q_ARCHIVE_UPDATE] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2) "
+	                     "ON CONFLICT(report_id) DO UPDATE SET data = excluded.data",
 	[Q_ARCHIVE_INSERT] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2)",
 	[Q_GROUP_INSERT] = "INSERT INTO groups(key, title, culprit) VALUES (?1, ?2, ?3) "
 	                   "ON CONFLICT(key) DO NOTHING",
@@ -49,39 +63,53 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_GROUP_REFRESH] = "UPDATE groups SET "
 	                    "count = (SELECT count(*) FROM reports WHERE group_id = groups.id), "
 	                    "first_seen = (SELECT min(ts) FROM reports WHERE group_id = groups.id), "
-	                    "last_seen = (SELECT max(ts) FROM reports WHERE group_id = groups.id) "
+	                    "last_seen = (SELECT max(ts) FROM reports WHERE group_id = groups.id), "
+	                    "hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports WHERE group_id = groups.id) "
 	                    "WHERE id = ?1",
 	[Q_GROUP_DELETE_EMPTY] = "DELETE FROM groups WHERE NOT EXISTS "
 	                         "(SELECT 1 FROM reports WHERE group_id = groups.id)",
 	[Q_IMAGE_INSERT] = "INSERT OR IGNORE INTO images(report_id, uuid_hex, name, rank) "
 	                   "VALUES (?1, ?2, ?3, ?4)",
 	[Q_FTS_INSERT] = NULL, /* depends on the text search mode, see stmt_text */
-	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id FROM reports "
-	                     "JOIN archives a ON a.report_id = reports.id WHERE id = ?1",
+	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id, a.report_id IS NOT NULL "
+	                     "FROM reports LEFT JOIN archives a ON a.report_id = reports.id WHERE id = ?1",
 	[Q_REPORT_IDS] = "SELECT id FROM reports ORDER BY id",
 	[Q_REPORT_RESIGN] = "UPDATE reports SET headline = ?2, exact_key = ?3, group_id = ?4 WHERE id = ?1",
 	[Q_GROUP_SET_TITLE] = "UPDATE groups SET title = ?2, culprit = ?3 WHERE id = ?1",
 	[Q_LIST_REPORTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                   "1, NULL, NULL, NULL, " RECENT_PATH " FROM reports r "
+	                   "1, NULL, NULL, NULL, " ROW_TAIL " FROM reports r "
 	                   "JOIN groups g ON g.id = r.group_id ORDER BY r.ts DESC, r.id DESC",
-	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen FROM groups "
+	[Q_LIST_HOST] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	                "1, NULL, NULL, NULL, " ROW_TAIL " FROM reports r "
+	                "JOIN groups g ON g.id = r.group_id WHERE r.host = ?1 OR r.host_key = ?1 COLLATE NOCASE "
+	                "ORDER BY r.ts DESC, r.id DESC",
+	/* one pass over reports_ident; a host's latest name and model are
+	 * those of its most recently stored report */
+	[Q_LIST_HOSTS] = "SELECT (SELECT host FROM reports x WHERE x.id = h.last_id), h.key, "
+	                 "(SELECT model FROM reports x WHERE x.id = h.model_id), "
+	                 "(SELECT group_concat(v, char(10)) FROM (SELECT DISTINCT os_version AS v FROM reports "
+	                 "WHERE " HOST_IDENT " = h.ident AND os_version IS NOT NULL ORDER BY v)), h.n, h.last "
+	                 "FROM (SELECT " HOST_IDENT " AS ident, max(host_key) AS key, count(*) AS n, "
+	                 "max(ts) AS last, max(id) AS last_id, max(CASE WHEN model IS NOT NULL THEN id END) AS model_id "
+	                 "FROM reports GROUP BY 1) h ORDER BY h.last DESC, h.ident",
+	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen, hosts FROM groups "
 	                  "ORDER BY count DESC, last_seen DESC, id",
 	[Q_GROUP_MEMBERS] = "SELECT id FROM reports WHERE group_id = ?1 ORDER BY ts DESC, id DESC",
 	[Q_REPORT_PATHS] = "SELECT path FROM paths WHERE report_id = ?1 ORDER BY seen_at DESC, path",
 	[Q_SEARCH_UUID] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "1, i.uuid_hex, i.name, i.rank, " RECENT_PATH " FROM images i "
+	                  "1, i.uuid_hex, i.name, i.rank, " ROW_TAIL " FROM images i "
 	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE i.uuid_hex BETWEEN ?1 AND ?2 AND i.uuid_hex <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
 	[Q_SEARCH_KEXT] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "1, i.uuid_hex, i.name, i.rank, " RECENT_PATH " FROM images i "
+	                  "1, i.uuid_hex, i.name, i.rank, " ROW_TAIL " FROM images i "
 	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE i.name = ?1 COLLATE NOCASE AND i.name <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
 	[Q_SEARCH_FTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                 "1, NULL, NULL, NULL, " RECENT_PATH " FROM panic_fts f "
+	                 "1, NULL, NULL, NULL, " ROW_TAIL " FROM panic_fts f "
 	                 "JOIN reports r ON r.id = f.rowid JOIN groups g ON g.id = r.group_id "
 	                 "WHERE panic_fts MATCH ?1 ORDER BY r.ts DESC, r.id DESC",
 	[Q_SEARCH_LIKE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "1, NULL, NULL, NULL, " RECENT_PATH " FROM panic_text t "
+	                  "1, NULL, NULL, NULL, " ROW_TAIL " FROM panic_text t "
 	                  "JOIN reports r ON r.id = t.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE t.body LIKE '%' || ?1 || '%' ESCAPE '\\' ORDER BY r.ts DESC, r.id DESC",
 	[Q_META_GET] = "SELECT value FROM meta WHERE key = ?1",
@@ -91,7 +119,7 @@ static const char *const sql_text[Q_COUNT] = {
 	 * (in the table's own order, not through paths_report and a lookup
 	 * per path) and matched to the rows in C (store_sqlite_query.c) */
 	[Q_LIST_REPORTS_BARE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, "
-	                        "g.count, 1, NULL, NULL, NULL, NULL FROM reports r "
+	                        "g.count, 1, NULL, NULL, NULL, NULL, r.host, r.host_key FROM reports r "
 	                        "JOIN groups g ON g.id = r.group_id ORDER BY r.ts DESC, r.id DESC",
 	[Q_REPORT_PATHS_ALL] = "SELECT report_id, seen_at, path FROM paths NOT INDEXED "
 	                       "WHERE report_id IS NOT NULL",
@@ -192,10 +220,30 @@ static kp_status migrate_v2(kpi__sq *db, kp_error *err)
 	return exec_sql(db, schema_v2, err, "moving the archives (schema v2)");
 }
 
+/* v3: the Mac a report came from (issue 16): the pushing host's name, the
+ * report's own key, the model; groups count distinct hosts.  Reports
+ * indexed before keep NULLs (one unnamed host). */
+static const char schema_v3[] =
+	"ALTER TABLE reports ADD COLUMN host TEXT;"
+	"ALTER TABLE reports ADD COLUMN host_key TEXT;"
+	"ALTER TABLE reports ADD COLUMN model TEXT;"
+	"ALTER TABLE groups ADD COLUMN hosts INTEGER NOT NULL DEFAULT 0;"
+	"CREATE INDEX reports_host ON reports(host);"
+	"CREATE INDEX reports_host_key ON reports(host_key COLLATE NOCASE);"
+	"CREATE INDEX reports_ident ON reports(" HOST_IDENT ", os_version);"
+	"UPDATE groups SET hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports "
+	"WHERE group_id = groups.id);";
+
+static kp_status migrate_v3(kpi__sq *db, kp_error *err)
+{
+	return exec_sql(db, schema_v3, err, "recording hosts (schema v3)");
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
 	migrate_v2,
+	migrate_v3,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
@@ -349,6 +397,9 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_er
 	}
 	sqlite3_extended_result_codes(db->db, 1);
 	sqlite3_busy_timeout(db->db, BUSY_TIMEOUT_MS);
+	/* a rescan looks up every path: keep a large index's pages in memory
+	 * (the default 2 MB cache rereads them from the OS for 100k paths) */
+	sqlite3_exec(db->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
 
 	int uv = 0, app = 0, nobj = 0;
 	if (pragma_int(db, "PRAGMA application_id", &app) != SQLITE_OK ||
@@ -434,6 +485,10 @@ static const char *stmt_text(const kpi__sq *db, kpi__sq_sql q)
 	if (q == Q_FTS_INSERT)
 		return db->fts ? "INSERT INTO panic_fts(rowid, body) VALUES (?1, ?2)"
 		               : "INSERT OR REPLACE INTO panic_text(report_id, body) VALUES (?1, ?2)";
+	/* a contentless FTS5 row is forgotten by naming what it held */
+	if (q == Q_FTS_DELETE)
+		return db->fts ? "INSERT INTO panic_fts(panic_fts, rowid, body) VALUES ('delete', ?1, ?2)"
+		               : "DELETE FROM panic_text WHERE report_id = ?1";
 	return sql_text[q];
 }
 
@@ -567,6 +622,52 @@ static kp_status sq_report_find(kpi_db *h, const char *hash, const char *inciden
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "looking up a report");
 }
 
+/* Binds r's columns as ?1..?15 (Q_REPORT_INSERT, Q_REPORT_UPDATE). */
+static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
+{
+	sqlite3_bind_text(q, 1, r->content_hash, -1, SQLITE_STATIC);
+	bind_opt(q, 2, r->incident_id);
+	sqlite3_bind_int64(q, 3, r->size);
+	bind_opt(q, 4, r->format);
+	bind_opt(q, 5, r->timestamp);
+	sqlite3_bind_int64(q, 6, r->ts);
+	bind_opt(q, 7, r->os_version);
+	bind_opt(q, 8, r->kernel_uuid);
+	bind_opt(q, 9, r->headline);
+	sqlite3_bind_text(q, 10, r->exact_key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 11, r->group_id);
+	sqlite3_bind_int64(q, 12, r->indexed_at);
+	bind_opt(q, 13, r->host);
+	bind_opt(q, 14, r->host_key);
+	bind_opt(q, 15, r->model);
+}
+
+/* Records r's images and search text for report id. */
+static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report *r, kp_error *err)
+{
+	sqlite3_stmt *q;
+	kp_status st;
+	for (size_t i = 0; i < r->nimages; i++) {
+		if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_text(q, 2, r->images[i].uuid_hex, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, r->images[i].name ? r->images[i].name : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int(q, 4, r->images[i].rank);
+		if ((st = step_done(db, q, err, "recording images")) != KP_OK)
+			return st;
+	}
+	if (r->text) {
+		if (!(q = kpi__sq_stmt(db, Q_FTS_INSERT, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_text(q, 2, r->text, -1, SQLITE_STATIC);
+		if ((st = step_done(db, q, err, "recording the panic text")) != KP_OK)
+			return st;
+	}
+	return KP_OK;
+}
+
 static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
                                kp_error *err)
 {
@@ -580,41 +681,51 @@ static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_INSERT, err);
 	if (!q)
 		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, r->content_hash, -1, SQLITE_STATIC);
-	bind_opt(q, 2, r->incident_id);
-	sqlite3_bind_int64(q, 3, r->size);
-	bind_opt(q, 4, r->format);
-	bind_opt(q, 5, r->timestamp);
-	sqlite3_bind_int64(q, 6, r->ts);
-	bind_opt(q, 7, r->os_version);
-	bind_opt(q, 8, r->kernel_uuid);
-	bind_opt(q, 9, r->headline);
-	sqlite3_bind_text(q, 10, r->exact_key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 11, r->group_id);
-	sqlite3_bind_int64(q, 12, r->indexed_at);
+	bind_report(q, r);
 	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
 		return st;
 	*id = sqlite3_last_insert_rowid(db->db);
 	*added = true;
-	for (size_t i = 0; i < r->nimages; i++) {
-		if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
+	return add_images_text(db, *id, r, err);
+}
+
+static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report *r,
+                                   const char *old_text, const void *z, size_t zlen,
+                                   kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_UPDATE, err);
+	if (!q)
+		return KP_ERR_DB;
+	bind_report(q, r);
+	sqlite3_bind_int64(q, 16, id);
+	kp_status st = step_done(db, q, err, "replacing a report");
+	if (st != KP_OK)
+		return st;
+	if (sqlite3_changes(db->db) == 0)
+		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no report @%lld in the index",
+		                    (long long)id);
+	if (!(q = kpi__sq_stmt(db, Q_IMAGE_DELETE, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	if ((st = step_done(db, q, err, "replacing images")) != KP_OK)
+		return st;
+	if (old_text || !db->fts) {
+		if (!(q = kpi__sq_stmt(db, Q_FTS_DELETE, err)))
 			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, *id);
-		sqlite3_bind_text(q, 2, r->images[i].uuid_hex, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 3, r->images[i].name ? r->images[i].name : "", -1, SQLITE_STATIC);
-		sqlite3_bind_int(q, 4, r->images[i].rank);
-		if ((st = step_done(db, q, err, "recording images")) != KP_OK)
+		sqlite3_bind_int64(q, 1, id);
+		if (db->fts)
+			sqlite3_bind_text(q, 2, old_text, -1, SQLITE_STATIC);
+		if ((st = step_done(db, q, err, "replacing the panic text")) != KP_OK)
 			return st;
 	}
-	if (r->text) {
-		if (!(q = kpi__sq_stmt(db, Q_FTS_INSERT, err)))
-			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, *id);
-		sqlite3_bind_text(q, 2, r->text, -1, SQLITE_STATIC);
-		if ((st = step_done(db, q, err, "recording the panic text")) != KP_OK)
-			return st;
-	}
-	return KP_OK;
+	if ((st = add_images_text(db, id, r, err)) != KP_OK)
+		return st;
+	if (!(q = kpi__sq_stmt(db, Q_ARCHIVE_UPDATE, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_blob(q, 2, z, (int)zlen, SQLITE_STATIC);
+	return step_done(db, q, err, "replacing an archive");
 }
 
 static kp_status sq_archive_add(kpi_db *h, int64_t id, const void *z, size_t zlen, kp_error *err)
@@ -747,6 +858,8 @@ static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_e
 
 static const kpi__store_ops sqlite_ops = {
 	.name = "sqlite",
+	.batch_files = 200,
+	.counts_on_add = false,
 	.close = sq_close,
 	.begin = sq_begin,
 	.commit = sq_commit,
@@ -758,6 +871,7 @@ static const kpi__store_ops sqlite_ops = {
 	.report_find = sq_report_find,
 	.report_add = sq_report_add,
 	.archive_add = sq_archive_add,
+	.report_replace = sq_report_replace,
 	.archive_get = kpi__sq_archive_get,
 	.report_ids = sq_report_ids,
 	.report_regroup = sq_report_regroup,
@@ -766,6 +880,7 @@ static const kpi__store_ops sqlite_ops = {
 	.groups_prune = sq_groups_prune,
 	.list_reports = kpi__sq_list_reports,
 	.list_groups = kpi__sq_list_groups,
+	.list_hosts = kpi__sq_list_hosts,
 	.search = kpi__sq_search,
 	.meta_get = kpi__sq_meta_get,
 	.meta_set = sq_meta_set,

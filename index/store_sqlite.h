@@ -23,6 +23,10 @@ typedef enum kpi__sq_sql {
 	Q_REPORT_BY_HASH,
 	Q_REPORT_BY_INCIDENT,
 	Q_REPORT_INSERT,
+	Q_REPORT_UPDATE,
+	Q_IMAGE_DELETE,
+	Q_FTS_DELETE,
+	Q_ARCHIVE_UPDATE,
 	Q_ARCHIVE_INSERT,
 	Q_GROUP_INSERT,
 	Q_GROUP_GET,
@@ -35,6 +39,8 @@ typedef enum kpi__sq_sql {
 	Q_REPORT_RESIGN,
 	Q_GROUP_SET_TITLE,
 	Q_LIST_REPORTS,
+	Q_LIST_HOST,
+	Q_LIST_HOSTS,
 	Q_LIST_GROUPS,
 	Q_GROUP_MEMBERS,
 	Q_REPORT_PATHS,
@@ -70,7 +76,9 @@ kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err);   /* one-step
 /* The query ops (store_sqlite_query.c). */
 kp_status kpi__sq_report_paths(kpi_db *db, int64_t id, kpi__path_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_archive_get(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);
-kp_status kpi__sq_list_reports(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_list_reports(kpi_db *db, const char *host, kpi_report_fn fn, void *ctx,
+                               kp_error *err);
+kp_status kpi__sq_list_hosts(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
                          void *ctx, size_t *nfound, kp_error *err);

@@ -48,6 +48,13 @@ kp_status kpi__sq_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error
 			                    (long long)id);
 		return kpi__sq_err(db, err, "reading the archive");
 	}
+	out->group_id = sqlite3_column_int64(s, 3);
+	if (!sqlite3_column_int(s, 4)) {
+		sqlite3_reset(s);
+		return kp_error_set(err, KP_ERR_DB, 0, -1,
+		                    "%s: report @%lld has no archive (the index is damaged)", db->path,
+		                    (long long)id);
+	}
 	out->size = sqlite3_column_int64(s, 0);
 	snprintf(out->hash, sizeof out->hash, "%s", (const char *)sqlite3_column_text(s, 1));
 	const void *blob = sqlite3_column_blob(s, 2);
@@ -169,6 +176,8 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 			.group_id = sqlite3_column_int64(q, 5),
 			.group_count = sqlite3_column_int64(q, 6),
 			.archived = sqlite3_column_int(q, 7) != 0,
+			.host = col_text(q, 12),
+			.host_key = col_text(q, 13),
 			.match = with_match ? &m : NULL,
 		};
 		char *late = NULL;
@@ -191,17 +200,51 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 	return st;
 }
 
-kp_status kpi__sq_list_reports(kpi_db *h, kpi_report_fn fn, void *ctx, kp_error *err)
+static void col_time(sqlite3_stmt *q, int col, char out[32]);
+
+kp_status kpi__sq_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, void *ctx,
+                               kp_error *err)
 {
 	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q;
 	recent_paths rp;
-	if (!recent_load(db, &rp)) {
-		sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_REPORTS, err);
-		return q ? run_rows(db, q, false, NULL, fn, ctx, NULL, err) : KP_ERR_DB;
+	if (host || !recent_load(db, &rp)) {
+		/* a host's rows: RECENT_PATH per row (a few rows of many) */
+		if (!(q = kpi__sq_stmt(db, host ? Q_LIST_HOST : Q_LIST_REPORTS, err)))
+			return KP_ERR_DB;
+		if (host)
+			sqlite3_bind_text(q, 1, host, -1, SQLITE_TRANSIENT);
+		return run_rows(db, q, false, NULL, fn, ctx, NULL, err);
 	}
-	sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_REPORTS_BARE, err);
+	q = kpi__sq_stmt(db, Q_LIST_REPORTS_BARE, err);
 	kp_status st = q ? run_rows(db, q, false, &rp, fn, ctx, NULL, err) : KP_ERR_DB;
 	recent_free(&rp);
+	return st;
+}
+
+kp_status kpi__sq_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_HOSTS, err);
+	if (!q)
+		return KP_ERR_DB;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		char last[32];
+		col_time(q, 5, last);
+		kpi_host_row row = {
+			.host = col_text(q, 0),
+			.host_key = col_text(q, 1),
+			.model = col_text(q, 2),
+			.builds = col_text(q, 3),
+			.reports = sqlite3_column_int64(q, 4),
+			.last_seen = last[0] ? last : NULL,
+		};
+		if (fn && fn(ctx, &row))
+			break;
+	}
+	kp_status st = rc == SQLITE_DONE || rc == SQLITE_ROW ? KP_OK : kpi__sq_err(db, err, "listing hosts");
+	sqlite3_reset(q);
 	return st;
 }
 
@@ -229,6 +272,7 @@ kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *e
 			.title = col_text(q, 1),
 			.culprit = col_text(q, 2),
 			.count = count,
+			.hosts = sqlite3_column_int64(q, 6),
 		};
 		char first[32], last[32];
 		col_time(q, 4, first);

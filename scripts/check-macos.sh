@@ -53,6 +53,11 @@ for h in cjson/cJSON.h sqlite3.h zlib.h zconf.h curses.h ncurses_dll.h unctrl.h 
 	[ -f "/usr/include/$h" ] || fail "/usr/include/$h missing (scripts/install-deps.sh)"
 	cp "/usr/include/$h" "$inc/$h"
 done
+# libpq (Homebrew's libpq keg): the PostgreSQL store's header and what it includes
+for h in libpq-fe.h postgres_ext.h pg_config_ext.h; do
+	[ -f "/usr/include/postgresql/$h" ] || fail "/usr/include/postgresql/$h missing (libpq-dev)"
+	cp "/usr/include/postgresql/$h" "$inc/$h"
+done
 # libdwarf 2.3.1's headers and exports (built once by build-libdwarf.sh);
 # Debian's 20210528 where ../shared/vendor is absent
 ldw=$(sh scripts/build-libdwarf.sh | tail -n 1)
@@ -143,7 +148,7 @@ EOF
 # exported symbols of the libraries kpbrowse links (Debian's builds of what
 # Homebrew ships; libdwarf 2.3.1 where build-libdwarf.sh built it)
 : >"$libsyms"
-for l in libcjson.so.1 libsqlite3.so.0 libz.so.1 libncursesw.so.6 libtinfo.so.6 libdwarf.so.2 libdwarf.so.1; do
+for l in libcjson.so.1 libsqlite3.so.0 libpq.so.5 libz.so.1 libncursesw.so.6 libtinfo.so.6 libdwarf.so.2 libdwarf.so.1; do
 	case "$l" in
 	libdwarf.so.*) [ -n "$ldw" ] && f=$ldw/lib/$l || f=$(cc -print-file-name=$l) ;;
 	*) f=$(cc -print-file-name=$l) ;;

@@ -63,6 +63,7 @@ typedef struct load_ctx {
 	kpt_entry *e;
 	size_t n, cap;
 	int64_t max_seq;
+	bool many_hosts;
 } load_ctx;
 
 static int on_group(void *ctx, const kpi_group_row *row)
@@ -78,6 +79,7 @@ static int on_group(void *ctx, const kpi_group_row *row)
 	g->culprit = pool_dup(&lc->pool, row->culprit);
 	g->last_seen = pool_dup(&lc->pool, row->last_seen);
 	g->count = row->count;
+	g->hosts = row->hosts;
 	g->nids = row->nreport_ids;
 	g->ids = kpt_xcalloc(g->nids, sizeof *g->ids);
 	if (g->nids)
@@ -98,6 +100,10 @@ static int on_report(void *ctx, const kpi_report_row *row)
 	e->date = pool_dup(&lc->pool, row->timestamp);
 	e->os = pool_dup(&lc->pool, row->os_version);
 	e->headline = pool_dup(&lc->pool, row->headline);
+	e->host = pool_dup(&lc->pool, row->host);
+	if (lc->n > 1 && !lc->many_hosts && e->host != lc->e[0].host &&
+	    (!e->host || !lc->e[0].host || strcmp(e->host, lc->e[0].host) != 0))
+		lc->many_hosts = true;
 	e->culprit = NULL;
 	e->group_id = row->group_id;
 	e->count = row->group_count;
@@ -189,6 +195,7 @@ kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
 	c->pool = lc.pool;
 	if (lc.max_seq > c->max_seq)
 		c->max_seq = lc.max_seq;
+	c->many_hosts = lc.many_hosts;
 	c->generation++;
 	return KP_OK;
 }

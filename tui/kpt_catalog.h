@@ -16,6 +16,7 @@ typedef struct kpt_app kpt_app;
 typedef struct kpt_entry {
 	int64_t id;
 	const char *path, *date, *os, *headline, *culprit;
+	const char *host;        /* the Mac it came from, or NULL */
 	int64_t group_id, count;
 	bool is_new;
 } kpt_entry;
@@ -24,6 +25,7 @@ typedef struct kpt_group {
 	int64_t id;
 	const char *title, *culprit, *last_seen;
 	int64_t count;
+	int64_t hosts;           /* distinct Macs */
 	int64_t *ids;
 	size_t nids;
 } kpt_group;
@@ -38,6 +40,7 @@ typedef struct kpt_catalog {
 	int64_t seen_seq;        /* report seqs above it are "new since last launch" */
 	int64_t max_seq;         /* the largest seq loaded, saved at quit */
 	bool state_read;
+	bool many_hosts;         /* reports from more than one Mac: a host column */
 	bool scanning;           /* the scanner is filling the index */
 	size_t scan_files, scan_new;
 	char scan_path[256];

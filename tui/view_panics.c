@@ -121,15 +121,33 @@ static void short_os(const char *os, char *out, size_t size)
 }
 
 /* the flat list's columns and the groups' */
-enum { PC_MARK, PC_DATE, PC_OS, PC_COUNT, PC_HEADLINE, PC_CULPRIT, PC_N };
+enum { PC_MARK, PC_DATE, PC_OS, PC_COUNT, PC_HEADLINE, PC_CULPRIT, PC_HOST, PC_N };
+/* The host column is shown only when the index holds reports from more
+ * than one Mac (a shared PostgreSQL index): a single Mac's list keeps its
+ * layout.  It goes first when space runs out. */
 static const kpt_col panic_cols[PC_N] = {
 	[PC_MARK] = {.width = 2},
 	[PC_DATE] = {.width = 16, .gap = 1},
 	[PC_OS] = {.width = 9, .wide = 12, .gap = 1},
 	[PC_COUNT] = {.width = 4, .gap = 1},
 	[PC_HEADLINE] = {.gap = 1},
-	[PC_CULPRIT] = {.width = 18, .wide = 32, .optional = true},
+	[PC_CULPRIT] = {.width = 18, .wide = 32, .optional = true, .gap = 1},
+	[PC_HOST] = {.width = 14, .wide = 20, .optional = true},
 };
+
+/* The flat list's columns for this catalog (without the host column, the
+ * table as it always was). */
+static int panic_layout(const kpt_catalog *cat, kpt_col c[PC_N], int width)
+{
+	memcpy(c, panic_cols, sizeof panic_cols);
+	int n = cat->many_hosts ? PC_N : PC_HOST;
+	if (!cat->many_hosts)
+		c[PC_CULPRIT].gap = 0;
+	kpt_cols_layout(c, n, width);
+	if (!cat->many_hosts)
+		c[PC_HOST].w = 0;
+	return n;
+}
 enum { GC_COUNT, GC_DATE, GC_TITLE, GC_CULPRIT, GC_N };
 static const kpt_col group_cols[GC_N] = {
 	[GC_COUNT] = {.width = 7},
@@ -144,8 +162,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	if (!e)
 		return;
 	kpt_col c[PC_N];
-	memcpy(c, panic_cols, sizeof c);
-	kpt_cols_layout(c, PC_N, width);
+	panic_layout(&v->app->cat, c, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32], os[32], cnt[16];
 	short_date(e->date, d, sizeof d);
@@ -163,6 +180,8 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_put(y, c[PC_HEADLINE].x, c[PC_HEADLINE].w, e->headline ? e->headline : "(no panic string)", st, true);
 	if (c[PC_CULPRIT].w > 0)
 		kpt_put(y, c[PC_CULPRIT].x, c[PC_CULPRIT].w, e->culprit ? e->culprit : "", sel ? st : KPT_ST_FUNC, true);
+	if (c[PC_HOST].w > 0)
+		kpt_put(y, c[PC_HOST].x, c[PC_HOST].w, e->host ? e->host : "-", st, true);
 }
 
 static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -212,11 +231,10 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 				kpt_put(y0, c[i].x, c[i].w + c[i].gap, head[i], KPT_ST_HEADER, true);
 	} else {
 		kpt_col c[PC_N];
-		memcpy(c, panic_cols, sizeof c);
-		kpt_cols_layout(c, PC_N, width);
-		static const char *const head[PC_N] = {"", "date", "OS", "dups", "panic", "culprit"};
+		int nc = panic_layout(&app->cat, c, width);
+		static const char *const head[PC_N] = {"", "date", "OS", "dups", "panic", "culprit", "Mac"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
-		for (int i = 1; i < PC_N; i++)
+		for (int i = 1; i < nc; i++)
 			if (c[i].w > 0)
 				kpt_put(y0, c[i].x, c[i].w + c[i].gap, head[i], KPT_ST_HEADER, true);
 	}
@@ -253,9 +271,9 @@ static const char *panics_row_text(kpt_view *v, size_t row, char *buf, size_t si
 	if (!e)
 		return NULL;
 	/* hot: runs over every row per filter key, so no snprintf */
-	const char *parts[4] = {e->date, e->os, e->headline, e->culprit};
+	const char *parts[5] = {e->date, e->os, e->headline, e->culprit, e->host};
 	size_t k = 0;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		if (!parts[i])
 			continue;
 		size_t n = strlen(parts[i]);

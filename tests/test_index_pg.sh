@@ -1,0 +1,253 @@
+#!/bin/sh
+# test_index_pg.sh: the PostgreSQL store on a real, throwaway server
+# (pg_server.sh: initdb in a temp folder, a Unix socket only, stopped at the
+# end even on failure).  The index suites (test_index_store, test_index) run
+# their one body on it; then the commands end to end: the same output as
+# the sqlite store, db init and schema versions, hosts, 8 concurrent
+# pushers, kill -9 of a pusher, connection refused, wrong password, a
+# server restart mid-push, the reader role, password masking, hostile text.
+# Skipped, counted, when the PostgreSQL binaries are absent.
+set -u
+. "$KP_TESTS_DIR/tap.sh"
+K=${KPBROWSE:?}
+B="$KP_BUILD_DIR/tests"
+T=$(mktemp -d "${TMPDIR:-/tmp}/kpi-pg-XXXXXX") || exit 2
+. "$KP_TESTS_DIR/pg_server.sh"
+trap 'pg_stop; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM HUP
+
+if ! "$K" list --db "host=/nonexistent dbname=x" 2>&1 | grep -q "cannot connect"; then
+	skip "kpbrowse built without libpq"
+	done_testing
+fi
+if ! pg_start; then
+	skip "$pg_why"
+	done_testing
+fi
+S=$PGHOST
+pgq() { psql -X -A -t -q -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
+export KPBROWSE_HOST=lab-mac-00
+
+# ---- the index suites, one body, this backend ----
+pg_createdb store
+KPT_PG="host=$S dbname=store" "$B/test_index_store" >"$T/store.tap" 2>&1
+check "$?" = 0 "test_index_store on PostgreSQL"
+check "$(grep -c '^ok .* postgresql: ' "$T/store.tap")" -ge 20 "  its postgresql behaviours ran"
+grep '^not ok' "$T/store.tap" | sed 's/^/# /'
+pg_createdb suite
+KPT_DB="host=$S dbname=suite" "$B/test_index" >"$T/suite.tap" 2>&1
+check "$?" = 0 "test_index on PostgreSQL"
+grep '^not ok' "$T/suite.tap" | sed 's/^/# /'
+
+# ---- the same output as sqlite ----
+C="$T/DiagnosticReports"
+mkdir "$C" && "$B/test_index" --gen "$C" || { echo "Bail out! cannot generate corpus"; exit 2; }
+pg_createdb cli
+P="postgresql:///cli?host=$S"
+"$K" list --db "$P" >/dev/null 2>"$T/err"
+check "$?" = 2 "before db init: exit 2"
+check_grep "kpbrowse db init" "$T/err" "  and the error says to run db init"
+"$K" db init --db "$P" >"$T/init.out"
+check "$?" = 0 "db init"
+"$K" db init --db "$P" >/dev/null
+check "$?" = 0 "db init again: nothing to do"
+check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 3 "schema version 3"
+SQ="$T/index.sqlite3"
+"$K" index --db "$SQ" "$C" >/dev/null
+"$K" index --db "$P" --json "$C" >"$T/push.json"
+check "$?" = 0 "index --db postgresql:// pushes"
+check_grep '"new":[[:space:]]*5,' "$T/push.json" "  5 new"
+"$K" index --db "$P" "$C" >"$T/again.txt"
+check_grep "0 new, 7 unchanged, 0 duplicates, 2 skipped, 0 errors" "$T/again.txt" "pushing again: all unchanged"
+same() { # same WHAT ARGS...: the command's output on both stores
+	what=$1
+	shift
+	"$K" "$@" --db "$SQ" >"$T/a.out" 2>&1
+	ra=$?
+	"$K" "$@" --db "$P" >"$T/b.out" 2>&1
+	rb=$?
+	if [ "$ra" = "$rb" ] && cmp -s "$T/a.out" "$T/b.out"; then _ok "same output: $what"
+	else _notok "same output: $what (exit $ra/$rb)"; diff "$T/a.out" "$T/b.out" | head -5 | sed 's/^/# /'; fi
+}
+same "list" list
+same "list --json" list --json
+same "list --groups" list --groups
+same "list --groups --json" list --groups --json
+same "list --host" list --host lab-mac-00
+same "hosts --json" hosts --json
+same "search --uuid" search --uuid 5e7a1c2b-9d44
+same "search --kext" search --kext org.sample.kext.Gadget
+same "search TEXT" search ring overflow --json
+same "search, nothing found" search --uuid DEADBEEF
+same "show @2" show --no-symbols @2
+"$K" export --db "$P" @2 "$T/pg-export" && "$K" export --db "$SQ" @2 "$T/sq-export"
+check "$?" = 0 "export from both"
+check_grep "." "$T/pg-export" "  not empty"
+cmp -s "$T/pg-export" "$T/sq-export"
+check "$?" = 0 "  byte-identical"
+"$K" hosts --db "$P" --json >"$T/hosts.json"
+for k in host host_key model builds reports last_seen; do
+	check_grep "\"$k\":" "$T/hosts.json" "hosts --json has $k"
+done
+
+# ---- an older binary refuses a newer schema, by name ----
+pg_createdb newer
+"$K" db init --db "host=$S dbname=newer" >/dev/null
+pgq newer "UPDATE kpbrowse.meta SET value = '99' WHERE key = 'schema_version'"
+"$K" list --db "host=$S dbname=newer password=Sekr3tXyz" >/dev/null 2>"$T/err"
+check "$?" = 2 "a newer schema: exit 2"
+check_grep "schema version 99 is newer" "$T/err" "  named"
+check_not_grep "Sekr3tXyz" "$T/err" "  password masked"
+"$K" db init --db "host=$S dbname=newer" >/dev/null 2>&1
+check "$?" = 2 "db init refuses to downgrade it"
+
+# ---- 8 pushers at once, overlapping sets, 8 Macs ----
+G="$T/pool"
+mkdir "$G" && "$B/test_index" --gen-large "$G" 240 || { echo "Bail out! cannot generate"; exit 2; }
+ls "$G"/d000/*.panic | sort >"$T/pool.list"
+for i in 1 2 3 4 5 6 7 8; do
+	mkdir "$T/mac$i"
+	# mac i: 80 reports from (i-1)*30: neighbours overlap, together all 240
+	awk -v s=$(((i - 1) * 30)) 'NR > s && NR <= s + 80 || (s + 80 > 240 && NR <= s + 80 - 240)' \
+		"$T/pool.list" | while read -r f; do cp "$f" "$T/mac$i/"; done
+done
+pg_createdb conc
+"$K" db init --db "host=$S dbname=conc" >/dev/null
+pids=""
+for i in 1 2 3 4 5 6 7 8; do
+	KPBROWSE_HOST=mac$i "$K" index --no-symbols --db "host=$S dbname=conc" "$T/mac$i" >"$T/conc$i.out" 2>&1 &
+	pids="$pids $!"
+done
+bad=0
+for p in $pids; do wait "$p" || bad=$((bad + 1)); done
+check "$bad" = 0 "8 concurrent pushers all exit 0"
+cat "$T"/conc*.out | grep -v "^Index" | sed 's/^/# /' | head -5
+check "$(pgq conc "SELECT count(*) FROM kpbrowse.reports")" = 240 "exactly 240 reports"
+check "$(pgq conc "SELECT count(*) FROM kpbrowse.archives")" = 240 "exactly 240 archives"
+check "$(pgq conc "SELECT count(*) FROM kpbrowse.paths")" = 640 "exactly 640 paths (8 Macs x 80)"
+check "$(pgq conc "SELECT sum(count) FROM kpbrowse.groups")" = 240 "group counts add up to 240"
+check "$(pgq conc "SELECT count(*) FROM kpbrowse.groups g WHERE count <> (SELECT count(*) FROM kpbrowse.reports WHERE group_id = g.id) OR hosts <> (SELECT count(DISTINCT coalesce(host_key, host, '')) FROM kpbrowse.reports WHERE group_id = g.id)")" = 0 \
+	"every group's report and host counts are exact"
+check "$(pgq conc "SELECT count(*) FROM (SELECT report_id FROM kpbrowse.images GROUP BY report_id, rank, uuid_hex, name HAVING count(*) > 1) d")" = 0 "no image twice"
+check "$(pgq conc "SELECT count(DISTINCT report_id) FROM kpbrowse.paths")" = 240 "every report has its paths"
+
+# ---- kill -9 of a pusher mid-transaction, then a rerun completes ----
+consistent() { # every report whole: archive, text, a path; counts exact
+	pgq "$1" "SELECT (SELECT count(*) FROM kpbrowse.reports r WHERE NOT EXISTS (SELECT 1 FROM kpbrowse.archives a WHERE a.report_id = r.id) OR NOT EXISTS (SELECT 1 FROM kpbrowse.panic_text t WHERE t.report_id = r.id) OR NOT EXISTS (SELECT 1 FROM kpbrowse.paths p WHERE p.report_id = r.id)) + (SELECT count(*) FROM kpbrowse.groups g WHERE count <> (SELECT count(*) FROM kpbrowse.reports WHERE group_id = g.id))"
+}
+L="$T/large"
+mkdir "$L" && "$B/test_index" --gen-large "$L" 600 || { echo "Bail out! cannot generate"; exit 2; }
+pg_createdb killed
+"$K" db init --db "host=$S dbname=killed" >/dev/null
+"$K" index --no-symbols --db "host=$S dbname=killed" "$L" >/dev/null 2>&1 &
+kp=$!
+i=0
+while [ "$(pgq killed "SELECT count(*) FROM kpbrowse.reports")" -lt 60 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -9 "$kp" 2>/dev/null
+wait "$kp" 2>/dev/null
+sleep 0.5 # the server notices the dropped connection and rolls back
+got=$(pgq killed "SELECT count(*) FROM kpbrowse.reports")
+check "$got" -lt 600 "kill -9 mid-push: stopped part way ($got)"
+check "$(consistent killed)" = 0 "  nothing partial: every report whole, counts exact"
+"$K" index --no-symbols --db "host=$S dbname=killed" "$L" >"$T/rerun.out" 2>&1
+check "$?" = 0 "  a rerun completes"
+check "$(pgq killed "SELECT count(*) FROM kpbrowse.reports")" = 600 "  all 600 reports"
+check "$(consistent killed)" = 0 "  consistent"
+
+# ---- connection refused, wrong password ----
+"$K" index --db "host=$T/nowhere dbname=x" "$C" >/dev/null 2>"$T/err"
+check "$?" = 2 "connection refused: exit 2"
+check_grep "cannot connect" "$T/err" "  named"
+pg_pw_user kppw RightPw1
+pgq cli "GRANT USAGE ON SCHEMA kpbrowse TO kppw; GRANT SELECT ON ALL TABLES IN SCHEMA kpbrowse TO kppw"
+"$K" list --db "postgresql://kppw:Sekr3tXyz@/cli?host=$S" >/dev/null 2>"$T/err"
+check "$?" = 2 "wrong password: exit 2"
+check_grep "password authentication failed" "$T/err" "  named"
+check_not_grep "Sekr3tXyz" "$T/err" "  the password is not shown"
+check_grep "kppw:\*\*\*@" "$T/err" "  the URI shows it masked"
+printf '%s:*:cli:kppw:RightPw1\n' "$S" >"$T/pgpass"
+chmod 600 "$T/pgpass"
+PGPASSFILE="$T/pgpass" "$K" list --db "postgresql://kppw@/cli?host=$S" >/dev/null 2>"$T/err"
+check "$?" = 0 "the right password from PGPASSFILE (libpq's conventions)"
+
+# ---- password masking in messages and JSON ----
+"$K" index --json --db "postgresql://kpbrowse:Sekr3tXyz@/cli?host=$S" "$C" >"$T/m.json" 2>&1
+check "$?" = 0 "a URI with a password (trust: unused) pushes"
+check_not_grep "Sekr3tXyz" "$T/m.json" "  --json output: password masked"
+check_grep 'kpbrowse:\*\*\*@' "$T/m.json" "  --json shows the URI masked"
+"$K" index --db "host=$S dbname=cli password='Sek r3tXyz'" "$C" >"$T/m.txt" 2>&1
+check_not_grep "Sekr3tXyz\|r3tXyz" "$T/m.txt" "  key=value password masked"
+
+# ---- the roles: the reader cannot push, the writer can ----
+psql -X -q -v ON_ERROR_STOP=1 -d cli -f "$KP_TESTS_DIR/../packaging/postgresql/roles.sql" >/dev/null 2>"$T/err"
+check "$?" = 0 "roles.sql runs"
+printf 'Anonymous UUID:       0C0FFEE0-0000-0000-0000-00000000BEEF\n\n' >"$T/new.panic"
+cat "$C/gadget-1.panic" >>"$T/new.panic"
+mkdir "$T/newdir" && mv "$T/new.panic" "$T/newdir/"
+"$K" index --db "host=$S dbname=cli user=kpbrowse_reader" "$T/newdir" >/dev/null 2>"$T/err"
+check "$?" = 2 "the reader role cannot push: exit 2"
+check_grep "permission denied" "$T/err" "  a permission error"
+check_grep "kpbrowse_writer" "$T/err" "  naming the role a push needs"
+"$K" list --db "host=$S dbname=cli user=kpbrowse_reader" >/dev/null
+check "$?" = 0 "the reader lists"
+"$K" index --db "host=$S dbname=cli user=kpbrowse_writer" "$T/newdir" >"$T/w.out" 2>&1
+check "$?" = 0 "the writer pushes"
+check_grep "1 new" "$T/w.out" "  one new report"
+psql -X -q -d cli -U kpbrowse_writer -c "DELETE FROM kpbrowse.paths" >/dev/null 2>&1
+check "$?" != 0 "the writer may not DELETE"
+psql -X -q -d cli -U kpbrowse_writer -c "CREATE TABLE kpbrowse.x(i int)" >/dev/null 2>&1
+check "$?" != 0 "the writer may not change the schema"
+
+# ---- hostile text pushed by one Mac, browsed by another ----
+printf 'panic(cpu 0 caller 0xffffff8000c83e2d): "evil \033]0;pwned\007 \033[2J \342\200\256txet"\n' >"$T/newdir/hostile.panic"
+sed -n '2,$p' "$C/gadget-1.panic" | grep -v '^panic(' >>"$T/newdir/hostile.panic"
+KPBROWSE_HOST="$(printf 'evil\033[31mhost')" "$K" index --db "$P" "$T/newdir" >/dev/null 2>&1
+"$K" list --db "$P" >"$T/h.out" 2>&1
+"$K" hosts --db "$P" >>"$T/h.out" 2>&1
+check_grep 'evil \\e\]0;pwned' "$T/h.out" "the hostile report was pushed and listed"
+check "$(LC_ALL=C tr -cd '\033\007' <"$T/h.out" | wc -c)" = 0 "text from the database is shown inert (no ESC, no BEL)"
+
+# ---- the TUI on the shared index: a Mac column once there are two Macs ----
+if command -v tmux >/dev/null 2>&1; then
+	sess="kppg$$"
+	mkdir "$T/empty"
+	tmux new-session -d -s "$sess" -x 160 -y 20 "TERM=xterm-256color '$K' --db '$P' '$T/empty'"
+	i=0
+	while [ $i -lt 50 ] && ! tmux capture-pane -p -t "$sess" 2>/dev/null | grep -q "Widget"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	tmux capture-pane -p -t "$sess" >"$T/tui.txt" 2>/dev/null
+	tmux send-keys -t "$sess" q
+	sleep 0.3
+	tmux kill-session -t "$sess" 2>/dev/null
+	check_grep "dups panic .* Mac" "$T/tui.txt" "TUI: the panics list has a Mac column"
+	check_grep "lab-mac-00" "$T/tui.txt" "TUI: rows name their Mac"
+else
+	skip "tmux absent: the TUI on PostgreSQL"
+	skip "tmux absent: the TUI on PostgreSQL"
+fi
+
+# ---- the server restarted mid-push: a named error, exit 2, nothing half-written ----
+pg_createdb restart
+"$K" db init --db "host=$S dbname=restart" >/dev/null
+"$K" index --no-symbols --db "host=$S dbname=restart" "$L" >"$T/r.out" 2>"$T/r.err" &
+kp=$!
+i=0
+while [ "$(pgq restart "SELECT count(*) FROM kpbrowse.reports" 2>/dev/null || echo 0)" -lt 50 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+pg_restart
+wait "$kp"
+rc=$?
+check "$rc" = 2 "server restarted mid-push: exit 2"
+check_grep "connection to the server was lost\|cannot connect\|terminating connection" "$T/r.err" "  a named error"
+sed 's/^/# /' "$T/r.err" | head -3
+check "$(consistent restart)" = 0 "  nothing half-written"
+"$K" index --no-symbols --db "host=$S dbname=restart" "$L" >/dev/null 2>&1
+check "$(pgq restart "SELECT count(*) FROM kpbrowse.reports")" = 600 "  the next run completes it"
+done_testing
