@@ -447,9 +447,10 @@ typedef struct live_dir {
 	unsigned hits;
 	int state;            /* 0 not listed yet, 1 listed, -1 ask stat() */
 	char *blob;           /* the names, NUL-separated */
-	const char **names;   /* sorted, into blob */
-	unsigned char *types; /* d_type of names[i], same order */
-	size_t n;
+	size_t *offs;         /* name i at blob + offs[i] */
+	unsigned char *types; /* d_type of name i */
+	uint32_t *slot;       /* hash table of i + 1 (0 empty), mask + 1 slots */
+	size_t mask;
 } live_dir;
 
 typedef struct live_cache {
@@ -458,19 +459,23 @@ typedef struct live_cache {
 	size_t last;          /* the folder of the previous lookup */
 } live_cache;
 
-typedef struct live_name {
-	const char *name;
-	unsigned char type;
-} live_name;
-
-static int name_cmp(const void *a, const void *b)
+static size_t name_hash(const char *s)
 {
-	return strcmp(((const live_name *)a)->name, ((const live_name *)b)->name);
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
 }
 
-static int key_cmp(const void *key, const void *elt)
+/* Index of name in d's listing, or -1. */
+static long live_find(const live_dir *d, const char *name)
 {
-	return strcmp(key, *(const char *const *)elt);
+	for (size_t i = name_hash(name) & d->mask; d->slot[i]; i = (i + 1) & d->mask) {
+		size_t k = d->slot[i] - 1;
+		if (strcmp(d->blob + d->offs[k], name) == 0)
+			return (long)k;
+	}
+	return -1;
 }
 
 /* Lists d->dir; leaves d->state -1 when the listing cannot stand in for stat(). */
@@ -507,7 +512,7 @@ static void live_list(live_dir *d)
 			unsigned char *nt = no ? realloc(types, nc) : NULL;
 			if (nt)
 				types = nt;
-			ok = no && nt;
+			ok = no && nt && nc < UINT32_MAX / 4;
 			if (!ok)
 				break;
 			cap = nc;
@@ -528,28 +533,27 @@ static void live_list(live_dir *d)
 	if (ok && n && fstatat(dirfd(dp), blob + offs[0], &st, AT_SYMLINK_NOFOLLOW) != 0)
 		ok = false;
 	closedir(dp);
-	live_name *v = ok && n ? malloc(n * sizeof *v) : NULL;
-	const char **names = v ? malloc(n * sizeof *names) : NULL;
-	if (!ok || (n && !names)) {
-		free(v);
+	size_t size = 64;
+	while (size < 2 * n)
+		size *= 2;
+	uint32_t *slot = ok ? calloc(size, sizeof *slot) : NULL;
+	if (!slot) {
 		free(blob);
 		free(offs);
 		free(types);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		v[i] = (live_name){blob + offs[i], types[i]};
-	qsort(v, n, sizeof *v, name_cmp);
-	for (size_t i = 0; i < n; i++) {
-		names[i] = v[i].name;
-		types[i] = v[i].type;
-	}
-	free(v);
-	free(offs);
 	d->blob = blob;
-	d->names = names;
+	d->offs = offs;
 	d->types = types;
-	d->n = n;
+	d->slot = slot;
+	d->mask = size - 1;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = name_hash(blob + offs[k]) & d->mask;
+		while (slot[i])
+			i = (i + 1) & d->mask;
+		slot[i] = (uint32_t)k + 1;
+	}
 	d->state = 1;
 }
 
@@ -593,10 +597,10 @@ static bool live_exists(live_cache *c, const char *path)
 		live_list(d);
 	if (d->state < 0)
 		return stat(path, &st) == 0;
-	const char **hit = bsearch(name, d->names, d->n, sizeof *d->names, key_cmp);
-	if (!hit)
+	long k = live_find(d, name);
+	if (k < 0)
 		return false;
-	unsigned char t = d->types[hit - d->names];
+	unsigned char t = d->types[k];
 #ifdef DT_UNKNOWN
 	if (t != DT_UNKNOWN && t != DT_LNK)
 		return true;
@@ -611,8 +615,9 @@ static void live_cache_free(live_cache *c)
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->dirs[i].dir);
 		free(c->dirs[i].blob);
-		free(c->dirs[i].names);
+		free(c->dirs[i].offs);
 		free(c->dirs[i].types);
+		free(c->dirs[i].slot);
 	}
 	free(c->dirs);
 }
