@@ -53,6 +53,8 @@ typedef enum kpi__sq_sql {
 	Q_LIST_REPORTS_BARE,
 	Q_REPORT_PATHS_ALL,
 	Q_REPORT_SPAN,
+	Q_GROUP_COUNTS,
+	Q_GROUP_SPAN,
 	Q_COUNT
 } kpi__sq_sql;
 

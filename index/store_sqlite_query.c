@@ -81,6 +81,10 @@ typedef struct recent_paths {
 	const char **path;
 	int64_t *seen;
 	int64_t max;
+	/* and every group's count: gcount[id], ghave[id] when the group exists */
+	int64_t *gcount;
+	bool *ghave;
+	int64_t gmax;
 } recent_paths;
 
 static void recent_free(recent_paths *rp)
@@ -88,6 +92,45 @@ static void recent_free(recent_paths *rp)
 	kp_arena_free(rp->arena);
 	free(rp->path);
 	free(rp->seen);
+	free(rp->gcount);
+	free(rp->ghave);
+}
+
+/* max(id) of a table through its span statement (max id, row count);
+ * false when there is no row or ids are too sparse for a table by id. */
+static bool span(kpi__sq *db, kpi__sq_sql which, int64_t *max)
+{
+	sqlite3_stmt *q = kpi__sq_stmt(db, which, NULL);
+	if (!q)
+		return false;
+	bool ok = sqlite3_step(q) == SQLITE_ROW;
+	*max = ok ? sqlite3_column_int64(q, 0) : 0;
+	int64_t count = ok ? sqlite3_column_int64(q, 1) : 0;
+	sqlite3_reset(q);
+	/* report ids are rowids, never deleted: dense from 1; group ids
+	 * nearly so (emptied groups are removed) */
+	return ok && *max >= 0 && *max <= 2 * count + 65536;
+}
+
+static bool groups_load(kpi__sq *db, recent_paths *rp)
+{
+	if (!span(db, Q_GROUP_SPAN, &rp->gmax))
+		return false;
+	rp->gcount = calloc((size_t)rp->gmax + 1, sizeof *rp->gcount);
+	rp->ghave = calloc((size_t)rp->gmax + 1, sizeof *rp->ghave);
+	sqlite3_stmt *q = rp->gcount && rp->ghave ? kpi__sq_stmt(db, Q_GROUP_COUNTS, NULL) : NULL;
+	if (!q)
+		return false;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		if (id >= 0 && id <= rp->gmax) {
+			rp->gcount[id] = sqlite3_column_int64(q, 1);
+			rp->ghave[id] = true;
+		}
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE;
 }
 
 /* False (nothing allocated) when the map cannot be built: ids too sparse
@@ -96,17 +139,12 @@ static void recent_free(recent_paths *rp)
 static bool recent_load(kpi__sq *db, recent_paths *rp)
 {
 	memset(rp, 0, sizeof *rp);
-	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_SPAN, NULL);
-	if (!q || sqlite3_step(q) != SQLITE_ROW) {
-		if (q)
-			sqlite3_reset(q);
+	int64_t max;
+	sqlite3_stmt *q;
+	if (!span(db, Q_REPORT_SPAN, &max) || !groups_load(db, rp)) {
+		recent_free(rp);
 		return false;
 	}
-	int64_t max = sqlite3_column_int64(q, 0), count = sqlite3_column_int64(q, 1);
-	sqlite3_reset(q);
-	/* report ids are rowids, never deleted: dense from 1 */
-	if (max < 0 || max > 2 * count + 65536)
-		return false;
 	rp->max = max;
 	rp->path = calloc((size_t)max + 1, sizeof *rp->path);
 	rp->seen = calloc((size_t)max + 1, sizeof *rp->seen);
@@ -150,7 +188,8 @@ static int first_path(void *ctx, const char *path)
  * timestamp, os_version, headline, group_id, group count, archived, match
  * uuid, match name, match rank, most recent path) and calls fn once per
  * report; later rows of the same report are its weaker matches.  With rp
- * the path comes from it instead. */
+ * the path and the group count come from it instead (a row whose group is
+ * missing is left out, as the join would). */
 static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const recent_paths *rp,
                           kpi_report_fn fn, void *ctx, size_t *nfound, kp_error *err)
 {
@@ -180,6 +219,12 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 			.host_key = col_text(q, 13),
 			.match = with_match ? &m : NULL,
 		};
+		if (rp) { /* the groups join, done here */
+			int64_t g = row.group_id;
+			if (g < 0 || g > rp->gmax || !rp->ghave[g])
+				continue;
+			row.group_count = rp->gcount[g];
+		}
 		char *late = NULL;
 		if (rp && !row.path) /* added or moved since the paths were read */
 			kpi__sq_report_paths(&db->base, id, first_path, &late, NULL);
