@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct option export_options[] = {
 	{"db", required_argument, NULL, 'd'},
@@ -25,8 +26,11 @@ int kpc_cmd_export(int argc, char **argv)
 		}
 	}
 	int64_t id;
-	if (argc - optind != 2 || !kpi_parse_id(argv[optind], &id)) {
+	if (argc - optind != 2)
 		return KPC_USAGE;
+	if (!kpi_parse_id(argv[optind], &id)) {
+		kpc_bad_id("export", argv[optind]);
+		return KPT_EXIT_BAD;
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
@@ -34,7 +38,9 @@ int kpc_cmd_export(int argc, char **argv)
 	if (rc != KPT_EXIT_OK)
 		return rc;
 	kp_error err;
-	kp_status st = kpi_export(db, id, argv[optind + 1], &err);
+	/* "-": standard output */
+	kp_status st = strcmp(argv[optind + 1], "-") == 0 ? kpi_export_fd(db, id, STDOUT_FILENO, &err)
+	                                                 : kpi_export(db, id, argv[optind + 1], &err);
 	kpi_close(&db);
 	if (st != KP_OK) {
 		kpt_report_error(argv[optind], &err);

@@ -21,7 +21,7 @@ int kpc_open_index(const char *db_opt, unsigned flags, kpi_db **db, char *path, 
 		return KPT_EXIT_BAD;
 	}
 	kpi_target_display(target, path, size);
-	kp_status st = kpi_open(target, flags, db, &err);
+	kp_status st = kpi_open(target, (flags & (KPI_OPEN_CREATE | KPI_OPEN_INIT)) ? flags : flags | KPI_OPEN_READONLY, db, &err);
 	memset(target, 0, sizeof target); /* the password, if any, goes no further */
 	if (st != KP_OK) {
 		char msg[512];
@@ -63,7 +63,38 @@ static void on_progress(void *ctx, const kpi_progress *p)
 	fflush(stderr);
 }
 
-static void print_summary(const char *db, const kpi_summary *s, bool resigned, size_t nchanged)
+const char *kpc_bad_id_reason(const char *arg)
+{
+	const char *p = arg[0] == '@' ? arg + 1 : arg;
+	size_t n = strspn(p, "0123456789");
+	if (n && !p[n])
+		return "report id too large (report ids go up to @9223372036854775807)";
+	return "not a report id (use @ID from 'kpbrowse list')";
+}
+
+void kpc_bad_id(const char *cmd, const char *arg)
+{
+	kp_error err;
+	kp_error_set(&err, KP_ERR_USAGE, 0, -1, "%s: %s", cmd, kpc_bad_id_reason(arg));
+	kpt_report_error(arg, &err);
+}
+
+/* A store's message names the database already: no "DB: DB:". */
+void kpc_report_db_error(const char *dbpath, const kp_error *err)
+{
+	size_t n = strlen(dbpath);
+	if (strncmp(err->msg, dbpath, n) != 0 || err->msg[n] != ':') {
+		kpt_report_error(dbpath, err);
+		return;
+	}
+	char msg[512];
+	kp_error_format(err, msg, sizeof msg);
+	fputs("kpbrowse: ", stderr);
+	kpt_sanitize_write(stderr, msg, strlen(msg), 0);
+	fputc('\n', stderr);
+}
+
+static void print_summary(const char *db, const kpi_summary *s, const kpi_resign_summary *rs)
 {
 	fputs("Index ", stdout);
 	kpt_sanitize_write(stdout, db, strlen(db), 0);
@@ -81,11 +112,21 @@ static void print_summary(const char *db, const kpi_summary *s, bool resigned, s
 		kpt_sanitize_write(stdout, s->error_list[i].msg, strlen(s->error_list[i].msg), 0);
 		putchar('\n');
 	}
-	if (resigned)
-		printf("Re-signed every report: %zu changed group\n", nchanged);
+	if (!rs)
+		return;
+	if (rs->resigned == rs->reports)
+		printf("Re-signed every report (%zu): %zu changed group\n", rs->resigned, rs->changed);
+	else
+		printf("Re-signed %zu of %zu reports: %zu changed group, %zu skipped\n", rs->resigned,
+		       rs->reports, rs->changed, rs->nerror_list);
+	for (size_t i = 0; i < rs->nerror_list; i++) {
+		printf("  not re-signed: %s: ", rs->error_list[i].path);
+		kpt_sanitize_write(stdout, rs->error_list[i].msg, strlen(rs->error_list[i].msg), 0);
+		putchar('\n');
+	}
 }
 
-static void print_json(const char *db, const kpi_summary *s, bool resigned, size_t nchanged)
+static void print_json(const char *db, const kpi_summary *s, const kpi_resign_summary *rs)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "db", db);
@@ -103,8 +144,18 @@ static void print_json(const char *db, const kpi_summary *s, bool resigned, size
 		cJSON_AddStringToObject(e, "message", s->error_list[i].msg);
 		cJSON_AddItemToArray(errs, e);
 	}
-	if (resigned)
-		cJSON_AddNumberToObject(o, "resign_changed", (double)nchanged);
+	if (rs) {
+		cJSON_AddNumberToObject(o, "resign_changed", (double)rs->changed);
+		cJSON_AddNumberToObject(o, "resigned", (double)rs->resigned);
+		cJSON_AddNumberToObject(o, "reports", (double)rs->reports);
+		cJSON *skipped = cJSON_AddArrayToObject(o, "resign_skipped");
+		for (size_t i = 0; i < rs->nerror_list; i++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "report", rs->error_list[i].path);
+			cJSON_AddStringToObject(e, "message", rs->error_list[i].msg);
+			cJSON_AddItemToArray(skipped, e);
+		}
+	}
 	char *txt = cJSON_Print(o);
 	if (txt) {
 		kp_report_json_fputs_safe(stdout, txt);
@@ -195,17 +246,21 @@ int kpc_cmd_index(int argc, char **argv)
 		              &sum, &err);
 	if (pr.shown)
 		fputs("\r\033[K", stderr);
-	size_t nchanged = 0;
-	if (st == KP_OK && resign)
-		st = kpi_resign(db, sym ? kp_symbols_sig_name : NULL, sym, &nchanged, &err);
-	if (st != KP_OK)
-		kpt_report_error(dbpath, &err);
+	kpi_resign_summary rs = {0};
+	bool resigned = false;
+	if (st == KP_OK && resign) {
+		st = kpi_resign(db, sym ? kp_symbols_sig_name : NULL, sym, &rs, &err);
+		resigned = true;
+	}
+	if (st != KP_OK) /* once; the summary below counts what was stored */
+		kpc_report_db_error(dbpath, &err);
 	if (json)
-		print_json(dbpath, &sum, resign, nchanged);
+		print_json(dbpath, &sum, resigned ? &rs : NULL);
 	else
-		print_summary(dbpath, &sum, resign, nchanged);
-	bool errors = sum.errors > 0;
+		print_summary(dbpath, &sum, resigned ? &rs : NULL);
+	bool errors = sum.errors > 0 || rs.nerror_list > 0;
 	kpi_summary_free(&sum);
+	kpi_resign_summary_free(&rs);
 	kpi_close(&db);
 	kp_symbols_free(&sym);
 	return st != KP_OK || errors ? KPT_EXIT_BAD : KPT_EXIT_OK;

@@ -237,7 +237,7 @@ int kpc_cmd_list(int argc, char **argv)
 	kpi_close(&db);
 	bool written = kpc_rows_close(arr, st != KP_OK);
 	if (st != KP_OK) {
-		kpt_report_error(dbpath, &err);
+		kpc_report_db_error(dbpath, &err);
 		return KPT_EXIT_BAD;
 	}
 	return written ? KPT_EXIT_OK : KPT_EXIT_BAD;

@@ -7,6 +7,7 @@
 #include "kpt_sanitize.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,25 +17,29 @@ static void put(const char *s)
 	kpt_sanitize_write(stdout, s, strlen(s), 0);
 }
 
-static int one(kp_symbols *sym, const char *path, const char *arch, const char *text)
+/* An address as llvm-symbolizer reads it: hex with or without 0x, blanks
+ * around it ignored; false when text is not one. */
+static bool parse_addr(const char *text, uint64_t *addr)
 {
-	uint64_t addr;
 	size_t n = strlen(text);
 	while (n && (text[n - 1] == ' ' || text[n - 1] == '\r' || text[n - 1] == '\t'))
 		n--;
 	while (n && (*text == ' ' || *text == '\t'))
 		text++, n--;
 	char hex[40];
-	/* hex with or without 0x, as llvm-symbolizer reads it */
-	if (n == 0 || n > 36) {
-		fputs("??\n??:0:0\n\n", stdout);
-		return 0;
-	}
+	if (n == 0 || n > 36)
+		return false;
 	if (n > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
 		snprintf(hex, sizeof hex, "%.*s", (int)n, text);
 	else
 		snprintf(hex, sizeof hex, "0x%.*s", (int)n, text);
-	if (!kp_parse_u64(hex, strlen(hex), &addr)) {
+	return kp_parse_u64(hex, strlen(hex), addr);
+}
+
+static int one(kp_symbols *sym, const char *path, const char *arch, const char *text)
+{
+	uint64_t addr;
+	if (!parse_addr(text, &addr)) { /* on stdin, as llvm-symbolizer answers it */
 		fputs("??\n??:0:0\n\n", stdout);
 		return 0;
 	}
@@ -83,6 +88,14 @@ int kpc_cmd_lookup(int argc, char **argv)
 	if (!path) {
 		kpt_usage_error("lookup: --dsym FILE is required");
 		return KPT_EXIT_BAD;
+	}
+	/* an address given as an argument is checked before anything prints */
+	for (int i = optind; i < argc; i++) {
+		uint64_t addr;
+		if (!parse_addr(argv[i], &addr)) {
+			kpt_usage_error("lookup: '%s' is not an address (hex, with or without 0x)", argv[i]);
+			return KPT_EXIT_BAD;
+		}
 	}
 	/* no search roots: the file is named; the symbol cache still serves */
 	kp_symbols_opts so = {.no_env = true, .no_system = true};

@@ -49,6 +49,12 @@ int kpc_cmd_search(int argc, char **argv)
 		memcpy(text + tl, argv[i], n + 1);
 		tl += n;
 	}
+	kp_error err;
+	/* a malformed argument is refused before anything prints */
+	if (uuid && kpi_check_uuid_arg(uuid, &err) != KP_OK) {
+		kpt_report_error("search", &err);
+		return KPT_EXIT_BAD;
+	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	int rc = kpc_open_index(db_opt, 0, &db, dbpath, sizeof dbpath);
@@ -59,11 +65,10 @@ int kpc_cmd_search(int argc, char **argv)
 		kpi_close(&db);
 		return KPT_EXIT_BAD;
 	}
-	if (!json)
-		kpc_report_row_header();
-	kp_error err;
 	size_t n = 0;
 	kp_status st;
+	if (!json)
+		kpc_report_row_header();
 	if (uuid)
 		st = kpi_search_uuid(db, uuid, kpc_row_sink, arr, &n, &err);
 	else if (kext)
@@ -73,7 +78,7 @@ int kpc_cmd_search(int argc, char **argv)
 	kpi_close(&db);
 	bool written = kpc_rows_close(arr, st != KP_OK);
 	if (st != KP_OK) {
-		kpt_report_error(st == KP_ERR_USAGE ? "search" : dbpath, &err);
+		kpc_report_db_error(dbpath, &err);
 		return KPT_EXIT_BAD;
 	}
 	if (!written)

@@ -3,6 +3,7 @@
 #include "kp_report_json.h"
 #include "kp_report.h"
 #include "kp_symbols.h"
+#include "kp_waitchain.h"
 #include "kpc_cmd.h"
 #include "kpt_sanitize.h"
 
@@ -120,15 +121,96 @@ static void print_frames(show_opts *o, const kp_report *r, const kp_thread *t)
 	}
 }
 
+static void put_safe(const char *s)
+{
+	kpt_sanitize_write(stdout, s, strlen(s), 0);
+}
+
+/* Kind, blame, reason, frontmost processes, notes and the wait chains: what
+ * a watchdog or stackshot says before any frame. */
+static void print_hang(const kp_report *r)
+{
+	if (r->zone.name) {
+		printf("%-18s zone ", "Leak suspect:");
+		put_safe(r->zone.name);
+		if (r->zone.has_elements)
+			printf(", %" PRIu64 " elements", r->zone.elements);
+		if (r->zone.has_bytes)
+			printf(", %" PRIu64 " bytes", r->zone.bytes);
+		putchar('\n');
+	}
+	const char *flags[16];
+	size_t nf = kp_report_panic_flag_names(r, flags, 16);
+	if (nf) {
+		printf("%-18s", "Panic flags:");
+		for (size_t i = 0; i < nf && i < 16; i++)
+			printf(" %s", flags[i]);
+		putchar('\n');
+	}
+	if (r->kind != KP_KIND_PANIC || r->reason)
+		field("Reason:", r->reason);
+	if (r->kind != KP_KIND_PANIC) {
+		printf("%-18s ", "Blamed:");
+		if (r->has_blamed_pid)
+			printf("pid %" PRId64 " ", r->blamed_pid);
+		if (r->blamed_process)
+			put_safe(r->blamed_process);
+		if (!r->has_blamed_pid && !r->blamed_process)
+			fputs("nobody", stdout);
+		putchar('\n');
+	}
+	if (r->nfrontmost) {
+		printf("%-18s", "Frontmost:");
+		for (size_t i = 0; i < r->nfrontmost; i++) {
+			printf(" %" PRId64, r->frontmost_pids[i]);
+			for (size_t k = 0; k < r->nprocesses; k++)
+				if (r->processes[k].has_pid && r->processes[k].pid == r->frontmost_pids[i] &&
+				    r->processes[k].name) {
+					fputs(" (", stdout);
+					put_safe(r->processes[k].name);
+					fputs(")", stdout);
+				}
+		}
+		putchar('\n');
+	}
+	for (size_t i = 0; r->kind != KP_KIND_PANIC && i < r->notes.n; i++) {
+		printf("%-18s ", i ? "" : "Notes:");
+		put_safe(r->notes.v[i]);
+		putchar('\n');
+	}
+	if (!r->nchains)
+		return;
+	printf("Wait chains (%zu):\n", r->nchains);
+	kp_sb sb = {0};
+	for (size_t i = 0; i < r->nchains; i++) {
+		kp_sb_reset(&sb);
+		const kp_chain *c = &r->chains[i];
+		const kp_thread *t = &r->processes[c->links[0].proc].threads[c->links[0].thread];
+		if (!kp_waitchain_format(r, c, &sb))
+			break;
+		fputs("  ", stdout);
+		put_safe(sb.s);
+		if (c->nsame)
+			printf(", and %zu more thread%s waiting the same way", c->nsame, c->nsame > 1 ? "s" : "");
+		putchar('\n');
+		if (t->waits_on) {
+			fputs("      waits on: ", stdout);
+			put_safe(t->waits_on);
+			putchar('\n');
+		}
+	}
+	kp_sb_free(&sb);
+}
+
 static void print_text(show_opts *o, const kp_report *r)
 {
 	char buf[128];
 	field("File:", r->path);
-	snprintf(buf, sizeof buf, "%s%s", kp_format_name(r->format),
-	         r->has_bug_type ? "" : "");
+	snprintf(buf, sizeof buf, "%s", kp_format_name(r->format));
 	if (r->has_bug_type)
 		snprintf(buf, sizeof buf, "%s (bug_type %d)", kp_format_name(r->format), r->bug_type);
 	field("Format:", buf);
+	field("Kind:", kp_kind_name(r->kind));
 	field("Date:", r->timestamp);
 	field("OS version:", r->os_version);
 	field("Product:", r->product);
@@ -184,8 +266,23 @@ static void print_text(show_opts *o, const kp_report *r)
 		putchar('\n');
 	}
 
+	print_hang(r);
 	if (pt) {
 		printf("Panicked thread frames (%zu):\n", pt->nframes);
+		print_frames(o, r, pt);
+	} else if (r->kind != KP_KIND_PANIC && (pt = kp_report_blamed_thread(r, &pp)) != NULL) {
+		kp_sb sb = {0};
+		kp_waitchain_thread(r, (kp_thread_ref){(int)(pp - r->processes), (int)(pt - pp->threads)}, &sb);
+		printf("Blamed thread frames (%zu): ", pt->nframes);
+		if (sb.s)
+			put_safe(sb.s);
+		kp_sb_reset(&sb);
+		kp_waitchain_state(pt, &sb);
+		fputs(", ", stdout);
+		if (sb.s)
+			put_safe(sb.s);
+		putchar('\n');
+		kp_sb_free(&sb);
 		print_frames(o, r, pt);
 	} else {
 		puts("Panicked thread frames: none in this report");
@@ -244,12 +341,12 @@ static kp_status load(show_opts *o, const char *arg, kp_report **r, kp_error *er
 	if (arg[0] != '@')
 		return kp_report_load(arg, r, err);
 	if (!kpi_parse_id(arg, &id))
-		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "not a report id (use @ID from 'kpbrowse list')");
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "%s", kpc_bad_id_reason(arg));
 	if (!o->db) {
 		char path[4096];
 		kp_status st = kpi_default_path(o->db_path, path, sizeof path, err);
 		if (st == KP_OK)
-			st = kpi_open(path, 0, &o->db, err);
+			st = kpi_open(path, KPI_OPEN_READONLY, &o->db, err);
 		if (st != KP_OK)
 			return st;
 	}

@@ -39,6 +39,14 @@ struct kpi_report_row;
  * path gets the target as messages and JSON show it (a password masked).
  * Prints the error and returns KPT_EXIT_BAD on failure. */
 int kpc_open_index(const char *db_opt, unsigned flags, struct kpi_db **db, char *path, size_t size);
+/* "kpbrowse: MSG" for an index error, with dbpath in front only when the
+ * message does not already start with it. */
+void kpc_report_db_error(const char *dbpath, const kp_error *err);
+/* Why arg is not a report id: "too large ..." for @ and digits beyond
+ * INT64_MAX, else "not a report id ..." (static text). */
+const char *kpc_bad_id_reason(const char *arg);
+/* "kpbrowse: CMD: ARG: reason" on stderr. */
+void kpc_bad_id(const char *cmd, const char *arg);
 /* A report row as text (header first). */
 void kpc_report_row_header(void);
 void kpc_report_row_print(const struct kpi_report_row *r);

@@ -5,6 +5,7 @@
  * help live with its options (kpt_main.h). */
 #include "kpc_cmd.h"
 #include "kpt_main.h"
+#include "kpt_sanitize.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -44,8 +45,9 @@ static const command commands[] = {
 	 "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT...)",
 	 ""},
 	{"export", kpc_cmd_export,
-	 "export [--db PATH] @ID FILE",
-	 "Writes report ID's original bytes to FILE, which must not exist.\n"},
+	 "export [--db PATH] @ID FILE|-",
+	 "Writes report ID's original bytes to FILE, which must not exist, or to\n"
+	 "standard output for -.\n"},
 	{"cache", kpc_cmd_cache,
 	 "cache build PATH... | cache list | cache clear [UUID...]",
 	 "The symbol cache (KPBROWSE_CACHE_DIR, else the platform cache folder):\n"
@@ -143,6 +145,14 @@ int main(int argc, char **argv)
 	 * path to browse. */
 	if (argc < 2 || argv[1][0] == '-' || access(argv[1], F_OK) == 0)
 		return kpt_main(argc, argv);
-	kpt_usage_error("unknown command '%s'", argv[1]);
+	int e = errno;
+	/* a path (it has a slash) is not a command: say what is wrong with it */
+	if (strchr(argv[1], '/')) {
+		fputs("kpbrowse: ", stderr);
+		kpt_sanitize_write(stderr, argv[1], strlen(argv[1]), 0);
+		fprintf(stderr, ": %s\n", e == ENOENT ? "no such file or folder" : strerror(e));
+		return KPT_EXIT_BAD;
+	}
+	kpt_usage_error("unknown command '%s' (and no file or folder of that name)", argv[1]);
 	return KPT_EXIT_BAD;
 }

@@ -18,7 +18,7 @@ put() {   # put TARGET FILE [HEAD_BYTES]
 		cp "$2" "$out/$1/seed-$n"
 	fi
 }
-for f in "$fix"/reports/*.ips "$real"/*.ips; do
+for f in "$fix"/reports/*.ips "$fix"/stackshots/*.ips "$real"/*.ips; do
 	[ -f "$f" ] || continue
 	# Big reports: the first 64 KiB (a truncated report is a seed too).
 	if [ "$(wc -c <"$f")" -gt 65536 ]; then put ips "$f" 65536; else put ips "$f"; fi
@@ -35,7 +35,7 @@ cut_lines() {   # cut_lines TARGET FILE STEP
 		i=$((i + $3))
 	done
 }
-for f in "$fix"/reports/panic-full-2026-11-20-101500.0001.ips; do
+for f in "$fix"/reports/panic-full-2026-11-20-101500.0001.ips "$fix"/stackshots/WatchdogCrash-2026-11-22-100000.ips; do
 	[ -f "$f" ] && cut_lines ips "$f" 1
 done
 for f in "$fix"/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic "$real"/text-m1-macos12-usbhost-dataabort-1.txt; do

@@ -255,7 +255,7 @@ bool kpi__parse_time(const char *ts, int64_t *out)
 	}
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
 		return false;
-	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - off;
+	*out = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + s - off;
 	return true;
 }
 
@@ -297,9 +297,10 @@ bool kpi_parse_id(const char *s, int64_t *id)
 		return false;
 	int64_t v = 0;
 	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (INT64_MAX - 9) / 10)
+		int d = *s - '0';
+		if (*s < '0' || *s > '9' || v > (INT64_MAX - d) / 10)
 			return false;
-		v = v * 10 + (*s - '0');
+		v = v * 10 + d;
 	}
 	*id = v;
 	return true;
@@ -391,6 +392,37 @@ kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *g
 	return st;
 }
 
+/* Writes all of data to fd; false with errno set when a write fails. */
+static bool write_all(int fd, const char *data, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return false;
+		}
+		done += (size_t)n;
+	}
+	return true;
+}
+
+kp_status kpi_export_fd(kpi_db *db, int64_t id, int fd, kp_error *err)
+{
+	kp_error_clear(err);
+	size_t len;
+	char *bytes = kpi__archive_bytes(db, id, &len, NULL, err);
+	if (!bytes)
+		return err ? err->code : KP_ERR_DB;
+	bool ok = write_all(fd, bytes, len);
+	int e = errno;
+	free(bytes);
+	return ok ? KP_OK : kp_error_set(err, KP_ERR_IO, 0, -1, "write failed: %s", strerror(e));
+}
+
 kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err)
 {
 	kp_error_clear(err);
@@ -398,25 +430,17 @@ kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err)
 	char *bytes = kpi__archive_bytes(db, id, &len, NULL, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	/* O_EXCL: nothing planted at path (a symbolic link) is followed */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		kp_status st = kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", path,
 		                            errno == EEXIST ? "exists; not overwriting it" : strerror(errno));
 		free(bytes);
 		return st;
 	}
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, bytes + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		done += (size_t)n;
-	}
+	bool ok = write_all(fd, bytes, len);
 	int e = errno;
-	bool ok = done == len && fsync(fd) == 0;
-	if (!ok && done == len)
+	if (ok && !(ok = fsync(fd) == 0))
 		e = errno;
 	ok = close(fd) == 0 && ok;
 	free(bytes);
@@ -685,6 +709,8 @@ kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
 	return db->ops->list_groups(db, fn, ctx, err);
 }
 
+static kp_status uuid_arg(const char *uuid, char hex[33], kp_error *err);
+
 static kp_status search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
                         void *ctx, size_t *nfound, kp_error *err)
 {
@@ -704,6 +730,20 @@ kp_status kpi_search_uuid(kpi_db *db, const char *uuid, kpi_report_fn fn, void *
 	if (nfound)
 		*nfound = 0;
 	char hex[33];
+	kp_status st = uuid_arg(uuid, hex, err);
+	return st == KP_OK ? search(db, KPI__SEARCH_UUID, hex, fn, ctx, nfound, err) : st;
+}
+
+kp_status kpi_check_uuid_arg(const char *uuid, kp_error *err)
+{
+	char hex[33];
+	kp_error_clear(err);
+	return uuid_arg(uuid, hex, err);
+}
+
+/* A UUID or prefix as upper-case hex without dashes. */
+static kp_status uuid_arg(const char *uuid, char hex[33], kp_error *err)
+{
 	size_t n = 0;
 	for (const char *p = uuid ? uuid : ""; *p; p++) {
 		if (*p == '-')
@@ -718,7 +758,7 @@ kp_status kpi_search_uuid(kpi_db *db, const char *uuid, kpi_report_fn fn, void *
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1,
 		                    "a UUID prefix needs at least 8 hex digits, got %zu", n);
 	hex[n] = '\0';
-	return search(db, KPI__SEARCH_UUID, hex, fn, ctx, nfound, err);
+	return KP_OK;
 }
 
 kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, void *ctx,

@@ -32,6 +32,7 @@ enum {
 	/* create or migrate the schema on a server (`kpbrowse db init`); a
 	 * server's schema is otherwise never changed by kpi_open */
 	KPI_OPEN_INIT = 2,
+	KPI_OPEN_READONLY = 4, /* only read (an older schema that may be written is migrated first) */
 };
 
 /* The database path: explicit when non-NULL and non-empty, else
@@ -51,7 +52,13 @@ kp_status kpi_default_path(const char *explicit_path, char *buf, size_t size, kp
  * otherwise.  Something that is not a kpbrowse index (not SQLite, another
  * application's database, a newer schema, corrupt) is refused with
  * KP_ERR_DB and a message naming target, and is never written to.  A
- * missing file without KPI_OPEN_CREATE is KP_ERR_NOTFOUND. */
+ * missing file without KPI_OPEN_CREATE is KP_ERR_NOTFOUND.  An index this
+ * process cannot write (the file, or the folder its journal files go in:
+ * a shared index on a read-only mount) opens read-only as with
+ * KPI_OPEN_READONLY: every query works, and every write (scan, resign,
+ * meta_set) fails with KP_ERR_DB saying the index is read-only.  When it
+ * cannot be read either, the message says why (permissions, an older
+ * schema that needs one writable open to upgrade). */
 kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *err);
 void kpi_close(kpi_db **db);
 
@@ -131,11 +138,23 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths,
                    kp_sig_symbol_fn sym, void *sym_ctx, kpi_progress_fn fn, void *ctx,
                    kpi_summary *out, kp_error *err);
 
+typedef struct kpi_resign_summary {
+	size_t reports;        /* reports in the index */
+	size_t resigned;       /* re-signed and committed */
+	size_t changed;        /* of those, the ones whose group changed */
+	kpi_scan_error *error_list;   /* skipped: path "@ID", why (damaged archive, ...) */
+	size_t nerror_list;
+} kpi_resign_summary;
+
+void kpi_resign_summary_free(kpi_resign_summary *s);
+
 /* Recomputes every report's keys, group, title and culprit from its
  * archived bytes, with symbols from fn (NULL: the reports' own).  Groups
- * left empty are removed.  *nchanged (may be NULL) gets the number of
- * reports whose group changed. */
-kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchanged,
+ * left empty are removed.  A report whose archive is missing, damaged or
+ * no longer parses is skipped and listed in out; the others go on.  Fails
+ * (KP_ERR_DB, KP_ERR_NOMEM) only when the database itself fails; out then
+ * holds what was committed.  out may be NULL. */
+kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, kpi_resign_summary *out,
                      kp_error *err);
 
 /* ---- archive ---- */
@@ -152,7 +171,12 @@ kp_status kpi_load(kpi_db *db, int64_t id, kp_report **out, kp_error *err);
  * otherwise.  A partial file is removed on failure. */
 kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err);
 
-/* Parses "@123" or "123" into *id; false when s is not that. */
+/* Writes report id's original bytes to the open fd (e.g. standard output
+ * for `export @ID -`); KP_ERR_IO naming the failed write. */
+kp_status kpi_export_fd(kpi_db *db, int64_t id, int fd, kp_error *err);
+
+/* Parses "@123" or "123" into *id (every id up to INT64_MAX, the largest a
+ * store holds); false when s is not that or is larger. */
 bool kpi_parse_id(const char *s, int64_t *id);
 
 /* ---- queries ---- */
@@ -224,6 +248,9 @@ kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
  * malformed UUID.  *nfound (may be NULL) gets the row count. */
 kp_status kpi_search_uuid(kpi_db *db, const char *uuid, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);
+/* Checks a UUID argument as kpi_search_uuid does (KP_ERR_USAGE naming
+ * what is wrong), so a caller can refuse it before printing anything. */
+kp_status kpi_check_uuid_arg(const char *uuid, kp_error *err);
 /* Reports with a loaded or backtrace kext of that bundle id (any case). */
 kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);

@@ -445,16 +445,18 @@ static kp_status skip_file(scan *s, const char *path, const struct stat *st, con
 }
 
 /* Reads path whole, or says it changed while being read (*changing: its
- * size or mtime moved between the open and the end of the read). */
-static kp_status read_whole(const char *path, char **data, size_t *len, struct stat *st,
-                            bool *changing, kp_error *err)
+ * size or mtime moved between the walk's stat lst, the open and the end of
+ * the read). */
+static kp_status read_whole(const char *path, const struct stat *lst, char **data, size_t *len,
+                            struct stat *st, bool *changing, kp_error *err)
 {
 	*changing = false;
 	kp_status ks = kp_fs_read_file(path, KP_REPORT_MAX_SIZE, data, len, st, err);
 	if (ks != KP_OK)
 		return ks;
 	struct stat after;
-	if (stat(path, &after) != 0 || after.st_size != st->st_size ||
+	if (lst->st_size != st->st_size || kp_fs_mtime_ns(lst) != kp_fs_mtime_ns(st) ||
+	    stat(path, &after) != 0 || after.st_size != st->st_size ||
 	    kp_fs_mtime_ns(&after) != kp_fs_mtime_ns(st) || (off_t)*len != st->st_size ||
 	    after.st_ino != st->st_ino) {
 		*changing = true;
@@ -496,12 +498,8 @@ static kp_status do_file(scan *s, const char *path, const struct stat *lst)
 	char *data = NULL;
 	kp_error rerr;
 	bool changing = false;
-	/* a report being written: try once more, then leave it to the next scan */
-	for (int tries = 0; tries < 2; tries++) {
-		ks = read_whole(path, &data, &len, &st, &changing, &rerr);
-		if (ks != KP_OK || !changing)
-			break;
-	}
+	/* a report being written is left to the next scan */
+	ks = read_whole(path, lst, &data, &len, &st, &changing, &rerr);
 	if (ks == KP_ERR_LIMIT) /* grew since lstat */
 		return skip_file(s, path, lst, "too large for a report");
 	if (ks == KP_ERR_NOMEM)
@@ -667,6 +665,76 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 	return ks;
 }
 
+/* Lexically: no "//", no "." components, no trailing slash; ".." drops the
+ * component before it. */
+static void norm_lexical(char *p)
+{
+	char *out = p, *in = p;
+	while (*in) {
+		while (*in == '/')
+			in++;
+		const char *c = in;
+		while (*in && *in != '/')
+			in++;
+		size_t n = (size_t)(in - c);
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			continue;
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			while (out > p && *--out != '/')
+				;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, c, n);
+		out += n;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+}
+
+/* Makes the absolute path p (cap bytes) one spelling per file: its folder
+ * resolved with realpath (so /tmp/w//r, /tmp/w/./r and /tmp/w/../w/r are
+ * one path, and ".." means what the kernel makes of it) and its last
+ * component kept as given, so a root that is itself a symbolic link keeps
+ * its name.  Lexical when the folder cannot be resolved (it may not exist).
+ * False when the result does not fit. */
+static bool norm_root(char *p, size_t cap)
+{
+	size_t len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = '\0';
+	char *slash = strrchr(p, '/');
+	const char *last = slash + 1;
+	bool dots = strcmp(last, ".") == 0 || strcmp(last, "..") == 0 || !*last;
+	char *real;
+	if (dots) {
+		real = realpath(p, NULL);
+		last = "";
+	} else if (slash == p) {
+		real = strdup("/");
+	} else {
+		*slash = '\0';
+		real = realpath(p, NULL);
+		*slash = '/';
+	}
+	if (!real) {
+		norm_lexical(p);
+		return true;
+	}
+	size_t rl = strcmp(real, "/") == 0 ? 0 : strlen(real), nl = strlen(last);
+	bool fits = rl + 1 + nl + 1 <= cap;
+	if (fits) {
+		memmove(p + rl + 1, last, nl + 1);
+		memcpy(p, real, rl);
+		p[rl] = '/';
+		if (!nl && rl) /* a resolved folder: no trailing slash */
+			p[rl] = '\0';
+	}
+	free(real);
+	return fits;
+}
+
 kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_symbol_fn sym,
                    void *sym_ctx, kpi_progress_fn fn, void *ctx, kpi_summary *out, kp_error *err)
 {
@@ -684,16 +752,11 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 		const char *p = paths[i];
 		int n = p[0] == '/' || !have_cwd ? snprintf(buf, CAP, "%s", p)
 		                                 : snprintf(buf, CAP, "%s/%s", cwd, p);
-		if (n < 0 || n >= CAP) {
+		if (n < 0 || n >= CAP || !norm_root(buf, CAP)) {
 			st = add_error(&s, p, "path too long");
 			continue;
 		}
-		size_t len = (size_t)n;
-		while (len > 1 && buf[len - 1] == '/')
-			buf[--len] = '\0';
-		while (len > 2 && buf[len - 1] == '.' && buf[len - 2] == '/')
-			buf[len -= 2] = '\0';
-		st = walk(&s, buf, len, CAP, 0);
+		st = walk(&s, buf, strlen(buf), CAP, 0);
 	}
 	if (st == KP_OK)
 		st = tx_commit(&s);
@@ -706,23 +769,56 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 
 /* ---- re-signing ---- */
 
-kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchanged, kp_error *err)
+void kpi_resign_summary_free(kpi_resign_summary *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nerror_list; i++) {
+		free(s->error_list[i].path);
+		free(s->error_list[i].msg);
+	}
+	free(s->error_list);
+	memset(s, 0, sizeof *s);
+}
+
+kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, kpi_resign_summary *outp,
+                     kp_error *err)
 {
 	kp_error_clear(err);
-	if (nchanged)
-		*nchanged = 0;
+	kpi_resign_summary local = {0}, *out = outp ? outp : &local;
+	memset(out, 0, sizeof *out);
 	int64_t *ids = NULL;
-	size_t n = 0;
+	size_t n = 0, errors_cap = 0;
 	kp_status st = db->ops->report_ids(db, &ids, &n, err);
 	if (st != KP_OK)
 		return st;
+	out->reports = n;
+	/* counted when their batch commits */
+	size_t pend_done = 0, pend_changed = 0;
 	scan s = {.db = db, .err = err};
 	st = tx_begin(&s);
 	for (size_t i = 0; i < n && st == KP_OK; i++) {
 		int64_t old_gid = 0;
 		kp_report *r = NULL;
-		if ((st = kpi__load_archived(db, ids[i], &r, &old_gid, err)) != KP_OK)
+		kp_error lerr;
+		st = kpi__load_archived(db, ids[i], &r, &old_gid, &lerr);
+		if (st == KP_ERR_NOMEM) {
+			*err = lerr;
 			break;
+		}
+		if (st != KP_OK) { /* this report's archive: skip it, say so */
+			char name[32], msg[300];
+			snprintf(name, sizeof name, "@%lld", (long long)ids[i]);
+			kp_error_format(&lerr, msg, sizeof msg);
+			kpi_scan_error *e = kp_vec_push((void **)&out->error_list, &out->nerror_list,
+			                                &errors_cap, sizeof *e);
+			if (!e || !(e->path = strdup(name)) || !(e->msg = strdup(msg))) {
+				st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+				break;
+			}
+			st = KP_OK;
+			continue;
+		}
 		kp_sig sig;
 		st = kp_sig_compute(r, fn, ctx, &sig, err);
 		if (st != KP_OK) {
@@ -738,22 +834,33 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, size_t *nchange
 		kp_sig_free(&sig);
 		kp_report_free(&r);
 		if (st == KP_OK && gid != old_gid) {
-			if (nchanged)
-				(*nchanged)++;
+			pend_changed++;
 			if ((st = mark_dirty(&s, gid)) == KP_OK && old_gid)
 				st = mark_dirty(&s, old_gid);
 		}
-		s.batch_work++;
 		if (st == KP_OK)
-			st = maybe_commit(&s);
+			pend_done++;
+		s.batch_work++;
+		if (st == KP_OK && s.batch_work >= s.db->ops->batch_files) {
+			if ((st = tx_commit(&s)) == KP_OK) {
+				out->resigned += pend_done;
+				out->changed += pend_changed;
+				pend_done = pend_changed = 0;
+				st = tx_begin(&s);
+			}
+		}
 	}
 	free(ids);
 	if (st == KP_OK)
 		st = db->ops->groups_prune(db, err);
-	if (st == KP_OK)
-		st = tx_commit(&s);
-	else if (s.in_tx)
+	if (st == KP_OK && (st = tx_commit(&s)) == KP_OK) {
+		out->resigned += pend_done;
+		out->changed += pend_changed;
+	} else if (s.in_tx) {
 		db->ops->rollback(db);
+	}
 	free(s.dirty);
+	if (!outp)
+		kpi_resign_summary_free(&local);
 	return st;
 }

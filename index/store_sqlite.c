@@ -367,11 +367,59 @@ static kp_status set_wal(kpi__sq *db, kp_error *err)
 	return exec_sql(db, "PRAGMA synchronous = NORMAL", err, "setting WAL mode");
 }
 
+/* Whether this process may write the index: the file, and the folder its
+ * -wal and -shm files go in. */
+static bool can_write(const char *path)
+{
+	if (access(path, W_OK) != 0)
+		return false;
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return access(".", W_OK) == 0;
+	size_t n = slash == path ? 1 : (size_t)(slash - path);
+	char *dir = malloc(n + 1);
+	if (!dir)
+		return false;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	bool ok = access(dir, W_OK) == 0;
+	free(dir);
+	return ok;
+}
+
+/* Reopens db->db read-only as an immutable file (no -shm needed): for a WAL
+ * index in a folder this process cannot write, where sqlite cannot make the
+ * shared-memory file a plain read-only open needs.  The path is escaped as
+ * a URI. */
+static int open_immutable(kpi__sq *db)
+{
+	size_t n = strlen(db->path);
+	char *uri = malloc(3 * n + 32);
+	if (!uri)
+		return SQLITE_NOMEM;
+	char *o = uri + sprintf(uri, "file:");
+	for (const char *p = db->path; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '%' || c == '?' || c == '#' || c < 0x21 || c >= 0x7f)
+			o += sprintf(o, "%%%02X", c);
+		else
+			*o++ = (char)c;
+	}
+	memcpy(o, "?immutable=1", sizeof "?immutable=1");
+	sqlite3_close(db->db);
+	db->db = NULL;
+	int rc = sqlite3_open_v2(uri, &db->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
+	                         NULL);
+	free(uri);
+	return rc;
+}
+
 kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err)
 {
 	*out = NULL;
 	struct stat st;
 	int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+	bool ro = false;
 	kp_status s;
 	if (stat(path, &st) != 0) {
 		if (errno != ENOENT)
@@ -386,6 +434,9 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_er
 		return kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a regular file", path);
 	} else if ((s = check_header(path, err)) != KP_OK) {
 		return s;
+	} else if ((flags & KPI_OPEN_READONLY) || !can_write(path)) {
+		ro = true;
+		oflags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX;
 	}
 
 	kpi__sq *db = calloc(1, sizeof *db);
@@ -404,12 +455,25 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_er
 	 * (the default 2 MB cache rereads them from the OS for 100k paths) */
 	sqlite3_exec(db->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
 
+	db->readonly = ro;
 	int uv = 0, app = 0, nobj = 0;
-	if (pragma_int(db, "PRAGMA application_id", &app) != SQLITE_OK ||
-	    pragma_int(db, "PRAGMA user_version", &uv) != SQLITE_OK ||
+	int rc = pragma_int(db, "PRAGMA application_id", &app);
+	bool no_shm = ro && ((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY);
+	if (no_shm) {
+		/* WAL without a -shm sqlite may create: read the file as it is */
+		if ((rc = open_immutable(db)) == SQLITE_OK)
+			rc = pragma_int(db, "PRAGMA application_id", &app);
+	}
+	if (rc != SQLITE_OK || pragma_int(db, "PRAGMA user_version", &uv) != SQLITE_OK ||
 	    pragma_int(db, "SELECT count(*) FROM sqlite_master", &nobj) != SQLITE_OK) {
-		s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index or corrupt: %s", path,
-		                 sqlite3_errmsg(db->db));
+		if (no_shm && rc != SQLITE_OK)
+			s = kp_error_set(err, KP_ERR_DB, 0, -1,
+			                 "%s: cannot read the index read-only (%s): it needs its -shm file "
+			                 "or a folder this user can write",
+			                 path, db->db ? sqlite3_errmsg(db->db) : "out of memory");
+		else
+			s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index or corrupt: %s",
+			                 path, db->db ? sqlite3_errmsg(db->db) : "out of memory");
 		sq_close(&db->base);
 		return s;
 	}
@@ -425,8 +489,26 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_er
 		sq_close(&db->base);
 		return s;
 	}
+	if (ro && uv < KPI_SCHEMA_VERSION && nobj && can_write(path)) {
+		/* an older index that may be written: migrate it, then read */
+		sq_close(&db->base);
+		return kpi__sqlite_open(path, flags & ~(unsigned)KPI_OPEN_READONLY, out, err);
+	}
+	if (ro && uv < KPI_SCHEMA_VERSION) {
+		if (nobj)
+			s = kp_error_set(err, KP_ERR_DB, 0, -1,
+			                 "%s: the index (schema version %d) needs an upgrade and is read-only "
+			                 "here: open it once with write access", path, uv);
+		else
+			s = kp_error_set(err, KP_ERR_DB, 0, -1,
+			                 "%s: an empty file, not an index yet, and read-only here", path);
+		sq_close(&db->base);
+		return s;
+	}
 	/* Only now that the file is known to be ours (or empty) may it change. */
-	if ((s = set_wal(db, err)) != KP_OK ||
+	if (ro) {
+		/* read-only: nothing to switch or migrate */
+	} else if ((s = set_wal(db, err)) != KP_OK ||
 	    (uv < KPI_SCHEMA_VERSION && (s = migrate(db, err)) != KP_OK)) {
 		sq_close(&db->base);
 		return s;
@@ -471,7 +553,7 @@ static void note_own_files(kpi__sq *db)
 	for (int i = 0; i < 3; i++) {
 		struct stat st;
 		memcpy(p, db->path, n);
-		strcpy(p + n, suffix[i]);
+		memcpy(p + n, suffix[i], strlen(suffix[i]) + 1);
 		if (stat(p, &st) == 0) {
 			db->own_dev[db->nown] = st.st_dev;
 			db->own_ino[db->nown] = st.st_ino;
@@ -525,7 +607,9 @@ kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err)
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return kpi__sq_err(db, err, q == Q_BEGIN ? "cannot lock the index" : "statement failed");
+		return kpi__sq_err(db, err, q == Q_BEGIN    ? "cannot lock the index"
+		                            : q == Q_COMMIT ? "cannot store the last batch (it was rolled back)"
+		                                            : "statement failed");
 	return KP_OK;
 }
 
@@ -534,8 +618,17 @@ kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err)
 
 #define SQ(h) ((kpi__sq *)(h))
 
+static kp_status refuse_readonly(kpi__sq *db, kp_error *err)
+{
+	return kp_error_set(err, KP_ERR_DB, 0, -1,
+	                    "%s: the index is read-only here (no write permission on it or its "
+	                    "folder); nothing was written", db->path);
+}
+
 static kp_status sq_begin(kpi_db *h, kp_error *err)
 {
+	if (SQ(h)->readonly)
+		return refuse_readonly(SQ(h), err);
 	note_own_files(SQ(h)); /* -wal and -shm come and go */
 	return kpi__sq_exec(SQ(h), Q_BEGIN, err);
 }
@@ -841,6 +934,8 @@ static kp_status sq_groups_prune(kpi_db *h, kp_error *err)
 static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
+	if (db->readonly)
+		return refuse_readonly(db, err);
 	kp_status st = kpi__sq_exec(db, Q_BEGIN, err);
 	if (st != KP_OK)
 		return st;

@@ -63,6 +63,7 @@ typedef struct kpi__sq {
 	sqlite3 *db;
 	char *path;
 	bool fts;             /* FTS5 text search, else LIKE over panic_text */
+	bool readonly;        /* opened read-only: writes are refused by name */
 	sqlite3_stmt *stmt[Q_COUNT];
 	/* the database's own files, never scanned as reports */
 	dev_t own_dev[3];

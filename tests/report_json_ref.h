@@ -116,6 +116,92 @@ static cJSON *ref_frame_json(const kp_report *r, const kp_frame *f)
 	return o;
 }
 
+static cJSON *ref_strs(const kp_strs *v)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < v->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v->v[i]));
+	return a;
+}
+
+/* issue 14's thread members */
+static void ref_thread_wait(const kp_report *r, const kp_thread *t, cJSON *to)
+{
+	cJSON *q = cJSON_AddObjectToObject(to, "qos");
+	ref_put_str(q, "effective", t->qos_effective);
+	ref_put_str(q, "requested", t->qos_requested);
+	ref_put_str(q, "override", t->qos_override);
+	cJSON_AddItemToObject(to, "sched_flags", ref_strs(&t->sched_flags));
+	ref_put_str(to, "dispatch_queue", t->dispatch_queue);
+	ref_put_str(to, "notice", t->notice);
+	ref_put_str(to, "waits_on", t->waits_on);
+	ref_put_str(to, "turnstile", t->turnstile);
+	if (t->has_blocked_tid || t->has_blocked_pid) {
+		const kp_process *bp = t->blocked_proc >= 0 ? &r->processes[t->blocked_proc] : NULL;
+		cJSON *b = cJSON_AddObjectToObject(to, "blocked_by");
+		ref_put_u64(b, "thread_id", t->has_blocked_tid, t->blocked_tid);
+		ref_put_i64(b, "pid", (bp && bp->has_pid) || t->has_blocked_pid,
+		            bp && bp->has_pid ? bp->pid : t->blocked_pid);
+		ref_put_i64(b, "hops", t->has_hops, t->hops);
+	} else {
+		cJSON_AddNullToObject(to, "blocked_by");
+	}
+	if (t->has_continuation)
+		cJSON_AddItemToObject(to, "continuation", ref_frame_json(r, &t->continuation));
+	else
+		cJSON_AddNullToObject(to, "continuation");
+}
+
+/* issue 14's report members */
+static void ref_kind(const kp_report *r, cJSON *o)
+{
+	ref_put_str(o, "kind", kp_kind_name(r->kind));
+	ref_put_str(o, "reason", r->reason);
+	if (r->has_blamed_pid || r->blamed_process) {
+		cJSON *b = cJSON_AddObjectToObject(o, "blamed");
+		ref_put_i64(b, "pid", r->has_blamed_pid, r->blamed_pid);
+		ref_put_str(b, "process", r->blamed_process);
+	} else {
+		cJSON_AddNullToObject(o, "blamed");
+	}
+	cJSON *fp = cJSON_AddArrayToObject(o, "frontmost_pids");
+	for (size_t i = 0; i < r->nfrontmost; i++)
+		cJSON_AddItemToArray(fp, cJSON_CreateNumber((double)r->frontmost_pids[i]));
+	cJSON_AddItemToObject(o, "notes", ref_strs(&r->notes));
+	const char *names[16];
+	size_t nf = kp_report_panic_flag_names(r, names, 16);
+	cJSON *pf = cJSON_AddArrayToObject(o, "panic_flags");
+	for (size_t i = 0; i < nf && i < 16; i++)
+		cJSON_AddItemToArray(pf, cJSON_CreateString(names[i]));
+	cJSON *wc = cJSON_AddArrayToObject(o, "wait_chains");
+	for (size_t i = 0; i < r->nchains; i++) {
+		const kp_chain *c = &r->chains[i];
+		cJSON *co = cJSON_CreateObject();
+		cJSON *ids = cJSON_AddArrayToObject(co, "thread_ids");
+		for (size_t k = 0; k < c->nlinks; k++) {
+			const kp_thread *t = &r->processes[c->links[k].proc].threads[c->links[k].thread];
+			if (!t->has_id)
+				cJSON_AddItemToArray(ids, cJSON_CreateNull());
+			else if (t->id < (1ull << 53))
+				cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)t->id));
+			else
+				cJSON_AddItemToArray(ids, ref_hex(t->id));
+		}
+		cJSON_AddBoolToObject(co, "cycle", c->cycle);
+		ref_put_i64(co, "end_pid", c->has_end_pid, c->end_pid);
+		ref_put_u64(co, "same", true, c->nsame);
+		cJSON_AddItemToArray(wc, co);
+	}
+	if (r->zone.name) {
+		cJSON *z = cJSON_AddObjectToObject(o, "zone");
+		ref_put_str(z, "name", r->zone.name);
+		ref_put_u64(z, "elements", r->zone.has_elements, r->zone.elements);
+		ref_put_u64(z, "bytes", r->zone.has_bytes, r->zone.bytes);
+	} else {
+		cJSON_AddNullToObject(o, "zone");
+	}
+}
+
 /* Thread j of p; with stream its frames are a Raw marker "i j". */
 static cJSON *ref_thread_json(const kp_report *r, const kp_process *p, size_t j,
                           kp_report_json_frame_fn fn, void *ctx, bool stream)
@@ -132,6 +218,7 @@ static cJSON *ref_thread_json(const kp_report *r, const kp_process *p, size_t j,
 	ref_put_i64(to, "sched_priority", t->has_sched_priority, t->sched_priority);
 	ref_put_i64(to, "base_priority", t->has_base_priority, t->base_priority);
 	ref_put_str(to, "flags", t->flags);
+	ref_thread_wait(r, t, to);
 	if (stream) {
 		char mark[48];
 		snprintf(mark, sizeof mark, "%zu %zu", (size_t)(p - r->processes), j);
@@ -169,6 +256,7 @@ static cJSON *ref_build(const kp_report *r, kp_report_json_frame_fn fn, void *ct
 	ref_put_str(o, "soc", r->soc);
 	ref_put_str(o, "headline", r->headline);
 	ref_put_str(o, "panic_string", r->panic_string);
+	ref_kind(r, o);
 
 	cJSON *pk = cJSON_AddObjectToObject(o, "panicked");
 	ref_put_i64(pk, "pid", r->has_panicked_pid, r->panicked_pid);
@@ -210,6 +298,9 @@ static cJSON *ref_build(const kp_report *r, kp_report_json_frame_fn fn, void *ct
 		cJSON *po = cJSON_CreateObject();
 		ref_put_i64(po, "pid", p->has_pid, p->pid);
 		ref_put_str(po, "name", p->name);
+		cJSON_AddItemToObject(po, "flags", ref_strs(&p->flags));
+		cJSON_AddItemToObject(po, "wait_info", ref_strs(&p->wait_info));
+		cJSON_AddItemToObject(po, "turnstile_info", ref_strs(&p->turnstile_info));
 		if (stream) {
 			/* ref_write_stream builds each thread when it gets there */
 			char mark[24];

@@ -52,4 +52,115 @@ sys.stdout.write("%d %d\n" % (p.returncode, len(err)))' "$kp" $cmd --db "$db" >"
 	fi
 done
 
+# ---- item 11: a read-only index can be read
+ro=$tmp/ro
+"$kp" index --db "$ro/i.sqlite3" --no-symbols "$reports" >/dev/null 2>&1
+chmod 755 "$tmp"
+chmod 555 "$ro"
+chmod 444 "$ro/i.sqlite3"
+# as another user when root (root writes anything)
+as_user() {
+	if [ "$(id -u)" = 0 ]; then
+		command -v setpriv >/dev/null 2>&1 || return 77
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	else
+		"$@"
+	fi
+}
+as_user "$kp" list --db "$ro/i.sqlite3" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 77 ]; then
+	skip "root without setpriv: read-only index"
+else
+	check "$rc" = 0 "read-only index: list works ($(head -c 200 "$tmp/err"))"
+	check_grep "@1" "$tmp/out" "read-only index: list shows the reports"
+	as_user "$kp" show --no-symbols --db "$ro/i.sqlite3" @1 >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 0 "read-only index: show @1 works ($(head -c 200 "$tmp/err"))"
+	as_user "$kp" search --db "$ro/i.sqlite3" FakeDriver >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 0 "read-only index: search works ($(head -c 200 "$tmp/err"))"
+	as_user "$kp" index --no-symbols --db "$ro/i.sqlite3" "$reports" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 2 "read-only index: index fails"
+	check_grep "read-only" "$tmp/err" "read-only index: index says it is read-only ($(cat "$tmp/err"))"
+	check_not_grep "corrupt" "$tmp/err" "read-only index: not called corrupt"
+	check "$(grep -c "i.sqlite3: .*i.sqlite3" "$tmp/err")" = 0 "read-only index: the path named once"
+	chmod 000 "$ro/i.sqlite3"
+	as_user "$kp" list --db "$ro/i.sqlite3" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 2 "unreadable index: exit 2"
+	check_grep "Permission denied" "$tmp/err" "unreadable index: says so ($(cat "$tmp/err"))"
+fi
+chmod -R u+rwx "$ro"
+
+# ---- item 12: messages name what failed
+# a full disk during index (a file size limit stands for it): the error
+# once, naming the database once, and the counts are what was stored
+mkdir -p "$tmp/many"
+"$KP_BUILD_DIR/tests/test_index" --gen-large "$tmp/many" 600
+sh -c 'trap "" XFSZ; ulimit -f 400; exec "$@"' sh "$kp" index --no-symbols --db "$tmp/full.sqlite3" \
+	"$tmp/many" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "disk full during index: exit 2"
+check "$(wc -l <"$tmp/err" | tr -d ' ')" = 1 "disk full: one line on stderr ($(cat "$tmp/err"))"
+check "$(grep -c "full.sqlite3: .*full.sqlite3" "$tmp/err")" = 0 "disk full: the database named once"
+stored=$("$kp" list --db "$tmp/full.sqlite3" 2>/dev/null | grep -c '^@')
+check_grep ": $stored new" "$tmp/out" "disk full: the summary counts the $stored stored ($(cat "$tmp/out"))"
+# a missing archive row and a bad size column
+cp "$db" "$tmp/dmg.sqlite3"
+if command -v sqlite3 >/dev/null 2>&1; then
+	sqlite3 "$tmp/dmg.sqlite3" "DELETE FROM archives WHERE report_id = 2; UPDATE reports SET size = -5 WHERE id = 3;"
+	"$kp" show --no-symbols --db "$tmp/dmg.sqlite3" @2 >/dev/null 2>"$tmp/err"
+	check "$?" = 2 "missing archive row: exit 2"
+	check_grep "has no archive" "$tmp/err" "missing archive row named as such ($(cat "$tmp/err"))"
+	"$kp" export --db "$tmp/dmg.sqlite3" @3 "$tmp/x3" >/dev/null 2>"$tmp/err"
+	check "$?" = 2 "bad size column: exit 2"
+	check_grep "damaged" "$tmp/err" "bad size column: damage, not memory ($(cat "$tmp/err"))"
+	check_not_grep "out of memory" "$tmp/err" "bad size column: not out of memory"
+	"$kp" index --resign --no-symbols --db "$tmp/dmg.sqlite3" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 2 "resign over damaged archives: exit 2"
+	check_grep "Re-signed 2 of 4 reports" "$tmp/out" "resign counts what it did ($(cat "$tmp/out"))"
+	check_grep "not re-signed: @2" "$tmp/out" "resign names the skipped report"
+	check_not_grep "every report" "$tmp/out" "resign does not claim every report"
+else
+	skip "sqlite3 shell absent"
+fi
+
+# ---- item 13: report ids up to the largest sqlite holds
+"$kp" show --no-symbols --db "$db" @9223372036854775807 >/dev/null 2>"$tmp/err"
+check "$?" = 2 "@INT64_MAX: exit 2 (no such report)"
+check_grep "no report @9223372036854775807" "$tmp/err" "@INT64_MAX is a report id ($(cat "$tmp/err"))"
+"$kp" show --no-symbols --db "$db" @9223372036854775808 >/dev/null 2>"$tmp/err"
+check "$?" = 2 "@INT64_MAX+1: exit 2"
+check_grep "too large" "$tmp/err" "@INT64_MAX+1 refused by name ($(cat "$tmp/err"))"
+"$kp" export --db "$db" @99999999999999999999 "$tmp/x" >/dev/null 2>"$tmp/err"
+check_grep "too large" "$tmp/err" "export: a too large id refused by name ($(cat "$tmp/err"))"
+
+# ---- item 14: command-line edges
+"$kp" export --db "$db" @1 - >"$tmp/exp" 2>"$tmp/err"
+check "$?" = 0 "export @1 -: exit 0 ($(cat "$tmp/err"))"
+check "$(cmp -s "$tmp/exp" "$reports/Kernel-2020-09-14-201744.panic" && echo same)" = same "export @1 - writes the report to stdout"
+check "$(ls -- - 2>/dev/null)" = "" "export @1 -: no file named -"
+ln -s "$tmp/victim" "$tmp/planted"
+"$kp" export --db "$db" @1 "$tmp/planted" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "export over a planted symlink: refused"
+check "$(ls "$tmp/victim" 2>/dev/null)" = "" "export over a planted symlink: its target is not created"
+"$kp" lookup --dsym "$bin/fakekernel.arm64.dSYM" zzz >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "lookup zzz: exit 2"
+check_grep "'zzz' is not an address" "$tmp/err" "lookup zzz: named ($(head -1 "$tmp/err"))"
+check "$(wc -c <"$tmp/out" | tr -d ' ')" = 0 "lookup zzz: nothing on stdout"
+"$kp" search --db "$db" --uuid 4C4C44 >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "search --uuid 4C4C44: exit 2"
+check "$(wc -c <"$tmp/out" | tr -d ' ')" = 0 "search --uuid 4C4C44: no header before the error"
+check_grep "8 hex digits" "$tmp/err" "search --uuid 4C4C44: says why"
+"$kp" /nonexistent/x >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "kpbrowse /nonexistent/x: exit 2"
+check_grep "/nonexistent/x: no such file or folder" "$tmp/err" "kpbrowse /nonexistent/x: the path does not exist ($(cat "$tmp/err"))"
+check_not_grep "unknown command" "$tmp/err" "kpbrowse /nonexistent/x: not an unknown command"
+
+# ---- item 13: one file is one path, however the folder is spelled
+mkdir -p "$tmp/w/r"
+cp "$reports/Kernel-2020-09-14-201744.panic" "$tmp/w/r/"
+for spelling in "$tmp/w//r" "$tmp/w/../w/r" "$tmp/w/./r/" "$tmp/w/r/."; do
+	"$kp" index --no-symbols --db "$tmp/paths.sqlite3" "$spelling" >"$tmp/out" 2>&1
+done
+check_grep "1 unchanged, 0 duplicates" "$tmp/out" "respelled folders: the file is unchanged, not a duplicate ($(cat "$tmp/out"))"
+check "$(sqlite3 "$tmp/paths.sqlite3" 'SELECT count(*) FROM paths' 2>/dev/null || echo 1)" = 1 "respelled folders: one path row"
+
 done_testing

@@ -291,5 +291,27 @@ done
 "$kp" list --db "$db" >"$tmp/out" 2>&1
 check_grep "pwned\|FakeDriver" "$tmp/out" "tty list: the reports are listed"
 
+# ---- issue 11 item 13: parsing edges
+hi=$tmp/issue11
+mkdir -p "$hi"
+# a lone surrogate in panicString is U+FFFD, not a dropped member
+printf '%s\n%s\n' '{"bug_type":"210","timestamp":"2024-01-01 00:00:00.00 +0000","os_version":"macOS 14","incident_id":"11111111-2222-4333-8444-555555555555"}' \
+	'{"panicString":"panic(cpu 0 caller 0xfffffe0012345678): lone \ud800 surrogate\n"}' >"$hi/lone.ips"
+measure show --no-symbols "$hi/lone.ips"
+bounded "lone surrogate" 1
+check_grep "Headline: *lone .* surrogate" "$tmp/out" "lone surrogate: the panic string kept (U+FFFD for it)"
+check_not_grep "skipped malformed member" "$tmp/err" "lone surrogate: no member dropped"
+printf '%s\n%s\n' '{"bug_type":"210","timestamp":"2024-01-01 00:00:00.00 +0000","os_version":"macOS 14"}' \
+	'{"panicString":"panic(cpu 0 caller 0xfffffe0012345678): pair \ud83d\ude00 low \udc00 end\n"}' >"$hi/pair.ips"
+measure show --no-symbols "$hi/pair.ips"
+check_grep "pair .* low .* end" "$tmp/out" "a pair decoded, a lone low surrogate replaced"
+# prose that merely says "panic" is no kernel panic
+printf 'I will not panic today.\nJust notes.\n' >"$hi/note.txt"
+measure show --no-symbols "$hi/note.txt"
+clear_error "the word panic" "$hi/note.txt"
+check_grep "no kernel panic here" "$tmp/err" "the word panic: not a panic"
+"$kp" index --no-symbols --db "$tmp/i11.sqlite3" "$hi" >"$tmp/out" 2>&1
+check_grep "2 new.* 1 skipped" "$tmp/out" "index: the note is skipped, the reports kept ($(cat "$tmp/out"))"
+
 echo "# generated-corpus part: $(( $(date +%s) - t_start )) s"
 done_testing

@@ -195,10 +195,15 @@ static void corpus_ios26(void)
 		KT_STREQ(r->headline,
 		         "[iokit.IOCommandGate]: element modified after free (off:72, val:0xfffffffffffffe00, sz:80, ptr:0xffffffe69b7d0db0)",
 		         "ios26: headline");
-		/* 233 binaryImages, then the dependency kexts the panic text names
-		 * that binaryImages lacks */
-		KT_CHECK(r->nimages == 239 && r->images[233].kind == 'X' && r->images[233].is_dependency,
-		         "ios26: 233 images + 6 dependency kexts (%zu)", r->nimages);
+		/* 233 binaryImages, the fileset kernelcache its paniclog 15 header
+		 * names, then the dependency kexts the panic text names that
+		 * binaryImages lacks */
+		KT_CHECK(r->nimages == 240 && r->images[234].kind == 'X' && r->images[234].is_dependency,
+		         "ios26: 233 images + the kernelcache + 6 dependency kexts (%zu)", r->nimages);
+		KT_CHECK(r->images[233].kind == 'M' && r->images[233].uuid &&
+		         strcmp(r->images[233].uuid, "F31B925A-1D66-63E4-BABF-80F339C69079") == 0 &&
+		         strcmp(r->images[233].name, "kernelcache") == 0,
+		         "ios26: Fileset Kernelcache UUID is an image");
 		KT_U64EQ(r->images[0].base, 18446744005165581456ull, "ios26: image 0 base");
 		KT_CHECK(r->nprocesses == 340, "ios26: 340 processes");
 		size_t nt = 0;

@@ -133,6 +133,7 @@ static void test_corpora(void)
 {
 	nreports = ndiff = 0;
 	compare_dir(KP_FIXTURES "/reports", true);
+	compare_dir(KP_FIXTURES "/stackshots", true);
 	compare_dir(KP_TESTS_DIR "/hostile", true);
 	KT_CHECK(nreports >= 5 && ndiff == 0, "fixtures and committed hostile corpus: %d reports, %d differ",
 	         nreports, ndiff);

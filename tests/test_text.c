@@ -564,8 +564,55 @@ static void test_keeps_json_fields(void)
 	kp_report_free(&r);
 }
 
+/* Issue 14 item 8: what real users paste. */
+static void test_pasted_variants(void)
+{
+	/* the leading "panic" word lost; "last stopped kext" */
+	kp_report *r = parse("(cpu 0 caller 0xffffff80002c4b2a): \"Kernel trap at 0xffffff7f80e52a76, type 14=page fault\"@/x/trap.c:331\n"
+	                     "Backtrace (CPU 0), Frame : Return Address\n"
+	                     "0xffffff80bf3bbc40 : 0xffffff8000220702 \n"
+	                     "last stopped kext at 4912345678: com.example.Foo\t1.2 (addr 0xffffff7f80e50000, size 16384)\n"
+	                     "Kernel version:\nDarwin Kernel Version 10.8.0: x; root:xnu-1504.15.3~1/RELEASE_X86_64\n");
+	KT_CHECK(r != NULL, "bare (cpu ...) line parses");
+	if (r) {
+		KT_CHECK(r->headline && strncmp(r->headline, "Kernel trap at 0xffffff7f80e52a76, type 14=page fault", 53) == 0,
+		         "bare (cpu ...) line: the headline is the message (%s)", r->headline ? r->headline : "");
+		KT_CHECK(r->last_unloaded_kext && strncmp(r->last_unloaded_kext, "com.example.Foo", 15) == 0,
+		         "last stopped kext is the last unloaded one");
+		KT_CHECK(r->nprocesses == 1 && r->processes[0].nthreads == 1, "bare (cpu ...) line: its backtrace read");
+	}
+	kp_report_free(&r);
+	/* no version line names the arch: the kernel addresses do */
+	r = parse("panic(cpu 1 caller 0xffffff800ab12345): \"x\"@/a.c:1\n"
+	          "Backtrace (CPU 1), Frame : Return Address\n"
+	          "0xffffff91e0b3bc40 : 0xffffff800ab12345 \n0xffffff91e0b3bca0 : 0xffffff7f8c0d1e2f \n");
+	KT_CHECK(r && r->arch == KP_ARCH_X86_64, "arch from x86_64 kernel addresses (%s)", r ? kp_arch_name(r->arch) : "");
+	kp_report_free(&r);
+	r = parse("panic(cpu 0 caller 0x0035f1a4): \"y\"@/b.c:2\n"
+	          "Backtrace (CPU 0), Frame : Return Address (4 potential args on stack)\n"
+	          "0x3e28bb38 : 0x12b4c6 (0x45b82c 0x3e28bb6c 0x133243 0x0)\n0x3e28bb88 : 0x1a8c8a (0x46280c 0x0 0xe 0x46202c)\n");
+	KT_CHECK(r && r->arch == KP_ARCH_I386, "arch from 32-bit kernel addresses (%s)", r ? kp_arch_name(r->arch) : "");
+	kp_report_free(&r);
+	r = parse("panic(cpu 0 caller 0x1): \"z\"\nKernel version:\nDarwin Kernel Version 8.11.0: Wed Oct 10 18:26:00 PDT 2007; root:xnu-792.24.17~1/RELEASE_PPC\n");
+	KT_CHECK(r && r->arch == KP_ARCH_PPC && strcmp(kp_arch_name(r->arch), "ppc") == 0, "RELEASE_PPC: arch ppc");
+	kp_report_free(&r);
+	/* header OS version newer than the body's build */
+	const char *upd = "{\"bug_type\":\"210\",\"os_version\":\"macOS 14.2 (23C64)\"}\n"
+	                  "{\"build\":\"macOS 14.1 (23B74)\",\"panicString\":\"panic(cpu 0 caller 0x1): x\"}";
+	kp_error err;
+	r = NULL;
+	kp_report_parse(upd, strlen(upd), "u.ips", &r, &err);
+	bool warned = false;
+	for (size_t i = 0; r && i < r->nwarnings; i++)
+		warned |= strstr(r->warnings[i].msg, "(23C64)") && strstr(r->warnings[i].msg, "(23B74)");
+	KT_CHECK(r && strcmp(r->build, "macOS 14.1 (23B74)") == 0 && strcmp(r->os_version, "macOS 14.2 (23C64)") == 0 &&
+	         warned, "after an OS update: build is the body's, os_version the header's, a warning names both");
+	kp_report_free(&r);
+}
+
 int main(void)
 {
+	test_pasted_variants();
 	test_classic();
 	test_tiger();
 	test_symbolicated_quotes();

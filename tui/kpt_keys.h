@@ -26,6 +26,7 @@
 	X(NEXT,      "n",               "next match",                              'n') \
 	X(PREV,      "N",               "previous match",                          'N') \
 	X(UUID,      "u",               "find every panic with a kext/kernel UUID", 'u') \
+	X(OWNER,     "o",               "open the thread the selected one waits for (Esc comes back)", 'o') \
 	X(HELP,      "?",               "this help",                               '?', KEY_F(1)) \
 	X(QUIT,      "q",               "quit",                                    'q')
 

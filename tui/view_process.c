@@ -3,6 +3,7 @@
 #include "kpt_app.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
+#include "kp_waitchain.h"
 #include "kpt_worker.h"
 #include "kpt_xalloc.h"
 
@@ -45,15 +46,16 @@ static void process_close(kpt_view *v)
 	kpt_doc_release(&v->app->docs, &p->at.doc);
 }
 
-/* panicked mark, thread id, name (the rest), state, frames, "panicked" */
+/* panicked mark, thread id, name, state and priority, frames, then
+ * "panicked" or what it waits on (the rest) */
 enum { PR_MARK, PR_ID, PR_NAME, PR_STATE, PR_FRAMES, PR_TAG, PR_N };
 static const kpt_col process_cols[PR_N] = {
 	[PR_MARK] = {.width = 2},
 	[PR_ID] = {.width = 13},
-	[PR_NAME] = {.min = 8},
-	[PR_STATE] = {.width = 18, .wide = 28, .wide_at = 100},
+	[PR_NAME] = {.width = 18, .wide = 28, .wide_at = 140, .narrow = 8, .gap = 1},
+	[PR_STATE] = {.width = 22, .wide = 28, .wide_at = 100},
 	[PR_FRAMES] = {.width = 8},
-	[PR_TAG] = {.width = 10},
+	[PR_TAG] = {.min = 10},
 };
 
 static void layout(kpt_col *c, int width)
@@ -77,10 +79,29 @@ static void process_draw_row(kpt_view *v, size_t row, int y, int width, bool sel
 	kpt_put(y, c[PR_MARK].x, c[PR_MARK].w, t->panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
 	kpt_put(y, c[PR_ID].x, c[PR_ID].w, id, st, true);
 	kpt_put(y, c[PR_NAME].x, c[PR_NAME].w, t->name ? t->name : "", sel ? st : KPT_ST_FUNC, true);
-	kpt_put(y, c[PR_STATE].x, c[PR_STATE].w, t->state ? t->state : "", st, true);
+	/* state, then the priority: "47^31" when promoted from base 31 */
+	char state[160];
+	int n = snprintf(state, sizeof state, "%s", t->state ? t->state : "");
+	if (t->has_sched_priority && n >= 0 && (size_t)n < sizeof state)
+		snprintf(state + n, sizeof state - (size_t)n, kp_waitchain_promoted(t) ? " %d^%d" : " %d",
+		         t->sched_priority, t->base_priority);
+	kpt_put(y, c[PR_STATE].x, c[PR_STATE].w, state, st, true);
 	kpt_putf(y, c[PR_FRAMES].x, c[PR_FRAMES].w, st, true, "%6zu", t->nframes);
-	/* the tag runs to the screen edge, which a kept-minimum name may pass */
-	kpt_put(y, c[PR_TAG].x, width - c[PR_TAG].x, t->panicked ? "panicked" : "", sel ? st : KPT_ST_MARK, true);
+	/* the tag runs to the screen edge, which a kept-minimum name may pass:
+	 * "panicked", or what the thread waits on ("-> TID " first when known) */
+	char tag[600] = "";
+	if (t->panicked)
+		snprintf(tag, sizeof tag, "panicked");
+	else if (t->waits_on || t->has_blocked_tid || t->has_blocked_pid) {
+		int k = 0;
+		if (t->has_blocked_tid)
+			k = snprintf(tag, sizeof tag, "-> %" PRIu64 " ", t->blocked_tid);
+		else if (t->has_blocked_pid)
+			k = snprintf(tag, sizeof tag, "-> pid %" PRId64 " ", t->blocked_pid);
+		if (k >= 0 && (size_t)k < sizeof tag && t->waits_on)
+			snprintf(tag + k, sizeof tag - (size_t)k, "%s", t->waits_on);
+	}
+	kpt_put(y, c[PR_TAG].x, width - c[PR_TAG].x, tag, sel ? st : KPT_ST_MARK, true);
 }
 
 static void process_draw(kpt_view *v, int y0, int h, int width)
@@ -91,10 +112,11 @@ static void process_draw(kpt_view *v, int y0, int h, int width)
 		snprintf(pid, sizeof pid, "pid %" PRId64 "  ", pr->pid);
 	kpt_col c[PR_N];
 	layout(c, width);
-	static const char *const head[PR_N] = {"", "thread", "name", "state", "frames", ""};
+	static const char *const head[PR_N] = {"", "thread", "name", "state prio", "frames", "waits on"};
 	kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 	for (int i = PR_ID; i < PR_TAG; i++)
 		kpt_put(y0, c[i].x, c[i].w, head[i], KPT_ST_HEADER, true);
+	kpt_put(y0, c[PR_TAG].x, width - c[PR_TAG].x, head[PR_TAG], KPT_ST_HEADER, true);
 	(void)pid;
 	if (pr->nthreads == 0) {
 		kpt_put(y0 + 2, 2, width - 4, "This process has no threads in the report.", KPT_ST_DIM, false);
@@ -106,8 +128,10 @@ static void process_draw(kpt_view *v, int y0, int h, int width)
 static const char *process_row_text(kpt_view *v, size_t row, char *buf, size_t size)
 {
 	const kp_thread *t = &proc_of(v)->threads[row];
-	snprintf(buf, size, "%" PRIu64 " %s %s", t->has_id ? t->id : 0, t->name ? t->name : "",
-	         t->state ? t->state : "");
+	/* the / filter sees the state (TH_RUN, TH_WAIT: only running or only
+	 * blocked threads) and what a thread waits on */
+	snprintf(buf, size, "%" PRIu64 " %s %s %s", t->has_id ? t->id : 0, t->name ? t->name : "",
+	         t->state ? t->state : "", t->waits_on ? t->waits_on : "");
 	return buf;
 }
 
@@ -115,19 +139,30 @@ static unsigned process_request(kpt_view *v, kpt_request req)
 {
 	process_priv *p = v->priv;
 	size_t row;
-	if (req != KPT_REQ_ENTER)
+	if (req != KPT_REQ_ENTER && req != KPT_REQ_OWNER)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))
 		return KPT_HANDLED;
 	p->push = p->at;
 	p->push.thread = row;
+	if (req == KPT_REQ_OWNER) {
+		/* the thread it waits for, in whichever process holds it */
+		const kp_thread *t = &proc_of(v)->threads[row];
+		if (t->blocked_proc < 0) {
+			kpt_set_msg(v->app, "%s", t->has_blocked_pid ? "it waits for a process, not a thread"
+			                                            : "no owner thread known for this thread");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		p->push.proc = (size_t)t->blocked_proc;
+		p->push.thread = (size_t)t->blocked_thread;
+	}
 	return kpt_push_later(v->app, &kpt_view_thread, &p->push);
 }
 
 static const char *process_hint(kpt_view *v)
 {
 	(void)v;
-	return "Enter frames  Esc back  / filter";
+	return "Enter frames  o owner  Esc back  / filter";
 }
 
 const kpt_view_ops kpt_view_process = {

@@ -14,6 +14,7 @@
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
 #include "kpt_sanitize.h"
+#include "kp_waitchain.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -131,11 +132,89 @@ static void free_rows(report_priv *p)
 	p->nrows = 0;
 }
 
+/* A thread row (Enter opens it) with its text sanitised. */
+static void add_thread_row(report_priv *p, const kp_report *r, kp_thread_ref ref, const char *txt)
+{
+	char clean[2048];
+	kpt_sanitize(clean, sizeof clean, txt, strlen(txt), 0);
+	(void)r;
+	add_row(p, ROW_THREAD, (size_t)ref.proc * 100000 + (size_t)ref.thread, clean);
+}
+
+/* Watchdogs and stackshots: kind, blame, reason, frontmost processes; for
+ * every kind the panic flags and the top wait chains (Enter on a chain
+ * opens its first waiting thread). */
+static void build_hang(report_priv *p, const kp_report *r)
+{
+	if (r->zone.name)
+		add_text(p, ROW_TEXT, "Leak suspect:    zone %s", r->zone.name);
+	if (r->kind != KP_KIND_PANIC) {
+		add_text(p, ROW_TEXT, "Kind:            %s", kp_kind_name(r->kind));
+		char pid[32] = "";
+		if (r->has_blamed_pid)
+			snprintf(pid, sizeof pid, "pid %" PRId64 " ", r->blamed_pid);
+		add_text(p, ROW_TEXT, "Blamed:          %s%s", pid,
+		         r->blamed_process ? r->blamed_process : (pid[0] ? "" : "nobody"));
+		for (size_t i = 0; i < r->nfrontmost && i < 8; i++) {
+			const char *name = "?";
+			for (size_t k = 0; k < r->nprocesses; k++)
+				if (r->processes[k].has_pid && r->processes[k].pid == r->frontmost_pids[i] &&
+				    r->processes[k].name)
+					name = r->processes[k].name;
+			add_text(p, ROW_TEXT, "%s %" PRId64 " %s", i ? "                " : "Frontmost:      ",
+			         r->frontmost_pids[i], name);
+		}
+		const kp_process *bp = NULL;
+		const kp_thread *bt = kp_report_blamed_thread(r, &bp);
+		if (bt && bp) {
+			kp_sb sb = {0};
+			kp_sb_str(&sb, "Blamed thread:   ");
+			kp_waitchain_thread(r, (kp_thread_ref){(int)(bp - r->processes), (int)(bt - bp->threads)}, &sb);
+			kp_sb_str(&sb, ", ");
+			kp_waitchain_state(bt, &sb);
+			if (sb.s)
+				add_thread_row(p, r, (kp_thread_ref){(int)(bp - r->processes), (int)(bt - bp->threads)}, sb.s);
+			kp_sb_free(&sb);
+		}
+	}
+	const char *flags[16];
+	size_t nf = kp_report_panic_flag_names(r, flags, 16);
+	if (nf) {
+		char line[512] = "Panic flags:    ";
+		for (size_t i = 0; i < nf && i < 16; i++) {
+			strncat(line, " ", sizeof line - strlen(line) - 1);
+			strncat(line, flags[i], sizeof line - strlen(line) - 1);
+		}
+		add_row(p, ROW_TEXT, 0, line);
+	}
+	if (!r->nchains)
+		return;
+	char h[64];
+	snprintf(h, sizeof h, "Wait chains (%zu)", r->nchains);
+	add_row(p, ROW_TEXT, 0, "");
+	add_row(p, ROW_HEADER, 0, h);
+	kp_sb sb = {0};
+	for (size_t i = 0; i < r->nchains; i++) {
+		kp_sb_reset(&sb);
+		kp_sb_str(&sb, "  ");
+		kp_waitchain_format(r, &r->chains[i], &sb);
+		if (r->chains[i].nsame) {
+			char more[64];
+			snprintf(more, sizeof more, ", and %zu more waiting the same way", r->chains[i].nsame);
+			kp_sb_str(&sb, more);
+		}
+		if (sb.s)
+			add_thread_row(p, r, r->chains[i].links[0], sb.s);
+	}
+	kp_sb_free(&sb);
+}
+
 static void build_summary(kpt_view *v, int width)
 {
 	report_priv *p = v->priv;
 	const kp_report *r = p->doc->r;
-	add_text(p, ROW_TEXT, "Panic:           %s", r->headline ? r->headline : "-");
+	add_text(p, ROW_TEXT, "%s%s", r->kind == KP_KIND_PANIC ? "Panic:           " : "Reason:          ",
+	         r->headline ? r->headline : "-");
 	add_text(p, ROW_TEXT, "Date:            %s", r->timestamp ? r->timestamp : "-");
 	add_text(p, ROW_TEXT, "OS version:      %s", r->os_version ? r->os_version : "-");
 	add_text(p, ROW_TEXT, "Product:         %s   (%s, %s)", r->product ? r->product : "-",
@@ -165,6 +244,7 @@ static void build_summary(kpt_view *v, int width)
 	}
 	if (r->last_started_kext)
 		add_text(p, ROW_TEXT, "Last started:    %s", r->last_started_kext);
+	build_hang(p, r);
 	add_row(p, ROW_TEXT, 0, "");
 	char h[64];
 	snprintf(h, sizeof h, "Processes (%zu)", r->nprocesses);
@@ -287,8 +367,20 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 		kpt_put(y, 0, 2, panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
 		kpt_putf(y, 2, 9, st, true, "%7s", pid);
 		int used = kpt_put(y, 11, width - 40 > 20 ? width - 40 : 20, pr->name ? pr->name : "(unnamed)", sel ? st : KPT_ST_FUNC, false);
-		kpt_putf(y, 11 + used + 2, width - 13 - used, st, false, "%zu thread%s%s", pr->nthreads,
-		         pr->nthreads == 1 ? "" : "s", panicked ? "   panicked" : "");
+		/* state counts: running, waiting, and waiting on a known owner */
+		size_t run = 0, wait = 0, blocked = 0;
+		for (size_t t = 0; t < pr->nthreads; t++) {
+			const kp_thread *th = &pr->threads[t];
+			run += th->state && strstr(th->state, "TH_RUN") != NULL;
+			wait += th->state && strstr(th->state, "TH_WAIT") != NULL;
+			blocked += th->has_blocked_tid || th->has_blocked_pid;
+		}
+		char counts[96] = "";
+		if (run || wait)
+			snprintf(counts, sizeof counts, "  %zu run %zu wait %zu blocked", run, wait, blocked);
+		kpt_putf(y, 11 + used + 2, width - 13 - used, st, false, "%zu thread%s%s%s%s", pr->nthreads,
+		         pr->nthreads == 1 ? "" : "s", counts, pr->frontmost ? "   frontmost" : "",
+		         panicked ? "   panicked" : "");
 		break;
 	}
 	case ROW_IMAGE: {

@@ -30,6 +30,7 @@ typedef struct thread_priv {
 	size_t done_seen;
 	kpt_source_arg push;
 	char push_file[1024], push_func[512];
+	kpt_process_arg owner;   /* o: the thread this one waits for */
 } thread_priv;
 
 static const kp_thread *thr(kpt_view *v)
@@ -261,6 +262,18 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 {
 	thread_priv *p = v->priv;
 	size_t row;
+	if (req == KPT_REQ_OWNER) {
+		const kp_thread *t = thr(v);
+		if (t->blocked_proc < 0) {
+			kpt_set_msg(v->app, "%s", t->has_blocked_pid ? "it waits for a process, not a thread"
+			                                            : "no owner thread known for this thread");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		p->owner = p->at;
+		p->owner.proc = (size_t)t->blocked_proc;
+		p->owner.thread = (size_t)t->blocked_thread;
+		return kpt_push_later(v->app, &kpt_view_thread, &p->owner);
+	}
 	if (req != KPT_REQ_ENTER)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))
@@ -286,7 +299,7 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 static const char *thread_hint(kpt_view *v)
 {
 	(void)v;
-	return "Enter source  Esc back  / filter";
+	return "Enter source  o owner  Esc back  / filter";
 }
 
 static unsigned thread_update(kpt_view *v)

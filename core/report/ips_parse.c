@@ -4,6 +4,12 @@
  *    JSON body with processByPid, binaryImages and an embedded panicString.
  *  - Intel JSON (macOS 10.15 .. 15 on Intel): a body holding
  *    macOSPanicString and macOSProcessedStackshotData, header line optional.
+ *  - the rest of the family (panic-formats.md section 6), same container:
+ *    288 Stackshot and 151 ForceReset (stackshot at the top level), 409
+ *    SystemWatchdogCrash and 509 TerminatingStackshot (under a `stackshot`
+ *    member); any other bug_type carrying processByPid is read as a
+ *    stackshot with a warning.  The kind comes from bug_type, else from the
+ *    content (a panic string, a `termination`, a processByPid).
  *
  * The body is walked member by member with json_scan and only one member
  * (one process, for processByPid) is a cJSON tree at a time, which keeps the
@@ -38,6 +44,7 @@ typedef struct ips_ctx {
 	char *mac_panic_text;
 	bool saw_body_member;
 	const char *procs, *procs_end;   /* processByPid, read once images are known */
+	bool saw_termination;
 	long panic_text_line;
 	const char *line_pos;   /* line_at's memo: line_no is the line of line_pos */
 	long line_no;
@@ -257,17 +264,171 @@ static bool modelled_scalar(const kp_jmember *m)
 	static const char *const keys[] = {"panicString", "macOSPanicString",
 	                                   "macOSProcessedStackshotData", "bug_type", "timestamp",
 	                                   "os_version", "incident_id", "incident", "product",
-	                                   "kernel", "build"};
+	                                   "kernel", "build", "reason", "procName", "pid"};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (key_is(m, keys[i]))
 			return true;
 	return false;
 }
 
+/* ["a", "b"] -> out (strings only). */
+static bool strs_of(kp_report *r, const cJSON *v, kp_strs *out)
+{
+	if (!cJSON_IsArray(v))
+		return true;
+	int n = cJSON_GetArraySize(v);
+	out->v = kp__alloc(r, (size_t)(n > 0 ? n : 1) * sizeof *out->v);
+	if (!out->v)
+		return false;
+	out->n = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, v)
+	{
+		if (cJSON_IsString(it) && !(out->v[out->n++] = kp__strdup(r, it->valuestring)))
+			return false;
+	}
+	return true;
+}
+
+/* termination {namespace, code, indicator, details[]} of a watchdog: the
+ * reason is its indicator, else its first detail, else namespace and code. */
+static void termination_reason(ips_ctx *c, const cJSON *v)
+{
+	kp_report *r = c->r;
+	if (!cJSON_IsObject(v))
+		return;
+	c->saw_termination = true;
+	const cJSON *nsp = cJSON_GetObjectItemCaseSensitive(v, "namespace");
+	if (cJSON_IsString(nsp) && !r->term_namespace)
+		r->term_namespace = kp__strdup(r, nsp->valuestring);
+	if (r->reason)
+		return;
+	const cJSON *ind = cJSON_GetObjectItemCaseSensitive(v, "indicator");
+	const cJSON *det = cJSON_GetObjectItemCaseSensitive(v, "details");
+	const cJSON *ns = cJSON_GetObjectItemCaseSensitive(v, "namespace");
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(v, "code");
+	const cJSON *d0 = cJSON_IsArray(det) ? cJSON_GetArrayItem(det, 0) : NULL;
+	if (cJSON_IsString(ind) && ind->valuestring[0])
+		r->reason = kp__strdup(r, ind->valuestring);
+	else if (cJSON_IsString(d0) && d0->valuestring[0])
+		r->reason = kp__strdup(r, d0->valuestring);
+	else if (cJSON_IsString(ns)) {
+		uint64_t cv;
+		if (code && kp__json_u64(code, &cv))
+			r->reason = kp__sprintf(r, "%s code 0x%llx", ns->valuestring, (unsigned long long)cv);
+		else
+			r->reason = kp__strdup(r, ns->valuestring);
+	}
+}
+
+/* Members of the rest of the family (288, 409, 509, 151); true when m was
+ * one of them.  notes and termination are kept as fields too. */
+static bool family_member(ips_ctx *c, const kp_jmember *m, const cJSON *v, bool *keep)
+{
+	kp_report *r = c->r;
+	*keep = false;
+	if (key_is(m, "reason")) {
+		if (cJSON_IsString(v))
+			r->reason = kp__strdup(r, v->valuestring);
+		else
+			*keep = true;
+	} else if (key_is(m, "procName")) {
+		if (cJSON_IsString(v))
+			r->blamed_process = kp__strdup(r, v->valuestring);
+	} else if (key_is(m, "pid")) {
+		/* -1 (or none) when the watchdog blames nobody */
+		uint64_t pid;
+		if (kp__json_u64(v, &pid) && pid <= INT64_MAX)
+			r->has_blamed_pid = true, r->blamed_pid = (int64_t)pid;
+		else
+			*keep = true;
+	} else if (key_is(m, "frontmostPids")) {
+		int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
+		r->frontmost_pids = n > 0 ? kp__alloc(r, (size_t)n * sizeof *r->frontmost_pids) : NULL;
+		const cJSON *it;
+		if (r->frontmost_pids)
+			cJSON_ArrayForEach(it, v)
+			{
+				uint64_t pid;
+				if (kp__json_u64(it, &pid) && pid <= INT64_MAX)
+					r->frontmost_pids[r->nfrontmost++] = (int64_t)pid;
+			}
+	} else if (key_is(m, "notes") || key_is(m, "reportNotes")) {
+		if (!r->notes.n)
+			strs_of(r, v, &r->notes);
+		*keep = true;
+	} else if (key_is(m, "panicFlags")) {
+		uint64_t f;
+		if (kp__json_u64(v, &f))
+			r->has_panic_flags = true, r->panic_flags = f;
+		*keep = true;   /* the field stays as the report wrote it */
+	} else if (key_is(m, "termination")) {
+		termination_reason(c, v);
+		*keep = true;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* Where processByPid's value starts when the body is cut off inside it
+ * (the cut may come before the ':': then there is none). */
+static void procs_after_cut(ips_ctx *c, const char *key, const char *end)
+{
+	const char *colon = key && (size_t)(end - key) > 13 && memcmp(key, "processByPid\"", 13) == 0
+	                            ? memchr(key + 13, ':', (size_t)(end - key - 13)) : NULL;
+	if (colon) {
+		c->procs = kp__json_ws(colon + 1, end);
+		c->procs_end = end;
+	}
+}
+
+/* The `stackshot` member of a 409/509 body: its processByPid and
+ * binaryImages are read like top-level ones, its other members kept as
+ * "stackshot.NAME" fields.  A cut-off one keeps its complete processes. */
+static kp_status stackshot_member(ips_ctx *c, const char *val, const char *end, bool *cut)
+{
+	kp_report *r = c->r;
+	kp_jiter it;
+	kp_jmember m;
+	kp_jerr je = {0};
+	if (!kp__json_obj_begin(&it, val, end, &je))
+		return KP_OK;
+	for (;;) {
+		m.key = NULL;
+		if (!kp__json_obj_next(&it, &m, &je))
+			break;
+		if (key_is(&m, "processByPid")) {
+			c->procs = m.val;
+			c->procs_end = m.val_end;
+		} else if (key_is(&m, "binaryImages")) {
+			kp_status st = r->nimages ? KP_OK : parse_images(c, m.val, m.val_end);
+			if (st != KP_OK)
+				return st;
+		} else if ((size_t)(m.val_end - m.val) > KP_IPS_TREE_MAX) {
+			if (!keep_raw_field(r, "stackshot.", &m))
+				return kp_error_set(c->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		} else {
+			kp_jerr e = {0};
+			cJSON *v = kp__json_parse_span(m.val, m.val_end, &e);
+			bool ok = !v || keep_field(r, "stackshot.", m.key, m.keylen, v);
+			cJSON_Delete(v);
+			if (!ok)
+				return kp_error_set(c->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		}
+	}
+	if (je.msg) {
+		*cut = true;
+		procs_after_cut(c, m.key, end);
+	}
+	return KP_OK;
+}
+
 static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 {
 	kp_report *r = c->r;
-	(void)cut;
+	if (key_is(m, "stackshot") && *m->val == '{')
+		return stackshot_member(c, m->val, m->val_end, cut);
 	if (key_is(m, "processByPid")) {
 		c->procs = m->val;
 		c->procs_end = m->val_end;
@@ -309,7 +470,10 @@ static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 			r->stackshot_len = strlen(v->valuestring);
 		}
 	} else if (!common_key(c, m->key, m->keylen, v)) {
-		if (!keep_field(r, "", m->key, m->keylen, v))
+		bool keep;
+		if (!family_member(c, m, v, &keep))
+			keep = true;
+		if (keep && !keep_field(r, "", m->key, m->keylen, v))
 			st = kp_error_set(c->err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	}
 	cJSON_Delete(v);
@@ -384,6 +548,84 @@ static void mark_panicked(kp_report *r)
 	}
 }
 
+/* For a panic the blamed process is the panicked one; for the rest it is
+ * the report's pid (moved to the front when no thread panicked), and the
+ * frontmostPids mark their processes. */
+static void mark_blamed(kp_report *r)
+{
+	if (r->kind == KP_KIND_PANIC) {
+		if (r->has_panicked_pid && !r->has_blamed_pid)
+			r->has_blamed_pid = true, r->blamed_pid = r->panicked_pid;
+		if (r->panicked_process && !r->blamed_process)
+			r->blamed_process = r->panicked_process;
+	}
+	for (size_t i = 0; i < r->nprocesses; i++) {
+		kp_process *p = &r->processes[i];
+		for (size_t k = 0; p->has_pid && k < r->nfrontmost; k++)
+			if (r->frontmost_pids[k] == p->pid)
+				p->frontmost = true;
+	}
+	if (r->kind == KP_KIND_PANIC || !r->has_blamed_pid || kp_report_panicked_thread(r, NULL))
+		return;
+	for (size_t i = 0; i < r->nprocesses; i++) {
+		kp_process *p = &r->processes[i];
+		if (p->has_pid && p->pid == r->blamed_pid) {
+			if (!r->blamed_process)
+				r->blamed_process = p->name;
+			if (i > 0) {
+				kp_process tmp = *p;
+				memmove(&r->processes[1], &r->processes[0], i * sizeof tmp);
+				r->processes[0] = tmp;
+			}
+			return;
+		}
+	}
+}
+
+/* The build in an OS version string: the last "(...)" token ("macOS 14.1
+ * (23B74)" -> "23B74"), else the whole string when it is one word. */
+static bool build_token(const char *s, const char **b, size_t *n)
+{
+	const char *open = strrchr(s, '('), *close = open ? strchr(open, ')') : NULL;
+	if (open && close && close > open + 1) {
+		*b = open + 1;
+		*n = (size_t)(close - open - 1);
+		return true;
+	}
+	if (!*s || strchr(s, ' '))
+		return false;
+	*b = s;
+	*n = strlen(s);
+	return true;
+}
+
+/* A report written after an OS update: the header line names the new OS,
+ * the body the build that panicked.  build stays the body's, os_version the
+ * header's, and a warning names both. */
+static void check_build(kp_report *r)
+{
+	const char *a, *b;
+	size_t an, bn;
+	if (!r->os_version || !r->build || !build_token(r->os_version, &a, &an) ||
+	    !build_token(r->build, &b, &bn))
+		return;
+	if (an != bn || memcmp(a, b, an) != 0)
+		kp__warn(r, 1, "the header's OS version (%.*s) is not the body's build (%.*s): "
+		         "written after an OS update?", (int)(an > 40 ? 40 : an), a, (int)(bn > 40 ? 40 : bn), b);
+}
+
+/* The kind a bug_type names; false for one outside the family. */
+static bool kind_of_bug_type(int bt, kp_kind *k)
+{
+	switch (bt) {
+	case 210: *k = KP_KIND_PANIC; return true;
+	case 288: case 509: *k = KP_KIND_STACKSHOT; return true;
+	case 409: *k = KP_KIND_WATCHDOG; return true;
+	case 151: *k = KP_KIND_RESET; return true;
+	default: return false;
+	}
+}
+
 /* A kernel frame's runtime address is base + offset + KernelCache slide
  * (checked on a real macOS 26.6.2 report against its lr: lines); the slide
  * is known only once the panic text is parsed. */
@@ -397,6 +639,8 @@ static void add_slide(kp_report *r)
 			for (size_t k = 0; k < t->nframes; k++)
 				if (t->frames[k].has_address && !t->frames[k].user)
 					t->frames[k].address += r->kernelcache_slide;
+			if (t->has_continuation && t->continuation.has_address && !t->continuation.user)
+				t->continuation.address += r->kernelcache_slide;
 		}
 }
 
@@ -455,16 +699,32 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 			return jerr_to_error(&c, &je, "body");
 		/* Cut off: a partial processByPid still yields its complete processes. */
 		const char *key = m.key;
-		/* The cut may come before the ':' (then there is no value at all). */
-		const char *colon = key && (size_t)(end - key) > 13 &&
-		                            memcmp(key, "processByPid\"", 13) == 0
-		                            ? memchr(key + 13, ':', (size_t)(end - key - 13)) : NULL;
-		if (colon) {
-			c.procs = kp__json_ws(colon + 1, end);
-			c.procs_end = end;
+		if (key && (size_t)(end - key) > 10 && memcmp(key, "stackshot\"", 10) == 0) {
+			const char *colon = memchr(key + 10, ':', (size_t)(end - key - 10));
+			const char *val = colon ? kp__json_ws(colon + 1, end) : end;
+			if (val < end && *val == '{' && (st = stackshot_member(&c, val, end, &cut)) != KP_OK)
+				return st;
+		} else {
+			procs_after_cut(&c, key, end);
 		}
 		cut = true;
 	}
+
+	bool panic_text = is_real_text(c.panic_text) || is_real_text(c.mac_panic_text);
+	kp_kind kind = KP_KIND_PANIC;
+	bool known = r->has_bug_type && kind_of_bug_type(r->bug_type, &kind);
+	bool family = known ? kind != KP_KIND_PANIC
+	                    : !panic_text && (c.procs || c.saw_termination);
+	if (family && !known) {
+		kind = c.saw_termination ? KP_KIND_WATCHDOG : KP_KIND_STACKSHOT;
+		if (r->has_bug_type)
+			kp__warn(r, 1, "unknown bug_type %d: read as a %s", r->bug_type, kp_kind_name(kind));
+		else
+			kp__warn(r, 1, "no bug_type: read as a %s", kp_kind_name(kind));
+	}
+	if (!family && r->has_bug_type && r->bug_type != 210 && !panic_text)
+		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0,
+		                    "not a kernel panic report (bug_type %d)", r->bug_type);
 	if (c.procs && (st = kp__ips_processes(r, c.procs, c.procs_end, &cut)) != KP_OK)
 		return kp_error_set(err, st, 0, -1, "out of memory");
 	if (cut) {
@@ -472,13 +732,14 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		kp__warn(r, line_of(data, je.pos ? je.pos : end), "report is truncated: the JSON body ends early");
 	}
 
-	if (r->has_bug_type && r->bug_type != 210 && !is_real_text(c.panic_text) &&
-	    !is_real_text(c.mac_panic_text))
-		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0,
-		                    "not a kernel panic report (bug_type %d)", r->bug_type);
-
 	const char *text = NULL;
-	if (is_real_text(c.panic_text)) {
+	if (family) {
+		r->kind = kind;
+		r->format = KP_FORMAT_IPS;
+		/* a panic string in a stackshot is read for its fields */
+		text = is_real_text(c.panic_text) ? c.panic_text
+		       : is_real_text(c.mac_panic_text) ? c.mac_panic_text : NULL;
+	} else if (is_real_text(c.panic_text)) {
 		text = c.panic_text;
 		r->format = KP_FORMAT_IPS;
 	} else if (is_real_text(c.mac_panic_text)) {
@@ -502,11 +763,20 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		if (kp__text_parse(r, text, strlen(text), c.panic_text_line, -1, &terr) != KP_OK)
 			kp__warn(r, c.panic_text_line, "panic string: %s", terr.msg);
 	}
+	if (!r->headline && r->reason) {
+		const char *nl = strchr(r->reason, '\n');
+		r->headline = kp__strndup(r, r->reason, nl ? (size_t)(nl - r->reason) : strlen(r->reason));
+	}
 	if (!r->headline && r->panic_string) {
 		const char *s = r->panic_string, *nl = strchr(s, '\n');
 		r->headline = kp__strndup(r, s, nl ? (size_t)(nl - s) : strlen(s));
 	}
+	if (!r->headline && family)   /* a stackshot without reason: say what it is */
+		r->headline = r->has_bug_type ? kp__sprintf(r, "%s (bug_type %d)", kp_kind_name(kind), r->bug_type)
+		                              : kp__strdup(r, kp_kind_name(kind));
+	check_build(r);
 	add_slide(r);
 	mark_panicked(r);
-	return KP_OK;
+	mark_blamed(r);
+	return kp__waitchain_build(r) ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 }

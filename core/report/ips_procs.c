@@ -13,6 +13,7 @@
 #include "report_build.h"
 #include "kp_utf8.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define KP_IPS_MAX_PROCESSES ((size_t)1 << 16)
@@ -130,6 +131,49 @@ static char *read_joined(kp_report *r, const char *s, const char *end)
 	return out;
 }
 
+/* ["A","B"] -> {"A","B"}; elements that are not strings are skipped. */
+static kp_status read_strs(kp_report *r, const char *s, const char *end, kp_strs *out)
+{
+	kp_jiter it;
+	kp_jerr e;
+	if (!kp__json_arr_begin(&it, s, end, &e))
+		return KP_OK;
+	size_t cap = 0;
+	const char *p, *ve;
+	while (kp__json_arr_next(&it, &p, &ve, &e)) {
+		char *str = read_string(r, p, ve);
+		if (!str)
+			continue;
+		if (out->n == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			char **nv = kp__alloc(r, ncap * sizeof *nv);
+			if (!nv)
+				return KP_ERR_NOMEM;
+			if (out->n)
+				memcpy(nv, out->v, out->n * sizeof *nv);
+			out->v = nv;   /* the old array stays in the arena */
+			cap = ncap;
+		}
+		out->v[out->n++] = str;
+	}
+	return KP_OK;
+}
+
+/* A JSON number with fraction or exponent (userTimeTask), read with strtod
+ * from a bounded copy. */
+static bool read_double(const char *s, const char *end, double *out)
+{
+	char buf[64];
+	size_t n = (size_t)(end - s);
+	if (n == 0 || n >= sizeof buf || !(*s == '-' || (*s >= '0' && *s <= '9')))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	char *e;
+	*out = strtod(buf, &e);
+	return e != buf;
+}
+
 static bool read_int(const char *s, const char *end, int *out)
 {
 	uint64_t v;
@@ -137,6 +181,36 @@ static bool read_int(const char *s, const char *end, int *out)
 		return false;
 	*out = (int)v;
 	return true;
+}
+
+/* [image, offset, ...] at [p, ve): false unless it starts with two integers. */
+static bool read_pair(const char *p, const char *ve, uint64_t *idx, uint64_t *off)
+{
+	const char *q = kp__json_ws(p + 1, ve);
+	if (*p != '[' || !read_u64(q, ve, idx))
+		return false;
+	while (q < ve && *q >= '0' && *q <= '9')
+		q++;
+	q = kp__json_ws(q, ve);
+	return q < ve && *q == ',' && read_u64(kp__json_ws(q + 1, ve), ve, off);
+}
+
+/* A frame at image idx + off: the address is the image's base + offset
+ * (every image kind: K/U/T kernel, P/S/C user). */
+static void set_frame(const kp_report *r, kp_frame *f, uint64_t idx, uint64_t off, bool user)
+{
+	f->image = -1;
+	f->user = user;
+	f->has_offset = true;
+	f->offset = off;
+	if (idx < r->nimages) {
+		const kp_image *im = &r->images[idx];
+		f->image = (int)idx;
+		if (im->has_base && im->base) {
+			f->has_address = true;
+			f->address = im->base + off;
+		}
+	}
 }
 
 /* [[image, offset, ...], ...]; elements that are not two integers are skipped. */
@@ -149,39 +223,34 @@ static kp_status read_frames(kp_report *r, kp_thread *t, const char *s, const ch
 	const char *p, *ve;
 	while (kp__json_arr_next(&it, &p, &ve, &e)) {
 		uint64_t idx, off;
-		const char *q = kp__json_ws(p + 1, ve);
-		if (*p == '[' && read_u64(q, ve, &idx)) {
-			while (q < ve && *q >= '0' && *q <= '9')
-				q++;
-			q = kp__json_ws(q, ve);
-			if (q < ve && *q == ',' && read_u64(kp__json_ws(q + 1, ve), ve, &off)) {
-				/* The [idx, 0] frame into the absolute image ends many backtraces. */
-				bool absolute = idx < r->nimages && r->images[idx].kind == 'A' && off == 0;
-				if (!absolute && t->nframes >= KP_IPS_MAX_FRAMES) {
-					kp__warn(r, 0, "a thread with more than %zu frames: the rest are dropped",
-					         KP_IPS_MAX_FRAMES);
-					break;
-				}
-				if (!absolute) {
-					kp_frame *f = kp__add_frame(r, t);
-					if (!f)
-						return KP_ERR_NOMEM;
-					f->user = user;
-					f->has_offset = true;
-					f->offset = off;
-					if (idx < r->nimages) {
-						const kp_image *im = &r->images[idx];
-						f->image = (int)idx;
-						if (im->has_base && im->base) {
-							f->has_address = true;
-							f->address = im->base + off;
-						}
-					}
-				}
-			}
+		if (!read_pair(p, ve, &idx, &off))
+			continue;
+		/* The [idx, 0] frame into the absolute image ends many backtraces. */
+		if (idx < r->nimages && r->images[idx].kind == 'A' && off == 0)
+			continue;
+		if (t->nframes >= KP_IPS_MAX_FRAMES) {
+			kp__warn(r, 0, "a thread with more than %zu frames: the rest are dropped",
+			         KP_IPS_MAX_FRAMES);
+			break;
 		}
+		kp_frame *f = kp__add_frame(r, t);
+		if (!f)
+			return KP_ERR_NOMEM;
+		set_frame(r, f, idx, off, user);
 	}
 	return KP_OK;
+}
+
+/* continuation / waitEvent: one [image, offset] outside the frames; user
+ * when its image is a process or shared-cache one. */
+static bool read_one_frame(const kp_report *r, const char *s, const char *end, kp_frame *f)
+{
+	uint64_t idx, off;
+	if (!read_pair(s, end, &idx, &off))
+		return false;
+	char kind = idx < r->nimages ? r->images[idx].kind : '?';
+	set_frame(r, f, idx, off, kind == 'P' || kind == 'S' || kind == 'C');
+	return true;
 }
 
 static size_t count_threads(const kp_report *r)
@@ -225,6 +294,23 @@ static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm)
 			kf = m.val, kfe = m.val_end;
 		} else if (KEY(&m, "userFrames")) {
 			uf = m.val, ufe = m.val_end;
+		} else if (KEY(&m, "qosEffective")) {
+			t->qos_effective = read_string(r, m.val, m.val_end);
+		} else if (KEY(&m, "qosRequested")) {
+			t->qos_requested = read_string(r, m.val, m.val_end);
+		} else if (KEY(&m, "qosOverride")) {
+			t->qos_override = read_string(r, m.val, m.val_end);
+		} else if (KEY(&m, "schedFlags")) {
+			if (read_strs(r, m.val, m.val_end, &t->sched_flags) != KP_OK)
+				return KP_ERR_NOMEM;
+		} else if (KEY(&m, "dispatch_queue_label")) {
+			t->dispatch_queue = read_string(r, m.val, m.val_end);
+		} else if (KEY(&m, "notice")) {
+			t->notice = read_string(r, m.val, m.val_end);
+		} else if (KEY(&m, "continuation")) {
+			t->has_continuation = read_one_frame(r, m.val, m.val_end, &t->continuation);
+		} else if (KEY(&m, "waitEvent")) {
+			t->has_wait_event = read_one_frame(r, m.val, m.val_end, &t->wait_event);
 		}
 	}
 	kp_status st = kf ? read_frames(r, t, kf, kfe, false) : KP_OK;
@@ -254,6 +340,21 @@ static kp_status read_process(kp_report *r, const kp_jmember *pm)
 				p->has_pid = true, p->pid = (int64_t)pid;
 		} else if (KEY(&m, "procname")) {
 			p->name = read_string(r, m.val, m.val_end);
+		} else if (KEY(&m, "flags") || KEY(&m, "waitInfo") || KEY(&m, "turnstileInfo")) {
+			kp_strs *dst = KEY(&m, "flags") ? &p->flags
+			               : KEY(&m, "waitInfo") ? &p->wait_info : &p->turnstile_info;
+			if (read_strs(r, m.val, m.val_end, dst) != KP_OK)
+				return KP_ERR_NOMEM;
+		} else if (KEY(&m, "frontmost")) {
+			p->frontmost = m.val_end - m.val == 4 && memcmp(m.val, "true", 4) == 0;
+		} else if (KEY(&m, "residentMemoryBytes")) {
+			p->has_resident_bytes = read_u64(m.val, m.val_end, &p->resident_bytes);
+		} else if (KEY(&m, "userTimeTask")) {
+			p->has_user_time = read_double(m.val, m.val_end, &p->user_time);
+		} else if (KEY(&m, "systemTimeTask")) {
+			p->has_system_time = read_double(m.val, m.val_end, &p->system_time);
+		} else if (KEY(&m, "suspendCount")) {
+			p->has_suspend_count = read_int(m.val, m.val_end, &p->suspend_count);
 		} else if (KEY(&m, "threadById")) {
 			kp_jiter ti;
 			kp_jmember tm;

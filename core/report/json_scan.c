@@ -20,6 +20,24 @@ static const char *fail(kp_jerr *e, const char *pos, const char *msg, bool trunc
 }
 
 /* p at the opening quote; returns past the closing one. */
+/* The code unit of a \\uXXXX escape at p (6 bytes readable), or 0x10000
+ * when p is not one. */
+static unsigned esc_u(const char *p)
+{
+	if (p[0] != '\\' || p[1] != 'u')
+		return 0x10000;
+	unsigned v = 0;
+	for (int i = 2; i < 6; i++) {
+		char c = p[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return 0x10000;
+		v = v << 4 | (unsigned)d;
+	}
+	return v;
+}
+
 static const char *skip_string(const char *p, const char *end, kp_jerr *e)
 {
 	const char *start = p++;
@@ -41,7 +59,7 @@ static const char *skip_string(const char *p, const char *end, kp_jerr *e)
 const char *kp__json_skip(const char *p, const char *end, kp_jerr *e)
 {
 	/* A stack of the open brackets as bits: 1 for '{', 0 for '['. */
-	unsigned char stack[KP_JSON_MAX_DEPTH / 8];
+	unsigned char stack[KP_JSON_MAX_DEPTH / 8] = {0};
 	int depth = 0;
 	p = kp__json_ws(p, end);
 	if (p >= end)
@@ -227,9 +245,19 @@ cJSON *kp__json_parse_span(const char *s, const char *end, kp_jerr *e)
 			if (!q)
 				q = end;
 			/* \u0000 would cut cJSON's C string (and everything after it
-			 * in a panic string): it becomes U+FFFD, as in ips_procs.c. */
+			 * in a panic string), and cJSON refuses the whole member for
+			 * a surrogate without its pair (Python's json takes it): both
+			 * become U+FFFD, as in ips_procs.c. */
 			while (p < q) {
-				if (*p == '\\' && q - p >= 6 && memcmp(p + 1, "u0000", 5) == 0) {
+				unsigned u = q - p >= 6 ? esc_u(p) : 0x10000, lo;
+				bool lone = u >= 0xD800 && u <= 0xDFFF &&
+				            !(u <= 0xDBFF && q - p >= 12 && (lo = esc_u(p + 6)) >= 0xDC00 &&
+				              lo <= 0xDFFF);
+				if (u >= 0xD800 && u <= 0xDBFF && !lone) { /* a pair: both kept */
+					memcpy(buf + o, p, 12);
+					o += 12;
+					p += 12;
+				} else if (u == 0 || lone) {
 					memcpy(buf + o, "\\ufffd", 6);
 					o += 6;
 					p += 6;

@@ -23,22 +23,36 @@
 
 typedef enum kp_format {
 	KP_FORMAT_UNKNOWN = 0,
-	KP_FORMAT_IPS,        /* bug_type 210 header line + JSON body */
+	KP_FORMAT_IPS,        /* .ips: a JSON header line + JSON body (any bug_type) */
 	KP_FORMAT_INTEL_JSON, /* body with macOSPanicString, header optional */
 	KP_FORMAT_TEXT,       /* legacy .panic text or a bare panic string */
 } kp_format;
+
+/* What a report is (issue 14): a panic (bug_type 210 and the text forms),
+ * a watchdog (409 SystemWatchdogCrash), a stackshot (288 Stackshot, 509
+ * TerminatingStackshot, and any other bug_type that carries processByPid)
+ * or a reset (151 ForceReset). */
+typedef enum kp_kind {
+	KP_KIND_PANIC = 0,
+	KP_KIND_WATCHDOG,
+	KP_KIND_STACKSHOT,
+	KP_KIND_RESET,
+} kp_kind;
 
 typedef enum kp_arch {
 	KP_ARCH_UNKNOWN = 0,
 	KP_ARCH_ARM64,
 	KP_ARCH_X86_64,
 	KP_ARCH_I386,
+	KP_ARCH_PPC,
 } kp_arch;
 
 /* Image kinds: the .ips letters (K kernel, U kernelcache, T text-exec
  * segment, A absolute, P process, S shared cache, C shared-cache library),
  * plus 'X' for a kext named only by the text "Kernel Extensions in
- * backtrace" section and '?' when unknown. */
+ * backtrace" section, 'M' for what a paniclog 15 header line names (name
+ * "SPTM", "TXM" or "kernelcache", load address as start) and '?' when
+ * unknown. */
 typedef struct kp_image {
 	int index;            /* position in kp_report.images */
 	char *uuid;           /* canonical, NULL when unknown */
@@ -61,6 +75,12 @@ typedef struct kp_frame {
 	bool user;            /* from .ips userFrames (after the kernel frames) */
 } kp_frame;
 
+/* An array of strings in the report's arena. */
+typedef struct kp_strs {
+	char **v;
+	size_t n;
+} kp_strs;
+
 typedef struct kp_thread {
 	bool has_id;
 	uint64_t id;
@@ -74,7 +94,46 @@ typedef struct kp_thread {
 	kp_frame *frames;     /* innermost first */
 	size_t nframes;
 	size_t frames_cap;
+
+	/* What explains a hang (stackshot threads; NULL/false when absent). */
+	char *qos_effective, *qos_requested, *qos_override;   /* QOS_CLASS_* */
+	kp_strs sched_flags;  /* as written, unknown ones (TH_SFLAG_UNKNOWN_0x80000) too */
+	char *dispatch_queue; /* dispatch_queue_label, may be "" */
+	char *notice;         /* e.g. "Unmapped pages caused truncated backtrace; ..." */
+	bool has_continuation, has_wait_event;
+	kp_frame continuation, wait_event;   /* not part of frames */
+	/* Its process's waitInfo / turnstileInfo line for it: the text after
+	 * "thread <tid>: " (waitchain.c). */
+	char *waits_on;
+	char *turnstile;
+	char *service;        /* the port's service label, "(NAME)" in either line */
+	/* The direct next hop it waits for: a thread (blocked_tid) or, when only
+	 * a pid is named, a process; hops as the turnstile counts them. */
+	bool has_blocked_tid, has_blocked_pid, has_hops, has_wait_priority;
+	uint64_t blocked_tid;
+	int64_t blocked_pid;
+	int hops, wait_priority;
+	int blocked_proc, blocked_thread;   /* blocked_tid resolved: indices, -1 when absent */
 } kp_thread;
+
+/* A thread by position: processes[proc].threads[thread]. */
+typedef struct kp_thread_ref {
+	int proc, thread;
+} kp_thread_ref;
+
+/* A wait chain: the waiting thread, then each thread it waits for in turn.
+ * cycle: the last link waits for a thread earlier in the chain (a deadlock);
+ * end_pid: the chain ends at a process named by pid only (has_end_pid);
+ * nsame: how many other waiting threads have the same next hop (their
+ * chains are this one with another first link, not kept). */
+typedef struct kp_chain {
+	kp_thread_ref *links;
+	size_t nlinks;
+	size_t nsame;
+	bool cycle;
+	bool has_end_pid;
+	int64_t end_pid;
+} kp_chain;
 
 typedef struct kp_process {
 	bool has_pid;
@@ -83,6 +142,16 @@ typedef struct kp_process {
 	kp_thread *threads;
 	size_t nthreads;
 	size_t threads_cap;
+
+	/* stackshot process members (absent: empty / false) */
+	kp_strs flags;            /* darwinBG, dirty, ... */
+	kp_strs wait_info;        /* waitInfo lines, verbatim ("thread N: ...") */
+	kp_strs turnstile_info;   /* turnstileInfo lines, verbatim */
+	bool frontmost;
+	bool has_resident_bytes, has_user_time, has_system_time, has_suspend_count;
+	uint64_t resident_bytes;
+	double user_time, system_time;   /* userTimeTask, systemTimeTask (seconds) */
+	int suspend_count;
 } kp_process;
 
 /* One line of the loaded kext list (names expanded from the Catalina-era
@@ -122,6 +191,8 @@ typedef struct kp_report {
 	kp_arch arch;
 	char *path;
 
+	kp_kind kind;
+
 	/* header */
 	bool has_bug_type;
 	int bug_type;
@@ -143,6 +214,31 @@ typedef struct kp_report {
 	uint64_t panicked_thread_id;
 	uint64_t panicked_task;   /* task pointer from "Panicked task 0x..." */
 	char *panicked_process;
+
+	/* watchdogs and stackshots: why it was taken and whom it blames (for a
+	 * panic, blamed is the panicked process) */
+	char *reason;
+	char *term_namespace;     /* a watchdog's termination.namespace, e.g. "WATCHDOG" */
+	bool has_blamed_pid;
+	int64_t blamed_pid;
+	char *blamed_process;
+	int64_t *frontmost_pids;
+	size_t nfrontmost;
+	kp_strs notes;            /* notes / reportNotes */
+	bool has_panic_flags;
+	uint64_t panic_flags;     /* panicFlags; kp_report_panic_flag_names decodes it */
+
+	/* a zone exhaustion panic's suspect zone (zone.c): name NULL when none */
+	struct {
+		char *name;
+		bool has_elements, has_bytes;
+		uint64_t elements, bytes;
+	} zone;
+
+	/* wait chains (waitchain.c): the longest first, each start thread once;
+	 * every chain with a cycle is among them */
+	kp_chain *chains;
+	size_t nchains;
 
 	unsigned addr_flags;      /* KP_HAS_* bits for the fields below */
 	uint64_t kernel_slide, kernel_text_base;
@@ -195,10 +291,28 @@ kp_status kp_report_load(const char *path, kp_report **out, kp_error *err);
 void kp_report_free(kp_report **r);
 
 const char *kp_format_name(kp_format f);   /* "ips", "intel-json", "text", "unknown" */
-const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "unknown" */
+const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "ppc", "unknown" */
+const char *kp_kind_name(kp_kind k);       /* "panic", "watchdog", "stackshot", "reset" */
 
 /* The thread marked panicked (or NULL) and the process holding it. */
 const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process **proc);
+
+/* The thread whose frames explain the report: the panicked one; for the
+ * other kinds the first thread of the blamed process, else of the first
+ * frontmost one; NULL when none. */
+const kp_thread *kp_report_blamed_thread(const kp_report *r, const kp_process **proc);
+
+/* The names of the panicFlags bits set (xnu debug.h; the bits differ
+ * between Apple silicon and Intel, so r->arch picks the table; none for an
+ * unknown arch): "nested_panic", "companion_panic", "stackshot_succeeded",
+ * "stackshot_incomplete", "stackshot_kernel_only", "button_reset",
+ * "stackshot_compressed", "exclave_panic", "userspace_initiated"; unknown
+ * bits are not named.  Writes at most max static strings; returns how many
+ * are set. */
+size_t kp_report_panic_flag_names(const kp_report *r, const char **names, size_t max);
+
+/* The thread with id tid (ids are unique system-wide), or NULL. */
+const kp_thread *kp_report_thread_by_id(const kp_report *r, uint64_t tid, kp_thread_ref *ref);
 
 /* Maximum size kp_report_load accepts. */
 #define KP_REPORT_MAX_SIZE ((size_t)256 << 20)

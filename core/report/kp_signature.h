@@ -12,7 +12,15 @@
  *    "image+0xOFFSET" (image = bundle id/name if known, else its UUID);
  *    directly repeated labels (recursion) count once.
  * The headline is part of the exact key too, so reports without frames do
- * not all collide on their kernel UUID.
+ * not all collide on their kernel UUID.  A zone exhaustion panic's group
+ * hashes the suspect zone's name as written instead of the headline (whose
+ * counts differ in every report).
+ *
+ * Watchdogs, stackshots and resets (kp_report.kind) are keyed by what they
+ * blame instead: watchdog group = namespace + blamed process + the blocking
+ * frame's label (frames); stackshot group = normalised reason + the first
+ * frontmost process; reset group = normalised reason; each key also hashes
+ * the kind, and the culprit is the blamed (or frontmost) process.
  *
  * Machinery: frames whose function is a known panic/trap path function are
  * skipped.  Quirk: unsymbolicated leading kernel frames are skipped too when

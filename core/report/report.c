@@ -105,8 +105,10 @@ kp_thread *kp__add_thread(kp_report *r, kp_process *p)
 {
 	(void)r;
 	kp_thread *t = kp_vec_push((void **)&p->threads, &p->nthreads, &p->threads_cap, sizeof *t);
-	if (t)
+	if (t) {
 		t->cpu = -1;
+		t->blocked_proc = t->blocked_thread = -1;
+	}
 	return t;
 }
 
@@ -170,11 +172,45 @@ int kp__image_by_uuid(const kp_report *r, const char *uuid)
 	return -1;
 }
 
+/* The arch the kernel-side addresses imply when no version line names it:
+ * x86_64 kernels and kexts live at 0xffffff7f.. / 0xffffff80..; arm64 ones
+ * at 0xfffffe.. (macOS) or 0xfffffff0.. (iOS, older macOS); addresses that
+ * all fit 32 bits are an i386 kernel's. */
+static void infer_arch(kp_report *r)
+{
+	size_t x86 = 0, arm = 0, small = 0, n = 0;
+	for (size_t i = 0; i < r->nprocesses; i++)
+		for (size_t j = 0; j < r->processes[i].nthreads; j++) {
+			const kp_thread *t = &r->processes[i].threads[j];
+			for (size_t k = 0; k < t->nframes; k++) {
+				if (!t->frames[k].has_address || t->frames[k].user)
+					continue;
+				uint64_t a = t->frames[k].address, hi = a >> 32;
+				n++;
+				if (hi >= 0xffffff7fu && hi <= 0xffffff8fu)
+					x86++;
+				else if ((hi >= 0xfffffe00u && hi < 0xffffff00u) || hi >= 0xfffffff0u)
+					arm++;
+				else if (hi == 0 && a)
+					small++;
+			}
+		}
+	if (n && x86 * 2 > n)
+		r->arch = KP_ARCH_X86_64;
+	else if (n && arm * 2 > n)
+		r->arch = KP_ARCH_ARM64;
+	else if (n && small == n)
+		r->arch = KP_ARCH_I386;
+}
+
 void kp__derive_arch(kp_report *r)
 {
 	const char *kv = r->kernel_version;
-	if (!kv)
+	if (!kv) {
+		if (r->arch == KP_ARCH_UNKNOWN)
+			infer_arch(r);
 		return;
+	}
 	const char *rel = strstr(kv, "RELEASE_");
 	if (!rel)
 		rel = strstr(kv, "DEVELOPMENT_");
@@ -187,7 +223,11 @@ void kp__derive_arch(kp_report *r)
 			r->arch = KP_ARCH_X86_64;
 		else if (strstr(kv, "I386") || strstr(kv, "i386"))
 			r->arch = KP_ARCH_I386;
+		else if (strstr(kv, "RELEASE_PPC") || strstr(kv, "DEBUG_PPC") || strstr(kv, "DEVELOPMENT_PPC"))
+			r->arch = KP_ARCH_PPC;
 	}
+	if (r->arch == KP_ARCH_UNKNOWN)
+		infer_arch(r);
 	if (!r->soc && rel) {
 		const char *a = strstr(rel, "ARM64_");
 		if (a) {
@@ -211,12 +251,84 @@ const char *kp_format_name(kp_format f)
 	}
 }
 
+const char *kp_kind_name(kp_kind k)
+{
+	switch (k) {
+	case KP_KIND_WATCHDOG: return "watchdog";
+	case KP_KIND_STACKSHOT: return "stackshot";
+	case KP_KIND_RESET: return "reset";
+	default: return "panic";
+	}
+}
+
+size_t kp_report_panic_flag_names(const kp_report *r, const char **names, size_t max)
+{
+	static const struct {
+		const char *name;
+		uint64_t arm, intel;   /* 0: not on that architecture */
+	} bits[] = {
+		{"nested_panic", 0x40, 0x01},
+		{"companion_panic", 0x100, 0x02},
+		{"stackshot_succeeded", 0x02, 0x04},
+		{"stackshot_incomplete", 0x10, 0x40},
+		{"stackshot_kernel_only", 0, 0x400},
+		{"button_reset", 0x80, 0},
+		{"stackshot_compressed", 0x800, 0x08},
+		{"exclave_panic", 0x10000, 0},
+		{"userspace_initiated", 0x20000, 0x10000},
+	};
+	size_t n = 0;
+	if (!r->has_panic_flags || (r->arch != KP_ARCH_ARM64 && r->arch != KP_ARCH_X86_64))
+		return 0;
+	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+		uint64_t b = r->arch == KP_ARCH_ARM64 ? bits[i].arm : bits[i].intel;
+		if (b && (r->panic_flags & b)) {
+			if (n < max)
+				names[n] = bits[i].name;
+			n++;
+		}
+	}
+	return n;
+}
+
+const kp_thread *kp_report_blamed_thread(const kp_report *r, const kp_process **proc)
+{
+	const kp_thread *t = kp_report_panicked_thread(r, proc);
+	if (t || r->kind == KP_KIND_PANIC)
+		return t;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r->nprocesses; i++) {
+			const kp_process *p = &r->processes[i];
+			bool match = pass == 0 ? r->has_blamed_pid && p->has_pid && p->pid == r->blamed_pid
+			                       : !r->has_blamed_pid && p->frontmost;
+			if (match && p->nthreads) {
+				if (proc)
+					*proc = p;
+				return &p->threads[0];
+			}
+		}
+	return NULL;
+}
+
+const kp_thread *kp_report_thread_by_id(const kp_report *r, uint64_t tid, kp_thread_ref *ref)
+{
+	for (size_t i = 0; i < r->nprocesses; i++)
+		for (size_t j = 0; j < r->processes[i].nthreads; j++)
+			if (r->processes[i].threads[j].has_id && r->processes[i].threads[j].id == tid) {
+				if (ref)
+					*ref = (kp_thread_ref){(int)i, (int)j};
+				return &r->processes[i].threads[j];
+			}
+	return NULL;
+}
+
 const char *kp_arch_name(kp_arch a)
 {
 	switch (a) {
 	case KP_ARCH_ARM64: return "arm64";
 	case KP_ARCH_X86_64: return "x86_64";
 	case KP_ARCH_I386: return "i386";
+	case KP_ARCH_PPC: return "ppc";
 	default: return "unknown";
 	}
 }

@@ -55,6 +55,15 @@ char *kp__kext_expand(kp_report *r, const char *s, size_t n);
  * is cut off (the complete processes before the cut are kept). */
 kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, bool *cut);
 
+/* waitchain.c: puts each process's waitInfo / turnstileInfo lines on their
+ * threads, resolves the next hops (blocked_proc/thread) and fills r->chains.
+ * Call once, after the processes are in their final order.  False only when
+ * out of memory. */
+bool kp__waitchain_build(kp_report *r);
+
+/* zone.c: r->zone from the panic text (after the parsers). */
+void kp__zone_parse(kp_report *r);
+
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);
 

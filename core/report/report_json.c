@@ -355,6 +355,9 @@ typedef struct jw {
 	void *ctx;
 	const kp_process *p;   /* the process and thread being written */
 	const kp_thread *t;
+	const kp_strs *strs;   /* the string array being written */
+	const kp_chain *chain; /* the wait chain being written */
+	const char *names[16]; /* panic flag names */
 	bool oom;
 } jw;
 
@@ -496,12 +499,10 @@ static void image_json(jw *w, size_t i, int depth)
 }
 
 /* Frame k of the current thread, then what the callback adds. */
-static void frame_json(jw *w, size_t k, int depth)
+/* A frame's own members; the caller ends the object. */
+static kp_report_json_obj frame_begin(jw *w, const kp_frame *f, int depth)
 {
 	const kp_report *r = w->r;
-	const kp_process *p = w->p;
-	const kp_thread *t = w->t;
-	const kp_frame *f = &t->frames[k];
 	const kp_image *im = f->image >= 0 && (size_t)f->image < r->nimages ? &r->images[f->image] : NULL;
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_i64(&ob, K("image"), im != NULL, f->image);
@@ -511,6 +512,15 @@ static void frame_json(jw *w, size_t k, int depth)
 	m_hex(&ob, K("address"), f->has_address, f->address);
 	m_str(&ob, K("report_symbol"), f->symbol);
 	m_bool(&ob, K("user"), f->user);
+	return ob;
+}
+
+static void frame_json(jw *w, size_t k, int depth)
+{
+	const kp_report *r = w->r;
+	const kp_process *p = w->p;
+	const kp_thread *t = w->t;
+	kp_report_json_obj ob = frame_begin(w, &t->frames[k], depth);
 	if (w->fn) {
 		cJSON *extra = cJSON_CreateObject();
 		if (!extra) {
@@ -527,6 +537,61 @@ static void frame_json(jw *w, size_t k, int depth)
 	kp_report_json_end(&ob);
 }
 
+static void str_elem(jw *w, size_t i, int depth)
+{
+	(void)depth;
+	kp_report_json_str(w->o, w->strs->v[i]);
+}
+
+static void name_elem(jw *w, size_t i, int depth)
+{
+	(void)depth;
+	kp_report_json_str(w->o, w->names[i]);
+}
+
+static void strs_json(jw *w, kp_report_json_obj *ob, const char *k, size_t kn, const kp_strs *v)
+{
+	lit_key(ob, k, kn);
+	w->strs = v;
+	array_json(w, v->n, str_elem, ob->depth + 1);
+}
+
+/* Issue 14's thread members: what explains a hang. */
+static void thread_wait_json(jw *w, kp_report_json_obj *ob, const kp_thread *t, int depth)
+{
+	const kp_report *r = w->r;
+	lit_key(ob, K("qos"));
+	kp_report_json_obj q = kp_report_json_begin(w->o, depth + 1);
+	m_str(&q, K("effective"), t->qos_effective);
+	m_str(&q, K("requested"), t->qos_requested);
+	m_str(&q, K("override"), t->qos_override);
+	kp_report_json_end(&q);
+	strs_json(w, ob, K("sched_flags"), &t->sched_flags);
+	m_str(ob, K("dispatch_queue"), t->dispatch_queue);
+	m_str(ob, K("notice"), t->notice);
+	m_str(ob, K("waits_on"), t->waits_on);
+	m_str(ob, K("turnstile"), t->turnstile);
+	lit_key(ob, K("blocked_by"));
+	if (t->has_blocked_tid || t->has_blocked_pid) {
+		const kp_process *bp = t->blocked_proc >= 0 ? &r->processes[t->blocked_proc] : NULL;
+		bool has_pid = (bp && bp->has_pid) || t->has_blocked_pid;
+		kp_report_json_obj b = kp_report_json_begin(w->o, depth + 1);
+		m_u64(&b, K("thread_id"), t->has_blocked_tid, t->blocked_tid);
+		m_i64(&b, K("pid"), has_pid, bp && bp->has_pid ? bp->pid : t->blocked_pid);
+		m_i64(&b, K("hops"), t->has_hops, t->hops);
+		kp_report_json_end(&b);
+	} else {
+		kp_report_json_null(w->o);
+	}
+	lit_key(ob, K("continuation"));
+	if (t->has_continuation) {
+		kp_report_json_obj c = frame_begin(w, &t->continuation, depth + 1);
+		kp_report_json_end(&c);
+	} else {
+		kp_report_json_null(w->o);
+	}
+}
+
 static void thread_json(jw *w, size_t j, int depth)
 {
 	const kp_thread *t = w->t = &w->p->threads[j];
@@ -539,6 +604,7 @@ static void thread_json(jw *w, size_t j, int depth)
 	m_i64(&ob, K("sched_priority"), t->has_sched_priority, t->sched_priority);
 	m_i64(&ob, K("base_priority"), t->has_base_priority, t->base_priority);
 	m_str(&ob, K("flags"), t->flags);
+	thread_wait_json(w, &ob, t, depth);
 	lit_key(&ob, K("frames"));
 	array_json(w, t->nframes, frame_json, depth + 1);
 	kp_report_json_end(&ob);
@@ -550,6 +616,9 @@ static void process_json(jw *w, size_t i, int depth)
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_i64(&ob, K("pid"), p->has_pid, p->pid);
 	m_str(&ob, K("name"), p->name);
+	strs_json(w, &ob, K("flags"), &p->flags);
+	strs_json(w, &ob, K("wait_info"), &p->wait_info);
+	strs_json(w, &ob, K("turnstile_info"), &p->turnstile_info);
 	lit_key(&ob, K("threads"));
 	array_json(w, p->nthreads, thread_json, depth + 1);
 	kp_report_json_end(&ob);
@@ -576,6 +645,73 @@ static void warning_json(jw *w, size_t i, int depth)
 	kp_report_json_end(&ob);
 }
 
+static void pid_elem(jw *w, size_t i, int depth)
+{
+	(void)depth;
+	kp_report_json_int(w->o, w->r->frontmost_pids[i]);
+}
+
+static void tid_elem(jw *w, size_t i, int depth)
+{
+	(void)depth;
+	const kp_chain *c = w->chain;
+	const kp_thread *t = &w->r->processes[c->links[i].proc].threads[c->links[i].thread];
+	if (t->has_id && t->id < (1ull << 53))
+		kp_report_json_int(w->o, (int64_t)t->id);
+	else if (t->has_id)
+		kp_report_json_hexstr(w->o, t->id);
+	else
+		kp_report_json_null(w->o);
+}
+
+static void chain_json(jw *w, size_t i, int depth)
+{
+	const kp_chain *c = &w->r->chains[i];
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	lit_key(&ob, K("thread_ids"));
+	w->chain = c;
+	array_json(w, c->nlinks, tid_elem, depth + 1);
+	m_bool(&ob, K("cycle"), c->cycle);
+	m_i64(&ob, K("end_pid"), c->has_end_pid, c->end_pid);
+	m_u64(&ob, K("same"), true, c->nsame);
+	kp_report_json_end(&ob);
+}
+
+/* Issue 14's report members: what kind of report, whom it blames, why. */
+static void kind_json(jw *w, kp_report_json_obj *ob, int depth)
+{
+	const kp_report *r = w->r;
+	m_str(ob, K("kind"), kp_kind_name(r->kind));
+	m_str(ob, K("reason"), r->reason);
+	lit_key(ob, K("blamed"));
+	if (r->has_blamed_pid || r->blamed_process) {
+		kp_report_json_obj b = kp_report_json_begin(w->o, depth + 1);
+		m_i64(&b, K("pid"), r->has_blamed_pid, r->blamed_pid);
+		m_str(&b, K("process"), r->blamed_process);
+		kp_report_json_end(&b);
+	} else {
+		kp_report_json_null(w->o);
+	}
+	lit_key(ob, K("frontmost_pids"));
+	array_json(w, r->nfrontmost, pid_elem, depth + 1);
+	strs_json(w, ob, K("notes"), &r->notes);
+	size_t nf = kp_report_panic_flag_names(r, w->names, sizeof w->names / sizeof w->names[0]);
+	lit_key(ob, K("panic_flags"));
+	array_json(w, nf < 16 ? nf : 16, name_elem, depth + 1);
+	lit_key(ob, K("wait_chains"));
+	array_json(w, r->nchains, chain_json, depth + 1);
+	lit_key(ob, K("zone"));
+	if (r->zone.name) {
+		kp_report_json_obj z = kp_report_json_begin(w->o, depth + 1);
+		m_str(&z, K("name"), r->zone.name);
+		m_u64(&z, K("elements"), r->zone.has_elements, r->zone.elements);
+		m_u64(&z, K("bytes"), r->zone.has_bytes, r->zone.bytes);
+		kp_report_json_end(&z);
+	} else {
+		kp_report_json_null(w->o);
+	}
+}
+
 static void report_json(jw *w, int depth)
 {
 	const kp_report *r = w->r;
@@ -595,6 +731,7 @@ static void report_json(jw *w, int depth)
 	m_str(&ob, K("soc"), r->soc);
 	m_str(&ob, K("headline"), r->headline);
 	m_str(&ob, K("panic_string"), r->panic_string);
+	kind_json(w, &ob, depth);
 	lit_key(&ob, K("panicked"));
 	panicked_json(w, depth + 1);
 	lit_key(&ob, K("addresses"));

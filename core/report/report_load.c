@@ -47,6 +47,7 @@ kp_status kp_report_parse(const char *data, size_t len, const char *path,
 		return st;
 	}
 	kp__derive_arch(r);
+	kp__zone_parse(r);
 	*out = r;
 	return KP_OK;
 }

@@ -312,10 +312,109 @@ static void hash_part(kp_sha1 *h, const char *s)
 	kp_sha1_update(h, "\n", 1);
 }
 
+/* "headline (culprit)", the headline capped at 100 bytes. */
+static char *make_title(const char *headline, const char *culprit, const char *none)
+{
+	kp_sb title = {0};
+	const char *h = headline && *headline ? headline : none;
+	size_t hn = strlen(h);
+	if (hn > 100) {
+		hn = 100;
+		while (hn && ((unsigned char)h[hn] & 0xC0) == 0x80)
+			hn--;
+	}
+	kp_sb_add(&title, h, hn);
+	if (hn < strlen(h))
+		kp_sb_str(&title, "...");
+	if (culprit) {
+		kp_sb_str(&title, " (");
+		kp_sb_str(&title, culprit);
+		kp_sb_str(&title, ")");
+	}
+	return kp_sb_take(&title);
+}
+
+/* Watchdogs, stackshots and resets (issue 14): the group is what the report
+ * blames, never its counts or addresses:
+ *  - watchdog: namespace + blamed process + the blocking frame's label (the
+ *    first frame of the blamed thread after the machinery that names
+ *    something);
+ *  - stackshot: normalised reason + the first frontmost process;
+ *  - reset: normalised reason.
+ * The exact key adds the kernel UUID and the blamed thread's frames as
+ * (image UUID, offset).  The culprit is the blamed or frontmost process. */
+static kp_status sig_hang(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_sig *out,
+                          kp_error *err)
+{
+	out->headline = kp_sig_normalize_headline(r->reason ? r->reason : r->headline);
+	const kp_process *bp = NULL;
+	const kp_thread *t = kp_report_blamed_thread(r, &bp);
+	/* the first of frontmostPids, else the first process marked frontmost */
+	const char *front = NULL;
+	for (size_t k = 0; k < r->nfrontmost && !front; k++)
+		for (size_t i = 0; i < r->nprocesses && !front; i++)
+			if (r->processes[i].has_pid && r->processes[i].pid == r->frontmost_pids[k])
+				front = r->processes[i].name ? r->processes[i].name : "?";
+	for (size_t i = 0; i < r->nprocesses && !front; i++)
+		if (r->processes[i].frontmost)
+			front = r->processes[i].name ? r->processes[i].name : "?";
+	const char *culprit = r->kind == KP_KIND_WATCHDOG ? r->blamed_process
+	                      : r->kind == KP_KIND_STACKSHOT ? (r->blamed_process ? r->blamed_process : front)
+	                                                     : NULL;
+	kp_sha1 ex, gr;
+	kp_sha1_init(&ex);
+	kp_sha1_init(&gr);
+	hash_part(&gr, kp_kind_name(r->kind));
+	hash_part(&ex, kp_kind_name(r->kind));
+	hash_part(&ex, r->kernel_uuid ? r->kernel_uuid : "?");
+	hash_part(&ex, out->headline ? out->headline : "");
+	char label[512] = "";
+	if (r->kind == KP_KIND_WATCHDOG) {
+		hash_part(&gr, r->term_namespace ? r->term_namespace : "");
+		hash_part(&gr, r->blamed_process ? r->blamed_process : "");
+		if (t && t->nframes) {
+			frame_ctx c = {r, t, fn, ctx};
+			for (size_t i = first_relevant(&c, t->nframes); i < t->nframes && !label[0]; i++) {
+				frame_label(&c, i, label, sizeof label);
+				if (strcmp(label, "?") == 0)
+					label[0] = '\0';
+			}
+		}
+		hash_part(&gr, label);
+	} else {
+		hash_part(&gr, out->headline ? out->headline : "");
+		if (r->kind == KP_KIND_STACKSHOT)
+			hash_part(&gr, front ? front : "");
+	}
+	for (size_t i = 0; t && i < t->nframes; i++) {
+		const kp_frame *f = &t->frames[i];
+		const kp_image *im = frame_image(r, f);
+		char part[96];
+		snprintf(part, sizeof part, "%s+0x%" PRIx64, im && im->uuid ? im->uuid : image_label(im),
+		         f->has_offset ? f->offset : 0);
+		hash_part(&ex, part);
+	}
+	uint8_t d[20];
+	kp_sha1_final(&ex, d);
+	kp_sha1_to_hex(d, out->exact_key);
+	kp_sha1_final(&gr, d);
+	kp_sha1_to_hex(d, out->group_key);
+	out->frames = xstrdup(label);
+	out->culprit = xstrdup(culprit);
+	out->title = make_title(out->headline, culprit, kp_kind_name(r->kind));
+	if (!out->headline || !out->frames || !out->title || (culprit && !out->culprit)) {
+		kp_sig_free(out);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	return KP_OK;
+}
+
 kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_sig *out,
                          kp_error *err)
 {
 	memset(out, 0, sizeof *out);
+	if (r->kind != KP_KIND_PANIC)
+		return sig_hang(r, fn, ctx, out, err);
 	const char *hl = r->headline;
 	char *first_line = NULL;
 	if (!hl && r->panic_string) {
@@ -344,7 +443,14 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 	kp_sha1_init(&gr);
 	hash_part(&ex, r->kernel_uuid ? r->kernel_uuid : "?");
 	hash_part(&ex, out->headline ? out->headline : "");
-	hash_part(&gr, out->headline ? out->headline : "");
+	if (r->zone.name) {
+		/* zone exhaustion: the zone's name as written (kalloc.48 is not
+		 * kalloc.1024) stands for the headline and its counts */
+		hash_part(&gr, "zone exhaustion");
+		hash_part(&gr, r->zone.name);
+	} else {
+		hash_part(&gr, out->headline ? out->headline : "");
+	}
 
 	kp_sb frames = {0};
 	char label[512], prev[512] = "";
@@ -387,23 +493,7 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 		}
 	}
 
-	kp_sb title = {0};
-	const char *h = out->headline && *out->headline ? out->headline : "(no panic message)";
-	size_t hn = strlen(h);
-	if (hn > 100) {
-		hn = 100;
-		while (hn && ((unsigned char)h[hn] & 0xC0) == 0x80)
-			hn--;
-	}
-	kp_sb_add(&title, h, hn);
-	if (hn < strlen(h))
-		kp_sb_str(&title, "...");
-	if (out->culprit) {
-		kp_sb_str(&title, " (");
-		kp_sb_str(&title, out->culprit);
-		kp_sb_str(&title, ")");
-	}
-	out->title = kp_sb_take(&title);
+	out->title = make_title(out->headline, out->culprit, "(no panic message)");
 
 	if (!out->headline || !out->frames || !out->title || (k && !out->culprit)) {
 		kp_sig_free(out);

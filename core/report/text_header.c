@@ -123,21 +123,24 @@ static void process_name(tp *c, const char *p)
 		c->oom = true;
 }
 
+/* pp: the panic line from "panic(" on, or from "(" when a paste lost the
+ * word (then the line starts there). */
 static void panic_line(tp *c, const char *pp)
 {
+	const char *inner = pp + (*pp == '(' ? 1 : 6);
 	c->saw_panic = true;
 	const char *o = c->text + c->off, *oe = c->text + c->len;
 	size_t k = 0;
 	while (o + k + 6 <= oe && o[k] != '\n' && memcmp(o + k, "panic(", 6) != 0)
 		k++;
 	c->panic_off = (o + k + 6 <= oe && o[k] != '\n') ? c->off + k : c->off;
-	const char *cpu = after(pp + 6, "cpu ");
+	const char *cpu = after(inner, "cpu ");
 	uint64_t n;
 	if (cpu && dec_at(cpu, &n, NULL) && n < 100000)
 		c->panic_cpu = (int)n;
 	const char *msg = strstr(pp, "):");
 	msg = msg ? msg + 2 : strchr(pp, ')');
-	msg = msg ? skip_ws(msg + (*msg == ')')) : pp + 6;
+	msg = msg ? skip_ws(msg + (*msg == ')')) : inner;
 	c->head.n = 0;
 	kp__text_sb_put(c, &c->head, msg, strlen(msg));
 	c->head_lines = 1;
@@ -171,12 +174,25 @@ static bool midline_panic(const char *p)
 	return strncmp(p, " caller 0x", 10) == 0;
 }
 
+/* A panic line whose leading word "panic" was lost in a paste:
+ * "(cpu N caller 0x...): ..." (the machine form only). */
+static bool bare_panic(const char *t)
+{
+	const char *p = after(t, "(cpu ");
+	if (!p || *p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return strncmp(p, " caller 0x", 10) == 0 && strstr(p, "):") != NULL;
+}
+
 /* Header and section lines that may appear anywhere. */
 void kp__text_general_line(tp *c, const char *t)
 {
 	kp_report *r = c->r;
 	const char *p;
-	if (!c->saw_panic && (p = strstr(t, "panic(")) && (p == t || midline_panic(p))) {
+	if (!c->saw_panic && (((p = strstr(t, "panic(")) && (p == t || midline_panic(p))) ||
+	                      (t[0] == '(' && bare_panic(t) && (p = t)))) {
 		panic_line(c, p);
 		c->head_open = kp__text_quotes_open(c->head.s ? c->head.s : "");
 		return;
@@ -203,6 +219,8 @@ void kp__text_general_line(tp *c, const char *t)
 		panicked_task(c, p);
 		return;
 	}
+	if (kp__text_v15_line(c, t))
+		return;
 	if (strcmp(t, "Kernel Extensions in backtrace:") == 0 ||
 	    after(t, "Kernel loadable modules in backtrace")) {
 		c->sect = S_KEXT_BT;
@@ -224,7 +242,7 @@ void kp__text_general_line(tp *c, const char *t)
 		kp__text_last_kext(c, p, &r->last_started_kext);
 		return;
 	}
-	if ((p = after(t, "last unloaded kext at "))) {
+	if ((p = after(t, "last unloaded kext at ")) || (p = after(t, "last stopped kext at "))) {
 		kp__text_last_kext(c, p, &r->last_unloaded_kext);
 		return;
 	}

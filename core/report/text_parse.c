@@ -294,7 +294,10 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len, long line0,
 	kp_status st = KP_OK;
 	if (c.oom)
 		goto nomem;
-	bool headline_ish = c.first.s && (contains_ci(c.first.s, "panic") || contains_ci(c.first.s, "watchdog"));
+	/* a real panic signature: a panic( line, a backtrace, a Kernel version,
+	 * a panic marker, or the first line of a bridgeOS-style watchdog panic
+	 * string; prose that merely says "panic" is no report */
+	bool headline_ish = c.first.s && contains_ci(c.first.s, "watchdog");
 	if (!c.saw_panic && !c.saw_bt && !c.saw_kv && !c.saw_marker && !headline_ish) {
 		if (!c.have_content)
 			st = kp_error_set(err, KP_ERR_FORMAT, line0, byte0, "no panic text: only blank lines");

@@ -134,6 +134,12 @@ bool kp__text_is_noise(const char *t);
 /* Header and section lines that may appear anywhere. */
 void kp__text_general_line(tp *c, const char *t);
 
+/* ---- text_paniclog15.c ---- */
+
+/* A paniclog 15 header line (SPTM, TXM, kernelcache images; Debug Header,
+ * Exclaves, iBoot Stage 2 fields); false when t is not one. */
+bool kp__text_v15_line(tp *c, const char *t);
+
 /* ---- text_backtrace.c ---- */
 
 /* Opens a backtrace block of section s; its thread is made at its first

@@ -385,7 +385,11 @@ kp_sym_status kp_symbols_frame(kp_symbols *s, const kp_report *r, const kp_threa
 		snprintf(out->msg, sizeof out->msg, "no dSYM for %s", im->uuid);
 		return out->status = KP_SYM_NO_DSYM;
 	}
-	uint64_t addr = kp_macho_seg(o->slice) + f->offset;
+	/* a user image's (P, S, C) offset counts from its Mach header, __TEXT */
+	bool user_image = im->kind == 'P' || im->kind == 'S' || im->kind == 'C';
+	uint64_t seg = user_image && o->slice && o->slice->has_text ? o->slice->text_vmaddr
+	                                                            : kp_macho_seg(o->slice);
+	uint64_t addr = seg + f->offset;
 	out->symbol_address = addr;
 	/* a caller frame's return address points after the call: step back into it */
 	uint64_t back = 0;
