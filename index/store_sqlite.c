@@ -115,6 +115,18 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[Q_META_SET] = "INSERT INTO meta(key, value) VALUES (?1, ?2) "
 	               "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+	/* listing without RECENT_PATH and the groups join per row: the paths
+	 * (in the table's own order, not through paths_report and a lookup per
+	 * path) and the group counts are read in one pass each and matched to
+	 * the rows in C (store_sqlite_query.c) */
+	[Q_LIST_REPORTS_BARE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, "
+	                        "NULL, 1, NULL, NULL, NULL, NULL, r.host, r.host_key FROM reports r "
+	                        "ORDER BY r.ts DESC, r.id DESC",
+	[Q_GROUP_COUNTS] = "SELECT id, count FROM groups",
+	[Q_GROUP_SPAN] = "SELECT max(id), (SELECT count(*) FROM groups) FROM groups",
+	[Q_REPORT_PATHS_ALL] = "SELECT report_id, seen_at, path FROM paths NOT INDEXED "
+	                       "WHERE report_id IS NOT NULL",
+	[Q_REPORT_SPAN] = "SELECT max(id), (SELECT count(*) FROM reports) FROM reports", /* count alone: no scan */
 };
 
 /* ---- schema ---- */

@@ -50,6 +50,11 @@ typedef enum kpi__sq_sql {
 	Q_SEARCH_LIKE,
 	Q_META_GET,
 	Q_META_SET,
+	Q_LIST_REPORTS_BARE,
+	Q_REPORT_PATHS_ALL,
+	Q_REPORT_SPAN,
+	Q_GROUP_COUNTS,
+	Q_GROUP_SPAN,
 	Q_COUNT
 } kpi__sq_sql;
 

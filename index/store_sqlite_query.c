@@ -1,6 +1,7 @@
 /* store_sqlite_query.c: the sqlite store's read ops: listing, searching,
  * paths, archives and meta. */
 #include "store_sqlite.h"
+#include "kp_arena.h"
 #include "kp_vec.h"
 
 #include <ctype.h>
@@ -73,12 +74,124 @@ static void uuid_pretty(const char *hex, char out[37])
 		out[0] = '\0';
 }
 
+/* Every report's most recently seen path (ties: the smaller path, as
+ * RECENT_PATH orders them), read in one pass: path[id] for ids up to max. */
+typedef struct recent_paths {
+	struct kp_arena *arena;
+	const char **path;
+	int64_t *seen;
+	int64_t max;
+	/* and every group's count: gcount[id], ghave[id] when the group exists */
+	int64_t *gcount;
+	bool *ghave;
+	int64_t gmax;
+} recent_paths;
+
+static void recent_free(recent_paths *rp)
+{
+	kp_arena_free(rp->arena);
+	free(rp->path);
+	free(rp->seen);
+	free(rp->gcount);
+	free(rp->ghave);
+}
+
+/* max(id) of a table through its span statement (max id, row count);
+ * false when there is no row or ids are too sparse for a table by id. */
+static bool span(kpi__sq *db, kpi__sq_sql which, int64_t *max)
+{
+	sqlite3_stmt *q = kpi__sq_stmt(db, which, NULL);
+	if (!q)
+		return false;
+	bool ok = sqlite3_step(q) == SQLITE_ROW;
+	*max = ok ? sqlite3_column_int64(q, 0) : 0;
+	int64_t count = ok ? sqlite3_column_int64(q, 1) : 0;
+	sqlite3_reset(q);
+	/* report ids are rowids, never deleted: dense from 1; group ids
+	 * nearly so (emptied groups are removed) */
+	return ok && *max >= 0 && *max <= 2 * count + 65536;
+}
+
+static bool groups_load(kpi__sq *db, recent_paths *rp)
+{
+	if (!span(db, Q_GROUP_SPAN, &rp->gmax))
+		return false;
+	rp->gcount = calloc((size_t)rp->gmax + 1, sizeof *rp->gcount);
+	rp->ghave = calloc((size_t)rp->gmax + 1, sizeof *rp->ghave);
+	sqlite3_stmt *q = rp->gcount && rp->ghave ? kpi__sq_stmt(db, Q_GROUP_COUNTS, NULL) : NULL;
+	if (!q)
+		return false;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		if (id >= 0 && id <= rp->gmax) {
+			rp->gcount[id] = sqlite3_column_int64(q, 1);
+			rp->ghave[id] = true;
+		}
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE;
+}
+
+/* False (nothing allocated) when the map cannot be built: ids too sparse
+ * for a table by id, out of memory, or a failing query; the caller then
+ * asks RECENT_PATH per row. */
+static bool recent_load(kpi__sq *db, recent_paths *rp)
+{
+	memset(rp, 0, sizeof *rp);
+	int64_t max;
+	sqlite3_stmt *q;
+	if (!span(db, Q_REPORT_SPAN, &max) || !groups_load(db, rp)) {
+		recent_free(rp);
+		return false;
+	}
+	rp->max = max;
+	rp->path = calloc((size_t)max + 1, sizeof *rp->path);
+	rp->seen = calloc((size_t)max + 1, sizeof *rp->seen);
+	rp->arena = kp_arena_new();
+	if (!rp->path || !rp->seen || !rp->arena || !(q = kpi__sq_stmt(db, Q_REPORT_PATHS_ALL, NULL))) {
+		recent_free(rp);
+		return false;
+	}
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0), seen = sqlite3_column_int64(q, 1);
+		const char *p = (const char *)sqlite3_column_text(q, 2);
+		if (id < 1 || id > max || !p)
+			continue; /* a path added after the span was read: not listed */
+		const char *cur = rp->path[id];
+		if (cur && (seen < rp->seen[id] || (seen == rp->seen[id] && strcmp(p, cur) >= 0)))
+			continue;
+		size_t n = (size_t)sqlite3_column_bytes(q, 2) + 1;
+		char *c = kp_arena_alloc(rp->arena, n);
+		if (!c)
+			break;
+		memcpy(c, p, n);
+		rp->path[id] = c;
+		rp->seen[id] = seen;
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE) {
+		recent_free(rp);
+		return false;
+	}
+	return true;
+}
+
+static int first_path(void *ctx, const char *path)
+{
+	*(char **)ctx = strdup(path);
+	return 1;
+}
+
 /* Steps a report-row statement (columns as in Q_LIST_REPORTS: id, seq,
  * timestamp, os_version, headline, group_id, group count, archived, match
  * uuid, match name, match rank, most recent path) and calls fn once per
- * report; later rows of the same report are its weaker matches. */
-static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, kpi_report_fn fn,
-                          void *ctx, size_t *nfound, kp_error *err)
+ * report; later rows of the same report are its weaker matches.  With rp
+ * the path and the group count come from it instead (a row whose group is
+ * missing is left out, as the join would). */
+static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const recent_paths *rp,
+                          kpi_report_fn fn, void *ctx, size_t *nfound, kp_error *err)
 {
 	size_t n = 0;
 	int64_t last = -1;
@@ -95,7 +208,7 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, kpi_rep
 		kpi_report_row row = {
 			.id = id,
 			.seq = sqlite3_column_int64(q, 1),
-			.path = col_text(q, 11),
+			.path = !rp ? col_text(q, 11) : id >= 1 && id <= rp->max ? rp->path[id] : NULL,
 			.timestamp = col_text(q, 2),
 			.os_version = col_text(q, 3),
 			.headline = col_text(q, 4),
@@ -106,8 +219,21 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, kpi_rep
 			.host_key = col_text(q, 13),
 			.match = with_match ? &m : NULL,
 		};
+		if (rp) { /* the groups join, done here */
+			int64_t g = row.group_id;
+			if (g < 0 || g > rp->gmax || !rp->ghave[g])
+				continue;
+			row.group_count = rp->gcount[g];
+		}
+		char *late = NULL;
+		if (rp && !row.path) /* added or moved since the paths were read */
+			kpi__sq_report_paths(&db->base, id, first_path, &late, NULL);
+		if (late)
+			row.path = late;
 		n++;
-		if (fn && fn(ctx, &row))
+		int stop = fn && fn(ctx, &row);
+		free(late);
+		if (stop)
 			break;
 	}
 	kp_status st = KP_OK;
@@ -125,12 +251,20 @@ kp_status kpi__sq_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, vo
                                kp_error *err)
 {
 	kpi__sq *db = SQ(h);
-	sqlite3_stmt *q = kpi__sq_stmt(db, host ? Q_LIST_HOST : Q_LIST_REPORTS, err);
-	if (!q)
-		return KP_ERR_DB;
-	if (host)
-		sqlite3_bind_text(q, 1, host, -1, SQLITE_TRANSIENT);
-	return run_rows(db, q, false, fn, ctx, NULL, err);
+	sqlite3_stmt *q;
+	recent_paths rp;
+	if (host || !recent_load(db, &rp)) {
+		/* a host's rows: RECENT_PATH per row (a few rows of many) */
+		if (!(q = kpi__sq_stmt(db, host ? Q_LIST_HOST : Q_LIST_REPORTS, err)))
+			return KP_ERR_DB;
+		if (host)
+			sqlite3_bind_text(q, 1, host, -1, SQLITE_TRANSIENT);
+		return run_rows(db, q, false, NULL, fn, ctx, NULL, err);
+	}
+	q = kpi__sq_stmt(db, Q_LIST_REPORTS_BARE, err);
+	kp_status st = q ? run_rows(db, q, false, &rp, fn, ctx, NULL, err) : KP_ERR_DB;
+	recent_free(&rp);
+	return st;
 }
 
 kp_status kpi__sq_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err)
@@ -281,13 +415,13 @@ kp_status kpi__sq_search(kpi_db *h, kpi__search kind, const char *arg, kpi_repor
 			return KP_ERR_DB;
 		sqlite3_bind_text(q, 1, lo, 32, SQLITE_TRANSIENT);
 		sqlite3_bind_text(q, 2, hi, 32, SQLITE_TRANSIENT);
-		return run_rows(db, q, true, fn, ctx, nfound, err);
+		return run_rows(db, q, true, NULL, fn, ctx, nfound, err);
 	}
 	case KPI__SEARCH_KEXT:
 		if (!(q = kpi__sq_stmt(db, Q_SEARCH_KEXT, err)))
 			return KP_ERR_DB;
 		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
-		return run_rows(db, q, true, fn, ctx, nfound, err);
+		return run_rows(db, q, true, NULL, fn, ctx, nfound, err);
 	case KPI__SEARCH_TEXT:
 		break;
 	}
@@ -301,7 +435,7 @@ kp_status kpi__sq_search(kpi_db *h, kpi__search kind, const char *arg, kpi_repor
 	}
 	sqlite3_bind_text(q, 1, t, (int)n, SQLITE_TRANSIENT);
 	free(t);
-	return run_rows(db, q, false, fn, ctx, nfound, err);
+	return run_rows(db, q, false, NULL, fn, ctx, nfound, err);
 }
 
 kp_status kpi__sq_meta_get(kpi_db *h, const char *key, char **value, kp_error *err)

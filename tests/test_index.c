@@ -784,6 +784,111 @@ static void test_flat_folder_rescan_is_fast(void)
 	kpi_close(&h);
 }
 
+/* A row's path is one that still exists, else the last one seen, however
+ * the existence is found: here 40 reports seen in live/ and then in copy/
+ * (the recent paths), enough rows in one folder for the index to list it
+ * rather than stat() each path; copies deleted, replaced by links (some
+ * dangling) or folders, reports gone from both. */
+typedef struct live_rows_seen {
+	int n;
+	char path[64][1200];
+} live_rows_seen;
+
+static int collect_path(void *ctx, const kpi_report_row *r)
+{
+	live_rows_seen *v = ctx;
+	if (v->n < 64)
+		snprintf(v->path[v->n], sizeof v->path[0], "%s", r->path ? r->path : "");
+	v->n++;
+	return 0;
+}
+
+static void test_live_paths(void)
+{
+	char live[1200], copy[1200], p[1300], q[1300], dbp[1200];
+	snprintf(live, sizeof live, "%s/live", tmp);
+	snprintf(copy, sizeof copy, "%s/copy", tmp);
+	snprintf(dbp, sizeof dbp, "%s/live.sqlite3", tmp);
+	mkdir(live, 0755);
+	mkdir(copy, 0755);
+	static char buf[65536];
+	enum { N = 40 };
+	for (int i = 0; i < N; i++) {
+		size_t n = gen_report(buf, sizeof buf, i % 3, i % 2, 100 + i);
+		char name[32];
+		snprintf(name, sizeof name, "r%02d.panic", i);
+		gen_write(live, name, buf, n);
+		gen_write(copy, name, buf, n);
+	}
+	kpi_db *h = NULL;
+	kp_error err;
+	kpi_summary s;
+	const char *first[] = {live}, *second[] = {copy};
+	/* copy/ is seen last, or in the same second and sorts first: either
+	 * way its paths are the most recently seen */
+	if (kpi_open(dbp, KPI_OPEN_CREATE, &h, &err) != KP_OK ||
+	    kpi_scan(h, first, 1, NULL, NULL, NULL, NULL, &s, &err) != KP_OK) {
+		KT_CHECK(0, "live paths: first scan: %s", err.msg);
+		kpi_close(&h);
+		return;
+	}
+	kpi_summary_free(&s);
+	KT_CHECK(kpi_scan(h, second, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK &&
+	         s.duplicates == N, "live paths: copies are duplicates");
+	kpi_summary_free(&s);
+#define AT(dir, i) (snprintf(p, sizeof p, "%s/r%02d.panic", dir, i), p)
+	/* each case five times over the listing order (a folder's first
+	 * lookups are stat()s, the rest go through its listing) */
+	for (int i = 0; i < N; i++) {
+		switch (i % 8) {
+		case 1:                             /* -> live/ */
+			unlink(AT(copy, i));
+			break;
+		case 2:                             /* both gone -> copy/, the last seen */
+			unlink(AT(copy, i));
+			unlink(AT(live, i));
+			break;
+		case 3:                             /* a link that resolves -> copy/ */
+			unlink(AT(copy, i));
+			snprintf(q, sizeof q, "%s/r%02d.panic", live, i);
+			KT_CHECK(symlink(q, AT(copy, i)) == 0, "link");
+			break;
+		case 4:                             /* a dangling link -> live/ */
+			unlink(AT(copy, i));
+			KT_CHECK(symlink("nowhere", AT(copy, i)) == 0, "dangling link");
+			break;
+		case 5:                             /* stat() finds a folder -> copy/ */
+			unlink(AT(copy, i));
+			mkdir(AT(copy, i), 0755);
+			break;
+		}
+	}
+	live_rows_seen v = {0};
+	kp_status st = kpi_list_reports(h, collect_path, &v, &err);
+	KT_CHECK(st == KP_OK && v.n == N, "live paths: %d rows", v.n);
+	int bad = 0, in_live = 0;
+	for (int r = 0; r < v.n && r < 64; r++) {
+		const char *base = strrchr(v.path[r], '/');
+		int i = base ? atoi(base + 2) : -1;
+		if (i < 0 || i >= N) {
+			bad++;
+			continue;
+		}
+		struct stat st;
+		const char *want = stat(AT(copy, i), &st) == 0 ? AT(copy, i)
+		                   : stat(AT(live, i), &st) == 0 ? AT(live, i) : AT(copy, i);
+		if (strcmp(v.path[r], want) != 0) {
+			KT_CHECK(0, "r%02d: %s, want %s", i, v.path[r], want);
+			bad++;
+		}
+		in_live += strncmp(v.path[r], live, strlen(live)) == 0;
+	}
+	KT_CHECK(bad == 0 && in_live == 10, "every row's path exists, else is the last seen (%d in live/)",
+	         in_live);
+#undef AT
+	kpi_close(&h);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--gen") == 0)
@@ -834,6 +939,7 @@ int main(int argc, char **argv)
 	test_password_masked();
 	test_foreign();
 	test_incident();
+	test_live_paths();
 	test_real();
 	test_complete_supersedes_cut();
 	test_changing_file_read_later();
