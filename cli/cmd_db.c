@@ -10,27 +10,13 @@
 #include <getopt.h>
 #include <string.h>
 
-static const struct option db_options[] = {
-	{"db", required_argument, NULL, 'd'},
-	{"json", no_argument, NULL, 'j'},
-	{"help", no_argument, NULL, 'h'},
-	{0, 0, 0, 0},
-};
-
 int kpc_cmd_db(int argc, char **argv)
 {
 	const char *db_opt = NULL;
 	bool json = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:jh", db_options, NULL)) != -1) {
-		switch (c) {
-		case 'd': db_opt = optarg; break;
-		case 'j': json = true; break;
-		case 'h': return KPC_HELP;
-		default: return KPT_EXIT_BAD;
-		}
-	}
+	int rc = kpc_db_json_options(argc, argv, &db_opt, &json);
+	if (rc != KPT_EXIT_OK)
+		return rc;
 	if (optind + 1 != argc || strcmp(argv[optind], "init") != 0) {
 		if (optind < argc)
 			kpt_usage_error("db: unknown action '%s'", argv[optind]);
@@ -38,7 +24,7 @@ int kpc_cmd_db(int argc, char **argv)
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpc_open_index(db_opt, KPI_OPEN_CREATE | KPI_OPEN_INIT, &db, dbpath, sizeof dbpath);
+	rc = kpc_open_index(db_opt, KPI_OPEN_CREATE | KPI_OPEN_INIT, &db, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
 	kpi_close(&db);

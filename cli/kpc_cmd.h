@@ -61,5 +61,19 @@ kpc_json_rows *kpc_rows_open(void);
 bool kpc_rows_close(kpc_json_rows *j, bool failed);
 /* kpi_report_fn: ctx is a kpc_json_rows to write to, or NULL to print text. */
 int kpc_row_sink(void *ctx, const struct kpi_report_row *row);
+/* The frame of a row-listing command (list, hosts, search): kpc_rows_begin
+ * opens the index (flags 0) and, with json, the row array (*arr NULL
+ * without); it returns KPT_EXIT_OK, or the exit status with nothing left
+ * open.  kpc_rows_end closes both, reports a failed st with
+ * report(dbpath, err) and returns KPT_EXIT_BAD when st failed or a write to
+ * stdout did, else KPT_EXIT_OK. */
+int kpc_rows_begin(const char *db_opt, bool json, struct kpi_db **db, kpc_json_rows **arr,
+                   char *dbpath, size_t size);
+int kpc_rows_end(struct kpi_db **db, kpc_json_rows *arr, kp_status st, const char *dbpath,
+                 const kp_error *err, void (*report)(const char *dbpath, const kp_error *err));
+/* The options of a command that takes only --db PATH, --json and --help
+ * (hosts, db): KPT_EXIT_OK to go on (optind at the first operand), KPC_HELP,
+ * or KPT_EXIT_BAD (getopt printed why). */
+int kpc_db_json_options(int argc, char **argv, const char **db_opt, bool *json);
 
 #endif
