@@ -38,15 +38,21 @@ kp_status kpi__scan_add_error(scan *s, const char *path, const char *msg)
 	return KP_OK;
 }
 
+/* Frees a summary's error list (both summaries keep one). */
+static void free_errors(kpi_scan_error *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(list[i].path);
+		free(list[i].msg);
+	}
+	free(list);
+}
+
 void kpi_summary_free(kpi_summary *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nerror_list; i++) {
-		free(s->error_list[i].path);
-		free(s->error_list[i].msg);
-	}
-	free(s->error_list);
+	free_errors(s->error_list, s->nerror_list);
 	memset(s, 0, sizeof *s);
 }
 
@@ -295,11 +301,7 @@ void kpi_resign_summary_free(kpi_resign_summary *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nerror_list; i++) {
-		free(s->error_list[i].path);
-		free(s->error_list[i].msg);
-	}
-	free(s->error_list);
+	free_errors(s->error_list, s->nerror_list);
 	memset(s, 0, sizeof *s);
 }
 
