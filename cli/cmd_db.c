@@ -2,7 +2,6 @@
  * PostgreSQL server the only command that does; a file is created by any
  * indexing command too). */
 #include "kp_index.h"
-#include "kp_report_json.h"
 #include "kpc_cmd.h"
 #include "kpt_sanitize.h"
 
@@ -32,13 +31,7 @@ int kpc_cmd_db(int argc, char **argv)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "db", dbpath);
 		cJSON_AddNumberToObject(o, "schema_version", KPI_SCHEMA_VERSION);
-		char *txt = cJSON_Print(o);
-		if (txt) {
-			kp_report_json_fputs_safe(stdout, txt);
-			putchar('\n');
-		}
-		cJSON_free(txt);
-		cJSON_Delete(o);
+		kpc_print_json(o);
 	} else {
 		fputs("Index ", stdout);
 		kpt_sanitize_write(stdout, dbpath, strlen(dbpath), 0);

@@ -47,6 +47,10 @@ void kpc_report_db_error(const char *dbpath, const kp_error *err);
 const char *kpc_bad_id_reason(const char *arg);
 /* "kpbrowse: CMD: ARG: reason" on stderr. */
 void kpc_bad_id(const char *cmd, const char *arg);
+/* Prints o as cJSON_Print does (strings made safe: kp_report_json.h) and a
+ * newline to stdout, then deletes o (NULL: nothing printed). */
+struct cJSON;
+void kpc_print_json(struct cJSON *o);
 /* A report row as text (header first). */
 void kpc_report_row_header(void);
 void kpc_report_row_print(const struct kpi_report_row *r);
