@@ -94,6 +94,17 @@ void kpc_report_db_error(const char *dbpath, const kp_error *err)
 	fputc('\n', stderr);
 }
 
+void kpc_print_json(struct cJSON *o)
+{
+	char *txt = cJSON_Print(o);
+	if (txt) {
+		kp_report_json_fputs_safe(stdout, txt);
+		putchar('\n');
+	}
+	cJSON_free(txt);
+	cJSON_Delete(o);
+}
+
 static void print_summary(const char *db, const kpi_summary *s, const kpi_resign_summary *rs)
 {
 	fputs("Index ", stdout);
@@ -156,13 +167,7 @@ static void print_json(const char *db, const kpi_summary *s, const kpi_resign_su
 			cJSON_AddItemToArray(skipped, e);
 		}
 	}
-	char *txt = cJSON_Print(o);
-	if (txt) {
-		kp_report_json_fputs_safe(stdout, txt);
-		putchar('\n');
-	}
-	cJSON_free(txt);
-	cJSON_Delete(o);
+	kpc_print_json(o);
 }
 
 static const struct option index_options[] = {

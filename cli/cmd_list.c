@@ -49,6 +49,54 @@ bool kpc_rows_close(kpc_json_rows *j, bool failed)
 	return ok;   /* a failed write is main.c's to report, once (finish_stdout) */
 }
 
+int kpc_rows_begin(const char *db_opt, bool json, kpi_db **db, kpc_json_rows **arr,
+                   char *dbpath, size_t size)
+{
+	*arr = NULL;
+	int rc = kpc_open_index(db_opt, 0, db, dbpath, size);
+	if (rc != KPT_EXIT_OK)
+		return rc;
+	if (json && !(*arr = kpc_rows_open())) {
+		kpi_close(db);
+		return KPT_EXIT_BAD;
+	}
+	return KPT_EXIT_OK;
+}
+
+int kpc_rows_end(kpi_db **db, kpc_json_rows *arr, kp_status st, const char *dbpath,
+                 const kp_error *err, void (*report)(const char *dbpath, const kp_error *err))
+{
+	kpi_close(db);
+	bool written = kpc_rows_close(arr, st != KP_OK);
+	if (st != KP_OK) {
+		report(dbpath, err);
+		return KPT_EXIT_BAD;
+	}
+	return written ? KPT_EXIT_OK : KPT_EXIT_BAD;
+}
+
+static const struct option db_json_options[] = {
+	{"db", required_argument, NULL, 'd'},
+	{"json", no_argument, NULL, 'j'},
+	{"help", no_argument, NULL, 'h'},
+	{0, 0, 0, 0},
+};
+
+int kpc_db_json_options(int argc, char **argv, const char **db_opt, bool *json)
+{
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:jh", db_json_options, NULL)) != -1) {
+		switch (c) {
+		case 'd': *db_opt = optarg; break;
+		case 'j': *json = true; break;
+		case 'h': return KPC_HELP;
+		default: return KPT_EXIT_BAD;
+		}
+	}
+	return KPT_EXIT_OK;
+}
+
 /* The separator before the next array element, then its object. */
 static kp_report_json_obj rows_next(kpc_json_rows *j)
 {
@@ -214,14 +262,10 @@ int kpc_cmd_list(int argc, char **argv)
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpc_open_index(db_opt, 0, &db, dbpath, sizeof dbpath);
+	kpc_json_rows *arr = NULL;
+	int rc = kpc_rows_begin(db_opt, json, &db, &arr, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
-	kpc_json_rows *arr = NULL;
-	if (json && !(arr = kpc_rows_open())) {
-		kpi_close(&db);
-		return KPT_EXIT_BAD;
-	}
 	kp_error err;
 	kp_status st;
 	if (groups) {
@@ -234,13 +278,7 @@ int kpc_cmd_list(int argc, char **argv)
 			kpc_report_row_header();
 		st = kpi_list_reports_host(db, host, kpc_row_sink, arr, &err);
 	}
-	kpi_close(&db);
-	bool written = kpc_rows_close(arr, st != KP_OK);
-	if (st != KP_OK) {
-		kpc_report_db_error(dbpath, &err);
-		return KPT_EXIT_BAD;
-	}
-	return written ? KPT_EXIT_OK : KPT_EXIT_BAD;
+	return kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);
 }
 
 /* ---- kpbrowse hosts ---- */
@@ -303,51 +341,27 @@ static int host_sink(void *ctx, const kpi_host_row *h)
 	return 0;
 }
 
-static const struct option hosts_options[] = {
-	{"db", required_argument, NULL, 'd'},
-	{"json", no_argument, NULL, 'j'},
-	{"help", no_argument, NULL, 'h'},
-	{0, 0, 0, 0},
-};
-
 int kpc_cmd_hosts(int argc, char **argv)
 {
 	const char *db_opt = NULL;
 	bool json = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:jh", hosts_options, NULL)) != -1) {
-		switch (c) {
-		case 'd': db_opt = optarg; break;
-		case 'j': json = true; break;
-		case 'h': return KPC_HELP;
-		default: return KPT_EXIT_BAD;
-		}
-	}
+	int rc = kpc_db_json_options(argc, argv, &db_opt, &json);
+	if (rc != KPT_EXIT_OK)
+		return rc;
 	if (optind < argc) {
 		kpt_usage_error("hosts: unexpected argument '%s'", argv[optind]);
 		return KPT_EXIT_BAD;
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpc_open_index(db_opt, 0, &db, dbpath, sizeof dbpath);
+	kpc_json_rows *arr = NULL;
+	rc = kpc_rows_begin(db_opt, json, &db, &arr, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
-	kpc_json_rows *arr = NULL;
-	if (json && !(arr = kpc_rows_open())) {
-		kpi_close(&db);
-		return KPT_EXIT_BAD;
-	}
 	if (!json)
 		printf("%-24s %-42s %-16s %7s  %-20s  %s\n", "HOST", "HOST KEY", "MODEL", "REPORTS",
 		       "LAST SEEN", "BUILDS");
 	kp_error err;
 	kp_status st = kpi_list_hosts(db, host_sink, arr, &err);
-	kpi_close(&db);
-	bool written = kpc_rows_close(arr, st != KP_OK);
-	if (st != KP_OK) {
-		kpt_report_error(dbpath, &err);
-		return KPT_EXIT_BAD;
-	}
-	return written ? KPT_EXIT_OK : KPT_EXIT_BAD;
+	return kpc_rows_end(&db, arr, st, dbpath, &err, kpt_report_error);
 }

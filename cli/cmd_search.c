@@ -57,14 +57,10 @@ int kpc_cmd_search(int argc, char **argv)
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
-	int rc = kpc_open_index(db_opt, 0, &db, dbpath, sizeof dbpath);
+	kpc_json_rows *arr = NULL;
+	int rc = kpc_rows_begin(db_opt, json, &db, &arr, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
-	kpc_json_rows *arr = NULL;
-	if (json && !(arr = kpc_rows_open())) {
-		kpi_close(&db);
-		return KPT_EXIT_BAD;
-	}
 	size_t n = 0;
 	kp_status st;
 	if (!json)
@@ -75,13 +71,8 @@ int kpc_cmd_search(int argc, char **argv)
 		st = kpi_search_kext(db, kext, kpc_row_sink, arr, &n, &err);
 	else
 		st = kpi_search_text(db, text, kpc_row_sink, arr, &n, &err);
-	kpi_close(&db);
-	bool written = kpc_rows_close(arr, st != KP_OK);
-	if (st != KP_OK) {
-		kpc_report_db_error(dbpath, &err);
-		return KPT_EXIT_BAD;
-	}
-	if (!written)
-		return KPT_EXIT_BAD;
+	rc = kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);
+	if (rc != KPT_EXIT_OK)
+		return rc;
 	return n ? KPT_EXIT_OK : KPT_EXIT_NONE;
 }

@@ -47,6 +47,10 @@ void kpc_report_db_error(const char *dbpath, const kp_error *err);
 const char *kpc_bad_id_reason(const char *arg);
 /* "kpbrowse: CMD: ARG: reason" on stderr. */
 void kpc_bad_id(const char *cmd, const char *arg);
+/* Prints o as cJSON_Print does (strings made safe: kp_report_json.h) and a
+ * newline to stdout, then deletes o (NULL: nothing printed). */
+struct cJSON;
+void kpc_print_json(struct cJSON *o);
 /* A report row as text (header first). */
 void kpc_report_row_header(void);
 void kpc_report_row_print(const struct kpi_report_row *r);
@@ -61,5 +65,19 @@ kpc_json_rows *kpc_rows_open(void);
 bool kpc_rows_close(kpc_json_rows *j, bool failed);
 /* kpi_report_fn: ctx is a kpc_json_rows to write to, or NULL to print text. */
 int kpc_row_sink(void *ctx, const struct kpi_report_row *row);
+/* The frame of a row-listing command (list, hosts, search): kpc_rows_begin
+ * opens the index (flags 0) and, with json, the row array (*arr NULL
+ * without); it returns KPT_EXIT_OK, or the exit status with nothing left
+ * open.  kpc_rows_end closes both, reports a failed st with
+ * report(dbpath, err) and returns KPT_EXIT_BAD when st failed or a write to
+ * stdout did, else KPT_EXIT_OK. */
+int kpc_rows_begin(const char *db_opt, bool json, struct kpi_db **db, kpc_json_rows **arr,
+                   char *dbpath, size_t size);
+int kpc_rows_end(struct kpi_db **db, kpc_json_rows *arr, kp_status st, const char *dbpath,
+                 const kp_error *err, void (*report)(const char *dbpath, const kp_error *err));
+/* The options of a command that takes only --db PATH, --json and --help
+ * (hosts, db): KPT_EXIT_OK to go on (optind at the first operand), KPC_HELP,
+ * or KPT_EXIT_BAD (getopt printed why). */
+int kpc_db_json_options(int argc, char **argv, const char **db_opt, bool *json);
 
 #endif

@@ -584,6 +584,27 @@ static kp_status add_images(kpi__pg *db, int64_t id, const kpi__image *given, si
 	return st;
 }
 
+/* A report's 15 columns as $1..$15, in the order of kpbrowse.reports'
+ * INSERT and UPDATE below. */
+static void report_params(params *p, const kpi__new_report *r)
+{
+	p_text(p, r->content_hash);
+	p_text(p, r->incident_id);
+	p_int(p, r->size);
+	p_text(p, r->format);
+	p_text(p, r->timestamp);
+	p_int(p, r->ts);
+	p_text(p, r->os_version);
+	p_text(p, r->kernel_uuid);
+	p_text(p, r->headline);
+	p_text(p, r->exact_key);
+	p_int(p, r->group_id);
+	p_int(p, r->indexed_at);
+	p_text(p, r->host);
+	p_text(p, r->host_key);
+	p_text(p, r->model);
+}
+
 static kp_status pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
                                kp_error *err)
 {
@@ -591,21 +612,7 @@ static kp_status pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 	*added = false;
 	*id = 0;
 	params p = {0};
-	p_text(&p, r->content_hash);
-	p_text(&p, r->incident_id);
-	p_int(&p, r->size);
-	p_text(&p, r->format);
-	p_text(&p, r->timestamp);
-	p_int(&p, r->ts);
-	p_text(&p, r->os_version);
-	p_text(&p, r->kernel_uuid);
-	p_text(&p, r->headline);
-	p_text(&p, r->exact_key);
-	p_int(&p, r->group_id);
-	p_int(&p, r->indexed_at);
-	p_text(&p, r->host);
-	p_text(&p, r->host_key);
-	p_text(&p, r->model);
+	report_params(&p, r);
 	p_text(&p, r->text);
 	p_text(&p, r->host_key ? r->host_key : r->host ? r->host : "");
 	/* One statement: the report, its text, and its group's counts (count,
@@ -653,21 +660,7 @@ static kp_status pg_report_replace(kpi_db *h, int64_t id, const kpi__new_report 
 	kpi__pg *db = PG(h);
 	(void)old_text;
 	params p = {0};
-	p_text(&p, r->content_hash);
-	p_text(&p, r->incident_id);
-	p_int(&p, r->size);
-	p_text(&p, r->format);
-	p_text(&p, r->timestamp);
-	p_int(&p, r->ts);
-	p_text(&p, r->os_version);
-	p_text(&p, r->kernel_uuid);
-	p_text(&p, r->headline);
-	p_text(&p, r->exact_key);
-	p_int(&p, r->group_id);
-	p_int(&p, r->indexed_at);
-	p_text(&p, r->host);
-	p_text(&p, r->host_key);
-	p_text(&p, r->model);
+	report_params(&p, r);
 	p_int(&p, id);
 	PGresult *res = run(db, "UPDATE kpbrowse.reports SET content_hash = $1, incident_id = $2, size = $3, "
 	                        "format = $4, timestamp = $5, ts = $6, os_version = $7, kernel_uuid = $8, "

@@ -76,6 +76,13 @@ sqlite3_stmt *kpi__sq_stmt(kpi__sq *db, kpi__sq_sql q, kp_error *err);
 kp_status kpi__sq_err(kpi__sq *db, kp_error *err, const char *what);
 kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err);   /* one-step statements */
 
+/* Finalizes the statements, closes and frees the handle (the ops' close). */
+void kpi__sq_close(kpi_db *h);
+/* Records the db's own files (db, -wal, -shm) so a scan skips them. */
+void kpi__sq_note_own_files(kpi__sq *db);
+/* The ops table (store_sqlite_write.c), set by kpi__sqlite_open. */
+extern const kpi__store_ops kpi__sqlite_ops;
+
 /* The query ops (store_sqlite_query.c). */
 kp_status kpi__sq_report_paths(kpi_db *db, int64_t id, kpi__path_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_archive_get(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);

@@ -1,0 +1,45 @@
+/* scan.h: private to the scanner (scan*.c): the state of one scan or
+ * re-sign and the pieces its two files share.  scan.c walks the folders and
+ * owns the batches (tx_begin/tx_commit around kpi__scan_file calls);
+ * scan_file.c does one file's work inside an open batch.
+ * Ownership: a scan borrows db, err and sum from its caller; dirty and the
+ * summary's error list grow with kp_vec_push (freed by scan.c and
+ * kpi_summary_free). */
+#ifndef KPI_SCAN_H
+#define KPI_SCAN_H
+
+#include "kpi_store.h"
+
+#include <sys/stat.h>
+
+typedef struct scan {
+	kpi_db *db;
+	kp_sig_symbol_fn sym;
+	void *sym_ctx;
+	kpi_progress_fn fn;
+	void *ctx;
+	kpi_summary *sum;
+	kp_error *err;
+	size_t batch_work;
+	int64_t batch_start;
+	int64_t now;
+	int64_t *dirty;       /* groups touched in this batch */
+	size_t ndirty, dirty_cap;
+	size_t errors_cap;    /* of sum->error_list */
+	/* stored in the open batch: added to the summary when it commits */
+	size_t pend_new, pend_superseded;
+	bool in_tx;
+} scan;
+
+/* Adds path: msg to the summary's errors (KP_ERR_NOMEM only). */
+kp_status kpi__scan_add_error(scan *s, const char *path, const char *msg);
+/* Notes group gid as touched in this batch (refreshed when it commits). */
+kp_status kpi__scan_mark_dirty(scan *s, int64_t gid);
+/* Finds or creates the group of sig; *gid gets its id. */
+kp_status kpi__scan_group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64_t *gid,
+                              kp_error *err);
+/* One file found by the walk (lst: its lstat), inside an open batch: read
+ * once, parsed, signed and recorded, or skipped or noted as an error. */
+kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst);
+
+#endif

@@ -1,0 +1,377 @@
+/* store_sqlite_write.c: the sqlite store's write ops (transactions, paths,
+ * reports, archives, groups, meta) and its ops table (store_sqlite.c opens
+ * the handle; store_sqlite_query.c: the read ops). */
+#include "store_sqlite.h"
+#include "kp_vec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SQ(h) ((kpi__sq *)(h))
+
+static kp_status refuse_readonly(kpi__sq *db, kp_error *err)
+{
+	return kp_error_set(err, KP_ERR_DB, 0, -1,
+	                    "%s: the index is read-only here (no write permission on it or its "
+	                    "folder); nothing was written", db->path);
+}
+
+static kp_status sq_begin(kpi_db *h, kp_error *err)
+{
+	if (SQ(h)->readonly)
+		return refuse_readonly(SQ(h), err);
+	kpi__sq_note_own_files(SQ(h)); /* -wal and -shm come and go */
+	return kpi__sq_exec(SQ(h), Q_BEGIN, err);
+}
+
+static kp_status sq_commit(kpi_db *h, kp_error *err)
+{
+	return kpi__sq_exec(SQ(h), Q_COMMIT, err);
+}
+
+static void sq_rollback(kpi_db *h)
+{
+	sqlite3_exec(SQ(h)->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static bool sq_is_own_file(kpi_db *h, const struct stat *st)
+{
+	kpi__sq *db = SQ(h);
+	for (int i = 0; i < db->nown; i++)
+		if (st->st_dev == db->own_dev[i] && st->st_ino == db->own_ino[i])
+			return true;
+	return false;
+}
+
+static void bind_opt(sqlite3_stmt *q, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(q, i, v, -1, SQLITE_STATIC);
+}
+
+/* Steps a write statement to its end; KP_ERR_DB naming what otherwise. */
+static kp_status step_done(kpi__sq *db, sqlite3_stmt *q, kp_error *err, const char *what)
+{
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, what);
+}
+
+static kp_status sq_path_get(kpi_db *h, const char *path, kpi__path_rec *out, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	memset(out, 0, sizeof *out);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_PATH_GET, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		out->known = true;
+		out->report_id = sqlite3_column_int64(q, 0);
+		out->size = sqlite3_column_int64(q, 1);
+		out->mtime_ns = sqlite3_column_int64(q, 2);
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "looking up a path");
+}
+
+static kp_status sq_path_put(kpi_db *h, const char *path, int64_t report_id, int64_t size,
+                             int64_t mtime_ns, int64_t seen_at, const char *skip, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_PATH_PUT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+	if (report_id > 0)
+		sqlite3_bind_int64(q, 2, report_id);
+	sqlite3_bind_int64(q, 3, size);
+	sqlite3_bind_int64(q, 4, mtime_ns);
+	sqlite3_bind_int64(q, 5, seen_at);
+	bind_opt(q, 6, skip);
+	return step_done(db, q, err, "recording a path");
+}
+
+static kp_status sq_report_find(kpi_db *h, const char *hash, const char *incident, int64_t *id,
+                                kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*id = 0;
+	sqlite3_stmt *q = kpi__sq_stmt(db, hash ? Q_REPORT_BY_HASH : Q_REPORT_BY_INCIDENT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, hash ? hash : incident, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "looking up a report");
+}
+
+/* Binds r's columns as ?1..?15 (Q_REPORT_INSERT, Q_REPORT_UPDATE). */
+static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
+{
+	sqlite3_bind_text(q, 1, r->content_hash, -1, SQLITE_STATIC);
+	bind_opt(q, 2, r->incident_id);
+	sqlite3_bind_int64(q, 3, r->size);
+	bind_opt(q, 4, r->format);
+	bind_opt(q, 5, r->timestamp);
+	sqlite3_bind_int64(q, 6, r->ts);
+	bind_opt(q, 7, r->os_version);
+	bind_opt(q, 8, r->kernel_uuid);
+	bind_opt(q, 9, r->headline);
+	sqlite3_bind_text(q, 10, r->exact_key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 11, r->group_id);
+	sqlite3_bind_int64(q, 12, r->indexed_at);
+	bind_opt(q, 13, r->host);
+	bind_opt(q, 14, r->host_key);
+	bind_opt(q, 15, r->model);
+}
+
+/* Records r's images and search text for report id. */
+static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report *r, kp_error *err)
+{
+	sqlite3_stmt *q;
+	kp_status st;
+	for (size_t i = 0; i < r->nimages; i++) {
+		if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_text(q, 2, r->images[i].uuid_hex, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 3, r->images[i].name ? r->images[i].name : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int(q, 4, r->images[i].rank);
+		if ((st = step_done(db, q, err, "recording images")) != KP_OK)
+			return st;
+	}
+	if (r->text) {
+		if (!(q = kpi__sq_stmt(db, Q_FTS_INSERT, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, id);
+		sqlite3_bind_text(q, 2, r->text, -1, SQLITE_STATIC);
+		if ((st = step_done(db, q, err, "recording the panic text")) != KP_OK)
+			return st;
+	}
+	return KP_OK;
+}
+
+static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
+                               kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*added = false;
+	kp_status st = sq_report_find(h, r->content_hash, NULL, id, err);
+	if (st == KP_OK && !*id && r->incident_id)
+		st = sq_report_find(h, NULL, r->incident_id, id, err);
+	if (st != KP_OK || *id)
+		return st;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	bind_report(q, r);
+	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
+		return st;
+	*id = sqlite3_last_insert_rowid(db->db);
+	*added = true;
+	return add_images_text(db, *id, r, err);
+}
+
+static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report *r,
+                                   const char *old_text, const void *z, size_t zlen,
+                                   kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_UPDATE, err);
+	if (!q)
+		return KP_ERR_DB;
+	bind_report(q, r);
+	sqlite3_bind_int64(q, 16, id);
+	kp_status st = step_done(db, q, err, "replacing a report");
+	if (st != KP_OK)
+		return st;
+	if (sqlite3_changes(db->db) == 0)
+		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no report @%lld in the index",
+		                    (long long)id);
+	if (!(q = kpi__sq_stmt(db, Q_IMAGE_DELETE, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	if ((st = step_done(db, q, err, "replacing images")) != KP_OK)
+		return st;
+	if (old_text || !db->fts) {
+		if (!(q = kpi__sq_stmt(db, Q_FTS_DELETE, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, id);
+		if (db->fts)
+			sqlite3_bind_text(q, 2, old_text, -1, SQLITE_STATIC);
+		if ((st = step_done(db, q, err, "replacing the panic text")) != KP_OK)
+			return st;
+	}
+	if ((st = add_images_text(db, id, r, err)) != KP_OK)
+		return st;
+	if (!(q = kpi__sq_stmt(db, Q_ARCHIVE_UPDATE, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_blob(q, 2, z, (int)zlen, SQLITE_STATIC);
+	return step_done(db, q, err, "replacing an archive");
+}
+
+static kp_status sq_archive_add(kpi_db *h, int64_t id, const void *z, size_t zlen, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_ARCHIVE_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	sqlite3_bind_blob(q, 2, z, (int)zlen, SQLITE_STATIC);
+	return step_done(db, q, err, "archiving a report");
+}
+
+static kp_status sq_report_ids(kpi_db *h, int64_t **out, size_t *nout, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*out = NULL;
+	*nout = 0;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_IDS, err);
+	if (!q)
+		return KP_ERR_DB;
+	int64_t *ids = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t *slot = kp_vec_push((void **)&ids, &n, &cap, sizeof *ids);
+		if (!slot) {
+			sqlite3_reset(q);
+			free(ids);
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		}
+		*slot = sqlite3_column_int64(q, 0);
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE) {
+		free(ids);
+		return kpi__sq_err(db, err, "listing reports");
+	}
+	*out = ids;
+	*nout = n;
+	return KP_OK;
+}
+
+static kp_status sq_report_regroup(kpi_db *h, int64_t id, const char *headline,
+                                   const char *exact_key, int64_t gid, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_RESIGN, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	bind_opt(q, 2, headline);
+	sqlite3_bind_text(q, 3, exact_key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, gid);
+	return step_done(db, q, err, "updating a report");
+}
+
+static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
+                              bool retitle, int64_t *gid, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	*gid = 0;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 2, title, -1, SQLITE_STATIC);
+	bind_opt(q, 3, culprit);
+	kp_status st = step_done(db, q, err, "recording a group");
+	if (st != KP_OK)
+		return st;
+	if (!(q = kpi__sq_stmt(db, Q_GROUP_GET, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		*gid = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	if (!*gid)
+		return kpi__sq_err(db, err, "finding a group");
+	if (!retitle)
+		return KP_OK;
+	if (!(q = kpi__sq_stmt(db, Q_GROUP_SET_TITLE, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, *gid);
+	sqlite3_bind_text(q, 2, title, -1, SQLITE_STATIC);
+	bind_opt(q, 3, culprit);
+	return step_done(db, q, err, "updating a group");
+}
+
+static kp_status sq_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_REFRESH, err);
+		if (!q)
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, gids[i]);
+		kp_status st = step_done(db, q, err, "updating group counts");
+		if (st != KP_OK)
+			return st;
+	}
+	return KP_OK;
+}
+
+static kp_status sq_groups_prune(kpi_db *h, kp_error *err)
+{
+	return kpi__sq_exec(SQ(h), Q_GROUP_DELETE_EMPTY, err);
+}
+
+static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	if (db->readonly)
+		return refuse_readonly(db, err);
+	kp_status st = kpi__sq_exec(db, Q_BEGIN, err);
+	if (st != KP_OK)
+		return st;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_META_SET, err);
+	if (!q)
+		st = KP_ERR_DB;
+	else {
+		sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(q, 2, value ? value : "", -1, SQLITE_STATIC);
+		st = step_done(db, q, err, "saving state");
+	}
+	if (st == KP_OK)
+		st = kpi__sq_exec(db, Q_COMMIT, err);
+	if (st != KP_OK)
+		sq_rollback(h);
+	return st;
+}
+
+const kpi__store_ops kpi__sqlite_ops = {
+	.name = "sqlite",
+	.batch_files = 200,
+	.counts_on_add = false,
+	.close = kpi__sq_close,
+	.begin = sq_begin,
+	.commit = sq_commit,
+	.rollback = sq_rollback,
+	.is_own_file = sq_is_own_file,
+	.path_get = sq_path_get,
+	.path_put = sq_path_put,
+	.report_paths = kpi__sq_report_paths,
+	.report_find = sq_report_find,
+	.report_add = sq_report_add,
+	.archive_add = sq_archive_add,
+	.report_replace = sq_report_replace,
+	.archive_get = kpi__sq_archive_get,
+	.report_ids = sq_report_ids,
+	.report_regroup = sq_report_regroup,
+	.group_add = sq_group_add,
+	.groups_refresh = sq_groups_refresh,
+	.groups_prune = sq_groups_prune,
+	.list_reports = kpi__sq_list_reports,
+	.list_groups = kpi__sq_list_groups,
+	.list_hosts = kpi__sq_list_hosts,
+	.search = kpi__sq_search,
+	.meta_get = kpi__sq_meta_get,
+	.meta_set = sq_meta_set,
+};
