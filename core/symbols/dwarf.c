@@ -8,7 +8,8 @@
  *    into one sorted table of disjoint [lo,hi) -> CU (an overlap goes to the
  *    lowest CU offset, as in llvm's DWARFDebugAranges).
  *  - First hit in a CU: its line table (rows grouped in sequences; the last
- *    row at or before addr wins) and an index of its concrete subprograms by
+ *    row at or before addr wins; read by dwarf_line.c, libdwarf's
+ *    dwarf_srclines_b only for the tables that reader leaves alone) and an index of its concrete subprograms by
  *    address.  libdwarf skips their subtrees.
  *  - First hit in a subprogram: its subtree, giving an interval map address
  *    -> innermost inlined subroutine built in DIE preorder (deeper DIEs
