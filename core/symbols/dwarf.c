@@ -8,7 +8,8 @@
  *    into one sorted table of disjoint [lo,hi) -> CU (an overlap goes to the
  *    lowest CU offset, as in llvm's DWARFDebugAranges).
  *  - First hit in a CU: its line table (rows grouped in sequences; the last
- *    row at or before addr wins) and an index of its concrete subprograms by
+ *    row at or before addr wins; read by dwarf_line.c, libdwarf's
+ *    dwarf_srclines_b only for the tables that reader leaves alone) and an index of its concrete subprograms by
  *    address.  libdwarf skips their subtrees.
  *  - First hit in a subprogram: its subtree, giving an interval map address
  *    -> innermost inlined subroutine built in DIE preorder (deeper DIEs
@@ -139,6 +140,7 @@ struct kp_dwarf {
 	struct sect sects[KP__DWARF_NSECT + 1]; /* [0] is a dummy: libdwarf skips index 0 */
 	unsigned nsects;
 	struct kp__dwarf_lists lists; /* rnglists/addr; bases set per unit */
+	struct kp__dwarf_linesrc linesrc; /* what dwarf_line.c reads */
 	bool little, is64;
 	kp_ldw_iface iface;
 	Dwarf_Debug dbg;
@@ -292,7 +294,8 @@ static bool form_is_addr(Dwarf_Half form)
  * mapped string sections (libdwarf does not copy them). */
 struct dieattrs {
 	bool has_lo, has_hi, hi_is_addr, has_ranges, has_origin, has_spec;
-	bool has_call_file;
+	bool has_call_file, has_stmt_list;
+	uint64_t stmt_list;
 	uint64_t lo, hi, ranges_off, origin, spec;
 	Dwarf_Half ranges_form;
 	uint64_t rnglists_base, addr_base; /* UINT64_MAX: absent */
@@ -343,6 +346,7 @@ static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a)
 				a->hi = u;
 			}
 			break;
+		case DW_AT_stmt_list:
 		case DW_AT_ranges:
 		case DW_AT_rnglists_base:
 		case DW_AT_addr_base:
@@ -358,7 +362,10 @@ static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a)
 					off = u;
 				}
 			}
-			if (r == DW_DLV_OK && num == DW_AT_rnglists_base) {
+			if (r == DW_DLV_OK && num == DW_AT_stmt_list) {
+				a->has_stmt_list = true;
+				a->stmt_list = off;
+			} else if (r == DW_DLV_OK && num == DW_AT_rnglists_base) {
 				a->rnglists_base = off;
 			} else if (r == DW_DLV_OK && num == DW_AT_addr_base) {
 				a->addr_base = off;
@@ -528,9 +535,19 @@ static void visit(dctx *c, Dwarf_Die die, int32_t parent, int depth, struct rngb
 			ldw_fail(c, &e, r);
 			return;
 		}
+		Dwarf_Bool has_ranges = 0;
 		if (!fn && pc_range(c, die, rb)) {
 			/* indexing needs only the ranges: skip the attribute list */
+		} else if (!fn && c->st == KP_OK &&
+		           dwarf_hasattr(die, DW_AT_ranges, &has_ranges, &e) == DW_DLV_OK &&
+		           !has_ranges) {
+			/* a declaration or an abstract instance: nothing to index */
+			return;
 		} else {
+			if (e) {
+				dwarf_dealloc_error(c->d->dbg, e);
+				e = NULL;
+			}
 			if (c->st != KP_OK ||
 			    read_attrs(c, die, &a) != DW_DLV_OK)
 				return;
@@ -654,10 +671,17 @@ static bool real_end_sequence(kp_dwarf *d, Dwarf_Line row, Dwarf_Line next, Dwar
 	return next_addr < addr || addr_set;
 }
 
-static void decode_lines(dctx *c, Dwarf_Die cudie)
+static void decode_lines(dctx *c, Dwarf_Die cudie, const struct dieattrs *ca)
 {
 	kp_dwarf *d = c->d;
 	struct cu *cu = c->cu;
+	if (ca->has_stmt_list) {
+		int fr = kp__dwarf_lines_fast(&d->c, &d->linesrc, ca->stmt_list, cu);
+		if (fr == -2)
+			c->st = KP_ERR_NOMEM;
+		if (fr != 0)
+			return;
+	}
 	Dwarf_Error e = NULL;
 	Dwarf_Unsigned lver = 0;
 	Dwarf_Small tcount = 0;
@@ -832,7 +856,7 @@ kp_status kp__dwarf_cu_decode(kp_dwarf *d, struct cu *cu, kp_error *err)
 	}
 	walk_children(&c, cudie, -1, 0, &rb);
 	if (c.st == KP_OK)
-		decode_lines(&c, cudie);
+		decode_lines(&c, cudie, &a);
 	if (c.st == KP_OK && cu->nseqs > 1)
 		kp__dwarf_sort_seqs(cu);
 done:
@@ -1114,6 +1138,17 @@ kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *e
 	if (!kp_macho_section(slice, "__DWARF", "__debug_addr", &d->lists.addr,
 	                      &d->lists.addr_size, NULL))
 		d->lists.addr = NULL;
+	d->linesrc.little = d->little;
+	d->linesrc.asz = d->lists.asz;
+	if (!kp_macho_section(slice, "__DWARF", "__debug_line", &d->linesrc.line,
+	                      &d->linesrc.line_size, NULL))
+		d->linesrc.line = NULL;
+	if (!kp_macho_section(slice, "__DWARF", "__debug_str", &d->linesrc.str,
+	                      &d->linesrc.str_size, NULL))
+		d->linesrc.str = NULL;
+	if (!kp_macho_section(slice, "__DWARF", "__debug_line_str", &d->linesrc.line_str,
+	                      &d->linesrc.line_str_size, NULL))
+		d->linesrc.line_str = NULL;
 	if (!have_info) {
 		free(d);
 		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no DWARF in the %s slice",

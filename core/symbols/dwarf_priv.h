@@ -217,4 +217,21 @@ kp_status kp__dwarf_build_index(struct kp__dwarf_cache *d, const struct aarange 
                                 size_t *capraw);
 void kp__dwarf_cache_free(struct kp__dwarf_cache *d);
 
+/* ---- dwarf_line.c ---------------------------------------------------------- */
+
+/* The sections a line table reads (NULL when absent); asz is the unit's
+ * address size. */
+struct kp__dwarf_linesrc {
+	const unsigned char *line, *str, *line_str;
+	uint64_t line_size, str_size, line_str_size;
+	unsigned asz;
+	bool little;
+};
+/* Decodes the line table at .debug_line offset off into cu (files, rows,
+ * seqs, file_base; cu->comp_dir set before): 1 done; 0 a table this reader
+ * leaves to libdwarf (cu untouched); -2 out of memory (cu half filled: the
+ * caller fails the unit). */
+int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_linesrc *src,
+                         uint64_t off, struct cu *cu);
+
 #endif
