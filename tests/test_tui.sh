@@ -6,64 +6,10 @@
 # Env: KPBROWSE (binary), KP_TESTS_DIR.
 set -u
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "1..0 # SKIP tmux not installed"
-	exit 77
-fi
-: "${KPBROWSE:?KPBROWSE must name the kpbrowse binary}"
 : "${KP_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/kpt-tui.XXXXXX")
-sock="kpt-tui-$$"
-T="tmux -L $sock -f /dev/null"
-cleanup() {
-	$T kill-server >/dev/null 2>&1
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
-	echo "# screen:"; screen | sed 's/^/#   /'
-}
-
-screen() { $T capture-pane -t kpt -p 2>/dev/null; }
-
-# poll_screen GREP_MODE PATTERN SECONDS: polls the screen until grep -q
-# GREP_MODE (-F fixed string, -E regex) finds PATTERN.
-poll_screen() {
-	limit=$(( $3 * 10 ))
-	i=0
-	while [ "$i" -lt "$limit" ]; do
-		if screen | grep -q "$1" -- "$2"; then
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-# wait_for TEXT [SECONDS]: the screen holds TEXT; wait_for_re: a line matches REGEX.
-wait_for() { poll_screen -F "$1" "${2:-10}"; }
-wait_for_re() { poll_screen -E "$1" "${2:-10}"; }
-
-check() {   # check DESCRIPTION TEXT [SECONDS]
-	if wait_for "$2" "${3:-10}"; then ok "$1"; else not_ok "$1 (waited for '$2')"; fi
-}
-
-keys() { $T send-keys -t kpt "$@"; }
-
-# A private $TMPDIR: the demo database lives there, never the user's.
-export TMPDIR="$work"
-$T new-session -d -s kpt -x 100 -y 30 "env PS1='kpt-prompt\$ ' TMPDIR='$work' sh" || {
-	echo "1..0 # SKIP cannot start tmux"
-	exit 77
-}
-$T set-option -g remain-on-exit on >/dev/null 2>&1
-wait_for 'kpt-prompt$' 5
+. "$KP_TESTS_DIR/tui_shell.sh"
+ts_init tui
+ts_shell 100 30
 keys "clear; '$KPBROWSE' --demo" Enter
 
 check "demo opens on the panic list" "FakeDriver: report length" 20
@@ -203,6 +149,4 @@ check "symbol cache run: quits" 'kpt-prompt$' 10
 if ls "$work/cache/symcache" 2>/dev/null | grep -q 'tmp$'; then not_ok "no half-built cache file left"
 else ok "no half-built cache file left"; fi
 
-echo "1..$n"
-echo "# $((n - fails)) passed, $fails failed, 0 skipped"
-[ "$fails" -eq 0 ]
+ts_done

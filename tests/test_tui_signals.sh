@@ -7,52 +7,12 @@
 # when tmux is missing.  Env: KPBROWSE (binary), KP_TESTS_DIR.
 set -u
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "1..0 # SKIP tmux not installed"
-	exit 77
-fi
-: "${KPBROWSE:?KPBROWSE must name the kpbrowse binary}"
 : "${KP_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/kpt-sig.XXXXXX")
-sock="kpt-sig-$$"
-T="tmux -L $sock -f /dev/null"
-cleanup() {
-	[ -s "$work/pid" ] && kill -9 "$(cat "$work/pid")" 2>/dev/null
-	$T kill-server >/dev/null 2>&1
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
-	echo "# screen:"; screen | sed 's/^/#   /'
-}
-screen() { $T capture-pane -t kpt -p 2>/dev/null; }
-poll_screen() {   # GREP_MODE PATTERN SECONDS
-	limit=$(( $3 * 10 ))
-	i=0
-	while [ "$i" -lt "$limit" ]; do
-		if screen | grep -q "$1" -- "$2"; then return 0; fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-wait_for() { poll_screen -F "$1" "${2:-10}"; }
-keys() { $T send-keys -t kpt "$@"; }
+. "$KP_TESTS_DIR/tui_shell.sh"
+ts_init sig
+ts_before_cleanup() { [ -s "$work/pid" ] && kill -9 "$(cat "$work/pid")" 2>/dev/null; }
 flag() { $T display-message -p -t kpt "#{$1}"; }
-
-export TMPDIR="$work"
-$T new-session -d -s kpt -x 100 -y 30 "env PS1='kpt-prompt\$ ' TMPDIR='$work' sh" || {
-	echo "1..0 # SKIP cannot start tmux"
-	exit 77
-}
-$T set-option -g remain-on-exit on >/dev/null 2>&1
-wait_for 'kpt-prompt$' 5
+ts_shell 100 30
 keys "ulimit -c 0" Enter
 
 # start ARGS...: runs kpbrowse in the pane through a shell that records its
@@ -179,12 +139,10 @@ start --db "'$work/big-fresh.db'" "'$work/big'"
 quit_within "q during the scan of a 50 MB report" 1000 keys q
 start --db "'$work/big.db'" "'$work/big'"
 keys Enter
-if wait_for "AAAAAAAA" 10; then ok "50 MB panic string: the report shows it"; else not_ok "50 MB panic string: the report shows it"; fi
+if wait_for "AAAAAAAA" 30; then ok "50 MB panic string: the report shows it"; else not_ok "50 MB panic string: the report shows it"; fi
 keys G
-if wait_for "Panic string" 1 || wait_for "AAAA" 10; then ok "50 MB panic string: End reaches the last row"; else not_ok "50 MB panic string: End"; fi
+if wait_for "Panic string" 1 || wait_for "AAAA" 30; then ok "50 MB panic string: End reaches the last row"; else not_ok "50 MB panic string: End"; fi
 keys Q
 restored "50 MB panic string, scrolled"
 
-echo "1..$n"
-echo "# $((n - fails)) passed, $fails failed, 0 skipped"
-[ "$fails" -eq 0 ]
+ts_done

@@ -4,64 +4,10 @@
 # Env: KPBROWSE (binary), KP_TESTS_DIR, KP_FIXTURES.
 set -u
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "1..0 # SKIP tmux not installed"
-	exit 77
-fi
-: "${KPBROWSE:?KPBROWSE must name the kpbrowse binary}"
 : "${KP_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/kpt-tui-ss.XXXXXX")
-sock="kpt-tui-ss-$$"
-T="tmux -L $sock -f /dev/null"
-cleanup() {
-	$T kill-server >/dev/null 2>&1
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
-	echo "# screen:"; screen | sed 's/^/#   /'
-}
-
-screen() { $T capture-pane -t kpt -p 2>/dev/null; }
-
-# poll_screen GREP_MODE PATTERN SECONDS: polls the screen until grep -q
-# GREP_MODE (-F fixed string, -E regex) finds PATTERN.
-poll_screen() {
-	limit=$(( $3 * 10 ))
-	i=0
-	while [ "$i" -lt "$limit" ]; do
-		if screen | grep -q "$1" -- "$2"; then
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-# wait_for TEXT [SECONDS]: the screen holds TEXT; wait_for_re: a line matches REGEX.
-wait_for() { poll_screen -F "$1" "${2:-10}"; }
-wait_for_re() { poll_screen -E "$1" "${2:-10}"; }
-
-check() {   # check DESCRIPTION TEXT [SECONDS]
-	if wait_for "$2" "${3:-10}"; then ok "$1"; else not_ok "$1 (waited for '$2')"; fi
-}
-
-keys() { $T send-keys -t kpt "$@"; }
-
-# A private $TMPDIR: nothing of the user's is touched.
-export TMPDIR="$work"
-$T new-session -d -s kpt -x 140 -y 40 "env PS1='kpt-prompt\$ ' TMPDIR='$work' sh" || {
-	echo "1..0 # SKIP cannot start tmux"
-	exit 77
-}
-$T set-option -g remain-on-exit on >/dev/null 2>&1
-wait_for 'kpt-prompt$' 5
+. "$KP_TESTS_DIR/tui_shell.sh"
+ts_init tui-ss
+ts_shell 140 40
 ss="$KP_FIXTURES/stackshots"
 keys "clear; '$KPBROWSE' --db '$work/index.db' '$ss/WatchdogCrash-2026-11-22-100000.ips'" Enter
 check "the watchdog is listed by its reason" "monitoring timed out for service" 20
@@ -90,6 +36,4 @@ check "Esc comes back to the thread list" "-> pid 400 semaphore port"
 keys / T H _ F U T U R E Enter
 check "thread filter by state" "1/1  /TH_FUTURE (filtered)"
 keys q
-echo "1..$n"
-echo "# $((n - fails)) passed, $fails failed, 0 skipped"
-[ "$fails" -eq 0 ]
+ts_done
