@@ -51,6 +51,7 @@ typedef struct report_priv {
 	size_t panic_len;
 	size_t wrap_off;   /* next byte of it to lay out */
 	bool wrapping;     /* rows of it are still to come */
+	bool follow_end;   /* End was asked while wrapping: stay on the last row */
 	kpt_process_arg push;
 	char push_uuid[256];
 	bool has_bt;       /* the summary shows the panicked thread's first frames */
@@ -566,6 +567,8 @@ static unsigned report_idle(kpt_view *v)
 	} while (p->wrapping && (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 5000000L);
 	if (!v->list.filtered) {
 		v->list.n = p->nrows;
+		if (p->follow_end)
+			v->list.cur = p->nrows ? p->nrows - 1 : 0;
 	} else if (!p->wrapping) {   /* filtered: match the new rows once, at the end */
 		v->list.n = p->nrows;
 		kpt_list_refilter(v);
@@ -637,6 +640,11 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		rebuild(v, p->width ? p->width : v->app->cols);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
+	/* End while the panic string is still being laid out goes to the last
+	 * row laid out and keeps following it until the layout is done; any
+	 * other move stops following. */
+	if (req != KPT_REQ_ENTER && req != KPT_REQ_COPY && req != KPT_REQ_COPYALL)
+		p->follow_end = req == KPT_REQ_END && p->wrapping;
 	if (req == KPT_REQ_COPY || req == KPT_REQ_COPYALL)
 		return report_copy(v, req == KPT_REQ_COPYALL);
 	if (req == KPT_REQ_WRITE) {
