@@ -12,13 +12,7 @@ trap 'rm -rf "$tmp"' EXIT
 llvm=/usr/lib/llvm-14/bin
 PATH=$PATH:$llvm
 sym=$(command -v llvm-symbolizer || command -v llvm-symbolizer-14 || true)
-objdump=$(command -v llvm-objdump || command -v llvm-objdump-14 || true)
-lipo=$(command -v llvm-lipo || command -v llvm-lipo-14 || true)
-if [ -z "$sym" ] || [ -z "$objdump" ] || [ -z "$lipo" ]; then
-	skip "llvm-symbolizer, llvm-objdump or llvm-lipo absent"
-	
-# FIFOs never block (issue 11 item 5): as --dsym, and planted as the dSYM
-# walk's cache file; `bounded SECONDS CMD` kills CMD when it hangs (status 137)
+# `bounded SECONDS CMD` kills CMD when it hangs (status 137)
 bounded() {
 	s=$1
 	shift
@@ -32,15 +26,25 @@ bounded() {
 	wait $w 2>/dev/null
 	return $rc
 }
-mkfifo "$tmp/fifo"
-bounded 20 "'$kp' lookup --dsym '$tmp/fifo' 0x10 >/dev/null 2>'$tmp/err'"
-check "$?" = 2 "a FIFO as --dsym: refused at once, exit 2"
-check_grep "not a regular file" "$tmp/err" "a FIFO as --dsym: says why"
-mkdir -p "$tmp/fc"
-mkfifo "$tmp/fc/dsym-cache-v1"
-bounded 30 "KPBROWSE_CACHE_DIR='$tmp/fc' '$kp' show --dsym '$bin' '$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips' >'$tmp/out' 2>&1"
-check "$?" = 0 "a FIFO planted as dsym-cache-v1: show does not block"
-check_grep "panic_trap_to_debugger" "$tmp/out" "a FIFO planted as dsym-cache-v1: frames still symbolicated"
+# FIFOs never block (issue 11 item 5): as --dsym, and planted as the dSYM
+# walk's cache file; these need no LLVM tool, so they run on both paths.
+fifo_checks() {
+	mkfifo "$tmp/fifo"
+	bounded 20 "'$kp' lookup --dsym '$tmp/fifo' 0x10 >/dev/null 2>'$tmp/err'"
+	check "$?" = 2 "a FIFO as --dsym: refused at once, exit 2"
+	check_grep "not a regular file" "$tmp/err" "a FIFO as --dsym: says why"
+	mkdir -p "$tmp/fc"
+	mkfifo "$tmp/fc/dsym-cache-v1"
+	bounded 30 "KPBROWSE_CACHE_DIR='$tmp/fc' '$kp' show --dsym '$bin' '$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips' >'$tmp/out' 2>&1"
+	check "$?" = 0 "a FIFO planted as dsym-cache-v1: show does not block"
+	check_grep "panic_trap_to_debugger" "$tmp/out" "a FIFO planted as dsym-cache-v1: frames still symbolicated"
+}
+
+objdump=$(command -v llvm-objdump || command -v llvm-objdump-14 || true)
+lipo=$(command -v llvm-lipo || command -v llvm-lipo-14 || true)
+if [ -z "$sym" ] || [ -z "$objdump" ] || [ -z "$lipo" ]; then
+	skip "llvm-symbolizer, llvm-objdump or llvm-lipo absent"
+	fifo_checks
 done_testing
 fi
 
@@ -147,28 +151,5 @@ check_grep "^kpbrowse: $tmp/bad: " "$tmp/err" "non-Mach-O --dsym: one line namin
 "$kp" lookup 0x10 >/dev/null 2>&1
 check "$?" = 2 "lookup without --dsym: exit 2"
 
-# FIFOs never block (issue 11 item 5): as --dsym, and planted as the dSYM
-# walk's cache file; `bounded SECONDS CMD` kills CMD when it hangs (status 137)
-bounded() {
-	s=$1
-	shift
-	sh -c "$1" &
-	p=$!
-	(sleep "$s"; kill -9 $p 2>/dev/null) &
-	w=$!
-	wait $p
-	rc=$?
-	kill $w 2>/dev/null
-	wait $w 2>/dev/null
-	return $rc
-}
-mkfifo "$tmp/fifo"
-bounded 20 "'$kp' lookup --dsym '$tmp/fifo' 0x10 >/dev/null 2>'$tmp/err'"
-check "$?" = 2 "a FIFO as --dsym: refused at once, exit 2"
-check_grep "not a regular file" "$tmp/err" "a FIFO as --dsym: says why"
-mkdir -p "$tmp/fc"
-mkfifo "$tmp/fc/dsym-cache-v1"
-bounded 30 "KPBROWSE_CACHE_DIR='$tmp/fc' '$kp' show --dsym '$bin' '$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips' >'$tmp/out' 2>&1"
-check "$?" = 0 "a FIFO planted as dsym-cache-v1: show does not block"
-check_grep "panic_trap_to_debugger" "$tmp/out" "a FIFO planted as dsym-cache-v1: frames still symbolicated"
+fifo_checks
 done_testing
