@@ -389,6 +389,12 @@ static void test_search_kext(void)
 	kp_error err;
 	KT_CHECK(kpi_search_kext(db, "COM.example.driver.widget", collect, &v, &n, &err) == KP_OK && n == 4,
 	         "kext by bundle id, any case: %zu", n);
+	rows w = {0};
+	KT_CHECK(kpi_search_kext(db, "WIDGET", collect, &w, &n, &err) == KP_OK && n == 4,
+	         "kext by the last part of its bundle id, any case: %zu", n);
+	rows x = {0};
+	KT_CHECK(kpi_search_kext(db, "idget", collect, &x, &n, &err) == KP_OK && n == 0,
+	         "a last part is a whole part (idget finds nothing): %zu", n);
 }
 
 static void test_search_text(void)
