@@ -91,6 +91,8 @@ typedef struct kpi_progress {
 	size_t files_seen;     /* files looked at so far */
 	size_t new_reports;
 	const char *path;      /* the file being looked at */
+	size_t files_total;    /* files the scan will look at, as counted before it began
+	                          (files_seen may pass it when files appear meanwhile) */
 } kpi_progress;
 
 /* Called once per file, before it is read. */
