@@ -322,7 +322,7 @@ static kpt_style row_style(char mark, bool sel)
 {
 	if (sel)
 		return KPT_ST_CURSOR;
-	return mark == '=' ? KPT_ST_DIM : KPT_ST_MATCH;
+	return mark == '=' ? KPT_ST_DIM : KPT_ST_MARK;
 }
 
 static void put_frame(kpt_view *v, int k, int f, int y, int x, int w, kpt_style st)
@@ -353,11 +353,11 @@ static void compare_draw_row(kpt_view *v, size_t row, int y, int width, bool sel
 		put_frame(v, r->a >= 0 ? 0 : 1, r->a >= 0 ? r->a : r->b, y, 3, width - 3, st);
 		return;
 	}
-	int half = (width - 3) / 2;
+	int half = (width - 4) / 2;
 	kpt_put(y, 0, 2, m, st, true);
 	put_frame(v, 0, r->a, y, 2, half, st);
-	kpt_put(y, 2 + half, 1, r->mark == '=' ? " " : "|", st, true);
-	put_frame(v, 1, r->b, y, 3 + half, width - 3 - half, st);
+	kpt_put(y, 2 + half, 2, r->mark == '=' ? " " : "|", st, true);
+	put_frame(v, 1, r->b, y, 4 + half, width - 4 - half, st);
 }
 
 /* The header lines of side k at x, w wide: 4 rows, or 2 when short
@@ -410,9 +410,9 @@ static void compare_draw(kpt_view *v, int y0, int h, int width)
 		y = draw_side(v, 0, y, 0, width, h < 20);
 		y = draw_side(v, 1, y, 0, width, h < 20);
 	} else {
-		int half = (width - 3) / 2;
+		int half = (width - 4) / 2;
 		draw_side(v, 0, y, 2, half, h < 12);
-		y = draw_side(v, 1, y, 3 + half, width - 3 - half, h < 12);
+		y = draw_side(v, 1, y, 4 + half, width - 4 - half, h < 12);
 	}
 	kpt_putf(y++, 0, width, KPT_ST_HEADER, true,
 	         "Panicked threads: %zu same, %zu differ, %zu only A, %zu only B   (= same  ! differs  < A only  > B only)",
