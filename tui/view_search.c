@@ -240,26 +240,15 @@ static const char *search_hint(kpt_view *v)
 	return p->kext_only ? "Enter open  K new search  Esc back" : "Enter open  u new search  Esc back";
 }
 
-const kpt_view_ops kpt_view_search = {
-	.name = "search",
-	.private_size = sizeof(search_priv),
-	.open = search_open,
-	.close = search_close,
-	.draw = search_draw,
-	.draw_row = search_draw_row,
-	.row_text = search_row_text,
-	.request = search_request,
-	.hint = search_hint,
-};
+/* the UUID search and the kext search differ in how they open only */
+#define SEARCH_OPS \
+	.private_size = sizeof(search_priv), \
+	.close = search_close, \
+	.draw = search_draw, \
+	.draw_row = search_draw_row, \
+	.row_text = search_row_text, \
+	.request = search_request, \
+	.hint = search_hint
 
-const kpt_view_ops kpt_view_kext_search = {
-	.name = "kext search",
-	.private_size = sizeof(search_priv),
-	.open = kext_open,
-	.close = search_close,
-	.draw = search_draw,
-	.draw_row = search_draw_row,
-	.row_text = search_row_text,
-	.request = search_request,
-	.hint = search_hint,
-};
+const kpt_view_ops kpt_view_search = {.name = "search", .open = search_open, SEARCH_OPS};
+const kpt_view_ops kpt_view_kext_search = {.name = "kext search", .open = kext_open, SEARCH_OPS};
