@@ -31,7 +31,9 @@ tt_keys m G m c
 tt_wait "panic_trap_to_debugger (" 20
 tt_check "NO_COLOR compare: differing frames marked !" "! 2   validateReport" 10
 tt_check "NO_COLOR compare: common frames marked =" "= 0   panic_trap_to_debugger" 10
-tt_keys Escape c
+tt_keys j j j Enter
+tt_check "compare: Enter on a row opens its thread (A's when both have a frame)" "compare 4 : 2 > thread 9001" 10
+tt_keys Escape Escape c
 tt_check "c with two marks from the list again" "compare 4 : 2" 10
 tt_keys Escape g m c
 tt_check "c with one mark (2) compares it with the selected row (3)" "compare 2 : 3" 10

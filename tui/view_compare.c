@@ -122,6 +122,7 @@ typedef struct compare_priv {
 	size_t done_seen;    /* symbol results seen at the last alignment */
 	bool aligned;
 	bool narrow;
+	kpt_process_arg push;   /* Enter: the thread of the row's frame */
 } compare_priv;
 
 static const kp_thread *side_thread(const side *s)
@@ -439,10 +440,27 @@ static const char *compare_row_text(kpt_view *v, size_t row, char *buf, size_t s
 	return buf;
 }
 
+/* Enter: the whole thread of the row's frame (A's when the row has both) */
+static unsigned compare_request(kpt_view *v, kpt_request req)
+{
+	compare_priv *p = v->priv;
+	size_t row;
+	if (req != KPT_REQ_ENTER || !loaded(p))
+		return 0;
+	if (!kpt_list_current(&v->list, &row))
+		return KPT_HANDLED;
+	const crow *r = p->narrow ? &p->lines[row] : &p->pairs[row];
+	const side *s = &p->s[r->a >= 0 ? 0 : 1];
+	if (!s->has_thread)
+		return KPT_HANDLED;
+	p->push = (kpt_process_arg){.doc = s->doc, .proc = s->proc, .thread = s->thread};
+	return kpt_push_later(v->app, &kpt_view_thread, &p->push);
+}
+
 static const char *compare_hint(kpt_view *v)
 {
 	(void)v;
-	return "/ filter  Esc back";
+	return "Enter thread  / filter  Esc back";
 }
 
 static unsigned compare_update(kpt_view *v)
@@ -461,6 +479,7 @@ const kpt_view_ops kpt_view_compare = {
 	.draw = compare_draw,
 	.draw_row = compare_draw_row,
 	.row_text = compare_row_text,
+	.request = compare_request,
 	.hint = compare_hint,
 	.update = compare_update,
 };
