@@ -774,7 +774,8 @@ kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, v
 		*nfound = 0;
 	if (!bundle_id || !*bundle_id)
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty bundle id");
-	return search(db, KPI__SEARCH_KEXT, bundle_id, fn, ctx, nfound, err);
+	return search(db, strchr(bundle_id, '.') ? KPI__SEARCH_KEXT : KPI__SEARCH_KEXT_LAST, bundle_id,
+	              fn, ctx, nfound, err);
 }
 
 kp_status kpi_search_text(kpi_db *db, const char *text, kpi_report_fn fn, void *ctx,

@@ -91,6 +91,8 @@ typedef struct kpi_progress {
 	size_t files_seen;     /* files looked at so far */
 	size_t new_reports;
 	const char *path;      /* the file being looked at */
+	size_t files_total;    /* files the scan will look at, as counted before it began
+	                          (files_seen may pass it when files appear meanwhile) */
 } kpi_progress;
 
 /* Called once per file, before it is read. */
@@ -256,7 +258,9 @@ kp_status kpi_search_uuid(kpi_db *db, const char *uuid, kpi_report_fn fn, void *
 /* Checks a UUID argument as kpi_search_uuid does (KP_ERR_USAGE naming
  * what is wrong), so a caller can refuse it before printing anything. */
 kp_status kpi_check_uuid_arg(const char *uuid, kp_error *err);
-/* Reports with a loaded or backtrace kext of that bundle id (any case). */
+/* Reports with a loaded or backtrace kext of that bundle id (any case); a
+ * bundle id without a dot is its last part: IOUSBHostFamily finds
+ * com.apple.iokit.IOUSBHostFamily (and a kext named just that). */
 kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);
 /* Reports whose panic string contains every word of text, by the store's

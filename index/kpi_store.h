@@ -75,6 +75,8 @@ typedef enum kpi__search {
 	KPI__SEARCH_UUID,      /* arg: 8..32 upper-case hex digits, a prefix */
 	KPI__SEARCH_KEXT,      /* arg: a bundle id, any case */
 	KPI__SEARCH_TEXT,      /* arg: words that must all occur (the store's own text search) */
+	KPI__SEARCH_KEXT_LAST, /* arg: a bundle id's last part (no dot), any case: a name
+	                          equal to it or ending in "." and it */
 } kpi__search;
 
 /* Return non-zero to stop. */

@@ -263,6 +263,49 @@ static bool norm_root(char *p, size_t cap)
 	return fits;
 }
 
+/* p made absolute (against cwd, when known) and normalised into buf;
+ * false when it does not fit. */
+static bool root_path(const char *p, const char *cwd, char *buf, size_t cap)
+{
+	int n = p[0] == '/' || !cwd ? snprintf(buf, cap, "%s", p) : snprintf(buf, cap, "%s/%s", cwd, p);
+	return n >= 0 && (size_t)n < cap && norm_root(buf, cap);
+}
+
+/* The regular files walk() would hand to kpi__scan_file under path (the
+ * same links followed, the same depth), for "N of M" progress: names only,
+ * nothing read.  Errors count nothing (the walk reports them). */
+static size_t count_files(kpi_db *db, char *path, size_t plen, size_t cap, int depth)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return 0;
+	if (S_ISLNK(st.st_mode) && (stat(path, &st) != 0 || (S_ISDIR(st.st_mode) && depth > 0)))
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return !(db->ops->is_own_file && db->ops->is_own_file(db, &st));
+	if (!S_ISDIR(st.st_mode) || depth > 64)
+		return 0;
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	size_t n = 0;
+	bool slash = plen && path[plen - 1] == '/';
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t nl = strlen(e->d_name);
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || plen + !slash + nl + 1 > cap)
+			continue;
+		size_t at = plen;
+		if (!slash)
+			path[at++] = '/';
+		memcpy(path + at, e->d_name, nl + 1);
+		n += count_files(db, path, at + nl, cap, depth + 1);
+		path[plen] = '\0';
+	}
+	closedir(d);
+	return n;
+}
+
 kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_symbol_fn sym,
                    void *sym_ctx, kpi_progress_fn fn, void *ctx, kpi_summary *out, kp_error *err)
 {
@@ -275,12 +318,13 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	char cwd[CAP];
 	bool have_cwd = getcwd(cwd, sizeof cwd) != NULL;
+	for (size_t i = 0; fn && i < npaths; i++)   /* "N of M": count first */
+		if (root_path(paths[i], have_cwd ? cwd : NULL, buf, CAP))
+			s.total += count_files(db, buf, strlen(buf), CAP, 0);
 	kp_status st = tx_begin(&s);
 	for (size_t i = 0; i < npaths && st == KP_OK; i++) {
 		const char *p = paths[i];
-		int n = p[0] == '/' || !have_cwd ? snprintf(buf, CAP, "%s", p)
-		                                 : snprintf(buf, CAP, "%s/%s", cwd, p);
-		if (n < 0 || n >= CAP || !norm_root(buf, CAP)) {
+		if (!root_path(p, have_cwd ? cwd : NULL, buf, CAP)) {
 			st = kpi__scan_add_error(&s, p, "path too long");
 			continue;
 		}

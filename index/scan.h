@@ -29,6 +29,7 @@ typedef struct scan {
 	/* stored in the open batch: added to the summary when it commits */
 	size_t pend_new, pend_superseded;
 	bool in_tx;
+	size_t total;         /* files counted before the walk, for progress */
 } scan;
 
 /* Adds path: msg to the summary's errors (KP_ERR_NOMEM only). */

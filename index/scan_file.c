@@ -351,7 +351,7 @@ kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
 		return KP_OK;
 	s->sum->files++;
 	if (s->fn) {
-		kpi_progress p = {s->sum->files, s->sum->new_reports + s->pend_new, path};
+		kpi_progress p = {s->sum->files, s->sum->new_reports + s->pend_new, path, s->total};
 		s->fn(s->ctx, &p);
 	}
 

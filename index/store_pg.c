@@ -1077,6 +1077,14 @@ static kp_status pg_search(kpi_db *h, kpi__search kind, const char *arg, kpi_rep
 		                    "JOIN kpbrowse.groups g ON g.id = r.group_id WHERE lower(i.name) = lower($1) "
 		                    "AND i.name <> '' AND i.live ORDER BY r.ts DESC, r.id DESC, i.rank",
 		                &p, true, fn, ctx, nfound, err);
+	case KPI__SEARCH_KEXT_LAST:
+		p_text(&p, arg);
+		return run_rows(db, "SELECT " ROW_COLS "i.uuid_hex, i.name, i.rank" ROW_TAIL
+		                    " FROM kpbrowse.images i JOIN kpbrowse.reports r ON r.id = i.report_id "
+		                    "JOIN kpbrowse.groups g ON g.id = r.group_id WHERE i.name <> '' AND i.live "
+		                    "AND (lower(i.name) = lower($1) OR right(lower(i.name), length($1) + 1) = "
+		                    "'.' || lower($1)) ORDER BY r.ts DESC, r.id DESC, i.rank",
+		                &p, true, fn, ctx, nfound, err);
 	case KPI__SEARCH_TEXT:
 		break;
 	}

@@ -105,6 +105,14 @@ static const char *const sql_text[Q_COUNT] = {
 	                  "1, i.uuid_hex, i.name, i.rank, " ROW_TAIL " FROM images i "
 	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
 	                  "WHERE i.name = ?1 COLLATE NOCASE AND i.name <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
+	/* a bundle id's last part: the name itself, or ".PART" ending it (no
+	 * index serves a suffix: this one reads the images table) */
+	[Q_SEARCH_KEXT_LAST] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	                       "1, i.uuid_hex, i.name, i.rank, " ROW_TAIL " FROM images i "
+	                       "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
+	                       "WHERE i.name <> '' AND (i.name = ?1 COLLATE NOCASE OR "
+	                       "lower(substr(i.name, -length(?1) - 1)) = '.' || lower(?1)) "
+	                       "ORDER BY r.ts DESC, r.id DESC, i.rank",
 	[Q_SEARCH_FTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
 	                 "1, NULL, NULL, NULL, " ROW_TAIL " FROM panic_fts f "
 	                 "JOIN reports r ON r.id = f.rowid JOIN groups g ON g.id = r.group_id "

@@ -55,6 +55,7 @@ typedef enum kpi__sq_sql {
 	Q_REPORT_SPAN,
 	Q_GROUP_COUNTS,
 	Q_GROUP_SPAN,
+	Q_SEARCH_KEXT_LAST,
 	Q_COUNT
 } kpi__sq_sql;
 

@@ -422,6 +422,11 @@ kp_status kpi__sq_search(kpi_db *h, kpi__search kind, const char *arg, kpi_repor
 			return KP_ERR_DB;
 		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
 		return run_rows(db, q, true, NULL, fn, ctx, nfound, err);
+	case KPI__SEARCH_KEXT_LAST:
+		if (!(q = kpi__sq_stmt(db, Q_SEARCH_KEXT_LAST, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
+		return run_rows(db, q, true, NULL, fn, ctx, nfound, err);
 	case KPI__SEARCH_TEXT:
 		break;
 	}

@@ -1,10 +1,10 @@
 #!/bin/sh
-# take.sh: real screenshots of kpbrowse --demo, taken from xterm on a
-# virtual X display (Xvfb).  xterm runs tmux, which runs kpbrowse, so keys
+# take.sh: real screenshots of kpbrowse --demo at 80x24 and 160x45 (into
+# 80x24/ and 160x45/), taken from xterm on a virtual X display (Xvfb).  xterm runs tmux, which runs kpbrowse, so keys
 # are sent with tmux send-keys and the window is captured with xwd and
 # converted to PNG.  Installs nothing: it says what is missing.
 # Usage: screenshots/take.sh [KPBROWSE] (default: ../build/cli/kpbrowse)
-# Needs: Xvfb (xvfb), xterm, xwd (x11-apps), convert (imagemagick), tmux,
+# Needs: Xvfb (xvfb), xterm, xwd (x11-apps), convert (imagemagick), tmux, xdotool,
 # and the DejaVu Sans Mono font (fonts-dejavu-core).
 set -eu
 
@@ -41,7 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-Xvfb "$disp" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
+Xvfb "$disp" -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
 xvfb_pid=$!
 export DISPLAY="$disp"
 i=0
@@ -50,22 +50,51 @@ until xwd -root -silent >/dev/null 2>&1; do
 	sleep 0.1
 done
 
-cols=110 rows=32
-xterm -T kpbrowse -geometry ${cols}x${rows}+0+0 -fa 'DejaVu Sans Mono' -fs 11 \
-	-bg '#1e1e1e' -fg '#d8d8d8' -xrm 'XTerm*termName: xterm-256color' \
-	-e env TMPDIR="$work" $T new-session -s shot -x $cols -y $rows \
-	"env TMPDIR='$work' '$KPBROWSE' --demo" &
-xterm_pid=$!
+# take COLS ROWS: one xterm of that size running the demo, walked through
+# every view, into $here/COLSxROWS/NN-view.png.
+take() {
+	cols=$1 rows=$2
+	out="$here/${cols}x$rows"
+	mkdir -p "$out"
+	rm -rf "$work/tmp" && mkdir -p "$work/tmp"   # a fresh demo index: every report new
+	xterm -T kpbrowse -geometry ${cols}x${rows}+0+0 -fa 'DejaVu Sans Mono' -fs 11 \
+		-bg '#1e1e1e' -fg '#d8d8d8' -xrm 'XTerm*termName: xterm-256color' \
+		-e env TMPDIR="$work/tmp" $T new-session -s shot -x "$cols" -y "$rows" \
+		"env TMPDIR='$work/tmp' '$KPBROWSE' --demo" &
+	xterm_pid=$!
+
+	wait_for "q quit" 150
+	$T set-option -t shot status off >/dev/null
+	wait_for "FakeDriver" 100
+	shot 01-panics
+	keys Tab; wait_for "group (normalised"; shot 02-groups
+	keys Enter; wait_for "Kexts:       com"; shot 03-group
+	keys Escape Tab g m G m c; wait_for "Panicked threads"; wait_for "panic_trap_to_debugger ("; shot 04-compare
+	keys Escape g Enter; wait_for "Summary"; wait_for "panic_trap_to_debugger"; shot 05-report
+	keys Tab; wait_for "Binary images"; shot 06-images
+	keys Tab Enter; wait_for "panicked"; shot 07-process
+	keys Enter; wait_for "fakekernel.c:62" 100; shot 08-thread
+	keys j j Enter; wait_for "74"; shot 09-source
+	keys Escape u "4C4C44A3" Enter; wait_for "panics with UUID"; shot 10-uuid-search
+	keys Escape K FakeDriver Enter; wait_for "panics with kext"; shot 11-kext-search
+	keys "?"; wait_for "> Help"; shot 12-help
+	keys Q
+	sleep 0.5
+	$T kill-server >/dev/null 2>&1 || true
+	kill "$xterm_pid" 2>/dev/null || true
+	wait "$xterm_pid" 2>/dev/null || true
+	xterm_pid=""
+}
 
 screen() { $T capture-pane -t shot -p 2>/dev/null || true; }
-wait_for() {
+wait_for() {   # a view that never shows TEXT is still shot (and named)
 	i=0
 	while [ "$i" -lt "${2:-100}" ]; do
 		screen | grep -qF -- "$1" && return 0
 		sleep 0.1; i=$((i + 1))
 	done
 	echo "take.sh: gave up waiting for '$1'" >&2
-	return 1
+	return 0
 }
 keys() { $T send-keys -t shot "$@"; }
 shot() {
@@ -76,20 +105,9 @@ shot() {
 	else
 		xwd -silent -root >"$work/s.xwd"
 	fi
-	"$CONVERT" "xwd:$work/s.xwd" -trim +repage "$here/$1.png"
-	echo "take.sh: $here/$1.png"
+	"$CONVERT" "xwd:$work/s.xwd" -trim +repage "$out/$1.png"
+	echo "take.sh: $out/$1.png"
 }
 
-wait_for "q quit" 150
-$T set-option -t shot status off >/dev/null
-wait_for "FakeDriver" 100
-shot 01-panics
-keys Tab; wait_for "group (normalised"; shot 02-groups
-keys Tab Enter; wait_for "Processes ("; shot 03-report
-keys Tab; wait_for "Binary images"; shot 04-images
-keys Tab Enter; wait_for "panicked"; shot 05-process
-keys Enter; wait_for "fakekext.cpp:128" 100; shot 06-thread
-keys j j Enter; wait_for ">    74"; shot 07-source
-keys Escape u "4C4C44A3" Enter; wait_for "panics with UUID"; shot 08-uuid-search
-keys "?"; wait_for "this help"; shot 09-help
-keys q
+take 80 24
+take 160 45

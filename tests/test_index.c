@@ -389,6 +389,12 @@ static void test_search_kext(void)
 	kp_error err;
 	KT_CHECK(kpi_search_kext(db, "COM.example.driver.widget", collect, &v, &n, &err) == KP_OK && n == 4,
 	         "kext by bundle id, any case: %zu", n);
+	rows w = {0};
+	KT_CHECK(kpi_search_kext(db, "WIDGET", collect, &w, &n, &err) == KP_OK && n == 4,
+	         "kext by the last part of its bundle id, any case: %zu", n);
+	rows x = {0};
+	KT_CHECK(kpi_search_kext(db, "idget", collect, &x, &n, &err) == KP_OK && n == 0,
+	         "a last part is a whole part (idget finds nothing): %zu", n);
 }
 
 static void test_search_text(void)
@@ -702,6 +708,49 @@ static void test_complete_supersedes_cut(void)
 	kpi_close(&h);
 }
 
+typedef struct totals {
+	size_t calls, seen, total_min, total_max;
+} totals;
+
+static void note_total(void *ctx, const kpi_progress *p)
+{
+	totals *t = ctx;
+	if (!t->calls++ || p->files_total < t->total_min)
+		t->total_min = p->files_total;
+	if (p->files_total > t->total_max)
+		t->total_max = p->files_total;
+	t->seen = p->files_seen;
+}
+
+/* Issue 15: progress says "N of M": the files are counted before the walk
+ * (subfolders included, the index's own file not). */
+static void test_progress_counts_total(void)
+{
+	char d[1200], p[1200];
+	snprintf(d, sizeof d, "%s/counted", tmp);
+	mkdir(d, 0755);
+	gen_write(d, "a.txt", "not a report\n", 13);
+	gen_write(d, "b.txt", "not a report\n", 13);
+	char sub[1300];
+	snprintf(sub, sizeof sub, "%s/sub", d);
+	mkdir(sub, 0755);
+	gen_write(sub, "c.txt", "not a report\n", 13);
+	snprintf(p, sizeof p, "%s/counted/own.sqlite3", tmp);
+	kpi_db *h = NULL;
+	kp_error err;
+	kpi_summary s;
+	const char *paths[] = {d};
+	totals t = {0};
+	KT_CHECK(kpi_open(p, KPI_OPEN_CREATE, &h, &err) == KP_OK &&
+	         kpi_scan(h, paths, 1, NULL, NULL, note_total, &t, &s, &err) == KP_OK,
+	         "scan with progress (%s)", err.msg);
+	KT_CHECK(t.calls == 3 && t.seen == 3 && t.total_min == 3 && t.total_max == 3,
+	         "progress: 3 files of 3 counted before (%zu calls, seen %zu, total %zu..%zu)", t.calls,
+	         t.seen, t.total_min, t.total_max);
+	kpi_summary_free(&s);
+	kpi_close(&h);
+}
+
 /* Appends to the file being looked at, as a writer would while it is read. */
 static void grow_it(void *ctx, const kpi_progress *p)
 {
@@ -943,6 +992,7 @@ int main(int argc, char **argv)
 	test_real();
 	test_complete_supersedes_cut();
 	test_changing_file_read_later();
+	test_progress_counts_total();
 	test_flat_folder_rescan_is_fast();
 	return kt_done();
 }

@@ -77,6 +77,7 @@ same "list --host" list --host lab-mac-00
 same "hosts --json" hosts --json
 same "search --uuid" search --uuid 5e7a1c2b-9d44
 same "search --kext" search --kext org.sample.kext.Gadget
+same "search --kext, last part" search --kext GADGET
 same "search TEXT" search ring overflow --json
 same "search, nothing found" search --uuid DEADBEEF
 same "show @2" show --no-symbols @2

@@ -355,6 +355,15 @@ static void search_by_uuid_kext_text(const char *be, kpi_db *db)
 	KT_CHECK(db->ops->search(db, KPI__SEARCH_KEXT, "ORG.sample.kext.nouuid", collect, &f, &n, &err) ==
 	         KP_OK && n >= 1, "%s: kext by bundle id, any case", be);
 	memset(&f, 0, sizeof f);
+	KT_CHECK(db->ops->search(db, KPI__SEARCH_KEXT_LAST, "nouuid", collect, &f, &n, &err) == KP_OK &&
+	         n >= 1, "%s: kext by the last part of its bundle id, any case", be);
+	memset(&f, 0, sizeof f);
+	KT_CHECK(db->ops->search(db, KPI__SEARCH_KEXT_LAST, "UUID", collect, &f, &n, &err) == KP_OK &&
+	         n == 0, "%s: only a whole last part matches", be);
+	memset(&f, 0, sizeof f);
+	KT_CHECK(db->ops->search(db, KPI__SEARCH_KEXT_LAST, "kernel", collect, &f, &n, &err) == KP_OK &&
+	         n >= 1, "%s: a name without dots matches itself", be);
+	memset(&f, 0, sizeof f);
 	KT_CHECK(db->ops->search(db, KPI__SEARCH_TEXT, "firmware stopped", collect, &f, &n, &err) == KP_OK &&
 	         n == 1 && f.id[0] == id, "%s: text search", be);
 	KT_CHECK(db->ops->search(db, KPI__SEARCH_TEXT, "\"firmware OR NEAR(", collect, &f, &n, &err) == KP_OK &&

@@ -15,7 +15,9 @@ walk() {   # walk W H: one session, every view
 	tt_wait "FakeDriver" 20 || tt_wait "vm_page" 5
 	tt_expect "$s-panics"
 	tt_keys Tab; tt_wait "count" 5; tt_expect "$s-groups"
-	tt_keys Enter; tt_wait "Members" 5; tt_expect "$s-group"
+	tt_keys Enter; tt_wait "Members" 5; tt_wait "Kexts:       com" 10; tt_expect "$s-group"
+	tt_keys c; tt_wait "Panicked threads" 10; tt_wait "panic_trap_to_debugger (" 20; tt_expect "$s-compare-group"
+	tt_keys Escape; tt_wait "Members" 5
 	tt_keys Escape; tt_wait "count" 5
 	tt_keys Tab Enter; tt_wait "Summary" 5; tt_expect "$s-report"
 	tt_keys Tab; tt_wait "Binary images" 5; tt_expect "$s-images"
@@ -24,6 +26,10 @@ walk() {   # walk W H: one session, every view
 	tt_keys j j Enter; tt_wait "FakeDriver: report length" 5; tt_expect "$s-source"
 	tt_keys Escape "?"; tt_wait "Help" 5; tt_expect "$s-help"
 	tt_keys Escape u "4c4c44a3-5555-3144" Enter; tt_wait "4c4c44a3" 5; tt_expect "$s-uuid"
+	tt_keys Escape K FakeDriver Enter; tt_wait "with kext FakeDriver" 5; tt_expect "$s-kext"
+	tt_keys Escape Escape Escape Escape; tt_wait "dups" 5
+	tt_keys g m G m c; tt_wait "Panicked threads" 10; tt_wait "panic_trap_to_debugger (" 20
+	tt_expect "$s-compare-marked"
 }
 
 walk 80 24

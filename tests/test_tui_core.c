@@ -10,6 +10,7 @@
 #include "kpt_draw.h"
 #include "kpt_exit.h"
 #include "kpt_list.h"
+#include "kpt_loader.h"
 #include "kpt_options.h"
 #include "kpt_sanitize.h"
 #include "kpt_view.h"
@@ -17,6 +18,7 @@
 #include "kt.h"
 
 #include "kp_index.h"
+#include "kp_symbols.h"
 
 #include <locale.h>
 #include <poll.h>
@@ -587,6 +589,79 @@ static void test_dates(void)
 	kpt_bench_close(app);
 }
 
+/* Gives frame f of d's panicked thread the function name (as the worker
+ * would). */
+static void set_function(kpt_doc *d, size_t f, const char *name)
+{
+	const kp_process *pp = NULL;
+	const kp_thread *t = kp_report_panicked_thread(d->r, &pp);
+	kpt_sym *s = kpt_doc_syms(d, (size_t)(pp - d->r->processes), (size_t)(t - pp->threads));
+	kpt_sym_clear(&s[f]);
+	s[f].state = KPT_SYM_DONE;
+	s[f].status = KP_SYM_OK;
+	s[f].lines = calloc(1, sizeof *s[f].lines);
+	s[f].lines[0].function = strdup(name);
+	s[f].nlines = 1;
+}
+
+static const kpt_entry *entry_named(kpt_app *app, const char *suffix)
+{
+	for (size_t i = 0; i < app->cat.n; i++) {
+		const char *p = app->cat.e[i].path;
+		if (p && strlen(p) >= strlen(suffix) && strcmp(p + strlen(p) - strlen(suffix), suffix) == 0)
+			return &app->cat.e[i];
+	}
+	return NULL;
+}
+
+/* Issue 15: c aligns the two backtraces by function name (a longest
+ * common subsequence), each row marked = same, ! differs, < only A, > only
+ * B; stacked (below 100 columns) a "!" pair is two rows.  And the marks. */
+static void test_compare(void)
+{
+	kpt_marks m = {0};
+	kpt_marks_toggle(&m, 7);
+	kpt_marks_toggle(&m, 8);
+	kpt_marks_toggle(&m, 9);   /* a third: 7 goes */
+	KT_CHECK(m.n == 2 && m.id[0] == 8 && m.id[1] == 9 && kpt_marks_label(&m, 9) == '2' &&
+	         kpt_marks_label(&m, 7) == ' ', "marks: two at most, the oldest goes");
+	kpt_marks_toggle(&m, 8);
+	KT_CHECK(m.n == 1 && m.id[0] == 9 && kpt_marks_label(&m, 9) == '1', "marks: m again unmarks");
+
+	kpt_app *app = open_app();
+	const kpt_entry *ea = entry_named(app, "panic-full-2026-11-27-183005.0002.ips");
+	const kpt_entry *eb = entry_named(app, "Kernel-2020-09-14-201744.panic");
+	kp_error err;
+	kpt_doc *a = ea ? kpt_doc_open(app, ea->id, ea->path, &err) : NULL;
+	kpt_doc *b = eb ? kpt_doc_open(app, eb->id, eb->path, &err) : NULL;
+	KT_CHECK(a && b && a->r && b->r, "compare: the two reports load");
+	if (!a || !b || !a->r || !b->r) {
+		close_app(app);
+		return;
+	}
+	static const char *const fa[] = {"x", "a", "b", "c", "y"}, *const fb[] = {"x", "b", "d", "c", "z"};
+	for (size_t f = 0; f < 5; f++) {
+		set_function(a, f, fa[f]);
+		set_function(b, f, fb[f]);
+	}
+	kpt_compare_arg arg = {ea->id, eb->id};
+	kpt_app_push(app, &kpt_view_compare, &arg);
+	KT_CHECK(app->depth == 1, "compare: the view opens");
+	if (app->depth == 1) {
+		kpt_view *v = app->stack[0];
+		kpt_app_draw(app);
+		char marks[16] = "", buf[1024];
+		for (size_t i = 0; i < v->list.n && i < 15; i++)
+			marks[i] = v->ops->row_text(v, i, buf, sizeof buf)[0];
+		KT_STREQ(marks, "=<=>=!!", "compare: x a b c y against x b d c z, stacked");
+		KT_CHECK(strcmp(v->ops->row_text(v, 1, buf, sizeof buf), "< a\t") == 0,
+		         "compare: the frame only A has, on A's side (%s)", buf);
+	}
+	kpt_doc_release(&app->docs, &a);
+	kpt_doc_release(&app->docs, &b);
+	close_app(app);
+}
+
 int main(void)
 {
 	test_sanitize_next();
@@ -605,6 +680,7 @@ int main(void)
 	test_symbol_options();
 	test_source_view();
 	test_long_panic_string();
+	test_compare();
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
 	(void)!system(cmd);

@@ -143,9 +143,9 @@ cp "$R/panic-full-2026-11-27-183005.0002.ips" "$tt_work/live/"
 if tt_wait "FakeDriver: report length 8192" 3; then _ok "a report copied into the folder shows up within 2 s, no key pressed"
 else _notok "a report copied into the folder shows up within 2 s, no key pressed"; tt_screen | sed 's/^/#   /'; fi
 tt_stable
-if tt_screen | grep -q '^\* 2026-11-27 17:30.*FakeDriver: report length 8192'; then _ok "the new report is marked new"
+if tt_screen | grep -q '^\*  2026-11-27 17:30.*FakeDriver: report length 8192'; then _ok "the new report is marked new"
 else _notok "the new report is marked new"; tt_screen | sed 's/^/#   /'; fi
-if tt_screen | grep -q '^  2020-08-03 09:45.*vm_page_check_sanity'; then _ok "the old report is not marked new"
+if tt_screen | grep -q '^   2020-08-03 09:45.*vm_page_check_sanity'; then _ok "the old report is not marked new"
 else _notok "the old report is not marked new"; fi
 tt_check "the cursor stays on its report (now the second row)" " 2/2 " 3
 cp "$R/Kernel-2020-09-14-201744.panic" "$tt_work/live/"

@@ -113,9 +113,12 @@ static void draw_all(kpt_app *app)
 	char buf[700];
 	if (!line) {
 		buf[0] = '\0';
-		if (app->cat.scanning)
-			snprintf(buf, sizeof buf, "indexing: %zu files, %zu new  %s", app->cat.scan_files,
+		size_t total = app->cat.scan_total, seen = app->cat.scan_files;
+		if (app->cat.scanning && total)   /* what happens now: file N of M */
+			snprintf(buf, sizeof buf, "indexing %zu of %zu (%zu new)  %s", seen, seen > total ? seen : total,
 			         app->cat.scan_new, app->cat.scan_path);
+		else if (app->cat.scanning)
+			snprintf(buf, sizeof buf, "indexing: counting the files to read");
 		if (app->work[0]) {
 			size_t n = strlen(buf);
 			snprintf(buf + n, sizeof buf - n, "%s%s", n ? "  |  " : "", app->work);
@@ -205,6 +208,12 @@ static unsigned dispatch(kpt_app *app, kpt_request req)
 		return 0;
 	case KPT_REQ_UUID:
 		return app->views.search ? kpt_push_later(app, app->views.search, NULL) : 0;
+	case KPT_REQ_KEXT:
+		return app->views.kext ? kpt_push_later(app, app->views.kext, NULL) : 0;
+	case KPT_REQ_MARK:
+	case KPT_REQ_COMPARE:
+		kpt_set_msg(app, "m and c work on the panic list and in a group");
+		return KPT_REDRAW;
 	default: return 0;
 	}
 }

@@ -34,7 +34,8 @@ kpt_app *kpt_bench_open(int rows, int cols)
 	app->color = kpt_draw_init_styles();
 	app->rows = rows;
 	app->cols = cols;
-	app->views = (kpt_global_views){.help = &kpt_view_help, .search = &kpt_view_search};
+	app->views = (kpt_global_views){.help = &kpt_view_help, .search = &kpt_view_search,
+	                                .kext = &kpt_view_kext_search};
 	return app;
 }
 

@@ -78,7 +78,8 @@ int kpt_main(int argc, char **argv)
 	app->color = kpt_draw_init_styles();
 	app->rows = LINES;
 	app->cols = COLS;
-	app->views = (kpt_global_views){.help = &kpt_view_help, .search = &kpt_view_search};
+	app->views = (kpt_global_views){.help = &kpt_view_help, .search = &kpt_view_search,
+	                                .kext = &kpt_view_kext_search};
 	app->sources[app->nsources++] = (kpt_source){kpt_worker_fd, kpt_worker_poll};
 	app->sources[app->nsources++] = (kpt_source){kpt_scanner_fd, kpt_scanner_poll};
 	app->sources[app->nsources++] = (kpt_source){kpt_loader_fd, kpt_loader_poll};

@@ -31,6 +31,7 @@ typedef struct kpt_source {
 typedef struct kpt_global_views {
 	const kpt_view_ops *help;      /* ? */
 	const kpt_view_ops *search;    /* u */
+	const kpt_view_ops *kext;      /* K */
 } kpt_global_views;
 
 struct kpt_app {

@@ -43,6 +43,7 @@ typedef struct kpt_catalog {
 	bool many_hosts;         /* reports from more than one Mac: a host column */
 	bool scanning;           /* the scanner is filling the index */
 	size_t scan_files, scan_new;
+	size_t scan_total;       /* files the scan counted before it began (0: not yet) */
 	char scan_path[256];
 } kpt_catalog;
 

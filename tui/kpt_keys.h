@@ -28,6 +28,9 @@
 	X(NEXT,      "n",               "next match",                              'n') \
 	X(PREV,      "N",               "previous match",                          'N') \
 	X(UUID,      "u",               "every panic with a kext/kernel UUID or a kext bundle id", 'u') \
+	X(KEXT,      "K",               "every panic whose backtrace or loaded kexts name a bundle id (or its last part)", 'K') \
+	X(MARK,      "m",               "mark a report for c (two at most; m again unmarks)", 'm') \
+	X(COMPARE,   "c",               "compare two panics: the two marked, or a group's first and last", 'c') \
 	X(OWNER,     "o",               "open the thread the selected one waits for (Esc comes back)", 'o') \
 	X(COPY,      "y",               "copy the selected frame, UUID or line to the clipboard (OSC 52)", 'y') \
 	X(COPYALL,   "Y",               "copy the whole symbolicated backtrace",   'Y') \

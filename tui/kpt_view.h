@@ -16,7 +16,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
+#include "kpt_catalog.h"
 #include "kpt_doc.h"
 #include "kpt_list.h"
 #include "kpt_request.h"
@@ -64,13 +66,36 @@ extern const kpt_view_ops kpt_view_process;  /* arg: kpt_process_arg* */
 extern const kpt_view_ops kpt_view_thread;   /* arg: kpt_process_arg* (thread set) */
 extern const kpt_view_ops kpt_view_source;   /* arg: kpt_source_arg* */
 extern const kpt_view_ops kpt_view_search;   /* arg: const char *uuid, or NULL to prompt */
+extern const kpt_view_ops kpt_view_kext_search;   /* arg: const char *bundle id, or NULL to prompt */
 extern const kpt_view_ops kpt_view_help;     /* arg: NULL */
 extern const kpt_view_ops kpt_view_group;    /* arg: kpt_group* */
+extern const kpt_view_ops kpt_view_compare;  /* arg: kpt_compare_arg* */
 
 typedef struct kpt_process_arg {
 	kpt_doc *doc;
 	size_t proc, thread;
 } kpt_process_arg;
+
+/* Two reports of the index to compare (A, B), by id. */
+typedef struct kpt_compare_arg {
+	int64_t a, b;
+} kpt_compare_arg;
+
+/* The reports a list has marked for `c` (view_compare.c): m toggles one; a
+ * third mark drops the oldest.  Label: '1' or '2' (its order), ' ' unmarked. */
+typedef struct kpt_marks {
+	int64_t id[2];
+	int n;
+} kpt_marks;
+void kpt_marks_toggle(kpt_marks *m, int64_t id);
+char kpt_marks_label(const kpt_marks *m, int64_t id);
+/* `c` on a list: compares the two marked reports (A the first marked), or
+ * the one marked with cur (-1: none); else says how in the message line.
+ * out is the push's argument (it must live in the view's private state). */
+unsigned kpt_compare_marked(kpt_app *app, const kpt_marks *m, int64_t cur, kpt_compare_arg *out);
+/* `c` on a group: compares its first member (the oldest dated one) with its
+ * last (the newest); a group of one says so instead. */
+unsigned kpt_compare_group(kpt_app *app, const kpt_group *g, kpt_compare_arg *out);
 
 typedef struct kpt_source_arg {
 	const char *file;

@@ -22,7 +22,7 @@ typedef struct kpt_scanner {
 	int pipe[2];
 	pthread_mutex_t mu;
 	/* under mu */
-	size_t files, fresh;
+	size_t files, fresh, total;
 	char path[256];
 	bool done;
 	kp_status status;
@@ -42,6 +42,7 @@ static void scan_progress(void *ctx, const kpi_progress *p)
 	pthread_mutex_lock(&s->mu);
 	s->files = p->files_seen;
 	s->fresh = p->new_reports;
+	s->total = p->files_total;
 	snprintf(s->path, sizeof s->path, "%s", p->path ? p->path : "");
 	pthread_mutex_unlock(&s->mu);
 	char c = 'p';
@@ -134,6 +135,7 @@ unsigned kpt_scanner_poll(kpt_app *app)
 	bool done = s->done;
 	app->cat.scan_files = s->files;
 	app->cat.scan_new = s->fresh;
+	app->cat.scan_total = s->total;
 	snprintf(app->cat.scan_path, sizeof app->cat.scan_path, "%s", s->path);
 	char msg[256];
 	snprintf(msg, sizeof msg, "%s", s->msg);

@@ -1,10 +1,15 @@
 /* view_group.c: one group of duplicates as an object: its title and
- * culprit, count, first and last seen (UTC), the OS versions it occurred
- * on, then its members newest first (Enter opens one).  Rows are catalog
- * indices, re-found by report id when the catalog reloads. */
+ * culprit, count, first and last seen (UTC, from the members' own dates:
+ * "-" when none has one), the OS versions, Mac models and backtrace kexts
+ * it occurred with, then its members newest first (Enter opens one, m
+ * marks, c compares).  Rows are catalog indices, re-found by report id
+ * when the catalog reloads.  Models and kexts need the reports themselves:
+ * the view reads the newest MAX_READ members one at a time through the
+ * loader (off the UI thread) and fills the lines in as they arrive. */
 #include "kpt_app.h"
 #include "kpt_date.h"
 #include "kpt_draw.h"
+#include "kpt_loader.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
 
@@ -13,14 +18,115 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { MAX_READ = 50 };   /* members read for models and kexts */
+
+/* distinct names with how many members have each */
+typedef struct tally {
+	char **name;
+	size_t *count;
+	size_t n;
+} tally;
+
 typedef struct group_priv {
 	int64_t id;
 	size_t *rows;          /* catalog entry indices of the members */
 	size_t nrows;
 	unsigned generation;
 	char os[512];          /* the distinct OS versions, ", "-joined */
+	char first[32], last[32];   /* dated members' oldest and newest, "-" when none */
+	size_t undated;
+	tally models, kexts;
+	int64_t *read_ids;     /* members to read (newest first), read_next of them done */
+	size_t nread, read_next;
+	kpt_doc *reading;      /* the one being loaded */
 	kpt_entry push;
+	kpt_marks marks;
+	kpt_compare_arg cmp;
 } group_priv;
+
+static void tally_add(tally *t, const char *name)
+{
+	if (!name || !*name)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->name[i], name) == 0) {
+			t->count[i]++;
+			return;
+		}
+	t->name = kpt_xrealloc(t->name, (t->n + 1) * sizeof *t->name);
+	t->count = kpt_xrealloc(t->count, (t->n + 1) * sizeof *t->count);
+	t->name[t->n] = kpt_xstrdup(name);
+	t->count[t->n++] = 1;
+}
+
+static void tally_free(tally *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->name[i]);
+	free(t->name);
+	free(t->count);
+	memset(t, 0, sizeof *t);
+}
+
+/* "a (2), b" into out */
+static void tally_text(const tally *t, char *out, size_t size)
+{
+	size_t k = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < t->n && k < size; i++) {
+		int w = t->count[i] > 1 ? snprintf(out + k, size - k, "%s%s (%zu)", i ? ", " : "", t->name[i], t->count[i])
+		                        : snprintf(out + k, size - k, "%s%s", i ? ", " : "", t->name[i]);
+		if (w < 0)
+			break;
+		k += (size_t)w;
+	}
+}
+
+/* A loaded member's model and the kexts in its panicked backtrace. */
+static void take_report(group_priv *p, const kp_report *r)
+{
+	tally_add(&p->models, r->product);
+	const kp_thread *t = kp_report_panicked_thread(r, NULL);
+	bool *seen = kpt_xcalloc(r->nimages + 1, 1);
+	for (size_t f = 0; t && f < t->nframes; f++) {
+		int i = t->frames[f].image;
+		if (i < 0 || (size_t)i >= r->nimages || seen[i])
+			continue;
+		seen[i] = true;
+		const kp_image *im = &r->images[i];
+		bool kernel = im->kind == 'K' || im->kind == 'U' || (im->name && strcmp(im->name, "kernel") == 0);
+		if (!kernel)
+			tally_add(&p->kexts, im->name);
+	}
+	free(seen);
+}
+
+/* Reads members until one is still loading; true when a line changed. */
+static bool read_members(kpt_view *v)
+{
+	group_priv *p = v->priv;
+	bool changed = false;
+	for (;;) {
+		if (p->reading) {
+			if (!p->reading->r && !p->reading->load_error)
+				return changed;
+			if (p->reading->r)
+				take_report(p, p->reading->r);
+			kpt_doc_release(&v->app->docs, &p->reading);
+			p->read_next++;
+			changed = true;
+		}
+		if (p->read_next >= p->nread)
+			return changed;
+		const kpt_entry *e = kpt_catalog_find(&v->app->cat, p->read_ids[p->read_next]);
+		kp_error err;
+		p->reading = kpt_doc_open(v->app, p->read_ids[p->read_next], e ? e->path : NULL, &err);
+		if (!p->reading) {
+			p->read_next++;
+			changed = true;
+		}
+	}
+}
 
 static const kpt_group *group(kpt_view *v)
 {
@@ -39,18 +145,43 @@ static void rebuild(kpt_view *v)
 	p->rows = kpt_xmalloc((c->n ? c->n : 1) * sizeof *p->rows);
 	p->nrows = 0;
 	p->os[0] = '\0';
+	p->undated = 0;
+	int64_t lo = 0, hi = 0;
+	bool dated = false;
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->e[i].group_id != p->id)
 			continue;
 		p->rows[p->nrows++] = i;
+		int64_t t;
+		if (c->e[i].date && kpi_report_time(c->e[i].date, &t)) {
+			if (!dated || t < lo) {
+				lo = t;
+				snprintf(p->first, sizeof p->first, "%s", c->e[i].date);
+			}
+			if (!dated || t > hi) {
+				hi = t;
+				snprintf(p->last, sizeof p->last, "%s", c->e[i].date);
+			}
+			dated = true;
+		} else {
+			p->undated++;
+		}
 		const char *os = c->e[i].os ? c->e[i].os : "?";
 		if (!strstr(p->os, os)) {
 			size_t n = strlen(p->os);
 			snprintf(p->os + n, sizeof p->os - n, "%s%s", n ? ", " : "", os);
 		}
 	}
+	if (!dated)
+		p->first[0] = p->last[0] = '\0';
 	p->generation = c->generation;
 	kpt_list_reset(&v->list, p->nrows);
+	if (!p->read_ids) {   /* the members to read, once */
+		p->nread = p->nrows < MAX_READ ? p->nrows : MAX_READ;
+		p->read_ids = kpt_xcalloc(p->nread + 1, sizeof *p->read_ids);
+		for (size_t i = 0; i < p->nread; i++)
+			p->read_ids[i] = c->e[p->rows[i]].id;
+	}
 }
 
 static int group_open(kpt_view *v, void *arg)
@@ -67,6 +198,11 @@ static void group_close(kpt_view *v)
 {
 	group_priv *p = v->priv;
 	free(p->rows);
+	free(p->read_ids);
+	if (p->reading)
+		kpt_doc_release(&v->app->docs, &p->reading);
+	tally_free(&p->models);
+	tally_free(&p->kexts);
 }
 
 static void group_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -77,7 +213,7 @@ static void group_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	char d[32];
 	kpt_date_utc(e->date, d, sizeof d);
 	kpt_put(y, 0, width, "", st, true);
-	kpt_putf(y, 0, 20, st, true, "%s %s", e->is_new ? "*" : " ", d);
+	kpt_putf(y, 0, 20, st, true, "%s%c %s", e->is_new ? "*" : " ", kpt_marks_label(&p->marks, e->id), d);
 	kpt_put(y, 20, 12, e->os ? e->os : "-", st, true);
 	kpt_put(y, 33, width - 33, e->path ? e->path : "", sel ? st : KPT_ST_DIM, true);
 }
@@ -92,15 +228,28 @@ static void group_draw(kpt_view *v, int y0, int h, int width)
 		kpt_put(y0 + 1, 2, width - 4, "This group is no longer in the index.", KPT_ST_DIM, false);
 		return;
 	}
-	char first[32], last[32];
-	kpt_date_utc(g->first_seen, first, sizeof first);
-	kpt_date_utc(g->last_seen, last, sizeof last);
+	read_members(v);
+	char first[32], last[32], undated[48] = "";
+	bool dated = kpt_date_utc(p->first[0] ? p->first : NULL, first, sizeof first);
+	kpt_date_utc(p->last[0] ? p->last : NULL, last, sizeof last);
+	if (p->undated)
+		snprintf(undated, sizeof undated, "   (%zu undated)", p->undated);
 	int y = y0;
 	kpt_put(y++, 0, width, g->title, KPT_ST_HEADER, true);
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Count:       %" PRId64, g->count);
-	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "First seen:  %s UTC   Last seen: %s UTC", first, last);
+	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "First seen:  %s%s   Last seen: %s%s%s", first,
+	         dated ? " UTC" : "", last, dated ? " UTC" : "", undated);
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Culprit:     %s", g->culprit ? g->culprit : "-");
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "OS versions: %s", p->os[0] ? p->os : "-");
+	char models[512], kexts[1024], of[64] = "";
+	tally_text(&p->models, models, sizeof models);
+	tally_text(&p->kexts, kexts, sizeof kexts);
+	if (p->read_next < p->nread)
+		snprintf(of, sizeof of, "  (reading %zu of %zu)", p->read_next + 1, p->nread);
+	else if (p->nread < p->nrows)
+		snprintf(of, sizeof of, "  (of the newest %zu)", p->nread);
+	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Mac models:  %s%s", models[0] ? models : "-", of);
+	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Kexts:       %s%s", kexts[0] ? kexts : "-", of);
 	kpt_putf(y++, 0, width, KPT_ST_HEADER, true, "Members (%zu)", p->nrows);
 	if (y < y0 + h)
 		kpt_list_draw(v, y, y0 + h - y, width);
@@ -118,6 +267,20 @@ static unsigned group_request(kpt_view *v, kpt_request req)
 {
 	group_priv *p = v->priv;
 	size_t row;
+	if (req == KPT_REQ_MARK) {
+		if (kpt_list_current(&v->list, &row)) {
+			kpt_marks_toggle(&p->marks, v->app->cat.e[p->rows[row]].id);
+			kpt_list_request(v, KPT_REQ_DOWN);
+		}
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (req == KPT_REQ_COMPARE) {
+		const kpt_group *g = group(v);
+		if (p->marks.n == 0 && g)
+			return kpt_compare_group(v->app, g, &p->cmp);
+		int64_t cur = kpt_list_current(&v->list, &row) ? v->app->cat.e[p->rows[row]].id : -1;
+		return kpt_compare_marked(v->app, &p->marks, cur, &p->cmp);
+	}
 	if (req != KPT_REQ_ENTER)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))
@@ -129,13 +292,14 @@ static unsigned group_request(kpt_view *v, kpt_request req)
 static const char *group_hint(kpt_view *v)
 {
 	(void)v;
-	return "Enter open  / filter  Esc back";
+	return "Enter open  m mark  c compare  / filter  Esc back";
 }
 
 static unsigned group_update(kpt_view *v)
 {
 	group_priv *p = v->priv;
-	return p->generation != v->app->cat.generation ? KPT_REDRAW : 0;
+	bool read = read_members(v);
+	return p->generation != v->app->cat.generation || read ? KPT_REDRAW : 0;
 }
 
 const kpt_view_ops kpt_view_group = {

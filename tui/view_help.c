@@ -35,6 +35,8 @@ static const char *const help_notes[] = {
 	"               (K kernel, U kernelcache, T kext text, A absolute, P process,",
 	"               S shared cache, X kext named by the backtrace text only)",
 	"  dates        UTC everywhere; - when the report has none (listed last)",
+	"  *1 *2        reports marked with m for c (compare), in the order marked",
+	"  = ! < >      compare: the same function, a different one, only in A, only in B",
 	"Thread frames fill in with function and file:line as the dSYMs load.",
 };
 #define NNOTES (sizeof help_notes / sizeof help_notes[0])

@@ -24,6 +24,8 @@ typedef struct panics_priv {
 	int64_t cur_id;         /* the report or group under the cursor at the last draw */
 	kpt_group push_group;   /* handed to the pushed view */
 	kpt_entry push_entry;
+	kpt_marks marks;        /* m: reports marked for c */
+	kpt_compare_arg cmp;    /* c: handed to the compare view */
 } panics_priv;
 
 static void rebuild(kpt_view *v)
@@ -112,7 +114,7 @@ enum { PC_MARK, PC_DATE, PC_OS, PC_COUNT, PC_HEADLINE, PC_CULPRIT, PC_HOST, PC_N
  * than one Mac (a shared PostgreSQL index): a single Mac's list keeps its
  * layout.  It goes first when space runs out. */
 static const kpt_col panic_cols[PC_N] = {
-	[PC_MARK] = {.width = 2},
+	[PC_MARK] = {.width = 3},   /* new, then the m mark (1, 2) */
 	[PC_DATE] = {.width = 16, .gap = 1},
 	[PC_OS] = {.width = 9, .wide = 12, .gap = 1},
 	[PC_COUNT] = {.width = 4, .gap = 1},
@@ -159,7 +161,8 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 		cnt[0] = '\0';
 	if (sel)
 		kpt_put(y, 0, width, "", st, true);
-	kpt_put(y, c[PC_MARK].x, c[PC_MARK].w, e->is_new ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
+	char mark[3] = {e->is_new ? '*' : ' ', kpt_marks_label(&((panics_priv *)v->priv)->marks, e->id), '\0'};
+	kpt_put(y, c[PC_MARK].x, c[PC_MARK].w, mark, sel ? st : KPT_ST_MARK, true);
 	kpt_put(y, c[PC_DATE].x, c[PC_DATE].w, d, st, true);
 	kpt_put(y, c[PC_OS].x, c[PC_OS].w, os, st, true);
 	kpt_putf(y, c[PC_COUNT].x, c[PC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[PC_COUNT].w, cnt);
@@ -309,6 +312,25 @@ static unsigned panics_request(kpt_view *v, kpt_request req)
 			p->push_entry = *e;
 			return kpt_push_later(v->app, &kpt_view_report, &p->push_entry);
 		}
+	case KPT_REQ_MARK: {
+		const kpt_entry *e = !p->groups && kpt_list_current(&v->list, &row) ? entry_at(v, row) : NULL;
+		if (!e) {
+			kpt_set_msg(v->app, "m marks a report: Tab to the flat list");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		kpt_marks_toggle(&p->marks, e->id);
+		kpt_list_request(v, KPT_REQ_DOWN);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	case KPT_REQ_COMPARE: {
+		if (p->groups) {
+			if (!kpt_list_current(&v->list, &row))
+				return KPT_HANDLED;
+			return kpt_compare_group(v->app, &v->app->cat.g[row], &p->cmp);
+		}
+		const kpt_entry *e = kpt_list_current(&v->list, &row) ? entry_at(v, row) : NULL;
+		return kpt_compare_marked(v->app, &p->marks, e ? e->id : -1, &p->cmp);
+	}
 	case KPT_REQ_BACK:
 		if (!p->one_group && !v->list.filter[0])
 			return KPT_HANDLED;   /* the bottom view: Esc does not quit */
@@ -322,9 +344,9 @@ static const char *panics_hint(kpt_view *v)
 {
 	panics_priv *p = v->priv;
 	if (p->one_group)
-		return "Enter open  Esc back  / filter  u uuid";
-	return p->groups ? "Enter group  Tab flat list  / filter  u uuid"
-	                 : "Enter open  Tab groups  / filter  u uuid";
+		return "Enter open  m mark  c compare  Esc back  / filter";
+	return p->groups ? "Enter group  c compare  Tab flat list  / filter  u uuid"
+	                 : "Enter open  m mark  c compare  Tab groups  / filter";
 }
 
 static unsigned panics_update(kpt_view *v)

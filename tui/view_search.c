@@ -2,8 +2,11 @@
  * binary image or dependency) or a kext bundle id, newest first.  Opened
  * with a query (from an image or kext row) it searches at once; opened with
  * NULL (`u`) it prompts for a full UUID or a prefix of at least 8 hex
- * digits, dashes and [] <> () around it optional, or a bundle id.  Results
- * are copied out of the index callbacks, which only lend their rows. */
+ * digits, dashes and [] <> () around it optional, or a bundle id.  The
+ * kext search (`K`, kpt_view_kext_search) is the same view taking only
+ * bundle ids: a full one or its last part (IOUSBHostFamily finds
+ * com.apple.iokit.IOUSBHostFamily).  Results are copied out of the index
+ * callbacks, which only lend their rows. */
 #include "kpt_app.h"
 #include "kpt_date.h"
 #include "kpt_draw.h"
@@ -26,6 +29,7 @@ typedef struct search_priv {
 	size_t n, cap;
 	bool searched;
 	bool kext;              /* the query is a bundle id */
+	bool kext_only;         /* K: every query is one */
 	char error[300];
 	kpt_entry push;
 } search_priv;
@@ -92,7 +96,7 @@ static void run_search(kpt_view *v, const char *q)
 	size_t n = strlen(s);
 	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '>' || s[n - 1] == ')' || s[n - 1] == ']'))
 		s[--n] = '\0';
-	p->kext = !looks_like_uuid(p->query);
+	p->kext = p->kext_only || !looks_like_uuid(p->query);
 	snprintf(v->title, sizeof v->title, "%s %.40s", p->kext ? "kext" : "UUID", p->query);
 	kp_error err;
 	p->searched = true;
@@ -122,14 +126,28 @@ static unsigned prompt_done(kpt_app *app, kpt_view *v, const char *text, bool fi
 	return 0;
 }
 
+static const char *prompt_text(const search_priv *p)
+{
+	return p->kext_only ? "kext bundle id or its last part (IOUSBHostFamily): "
+	                    : "kext/kernel UUID (8+ hex digits) or kext bundle id: ";
+}
+
 static int search_open(kpt_view *v, void *arg)
 {
-	snprintf(v->title, sizeof v->title, "UUID search");
+	search_priv *p = v->priv;
+	snprintf(v->title, sizeof v->title, "%s search", p->kext_only ? "kext" : "UUID");
 	if (arg)
 		run_search(v, arg);
 	else
-		kpt_prompt_start(v->app, v, "kext/kernel UUID (8+ hex digits) or kext bundle id: ", "", prompt_done);
+		kpt_prompt_start(v->app, v, prompt_text(p), "", prompt_done);
 	return 0;
+}
+
+static int kext_open(kpt_view *v, void *arg)
+{
+	search_priv *p = v->priv;
+	p->kext_only = true;
+	return search_open(v, arg);
 }
 
 static void search_close(kpt_view *v)
@@ -139,12 +157,13 @@ static void search_close(kpt_view *v)
 	free(p->hits);
 }
 
-/* date, role, image name, headline (the rest) */
+/* date, role, image name, headline (the rest); on a narrow screen the
+ * role goes and the name shrinks first, so no row runs off the screen */
 enum { SC_DATE, SC_ROLE, SC_NAME, SC_HEADLINE, SC_N };
 static const kpt_col search_cols[SC_N] = {
 	[SC_DATE] = {.width = 19},
-	[SC_ROLE] = {.width = 11},
-	[SC_NAME] = {.width = 20, .wide = 30, .wide_at = 110, .gap = 1},
+	[SC_ROLE] = {.width = 11, .optional = true},
+	[SC_NAME] = {.width = 20, .wide = 30, .wide_at = 110, .gap = 1, .narrow = 10},
 	[SC_HEADLINE] = {0},
 };
 
@@ -169,7 +188,8 @@ static void search_draw(kpt_view *v, int y0, int h, int width)
 {
 	search_priv *p = v->priv;
 	if (!p->searched) {
-		kpt_put(y0 + 1, 2, width - 4, "Paste a UUID (or its first 8+ hex digits) or a kext bundle id and press Enter.",
+		kpt_put(y0 + 1, 2, width - 4, p->kext_only ? "Type a kext bundle id (or its last part) and press Enter."
+		                                           : "Paste a UUID (or its first 8+ hex digits) or a kext bundle id and press Enter.",
 		        KPT_ST_DIM, false);
 		return;
 	}
@@ -180,7 +200,7 @@ static void search_draw(kpt_view *v, int y0, int h, int width)
 		return;
 	}
 	if (p->n == 0) {
-		kpt_put(y0 + 2, 2, width - 4, p->kext ? "No indexed panic names this kext (give its full bundle id)."
+		kpt_put(y0 + 2, 2, width - 4, p->kext ? "No indexed panic names this kext in its backtrace or loaded kexts."
 		                                       : "No indexed panic involves this UUID.", KPT_ST_DIM, false);
 		return;
 	}
@@ -200,8 +220,9 @@ static unsigned search_request(kpt_view *v, kpt_request req)
 {
 	search_priv *p = v->priv;
 	size_t row;
-	if (req == KPT_REQ_UUID) {
-		kpt_prompt_start(v->app, v, "kext/kernel UUID (8+ hex digits) or kext bundle id: ", p->query, prompt_done);
+	if (req == KPT_REQ_UUID || req == KPT_REQ_KEXT) {
+		p->kext_only = req == KPT_REQ_KEXT;
+		kpt_prompt_start(v->app, v, prompt_text(p), p->query, prompt_done);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	if (req != KPT_REQ_ENTER)
@@ -215,18 +236,19 @@ static unsigned search_request(kpt_view *v, kpt_request req)
 
 static const char *search_hint(kpt_view *v)
 {
-	(void)v;
-	return "Enter open  u new search  Esc back";
+	search_priv *p = v->priv;
+	return p->kext_only ? "Enter open  K new search  Esc back" : "Enter open  u new search  Esc back";
 }
 
-const kpt_view_ops kpt_view_search = {
-	.name = "search",
-	.private_size = sizeof(search_priv),
-	.open = search_open,
-	.close = search_close,
-	.draw = search_draw,
-	.draw_row = search_draw_row,
-	.row_text = search_row_text,
-	.request = search_request,
-	.hint = search_hint,
-};
+/* the UUID search and the kext search differ in how they open only */
+#define SEARCH_OPS \
+	.private_size = sizeof(search_priv), \
+	.close = search_close, \
+	.draw = search_draw, \
+	.draw_row = search_draw_row, \
+	.row_text = search_row_text, \
+	.request = search_request, \
+	.hint = search_hint
+
+const kpt_view_ops kpt_view_search = {.name = "search", .open = search_open, SEARCH_OPS};
+const kpt_view_ops kpt_view_kext_search = {.name = "kext search", .open = kext_open, SEARCH_OPS};

@@ -1,0 +1,87 @@
+#!/bin/sh
+# test_tui_groups.sh: groups and comparisons of issue 15 in a real terminal
+# (tmux): u taking a bundle id's last part, a group's undated members,
+# the compare view's marker column without colour, and the status line's
+# "indexing N of M".  The deterministic screens (compare, K, group detail)
+# are whole-screen expectations in test_screens.sh.  TAP; 77 without tmux.
+set -u
+. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/tui_tmux.sh"
+
+# run FOLDER [ENV]: kpbrowse on FOLDER with the demo's dSYMs, a fresh index
+run() {
+	rm -f "$tt_work/g.db"*
+	tt_start 100 30 "${2:-} HOME='$tt_work/home' XDG_CACHE_HOME='$tt_work/cache' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$tt_work/g.db' --dsym '$tt_fix/bin' '$1'"
+}
+
+# ---- u takes a bundle id's last part (K's search)
+run "$tt_fix/reports"
+tt_wait "vm_page_check_sanity" 20
+tt_keys u FakeDriver Enter
+tt_check "u FakeDriver: the panics naming com.kpbrowse.FakeDriver" "4 panics with kext FakeDriver" 10
+tt_keys Escape K fakedriver Enter
+tt_check "K, any case" "4 panics with kext fakedriver" 10
+tt_keys Escape K Driver Enter
+tt_check "K: a last part is a whole part" "0 panics with kext Driver" 10
+
+# ---- compare without colour: the marker column says it all
+run "$tt_fix/reports" "NO_COLOR=1"
+tt_wait "vm_page_check_sanity" 20
+tt_keys m G m c
+tt_wait "panic_trap_to_debugger (" 20
+tt_check "NO_COLOR compare: differing frames marked !" "! 2   validateReport" 10
+tt_check "NO_COLOR compare: common frames marked =" "= 0   panic_trap_to_debugger" 10
+tt_keys j j j Enter
+tt_check "compare: Enter on a row opens its thread (A's when both have a frame)" "compare 4 : 2 > thread 9001" 10
+tt_keys Escape Escape c
+tt_check "c with two marks from the list again" "compare 4 : 2" 10
+tt_keys Escape g m c
+tt_check "c with one mark (2) compares it with the selected row (3)" "compare 2 : 3" 10
+
+# ---- a group's undated members: "-", and first/last seen from the dated
+mkdir -p "$tt_work/undated"
+cp "$tt_fix/reports/Kernel-2020-09-14-201744.panic" "$tt_work/undated/dated.panic"
+sed 's/"timestamp":"[^"]*",//; s/"incident_id":"55AA55AA/"incident_id":"66AA55AA/' \
+	"$tt_fix/reports/Kernel-2020-09-14-201744.panic" >"$tt_work/undated/undated.panic"
+run "$tt_work/undated"
+tt_wait "FakeDriver" 20
+tt_keys Tab; tt_wait "count" 5
+tt_keys Enter
+tt_check "group detail: first/last seen from the dated member, the undated counted" \
+	"First seen:  2020-09-14 18:17 UTC   Last seen: 2020-09-14 18:17 UTC   (1 undated)" 10
+if tt_screen | grep -qE '^[* ]  -  +Mac OS'; then _ok "group detail: the undated member's date is -"
+else _notok "group detail: the undated member's date is -"; tt_screen | sed 's/^/#   /'; fi
+rm "$tt_work/undated/dated.panic"
+sed 's/"timestamp":"[^"]*",//; s/"incident_id":"55AA55AA/"incident_id":"77AA55AA/; s/length 512/length 513/' \
+	"$tt_fix/reports/Kernel-2020-09-14-201744.panic" >"$tt_work/undated/undated2.panic"
+run "$tt_work/undated"
+tt_wait "FakeDriver" 20
+tt_keys Tab; tt_wait "count" 5
+tt_keys Enter
+tt_check "group detail: no dated member: first and last seen -" \
+	"First seen:  -   Last seen: -   (2 undated)" 10
+
+# ---- the status line while indexing: N of M
+mkdir -p "$tt_work/many"
+awk -v src="$tt_fix/reports/Kernel-2020-09-14-201744.panic" -v dir="$tt_work/many" 'BEGIN {
+	while ((getline l < src) > 0) body = body l "\n"
+	for (i = 0; i < 3000; i++) {   # 3000 reports, each new to the index
+		b = body
+		sub(/55AA55AA/, sprintf("%08X", i), b)
+		sub(/length 512/, "length " i, b)
+		f = dir "/r" i ".panic"; printf "%s", b > f; close(f)
+	}
+}'
+run "$tt_work/many"
+if tt_wait "of 3000 (" 30 && tt_screen | grep -qE "indexing [0-9]+ of 3000 \\([0-9]+ new\\)"; then
+	_ok "the status line says indexing N of 3000"
+else
+	_notok "the status line says indexing N of 3000"
+	tt_screen | sed 's/^/#   /'
+fi
+_i=0
+while [ "$_i" -lt 120 ] && tt_screen | grep -q "indexing"; do sleep 0.5; _i=$((_i + 1)); done
+if tt_screen | grep -q "indexing"; then _notok "the status line clears when indexing is done"; tt_screen | sed 's/^/#   /'
+else _ok "the status line clears when indexing is done"; fi
+
+done_testing
