@@ -5,6 +5,7 @@
  * dwarf_lookup.c reads them.  Also the reader of DWARF 5 range lists, which
  * libdwarf is not trusted with. */
 #include "dwarf_priv.h"
+#include "kp_vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -288,15 +289,7 @@ bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi)
 
 static size_t amap_upper(const struct amapv *m, uint64_t key)
 {
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].lo <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return kp_vec_upper_u64(m->v, m->n, sizeof *m->v, offsetof(struct amap, lo), key);
 }
 
 int32_t kp__dwarf_amap_find(const struct amapv *m, uint64_t addr)
@@ -401,6 +394,16 @@ static void cu_free(struct cu *cu)
 	cu->map.v = NULL;
 	cu->nrows = cu->nseqs = cu->nfiles = cu->nfuncs = cu->capfuncs = 0;
 	cu->map.n = cu->map.cap = 0;
+}
+
+void kp__dwarf_cu_reset(struct cu *cu)
+{
+	cu_free(cu);
+}
+
+void kp__dwarf_func_reset(struct func *fn)
+{
+	func_free(fn);
 }
 
 void kp__dwarf_sort_seqs(struct cu *cu)
@@ -630,4 +633,5 @@ void kp__dwarf_cache_free(struct kp__dwarf_cache *d)
 	free(d->strtab);
 	free(d->names);
 	free(d->syms_names);
+	kp__dwarf_die_free(d);
 }
