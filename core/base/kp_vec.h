@@ -44,4 +44,20 @@ static inline size_t kp_vec_upper_u64(const void *arr, size_t n, size_t sz, size
 	return base + (k <= x);
 }
 
+/* The same, trying first *hint (the answer of the last search) and the few
+ * answers after it, for keys asked in ascending order; *hint gets the answer. */
+static inline size_t kp_vec_upper_u64_near(const void *arr, size_t n, size_t sz, size_t off,
+                                           uint64_t x, size_t *hint)
+{
+	const unsigned char *p = arr;
+	uint64_t k;
+	for (size_t u = *hint, stop = u + 4; u <= n && u < stop; u++) {
+		if (u > 0 && (memcpy(&k, p + (u - 1) * sz + off, sizeof k), k > x))
+			break;
+		if (u == n || (memcpy(&k, p + u * sz + off, sizeof k), k > x))
+			return *hint = u;
+	}
+	return *hint = kp_vec_upper_u64(arr, n, sz, off, x);
+}
+
 #endif

@@ -292,9 +292,10 @@ static size_t amap_upper(const struct amapv *m, uint64_t key)
 	return kp_vec_upper_u64(m->v, m->n, sizeof *m->v, offsetof(struct amap, lo), key);
 }
 
-int32_t kp__dwarf_amap_find(const struct amapv *m, uint64_t addr)
+int32_t kp__dwarf_amap_find(struct amapv *m, uint64_t addr)
 {
-	size_t b = amap_upper(m, addr);
+	size_t b = kp_vec_upper_u64_near(m->v, m->n, sizeof *m->v, offsetof(struct amap, lo), addr,
+	                                 &m->hint);
 	return b > 0 && addr < m->v[b - 1].hi ? (int32_t)m->v[b - 1].sub : -1;
 }
 

@@ -22,8 +22,8 @@ static const char *file_of(const struct cu *cu, uint64_t idx)
  * must start at or before it; then the last row at or before addr. */
 static const struct row *line_for(struct cu *cu, uint64_t addr)
 {
-	size_t lo = kp_vec_upper_u64(cu->seqs, cu->nseqs, sizeof *cu->seqs, offsetof(struct seq, hi),
-	                             addr);
+	size_t lo = kp_vec_upper_u64_near(cu->seqs, cu->nseqs, sizeof *cu->seqs,
+	                                  offsetof(struct seq, hi), addr, &cu->seq_hint);
 	if (lo == cu->nseqs || cu->seqs[lo].lo > addr)
 		return NULL;
 	const struct seq *s = &cu->seqs[lo];
@@ -57,7 +57,8 @@ static kp_status frames_of(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
 	*n = 0;
 	*whole = true; /* the last frame written is the outermost one */
-	size_t lo = kp_vec_upper_u64(c->ar, c->nar, sizeof *c->ar, offsetof(struct arange, hi), addr);
+	size_t lo = kp_vec_upper_u64_near(c->ar, c->nar, sizeof *c->ar, offsetof(struct arange, hi),
+	                                  addr, &c->ar_hint);
 	if (lo == c->nar || c->ar[lo].lo > addr)
 		return KP_OK;
 	struct cu *cu = &c->cus[c->ar[lo].cu];

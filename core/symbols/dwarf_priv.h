@@ -79,6 +79,7 @@ struct amap {
 struct amapv {
 	struct amap *v;
 	size_t n, cap;
+	size_t hint; /* the last lookup's answer (kp_vec_upper_u64_near) */
 };
 
 /* One concrete subprogram, its inlined subroutines decoded on first hit. */
@@ -109,7 +110,7 @@ struct cu {
 	struct amapv map; /* address -> funcs index */
 	/* dwarf_die.c's reading of the unit: ustate 0 not read yet, 1 read, -1
 	 * left to libdwarf; abtab indexes the cache's abbreviation tables */
-	size_t row_hint; /* the row of the last line_for answer (dwarf_lookup.c) */
+	size_t row_hint, seq_hint; /* the last line_for answer (dwarf_lookup.c) */
 	int8_t ustate;
 	uint8_t offsz, asz;
 	uint32_t abtab;
@@ -162,7 +163,7 @@ struct kp__dwarf_cache {
 	struct cu *cus;
 	size_t ncus;
 	struct arange *ar;
-	size_t nar;
+	size_t nar, ar_hint;
 
 	struct strblock *blocks;
 	const char **strtab;
@@ -216,7 +217,7 @@ bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi);
  * one '/' between parts, none added after a trailing separator. */
 bool kp__dwarf_pb_append(kp_sb *p, const char *part);
 bool kp__dwarf_path_is_abs(const char *s);
-int32_t kp__dwarf_amap_find(const struct amapv *m, uint64_t addr);
+int32_t kp__dwarf_amap_find(struct amapv *m, uint64_t addr);
 bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub);
 /* Indexing: a concrete subprogram with ranges rb (none: not indexed). */
 bool kp__dwarf_cu_add_func(struct cu *cu, uint64_t die_off, const struct rngbuf *rb);

@@ -70,8 +70,8 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const 
 		return false;
 	/* Last entry with entry.addr <= addr, then back to the first of its run
 	 * of equal addresses (the preferred name). */
-	size_t lo = kp_vec_upper_u64(ms->sorted_syms, ms->nsorted, sizeof *ms->sorted_syms,
-	                             offsetof(struct msym, addr), addr);
+	size_t lo = kp_vec_upper_u64_near(ms->sorted_syms, ms->nsorted, sizeof *ms->sorted_syms,
+	                                  offsetof(struct msym, addr), addr, &ms->hint);
 	if (lo == 0)
 		return false;
 	size_t k = lo - 1;
