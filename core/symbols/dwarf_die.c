@@ -164,6 +164,12 @@ static bool abtab_parse(const struct kp__dwarf_infosrc *src, struct kp__abtab *t
 	}
 }
 
+/* The attribute specs of ab (NULL when it has none: specs may be NULL). */
+static const struct aspec *specs_of(const struct kp__abtab *t, const struct abbrev *ab)
+{
+	return ab->nattr ? t->specs + ab->first : NULL;
+}
+
 static const struct abbrev *abbrev_find(const struct kp__abtab *t, uint64_t code)
 {
 	if (t->dense)
@@ -357,7 +363,7 @@ static bool read_attrs(const struct unit *u, struct rd *r, const struct abbrev *
 {
 	memset(a, 0, sizeof *a);
 	a->rnglists_base = a->addr_base = UINT64_MAX;
-	const struct aspec *sp = u->ab->specs + ab->first;
+	const struct aspec *sp = specs_of(u->ab, ab);
 	for (uint32_t i = 0; i < ab->nattr; i++, sp++) {
 		struct fval v;
 		unsigned f = sp->form;
@@ -454,7 +460,7 @@ static bool skip_attrs(const struct unit *u, struct rd *r, const struct abbrev *
 		rd_skip(r, (uint64_t)ab->fixed);
 		return r->ok;
 	}
-	const struct aspec *sp = u->ab->specs + ab->first;
+	const struct aspec *sp = specs_of(u->ab, ab);
 	for (uint32_t i = 0; i < ab->nattr; i++, sp++)
 		if (!skip_val(u, r, sp))
 			return false;
@@ -551,7 +557,7 @@ static int unit_open(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *
 		const struct abbrev *ab = abbrev_find(u->ab, rd_uleb(&r));
 		if (!r.ok || !ab)
 			return 0;
-		const struct aspec *sp = u->ab->specs + ab->first;
+		const struct aspec *sp = specs_of(u->ab, ab);
 		for (uint32_t i = 0; i < ab->nattr; i++, sp++) {
 			bool base = sp->at == AT_str_offsets_base || sp->at == AT_addr_base;
 			if (!base) {
