@@ -14,6 +14,9 @@
  *  - First hit in a subprogram: its subtree, giving an interval map address
  *    -> innermost inlined subroutine built in DIE preorder (deeper DIEs
  *    split the ranges of earlier ones: llvm's AddrDieMap).
+ *  - Those DIE walks and the DIE reads of name resolution go through
+ *    dwarf_die.c's own .debug_info reader first (libdwarf allocates per DIE
+ *    and attribute); whatever it leaves alone is read here with libdwarf.
  *  - All of that lives in our own compact arrays; libdwarf DIEs, attributes
  *    and line contexts are freed as soon as they are read.  Function names
  *    are resolved on first use (linkage name through abstract_origin and
@@ -551,22 +554,8 @@ static void visit(dctx *c, Dwarf_Die die, int32_t parent, int depth, struct rngb
 				c->st = KP_ERR_NOMEM;
 			return;
 		}
-		struct sub sr;
-		memset(&sr, 0, sizeof sr);
-		sr.call_file = a.has_call_file ? (uint32_t)a.call_file : UINT32_MAX;
-		sr.call_line = (uint32_t)a.call_line;
-		sr.call_column = (uint32_t)a.call_column;
-		sr.parent = parent;
-		sr.is_subprogram = tag == DW_TAG_subprogram;
-		sr.raw_linkage = a.linkage;
-		sr.raw_name = a.name;
-		sr.origin = a.origin;
-		sr.spec = a.spec;
-		sr.has_origin = a.has_origin;
-		sr.has_spec = a.has_spec;
-		sr.die_off = off;
 		uint32_t idx = 0;
-		if (!kp__dwarf_func_add_sub(fn, &sr, rb, &idx)) {
+		if (!kp__dwarf_func_add_sub(fn, &a, off, parent, tag == DW_TAG_subprogram, rb, &idx)) {
 			c->st = KP_ERR_NOMEM;
 			return;
 		}

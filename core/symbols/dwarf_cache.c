@@ -428,14 +428,28 @@ bool kp__dwarf_cu_add_func(struct cu *cu, uint64_t die_off, const struct rngbuf 
 	return true;
 }
 
-bool kp__dwarf_func_add_sub(struct func *fn, const struct sub *sr, const struct rngbuf *rb,
+bool kp__dwarf_func_add_sub(struct func *fn, const struct dieattrs *a, uint64_t die_off,
+                            int32_t parent, bool is_subprogram, const struct rngbuf *rb,
                             uint32_t *idx)
 {
 	if (fn->nsubs >= INT32_MAX ||
 	    !kp_vec_reserve((void **)&fn->subs, &fn->capsubs, fn->nsubs + 1, sizeof *fn->subs))
 		return false;
 	*idx = (uint32_t)fn->nsubs++;
-	fn->subs[*idx] = *sr;
+	struct sub *sr = &fn->subs[*idx];
+	memset(sr, 0, sizeof *sr);
+	sr->call_file = a->has_call_file ? (uint32_t)a->call_file : UINT32_MAX;
+	sr->call_line = (uint32_t)a->call_line;
+	sr->call_column = (uint32_t)a->call_column;
+	sr->parent = parent;
+	sr->is_subprogram = is_subprogram;
+	sr->raw_linkage = a->linkage;
+	sr->raw_name = a->name;
+	sr->origin = a->origin;
+	sr->spec = a->spec;
+	sr->has_origin = a->has_origin;
+	sr->has_spec = a->has_spec;
+	sr->die_off = die_off;
 	for (size_t i = 0; i < rb->n; i++)
 		if (!kp__dwarf_amap_add(&fn->map, rb->v[i].lo, rb->v[i].hi, *idx))
 			return false;

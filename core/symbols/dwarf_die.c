@@ -700,22 +700,9 @@ static void visit(struct walk *w, struct rd *r, const struct abbrev *ab, uint64_
 				w->res = 0;
 			return;
 		}
-		struct sub sr;
-		memset(&sr, 0, sizeof sr);
-		sr.call_file = a.has_call_file ? (uint32_t)a.call_file : UINT32_MAX;
-		sr.call_line = (uint32_t)a.call_line;
-		sr.call_column = (uint32_t)a.call_column;
-		sr.parent = parent;
-		sr.is_subprogram = ab->tag == TAG_subprogram;
-		sr.raw_linkage = a.linkage;
-		sr.raw_name = a.name;
-		sr.origin = a.origin;
-		sr.spec = a.spec;
-		sr.has_origin = a.has_origin;
-		sr.has_spec = a.has_spec;
-		sr.die_off = off;
 		uint32_t idx = 0;
-		if (!kp__dwarf_func_add_sub(w->fn, &sr, &w->rb, &idx)) {
+		if (!kp__dwarf_func_add_sub(w->fn, &a, off, parent, ab->tag == TAG_subprogram, &w->rb,
+		                            &idx)) {
 			w->res = -2;
 			return;
 		}

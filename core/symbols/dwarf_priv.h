@@ -221,8 +221,10 @@ int32_t kp__dwarf_amap_find(struct amapv *m, uint64_t addr);
 bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub);
 /* Indexing: a concrete subprogram with ranges rb (none: not indexed). */
 bool kp__dwarf_cu_add_func(struct cu *cu, uint64_t die_off, const struct rngbuf *rb);
-/* A copy of *sr appended to fn->subs with ranges rb; *idx gets its index. */
-bool kp__dwarf_func_add_sub(struct func *fn, const struct sub *sr, const struct rngbuf *rb,
+/* The subprogram or inlined subroutine at die_off (attributes a, enclosing
+ * sub parent) appended to fn->subs with ranges rb; *idx gets its index. */
+bool kp__dwarf_func_add_sub(struct func *fn, const struct dieattrs *a, uint64_t die_off,
+                            int32_t parent, bool is_subprogram, const struct rngbuf *rb,
                             uint32_t *idx);
 /* Line-table rows in order; sb tracks the open sequence. */
 struct seqbuild {
