@@ -14,6 +14,9 @@
  *  - First hit in a subprogram: its subtree, giving an interval map address
  *    -> innermost inlined subroutine built in DIE preorder (deeper DIEs
  *    split the ranges of earlier ones: llvm's AddrDieMap).
+ *  - Those DIE walks and the DIE reads of name resolution go through
+ *    dwarf_die.c's own .debug_info reader first (libdwarf allocates per DIE
+ *    and attribute); whatever it leaves alone is read here with libdwarf.
  *  - All of that lives in our own compact arrays; libdwarf DIEs, attributes
  *    and line contexts are freed as soon as they are read.  Function names
  *    are resolved on first use (linkage name through abstract_origin and
@@ -141,7 +144,9 @@ struct kp_dwarf {
 	unsigned nsects;
 	struct kp__dwarf_lists lists; /* rnglists/addr; bases set per unit */
 	struct kp__dwarf_linesrc linesrc; /* what dwarf_line.c reads */
+	struct kp__dwarf_infosrc info;    /* what dwarf_die.c reads */
 	bool little, is64;
+	bool libdwarf_only; /* kp__dwarf_libdwarf_only: no dwarf_die.c */
 	kp_ldw_iface iface;
 	Dwarf_Debug dbg;
 };
@@ -289,19 +294,6 @@ static bool form_is_addr(Dwarf_Half form)
 		return false;
 	}
 }
-
-/* The attributes of a DIE that the lookup needs.  Strings point into the
- * mapped string sections (libdwarf does not copy them). */
-struct dieattrs {
-	bool has_lo, has_hi, hi_is_addr, has_ranges, has_origin, has_spec;
-	bool has_call_file, has_stmt_list;
-	uint64_t stmt_list;
-	uint64_t lo, hi, ranges_off, origin, spec;
-	Dwarf_Half ranges_form;
-	uint64_t rnglists_base, addr_base; /* UINT64_MAX: absent */
-	const char *linkage, *name, *comp_dir;
-	uint64_t call_file, call_line, call_column;
-};
 
 static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a)
 {
@@ -562,22 +554,8 @@ static void visit(dctx *c, Dwarf_Die die, int32_t parent, int depth, struct rngb
 				c->st = KP_ERR_NOMEM;
 			return;
 		}
-		struct sub sr;
-		memset(&sr, 0, sizeof sr);
-		sr.call_file = a.has_call_file ? (uint32_t)a.call_file : UINT32_MAX;
-		sr.call_line = (uint32_t)a.call_line;
-		sr.call_column = (uint32_t)a.call_column;
-		sr.parent = parent;
-		sr.is_subprogram = tag == DW_TAG_subprogram;
-		sr.raw_linkage = a.linkage;
-		sr.raw_name = a.name;
-		sr.origin = a.origin;
-		sr.spec = a.spec;
-		sr.has_origin = a.has_origin;
-		sr.has_spec = a.has_spec;
-		sr.die_off = off;
 		uint32_t idx = 0;
-		if (!kp__dwarf_func_add_sub(fn, &sr, rb, &idx)) {
+		if (!kp__dwarf_func_add_sub(fn, &a, off, parent, tag == DW_TAG_subprogram, rb, &idx)) {
 			c->st = KP_ERR_NOMEM;
 			return;
 		}
@@ -816,6 +794,11 @@ kp_status kp__dwarf_func_decode(kp_dwarf *d, struct cu *cu, struct func *fn, kp_
 	Dwarf_Error e = NULL;
 	Dwarf_Die die = NULL;
 	struct rngbuf rb = {0};
+	int fr = d->libdwarf_only ? 0 : kp__dwarf_func_decode_fast(&d->c, &d->info, &d->lists, cu, fn);
+	d->c.nfast += fr == 1;
+	if (fr != 0)
+		return kp__dwarf_func_done(fn, fr == 1 ? KP_OK : KP_ERR_NOMEM, err);
+	d->c.nslow++;
 	int r = dwarf_offdie_b(d->dbg, fn->die_off, 1, &die, &e);
 	if (r != DW_DLV_OK) {
 		ldw_fail(&c, &e, r);
@@ -837,6 +820,14 @@ kp_status kp__dwarf_cu_decode(kp_dwarf *d, struct cu *cu, kp_error *err)
 	Dwarf_Error e = NULL;
 	Dwarf_Die cudie = NULL;
 	struct rngbuf rb = {0};
+	int fr = d->libdwarf_only ? 0
+	                          : kp__dwarf_cu_decode_fast(&d->c, &d->info, &d->lists, &d->linesrc, cu);
+	d->c.nfast += fr == 1;
+	if (fr == 1 && cu->nseqs > 1)
+		kp__dwarf_sort_seqs(cu);
+	if (fr != 0)
+		return kp__dwarf_cu_done(cu, fr == 1 ? KP_OK : KP_ERR_NOMEM, err);
+	d->c.nslow++;
 	int r = dwarf_offdie_b(d->dbg, cu->die_off, 1, &cudie, &e);
 	if (r != DW_DLV_OK) {
 		ldw_fail(&c, &e, r);
@@ -868,6 +859,31 @@ done:
 
 /* ---- function names ------------------------------------------------------------ */
 
+/* The attributes of the DIE at off: read_attrs, through dwarf_die.c when it
+ * can.  NO_ENTRY when libdwarf finds no DIE there (c->st set when it says
+ * why), ERROR when reading its attributes failed (c->st set). */
+static int attrs_at(dctx *c, uint64_t off, struct dieattrs *a)
+{
+	kp_dwarf *d = c->d;
+	int fr = d->libdwarf_only ? 0 : kp__dwarf_die_attrs_fast(&d->c, &d->info, off, a);
+	if (fr == 1)
+		return DW_DLV_OK;
+	if (fr == -2) {
+		c->st = KP_ERR_NOMEM;
+		return DW_DLV_ERROR;
+	}
+	Dwarf_Error e = NULL;
+	Dwarf_Die die = NULL;
+	int r = dwarf_offdie_b(d->dbg, off, 1, &die, &e);
+	if (r != DW_DLV_OK) {
+		ldw_fail(c, &e, r);
+		return DW_DLV_NO_ENTRY;
+	}
+	r = read_attrs(c, die, a);
+	dwarf_dealloc_die(die);
+	return r;
+}
+
 /* llvm's DWARFDie::findRecursively: depth-first over abstract_origin and
  * specification (specification popped first), first hit wins. */
 #define MAX_REFS 16
@@ -894,16 +910,10 @@ static const char *find_recursive(dctx *c, const struct dieattrs *start, bool li
 		PUSH(start->spec);
 	while (ns) {
 		uint64_t off = stack[--ns];
-		Dwarf_Error e = NULL;
-		Dwarf_Die die = NULL;
-		int r = dwarf_offdie_b(c->d->dbg, off, 1, &die, &e);
-		if (r != DW_DLV_OK) {
-			ldw_fail(c, &e, r);
-			continue;
-		}
 		struct dieattrs a;
-		r = read_attrs(c, die, &a);
-		dwarf_dealloc_die(die);
+		int r = attrs_at(c, off, &a);
+		if (r == DW_DLV_NO_ENTRY)
+			continue;
 		if (r != DW_DLV_OK)
 			return NULL;
 		hit = linkage ? a.linkage : a.name;
@@ -936,18 +946,12 @@ static const char *ref_name(dctx *c, uint64_t off)
 	}
 	if (slot->off == off)
 		return slot->name;
-	Dwarf_Error e = NULL;
-	Dwarf_Die die = NULL;
 	struct dieattrs a;
-	int r = dwarf_offdie_b(d->dbg, off, 1, &die, &e);
-	if (r != DW_DLV_OK) {
-		ldw_fail(c, &e, r);
-		if (c->st == KP_OK)
-			c->st = KP_ERR_FORMAT;
+	int r = attrs_at(c, off, &a);
+	if (r == DW_DLV_NO_ENTRY && c->st == KP_OK)
+		c->st = KP_ERR_FORMAT;
+	if (r == DW_DLV_NO_ENTRY)
 		return NULL;
-	}
-	r = read_attrs(c, die, &a);
-	dwarf_dealloc_die(die);
 	const char *name = r == DW_DLV_OK ? die_name(c, &a) : NULL;
 	if (c->st != KP_OK)
 		return NULL;
@@ -1149,6 +1153,30 @@ kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *e
 	if (!kp_macho_section(slice, "__DWARF", "__debug_line_str", &d->linesrc.line_str,
 	                      &d->linesrc.line_str_size, NULL))
 		d->linesrc.line_str = NULL;
+	for (unsigned i = 1; i < d->nsects; i++) {
+		const struct sect *sc = &d->sects[i];
+		const unsigned char **p = NULL;
+		uint64_t *sz = NULL;
+		if (!strcmp(sc->name, ".debug_info"))
+			p = &d->info.info, sz = &d->info.info_size;
+		else if (!strcmp(sc->name, ".debug_abbrev"))
+			p = &d->info.abbrev, sz = &d->info.abbrev_size;
+		else if (!strcmp(sc->name, ".debug_str"))
+			p = &d->info.str, sz = &d->info.str_size;
+		else if (!strcmp(sc->name, ".debug_str_offsets"))
+			p = &d->info.str_offsets, sz = &d->info.str_offsets_size;
+		else if (!strcmp(sc->name, ".debug_line_str"))
+			p = &d->info.line_str, sz = &d->info.line_str_size;
+		else if (!strcmp(sc->name, ".debug_addr"))
+			p = &d->info.addr, sz = &d->info.addr_size;
+		else if (!strcmp(sc->name, ".debug_ranges"))
+			p = &d->info.ranges, sz = &d->info.ranges_size;
+		if (p) {
+			*p = sc->data;
+			*sz = sc->size;
+		}
+	}
+	d->info.little = d->little;
 	if (!have_info) {
 		free(d);
 		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no DWARF in the %s slice",
@@ -1179,6 +1207,11 @@ kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *e
 	return KP_OK;
 }
 
+
+void kp__dwarf_libdwarf_only(kp_dwarf *d, bool on)
+{
+	d->libdwarf_only = on;
+}
 
 void kp_dwarf_close(kp_dwarf **pd)
 {

@@ -5,6 +5,7 @@
  * dwarf_lookup.c reads them.  Also the reader of DWARF 5 range lists, which
  * libdwarf is not trusted with. */
 #include "dwarf_priv.h"
+#include "kp_vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -288,20 +289,13 @@ bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi)
 
 static size_t amap_upper(const struct amapv *m, uint64_t key)
 {
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->v[mid].lo <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return kp_vec_upper_u64(m->v, m->n, sizeof *m->v, offsetof(struct amap, lo), key);
 }
 
-int32_t kp__dwarf_amap_find(const struct amapv *m, uint64_t addr)
+int32_t kp__dwarf_amap_find(struct amapv *m, uint64_t addr)
 {
-	size_t b = amap_upper(m, addr);
+	size_t b = kp_vec_upper_u64_near(m->v, m->n, sizeof *m->v, offsetof(struct amap, lo), addr,
+	                                 &m->hint);
 	return b > 0 && addr < m->v[b - 1].hi ? (int32_t)m->v[b - 1].sub : -1;
 }
 
@@ -403,6 +397,16 @@ static void cu_free(struct cu *cu)
 	cu->map.n = cu->map.cap = 0;
 }
 
+void kp__dwarf_cu_reset(struct cu *cu)
+{
+	cu_free(cu);
+}
+
+void kp__dwarf_func_reset(struct func *fn)
+{
+	func_free(fn);
+}
+
 void kp__dwarf_sort_seqs(struct cu *cu)
 {
 	qsort(cu->seqs, cu->nseqs, sizeof *cu->seqs, seq_cmp);
@@ -424,14 +428,28 @@ bool kp__dwarf_cu_add_func(struct cu *cu, uint64_t die_off, const struct rngbuf 
 	return true;
 }
 
-bool kp__dwarf_func_add_sub(struct func *fn, const struct sub *sr, const struct rngbuf *rb,
+bool kp__dwarf_func_add_sub(struct func *fn, const struct dieattrs *a, uint64_t die_off,
+                            int32_t parent, bool is_subprogram, const struct rngbuf *rb,
                             uint32_t *idx)
 {
 	if (fn->nsubs >= INT32_MAX ||
 	    !kp_vec_reserve((void **)&fn->subs, &fn->capsubs, fn->nsubs + 1, sizeof *fn->subs))
 		return false;
 	*idx = (uint32_t)fn->nsubs++;
-	fn->subs[*idx] = *sr;
+	struct sub *sr = &fn->subs[*idx];
+	memset(sr, 0, sizeof *sr);
+	sr->call_file = a->has_call_file ? (uint32_t)a->call_file : UINT32_MAX;
+	sr->call_line = (uint32_t)a->call_line;
+	sr->call_column = (uint32_t)a->call_column;
+	sr->parent = parent;
+	sr->is_subprogram = is_subprogram;
+	sr->raw_linkage = a->linkage;
+	sr->raw_name = a->name;
+	sr->origin = a->origin;
+	sr->spec = a->spec;
+	sr->has_origin = a->has_origin;
+	sr->has_spec = a->has_spec;
+	sr->die_off = die_off;
 	for (size_t i = 0; i < rb->n; i++)
 		if (!kp__dwarf_amap_add(&fn->map, rb->v[i].lo, rb->v[i].hi, *idx))
 			return false;
@@ -630,4 +648,5 @@ void kp__dwarf_cache_free(struct kp__dwarf_cache *d)
 	free(d->strtab);
 	free(d->names);
 	free(d->syms_names);
+	kp__dwarf_die_free(d);
 }

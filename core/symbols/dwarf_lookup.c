@@ -5,7 +5,10 @@
  * kp__dwarf_func_decode. */
 #include "dwarf_priv.h"
 
+#include <stddef.h>
 #include <stdlib.h>
+
+#include "kp_vec.h"
 
 static const char *file_of(const struct cu *cu, uint64_t idx)
 {
@@ -17,20 +20,24 @@ static const char *file_of(const struct cu *cu, uint64_t idx)
 
 /* llvm's LineTable::lookupAddress: the first sequence ending after addr
  * must start at or before it; then the last row at or before addr. */
-static const struct row *line_for(const struct cu *cu, uint64_t addr)
+static const struct row *line_for(struct cu *cu, uint64_t addr)
 {
-	size_t lo = 0, hi = cu->nseqs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cu->seqs[mid].hi <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = kp_vec_upper_u64_near(cu->seqs, cu->nseqs, sizeof *cu->seqs,
+	                                  offsetof(struct seq, hi), addr, &cu->seq_hint);
 	if (lo == cu->nseqs || cu->seqs[lo].lo > addr)
 		return NULL;
 	const struct seq *s = &cu->seqs[lo];
 	size_t a = s->first + 1, b = s->first + s->count - 1; /* upper_bound in [a,b) */
+	/* Addresses asked in ascending order (a cache build) mostly land on the
+	 * row of the last answer or a few rows after it. */
+	size_t h = cu->row_hint;
+	if (h >= a - 1 && h < b && cu->rows[h].addr <= addr) {
+		for (int step = 0; step < 8; step++, h++)
+			if (h + 1 == b || cu->rows[h + 1].addr > addr) {
+				cu->row_hint = h;
+				return &cu->rows[h];
+			}
+	}
 	while (a < b) {
 		size_t mid = a + (b - a) / 2;
 		if (cu->rows[mid].addr <= addr)
@@ -38,6 +45,7 @@ static const struct row *line_for(const struct cu *cu, uint64_t addr)
 		else
 			b = mid;
 	}
+	cu->row_hint = a - 1;
 	return &cu->rows[a - 1];
 }
 
@@ -49,14 +57,8 @@ static kp_status frames_of(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
 	*n = 0;
 	*whole = true; /* the last frame written is the outermost one */
-	size_t lo = 0, hi = c->nar;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->ar[mid].hi <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = kp_vec_upper_u64_near(c->ar, c->nar, sizeof *c->ar, offsetof(struct arange, hi),
+	                                  addr, &c->ar_hint);
 	if (lo == c->nar || c->ar[lo].lo > addr)
 		return KP_OK;
 	struct cu *cu = &c->cus[c->ar[lo].cu];

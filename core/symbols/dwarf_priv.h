@@ -79,6 +79,7 @@ struct amap {
 struct amapv {
 	struct amap *v;
 	size_t n, cap;
+	size_t hint; /* the last lookup's answer (kp_vec_upper_u64_near) */
 };
 
 /* One concrete subprogram, its inlined subroutines decoded on first hit. */
@@ -107,6 +108,13 @@ struct cu {
 	struct func *funcs;
 	size_t nfuncs, capfuncs;
 	struct amapv map; /* address -> funcs index */
+	/* dwarf_die.c's reading of the unit: ustate 0 not read yet, 1 read, -1
+	 * left to libdwarf; abtab indexes the cache's abbreviation tables */
+	size_t row_hint, seq_hint; /* the last line_for answer (dwarf_lookup.c) */
+	int8_t ustate;
+	uint8_t offsz, asz;
+	uint32_t abtab;
+	uint64_t uend, str_offsets_base, u_addr_base;
 };
 
 struct arange {
@@ -155,7 +163,7 @@ struct kp__dwarf_cache {
 	struct cu *cus;
 	size_t ncus;
 	struct arange *ar;
-	size_t nar;
+	size_t nar, ar_hint;
 
 	struct strblock *blocks;
 	const char **strtab;
@@ -166,6 +174,23 @@ struct kp__dwarf_cache {
 
 	struct symname *syms_names; /* nlist name -> printed name */
 	size_t nsymn, capsymn;
+
+	struct kp__abtab *abtabs; /* dwarf_die.c's parsed .debug_abbrev tables */
+	size_t nabtabs, capabtabs;
+	size_t nfast, nslow; /* units and functions decoded by dwarf_die.c, by libdwarf */
+};
+
+/* The attributes of a DIE that the lookup needs (read by dwarf.c through
+ * libdwarf, or by dwarf_die.c).  Strings point into the mapped sections. */
+struct dieattrs {
+	bool has_lo, has_hi, hi_is_addr, has_ranges, has_origin, has_spec;
+	bool has_call_file, has_stmt_list;
+	uint64_t stmt_list;
+	uint64_t lo, hi, ranges_off, origin, spec;
+	unsigned ranges_form;
+	uint64_t rnglists_base, addr_base; /* UINT64_MAX: absent */
+	const char *linkage, *name, *comp_dir;
+	uint64_t call_file, call_line, call_column;
 };
 
 /* ---- dwarf.c: the libdwarf side ------------------------------------------ */
@@ -177,6 +202,8 @@ kp_status kp__dwarf_func_decode(kp_dwarf *d, struct cu *cu, struct func *fn, kp_
 /* The function name of sr, resolved (and remembered) on first use; NULL with
  * *st set on failure, NULL alone when DWARF names none. */
 const char *kp__dwarf_sub_name(kp_dwarf *d, struct cu *cu, struct sub *sr, kp_status *st);
+/* on: decode with libdwarf alone, never dwarf_die.c (tests compare both). */
+void kp__dwarf_libdwarf_only(kp_dwarf *d, bool on);
 
 /* ---- dwarf_cache.c ------------------------------------------------------- */
 
@@ -190,12 +217,14 @@ bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi);
  * one '/' between parts, none added after a trailing separator. */
 bool kp__dwarf_pb_append(kp_sb *p, const char *part);
 bool kp__dwarf_path_is_abs(const char *s);
-int32_t kp__dwarf_amap_find(const struct amapv *m, uint64_t addr);
+int32_t kp__dwarf_amap_find(struct amapv *m, uint64_t addr);
 bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub);
 /* Indexing: a concrete subprogram with ranges rb (none: not indexed). */
 bool kp__dwarf_cu_add_func(struct cu *cu, uint64_t die_off, const struct rngbuf *rb);
-/* A copy of *sr appended to fn->subs with ranges rb; *idx gets its index. */
-bool kp__dwarf_func_add_sub(struct func *fn, const struct sub *sr, const struct rngbuf *rb,
+/* The subprogram or inlined subroutine at die_off (attributes a, enclosing
+ * sub parent) appended to fn->subs with ranges rb; *idx gets its index. */
+bool kp__dwarf_func_add_sub(struct func *fn, const struct dieattrs *a, uint64_t die_off,
+                            int32_t parent, bool is_subprogram, const struct rngbuf *rb,
                             uint32_t *idx);
 /* Line-table rows in order; sb tracks the open sequence. */
 struct seqbuild {
@@ -233,5 +262,38 @@ struct kp__dwarf_linesrc {
  * caller fails the unit). */
 int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_linesrc *src,
                          uint64_t off, struct cu *cu);
+
+/* ---- dwarf_die.c: .debug_info read without libdwarf ------------------------ */
+
+/* The sections dwarf_die.c reads (NULL when absent). */
+struct kp__dwarf_infosrc {
+	const unsigned char *info, *abbrev, *str, *str_offsets, *line_str, *addr, *ranges;
+	uint64_t info_size, abbrev_size, str_size, str_offsets_size, line_str_size, addr_size,
+		ranges_size;
+	bool little;
+};
+
+/* Each answers 1 when done, -2 when out of memory, and 0 for anything it
+ * leaves to libdwarf (a form, attribute or layout it does not read, any
+ * read out of bounds, anything libdwarf might judge differently): then the
+ * unit or function is as before the call and dwarf.c decodes it with
+ * libdwarf, so every answer and every error stays libdwarf's. */
+/* kp__dwarf_cu_decode's work: the CU DIE, its subprogram index, its line
+ * table (kp__dwarf_lines_fast); cu->state is left to the caller. */
+int kp__dwarf_cu_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,
+                             const struct kp__dwarf_lists *lists,
+                             const struct kp__dwarf_linesrc *lsrc, struct cu *cu);
+/* kp__dwarf_func_decode's work: fn's subtree into fn->subs and fn->map. */
+int kp__dwarf_func_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,
+                               const struct kp__dwarf_lists *lists, struct cu *cu,
+                               struct func *fn);
+/* The attributes of the DIE at .debug_info offset off (for names). */
+int kp__dwarf_die_attrs_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,
+                             uint64_t off, struct dieattrs *a);
+/* Frees the abbreviation tables (kp__dwarf_cache_free calls it). */
+void kp__dwarf_die_free(struct kp__dwarf_cache *c);
+/* Clears what a failed fast decode left in cu (dwarf_cache.c). */
+void kp__dwarf_cu_reset(struct cu *cu);
+void kp__dwarf_func_reset(struct func *fn);
 
 #endif

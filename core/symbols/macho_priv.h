@@ -54,6 +54,7 @@ struct mslice {
 	bool sorted;
 	struct msym *sorted_syms;
 	size_t nsorted;
+	size_t hint; /* the last kp_macho_symbol search's answer */
 };
 
 enum mapkind { MAP_NONE, MAP_MMAP, MAP_HEAP };

@@ -5,7 +5,9 @@
  * nlist string index names a terminated string, every fileset name is
  * terminated inside its command), so nothing is checked again. */
 #include "macho_priv.h"
+#include "kp_vec.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 #define N_STAB 0xe0u
@@ -68,14 +70,8 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const 
 		return false;
 	/* Last entry with entry.addr <= addr, then back to the first of its run
 	 * of equal addresses (the preferred name). */
-	size_t lo = 0, hi = ms->nsorted;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ms->sorted_syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = kp_vec_upper_u64_near(ms->sorted_syms, ms->nsorted, sizeof *ms->sorted_syms,
+	                                  offsetof(struct msym, addr), addr, &ms->hint);
 	if (lo == 0)
 		return false;
 	size_t k = lo - 1;

@@ -500,8 +500,14 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	uint32_t src = 0;
 	if (!intern(&t, source, &src))
 		goto out;
-	kp_symframe fr[KP_SYMCACHE_MAX_FRAMES];
-	struct answer prev = {0}, cur;
+	/* two frame and answer buffers, swapped: a frame whose strings are the
+	 * same pointers as the one before it at its depth reuses their ids */
+	kp_symframe frb[2][KP_SYMCACHE_MAX_FRAMES];
+	struct answer ab[2];
+	kp_symframe *fr = frb[0], *pfr = frb[1];
+	struct answer *cur = &ab[0], *prev = &ab[1];
+	size_t pn = 0;
+	prev->n = 0;
 	for (size_t i = 0; i < col.v.n; i++) {
 		if (i && bd[i] == bd[i - 1])
 			continue;
@@ -518,19 +524,30 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 		if (st != KP_OK)
 			goto out;
 		st = KP_ERR_NOMEM;
-		cur.n = n;
+		cur->n = n;
 		for (size_t k = 0; k < n; k++) {
-			cur.f[k].line = fr[k].line;
-			cur.f[k].col = fr[k].column;
-			if (!intern(&t, fr[k].function, &cur.f[k].name) ||
-			    !intern(&t, fr[k].file, &cur.f[k].file))
+			cur->f[k].line = fr[k].line;
+			cur->f[k].col = fr[k].column;
+			if (k < pn && fr[k].function == pfr[k].function)
+				cur->f[k].name = prev->f[k].name;
+			else if (!intern(&t, fr[k].function, &cur->f[k].name))
+				goto out;
+			if (k < pn && fr[k].file == pfr[k].file)
+				cur->f[k].file = prev->f[k].file;
+			else if (!intern(&t, fr[k].file, &cur->f[k].file))
 				goto out;
 		}
-		if (same_answer(&cur, &prev))
+		if (same_answer(cur, prev))
 			continue; /* the same answer goes on */
-		if (!add_row(&o, b, bd[i], &cur))
+		if (!add_row(&o, b, bd[i], cur))
 			goto out;
+		struct answer *ta = prev;
 		prev = cur;
+		cur = ta;
+		kp_symframe *tf = pfr;
+		pfr = fr;
+		fr = tf;
+		pn = n;
 	}
 	if (!flush_block(&o, b))
 		goto out;

@@ -1,0 +1,99 @@
+/* dwarf_rd.h: the bounds-checked byte reader of kp_dwarf's own DWARF
+ * readers (dwarf_line.c: .debug_line; dwarf_die.c: .debug_info and
+ * .debug_abbrev).  A read past end clears ok and yields 0 or NULL; every
+ * later read then fails too, so a caller checks ok once after a run of reads. */
+#ifndef KP_DWARF_RD_H
+#define KP_DWARF_RD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+struct rd {
+	const unsigned char *p;
+	uint64_t pos, end;
+	bool little, ok;
+};
+
+static inline uint64_t rd_fixed(struct rd *r, unsigned n)
+{
+	if (!r->ok || r->end - r->pos < n) {
+		r->ok = false;
+		return 0;
+	}
+	uint64_t v = 0;
+	const unsigned char *p = r->p + r->pos;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[r->little ? i : n - 1 - i] << (8 * (r->little ? i : n - 1 - i));
+	r->pos += n;
+	return v;
+}
+
+static inline uint64_t rd_uleb(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	while (r->ok && r->pos < r->end) {
+		unsigned char b = r->p[r->pos++];
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->ok = false;
+	return 0;
+}
+
+static inline int64_t rd_sleb(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	while (r->ok && r->pos < r->end) {
+		unsigned char b = r->p[r->pos++];
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= ~(uint64_t)0 << shift;
+			return (int64_t)v;
+		}
+	}
+	r->ok = false;
+	return 0;
+}
+
+static inline void rd_skip(struct rd *r, uint64_t n)
+{
+	if (!r->ok || r->end - r->pos < n)
+		r->ok = false;
+	else
+		r->pos += n;
+}
+
+/* A NUL-terminated string in [pos, end) of r, or NULL (r->ok cleared). */
+static inline const char *rd_cstr(struct rd *r)
+{
+	if (!r->ok || r->pos >= r->end) {
+		r->ok = false;
+		return NULL;
+	}
+	const unsigned char *s = r->p + r->pos;
+	const unsigned char *z = memchr(s, 0, (size_t)(r->end - r->pos));
+	if (!z) {
+		r->ok = false;
+		return NULL;
+	}
+	r->pos += (uint64_t)(z - s) + 1;
+	return (const char *)s;
+}
+
+static inline const char *sect_str(const unsigned char *sec, uint64_t size, uint64_t off)
+{
+	if (!sec || off >= size || !memchr(sec + off, 0, (size_t)(size - off)))
+		return NULL;
+	return (const char *)sec + off;
+}
+
+#endif
