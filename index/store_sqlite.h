@@ -55,6 +55,8 @@ typedef enum kpi__sq_sql {
 	Q_REPORT_SPAN,
 	Q_GROUP_COUNTS,
 	Q_GROUP_SPAN,
+	Q_SEARCH_ZONE,
+	Q_REPORT_FACTS,
 	Q_COUNT
 } kpi__sq_sql;
 
