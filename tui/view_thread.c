@@ -175,7 +175,8 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 			kpt_putf(y, c[TC_FILE].x, c[TC_FILE].w, sel ? st : KPT_ST_FILE, true, "%s:%u", base(l->file), l->line);
 		return;
 	}
-	char buf[64];
+	char buf[64], rsbuf[512];
+	const char *rs = kpt_report_symbol(f, rsbuf, sizeof rsbuf);   /* the report's own, + 0x.. kept */
 	kpt_putf(y, c[TC_NUM].x, c[TC_NUM].w, st, true, "%3zu", tr->frame);
 	kpt_put(y, c[TC_IMAGE].x, c[TC_IMAGE].w, kpt_image_label(r, f->image, buf, sizeof buf), st, true);
 	if (f->has_offset)
@@ -191,14 +192,14 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 			kpt_put(y, c[TC_FILE].x, c[TC_FILE].w, s->note, sel ? st : KPT_ST_DIM, true);
 	} else if (s->state == KPT_SYM_DONE && s->status == KP_SYM_NO_DSYM) {
 		/* said once per image above the frames, not on every row */
-		kpt_put(y, x, c[TC_FUNC].w, f->symbol ? f->symbol : "(no dSYM)", sel ? st : f->symbol ? KPT_ST_FUNC : KPT_ST_DIM, true);
+		kpt_put(y, x, c[TC_FUNC].w, rs ? rs : "(no dSYM)", sel ? st : rs ? KPT_ST_FUNC : KPT_ST_DIM, true);
 	} else if (s->state == KPT_SYM_DONE) {
-		if (f->symbol)
-			kpt_put(y, x, c[TC_FUNC].w, f->symbol, sel ? st : KPT_ST_FUNC, true);
-		kpt_put(y, f->symbol ? c[TC_FILE].x : x, f->symbol ? c[TC_FILE].w : c[TC_FUNC].w + c[TC_FILE].w,
+		if (rs)
+			kpt_put(y, x, c[TC_FUNC].w, rs, sel ? st : KPT_ST_FUNC, true);
+		kpt_put(y, rs ? c[TC_FILE].x : x, rs ? c[TC_FILE].w : c[TC_FUNC].w + c[TC_FILE].w,
 		        s->note ? s->note : (f->image < 0 ? "(no image)" : "(no symbols)"), sel ? st : KPT_ST_DIM, true);
 	} else {
-		kpt_put(y, x, c[TC_FUNC].w, f->symbol ? f->symbol : "...", sel ? st : KPT_ST_DIM, true);
+		kpt_put(y, x, c[TC_FUNC].w, rs ? rs : "...", sel ? st : KPT_ST_DIM, true);
 	}
 }
 
