@@ -200,9 +200,9 @@ typedef struct kpi_report_row {
 	const char *host;      /* the Mac it came from: the pushing machine's name, or NULL */
 	const char *host_key;  /* the report's own crashReporterKey / Anonymous UUID, or NULL */
 	const kpi_match *match;   /* search results only, else NULL */
-	/* "panic", "watchdog", "stackshot" or "reset" (kp_kind_name); NULL for
-	 * a report indexed before schema 4 whose kind is not yet filled in
-	 * (the next writable open does it: kpi_open) */
+	/* "panic", "watchdog", "stackshot" or "reset" (kp_kind_name); NULL
+	 * only for a report indexed before schema 4 whose archive could not be
+	 * read when the migration filled the kinds in (list --kind all shows it) */
 	const char *kind;
 } kpi_report_row;
 
