@@ -66,6 +66,15 @@ check_first "  fakeclient (2 blocked, listed before deadlockd's 2) first" "321  
 keys s
 if wait_for_re '^Processes \(4\)$'; then ok "s back to the report's order"; else not_ok "s back to the report's order"; fi
 check_first "  fakedaemon first again, as listed" "400  fakedaemon"
+# a waiting thread without frames: its owner row, and the deadlock followed round
+keys / a Space d e a d l o c k Enter Enter
+check "a frameless waiting thread: the owner row" "waits for thread 6002 (deadlockd): unfair lock 0x20644d340"
+check "  and no frames said below it" "This thread has no frames in the report."
+keys Enter
+check "Enter follows the cycle" "thread 6001 > thread 6002"
+keys Enter
+check "  and round to where it began" "thread 6001 > thread 6002 > thread 6001"
+keys Escape Escape Escape Escape
 keys q q
 # f: one kind at a time on the panic list
 keys "clear; '$KPBROWSE' --db '$work/all.db' '$ss'" Enter

@@ -384,6 +384,8 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 	int detail = h >= 8 ? 2 : h >= 5 ? 1 : 0;
 	int notes = draw_no_dsym(v, y0 + 1, h >= 12 ? 2 : h >= 8 ? 1 : 0, width);
 	kpt_list_draw(v, y0 + 1 + notes, h - 1 - notes - detail, width);
+	if (t->nframes == 0 && h - detail > 4)   /* only the owner row above */
+		kpt_put(y0 + 3 + notes, 2, width - 4, "This thread has no frames in the report.", KPT_ST_DIM, false);
 	if (detail)
 		draw_detail(v, y0 + h - detail, detail, width);
 	request_visible(v);
