@@ -52,6 +52,10 @@ int kpc_cmd_search(int argc, char **argv)
 		memcpy(text + tl, argv[i], n + 1);
 		tl += n;
 	}
+	if (zone && !*zone) {
+		kpt_usage_error("search: --zone needs a zone name");
+		return KPT_EXIT_BAD;
+	}
 	kp_error err;
 	/* a malformed argument is refused before anything prints */
 	if (uuid && kpi_check_uuid_arg(uuid, &err) != KP_OK) {

@@ -113,6 +113,9 @@ check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(
 check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), r[0]["kind"])' "$tmp/z.json")" = "1 panic" "search --zone: the zone map form (bracketed name)"
 "$kp" search --db "$db" --zone kalloc.64 >/dev/null
 check "$?" = 1 "search --zone: another zone finds nothing (exit 1)"
+"$kp" search --db "$db" --zone "" >"$tmp/out" 2>"$tmp/err"
+check "$?:$(wc -c <"$tmp/out")" = "2:0" "search --zone '': exit 2 before anything prints"
+check_grep "needs a zone name" "$tmp/err" "  saying so"
 
 # ---- a schema 3 index migrates: kinds, zones and dates from the archives ----
 if command -v sqlite3 >/dev/null; then
