@@ -31,10 +31,10 @@
 /* What makes two reports the same Mac: the report's own key, else the
  * pushing host's name ('' for reports indexed before hosts were kept). */
 #define HOST_IDENT "coalesce(host_key, host, '')"
-/* The tail of every report-row query: path, host, host key. */
+/* The tail of every report-row query: path, host, host key, kind. */
+#define ROW_TAIL RECENT_PATH ", r.host, r.host_key, r.kind"
 /* A report's ts when it has a date, else NULL (min/max leave it out). */
 #define DATED_TS "CASE WHEN ts > " KPI__UNDATED_SQL " THEN ts END"
-#define ROW_TAIL RECENT_PATH ", r.host, r.host_key, r.kind"
 
 static const char *const sql_text[Q_COUNT] = {
 	[Q_BEGIN] = "BEGIN IMMEDIATE",
@@ -154,7 +154,7 @@ static const char schema_v1[] =
 	" size INTEGER NOT NULL,"
 	" format TEXT,"
 	" timestamp TEXT,"                    /* as the report wrote it */
-	" ts INTEGER NOT NULL,"               /* epoch seconds: report time, else file mtime */
+	" ts INTEGER NOT NULL,"               /* epoch seconds: report time (v4: KPI__UNDATED without one) */
 	" os_version TEXT,"
 	" kernel_uuid TEXT,"
 	" headline TEXT,"                     /* as the report says it */
