@@ -133,6 +133,7 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 	kp_report_json_bool(&j->out, r->archived);
 	m_str(&ob, "host", r->host);
 	m_str(&ob, "host_key", r->host_key);
+	m_str(&ob, "kind", r->kind);
 	if (r->match) {
 		kp_report_json_key(&ob, "match");
 		kp_report_json_obj m = kp_report_json_begin(&j->out, 2);
@@ -167,7 +168,7 @@ static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 
 void kpc_report_row_header(void)
 {
-	printf("%-6s %-28s %-22s %-10s %s\n", "ID", "DATE", "OS", "GROUP", "HEADLINE");
+	printf("%-6s %-28s %-22s %-10s %-9s %s\n", "ID", "DATE", "OS", "GROUP", "KIND", "HEADLINE");
 }
 
 void kpc_report_row_print(const kpi_report_row *r)
@@ -181,6 +182,8 @@ void kpc_report_row_print(const kpi_report_row *r)
 	put(r->os_version, 22);
 	putchar(' ');
 	printf("%-10s ", grp);
+	put(r->kind, 9);
+	putchar(' ');
 	put(r->headline, 0);
 	putchar('\n');
 	printf("%-6s ", "");
@@ -227,8 +230,23 @@ static int group_sink(void *ctx, const kpi_group_row *g)
 	return 0;
 }
 
+/* list --kind: rows of one kind (kpi_report_row.kind) to the row sink. */
+typedef struct kind_filter {
+	const char *kind;   /* NULL: all */
+	kpc_json_rows *arr;
+} kind_filter;
+
+static int kind_sink(void *ctx, const kpi_report_row *row)
+{
+	kind_filter *f = ctx;
+	if (f->kind && (!row->kind || strcmp(row->kind, f->kind) != 0))
+		return 0;
+	return kpc_row_sink(f->arr, row);
+}
+
 static const struct option list_options[] = {
 	{"db", required_argument, NULL, 'd'},
+	{"kind", required_argument, NULL, 'k'},
 	{"groups", no_argument, NULL, 'g'},
 	{"host", required_argument, NULL, 'H'},
 	{"json", no_argument, NULL, 'j'},
@@ -238,13 +256,14 @@ static const struct option list_options[] = {
 
 int kpc_cmd_list(int argc, char **argv)
 {
-	const char *db_opt = NULL, *host = NULL;
+	const char *db_opt = NULL, *host = NULL, *kind = NULL;
 	bool groups = false, json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:gjhH:", list_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:gjhH:k:", list_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db_opt = optarg; break;
+		case 'k': kind = optarg; break;
 		case 'H': host = optarg; break;
 		case 'g': groups = true; break;
 		case 'j': json = true; break;
@@ -258,6 +277,15 @@ int kpc_cmd_list(int argc, char **argv)
 	}
 	if (groups && host) {
 		kpt_usage_error("list: --host lists reports, not --groups");
+		return KPT_EXIT_BAD;
+	}
+	if (kind && strcmp(kind, "panic") != 0 && strcmp(kind, "watchdog") != 0 &&
+	    strcmp(kind, "stackshot") != 0 && strcmp(kind, "reset") != 0 && strcmp(kind, "all") != 0) {
+		kpt_usage_error("list: --kind is panic, watchdog, stackshot, reset or all, not '%s'", kind);
+		return KPT_EXIT_BAD;
+	}
+	if (groups && kind) {
+		kpt_usage_error("list: --kind lists reports, not --groups");
 		return KPT_EXIT_BAD;
 	}
 	char dbpath[4096];
@@ -276,7 +304,8 @@ int kpc_cmd_list(int argc, char **argv)
 	} else {
 		if (!json)
 			kpc_report_row_header();
-		st = kpi_list_reports_host(db, host, kpc_row_sink, arr, &err);
+		kind_filter f = {kind && strcmp(kind, "all") != 0 ? kind : NULL, arr};
+		st = kpi_list_reports_host(db, host, kind_sink, &f, &err);
 	}
 	return kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);
 }

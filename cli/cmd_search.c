@@ -1,4 +1,5 @@
-/* cmd_search.c: `kpbrowse search`: reports by UUID, kext or panic text. */
+/* cmd_search.c: `kpbrowse search`: reports by UUID, kext, suspect zone or
+ * panic text. */
 #include "kp_index.h"
 #include "kpc_cmd.h"
 
@@ -9,6 +10,7 @@ static const struct option search_options[] = {
 	{"db", required_argument, NULL, 'd'},
 	{"uuid", required_argument, NULL, 'u'},
 	{"kext", required_argument, NULL, 'k'},
+	{"zone", required_argument, NULL, 'z'},
 	{"json", no_argument, NULL, 'j'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
@@ -17,23 +19,24 @@ static const struct option search_options[] = {
 
 int kpc_cmd_search(int argc, char **argv)
 {
-	const char *db_opt = NULL, *uuid = NULL, *kext = NULL;
+	const char *db_opt = NULL, *uuid = NULL, *kext = NULL, *zone = NULL;
 	bool json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:u:k:jh", search_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:u:k:z:jh", search_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db_opt = optarg; break;
 		case 'u': uuid = optarg; break;
 		case 'k': kext = optarg; break;
+		case 'z': zone = optarg; break;
 		case 'j': json = true; break;
 		case 'h': return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
 	}
 	int nwords = argc - optind;
-	if ((uuid != NULL) + (kext != NULL) + (nwords > 0) != 1) {
-		kpt_usage_error("search: give exactly one of --uuid UUID, --kext BUNDLE_ID or TEXT");
+	if ((uuid != NULL) + (kext != NULL) + (zone != NULL) + (nwords > 0) != 1) {
+		kpt_usage_error("search: give exactly one of --uuid UUID, --kext BUNDLE_ID, --zone NAME or TEXT");
 		return KPT_EXIT_BAD;
 	}
 	char text[4096] = "";
@@ -48,6 +51,10 @@ int kpc_cmd_search(int argc, char **argv)
 			text[tl++] = ' ';
 		memcpy(text + tl, argv[i], n + 1);
 		tl += n;
+	}
+	if (zone && !*zone) {
+		kpt_usage_error("search: --zone needs a zone name");
+		return KPT_EXIT_BAD;
 	}
 	kp_error err;
 	/* a malformed argument is refused before anything prints */
@@ -69,6 +76,8 @@ int kpc_cmd_search(int argc, char **argv)
 		st = kpi_search_uuid(db, uuid, kpc_row_sink, arr, &n, &err);
 	else if (kext)
 		st = kpi_search_kext(db, kext, kpc_row_sink, arr, &n, &err);
+	else if (zone)
+		st = kpi_search_zone(db, zone, kpc_row_sink, arr, &n, &err);
 	else
 		st = kpi_search_text(db, text, kpc_row_sink, arr, &n, &err);
 	rc = kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);

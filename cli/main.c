@@ -35,15 +35,17 @@ static const command commands[] = {
 	 "Default folders: /Library/Logs/DiagnosticReports and\n"
 	 "~/Library/Logs/DiagnosticReports (their Retired/ folders included).\n"},
 	{"list", kpc_cmd_list,
-	 "list [--db PATH] [--groups | --host HOST] [--json]",
-	 "--host: only the reports of one Mac (its host name or host key).\n"},
+	 "list [--db PATH] [--groups | --host HOST] [--kind KIND] [--json]",
+	 "--host: only the reports of one Mac (its host name or host key).\n"
+	 "--kind: panic, watchdog, stackshot, reset or all (the default).\n"
+	 "Newest first by the reports' own dates; undated reports last.\n"},
 	{"hosts", kpc_cmd_hosts,
 	 "hosts [--db PATH] [--json]",
 	 "The Macs the reports came from: host name, host key, model, OS builds,\n"
 	 "report count, last report.\n"},
 	{"search", kpc_cmd_search,
-	 "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | TEXT...)",
-	 ""},
+	 "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | --zone NAME | TEXT...)",
+	 "--zone: zone exhaustion panics whose leak suspect is zone NAME.\n"},
 	{"export", kpc_cmd_export,
 	 "export [--db PATH] @ID FILE|-",
 	 "Writes report ID's original bytes to FILE, which must not exist, or to\n"

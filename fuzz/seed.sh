@@ -41,7 +41,11 @@ done
 for f in "$fix"/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic "$real"/text-m1-macos12-usbhost-dataabort-1.txt; do
 	[ -f "$f" ] && cut_lines text "$f" 4
 done
-for f in "$fix"/reports/*.panic "$real"/*.panic "$real"/*.txt; do
+# the text forms users paste (symbolicated frames, PowerPC, no version line)
+for f in "$fix"/textforms/ppc.panic "$fix"/textforms/symbolicated.panic; do
+	[ -f "$f" ] && cut_lines text "$f" 2
+done
+for f in "$fix"/reports/*.panic "$fix"/textforms/*.panic "$real"/*.panic "$real"/*.txt; do
 	[ -f "$f" ] || continue
 	put text "$f"
 	put signature "$f"

@@ -778,6 +778,17 @@ kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, v
 	              fn, ctx, nfound, err);
 }
 
+kp_status kpi_search_zone(kpi_db *db, const char *name, kpi_report_fn fn, void *ctx,
+                          size_t *nfound, kp_error *err)
+{
+	kp_error_clear(err);
+	if (nfound)
+		*nfound = 0;
+	if (!name || !*name)
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty zone name");
+	return search(db, KPI__SEARCH_ZONE, name, fn, ctx, nfound, err);
+}
+
 kp_status kpi_search_text(kpi_db *db, const char *text, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err)
 {

@@ -25,7 +25,7 @@
 
 typedef struct kpi_db kpi_db;
 
-#define KPI_SCHEMA_VERSION 3
+#define KPI_SCHEMA_VERSION 4
 
 enum {
 	KPI_OPEN_CREATE = 1,   /* create the file (and its folder) when missing */
@@ -202,6 +202,10 @@ typedef struct kpi_report_row {
 	const char *host;      /* the Mac it came from: the pushing machine's name, or NULL */
 	const char *host_key;  /* the report's own crashReporterKey / Anonymous UUID, or NULL */
 	const kpi_match *match;   /* search results only, else NULL */
+	/* "panic", "watchdog", "stackshot" or "reset" (kp_kind_name); NULL
+	 * only for a report indexed before schema 4 whose archive could not be
+	 * read when the migration filled the kinds in (list --kind all shows it) */
+	const char *kind;
 } kpi_report_row;
 
 typedef struct kpi_group_row {
@@ -210,7 +214,9 @@ typedef struct kpi_group_row {
 	const char *culprit;   /* or NULL */
 	int64_t count;
 	int64_t hosts;         /* distinct Macs (host key, else host name) */
-	const char *first_seen;   /* ISO 8601 UTC "2024-05-01T10:00:00Z", or NULL */
+	/* ISO 8601 UTC "2024-05-01T10:00:00Z" of its oldest and newest dated
+	 * reports; NULL when none of its reports has a date */
+	const char *first_seen;
 	const char *last_seen;
 	const int64_t *report_ids;   /* newest first */
 	size_t nreport_ids;
@@ -225,7 +231,9 @@ typedef int (*kpi_group_fn)(void *ctx, const kpi_group_row *row);
  * since the epoch, UTC; false when it is none of these. */
 bool kpi_report_time(const char *timestamp, int64_t *utc);
 
-/* Reports newest first (timestamp, else first indexed time). */
+/* Reports newest first by their own date; undated reports (no timestamp
+ * the index understands: never the file's or the index's time) after
+ * every dated one, newest indexed first. */
 kp_status kpi_list_reports(kpi_db *db, kpi_report_fn fn, void *ctx, kp_error *err);
 /* The same, only the reports of one Mac: host is a host name or host key
  * (exact; any case for a key). */
@@ -262,6 +270,10 @@ kp_status kpi_check_uuid_arg(const char *uuid, kp_error *err);
  * bundle id without a dot is its last part: IOUSBHostFamily finds
  * com.apple.iokit.IOUSBHostFamily (and a kext named just that). */
 kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, void *ctx,
+                          size_t *nfound, kp_error *err);
+/* Panics whose suspect zone (kp_report.zone, a zone exhaustion panic) is
+ * name, any case. */
+kp_status kpi_search_zone(kpi_db *db, const char *name, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);
 /* Reports whose panic string contains every word of text, by the store's
  * own text search (hex numbers are not indexed; search them by UUID). */

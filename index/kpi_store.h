@@ -49,7 +49,7 @@ typedef struct kpi__new_report {
 	const char *incident_id;    /* or NULL */
 	int64_t size;
 	const char *format, *timestamp, *os_version, *kernel_uuid;   /* NULL allowed */
-	int64_t ts;                 /* epoch seconds: report time, else file mtime */
+	int64_t ts;                 /* epoch seconds of the report's date, KPI__UNDATED without one */
 	const char *headline, *exact_key;
 	int64_t group_id;
 	int64_t indexed_at;
@@ -59,7 +59,23 @@ typedef struct kpi__new_report {
 	const kpi__image *images;   /* may repeat: the store keeps one of each */
 	size_t nimages;
 	const char *text;           /* the text to search, or NULL */
+	const char *kind;           /* kp_kind_name */
+	const char *zone;           /* suspect zone name, or NULL */
 } kpi__new_report;
+
+/* The ts of an undated report: below every real date, so "ts DESC" lists
+ * it after the dated ones in both stores; group and host first/last seen
+ * leave it out (NULL when a group has no dated report).  The SQL spelling
+ * is for query text (a constant, not a value from a report). */
+#define KPI__UNDATED (-4611686018427387904LL)
+#define KPI__UNDATED_SQL "-4611686018427387904"
+/* The facts schema 4 added to every report (kind, zone, ts of an undated
+ * report), recomputed from its archive (kpi__report_facts). */
+typedef struct kpi__facts {
+	const char *kind;
+	const char *zone;           /* or NULL */
+	int64_t ts;                 /* its date, or KPI__UNDATED */
+} kpi__facts;
 
 /* An archive as stored: z (malloc'd, caller frees) decompresses to size
  * bytes whose SHA-1 is hash. */
@@ -77,6 +93,7 @@ typedef enum kpi__search {
 	KPI__SEARCH_TEXT,      /* arg: words that must all occur (the store's own text search) */
 	KPI__SEARCH_KEXT_LAST, /* arg: a bundle id's last part (no dot), any case: a name
 	                          equal to it or ending in "." and it */
+	KPI__SEARCH_ZONE,      /* arg: a suspect zone name, any case */
 } kpi__search;
 
 /* Return non-zero to stop. */
@@ -137,6 +154,9 @@ typedef struct kpi__store_ops {
 	kp_status (*report_ids)(kpi_db *db, int64_t **ids, size_t *n, kp_error *err);
 	kp_status (*report_regroup)(kpi_db *db, int64_t id, const char *headline,
 	                            const char *exact_key, int64_t group_id, kp_error *err);
+	/* Sets kind, zone and ts of report id (re-signing, the schema 4
+	 * fill).  The group's first/last seen are the caller's to refresh. */
+	kp_status (*report_facts)(kpi_db *db, int64_t id, const kpi__facts *f, kp_error *err);
 
 	/* Find-or-add the group of key; retitle sets title and culprit of an
 	 * existing one too. */
@@ -187,6 +207,14 @@ char *kpi__archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id,
  * hash), nameless, and its current group. */
 kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *group_id,
                              kp_error *err);
+
+/* The schema 4 facts of a parsed report (strings borrowed from r). */
+void kpi__report_facts(const kp_report *r, kpi__facts *out);
+/* The schema 4 fill (scan.c), a step of the migration to 4 inside its
+ * transaction (the handle's ops set, no begin/commit of its own): every
+ * report's facts from its archive (a damaged one is left as it was), then
+ * its groups recounted. */
+kp_status kpi__fill_v4(kpi_db *db, kp_error *err);
 
 /* Seconds since the epoch of a report timestamp, false when unrecognised. */
 bool kpi__parse_time(const char *ts, int64_t *out);

@@ -399,13 +399,18 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, kpi_resign_summ
 		if (st == KP_OK)
 			st = db->ops->report_regroup(db, ids[i], r->headline ? r->headline : sig.headline,
 			                             sig.exact_key, gid, err);
+		kpi__facts f;
+		kpi__report_facts(r, &f);
+		if (st == KP_OK)
+			st = db->ops->report_facts(db, ids[i], &f, err);
 		kp_sig_free(&sig);
 		kp_report_free(&r);
-		if (st == KP_OK && gid != old_gid) {
+		if (st == KP_OK && gid != old_gid)
 			pend_changed++;
-			if ((st = kpi__scan_mark_dirty(&s, gid)) == KP_OK && old_gid)
-				st = kpi__scan_mark_dirty(&s, old_gid);
-		}
+		/* its date may have changed too (an undated report indexed before
+		 * schema 4): the group is recounted either way */
+		if (st == KP_OK && (st = kpi__scan_mark_dirty(&s, gid)) == KP_OK && old_gid && gid != old_gid)
+			st = kpi__scan_mark_dirty(&s, old_gid);
 		if (st == KP_OK)
 			pend_done++;
 		s.batch_work++;
@@ -430,5 +435,38 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, kpi_resign_summ
 	free(s.dirty);
 	if (!outp)
 		kpi_resign_summary_free(&local);
+	return st;
+}
+
+/* ---- the schema 4 fill ---- */
+
+kp_status kpi__fill_v4(kpi_db *db, kp_error *err)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	kp_status st = db->ops->report_ids(db, &ids, &n, err);
+	if (st != KP_OK)
+		return st;
+	scan s = {.db = db, .err = err};
+	for (size_t i = 0; i < n && st == KP_OK; i++) {
+		kp_report *r = NULL;
+		int64_t gid = 0;
+		kp_error lerr;
+		kp_status ls = kpi__load_archived(db, ids[i], &r, &gid, &lerr);
+		if (ls == KP_ERR_NOMEM)
+			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		if (ls != KP_OK)
+			continue; /* a damaged archive keeps its row as it was (resign names it) */
+		kpi__facts f;
+		kpi__report_facts(r, &f);
+		st = db->ops->report_facts(db, ids[i], &f, err);
+		kp_report_free(&r);
+		if (st == KP_OK)
+			st = kpi__scan_mark_dirty(&s, gid);
+	}
+	free(ids);
+	if (st == KP_OK)
+		st = db->ops->groups_refresh(db, s.dirty, s.ndirty, err);
+	free(s.dirty);
 	return st;
 }

@@ -160,7 +160,16 @@ static void record_free(record *rec)
 	free(rec->body);
 }
 
-static kp_status record_make(scan *s, const char *path, const struct stat *st, const char *data,
+void kpi__report_facts(const kp_report *r, kpi__facts *out)
+{
+	out->kind = kp_kind_name(r->kind);
+	out->zone = r->zone.name;
+	/* no date is an unknown date: never the file's time */
+	if (!kpi__parse_time(r->timestamp, &out->ts))
+		out->ts = KPI__UNDATED;
+}
+
+static kp_status record_make(scan *s, const char *path, const char *data,
                              size_t len, const char *hash, const kp_report *r, record *rec)
 {
 	kpi_db *db = s->db;
@@ -180,9 +189,8 @@ static kp_status record_make(scan *s, const char *path, const struct stat *st, c
 		record_free(rec);
 		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory recording %s", path);
 	}
-	int64_t ts;
-	if (!kpi__parse_time(r->timestamp, &ts))
-		ts = kp_fs_mtime_ns(st) / 1000000000LL;
+	kpi__facts f;
+	kpi__report_facts(r, &f);
 	host_key(r, data, len, rec->key);
 	rec->nr = (kpi__new_report){
 		.content_hash = hash,
@@ -190,7 +198,7 @@ static kp_status record_make(scan *s, const char *path, const struct stat *st, c
 		.size = (int64_t)len,
 		.format = kp_format_name(r->format),
 		.timestamp = r->timestamp,
-		.ts = ts,
+		.ts = f.ts,
 		.os_version = r->os_version,
 		.kernel_uuid = r->kernel_uuid,
 		/* the report's own headline: the normalised one is only a key */
@@ -204,6 +212,8 @@ static kp_status record_make(scan *s, const char *path, const struct stat *st, c
 		.images = rec->im.v,
 		.nimages = rec->im.n,
 		.text = rec->body,
+		.kind = f.kind,
+		.zone = f.zone,
 	};
 	return KP_OK;
 }
@@ -214,7 +224,7 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
 {
 	kpi_db *db = s->db;
 	record rec;
-	kp_status rs = record_make(s, path, st, data, len, hash, r, &rec);
+	kp_status rs = record_make(s, path, data, len, hash, r, &rec);
 	if (rs != KP_OK)
 		return rs;
 	int64_t id = 0;
@@ -299,7 +309,7 @@ static kp_status replace_report(scan *s, int64_t id, const char *old_text, const
 	free(a.z);
 	kp_error_clear(s->err);
 	record rec;
-	if ((rs = record_make(s, path, st, data, len, hash, r, &rec)) != KP_OK)
+	if ((rs = record_make(s, path, data, len, hash, r, &rec)) != KP_OK)
 		return rs;
 	rs = db->ops->report_replace(db, id, &rec.nr, old_text, rec.z, rec.zlen, s->err);
 	int64_t gid = rec.nr.group_id;

@@ -256,9 +256,27 @@ static const char schema_v3[] =
 	" PRIMARY KEY(group_id, ident));"
 	"INSERT INTO kpbrowse.meta VALUES ('application', 'kpbrowse'), ('text_search', 'postgresql');";
 
+/* A report's ts when it has a date, else NULL (min/max leave it out). */
+#define DATED_TS "CASE WHEN ts > " KPI__UNDATED_SQL " THEN ts END"
+
+/* v4 (as the sqlite store's): kind and suspect zone of every report, an
+ * undated report's ts KPI__UNDATED; rows stored before are filled from
+ * their archives (kpi__fill_v4) in the same transaction. */
+static const char schema_v4[] =
+	"ALTER TABLE kpbrowse.reports ADD COLUMN kind text, ADD COLUMN zone text;"
+	"CREATE INDEX reports_zone ON kpbrowse.reports(lower(zone)) WHERE zone IS NOT NULL;"
+	"UPDATE kpbrowse.reports SET ts = " KPI__UNDATED_SQL " WHERE timestamp IS NULL;"
+	"UPDATE kpbrowse.groups g SET first_seen = s.f, last_seen = s.l FROM (SELECT group_id, "
+	"min(" DATED_TS ") AS f, max(" DATED_TS ") AS l FROM kpbrowse.reports GROUP BY group_id) s "
+	"WHERE g.id = s.group_id;"
+	/* a group without a dated report has no last seen: listed after the
+	 * others, as sqlite orders NULLs */
+	"DROP INDEX kpbrowse.groups_order;"
+	"CREATE INDEX groups_order ON kpbrowse.groups(count DESC, last_seen DESC NULLS LAST, id);";
+
 /* migrations[v] takes the schema from version v to the next; the store
  * starts at 3, so versions 0..2 are "no schema yet" and go to 3 at once. */
-static const char *const migrations[] = {NULL, NULL, schema_v3};
+static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
                "one migration per schema version");
@@ -327,6 +345,8 @@ static kp_status migrate(kpi__pg *db, kp_error *err)
 		if (PQresultStatus(m) != PGRES_COMMAND_OK)
 			st = pg_fail(db, m, err, "creating the schema");
 		PQclear(m);
+		if (st == KP_OK && v == 3)
+			st = kpi__fill_v4(&db->base, err);
 	}
 	if (st == KP_OK) {
 		params p = {0};
@@ -391,6 +411,7 @@ kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_erro
 	PQclear(sc);
 	kp_status st = KP_OK;
 	int v = schema_version(db, err);
+	db->base.ops = &pg_ops; /* the v4 fill reads and writes through them */
 	if (v < 0) {
 		st = KP_ERR_DB;
 	} else if (v > KPI_SCHEMA_VERSION) {
@@ -410,7 +431,6 @@ kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_erro
 		pg_close(&db->base);
 		return st;
 	}
-	db->base.ops = &pg_ops;
 	*out = &db->base;
 	return KP_OK;
 }
@@ -605,6 +625,16 @@ static void report_params(params *p, const kpi__new_report *r)
 	p_text(p, r->model);
 }
 
+/* kind and zone as $n, $n+1 after report_params' 15 (and any others). */
+static void report_facts_params(params *p, const kpi__new_report *r)
+{
+	p_text(p, r->kind);
+	p_text(p, r->zone);
+}
+
+/* $6 (ts) when the report is dated, else NULL (least/greatest skip it). */
+#define DATED_P6 "(CASE WHEN $6::bigint > " KPI__UNDATED_SQL " THEN $6::bigint END)"
+
 static kp_status pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
                                kp_error *err)
 {
@@ -615,20 +645,21 @@ static kp_status pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 	report_params(&p, r);
 	p_text(&p, r->text);
 	p_text(&p, r->host_key ? r->host_key : r->host ? r->host : "");
+	report_facts_params(&p, r);
 	/* One statement: the report, its text, and its group's counts (count,
 	 * first and last seen, and the host when it is new to the group), in
 	 * the lock order of the file's comment. */
 	PGresult *res = run(db, "WITH r AS (INSERT INTO kpbrowse.reports(content_hash, incident_id, size, "
 	                        "format, timestamp, ts, os_version, kernel_uuid, headline, exact_key, group_id, "
-	                        "indexed_at, host, host_key, model) VALUES ($1, $2, $3, $4, $5, $6, $7, "
-	                        "$8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING RETURNING id), "
+	                        "indexed_at, host, host_key, model, kind, zone) VALUES ($1, $2, $3, $4, $5, $6, $7, "
+	                        "$8, $9, $10, $11, $12, $13, $14, $15, $18, $19) ON CONFLICT DO NOTHING RETURNING id), "
 	                        "t AS (INSERT INTO kpbrowse.panic_text(report_id, body) "
 	                        "SELECT id, to_tsvector('simple', $16::text) FROM r WHERE $16::text IS NOT NULL), "
 	                        "h AS (INSERT INTO kpbrowse.group_hosts(group_id, ident) SELECT $11, $17 FROM r "
 	                        "ON CONFLICT DO NOTHING RETURNING 1), "
 	                        "g AS (UPDATE kpbrowse.groups SET count = count + 1, "
-	                        "hosts = hosts + (SELECT count(*) FROM h), first_seen = least(first_seen, $6::bigint), "
-	                        "last_seen = greatest(last_seen, $6::bigint) WHERE id = $11 AND EXISTS (SELECT 1 FROM r)) "
+	                        "hosts = hosts + (SELECT count(*) FROM h), first_seen = least(first_seen, " DATED_P6 "), "
+	                        "last_seen = greatest(last_seen, " DATED_P6 ") WHERE id = $11 AND EXISTS (SELECT 1 FROM r)) "
 	                        "SELECT id FROM r",
 	                    &p, PGRES_TUPLES_OK, err, "recording a report");
 	if (!res)
@@ -662,10 +693,11 @@ static kp_status pg_report_replace(kpi_db *h, int64_t id, const kpi__new_report 
 	params p = {0};
 	report_params(&p, r);
 	p_int(&p, id);
+	report_facts_params(&p, r);
 	PGresult *res = run(db, "UPDATE kpbrowse.reports SET content_hash = $1, incident_id = $2, size = $3, "
 	                        "format = $4, timestamp = $5, ts = $6, os_version = $7, kernel_uuid = $8, "
 	                        "headline = $9, exact_key = $10, group_id = $11, indexed_at = $12, host = $13, "
-	                        "host_key = $14, model = $15 WHERE id = $16",
+	                        "host_key = $14, model = $15, kind = $17, zone = $18 WHERE id = $16",
 	                    &p, PGRES_COMMAND_OK, err, "replacing a report");
 	if (!res)
 		return KP_ERR_DB;
@@ -790,6 +822,17 @@ static kp_status pg_report_regroup(kpi_db *h, int64_t id, const char *headline,
 	                      "WHERE id = $1", &p, err, "updating a report");
 }
 
+static kp_status pg_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_error *err)
+{
+	params p = {0};
+	p_int(&p, id);
+	p_text(&p, f->kind);
+	p_text(&p, f->zone);
+	p_int(&p, f->ts);
+	return run_cmd(PG(h), "UPDATE kpbrowse.reports SET kind = $2, zone = $3, ts = $4 WHERE id = $1",
+	               &p, err, "updating a report");
+}
+
 /* ---- groups ---- */
 
 static kp_status pg_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
@@ -864,8 +907,8 @@ static kp_status pg_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_
 		if (st == KP_OK)
 			st = run_cmd(db, "UPDATE kpbrowse.groups g SET count = s.c, hosts = s.h, "
 			                 "first_seen = s.f, last_seen = s.l FROM (SELECT count(*) AS c, "
-			                 "count(DISTINCT coalesce(host_key, host, '')) AS h, min(ts) AS f, "
-			                 "max(ts) AS l FROM kpbrowse.reports WHERE group_id = $1) s WHERE g.id = $1",
+			                 "count(DISTINCT coalesce(host_key, host, '')) AS h, min(" DATED_TS ") AS f, "
+			                 "max(" DATED_TS ") AS l FROM kpbrowse.reports WHERE group_id = $1) s WHERE g.id = $1",
 			             &p, err, "updating group counts");
 	}
 	free(v);
@@ -885,7 +928,7 @@ static kp_status pg_groups_prune(kpi_db *h, kp_error *err)
 	"r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, 1, "
 #define ROW_TAIL \
 	", (SELECT path FROM kpbrowse.paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, " \
-	"p.path LIMIT 1), r.host, r.host_key"
+	"p.path LIMIT 1), r.host, r.host_key, r.kind"
 
 static void uuid_pretty(const char *hex, char out[37])
 {
@@ -926,6 +969,7 @@ static kp_status run_rows(kpi__pg *db, const char *sql, const params *p, bool wi
 			.host = val(r, i, 12),
 			.host_key = val(r, i, 13),
 			.match = with_match ? &m : NULL,
+			.kind = val(r, i, 14),
 		};
 		n++;
 		if (fn && fn(ctx, &row))
@@ -965,7 +1009,7 @@ static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error 
 	PGresult *r = run(PG(h), "SELECT g.id, g.title, g.culprit, g.count, g.first_seen, g.last_seen, "
 	                         "g.hosts, array(SELECT id FROM kpbrowse.reports WHERE group_id = g.id "
 	                         "ORDER BY ts DESC, id DESC) FROM kpbrowse.groups g "
-	                         "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC, g.id",
+	                         "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC NULLS LAST, g.id",
 	                  NULL, PGRES_TUPLES_OK, err, "listing groups");
 	if (!r)
 		return KP_ERR_DB;
@@ -1020,9 +1064,9 @@ static kp_status pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *e
 	                  "SELECT (SELECT host FROM kpbrowse.reports x WHERE x.id = h.last_id), h.key, "
 	                  "(SELECT model FROM kpbrowse.reports x WHERE x.id = h.model_id), h.builds, h.n, h.last "
 	                  "FROM (SELECT coalesce(host_key, host, '') AS ident, max(host_key) AS key, count(*) AS n, "
-	                  "max(ts) AS last, max(id) AS last_id, max(id) FILTER (WHERE model IS NOT NULL) AS model_id, "
+	                  "max(" DATED_TS ") AS last, max(id) AS last_id, max(id) FILTER (WHERE model IS NOT NULL) AS model_id, "
 	                  "string_agg(DISTINCT os_version, E'\\n' ORDER BY os_version) AS builds "
-	                  "FROM kpbrowse.reports GROUP BY 1) h ORDER BY h.last DESC, h.ident",
+	                  "FROM kpbrowse.reports GROUP BY 1) h ORDER BY h.last DESC NULLS LAST, h.ident",
 	                  NULL, PGRES_TUPLES_OK, err, "listing hosts");
 	if (!r)
 		return KP_ERR_DB;
@@ -1085,6 +1129,12 @@ static kp_status pg_search(kpi_db *h, kpi__search kind, const char *arg, kpi_rep
 		                    "AND (lower(i.name) = lower($1) OR right(lower(i.name), length($1) + 1) = "
 		                    "'.' || lower($1)) ORDER BY r.ts DESC, r.id DESC, i.rank",
 		                &p, true, fn, ctx, nfound, err);
+	case KPI__SEARCH_ZONE:
+		p_text(&p, arg);
+		return run_rows(db, "SELECT " ROW_COLS "NULL, NULL, NULL" ROW_TAIL
+		                    " FROM kpbrowse.reports r JOIN kpbrowse.groups g ON g.id = r.group_id "
+		                    "WHERE lower(r.zone) = lower($1) ORDER BY r.ts DESC, r.id DESC",
+		                &p, false, fn, ctx, nfound, err);
 	case KPI__SEARCH_TEXT:
 		break;
 	}
@@ -1146,6 +1196,7 @@ static const kpi__store_ops pg_ops = {
 	.archive_get = pg_archive_get,
 	.report_ids = pg_report_ids,
 	.report_regroup = pg_report_regroup,
+	.report_facts = pg_report_facts,
 	.group_add = pg_group_add,
 	.groups_refresh = pg_groups_refresh,
 	.groups_prune = pg_groups_prune,

@@ -31,8 +31,10 @@
 /* What makes two reports the same Mac: the report's own key, else the
  * pushing host's name ('' for reports indexed before hosts were kept). */
 #define HOST_IDENT "coalesce(host_key, host, '')"
-/* The tail of every report-row query: path, host, host key. */
-#define ROW_TAIL RECENT_PATH ", r.host, r.host_key"
+/* The tail of every report-row query: path, host, host key, kind. */
+#define ROW_TAIL RECENT_PATH ", r.host, r.host_key, r.kind"
+/* A report's ts when it has a date, else NULL (min/max leave it out). */
+#define DATED_TS "CASE WHEN ts > " KPI__UNDATED_SQL " THEN ts END"
 
 static const char *const sql_text[Q_COUNT] = {
 	[Q_BEGIN] = "BEGIN IMMEDIATE",
@@ -47,12 +49,12 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_BY_INCIDENT] = "SELECT id FROM reports WHERE incident_id = ?1",
 	[Q_REPORT_INSERT] = "INSERT INTO reports(content_hash, incident_id, size, format, timestamp, ts, "
 	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at, "
-	                    "host, host_key, model) "
-	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	                    "host, host_key, model, kind, zone) "
+	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18)",
 	[Q_REPORT_UPDATE] = "UPDATE reports SET content_hash = ?1, incident_id = ?2, size = ?3, format = ?4, "
 	                    "timestamp = ?5, ts = ?6, os_version = ?7, kernel_uuid = ?8, headline = ?9, "
 	                    "exact_key = ?10, group_id = ?11, indexed_at = ?12, host = ?13, host_key = ?14, "
-	                    "model = ?15 WHERE id = ?16",
+	                    "model = ?15, kind = ?17, zone = ?18 WHERE id = ?16",
 	[Q_IMAGE_DELETE] = "DELETE FROM images WHERE report_id = ?1",
 	[Q_FTS_DELETE] = NULL, /* depends on the text search mode, see stmt_text */
 	[Q_ARCHIVE_UPDATE] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2) "
@@ -63,8 +65,8 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_GROUP_GET] = "SELECT id FROM groups WHERE key = ?1",
 	[Q_GROUP_REFRESH] = "UPDATE groups SET "
 	                    "count = (SELECT count(*) FROM reports WHERE group_id = groups.id), "
-	                    "first_seen = (SELECT min(ts) FROM reports WHERE group_id = groups.id), "
-	                    "last_seen = (SELECT max(ts) FROM reports WHERE group_id = groups.id), "
+	                    "first_seen = (SELECT min(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
+	                    "last_seen = (SELECT max(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
 	                    "hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports WHERE group_id = groups.id) "
 	                    "WHERE id = ?1",
 	[Q_GROUP_DELETE_EMPTY] = "DELETE FROM groups WHERE NOT EXISTS "
@@ -91,7 +93,7 @@ static const char *const sql_text[Q_COUNT] = {
 	                 "(SELECT group_concat(v, char(10)) FROM (SELECT DISTINCT os_version AS v FROM reports "
 	                 "WHERE " HOST_IDENT " = h.ident AND os_version IS NOT NULL ORDER BY v)), h.n, h.last "
 	                 "FROM (SELECT " HOST_IDENT " AS ident, max(host_key) AS key, count(*) AS n, "
-	                 "max(ts) AS last, max(id) AS last_id, max(CASE WHEN model IS NOT NULL THEN id END) AS model_id "
+	                 "max(" DATED_TS ") AS last, max(id) AS last_id, max(CASE WHEN model IS NOT NULL THEN id END) AS model_id "
 	                 "FROM reports GROUP BY 1) h ORDER BY h.last DESC, h.ident",
 	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen, hosts FROM groups "
 	                  "ORDER BY count DESC, last_seen DESC, id",
@@ -129,12 +131,16 @@ static const char *const sql_text[Q_COUNT] = {
 	 * path) and the group counts are read in one pass each and matched to
 	 * the rows in C (store_sqlite_query.c) */
 	[Q_LIST_REPORTS_BARE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, "
-	                        "NULL, 1, NULL, NULL, NULL, NULL, r.host, r.host_key FROM reports r "
+	                        "NULL, 1, NULL, NULL, NULL, NULL, r.host, r.host_key, r.kind FROM reports r "
 	                        "ORDER BY r.ts DESC, r.id DESC",
 	[Q_GROUP_COUNTS] = "SELECT id, count FROM groups",
 	[Q_GROUP_SPAN] = "SELECT max(id), (SELECT count(*) FROM groups) FROM groups",
 	[Q_REPORT_PATHS_ALL] = "SELECT report_id, seen_at, path FROM paths NOT INDEXED "
 	                       "WHERE report_id IS NOT NULL",
+	[Q_SEARCH_ZONE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
+	                  "1, NULL, NULL, NULL, " ROW_TAIL " FROM reports r JOIN groups g ON g.id = r.group_id "
+	                  "WHERE r.zone = ?1 COLLATE NOCASE ORDER BY r.ts DESC, r.id DESC",
+	[Q_REPORT_FACTS] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4 WHERE id = ?1",
 	[Q_REPORT_SPAN] = "SELECT max(id), (SELECT count(*) FROM reports) FROM reports", /* count alone: no scan */
 };
 
@@ -156,7 +162,7 @@ static const char schema_v1[] =
 	" size INTEGER NOT NULL,"
 	" format TEXT,"
 	" timestamp TEXT,"                    /* as the report wrote it */
-	" ts INTEGER NOT NULL,"               /* epoch seconds: report time, else file mtime */
+	" ts INTEGER NOT NULL,"               /* epoch seconds: report time (v4: KPI__UNDATED without one) */
 	" os_version TEXT,"
 	" kernel_uuid TEXT,"
 	" headline TEXT,"                     /* as the report says it */
@@ -251,11 +257,32 @@ static kp_status migrate_v3(kpi__sq *db, kp_error *err)
 	return exec_sql(db, schema_v3, err, "recording hosts (schema v3)");
 }
 
+/* v4: what a report is (kind: panic, watchdog, stackshot, reset) and a
+ * zone exhaustion panic's suspect zone (issue 14); an undated report's ts
+ * is KPI__UNDATED, no longer the file's time.  Rows stored before get
+ * kind and zone, and the date of those whose timestamp the index does not
+ * understand, from their archives (kpi__fill_v4). */
+static const char schema_v4[] =
+	"ALTER TABLE reports ADD COLUMN kind TEXT;"
+	"ALTER TABLE reports ADD COLUMN zone TEXT;"
+	"CREATE INDEX reports_zone ON reports(zone COLLATE NOCASE) WHERE zone IS NOT NULL;"
+	"UPDATE reports SET ts = " KPI__UNDATED_SQL " WHERE timestamp IS NULL;"
+	"UPDATE groups SET "
+	"first_seen = (SELECT min(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
+	"last_seen = (SELECT max(" DATED_TS ") FROM reports WHERE group_id = groups.id);";
+
+static kp_status migrate_v4(kpi__sq *db, kp_error *err)
+{
+	kp_status st = exec_sql(db, schema_v4, err, "recording kinds and zones (schema v4)");
+	return st == KP_OK ? kpi__fill_v4(&db->base, err) : st;
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
 	migrate_v2,
 	migrate_v3,
+	migrate_v4,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
@@ -511,6 +538,7 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_er
 		kpi__sq_close(&db->base);
 		return s;
 	}
+	db->base.ops = &kpi__sqlite_ops; /* the v4 fill reads and writes through them */
 	/* Only now that the file is known to be ours (or empty) may it change. */
 	if (ro) {
 		/* read-only: nothing to switch or migrate */

@@ -56,6 +56,8 @@ typedef enum kpi__sq_sql {
 	Q_GROUP_COUNTS,
 	Q_GROUP_SPAN,
 	Q_SEARCH_KEXT_LAST,
+	Q_SEARCH_ZONE,
+	Q_REPORT_FACTS,
 	Q_COUNT
 } kpi__sq_sql;
 

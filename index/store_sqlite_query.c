@@ -186,7 +186,7 @@ static int first_path(void *ctx, const char *path)
 
 /* Steps a report-row statement (columns as in Q_LIST_REPORTS: id, seq,
  * timestamp, os_version, headline, group_id, group count, archived, match
- * uuid, match name, match rank, most recent path) and calls fn once per
+ * uuid, match name, match rank, most recent path, host, host key, kind) and calls fn once per
  * report; later rows of the same report are its weaker matches.  With rp
  * the path and the group count come from it instead (a row whose group is
  * missing is left out, as the join would). */
@@ -218,6 +218,7 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 			.host = col_text(q, 12),
 			.host_key = col_text(q, 13),
 			.match = with_match ? &m : NULL,
+			.kind = col_text(q, 14),
 		};
 		if (rp) { /* the groups join, done here */
 			int64_t g = row.group_id;
@@ -427,6 +428,11 @@ kp_status kpi__sq_search(kpi_db *h, kpi__search kind, const char *arg, kpi_repor
 			return KP_ERR_DB;
 		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
 		return run_rows(db, q, true, NULL, fn, ctx, nfound, err);
+	case KPI__SEARCH_ZONE:
+		if (!(q = kpi__sq_stmt(db, Q_SEARCH_ZONE, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
+		return run_rows(db, q, false, NULL, fn, ctx, nfound, err);
 	case KPI__SEARCH_TEXT:
 		break;
 	}

@@ -110,7 +110,8 @@ static kp_status sq_report_find(kpi_db *h, const char *hash, const char *inciden
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "looking up a report");
 }
 
-/* Binds r's columns as ?1..?15 (Q_REPORT_INSERT, Q_REPORT_UPDATE). */
+/* Binds r's columns as ?1..?15, ?17, ?18 (Q_REPORT_INSERT, Q_REPORT_UPDATE;
+ * ?16 is the id of an update). */
 static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 {
 	sqlite3_bind_text(q, 1, r->content_hash, -1, SQLITE_STATIC);
@@ -128,6 +129,8 @@ static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 	bind_opt(q, 13, r->host);
 	bind_opt(q, 14, r->host_key);
 	bind_opt(q, 15, r->model);
+	bind_opt(q, 17, r->kind);
+	bind_opt(q, 18, r->zone);
 }
 
 /* Records r's images and search text for report id. */
@@ -271,6 +274,19 @@ static kp_status sq_report_regroup(kpi_db *h, int64_t id, const char *headline,
 	return step_done(db, q, err, "updating a report");
 }
 
+static kp_status sq_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_FACTS, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	bind_opt(q, 2, f->kind);
+	bind_opt(q, 3, f->zone);
+	sqlite3_bind_int64(q, 4, f->ts);
+	return step_done(db, q, err, "updating a report");
+}
+
 static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
                               bool retitle, int64_t *gid, kp_error *err)
 {
@@ -365,6 +381,7 @@ const kpi__store_ops kpi__sqlite_ops = {
 	.archive_get = kpi__sq_archive_get,
 	.report_ids = sq_report_ids,
 	.report_regroup = sq_report_regroup,
+	.report_facts = sq_report_facts,
 	.group_add = sq_group_add,
 	.groups_refresh = sq_groups_refresh,
 	.groups_prune = sq_groups_prune,

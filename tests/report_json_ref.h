@@ -320,10 +320,12 @@ static cJSON *ref_build(const kp_report *r, kp_report_json_frame_fn fn, void *ct
 	cJSON_AddBoolToObject(o, "truncated", r->truncated);
 	cJSON *ws = cJSON_AddArrayToObject(o, "warnings");
 	for (size_t i = 0; i < r->nwarnings; i++) {
-		cJSON *w = cJSON_CreateObject();
-		ref_put_i64(w, "line", r->warnings[i].line > 0, r->warnings[i].line);
-		ref_put_str(w, "message", r->warnings[i].msg);
-		cJSON_AddItemToArray(ws, w);
+		char buf[4096];
+		if (r->warnings[i].line > 0)
+			snprintf(buf, sizeof buf, "%s (line %ld)", r->warnings[i].msg, r->warnings[i].line);
+		else
+			snprintf(buf, sizeof buf, "%s", r->warnings[i].msg);
+		cJSON_AddItemToArray(ws, cJSON_CreateString(buf));
 	}
 	return o;
 }

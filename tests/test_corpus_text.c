@@ -49,7 +49,8 @@ static const expect cases[] = {
 	  NULL, NULL, "Python",
 	  1, { { "com.apple.iokit.IOHIDFamily", "8D04EA14-CDE1-3B41-8571-153FF3F3F63B", 0xffffff7f8bd46000,
 	         0xffffff7f8bdbdfff } },
-	  1, 20, 0xffffff800aedab12, NULL, true, 0 },
+	  /* "mach_kernel : _panic + 0xe2" with no slide line: the kernel's by name */
+	  1, 20, 0xffffff800aedab12, "kernel", true, 0 },
 	{ "legacy-intel-1013-mbp113-nvidiaweb-threadinvoke-1.panic", "1B55340B-0B14-3026-8A47-1E139DB63DA3",
 	  "thread_invoke: preemption_level 1, possible cause: blocking while holding a spinlock, or within "
 	  "interrupt context@/BuildRoot/Library/Caches/com.apple.xbs/Sources/xnu/xnu-4570.51.1/osfmk/kern/sched_prim.c:2231",
@@ -65,7 +66,7 @@ static const expect cases[] = {
 	  NULL, NULL, NULL,
 	  1, { { "com.apple.iokit.IOUSBFamily", "B3A7BE9C-2002-3891-B7D1-A84CEA0AC9E0", 0xffffff7f9838c000,
 	         0xffffff7f98426fff } },
-	  1, 19, 0xffffff80173aca1d, NULL, true, 0 },
+	  1, 19, 0xffffff80173aca1d, "kernel", true, 0 },
 	{ "panicstring-applesilicon-t8142-macos266-watchdog-kextsskipped-1.txt",
 	  "447D769E-1CB7-3086-A0B4-32226837B587",
 	  "watchdog timeout: no checkins from watchdogd in 94 seconds (1536 total checkins since monitoring last enabled)",

@@ -64,10 +64,11 @@ sum_v1=$(cksum <"$KP_TESTS_DIR/data/index-v1.sqlite3")
 "$kp" list --db "$tmp/v1.db" --json >"$tmp/v1.json"
 check "$?" = 0 "a v1 index opens (migrated)"
 check "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/v1.json")" = 4 "v1 index: its 4 reports listed"
+check "$(python3 -c 'import json,sys; print(sorted(set(r["kind"] for r in json.load(open(sys.argv[1])))))' "$tmp/v1.json")" = "['panic']" "v1 index: its reports' kind filled in from the archives"
 "$kp" show --db "$tmp/v1.db" --no-symbols @2 >"$tmp/out"
 check_grep "vm_page_check_sanity" "$tmp/out" "v1 index: show @2 from the moved archive"
 if command -v sqlite3 >/dev/null; then
-	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 3 "v1 index: now at schema 3 (hosts)"
+	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 4 "v1 index: now at schema 4 (hosts, kinds)"
 else
 	skip "sqlite3 CLI absent"
 fi

@@ -51,7 +51,7 @@ check_grep "kpbrowse db init" "$T/err" "  and the error says to run db init"
 check "$?" = 0 "db init"
 "$K" db init --db "$P" >/dev/null
 check "$?" = 0 "db init again: nothing to do"
-check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 3 "schema version 3"
+check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 4 "schema version 4"
 SQ="$T/index.sqlite3"
 "$K" index --db "$SQ" "$C" >/dev/null
 "$K" index --db "$P" --json "$C" >"$T/push.json"
@@ -90,6 +90,47 @@ check "$?" = 0 "  byte-identical"
 for k in host host_key model builds reports last_seen; do
 	check_grep "\"$k\":" "$T/hosts.json" "hosts --json has $k"
 done
+
+# ---- kinds, zones and undated reports (schema 4): the same on both stores ----
+KD="$T/kinds"
+mkdir -p "$KD"
+cp "$KP_FIXTURES"/stackshots/*.ips "$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips" "$KD/"
+printf '%s\n' 'panic(cpu 0 caller 0xffffff801d4ccb2b): "zalloc: \"kalloc.1024\" (100535 elements) retry fail 3"@/x/zalloc.c:2090' \
+	'Kernel version:' 'Darwin Kernel Version 19.6.0: x; root:xnu-6153.141.1~1/RELEASE_X86_64' >"$KD/zone-undated.panic"
+touch -t 203001010000 "$KD/zone-undated.panic"
+pg_createdb kinds
+KP="host=$S dbname=kinds"
+KS="$T/kinds.sqlite3"
+"$K" db init --db "$KP" >/dev/null
+"$K" index --no-symbols --db "$KP" "$KD" >/dev/null 2>&1
+"$K" index --no-symbols --db "$KS" "$KD" >/dev/null 2>&1
+same_kinds() { # same_kinds WHAT ARGS...: same, on the kinds sqlite file and server
+	sq0=$SQ p0=$P
+	SQ=$KS P=$KP
+	same "$@"
+	SQ=$sq0 P=$p0
+}
+same_kinds "list --json with kinds, the undated report last" list --json
+same_kinds "list --kind stackshot" list --kind stackshot
+same_kinds "list --groups --json (an undated group: null first/last seen)" list --groups --json
+same_kinds "search --zone" search --zone KALLOC.1024 --json
+same_kinds "search --zone, nothing found" search --zone kalloc.64
+"$K" list --db "$KP" --json >"$T/kinds4.json"
+check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r[-1]["timestamp"], sorted(set(x["kind"] for x in r)))' "$T/kinds4.json")" = "None ['panic', 'reset', 'stackshot', 'watchdog']" "PostgreSQL: every kind; the undated report last"
+# a schema 3 server: db init migrates it, filling kind, zone and dates from the archives
+pgq kinds "DROP INDEX kpbrowse.reports_zone; ALTER TABLE kpbrowse.reports DROP COLUMN kind, DROP COLUMN zone;
+	UPDATE kpbrowse.reports SET ts = 1900000000 WHERE ts < 0;
+	UPDATE kpbrowse.groups SET first_seen = 1900000000, last_seen = 1900000000 WHERE first_seen IS NULL;
+	UPDATE kpbrowse.meta SET value = '3' WHERE key = 'schema_version'"
+"$K" list --db "$KP" >/dev/null 2>"$T/err"
+check "$?" = 2 "a schema 3 server: list asks for db init (exit 2)"
+"$K" db init --db "$KP" >/dev/null
+check "$?" = 0 "  db init migrates it"
+check "$(pgq kinds "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 4 "  to schema 4"
+"$K" list --db "$KP" --json >"$T/kinds3.json"
+check "$(cmp -s "$T/kinds4.json" "$T/kinds3.json" && echo same)" = same "  its rows: kinds, zones and order as before"
+same_kinds "migrated: list --groups --json" list --groups --json
+same_kinds "migrated: search --zone" search --zone kalloc.1024
 
 # ---- an older binary refuses a newer schema, by name ----
 pg_createdb newer

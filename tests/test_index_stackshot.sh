@@ -2,7 +2,9 @@
 # test_index_stackshot.sh: watchdogs and stackshots in the index (issue 14
 # item 6): indexed, also under DiagnosticReports/ProxiedDevice-Bridge (where
 # a T2 Mac keeps bridgeOS reports), grouped by what they blame, and found by
-# the UUID of a user-space image.
+# the UUID of a user-space image; schema 4: each row's kind and list --kind,
+# search --zone, undated reports (no date = unknown: listed last, no first
+# or last seen), and a schema 3 index migrated with its rows filled in.
 set -u
 . "$KP_TESTS_DIR/tap.sh"
 kp=$KPBROWSE
@@ -59,5 +61,84 @@ assert len(rows) == 6, len(rows)
 print("ok")
 PY
 check "$(cat "$tmp/py")" = ok "search --uuid: user-space images found like kexts ($(tail -1 "$tmp/py"))"
+
+# ---- kinds, zones, undated reports (schema 4) ----
+# a zone exhaustion panic pasted bare: no date at all; and the newer form, dated
+printf '%s\n' 'panic(cpu 0 caller 0xffffff801d4ccb2b): "zalloc: \"kalloc.1024\" (100535 elements) retry fail 3"@/x/zalloc.c:2090' \
+	'Kernel version:' 'Darwin Kernel Version 19.6.0: x; root:xnu-6153.141.1~1/RELEASE_X86_64' >"$dr/zone-undated.panic"
+printf '%s\n' '' 'Mon Aug  3 09:45:12 2020' '' \
+	'panic(cpu 2 caller 0xffffff801d4ccb2b): "zone map exhausted while allocating from zone [data.kalloc.64], likely due to memory leak in zone [data.kalloc.64] (6G total bytes, 96468923 elements allocated)"@/x/zalloc.c:1301' \
+	'Kernel version:' 'Darwin Kernel Version 19.6.0: x; root:xnu-6153.141.1~1/RELEASE_X86_64' >"$dr/zone-map.panic"
+touch -t 203001010000 "$dr/zone-undated.panic"   # a file time newer than every report: never its date
+"$kp" index --db "$db" --no-symbols "$dr" >/dev/null 2>&1
+"$kp" list --db "$db" --json >"$tmp/list.json"
+python3 - "$tmp/list.json" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+kinds = {}
+for r in rows:
+    kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+assert kinds == {"panic": 3, "watchdog": 1, "stackshot": 3, "reset": 1}, kinds
+assert rows[-1]["path"].endswith("zone-undated.panic") and rows[-1]["timestamp"] is None, rows[-1]
+assert all(r["timestamp"] for r in rows[:-1]), [r["timestamp"] for r in rows]
+print("ok")
+PY
+check "$(cat "$tmp/py")" = ok "list --json: every row's kind; the undated report last despite its new file time ($(tail -1 "$tmp/py"))"
+"$kp" list --db "$db" >"$tmp/list.txt"
+check_grep "^ID  *DATE  *OS  *GROUP  *KIND  *HEADLINE$" "$tmp/list.txt" "list: a KIND column"
+check_grep " watchdog  monitoring timed out for service$" "$tmp/list.txt" "  the watchdog's row says so"
+for k in panic:3 watchdog:1 stackshot:3 reset:1 all:8; do
+	"$kp" list --db "$db" --kind "${k%:*}" --json >"$tmp/k.json"
+	check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), all(x["kind"]==sys.argv[2] or sys.argv[2]=="all" for x in r))' "$tmp/k.json" "${k%:*}")" = "${k#*:} True" "list --kind ${k%:*}: ${k#*:} rows"
+done
+"$kp" list --db "$db" --kind hang >/dev/null 2>"$tmp/err"
+check "$?" = 2 "list --kind hang: exit 2"
+check_grep "panic, watchdog, stackshot, reset or all" "$tmp/err" "  naming the kinds"
+"$kp" list --db "$db" --groups --json >"$tmp/groups.json"
+python3 - "$tmp/groups.json" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+z = [x for x in g if x["title"].startswith("zalloc")]
+assert len(z) == 1 and z[0]["first_seen"] is None and z[0]["last_seen"] is None, z
+assert all(x["first_seen"] and x["last_seen"] for x in g if x is not z[0]), g
+print("ok")
+PY
+check "$(cat "$tmp/py")" = ok "groups: an undated group's first/last seen are null, not the file time ($(tail -1 "$tmp/py"))"
+"$kp" list --db "$db" --groups | grep zalloc >"$tmp/g.txt"
+check_grep "^[0-9]*  *1  *1  -  *-  *zalloc" "$tmp/g.txt" "  and '-' in text"
+"$kp" search --db "$db" --zone KALLOC.1024 --json >"$tmp/z.json"
+check "$?" = 0 "search --zone (any case): exit 0"
+check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), r[0]["path"].endswith("zone-undated.panic"))' "$tmp/z.json")" = "1 True" "  finds the zalloc panic"
+"$kp" search --db "$db" --zone data.kalloc.64 --json >"$tmp/z.json"
+check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), r[0]["kind"])' "$tmp/z.json")" = "1 panic" "search --zone: the zone map form (bracketed name)"
+"$kp" search --db "$db" --zone kalloc.64 >/dev/null
+check "$?" = 1 "search --zone: another zone finds nothing (exit 1)"
+"$kp" search --db "$db" --zone "" >"$tmp/out" 2>"$tmp/err"
+check "$?:$(wc -c <"$tmp/out")" = "2:0" "search --zone '': exit 2 before anything prints"
+check_grep "needs a zone name" "$tmp/err" "  saying so"
+
+# ---- a schema 3 index migrates: kinds, zones and dates from the archives ----
+if command -v sqlite3 >/dev/null; then
+	cp "$db" "$tmp/v3.db"
+	sqlite3 "$tmp/v3.db" "DROP INDEX reports_zone; ALTER TABLE reports DROP COLUMN kind;
+		ALTER TABLE reports DROP COLUMN zone; UPDATE reports SET ts = 1900000000 WHERE ts < 0;
+		UPDATE groups SET first_seen = 1900000000, last_seen = 1900000000 WHERE first_seen IS NULL;
+		PRAGMA user_version = 3;"
+	"$kp" list --db "$tmp/v3.db" --json >"$tmp/v3.json"
+	check "$?" = 0 "a schema 3 index opens (migrated)"
+	check "$(sqlite3 "$tmp/v3.db" 'PRAGMA user_version')" = 4 "  now at schema 4"
+	python3 - "$tmp/list.json" "$tmp/v3.json" >"$tmp/py" 2>&1 <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a == b, (a, b)
+print("ok")
+PY
+	check "$(cat "$tmp/py")" = ok "  its rows: the same kinds and order as a fresh index ($(tail -1 "$tmp/py"))"
+	"$kp" list --db "$tmp/v3.db" --groups --json >"$tmp/v3g.json"
+	check "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])) == json.load(open(sys.argv[2])))' "$tmp/groups.json" "$tmp/v3g.json")" = True "  its groups: an undated one's first/last seen null again"
+	check "$("$kp" search --db "$tmp/v3.db" --zone kalloc.1024 | grep -c '^@')" = 1 "  search --zone finds the zone of a migrated row"
+else
+	skip "sqlite3 CLI absent: schema 3 migration"
+fi
 
 done_testing

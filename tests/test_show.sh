@@ -130,4 +130,33 @@ check "$(grep -c '^F' "$KPBROWSE_CACHE_DIR/dsym-cache-v1" 2>/dev/null)" -ge 8 "c
 KPBROWSE_DSYM_PATH="$KP_FIXTURES/bin" "$kp" show "$good" >"$tmp/out2"
 check_grep "vm_page_check_sanity (" "$tmp/out2" "symbols through the cache"
 
+# --- text forms users paste (issue 14 item 8; fixtures/make_textforms.py) ---
+tf="$KP_FIXTURES/textforms"
+"$kp" show --dsym "$KP_FIXTURES/bin" "$tf/symbolicated.panic" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 0 "symbolicated frames: exit 0"
+check_grep "^ *0  0xffffff800b000544  kernel  \[_panic_trap_to_debugger + 0x4\]$" "$tmp/out" \
+	"mach_kernel frame without a slide: the kernel's, with the report's own + 0x4"
+check_grep "^ *4  0xffffff800b000821  kernel  \[_kernel_bootstrap_thread + 0x21\]$" "$tmp/out" "  and the last one"
+check_grep "^ *3  0xffffff7f81a00750  com.kpbrowse.FakeDriver + 0x750  \[_fakekext_interrupt + 0x20\]  fakekext_interrupt (" \
+	"$tmp/out" "  a kext frame: its range, its own + 0x20, and symbolicated from the dSYM"
+"$kp" show --json --no-symbols "$tf"/*.panic >"$tmp/tf.json" 2>/dev/null
+python3 - "$tmp/tf.json" >"$tmp/py" 2>&1 <<'PY'
+import json, os, sys
+by = {os.path.basename(r["file"]): r for r in json.load(open(sys.argv[1]))}
+def frames(r):
+    return [f for p in r["processes"] for t in p["threads"] if t["panicked"] for f in t["frames"]]
+s = by["symbolicated.panic"]
+f = frames(s)
+assert [x["image_name"] for x in f] == ["kernel", "kernel", "com.kpbrowse.FakeDriver", "com.kpbrowse.FakeDriver", "kernel"], f
+assert f[0]["image_uuid"] == s["kernel_uuid"] and f[0]["offset"] is None, f[0]
+assert by["noversion.panic"]["arch"] == "x86_64", by["noversion.panic"]["arch"]
+assert by["ppc.panic"]["arch"] == "ppc" and len(frames(by["ppc.panic"])) == 8
+assert frames(by["ppc.panic"])[0]["address"] == "0x9b2f8", frames(by["ppc.panic"])[0]
+assert by["ppc-oneline.panic"]["arch"] == "ppc" and len(frames(by["ppc-oneline.panic"])) == 4
+w = by["noversion.panic"]["warnings"]
+assert w and all(isinstance(x, str) for x in w) and any(x.endswith(")") and "(line " in x for x in w), w
+print("ok")
+PY
+check "$(cat "$tmp/py")" = ok "text forms: kernel frames by name, ppc frames and arch, arch from addresses, warnings as strings ($(tail -1 "$tmp/py"))"
+
 done_testing

@@ -83,7 +83,8 @@ wd, ss, pn = by[409], by[288], by[210]
 assert wd["kind"] == "watchdog" and wd["blamed"] == {"pid": 400, "process": "fakedaemon"}, wd["blamed"]
 assert ss["kind"] == "stackshot" and ss["blamed"] is None and ss["frontmost_pids"] == [321]
 assert by[151]["kind"] == "reset" and by[999]["kind"] == "stackshot"
-assert any("unknown bug_type 999" in w["message"] for w in by[999]["warnings"])
+assert any("unknown bug_type 999" in w for w in by[999]["warnings"])
+assert all(isinstance(w, str) for d in a for w in d["warnings"]), "warnings are strings"
 assert pn["kind"] == "panic" and pn["blamed"] == {"pid": 321, "process": "fakeclient"}, pn["blamed"]
 assert pn["panic_flags"] == ["companion_panic", "stackshot_succeeded", "stackshot_compressed"], pn["panic_flags"]
 t = {t["id"]: t for p in ss["processes"] for t in p["threads"]}

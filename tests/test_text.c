@@ -269,8 +269,89 @@ static void test_symbolicated_quotes(void)
 		KT_STREQ(t->frames[1].symbol, "__ZN11IOHIDDevice20handleReportEv", "kext symbol");
 		KT_STREQ(t->frames[2].symbol, "_panic_with_thread_context", "symbol without + 0x");
 		KT_STREQ(img_name(r, &t->frames[1]), "com.apple.iokit.IOHIDFamily", "kext frame mapped");
-		KT_CHECK(t->frames[0].image == -1, "no kernel base: address only");
+		/* no slide or text base: mach_kernel's frames are the kernel's by name, without an
+		 * image offset, and keep the report's own "+ 0x.." */
+		KT_STREQ(img_name(r, &t->frames[0]), "kernel", "mach_kernel frame: the kernel's");
+		KT_STREQ(img_name(r, &t->frames[2]), "kernel", "mach_kernel frame without + 0x: the kernel's");
+		KT_CHECK(!t->frames[0].has_offset, "  no image offset without a base");
+		KT_CHECK(t->frames[0].has_symbol_offset && t->frames[0].symbol_offset == 0xe2,
+		         "  the report's own + 0xe2 kept");
+		KT_CHECK(t->frames[1].has_symbol_offset && t->frames[1].symbol_offset == 0x191 &&
+		         !t->frames[1].report_kernel, "kext frame: its + 0x191 kept, not the kernel's");
+		KT_CHECK(!t->frames[2].has_symbol_offset, "no + 0x: no symbol offset");
 	}
+	kp_report_free(&r);
+}
+
+/* Symbolicated frames with a Kernel UUID and no slide line: the kernel
+ * image of those frames carries the UUID; no version line names the arch,
+ * so the 64-bit kernel addresses say x86_64. */
+static void test_symbolicated_kernel_uuid(void)
+{
+	kp_report *r = parse(
+		"panic(cpu 0 caller 0xffffff8000220792): \"a symbolicated panic\"@/x/y.c:12\n"
+		"Backtrace (CPU 0), Frame : Return Address\n"
+		"0xffffff80ea44bc50 : 0xffffff8000220792 mach_kernel : _panic + 0xe2\n"
+		"0xffffff80ea44bcd0 : 0xffffff80002e8e54 mach_kernel : _kernel_trap + 0x5a4\n"
+		"\n"
+		"Kernel UUID: 4C4C44EF-5555-3144-A1CD-413F9846D32A\n");
+	KT_CHECK(r != NULL, "symbolicated with a UUID parses");
+	if (!r)
+		return;
+	const kp_thread *t = panicked(r);
+	KT_CHECK(t && t->nframes == 2 && t->frames[1].image >= 0 &&
+	         r->images[t->frames[1].image].uuid &&
+	         strcmp(r->images[t->frames[1].image].uuid, "4C4C44EF-5555-3144-A1CD-413F9846D32A") == 0,
+	         "mach_kernel frames: the kernel image with its UUID");
+	KT_CHECK(t && t->nframes == 2 && t->frames[1].symbol_offset == 0x5a4, "  + 0x5a4 kept");
+	KT_CHECK(r->arch == KP_ARCH_X86_64, "no version line: arch x86_64 from the addresses (%s)",
+	         kp_arch_name(r->arch));
+	kp_report_free(&r);
+}
+
+/* PowerPC: "Backtrace:" then 0x words on one or more lines. */
+static void test_ppc(void)
+{
+	kp_report *r = parse(
+		"Sat Mar  1 10:00:00 2008\n"
+		"panic(cpu 0 caller 0x002A5164): \"a PowerPC panic\"\n"
+		"Latest stack backtrace for cpu 0:\n"
+		"      Backtrace:\n"
+		"0x0009B2F8 0x0009BC9C 0x00029DD8 0x002A5164 0x002E3AAC 0x002E3E08\n"
+		"0x0029C0F0 0x00095834 0x00000000 \n"
+		"Proceeding back via exception chain:\n"
+		"   Exception state (sv=0x2DF4A500)\n"
+		"      PC=0x00000000; MSR=0x0000D030; DAR=0x00000000; LR=0x00000000; R1=0x00000000\n"
+		"\n"
+		"Kernel version:\n"
+		"Darwin Kernel Version 9.6.0: Mon Nov 24 17:39:01 PST 2008; root:xnu-1228.9.59~1/RELEASE_PPC\n");
+	KT_CHECK(r != NULL, "ppc parses");
+	if (!r)
+		return;
+	const kp_thread *t = panicked(r);
+	KT_CHECK(t && t->nframes == 8, "ppc: 8 frames over two lines, the 0 word no frame (%zu)",
+	         t ? t->nframes : 0);
+	KT_CHECK(t && t->nframes == 8 && t->frames[0].address == 0x0009B2F8 && t->frames[7].address == 0x00095834,
+	         "  first and last addresses");
+	KT_CHECK(r->arch == KP_ARCH_PPC, "ppc: arch (%s)", kp_arch_name(r->arch));
+	KT_STREQ(r->headline, "a PowerPC panic", "ppc: headline");
+	kp_report_free(&r);
+	/* one line, no version line: the form alone says ppc */
+	r = parse("panic(cpu 0 caller 0x01BC80AC): \"one line\"\n"
+	          "Backtrace: 0x01BC80AC 0x007A1D48 0x0029C0F0\n"
+	          "BSD process name corresponding to current thread: kernel_task\n");
+	t = r ? panicked(r) : NULL;
+	KT_CHECK(t && t->nframes == 3 && t->frames[1].address == 0x007A1D48, "ppc one line: 3 frames");
+	KT_CHECK(r && r->arch == KP_ARCH_PPC, "ppc one line, no version line: arch ppc (%s)",
+	         r ? kp_arch_name(r->arch) : "-");
+	kp_report_free(&r);
+	/* "Backtrace:" followed by prose is not a frame block */
+	r = parse("panic(cpu 0 caller 0x01BC80AC): \"prose\"\n"
+	          "Backtrace: not available\n"
+	          "Kernel version:\n"
+	          "Darwin Kernel Version 10.8.0: x; root:xnu-1504.15.3~1/RELEASE_I386\n");
+	KT_CHECK(r && kp_report_panicked_thread(r, NULL) == NULL && r->arch == KP_ARCH_I386,
+	         "Backtrace: with prose: no frames, the version's arch");
 	kp_report_free(&r);
 }
 
@@ -616,6 +697,8 @@ int main(void)
 	test_classic();
 	test_tiger();
 	test_symbolicated_quotes();
+	test_symbolicated_kernel_uuid();
+	test_ppc();
 	test_arm64();
 	test_catalina_kexts();
 	test_newest();

@@ -1,6 +1,8 @@
 #!/bin/sh
 # test_tui_stackshot.sh: a watchdog in the browser (issue 14 item 4): the
-# summary says the kind, blamed process and thread, reason and wait chains.
+# summary says the kind, blamed process and thread, reason and wait chains;
+# s orders the processes by state counts; a waiting thread's owner row
+# follows on Enter; f keeps one kind on the panic list.
 # Env: KPBROWSE (binary), KP_TESTS_DIR, KP_FIXTURES.
 set -u
 
@@ -35,5 +37,57 @@ keys Escape Escape
 check "Esc comes back to the thread list" "-> pid 400 semaphore port"
 keys / T H _ F U T U R E Enter
 check "thread filter by state" "1/1  /TH_FUTURE (filtered)"
+# a waiting thread's frames start with whom and what it waits for; Enter follows
+keys Escape g Enter
+check "the thread's owner row" "waits for thread 5001 (fakedaemon): kernel mutex 0xfffffe1000aa0000"
+check "  and the detail line says Enter follows it" "Enter or o: open the thread it waits for"
+keys Enter
+check "Enter on the owner row opens the owner thread" "Report 1 > fakeclient > thread 4242 > thread 5001"
+keys Escape Escape Escape
+check "back on the summary" "/fakeclient (filtered)"
+keys Escape
+# s: the processes by state counts
+first_process() {   # the process row under the Processes header
+	screen | awk 'f { print; exit } /^Processes \(/ { f = 1 }' | sed 's/^ *[*]* *//'
+}
+keys s
+check "s: most running threads first" "most running threads first (s: next order)"
+keys s
+check "s again: most waiting" "most waiting threads first"
+check_first() {   # check_first DESCRIPTION TEXT
+	i=0
+	while [ "$i" -lt 50 ] && ! first_process | grep -qF -- "$2"; do sleep 0.1; i=$((i + 1)); done
+	if first_process | grep -qF -- "$2"; then ok "$1"; else not_ok "$1 (first: '$(first_process)')"; fi
+}
+check_first "  fakeclient (4 waiting) first" "321  fakeclient"
+keys s
+check "s: most blocked" "most blocked threads first"
+check_first "  fakeclient (2 blocked, listed before deadlockd's 2) first" "321  fakeclient"
+keys s
+if wait_for_re '^Processes \(4\)$'; then ok "s back to the report's order"; else not_ok "s back to the report's order"; fi
+check_first "  fakedaemon first again, as listed" "400  fakedaemon"
+# a waiting thread without frames: its owner row, and the deadlock followed round
+keys / a Space d e a d l o c k Enter Enter
+check "a frameless waiting thread: the owner row" "waits for thread 6002 (deadlockd): unfair lock 0x20644d340"
+check "  and no frames said below it" "This thread has no frames in the report."
+keys Enter
+check "Enter follows the cycle" "thread 6001 > thread 6002"
+keys Enter
+check "  and round to where it began" "thread 6001 > thread 6002 > thread 6001"
+keys Escape Escape Escape Escape
+keys q q
+# f: one kind at a time on the panic list
+keys "clear; '$KPBROWSE' --db '$work/all.db' '$ss'" Enter
+check "every kind listed" "button reset: power button held" 20
+keys f
+check "f: the title names the kind" "Panics [panic]"
+check "  no panic among the stackshots: said so" "No panic reports here (f: the next kind)."
+keys f
+check "f: watchdogs" "Panics [watchdog]"
+check "  the watchdog is listed" "monitoring timed out for service"
+if screen | grep -q "button reset"; then not_ok "  and the reset is not"; else ok "  and the reset is not"; fi
+keys f f f
+check "f cycles back to all kinds" "button reset: power button held"
+if screen | grep -q "Panics \["; then not_ok "  the title without a kind"; else ok "  the title without a kind"; fi
 keys q
 ts_done

@@ -102,6 +102,7 @@ static int on_report(void *ctx, const kpi_report_row *row)
 	e->os = pool_dup(&lc->pool, row->os_version);
 	e->headline = pool_dup(&lc->pool, row->headline);
 	e->host = pool_dup(&lc->pool, row->host);
+	e->kind = pool_dup(&lc->pool, row->kind);
 	if (lc->n > 1 && !lc->many_hosts && e->host != lc->e[0].host &&
 	    (!e->host || !lc->e[0].host || strcmp(e->host, lc->e[0].host) != 0))
 		lc->many_hosts = true;
@@ -125,9 +126,10 @@ static int cmp_gid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The index sorts a report without a readable date by its file's time;
- * the list shows those last instead (stable: the order among the dated
- * and among the undated is the index's). */
+/* The index lists a report without a readable date after the dated ones
+ * (schema 4); this keeps the list so for any row the index dates
+ * differently (stable: the order among the dated and among the undated is
+ * the index's). */
 static void undated_last(kpt_entry *e, size_t n)
 {
 	if (n == 0)   /* e may be NULL */

@@ -45,6 +45,17 @@ static void line_text(const kpt_symline *l, char *out, size_t size)
 		snprintf(out, size, "%s", l->function ? l->function : "??");
 }
 
+const char *kpt_report_symbol(const kp_frame *f, char *buf, size_t size)
+{
+	if (!f->symbol)
+		return NULL;
+	if (f->has_symbol_offset)
+		snprintf(buf, size, "%s + 0x%" PRIx64, f->symbol, f->symbol_offset);
+	else
+		snprintf(buf, size, "%s", f->symbol);
+	return buf;
+}
+
 void kpt_frame_text(const kp_report *r, const kp_thread *t, const kpt_sym *s, size_t f,
                     char *out, size_t size)
 {
@@ -52,7 +63,7 @@ void kpt_frame_text(const kp_report *r, const kp_thread *t, const kpt_sym *s, si
 	if (s && s->state == KPT_SYM_DONE && s->status == KP_SYM_OK && s->nlines > 0)
 		line_text(&s->lines[0], out, size);
 	else if (fr->symbol)
-		snprintf(out, size, "%s", fr->symbol);
+		kpt_report_symbol(fr, out, size);
 	else
 		frame_place(r, fr, out, size);
 }

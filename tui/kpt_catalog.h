@@ -17,6 +17,7 @@ typedef struct kpt_entry {
 	int64_t id;
 	const char *path, *date, *os, *headline, *culprit;
 	const char *host;        /* the Mac it came from, or NULL */
+	const char *kind;        /* "panic", "watchdog", "stackshot", "reset"; NULL unknown */
 	int64_t group_id, count;
 	bool is_new;
 } kpt_entry;

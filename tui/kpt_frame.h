@@ -11,6 +11,9 @@
 
 /* The image's name, or "KIND:UUID8" when the report names none, or "?". */
 const char *kpt_image_label(const kp_report *r, int idx, char *buf, size_t size);
+/* The report's own symbol of f with its own "+ 0x.." when it wrote one,
+ * in buf; NULL when the report printed no symbol. */
+const char *kpt_report_symbol(const kp_frame *f, char *buf, size_t size);
 /* "function (file:line)" when symbolicated (function alone without a
  * line), else the report's own symbol, else "image +0xOFF" or the address. */
 void kpt_frame_text(const kp_report *r, const kp_thread *t, const kpt_sym *s, size_t f,

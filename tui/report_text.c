@@ -99,6 +99,8 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 		if (f->symbol) {
 			fputs("  [", out);
 			kpt_sanitize_write(out, f->symbol, strlen(f->symbol), 0);
+			if (f->has_symbol_offset)
+				fprintf(out, " + 0x%" PRIx64, f->symbol_offset);
 			fputs("]", out);
 		}
 		if (f->user)

@@ -14,11 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The kind filter's cycle (f): all, then each kind. */
+static const char *const kinds[] = {NULL, "panic", "watchdog", "stackshot", "reset"};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
 typedef struct panics_priv {
 	bool groups;            /* showing groups */
 	bool one_group;         /* opened on one group */
+	size_t kind;            /* index into kinds: the reports listed (0: all) */
+	char base_title[64];    /* the title without the kind filter */
 	int64_t group_id;
-	size_t *rows;           /* one_group: catalog entry indices */
+	size_t *rows;           /* one_group or a kind filter: catalog entry indices */
 	size_t nrows;
 	unsigned generation;
 	int64_t cur_id;         /* the report or group under the cursor at the last draw */
@@ -27,6 +33,22 @@ typedef struct panics_priv {
 	kpt_marks marks;        /* m: reports marked for c */
 	kpt_compare_arg cmp;    /* c: handed to the compare view */
 } panics_priv;
+
+/* Reports listed through rows: one group's, or those of one kind. */
+static bool uses_rows(const panics_priv *p)
+{
+	return p->one_group || (!p->groups && p->kind);
+}
+
+/* "Panics", "Groups" or "group of N", then the kind filter: "[watchdog]". */
+static void set_title(kpt_view *v)
+{
+	panics_priv *p = v->priv;
+	if (kinds[p->kind] && !p->groups)
+		snprintf(v->title, sizeof v->title, "%s [%s]", p->base_title, kinds[p->kind]);
+	else
+		snprintf(v->title, sizeof v->title, "%s", p->base_title);
+}
 
 static void rebuild(kpt_view *v)
 {
@@ -37,12 +59,13 @@ static void rebuild(kpt_view *v)
 	int64_t keep_id = p->generation ? p->cur_id : -1;
 	p->generation = c->generation;
 	size_t n;
-	if (p->one_group) {
+	if (uses_rows(p)) {
 		free(p->rows);
 		p->rows = kpt_xmalloc((c->n ? c->n : 1) * sizeof *p->rows);
 		p->nrows = 0;
 		for (size_t i = 0; i < c->n; i++)
-			if (c->e[i].group_id == p->group_id)
+			if ((!p->one_group || c->e[i].group_id == p->group_id) &&
+			    (!kinds[p->kind] || (c->e[i].kind && strcmp(c->e[i].kind, kinds[p->kind]) == 0)))
 				p->rows[p->nrows++] = i;
 		n = p->nrows;
 	} else {
@@ -53,7 +76,7 @@ static void rebuild(kpt_view *v)
 		kpt_list_refilter(v);
 	if (keep_id >= 0)
 		for (size_t i = 0; i < n; i++) {
-			int64_t id = p->groups ? c->g[i].id : c->e[p->one_group ? p->rows[i] : i].id;
+			int64_t id = p->groups ? c->g[i].id : c->e[uses_rows(p) ? p->rows[i] : i].id;
 			if (id == keep_id) {
 				kpt_list_select_row(&v->list, i);
 				break;
@@ -65,7 +88,7 @@ static const kpt_entry *entry_at(kpt_view *v, size_t row)
 {
 	panics_priv *p = v->priv;
 	kpt_catalog *c = &v->app->cat;
-	size_t i = p->one_group ? (row < p->nrows ? p->rows[row] : c->n) : row;
+	size_t i = uses_rows(p) ? (row < p->nrows ? p->rows[row] : c->n) : row;
 	return i < c->n ? &c->e[i] : NULL;
 }
 
@@ -76,10 +99,11 @@ static int panics_open(kpt_view *v, void *arg)
 		const kpt_group *g = arg;
 		p->one_group = true;
 		p->group_id = g->id;
-		snprintf(v->title, sizeof v->title, "group of %" PRId64, g->count);
+		snprintf(p->base_title, sizeof p->base_title, "group of %" PRId64, g->count);
 	} else {
-		snprintf(v->title, sizeof v->title, "Panics");
+		snprintf(p->base_title, sizeof p->base_title, "Panics");
 	}
+	set_title(v);
 	rebuild(v);
 	return 0;
 }
@@ -231,7 +255,10 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 	}
 	if (v->list.n == 0) {
 		int y = y0 + 2;
-		if (app->cat.scanning) {
+		if (kinds[p->kind] && !p->groups && app->cat.n) {
+			kpt_putf(y, 2, width - 4, KPT_ST_NORMAL, false, "No %s reports here (f: the next kind).",
+			         kinds[p->kind]);
+		} else if (app->cat.scanning) {
 			kpt_put(y, 2, width - 4, "Indexing panic reports...", KPT_ST_DIM, false);
 		} else if (app->cfg.no_reports_folder) {
 			kpt_put(y++, 2, width - 4, "No panic report folder on this machine", KPT_ST_ERROR, false);
@@ -297,7 +324,19 @@ static unsigned panics_request(kpt_view *v, kpt_request req)
 		v->list.filter[0] = '\0';
 		p->generation = 0;
 		rebuild(v);
-		snprintf(v->title, sizeof v->title, "%s", p->groups ? "Groups" : "Panics");
+		snprintf(p->base_title, sizeof p->base_title, "%s", p->groups ? "Groups" : "Panics");
+		set_title(v);
+		return KPT_HANDLED | KPT_REDRAW;
+	case KPT_REQ_KIND:
+		if (p->groups) {
+			kpt_set_msg(v->app, "f: the kind filter is for the flat list (Tab)");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		p->kind = (p->kind + 1) % NKINDS;
+		v->list.cur = v->list.top = 0;
+		p->generation = 0;
+		rebuild(v);
+		set_title(v);
 		return KPT_HANDLED | KPT_REDRAW;
 	case KPT_REQ_ENTER:
 		if (!kpt_list_current(&v->list, &row))

@@ -57,7 +57,38 @@ typedef struct report_priv {
 	bool has_bt;       /* the summary shows the panicked thread's first frames */
 	size_t bt_proc, bt_thread;
 	bool bt_asked;     /* they went to the worker */
+	int psort;         /* processes: 0 as the report lists them, else by PSORT_* count */
 } report_priv;
+
+/* s cycles the process order: as listed, then most running, waiting,
+ * blocked (waiting on a known owner) threads first. */
+enum { PSORT_LISTED, PSORT_RUN, PSORT_WAIT, PSORT_BLOCKED, PSORT_N };
+static const char *const psort_name[PSORT_N] = {"", "running", "waiting", "blocked"};
+
+/* A process's thread state counts: running, waiting, and waiting on a
+ * known owner (thread or process). */
+static void proc_counts(const kp_process *pr, size_t n[PSORT_N])
+{
+	memset(n, 0, PSORT_N * sizeof *n);
+	for (size_t t = 0; t < pr->nthreads; t++) {
+		const kp_thread *th = &pr->threads[t];
+		n[PSORT_RUN] += th->state && strstr(th->state, "TH_RUN") != NULL;
+		n[PSORT_WAIT] += th->state && strstr(th->state, "TH_WAIT") != NULL;
+		n[PSORT_BLOCKED] += th->has_blocked_tid || th->has_blocked_pid;
+	}
+}
+
+typedef struct psort_item {
+	size_t idx, count;
+} psort_item;
+
+static int psort_cmp(const void *a, const void *b)
+{
+	const psort_item *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;   /* most first */
+	return x->idx < y->idx ? -1 : x->idx > y->idx;   /* then as listed */
+}
 
 #define BT_FRAMES 10   /* frames of the panicked thread on the summary */
 
@@ -275,11 +306,24 @@ static void build_summary(kpt_view *v, int width)
 			add_row(p, ROW_FRAME, f, NULL);
 	}
 	add_row(p, ROW_TEXT, 0, "");
-	char h[64];
-	snprintf(h, sizeof h, "Processes (%zu)", r->nprocesses);
+	char h[96];
+	if (p->psort)
+		snprintf(h, sizeof h, "Processes (%zu), most %s threads first (s: next order)", r->nprocesses,
+		         psort_name[p->psort]);
+	else
+		snprintf(h, sizeof h, "Processes (%zu)", r->nprocesses);
 	add_row(p, ROW_HEADER, 0, h);
+	psort_item *order = kpt_xmalloc((r->nprocesses ? r->nprocesses : 1) * sizeof *order);
+	for (size_t i = 0; i < r->nprocesses; i++) {
+		size_t n[PSORT_N];
+		proc_counts(&r->processes[i], n);
+		order[i] = (psort_item){i, p->psort ? n[p->psort] : 0};
+	}
+	if (p->psort)
+		qsort(order, r->nprocesses, sizeof *order, psort_cmp);
 	for (size_t i = 0; i < r->nprocesses; i++)
-		add_row(p, ROW_PROCESS, i, NULL);
+		add_row(p, ROW_PROCESS, order[i].idx, NULL);
+	free(order);
 	add_row(p, ROW_TEXT, 0, "");
 	add_row(p, ROW_HEADER, 0, "Panic string");
 	p->panic = r->panic_string ? r->panic_string : "(none)";
@@ -430,17 +474,12 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 		kpt_put(y, 0, 2, panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
 		kpt_putf(y, 2, 9, st, true, "%7s", pid);
 		int used = kpt_put(y, 11, width - 40 > 20 ? width - 40 : 20, pr->name ? pr->name : "(unnamed)", sel ? st : KPT_ST_FUNC, false);
-		/* state counts: running, waiting, and waiting on a known owner */
-		size_t run = 0, wait = 0, blocked = 0;
-		for (size_t t = 0; t < pr->nthreads; t++) {
-			const kp_thread *th = &pr->threads[t];
-			run += th->state && strstr(th->state, "TH_RUN") != NULL;
-			wait += th->state && strstr(th->state, "TH_WAIT") != NULL;
-			blocked += th->has_blocked_tid || th->has_blocked_pid;
-		}
+		size_t n[PSORT_N];
+		proc_counts(pr, n);
 		char counts[96] = "";
-		if (run || wait)
-			snprintf(counts, sizeof counts, "  %zu run %zu wait %zu blocked", run, wait, blocked);
+		if (n[PSORT_RUN] || n[PSORT_WAIT])
+			snprintf(counts, sizeof counts, "  %zu run %zu wait %zu blocked", n[PSORT_RUN], n[PSORT_WAIT],
+			         n[PSORT_BLOCKED]);
 		kpt_putf(y, 11 + used + 2, width - 13 - used, st, false, "%zu thread%s%s%s%s", pr->nthreads,
 		         pr->nthreads == 1 ? "" : "s", counts, pr->frontmost ? "   frontmost" : "",
 		         panicked ? "   panicked" : "");
@@ -647,6 +686,13 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		p->follow_end = req == KPT_REQ_END && p->wrapping;
 	if (req == KPT_REQ_COPY || req == KPT_REQ_COPYALL)
 		return report_copy(v, req == KPT_REQ_COPYALL);
+	if (req == KPT_REQ_SORT) {
+		if (p->images)
+			return 0;
+		p->psort = (p->psort + 1) % PSORT_N;
+		rebuild(v, p->width ? p->width : v->app->cols);   /* the cursor stays on its process */
+		return KPT_HANDLED | KPT_REDRAW;
+	}
 	if (req == KPT_REQ_WRITE) {
 		char path[512];
 		kpt_write_default_path(p->doc, path, sizeof path);

@@ -27,6 +27,15 @@ typedef struct trow {
 	size_t frame, sub;   /* sub 0: the frame; k: the k-th inlined-into line */
 } trow;
 
+/* The row above the frames of a thread that waits: whom it waits for and
+ * on what; Enter on it opens the owner thread as o does. */
+#define OWNER_ROW ((size_t)-1)
+
+static bool waits(const kp_thread *t)
+{
+	return t->waits_on || t->has_blocked_tid || t->has_blocked_pid;
+}
+
 typedef struct thread_priv {
 	kpt_process_arg at;
 	trow *rows;
@@ -65,6 +74,11 @@ static void relayout(kpt_view *v)
 	size_t top_frame = v->list.top < p->nrows && !v->list.filtered ? p->rows[v->list.top].frame : 0;
 	p->nrows = 0;
 	p->done_seen = 0;
+	if (waits(t)) {
+		p->cap = p->cap ? p->cap : 64;
+		p->rows = kpt_xrealloc(p->rows, p->cap * sizeof *p->rows);
+		p->rows[p->nrows++] = (trow){OWNER_ROW, 0};
+	}
 	for (size_t f = 0; f < t->nframes; f++) {
 		size_t extra = s[f].state == KPT_SYM_DONE && s[f].nlines > 1 ? s[f].nlines - 1 : 0;
 		p->done_seen += s[f].state == KPT_SYM_DONE;
@@ -154,10 +168,39 @@ static void layout(kpt_col *c, int width)
 	c[TC_FILE] = (kpt_col){.x = x + (fw > 0 ? fw : 0) + 1, .w = file};
 }
 
+/* "waits for thread 5001 (fakedaemon): kernel mutex 0x... owned by thread
+ * 5001" (or pid N, or only what it waits on). */
+static void owner_text(kpt_view *v, char *out, size_t size)
+{
+	thread_priv *p = v->priv;
+	const kp_report *r = p->at.doc->r;
+	const kp_thread *t = thr(v);
+	int k = 0;
+	if (t->blocked_proc >= 0 && (size_t)t->blocked_proc < r->nprocesses) {
+		const kp_process *op = &r->processes[t->blocked_proc];
+		k = snprintf(out, size, "waits for thread %" PRIu64 " (%s)", t->blocked_tid, op->name ? op->name : "?");
+	} else if (t->has_blocked_tid) {
+		k = snprintf(out, size, "waits for thread %" PRIu64 " (not in this report)", t->blocked_tid);
+	} else if (t->has_blocked_pid) {
+		k = snprintf(out, size, "waits for pid %" PRId64, t->blocked_pid);
+	} else {
+		k = snprintf(out, size, "waits");
+	}
+	if (k >= 0 && (size_t)k < size && t->waits_on)
+		snprintf(out + k, size - (size_t)k, ": %s", t->waits_on);
+}
+
 static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 {
 	thread_priv *p = v->priv;
 	const kp_report *r = p->at.doc->r;
+	if (p->rows[row].frame == OWNER_ROW) {
+		char text[700];
+		owner_text(v, text, sizeof text);
+		kpt_put(y, 0, width, "", sel ? KPT_ST_CURSOR : KPT_ST_NORMAL, true);
+		kpt_put(y, 4, width - 4, text, sel ? KPT_ST_CURSOR : KPT_ST_MARK, true);
+		return;
+	}
 	const kp_thread *t = thr(v);
 	const trow *tr = &p->rows[row];
 	const kp_frame *f = &t->frames[tr->frame];
@@ -175,7 +218,8 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 			kpt_putf(y, c[TC_FILE].x, c[TC_FILE].w, sel ? st : KPT_ST_FILE, true, "%s:%u", base(l->file), l->line);
 		return;
 	}
-	char buf[64];
+	char buf[64], rsbuf[512];
+	const char *rs = kpt_report_symbol(f, rsbuf, sizeof rsbuf);   /* the report's own, + 0x.. kept */
 	kpt_putf(y, c[TC_NUM].x, c[TC_NUM].w, st, true, "%3zu", tr->frame);
 	kpt_put(y, c[TC_IMAGE].x, c[TC_IMAGE].w, kpt_image_label(r, f->image, buf, sizeof buf), st, true);
 	if (f->has_offset)
@@ -191,14 +235,14 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 			kpt_put(y, c[TC_FILE].x, c[TC_FILE].w, s->note, sel ? st : KPT_ST_DIM, true);
 	} else if (s->state == KPT_SYM_DONE && s->status == KP_SYM_NO_DSYM) {
 		/* said once per image above the frames, not on every row */
-		kpt_put(y, x, c[TC_FUNC].w, f->symbol ? f->symbol : "(no dSYM)", sel ? st : f->symbol ? KPT_ST_FUNC : KPT_ST_DIM, true);
+		kpt_put(y, x, c[TC_FUNC].w, rs ? rs : "(no dSYM)", sel ? st : rs ? KPT_ST_FUNC : KPT_ST_DIM, true);
 	} else if (s->state == KPT_SYM_DONE) {
-		if (f->symbol)
-			kpt_put(y, x, c[TC_FUNC].w, f->symbol, sel ? st : KPT_ST_FUNC, true);
-		kpt_put(y, f->symbol ? c[TC_FILE].x : x, f->symbol ? c[TC_FILE].w : c[TC_FUNC].w + c[TC_FILE].w,
+		if (rs)
+			kpt_put(y, x, c[TC_FUNC].w, rs, sel ? st : KPT_ST_FUNC, true);
+		kpt_put(y, rs ? c[TC_FILE].x : x, rs ? c[TC_FILE].w : c[TC_FUNC].w + c[TC_FILE].w,
 		        s->note ? s->note : (f->image < 0 ? "(no image)" : "(no symbols)"), sel ? st : KPT_ST_DIM, true);
 	} else {
-		kpt_put(y, x, c[TC_FUNC].w, f->symbol ? f->symbol : "...", sel ? st : KPT_ST_DIM, true);
+		kpt_put(y, x, c[TC_FUNC].w, rs ? rs : "...", sel ? st : KPT_ST_DIM, true);
 	}
 }
 
@@ -213,6 +257,8 @@ static void request_visible(kpt_view *v)
 	for (size_t i = v->list.top; i < vis && i < v->list.top + (size_t)v->list.height; i++) {
 		size_t row = v->list.filtered ? v->list.map[i] : i;
 		size_t f = p->rows[row].frame;
+		if (f == OWNER_ROW)
+			continue;
 		if (s[f].state != KPT_SYM_DONE && !p->asked[f]) {
 			p->asked[f] = true;
 			if (s[f].state == KPT_SYM_NONE)
@@ -281,6 +327,15 @@ static void draw_detail(kpt_view *v, int y, int rows, int width)
 		return;
 	const kp_report *r = p->at.doc->r;
 	const trow *tr = &p->rows[row];
+	if (tr->frame == OWNER_ROW) {
+		char text[700];
+		owner_text(v, text, sizeof text);
+		kpt_put(y, 0, width, thr(v)->blocked_proc >= 0 ? "Enter or o: open the thread it waits for"
+		                                               : "no owner thread known", KPT_ST_STATUS, true);
+		if (rows > 1)
+			kpt_put(y + 1, 0, width, text, KPT_ST_DIM, true);
+		return;
+	}
 	const kp_frame *f = &thr(v)->frames[tr->frame];
 	const kpt_sym *s = &syms(v)[tr->frame];
 	const kpt_symline *l = s->state == KPT_SYM_DONE && s->nlines > tr->sub ? &s->lines[tr->sub] : NULL;
@@ -322,13 +377,15 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 		snprintf(fh, sizeof fh, "function");
 	kpt_put(y0, c[TC_FUNC].x, c[TC_FUNC].w, fh, KPT_ST_HEADER, true);
 	kpt_put(y0, c[TC_FILE].x, c[TC_FILE].w, "file:line", KPT_ST_HEADER, true);
-	if (t->nframes == 0) {
+	if (p->nrows == 0) {
 		kpt_put(y0 + 2, 2, width - 4, "This thread has no frames in the report.", KPT_ST_DIM, false);
 		return;
 	}
 	int detail = h >= 8 ? 2 : h >= 5 ? 1 : 0;
 	int notes = draw_no_dsym(v, y0 + 1, h >= 12 ? 2 : h >= 8 ? 1 : 0, width);
 	kpt_list_draw(v, y0 + 1 + notes, h - 1 - notes - detail, width);
+	if (t->nframes == 0 && h - detail > 4)   /* only the owner row above */
+		kpt_put(y0 + 3 + notes, 2, width - 4, "This thread has no frames in the report.", KPT_ST_DIM, false);
 	if (detail)
 		draw_detail(v, y0 + h - detail, detail, width);
 	request_visible(v);
@@ -338,6 +395,10 @@ static const char *thread_row_text(kpt_view *v, size_t row, char *buf, size_t si
 {
 	thread_priv *p = v->priv;
 	const trow *tr = &p->rows[row];
+	if (tr->frame == OWNER_ROW) {
+		owner_text(v, buf, size);
+		return buf;
+	}
 	const kpt_sym *s = &syms(v)[tr->frame];
 	const kp_frame *f = &thr(v)->frames[tr->frame];
 	char ib[64];
@@ -364,8 +425,13 @@ static unsigned thread_copy(kpt_view *v, bool all)
 	if (!kpt_list_current(&v->list, &row))
 		return KPT_HANDLED;
 	const trow *tr = &p->rows[row];
-	const kpt_sym *s = &syms(v)[tr->frame];
 	char text[1200], what[32];
+	if (tr->frame == OWNER_ROW) {
+		owner_text(v, text, sizeof text);
+		kpt_clipboard_copy(v->app, text, "what it waits for");
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	const kpt_sym *s = &syms(v)[tr->frame];
 	if (tr->sub > 0 && tr->sub < s->nlines) {
 		const kpt_symline *l = &s->lines[tr->sub];
 		if (l->file)
@@ -384,6 +450,13 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 {
 	thread_priv *p = v->priv;
 	size_t row;
+	/* Enter on the owner row follows it, as o does */
+	if (req == KPT_REQ_ENTER && kpt_list_current(&v->list, &row) && p->rows[row].frame == OWNER_ROW)
+		req = KPT_REQ_OWNER;
+	if (req == KPT_REQ_EDIT && kpt_list_current(&v->list, &row) && p->rows[row].frame == OWNER_ROW) {
+		kpt_set_msg(v->app, "not a frame: Enter opens the thread it waits for");
+		return KPT_HANDLED | KPT_REDRAW;
+	}
 	if (req == KPT_REQ_OWNER) {
 		const kp_thread *t = thr(v);
 		if (t->blocked_proc < 0) {

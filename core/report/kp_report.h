@@ -73,6 +73,13 @@ typedef struct kp_frame {
 	uint64_t address;     /* runtime address as the report printed it */
 	char *symbol;         /* symbol the report itself printed (keepsyms), or NULL */
 	bool user;            /* from .ips userFrames (after the kernel frames) */
+	/* the report's own "+ 0x.." after symbol (text "module : _sym + 0x.."
+	 * frames), kept as written: show and the TUI print it */
+	bool has_symbol_offset;
+	uint64_t symbol_offset;
+	/* text: the report named the frame's module mach_kernel, so the frame
+	 * is the kernel's even without a slide or text base to place it */
+	bool report_kernel;
 } kp_frame;
 
 /* An array of strings in the report's arena. */

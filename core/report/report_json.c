@@ -636,13 +636,24 @@ static void fields_json(jw *w, int depth)
 	kp_report_json_end(&ob);
 }
 
+/* A warning is one string, as show prints it: "message (line N)". */
 static void warning_json(jw *w, size_t i, int depth)
 {
+	(void)depth;
 	const kp_warning *wn = &w->r->warnings[i];
-	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
-	m_i64(&ob, K("line"), wn->line > 0, wn->line);
-	m_str(&ob, K("message"), wn->msg);
-	kp_report_json_end(&ob);
+	if (wn->line <= 0) {
+		kp_report_json_str(w->o, wn->msg);
+		return;
+	}
+	size_t n = strlen(wn->msg);
+	char *s = malloc(n + 32);
+	if (!s) {
+		w->oom = true;
+		return;
+	}
+	snprintf(s, n + 32, "%s (line %ld)", wn->msg, wn->line);
+	kp_report_json_str(w->o, s);
+	free(s);
 }
 
 static void pid_elem(jw *w, size_t i, int depth)

@@ -46,20 +46,21 @@ static kp_thread *block_thread(tp *c)
 	return t;
 }
 
-static void add_frame(tp *c, uint64_t ra, const char *sym, size_t symlen)
+static kp_frame *add_frame(tp *c, uint64_t ra, const char *sym, size_t symlen)
 {
 	if (!c->build_threads)
-		return;
+		return NULL;
 	kp_thread *t = block_thread(c);
 	kp_frame *f = t ? kp__add_frame(c->r, t) : NULL;
 	if (!f) {
 		c->oom = true;
-		return;
+		return NULL;
 	}
 	f->address = ra;
 	f->has_address = true;
 	if (sym && symlen && !(f->symbol = kp__strndup(c->r, sym, symlen)))
 		c->oom = true;
+	return f;
 }
 
 void kp__text_start_block(tp *c, enum sect s, int cpu, bool named)
@@ -73,7 +74,8 @@ void kp__text_start_block(tp *c, enum sect s, int cpu, bool named)
 
 /* "0xFP : 0xRA", then maybe "(args)", "module : _sym + 0xNN" or a glued
  * "Backtrace terminated-invalid frame pointer 0x0".  The symbol is kept
- * without its " + 0xNN". */
+ * without its " + 0xNN", which goes to symbol_offset; module mach_kernel
+ * marks the frame the kernel's (report_kernel). */
 bool kp__text_x86_frame(tp *c, const char *t)
 {
 	uint64_t fp, ra;
@@ -90,18 +92,50 @@ bool kp__text_x86_frame(tp *c, const char *t)
 		const char *q = strchr(p, ')');
 		p = q ? skip_ws(q + 1) : p + strlen(p);
 	}
-	const char *sym = NULL;
+	const char *sym = NULL, *plus = NULL;
 	size_t symlen = 0;
 	const char *sp = p;
 	while (*sp && *sp != ' ' && *sp != '\t')
 		sp++;
 	if (sp > p && strncmp(sp, " : ", 3) == 0) {
 		sym = skip_ws(sp + 3);
-		const char *plus = strstr(sym, " + 0x");
+		plus = strstr(sym, " + 0x");
 		symlen = plus ? (size_t)(plus - sym) : strlen(sym);
 	}
-	add_frame(c, ra, sym, symlen);
+	kp_frame *f = add_frame(c, ra, sym, symlen);
+	if (f && sym) {
+		uint64_t off;
+		if (plus && hex_at(plus + 3, &off, NULL)) {
+			f->symbol_offset = off;
+			f->has_symbol_offset = true;
+		}
+		f->report_kernel = sp - p == 11 && strncmp(p, "mach_kernel", 11) == 0;
+	}
 	c->x86_frames = true;
+	return true;
+}
+
+bool kp__text_ppc_frames(tp *c, const char *t)
+{
+	const char *p = skip_ws(t);
+	if (!*p)
+		return false;
+	/* all words first: a line that only starts with an address is no frame line */
+	for (const char *q = p; *q; q = skip_ws(q)) {
+		uint64_t v;
+		const char *e;
+		if (strncmp(q, "0x", 2) != 0 || !hex_at(q, &v, &e) || (*e && *e != ' ' && *e != '\t'))
+			return false;
+		q = e;
+	}
+	uint64_t a;
+	const char *e = p;
+	while (*p && hex_at(p, &a, &e)) {
+		if (a)
+			add_frame(c, a, NULL, 0);
+		p = skip_ws(e);
+	}
+	c->ppc_frames = true;
 	return true;
 }
 
@@ -228,6 +262,8 @@ void kp__text_map_frames(tp *c)
 				f->image = k;
 				f->offset = f->address - kbase;
 				f->has_offset = true;
+			} else if (f->report_kernel) {
+				f->image = k;   /* placed by name only: no offset */
 			}
 		}
 	}

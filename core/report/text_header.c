@@ -204,6 +204,12 @@ void kp__text_general_line(tp *c, const char *t)
 		kp__text_start_block(c, S_X86_BT, n, strstr(p, "panicked thread") != NULL);
 		return;
 	}
+	if ((p = after(t, "Backtrace:")) && (!*skip_ws(p) || strncmp(skip_ws(p), "0x", 2) == 0)) {
+		/* PowerPC: "Backtrace:" then 0x words, on it and the lines after */
+		kp__text_start_block(c, S_PPC_BT, c->panic_cpu, false);
+		kp__text_ppc_frames(c, p);
+		return;
+	}
 	if ((p = after(t, "Panicked thread:"))) {
 		const char *q = strstr(p, "tid: ");
 		uint64_t tid;

@@ -75,6 +75,10 @@ static bool section_line(tp *c, const char *t)
 		if (kp__text_bt_image(c, t))
 			return true;
 		break;
+	case S_PPC_BT:
+		if (kp__text_ppc_frames(c, t))
+			return true;
+		break;
 	case S_LOADED:
 		if (!*t) {
 			c->loaded_blank = true;
@@ -313,6 +317,12 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len, long line0,
 		r->timestamp = c.timestamp;
 	make_panic_string(&c);
 	make_headline(&c);
+	/* "Backtrace: 0x... 0x..." is the PowerPC form (x86 and arm64 write
+	 * other ones); a kernel version naming another arch still wins */
+	if (c.ppc_frames && r->arch == KP_ARCH_UNKNOWN &&
+	    !(r->kernel_version && (strstr(r->kernel_version, "X86_64") || strstr(r->kernel_version, "I386") ||
+	                            strstr(r->kernel_version, "ARM64"))))
+		r->arch = KP_ARCH_PPC;
 	kp__derive_arch(r);
 	kp__text_map_frames(&c);
 	kp__text_finish_process(&c);

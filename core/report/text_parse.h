@@ -18,7 +18,7 @@
 
 #define MAX_BT_IMAGES 4096
 
-enum sect { S_NONE, S_X86_BT, S_ARM_BT, S_KEXT_BT, S_LOADED };
+enum sect { S_NONE, S_X86_BT, S_ARM_BT, S_KEXT_BT, S_LOADED, S_PPC_BT };
 
 typedef struct tp {
 	kp_report *r;
@@ -40,7 +40,7 @@ typedef struct tp {
 	int block_cpu;
 	bool block_named;           /* the block names itself the panicked thread */
 	int named_thread;           /* first thread so named, -1 */
-	bool arm_frames, x86_frames;
+	bool arm_frames, x86_frames, ppc_frames;
 	size_t nbt_images, bt_images_dropped;
 
 	bool saw_panic, saw_bt, saw_kv, saw_marker, saw_loaded, ending, kext_last;
@@ -148,6 +148,10 @@ void kp__text_start_block(tp *c, enum sect s, int cpu, bool named);
 /* A frame line of an x86 / arm64 block; false when t is not one. */
 bool kp__text_x86_frame(tp *c, const char *t);
 bool kp__text_arm_frame(tp *c, const char *t);
+/* A PowerPC "Backtrace:" line's rest or one of its continuation lines:
+ * blank-separated 0x words only (a zero word ends a backtrace and is no
+ * frame); false when t is not that. */
+bool kp__text_ppc_frames(tp *c, const char *t);
 /* After the pass: names the kernel image and maps every frame to an image. */
 void kp__text_map_frames(tp *c);
 /* After map_frames: names the panicked process and marks its thread. */
