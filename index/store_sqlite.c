@@ -34,6 +34,22 @@
 /* The tail of every report-row query: path, host, host key. */
 #define ROW_TAIL RECENT_PATH ", r.host, r.host_key"
 
+/* The page queries' parts (Q_PAGE_*, Q_COUNT_*). */
+#define PAGE_SQL(MATCH_COLS, MATCH, FILTER) \
+	"SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, 1, " MATCH_COLS \
+	", " ROW_TAIL ", r.ts FROM reports r JOIN groups g ON g.id = r.group_id " MATCH " WHERE " FILTER \
+	" AND (r.ts, r.id) < (?3, ?4) ORDER BY r.ts DESC, r.id DESC LIMIT ?5"
+#define BEST_IMAGE(COND) \
+	"JOIN images m ON m.report_id = r.id AND (m.rank, m.uuid_hex, m.name) = (SELECT i.rank, " \
+	"i.uuid_hex, i.name FROM images i WHERE i.report_id = r.id AND " COND \
+	" ORDER BY i.rank, i.uuid_hex, i.name LIMIT 1)"
+#define UUID_COND "i.uuid_hex BETWEEN ?1 AND ?2 AND i.uuid_hex <> ''"
+#define KEXT_COND "i.name = ?1 COLLATE NOCASE AND i.name <> ''"
+#define UUID_IDS "(SELECT i.report_id FROM images i WHERE " UUID_COND ")"
+#define KEXT_IDS "(SELECT i.report_id FROM images i WHERE " KEXT_COND ")"
+#define FTS_IDS "(SELECT rowid FROM panic_fts WHERE panic_fts MATCH ?1)"
+#define LIKE_IDS "(SELECT t.report_id FROM panic_text t WHERE t.body LIKE '%' || ?1 || '%' ESCAPE '\\')"
+
 static const char *const sql_text[Q_COUNT] = {
 	[Q_BEGIN] = "BEGIN IMMEDIATE",
 	[Q_COMMIT] = "COMMIT",
@@ -128,6 +144,19 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_PATHS_ALL] = "SELECT report_id, seen_at, path FROM paths NOT INDEXED "
 	                       "WHERE report_id IS NOT NULL",
 	[Q_REPORT_SPAN] = "SELECT max(id), (SELECT count(*) FROM reports) FROM reports", /* count alone: no scan */
+	/* pages (kpi_page): ?1 (?2) the search, ?3 ?4 the keyset (ts, id) to
+	 * continue after, ?5 the limit (-1: none); one row per report, its
+	 * best match joined (lowest rank, then uuid, then name) */
+	[Q_PAGE_UUID] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND), "r.id IN " UUID_IDS),
+	[Q_PAGE_KEXT] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND), "r.id IN " KEXT_IDS),
+	[Q_PAGE_FTS] = PAGE_SQL("NULL, NULL, NULL", "", "r.id IN " FTS_IDS),
+	[Q_PAGE_LIKE] = PAGE_SQL("NULL, NULL, NULL", "", "r.id IN " LIKE_IDS),
+	[Q_PAGE_LIST] = PAGE_SQL("NULL, NULL, NULL", "", "1"),
+	[Q_COUNT_UUID] = "SELECT count(*) FROM reports r WHERE r.id IN " UUID_IDS,
+	[Q_COUNT_KEXT] = "SELECT count(*) FROM reports r WHERE r.id IN " KEXT_IDS,
+	[Q_COUNT_FTS] = "SELECT count(*) FROM reports r WHERE r.id IN " FTS_IDS,
+	[Q_COUNT_LIKE] = "SELECT count(*) FROM reports r WHERE r.id IN " LIKE_IDS,
+	[Q_COUNT_REPORTS] = "SELECT count(*) FROM reports",
 };
 
 /* ---- schema ---- */
