@@ -714,6 +714,12 @@ kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
 	return db->ops->list_groups(db, fn, ctx, err);
 }
 
+kp_status kpi_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	kp_error_clear(err);
+	return db->ops->list_group_counts(db, fn, ctx, err);
+}
+
 static kp_status uuid_arg(const char *uuid, char hex[33], kp_error *err);
 
 static kp_status search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,

@@ -245,6 +245,10 @@ typedef int (*kpi_host_fn)(void *ctx, const kpi_host_row *row);
 kp_status kpi_list_hosts(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 /* Groups by count, largest first, then most recent. */
 kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+/* The same groups without their report ids (report_ids NULL, nreport_ids
+ * 0): the counts kept with each group, what a screen of groups shows; a
+ * lab's index lists them without reading every report id. */
+kp_status kpi_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 
 /* Reports that involve a UUID: full, or a prefix of at least 8 hex digits,
  * any case, dashes optional; matched against binary images, kexts in the

@@ -960,12 +960,17 @@ static void time_of(const PGresult *r, int row, int col, char out[32])
 		kpi__iso_time(val_int(r, row, col), out);
 }
 
-static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+/* with_ids: every group's report ids too (column 7) */
+static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ctx, kp_error *err)
 {
-	PGresult *r = run(PG(h), "SELECT g.id, g.title, g.culprit, g.count, g.first_seen, g.last_seen, "
-	                         "g.hosts, array(SELECT id FROM kpbrowse.reports WHERE group_id = g.id "
-	                         "ORDER BY ts DESC, id DESC) FROM kpbrowse.groups g "
-	                         "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC, g.id",
+	PGresult *r = run(PG(h), with_ids
+	                  ? "SELECT g.id, g.title, g.culprit, g.count, g.first_seen, g.last_seen, "
+	                    "g.hosts, array(SELECT id FROM kpbrowse.reports WHERE group_id = g.id "
+	                    "ORDER BY ts DESC, id DESC) FROM kpbrowse.groups g "
+	                    "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC, g.id"
+	                  : "SELECT g.id, g.title, g.culprit, g.count, g.first_seen, g.last_seen, "
+	                    "g.hosts, NULL FROM kpbrowse.groups g "
+	                    "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC, g.id",
 	                  NULL, PGRES_TUPLES_OK, err, "listing groups");
 	if (!r)
 		return KP_ERR_DB;
@@ -1012,6 +1017,16 @@ static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error 
 	}
 	PQclear(r);
 	return st;
+}
+
+static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	return list_groups(h, true, fn, ctx, err);
+}
+
+static kp_status pg_list_group_counts(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	return list_groups(h, false, fn, ctx, err);
 }
 
 static kp_status pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err)
@@ -1297,6 +1312,7 @@ static const kpi__store_ops pg_ops = {
 	.groups_prune = pg_groups_prune,
 	.list_reports = pg_list_reports,
 	.list_groups = pg_list_groups,
+	.list_group_counts = pg_list_group_counts,
 	.list_hosts = pg_list_hosts,
 	.search = pg_search,
 	.search_page = pg_search_page,

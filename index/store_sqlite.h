@@ -100,6 +100,7 @@ kp_status kpi__sq_list_reports(kpi_db *db, const char *host, kpi_report_fn fn, v
                                kp_error *err);
 kp_status kpi__sq_list_hosts(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
                          void *ctx, size_t *nfound, kp_error *err);
 kp_status kpi__sq_search_page(kpi_db *db, kpi__search kind, const char *arg, kpi_page *page,

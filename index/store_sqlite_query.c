@@ -312,7 +312,8 @@ static void col_time(sqlite3_stmt *q, int col, char out[32])
 		kpi__iso_time(sqlite3_column_int64(q, col), out);
 }
 
-kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+/* with_ids: every group's report ids too (Q_GROUP_MEMBERS per group) */
+static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ctx, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_GROUPS, err);
@@ -338,13 +339,14 @@ kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *e
 		g.last_seen = last[0] ? last : NULL;
 		int64_t *ids = NULL;
 		size_t n = 0, cap = 0;
-		sqlite3_stmt *m = kpi__sq_stmt(db, Q_GROUP_MEMBERS, err);
-		if (!m) {
+		sqlite3_stmt *m = with_ids ? kpi__sq_stmt(db, Q_GROUP_MEMBERS, err) : NULL;
+		if (with_ids && !m) {
 			st = KP_ERR_DB;
 			break;
 		}
-		sqlite3_bind_int64(m, 1, g.group_id);
-		while (sqlite3_step(m) == SQLITE_ROW) {
+		if (m)
+			sqlite3_bind_int64(m, 1, g.group_id);
+		while (m && sqlite3_step(m) == SQLITE_ROW) {
 			int64_t *slot = kp_vec_push((void **)&ids, &n, &cap, sizeof *ids);
 			if (!slot) {
 				st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
@@ -352,7 +354,8 @@ kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *e
 			}
 			*slot = sqlite3_column_int64(m, 0);
 		}
-		sqlite3_reset(m);
+		if (m)
+			sqlite3_reset(m);
 		g.report_ids = ids;
 		g.nreport_ids = n;
 		int stop = st == KP_OK && fn ? fn(ctx, &g) : 0;
@@ -364,6 +367,16 @@ kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *e
 		st = kpi__sq_err(db, err, "listing groups");
 	sqlite3_reset(q);
 	return st;
+}
+
+kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	return list_groups(h, true, fn, ctx, err);
+}
+
+kp_status kpi__sq_list_group_counts(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	return list_groups(h, false, fn, ctx, err);
 }
 
 /* The bound argument of a text search: with FTS5 every word a quoted

@@ -370,6 +370,7 @@ const kpi__store_ops kpi__sqlite_ops = {
 	.groups_prune = sq_groups_prune,
 	.list_reports = kpi__sq_list_reports,
 	.list_groups = kpi__sq_list_groups,
+	.list_group_counts = kpi__sq_list_group_counts,
 	.list_hosts = kpi__sq_list_hosts,
 	.search = kpi__sq_search,
 	.search_page = kpi__sq_search_page,

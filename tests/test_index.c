@@ -365,6 +365,11 @@ static void test_groups_largest_first(void)
 	KT_CHECK(g.count[0] == 3 && strcmp(g.ids[0], want) == 0, "largest group: %s (want %s)", g.ids[0], want);
 	KT_STREQ(g.culprit[0], "com.example.driver.Widget", "group culprit");
 	KT_CHECK(g.count[1] == 1 && g.count[2] == 1, "the other groups have one report each");
+	groups c = {0};
+	KT_CHECK(kpi_list_group_counts(db, collect_group, &c, &err) == KP_OK && c.n == 3 &&
+	         c.id[0] == g.id[0] && c.id[1] == g.id[1] && c.id[2] == g.id[2] && c.count[0] == 3 &&
+	         strcmp(c.culprit[0], g.culprit[0]) == 0 && c.ids[0][0] == '\0',
+	         "group counts: the same groups in the same order, without report ids");
 }
 
 static void test_search_uuid(void)
