@@ -152,11 +152,15 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_PAGE_FTS] = PAGE_SQL("NULL, NULL, NULL", "", "r.id IN " FTS_IDS),
 	[Q_PAGE_LIKE] = PAGE_SQL("NULL, NULL, NULL", "", "r.id IN " LIKE_IDS),
 	[Q_PAGE_LIST] = PAGE_SQL("NULL, NULL, NULL", "", "1"),
-	[Q_COUNT_UUID] = "SELECT count(*) FROM reports r WHERE r.id IN " UUID_IDS,
-	[Q_COUNT_KEXT] = "SELECT count(*) FROM reports r WHERE r.id IN " KEXT_IDS,
+	[Q_COUNT_UUID] = "SELECT count(DISTINCT i.report_id) FROM images i WHERE " UUID_COND,
+	[Q_COUNT_KEXT] = "SELECT count(DISTINCT i.report_id) FROM images i WHERE " KEXT_COND,
 	[Q_COUNT_FTS] = "SELECT count(*) FROM reports r WHERE r.id IN " FTS_IDS,
 	[Q_COUNT_LIKE] = "SELECT count(*) FROM reports r WHERE r.id IN " LIKE_IDS,
 	[Q_COUNT_REPORTS] = "SELECT count(*) FROM reports",
+	/* when most reports match: newest first through reports_ts, each
+	 * checked by its best match (no IN list of every match to sort) */
+	[Q_PAGE_UUID_SCAN] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND), "1"),
+	[Q_PAGE_KEXT_SCAN] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND), "1"),
 };
 
 /* ---- schema ---- */

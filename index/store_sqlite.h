@@ -65,6 +65,8 @@ typedef enum kpi__sq_sql {
 	Q_COUNT_FTS,
 	Q_COUNT_LIKE,
 	Q_COUNT_REPORTS,
+	Q_PAGE_UUID_SCAN,
+	Q_PAGE_KEXT_SCAN,
 	Q_COUNT
 } kpi__sq_sql;
 

@@ -506,6 +506,14 @@ static kp_status page_rows(kpi__sq *db, kpi__sq_sql count, kpi__sq_sql page_q, k
 		if (rc != SQLITE_ROW)
 			return kpi__sq_err(db, err, "counting");
 	}
+	/* Many matches, a page of few: walking reports newest first finds
+	 * the page after about limit x reports / total rows, cheaper than
+	 * sorting every match when that is below total. */
+	int64_t nreports = 0;
+	if (page->limit && (page_q == Q_PAGE_UUID || page_q == Q_PAGE_KEXT) &&
+	    span(db, Q_REPORT_SPAN, &nreports) &&
+	    (double)page->limit * (double)nreports < (double)page->total * (double)page->total)
+		page_q = page_q == Q_PAGE_UUID ? Q_PAGE_UUID_SCAN : Q_PAGE_KEXT_SCAN;
 	if (!(q = kpi__sq_stmt(db, page_q, err)))
 		return KP_ERR_DB;
 	kp_status st = arg ? bind_search(db, q, kind, arg, err) : KP_OK;
