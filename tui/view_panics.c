@@ -228,7 +228,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 	}
 	if (v->list.n == 0) {
 		int y = y0 + 2;
-		if (app->cat.scanning) {
+		if (app->cat.scanning || kpt_catalog_fd(app) >= 0) {   /* or the list still loading */
 			kpt_put(y, 2, width - 4, "Indexing panic reports...", KPT_ST_DIM, false);
 		} else if (app->cfg.no_reports_folder) {
 			kpt_put(y++, 2, width - 4, "No panic report folder on this machine", KPT_ST_ERROR, false);
