@@ -256,9 +256,16 @@ static const char schema_v3[] =
 	" PRIMARY KEY(group_id, ident));"
 	"INSERT INTO kpbrowse.meta VALUES ('application', 'kpbrowse'), ('text_search', 'postgresql');";
 
+/* v4: UUID matches counted from the index alone (a search's total): the
+ * report id in the key, only live rows (every query asks for those). */
+static const char schema_v4[] =
+	"CREATE INDEX images_uuid_report ON kpbrowse.images(uuid_hex, report_id) "
+	"WHERE uuid_hex <> '' AND live;"
+	"DROP INDEX kpbrowse.images_uuid;";
+
 /* migrations[v] takes the schema from version v to the next; the store
  * starts at 3, so versions 0..2 are "no schema yet" and go to 3 at once. */
-static const char *const migrations[] = {NULL, NULL, schema_v3};
+static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
                "one migration per schema version");

@@ -51,7 +51,7 @@ check_grep "kpbrowse db init" "$T/err" "  and the error says to run db init"
 check "$?" = 0 "db init"
 "$K" db init --db "$P" >/dev/null
 check "$?" = 0 "db init again: nothing to do"
-check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 3 "schema version 3"
+check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 4 "schema version 4"
 SQ="$T/index.sqlite3"
 "$K" index --db "$SQ" "$C" >/dev/null
 "$K" index --db "$P" --json "$C" >"$T/push.json"
@@ -91,6 +91,18 @@ check "$?" = 0 "  byte-identical"
 for k in host host_key model builds reports last_seen; do
 	check_grep "\"$k\":" "$T/hosts.json" "hosts --json has $k"
 done
+
+# ---- a schema 3 index: refused until db init migrates it to 4 ----
+pg_createdb older
+"$K" db init --db "host=$S dbname=older" >/dev/null
+pgq older "CREATE INDEX images_uuid ON kpbrowse.images(uuid_hex) WHERE uuid_hex <> ''; DROP INDEX kpbrowse.images_uuid_report; UPDATE kpbrowse.meta SET value = '3' WHERE key = 'schema_version'"
+"$K" list --db "host=$S dbname=older" >/dev/null 2>"$T/err"
+check "$?" = 2 "a schema 3 index: exit 2"
+check_grep "older than this kpbrowse" "$T/err" "  it needs db init"
+"$K" db init --db "host=$S dbname=older" >/dev/null
+check "$?" = 0 "  db init migrates it"
+check "$(pgq older "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq older "SELECT count(*) FROM pg_indexes WHERE indexname = 'images_uuid_report'")" = "4:1" \
+	"  to schema 4, with the covering UUID index"
 
 # ---- an older binary refuses a newer schema, by name ----
 pg_createdb newer
