@@ -127,15 +127,12 @@ static int count_host(void *ctx, const kpi_host_row *h)
 
 #define PAGE 100
 
-/* Every page of a UUID search, as `search` prints them (1,000 rows a page). */
+/* Every row of a UUID search, as `search` prints them: one page without
+ * a limit. */
 static kp_status all_pages(kpi_db *db, const char *uuid, size_t *n, kp_error *err)
 {
-	kpi_page page = {.limit = 1000};
-	kp_status st;
-	do
-		st = kpi_search_page(db, KPI_SEARCH_UUID, uuid, &page, count_row, n, err);
-	while (st == KP_OK && !page.done);
-	return st;
+	kpi_page page = {0};
+	return kpi_search_page(db, KPI_SEARCH_UUID, uuid, &page, count_row, n, err);
 }
 
 /* kind 0 group counts, 1 UUID search's first page (uuid), 2 host list,
