@@ -1229,6 +1229,21 @@ static kp_status pg_search_page(kpi_db *h, kpi__search kind, const char *arg, kp
 	if (st != KP_OK)
 		return st;
 	page_params(&p, page);
+	/* Many matches, a page of few: walking reports newest first (each
+	 * checked by its best match) finds the page after about limit x
+	 * reports / total rows, whatever the planner's statistics say (a big
+	 * push leaves them stale for a while); else the matches, sorted. */
+	bool walk = page->limit && page->total && kind != KPI__SEARCH_TEXT;
+	size_t nreports = 0;
+	if (walk && (st = count_of(db, "SELECT max(id) FROM kpbrowse.reports", NULL, &nreports, err)) != KP_OK)
+		return st;
+	if (walk && (double)page->limit * (double)nreports < (double)page->total * (double)page->total)
+		return run_page(db, kind == KPI__SEARCH_UUID
+		                        ? PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND), "true",
+		                                   KEYSET("3", "4", "5"))
+		                        : PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND), "true",
+		                                   KEYSET("2", "3", "4")),
+		                &p, true, page, fn, ctx, err);
 	switch (kind) {
 	case KPI__SEARCH_UUID:
 		return run_page(db, PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND),
