@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 
 	/* first paint: what launch does before the first poll() */
 	double ts = now_ms();
-	if (kpi_open(db_path, 0, &app->db, &err) != KP_OK || kpt_catalog_reload(app, &err) != KP_OK) {
+	if (kpi_open(db_path, 0, &app->db, &err) != KP_OK || kpt_catalog_open(app, &err) != KP_OK) {
 		fprintf(stderr, "open/list: %s\n", err.msg);
 		return 1;
 	}
@@ -183,8 +183,10 @@ int main(int argc, char **argv)
 	kpt_app_push(app, &kpt_view_panics, NULL);
 	kpt_app_draw(app);
 	double te = now_ms();
-	printf("  first paint from %zu reports: %.1f ms (open+list %.1f ms, view+draw %.1f ms)   target < 200 ms\n",
-	       app->cat.n, te - ts, tl - ts, te - tl);
+	printf("  first paint from %zu reports: %.1f ms (open+first page of %zu %.1f ms, view+draw %.1f ms)   target < 200 ms\n",
+	       app->cat.partial ? app->cat.total : app->cat.n, te - ts, app->cat.n, tl - ts, te - tl);
+	kpt_bench_rest(app);
+	printf("  the whole list loaded in the background by %.1f ms\n", now_ms() - ts);
 	double rl[5];
 	for (int i = 0; i < 5; i++) {
 		double a = now_ms();

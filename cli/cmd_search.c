@@ -3,7 +3,11 @@
 #include "kp_index.h"
 #include "kpc_cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct option search_options[] = {
@@ -12,6 +16,7 @@ static const struct option search_options[] = {
 	{"kext", required_argument, NULL, 'k'},
 	{"zone", required_argument, NULL, 'z'},
 	{"json", no_argument, NULL, 'j'},
+	{"limit", required_argument, NULL, 'l'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
 };
@@ -21,15 +26,27 @@ int kpc_cmd_search(int argc, char **argv)
 {
 	const char *db_opt = NULL, *uuid = NULL, *kext = NULL, *zone = NULL;
 	bool json = false;
+	size_t limit = 0;   /* every row */
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:u:k:z:jh", search_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:u:k:z:jl:h", search_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db_opt = optarg; break;
 		case 'u': uuid = optarg; break;
 		case 'k': kext = optarg; break;
 		case 'z': zone = optarg; break;
 		case 'j': json = true; break;
+		case 'l': {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (optarg[0] < '1' || optarg[0] > '9' || *end || errno || v > SIZE_MAX / 2) {
+				kpt_usage_error("search: --limit takes a number of reports, 1 or more");
+				return KPT_EXIT_BAD;
+			}
+			limit = (size_t)v;
+			break;
+		}
 		case 'h': return KPC_HELP;
 		default: return KPT_EXIT_BAD;
 		}
@@ -68,20 +85,20 @@ int kpc_cmd_search(int argc, char **argv)
 	int rc = kpc_rows_begin(db_opt, json, &db, &arr, dbpath, sizeof dbpath);
 	if (rc != KPT_EXIT_OK)
 		return rc;
-	size_t n = 0;
-	kp_status st;
 	if (!json)
 		kpc_report_row_header();
-	if (uuid)
-		st = kpi_search_uuid(db, uuid, kpc_row_sink, arr, &n, &err);
-	else if (kext)
-		st = kpi_search_kext(db, kext, kpc_row_sink, arr, &n, &err);
-	else if (zone)
-		st = kpi_search_zone(db, zone, kpc_row_sink, arr, &n, &err);
-	else
-		st = kpi_search_text(db, text, kpc_row_sink, arr, &n, &err);
+	/* one page: --limit's, else every row in one go (pages of a few
+	 * thousand would each walk the matches again) */
+	kpi_page page = {.limit = limit};
+	kpi_search_kind kind = uuid ? KPI_SEARCH_UUID : kext ? KPI_SEARCH_KEXT : zone ? KPI_SEARCH_ZONE
+	                                                                      : KPI_SEARCH_TEXT;
+	kp_status st = kpi_search_page(db, kind, uuid ? uuid : kext ? kext : zone ? zone : text, &page,
+	                               kpc_row_sink, arr, &err);
 	rc = kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);
 	if (rc != KPT_EXIT_OK)
 		return rc;
-	return n ? KPT_EXIT_OK : KPT_EXIT_NONE;
+	if (!page.done)
+		fprintf(stderr, "kpbrowse: search: the newest %zu of %zu reports (--limit %zu)\n", page.rows,
+		        page.total, limit);
+	return page.rows ? KPT_EXIT_OK : KPT_EXIT_NONE;
 }

@@ -44,7 +44,7 @@ static const command commands[] = {
 	 "The Macs the reports came from: host name, host key, model, OS builds,\n"
 	 "report count, last report.\n"},
 	{"search", kpc_cmd_search,
-	 "search [--db PATH] [--json] (--uuid UUID | --kext BUNDLE_ID | --zone NAME | TEXT...)",
+	 "search [--db PATH] [--json] [--limit N] (--uuid UUID | --kext BUNDLE_ID | --zone NAME | TEXT...)",
 	 "--zone: zone exhaustion panics whose leak suspect is zone NAME.\n"},
 	{"export", kpc_cmd_export,
 	 "export [--db PATH] @ID FILE|-",

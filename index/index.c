@@ -714,6 +714,12 @@ kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
 	return db->ops->list_groups(db, fn, ctx, err);
 }
 
+kp_status kpi_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	kp_error_clear(err);
+	return db->ops->list_group_counts(db, fn, ctx, err);
+}
+
 static kp_status uuid_arg(const char *uuid, char hex[33], kp_error *err);
 
 static kp_status search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
@@ -801,4 +807,56 @@ kp_status kpi_search_text(kpi_db *db, const char *text, kpi_report_fn fn, void *
 	if (!*p)
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty search text");
 	return search(db, KPI__SEARCH_TEXT, text, fn, ctx, nfound, err);
+}
+
+kp_status kpi_search_page(kpi_db *db, kpi_search_kind kind, const char *arg, kpi_page *page,
+                          kpi_report_fn fn, void *ctx, kp_error *err)
+{
+	kp_error_clear(err);
+	page->rows = 0;
+	char hex[33];
+	kpi__search k = KPI__SEARCH_TEXT;
+	const char *p = arg ? arg : "";
+	kp_status st = KP_OK;
+	switch (kind) {
+	case KPI_SEARCH_UUID:
+		k = KPI__SEARCH_UUID;
+		st = uuid_arg(arg, hex, err);
+		p = hex;
+		break;
+	case KPI_SEARCH_KEXT:   /* without a dot: a bundle id's last part */
+		k = strchr(p, '.') ? KPI__SEARCH_KEXT : KPI__SEARCH_KEXT_LAST;
+		if (!*p)
+			st = kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty bundle id");
+		break;
+	case KPI_SEARCH_ZONE:
+		k = KPI__SEARCH_ZONE;
+		if (!*p)
+			st = kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty zone name");
+		break;
+	case KPI_SEARCH_TEXT:
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			st = kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty search text");
+		p = arg;
+		break;
+	}
+	if (st != KP_OK)
+		return st;
+	live_rows l = {db, fn, ctx, NULL, {0}};
+	st = db->ops->search_page(db, k, p, page, live_row, &l, err);
+	live_cache_free(&l.cache);
+	return st;
+}
+
+kp_status kpi_list_reports_page(kpi_db *db, kpi_page *page, kpi_report_fn fn, void *ctx,
+                                kp_error *err)
+{
+	kp_error_clear(err);
+	page->rows = 0;
+	live_rows l = {db, fn, ctx, NULL, {0}};
+	kp_status st = db->ops->list_page(db, page, live_row, &l, err);
+	live_cache_free(&l.cache);
+	return st;
 }

@@ -25,7 +25,7 @@
 
 typedef struct kpi_db kpi_db;
 
-#define KPI_SCHEMA_VERSION 4
+#define KPI_SCHEMA_VERSION 5
 
 enum {
 	KPI_OPEN_CREATE = 1,   /* create the file (and its folder) when missing */
@@ -255,6 +255,10 @@ typedef int (*kpi_host_fn)(void *ctx, const kpi_host_row *row);
 kp_status kpi_list_hosts(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 /* Groups by count, largest first, then most recent. */
 kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+/* The same groups without their report ids (report_ids NULL, nreport_ids
+ * 0): the counts kept with each group, what a screen of groups shows; a
+ * lab's index lists them without reading every report id. */
+kp_status kpi_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 
 /* Reports that involve a UUID: full, or a prefix of at least 8 hex digits,
  * any case, dashes optional; matched against binary images, kexts in the
@@ -279,5 +283,35 @@ kp_status kpi_search_zone(kpi_db *db, const char *name, kpi_report_fn fn, void *
  * own text search (hex numbers are not indexed; search them by UUID). */
 kp_status kpi_search_text(kpi_db *db, const char *text, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);
+
+/* ---- pages (a lab's index: tens of thousands of rows) ---- */
+
+/* A search or the listing one page at a time, in the same order and with
+ * the same rows as the calls above: zero it, set limit, call, and call
+ * again with the same page for the next one until done.  Pages continue
+ * after the last row passed (a keyset, not an offset): reports stored in
+ * between that sort before it do not shift later pages. */
+typedef struct kpi_page {
+	size_t limit;          /* in: at most this many reports per call; 0: every one left */
+	size_t total;          /* out, set by the first page: every report that matches */
+	size_t rows;           /* out: reports passed to fn by this call */
+	bool done;             /* out: no report after this page */
+	int64_t after_ts, after_id;   /* the store's: where the next page starts (0, 0: the first) */
+} kpi_page;
+
+typedef enum kpi_search_kind {
+	KPI_SEARCH_UUID,       /* as kpi_search_uuid */
+	KPI_SEARCH_KEXT,       /* as kpi_search_kext */
+	KPI_SEARCH_TEXT,       /* as kpi_search_text */
+	KPI_SEARCH_ZONE,       /* as kpi_search_zone */
+} kpi_search_kind;
+
+/* One page of kpi_search_uuid/kext/text/zone (arg as they take it, refused as
+ * they refuse it). */
+kp_status kpi_search_page(kpi_db *db, kpi_search_kind kind, const char *arg, kpi_page *page,
+                          kpi_report_fn fn, void *ctx, kp_error *err);
+/* One page of kpi_list_reports. */
+kp_status kpi_list_reports_page(kpi_db *db, kpi_page *page, kpi_report_fn fn, void *ctx,
+                                kp_error *err);
 
 #endif

@@ -172,8 +172,18 @@ typedef struct kpi__store_ops {
 	                          kp_error *err);   /* host NULL: every report */
 	kp_status (*list_hosts)(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 	kp_status (*list_groups)(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+	kp_status (*list_group_counts)(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 	kp_status (*search)(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
 	                    void *ctx, size_t *nfound, kp_error *err);
+	/* Pages of search and list_reports (kp_index.h kpi_page): rows in
+	 * the same order, one per report (its best match: lowest rank, then
+	 * uuid, then name), those after (page->after_ts, after_id) when
+	 * after_id > 0; sets total on the first page, rows, done and the
+	 * cursor (the ts and id of the last row passed to fn). */
+	kp_status (*search_page)(kpi_db *db, kpi__search kind, const char *arg, kpi_page *page,
+	                         kpi_report_fn fn, void *ctx, kp_error *err);
+	kp_status (*list_page)(kpi_db *db, kpi_page *page, kpi_report_fn fn, void *ctx,
+	                       kp_error *err);
 
 	/* *value malloc'd, NULL when the key is unset.  set runs in its own
 	 * transaction. */

@@ -274,9 +274,16 @@ static const char schema_v4[] =
 	"DROP INDEX kpbrowse.groups_order;"
 	"CREATE INDEX groups_order ON kpbrowse.groups(count DESC, last_seen DESC NULLS LAST, id);";
 
+/* v5: UUID matches counted from the index alone (a search's total): the
+ * report id in the key, only live rows (every query asks for those). */
+static const char schema_v5[] =
+	"CREATE INDEX IF NOT EXISTS images_uuid_report ON kpbrowse.images(uuid_hex, report_id) "
+	"WHERE uuid_hex <> '' AND live;"
+	"DROP INDEX IF EXISTS kpbrowse.images_uuid;";
+
 /* migrations[v] takes the schema from version v to the next; the store
  * starts at 3, so versions 0..2 are "no schema yet" and go to 3 at once. */
-static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4};
+static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4, schema_v5};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
                "one migration per schema version");
@@ -1004,12 +1011,17 @@ static void time_of(const PGresult *r, int row, int col, char out[32])
 		kpi__iso_time(val_int(r, row, col), out);
 }
 
-static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+/* with_ids: every group's report ids too (column 7) */
+static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ctx, kp_error *err)
 {
-	PGresult *r = run(PG(h), "SELECT g.id, g.title, g.culprit, g.count, g.first_seen, g.last_seen, "
-	                         "g.hosts, array(SELECT id FROM kpbrowse.reports WHERE group_id = g.id "
-	                         "ORDER BY ts DESC, id DESC) FROM kpbrowse.groups g "
-	                         "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC NULLS LAST, g.id",
+	PGresult *r = run(PG(h), with_ids
+	                  ? "SELECT g.id, g.title, g.culprit, g.count, g.first_seen, g.last_seen, "
+	                    "g.hosts, array(SELECT id FROM kpbrowse.reports WHERE group_id = g.id "
+	                    "ORDER BY ts DESC, id DESC) FROM kpbrowse.groups g "
+	                    "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC NULLS LAST, g.id"
+	                  : "SELECT g.id, g.title, g.culprit, g.count, g.first_seen, g.last_seen, "
+	                    "g.hosts, NULL FROM kpbrowse.groups g "
+	                    "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC NULLS LAST, g.id",
 	                  NULL, PGRES_TUPLES_OK, err, "listing groups");
 	if (!r)
 		return KP_ERR_DB;
@@ -1056,6 +1068,16 @@ static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error 
 	}
 	PQclear(r);
 	return st;
+}
+
+static kp_status pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	return list_groups(h, true, fn, ctx, err);
+}
+
+static kp_status pg_list_group_counts(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	return list_groups(h, false, fn, ctx, err);
 }
 
 static kp_status pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err)
@@ -1148,6 +1170,193 @@ static kp_status pg_search(kpi_db *h, kpi__search kind, const char *arg, kpi_rep
 	                &p, false, fn, ctx, nfound, err);
 }
 
+/* ---- pages ---- */
+
+/* Rows of a page query (run_rows' columns, then r.ts as column 15): one
+ * per report already; sets page's rows, done and cursor. */
+static kp_status run_page(kpi__pg *db, const char *sql, const params *p, bool with_match,
+                          kpi_page *page, kpi_report_fn fn, void *ctx, kp_error *err)
+{
+	PGresult *r = run(db, sql, p, PGRES_TUPLES_OK, err, "querying");
+	if (!r)
+		return KP_ERR_DB;
+	int n = PQntuples(r), take = page->limit && (size_t)n > page->limit ? (int)page->limit : n;
+	page->done = take == n;
+	for (int i = 0; i < take; i++) {
+		char uuid[37];
+		uuid_pretty(val(r, i, 8), uuid);
+		kpi_match m = {uuid[0] ? uuid : NULL, val(r, i, 9), kpi__role_name((int)val_int(r, i, 10))};
+		kpi_report_row row = {
+			.id = val_int(r, i, 0),
+			.seq = val_int(r, i, 1),
+			.path = val(r, i, 11),
+			.timestamp = val(r, i, 2),
+			.os_version = val(r, i, 3),
+			.headline = val(r, i, 4),
+			.group_id = val_int(r, i, 5),
+			.group_count = val_int(r, i, 6),
+			.archived = val_int(r, i, 7) != 0,
+			.host = val(r, i, 12),
+			.host_key = val(r, i, 13),
+			.kind = val(r, i, 14),
+			.match = with_match ? &m : NULL,
+		};
+		page->after_ts = val_int(r, i, 15);
+		page->after_id = row.id;
+		page->rows++;
+		if (fn && fn(ctx, &row)) {
+			page->done = page->done && i == take - 1;
+			break;
+		}
+	}
+	PQclear(r);
+	return KP_OK;
+}
+
+/* The first statement's value, a count. */
+static kp_status count_of(kpi__pg *db, const char *sql, const params *p, size_t *out, kp_error *err)
+{
+	PGresult *r = run(db, sql, p, PGRES_TUPLES_OK, err, "counting");
+	if (!r)
+		return KP_ERR_DB;
+	*out = PQntuples(r) == 1 ? (size_t)val_int(r, 0, 0) : 0;
+	PQclear(r);
+	return KP_OK;
+}
+
+/* The keyset and the limit as $n.. of p: (ts, id) to continue after (the
+ * largest for the first page) and one row more than the page, to know
+ * whether another follows (NULL: no limit). */
+static void page_params(params *p, const kpi_page *page)
+{
+	p_int(p, page->after_id > 0 ? page->after_ts : INT64_MAX);
+	p_int(p, page->after_id > 0 ? page->after_id : INT64_MAX);
+	if (page->limit)
+		p_int(p, (int64_t)page->limit + 1);
+	else
+		p_text(p, NULL);
+}
+
+/* A page's rows: the reports the filter selects, each with its best match
+ * (MATCH: a lateral subquery over images as m, or nothing and NULLs), after
+ * the keyset (ts, id) $K, $K+1 with the limit $K+2 (KEYSET(K)). */
+#define PAGE_SQL(MATCH_COLS, MATCH, FILTER, KEYSET) \
+	"SELECT " ROW_COLS MATCH_COLS ROW_TAIL ", r.ts FROM kpbrowse.reports r " \
+	"JOIN kpbrowse.groups g ON g.id = r.group_id " MATCH " WHERE " FILTER KEYSET
+#define KEYSET(A, B, L) \
+	" AND (r.ts, r.id) < ($" A "::bigint, $" B "::bigint) ORDER BY r.ts DESC, r.id DESC LIMIT $" L "::bigint"
+#define BEST_IMAGE(COND) \
+	"CROSS JOIN LATERAL (SELECT i.uuid_hex, i.name, i.rank FROM kpbrowse.images i " \
+	"WHERE i.report_id = r.id AND " COND " AND i.live ORDER BY i.rank, i.uuid_hex, i.name LIMIT 1) m"
+#define UUID_COND "i.uuid_hex BETWEEN $1 AND $2 AND i.uuid_hex <> ''"
+#define KEXT_COND "lower(i.name) = lower($1) AND i.name <> ''"
+/* a bundle id's last part: the name itself or a name ending in "." and it */
+#define KEXT_LAST_COND "i.name <> '' AND (lower(i.name) = lower($1) OR " \
+	"right(lower(i.name), length($1) + 1) = '.' || lower($1))"
+#define ZONE_COND "lower(r.zone) = lower($1)"
+
+static kp_status pg_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_page *page,
+                                kpi_report_fn fn, void *ctx, kp_error *err)
+{
+	kpi__pg *db = PG(h);
+	page->rows = 0;
+	params p = {0};
+	char lo[33], hi[33];   /* bound: live until the queries ran */
+	if (kind == KPI__SEARCH_UUID) {
+		size_t n = strlen(arg);
+		if (n > 32)
+			n = 32;
+		memcpy(lo, arg, n);
+		memcpy(hi, arg, n);
+		for (size_t i = n; i < 32; i++) {
+			lo[i] = '0';
+			hi[i] = 'F';
+		}
+		lo[32] = hi[32] = '\0';
+		p_text(&p, lo);
+		p_text(&p, hi);
+	} else {
+		p_text(&p, arg);
+	}
+	kp_status st = KP_OK;
+	if (page->after_id <= 0)
+		st = count_of(db, kind == KPI__SEARCH_UUID
+		                      ? "SELECT count(DISTINCT i.report_id) FROM kpbrowse.images i WHERE "
+		                        UUID_COND " AND i.live"
+		                  : kind == KPI__SEARCH_KEXT
+		                      ? "SELECT count(DISTINCT i.report_id) FROM kpbrowse.images i WHERE "
+		                        KEXT_COND " AND i.live"
+		                  : kind == KPI__SEARCH_KEXT_LAST
+		                      ? "SELECT count(DISTINCT i.report_id) FROM kpbrowse.images i WHERE "
+		                        KEXT_LAST_COND " AND i.live"
+		                  : kind == KPI__SEARCH_ZONE
+		                      ? "SELECT count(*) FROM kpbrowse.reports r WHERE " ZONE_COND
+		                      : "SELECT count(*) FROM kpbrowse.panic_text t "
+		                        "WHERE t.body @@ plainto_tsquery('simple', $1)",
+		              &p, &page->total, err);
+	if (st != KP_OK)
+		return st;
+	page_params(&p, page);
+	/* Many matches, a page of few: walking reports newest first (each
+	 * checked by its best match) finds the page after about limit x
+	 * reports / total rows, whatever the planner's statistics say (a big
+	 * push leaves them stale for a while); else the matches, sorted. */
+	bool walk = page->limit && page->total && (kind == KPI__SEARCH_UUID || kind == KPI__SEARCH_KEXT);
+	size_t nreports = 0;
+	if (walk && (st = count_of(db, "SELECT max(id) FROM kpbrowse.reports", NULL, &nreports, err)) != KP_OK)
+		return st;
+	if (walk && (double)page->limit * (double)nreports < (double)page->total * (double)page->total)
+		return run_page(db, kind == KPI__SEARCH_UUID
+		                        ? PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND), "true",
+		                                   KEYSET("3", "4", "5"))
+		                        : PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND), "true",
+		                                   KEYSET("2", "3", "4")),
+		                &p, true, page, fn, ctx, err);
+	switch (kind) {
+	case KPI__SEARCH_UUID:
+		return run_page(db, PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND),
+		                             "r.id IN (SELECT i.report_id FROM kpbrowse.images i WHERE "
+		                             UUID_COND " AND i.live)", KEYSET("3", "4", "5")),
+		                &p, true, page, fn, ctx, err);
+	case KPI__SEARCH_KEXT:
+		return run_page(db, PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND),
+		                             "r.id IN (SELECT i.report_id FROM kpbrowse.images i WHERE "
+		                             KEXT_COND " AND i.live)", KEYSET("2", "3", "4")),
+		                &p, true, page, fn, ctx, err);
+	case KPI__SEARCH_KEXT_LAST:
+		return run_page(db, PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_LAST_COND),
+		                             "r.id IN (SELECT i.report_id FROM kpbrowse.images i WHERE "
+		                             KEXT_LAST_COND " AND i.live)", KEYSET("2", "3", "4")),
+		                &p, true, page, fn, ctx, err);
+	case KPI__SEARCH_ZONE:
+		return run_page(db, PAGE_SQL("NULL, NULL, NULL", "", ZONE_COND, KEYSET("2", "3", "4")),
+		                &p, false, page, fn, ctx, err);
+	case KPI__SEARCH_TEXT:
+		break;
+	}
+	/* PostgreSQL's own full-text search, as pg_search */
+	return run_page(db, PAGE_SQL("NULL, NULL, NULL", "", "r.id IN (SELECT t.report_id FROM "
+	                             "kpbrowse.panic_text t WHERE t.body @@ plainto_tsquery('simple', $1))",
+	                             KEYSET("2", "3", "4")),
+	                &p, false, page, fn, ctx, err);
+}
+
+static kp_status pg_list_page(kpi_db *h, kpi_page *page, kpi_report_fn fn, void *ctx,
+                              kp_error *err)
+{
+	kpi__pg *db = PG(h);
+	page->rows = 0;
+	if (page->after_id <= 0) {
+		kp_status st = count_of(db, "SELECT count(*) FROM kpbrowse.reports", NULL, &page->total, err);
+		if (st != KP_OK)
+			return st;
+	}
+	params p = {0};
+	page_params(&p, page);
+	return run_page(db, PAGE_SQL("NULL, NULL, NULL", "", "true", KEYSET("1", "2", "3")), &p, false,
+	                page, fn, ctx, err);
+}
+
 /* ---- meta ---- */
 
 static kp_status pg_meta_get(kpi_db *h, const char *key, char **value, kp_error *err)
@@ -1202,8 +1411,11 @@ static const kpi__store_ops pg_ops = {
 	.groups_prune = pg_groups_prune,
 	.list_reports = pg_list_reports,
 	.list_groups = pg_list_groups,
+	.list_group_counts = pg_list_group_counts,
 	.list_hosts = pg_list_hosts,
 	.search = pg_search,
+	.search_page = pg_search_page,
+	.list_page = pg_list_page,
 	.meta_get = pg_meta_get,
 	.meta_set = pg_meta_set,
 };

@@ -36,6 +36,27 @@
 /* A report's ts when it has a date, else NULL (min/max leave it out). */
 #define DATED_TS "CASE WHEN ts > " KPI__UNDATED_SQL " THEN ts END"
 
+/* The page queries' parts (Q_PAGE_*, Q_COUNT_*). */
+#define PAGE_SQL(MATCH_COLS, MATCH, FILTER) \
+	"SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, 1, " MATCH_COLS \
+	", " ROW_TAIL ", r.ts FROM reports r JOIN groups g ON g.id = r.group_id " MATCH " WHERE " FILTER \
+	" AND (r.ts, r.id) < (?3, ?4) ORDER BY r.ts DESC, r.id DESC LIMIT ?5"
+#define BEST_IMAGE(COND) \
+	"JOIN images m ON m.report_id = r.id AND (m.rank, m.uuid_hex, m.name) = (SELECT i.rank, " \
+	"i.uuid_hex, i.name FROM images i WHERE i.report_id = r.id AND " COND \
+	" ORDER BY i.rank, i.uuid_hex, i.name LIMIT 1)"
+#define UUID_COND "i.uuid_hex BETWEEN ?1 AND ?2 AND i.uuid_hex <> ''"
+#define KEXT_COND "i.name = ?1 COLLATE NOCASE AND i.name <> ''"
+/* a bundle id's last part: the name itself or a name ending in "." and it */
+#define KEXT_LAST_COND "i.name <> '' AND (i.name = ?1 COLLATE NOCASE OR " \
+	"lower(substr(i.name, -length(?1) - 1)) = '.' || lower(?1))"
+#define UUID_IDS "(SELECT i.report_id FROM images i WHERE " UUID_COND ")"
+#define KEXT_IDS "(SELECT i.report_id FROM images i WHERE " KEXT_COND ")"
+#define KEXT_LAST_IDS "(SELECT i.report_id FROM images i WHERE " KEXT_LAST_COND ")"
+#define ZONE_COND "r.zone = ?1 COLLATE NOCASE"
+#define FTS_IDS "(SELECT rowid FROM panic_fts WHERE panic_fts MATCH ?1)"
+#define LIKE_IDS "(SELECT t.report_id FROM panic_text t WHERE t.body LIKE '%' || ?1 || '%' ESCAPE '\\')"
+
 static const char *const sql_text[Q_COUNT] = {
 	[Q_BEGIN] = "BEGIN IMMEDIATE",
 	[Q_COMMIT] = "COMMIT",
@@ -112,9 +133,7 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_SEARCH_KEXT_LAST] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
 	                       "1, i.uuid_hex, i.name, i.rank, " ROW_TAIL " FROM images i "
 	                       "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
-	                       "WHERE i.name <> '' AND (i.name = ?1 COLLATE NOCASE OR "
-	                       "lower(substr(i.name, -length(?1) - 1)) = '.' || lower(?1)) "
-	                       "ORDER BY r.ts DESC, r.id DESC, i.rank",
+	                       "WHERE " KEXT_LAST_COND " ORDER BY r.ts DESC, r.id DESC, i.rank",
 	[Q_SEARCH_FTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
 	                 "1, NULL, NULL, NULL, " ROW_TAIL " FROM panic_fts f "
 	                 "JOIN reports r ON r.id = f.rowid JOIN groups g ON g.id = r.group_id "
@@ -139,9 +158,31 @@ static const char *const sql_text[Q_COUNT] = {
 	                       "WHERE report_id IS NOT NULL",
 	[Q_SEARCH_ZONE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
 	                  "1, NULL, NULL, NULL, " ROW_TAIL " FROM reports r JOIN groups g ON g.id = r.group_id "
-	                  "WHERE r.zone = ?1 COLLATE NOCASE ORDER BY r.ts DESC, r.id DESC",
+	                  "WHERE " ZONE_COND " ORDER BY r.ts DESC, r.id DESC",
 	[Q_REPORT_FACTS] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4 WHERE id = ?1",
 	[Q_REPORT_SPAN] = "SELECT max(id), (SELECT count(*) FROM reports) FROM reports", /* count alone: no scan */
+	/* pages (kpi_page): ?1 (?2) the search, ?3 ?4 the keyset (ts, id) to
+	 * continue after, ?5 the limit (-1: none); one row per report, its
+	 * best match joined (lowest rank, then uuid, then name) */
+	[Q_PAGE_UUID] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND), "r.id IN " UUID_IDS),
+	[Q_PAGE_KEXT] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND), "r.id IN " KEXT_IDS),
+	[Q_PAGE_FTS] = PAGE_SQL("NULL, NULL, NULL", "", "r.id IN " FTS_IDS),
+	[Q_PAGE_LIKE] = PAGE_SQL("NULL, NULL, NULL", "", "r.id IN " LIKE_IDS),
+	[Q_PAGE_LIST] = PAGE_SQL("NULL, NULL, NULL", "", "1"),
+	[Q_COUNT_UUID] = "SELECT count(DISTINCT i.report_id) FROM images i WHERE " UUID_COND,
+	[Q_COUNT_KEXT] = "SELECT count(DISTINCT i.report_id) FROM images i WHERE " KEXT_COND,
+	[Q_COUNT_FTS] = "SELECT count(*) FROM reports r WHERE r.id IN " FTS_IDS,
+	[Q_COUNT_LIKE] = "SELECT count(*) FROM reports r WHERE r.id IN " LIKE_IDS,
+	[Q_COUNT_REPORTS] = "SELECT count(*) FROM reports",
+	/* when most reports match: newest first through reports_ts, each
+	 * checked by its best match (no IN list of every match to sort) */
+	[Q_PAGE_UUID_SCAN] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND), "1"),
+	[Q_PAGE_KEXT_SCAN] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND), "1"),
+	[Q_PAGE_KEXT_LAST] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_LAST_COND),
+	                              "r.id IN " KEXT_LAST_IDS),
+	[Q_PAGE_ZONE] = PAGE_SQL("NULL, NULL, NULL", "", ZONE_COND),
+	[Q_COUNT_KEXT_LAST] = "SELECT count(DISTINCT i.report_id) FROM images i WHERE " KEXT_LAST_COND,
+	[Q_COUNT_ZONE] = "SELECT count(*) FROM reports r WHERE " ZONE_COND,
 };
 
 /* ---- schema ---- */
@@ -277,12 +318,22 @@ static kp_status migrate_v4(kpi__sq *db, kp_error *err)
 	return st == KP_OK ? kpi__fill_v4(&db->base, err) : st;
 }
 
+/* v5 is the PostgreSQL store's covering UUID index; sqlite's images_uuid
+ * covers already (a WITHOUT ROWID table's index rows carry its key). */
+static kp_status migrate_v5(kpi__sq *db, kp_error *err)
+{
+	(void)db;
+	(void)err;
+	return KP_OK;
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
 	migrate_v2,
 	migrate_v3,
 	migrate_v4,
+	migrate_v5,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,

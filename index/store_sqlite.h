@@ -58,6 +58,22 @@ typedef enum kpi__sq_sql {
 	Q_SEARCH_KEXT_LAST,
 	Q_SEARCH_ZONE,
 	Q_REPORT_FACTS,
+	Q_PAGE_UUID,
+	Q_PAGE_KEXT,
+	Q_PAGE_FTS,
+	Q_PAGE_LIKE,
+	Q_PAGE_LIST,
+	Q_COUNT_UUID,
+	Q_COUNT_KEXT,
+	Q_COUNT_FTS,
+	Q_COUNT_LIKE,
+	Q_COUNT_REPORTS,
+	Q_PAGE_UUID_SCAN,
+	Q_PAGE_KEXT_SCAN,
+	Q_PAGE_KEXT_LAST,
+	Q_PAGE_ZONE,
+	Q_COUNT_KEXT_LAST,
+	Q_COUNT_ZONE,
 	Q_COUNT
 } kpi__sq_sql;
 
@@ -93,8 +109,12 @@ kp_status kpi__sq_list_reports(kpi_db *db, const char *host, kpi_report_fn fn, v
                                kp_error *err);
 kp_status kpi__sq_list_hosts(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
                          void *ctx, size_t *nfound, kp_error *err);
+kp_status kpi__sq_search_page(kpi_db *db, kpi__search kind, const char *arg, kpi_page *page,
+                              kpi_report_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_list_page(kpi_db *db, kpi_page *page, kpi_report_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_meta_get(kpi_db *db, const char *key, char **value, kp_error *err);
 
 #endif

@@ -186,18 +186,23 @@ static int first_path(void *ctx, const char *path)
 
 /* Steps a report-row statement (columns as in Q_LIST_REPORTS: id, seq,
  * timestamp, os_version, headline, group_id, group count, archived, match
- * uuid, match name, match rank, most recent path, host, host key, kind) and calls fn once per
- * report; later rows of the same report are its weaker matches.  With rp
+ * uuid, match name, match rank, most recent path, host, host key, kind) and
+ * calls fn once per report; later rows of the same report are its weaker
+ * matches.  With page (a Q_PAGE_* statement: one row per report, r.ts in
+ * column 15, one row beyond the limit) it sets the page's rows, done and
+ * cursor.  With rp
  * the path and the group count come from it instead (a row whose group is
  * missing is left out, as the join would). */
 static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const recent_paths *rp,
-                          kpi_report_fn fn, void *ctx, size_t *nfound, kp_error *err)
+                          kpi_page *page, kpi_report_fn fn, void *ctx, size_t *nfound, kp_error *err)
 {
 	size_t n = 0;
 	int64_t last = -1;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(q, 0);
+		if (page && page->limit && n == page->limit)
+			break;   /* the row beyond the page: another follows */
 		if (id == last)
 			continue;
 		last = id;
@@ -232,10 +237,18 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 		if (late)
 			row.path = late;
 		n++;
+		if (page) {
+			page->after_ts = sqlite3_column_int64(q, 15);
+			page->after_id = id;
+		}
 		int stop = fn && fn(ctx, &row);
 		free(late);
 		if (stop)
 			break;
+	}
+	if (page) {
+		page->rows = n;
+		page->done = rc == SQLITE_DONE;
 	}
 	kp_status st = KP_OK;
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
@@ -260,10 +273,10 @@ kp_status kpi__sq_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, vo
 			return KP_ERR_DB;
 		if (host)
 			sqlite3_bind_text(q, 1, host, -1, SQLITE_TRANSIENT);
-		return run_rows(db, q, false, NULL, fn, ctx, NULL, err);
+		return run_rows(db, q, false, NULL, NULL, fn, ctx, NULL, err);
 	}
 	q = kpi__sq_stmt(db, Q_LIST_REPORTS_BARE, err);
-	kp_status st = q ? run_rows(db, q, false, &rp, fn, ctx, NULL, err) : KP_ERR_DB;
+	kp_status st = q ? run_rows(db, q, false, &rp, NULL, fn, ctx, NULL, err) : KP_ERR_DB;
 	recent_free(&rp);
 	return st;
 }
@@ -301,7 +314,8 @@ static void col_time(sqlite3_stmt *q, int col, char out[32])
 		kpi__iso_time(sqlite3_column_int64(q, col), out);
 }
 
-kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+/* with_ids: every group's report ids too (Q_GROUP_MEMBERS per group) */
+static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ctx, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_GROUPS, err);
@@ -327,13 +341,14 @@ kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *e
 		g.last_seen = last[0] ? last : NULL;
 		int64_t *ids = NULL;
 		size_t n = 0, cap = 0;
-		sqlite3_stmt *m = kpi__sq_stmt(db, Q_GROUP_MEMBERS, err);
-		if (!m) {
+		sqlite3_stmt *m = with_ids ? kpi__sq_stmt(db, Q_GROUP_MEMBERS, err) : NULL;
+		if (with_ids && !m) {
 			st = KP_ERR_DB;
 			break;
 		}
-		sqlite3_bind_int64(m, 1, g.group_id);
-		while (sqlite3_step(m) == SQLITE_ROW) {
+		if (m)
+			sqlite3_bind_int64(m, 1, g.group_id);
+		while (m && sqlite3_step(m) == SQLITE_ROW) {
 			int64_t *slot = kp_vec_push((void **)&ids, &n, &cap, sizeof *ids);
 			if (!slot) {
 				st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
@@ -341,7 +356,8 @@ kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *e
 			}
 			*slot = sqlite3_column_int64(m, 0);
 		}
-		sqlite3_reset(m);
+		if (m)
+			sqlite3_reset(m);
 		g.report_ids = ids;
 		g.nreport_ids = n;
 		int stop = st == KP_OK && fn ? fn(ctx, &g) : 0;
@@ -353,6 +369,16 @@ kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *e
 		st = kpi__sq_err(db, err, "listing groups");
 	sqlite3_reset(q);
 	return st;
+}
+
+kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	return list_groups(h, true, fn, ctx, err);
+}
+
+kp_status kpi__sq_list_group_counts(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	return list_groups(h, false, fn, ctx, err);
 }
 
 /* The bound argument of a text search: with FTS5 every word a quoted
@@ -393,60 +419,26 @@ static char *text_arg(const kpi__sq *db, const char *text, size_t *n)
 	return arg;
 }
 
+static kp_status bind_search(const kpi__sq *db, sqlite3_stmt *q, kpi__search kind, const char *arg,
+                             kp_error *err);
+
 kp_status kpi__sq_search(kpi_db *h, kpi__search kind, const char *arg, kpi_report_fn fn,
                          void *ctx, size_t *nfound, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
-	sqlite3_stmt *q;
-	switch (kind) {
-	case KPI__SEARCH_UUID: {
-		/* a prefix is the range prefix000... to prefixFFF... */
-		char lo[33], hi[33];
-		size_t n = strlen(arg);
-		if (n > 32)
-			n = 32;
-		memcpy(lo, arg, n);
-		memcpy(hi, arg, n);
-		for (size_t i = n; i < 32; i++) {
-			lo[i] = '0';
-			hi[i] = 'F';
-		}
-		lo[32] = hi[32] = '\0';
-		if (!(q = kpi__sq_stmt(db, Q_SEARCH_UUID, err)))
-			return KP_ERR_DB;
-		sqlite3_bind_text(q, 1, lo, 32, SQLITE_TRANSIENT);
-		sqlite3_bind_text(q, 2, hi, 32, SQLITE_TRANSIENT);
-		return run_rows(db, q, true, NULL, fn, ctx, nfound, err);
-	}
-	case KPI__SEARCH_KEXT:
-		if (!(q = kpi__sq_stmt(db, Q_SEARCH_KEXT, err)))
-			return KP_ERR_DB;
-		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
-		return run_rows(db, q, true, NULL, fn, ctx, nfound, err);
-	case KPI__SEARCH_KEXT_LAST:
-		if (!(q = kpi__sq_stmt(db, Q_SEARCH_KEXT_LAST, err)))
-			return KP_ERR_DB;
-		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
-		return run_rows(db, q, true, NULL, fn, ctx, nfound, err);
-	case KPI__SEARCH_ZONE:
-		if (!(q = kpi__sq_stmt(db, Q_SEARCH_ZONE, err)))
-			return KP_ERR_DB;
-		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
-		return run_rows(db, q, false, NULL, fn, ctx, nfound, err);
-	case KPI__SEARCH_TEXT:
-		break;
-	}
-	size_t n;
-	char *t = text_arg(db, arg, &n);
-	if (!t)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	if (!(q = kpi__sq_stmt(db, db->fts ? Q_SEARCH_FTS : Q_SEARCH_LIKE, err))) {
-		free(t);
+	static const kpi__sq_sql stmt[] = {
+		[KPI__SEARCH_UUID] = Q_SEARCH_UUID, [KPI__SEARCH_KEXT] = Q_SEARCH_KEXT,
+		[KPI__SEARCH_KEXT_LAST] = Q_SEARCH_KEXT_LAST, [KPI__SEARCH_ZONE] = Q_SEARCH_ZONE,
+	};
+	sqlite3_stmt *q = kpi__sq_stmt(db, kind != KPI__SEARCH_TEXT ? stmt[kind]
+	                                   : db->fts ? Q_SEARCH_FTS : Q_SEARCH_LIKE, err);
+	if (!q)
 		return KP_ERR_DB;
-	}
-	sqlite3_bind_text(q, 1, t, (int)n, SQLITE_TRANSIENT);
-	free(t);
-	return run_rows(db, q, false, NULL, fn, ctx, nfound, err);
+	kp_status st = bind_search(db, q, kind, arg, err);
+	if (st != KP_OK)
+		return st;
+	return run_rows(db, q, kind != KPI__SEARCH_TEXT && kind != KPI__SEARCH_ZONE, NULL, NULL, fn, ctx,
+	                nfound, err);
 }
 
 kp_status kpi__sq_meta_get(kpi_db *h, const char *key, char **value, kp_error *err)
@@ -465,4 +457,102 @@ kp_status kpi__sq_meta_get(kpi_db *h, const char *key, char **value, kp_error *e
 		st = kpi__sq_err(db, err, "reading state");
 	sqlite3_reset(q);
 	return st;
+}
+
+/* Binds a search's argument as ?1 (and ?2): a UUID prefix as the range
+ * prefix000... to prefixFFF..., a text as text_arg makes it. */
+static kp_status bind_search(const kpi__sq *db, sqlite3_stmt *q, kpi__search kind, const char *arg,
+                             kp_error *err)
+{
+	if (kind == KPI__SEARCH_UUID) {
+		char lo[33], hi[33];
+		size_t n = strlen(arg);
+		if (n > 32)
+			n = 32;
+		memcpy(lo, arg, n);
+		memcpy(hi, arg, n);
+		for (size_t i = n; i < 32; i++) {
+			lo[i] = '0';
+			hi[i] = 'F';
+		}
+		sqlite3_bind_text(q, 1, lo, 32, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 2, hi, 32, SQLITE_TRANSIENT);
+		return KP_OK;
+	}
+	if (kind == KPI__SEARCH_KEXT || kind == KPI__SEARCH_KEXT_LAST || kind == KPI__SEARCH_ZONE) {
+		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
+		return KP_OK;
+	}
+	size_t n;
+	char *t = text_arg(db, arg, &n);
+	if (!t)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	sqlite3_bind_text(q, 1, t, (int)n, SQLITE_TRANSIENT);
+	free(t);
+	return KP_OK;
+}
+
+/* The total on the first page (count: a Q_COUNT_* statement), then the
+ * page of q (a Q_PAGE_* statement). */
+static kp_status page_rows(kpi__sq *db, kpi__sq_sql count, kpi__sq_sql page_q, kpi__search kind,
+                           const char *arg, bool with_match, kpi_page *page, kpi_report_fn fn,
+                           void *ctx, kp_error *err)
+{
+	page->rows = 0;
+	sqlite3_stmt *q;
+	if (page->after_id <= 0) {
+		if (!(q = kpi__sq_stmt(db, count, err)))
+			return KP_ERR_DB;
+		kp_status st = arg ? bind_search(db, q, kind, arg, err) : KP_OK;
+		int rc = st == KP_OK ? sqlite3_step(q) : SQLITE_DONE;
+		page->total = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(q, 0) : 0;
+		sqlite3_reset(q);
+		if (st != KP_OK)
+			return st;
+		if (rc != SQLITE_ROW)
+			return kpi__sq_err(db, err, "counting");
+	}
+	/* Many matches, a page of few: walking reports newest first finds
+	 * the page after about limit x reports / total rows, cheaper than
+	 * sorting every match when that is below total. */
+	int64_t nreports = 0;
+	if (page->limit && (page_q == Q_PAGE_UUID || page_q == Q_PAGE_KEXT) &&
+	    span(db, Q_REPORT_SPAN, &nreports) &&
+	    (double)page->limit * (double)nreports < (double)page->total * (double)page->total)
+		page_q = page_q == Q_PAGE_UUID ? Q_PAGE_UUID_SCAN : Q_PAGE_KEXT_SCAN;
+	if (!(q = kpi__sq_stmt(db, page_q, err)))
+		return KP_ERR_DB;
+	kp_status st = arg ? bind_search(db, q, kind, arg, err) : KP_OK;
+	if (st != KP_OK)
+		return st;
+	sqlite3_bind_int64(q, 3, page->after_id > 0 ? page->after_ts : INT64_MAX);
+	sqlite3_bind_int64(q, 4, page->after_id > 0 ? page->after_id : INT64_MAX);
+	sqlite3_bind_int64(q, 5, page->limit ? (int64_t)page->limit + 1 : -1);
+	return run_rows(db, q, with_match, NULL, page, fn, ctx, NULL, err);
+}
+
+kp_status kpi__sq_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_page *page,
+                              kpi_report_fn fn, void *ctx, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	switch (kind) {
+	case KPI__SEARCH_UUID:
+		return page_rows(db, Q_COUNT_UUID, Q_PAGE_UUID, kind, arg, true, page, fn, ctx, err);
+	case KPI__SEARCH_KEXT:
+		return page_rows(db, Q_COUNT_KEXT, Q_PAGE_KEXT, kind, arg, true, page, fn, ctx, err);
+	case KPI__SEARCH_KEXT_LAST:
+		return page_rows(db, Q_COUNT_KEXT_LAST, Q_PAGE_KEXT_LAST, kind, arg, true, page, fn, ctx, err);
+	case KPI__SEARCH_ZONE:
+		return page_rows(db, Q_COUNT_ZONE, Q_PAGE_ZONE, kind, arg, false, page, fn, ctx, err);
+	case KPI__SEARCH_TEXT:
+		break;
+	}
+	return db->fts ? page_rows(db, Q_COUNT_FTS, Q_PAGE_FTS, kind, arg, false, page, fn, ctx, err)
+	               : page_rows(db, Q_COUNT_LIKE, Q_PAGE_LIKE, kind, arg, false, page, fn, ctx, err);
+}
+
+kp_status kpi__sq_list_page(kpi_db *h, kpi_page *page, kpi_report_fn fn, void *ctx, kp_error *err)
+{
+	return page_rows(SQ(h), Q_COUNT_REPORTS, Q_PAGE_LIST, KPI__SEARCH_TEXT, NULL, false, page, fn,
+	                 ctx, err);
 }

@@ -387,8 +387,11 @@ const kpi__store_ops kpi__sqlite_ops = {
 	.groups_prune = sq_groups_prune,
 	.list_reports = kpi__sq_list_reports,
 	.list_groups = kpi__sq_list_groups,
+	.list_group_counts = kpi__sq_list_group_counts,
 	.list_hosts = kpi__sq_list_hosts,
 	.search = kpi__sq_search,
+	.search_page = kpi__sq_search_page,
+	.list_page = kpi__sq_list_page,
 	.meta_get = kpi__sq_meta_get,
 	.meta_set = sq_meta_set,
 };

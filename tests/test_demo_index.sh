@@ -68,7 +68,7 @@ check "$(python3 -c 'import json,sys; print(sorted(set(r["kind"] for r in json.l
 "$kp" show --db "$tmp/v1.db" --no-symbols @2 >"$tmp/out"
 check_grep "vm_page_check_sanity" "$tmp/out" "v1 index: show @2 from the moved archive"
 if command -v sqlite3 >/dev/null; then
-	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 4 "v1 index: now at schema 4 (hosts, kinds)"
+	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 5 "v1 index: now at schema 5 (hosts, kinds)"
 else
 	skip "sqlite3 CLI absent"
 fi

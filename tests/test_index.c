@@ -107,6 +107,12 @@ static int collect(void *ctx, const kpi_report_row *r)
 	return 0;
 }
 
+static int stop_after_one(void *ctx, const kpi_report_row *r)
+{
+	collect(ctx, r);
+	return 1;
+}
+
 typedef struct groups {
 	int n;
 	int64_t id[16], count[16];
@@ -359,6 +365,11 @@ static void test_groups_largest_first(void)
 	KT_CHECK(g.count[0] == 3 && strcmp(g.ids[0], want) == 0, "largest group: %s (want %s)", g.ids[0], want);
 	KT_STREQ(g.culprit[0], "com.example.driver.Widget", "group culprit");
 	KT_CHECK(g.count[1] == 1 && g.count[2] == 1, "the other groups have one report each");
+	groups c = {0};
+	KT_CHECK(kpi_list_group_counts(db, collect_group, &c, &err) == KP_OK && c.n == 3 &&
+	         c.id[0] == g.id[0] && c.id[1] == g.id[1] && c.id[2] == g.id[2] && c.count[0] == 3 &&
+	         strcmp(c.culprit[0], g.culprit[0]) == 0 && c.ids[0][0] == '\0',
+	         "group counts: the same groups in the same order, without report ids");
 }
 
 static void test_search_uuid(void)
@@ -409,6 +420,85 @@ static void test_search_text(void)
 	KT_CHECK(kpi_search_text(db, "AND OR NOT *", collect, &v, &n, &err) == KP_OK && n == 0,
 	         "FTS syntax is text");
 	KT_CHECK(kpi_search_text(db, "  ", collect, &v, &n, &err) == KP_ERR_USAGE, "blank text refused");
+}
+
+/* Pages of 2 (and of 1, and everything at once) give the rows of the
+ * whole call, in its order, with its matches; total from the first page. */
+static bool pages_match(kpi_search_kind kind, const char *arg, const rows *all, size_t limit,
+                        const char *what)
+{
+	rows v = {0};
+	kpi_page page = {.limit = limit};
+	kp_error err;
+	size_t calls = 0;
+	bool ok = true;
+	do {
+		int before = v.n;
+		kp_status st = arg ? kpi_search_page(db, kind, arg, &page, collect, &v, &err)
+		                   : kpi_list_reports_page(db, &page, collect, &v, &err);
+		if (st != KP_OK) {
+			printf("# %s: %s\n", what, err.msg);
+			return false;
+		}
+		ok &= page.rows == (size_t)(v.n - before) && (!limit || page.rows <= limit);
+		ok &= page.total == (size_t)all->n;
+	} while (!page.done && ++calls < 50);
+	ok &= v.n == all->n;
+	for (int i = 0; ok && i < v.n && i < 32; i++)
+		ok &= v.id[i] == all->id[i] && strcmp(v.role[i], all->role[i]) == 0 &&
+		      strcmp(v.name[i], all->name[i]) == 0 && strcmp(v.path[i], all->path[i]) == 0;
+	KT_CHECK(ok, "pages of %zu: %s (%d rows of %d, total %zu)", limit, what, v.n, all->n, page.total);
+	return ok;
+}
+
+static void test_pages(void)
+{
+	static const struct {
+		kpi_search_kind kind;
+		const char *arg;
+	} q[] = {
+		{KPI_SEARCH_UUID, "5e7a1c2b"},
+		{KPI_SEARCH_UUID, gen_dep_uuid},
+		{KPI_SEARCH_UUID, "deadbeef"},
+		{KPI_SEARCH_KEXT, "COM.example.driver.widget"},
+		{KPI_SEARCH_TEXT, "ring overflow"},
+		{KPI_SEARCH_TEXT, NULL},   /* the listing */
+	};
+	kp_error err;
+	for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+		rows all = {0};
+		size_t n = 0;
+		const char *arg = i + 1 == sizeof q / sizeof q[0] ? NULL : q[i].arg;
+		if (!arg)
+			kpi_list_reports(db, collect, &all, &err);
+		else if (q[i].kind == KPI_SEARCH_UUID)
+			kpi_search_uuid(db, arg, collect, &all, &n, &err);
+		else if (q[i].kind == KPI_SEARCH_KEXT)
+			kpi_search_kext(db, arg, collect, &all, &n, &err);
+		else
+			kpi_search_text(db, arg, collect, &all, &n, &err);
+		char what[96];
+		snprintf(what, sizeof what, "%s", arg ? arg : "the listing");
+		for (size_t limit = 0; limit <= 2; limit++)
+			pages_match(q[i].kind, arg, &all, limit, what);
+	}
+	kpi_page page = {.limit = 2};
+	KT_CHECK(kpi_search_page(db, KPI_SEARCH_UUID, "5e7a1c2", &page, collect, NULL, &err) == KP_ERR_USAGE,
+	         "a page: 7 digits refused");
+	KT_CHECK(kpi_search_page(db, KPI_SEARCH_TEXT, "  ", &page, collect, NULL, &err) == KP_ERR_USAGE,
+	         "a page: blank text refused");
+	KT_CHECK(kpi_search_page(db, KPI_SEARCH_KEXT, "", &page, collect, NULL, &err) == KP_ERR_USAGE,
+	         "a page: empty bundle id refused");
+	/* a caller that stops early continues after the last row it took */
+	rows all = {0}, v = {0};
+	kpi_list_reports(db, collect, &all, &err);
+	page = (kpi_page){.limit = 3};
+	kpi_list_reports_page(db, &page, stop_after_one, &v, &err);
+	KT_CHECK(page.rows == 1 && !page.done && v.n == 1, "stopped after one row: rows 1, not done");
+	page.limit = 0;
+	kpi_list_reports_page(db, &page, collect, &v, &err);
+	KT_CHECK(page.done && v.n == all.n && v.id[1] == all.id[1] && v.id[v.n - 1] == all.id[all.n - 1],
+	         "  the next page continues after it (%d of %d)", v.n, all.n);
 }
 
 static void test_rescan_leaves_files_alone(void)
@@ -974,6 +1064,7 @@ int main(int argc, char **argv)
 	test_search_uuid();
 	test_search_kext();
 	test_search_text();
+	test_pages();
 	test_rescan_leaves_files_alone();
 	test_archive_outlives_files();
 	test_move_is_a_duplicate();

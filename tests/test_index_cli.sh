@@ -43,6 +43,16 @@ done
 "$K" search --db "$DB" --json --uuid 5e7a1c2b-9d44 >"$T/s.json"
 check '[ $? -eq 0 ] && [ "$(count "\"role\":[[:space:]]*\"backtrace\"" "$T/s.json")" -eq 4 ]' "search --uuid: 4 reports as backtrace"
 check '[ "$(count "\"uuid\":[[:space:]]*\"5E7A1C2B-9D44-4F1E-8B3A-77C0DE11A001\"" "$T/s.json")" -eq 4 ]' "match carries the canonical UUID"
+"$K" search --db "$DB" --json --limit 3 --uuid 5e7a1c2b-9d44 >"$T/s3.json" 2>"$T/s3.err"
+check '[ $? -eq 0 ] && [ "$(count "\"id\":" "$T/s3.json")" -eq 3 ]' "search --limit 3: 3 of the 4 reports"
+check 'grep -q "the newest 3 of 4 reports" "$T/s3.err"' "  stderr says 3 of 4"
+"$K" search --db "$DB" --json --limit 1 --uuid 5e7a1c2b-9d44 >"$T/s1.json" 2>/dev/null
+first_id() { sed -n 's/.*"id":[[:space:]]*\([0-9]*\).*/\1/p' "$1" | head -1; }
+check '[ -n "$(first_id "$T/s1.json")" ] && [ "$(first_id "$T/s1.json")" = "$(first_id "$T/s.json")" ]' "  --limit 1: the newest of them"
+"$K" search --db "$DB" --limit 4 --uuid 5e7a1c2b-9d44 >/dev/null 2>"$T/s4.err"
+check '[ ! -s "$T/s4.err" ]' "  --limit 4 of 4: no note"
+"$K" search --db "$DB" --limit 0 --uuid 5e7a1c2b-9d44 >/dev/null 2>&1
+check '[ $? -eq 2 ]' "  --limit 0 refused"
 "$K" search --db "$DB" --uuid DEADBEEF >/dev/null
 check '[ $? -eq 1 ]' "search with no match exits 1"
 "$K" search --db "$DB" --uuid 12 >/dev/null 2>&1

@@ -51,7 +51,7 @@ check_grep "kpbrowse db init" "$T/err" "  and the error says to run db init"
 check "$?" = 0 "db init"
 "$K" db init --db "$P" >/dev/null
 check "$?" = 0 "db init again: nothing to do"
-check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 4 "schema version 4"
+check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 5 "schema version 5"
 SQ="$T/index.sqlite3"
 "$K" index --db "$SQ" "$C" >/dev/null
 "$K" index --db "$P" --json "$C" >"$T/push.json"
@@ -80,6 +80,8 @@ same "search --kext" search --kext org.sample.kext.Gadget
 same "search --kext, last part" search --kext GADGET
 same "search TEXT" search ring overflow --json
 same "search, nothing found" search --uuid DEADBEEF
+same "search --limit" search --uuid 5e7a1c2b-9d44 --limit 2 --json
+same "search TEXT --limit" search ring overflow --limit 1
 same "show @2" show --no-symbols @2
 "$K" export --db "$P" @2 "$T/pg-export" && "$K" export --db "$SQ" @2 "$T/sq-export"
 check "$?" = 0 "export from both"
@@ -126,11 +128,22 @@ pgq kinds "DROP INDEX kpbrowse.reports_zone; ALTER TABLE kpbrowse.reports DROP C
 check "$?" = 2 "a schema 3 server: list asks for db init (exit 2)"
 "$K" db init --db "$KP" >/dev/null
 check "$?" = 0 "  db init migrates it"
-check "$(pgq kinds "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 4 "  to schema 4"
+check "$(pgq kinds "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 5 "  to schema 5"
 "$K" list --db "$KP" --json >"$T/kinds3.json"
 check "$(cmp -s "$T/kinds4.json" "$T/kinds3.json" && echo same)" = same "  its rows: kinds, zones and order as before"
 same_kinds "migrated: list --groups --json" list --groups --json
 same_kinds "migrated: search --zone" search --zone kalloc.1024
+# ---- a schema 4 index: refused until db init migrates it to 5 ----
+pg_createdb older
+"$K" db init --db "host=$S dbname=older" >/dev/null
+pgq older "CREATE INDEX images_uuid ON kpbrowse.images(uuid_hex) WHERE uuid_hex <> ''; DROP INDEX kpbrowse.images_uuid_report; UPDATE kpbrowse.meta SET value = '4' WHERE key = 'schema_version'"
+"$K" list --db "host=$S dbname=older" >/dev/null 2>"$T/err"
+check "$?" = 2 "a schema 4 index: exit 2"
+check_grep "older than this kpbrowse" "$T/err" "  it needs db init"
+"$K" db init --db "host=$S dbname=older" >/dev/null
+check "$?" = 0 "  db init migrates it"
+check "$(pgq older "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq older "SELECT count(*) FROM pg_indexes WHERE indexname = 'images_uuid_report'")" = "5:1" \
+	"  to schema 5, with the covering UUID index"
 
 # ---- an older binary refuses a newer schema, by name ----
 pg_createdb newer
@@ -177,19 +190,46 @@ check "$(pgq conc "SELECT count(DISTINCT report_id) FROM kpbrowse.paths")" = 240
 consistent() { # every report whole: archive, text, a path; counts exact
 	pgq "$1" "SELECT (SELECT count(*) FROM kpbrowse.reports r WHERE NOT EXISTS (SELECT 1 FROM kpbrowse.archives a WHERE a.report_id = r.id) OR NOT EXISTS (SELECT 1 FROM kpbrowse.panic_text t WHERE t.report_id = r.id) OR NOT EXISTS (SELECT 1 FROM kpbrowse.paths p WHERE p.report_id = r.id)) + (SELECT count(*) FROM kpbrowse.groups g WHERE count <> (SELECT count(*) FROM kpbrowse.reports WHERE group_id = g.id))"
 }
+# A push is stopped mid-transaction, whatever the machine's load, by a
+# session that holds an uncommitted report with the content of one of the
+# files (block_push DB FILE): the pusher that reaches it waits on its key
+# until the session ends (killed with unblock).  Waiting for a count and
+# acting then let a fast pusher finish first on a loaded machine.
+block_push() {
+	h=$( (sha1sum "$2" 2>/dev/null || shasum "$2") | cut -c1-40)
+	psql -X -q -d "$1" -c "BEGIN" -c "INSERT INTO kpbrowse.groups(key, title) VALUES ('blocker', 'blocker')" \
+		-c "INSERT INTO kpbrowse.reports(content_hash, size, ts, exact_key, group_id, indexed_at) SELECT '$h', 0, 0, 'blocker', id, 0 FROM kpbrowse.groups WHERE key = 'blocker'" \
+		-c "SELECT pg_sleep(600)" >/dev/null 2>&1 &
+	blocker=$!
+	until_sql "$1" "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'" 1
+}
+# until_sql DB QUERY N: waits (up to 120 s) until QUERY returns at least N
+until_sql() {
+	i=0
+	while [ "$(pgq "$1" "$2" 2>/dev/null || echo 0)" -lt "$3" ] && [ $i -lt 1200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+# a pusher waiting on the blocker's key
+until_blocked() { until_sql "$1" "SELECT count(*) FROM pg_stat_activity WHERE datname = '$1' AND wait_event_type = 'Lock'" 1; }
+unblock() {
+	pgq "$1" "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'" >/dev/null 2>&1
+	kill "$blocker" 2>/dev/null
+	wait "$blocker" 2>/dev/null
+}
 L="$T/large"
 mkdir "$L" && "$B/test_index" --gen-large "$L" 600 || { echo "Bail out! cannot generate"; exit 2; }
+last=$(find "$L" -name '*.panic' | sort | tail -n 1)
 pg_createdb killed
 "$K" db init --db "host=$S dbname=killed" >/dev/null
+block_push killed "$last"
 "$K" index --no-symbols --db "host=$S dbname=killed" "$L" >/dev/null 2>&1 &
 kp=$!
-i=0
-while [ "$(pgq killed "SELECT count(*) FROM kpbrowse.reports")" -lt 60 ] && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+until_blocked killed
 kill -9 "$kp" 2>/dev/null
 wait "$kp" 2>/dev/null
+unblock killed
 sleep 0.5 # the server notices the dropped connection and rolls back
 got=$(pgq killed "SELECT count(*) FROM kpbrowse.reports")
 check "$got" -lt 600 "kill -9 mid-push: stopped part way ($got)"
@@ -258,7 +298,7 @@ if command -v tmux >/dev/null 2>&1; then
 	mkdir "$T/empty"
 	tmux new-session -d -s "$sess" -x 160 -y 20 "TERM=xterm-256color '$K' --db '$P' '$T/empty'"
 	i=0
-	while [ $i -lt 50 ] && ! tmux capture-pane -p -t "$sess" 2>/dev/null | grep -q "Widget"; do
+	while [ $i -lt 300 ] && ! tmux capture-pane -p -t "$sess" 2>/dev/null | grep -q "Widget"; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -276,16 +316,14 @@ fi
 # ---- the server restarted mid-push: a named error, exit 2, nothing half-written ----
 pg_createdb restart
 "$K" db init --db "host=$S dbname=restart" >/dev/null
+block_push restart "$last"
 "$K" index --no-symbols --db "host=$S dbname=restart" "$L" >"$T/r.out" 2>"$T/r.err" &
 kp=$!
-i=0
-while [ "$(pgq restart "SELECT count(*) FROM kpbrowse.reports" 2>/dev/null || echo 0)" -lt 50 ] && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+until_blocked restart
 pg_restart
 wait "$kp"
 rc=$?
+wait "$blocker" 2>/dev/null
 check "$rc" = 2 "server restarted mid-push: exit 2"
 check_grep "connection to the server was lost\|cannot connect\|terminating connection" "$T/r.err" "  a named error"
 sed 's/^/# /' "$T/r.err" | head -3

@@ -19,6 +19,7 @@
 
 #include "kp_index.h"
 #include "kp_symbols.h"
+#include "index_corpus.h"
 
 #include <locale.h>
 #include <poll.h>
@@ -662,6 +663,81 @@ static void test_compare(void)
 	close_app(app);
 }
 
+/* An index bigger than the first page: kpt_catalog_open shows the newest
+ * KPT_CATALOG_FIRST at once, the rest comes through the catalog's event
+ * source; the list is then the one a full reload reads. */
+static void test_catalog_first_page(void)
+{
+	char dir[600], db[600];
+	snprintf(dir, sizeof dir, "%s/many", tmpdir);
+	snprintf(db, sizeof db, "%s/many.sqlite3", tmpdir);
+	mkdir(dir, 0755);
+	int want = KPT_CATALOG_FIRST + 150;
+	kpi_db *idx = NULL;
+	kp_error err;
+	kpi_summary sum;
+	memset(&sum, 0, sizeof sum);
+	const char *paths[] = {dir};
+	bool ok = gen_large(dir, want) == 0 && kpi_open(db, KPI_OPEN_CREATE, &idx, &err) == KP_OK &&
+	          kpi_scan(idx, paths, 1, NULL, NULL, NULL, NULL, &sum, &err) == KP_OK;
+	kpi_summary_free(&sum);
+	kpi_close(&idx);
+	KT_CHECK(ok, "first page: index %d reports", want);
+	kpt_app *app = kpt_bench_open(24, 80);
+	snprintf(app->cfg.db_path, sizeof app->cfg.db_path, "%s", db);
+	if (!ok || kpi_open(db, 0, &app->db, &err) != KP_OK || kpt_catalog_open(app, &err) != KP_OK) {
+		KT_CHECK(0, "first page: open");
+		kpt_bench_close(app);
+		return;
+	}
+	KT_CHECK(app->cat.n == KPT_CATALOG_FIRST && app->cat.partial && app->cat.total == (size_t)want,
+	         "first page: %d of %zu reports, partial (got %zu)", KPT_CATALOG_FIRST, app->cat.total,
+	         app->cat.n);
+	int64_t first_id = app->cat.n ? app->cat.e[0].id : -1;
+	KT_CHECK(kpt_catalog_fd(app) >= 0, "first page: the rest is loading");
+	unsigned gen = app->cat.generation, f = kpt_bench_rest(app);
+	KT_CHECK(app->cat.n == (size_t)want && !app->cat.partial && app->cat.generation == gen + 1 &&
+	         (f & KPT_REDRAW), "first page: the rest came in: %zu reports, a new generation", app->cat.n);
+	int64_t *ids = malloc((app->cat.n + 1) * sizeof *ids);
+	for (size_t i = 0; i < app->cat.n; i++)
+		ids[i] = app->cat.e[i].id;
+	size_t n = app->cat.n;
+	KT_CHECK(n && ids[0] == first_id, "first page: its rows lead the whole list");
+	kpt_catalog_reload(app, &err);
+	bool same = app->cat.n == n;
+	for (size_t i = 0; same && i < n; i++)
+		same = app->cat.e[i].id == ids[i];
+	KT_CHECK(same, "first page: the whole list is the one a reload reads");
+	free(ids);
+	/* a reload while the rest loads wins: the older load is dropped */
+	kpt_catalog_free(&app->cat);
+	memset(&app->cat, 0, sizeof app->cat);
+	kpt_catalog_open(app, &err);
+	kpt_catalog_reload(app, &err);
+	gen = app->cat.generation;
+	kpt_bench_rest(app);
+	KT_CHECK(app->cat.generation == gen && app->cat.n == (size_t)want,
+	         "first page: a load older than a reload is dropped");
+	/* the UUID search view: a page of hits, the next as the cursor nears the end */
+	kpt_app_push(app, &kpt_view_search, (void *)gen_dep_uuid);
+	kpt_view *sv = app->depth ? app->stack[app->depth - 1] : NULL;
+	KT_CHECK(sv && sv->ops == &kpt_view_search && sv->list.n > 0 && sv->list.n < (size_t)want,
+	         "search view: the first page of hits (%zu of %d)", sv ? sv->list.n : 0, want);
+	kpt_app_draw(app);
+	size_t first_n = sv ? sv->list.n : 0;
+	for (int i = 0; sv && i < 5 && sv->list.n < (size_t)want; i++) {
+		kpt_app_key(app, KPT_REQ_END);
+		kpt_app_draw(app);
+	}
+	KT_CHECK(sv && sv->list.n == (size_t)want && first_n < (size_t)want,
+	         "search view: End loads the rest page by page (%zu)", sv ? sv->list.n : 0);
+	kpt_app_close_views(app);
+	kpt_catalog_free(&app->cat);
+	kpt_docs_free(&app->docs);
+	kpi_close(&app->db);
+	kpt_bench_close(app);
+}
+
 int main(void)
 {
 	test_sanitize_next();
@@ -674,6 +750,7 @@ int main(void)
 		return kt_done();
 	}
 	test_catalog();
+	test_catalog_first_page();
 	test_dates();
 	test_list_filter();
 	test_worker();

@@ -4,7 +4,9 @@
 #include "kpt_xalloc.h"
 
 #include <curses.h>
+#include <errno.h>
 #include <locale.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -48,4 +50,17 @@ void kpt_bench_close(kpt_app *app)
 	fclose(b->out);
 	fclose(b->in);
 	free(b);
+}
+
+unsigned kpt_bench_rest(kpt_app *app)
+{
+	unsigned f = 0;
+	int fd;
+	while ((fd = kpt_catalog_fd(app)) >= 0) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			break;
+		f |= kpt_catalog_poll(app);
+	}
+	return f;
 }

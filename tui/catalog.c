@@ -5,6 +5,7 @@
  * rows with a larger seq are new (the store guarantees seqs increase). */
 #include "kpt_app.h"
 #include "kpt_catalog.h"
+#include "kpt_pipe.h"
 #include "kpt_xalloc.h"
 
 #include <errno.h>
@@ -56,7 +57,7 @@ static void pool_free(kpt_strpool **pool)
 /* ---- listing ---- */
 
 typedef struct load_ctx {
-	kpt_catalog *c;
+	int64_t seen_seq;        /* copied: a load may run on another thread */
 	kpt_strpool *pool;
 	kpt_group *g;
 	size_t ng, gcap;
@@ -81,7 +82,7 @@ static int on_group(void *ctx, const kpi_group_row *row)
 	g->first_seen = pool_dup(&lc->pool, row->first_seen);
 	g->count = row->count;
 	g->hosts = row->hosts;
-	g->nids = row->nreport_ids;
+	g->nids = row->nreport_ids;   /* 0: the counts alone are listed */
 	g->ids = kpt_xcalloc(g->nids, sizeof *g->ids);
 	if (g->nids)
 		memcpy(g->ids, row->report_ids, g->nids * sizeof *g->ids);
@@ -109,7 +110,7 @@ static int on_report(void *ctx, const kpi_report_row *row)
 	e->culprit = NULL;
 	e->group_id = row->group_id;
 	e->count = row->group_count;
-	e->is_new = row->seq > lc->c->seen_seq;
+	e->is_new = row->seq > lc->seen_seq;
 	if (row->seq > lc->max_seq)
 		lc->max_seq = row->seq;
 	return 0;
@@ -172,6 +173,61 @@ void kpt_catalog_save_state(kpt_app *app)
 	kpi_meta_set(app->db, SEEN_KEY, v, NULL); /* best effort: quitting anyway */
 }
 
+static void load_free(load_ctx *lc)
+{
+	for (size_t i = 0; i < lc->ng; i++)
+		free(lc->g[i].ids);
+	free(lc->g);
+	free(lc->e);
+	pool_free(&lc->pool);
+}
+
+/* The groups (their counts) and the reports: page NULL every one, else
+ * that page of them. */
+static kp_status load(kpi_db *db, load_ctx *lc, kpi_page *page, kp_error *err)
+{
+	kp_status st = kpi_list_group_counts(db, on_group, lc, err);
+	if (st == KP_OK)
+		st = page ? kpi_list_reports_page(db, page, on_report, lc, err)
+		          : kpi_list_reports(db, on_report, lc, err);
+	return st;
+}
+
+/* lc becomes the catalog (lc's memory with it): a new generation. */
+static void adopt(kpt_catalog *c, load_ctx *lc)
+{
+	gid_idx *ix = kpt_xcalloc(lc->ng, sizeof *ix);
+	for (size_t i = 0; i < lc->ng; i++)
+		ix[i] = (gid_idx){lc->g[i].id, i};
+	qsort(ix, lc->ng, sizeof *ix, cmp_gid);
+	for (size_t i = 0; i < lc->n; i++) {
+		gid_idx key = {lc->e[i].group_id, 0};
+		gid_idx *hit = lc->ng ? bsearch(&key, ix, lc->ng, sizeof *ix, cmp_gid) : NULL;
+		if (hit)
+			lc->e[i].culprit = lc->g[hit->idx].culprit;
+	}
+	free(ix);
+	undated_last(lc->e, lc->n);
+
+	for (size_t i = 0; i < c->ng; i++)
+		free(c->g[i].ids);
+	free(c->g);
+	free(c->e);
+	pool_free(&c->pool);
+	c->e = lc->e;
+	c->n = lc->n;
+	c->cap = lc->cap;
+	c->g = lc->g;
+	c->ng = lc->ng;
+	c->gcap = lc->gcap;
+	c->pool = lc->pool;
+	if (lc->max_seq > c->max_seq)
+		c->max_seq = lc->max_seq;
+	c->many_hosts = lc->many_hosts;
+	c->partial = false;
+	c->generation++;
+}
+
 kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
 {
 	kpt_catalog *c = &app->cat;
@@ -179,52 +235,166 @@ kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
 		return kp_error_set(err, KP_ERR_DB, 0, -1, "no index open");
 	if (!c->state_read)
 		read_state(app);
-	load_ctx lc = {.c = c};
-	kp_status st = kpi_list_groups(app->db, on_group, &lc, err);
-	if (st == KP_OK)
-		st = kpi_list_reports(app->db, on_report, &lc, err);
+	load_ctx lc = {.seen_seq = c->seen_seq};
+	kp_status st = load(app->db, &lc, NULL, err);
 	if (st != KP_OK) {
-		for (size_t i = 0; i < lc.ng; i++)
-			free(lc.g[i].ids);
-		free(lc.g);
-		free(lc.e);
-		pool_free(&lc.pool);
+		load_free(&lc);
 		return st;
 	}
-	gid_idx *ix = kpt_xcalloc(lc.ng, sizeof *ix);
-	for (size_t i = 0; i < lc.ng; i++)
-		ix[i] = (gid_idx){lc.g[i].id, i};
-	qsort(ix, lc.ng, sizeof *ix, cmp_gid);
-	for (size_t i = 0; i < lc.n; i++) {
-		gid_idx key = {lc.e[i].group_id, 0};
-		gid_idx *hit = lc.ng ? bsearch(&key, ix, lc.ng, sizeof *ix, cmp_gid) : NULL;
-		if (hit)
-			lc.e[i].culprit = lc.g[hit->idx].culprit;
-	}
-	free(ix);
-	undated_last(lc.e, lc.n);
-
-	for (size_t i = 0; i < c->ng; i++)
-		free(c->g[i].ids);
-	free(c->g);
-	free(c->e);
-	pool_free(&c->pool);
-	c->e = lc.e;
-	c->n = lc.n;
-	c->cap = lc.cap;
-	c->g = lc.g;
-	c->ng = lc.ng;
-	c->gcap = lc.gcap;
-	c->pool = lc.pool;
-	if (lc.max_seq > c->max_seq)
-		c->max_seq = lc.max_seq;
-	c->many_hosts = lc.many_hosts;
-	c->generation++;
+	adopt(c, &lc);
 	return KP_OK;
+}
+
+/* ---- the rest of the list in the background (kpt_catalog_open) ---- */
+
+/* One load of the whole list: the thread's until it posts it to the pipe
+ * (a pointer: far below PIPE_BUF, written whole), then the UI's. */
+typedef struct rest_job {
+	char *db_path;
+	unsigned generation;     /* the catalog's when it started */
+	int wfd;
+	load_ctx lc;
+	kp_status st;
+} rest_job;
+
+/* The pipe stays open while a load runs: a thread still running at exit
+ * must never write to a descriptor number reused for something else. */
+typedef struct kpt_catload {
+	int pipe[2];
+	bool running;
+	bool again;              /* a refresh was asked for while one ran */
+} kpt_catload;
+
+static void *rest_main(void *arg)
+{
+	rest_job *j = arg;
+	kpi_db *db = NULL;
+	kp_error err;
+	j->st = kpi_open(j->db_path, 0, &db, &err);
+	if (j->st == KP_OK)
+		j->st = load(db, &j->lc, NULL, &err);
+	kpi_close(&db);
+	(void)!write(j->wfd, &j, sizeof j);
+	return NULL;
+}
+
+static void job_free(rest_job *j)
+{
+	load_free(&j->lc);
+	free(j->db_path);
+	free(j);
+}
+
+/* Starts the load of the whole list; false when no thread could run. */
+static bool rest_start(kpt_app *app)
+{
+	kpt_catalog *c = &app->cat;
+	if (!c->rest) {
+		kpt_catload *l = kpt_xcalloc(1, sizeof *l);
+		if (!kpt_pipe_open(l->pipe)) {
+			free(l);
+			return false;
+		}
+		c->rest = l;
+	}
+	rest_job *j = kpt_xcalloc(1, sizeof *j);
+	j->db_path = kpt_xstrdup(app->cfg.db_path);
+	j->generation = c->generation;
+	j->wfd = c->rest->pipe[1];
+	j->lc.seen_seq = c->seen_seq;
+	pthread_attr_t at;
+	pthread_t t;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	int e = pthread_create(&t, &at, rest_main, j);
+	pthread_attr_destroy(&at);
+	if (e != 0) {
+		job_free(j);
+		return false;
+	}
+	c->rest->running = true;
+	return true;
+}
+
+kp_status kpt_catalog_open(kpt_app *app, kp_error *err)
+{
+	kpt_catalog *c = &app->cat;
+	if (!app->db)
+		return kp_error_set(err, KP_ERR_DB, 0, -1, "no index open");
+	if (!c->state_read)
+		read_state(app);
+	load_ctx lc = {.seen_seq = c->seen_seq};
+	kpi_page page = {.limit = KPT_CATALOG_FIRST};
+	kp_status st = load(app->db, &lc, &page, err);
+	if (st != KP_OK) {
+		load_free(&lc);
+		return st;
+	}
+	adopt(c, &lc);
+	if (page.done)
+		return KP_OK;
+	c->partial = true;
+	c->total = page.total;
+	if (!app->cfg.db_path[0] || !rest_start(app))
+		return kpt_catalog_reload(app, err);
+	return KP_OK;
+}
+
+void kpt_catalog_refresh(kpt_app *app)
+{
+	kpt_catalog *c = &app->cat;
+	kp_error err;
+	if (c->rest && c->rest->running)
+		c->rest->again = true;
+	else if (!app->db || !app->cfg.db_path[0] || !rest_start(app))
+		if (kpt_catalog_reload(app, &err) != KP_OK)
+			kpt_set_msg(app, "index: %s", err.msg);
+}
+
+int kpt_catalog_fd(const kpt_app *app)
+{
+	const kpt_catload *l = app->cat.rest;
+	return l && l->running ? l->pipe[0] : -1;
+}
+
+unsigned kpt_catalog_poll(kpt_app *app)
+{
+	kpt_catalog *c = &app->cat;
+	kpt_catload *l = c->rest;
+	rest_job *j;
+	unsigned f = 0;
+	while (l && read(l->pipe[0], &j, sizeof j) == (ssize_t)sizeof j) {
+		l->running = false;
+		/* a reload since it started has a list at least as new */
+		if (j->st == KP_OK && j->generation == c->generation) {
+			adopt(c, &j->lc);
+			memset(&j->lc, 0, sizeof j->lc);
+			f |= KPT_REDRAW;
+		} else if (j->generation == c->generation) {
+			c->partial = false;   /* the first page is all there will be */
+			kpt_set_msg(app, "index: the rest of the list could not be read");
+			f |= KPT_REDRAW;
+		}
+		job_free(j);
+		if (l->again) {
+			l->again = false;
+			kpt_catalog_refresh(app);
+		}
+	}
+	return f;
 }
 
 void kpt_catalog_free(kpt_catalog *c)
 {
+	if (c->rest && !c->rest->running) {
+		kpt_pipe_close(c->rest->pipe);
+		free(c->rest);
+	} else if (c->rest) {
+		static kpt_catload *volatile left_to_exit;   /* kept, and reachable, for the thread's write */
+		left_to_exit = c->rest;
+		(void)left_to_exit;
+	}
+	c->rest = NULL;
 	for (size_t i = 0; i < c->ng; i++)
 		free(c->g[i].ids);
 	free(c->g);

@@ -11,5 +11,8 @@
 
 kpt_app *kpt_bench_open(int rows, int cols);
 void kpt_bench_close(kpt_app *app);
+/* Waits for the catalog's background load (kpt_catalog_open) and takes
+ * it in as the loop would; the or-ed kpt_catalog_poll results. */
+unsigned kpt_bench_rest(kpt_app *app);
 
 #endif

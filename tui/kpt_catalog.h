@@ -46,11 +46,30 @@ typedef struct kpt_catalog {
 	size_t scan_files, scan_new;
 	size_t scan_total;       /* files the scan counted before it began (0: not yet) */
 	char scan_path[256];
+	/* kpt_catalog_open: the first page is in, the rest loading */
+	bool partial;
+	size_t total;            /* reports in the index when the first page was read */
+	struct kpt_catload *rest;   /* the background load of the rest, or NULL */
 } kpt_catalog;
 
 /* Re-reads groups and reports from app->db (which also keeps the "seen"
  * state between launches, kpi_meta). */
 kp_status kpt_catalog_reload(kpt_app *app, kp_error *err);
+/* The first load, for a quick first paint on a big index: the groups and
+ * the newest KPT_CATALOG_FIRST reports now (partial set when there are
+ * more), the whole list on a thread of its own with its own connection
+ * to app->cfg.db_path, adopted by kpt_catalog_poll as a reload would be
+ * (dropped when a reload came first).  kpt_catalog_fd / kpt_catalog_poll
+ * are an event source of the app's loop; without one (no thread) the
+ * whole list loads at once. */
+#define KPT_CATALOG_FIRST 200
+kp_status kpt_catalog_open(kpt_app *app, kp_error *err);
+/* A reload on that thread (the scanner's, as reports arrive): the list
+ * on screen stays until the new one is in; one load at a time, another
+ * after it when asked meanwhile.  At once without a thread. */
+void kpt_catalog_refresh(kpt_app *app);
+int kpt_catalog_fd(const kpt_app *app);   /* -1 when nothing is loading */
+unsigned kpt_catalog_poll(kpt_app *app);  /* KPT_REDRAW when the rest came in */
 void kpt_catalog_free(kpt_catalog *c);
 const kpt_entry *kpt_catalog_find(const kpt_catalog *c, int64_t id);
 /* Remembers the largest id seen, for the next launch's "new" marks. */

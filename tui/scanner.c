@@ -140,16 +140,14 @@ unsigned kpt_scanner_poll(kpt_app *app)
 	char msg[256];
 	snprintf(msg, sizeof msg, "%s", s->msg);
 	pthread_mutex_unlock(&s->mu);
-	kp_error err;
 	if (done) {
 		bool again = s->again;
 		kpt_scanner_stop(app);
 		app->cat.scanning = false;
 		if (again)
 			kpt_scanner_rescan(app);
-		if (kpt_catalog_reload(app, &err) != KP_OK)
-			kpt_set_msg(app, "index: %s", err.msg);
-		else if (msg[0])
+		kpt_catalog_refresh(app);   /* in the background: the list stays usable */
+		if (msg[0])
 			kpt_set_msg(app, "%s", msg);
 		return KPT_REDRAW;
 	}
@@ -157,8 +155,7 @@ unsigned kpt_scanner_poll(kpt_app *app)
 	if (app->cat.scan_new > s->reloaded_at_new && since(&s->last_reload) > 0.5) {
 		s->reloaded_at_new = app->cat.scan_new;
 		clock_gettime(CLOCK_MONOTONIC, &s->last_reload);
-		if (kpt_catalog_reload(app, &err) != KP_OK)
-			kpt_set_msg(app, "index: %s", err.msg);
+		kpt_catalog_refresh(app);
 	}
 	return KPT_REDRAW;
 }

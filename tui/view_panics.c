@@ -255,10 +255,11 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 	}
 	if (v->list.n == 0) {
 		int y = y0 + 2;
-		if (kinds[p->kind] && !p->groups && app->cat.n) {
+		bool loading = kpt_catalog_fd(app) >= 0;   /* the rest of the list still coming */
+		if (kinds[p->kind] && !p->groups && app->cat.n && !loading) {
 			kpt_putf(y, 2, width - 4, KPT_ST_NORMAL, false, "No %s reports here (f: the next kind).",
 			         kinds[p->kind]);
-		} else if (app->cat.scanning) {
+		} else if (app->cat.scanning || loading) {
 			kpt_put(y, 2, width - 4, "Indexing panic reports...", KPT_ST_DIM, false);
 		} else if (app->cfg.no_reports_folder) {
 			kpt_put(y++, 2, width - 4, "No panic report folder on this machine", KPT_ST_ERROR, false);

@@ -6,7 +6,9 @@
  * kext search (`K`, kpt_view_kext_search) is the same view taking only
  * bundle ids: a full one or its last part (IOUSBHostFamily finds
  * com.apple.iokit.IOUSBHostFamily).  Results are copied out of the index
- * callbacks, which only lend their rows. */
+ * callbacks, which only lend their rows, a page at a time: the first when
+ * searching, the next when the cursor comes within a screen of the last
+ * row loaded. */
 #include "kpt_app.h"
 #include "kpt_date.h"
 #include "kpt_draw.h"
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define SEARCH_PAGE 200   /* rows per page: a few screens */
 
 typedef struct hit {
 	int64_t id;
@@ -30,6 +34,7 @@ typedef struct search_priv {
 	bool searched;
 	bool kext;              /* the query is a bundle id */
 	bool kext_only;         /* K: every query is one */
+	kpi_page page;          /* where the next page starts; total */
 	char error[300];
 	kpt_entry push;
 } search_priv;
@@ -101,15 +106,35 @@ static void run_search(kpt_view *v, const char *q)
 	kp_error err;
 	p->searched = true;
 	kp_status st = KP_OK;
+	p->page = (kpi_page){.limit = SEARCH_PAGE};
 	if (v->app->db)
-		st = p->kext ? kpi_search_kext(v->app->db, p->query, on_hit, p, NULL, &err)
-		             : kpi_search_uuid(v->app->db, p->query, on_hit, p, NULL, &err);
+		st = kpi_search_page(v->app->db, p->kext ? KPI_SEARCH_KEXT : KPI_SEARCH_UUID, p->query,
+		                     &p->page, on_hit, p, &err);
 	if (!v->app->db)
 		snprintf(p->error, sizeof p->error, "no index open");
 	else if (st != KP_OK)
 		snprintf(p->error, sizeof p->error, "%s", err.msg);
 	v->list.cur = v->list.top = 0;
 	kpt_list_reset(&v->list, p->n);
+}
+
+/* The next page when the cursor is within a screen of the last row. */
+static void more_hits(kpt_view *v, int h)
+{
+	search_priv *p = v->priv;
+	size_t cur;
+	if (p->page.done || p->error[0] || !v->app->db || !kpt_list_current(&v->list, &cur) ||
+	    cur + (size_t)(h > 0 ? h : 1) < p->n)
+		return;
+	kp_error err;
+	if (kpi_search_page(v->app->db, p->kext ? KPI_SEARCH_KEXT : KPI_SEARCH_UUID, p->query, &p->page,
+	                    on_hit, p, &err) != KP_OK) {
+		snprintf(p->error, sizeof p->error, "%s", err.msg);
+		return;
+	}
+	kpt_list_reset(&v->list, p->n);
+	if (v->list.filter[0])
+		kpt_list_refilter(v);
 }
 
 static unsigned prompt_done(kpt_app *app, kpt_view *v, const char *text, bool final)
@@ -193,8 +218,10 @@ static void search_draw(kpt_view *v, int y0, int h, int width)
 		        KPT_ST_DIM, false);
 		return;
 	}
-	kpt_putf(y0, 0, width, KPT_ST_HEADER, true, "%zu panic%s with %s %s", p->n, p->n == 1 ? "" : "s",
-	         p->kext ? "kext" : "UUID", p->query);
+	more_hits(v, h);
+	size_t total = p->page.done ? p->n : p->page.total;
+	kpt_putf(y0, 0, width, KPT_ST_HEADER, true, "%zu panic%s with %s %s%s", total, total == 1 ? "" : "s",
+	         p->kext ? "kext" : "UUID", p->query, p->page.done ? "" : " (the newest first, more as you scroll)");
 	if (p->error[0]) {
 		kpt_put(y0 + 2, 2, width - 4, p->error, KPT_ST_ERROR, false);
 		return;
