@@ -59,6 +59,13 @@ uint64_t kp_macho_seg(const kp_macho_slice *s);
 bool kp_macho_section(const kp_macho_slice *s, const char *segname, const char *sectname,
                       const unsigned char **data, uint64_t *size, uint64_t *addr);
 
+/* The section holding addr (the first non-empty one): false when none
+ * does.  *data is NULL when the file holds no bytes for it (zerofill, or
+ * a dSYM's copy of the binary's headers); names are owned by m. */
+bool kp_macho_section_at(const kp_macho_slice *s, uint64_t addr, const char **segname,
+                         const char **sectname, const unsigned char **data, uint64_t *size,
+                         uint64_t *start);
+
 /* Nearest preceding defined symbol in the slice's LC_SYMTAB (names as the
  * symtab holds them, leading '_' included): false when none precedes addr
  * inside its section.  *name is owned by m. */

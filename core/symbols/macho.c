@@ -617,6 +617,27 @@ bool kp_macho_section(const kp_macho_slice *s, const char *segname, const char *
 	return false;
 }
 
+bool kp_macho_section_at(const kp_macho_slice *s, uint64_t addr, const char **segname,
+                         const char **sectname, const unsigned char **data, uint64_t *size,
+                         uint64_t *start)
+{
+	if (!s)
+		return false;
+	const struct mslice *ms = (const struct mslice *)s;
+	for (size_t i = 0; i < ms->nsects; i++) {
+		const struct msect *x = &ms->sects[i];
+		if (x->size == 0 || addr < x->addr || addr - x->addr >= x->size)
+			continue;
+		*segname = x->segname;
+		*sectname = x->sectname;
+		*data = x->data;
+		*size = x->size;
+		*start = x->addr;
+		return true;
+	}
+	return false;
+}
+
 bool kp_macho_damaged(const kp_macho *m)
 {
 	return m && kp__mapguard_hit(m->guard);
