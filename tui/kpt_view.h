@@ -66,11 +66,17 @@ extern const kpt_view_ops kpt_view_source;   /* arg: kpt_source_arg* */
 extern const kpt_view_ops kpt_view_search;   /* arg: const char *uuid, or NULL to prompt */
 extern const kpt_view_ops kpt_view_help;     /* arg: NULL */
 extern const kpt_view_ops kpt_view_group;    /* arg: kpt_group* */
+extern const kpt_view_ops kpt_view_disasm;   /* arg: kpt_disasm_arg* */
 
 typedef struct kpt_process_arg {
 	kpt_doc *doc;
 	size_t proc, thread;
 } kpt_process_arg;
+
+typedef struct kpt_disasm_arg {
+	kpt_doc *doc;
+	size_t proc, thread, frame;
+} kpt_disasm_arg;
 
 typedef struct kpt_source_arg {
 	const char *file;

@@ -37,6 +37,7 @@ typedef struct thread_priv {
 	kpt_source_arg push;
 	char push_file[1024], push_func[512];
 	kpt_process_arg owner;   /* o: the thread this one waits for */
+	kpt_disasm_arg disasm;   /* d: the selected frame */
 } thread_priv;
 
 static const kp_thread *thr(kpt_view *v)
@@ -398,6 +399,10 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 	}
 	if (req == KPT_REQ_COPY || req == KPT_REQ_COPYALL)
 		return thread_copy(v, req == KPT_REQ_COPYALL);
+	if (req == KPT_REQ_DISASM && kpt_list_current(&v->list, &row)) {
+		p->disasm = (kpt_disasm_arg){p->at.doc, p->at.proc, p->at.thread, p->rows[row].frame};
+		return kpt_push_later(v->app, &kpt_view_disasm, &p->disasm);
+	}
 	if (req != KPT_REQ_ENTER && req != KPT_REQ_EDIT)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))
