@@ -203,6 +203,12 @@ tt_check "group: Enter opens a member's report" "Summary" 5
 # ---- d on a frame: the instructions around it, its address marked, targets named
 demo
 tt_keys Enter; tt_wait "Summary" 5; tt_wait "kernel_bootstrap_thread" 20; tt_stable
+if "$KPBROWSE" show --disasm 1 /dev/null 2>&1 | grep -q "without Capstone"; then
+	tt_keys /; tt_keys "panic (fakekernel.c:72)"; tt_keys Enter; tt_stable
+	tt_keys d
+	tt_check "built without Capstone: d says how to get it" "d: this kpbrowse was built without Capstone" 5
+	done_testing
+fi
 tt_keys d
 tt_check "d off a frame row says what it wants" "d disassembles a frame: select one of the backtrace" 5
 tt_keys /; tt_keys "panic (fakekernel.c:72)"; tt_keys Enter; tt_stable
