@@ -195,6 +195,27 @@ static void set_note(kpt_sym *s, const char *note)
 	s->note = kpt_xstrdup(note);
 }
 
+/* The thread of q's frame, its report told to the kp_symbols; NULL with
+ * *why when there is no symboliser or the frame is out of range. */
+static const kp_thread *frame_thread(kpt_worker *w, const wreq *q, size_t frame, const char **why)
+{
+	const kp_report *r = q->doc->r;
+	if (!w->sym) {
+		*why = "no symboliser";
+		return NULL;
+	}
+	if (w->serial != q->doc->serial) {
+		kp_symbols_set_report(w->sym, r);
+		w->serial = q->doc->serial;
+	}
+	if (q->proc >= r->nprocesses || q->thread >= r->processes[q->proc].nthreads ||
+	    frame >= r->processes[q->proc].threads[q->thread].nframes) {
+		*why = "frame out of range";
+		return NULL;
+	}
+	return &r->processes[q->proc].threads[q->thread];
+}
+
 /* Answers frame of q; the report is q->doc->r (read-only here). */
 static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 {
@@ -206,22 +227,13 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 	m->frame = frame;
 	m->sym.state = KPT_SYM_DONE;
 	const kp_report *r = q->doc->r;
-	if (!w->sym) {
+	const char *why;
+	const kp_thread *t = frame_thread(w, q, frame, &why);
+	if (!t) {
 		m->sym.status = KP_SYM_ERROR;
-		set_note(&m->sym, "no symboliser");
+		set_note(&m->sym, why);
 		return m;
 	}
-	if (w->serial != q->doc->serial) {
-		kp_symbols_set_report(w->sym, r);
-		w->serial = q->doc->serial;
-	}
-	if (q->proc >= r->nprocesses || q->thread >= r->processes[q->proc].nthreads ||
-	    frame >= r->processes[q->proc].threads[q->thread].nframes) {
-		m->sym.status = KP_SYM_ERROR;
-		set_note(&m->sym, "frame out of range");
-		return m;
-	}
-	const kp_thread *t = &r->processes[q->proc].threads[q->thread];
 	kp_symresult res;
 	m->sym.status = kp_symbols_frame(w->sym, r, t, frame, &res);
 	if (res.path)
@@ -262,23 +274,14 @@ static kpt_wmsg *disassemble(kpt_worker *w, const wreq *q, size_t frame)
 	m->kind = WMSG_DISASM;
 	m->doc = q->doc;
 	m->job = q->job;
-	const kp_report *r = q->doc->r;
 	kpt_disasm_job *j = q->job;
-	if (!w->sym) {
-		j->status = kp_error_set(&j->err, KP_ERR_USAGE, 0, -1, "no symboliser");
+	const char *why;
+	const kp_thread *t = frame_thread(w, q, frame, &why);
+	if (!t) {
+		j->status = kp_error_set(&j->err, KP_ERR_USAGE, 0, -1, "%s", why);
 		return m;
 	}
-	if (w->serial != q->doc->serial) {
-		kp_symbols_set_report(w->sym, r);
-		w->serial = q->doc->serial;
-	}
-	if (q->proc >= r->nprocesses || q->thread >= r->processes[q->proc].nthreads ||
-	    frame >= r->processes[q->proc].threads[q->thread].nframes) {
-		j->status = kp_error_set(&j->err, KP_ERR_USAGE, 0, -1, "frame out of range");
-		return m;
-	}
-	j->status = kp_disasm_frame(w->sym, r, &r->processes[q->proc].threads[q->thread], frame,
-	                            j->count, &j->d, &j->err);
+	j->status = kp_disasm_frame(w->sym, q->doc->r, t, frame, j->count, &j->d, &j->err);
 	return m;
 }
 
