@@ -160,6 +160,31 @@ static void frame_cases(void)
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	KT_CHECK(system(cmd) == 0, "cleaned up");
 	kp_report_free(&r);
+
+	/* hostile: a frame far outside the kernel's sections */
+	char bad[] = "/tmp/kpdisasm-out.XXXXXX";
+	int fd = mkstemp(bad);
+	if (fd >= 0)
+		close(fd);
+	snprintf(cmd, sizeof cmd, "sed 's/0xffffff8012c00544/0xffffff8012cf0544/g' '%s' >'%s'",
+	         KP_FIXTURES "/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic", bad);
+	KT_CHECK(fd >= 0 && system(cmd) == 0 && kp_report_load(bad, &r, &err) == KP_OK,
+	         "a report with frame 0 at kernel + 0xf0544");
+	unlink(bad);
+	if (!r)
+		return;
+	t = kp_report_panicked_thread(r, &p);
+	o.paths = paths;
+	KT_CHECK(kp_symbols_new(&o, &s, &err) == KP_OK, "symbols (outside)");
+	kp_symbols_set_report(s, r);
+	kp_disasm d2;
+	st = kp_disasm_frame(s, r, t, 0, 3, &d2, &err);
+	KT_CHECK(st == KP_ERR_NOTFOUND && strstr(err.msg, "0xf0544 is outside every section of the "
+	                                                  "image 4C4C44EF-5555-3144-A1CD-413F9846D32A"),
+	         "address outside __TEXT: one named error (%s)", err.msg);
+	KT_CHECK(d2.n == 0 && d2.insns == NULL, "address outside __TEXT: nothing handed out");
+	kp_symbols_free(&s);
+	kp_report_free(&r);
 }
 
 int main(void)
