@@ -90,6 +90,7 @@ keys Tab; wait_for "Binary images"; shot 04-images
 keys Tab Enter; wait_for "panicked"; shot 05-process
 keys Enter; wait_for "fakekext.cpp:128" 100; shot 06-thread
 keys j j Enter; wait_for ">    74"; shot 07-source
-keys Escape u "4C4C44A3" Enter; wait_for "panics with UUID"; shot 08-uuid-search
+keys Escape d; wait_for "frame 2 at 0x" 100; shot 10-disasm
+keys d u "4C4C44A3" Enter; wait_for "panics with UUID"; shot 08-uuid-search
 keys "?"; wait_for "this help"; shot 09-help
 keys q
