@@ -8,7 +8,8 @@ numbers compared by value ("#0x10", "16", "0x10"; modulo 2^64), LLVM's "<symbol>
 "## comment" tails dropped, and Capstone 4's spellings of a few LLVM aliases
 (movz -> mov).  Instructions Capstone cannot decode ("(bad)": newer ISA
 such as arm64e PAC) are counted and skipped.  A branch target must equal
-LLVM's address and name the symbol holding it.  Prints "ok N instructions
+LLVM's address and name the symbol holding it, or for a symbol stub the
+symbol `llvm-objdump-19 --macho --indirect-symbols` gives it.  Prints "ok N instructions
 (M frames, K skipped)" or what differs."""
 import json, re, subprocess, sys
 
@@ -53,6 +54,19 @@ def objdump(path, arch, lo, hi):
             got[int(m.group(1), 16)] = (raw.replace(" ", ""), m.group(3), m.group(4), line)
     return got
 
+def stubs(path, arch):
+    """address -> symbol of every symbol stub, from --indirect-symbols"""
+    cmd = ["llvm-objdump-19", "--macho", "--indirect-symbols", "--arch=" + arch, path]
+    out = subprocess.run(cmd, capture_output=True, text=True).stdout
+    got, on = {}, False
+    for line in out.splitlines():
+        if line.startswith("Indirect symbols for"):
+            on = "stub" in line and "helper" not in line
+        m = re.match(r"^0x([0-9a-f]+)\s+\d+\s+(\S+)$", line)
+        if on and m:
+            got[int(m.group(1), 16)] = m.group(2)
+    return got
+
 bad, n, frames, skipped, named = [], 0, 0, 0, 0
 for r in reports:
     for p in r["processes"]:
@@ -89,7 +103,12 @@ for r in reports:
                         if m and int(m.group(1), 16) != int(i["target"]["address"], 16):
                             bad.append("%s: target %s, llvm-objdump-19: %s" % (i["address"], i["target"]["address"], line.strip()))
                         sym = i["target"]["symbol"]
-                        if m and sym:
+                        if sym and sym.startswith("stub for "):
+                            named += 1
+                            tgt = int(i["target"]["address"], 16)
+                            if stubs(path, arch).get(tgt, "")[1:] != sym[9:]:
+                                bad.append("%s: target <%s>, llvm-objdump-19 --indirect-symbols: %s" % (i["address"], sym, stubs(path, arch).get(tgt)))
+                        elif m and sym:
                             named += 1
                             # LLVM: the raw nlist name; kpbrowse: demangled, '_' dropped
                             lname, _, loff = m.group(2).partition("+")

@@ -5,6 +5,7 @@
  * a slice that is not there, a dSYM whose binary is missing: one named
  * error each, no crash (run under ASan with KP_SANITIZE). */
 #include "kp_disasm.h"
+#include "kp_macho.h"
 #include "kt.h"
 
 #include <stdio.h>
@@ -90,6 +91,25 @@ static void file_cases(void)
 	st = kp_disasm_file(tmp, NULL, 0x550, 6, &d, &err);
 	KT_CHECK(st == KP_ERR_FORMAT && d.n == 0, "truncated binary: one FORMAT error (%s)", err.msg);
 	unlink(tmp);
+
+	/* a call through a symbol stub names the symbol (LC_DYSYMTAB) */
+	kp_macho *mo = NULL;
+	const char *name = NULL;
+	if (kp_macho_open(BIN "/fakekext.arm64", &mo, &err) == KP_OK) {
+		const kp_macho_slice *sl = kp_macho_slice_at(mo, 0);
+		KT_CHECK(kp_macho_stub_symbol(sl, 0x574, &name) && strcmp(name, "_panic") == 0,
+		         "stub at 0x574: _panic (%s)", name ? name : "none");
+		KT_CHECK(kp_macho_stub_symbol(sl, 0x570, &name) && strcmp(name, "_IOLog") == 0,
+		         "inside the stub at 0x568: _IOLog");
+		KT_CHECK(!kp_macho_stub_symbol(sl, 0x580, &name), "the stub helper is no stub");
+		KT_CHECK(!kp_macho_stub_symbol(sl, 0xc000, &name), "__text is no stub");
+		kp_macho_close(&mo);
+	}
+	st = kp_disasm_file(BIN "/fakekext.arm64", NULL, 0xc1f0, 3, &d, &err);
+	KT_CHECK(st == KP_OK && d.n == 3 && d.insns[0].has_target && d.insns[0].target == 0x574,
+	         "the kext's call to panic goes through its stub");
+	KT_STREQ(st == KP_OK ? d.insns[0].target_name : NULL, "stub for panic", "the stub named");
+	kp_disasm_free(&d);
 
 	/* count 0 and a huge count are clamped, not trusted */
 	st = kp_disasm_file(BIN "/fakekext.x86_64", NULL, 0x550, 0, &d, &err);

@@ -49,6 +49,8 @@ check "$(grep -c '^       -> ' "$tmp/out")" = 5 "one mark under each of the 5 fr
 check_grep "^          0xc094:  ec ff ff 97  *bl 0xc044 <panic_trap_to_debugger>$" "$tmp/arm" \
 	"arm64: bl with its target named, no '#'"
 check_grep "tbz w0, #0x1f, 0xc2ec <fakekext_interrupt+0x4c>" "$tmp/arm" "arm64: a branch inside a function: symbol+offset"
+check_grep "^          0xc1ec:  e2 d0 ff 97  *bl 0x574 <stub for panic>$" "$tmp/arm" \
+	"arm64: a call through a symbol stub names the symbol"
 
 # --- JSON: additive keys on each frame ----------------------------------------
 "$kp" show --json --disasm 3 --dsym "$KP_FIXTURES/bin" "$demo" >"$tmp/j.json"

@@ -84,11 +84,19 @@ static void name_target(const namer *nm, uint64_t addr, char *out, size_t size)
 	for (int k = 0; k < 2; k++) {
 		const char *name;
 		uint64_t off;
-		if (!nm->m[k] || !kp_macho_symbol(nm->m[k], nm->sl[k], addr, &name, &off))
+		bool stub = false;
+		if (!nm->m[k])
 			continue;
+		if (!kp_macho_symbol(nm->m[k], nm->sl[k], addr, &name, &off)) {
+			if (!kp_macho_stub_symbol(nm->sl[k], addr, &name))
+				continue;
+			stub = true;
+		}
 		char *dm = kp_demangle(name);
 		const char *shown = dm ? dm : name[0] == '_' ? name + 1 : name;
-		if (off)
+		if (stub)
+			snprintf(out, size, "stub for %s", shown);
+		else if (off)
 			snprintf(out, size, "%s+0x%" PRIx64, shown, off);
 		else
 			snprintf(out, size, "%s", shown);

@@ -1,7 +1,8 @@
 /* kp_disasm.h: the machine code around a frame's address, decoded with
  * Capstone (disasm.c is the only user of Capstone in kpbrowse) for arm64
  * and x86_64 (Intel syntax), branch and call targets named from the symbol
- * table.  The bytes come from the Mach-O file with the frame's image UUID
+ * table (a call through a symbol stub names the symbol: "stub for
+ * IOLog").  The bytes come from the Mach-O file with the frame's image UUID
  * that holds them: the dSYM itself when its __TEXT has bytes (real ones
  * usually do not), else the binary next to it (Foo.kext.dSYM ->
  * Foo.kext/Contents/MacOS/Foo or Foo.kext/Foo, kernel.dSYM -> kernel),
@@ -37,7 +38,8 @@ typedef struct kp_disasm_insn {
 	char operands[160];      /* as Capstone prints them */
 	bool has_target;         /* a relative branch or call */
 	uint64_t target;
-	char target_name[200];   /* "FakeDriver::start(IOService*)+0x30", "" unknown */
+	char target_name[200];   /* "FakeDriver::start(IOService*)+0x30", "stub for IOLog",
+	                            "" unknown */
 	bool marked;             /* holds the frame's address */
 } kp_disasm_insn;
 

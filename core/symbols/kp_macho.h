@@ -72,6 +72,12 @@ bool kp_macho_section_at(const kp_macho_slice *s, uint64_t addr, const char **se
 bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
                      const char **name, uint64_t *offset);
 
+/* The symbol a symbol stub at addr jumps to (S_SYMBOL_STUBS sections named
+ * through LC_DYSYMTAB's indirect table: `bl 0x574` -> "_panic"), as the
+ * symtab holds it; false when addr is in no stub or the stub names no
+ * symbol.  *name is owned by m. */
+bool kp_macho_stub_symbol(const kp_macho_slice *s, uint64_t addr, const char **name);
+
 /* Calls fn with every address where kp_macho_symbol's answer may change:
  * each section's start and end and each defined symbol's address, in no
  * particular order, repeats possible (for building a symbol cache).  Same
