@@ -81,6 +81,13 @@ check "$?" = 0 "dSYM without its binary: exit 0"
 check "$(grep -c 'no code bytes: the binary with UUID 4C4C44EF-5555-3144-A1CD-413F9846D32A was not found (looked in ' "$tmp/out")" = 5 \
 	"dSYM without its binary: why, under each frame"
 check_grep "panic_trap_to_debugger" "$tmp/out" "dSYM without its binary: frames still symbolicated"
+# paths too long for the message: cut with an ellipsis, never mid-path
+long=$tmp/$(printf '%0200d' 0)
+mkdir -p "$long"
+cp -R "$KP_FIXTURES/bin/fakekernel.x86_64.dSYM" "$long/"
+"$kp" show --disasm 4 --dsym "$long" "$demo" >"$tmp/out" 2>"$tmp/err"
+check_grep "was not found (looked in …, the dSYM search folders)" "$tmp/out" \
+	"a path longer than the message has room for: an ellipsis"
 # a truncated binary next to it: the same, no crash
 head -c 1400 "$KP_FIXTURES/bin/fakekernel.x86_64" >"$tmp/lone/fakekernel.x86_64"
 "$kp" show --disasm 4 --dsym "$tmp/lone" "$demo" >"$tmp/out" 2>"$tmp/err"

@@ -454,9 +454,12 @@ kp_status kp_disasm_frame(kp_symbols *s, const kp_report *r, const kp_thread *t,
 		if (st != KP_ERR_NOTFOUND)
 			return st;
 		outside |= fit == FIT_OUTSIDE;
-		if (k > 0 && strlen(looked) + strlen(path) + 3 < sizeof looked)
+		if (k > 0 && strlen(looked) + strlen(path) + 3 + sizeof ", …" < sizeof looked)
 			snprintf(looked + strlen(looked), sizeof looked - strlen(looked), "%s%s",
 			         looked[0] ? ", " : "", path);
+		else if (k > 0 && !strstr(looked, "…"))
+			snprintf(looked + strlen(looked), sizeof looked - strlen(looked), "%s…",
+			         looked[0] ? ", " : "");   /* the message has room for a few paths */
 	}
 	if (outside)
 		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1,
