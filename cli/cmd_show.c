@@ -1,4 +1,5 @@
 /* cmd_show.c: `kpbrowse show`: a summary of each report, or JSON. */
+#include "kp_disasm.h"
 #include "kp_index.h"
 #include "kp_report_json.h"
 #include "kp_report.h"
@@ -21,7 +22,49 @@ typedef struct show_opts {
 	const char *dsyms[MAX_DSYM_PATHS];
 	size_t ndsyms;
 	kp_symbols *sym;   /* NULL with --no-symbols */
+	size_t disasm;     /* --disasm N: instructions around each frame */
 } show_opts;
+
+/* --disasm: the instructions around frame i as a "disasm" array (null and
+ * "disasm_error" when there are none); frames without symbols get nulls. */
+static void json_disasm(show_opts *o, const kp_report *r, const kp_thread *t, size_t i,
+                        bool symbolicated, cJSON *obj)
+{
+	kp_disasm d;
+	kp_error err;
+	if (!symbolicated || kp_disasm_frame(o->sym, r, t, i, o->disasm, &d, &err) != KP_OK) {
+		cJSON_AddItemToObject(obj, "disasm", cJSON_CreateNull());
+		cJSON_AddItemToObject(obj, "disasm_error",
+		                      symbolicated ? cJSON_CreateString(err.msg) : cJSON_CreateNull());
+		return;
+	}
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t k = 0; k < d.n; k++) {
+		const kp_disasm_insn *in = &d.insns[k];
+		cJSON *e = cJSON_CreateObject();
+		char hex[2 * sizeof in->bytes + 1] = "";
+		for (unsigned b = 0; b < in->nbytes; b++)
+			snprintf(hex + 2 * b, sizeof hex - 2 * b, "%02x", in->bytes[b]);
+		cJSON_AddItemToObject(e, "address", kp_report_json_hex(in->address));
+		cJSON_AddStringToObject(e, "bytes", hex);
+		cJSON_AddStringToObject(e, "mnemonic", in->mnemonic);
+		cJSON_AddStringToObject(e, "operands", in->operands);
+		cJSON *tg = cJSON_CreateNull();
+		if (in->has_target) {
+			cJSON_Delete(tg);
+			tg = cJSON_CreateObject();
+			cJSON_AddItemToObject(tg, "address", kp_report_json_hex(in->target));
+			cJSON_AddItemToObject(tg, "symbol", in->target_name[0] ? cJSON_CreateString(in->target_name)
+			                                                       : cJSON_CreateNull());
+		}
+		cJSON_AddItemToObject(e, "target", tg);
+		cJSON_AddBoolToObject(e, "marked", in->marked);
+		cJSON_AddItemToArray(arr, e);
+	}
+	cJSON_AddItemToObject(obj, "disasm", arr);
+	cJSON_AddItemToObject(obj, "disasm_error", cJSON_CreateNull());
+	kp_disasm_free(&d);
+}
 
 static void json_frame(void *ctx, const kp_report *r, const kp_process *p, const kp_thread *t,
                        size_t i, cJSON *obj)
@@ -52,6 +95,8 @@ static void json_frame(void *ctx, const kp_report *r, const kp_process *p, const
 	cJSON_AddItemToObject(obj, "lookup_address", has_lookup ? kp_report_json_hex(lookup) : cJSON_CreateNull());
 	cJSON_AddItemToObject(obj, "symbols", syms);
 	cJSON_AddItemToObject(obj, "symbol_source", source ? cJSON_CreateString(source) : cJSON_CreateNull());
+	if (o->disasm)
+		json_disasm(o, r, t, i, source != NULL, obj);
 }
 
 /* FILE, or @ID from the index (the archived original, so it works after the
@@ -79,6 +124,7 @@ static const struct option show_options[] = {
 	{"no-symbols", no_argument, NULL, 'n'},
 	{"dsym", required_argument, NULL, 'd'},
 	{"json", no_argument, NULL, 'j'},
+	{"disasm", required_argument, NULL, 'A'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
 };
@@ -88,7 +134,7 @@ int kpc_cmd_show(int argc, char **argv)
 	show_opts o = {0};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jhnd:D:", show_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jhnd:D:A:", show_options, NULL)) != -1) {
 		switch (c) {
 		case 'D': o.db_path = optarg; break;
 		case 'j': o.json = true; break;
@@ -100,6 +146,16 @@ int kpc_cmd_show(int argc, char **argv)
 			}
 			o.dsyms[o.ndsyms++] = optarg;
 			break;
+		case 'A': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || n == 0 || n > KP_DISASM_MAX) {
+				kpt_usage_error("show: --disasm wants a count of instructions, 1 to %d", KP_DISASM_MAX);
+				return KPT_EXIT_BAD;
+			}
+			o.disasm = n;
+			break;
+		}
 		case 'h':
 			return KPC_HELP;
 		default: return KPT_EXIT_BAD;
@@ -107,6 +163,14 @@ int kpc_cmd_show(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		kpt_usage_error("show: no report given");
+		return KPT_EXIT_BAD;
+	}
+	if (o.disasm && o.no_symbols) {
+		kpt_usage_error("show: --disasm needs symbols (it cannot go with --no-symbols)");
+		return KPT_EXIT_BAD;
+	}
+	if (o.disasm && !kp_disasm_available()) {
+		kpt_usage_error("show: --disasm: %s", kp_disasm_missing());
 		return KPT_EXIT_BAD;
 	}
 	if (!o.no_symbols) {
@@ -155,7 +219,7 @@ int kpc_cmd_show(int argc, char **argv)
 				putchar('\n');
 			nprinted++;
 		} else {
-			kpt_report_text(stdout, r, o.sym);
+			kpt_report_text_disasm(stdout, r, o.sym, o.disasm);
 		}
 		kp_report_free(&r);
 		if (ferror(stdout))

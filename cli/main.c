@@ -25,8 +25,10 @@ typedef struct command {
 
 static const command commands[] = {
 	{"show", kpc_cmd_show,
-	 "show [--json] [--no-symbols] [--dsym PATH]... [--db PATH] FILE|@ID...",
-	 "Prints each report (a file, or @ID from the index) with its frames symbolicated.\n"},
+	 "show [--json] [--no-symbols] [--dsym PATH]... [--disasm N] [--db PATH] FILE|@ID...",
+	 "Prints each report (a file, or @ID from the index) with its frames symbolicated.\n"
+	 "--disasm N: N instructions around every symbolicated frame (Capstone), read\n"
+	 "from the binary next to its dSYM.\n"},
 	{"lookup", kpc_cmd_lookup,
 	 "lookup --dsym FILE [--arch ARCH] [ADDR...]",
 	 "Reads addresses (hex) from the arguments, or one per line from stdin.\n"},

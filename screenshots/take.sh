@@ -75,9 +75,10 @@ take() {
 	keys Tab Enter; wait_for "panicked"; shot 07-process
 	keys Enter; wait_for "fakekernel.c:62" 100; shot 08-thread
 	keys j j Enter; wait_for "74"; shot 09-source
-	keys Escape u "4C4C44A3" Enter; wait_for "panics with UUID"; shot 10-uuid-search
-	keys Escape K FakeDriver Enter; wait_for "panics with kext"; shot 11-kext-search
-	keys "?"; wait_for "> Help"; shot 12-help
+	keys Escape d; wait_for "frame 2 at 0x" 100; shot 10-disasm
+	keys d u "4C4C44A3" Enter; wait_for "panics with UUID"; shot 11-uuid-search
+	keys Escape K FakeDriver Enter; wait_for "panics with kext"; shot 12-kext-search
+	keys "?"; wait_for "> Help"; shot 13-help
 	keys Q
 	sleep 0.5
 	$T kill-server >/dev/null 2>&1 || true

@@ -60,7 +60,7 @@ def ENV.prepend_path(key, value) = self[key] = [value.to_s, self[key]].compact.j
 $work = work
 load formula_file
 f = Kpbrowse.new
-want = { "cmake" => :build, "pkg-config" => :build, "cjson" => :run, "libdwarf" => :run,
+want = { "cmake" => :build, "pkg-config" => :build, "capstone" => :run, "cjson" => :run, "libdwarf" => :run,
          "ncurses" => :run, "sqlite" => :run }
 want.each { |d, kind| raise "depends_on #{d} (#{kind}) missing: #{$deps}" unless $deps[d] == kind }
 f.install

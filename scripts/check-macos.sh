@@ -58,6 +58,16 @@ for h in libpq-fe.h postgres_ext.h pg_config_ext.h; do
 	[ -f "/usr/include/postgresql/$h" ] || fail "/usr/include/postgresql/$h missing (libpq-dev)"
 	cp "/usr/include/postgresql/$h" "$inc/$h"
 done
+# Capstone (Homebrew's capstone; optional): core/symbols/disasm.c is
+# compiled both without it (below, with everything) and with it
+capstone=""
+if [ -f /usr/include/capstone/capstone.h ]; then
+	mkdir -p "$inc/capstone"
+	cp /usr/include/capstone/*.h "$inc/capstone/"
+	capstone=core/symbols/disasm.c
+else
+	say "note: no Capstone headers (libcapstone-dev): disasm.c checked without it only"
+fi
 # libdwarf 2.3.1's headers and exports (built once by build-libdwarf.sh);
 # Debian's 20210528 where ../shared/vendor is absent
 ldw=$(sh scripts/build-libdwarf.sh | tail -n 1)
@@ -148,7 +158,7 @@ EOF
 # exported symbols of the libraries kpbrowse links (Debian's builds of what
 # Homebrew ships; libdwarf 2.3.1 where build-libdwarf.sh built it)
 : >"$libsyms"
-for l in libcjson.so.1 libsqlite3.so.0 libpq.so.5 libz.so.1 libncursesw.so.6 libtinfo.so.6 libdwarf.so.2 libdwarf.so.1; do
+for l in libcjson.so.1 libsqlite3.so.0 libpq.so.5 libz.so.1 libncursesw.so.6 libtinfo.so.6 libdwarf.so.2 libdwarf.so.1 libcapstone.so.4 libcapstone.so.5; do
 	case "$l" in
 	libdwarf.so.*) [ -n "$ldw" ] && f=$ldw/lib/$l || f=$(cc -print-file-name=$l) ;;
 	*) f=$(cc -print-file-name=$l) ;;
@@ -211,7 +221,15 @@ for t in aarch64 x86_64; do
 	# shellcheck disable=SC2086
 	compile $t-macos.$macos "$out-sdkcurses" "$curses_sdk -I$sdkcurses -I$inc" $cursesrcs ||
 		fail "$t-macos: compile errors above against the SDK-like curses.h"
-	if missing=$(symcheck $arch "$out"); then
+	capout=""
+	if [ -n "$capstone" ]; then
+		capout=$out-capstone
+		rm -rf "$capout"
+		compile $t-macos.$macos "$capout" "-DKP_HAVE_CAPSTONE=1 -I$inc -I$inc/capstone" $capstone ||
+			fail "$t-macos: compile errors above with Capstone"
+	fi
+	# shellcheck disable=SC2086
+	if missing=$(symcheck $arch "$out" $capout); then
 		say "$t-macos: $(echo $srcs | wc -w) sources compile warning-free; every symbol resolves"
 	else
 		echo "check-macos: FAILED: $t-macos: undefined on macOS $macos:" $missing >&2

@@ -31,6 +31,8 @@ run() {
 run $vg "$kp" show --json --no-symbols $files
 # shellcheck disable=SC2086
 run $vg "$kp" show --dsym tests/fixtures/bin $files
+# shellcheck disable=SC2086
+run $vg "$kp" show --json --disasm 12 --dsym tests/fixtures/bin $files
 run $vg "$kp" lookup --dsym tests/fixtures/bin/fakekext.arm64.dSYM 0xc1ec 0xc2cc 0x1
 for f in tests/hostile/*; do
 	[ -e "$f" ] && run $vg "$kp" show --no-symbols "$f"

@@ -24,7 +24,14 @@ walk() {   # walk W H: one session, every view
 	tt_keys Tab Enter; tt_wait "thread" 5
 	tt_keys Enter; tt_wait "fakekernel.c" 20; tt_expect "$s-thread"
 	tt_keys j j Enter; tt_wait "FakeDriver: report length" 5; tt_expect "$s-source"
-	tt_keys Escape "?"; tt_wait "Help" 5; tt_expect "$s-help"
+	if [ "$capstone" = yes ]; then
+		tt_keys Escape d; tt_wait "frame 2 at 0x" 20; tt_expect "$s-disasm"
+		tt_keys d "?"
+	else
+		skip "$s-disasm: kpbrowse built without Capstone"
+		tt_keys Escape "?"
+	fi
+	tt_wait "Help" 5; tt_expect "$s-help"
 	tt_keys Escape u "4c4c44a3-5555-3144" Enter; tt_wait "4c4c44a3" 5; tt_expect "$s-uuid"
 	tt_keys Escape K FakeDriver Enter; tt_wait "with kext FakeDriver" 5; tt_expect "$s-kext"
 	tt_keys Escape Escape Escape Escape; tt_wait "dups" 5
@@ -32,6 +39,9 @@ walk() {   # walk W H: one session, every view
 	tt_expect "$s-compare-marked"
 }
 
+# the disassembly screens need a kpbrowse built with Capstone
+capstone=yes
+"$KPBROWSE" show --disasm 1 /dev/null 2>&1 | grep -q "without Capstone" && capstone=no
 walk 80 24
 walk 120 40
 walk 40 12

@@ -200,4 +200,26 @@ tt_check "group: its members" "Members (2)" 5
 tt_keys Enter
 tt_check "group: Enter opens a member's report" "Summary" 5
 
+# ---- d on a frame: the instructions around it, its address marked, targets named
+demo
+tt_keys Enter; tt_wait "Summary" 5; tt_wait "kernel_bootstrap_thread" 20; tt_stable
+if "$KPBROWSE" show --disasm 1 /dev/null 2>&1 | grep -q "without Capstone"; then
+	tt_keys /; tt_keys "panic (fakekernel.c:72)"; tt_keys Enter; tt_stable
+	tt_keys d
+	tt_check "built without Capstone: d says how to get it" "d: this kpbrowse was built without Capstone" 5
+	done_testing
+fi
+tt_keys d
+tt_check "d off a frame row says what it wants" "d disassembles a frame: select one of the backtrace" 5
+tt_keys /; tt_keys "panic (fakekernel.c:72)"; tt_keys Enter; tt_stable
+tt_keys d
+tt_check "d on the summary's frame 1 opens its disassembly" "frame 1 at 0xc098 (arm64)" 20
+tt_check "the return address is marked" "-> 0xc098:  e8 ff ff 90" 5
+tt_check "the call before it names its target" "bl 0xc044 <panic_trap_to_debugger>" 5
+tt_keys y
+tt_check "y copies the instruction" "copied instruction to the clipboard" 5
+check "$($TT show-buffer 2>/dev/null)" = "adrp x8, #0x8000" "y puts the instruction in the clipboard"
+tt_keys d
+tt_check "d again goes back to the summary (its filter kept)" "   1 panic (fakekernel.c:72)" 5
+
 done_testing

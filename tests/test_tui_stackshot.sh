@@ -41,6 +41,8 @@ check "thread filter by state" "1/1  /TH_FUTURE (filtered)"
 keys Escape g Enter
 check "the thread's owner row" "waits for thread 5001 (fakedaemon): kernel mutex 0xfffffe1000aa0000"
 check "  and the detail line says Enter follows it" "Enter or o: open the thread it waits for"
+keys d
+check "d on the owner row: not a frame, no disassembly" "not a frame: Enter opens the thread it waits for"
 keys Enter
 check "Enter on the owner row opens the owner thread" "Report 1 > fakeclient > thread 4242 > thread 5001"
 keys Escape Escape Escape

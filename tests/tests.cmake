@@ -46,6 +46,8 @@ kp_sh_test(test_index_stackshot)
 kp_sh_test(test_tui_stackshot)
 kp_c_test(test_rnglists)
 kp_c_test(test_report_json)
+kp_c_test(test_disasm)
+kp_sh_test(test_show_disasm)
 # list/search --json rows: the list command's writer from cli/ linked in
 kp_c_test(test_rows_json ${CMAKE_SOURCE_DIR}/cli/cmd_list.c ${CMAKE_SOURCE_DIR}/cli/cmd_index.c)
 target_include_directories(test_rows_json PRIVATE ${CMAKE_SOURCE_DIR}/cli)

@@ -37,6 +37,7 @@
 	X(COPY,      "y",               "copy the selected frame, UUID or line to the clipboard (OSC 52)", 'y') \
 	X(COPYALL,   "Y",               "copy the whole symbolicated backtrace",   'Y') \
 	X(EDIT,      "e",               "open the frame's source in $VISUAL/$EDITOR (vi) at its line", 'e') \
+	X(DISASM,    "d",               "disassemble around the selected frame (Capstone); d again closes", 'd') \
 	X(WRITE,     "w",               "write the report to a file as kpbrowse show prints it", 'w') \
 	X(RESCAN,    "r",               "rescan the report folders now (they are also watched live)", 'r') \
 	X(HELP,      "?",               "this help",                               '?', KEY_F(1)) \

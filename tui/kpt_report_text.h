@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "kp_disasm.h"
 #include "kp_report.h"
 #include "kp_symbols.h"
 
@@ -14,5 +15,14 @@
  * sym, which may be NULL, after kp_symbols_set_report) and the panic
  * string. */
 void kpt_report_text(FILE *out, const kp_report *r, kp_symbols *sym);
+
+/* The same with about ndisasm instructions around every symbolicated frame
+ * (kp_disasm.h) under it, indented, or why not; 0: none (kpt_report_text). */
+void kpt_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_t ndisasm);
+
+/* One decoded instruction as a line without the newline: marker ("->" on
+ * the frame's address), address, bytes, "mnemonic operands <target>"
+ * (shared by `show --disasm` and the TUI's disassembly view). */
+void kpt_disasm_line(const kp_disasm_insn *in, char *buf, size_t size);
 
 #endif

@@ -70,6 +70,7 @@ extern const kpt_view_ops kpt_view_kext_search;   /* arg: const char *bundle id,
 extern const kpt_view_ops kpt_view_help;     /* arg: NULL */
 extern const kpt_view_ops kpt_view_group;    /* arg: kpt_group* */
 extern const kpt_view_ops kpt_view_compare;  /* arg: kpt_compare_arg* */
+extern const kpt_view_ops kpt_view_disasm;   /* arg: kpt_disasm_arg* */
 
 typedef struct kpt_process_arg {
 	kpt_doc *doc;
@@ -96,6 +97,10 @@ unsigned kpt_compare_marked(kpt_app *app, const kpt_marks *m, int64_t cur, kpt_c
 /* `c` on a group: compares its first member (the oldest dated one) with its
  * last (the newest); a group of one says so instead. */
 unsigned kpt_compare_group(kpt_app *app, const kpt_group *g, kpt_compare_arg *out);
+typedef struct kpt_disasm_arg {
+	kpt_doc *doc;
+	size_t proc, thread, frame;
+} kpt_disasm_arg;
 
 typedef struct kpt_source_arg {
 	const char *file;

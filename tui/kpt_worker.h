@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kp_disasm.h"
 #include "kp_error.h"
 #include "kpt_doc.h"
 
@@ -26,6 +27,26 @@ void kpt_worker_request(kpt_app *app, kpt_doc *d, size_t proc, size_t thread,
 /* Queues a search for the dSYM (or binary) of every image of d, answered
  * into d->dsyms; once per document. */
 void kpt_worker_find_dsyms(kpt_app *app, kpt_doc *d);
+/* A disassembly asked of the worker (kpt_worker_disasm, kp_disasm.h): the
+ * worker fills status, d and err on its thread; the UI reads them only once
+ * done is set, which kpt_worker_poll does on the UI thread.  Two
+ * references, the asker's and the request's, each dropped on the UI thread
+ * with kpt_disasm_job_release (the last one frees d). */
+typedef struct kpt_disasm_job {
+	int refs;
+	bool done;
+	kp_status status;
+	kp_disasm d;
+	kp_error err;
+	size_t count;
+} kpt_disasm_job;
+
+/* About count instructions around frame `frame` of a thread, served before
+ * any frame request; without a worker the job comes back done, failed. */
+kpt_disasm_job *kpt_worker_disasm(kpt_app *app, kpt_doc *d, size_t proc, size_t thread,
+                                  size_t frame, size_t count);
+void kpt_disasm_job_release(kpt_disasm_job **j);
+
 /* drains results into the documents; KPT_REDRAW when anything arrived */
 unsigned kpt_worker_poll(kpt_app *app);
 

@@ -78,7 +78,44 @@ static void print_symbols(FILE *out, kp_symbols *sym, const kp_report *r, const 
 	}
 }
 
-static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const kp_thread *t)
+void kpt_disasm_line(const kp_disasm_insn *in, char *buf, size_t size)
+{
+	char hex[3 * sizeof in->bytes + 1] = "";
+	for (unsigned k = 0; k < in->nbytes; k++)
+		snprintf(hex + 3 * k, sizeof hex - 3 * k, "%02x ", in->bytes[k]);
+	char text[400];
+	kp_disasm_format(in, text, sizeof text);
+	snprintf(buf, size, "%s 0x%" PRIx64 ":  %-24s %s", in->marked ? "->" : "  ", in->address, hex,
+	         text);
+}
+
+/* The instructions around frame i, indented under it, or why there are none. */
+static void print_disasm(FILE *out, kp_symbols *sym, const kp_report *r, const kp_thread *t,
+                         size_t i, size_t n)
+{
+	kp_symresult res;
+	if (kp_symbols_frame(sym, r, t, i, &res) != KP_SYM_OK)
+		return;
+	kp_disasm d;
+	kp_error err;
+	if (kp_disasm_frame(sym, r, t, i, n, &d, &err) != KP_OK) {
+		fputs("         (", out);
+		kpt_sanitize_write(out, err.msg, strlen(err.msg), 0);
+		fputs(")\n", out);
+		return;
+	}
+	char line[600];
+	for (size_t k = 0; k < d.n; k++) {
+		kpt_disasm_line(&d.insns[k], line, sizeof line);
+		fputs("       ", out);
+		kpt_sanitize_write(out, line, strlen(line), 0);
+		fputc('\n', out);
+	}
+	kp_disasm_free(&d);
+}
+
+static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const kp_thread *t,
+                         size_t ndisasm)
 {
 	char buf[64];
 	for (size_t i = 0; i < t->nframes; i++) {
@@ -107,6 +144,8 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 			fputs("  (user)", out);
 		print_symbols(out, sym, r, t, i);
 		fputc('\n', out);
+		if (sym && ndisasm)
+			print_disasm(out, sym, r, t, i, ndisasm);
 	}
 }
 
@@ -193,6 +232,11 @@ static void print_hang(FILE *out, const kp_report *r)
 
 void kpt_report_text(FILE *out, const kp_report *r, kp_symbols *sym)
 {
+	kpt_report_text_disasm(out, r, sym, 0);
+}
+
+void kpt_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_t ndisasm)
+{
 	char buf[128];
 	field(out, "File:", r->path);
 	snprintf(buf, sizeof buf, "%s", kp_format_name(r->format));
@@ -258,7 +302,7 @@ void kpt_report_text(FILE *out, const kp_report *r, kp_symbols *sym)
 	print_hang(out, r);
 	if (pt) {
 		fprintf(out, "Panicked thread frames (%zu):\n", pt->nframes);
-		print_frames(out, sym, r, pt);
+		print_frames(out, sym, r, pt, ndisasm);
 	} else if (r->kind != KP_KIND_PANIC && (pt = kp_report_blamed_thread(r, &pp)) != NULL) {
 		kp_sb sb = {0};
 		kp_waitchain_thread(r, (kp_thread_ref){(int)(pp - r->processes), (int)(pt - pp->threads)}, &sb);
@@ -272,7 +316,7 @@ void kpt_report_text(FILE *out, const kp_report *r, kp_symbols *sym)
 			put_safe(out, sb.s);
 		fputc('\n', out);
 		kp_sb_free(&sb);
-		print_frames(out, sym, r, pt);
+		print_frames(out, sym, r, pt, ndisasm);
 	} else {
 		fprintf(out, "%s\n", "Panicked thread frames: none in this report");
 	}

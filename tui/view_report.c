@@ -53,6 +53,7 @@ typedef struct report_priv {
 	bool wrapping;     /* rows of it are still to come */
 	bool follow_end;   /* End was asked while wrapping: stay on the last row */
 	kpt_process_arg push;
+	kpt_disasm_arg push_disasm;   /* d on a frame row */
 	char push_uuid[256];
 	bool has_bt;       /* the summary shows the panicked thread's first frames */
 	size_t bt_proc, bt_thread;
@@ -692,6 +693,14 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		p->psort = (p->psort + 1) % PSORT_N;
 		rebuild(v, p->width ? p->width : v->app->cols);   /* the cursor stays on its process */
 		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (req == KPT_REQ_DISASM) {   /* on a panicked-thread frame row */
+		if (!kpt_list_current(&v->list, &row) || p->rows[row].kind != ROW_FRAME) {
+			kpt_set_msg(v->app, "d disassembles a frame: select one of the backtrace's rows");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		p->push_disasm = (kpt_disasm_arg){p->doc, p->bt_proc, p->bt_thread, p->rows[row].idx};
+		return kpt_push_later(v->app, &kpt_view_disasm, &p->push_disasm);
 	}
 	if (req == KPT_REQ_WRITE) {
 		char path[512];

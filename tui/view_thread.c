@@ -46,6 +46,7 @@ typedef struct thread_priv {
 	kpt_source_arg push;
 	char push_file[1024], push_func[512];
 	kpt_process_arg owner;   /* o: the thread this one waits for */
+	kpt_disasm_arg disasm;   /* d: the selected frame */
 } thread_priv;
 
 static const kp_thread *thr(kpt_view *v)
@@ -453,7 +454,7 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 	/* Enter on the owner row follows it, as o does */
 	if (req == KPT_REQ_ENTER && kpt_list_current(&v->list, &row) && p->rows[row].frame == OWNER_ROW)
 		req = KPT_REQ_OWNER;
-	if (req == KPT_REQ_EDIT && kpt_list_current(&v->list, &row) && p->rows[row].frame == OWNER_ROW) {
+	if ((req == KPT_REQ_EDIT || req == KPT_REQ_DISASM) && kpt_list_current(&v->list, &row) && p->rows[row].frame == OWNER_ROW) {
 		kpt_set_msg(v->app, "not a frame: Enter opens the thread it waits for");
 		return KPT_HANDLED | KPT_REDRAW;
 	}
@@ -471,6 +472,10 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 	}
 	if (req == KPT_REQ_COPY || req == KPT_REQ_COPYALL)
 		return thread_copy(v, req == KPT_REQ_COPYALL);
+	if (req == KPT_REQ_DISASM && kpt_list_current(&v->list, &row)) {
+		p->disasm = (kpt_disasm_arg){p->at.doc, p->at.proc, p->at.thread, p->rows[row].frame};
+		return kpt_push_later(v->app, &kpt_view_disasm, &p->disasm);
+	}
 	if (req != KPT_REQ_ENTER && req != KPT_REQ_EDIT)
 		return 0;
 	if (!kpt_list_current(&v->list, &row))

@@ -37,10 +37,11 @@ typedef struct wreq {
 	bool visible;
 	bool started;            /* its first frame was taken */
 	bool images;             /* lo..hi are images to find dSYMs for */
+	kpt_disasm_job *job;     /* a disassembly of frame lo (one reference) */
 	unsigned long seq;
 } wreq;
 
-enum { WMSG_RESULT, WMSG_PROGRESS, WMSG_IDLE, WMSG_DSYM };
+enum { WMSG_RESULT, WMSG_PROGRESS, WMSG_IDLE, WMSG_DSYM, WMSG_DISASM };
 
 typedef struct kpt_wmsg {
 	struct kpt_wmsg *next;   /* in the undelivered list */
@@ -49,6 +50,7 @@ typedef struct kpt_wmsg {
 	bool release;            /* the request's last answer: drop its reference */
 	size_t proc, thread, frame;
 	kpt_sym sym;             /* state DONE */
+	kpt_disasm_job *job;     /* WMSG_DISASM: filled, the request's reference */
 	char text[320];
 } kpt_wmsg;
 
@@ -176,6 +178,9 @@ static void build_caches(kpt_worker *w)
 static wreq *take_request(kpt_worker *w)
 {
 	wreq **best = NULL;
+	for (wreq **pp = &w->queue; *pp; pp = &(*pp)->next)
+		if ((*pp)->job)
+			return *pp;   /* a disassembly someone is waiting for */
 	for (wreq **pp = &w->queue; *pp; pp = &(*pp)->next) {
 		wreq *q = *pp;
 		if (!best || (q->visible && (!(*best)->visible || q->seq > (*best)->seq)) ||
@@ -190,6 +195,27 @@ static void set_note(kpt_sym *s, const char *note)
 	s->note = kpt_xstrdup(note);
 }
 
+/* The thread of q's frame, its report told to the kp_symbols; NULL with
+ * *why when there is no symboliser or the frame is out of range. */
+static const kp_thread *frame_thread(kpt_worker *w, const wreq *q, size_t frame, const char **why)
+{
+	const kp_report *r = q->doc->r;
+	if (!w->sym) {
+		*why = "no symboliser";
+		return NULL;
+	}
+	if (w->serial != q->doc->serial) {
+		kp_symbols_set_report(w->sym, r);
+		w->serial = q->doc->serial;
+	}
+	if (q->proc >= r->nprocesses || q->thread >= r->processes[q->proc].nthreads ||
+	    frame >= r->processes[q->proc].threads[q->thread].nframes) {
+		*why = "frame out of range";
+		return NULL;
+	}
+	return &r->processes[q->proc].threads[q->thread];
+}
+
 /* Answers frame of q; the report is q->doc->r (read-only here). */
 static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 {
@@ -201,22 +227,13 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 	m->frame = frame;
 	m->sym.state = KPT_SYM_DONE;
 	const kp_report *r = q->doc->r;
-	if (!w->sym) {
+	const char *why;
+	const kp_thread *t = frame_thread(w, q, frame, &why);
+	if (!t) {
 		m->sym.status = KP_SYM_ERROR;
-		set_note(&m->sym, "no symboliser");
+		set_note(&m->sym, why);
 		return m;
 	}
-	if (w->serial != q->doc->serial) {
-		kp_symbols_set_report(w->sym, r);
-		w->serial = q->doc->serial;
-	}
-	if (q->proc >= r->nprocesses || q->thread >= r->processes[q->proc].nthreads ||
-	    frame >= r->processes[q->proc].threads[q->thread].nframes) {
-		m->sym.status = KP_SYM_ERROR;
-		set_note(&m->sym, "frame out of range");
-		return m;
-	}
-	const kp_thread *t = &r->processes[q->proc].threads[q->thread];
 	kp_symresult res;
 	m->sym.status = kp_symbols_frame(w->sym, r, t, frame, &res);
 	if (res.path)
@@ -246,6 +263,25 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 	default:
 		break;
 	}
+	return m;
+}
+
+/* Disassembles frame q->lo of q's thread into q->job (worker thread: the
+ * UI does not read the job until the message arrives). */
+static kpt_wmsg *disassemble(kpt_worker *w, const wreq *q, size_t frame)
+{
+	kpt_wmsg *m = kpt_xcalloc(1, sizeof *m);
+	m->kind = WMSG_DISASM;
+	m->doc = q->doc;
+	m->job = q->job;
+	kpt_disasm_job *j = q->job;
+	const char *why;
+	const kp_thread *t = frame_thread(w, q, frame, &why);
+	if (!t) {
+		j->status = kp_error_set(&j->err, KP_ERR_USAGE, 0, -1, "%s", why);
+		return m;
+	}
+	j->status = kp_disasm_frame(w->sym, q->doc->r, t, frame, j->count, &j->d, &j->err);
 	return m;
 }
 
@@ -290,14 +326,17 @@ static void *worker_main(void *arg)
 		if (first) {   /* a request starts: say so before a slow dSYM search */
 			kpt_wmsg *pm = kpt_xcalloc(1, sizeof *pm);
 			pm->kind = WMSG_PROGRESS;
-			if (copy.images)
+			if (copy.job)
+				snprintf(pm->text, sizeof pm->text, "disassembling frame %zu", frame);
+			else if (copy.images)
 				snprintf(pm->text, sizeof pm->text, "looking for the dSYMs of %zu images", copy.hi - frame);
 			else
 				snprintf(pm->text, sizeof pm->text, "symbolicating frames %zu-%zu: looking for dSYMs",
 				         frame, copy.hi - 1);
 			post(w, pm);
 		}
-		kpt_wmsg *m = copy.images ? find_dsym(w, &copy, frame) : symbolicate(w, &copy, frame);
+		kpt_wmsg *m = copy.job ? disassemble(w, &copy, frame)
+		            : copy.images ? find_dsym(w, &copy, frame) : symbolicate(w, &copy, frame);
 		m->release = last;
 		post(w, m);
 		pthread_mutex_lock(&w->mu);
@@ -346,6 +385,7 @@ kp_status kpt_worker_start(kpt_app *app, kp_error *err)
  * frees m (UI thread). */
 static void finish_msg(kpt_app *app, kpt_wmsg *m)
 {
+	kpt_disasm_job_release(&m->job);
 	if (m->release)
 		kpt_doc_release(&app->docs, &m->doc);
 	kpt_sym_clear(&m->sym);
@@ -373,6 +413,7 @@ void kpt_worker_stop(kpt_app *app)
 		wreq *q = w->queue;
 		w->queue = q->next;
 		kpt_doc_release(&app->docs, &q->doc);
+		kpt_disasm_job_release(&q->job);
 		free(q);
 	}
 	kpt_pipe_close(w->pipe);
@@ -419,6 +460,33 @@ void kpt_worker_find_dsyms(kpt_app *app, kpt_doc *d)
 	enqueue(app->worker, (wreq){.doc = d, .lo = 0, .hi = d->r->nimages, .visible = true, .images = true});
 }
 
+kpt_disasm_job *kpt_worker_disasm(kpt_app *app, kpt_doc *d, size_t proc, size_t thread,
+                                  size_t frame, size_t count)
+{
+	kpt_disasm_job *j = kpt_xcalloc(1, sizeof *j);
+	j->refs = 1;
+	j->count = count;
+	if (!app->worker || !d->r) {
+		j->status = kp_error_set(&j->err, KP_ERR_USAGE, 0, -1, "no symboliser");
+		j->done = true;
+		return j;
+	}
+	j->refs++;
+	enqueue(app->worker, (wreq){.doc = d, .proc = proc, .thread = thread, .lo = frame,
+	                            .hi = frame + 1, .visible = true, .job = j});
+	return j;
+}
+
+void kpt_disasm_job_release(kpt_disasm_job **jp)
+{
+	kpt_disasm_job *j = *jp;
+	*jp = NULL;
+	if (j && --j->refs == 0) {
+		kp_disasm_free(&j->d);
+		free(j);
+	}
+}
+
 /* The name to show for a dSYM path: the bundle, not its inner DWARF path. */
 static void dsym_name(const char *p, char *out, size_t size)
 {
@@ -448,6 +516,8 @@ unsigned kpt_worker_poll(kpt_app *app)
 		} else if (m->kind == WMSG_DSYM) {
 			if (m->doc->dsyms && m->frame < m->doc->r->nimages && !m->doc->dsyms[m->frame])
 				m->doc->dsyms[m->frame] = kpt_xstrdup(m->text);
+		} else if (m->kind == WMSG_DISASM) {
+			m->job->done = true;   /* finish_msg drops the request's reference */
 		} else if (m->kind == WMSG_IDLE) {
 			app->work[0] = '\0';   /* the status says what happens now: nothing */
 		} else {

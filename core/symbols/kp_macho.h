@@ -59,11 +59,24 @@ uint64_t kp_macho_seg(const kp_macho_slice *s);
 bool kp_macho_section(const kp_macho_slice *s, const char *segname, const char *sectname,
                       const unsigned char **data, uint64_t *size, uint64_t *addr);
 
+/* The section holding addr (the first non-empty one): false when none
+ * does.  *data is NULL when the file holds no bytes for it (zerofill, or
+ * a dSYM's copy of the binary's headers); names are owned by m. */
+bool kp_macho_section_at(const kp_macho_slice *s, uint64_t addr, const char **segname,
+                         const char **sectname, const unsigned char **data, uint64_t *size,
+                         uint64_t *start);
+
 /* Nearest preceding defined symbol in the slice's LC_SYMTAB (names as the
  * symtab holds them, leading '_' included): false when none precedes addr
  * inside its section.  *name is owned by m. */
 bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
                      const char **name, uint64_t *offset);
+
+/* The symbol a symbol stub at addr jumps to (S_SYMBOL_STUBS sections named
+ * through LC_DYSYMTAB's indirect table: `bl 0x574` -> "_panic"), as the
+ * symtab holds it; false when addr is in no stub or the stub names no
+ * symbol.  *name is owned by m. */
+bool kp_macho_stub_symbol(const kp_macho_slice *s, uint64_t addr, const char **name);
 
 /* Calls fn with every address where kp_macho_symbol's answer may change:
  * each section's start and end and each defined symbol's address, in no

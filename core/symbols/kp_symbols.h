@@ -82,6 +82,10 @@ const char *kp_symbols_sig_name(void *ctx, const kp_report *r, const kp_thread *
 /* The path of the DWARF or Mach-O file holding uuid (any case, dashes
  * optional), a dSYM preferred over a plain binary; NULL when none is found. */
 const char *kp_symbols_find(kp_symbols *s, const char *uuid);
+/* Every file holding uuid, one per skip (0, 1, ...) in kp_symbols_find's
+ * order (dSYMs first, then binaries); NULL past the last.  Callers confirm
+ * LC_UUID when they open one. */
+const char *kp_symbols_find_nth(kp_symbols *s, const char *uuid, size_t skip);
 
 typedef struct kp_symbols_stats {
 	size_t roots_walked, roots_from_cache, files_probed, dsyms_opened;

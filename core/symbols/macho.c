@@ -51,6 +51,7 @@
 #define LC_SYMTAB 0x2u
 #define LC_SEGMENT_64 0x19u
 #define LC_UUID 0x1bu
+#define LC_DYSYMTAB 0xbu
 #define LC_FILESET_ENTRY 0x80000035u /* LC_REQ_DYLD | 0x35 */
 
 #define MH_HEADER_SIZE 28u
@@ -183,6 +184,9 @@ static kp_status parse_segment(struct parse *p, uint64_t at, uint32_t cmdsize, b
 			flags = le32(q + 56);
 		}
 		uint32_t type = flags & SECTION_TYPE;
+		m.type = type;
+		m.reserved1 = le32(q + (is64 ? 68 : 60));
+		m.reserved2 = le32(q + (is64 ? 72 : 64));
 		m.data = NULL;
 		/* A dSYM keeps the binary's segments with filesize 0 and their
 		 * sections' offsets 0: the headers are there, the bytes are not. */
@@ -308,6 +312,17 @@ static kp_status parse_slice(struct mslice *s, const unsigned char *d, size_t si
 			break;
 		case LC_SYMTAB:
 			st = parse_symtab(&p, at, cmdsize);
+			break;
+		case LC_DYSYMTAB:
+			/* only the indirect symbol table (stub names); a table out of
+			 * bounds is ignored, not an error: nothing else needs it */
+			if (cmdsize >= 80 && !s->indirect) {
+				uint32_t off = le32(d + at + 56), n = le32(d + at + 60);
+				if (n && in_range(off, (uint64_t)n * 4, p.size)) {
+					s->indirect = p.d + off;
+					s->nindirect = n;
+				}
+			}
 			break;
 		case LC_UUID:
 			if (cmdsize < 24)
@@ -612,6 +627,27 @@ bool kp_macho_section(const kp_macho_slice *s, const char *segname, const char *
 			*size = x->size;
 		if (addr)
 			*addr = x->addr;
+		return true;
+	}
+	return false;
+}
+
+bool kp_macho_section_at(const kp_macho_slice *s, uint64_t addr, const char **segname,
+                         const char **sectname, const unsigned char **data, uint64_t *size,
+                         uint64_t *start)
+{
+	if (!s)
+		return false;
+	const struct mslice *ms = (const struct mslice *)s;
+	for (size_t i = 0; i < ms->nsects; i++) {
+		const struct msect *x = &ms->sects[i];
+		if (x->size == 0 || addr < x->addr || addr - x->addr >= x->size)
+			continue;
+		*segname = x->segname;
+		*sectname = x->sectname;
+		*data = x->data;
+		*size = x->size;
+		*start = x->addr;
 		return true;
 	}
 	return false;

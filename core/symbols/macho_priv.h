@@ -23,6 +23,8 @@ struct msect {
 	char segname[17], sectname[17]; /* 16 bytes in the file, not always NUL-terminated */
 	uint64_t addr, size;
 	const unsigned char *data;      /* NULL: zerofill, or not present in this file (dSYM) */
+	uint32_t type;                  /* flags & SECTION_TYPE (S_SYMBOL_STUBS ...) */
+	uint32_t reserved1, reserved2;  /* stubs: first indirect-table index, stub size */
 };
 
 struct mfileset {
@@ -50,6 +52,10 @@ struct mslice {
 	uint32_t nsyms;
 	const char *strtab;
 	uint32_t strsize;
+	/* LC_DYSYMTAB's indirect symbol table (4-byte symtab indexes), inside
+	 * the file; NULL when absent or out of bounds (then stubs go unnamed) */
+	const unsigned char *indirect;
+	uint32_t nindirect;
 	/* built by the first kp_macho_symbol() on this slice */
 	bool sorted;
 	struct msym *sorted_syms;

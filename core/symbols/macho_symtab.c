@@ -131,3 +131,31 @@ bool kp_macho_fileset_entry(const kp_macho_slice *s, size_t i, const char **name
 		*fileoff = ms->fileset[i].fileoff;
 	return true;
 }
+
+#define S_SYMBOL_STUBS 0x8u
+#define INDIRECT_SYMBOL_LOCAL 0x80000000u
+#define INDIRECT_SYMBOL_ABS 0x40000000u
+
+bool kp_macho_stub_symbol(const kp_macho_slice *s, uint64_t addr, const char **name)
+{
+	const struct mslice *ms = (const struct mslice *)s;
+	if (!ms || !ms->has_symtab || !ms->indirect)
+		return false;
+	for (size_t i = 0; i < ms->nsects; i++) {
+		const struct msect *x = &ms->sects[i];
+		if (x->type != S_SYMBOL_STUBS || x->reserved2 == 0 || addr < x->addr ||
+		    addr - x->addr >= x->size)
+			continue;
+		uint64_t k = (uint64_t)x->reserved1 + (addr - x->addr) / x->reserved2;
+		if (k >= ms->nindirect)
+			return false;
+		uint32_t sym = le32(ms->indirect + 4 * k);
+		if (sym & (INDIRECT_SYMBOL_LOCAL | INDIRECT_SYMBOL_ABS) || sym >= ms->nsyms)
+			return false;
+		/* every symtab entry's name index was checked when the file was opened */
+		uint32_t ent = ms->pub.is64 ? NLIST_SIZE_64 : NLIST_SIZE;
+		*name = ms->strtab + le32(ms->syms + (uint64_t)sym * ent);
+		return true;
+	}
+	return false;
+}

@@ -216,6 +216,13 @@ const char *kp_symbols_find(kp_symbols *s, const char *any_uuid)
 	return p;
 }
 
+const char *kp_symbols_find_nth(kp_symbols *s, const char *any_uuid, size_t skip)
+{
+	char uuid[37];
+	if (!kp_symbols_find(s, any_uuid) || !kp_uuid_canon(any_uuid, strlen(any_uuid), uuid))
+		return NULL;
+	return kp__dsym_find(s->dx, uuid, skip);
+}
 
 static void open_dwarf(kp_symbols *s, opened *o)
 {

@@ -10,6 +10,7 @@ class Kpbrowse < Formula
 
   depends_on "cmake" => :build
   depends_on "pkg-config" => :build
+  depends_on "capstone"   # disassembly (show --disasm, the TUI's d)
   depends_on "cjson"
   depends_on "libdwarf"
   depends_on "ncurses"
@@ -22,7 +23,7 @@ class Kpbrowse < Formula
     # the macOS SDK's (ncurses 5.7) before Homebrew's.
     kegs = %w[ncurses sqlite].map { |f| Formula[f].opt_prefix }
     kegs.each { |k| ENV.prepend_path "PKG_CONFIG_PATH", k/"lib/pkgconfig" }
-    system "cmake", "-S", ".", "-B", "build", "-DBUILD_TESTING=OFF",
+    system "cmake", "-S", ".", "-B", "build", "-DBUILD_TESTING=OFF", "-DKP_CAPSTONE=ON",
            "-DCMAKE_PREFIX_PATH=#{kegs.join(";")}", *std_cmake_args
     system "cmake", "--build", "build"
     # installs bin/kpbrowse and share/man/man1/kpbrowse.1
