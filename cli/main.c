@@ -25,8 +25,10 @@ typedef struct command {
 
 static const command commands[] = {
 	{"show", kpc_cmd_show,
-	 "show [--json] [--no-symbols] [--dsym PATH]... [--db PATH] FILE|@ID...",
-	 "Prints each report (a file, or @ID from the index) with its frames symbolicated.\n"},
+	 "show [--json] [--no-symbols] [--dsym PATH]... [--load BUNDLE_ID=0xADDR]... [--db PATH] FILE|@ID...",
+	 "Prints each report (a file, or @ID from the index) with its frames symbolicated.\n"
+	 "--load: where a kext was loaded, as kextstat prints it, for reports that do not\n"
+	 "say (stackshot -i text); its dSYM is found by bundle id.  Repeatable.\n"},
 	{"lookup", kpc_cmd_lookup,
 	 "lookup --dsym FILE [--arch ARCH] [ADDR...]",
 	 "Reads addresses (hex) from the arguments, or one per line from stdin.\n"},
