@@ -590,6 +590,13 @@ static void thread_wait_json(jw *w, kp_report_json_obj *ob, const kp_thread *t, 
 	} else {
 		kp_report_json_null(w->o);
 	}
+	lit_key(ob, K("wait_event"));
+	if (t->has_wait_event) {
+		kp_report_json_obj c = frame_begin(w, &t->wait_event, depth + 1);
+		kp_report_json_end(&c);
+	} else {
+		kp_report_json_null(w->o);
+	}
 }
 
 static void thread_json(jw *w, size_t j, int depth)
