@@ -45,6 +45,7 @@ kp_sh_test(test_show_stackshot)
 kp_sh_test(test_index_stackshot)
 kp_sh_test(test_stackshot_text)
 kp_sh_test(test_tui_stackshot)
+kp_sh_test(test_tui_stackshot_text)
 kp_c_test(test_rnglists)
 kp_c_test(test_report_json)
 # list/search --json rows: the list command's writer from cli/ linked in
