@@ -23,6 +23,8 @@ typedef struct show_opts {
 	size_t ndsyms;
 	kp_symbols *sym;   /* NULL with --no-symbols */
 	size_t disasm;     /* --disasm N: instructions around each frame */
+	const char *loads[MAX_DSYM_PATHS];   /* --load BUNDLE_ID=0xADDR */
+	size_t nloads;
 } show_opts;
 
 /* --disasm: the instructions around frame i as a "disasm" array (null and
@@ -119,12 +121,33 @@ static kp_status load(show_opts *o, const char *arg, kp_report **r, kp_error *er
 	return kpi_load(o->db, id, r, err);
 }
 
+/* --load: each kext placed, with the UUID of its dSYM when one is found
+ * (a warning names the kexts without one, unless --no-symbols). */
+static kp_status apply_loads(show_opts *o, const char *file, kp_report *r)
+{
+	for (size_t i = 0; i < o->nloads; i++) {
+		kp_error err;
+		bool found;
+		if (kp_symbols_apply_load(o->sym, r, o->loads[i], &found, &err) != KP_OK) {
+			kpt_report_error(file, &err);
+			return err.code;
+		}
+		if (o->sym && !found) {
+			char msg[320];
+			snprintf(msg, sizeof msg, "--load %s: no dSYM found for that bundle id", o->loads[i]);
+			kpt_report_warning(file, msg, 0);
+		}
+	}
+	return KP_OK;
+}
+
 static const struct option show_options[] = {
 	{"db", required_argument, NULL, 'D'},
 	{"no-symbols", no_argument, NULL, 'n'},
 	{"dsym", required_argument, NULL, 'd'},
 	{"json", no_argument, NULL, 'j'},
 	{"disasm", required_argument, NULL, 'A'},
+	{"load", required_argument, NULL, 'L'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
 };
@@ -134,7 +157,7 @@ int kpc_cmd_show(int argc, char **argv)
 	show_opts o = {0};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jhnd:D:A:", show_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jhnd:D:A:L:", show_options, NULL)) != -1) {
 		switch (c) {
 		case 'D': o.db_path = optarg; break;
 		case 'j': o.json = true; break;
@@ -154,6 +177,20 @@ int kpc_cmd_show(int argc, char **argv)
 				return KPT_EXIT_BAD;
 			}
 			o.disasm = n;
+			break;
+		}
+		case 'L': {
+			char b[256];
+			uint64_t a;
+			if (!kp_symbols_parse_load(optarg, b, sizeof b, &a)) {
+				kpt_usage_error("show: --load %s: not BUNDLE_ID=0xADDR (as kextstat prints them)", optarg);
+				return KPT_EXIT_BAD;
+			}
+			if (o.nloads == MAX_DSYM_PATHS) {
+				kpt_usage_error("show: at most %d --load kexts", MAX_DSYM_PATHS);
+				return KPT_EXIT_BAD;
+			}
+			o.loads[o.nloads++] = optarg;
 			break;
 		}
 		case 'h':
@@ -199,6 +236,11 @@ int kpc_cmd_show(int argc, char **argv)
 		}
 		if (o.sym)
 			kp_symbols_set_report(o.sym, r);
+		if (apply_loads(&o, argv[i], r) != KP_OK) {
+			kp_report_free(&r);
+			status = KPT_EXIT_BAD;
+			continue;
+		}
 		for (size_t w = 0; w < r->nwarnings; w++)
 			kpt_report_warning(argv[i], r->warnings[w].msg, r->warnings[w].line);
 		if (o.json) {

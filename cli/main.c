@@ -25,10 +25,12 @@ typedef struct command {
 
 static const command commands[] = {
 	{"show", kpc_cmd_show,
-	 "show [--json] [--no-symbols] [--dsym PATH]... [--disasm N] [--db PATH] FILE|@ID...",
+	 "show [--json] [--no-symbols] [--dsym PATH]... [--disasm N] [--load BUNDLE_ID=0xADDR]... [--db PATH] FILE|@ID...",
 	 "Prints each report (a file, or @ID from the index) with its frames symbolicated.\n"
 	 "--disasm N: N instructions around every symbolicated frame (Capstone), read\n"
-	 "from the binary next to its dSYM.\n"},
+	 "from the binary next to its dSYM.\n"
+	 "--load: where a kext was loaded, as kextstat prints it, for reports that do not\n"
+	 "say (stackshot -i text); its dSYM is found by bundle id.  Repeatable.\n"},
 	{"lookup", kpc_cmd_lookup,
 	 "lookup --dsym FILE [--arch ARCH] [ADDR...]",
 	 "Reads addresses (hex) from the arguments, or one per line from stdin.\n"},

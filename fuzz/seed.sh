@@ -45,6 +45,12 @@ done
 for f in "$fix"/textforms/ppc.panic "$fix"/textforms/symbolicated.panic; do
 	[ -f "$f" ] && cut_lines text "$f" 2
 done
+# the stackshot -i text (symstacks.rb's input), whole and cut at every line
+f=$fix/textforms/stackshot-i.txt
+if [ -f "$f" ]; then
+	cut_lines text "$f" 1
+	put text "$f"
+fi
 for f in "$fix"/reports/*.panic "$fix"/textforms/*.panic "$real"/*.panic "$real"/*.txt; do
 	[ -f "$f" ] || continue
 	put text "$f"

@@ -150,6 +150,10 @@ static void ref_thread_wait(const kp_report *r, const kp_thread *t, cJSON *to)
 		cJSON_AddItemToObject(to, "continuation", ref_frame_json(r, &t->continuation));
 	else
 		cJSON_AddNullToObject(to, "continuation");
+	if (t->has_wait_event)
+		cJSON_AddItemToObject(to, "wait_event", ref_frame_json(r, &t->wait_event));
+	else
+		cJSON_AddNullToObject(to, "wait_event");
 }
 
 /* issue 14's report members */

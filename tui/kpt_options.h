@@ -17,6 +17,15 @@
 #define PATH_MAX 4096
 #endif
 
+/* --load BUNDLE_ID=0xADDR: a kext placed in reports that do not say where
+ * kexts were loaded; uuid[0] / uuid[1] the x86_64 / arm64 UUID of the dSYM
+ * found for the bundle id at start-up ("" when none). */
+typedef struct kpt_load {
+	char bundle[256];
+	uint64_t addr;
+	char uuid[2][37];
+} kpt_load;
+
 /* No limit on how many paths or maps are given: the arrays are sized from
  * argc by kpt_options_parse (freed by kpt_options_free). */
 typedef struct kpt_config {
@@ -34,6 +43,8 @@ typedef struct kpt_config {
 	/* storage for paths the options made up (demo, defaults) */
 	char demo_root[PATH_MAX + 64], demo_reports[PATH_MAX + 64], demo_bin[PATH_MAX + 64];
 	char default_dirs[2][PATH_MAX];
+	kpt_load *loads;                   /* --load, resolved by kpt_options_parse */
+	size_t nloads;
 } kpt_config;
 
 /* Parses argv (argv[0] the program name) into c.  Returns 0 to run, -1
@@ -47,6 +58,10 @@ void kpt_options_symbols(const kpt_config *c, kp_symbols_opts *o);
 /* Where the symbols of c look for dSYMs, as a line for people ("--dsym
  * paths, KPBROWSE_DSYM_PATH, ..."); cut to size. */
 void kpt_options_dsym_places(const kpt_config *c, char *out, size_t size);
+/* Places every --load kext in r (kp_report_set_load, with the UUID for
+ * r's arch); false only when out of memory.  On the thread that owns r,
+ * before anything else reads it. */
+bool kpt_options_apply_loads(const kpt_config *c, kp_report *r);
 /* A source path recorded in DWARF, rewritten by the first --source-map
  * FROM=TO whose FROM matches whole leading path components. */
 void kpt_options_map_source(const kpt_config *c, const char *in, char *out, size_t size);

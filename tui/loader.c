@@ -109,6 +109,7 @@ unsigned kpt_loader_poll(kpt_app *app)
 		kpt_doc *d = kpt_doc_by_serial(&app->docs, q->serial);
 		if (d && !d->r && !d->load_error) {   /* else every view let it go */
 			if (q->st == KP_OK) {
+				kpt_options_apply_loads(&app->cfg, q->r);
 				kpt_doc_set_report(d, q->r);
 				q->r = NULL;
 			} else {
@@ -121,6 +122,16 @@ unsigned kpt_loader_poll(kpt_app *app)
 	return f;
 }
 
+/* A report not open yet, loaded on this thread, with the --load kexts
+ * placed before any view or the worker reads it. */
+static kpt_doc *acquire_placed(kpt_app *app, int64_t id, const char *path, kp_error *err)
+{
+	kpt_doc *d = kpt_doc_acquire(&app->docs, app->db, id, path, err);
+	if (d && d->r)
+		kpt_options_apply_loads(&app->cfg, d->r);
+	return d;
+}
+
 kpt_doc *kpt_doc_open(kpt_app *app, int64_t id, const char *path, kp_error *err)
 {
 	kpt_doc *d = kpt_doc_find(&app->docs, id, path);
@@ -128,7 +139,7 @@ kpt_doc *kpt_doc_open(kpt_app *app, int64_t id, const char *path, kp_error *err)
 		return d;
 	kpt_loader *l = app->loader;
 	if (!l)
-		return kpt_doc_acquire(&app->docs, app->db, id, path, err);
+		return acquire_placed(app, id, path, err);
 	d = kpt_doc_add(&app->docs, id, path, NULL);
 	lreq *q = kpt_xcalloc(1, sizeof *q);
 	q->serial = d->serial;
@@ -145,7 +156,7 @@ kpt_doc *kpt_doc_open(kpt_app *app, int64_t id, const char *path, kp_error *err)
 	if (e != 0) {   /* no thread: load here */
 		free_req(q);
 		kpt_doc_release(&app->docs, &d);
-		return kpt_doc_acquire(&app->docs, app->db, id, path, err);
+		return acquire_placed(app, id, path, err);
 	}
 	l->inflight++;
 	q->next = l->pending;

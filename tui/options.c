@@ -22,12 +22,13 @@
 #define KP_SOURCE_DIR ""
 #endif
 
-const char kpt_synopsis[] = "[--demo] [--db PATH] [--dsym PATH]... [--source-map FROM=TO]... [PATH...]";
+const char kpt_synopsis[] = "[--demo] [--db PATH] [--dsym PATH]... [--source-map FROM=TO]... [--load BUNDLE_ID=0xADDR]... [PATH...]";
 const char kpt_options_help[] =
 	"  --demo              browse the bundled demo reports with their dSYMs\n"
 	"  --db PATH           the index database (default: per-user data folder)\n"
 	"  --dsym PATH         a dSYM, binary, folder or KDK to symbolicate with\n"
 	"  --source-map F=T    show source files under F from T instead\n"
+	"  --load ID=0xADDR    where kext ID was loaded (kextstat), for reports without it\n"
 	"  PATH                report files or folders to index (default: the system's)\n";
 
 static void tui_usage(FILE *fp)
@@ -93,6 +94,38 @@ static bool demo_dir_ok(const char *dir)
 	return true;
 }
 
+/* The dSYM of each --load kext, once, before any thread starts: its UUID
+ * for either arch (a stackshot -i text is x86_64; arm64 for the rest). */
+static void resolve_loads(kpt_config *c)
+{
+	if (!c->nloads)
+		return;
+	kp_symbols_opts o;
+	kpt_options_symbols(c, &o);
+	kp_symbols *s = NULL;
+	if (kp_symbols_new(&o, &s, NULL) != KP_OK)
+		return;
+	static const char *const archs[2] = {"x86_64", "arm64"};
+	for (size_t i = 0; i < c->nloads; i++)
+		for (int a = 0; a < 2; a++)
+			if (!kp_symbols_find_bundle(s, c->loads[i].bundle, archs[a], c->loads[i].uuid[a]))
+				c->loads[i].uuid[a][0] = '\0';
+	kp_symbols_free(&s);
+}
+
+bool kpt_options_apply_loads(const kpt_config *c, kp_report *r)
+{
+	for (size_t i = 0; i < c->nloads; i++) {
+		const kpt_load *l = &c->loads[i];
+		const char *u = r->arch == KP_ARCH_ARM64 ? l->uuid[1] : l->uuid[0];
+		if (!u[0] && r->arch == KP_ARCH_UNKNOWN)
+			u = l->uuid[1];
+		if (!kp_report_set_load(r, l->bundle, l->addr, u[0] ? u : NULL))
+			return false;
+	}
+	return true;
+}
+
 int kpt_options_parse(kpt_config *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -100,6 +133,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 		{"db", required_argument, NULL, 'b'},
 		{"dsym", required_argument, NULL, 'd'},
 		{"source-map", required_argument, NULL, 'm'},
+		{"load", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -111,6 +145,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 	c->map_from = kpt_xcalloc(cap, sizeof *c->map_from);
 	c->map_to = kpt_xcalloc(cap, sizeof *c->map_to);
 	c->paths = kpt_xcalloc(cap, sizeof *c->paths);
+	c->loads = kpt_xcalloc(cap, sizeof *c->loads);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+hd:", opts, NULL)) != -1) {
 		switch (ch) {
@@ -126,6 +161,16 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 			*eq = '\0';
 			c->map_from[c->nmaps] = optarg;
 			c->map_to[c->nmaps++] = eq + 1;
+			break;
+		}
+		case 'L': {
+			kpt_load *l = &c->loads[c->nloads];
+			if (!kp_symbols_parse_load(optarg, l->bundle, sizeof l->bundle, &l->addr)) {
+				fprintf(stderr, "kpbrowse: --load wants BUNDLE_ID=0xADDR (as kextstat prints them), got '%s'\n"
+				                "Try 'kpbrowse --help'.\n", optarg);
+				return KPT_EXIT_BAD;
+			}
+			c->nloads++;
 			break;
 		}
 		case 'h': tui_usage(stdout); return -1;
@@ -180,6 +225,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 			return KPT_EXIT_BAD;
 		}
 	}
+	resolve_loads(c);
 	return 0;
 }
 
@@ -189,6 +235,9 @@ void kpt_options_free(kpt_config *c)
 	free(c->map_from);
 	free(c->map_to);
 	free(c->paths);
+	free(c->loads);
+	c->loads = NULL;
+	c->nloads = 0;
 	c->dsyms = c->map_from = c->map_to = c->paths = NULL;
 	c->ndsyms = c->nmaps = c->npaths = 0;
 }

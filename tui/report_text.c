@@ -230,6 +230,39 @@ static void print_hang(FILE *out, const kp_report *r)
 	kp_sb_free(&sb);
 }
 
+/* "LABEL (N): proc[pid] tid, state": a thread of a watchdog or stackshot,
+ * then its frames. */
+static void print_thread(FILE *out, kp_symbols *sym, const kp_report *r, kp_thread_ref ref,
+                         const char *label, size_t ndisasm)
+{
+	const kp_thread *t = &r->processes[ref.proc].threads[ref.thread];
+	kp_sb sb = {0};
+	kp_waitchain_thread(r, ref, &sb);
+	fprintf(out, "%s (%zu): ", label, t->nframes);
+	if (sb.s)
+		put_safe(out, sb.s);
+	kp_sb_reset(&sb);
+	kp_waitchain_state(t, &sb);
+	fputs(", ", out);
+	if (sb.s)
+		put_safe(out, sb.s);
+	fputc('\n', out);
+	kp_sb_free(&sb);
+	print_frames(out, sym, r, t, ndisasm);
+}
+
+/* A `stackshot -i` text blames nobody: every thread. */
+static void print_all_threads(FILE *out, kp_symbols *sym, const kp_report *r, size_t ndisasm)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nprocesses; i++)
+		n += r->processes[i].nthreads;
+	fprintf(out, "Threads (%zu):\n", n);
+	for (size_t i = 0; i < r->nprocesses; i++)
+		for (size_t j = 0; j < r->processes[i].nthreads; j++)
+			print_thread(out, sym, r, (kp_thread_ref){(int)i, (int)j}, "Thread frames", ndisasm);
+}
+
 void kpt_report_text(FILE *out, const kp_report *r, kp_symbols *sym)
 {
 	kpt_report_text_disasm(out, r, sym, 0);
@@ -304,19 +337,10 @@ void kpt_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size
 		fprintf(out, "Panicked thread frames (%zu):\n", pt->nframes);
 		print_frames(out, sym, r, pt, ndisasm);
 	} else if (r->kind != KP_KIND_PANIC && (pt = kp_report_blamed_thread(r, &pp)) != NULL) {
-		kp_sb sb = {0};
-		kp_waitchain_thread(r, (kp_thread_ref){(int)(pp - r->processes), (int)(pt - pp->threads)}, &sb);
-		fprintf(out, "Blamed thread frames (%zu): ", pt->nframes);
-		if (sb.s)
-			put_safe(out, sb.s);
-		kp_sb_reset(&sb);
-		kp_waitchain_state(pt, &sb);
-		fputs(", ", out);
-		if (sb.s)
-			put_safe(out, sb.s);
-		fputc('\n', out);
-		kp_sb_free(&sb);
-		print_frames(out, sym, r, pt, ndisasm);
+		print_thread(out, sym, r, (kp_thread_ref){(int)(pp - r->processes), (int)(pt - pp->threads)},
+		             "Blamed thread frames", ndisasm);
+	} else if (r->kind == KP_KIND_STACKSHOT && r->format == KP_FORMAT_TEXT) {
+		print_all_threads(out, sym, r, ndisasm);
 	} else {
 		fprintf(out, "%s\n", "Panicked thread frames: none in this report");
 	}

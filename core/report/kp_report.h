@@ -64,6 +64,7 @@ typedef struct kp_image {
 	uint64_t start, end;  /* runtime range from the text, inclusive */
 	bool in_backtrace;    /* named in "Kernel Extensions in backtrace" or a panicked frame */
 	bool is_dependency;   /* listed only as a "dependency:" line */
+	bool user_load;       /* start given by the user (kp_report_set_load) */
 } kp_image;
 
 typedef struct kp_frame {
@@ -80,6 +81,9 @@ typedef struct kp_frame {
 	/* text: the report named the frame's module mach_kernel, so the frame
 	 * is the kernel's even without a slide or text base to place it */
 	bool report_kernel;
+	/* text: the report named the frame's module ("(in BUNDLE)" of the
+	 * stackshot -i text): image is that one even before it has a start */
+	bool report_image;
 } kp_frame;
 
 /* An array of strings in the report's arena. */
@@ -320,6 +324,18 @@ size_t kp_report_panic_flag_names(const kp_report *r, const char **names, size_t
 
 /* The thread with id tid (ids are unique system-wide), or NULL. */
 const kp_thread *kp_report_thread_by_id(const kp_report *r, uint64_t tid, kp_thread_ref *ref);
+
+/* Places kext bundle at load address addr, as `kextstat` prints it (the
+ * start of its __TEXT), for a report that does not say where kexts were
+ * loaded (the `stackshot -i` text): the image named bundle (added with kind
+ * 'X' when none) gets start addr and user_load, and uuid (canonical) when
+ * given and it has none.  Then every kernel frame with an address but no
+ * offset, or one placed by an earlier call, is placed again: in the image
+ * its text names when that one has a start at or below it, else in the
+ * user_load image starting nearest below it (within 16 MiB, the kernel's
+ * frames named "mach_kernel" excepted); offset = address - start.  Call
+ * once per kext, in any order.  False only when out of memory. */
+bool kp_report_set_load(kp_report *r, const char *bundle, uint64_t addr, const char *uuid);
 
 /* Maximum size kp_report_load accepts. */
 #define KP_REPORT_MAX_SIZE ((size_t)256 << 20)

@@ -346,3 +346,68 @@ const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process 
 		*proc = NULL;
 	return NULL;
 }
+
+/* A user_load image without an end claims a frame above its start only
+ * within this gap (as text_backtrace.c's NOEND_MAX_GAP). */
+#define LOAD_MAX_GAP ((uint64_t)16 << 20)
+
+static void place_loaded(kp_report *r, kp_frame *f)
+{
+	if (!f->has_address || f->user || f->report_kernel)
+		return;
+	if (f->image >= 0 && (size_t)f->image < r->nimages) {
+		const kp_image *im = &r->images[f->image];
+		if (f->report_image) {   /* the text names its module: never another one */
+			f->has_offset = im->has_start && f->address >= im->start;
+			f->offset = f->has_offset ? f->address - im->start : 0;
+			return;
+		}
+		if (f->has_offset && !im->user_load)
+			return;   /* placed by the report itself */
+	}
+	int best = -1;
+	for (size_t i = 0; i < r->nimages; i++) {
+		const kp_image *im = &r->images[i];
+		if (im->user_load && im->has_start && im->start <= f->address &&
+		    f->address - im->start < LOAD_MAX_GAP && (best < 0 || im->start > r->images[best].start))
+			best = (int)i;
+	}
+	if (best < 0) {
+		if (f->image >= 0 && r->images[f->image].user_load) {
+			f->image = -1;
+			f->has_offset = false;
+		}
+		return;
+	}
+	f->image = best;
+	f->offset = f->address - r->images[best].start;
+	f->has_offset = true;
+}
+
+bool kp_report_set_load(kp_report *r, const char *bundle, uint64_t addr, const char *uuid)
+{
+	int k = -1;
+	for (size_t i = 0; i < r->nimages && k < 0; i++)
+		if (r->images[i].name && strcmp(r->images[i].name, bundle) == 0)
+			k = (int)i;
+	if (k < 0) {
+		kp_image *im = kp__add_image(r);
+		if (!im || !(im->name = kp__strdup(r, bundle)))
+			return false;
+		im->kind = 'X';
+		k = im->index;
+	}
+	kp_image *im = &r->images[k];
+	im->start = addr;
+	im->has_start = true;
+	im->user_load = true;
+	if (uuid && !im->uuid && !(im->uuid = kp__strdup(r, uuid)))
+		return false;
+	for (size_t i = 0; i < r->nprocesses; i++)
+		for (size_t j = 0; j < r->processes[i].nthreads; j++) {
+			kp_thread *t = &r->processes[i].threads[j];
+			for (size_t n = 0; n < t->nframes; n++)
+				place_loaded(r, &t->frames[n]);
+		}
+	return true;
+}

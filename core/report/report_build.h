@@ -64,6 +64,13 @@ bool kp__waitchain_build(kp_report *r);
 /* zone.c: r->zone from the panic text (after the parsers). */
 void kp__zone_parse(kp_report *r);
 
+/* text_stackshot.c: the `stackshot -i` text (symstacks.rb's input).
+ * sniff: a "PID:", a "Thread ID:" and a "Kernel stack:" line start within
+ * the first 64 KiB.  parse: processes, threads and frames of the whole
+ * text; kind stackshot, format text; fails when no thread is found. */
+bool kp__text_stackshot_sniff(const char *data, size_t len);
+kp_status kp__text_stackshot_parse(kp_report *r, const char *text, size_t len, kp_error *err);
+
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);
 

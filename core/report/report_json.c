@@ -557,6 +557,17 @@ static void strs_json(jw *w, kp_report_json_obj *ob, const char *k, size_t kn, c
 }
 
 /* Issue 14's thread members: what explains a hang. */
+/* A frame object outside frames (continuation, wait_event), or null. */
+static void frame_or_null(jw *w, const kp_frame *f, int depth)
+{
+	if (f) {
+		kp_report_json_obj c = frame_begin(w, f, depth);
+		kp_report_json_end(&c);
+	} else {
+		kp_report_json_null(w->o);
+	}
+}
+
 static void thread_wait_json(jw *w, kp_report_json_obj *ob, const kp_thread *t, int depth)
 {
 	const kp_report *r = w->r;
@@ -584,12 +595,9 @@ static void thread_wait_json(jw *w, kp_report_json_obj *ob, const kp_thread *t, 
 		kp_report_json_null(w->o);
 	}
 	lit_key(ob, K("continuation"));
-	if (t->has_continuation) {
-		kp_report_json_obj c = frame_begin(w, &t->continuation, depth + 1);
-		kp_report_json_end(&c);
-	} else {
-		kp_report_json_null(w->o);
-	}
+	frame_or_null(w, t->has_continuation ? &t->continuation : NULL, depth + 1);
+	lit_key(ob, K("wait_event"));
+	frame_or_null(w, t->has_wait_event ? &t->wait_event : NULL, depth + 1);
 }
 
 static void thread_json(jw *w, size_t j, int depth)

@@ -38,6 +38,8 @@ kp_status kp_report_parse(const char *data, size_t len, const char *path,
 	kp_status st;
 	if (p < data + len && *p == '{') {
 		st = kp__ips_parse(r, data, len, err);
+	} else if (kp__text_stackshot_sniff(data, len)) {
+		st = kp__text_stackshot_parse(r, data, len, err);
 	} else {
 		r->format = KP_FORMAT_TEXT;
 		st = kp__text_parse(r, data, len, 1, 0, err);

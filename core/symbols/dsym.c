@@ -494,3 +494,93 @@ void kp__dsym_stats(const kp_dsym_index *x, size_t *walked, size_t *from_cache, 
 	*from_cache = x->from_cache;
 	*probed = x->probed;
 }
+
+/* ---- by bundle id ---- */
+
+/* Whether the Info.plist at dir/Contents/Info.plist (XML) says
+ * CFBundleIdentifier want1 or want2. */
+static bool plist_says(const char *dir, size_t dirlen, const char *want1, const char *want2)
+{
+	char path[4200];
+	if (dirlen + sizeof "/Contents/Info.plist" > sizeof path)
+		return false;
+	snprintf(path, sizeof path, "%.*s/Contents/Info.plist", (int)dirlen, dir);
+	char *buf;
+	size_t len;
+	if (kp_fs_read_file(path, (size_t)1 << 20, &buf, &len, NULL, NULL) != KP_OK)
+		return false;
+	static const char key[] = "<key>CFBundleIdentifier</key>";
+	bool ok = false;
+	const char *p = buf, *end = buf + len;
+	const char *k = NULL;
+	for (; p + sizeof key - 1 <= end; p++)
+		if (memcmp(p, key, sizeof key - 1) == 0) {
+			k = p + sizeof key - 1;
+			break;
+		}
+	while (k && k < end && (*k == ' ' || *k == '\t' || *k == '\r' || *k == '\n'))
+		k++;
+	if (k && end - k > 8 && memcmp(k, "<string>", 8) == 0) {
+		const char *v = k + 8, *ve = v;
+		while (ve < end && *ve != '<')
+			ve++;
+		size_t n = (size_t)(ve - v);
+		ok = (strlen(want1) == n && memcmp(v, want1, n) == 0) ||
+		     (want2 && strlen(want2) == n && memcmp(v, want2, n) == 0);
+	}
+	free(buf);
+	return ok;
+}
+
+static const char *find_last(const char *s, const char *w)
+{
+	const char *last = NULL;
+	for (const char *p = strstr(s, w); p; p = strstr(p + 1, w))
+		last = p;
+	return last;
+}
+
+static bool folder_is(const char *dir, size_t dirlen, const char *name, size_t n)
+{
+	static const char ext[] = ".kext.dSYM";
+	size_t en = sizeof ext - 1;
+	if (dirlen < n + en + 1 || dir[dirlen - n - en - 1] != '/')
+		return false;
+	return memcmp(dir + dirlen - n - en, name, n) == 0 && memcmp(dir + dirlen - en, ext, en) == 0;
+}
+
+static bool bundle_matches(const entry *e, const char *bundle, const char *dsym_id)
+{
+	const char *d = find_last(e->path, "/Contents/Resources/DWARF/");
+	if (d) {
+		size_t dl = (size_t)(d - e->path);
+		const char *dot = strrchr(bundle, '.');
+		const char *last = dot ? dot + 1 : bundle;
+		return plist_says(e->path, dl, dsym_id, bundle) ||
+		       folder_is(e->path, dl, bundle, strlen(bundle)) ||
+		       (*last && folder_is(e->path, dl, last, strlen(last)));
+	}
+	const char *m = find_last(e->path, "/Contents/MacOS/");
+	return m && plist_says(e->path, (size_t)(m - e->path), bundle, NULL);
+}
+
+const char *kp__dsym_find_bundle(kp_dsym_index *x, const char *bundle)
+{
+	for (size_t ri = 0; ri < x->nroots; ri++)
+		if (!x->roots[ri].walked)
+			walk_root(x, ri);
+	size_t n = strlen(bundle) + sizeof "com.apple.xcode.dsym.";
+	char *dsym_id = malloc(n);
+	if (!dsym_id)
+		return NULL;
+	snprintf(dsym_id, n, "com.apple.xcode.dsym.%s", bundle);
+	const char *found = NULL;
+	for (int pass = 0; pass < 2 && !found; pass++)
+		for (size_t i = 0; i < x->nents && !found; i++) {
+			const entry *e = &x->ents[i];
+			if ((e->filetype == MH_DSYM) == (pass == 0) && bundle_matches(e, bundle, dsym_id))
+				found = e->path;
+		}
+	free(dsym_id);
+	return found;
+}

@@ -26,6 +26,14 @@ bool kp__dsym_add_root(kp_dsym_index *x, const char *path);
  * when the first turned out stale). */
 const char *kp__dsym_find(kp_dsym_index *x, const char *uuid, size_t skip);
 
+/* The best file for kext bundle id bundle (e.g. com.apple.iokit.IOUSBFamily),
+ * walking every root: a file inside a dSYM whose Contents/Info.plist says
+ * CFBundleIdentifier com.apple.xcode.dsym.BUNDLE (or BUNDLE), else one in a
+ * folder named BUNDLE.kext.dSYM or LAST.kext.dSYM (LAST: the id's last
+ * dot-separated part), else a kext binary (X.kext/Contents/MacOS/X) whose
+ * Info.plist says BUNDLE; NULL when none.  Callers read the UUID from it. */
+const char *kp__dsym_find_bundle(kp_dsym_index *x, const char *bundle);
+
 /* Writes the cache file if anything changed (atomically, by rename). */
 void kp__dsym_save(kp_dsym_index *x);
 

@@ -87,6 +87,23 @@ const char *kp_symbols_find(kp_symbols *s, const char *uuid);
  * LC_UUID when they open one. */
 const char *kp_symbols_find_nth(kp_symbols *s, const char *uuid, size_t skip);
 
+/* The dSYM (else the kext binary) of kext bundle id bundle, found under
+ * the search roots by its Info.plist, its folder name or its kext bundle
+ * (dsym.h), then the system roots; its UUID (the slice for arch, e.g.
+ * "x86_64", or the only slice when arch is NULL or absent) is written to
+ * uuid.  NULL when none is found. */
+const char *kp_symbols_find_bundle(kp_symbols *s, const char *bundle, const char *arch, char uuid[37]);
+
+/* --load BUNDLE_ID=0xADDR (as kextstat prints a kext's id and address):
+ * false when spec is not that form (then nothing is written). */
+bool kp_symbols_parse_load(const char *spec, char *bundle, size_t size, uint64_t *addr);
+
+/* Applies one --load spec to r: kp_report_set_load with the UUID of the
+ * dSYM kp_symbols_find_bundle finds (s NULL: none).  *found tells whether a
+ * dSYM was found.  KP_ERR_USAGE for a malformed spec, KP_ERR_NOMEM. */
+kp_status kp_symbols_apply_load(kp_symbols *s, kp_report *r, const char *spec, bool *found,
+                                kp_error *err);
+
 typedef struct kp_symbols_stats {
 	size_t roots_walked, roots_from_cache, files_probed, dsyms_opened;
 	/* symbol caches (<cache dir>/symcache/<UUID>.kpsym) answered from and

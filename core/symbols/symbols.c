@@ -551,3 +551,65 @@ kp_status kp_symbols_cache_step(kp_symbols *s, const kp_symbols_cache_cb *cb, kp
 	}
 	return KP_OK;
 }
+
+/* ---- kexts placed by the user (--load) ---- */
+
+static const char *bundle_in(kp_symbols *s, const char *bundle)
+{
+	const char *p = kp__dsym_find_bundle(s->dx, bundle);
+	if (!p && !s->system_added) {
+		add_system_roots(s);
+		p = kp__dsym_find_bundle(s->dx, bundle);
+	}
+	return p;
+}
+
+const char *kp_symbols_find_bundle(kp_symbols *s, const char *bundle, const char *arch, char uuid[37])
+{
+	const char *p = bundle_in(s, bundle);
+	kp_macho *m = NULL;
+	if (!p || kp_macho_open(p, &m, NULL) != KP_OK)
+		return NULL;
+	const kp_macho_slice *sl = arch ? kp_macho_find_arch(m, arch) : NULL;
+	if (!sl && arch && strcmp(arch, "arm64") == 0)
+		sl = kp_macho_find_arch(m, "arm64e");
+	if (!sl && kp_macho_nslices(m) == 1)
+		sl = kp_macho_slice_at(m, 0);
+	bool ok = sl && sl->has_uuid;
+	if (ok)
+		memcpy(uuid, sl->uuid, 37);
+	kp_macho_close(&m);
+	return ok ? p : NULL;
+}
+
+bool kp_symbols_parse_load(const char *spec, char *bundle, size_t size, uint64_t *addr)
+{
+	const char *eq = strrchr(spec, '=');
+	if (!eq || eq == spec || (size_t)(eq - spec) >= size)
+		return false;
+	for (const char *p = spec; p < eq; p++)
+		if (*p <= ' ' || *p == '/' || (unsigned char)*p >= 0x7f)
+			return false;
+	const char *v = eq + 1;
+	if (v[0] != '0' || (v[1] != 'x' && v[1] != 'X') || !kp_parse_u64(v, strlen(v), addr))
+		return false;
+	memcpy(bundle, spec, (size_t)(eq - spec));
+	bundle[eq - spec] = '\0';
+	return true;
+}
+
+kp_status kp_symbols_apply_load(kp_symbols *s, kp_report *r, const char *spec, bool *found,
+                                kp_error *err)
+{
+	char bundle[256], uuid[37];
+	uint64_t addr;
+	*found = false;
+	if (!kp_symbols_parse_load(spec, bundle, sizeof bundle, &addr))
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1,
+		                    "--load %s: not BUNDLE_ID=0xADDR (as kextstat prints them)", spec);
+	const char *arch = r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch);
+	*found = s && kp_symbols_find_bundle(s, bundle, arch, uuid);
+	if (!kp_report_set_load(r, bundle, addr, *found ? uuid : NULL))
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	return KP_OK;
+}

@@ -58,6 +58,8 @@ def cuts(src, tag):
 
 cuts(IPS, "fixture.ips")
 cuts(PANIC, "fixture.panic")
+SSTEXT = os.path.join(FIX, "textforms", "stackshot-i.txt")
+cuts(SSTEXT, "fixture.stackshot-i")
 for name in ("ips-t2-bridgeos-sleepwake-socwatchdog-1.ips",
              "legacy-intel-1014-iousbfamily-iogmd-userclient-1.panic"):
     if REAL and os.path.exists(os.path.join(REAL, name)):
@@ -330,3 +332,9 @@ text = text.replace(b"BSD process name corresponding to current thread: ",
 put("tty/evil.panic", text)
 # raw 8-bit C1 CSI byte (not UTF-8) in a text report
 put("tty/evil-c1.panic", text.replace(b"\xc2\x9b31m", b"\x9b31m"))
+# the stackshot -i text: process, thread, symbol and module names, state
+ss = read(SSTEXT).replace(b"Process: fakeclient", b"Process: fakeclient" + evil_raw)
+ss = ss.replace(b"(in com.kpbrowse.FakeDriver)", b"(in com.evil" + evil_raw + b")")
+ss = ss.replace(b"panic (in mach_kernel)", b"panic" + evil_raw + b" (in mach_kernel)")
+ss = ss.replace(b"Thread priority: 47", b"Thread name: thread" + evil_raw + b"\nThread state: 0x1 == TH_WAIT |" + evil_raw)
+put("tty/evil-stackshot-i.txt", ss)
