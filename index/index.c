@@ -725,12 +725,13 @@ static kp_status uuid_arg(const char *uuid, char hex[33], kp_error *err);
 static kp_status search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
                         void *ctx, size_t *nfound, kp_error *err)
 {
+	/* every row: one page without a limit */
 	live_rows l = {db, fn, ctx, NULL, {0}};
-	size_t n = 0;
-	kp_status st = db->ops->search(db, kind, arg, live_row, &l, &n, err);
+	kpi_page page = {0};
+	kp_status st = db->ops->search_page(db, kind, arg, &page, live_row, &l, err);
 	live_cache_free(&l.cache);
 	if (nfound)
-		*nfound = n;
+		*nfound = page.rows;
 	return st;
 }
 

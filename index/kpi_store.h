@@ -173,8 +173,6 @@ typedef struct kpi__store_ops {
 	kp_status (*list_hosts)(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 	kp_status (*list_groups)(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 	kp_status (*list_group_counts)(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
-	kp_status (*search)(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
-	                    void *ctx, size_t *nfound, kp_error *err);
 	/* Pages of search and list_reports (kp_index.h kpi_page): rows in
 	 * the same order, one per report (its best match: lowest rank, then
 	 * uuid, then name), those after (page->after_ts, after_id) when

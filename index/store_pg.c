@@ -1110,66 +1110,6 @@ static kp_status pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *e
 	return KP_OK;
 }
 
-static kp_status pg_search(kpi_db *h, kpi__search kind, const char *arg, kpi_report_fn fn,
-                           void *ctx, size_t *nfound, kp_error *err)
-{
-	kpi__pg *db = PG(h);
-	params p = {0};
-	switch (kind) {
-	case KPI__SEARCH_UUID: {
-		char lo[33], hi[33];
-		size_t n = strlen(arg);
-		if (n > 32)
-			n = 32;
-		memcpy(lo, arg, n);
-		memcpy(hi, arg, n);
-		for (size_t i = n; i < 32; i++) {
-			lo[i] = '0';
-			hi[i] = 'F';
-		}
-		lo[32] = hi[32] = '\0';
-		p_text(&p, lo);
-		p_text(&p, hi);
-		return run_rows(db, "SELECT " ROW_COLS "i.uuid_hex, i.name, i.rank" ROW_TAIL
-		                    " FROM kpbrowse.images i JOIN kpbrowse.reports r ON r.id = i.report_id "
-		                    "JOIN kpbrowse.groups g ON g.id = r.group_id WHERE i.uuid_hex BETWEEN $1 AND $2 "
-		                    "AND i.uuid_hex <> '' AND i.live ORDER BY r.ts DESC, r.id DESC, i.rank",
-		                &p, true, fn, ctx, nfound, err);
-	}
-	case KPI__SEARCH_KEXT:
-		p_text(&p, arg);
-		return run_rows(db, "SELECT " ROW_COLS "i.uuid_hex, i.name, i.rank" ROW_TAIL
-		                    " FROM kpbrowse.images i JOIN kpbrowse.reports r ON r.id = i.report_id "
-		                    "JOIN kpbrowse.groups g ON g.id = r.group_id WHERE lower(i.name) = lower($1) "
-		                    "AND i.name <> '' AND i.live ORDER BY r.ts DESC, r.id DESC, i.rank",
-		                &p, true, fn, ctx, nfound, err);
-	case KPI__SEARCH_KEXT_LAST:
-		p_text(&p, arg);
-		return run_rows(db, "SELECT " ROW_COLS "i.uuid_hex, i.name, i.rank" ROW_TAIL
-		                    " FROM kpbrowse.images i JOIN kpbrowse.reports r ON r.id = i.report_id "
-		                    "JOIN kpbrowse.groups g ON g.id = r.group_id WHERE i.name <> '' AND i.live "
-		                    "AND (lower(i.name) = lower($1) OR right(lower(i.name), length($1) + 1) = "
-		                    "'.' || lower($1)) ORDER BY r.ts DESC, r.id DESC, i.rank",
-		                &p, true, fn, ctx, nfound, err);
-	case KPI__SEARCH_ZONE:
-		p_text(&p, arg);
-		return run_rows(db, "SELECT " ROW_COLS "NULL, NULL, NULL" ROW_TAIL
-		                    " FROM kpbrowse.reports r JOIN kpbrowse.groups g ON g.id = r.group_id "
-		                    "WHERE lower(r.zone) = lower($1) ORDER BY r.ts DESC, r.id DESC",
-		                &p, false, fn, ctx, nfound, err);
-	case KPI__SEARCH_TEXT:
-		break;
-	}
-	/* PostgreSQL's own full-text search: every word must occur (plainto:
-	 * query syntax in the text is text) */
-	p_text(&p, arg);
-	return run_rows(db, "SELECT " ROW_COLS "NULL, NULL, NULL" ROW_TAIL
-	                    " FROM kpbrowse.panic_text t JOIN kpbrowse.reports r ON r.id = t.report_id "
-	                    "JOIN kpbrowse.groups g ON g.id = r.group_id "
-	                    "WHERE t.body @@ plainto_tsquery('simple', $1) ORDER BY r.ts DESC, r.id DESC",
-	                &p, false, fn, ctx, nfound, err);
-}
-
 /* ---- pages ---- */
 
 /* Rows of a page query (run_rows' columns, then r.ts as column 15): one
@@ -1413,7 +1353,6 @@ static const kpi__store_ops pg_ops = {
 	.list_groups = pg_list_groups,
 	.list_group_counts = pg_list_group_counts,
 	.list_hosts = pg_list_hosts,
-	.search = pg_search,
 	.search_page = pg_search_page,
 	.list_page = pg_list_page,
 	.meta_get = pg_meta_get,

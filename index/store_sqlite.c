@@ -120,28 +120,6 @@ static const char *const sql_text[Q_COUNT] = {
 	                  "ORDER BY count DESC, last_seen DESC, id",
 	[Q_GROUP_MEMBERS] = "SELECT id FROM reports WHERE group_id = ?1 ORDER BY ts DESC, id DESC",
 	[Q_REPORT_PATHS] = "SELECT path FROM paths WHERE report_id = ?1 ORDER BY seen_at DESC, path",
-	[Q_SEARCH_UUID] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "1, i.uuid_hex, i.name, i.rank, " ROW_TAIL " FROM images i "
-	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
-	                  "WHERE i.uuid_hex BETWEEN ?1 AND ?2 AND i.uuid_hex <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
-	[Q_SEARCH_KEXT] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "1, i.uuid_hex, i.name, i.rank, " ROW_TAIL " FROM images i "
-	                  "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
-	                  "WHERE i.name = ?1 COLLATE NOCASE AND i.name <> '' ORDER BY r.ts DESC, r.id DESC, i.rank",
-	/* a bundle id's last part: the name itself, or ".PART" ending it (no
-	 * index serves a suffix: this one reads the images table) */
-	[Q_SEARCH_KEXT_LAST] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                       "1, i.uuid_hex, i.name, i.rank, " ROW_TAIL " FROM images i "
-	                       "JOIN reports r ON r.id = i.report_id JOIN groups g ON g.id = r.group_id "
-	                       "WHERE " KEXT_LAST_COND " ORDER BY r.ts DESC, r.id DESC, i.rank",
-	[Q_SEARCH_FTS] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                 "1, NULL, NULL, NULL, " ROW_TAIL " FROM panic_fts f "
-	                 "JOIN reports r ON r.id = f.rowid JOIN groups g ON g.id = r.group_id "
-	                 "WHERE panic_fts MATCH ?1 ORDER BY r.ts DESC, r.id DESC",
-	[Q_SEARCH_LIKE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "1, NULL, NULL, NULL, " ROW_TAIL " FROM panic_text t "
-	                  "JOIN reports r ON r.id = t.report_id JOIN groups g ON g.id = r.group_id "
-	                  "WHERE t.body LIKE '%' || ?1 || '%' ESCAPE '\\' ORDER BY r.ts DESC, r.id DESC",
 	[Q_META_GET] = "SELECT value FROM meta WHERE key = ?1",
 	[Q_META_SET] = "INSERT INTO meta(key, value) VALUES (?1, ?2) "
 	               "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -156,9 +134,6 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_GROUP_SPAN] = "SELECT max(id), (SELECT count(*) FROM groups) FROM groups",
 	[Q_REPORT_PATHS_ALL] = "SELECT report_id, seen_at, path FROM paths NOT INDEXED "
 	                       "WHERE report_id IS NOT NULL",
-	[Q_SEARCH_ZONE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, "
-	                  "1, NULL, NULL, NULL, " ROW_TAIL " FROM reports r JOIN groups g ON g.id = r.group_id "
-	                  "WHERE " ZONE_COND " ORDER BY r.ts DESC, r.id DESC",
 	[Q_REPORT_FACTS] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4 WHERE id = ?1",
 	[Q_REPORT_SPAN] = "SELECT max(id), (SELECT count(*) FROM reports) FROM reports", /* count alone: no scan */
 	/* pages (kpi_page): ?1 (?2) the search, ?3 ?4 the keyset (ts, id) to

@@ -44,10 +44,6 @@ typedef enum kpi__sq_sql {
 	Q_LIST_GROUPS,
 	Q_GROUP_MEMBERS,
 	Q_REPORT_PATHS,
-	Q_SEARCH_UUID,
-	Q_SEARCH_KEXT,
-	Q_SEARCH_FTS,
-	Q_SEARCH_LIKE,
 	Q_META_GET,
 	Q_META_SET,
 	Q_LIST_REPORTS_BARE,
@@ -55,8 +51,6 @@ typedef enum kpi__sq_sql {
 	Q_REPORT_SPAN,
 	Q_GROUP_COUNTS,
 	Q_GROUP_SPAN,
-	Q_SEARCH_KEXT_LAST,
-	Q_SEARCH_ZONE,
 	Q_REPORT_FACTS,
 	Q_PAGE_UUID,
 	Q_PAGE_KEXT,
@@ -110,8 +104,6 @@ kp_status kpi__sq_list_reports(kpi_db *db, const char *host, kpi_report_fn fn, v
 kp_status kpi__sq_list_hosts(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
-kp_status kpi__sq_search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
-                         void *ctx, size_t *nfound, kp_error *err);
 kp_status kpi__sq_search_page(kpi_db *db, kpi__search kind, const char *arg, kpi_page *page,
                               kpi_report_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_list_page(kpi_db *db, kpi_page *page, kpi_report_fn fn, void *ctx, kp_error *err);

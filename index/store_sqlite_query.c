@@ -422,25 +422,6 @@ static char *text_arg(const kpi__sq *db, const char *text, size_t *n)
 static kp_status bind_search(const kpi__sq *db, sqlite3_stmt *q, kpi__search kind, const char *arg,
                              kp_error *err);
 
-kp_status kpi__sq_search(kpi_db *h, kpi__search kind, const char *arg, kpi_report_fn fn,
-                         void *ctx, size_t *nfound, kp_error *err)
-{
-	kpi__sq *db = SQ(h);
-	static const kpi__sq_sql stmt[] = {
-		[KPI__SEARCH_UUID] = Q_SEARCH_UUID, [KPI__SEARCH_KEXT] = Q_SEARCH_KEXT,
-		[KPI__SEARCH_KEXT_LAST] = Q_SEARCH_KEXT_LAST, [KPI__SEARCH_ZONE] = Q_SEARCH_ZONE,
-	};
-	sqlite3_stmt *q = kpi__sq_stmt(db, kind != KPI__SEARCH_TEXT ? stmt[kind]
-	                                   : db->fts ? Q_SEARCH_FTS : Q_SEARCH_LIKE, err);
-	if (!q)
-		return KP_ERR_DB;
-	kp_status st = bind_search(db, q, kind, arg, err);
-	if (st != KP_OK)
-		return st;
-	return run_rows(db, q, kind != KPI__SEARCH_TEXT && kind != KPI__SEARCH_ZONE, NULL, NULL, fn, ctx,
-	                nfound, err);
-}
-
 kp_status kpi__sq_meta_get(kpi_db *h, const char *key, char **value, kp_error *err)
 {
 	kpi__sq *db = SQ(h);

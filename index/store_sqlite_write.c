@@ -389,7 +389,6 @@ const kpi__store_ops kpi__sqlite_ops = {
 	.list_groups = kpi__sq_list_groups,
 	.list_group_counts = kpi__sq_list_group_counts,
 	.list_hosts = kpi__sq_list_hosts,
-	.search = kpi__sq_search,
 	.search_page = kpi__sq_search_page,
 	.list_page = kpi__sq_list_page,
 	.meta_get = kpi__sq_meta_get,

@@ -10,6 +10,16 @@ check() {
 check_grep() { if grep -q -- "$1" "$2" 2>/dev/null; then _ok "$3"; else _notok "$3"; fi; }
 check_not_grep() { if grep -q -- "$1" "$2" 2>/dev/null; then _notok "$3"; else _ok "$3"; fi; }
 skip() { _n=$((_n + 1)); _skip=$((_skip + 1)); echo "ok $_n - # SKIP $1"; }
+# cli_setup: the CLI tests' common start: $kp the program under test, $tmp a
+# private folder removed at exit, a private symbol cache, and no dSYM path
+# taken from the caller's environment.
+cli_setup() {
+	kp=$KPBROWSE
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	export KPBROWSE_CACHE_DIR="$tmp/cache"
+	unset KPBROWSE_DSYM_PATH
+}
 done_testing() {
 	echo "1..$_n"
 	echo "# $((_n - _fail - _skip)) passed, $_fail failed, $_skip skipped"

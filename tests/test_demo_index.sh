@@ -4,11 +4,7 @@
 # --resign when the dSYMs arrive after the scan.
 set -u
 . "$KP_TESTS_DIR/tap.sh"
-kp=$KPBROWSE
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KPBROWSE_CACHE_DIR="$tmp/cache"
-unset KPBROWSE_DSYM_PATH
+cli_setup
 db="$tmp/db"
 reports="$KP_FIXTURES/reports"
 

@@ -6,11 +6,8 @@
 # the database survives (no statement is ever built from report text).
 set -u
 . "$KP_TESTS_DIR/tap.sh"
-kp=$KPBROWSE
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KPBROWSE_CACHE_DIR="$tmp/cache"
-unset KPBROWSE_DSYM_PATH KPBROWSE_DB
+cli_setup
+unset KPBROWSE_DB
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "python3 absent"
 	done_testing

@@ -7,11 +7,7 @@
 # or last seen), and a schema 3 index migrated with its rows filled in.
 set -u
 . "$KP_TESTS_DIR/tap.sh"
-kp=$KPBROWSE
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KPBROWSE_CACHE_DIR="$tmp/cache"
-unset KPBROWSE_DSYM_PATH
+cli_setup
 db="$tmp/index.db"
 dr="$tmp/DiagnosticReports"
 mkdir -p "$dr/ProxiedDevice-Bridge"

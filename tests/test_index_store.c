@@ -227,6 +227,16 @@ static void archive_round_trip(const char *be, kpi_db *db)
 	         be);
 }
 
+/* Every row of a search: the store's page op without a limit. */
+static kp_status store_search(kpi_db *db, kpi__search kind, const char *arg, kpi_report_fn fn,
+                              void *ctx, size_t *n, kp_error *err)
+{
+	kpi_page page = {0};
+	kp_status st = db->ops->search_page(db, kind, arg, &page, fn, ctx, err);
+	*n = page.rows;
+	return st;
+}
+
 /* A record cut short is replaced in place by the complete report: fields,
  * keys, group, images, search text and archive; id and paths stay. */
 static void report_replace_in_place(const char *be, kpi_db *db)
@@ -264,16 +274,16 @@ static void report_replace_in_place(const char *be, kpi_db *db)
 	free(a.z);
 	found f = {0};
 	size_t n = 0;
-	KT_CHECK(db->ops->search(db, KPI__SEARCH_TEXT, "nine", collect, &f, &n, &err) == KP_OK && n == 1 &&
+	KT_CHECK(store_search(db, KPI__SEARCH_TEXT, "nine", collect, &f, &n, &err) == KP_OK && n == 1 &&
 	         f.id[0] == id, "%s: the new text is searchable", be);
 	f = (found){0};
-	KT_CHECK(db->ops->search(db, KPI__SEARCH_TEXT, "overfl", collect, &f, &n, &err) == KP_OK && n == 0,
+	KT_CHECK(store_search(db, KPI__SEARCH_TEXT, "overfl", collect, &f, &n, &err) == KP_OK && n == 0,
 	         "%s: the cut text is forgotten", be);
 	f = (found){0};
-	KT_CHECK(db->ops->search(db, KPI__SEARCH_UUID, "AB7A1C2B", collect, &f, &n, &err) == KP_OK && n == 1,
+	KT_CHECK(store_search(db, KPI__SEARCH_UUID, "AB7A1C2B", collect, &f, &n, &err) == KP_OK && n == 1,
 	         "%s: the new image finds it", be);
 	f = (found){0};
-	db->ops->search(db, KPI__SEARCH_UUID, "C2A94E10", collect, &f, &n, &err);
+	store_search(db, KPI__SEARCH_UUID, "C2A94E10", collect, &f, &n, &err);
 	bool old_image = false;
 	for (int i = 0; i < f.n && i < 8; i++)
 		old_image |= f.id[i] == id;
@@ -349,24 +359,24 @@ static void search_by_uuid_kext_text(const char *be, kpi_db *db)
 	int64_t id = add(db, &r, NULL);
 	found f = {0};
 	size_t n = 0;
-	KT_CHECK(db->ops->search(db, KPI__SEARCH_UUID, "C2A94E10", collect, &f, &n, &err) == KP_OK &&
+	KT_CHECK(store_search(db, KPI__SEARCH_UUID, "C2A94E10", collect, &f, &n, &err) == KP_OK &&
 	         n >= 1 && strcmp(f.role[0], "kernel") == 0, "%s: UUID prefix finds the kernel role", be);
 	memset(&f, 0, sizeof f);
-	KT_CHECK(db->ops->search(db, KPI__SEARCH_KEXT, "ORG.sample.kext.nouuid", collect, &f, &n, &err) ==
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT, "ORG.sample.kext.nouuid", collect, &f, &n, &err) ==
 	         KP_OK && n >= 1, "%s: kext by bundle id, any case", be);
 	memset(&f, 0, sizeof f);
-	KT_CHECK(db->ops->search(db, KPI__SEARCH_KEXT_LAST, "nouuid", collect, &f, &n, &err) == KP_OK &&
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT_LAST, "nouuid", collect, &f, &n, &err) == KP_OK &&
 	         n >= 1, "%s: kext by the last part of its bundle id, any case", be);
 	memset(&f, 0, sizeof f);
-	KT_CHECK(db->ops->search(db, KPI__SEARCH_KEXT_LAST, "UUID", collect, &f, &n, &err) == KP_OK &&
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT_LAST, "UUID", collect, &f, &n, &err) == KP_OK &&
 	         n == 0, "%s: only a whole last part matches", be);
 	memset(&f, 0, sizeof f);
-	KT_CHECK(db->ops->search(db, KPI__SEARCH_KEXT_LAST, "kernel", collect, &f, &n, &err) == KP_OK &&
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT_LAST, "kernel", collect, &f, &n, &err) == KP_OK &&
 	         n >= 1, "%s: a name without dots matches itself", be);
 	memset(&f, 0, sizeof f);
-	KT_CHECK(db->ops->search(db, KPI__SEARCH_TEXT, "firmware stopped", collect, &f, &n, &err) == KP_OK &&
+	KT_CHECK(store_search(db, KPI__SEARCH_TEXT, "firmware stopped", collect, &f, &n, &err) == KP_OK &&
 	         n == 1 && f.id[0] == id, "%s: text search", be);
-	KT_CHECK(db->ops->search(db, KPI__SEARCH_TEXT, "\"firmware OR NEAR(", collect, &f, &n, &err) == KP_OK &&
+	KT_CHECK(store_search(db, KPI__SEARCH_TEXT, "\"firmware OR NEAR(", collect, &f, &n, &err) == KP_OK &&
 	         n == 0, "%s: query syntax in the text is text", be);
 }
 

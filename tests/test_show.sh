@@ -4,11 +4,7 @@
 # llvm-symbolizer's answers recorded in fixtures/reports/expected.tsv.
 set -u
 . "$KP_TESTS_DIR/tap.sh"
-kp=$KPBROWSE
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KPBROWSE_CACHE_DIR="$tmp/cache"
-unset KPBROWSE_DSYM_PATH
+cli_setup
 reports="$KP_FIXTURES/reports"
 
 # --- the real corpus: every file parses, with no error line ---------------

@@ -6,11 +6,7 @@
 # usage errors; a binary that cannot be found; a build without Capstone.
 set -u
 . "$KP_TESTS_DIR/tap.sh"
-kp=$KPBROWSE
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KPBROWSE_CACHE_DIR="$tmp/cache"
-unset KPBROWSE_DSYM_PATH
+cli_setup
 demo="$KP_FIXTURES/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic"
 
 "$kp" show --disasm 4 --dsym "$KP_FIXTURES/bin" "$demo" >"$tmp/out" 2>"$tmp/err"

@@ -5,11 +5,7 @@
 # stackshot holds reaches the terminal unescaped.
 set -u
 . "$KP_TESTS_DIR/tap.sh"
-kp=$KPBROWSE
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KPBROWSE_CACHE_DIR="$tmp/cache"
-unset KPBROWSE_DSYM_PATH
+cli_setup
 ss="$KP_FIXTURES/stackshots"
 
 "$kp" show --dsym "$KP_FIXTURES/bin" "$ss/WatchdogCrash-2026-11-22-100000.ips" >"$tmp/wd" 2>"$tmp/err"

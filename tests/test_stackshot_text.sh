@@ -7,11 +7,7 @@
 # the text names keep their names without a dSYM; indexed as a stackshot.
 set -u
 . "$KP_TESTS_DIR/tap.sh"
-kp=$KPBROWSE
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export KPBROWSE_CACHE_DIR="$tmp/cache"
-unset KPBROWSE_DSYM_PATH
+cli_setup
 ss="$KP_FIXTURES/textforms/stackshot-i.txt"
 kext_uuid=4C4C4449-5555-3144-A1F6-9DFF5C39A349   # fakekext.x86_64
 load="--load com.kpbrowse.FakeDriver=0xffffff7f80e40000 --load com.kpbrowse.OtherDriver=0xffffff7f80f00000"
