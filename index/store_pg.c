@@ -943,6 +943,33 @@ static void uuid_pretty(const char *hex, char out[37])
 		out[0] = '\0';
 }
 
+/* Row i of a report-row result (columns: id, seq, timestamp, os_version,
+ * headline, group_id, group count, archived, match uuid, name, rank, path,
+ * host, host key, kind); m (filled when not NULL) and uuid (37 bytes) are
+ * the caller's, lent to the row. */
+static kpi_report_row report_row(const PGresult *r, int i, kpi_match *m, char *uuid)
+{
+	if (m) {
+		uuid_pretty(val(r, i, 8), uuid);
+		*m = (kpi_match){uuid[0] ? uuid : NULL, val(r, i, 9), kpi__role_name((int)val_int(r, i, 10))};
+	}
+	return (kpi_report_row){
+		.id = val_int(r, i, 0),
+		.seq = val_int(r, i, 1),
+		.path = val(r, i, 11),
+		.timestamp = val(r, i, 2),
+		.os_version = val(r, i, 3),
+		.headline = val(r, i, 4),
+		.group_id = val_int(r, i, 5),
+		.group_count = val_int(r, i, 6),
+		.archived = val_int(r, i, 7) != 0,
+		.host = val(r, i, 12),
+		.host_key = val(r, i, 13),
+		.kind = val(r, i, 14),
+		.match = m,
+	};
+}
+
 /* Rows as in the sqlite store's run_rows: one call per report (later rows
  * of the same report are its weaker matches). */
 static kp_status run_rows(kpi__pg *db, const char *sql, const params *p, bool with_match,
@@ -961,23 +988,8 @@ static kp_status run_rows(kpi__pg *db, const char *sql, const params *p, bool wi
 			continue;
 		last = id;
 		char uuid[37];
-		uuid_pretty(val(r, i, 8), uuid);
-		kpi_match m = {uuid[0] ? uuid : NULL, val(r, i, 9), kpi__role_name((int)val_int(r, i, 10))};
-		kpi_report_row row = {
-			.id = id,
-			.seq = val_int(r, i, 1),
-			.path = val(r, i, 11),
-			.timestamp = val(r, i, 2),
-			.os_version = val(r, i, 3),
-			.headline = val(r, i, 4),
-			.group_id = val_int(r, i, 5),
-			.group_count = val_int(r, i, 6),
-			.archived = val_int(r, i, 7) != 0,
-			.host = val(r, i, 12),
-			.host_key = val(r, i, 13),
-			.match = with_match ? &m : NULL,
-			.kind = val(r, i, 14),
-		};
+		kpi_match m;
+		kpi_report_row row = report_row(r, i, with_match ? &m : NULL, uuid);
 		n++;
 		if (fn && fn(ctx, &row))
 			break;
@@ -1124,23 +1136,8 @@ static kp_status run_page(kpi__pg *db, const char *sql, const params *p, bool wi
 	page->done = take == n;
 	for (int i = 0; i < take; i++) {
 		char uuid[37];
-		uuid_pretty(val(r, i, 8), uuid);
-		kpi_match m = {uuid[0] ? uuid : NULL, val(r, i, 9), kpi__role_name((int)val_int(r, i, 10))};
-		kpi_report_row row = {
-			.id = val_int(r, i, 0),
-			.seq = val_int(r, i, 1),
-			.path = val(r, i, 11),
-			.timestamp = val(r, i, 2),
-			.os_version = val(r, i, 3),
-			.headline = val(r, i, 4),
-			.group_id = val_int(r, i, 5),
-			.group_count = val_int(r, i, 6),
-			.archived = val_int(r, i, 7) != 0,
-			.host = val(r, i, 12),
-			.host_key = val(r, i, 13),
-			.kind = val(r, i, 14),
-			.match = with_match ? &m : NULL,
-		};
+		kpi_match m;
+		kpi_report_row row = report_row(r, i, with_match ? &m : NULL, uuid);
 		page->after_ts = val_int(r, i, 15);
 		page->after_id = row.id;
 		page->rows++;
