@@ -292,6 +292,20 @@ void kpi__uuid_hex(const char *uuid, char out[33])
 	out[j] = '\0';
 }
 
+void kpi__uuid_range(const char *prefix, char lo[33], char hi[33])
+{
+	size_t n = strlen(prefix);
+	if (n > 32)
+		n = 32;
+	memcpy(lo, prefix, n);
+	memcpy(hi, prefix, n);
+	for (size_t i = n; i < 32; i++) {
+		lo[i] = '0';
+		hi[i] = 'F';
+	}
+	lo[32] = hi[32] = '\0';
+}
+
 bool kpi_parse_id(const char *s, int64_t *id)
 {
 	if (!s)

@@ -232,5 +232,8 @@ void kpi__iso_time(int64_t t, char out[32]);
 const char *kpi__role_name(int rank);
 /* Upper-case hex of a canonical-or-not UUID into out ("" when not one). */
 void kpi__uuid_hex(const char *uuid, char out[33]);
+/* The range a UUID search binds: an upper-case hex prefix (at most 32
+ * digits used) filled out with 0s into lo and with Fs into hi. */
+void kpi__uuid_range(const char *prefix, char lo[33], char hi[33]);
 
 #endif

@@ -1200,16 +1200,7 @@ static kp_status pg_search_page(kpi_db *h, kpi__search kind, const char *arg, kp
 	params p = {0};
 	char lo[33], hi[33];   /* bound: live until the queries ran */
 	if (kind == KPI__SEARCH_UUID) {
-		size_t n = strlen(arg);
-		if (n > 32)
-			n = 32;
-		memcpy(lo, arg, n);
-		memcpy(hi, arg, n);
-		for (size_t i = n; i < 32; i++) {
-			lo[i] = '0';
-			hi[i] = 'F';
-		}
-		lo[32] = hi[32] = '\0';
+		kpi__uuid_range(arg, lo, hi);
 		p_text(&p, lo);
 		p_text(&p, hi);
 	} else {

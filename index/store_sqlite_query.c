@@ -447,15 +447,7 @@ static kp_status bind_search(const kpi__sq *db, sqlite3_stmt *q, kpi__search kin
 {
 	if (kind == KPI__SEARCH_UUID) {
 		char lo[33], hi[33];
-		size_t n = strlen(arg);
-		if (n > 32)
-			n = 32;
-		memcpy(lo, arg, n);
-		memcpy(hi, arg, n);
-		for (size_t i = n; i < 32; i++) {
-			lo[i] = '0';
-			hi[i] = 'F';
-		}
+		kpi__uuid_range(arg, lo, hi);
 		sqlite3_bind_text(q, 1, lo, 32, SQLITE_TRANSIENT);
 		sqlite3_bind_text(q, 2, hi, 32, SQLITE_TRANSIENT);
 		return KP_OK;

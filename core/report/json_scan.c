@@ -28,9 +28,7 @@ static unsigned esc_u(const char *p)
 		return 0x10000;
 	unsigned v = 0;
 	for (int i = 2; i < 6; i++) {
-		char c = p[i];
-		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-		      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		int d = kp_hex_digit((unsigned char)p[i]);
 		if (d < 0)
 			return 0x10000;
 		v = v << 4 | (unsigned)d;

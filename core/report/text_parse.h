@@ -77,7 +77,7 @@ static inline const char *skip_ws(const char *s)
 
 static inline bool is_hex(char ch)
 {
-	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
+	return kp_hex_digit((unsigned char)ch) >= 0;
 }
 
 static inline bool is_digit(char ch)

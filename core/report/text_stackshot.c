@@ -78,8 +78,7 @@ static bool num(const char *s, const char *e, uint64_t *v)
 	if (hex)
 		q += 2;
 	const char *d = q;
-	while (q < e && (hex ? ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F'))
-	                     : (*q >= '0' && *q <= '9')))
+	while (q < e && (hex ? kp_hex_digit((unsigned char)*q) >= 0 : (*q >= '0' && *q <= '9')))
 		q++;
 	if (q == d || !kp_parse_u64(s, (size_t)(q - s), v))
 		return false;
