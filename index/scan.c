@@ -116,11 +116,6 @@ static kp_status maybe_commit(scan *s)
 	return st == KP_OK ? tx_begin(s) : st;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 {
 	struct stat st;
@@ -141,38 +136,15 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 	}
 	if (!S_ISDIR(st.st_mode) || depth > 64)
 		return KP_OK;
-	DIR *d = opendir(path);
-	if (!d) {
-		char msg[300];
-		snprintf(msg, sizeof msg, "cannot open folder: %s", strerror(errno));
-		return kpi__scan_add_error(s, path, msg);
-	}
 	/* sorted, so the order of new ids does not depend on the file system */
-	char **names = NULL;
-	size_t n = 0, ncap = 0;
-	struct dirent *e;
-	kp_status ks = KP_OK;
-	while ((e = readdir(d))) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (n == ncap) {
-			ncap = ncap ? ncap * 2 : 32;
-			char **v = realloc(names, ncap * sizeof *v);
-			if (!v) {
-				ks = kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-				break;
-			}
-			names = v;
-		}
-		if (!(names[n] = strdup(e->d_name))) {
-			ks = kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-			break;
-		}
-		n++;
-	}
-	closedir(d);
-	if (n > 1)
-		qsort(names, n, sizeof *names, cmp_names);
+	char **names;
+	size_t n;
+	kp_error e;
+	kp_status ks = kp_fs_dir_names(path, &names, &n, &e);
+	if (ks == KP_ERR_IO)
+		return kpi__scan_add_error(s, path, e.msg);
+	if (ks != KP_OK)
+		return kp_error_set(s->err, ks, 0, -1, "%s", e.msg);
 	for (size_t i = 0; i < n && ks == KP_OK; i++) {
 		size_t nl = strlen(names[i]);
 		bool slash = plen && path[plen - 1] == '/';
@@ -187,9 +159,7 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 		ks = walk(s, path, at + nl, cap, depth + 1);
 		path[plen] = '\0';
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	kp_fs_names_free(names, n);
 	return ks;
 }
 

@@ -149,6 +149,40 @@ static void mtime(void)
 	KT_CHECK(kp_fs_mtime_ns(&st) == 2000000005 && kp_fs_mtime_nsec(&st) == 5, "mtime in ns");
 }
 
+static void dir_names_sorted(void)
+{
+	char d[300], p[400];
+	snprintf(d, sizeof d, "%s/names", dir);
+	mkdir(d, 0700);
+	const char *mk[] = {"b", "a.ips", "B", ".hidden", "z", "a"};
+	for (size_t i = 0; i < sizeof mk / sizeof *mk; i++) {
+		snprintf(p, sizeof p, "%s/%s", d, mk[i]);
+		put_file(p, "x");
+	}
+	char **names;
+	size_t n;
+	kp_error err;
+	kp_status st = kp_fs_dir_names(d, &names, &n, &err);
+	char got[200] = "";
+	for (size_t i = 0; st == KP_OK && i < n; i++) {
+		strcat(got, names[i]);
+		strcat(got, " ");
+	}
+	KT_CHECK(st == KP_OK && strcmp(got, ".hidden B a a.ips b z ") == 0,
+	         "folder names: sorted bytewise, without . and .. (got '%s')", got);
+	kp_fs_names_free(names, n);
+
+	snprintf(d, sizeof d, "%s/empty", dir);
+	mkdir(d, 0700);
+	st = kp_fs_dir_names(d, &names, &n, &err);
+	KT_CHECK(st == KP_OK && n == 0 && names == NULL, "an empty folder: no names");
+
+	snprintf(d, sizeof d, "%s/no-such-folder", dir);
+	st = kp_fs_dir_names(d, &names, &n, &err);
+	KT_CHECK(st == KP_ERR_IO && strstr(err.msg, "cannot open folder") && n == 0 && names == NULL,
+	         "a missing folder: KP_ERR_IO, nothing handed out (%s)", err.msg);
+}
+
 static void vec_push_grows(void)
 {
 	int *v = NULL;
@@ -294,6 +328,7 @@ int main(void)
 	write_atomic_symlink_not_followed();
 	atomic_abort_removes_temp();
 	mtime();
+	dir_names_sorted();
 	vec_push_grows();
 	strbuf_builds();
 	uuid_canon();

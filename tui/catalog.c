@@ -70,11 +70,7 @@ typedef struct load_ctx {
 static int on_group(void *ctx, const kpi_group_row *row)
 {
 	load_ctx *lc = ctx;
-	if (lc->ng == lc->gcap) {
-		lc->gcap = lc->gcap ? lc->gcap * 2 : 256;
-		lc->g = kpt_xrealloc(lc->g, lc->gcap * sizeof *lc->g);
-	}
-	kpt_group *g = &lc->g[lc->ng++];
+	kpt_group *g = kpt_xpush((void **)&lc->g, &lc->ng, &lc->gcap, sizeof *lc->g);
 	g->id = row->group_id;
 	g->title = pool_dup(&lc->pool, row->title);
 	g->culprit = pool_dup(&lc->pool, row->culprit);
@@ -92,11 +88,7 @@ static int on_group(void *ctx, const kpi_group_row *row)
 static int on_report(void *ctx, const kpi_report_row *row)
 {
 	load_ctx *lc = ctx;
-	if (lc->n == lc->cap) {
-		lc->cap = lc->cap ? lc->cap * 2 : 1024;
-		lc->e = kpt_xrealloc(lc->e, lc->cap * sizeof *lc->e);
-	}
-	kpt_entry *e = &lc->e[lc->n++];
+	kpt_entry *e = kpt_xpush((void **)&lc->e, &lc->n, &lc->cap, sizeof *lc->e);
 	e->id = row->id;
 	e->path = pool_dup(&lc->pool, row->path);
 	e->date = pool_dup(&lc->pool, row->timestamp);

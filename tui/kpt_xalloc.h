@@ -12,5 +12,7 @@ void *kpt_xcalloc(size_t n, size_t size);   /* n 0 allocates one element */
 void *kpt_xrealloc(void *p, size_t size);
 /* strdup; NULL stays NULL */
 char *kpt_xstrdup(const char *s);
+/* kp_vec_push (kp_vec.h): one zeroed element appended to a growable array */
+void *kpt_xpush(void **arr, size_t *n, size_t *cap, size_t sz);
 
 #endif

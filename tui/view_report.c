@@ -95,15 +95,8 @@ static int psort_cmp(const void *a, const void *b)
 
 static void add_row(report_priv *p, int kind, size_t idx, const char *text)
 {
-	if (p->nrows == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->rows = kpt_xrealloc(p->rows, p->cap * sizeof *p->rows);
-	}
-	char *t = NULL;
-	if (text) {
-		t = kpt_xstrdup(text);
-	}
-	p->rows[p->nrows++] = (rrow){kind, idx, 0, t};
+	rrow *r = kpt_xpush((void **)&p->rows, &p->nrows, &p->cap, sizeof *p->rows);
+	*r = (rrow){kind, idx, 0, kpt_xstrdup(text)};
 }
 
 static void add_text(report_priv *p, int kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

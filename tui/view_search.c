@@ -57,11 +57,7 @@ static void clear_hits(search_priv *p)
 static int on_hit(void *ctx, const kpi_report_row *row)
 {
 	search_priv *p = ctx;
-	if (p->n == p->cap) {
-		p->cap = p->cap ? p->cap * 2 : 64;
-		p->hits = kpt_xrealloc(p->hits, p->cap * sizeof *p->hits);
-	}
-	hit *h = &p->hits[p->n++];
+	hit *h = kpt_xpush((void **)&p->hits, &p->n, &p->cap, sizeof *p->hits);
 	h->id = row->id;
 	h->path = kpt_xstrdup(row->path);
 	h->date = kpt_xstrdup(row->timestamp);

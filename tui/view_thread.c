@@ -84,11 +84,8 @@ static void relayout(kpt_view *v)
 		size_t extra = s[f].state == KPT_SYM_DONE && s[f].nlines > 1 ? s[f].nlines - 1 : 0;
 		p->done_seen += s[f].state == KPT_SYM_DONE;
 		for (size_t k = 0; k <= extra; k++) {
-			if (p->nrows == p->cap) {
-				p->cap = p->cap ? p->cap * 2 : 64;
-				p->rows = kpt_xrealloc(p->rows, p->cap * sizeof *p->rows);
-			}
-			p->rows[p->nrows++] = (trow){f, k};
+			trow *r = kpt_xpush((void **)&p->rows, &p->nrows, &p->cap, sizeof *p->rows);
+			*r = (trow){f, k};
 		}
 	}
 	kpt_list_reset(&v->list, p->nrows);

@@ -1,5 +1,6 @@
 /* xalloc.c: kpt_xalloc.h. */
 #include "kpt_xalloc.h"
+#include "kp_vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,4 +37,12 @@ char *kpt_xstrdup(const char *s)
 	if (!d)
 		abort();
 	return d;
+}
+
+void *kpt_xpush(void **arr, size_t *n, size_t *cap, size_t sz)
+{
+	void *e = kp_vec_push(arr, n, cap, sz);
+	if (!e)
+		abort();
+	return e;
 }

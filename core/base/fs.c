@@ -1,6 +1,8 @@
 /* fs.c: whole-file reads, folders, atomic replacement (contract: kp_fs.h). */
 #include "kp_fs.h"
+#include "kp_vec.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -201,4 +203,50 @@ long kp_fs_mtime_nsec(const struct stat *st)
 int64_t kp_fs_mtime_ns(const struct stat *st)
 {
 	return (int64_t)st->st_mtime * 1000000000 + kp_fs_mtime_nsec(st);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+kp_status kp_fs_dir_names(const char *path, char ***names, size_t *n, kp_error *err)
+{
+	*names = NULL;
+	*n = 0;
+	DIR *d = opendir(path);
+	if (!d) {
+		int e = errno;
+		kp_status st = kp_error_set(err, KP_ERR_IO, 0, -1, "cannot open folder: %s", strerror(e));
+		errno = e;
+		return st;
+	}
+	char **v = NULL;
+	size_t nv = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		const char *nm = de->d_name;
+		if (nm[0] == '.' && (!nm[1] || (nm[1] == '.' && !nm[2])))
+			continue;
+		char *copy = NULL;
+		if (!kp_vec_reserve((void **)&v, &cap, nv + 1, sizeof *v) || !(copy = strdup(nm))) {
+			closedir(d);
+			kp_fs_names_free(v, nv);
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		}
+		v[nv++] = copy;
+	}
+	closedir(d);
+	if (nv > 1)
+		qsort(v, nv, sizeof *v, cmp_names);
+	*names = v;
+	*n = nv;
+	return KP_OK;
+}
+
+void kp_fs_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }

@@ -51,6 +51,14 @@ kp_status kp_fs_atomic_commit(kp_fs_atomic *a, kp_error *err);
 /* Closes and removes the temporary; a is released.  Safe on a zeroed a. */
 void kp_fs_atomic_abort(kp_fs_atomic *a);
 
+/* The names in folder path but "." and "..", sorted bytewise (strcmp), so
+ * a walk's order does not depend on the file system.  *names is a malloc'd
+ * array of n malloc'd strings (kp_fs_names_free; NULL when n is 0).
+ * KP_ERR_IO when the folder cannot be opened, with errno as opendir left
+ * it; KP_ERR_NOMEM.  On error nothing is handed out. */
+kp_status kp_fs_dir_names(const char *path, char ***names, size_t *n, kp_error *err);
+void kp_fs_names_free(char **names, size_t n);
+
 /* The modification time in nanoseconds since the epoch, and its nanosecond
  * part alone (st_mtim on Linux, st_mtimespec on macOS). */
 int64_t kp_fs_mtime_ns(const struct stat *st);

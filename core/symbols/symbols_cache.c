@@ -6,6 +6,7 @@
 #include "kp_fs.h"
 #include "kp_macho.h"
 #include "kp_lex.h"
+#include "kp_vec.h"
 #include "symcache.h"
 
 #include <dirent.h>
@@ -82,11 +83,6 @@ static void build_file(struct walk *w, const char *path, const struct stat *st)
 	kp_macho_close(&m);
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Depth-first, names sorted within a folder; symlinks below the top are
  * not followed (no loops, nothing outside what was named). */
 static void walk(struct walk *w, const char *path, int depth)
@@ -100,29 +96,11 @@ static void walk(struct walk *w, const char *path, int depth)
 	}
 	if (!S_ISDIR(st.st_mode) || depth > 64)
 		return;
-	DIR *d = opendir(path);
-	if (!d)
+	char **names;
+	size_t n;
+	kp_error e;
+	if (kp_fs_dir_names(path, &names, &n, &e) != KP_OK)
 		return;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-			continue;
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 32;
-			char **nn = realloc(names, nc * sizeof *nn);
-			if (!nn)
-				break;
-			names = nn;
-			cap = nc;
-		}
-		if ((names[n] = strdup(de->d_name)) != NULL)
-			n++;
-	}
-	closedir(d);
-	if (n > 1)
-		qsort(names, n, sizeof *names, name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(path) + strlen(names[i]) + 2;
 		char *p = malloc(len);
@@ -131,9 +109,8 @@ static void walk(struct walk *w, const char *path, int depth)
 			walk(w, p, depth + 1);
 			free(p);
 		}
-		free(names[i]);
 	}
-	free(names);
+	kp_fs_names_free(names, n);
 }
 
 kp_status kp_symcache_build_path(const char *cache_dir, const char *path, kp_symcache_entry_fn fn,
