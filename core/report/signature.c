@@ -312,6 +312,16 @@ static void hash_part(kp_sha1 *h, const char *s)
 	kp_sha1_update(h, "\n", 1);
 }
 
+/* A frame in the exact key: its image's UUID (or label) and offset. */
+static void hash_frame(kp_sha1 *h, const kp_report *r, const kp_frame *f)
+{
+	const kp_image *im = frame_image(r, f);
+	char part[96];
+	snprintf(part, sizeof part, "%s+0x%" PRIx64, im && im->uuid ? im->uuid : image_label(im),
+	         f->has_offset ? f->offset : 0);
+	hash_part(h, part);
+}
+
 /* "headline (culprit)", the headline capped at 100 bytes. */
 static char *make_title(const char *headline, const char *culprit, const char *none)
 {
@@ -386,14 +396,8 @@ static kp_status sig_hang(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp
 		if (r->kind == KP_KIND_STACKSHOT)
 			hash_part(&gr, front ? front : "");
 	}
-	for (size_t i = 0; t && i < t->nframes; i++) {
-		const kp_frame *f = &t->frames[i];
-		const kp_image *im = frame_image(r, f);
-		char part[96];
-		snprintf(part, sizeof part, "%s+0x%" PRIx64, im && im->uuid ? im->uuid : image_label(im),
-		         f->has_offset ? f->offset : 0);
-		hash_part(&ex, part);
-	}
+	for (size_t i = 0; t && i < t->nframes; i++)
+		hash_frame(&ex, r, &t->frames[i]);
 	uint8_t d[20];
 	kp_sha1_final(&ex, d);
 	kp_sha1_to_hex(d, out->exact_key);
@@ -457,11 +461,7 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 	size_t ntop = 0;
 	for (size_t i = start; i < nkernel; i++) {
 		const kp_frame *f = &t->frames[i];
-		const kp_image *im = frame_image(r, f);
-		char part[96];
-		snprintf(part, sizeof part, "%s+0x%" PRIx64, im && im->uuid ? im->uuid : image_label(im),
-		         f->has_offset ? f->offset : 0);
-		hash_part(&ex, part);
+		hash_frame(&ex, r, f);
 		if (ntop < KP_SIG_TOP_FRAMES) {
 			frame_label(&c, i, label, sizeof label);
 			if (strcmp(label, prev) == 0)
