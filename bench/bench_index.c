@@ -330,6 +330,19 @@ int main(int argc, char **argv)
 		kpi_search_uuid(h, "5E7A1C2B", NULL, NULL, &n, &err);
 	double tprefix = (now() - t0) / reps;
 	size_t nprefix = n;
+	/* a kext by bundle id (the images index) and by its last part alone
+	 * (K in the TUI: a scan of the images table) */
+	const char *kext = gen_bugs[2].kext, *last = strrchr(kext, '.') + 1;
+	size_t nkext = 0, nlast = 0;
+	kpi_search_kext(h, kext, NULL, NULL, &nkext, &err); /* warm */
+	t0 = now();
+	for (int i = 0; i < reps / 10; i++)
+		kpi_search_kext(h, kext, NULL, NULL, &nkext, &err);
+	double tkext = (now() - t0) / (reps / 10);
+	t0 = now();
+	for (int i = 0; i < reps / 10; i++)
+		kpi_search_kext(h, last, NULL, NULL, &nlast, &err);
+	double tlast = (now() - t0) / (reps / 10);
 	kpi_close(&h);
 
 	/* list --json: the whole process (the index query is most of it), and
@@ -359,6 +372,8 @@ int main(int argc, char **argv)
 	printf("UUID search, full:      %.3f ms, %zu reports each (target < 5 ms)\n", tsearch * 1e3,
 	       found / (size_t)(reps ? reps : 1));
 	printf("UUID search, 8-digit prefix matching %zu reports: %.3f ms\n", nprefix, tprefix * 1e3);
+	printf("kext search, %s: %.3f ms, %zu reports; by its last part %s: %.3f ms, %zu reports\n",
+	       kext, tkext * 1e3, nkext, last, tlast * 1e3, nlast);
 	printf("index size:             %lld bytes = %.2f of the reports (target < 0.5)\n",
 	       (long long)dbsize, bytes ? (double)dbsize / (double)bytes : 0);
 	if (tlist > 0)
