@@ -23,7 +23,9 @@ dwd=$(command -v llvm-dwarfdump-19 || command -v llvm-dwarfdump)
 work=$(mktemp -d "${TMPDIR:-/tmp}/kpbrowse-bench-tui.XXXXXX")
 sock="kpb-tui-$$"
 T="tmux -L $sock -f /dev/null"
-trap '$T kill-server >/dev/null 2>&1; rm -rf "$work"' EXIT INT TERM
+# the server's end hangs up a kpbrowse still running (a failed wait): give
+# it a moment to stop its background cache build before the folder goes
+trap '$T kill-server >/dev/null 2>&1; sleep 1; rm -rf "$work"' EXIT INT TERM
 
 uuid=$("$dwd" --uuid "$big/big.dSYM/Contents/Resources/DWARF/big" | awk '{print $2; exit}')
 "$nm" "$big/big" | awk '$2 == "T" && $3 ~ /^_fn_[0-9]+_50$/ {print "0x" $1}' | head -20 >"$work/twenty"
@@ -82,7 +84,7 @@ while [ $r -lt "$runs" ]; do
 	wait_for 'fn_[0-9]+_50' 60
 	t1=$(now_ms)
 	times="$times $((t1 - t0))"
-	$T send-keys -t kpb q
+	$T send-keys -t kpb Q   # q only closes the thread view
 	wait_for 'kpb-prompt\$ *$' 10
 done
 med=$(echo $times | tr ' ' '\n' | sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
