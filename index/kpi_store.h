@@ -69,6 +69,11 @@ typedef struct kpi__new_report {
  * is for query text (a constant, not a value from a report). */
 #define KPI__UNDATED (-4611686018427387904LL)
 #define KPI__UNDATED_SQL "-4611686018427387904"
+/* SQL for the part of a bundle id after its last dot (all of it when it has
+ * none), in functions both sqlite and PostgreSQL have and may index:
+ * rtrim drops the trailing run of characters that are not a dot.  A search
+ * by a last part compares this, so both stores index it (schema 6). */
+#define KPI__LAST_PART_SQL(col) "substr(" col ", length(rtrim(" col ", replace(" col ", '.', ''))) + 1)"
 /* The facts schema 4 added to every report (kind, zone, ts of an undated
  * report), recomputed from its archive (kpi__report_facts). */
 typedef struct kpi__facts {

@@ -281,9 +281,15 @@ static const char schema_v5[] =
 	"WHERE uuid_hex <> '' AND live;"
 	"DROP INDEX IF EXISTS kpbrowse.images_uuid;";
 
+/* v6 (as the sqlite store's): a bundle id's last part indexed for K and
+ * search --kext without a dot. */
+static const char schema_v6[] =
+	"CREATE INDEX IF NOT EXISTS images_last ON kpbrowse.images(lower(" KPI__LAST_PART_SQL("name") ")) "
+	"WHERE name <> '' AND live;";
+
 /* migrations[v] takes the schema from version v to the next; the store
  * starts at 3, so versions 0..2 are "no schema yet" and go to 3 at once. */
-static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4, schema_v5};
+static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4, schema_v5, schema_v6};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
                "one migration per schema version");
@@ -1187,9 +1193,8 @@ static void page_params(params *p, const kpi_page *page)
 	"WHERE i.report_id = r.id AND " COND " AND i.live ORDER BY i.rank, i.uuid_hex, i.name LIMIT 1) m"
 #define UUID_COND "i.uuid_hex BETWEEN $1 AND $2 AND i.uuid_hex <> ''"
 #define KEXT_COND "lower(i.name) = lower($1) AND i.name <> ''"
-/* a bundle id's last part: the name itself or a name ending in "." and it */
-#define KEXT_LAST_COND "i.name <> '' AND (lower(i.name) = lower($1) OR " \
-	"right(lower(i.name), length($1) + 1) = '.' || lower($1))"
+/* a bundle id's last part, through images_last (schema 6) */
+#define KEXT_LAST_COND "i.name <> '' AND lower(" KPI__LAST_PART_SQL("i.name") ") = lower($1)"
 #define ZONE_COND "lower(r.zone) = lower($1)"
 
 static kp_status pg_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_page *page,

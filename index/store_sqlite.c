@@ -47,9 +47,8 @@
 	" ORDER BY i.rank, i.uuid_hex, i.name LIMIT 1)"
 #define UUID_COND "i.uuid_hex BETWEEN ?1 AND ?2 AND i.uuid_hex <> ''"
 #define KEXT_COND "i.name = ?1 COLLATE NOCASE AND i.name <> ''"
-/* a bundle id's last part: the name itself or a name ending in "." and it */
-#define KEXT_LAST_COND "i.name <> '' AND (i.name = ?1 COLLATE NOCASE OR " \
-	"lower(substr(i.name, -length(?1) - 1)) = '.' || lower(?1))"
+/* a bundle id's last part, through images_last (schema 6) */
+#define KEXT_LAST_COND "i.name <> '' AND " KPI__LAST_PART_SQL("i.name") " = ?1 COLLATE NOCASE"
 #define UUID_IDS "(SELECT i.report_id FROM images i WHERE " UUID_COND ")"
 #define KEXT_IDS "(SELECT i.report_id FROM images i WHERE " KEXT_COND ")"
 #define KEXT_LAST_IDS "(SELECT i.report_id FROM images i WHERE " KEXT_LAST_COND ")"
@@ -302,6 +301,16 @@ static kp_status migrate_v5(kpi__sq *db, kp_error *err)
 	return KP_OK;
 }
 
+/* v6: a bundle id's last part indexed, so K and search --kext without a
+ * dot (IOUSBHostFamily) read the index instead of every image row. */
+static const char schema_v6[] =
+	"CREATE INDEX IF NOT EXISTS images_last ON images(" KPI__LAST_PART_SQL("name") " COLLATE NOCASE) WHERE name <> '';";
+
+static kp_status migrate_v6(kpi__sq *db, kp_error *err)
+{
+	return exec_sql(db, schema_v6, err, "indexing kexts' last parts (schema v6)");
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
@@ -309,6 +318,7 @@ static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v3,
 	migrate_v4,
 	migrate_v5,
+	migrate_v6,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
