@@ -94,14 +94,16 @@ check_grep "panic, watchdog, stackshot, reset or all" "$tmp/err" "  naming the k
 python3 - "$tmp/groups.json" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))
-z = [x for x in g if x["title"].startswith("zalloc")]
+z = [x for x in g if x["title"] == "zone exhaustion: leak suspect zone kalloc.1024"]
 assert len(z) == 1 and z[0]["first_seen"] is None and z[0]["last_seen"] is None, z
 assert all(x["first_seen"] and x["last_seen"] for x in g if x is not z[0]), g
 print("ok")
 PY
 check "$(cat "$tmp/py")" = ok "groups: an undated group's first/last seen are null, not the file time ($(tail -1 "$tmp/py"))"
-"$kp" list --db "$db" --groups | grep zalloc >"$tmp/g.txt"
-check_grep "^[0-9]*  *1  *1  -  *-  *zalloc" "$tmp/g.txt" "  and '-' in text"
+"$kp" list --db "$db" --groups | grep 'zone kalloc' >"$tmp/g.txt"
+check_grep "^[0-9]*  *1  *1  -  *-  *zone exhaustion: leak suspect zone kalloc.1024$" "$tmp/g.txt" "  and '-' in text"
+"$kp" list --db "$db" --groups | grep -c 'zone exhaustion: leak suspect zone data.kalloc.64$' >"$tmp/g.txt"
+check "$(cat "$tmp/g.txt")" = 1 "groups: a zone exhaustion group is titled by its zone as written, never kalloc.NUM"
 "$kp" search --db "$db" --zone KALLOC.1024 --json >"$tmp/z.json"
 check "$?" = 0 "search --zone (any case): exit 0"
 check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), r[0]["path"].endswith("zone-undated.panic"))' "$tmp/z.json")" = "1 True" "  finds the zalloc panic"

@@ -493,7 +493,18 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 		}
 	}
 
-	out->title = make_title(out->headline, out->culprit, "(no panic message)");
+	if (r->zone.name) {
+		/* the group is the zone: name it as written (the normalised
+		 * headline says kalloc.NUM for every kalloc zone) */
+		kp_sb zt = {0};
+		kp_sb_str(&zt, "zone exhaustion: leak suspect zone ");
+		kp_sb_str(&zt, r->zone.name);
+		char *zh = kp_sb_take(&zt);
+		out->title = zh ? make_title(zh, out->culprit, "") : NULL;
+		free(zh);
+	} else {
+		out->title = make_title(out->headline, out->culprit, "(no panic message)");
+	}
 
 	if (!out->headline || !out->frames || !out->title || (k && !out->culprit)) {
 		kp_sig_free(out);
