@@ -1,9 +1,9 @@
 /* cmd_search.c: `kpbrowse search`: reports by UUID, kext, suspect zone or
  * panic text. */
 #include "kp_index.h"
+#include "kp_lex.h"
 #include "kpc_cmd.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,10 +37,8 @@ int kpc_cmd_search(int argc, char **argv)
 		case 'z': zone = optarg; break;
 		case 'j': json = true; break;
 		case 'l': {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (optarg[0] < '1' || optarg[0] > '9' || *end || errno || v > SIZE_MAX / 2) {
+			uint64_t v;
+			if (!kp_parse_u64(optarg, strlen(optarg), &v) || v == 0 || v > SIZE_MAX / 2) {
 				kpt_usage_error("search: --limit takes a number of reports, 1 or more");
 				return KPT_EXIT_BAD;
 			}

@@ -170,13 +170,12 @@ int kpc_cmd_show(int argc, char **argv)
 			o.dsyms[o.ndsyms++] = optarg;
 			break;
 		case 'A': {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || n == 0 || n > KP_DISASM_MAX) {
+			uint64_t n;
+			if (!kp_parse_u64(optarg, strlen(optarg), &n) || n == 0 || n > KP_DISASM_MAX) {
 				kpt_usage_error("show: --disasm wants a count of instructions, 1 to %d", KP_DISASM_MAX);
 				return KPT_EXIT_BAD;
 			}
-			o.disasm = n;
+			o.disasm = (size_t)n;
 			break;
 		}
 		case 'L': {

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,7 +219,9 @@ static void adopt(kpt_catalog *c, load_ctx *lc)
 	c->generation++;
 }
 
-kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
+/* The list (a first page of it when page is not NULL) read on this thread
+ * and made the catalog's; on failure the catalog is as it was. */
+static kp_status load_adopt(kpt_app *app, kpi_page *page, kp_error *err)
 {
 	kpt_catalog *c = &app->cat;
 	if (!app->db)
@@ -228,13 +229,18 @@ kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
 	if (!c->state_read)
 		read_state(app);
 	load_ctx lc = {.seen_seq = c->seen_seq};
-	kp_status st = load(app->db, &lc, NULL, err);
+	kp_status st = load(app->db, &lc, page, err);
 	if (st != KP_OK) {
 		load_free(&lc);
 		return st;
 	}
 	adopt(c, &lc);
 	return KP_OK;
+}
+
+kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
+{
+	return load_adopt(app, NULL, err);
 }
 
 /* ---- the rest of the list in the background (kpt_catalog_open) ---- */
@@ -294,13 +300,7 @@ static bool rest_start(kpt_app *app)
 	j->generation = c->generation;
 	j->wfd = c->rest->pipe[1];
 	j->lc.seen_seq = c->seen_seq;
-	pthread_attr_t at;
-	pthread_t t;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	int e = pthread_create(&t, &at, rest_main, j);
-	pthread_attr_destroy(&at);
-	if (e != 0) {
+	if (!kpt_pipe_job(rest_main, j)) {
 		job_free(j);
 		return false;
 	}
@@ -311,18 +311,10 @@ static bool rest_start(kpt_app *app)
 kp_status kpt_catalog_open(kpt_app *app, kp_error *err)
 {
 	kpt_catalog *c = &app->cat;
-	if (!app->db)
-		return kp_error_set(err, KP_ERR_DB, 0, -1, "no index open");
-	if (!c->state_read)
-		read_state(app);
-	load_ctx lc = {.seen_seq = c->seen_seq};
 	kpi_page page = {.limit = KPT_CATALOG_FIRST};
-	kp_status st = load(app->db, &lc, &page, err);
-	if (st != KP_OK) {
-		load_free(&lc);
+	kp_status st = load_adopt(app, &page, err);
+	if (st != KP_OK)
 		return st;
-	}
-	adopt(c, &lc);
 	if (page.done)
 		return KP_OK;
 	c->partial = true;

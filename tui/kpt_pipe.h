@@ -10,5 +10,9 @@
 /* false with errno set when pipe() fails */
 bool kpt_pipe_open(int fd[2]);
 void kpt_pipe_close(int fd[2]);
+/* Runs fn(arg) on a detached thread: a job that hands its result to the
+ * loop through a pipe and is never joined.  false when no thread could be
+ * made (arg is still the caller's). */
+bool kpt_pipe_job(void *(*fn)(void *), void *arg);
 
 #endif

@@ -8,7 +8,6 @@
 #include "kpt_xalloc.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,13 +146,7 @@ kpt_doc *kpt_doc_open(kpt_app *app, int64_t id, const char *path, kp_error *err)
 	q->path = kpt_xstrdup(path ? path : "");
 	q->db_path = kpt_xstrdup(app->cfg.db_path);
 	q->wfd = l->pipe[1];
-	pthread_attr_t at;
-	pthread_t t;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	int e = pthread_create(&t, &at, load_main, q);
-	pthread_attr_destroy(&at);
-	if (e != 0) {   /* no thread: load here */
+	if (!kpt_pipe_job(load_main, q)) {   /* no thread: load here */
 		free_req(q);
 		kpt_doc_release(&app->docs, &d);
 		return acquire_placed(app, id, path, err);

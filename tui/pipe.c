@@ -2,6 +2,7 @@
 #include "kpt_pipe.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 static void set_nonblock(int fd)
@@ -26,4 +27,16 @@ void kpt_pipe_close(int fd[2])
 	close(fd[0]);
 	close(fd[1]);
 	fd[0] = fd[1] = -1;
+}
+
+bool kpt_pipe_job(void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t at;
+	pthread_t t;
+	if (pthread_attr_init(&at) != 0)
+		return false;
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	int e = pthread_create(&t, &at, fn, arg);
+	pthread_attr_destroy(&at);
+	return e == 0;
 }

@@ -74,15 +74,9 @@ static bool num(const char *s, const char *e, uint64_t *v)
 {
 	s = skip_blanks(s, e);
 	const char *q = s;
-	bool hex = e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-	if (hex)
-		q += 2;
-	const char *d = q;
-	while (q < e && (hex ? kp_hex_digit((unsigned char)*q) >= 0 : (*q >= '0' && *q <= '9')))
+	while (q < e && *q != ' ' && *q != '\t')
 		q++;
-	if (q == d || !kp_parse_u64(s, (size_t)(q - s), v))
-		return false;
-	return skip_blanks(q, e) == e;
+	return kp_parse_u64(s, (size_t)(q - s), v) && skip_blanks(q, e) == e;
 }
 
 static char *dup_trim(sp *c, const char *s, const char *e)
