@@ -202,7 +202,7 @@ struct kpi_db {
 
 /* The sqlite store: target is a file path. */
 kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err);
-/* The PostgreSQL store (store_pg.c, the only file that includes libpq-fe.h;
+/* The PostgreSQL store (store_pg*.c, the only files that include libpq-fe.h;
  * built with KPI_HAVE_PG): target is a libpq URI or key=value string. */
 kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_error *err);
 
