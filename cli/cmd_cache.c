@@ -3,7 +3,7 @@
  * never wait for a cache: this is how one is made ahead of time. */
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 static void put(const char *s)
 {
-	kpt_sanitize_write(stdout, s, strlen(s), 0);
+	kp_sanitize_write(stdout, s, strlen(s), 0);
 }
 
 struct tally {
@@ -25,9 +25,9 @@ static void on_built(void *ctx, const kp_symcache_entry *e)
 	if (e->status != KP_OK) {
 		t->failed++;
 		fprintf(stderr, "kpbrowse: cache build: ");
-		kpt_sanitize_write(stderr, e->source, strlen(e->source), 0);
+		kp_sanitize_write(stderr, e->source, strlen(e->source), 0);
 		fprintf(stderr, " (%s): ", e->uuid);
-		kpt_sanitize_write(stderr, e->msg ? e->msg : "failed", strlen(e->msg ? e->msg : "failed"), 0);
+		kp_sanitize_write(stderr, e->msg ? e->msg : "failed", strlen(e->msg ? e->msg : "failed"), 0);
 		fputc('\n', stderr);
 		return;
 	}
@@ -66,32 +66,32 @@ int kpc_cmd_cache(int argc, char **argv)
 	if (strcmp(verb, "build") == 0) {
 		if (argc < 3)
 			return KPC_USAGE;
-		int rc = KPT_EXIT_OK;
+		int rc = KP_EXIT_OK;
 		for (int i = 2; i < argc; i++)
 			if (kp_symcache_build_path(NULL, argv[i], on_built, &t, &err) != KP_OK) {
-				kpt_report_error(argv[i], &err);
-				rc = KPT_EXIT_BAD;
+				kp_report_error(argv[i], &err);
+				rc = KP_EXIT_BAD;
 			}
-		return t.failed ? KPT_EXIT_BAD : rc;
+		return t.failed ? KP_EXIT_BAD : rc;
 	}
 	if (strcmp(verb, "list") == 0) {
 		if (argc != 2)
 			return KPC_USAGE;
 		if (kp_symcache_list(NULL, on_listed, &t, &err) != KP_OK) {
-			kpt_report_error("cache list", &err);
-			return KPT_EXIT_BAD;
+			kp_report_error("cache list", &err);
+			return KP_EXIT_BAD;
 		}
-		return t.ok ? KPT_EXIT_OK : KPT_EXIT_NONE;
+		return t.ok ? KP_EXIT_OK : KP_EXIT_NONE;
 	}
 	if (strcmp(verb, "clear") == 0) {
 		size_t removed = 0;
 		if (kp_symcache_clear(NULL, (const char *const *)argv + 2, (size_t)argc - 2, &removed,
 		                      &err) != KP_OK) {
-			kpt_report_error("cache clear", &err);
-			return KPT_EXIT_BAD;
+			kp_report_error("cache clear", &err);
+			return KP_EXIT_BAD;
 		}
 		printf("removed %zu symbol cache file%s\n", removed, removed == 1 ? "" : "s");
-		return removed || argc == 2 ? KPT_EXIT_OK : KPT_EXIT_NONE;
+		return removed || argc == 2 ? KP_EXIT_OK : KP_EXIT_NONE;
 	}
 	return KPC_USAGE;
 }

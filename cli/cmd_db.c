@@ -3,7 +3,7 @@
  * indexing command too). */
 #include "kp_index.h"
 #include "kpc_cmd.h"
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -14,17 +14,17 @@ int kpc_cmd_db(int argc, char **argv)
 	const char *db_opt = NULL;
 	bool json = false;
 	int rc = kpc_db_json_options(argc, argv, &db_opt, &json);
-	if (rc != KPT_EXIT_OK)
+	if (rc != KP_EXIT_OK)
 		return rc;
 	if (optind + 1 != argc || strcmp(argv[optind], "init") != 0) {
 		if (optind < argc)
-			kpt_usage_error("db: unknown action '%s'", argv[optind]);
+			kp_usage_error("db: unknown action '%s'", argv[optind]);
 		return KPC_USAGE;
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	rc = kpc_open_index(db_opt, KPI_OPEN_CREATE | KPI_OPEN_INIT, &db, dbpath, sizeof dbpath);
-	if (rc != KPT_EXIT_OK)
+	if (rc != KP_EXIT_OK)
 		return rc;
 	kpi_close(&db);
 	if (json) {
@@ -34,8 +34,8 @@ int kpc_cmd_db(int argc, char **argv)
 		kpc_print_json(o);
 	} else {
 		fputs("Index ", stdout);
-		kpt_sanitize_write(stdout, dbpath, strlen(dbpath), 0);
+		kp_sanitize_write(stdout, dbpath, strlen(dbpath), 0);
 		printf(": schema version %d\n", KPI_SCHEMA_VERSION);
 	}
-	return KPT_EXIT_OK;
+	return KP_EXIT_OK;
 }

@@ -22,7 +22,7 @@ int kpc_cmd_export(int argc, char **argv)
 		case 'd': db_opt = optarg; break;
 		case 'h':
 			return KPC_HELP;
-		default: return KPT_EXIT_BAD;
+		default: return KP_EXIT_BAD;
 		}
 	}
 	int64_t id;
@@ -30,12 +30,12 @@ int kpc_cmd_export(int argc, char **argv)
 		return KPC_USAGE;
 	if (!kpi_parse_id(argv[optind], &id)) {
 		kpc_bad_id("export", argv[optind]);
-		return KPT_EXIT_BAD;
+		return KP_EXIT_BAD;
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	int rc = kpc_open_index(db_opt, 0, &db, dbpath, sizeof dbpath);
-	if (rc != KPT_EXIT_OK)
+	if (rc != KP_EXIT_OK)
 		return rc;
 	kp_error err;
 	/* "-": standard output */
@@ -43,8 +43,8 @@ int kpc_cmd_export(int argc, char **argv)
 	                                                 : kpi_export(db, id, argv[optind + 1], &err);
 	kpi_close(&db);
 	if (st != KP_OK) {
-		kpt_report_error(argv[optind], &err);
-		return st == KP_ERR_NOTFOUND ? KPT_EXIT_NONE : KPT_EXIT_BAD;
+		kp_report_error(argv[optind], &err);
+		return st == KP_ERR_NOTFOUND ? KP_EXIT_NONE : KP_EXIT_BAD;
 	}
-	return KPT_EXIT_OK;
+	return KP_EXIT_OK;
 }

@@ -3,7 +3,7 @@
 #include "kp_report_json.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -17,8 +17,8 @@ int kpc_open_index(const char *db_opt, unsigned flags, kpi_db **db, char *path, 
 	kp_error err;
 	char target[4096];
 	if (kpi_default_path(db_opt, target, sizeof target, &err) != KP_OK) {
-		kpt_report_error("--db", &err);
-		return KPT_EXIT_BAD;
+		kp_report_error("--db", &err);
+		return KP_EXIT_BAD;
 	}
 	kpi_target_display(target, path, size);
 	kp_status st = kpi_open(target, (flags & (KPI_OPEN_CREATE | KPI_OPEN_INIT)) ? flags : flags | KPI_OPEN_READONLY, db, &err);
@@ -27,11 +27,11 @@ int kpc_open_index(const char *db_opt, unsigned flags, kpi_db **db, char *path, 
 		char msg[512];
 		kp_error_format(&err, msg, sizeof msg);
 		fputs("kpbrowse: ", stderr);
-		kpt_sanitize_write(stderr, msg, strlen(msg), 0);
+		kp_sanitize_write(stderr, msg, strlen(msg), 0);
 		fputc('\n', stderr);
-		return KPT_EXIT_BAD;
+		return KP_EXIT_BAD;
 	}
-	return KPT_EXIT_OK;
+	return KP_EXIT_OK;
 }
 
 typedef struct progress {
@@ -59,7 +59,7 @@ static void on_progress(void *ctx, const kpi_progress *p)
 	/* the tail of the path, sanitised, so the line stays one row */
 	size_t len = strlen(p->path);
 	const char *tail = len > 50 ? p->path + len - 50 : p->path;
-	kpt_sanitize_write(stderr, tail, strlen(tail), 0);
+	kp_sanitize_write(stderr, tail, strlen(tail), 0);
 	fflush(stderr);
 }
 
@@ -76,7 +76,7 @@ void kpc_bad_id(const char *cmd, const char *arg)
 {
 	kp_error err;
 	kp_error_set(&err, KP_ERR_USAGE, 0, -1, "%s: %s", cmd, kpc_bad_id_reason(arg));
-	kpt_report_error(arg, &err);
+	kp_report_error(arg, &err);
 }
 
 /* A store's message names the database already: no "DB: DB:". */
@@ -84,13 +84,13 @@ void kpc_report_db_error(const char *dbpath, const kp_error *err)
 {
 	size_t n = strlen(dbpath);
 	if (strncmp(err->msg, dbpath, n) != 0 || err->msg[n] != ':') {
-		kpt_report_error(dbpath, err);
+		kp_report_error(dbpath, err);
 		return;
 	}
 	char msg[512];
 	kp_error_format(err, msg, sizeof msg);
 	fputs("kpbrowse: ", stderr);
-	kpt_sanitize_write(stderr, msg, strlen(msg), 0);
+	kp_sanitize_write(stderr, msg, strlen(msg), 0);
 	fputc('\n', stderr);
 }
 
@@ -108,7 +108,7 @@ void kpc_print_json(struct cJSON *o)
 static void print_summary(const char *db, const kpi_summary *s, const kpi_resign_summary *rs)
 {
 	fputs("Index ", stdout);
-	kpt_sanitize_write(stdout, db, strlen(db), 0);
+	kp_sanitize_write(stdout, db, strlen(db), 0);
 	printf(": %zu files: %zu new, %zu unchanged, %zu duplicates, %zu skipped, %zu errors",
 	       s->files, s->new_reports, s->unchanged, s->duplicates, s->skipped, s->errors);
 	if (s->superseded)
@@ -118,9 +118,9 @@ static void print_summary(const char *db, const kpi_summary *s, const kpi_resign
 	putchar('\n');
 	for (size_t i = 0; i < s->nerror_list; i++) {
 		fputs("  error: ", stdout);
-		kpt_sanitize_write(stdout, s->error_list[i].path, strlen(s->error_list[i].path), 0);
+		kp_sanitize_write(stdout, s->error_list[i].path, strlen(s->error_list[i].path), 0);
 		fputs(": ", stdout);
-		kpt_sanitize_write(stdout, s->error_list[i].msg, strlen(s->error_list[i].msg), 0);
+		kp_sanitize_write(stdout, s->error_list[i].msg, strlen(s->error_list[i].msg), 0);
 		putchar('\n');
 	}
 	if (!rs)
@@ -132,7 +132,7 @@ static void print_summary(const char *db, const kpi_summary *s, const kpi_resign
 		       rs->reports, rs->changed, rs->nerror_list);
 	for (size_t i = 0; i < rs->nerror_list; i++) {
 		printf("  not re-signed: %s: ", rs->error_list[i].path);
-		kpt_sanitize_write(stdout, rs->error_list[i].msg, strlen(rs->error_list[i].msg), 0);
+		kp_sanitize_write(stdout, rs->error_list[i].msg, strlen(rs->error_list[i].msg), 0);
 		putchar('\n');
 	}
 }
@@ -195,8 +195,8 @@ int kpc_cmd_index(int argc, char **argv)
 		case 'n': no_symbols = true; break;
 		case 'y':
 			if (ndsyms == MAX_DSYMS) {
-				kpt_usage_error("index: at most %d --dsym paths", MAX_DSYMS);
-				return KPT_EXIT_BAD;
+				kp_usage_error("index: at most %d --dsym paths", MAX_DSYMS);
+				return KP_EXIT_BAD;
 			}
 			dsyms[ndsyms++] = optarg;
 			break;
@@ -205,7 +205,7 @@ int kpc_cmd_index(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'h':
 			return KPC_HELP;
-		default: return KPT_EXIT_BAD;
+		default: return KP_EXIT_BAD;
 		}
 	}
 	/* symbols name the frames of the group keys (image!function) */
@@ -215,14 +215,14 @@ int kpc_cmd_index(int argc, char **argv)
 		kp_error serr;
 		if (kp_symbols_new(&so, &sym, &serr) != KP_OK) {
 			char msg[300];
-			kpt_usage_error("index: %s", kp_error_format(&serr, msg, sizeof msg));
-			return KPT_EXIT_BAD;
+			kp_usage_error("index: %s", kp_error_format(&serr, msg, sizeof msg));
+			return KP_EXIT_BAD;
 		}
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	int rc = kpc_open_index(db_opt, KPI_OPEN_CREATE, &db, dbpath, sizeof dbpath);
-	if (rc != KPT_EXIT_OK) {
+	if (rc != KP_EXIT_OK) {
 		kp_symbols_free(&sym);
 		return rc;
 	}
@@ -268,5 +268,5 @@ int kpc_cmd_index(int argc, char **argv)
 	kpi_resign_summary_free(&rs);
 	kpi_close(&db);
 	kp_symbols_free(&sym);
-	return st != KP_OK || errors ? KPT_EXIT_BAD : KPT_EXIT_OK;
+	return st != KP_OK || errors ? KP_EXIT_BAD : KP_EXIT_OK;
 }

@@ -3,7 +3,7 @@
 #include "kp_index.h"
 #include "kp_report_json.h"
 #include "kpc_cmd.h"
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -13,7 +13,7 @@
 static void put(const char *s, int width)
 {
 	char buf[4096];
-	size_t n = kpt_sanitize(buf, sizeof buf, s ? s : "-", strlen(s ? s : "-"), 0);
+	size_t n = kp_sanitize(buf, sizeof buf, s ? s : "-", strlen(s ? s : "-"), 0);
 	fputs(buf, stdout);
 	for (int i = (int)n; i < width; i++)
 		putchar(' ');
@@ -54,13 +54,13 @@ int kpc_rows_begin(const char *db_opt, bool json, kpi_db **db, kpc_json_rows **a
 {
 	*arr = NULL;
 	int rc = kpc_open_index(db_opt, 0, db, dbpath, size);
-	if (rc != KPT_EXIT_OK)
+	if (rc != KP_EXIT_OK)
 		return rc;
 	if (json && !(*arr = kpc_rows_open())) {
 		kpi_close(db);
-		return KPT_EXIT_BAD;
+		return KP_EXIT_BAD;
 	}
-	return KPT_EXIT_OK;
+	return KP_EXIT_OK;
 }
 
 int kpc_rows_end(kpi_db **db, kpc_json_rows *arr, kp_status st, const char *dbpath,
@@ -70,9 +70,9 @@ int kpc_rows_end(kpi_db **db, kpc_json_rows *arr, kp_status st, const char *dbpa
 	bool written = kpc_rows_close(arr, st != KP_OK);
 	if (st != KP_OK) {
 		report(dbpath, err);
-		return KPT_EXIT_BAD;
+		return KP_EXIT_BAD;
 	}
-	return written ? KPT_EXIT_OK : KPT_EXIT_BAD;
+	return written ? KP_EXIT_OK : KP_EXIT_BAD;
 }
 
 static const struct option db_json_options[] = {
@@ -91,10 +91,10 @@ int kpc_db_json_options(int argc, char **argv, const char **db_opt, bool *json)
 		case 'd': *db_opt = optarg; break;
 		case 'j': *json = true; break;
 		case 'h': return KPC_HELP;
-		default: return KPT_EXIT_BAD;
+		default: return KP_EXIT_BAD;
 		}
 	}
-	return KPT_EXIT_OK;
+	return KP_EXIT_OK;
 }
 
 /* The separator before the next array element, then its object. */
@@ -268,31 +268,31 @@ int kpc_cmd_list(int argc, char **argv)
 		case 'g': groups = true; break;
 		case 'j': json = true; break;
 		case 'h': return KPC_HELP;
-		default: return KPT_EXIT_BAD;
+		default: return KP_EXIT_BAD;
 		}
 	}
 	if (optind < argc) {
-		kpt_usage_error("list: unexpected argument '%s'", argv[optind]);
-		return KPT_EXIT_BAD;
+		kp_usage_error("list: unexpected argument '%s'", argv[optind]);
+		return KP_EXIT_BAD;
 	}
 	if (groups && host) {
-		kpt_usage_error("list: --host lists reports, not --groups");
-		return KPT_EXIT_BAD;
+		kp_usage_error("list: --host lists reports, not --groups");
+		return KP_EXIT_BAD;
 	}
 	if (kind && strcmp(kind, "panic") != 0 && strcmp(kind, "watchdog") != 0 &&
 	    strcmp(kind, "stackshot") != 0 && strcmp(kind, "reset") != 0 && strcmp(kind, "all") != 0) {
-		kpt_usage_error("list: --kind is panic, watchdog, stackshot, reset or all, not '%s'", kind);
-		return KPT_EXIT_BAD;
+		kp_usage_error("list: --kind is panic, watchdog, stackshot, reset or all, not '%s'", kind);
+		return KP_EXIT_BAD;
 	}
 	if (groups && kind) {
-		kpt_usage_error("list: --kind lists reports, not --groups");
-		return KPT_EXIT_BAD;
+		kp_usage_error("list: --kind lists reports, not --groups");
+		return KP_EXIT_BAD;
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	kpc_json_rows *arr = NULL;
 	int rc = kpc_rows_begin(db_opt, json, &db, &arr, dbpath, sizeof dbpath);
-	if (rc != KPT_EXIT_OK)
+	if (rc != KP_EXIT_OK)
 		return rc;
 	kp_error err;
 	kp_status st;
@@ -336,7 +336,7 @@ static void build_text(void *ctx, const char *b, size_t n, bool first)
 {
 	(void)ctx;
 	char buf[512];
-	kpt_sanitize(buf, sizeof buf, b, n, 0);
+	kp_sanitize(buf, sizeof buf, b, n, 0);
 	if (!first)
 		fputs(", ", stdout);
 	fputs(buf, stdout);
@@ -375,22 +375,22 @@ int kpc_cmd_hosts(int argc, char **argv)
 	const char *db_opt = NULL;
 	bool json = false;
 	int rc = kpc_db_json_options(argc, argv, &db_opt, &json);
-	if (rc != KPT_EXIT_OK)
+	if (rc != KP_EXIT_OK)
 		return rc;
 	if (optind < argc) {
-		kpt_usage_error("hosts: unexpected argument '%s'", argv[optind]);
-		return KPT_EXIT_BAD;
+		kp_usage_error("hosts: unexpected argument '%s'", argv[optind]);
+		return KP_EXIT_BAD;
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	kpc_json_rows *arr = NULL;
 	rc = kpc_rows_begin(db_opt, json, &db, &arr, dbpath, sizeof dbpath);
-	if (rc != KPT_EXIT_OK)
+	if (rc != KP_EXIT_OK)
 		return rc;
 	if (!json)
 		printf("%-24s %-42s %-16s %7s  %-20s  %s\n", "HOST", "HOST KEY", "MODEL", "REPORTS",
 		       "LAST SEEN", "BUILDS");
 	kp_error err;
 	kp_status st = kpi_list_hosts(db, host_sink, arr, &err);
-	return kpc_rows_end(&db, arr, st, dbpath, &err, kpt_report_error);
+	return kpc_rows_end(&db, arr, st, dbpath, &err, kp_report_error);
 }

@@ -4,7 +4,7 @@
 #include "kp_report.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -14,7 +14,7 @@
 
 static void put(const char *s)
 {
-	kpt_sanitize_write(stdout, s, strlen(s), 0);
+	kp_sanitize_write(stdout, s, strlen(s), 0);
 }
 
 /* An address as llvm-symbolizer reads it: hex with or without 0x, blanks
@@ -46,7 +46,7 @@ static int one(kp_symbols *sym, const char *path, const char *arch, const char *
 	kp_symresult res;
 	kp_error err;
 	if (kp_symbols_lookup_file(sym, path, arch, addr, &res, &err) != KP_OK) {
-		kpt_report_error(path, &err);
+		kp_report_error(path, &err);
 		return -1;
 	}
 	if (res.status != KP_SYM_OK || res.nframes == 0) {
@@ -82,19 +82,19 @@ int kpc_cmd_lookup(int argc, char **argv)
 		case 'a': arch = optarg; break;
 		case 'h':
 			return KPC_HELP;
-		default: return KPT_EXIT_BAD;
+		default: return KP_EXIT_BAD;
 		}
 	}
 	if (!path) {
-		kpt_usage_error("lookup: --dsym FILE is required");
-		return KPT_EXIT_BAD;
+		kp_usage_error("lookup: --dsym FILE is required");
+		return KP_EXIT_BAD;
 	}
 	/* an address given as an argument is checked before anything prints */
 	for (int i = optind; i < argc; i++) {
 		uint64_t addr;
 		if (!parse_addr(argv[i], &addr)) {
-			kpt_usage_error("lookup: '%s' is not an address (hex, with or without 0x)", argv[i]);
-			return KPT_EXIT_BAD;
+			kp_usage_error("lookup: '%s' is not an address (hex, with or without 0x)", argv[i]);
+			return KP_EXIT_BAD;
 		}
 	}
 	/* no search roots: the file is named; the symbol cache still serves */
@@ -102,21 +102,21 @@ int kpc_cmd_lookup(int argc, char **argv)
 	kp_symbols *sym = NULL;
 	kp_error err;
 	if (kp_symbols_new(&so, &sym, &err) != KP_OK) {
-		kpt_report_error(path, &err);
-		return KPT_EXIT_BAD;
+		kp_report_error(path, &err);
+		return KP_EXIT_BAD;
 	}
-	int status = KPT_EXIT_OK;
+	int status = KP_EXIT_OK;
 	if (optind < argc) {
-		for (int i = optind; i < argc && status == KPT_EXIT_OK; i++)
+		for (int i = optind; i < argc && status == KP_EXIT_OK; i++)
 			if (one(sym, path, arch, argv[i]) != 0)
-				status = KPT_EXIT_BAD;
+				status = KP_EXIT_BAD;
 	} else {
 		char *line = NULL;
 		size_t cap = 0;
-		while (status == KPT_EXIT_OK && getline(&line, &cap, stdin) > 0) {
+		while (status == KP_EXIT_OK && getline(&line, &cap, stdin) > 0) {
 			line[strcspn(line, "\n")] = '\0';
 			if (one(sym, path, arch, line) != 0)
-				status = KPT_EXIT_BAD;
+				status = KP_EXIT_BAD;
 			if (fflush(stdout) == EOF || ferror(stdout))
 				break; /* main reports the failed write */
 		}

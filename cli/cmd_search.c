@@ -39,28 +39,28 @@ int kpc_cmd_search(int argc, char **argv)
 		case 'l': {
 			uint64_t v;
 			if (!kp_parse_u64(optarg, strlen(optarg), &v) || v == 0 || v > SIZE_MAX / 2) {
-				kpt_usage_error("search: --limit takes a number of reports, 1 or more");
-				return KPT_EXIT_BAD;
+				kp_usage_error("search: --limit takes a number of reports, 1 or more");
+				return KP_EXIT_BAD;
 			}
 			limit = (size_t)v;
 			break;
 		}
 		case 'h': return KPC_HELP;
-		default: return KPT_EXIT_BAD;
+		default: return KP_EXIT_BAD;
 		}
 	}
 	int nwords = argc - optind;
 	if ((uuid != NULL) + (kext != NULL) + (zone != NULL) + (nwords > 0) != 1) {
-		kpt_usage_error("search: give exactly one of --uuid UUID, --kext BUNDLE_ID, --zone NAME or TEXT");
-		return KPT_EXIT_BAD;
+		kp_usage_error("search: give exactly one of --uuid UUID, --kext BUNDLE_ID, --zone NAME or TEXT");
+		return KP_EXIT_BAD;
 	}
 	char text[4096] = "";
 	size_t tl = 0;
 	for (int i = optind; i < argc; i++) {
 		size_t n = strlen(argv[i]);
 		if (tl + n + 2 > sizeof text) {
-			kpt_usage_error("search: text too long");
-			return KPT_EXIT_BAD;
+			kp_usage_error("search: text too long");
+			return KP_EXIT_BAD;
 		}
 		if (tl)
 			text[tl++] = ' ';
@@ -68,20 +68,20 @@ int kpc_cmd_search(int argc, char **argv)
 		tl += n;
 	}
 	if (zone && !*zone) {
-		kpt_usage_error("search: --zone needs a zone name");
-		return KPT_EXIT_BAD;
+		kp_usage_error("search: --zone needs a zone name");
+		return KP_EXIT_BAD;
 	}
 	kp_error err;
 	/* a malformed argument is refused before anything prints */
 	if (uuid && kpi_check_uuid_arg(uuid, &err) != KP_OK) {
-		kpt_report_error("search", &err);
-		return KPT_EXIT_BAD;
+		kp_report_error("search", &err);
+		return KP_EXIT_BAD;
 	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	kpc_json_rows *arr = NULL;
 	int rc = kpc_rows_begin(db_opt, json, &db, &arr, dbpath, sizeof dbpath);
-	if (rc != KPT_EXIT_OK)
+	if (rc != KP_EXIT_OK)
 		return rc;
 	if (!json)
 		kpc_report_row_header();
@@ -93,10 +93,10 @@ int kpc_cmd_search(int argc, char **argv)
 	kp_status st = kpi_search_page(db, kind, uuid ? uuid : kext ? kext : zone ? zone : text, &page,
 	                               kpc_row_sink, arr, &err);
 	rc = kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);
-	if (rc != KPT_EXIT_OK)
+	if (rc != KP_EXIT_OK)
 		return rc;
 	if (!page.done)
 		fprintf(stderr, "kpbrowse: search: the newest %zu of %zu reports (--limit %zu)\n", page.rows,
 		        page.total, limit);
-	return page.rows ? KPT_EXIT_OK : KPT_EXIT_NONE;
+	return page.rows ? KP_EXIT_OK : KP_EXIT_NONE;
 }

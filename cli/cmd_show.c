@@ -5,8 +5,8 @@
 #include "kp_report.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
-#include "kpt_report_text.h"
-#include "kpt_sanitize.h"
+#include "kp_report_text.h"
+#include "kp_sanitize.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -129,13 +129,13 @@ static kp_status apply_loads(show_opts *o, const char *file, kp_report *r)
 		kp_error err;
 		bool found;
 		if (kp_symbols_apply_load(o->sym, r, o->loads[i], &found, &err) != KP_OK) {
-			kpt_report_error(file, &err);
+			kp_report_error(file, &err);
 			return err.code;
 		}
 		if (o->sym && !found) {
 			char msg[320];
 			snprintf(msg, sizeof msg, "--load %s: no dSYM found for that bundle id", o->loads[i]);
-			kpt_report_warning(file, msg, 0);
+			kp_report_warning(file, msg, 0);
 		}
 	}
 	return KP_OK;
@@ -164,16 +164,16 @@ int kpc_cmd_show(int argc, char **argv)
 		case 'n': o.no_symbols = true; break;
 		case 'd':
 			if (o.ndsyms == MAX_DSYM_PATHS) {
-				kpt_usage_error("show: at most %d --dsym paths", MAX_DSYM_PATHS);
-				return KPT_EXIT_BAD;
+				kp_usage_error("show: at most %d --dsym paths", MAX_DSYM_PATHS);
+				return KP_EXIT_BAD;
 			}
 			o.dsyms[o.ndsyms++] = optarg;
 			break;
 		case 'A': {
 			uint64_t n;
 			if (!kp_parse_u64(optarg, strlen(optarg), &n) || n == 0 || n > KP_DISASM_MAX) {
-				kpt_usage_error("show: --disasm wants a count of instructions, 1 to %d", KP_DISASM_MAX);
-				return KPT_EXIT_BAD;
+				kp_usage_error("show: --disasm wants a count of instructions, 1 to %d", KP_DISASM_MAX);
+				return KP_EXIT_BAD;
 			}
 			o.disasm = (size_t)n;
 			break;
@@ -182,43 +182,43 @@ int kpc_cmd_show(int argc, char **argv)
 			char b[256];
 			uint64_t a;
 			if (!kp_symbols_parse_load(optarg, b, sizeof b, &a)) {
-				kpt_usage_error("show: --load %s: not BUNDLE_ID=0xADDR (as kextstat prints them)", optarg);
-				return KPT_EXIT_BAD;
+				kp_usage_error("show: --load %s: not BUNDLE_ID=0xADDR (as kextstat prints them)", optarg);
+				return KP_EXIT_BAD;
 			}
 			if (o.nloads == MAX_DSYM_PATHS) {
-				kpt_usage_error("show: at most %d --load kexts", MAX_DSYM_PATHS);
-				return KPT_EXIT_BAD;
+				kp_usage_error("show: at most %d --load kexts", MAX_DSYM_PATHS);
+				return KP_EXIT_BAD;
 			}
 			o.loads[o.nloads++] = optarg;
 			break;
 		}
 		case 'h':
 			return KPC_HELP;
-		default: return KPT_EXIT_BAD;
+		default: return KP_EXIT_BAD;
 		}
 	}
 	if (optind >= argc) {
-		kpt_usage_error("show: no report given");
-		return KPT_EXIT_BAD;
+		kp_usage_error("show: no report given");
+		return KP_EXIT_BAD;
 	}
 	if (o.disasm && o.no_symbols) {
-		kpt_usage_error("show: --disasm needs symbols (it cannot go with --no-symbols)");
-		return KPT_EXIT_BAD;
+		kp_usage_error("show: --disasm needs symbols (it cannot go with --no-symbols)");
+		return KP_EXIT_BAD;
 	}
 	if (o.disasm && !kp_disasm_available()) {
-		kpt_usage_error("show: --disasm: %s", kp_disasm_missing());
-		return KPT_EXIT_BAD;
+		kp_usage_error("show: --disasm: %s", kp_disasm_missing());
+		return KP_EXIT_BAD;
 	}
 	if (!o.no_symbols) {
 		kp_symbols_opts so = {.paths = o.dsyms, .npaths = o.ndsyms};
 		kp_error err;
 		if (kp_symbols_new(&so, &o.sym, &err) != KP_OK) {
 			char msg[300];
-			kpt_usage_error("show: %s", kp_error_format(&err, msg, sizeof msg));
-			return KPT_EXIT_BAD;
+			kp_usage_error("show: %s", kp_error_format(&err, msg, sizeof msg));
+			return KP_EXIT_BAD;
 		}
 	}
-	int status = KPT_EXIT_OK;
+	int status = KP_EXIT_OK;
 	int nfiles = argc - optind;
 	/* Several files: one JSON array, each report streamed as it is read. */
 	bool arr = o.json && nfiles > 1;
@@ -229,19 +229,19 @@ int kpc_cmd_show(int argc, char **argv)
 		kp_report *r = NULL;
 		kp_error err;
 		if (load(&o, argv[i], &r, &err) != KP_OK) {
-			kpt_report_error(argv[i], &err);
-			status = KPT_EXIT_BAD;
+			kp_report_error(argv[i], &err);
+			status = KP_EXIT_BAD;
 			continue;
 		}
 		if (o.sym)
 			kp_symbols_set_report(o.sym, r);
 		if (apply_loads(&o, argv[i], r) != KP_OK) {
 			kp_report_free(&r);
-			status = KPT_EXIT_BAD;
+			status = KP_EXIT_BAD;
 			continue;
 		}
 		for (size_t w = 0; w < r->nwarnings; w++)
-			kpt_report_warning(argv[i], r->warnings[w].msg, r->warnings[w].line);
+			kp_report_warning(argv[i], r->warnings[w].msg, r->warnings[w].line);
 		if (o.json) {
 			if (arr && nprinted)
 				fputs(", ", stdout);
@@ -253,14 +253,14 @@ int kpc_cmd_show(int argc, char **argv)
 			if (!ok) {
 				kp_error werr;
 				kp_error_set(&werr, KP_ERR_IO, 0, -1, "cannot write the JSON output");
-				kpt_report_error(argv[i], &werr);
-				status = KPT_EXIT_BAD;
+				kp_report_error(argv[i], &werr);
+				status = KP_EXIT_BAD;
 			}
 			if (!arr)
 				putchar('\n');
 			nprinted++;
 		} else {
-			kpt_report_text_disasm(stdout, r, o.sym, o.disasm);
+			kp_report_text_disasm(stdout, r, o.sym, o.disasm);
 		}
 		kp_report_free(&r);
 		if (ferror(stdout))

@@ -1,6 +1,6 @@
 /* kpc_cmd.h: the kpbrowse subcommands (git's builtin/ shape).  Each
  * kpc_cmd_NAME takes its own argv (argv[0] is the subcommand name) and
- * returns the process exit status (KPT_EXIT_* of kpt_exit.h), or one of
+ * returns the process exit status (KP_EXIT_* of kp_exit.h), or one of
  * the two requests below.  main.c holds the one commands[] table: names,
  * synopses and help text live there only, and main.c prints them when a
  * command asks (so commands never call back into main.c).
@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "kp_error.h"
-#include "kpt_exit.h"
+#include "kp_exit.h"
 
 int kpc_cmd_show(int argc, char **argv);
 int kpc_cmd_lookup(int argc, char **argv);
@@ -29,7 +29,7 @@ int kpc_cmd_db(int argc, char **argv);
  * the help text) to stdout and exit 0 (--help anywhere in its options). */
 #define KPC_HELP (-1)
 /* Returned by a command: print "kpbrowse: CMD: usage: kpbrowse SYNOPSIS"
- * and the --help hint to stderr and exit KPT_EXIT_BAD. */
+ * and the --help hint to stderr and exit KP_EXIT_BAD. */
 #define KPC_USAGE (-2)
 
 /* Index commands' shared pieces (cmd_index.c, cmd_list.c). */
@@ -37,7 +37,7 @@ struct kpi_db;
 struct kpi_report_row;
 /* Resolves --db (see kpi_default_path) and opens it with flags (KPI_OPEN_*);
  * path gets the target as messages and JSON show it (a password masked).
- * Prints the error and returns KPT_EXIT_BAD on failure. */
+ * Prints the error and returns KP_EXIT_BAD on failure. */
 int kpc_open_index(const char *db_opt, unsigned flags, struct kpi_db **db, char *path, size_t size);
 /* "kpbrowse: MSG" for an index error, with dbpath in front only when the
  * message does not already start with it. */
@@ -67,17 +67,17 @@ bool kpc_rows_close(kpc_json_rows *j, bool failed);
 int kpc_row_sink(void *ctx, const struct kpi_report_row *row);
 /* The frame of a row-listing command (list, hosts, search): kpc_rows_begin
  * opens the index (flags 0) and, with json, the row array (*arr NULL
- * without); it returns KPT_EXIT_OK, or the exit status with nothing left
+ * without); it returns KP_EXIT_OK, or the exit status with nothing left
  * open.  kpc_rows_end closes both, reports a failed st with
- * report(dbpath, err) and returns KPT_EXIT_BAD when st failed or a write to
- * stdout did, else KPT_EXIT_OK. */
+ * report(dbpath, err) and returns KP_EXIT_BAD when st failed or a write to
+ * stdout did, else KP_EXIT_OK. */
 int kpc_rows_begin(const char *db_opt, bool json, struct kpi_db **db, kpc_json_rows **arr,
                    char *dbpath, size_t size);
 int kpc_rows_end(struct kpi_db **db, kpc_json_rows *arr, kp_status st, const char *dbpath,
                  const kp_error *err, void (*report)(const char *dbpath, const kp_error *err));
 /* The options of a command that takes only --db PATH, --json and --help
- * (hosts, db): KPT_EXIT_OK to go on (optind at the first operand), KPC_HELP,
- * or KPT_EXIT_BAD (getopt printed why). */
+ * (hosts, db): KP_EXIT_OK to go on (optind at the first operand), KPC_HELP,
+ * or KP_EXIT_BAD (getopt printed why). */
 int kpc_db_json_options(int argc, char **argv, const char **db_opt, bool *json);
 
 #endif

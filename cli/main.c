@@ -2,10 +2,24 @@
  * subcommands and holds their synopses and help: `kpbrowse --help`,
  * `kpbrowse CMD --help` and the commands' usage errors all print from it.
  * With no subcommand the TUI runs (kpt_main); its own synopsis and option
- * help live with its options (kpt_main.h). */
+ * help live with its options (kpt_main.h).  Built without it (KP_TUI=OFF),
+ * the program is the subcommands alone and links no curses. */
+#include "kp_exit.h"
+#include "kp_sanitize.h"
 #include "kpc_cmd.h"
+#ifdef KP_HAVE_TUI
 #include "kpt_main.h"
-#include "kpt_sanitize.h"
+#else
+static const char kpt_synopsis[] = "COMMAND ...";
+static const char kpt_options_help[] = "  (this kpbrowse was built without the browser: -DKP_TUI=OFF)\n";
+static int kpt_main(int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	fputs("kpbrowse: built without the browser (cmake -DKP_TUI=ON); "
+	      "use a subcommand (kpbrowse --help)\n", stderr);
+	return KP_EXIT_BAD;
+}
+#endif
 
 #include <errno.h>
 #include <stdio.h>
@@ -83,7 +97,7 @@ static const command *find_command(const char *name)
 static int help(const command *c)
 {
 	printf("usage: kpbrowse %s\n%s", c->synopsis, c->help);
-	return KPT_EXIT_OK;
+	return KP_EXIT_OK;
 }
 
 /* A command's output must have reached stdout: a write that failed (a full
@@ -99,7 +113,7 @@ static int finish_stdout(int rc)
 		return rc;
 	fprintf(stderr, "kpbrowse: cannot write to standard output: %s\n",
 	        e ? strerror(e) : "write error");
-	return KPT_EXIT_BAD;
+	return KP_EXIT_BAD;
 }
 
 /* Runs c, and prints its help or usage when it asks (kpc_cmd.h). */
@@ -109,8 +123,8 @@ static int run(const command *c, int argc, char **argv)
 	if (rc == KPC_HELP)
 		rc = help(c);
 	if (rc == KPC_USAGE) {
-		kpt_usage_error("%s: usage: kpbrowse %s", c->name, c->synopsis);
-		return KPT_EXIT_BAD;
+		kp_usage_error("%s: usage: kpbrowse %s", c->name, c->synopsis);
+		return KP_EXIT_BAD;
 	}
 	return finish_stdout(rc);
 }
@@ -135,11 +149,11 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
-		return KPT_EXIT_OK;
+		return KP_EXIT_OK;
 	}
 	if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
 		printf("kpbrowse %s\n", KP_VERSION);
-		return KPT_EXIT_OK;
+		return KP_EXIT_OK;
 	}
 	const command *c = argc >= 2 ? find_command(argv[1]) : NULL;
 	if (c) {
@@ -155,10 +169,10 @@ int main(int argc, char **argv)
 	/* a path (it has a slash) is not a command: say what is wrong with it */
 	if (strchr(argv[1], '/')) {
 		fputs("kpbrowse: ", stderr);
-		kpt_sanitize_write(stderr, argv[1], strlen(argv[1]), 0);
+		kp_sanitize_write(stderr, argv[1], strlen(argv[1]), 0);
 		fprintf(stderr, ": %s\n", e == ENOENT ? "no such file or folder" : strerror(e));
-		return KPT_EXIT_BAD;
+		return KP_EXIT_BAD;
 	}
-	kpt_usage_error("unknown command '%s' (and no file or folder of that name)", argv[1]);
-	return KPT_EXIT_BAD;
+	kp_usage_error("unknown command '%s' (and no file or folder of that name)", argv[1]);
+	return KP_EXIT_BAD;
 }

@@ -1,17 +1,17 @@
 /* fuzz_sanitize.c: the sanitiser's property (issue 11): whatever the input,
- * what kpt_sanitize / kpt_sanitize_write produce is valid UTF-8 and holds
+ * what kp_sanitize / kp_sanitize_write produce is valid UTF-8 and holds
  * no byte or character a terminal acts on: no C0 control (ESC, BEL, ...;
- * only \n and \t with KPT_SAN_KEEP_NEWLINES), no DEL, no C1 (as U+0080..9F
+ * only \n and \t with KP_SAN_KEEP_NEWLINES), no DEL, no C1 (as U+0080..9F
  * or a raw 0x80..0x9F byte), no bidi override, embedding, isolate or mark.
  * Checked with a UTF-8 decoder of its own, for both flags and for an
  * output buffer cut short (the first input byte picks its size), and
- * kpt_sanitize_next must walk the input in steps of at least one byte. */
+ * kp_sanitize_next must walk the input in steps of at least one byte. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -58,14 +58,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *out = malloc(cap);
 	if (!out)
 		return 0;
-	for (unsigned flags = 0; flags <= KPT_SAN_KEEP_NEWLINES; flags++) {
-		size_t n = kpt_sanitize(out, cap, in, size, flags);
+	for (unsigned flags = 0; flags <= KP_SAN_KEEP_NEWLINES; flags++) {
+		size_t n = kp_sanitize(out, cap, in, size, flags);
 		if (n != strlen(out) || n >= cap)
 			abort();
 		check((const unsigned char *)out, n, flags != 0);
 		/* a short buffer truncates, never in the middle of a sequence */
 		size_t small = size ? (size_t)data[0] % 64 + 1 : 1;
-		n = kpt_sanitize(out, small, in, size, flags);
+		n = kp_sanitize(out, small, in, size, flags);
 		if (n >= small || n != strlen(out))
 			abort();
 		check((const unsigned char *)out, n, flags != 0);
@@ -74,9 +74,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t memlen = 0;
 		FILE *fp = open_memstream(&mem, &memlen);
 		if (fp) {
-			kpt_sanitize_write(fp, in, size, flags);
+			kp_sanitize_write(fp, in, size, flags);
 			fclose(fp);
-			size_t full = kpt_sanitize(out, cap, in, size, flags);
+			size_t full = kp_sanitize(out, cap, in, size, flags);
 			if (memlen != full || memcmp(mem, out, full) != 0)
 				abort();
 			free(mem);
@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (size_t off = 0; off < size;) {
 		size_t k = 0;
-		int w = kpt_sanitize_next(in + off, size - off, &k);
+		int w = kp_sanitize_next(in + off, size - off, &k);
 		if (k == 0 || k > size - off || w < 0 || w > 10)
 			abort();
 		off += k;

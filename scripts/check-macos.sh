@@ -103,7 +103,7 @@ for d in $(find $srcdirs -name '*.h' -exec dirname {} \; | sort -u); do
 	incflags="$incflags -I$root/$d"
 done
 cflags="-std=c11 -O2 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DARWIN_C_SOURCE \
--D_DEFAULT_SOURCE -DKP_VERSION=\"0\" -DKP_SOURCE_DIR=\"\""
+-D_DEFAULT_SOURCE -DKP_VERSION=\"0\" -DKP_SOURCE_DIR=\"\" -DKP_HAVE_TUI=1"
 
 # what PkgConfig::NCURSESW adds for the sources using curses (Homebrew's
 # ncurses 6 has set_escdelay; the SDK-like pass leaves it out)

@@ -8,11 +8,11 @@
 #include "kpt_date.h"
 #include "kpt_doc.h"
 #include "kpt_draw.h"
-#include "kpt_exit.h"
+#include "kp_exit.h"
 #include "kpt_list.h"
 #include "kpt_loader.h"
 #include "kpt_options.h"
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 #include "kpt_view.h"
 #include "kpt_worker.h"
 #include "kt.h"
@@ -339,12 +339,12 @@ static void test_demo_folder(void)
 	         "demo folder: created 0700 when absent");
 	KT_CHECK(parse_demo(base) == 0, "demo folder: our own 0700 folder is used again");
 	chmod(dir, 0755);
-	KT_CHECK(parse_demo(base) == KPT_EXIT_BAD, "demo folder: refused when others may enter it");
+	KT_CHECK(parse_demo(base) == KP_EXIT_BAD, "demo folder: refused when others may enter it");
 	rmdir(dir);
 	char target[420];
 	snprintf(target, sizeof target, "%s/elsewhere", base);
 	mkdir(target, 0700);
-	KT_CHECK(symlink(target, dir) == 0 && parse_demo(base) == KPT_EXIT_BAD, "demo folder: refused when a symlink");
+	KT_CHECK(symlink(target, dir) == 0 && parse_demo(base) == KP_EXIT_BAD, "demo folder: refused when a symlink");
 	unlink(dir);
 	if (old)
 		setenv("TMPDIR", old, 1);
@@ -449,7 +449,7 @@ static void test_source_view(void)
 	unlink(fifo);
 }
 
-/* kpt_sanitize_next walks text unit by unit with the widths kpt_put draws. */
+/* kp_sanitize_next walks text unit by unit with the widths kpt_put draws. */
 static void test_sanitize_next(void)
 {
 	if (!setlocale(LC_CTYPE, "C.UTF-8") && !setlocale(LC_CTYPE, "en_US.UTF-8")) {
@@ -466,7 +466,7 @@ static void test_sanitize_next(void)
 		int w = 0;
 		while (off < len) {
 			size_t k;
-			w += kpt_sanitize_next(s + off, len - off, &k);
+			w += kp_sanitize_next(s + off, len - off, &k);
 			off += k;
 		}
 		KT_CHECK(off == len && w == kpt_text_width(s), "sanitize_next: case %zu is %d columns (%d drawn)", i, w,

@@ -18,7 +18,7 @@
  * by term.c with resizeterm() from TIOCGWINSZ. */
 #include "kpt_app.h"
 #include "kpt_draw.h"
-#include "kpt_exit.h"
+#include "kp_exit.h"
 #include "kpt_term.h"
 #include "kpt_xalloc.h"
 
@@ -336,15 +336,15 @@ int kpt_app_loop(kpt_app *app)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return KPT_EXIT_BAD;
+			return KP_EXIT_BAD;
 		}
 		if ((fds[1].revents & POLLIN) && kpt_term_drain_signals())
 			dirty = true;
 		if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			if (!read_keys(app, &dirty))
-				return KPT_EXIT_OK;
+				return KP_EXIT_OK;
 			if (fds[0].revents & (POLLHUP | POLLERR) && !(fds[0].revents & POLLIN))
-				return KPT_EXIT_OK;
+				return KP_EXIT_OK;
 		}
 		for (int i = 2; i < nfds; i++)
 			if ((fds[i].revents & (POLLIN | POLLHUP)) &&

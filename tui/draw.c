@@ -1,7 +1,7 @@
 /* draw.c: styles and the drawing helpers of kpt_draw.h.  Text goes
  * through the terminal sanitiser (sanitize.c) and then ncurses' wide API. */
 #include "kpt_draw.h"
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 
 #include <curses.h>
 #include <stdarg.h>
@@ -110,7 +110,7 @@ int kpt_put(int y, int x, int width, const char *s, kpt_style st, bool pad)
 	if (!s)
 		s = "";
 	size_t len = strnlen(s, 600);   /* a row never shows more; s may be 50 MB */
-	kpt_sanitize(buf, sizeof buf, s, len, 0);
+	kp_sanitize(buf, sizeof buf, s, len, 0);
 	return put_clean(y, x, width, buf, st, pad);
 }
 
@@ -127,7 +127,7 @@ int kpt_putf(int y, int x, int width, kpt_style st, bool pad, const char *fmt, .
 int kpt_text_width(const char *s)
 {
 	char buf[2048];
-	kpt_sanitize(buf, sizeof buf, s, strlen(s), 0);
+	kp_sanitize(buf, sizeof buf, s, strlen(s), 0);
 	mbstate_t ps;
 	memset(&ps, 0, sizeof ps);
 	int w = 0;

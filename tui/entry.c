@@ -4,10 +4,10 @@
  * an orderly shutdown (threads joined before the views and documents go). */
 #include "kpt_app.h"
 #include "kpt_draw.h"
-#include "kpt_exit.h"
+#include "kp_exit.h"
 #include "kpt_loader.h"
 #include "kpt_main.h"
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 #include "kpt_scanner.h"
 #include "kpt_term.h"
 #include "kpt_watch.h"
@@ -43,37 +43,37 @@ int kpt_main(int argc, char **argv)
 	int rc = kpt_options_parse(&app->cfg, argc, argv);
 	if (rc == 0 && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
 		fputs("kpbrowse: the browser needs a terminal (see 'kpbrowse --help' for the commands)\n", stderr);
-		rc = KPT_EXIT_BAD;
+		rc = KP_EXIT_BAD;
 	}
 	char why[300];
 	if (rc == 0 && !kpt_term_usable(why, sizeof why)) {
 		fprintf(stderr, "kpbrowse: %s\n", why);
-		rc = KPT_EXIT_BAD;
+		rc = KP_EXIT_BAD;
 	}
 	if (rc != 0) {
 		kpt_options_free(&app->cfg);
 		free(app);
-		return rc < 0 ? KPT_EXIT_OK : rc;
+		return rc < 0 ? KP_EXIT_OK : rc;
 	}
 
 	kp_error err;
 	if (kpi_open(app->cfg.db_path, KPI_OPEN_CREATE, &app->db, &err) != KP_OK) {
 		fputs("kpbrowse: ", stderr);
-		kpt_sanitize_write(stderr, err.msg, strlen(err.msg), 0);
+		kp_sanitize_write(stderr, err.msg, strlen(err.msg), 0);
 		fputc('\n', stderr);
 		shutdown_app(app);
-		return KPT_EXIT_BAD;
+		return KP_EXIT_BAD;
 	}
 	if (!kpt_term_pipe_open()) {
 		perror("kpbrowse: pipe");
 		shutdown_app(app);
-		return KPT_EXIT_BAD;
+		return KP_EXIT_BAD;
 	}
 
 	if (!kpt_term_start()) {
 		fputs("kpbrowse: cannot initialise the terminal\n", stderr);
 		shutdown_app(app);
-		return KPT_EXIT_BAD;
+		return KP_EXIT_BAD;
 	}
 	app->color = kpt_draw_init_styles();
 	app->rows = LINES;

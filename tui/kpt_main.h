@@ -4,7 +4,7 @@
 #define KPT_MAIN_H
 
 /* argv[0] is the program name; returns the process exit status
- * (KPT_EXIT_*, or 128 + signal when a signal ended it). */
+ * (KP_EXIT_*, or 128 + signal when a signal ended it). */
 int kpt_main(int argc, char **argv);
 
 /* "[--demo] [--db PATH] ... [PATH...]": the TUI's synopsis after "kpbrowse " */

@@ -48,7 +48,7 @@ typedef struct kpt_config {
 } kpt_config;
 
 /* Parses argv (argv[0] the program name) into c.  Returns 0 to run, -1
- * when --help was printed, or KPT_EXIT_BAD after printing the error. */
+ * when --help was printed, or KP_EXIT_BAD after printing the error. */
 int kpt_options_parse(kpt_config *c, int argc, char **argv);
 /* Frees the arrays kpt_options_parse allocated (the borrowed strings stay). */
 void kpt_options_free(kpt_config *c);

@@ -1,5 +1,5 @@
 /* kpt_write.h: the TUI's `w` (write.c): the current report written to a
- * file as `kpbrowse show` prints it (kpt_report_text.h), symbolicated by a
+ * file as `kpbrowse show` prints it (kp_report_text.h), symbolicated by a
  * symboliser of its own (the worker's is not shared), the same options. */
 #ifndef KPT_WRITE_H
 #define KPT_WRITE_H

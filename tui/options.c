@@ -1,7 +1,7 @@
 /* options.c: the TUI's command line (kpt_options.h): the flags, --demo's
  * bundled reports and dSYMs, the default report folders and database, and
  * the one translation of these options into symbol options. */
-#include "kpt_exit.h"
+#include "kp_exit.h"
 #include "kpt_main.h"
 #include "kpt_options.h"
 
@@ -156,7 +156,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 			char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg) {
 				fprintf(stderr, "kpbrowse: --source-map wants FROM=TO, got '%s'\nTry 'kpbrowse --help'.\n", optarg);
-				return KPT_EXIT_BAD;
+				return KP_EXIT_BAD;
 			}
 			*eq = '\0';
 			c->map_from[c->nmaps] = optarg;
@@ -168,13 +168,13 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 			if (!kp_symbols_parse_load(optarg, l->bundle, sizeof l->bundle, &l->addr)) {
 				fprintf(stderr, "kpbrowse: --load wants BUNDLE_ID=0xADDR (as kextstat prints them), got '%s'\n"
 				                "Try 'kpbrowse --help'.\n", optarg);
-				return KPT_EXIT_BAD;
+				return KP_EXIT_BAD;
 			}
 			c->nloads++;
 			break;
 		}
 		case 'h': tui_usage(stdout); return -1;
-		default: tui_usage(stderr); return KPT_EXIT_BAD;
+		default: tui_usage(stderr); return KP_EXIT_BAD;
 		}
 	}
 	for (int i = optind; i < argc; i++)
@@ -185,7 +185,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 		if (!find_demo(argv[0], root, sizeof c->demo_root)) {
 			fprintf(stderr, "kpbrowse: the demo reports are not installed (looked in %s/tests/fixtures "
 			                "and ../share/kpbrowse/demo)\n", KP_SOURCE_DIR[0] ? KP_SOURCE_DIR : "?");
-			return KPT_EXIT_BAD;
+			return KP_EXIT_BAD;
 		}
 		snprintf(c->demo_reports, sizeof c->demo_reports, "%s/reports", root);
 		snprintf(c->demo_bin, sizeof c->demo_bin, "%s/bin", root);
@@ -201,7 +201,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 			char dir[PATH_MAX];
 			snprintf(dir, sizeof dir, "%s/kpbrowse-demo-%ld", tmp, (long)getuid());
 			if (!demo_dir_ok(dir))
-				return KPT_EXIT_BAD;
+				return KP_EXIT_BAD;
 			snprintf(c->db_path, sizeof c->db_path, "%s/index.sqlite3", dir);
 		}
 	} else if (c->npaths == 0) {
@@ -222,7 +222,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 		kp_error err;
 		if (kpi_default_path(NULL, c->db_path, sizeof c->db_path, &err) != KP_OK) {
 			fprintf(stderr, "kpbrowse: %s\n", err.msg);
-			return KPT_EXIT_BAD;
+			return KP_EXIT_BAD;
 		}
 	}
 	resolve_loads(c);

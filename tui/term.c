@@ -9,7 +9,7 @@
  * Quirk: we replace ncurses' own SIGWINCH handler, so a resize is applied
  * here with resizeterm() from TIOCGWINSZ. */
 #include "kpt_pipe.h"
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 #include "kpt_term.h"
 
 #include <curses.h>
@@ -140,7 +140,7 @@ bool kpt_term_usable(char *why, size_t size)
 		                    "(set it, e.g. TERM=xterm-256color; the commands work without it: kpbrowse --help)");
 		return false;
 	}
-	kpt_sanitize(name, sizeof name, term, strlen(term), 0);
+	kp_sanitize(name, sizeof name, term, strlen(term), 0);
 	int err = 0;
 	/* ncurses' initscr() prints "Error opening terminal" and exits 1 on an
 	 * unknown type: ask terminfo first, quietly (errret given) */

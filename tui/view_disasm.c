@@ -7,7 +7,7 @@
 #include "kpt_app.h"
 #include "kpt_clipboard.h"
 #include "kpt_draw.h"
-#include "kpt_report_text.h"
+#include "kp_report_text.h"
 #include "kpt_view.h"
 #include "kpt_worker.h"
 

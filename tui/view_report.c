@@ -20,7 +20,7 @@
 #include "kpt_loader.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
-#include "kpt_sanitize.h"
+#include "kp_sanitize.h"
 #include "kp_waitchain.h"
 
 #include <inttypes.h>
@@ -107,7 +107,7 @@ static void add_text(report_priv *p, int kind, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	kpt_sanitize(clean, sizeof clean, raw, strlen(raw), 0);
+	kp_sanitize(clean, sizeof clean, raw, strlen(raw), 0);
 	add_row(p, kind, 0, clean);
 }
 
@@ -130,7 +130,7 @@ static void wrap_more(report_priv *p, size_t max_rows)
 			int cw = 1;
 			unsigned char c = (unsigned char)s[i];
 			if (c < 0x20 || c >= 0x7F)
-				cw = kpt_sanitize_next(s + i, n - i, &k);
+				cw = kp_sanitize_next(s + i, n - i, &k);
 			if (w + cw > avail)
 				break;
 			w += cw;
@@ -174,7 +174,7 @@ static void free_rows(report_priv *p)
 static void add_thread_row(report_priv *p, const kp_report *r, kp_thread_ref ref, const char *txt)
 {
 	char clean[2048];
-	kpt_sanitize(clean, sizeof clean, txt, strlen(txt), 0);
+	kp_sanitize(clean, sizeof clean, txt, strlen(txt), 0);
 	(void)r;
 	add_row(p, ROW_THREAD, (size_t)ref.proc * 100000 + (size_t)ref.thread, clean);
 }
@@ -278,7 +278,7 @@ static void build_summary(kpt_view *v, int width)
 		char txt[300];
 		char clean[600];
 		snprintf(txt, sizeof txt, "Panicked thread: %s  %zu frames  %s", tid, pt->nframes, pt->name ? pt->name : "");
-		kpt_sanitize(clean, sizeof clean, txt, strlen(txt), 0);
+		kp_sanitize(clean, sizeof clean, txt, strlen(txt), 0);
 		add_row(p, ROW_THREAD, pi * 100000 + ti, clean);
 		p->has_bt = true;
 		p->bt_proc = pi;
@@ -572,7 +572,7 @@ static const char *report_row_text(kpt_view *v, size_t row, char *buf, size_t si
 		return buf;
 	}
 	case ROW_PANIC:
-		kpt_sanitize(buf, size, p->panic + rr->idx, rr->len, 0);
+		kp_sanitize(buf, size, p->panic + rr->idx, rr->len, 0);
 		return buf;
 	default:
 		return rr->text;

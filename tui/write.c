@@ -2,7 +2,7 @@
 #include "kpt_app.h"
 #include "kpt_options.h"
 #include "kpt_prompt.h"
-#include "kpt_report_text.h"
+#include "kp_report_text.h"
 #include "kpt_write.h"
 
 #include <errno.h>
@@ -36,7 +36,7 @@ void kpt_write_report(kpt_app *app, const kpt_doc *d, const char *path)
 		sym = NULL;
 	if (sym)
 		kp_symbols_set_report(sym, d->r);
-	kpt_report_text(f, d->r, sym);
+	kp_report_text(f, d->r, sym);
 	kp_symbols_free(&sym);
 	bool bad = ferror(f) != 0;
 	long n = ftell(f);

@@ -1,34 +1,34 @@
-/* exit.c: the error reports of kpt_exit.h. */
-#include "kpt_exit.h"
-#include "kpt_sanitize.h"
+/* exit.c: the error reports of kp_exit.h. */
+#include "kp_exit.h"
+#include "kp_sanitize.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-void kpt_report_error(const char *file, const kp_error *err)
+void kp_report_error(const char *file, const kp_error *err)
 {
 	char msg[512];
 	kp_error_format(err, msg, sizeof msg);
 	fputs("kpbrowse: ", stderr);
-	kpt_sanitize_write(stderr, file, strlen(file), 0);
+	kp_sanitize_write(stderr, file, strlen(file), 0);
 	fputs(": ", stderr);
-	kpt_sanitize_write(stderr, msg, strlen(msg), 0);
+	kp_sanitize_write(stderr, msg, strlen(msg), 0);
 	fputc('\n', stderr);
 }
 
-void kpt_report_warning(const char *file, const char *msg, long line)
+void kp_report_warning(const char *file, const char *msg, long line)
 {
 	fputs("kpbrowse: ", stderr);
-	kpt_sanitize_write(stderr, file, strlen(file), 0);
+	kp_sanitize_write(stderr, file, strlen(file), 0);
 	fputs(": warning: ", stderr);
-	kpt_sanitize_write(stderr, msg, strlen(msg), 0);
+	kp_sanitize_write(stderr, msg, strlen(msg), 0);
 	if (line > 0)
 		fprintf(stderr, " (line %ld)", line);
 	fputc('\n', stderr);
 }
 
-void kpt_usage_error(const char *fmt, ...)
+void kp_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	fputs("kpbrowse: ", stderr);

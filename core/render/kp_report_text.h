@@ -1,8 +1,8 @@
-/* kpt_report_text.h: a report as text for people (report_text.c): what
+/* kp_report_text.h: a report as text for people (report_text.c): what
  * `kpbrowse show` prints and the TUI's `w` writes, so the two cannot
  * differ.  Report text goes through the sanitiser (inert escapes). */
-#ifndef KPT_REPORT_TEXT_H
-#define KPT_REPORT_TEXT_H
+#ifndef KP_REPORT_TEXT_H
+#define KP_REPORT_TEXT_H
 
 #include <stdio.h>
 
@@ -14,11 +14,11 @@
  * kexts in the backtrace, the panicked thread's frames (symbolicated with
  * sym, which may be NULL, after kp_symbols_set_report) and the panic
  * string. */
-void kpt_report_text(FILE *out, const kp_report *r, kp_symbols *sym);
+void kp_report_text(FILE *out, const kp_report *r, kp_symbols *sym);
 
 /* The same with about ndisasm instructions around every symbolicated frame
- * (kp_disasm.h) under it, indented, or why not; 0: none (kpt_report_text). */
-void kpt_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_t ndisasm);
+ * (kp_disasm.h) under it, indented, or why not; 0: none (kp_report_text). */
+void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_t ndisasm);
 
 /* One decoded instruction as a line without the newline: marker ("->" on
  * the frame's address), address, bytes, "mnemonic operands <target>"

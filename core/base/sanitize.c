@@ -1,5 +1,8 @@
 /* sanitize.c: terminal-inert text.  One decoder serves the TUI and the CLI. */
-#include "kpt_sanitize.h"
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700   /* wcwidth */
+#endif
+#include "kp_sanitize.h"
 #include "kp_utf8.h"
 
 #include <stdint.h>
@@ -49,7 +52,7 @@ static size_t unit(const unsigned char *p, size_t len, unsigned flags, char buf[
 	unsigned char c = p[0];
 	*out = buf;
 	if (c < 0x80) {
-		if ((c == '\n' || c == '\t') && (flags & KPT_SAN_KEEP_NEWLINES))
+		if ((c == '\n' || c == '\t') && (flags & KP_SAN_KEEP_NEWLINES))
 			*out = (const char *)p, *outn = 1;
 		else if (c == '\t')
 			*out = " ", *outn = 1;
@@ -90,7 +93,7 @@ static void run(sink *k, const char *s, size_t len, unsigned flags)
 	}
 }
 
-int kpt_sanitize_next(const char *s, size_t len, size_t *consumed)
+int kp_sanitize_next(const char *s, size_t len, size_t *consumed)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	char buf[16];
@@ -113,13 +116,13 @@ int kpt_sanitize_next(const char *s, size_t len, size_t *consumed)
 	return w < 0 ? 1 : w;
 }
 
-void kpt_sanitize_write(FILE *fp, const char *s, size_t len, unsigned flags)
+void kp_sanitize_write(FILE *fp, const char *s, size_t len, unsigned flags)
 {
 	sink k = {.fp = fp};
 	run(&k, s, len, flags);
 }
 
-size_t kpt_sanitize(char *out, size_t size, const char *s, size_t len, unsigned flags)
+size_t kp_sanitize(char *out, size_t size, const char *s, size_t len, unsigned flags)
 {
 	sink k = {.out = out, .size = size};
 	if (size)

@@ -1,10 +1,10 @@
 /* report_text.c: a report as the text `kpbrowse show` prints
- * (kpt_report_text.h); the TUI's `w` writes the same. */
+ * (kp_report_text.h); the TUI's `w` writes the same. */
 #include "kp_strbuf.h"
 #include "kp_symbols.h"
 #include "kp_waitchain.h"
-#include "kpt_report_text.h"
-#include "kpt_sanitize.h"
+#include "kp_report_text.h"
+#include "kp_sanitize.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@ static void field(FILE *out, const char *label, const char *value)
 {
 	fprintf(out, "%-18s ", label);
 	if (value)
-		kpt_sanitize_write(out, value, strlen(value), 0);
+		kp_sanitize_write(out, value, strlen(value), 0);
 	else
 		fputs("-", out);
 	fputc('\n', out);
@@ -38,10 +38,10 @@ static const char *image_label(const kp_report *r, int idx, char *buf, size_t si
 static void put_sym(FILE *out, const kp_symframe *f)
 {
 	const char *fn = f->function ? f->function : "??";
-	kpt_sanitize_write(out, fn, strlen(fn), 0);
+	kp_sanitize_write(out, fn, strlen(fn), 0);
 	if (f->file) {
 		fputs(" (", out);
-		kpt_sanitize_write(out, f->file, strlen(f->file), 0);
+		kp_sanitize_write(out, f->file, strlen(f->file), 0);
 		fprintf(out, ":%u)", f->line);
 	}
 }
@@ -70,7 +70,7 @@ static void print_symbols(FILE *out, kp_symbols *sym, const kp_report *r, const 
 	case KP_SYM_NOT_FOUND:
 	case KP_SYM_ERROR:
 		fputs("  (", out);
-		kpt_sanitize_write(out, res.msg, strlen(res.msg), 0);
+		kp_sanitize_write(out, res.msg, strlen(res.msg), 0);
 		fputs(")", out);
 		break;
 	default:
@@ -100,7 +100,7 @@ static void print_disasm(FILE *out, kp_symbols *sym, const kp_report *r, const k
 	kp_error err;
 	if (kp_disasm_frame(sym, r, t, i, n, &d, &err) != KP_OK) {
 		fputs("         (", out);
-		kpt_sanitize_write(out, err.msg, strlen(err.msg), 0);
+		kp_sanitize_write(out, err.msg, strlen(err.msg), 0);
 		fputs(")\n", out);
 		return;
 	}
@@ -108,7 +108,7 @@ static void print_disasm(FILE *out, kp_symbols *sym, const kp_report *r, const k
 	for (size_t k = 0; k < d.n; k++) {
 		kpt_disasm_line(&d.insns[k], line, sizeof line);
 		fputs("       ", out);
-		kpt_sanitize_write(out, line, strlen(line), 0);
+		kp_sanitize_write(out, line, strlen(line), 0);
 		fputc('\n', out);
 	}
 	kp_disasm_free(&d);
@@ -127,7 +127,7 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 			fprintf(out, "%-18s  ", "");
 		if (f->image >= 0) {
 			const char *l = image_label(r, f->image, buf, sizeof buf);
-			kpt_sanitize_write(out, l, strlen(l), 0);
+			kp_sanitize_write(out, l, strlen(l), 0);
 			if (f->has_offset)
 				fprintf(out, " + 0x%" PRIx64, f->offset);
 		} else {
@@ -135,7 +135,7 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 		}
 		if (f->symbol) {
 			fputs("  [", out);
-			kpt_sanitize_write(out, f->symbol, strlen(f->symbol), 0);
+			kp_sanitize_write(out, f->symbol, strlen(f->symbol), 0);
 			if (f->has_symbol_offset)
 				fprintf(out, " + 0x%" PRIx64, f->symbol_offset);
 			fputs("]", out);
@@ -151,7 +151,7 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 
 static void put_safe(FILE *out, const char *s)
 {
-	kpt_sanitize_write(out, s, strlen(s), 0);
+	kp_sanitize_write(out, s, strlen(s), 0);
 }
 
 /* Kind, blame, reason, frontmost processes, notes and the wait chains: what
@@ -263,12 +263,12 @@ static void print_all_threads(FILE *out, kp_symbols *sym, const kp_report *r, si
 			print_thread(out, sym, r, (kp_thread_ref){(int)i, (int)j}, "Thread frames", ndisasm);
 }
 
-void kpt_report_text(FILE *out, const kp_report *r, kp_symbols *sym)
+void kp_report_text(FILE *out, const kp_report *r, kp_symbols *sym)
 {
-	kpt_report_text_disasm(out, r, sym, 0);
+	kp_report_text_disasm(out, r, sym, 0);
 }
 
-void kpt_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_t ndisasm)
+void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_t ndisasm)
 {
 	char buf[128];
 	field(out, "File:", r->path);
@@ -289,7 +289,7 @@ void kpt_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size
 	if (r->has_panicked_pid)
 		fprintf(out, "pid %" PRId64 " ", r->panicked_pid);
 	if (r->panicked_process)
-		kpt_sanitize_write(out, r->panicked_process, strlen(r->panicked_process), 0);
+		kp_sanitize_write(out, r->panicked_process, strlen(r->panicked_process), 0);
 	if (!r->has_panicked_pid && !r->panicked_process)
 		fputs("-", out);
 	fputc('\n', out);
@@ -318,10 +318,10 @@ void kpt_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size
 			continue;
 		fputs("  ", out);
 		const char *n = im->name ? im->name : "?";
-		kpt_sanitize_write(out, n, strlen(n), 0);
+		kp_sanitize_write(out, n, strlen(n), 0);
 		if (im->version) {
 			fputs(" (", out);
-			kpt_sanitize_write(out, im->version, strlen(im->version), 0);
+			kp_sanitize_write(out, im->version, strlen(im->version), 0);
 			fputs(")", out);
 		}
 		fprintf(out, " %s", im->uuid ? im->uuid : "(no UUID)");
@@ -351,7 +351,7 @@ void kpt_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size
 			const char *nl = strchr(s, '\n');
 			size_t n = nl ? (size_t)(nl - s) : strlen(s);
 			fputs("  ", out);
-			kpt_sanitize_write(out, s, n, 0);
+			kp_sanitize_write(out, s, n, 0);
 			fputc('\n', out);
 			s += n + (nl != NULL);
 		}
