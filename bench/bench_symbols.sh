@@ -9,7 +9,9 @@
 #  cache build: `kpbrowse cache build` vs `llvm-gsymutil-19 --convert`: time,
 #   output size, peak RSS;
 #  warm (answered from the cache): (a), (b), (c) 100k random addresses from
-#   stdin, (d) peak RSS of (c).
+#   stdin, (d) peak RSS of (c);
+#  batch (nothing set, empty cache folder): (e) the 100k addresses, which
+#   builds the cache on a side thread, (f) the same again, and its peak RSS.
 # Prints figures and ratios against the issue 10 targets; asserts nothing.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -64,6 +66,11 @@ set -- $("$t" -n 7 "$kp" lookup --dsym "$dw" $(cat "$big/.twenty")); b_kp=$1
 set -- $("$t" -n 3 -i "$big/.random" "$kp" lookup --dsym "$dw"); c_kp=$1 d_kp=$2
 set -- $("$t" -n 3 -i "$big/.random" "$ll" --inlining --obj="$dw"); c_ll=$1 d_ll=$2
 set -- $("$t" -n 7 "$gs" "$work/big.gsym" --address="$one"); a_gs=$1
+# batch, as a CLI user meets it (issue 25): nothing set, an empty cache
+# folder, the same 100k addresses twice; the first run builds the cache on a
+# side thread while the DWARF answers, the second starts warm
+fresh; set -- $("$t" -n 1 -i "$big/.random" "$kp" lookup --dsym "$dw"); e_kp=$1 e_kib=$2
+set -- $("$t" -n 3 -i "$big/.random" "$kp" lookup --dsym "$dw"); f_kp=$1 f_kib=$2
 # the DWARF path alone, for reference
 set -- $(KPBROWSE_SYMCACHE=never "$t" -n 1 -i "$big/.random" "$kp" lookup --dsym "$dw"); c_dw=$1 d_dw=$2
 "$kp" lookup --dsym "$dw" <"$big/.random" | md5sum >"$work/kp.md5"
@@ -89,6 +96,9 @@ row "warm (a) 1 address" "$a_kp" "$a_ll" ms "<=" 0.5
 row "warm (b) 20 frames" "$b_kp" "$b_ll" ms "<=" 0.5
 row "warm (c) 100k addresses (time)" "$c_kp" "$c_ll" ms "<=" 0.5
 row "warm (d) peak RSS during (c)" "$d_kp" "$d_ll" KiB "<=" 9.9
+row "batch (e) 100k, first run, empty cache" "$e_kp" "$c_ll" ms "<=" 1.0
+row "batch (f) 100k, second run (time)" "$f_kp" "$c_ll" ms "<=" 0.1
+row "batch (f) peak RSS" "$f_kib" "$d_ll" KiB "<=" 0.5
 printf '\ncold (a) peak RSS: kpbrowse %s KiB, llvm-symbolizer %s KiB\n' "$a_cold_kib" "$a_ll_kib"
 printf 'llvm-gsymutil-19 lookup of 1 address in its .gsym: %s ms\n' "$a_gs"
 printf '(c) without the cache (KPBROWSE_SYMCACHE=never): %s ms, %s KiB\n' "$c_dw" "$d_dw"

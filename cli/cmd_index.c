@@ -211,7 +211,7 @@ int kpc_cmd_index(int argc, char **argv)
 	/* symbols name the frames of the group keys (image!function) */
 	kp_symbols *sym = NULL;
 	if (!no_symbols) {
-		kp_symbols_opts so = {.paths = dsyms, .npaths = ndsyms};
+		kp_symbols_opts so = {.paths = dsyms, .npaths = ndsyms, .batch = true};
 		kp_error serr;
 		if (kp_symbols_new(&so, &sym, &serr) != KP_OK) {
 			char msg[300];

@@ -98,7 +98,7 @@ int kpc_cmd_lookup(int argc, char **argv)
 		}
 	}
 	/* no search roots: the file is named; the symbol cache still serves */
-	kp_symbols_opts so = {.no_env = true, .no_system = true};
+	kp_symbols_opts so = {.no_env = true, .no_system = true, .batch = true};
 	kp_symbols *sym = NULL;
 	kp_error err;
 	if (kp_symbols_new(&so, &sym, &err) != KP_OK) {

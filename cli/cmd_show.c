@@ -210,7 +210,7 @@ int kpc_cmd_show(int argc, char **argv)
 		return KP_EXIT_BAD;
 	}
 	if (!o.no_symbols) {
-		kp_symbols_opts so = {.paths = o.dsyms, .npaths = o.ndsyms};
+		kp_symbols_opts so = {.paths = o.dsyms, .npaths = o.ndsyms, .batch = true};
 		kp_error err;
 		if (kp_symbols_new(&so, &o.sym, &err) != KP_OK) {
 			char msg[300];

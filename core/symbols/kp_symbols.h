@@ -29,6 +29,8 @@ typedef struct kp_symbols_opts {
 	bool no_system;            /* skip KDKs, /Volumes/KernelDebugKit, Spotlight */
 	const char *cache_dir;     /* NULL: KPBROWSE_CACHE_DIR, else the platform cache dir;
 	                              "" disables the cache */
+	bool batch;                /* many lookups to come (lookup, show): build wanted
+	                              symbol caches on a side thread (see below) */
 } kp_symbols_opts;
 
 kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error *err);
@@ -123,8 +125,13 @@ kp_symbols_stats kp_symbols_get_stats(const kp_symbols *s);
  * cache_dir, KPBROWSE_CACHE_DIR or the platform one as above; with
  * cache_dir "" only an explicit KPBROWSE_CACHE_DIR enables it.
  * KPBROWSE_SYMCACHE=always wants one whatever the size, =never disables
- * the cache. */
+ * the cache.  With opts.batch, a file wanting a cache whose DWARF has
+ * answered KP_SYMCACHE_BATCH lookups gets it built on a thread of its own
+ * while the DWARF goes on answering; lookups switch to it once it is
+ * written, and kp_symbols_free waits for an unfinished build, so the next
+ * process starts warm.  A short batch never pays for a build. */
 #define KP_SYMCACHE_MIN_SIZE (4u << 20)
+#define KP_SYMCACHE_BATCH 1000
 
 /* The cache folder s uses ("" : none); s NULL: the default one. */
 void kp_symbols_cache_dir(const kp_symbols *s, char *buf, size_t size);

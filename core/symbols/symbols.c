@@ -7,6 +7,8 @@
 #include "symcache.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +27,21 @@ typedef struct opened {
 	int64_t dwarf_mtime_ns;
 	bool failed;          /* could not be opened or verified: do not retry */
 	char why[120];
+	size_t dwarf_answers; /* lookups the DWARF answered (batch mode) */
+	struct side_build *side;
 } opened;
+
+/* A symbol cache built on a thread of its own while lookups go on from the
+ * DWARF (batch mode): the thread opens the file afresh (a kp_dwarf is not
+ * shared between threads) and writes <cache dir>/symcache/<UUID>.kpsym
+ * atomically; the lookup thread starts using it once done is set.  Owned
+ * by its opened record; joined before that record goes. */
+struct side_build {
+	pthread_t thread;
+	char *path, *dir;
+	atomic_bool done;
+	bool built;          /* set by the thread before done */
+};
 
 struct kp_symbols {
 	kp_dsym_index *dx;
@@ -38,6 +54,7 @@ struct kp_symbols {
 	size_t dsyms_opened, symcaches_used, symcaches_built, dwarf_opened;
 	char symcache_dir[4096]; /* "" : no symbol cache */
 	int symcache_mode;       /* KPBROWSE_SYMCACHE: -1 never, 1 always, 0 by size */
+	bool batch;              /* build wanted caches on a side thread (opts.batch) */
 	kp_symbols_progress_fn progress;
 	void *progress_ctx;
 };
@@ -80,6 +97,7 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 	snprintf(s->symcache_dir, sizeof s->symcache_dir, "%s", cache);   /* "" disables it */
 	const char *mode = getenv("KPBROWSE_SYMCACHE");
 	s->symcache_mode = !mode ? 0 : strcmp(mode, "never") == 0 ? -1 : strcmp(mode, "always") == 0;
+	s->batch = opts->batch;
 	s->dx = kp__dsym_new(cache);
 	if (!s->dx) {
 		free(s);
@@ -106,6 +124,70 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 	return KP_OK;
 }
 
+static void side_report(void *ctx, const kp_symcache_entry *e)
+{
+	struct side_build *b = ctx;
+	if (e->status == KP_OK)
+		b->built = true;
+}
+
+static void *side_run(void *arg)
+{
+	struct side_build *b = arg;
+	kp_symcache_build_path(b->dir, b->path, side_report, b, NULL);
+	atomic_store(&b->done, true);
+	return NULL;
+}
+
+/* Starts building o's cache on a side thread; nothing happens when the
+ * thread cannot start (the DWARF goes on answering). */
+static void side_start(kp_symbols *s, opened *o)
+{
+	struct side_build *b = calloc(1, sizeof *b);
+	if (!b)
+		return;
+	b->path = strdup(o->path);
+	b->dir = strdup(s->symcache_dir);
+	atomic_init(&b->done, false);
+	if (!b->path || !b->dir || pthread_create(&b->thread, NULL, side_run, b) != 0) {
+		free(b->path);
+		free(b->dir);
+		free(b);
+		return;
+	}
+	o->side = b;
+	o->cache_wanted = false;
+}
+
+/* Waits for o's side build, if any, and frees it; true when it wrote the
+ * cache. */
+static bool side_join(opened *o)
+{
+	struct side_build *b = o->side;
+	if (!b)
+		return false;
+	pthread_join(b->thread, NULL);
+	bool built = b->built;
+	free(b->path);
+	free(b->dir);
+	free(b);
+	o->side = NULL;
+	return built;
+}
+
+/* Once o's side build is done: answers from the cache it wrote from now on
+ * (the DWARF's decoded tables are freed). */
+static void side_adopt(kp_symbols *s, opened *o)
+{
+	if (!o->side || !atomic_load(&o->side->done) || !side_join(o))
+		return;
+	kp_symcache_key key = {o->slice->uuid, o->slice->arch, o->dwarf_size, o->dwarf_mtime_ns};
+	if (kp__symcache_open(o->cache_path, &key, &o->sc) == KP_OK) {
+		s->symcaches_built++;
+		kp_dwarf_close(&o->d);
+	}
+}
+
 void kp_symbols_free(kp_symbols **sp)
 {
 	if (!sp || !*sp)
@@ -113,6 +195,7 @@ void kp_symbols_free(kp_symbols **sp)
 	kp_symbols *s = *sp;
 	kp__dsym_save(s->dx);
 	for (size_t i = 0; i < s->nopen; i++) {
+		side_join(&s->open[i]);
 		kp_dwarf_close(&s->open[i].d);
 		kp__symcache_close(&s->open[i].sc);
 		kp_macho_close(&s->open[i].m);
@@ -315,6 +398,8 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 		         o->path);
 		return out->status = KP_SYM_ERROR;
 	}
+	if (o->side)
+		side_adopt(s, o);
 	if (o->sc) {
 		size_t n = 0;
 		if (kp__symcache_lookup(o->sc, addr, out->frames, KP_SYM_MAX_FRAMES, &n)) {
@@ -342,6 +427,8 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 			snprintf(out->msg, sizeof out->msg, "%.150s", err.msg);
 			return out->status = KP_SYM_ERROR;
 		}
+		if (s->batch && o->cache_wanted && ++o->dwarf_answers >= KP_SYMCACHE_BATCH)
+			side_start(s, o);
 		if (n > 0 && out->frames[n - 1].function) {
 			out->nframes = n;
 			/* a name without a line comes from the symbol table (padding) */
