@@ -56,6 +56,26 @@ static double run_child(char *const argv[], long *rss_kib)
 }
 
 /* The best wall time of five runs (the machine may be busy). */
+/* python3's own executable (sys.executable): a version manager's shim
+ * (pyenv's is a shell script) would add its start-up to python's time. */
+static char *python3(void)
+{
+	static char path[4096];
+	if (path[0])
+		return path;
+	snprintf(path, sizeof path, "python3");
+	FILE *p = popen("python3 -c 'import sys; print(sys.executable)' 2>/dev/null", "r");
+	if (p) {
+		char buf[sizeof path];
+		if (fgets(buf, sizeof buf, p) && buf[0] == '/') {
+			buf[strcspn(buf, "\n")] = '\0';
+			snprintf(path, sizeof path, "%s", buf);
+		}
+		pclose(p);
+	}
+	return path;
+}
+
 static double best_child(char *const argv[], long *rss_kib)
 {
 	double best = -1;
@@ -116,7 +136,7 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			dup2(pfd[1], 1);
 			close(pfd[0]);
-			execlp("python3", "python3", "-c", script, file, nbuf, (char *)NULL);
+			execlp(python3(), "python3", "-c", script, file, nbuf, (char *)NULL);
 			_exit(127);
 		}
 		close(pfd[1]);
@@ -161,7 +181,7 @@ int main(int argc, char **argv)
 	long kp_rss, kpj_rss, py_rss, jq_rss;
 	char *kp_argv[] = {KPBROWSE, "show", "--no-symbols", (char *)file, NULL};
 	char *kpj_argv[] = {KPBROWSE, "show", "--json", "--no-symbols", (char *)file, NULL};
-	char *py_argv[] = {"python3", "-c",
+	char *py_argv[] = {python3(), "-c",
 	                   "import json,sys;h,_,b=open(sys.argv[1]).read().partition('\\n');json.loads(h);json.loads(b)",
 	                   (char *)file, NULL};
 	char *jq_argv[] = {"jq", "empty", (char *)file, NULL};

@@ -366,6 +366,8 @@ static void pg_close(kpi_db *h)
 kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_error *err)
 {
 	*out = NULL;
+	if (kpi__pq_load(err) != KP_OK)
+		return KP_ERR_DB;
 	kpi__pg *db = calloc(1, sizeof *db);
 	if (!db)
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");

@@ -13,6 +13,7 @@
 #include "kpi_store.h"
 
 #include <libpq-fe.h>
+#include "store_pg_lib.h"   /* libpq through dlopen: PQ* via kpi__pq */
 
 #define MAX_PREPARED 64
 

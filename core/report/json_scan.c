@@ -54,19 +54,63 @@ static const char *skip_string(const char *p, const char *end, kp_jerr *e)
 	return fail(e, start, "unterminated string", true);
 }
 
+/* The bytes kp__json_skip stops at inside a container; it steps over
+ * every other byte (scalars, separators, white space) without looking. */
+static const unsigned char skip_stop[256] = {
+	['"'] = 1, ['{'] = 1, ['['] = 1, ['}'] = 1, [']'] = 1,
+};
+
+static bool scalar_end(char c)
+{
+	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' ||
+	       c == '\t' || c == ':';
+}
+
+/* Where a value cut off at end went wrong: the start of the scalar it ends
+ * in, or end itself (after white space or a separator). */
+static const char *cut_at(const char *start, const char *end)
+{
+	const char *s = end;
+	while (s > start && !scalar_end(s[-1]) && !skip_stop[(unsigned char)s[-1]])
+		s--;
+	return s;
+}
+
+/* Every value is scanned once per level of nesting above it (each level's
+ * iterator skips its members whole), so this is the parser's hot loop: it
+ * only matches brackets and steps over strings. */
 const char *kp__json_skip(const char *p, const char *end, kp_jerr *e)
 {
-	/* A stack of the open brackets as bits: 1 for '{', 0 for '['. */
-	unsigned char stack[KP_JSON_MAX_DEPTH / 8] = {0};
-	int depth = 0;
 	p = kp__json_ws(p, end);
 	if (p >= end)
 		return fail(e, p, "value expected", true);
-	do {
-		p = kp__json_ws(p, end);
+	char c = *p;
+	if (c == '"')
+		return skip_string(p, end, e);
+	if (c == '}' || c == ']')
+		return fail(e, p, "unbalanced bracket", false);
+	if (c == ',' || c == ':')
+		return p + 1;
+	if (c != '{' && c != '[') {
+		while (p < end && !scalar_end(*p))
+			p++;
+		return p;
+	}
+	/* A stack of the open brackets as bits: 1 for '{', 0 for '['. */
+	unsigned char stack[KP_JSON_MAX_DEPTH / 8] = {0};
+	int depth = 0;
+	const char *start = p;
+	for (;;) {
+		while (p < end && !skip_stop[(unsigned char)*p])
+			p++;
 		if (p >= end)
-			return fail(e, p, "unexpected end inside a value", true);
-		char c = *p;
+			return fail(e, cut_at(start, end), "unexpected end inside a value", true);
+		c = *p;
+		if (c == '"') {
+			if (!(p = skip_string(p, end, e)))
+				return NULL;
+			continue;
+		}
 		if (c == '{' || c == '[') {
 			if (depth >= KP_JSON_MAX_DEPTH)
 				return fail(e, p, "JSON nested too deeply", false);
@@ -78,32 +122,13 @@ const char *kp__json_skip(const char *p, const char *end, kp_jerr *e)
 			p++;
 			continue;
 		}
-		if (c == '}' || c == ']') {
-			if (depth == 0)
-				return fail(e, p, "unbalanced bracket", false);
-			bool obj = stack[(depth - 1) / 8] & (1u << ((depth - 1) % 8));
-			if (obj != (c == '}'))
-				return fail(e, p, "mismatched bracket", false);
-			depth--;
-			p++;
-		} else if (c == '"') {
-			if (!(p = skip_string(p, end, e)))
-				return NULL;
-		} else if (c == ',' || c == ':') {
-			p++;
-			continue;
-		} else {
-			const char *s = p;
-			while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' &&
-			       *p != '\n' && *p != '\r' && *p != '\t' && *p != ':')
-				p++;
-			if (p == s)
-				return fail(e, p, "unexpected character", false);
-			if (p == end && depth > 0)
-				return fail(e, s, "unexpected end inside a value", true);
-		}
-	} while (depth > 0);
-	return p;
+		bool obj = stack[(depth - 1) / 8] & (1u << ((depth - 1) % 8));
+		if (obj != (c == '}'))
+			return fail(e, p, "mismatched bracket", false);
+		p++;
+		if (--depth == 0)
+			return p;
+	}
 }
 
 bool kp__json_obj_begin(kp_jiter *it, const char *p, const char *end, kp_jerr *e)

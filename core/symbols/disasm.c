@@ -33,6 +33,77 @@
 #else
 #define KP_CS_ARCH_ARM64 CS_ARCH_ARM64
 #endif
+
+/* Capstone is loaded (dlopen) when the first disassembly is asked for, so
+ * no other run of kpbrowse pays for it at start-up: the cs_* names below
+ * call through kp_cs, filled by cs_load.  A cs_* function used here must be
+ * listed in CS_FUNCS (and #defined after it); Capstone is not linked. */
+#include <dlfcn.h>
+#include <pthread.h>
+
+#define CS_FUNCS(X) \
+	X(cs_open) X(cs_close) X(cs_option) X(cs_strerror) X(cs_malloc) X(cs_free) \
+	X(cs_disasm_iter) X(cs_insn_group)
+#define CS_MEMBER(f) __typeof__(f) *f;
+static struct { CS_FUNCS(CS_MEMBER) } kp_cs;
+#undef CS_MEMBER
+
+static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+static bool cs_loaded;
+static char cs_why[300];
+
+/* The library the build found (KP_CAPSTONE_PATH, from pkg-config), then
+ * the run-time names of Capstone 5 and 4. */
+static const char *const cs_names[] = {
+#ifdef KP_CAPSTONE_PATH
+	KP_CAPSTONE_PATH,
+#endif
+#ifdef __APPLE__
+	"libcapstone.5.dylib", "libcapstone.4.dylib", "libcapstone.dylib",
+#else
+	"libcapstone.so.5", "libcapstone.so.4",
+#endif
+};
+
+static void cs_load_once(void)
+{
+	void *h = NULL;
+	const char *tried = cs_names[0];
+	for (size_t i = 0; i < sizeof cs_names / sizeof cs_names[0] && !h; i++)
+		h = dlopen(tried = cs_names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(cs_why, sizeof cs_why, "cannot load Capstone (%s): %s", tried, e ? e : "not found");
+		return;
+	}
+	/* dlsym's void * to a function pointer: the POSIX-sanctioned way */
+#define CS_SYM(f)                                                                      \
+	if (!(*(void **)&kp_cs.f = dlsym(h, #f))) {                                       \
+		snprintf(cs_why, sizeof cs_why, "cannot load Capstone: %s is missing", #f); \
+		return;                                                                       \
+	}
+	CS_FUNCS(CS_SYM)
+#undef CS_SYM
+	cs_loaded = true;
+}
+
+static kp_status cs_load(kp_error *err)
+{
+	pthread_once(&cs_once, cs_load_once);
+	if (!cs_loaded)
+		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "%s",
+		                    cs_why[0] ? cs_why : "cannot load Capstone");
+	return KP_OK;
+}
+
+#define cs_open (kp_cs.cs_open)
+#define cs_close (kp_cs.cs_close)
+#define cs_option (kp_cs.cs_option)
+#define cs_strerror (kp_cs.cs_strerror)
+#define cs_malloc (kp_cs.cs_malloc)
+#define cs_free (kp_cs.cs_free)
+#define cs_disasm_iter (kp_cs.cs_disasm_iter)
+#define cs_insn_group (kp_cs.cs_insn_group)
 #endif
 
 #define X86_SYNC_BYTES 64u        /* how far back a symbol-less x86_64 window may start */
@@ -228,6 +299,9 @@ static kp_status decode(const namer *nm, kp_macho *m, const kp_macho_slice *sl, 
                         size_t count, kp_disasm *out, kp_error *err)
 {
 	decoder d = {.arm = arm, .data = data, .start = start, .size = size};
+	kp_status st = cs_load(err);
+	if (st != KP_OK)
+		return st;
 	cs_err ce = arm ? cs_open(KP_CS_ARCH_ARM64, CS_MODE_ARM, &d.h) : cs_open(CS_ARCH_X86, CS_MODE_64, &d.h);
 	if (ce != CS_ERR_OK)
 		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "Capstone cannot decode %s: %s", sl->arch,

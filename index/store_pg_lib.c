@@ -1,0 +1,61 @@
+/* store_pg_lib.c: libpq loaded on first use (store_pg_lib.h). */
+#define KPI__PQ_LIB_IMPL
+#include "store_pg_lib.h"
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <pthread.h>
+#include <stdio.h>
+
+struct kpi__pq kpi__pq;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static bool loaded;
+static char why[300];   /* why not, when not loaded */
+
+/* The library the build found (KP_LIBPQ_PATH, from pkg-config: a Homebrew
+ * keg on macOS, which no default search path holds), then the platform's
+ * run-time name. */
+static const char *const names[] = {
+#ifdef KP_LIBPQ_PATH
+	KP_LIBPQ_PATH,
+#endif
+#ifdef __APPLE__
+	"libpq.5.dylib",
+#else
+	"libpq.so.5",
+#endif
+};
+
+static void load(void)
+{
+	void *h = NULL;
+	const char *tried = names[0];
+	for (size_t i = 0; i < sizeof names / sizeof names[0] && !h; i++) {
+		tried = names[i];
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	}
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(why, sizeof why, "cannot load libpq (%s): %s", tried, e ? e : "not found");
+		return;
+	}
+	/* dlsym's void * to a function pointer: the POSIX-sanctioned way */
+#define KPI__PQ_SYM(f)                                                          \
+	*(void **)&kpi__pq.f = dlsym(h, #f);                                       \
+	if (!kpi__pq.f) {                                                          \
+		snprintf(why, sizeof why, "cannot load libpq: %s is missing", #f);   \
+		return;                                                                \
+	}
+	KPI__PQ_FUNCS(KPI__PQ_SYM)
+#undef KPI__PQ_SYM
+	loaded = true;
+}
+
+kp_status kpi__pq_load(kp_error *err)
+{
+	pthread_once(&once, load);
+	if (!loaded)
+		return kp_error_set(err, KP_ERR_DB, 0, -1, "%s", why[0] ? why : "cannot load libpq");
+	return KP_OK;
+}
