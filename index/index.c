@@ -326,11 +326,14 @@ bool kpi_parse_id(const char *s, int64_t *id)
 
 /* ---- the archive ---- */
 
+/* zlib level 1: 1.6x level 6's speed for archives a fifth larger (0.18
+ * of the reports against 0.15); the archive is a cold copy, read back
+ * only for export, --resign and show @ID. */
 void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
 {
 	uLongf n = compressBound((uLong)len);
 	Bytef *z = malloc(n);
-	if (!z || compress2(z, &n, (const Bytef *)data, (uLong)len, 6) != Z_OK) {
+	if (!z || compress2(z, &n, (const Bytef *)data, (uLong)len, 1) != Z_OK) {
 		free(z);
 		return NULL;
 	}

@@ -8,37 +8,38 @@ static uint32_t rol32(uint32_t x, int n)
 	return (x << n) | (x >> (32 - n));
 }
 
+/* One 64-byte block: the four rounds written out (no branch on the step
+ * number) over a 16-word circular message schedule. */
+#define SHA1_STEP(f, k, wi)                                                   \
+	do {                                                                      \
+		uint32_t t_ = rol32(a, 5) + (f) + e + (k) + (wi);                      \
+		e = d;                                                                \
+		d = c;                                                                \
+		c = rol32(b, 30);                                                     \
+		b = a;                                                                \
+		a = t_;                                                               \
+	} while (0)
+#define SHA1_W(i)                                                             \
+	(w[(i) & 15] = rol32(w[((i) + 13) & 15] ^ w[((i) + 8) & 15] ^            \
+	                     w[((i) + 2) & 15] ^ w[(i) & 15], 1))
+
 static void sha1_block(uint32_t h[5], const uint8_t *p)
 {
-	uint32_t w[80];
+	uint32_t w[16];
 	for (int i = 0; i < 16; i++)
 		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
 		       (uint32_t)p[4 * i + 2] << 8 | (uint32_t)p[4 * i + 3];
-	for (int i = 16; i < 80; i++)
-		w[i] = rol32(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
 	uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4];
-	for (int i = 0; i < 80; i++) {
-		uint32_t f, k;
-		if (i < 20) {
-			f = (b & c) | (~b & d);
-			k = 0x5A827999u;
-		} else if (i < 40) {
-			f = b ^ c ^ d;
-			k = 0x6ED9EBA1u;
-		} else if (i < 60) {
-			f = (b & c) | (b & d) | (c & d);
-			k = 0x8F1BBCDCu;
-		} else {
-			f = b ^ c ^ d;
-			k = 0xCA62C1D6u;
-		}
-		uint32_t t = rol32(a, 5) + f + e + k + w[i];
-		e = d;
-		d = c;
-		c = rol32(b, 30);
-		b = a;
-		a = t;
-	}
+	for (int i = 0; i < 16; i++)
+		SHA1_STEP(d ^ (b & (c ^ d)), 0x5A827999u, w[i]);
+	for (int i = 16; i < 20; i++)
+		SHA1_STEP(d ^ (b & (c ^ d)), 0x5A827999u, SHA1_W(i));
+	for (int i = 20; i < 40; i++)
+		SHA1_STEP(b ^ c ^ d, 0x6ED9EBA1u, SHA1_W(i));
+	for (int i = 40; i < 60; i++)
+		SHA1_STEP((b & c) | (d & (b | c)), 0x8F1BBCDCu, SHA1_W(i));
+	for (int i = 60; i < 80; i++)
+		SHA1_STEP(b ^ c ^ d, 0xCA62C1D6u, SHA1_W(i));
 	h[0] += a;
 	h[1] += b;
 	h[2] += c;
