@@ -6,11 +6,13 @@
 #include "kpc_cmd.h"
 #include "kp_sanitize.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void put(const char *s)
 {
@@ -64,6 +66,58 @@ static int one(kp_symbols *sym, const char *path, const char *arch, const char *
 	return 0;
 }
 
+/* Standard input a line at a time, read as it comes: stdout is flushed
+ * only before a read that may block, when every line read so far is
+ * answered, so a user typing addresses is answered at once and a pipe of
+ * 100,000 is answered in blocks (one write per block, not per address). */
+typedef struct lines {
+	char *buf;
+	size_t off, len, cap;
+	bool eof, failed;   /* failed: stdout could not be written */
+} lines;
+
+#define LINE_MAX_BYTES (1u << 20)   /* a longer line is answered in pieces */
+
+static char *next_line(lines *l)
+{
+	for (;;) {
+		char *nl = l->off < l->len ? memchr(l->buf + l->off, '\n', l->len - l->off) : NULL;
+		if (nl || (l->len - l->off >= LINE_MAX_BYTES) || (l->eof && l->off < l->len)) {
+			char *line = l->buf + l->off;
+			char *stop = nl ? nl : l->buf + l->len;
+			*stop = '\0';   /* buf always has a byte past len */
+			l->off = (size_t)(stop - l->buf) + (nl != NULL);
+			return line;
+		}
+		if (l->eof)
+			return NULL;
+		if (fflush(stdout) == EOF || ferror(stdout)) {
+			l->failed = true;
+			return NULL;
+		}
+		memmove(l->buf, l->buf + l->off, l->len - l->off);
+		l->len -= l->off;
+		l->off = 0;
+		if (l->cap - l->len < 4096 + 1) {
+			size_t cap = l->cap ? l->cap * 2 : 65536;
+			char *b = realloc(l->buf, cap);
+			if (!b) {
+				l->eof = true;
+				continue;
+			}
+			l->buf = b;
+			l->cap = cap;
+		}
+		ssize_t n = read(STDIN_FILENO, l->buf + l->len, l->cap - l->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			l->eof = true;
+		else
+			l->len += (size_t)n;
+	}
+}
+
 static const struct option lookup_options[] = {
 	{"dsym", required_argument, NULL, 'd'},
 	{"arch", required_argument, NULL, 'a'},
@@ -111,16 +165,15 @@ int kpc_cmd_lookup(int argc, char **argv)
 			if (one(sym, path, arch, argv[i]) != 0)
 				status = KP_EXIT_BAD;
 	} else {
-		char *line = NULL;
-		size_t cap = 0;
-		while (status == KP_EXIT_OK && getline(&line, &cap, stdin) > 0) {
-			line[strcspn(line, "\n")] = '\0';
+		lines in = {0};
+		char *line;
+		while (status == KP_EXIT_OK && (line = next_line(&in)) != NULL) {
 			if (one(sym, path, arch, line) != 0)
 				status = KP_EXIT_BAD;
-			if (fflush(stdout) == EOF || ferror(stdout))
+			if (ferror(stdout))
 				break; /* main reports the failed write */
 		}
-		free(line);
+		free(in.buf);
 	}
 	kp_symbols_free(&sym);
 	return status;

@@ -55,6 +55,10 @@ struct kp_symbols {
 	char symcache_dir[4096]; /* "" : no symbol cache */
 	int symcache_mode;       /* KPBROWSE_SYMCACHE: -1 never, 1 always, 0 by size */
 	bool batch;              /* build wanted caches on a side thread (opts.batch) */
+	/* the last kp_symbols_lookup_file: its path and arch as given and the
+	 * record they resolved to, so a batch on one file stats it once */
+	char *last_path, *last_arch;
+	size_t last_open;
 	kp_symbols_progress_fn progress;
 	void *progress_ctx;
 };
@@ -202,6 +206,8 @@ void kp_symbols_free(kp_symbols **sp)
 		free(s->open[i].path);
 	}
 	free(s->open);
+	free(s->last_path);
+	free(s->last_arch);
 	for (size_t i = 0; i < s->nowned; i++)
 		free(s->owned[i]);
 	free(s->owned);
@@ -522,45 +528,76 @@ static const char *resolve_bundle(const char *path, char *buf, size_t size)
 	return found;
 }
 
+/* The record of the file at path (a DWARF or Mach-O file, or a .dSYM
+ * bundle) with arch's slice, opened on first use. */
+static kp_status file_record(kp_symbols *s, const char *path, const char *arch, opened **out,
+                             kp_error *err)
+{
+	char dwarf[4096];
+	path = resolve_bundle(path, dwarf, sizeof dwarf);
+	/* reuse an opened file of the same path and arch */
+	for (size_t i = 0; i < s->nopen; i++)
+		if (s->open[i].path && strcmp(s->open[i].path, path) == 0 &&
+		    (!arch || strcmp(s->open[i].slice->arch, arch) == 0)) {
+			*out = &s->open[i];
+			return KP_OK;
+		}
+	kp_macho *m = NULL;
+	kp_status st = kp_macho_open(path, &m, err);
+	if (st != KP_OK)
+		return st;
+	const kp_macho_slice *sl = kp_macho_find_arch(m, arch);
+	if (!sl) {
+		kp_macho_close(&m);
+		if (arch)
+			return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no %s slice", arch);
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1,
+		                    "a universal file: choose a slice with --arch");
+	}
+	if (!kp_vec_push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open)) {
+		kp_macho_close(&m);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	opened *o = &s->open[s->nopen - 1];
+	o->m = m;
+	o->slice = sl;
+	o->path = strdup(path);
+	/* keyed by path only: a lookup by UUID must not find this record */
+	snprintf(o->uuid, sizeof o->uuid, "file");
+	if (o->path)
+		attach(s, o);
+	else
+		open_dwarf(s, o);
+	*out = o;
+	return KP_OK;
+}
+
+static bool same_opt(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
 kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *arch,
                                  uint64_t addr, kp_symresult *out, kp_error *err)
 {
 	memset(out, 0, sizeof *out);
-	char dwarf[4096];
-	path = resolve_bundle(path, dwarf, sizeof dwarf);
-	/* reuse an opened file of the same path and arch */
 	opened *o = NULL;
-	for (size_t i = 0; i < s->nopen && !o; i++)
-		if (s->open[i].path && strcmp(s->open[i].path, path) == 0 &&
-		    (!arch || strcmp(s->open[i].slice->arch, arch) == 0))
-			o = &s->open[i];
-	if (!o) {
-		kp_macho *m = NULL;
-		kp_status st = kp_macho_open(path, &m, err);
+	if (s->last_path && strcmp(s->last_path, path) == 0 && same_opt(s->last_arch, arch) &&
+	    s->last_open < s->nopen) {
+		o = &s->open[s->last_open];
+	} else {
+		kp_status st = file_record(s, path, arch, &o, err);
 		if (st != KP_OK)
 			return st;
-		const kp_macho_slice *sl = kp_macho_find_arch(m, arch);
-		if (!sl) {
-			kp_macho_close(&m);
-			if (arch)
-				return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no %s slice", arch);
-			return kp_error_set(err, KP_ERR_USAGE, 0, -1,
-			                    "a universal file: choose a slice with --arch");
+		free(s->last_path);
+		free(s->last_arch);
+		s->last_path = strdup(path);
+		s->last_arch = arch ? strdup(arch) : NULL;
+		s->last_open = (size_t)(o - s->open);
+		if (arch && !s->last_arch) {
+			free(s->last_path);
+			s->last_path = NULL;   /* no memo: the next call resolves again */
 		}
-		if (!kp_vec_push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open)) {
-			kp_macho_close(&m);
-			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		}
-		o = &s->open[s->nopen - 1];
-		o->m = m;
-		o->slice = sl;
-		o->path = strdup(path);
-		/* keyed by path only: a lookup by UUID must not find this record */
-		snprintf(o->uuid, sizeof o->uuid, "file");
-		if (o->path)
-			attach(s, o);
-		else
-			open_dwarf(s, o);
 	}
 	out->has_lookup = true;
 	out->lookup_address = out->symbol_address = addr;
