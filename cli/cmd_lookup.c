@@ -47,7 +47,14 @@ static int one(kp_symbols *sym, const char *path, const char *arch, const char *
 	}
 	kp_symresult res;
 	kp_error err;
-	if (kp_symbols_lookup_file(sym, path, arch, addr, &res, &err) != KP_OK) {
+	kp_status st = kp_symbols_lookup_file(sym, path, arch, addr, &res, &err);
+	static bool warned;
+	const char *wfile, *w = kp_symbols_warning(sym, &wfile);
+	if (w && !warned) {
+		warned = true;
+		kp_report_warning(wfile, w, 0);
+	}
+	if (st != KP_OK) {
 		kp_report_error(path, &err);
 		return -1;
 	}

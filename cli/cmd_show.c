@@ -268,6 +268,9 @@ int kpc_cmd_show(int argc, char **argv)
 	}
 	if (arr)
 		fputs("]\n", stdout);
+	const char *wfile, *w = kp_symbols_warning(o.sym, &wfile);
+	if (w)
+		kp_report_warning(wfile, w, 0);
 	kp_symbols_free(&o.sym);
 	kpi_close(&o.db);
 	return status;

@@ -1,6 +1,7 @@
 /* fuzz_macho.c: the Mach-O reader over arbitrary bytes: every slice, its
- * UUID, the sections kpbrowse reads, symbols near a few addresses, and
- * MH_FILESET entries. */
+ * UUID, the sections kpbrowse reads, symbols and function starts near a
+ * few addresses, and MH_FILESET entries (each also a slice); IM4P-wrapped
+ * kernelcaches are unwrapped first. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				uint64_t off;
 				if (kp_macho_symbol(m, s, probe[k], &name, &off))
 					(void)strlen(name);
+				uint64_t start;
+				if (kp_macho_function_start(m, s, probe[k], &start) && start > probe[k])
+					abort();   /* a start is never above the address */
 			}
+			if (s->fileset_id)
+				(void)strlen(s->fileset_id);
 			for (size_t k = 0; k < kp_macho_nfileset(s); k++) {
 				const char *name;
 				uint64_t vm, fo;
@@ -51,6 +57,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		(void)kp_macho_find_uuid(m, "00000000000000000000000000000000");
+		const char *w = kp_macho_warning(m);
+		if (w)
+			(void)strlen(w);
 	}
 	kp_macho_close(&m);
 	free(buf);

@@ -108,6 +108,12 @@ if [ -x "$kp" ]; then
 	done
 	rm -rf "$sc"
 fi
+# kernelcaches: MH_FILESET, stripped, in IM4P (LZSS, stored)
+kc=$(mktemp -d)
+if python3 "$root/tests/fixtures/make_kernelcache.py" "$kc" "$root/tests/fixtures/bin" arm64 2>/dev/null; then
+	for f in "$kc"/kernelcache*; do put macho "$f"; done
+fi
+rm -rf "$kc"
 for t in ips text macho dwarf signature sanitize symcache; do
 	echo "seed: $t: $(ls "$out/$t" | wc -l) files in $out/$t"
 done

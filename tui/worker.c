@@ -247,7 +247,7 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 			m->sym.lines[i].line = res.frames[i].line;
 		}
 		m->sym.nlines = res.nframes;
-		if (res.source && strcmp(res.source, "symtab") == 0 && res.msg[0])
+		if (kp_symresult_approximate(&res) && res.msg[0])
 			set_note(&m->sym, res.msg);
 		break;
 	case KP_SYM_NO_DSYM: {

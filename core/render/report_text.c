@@ -57,7 +57,7 @@ static void print_symbols(FILE *out, kp_symbols *sym, const kp_report *r, const 
 	case KP_SYM_OK:
 		fputs("  ", out);
 		put_sym(out, &res.frames[0]);
-		if (res.source && strcmp(res.source, "symtab") == 0)
+		if (kp_symresult_approximate(&res))
 			fprintf(out, " %s", res.msg);
 		for (size_t k = 1; k < res.nframes; k++) {
 			fputs("\n         inlined into ", out);

@@ -283,13 +283,6 @@ static bool add_entry(kp_dsym_index *x, size_t root, const char *uuid, unsigned 
 	return true;
 }
 
-static bool is_macho_magic(const unsigned char m[4])
-{
-	uint32_t le = (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24;
-	uint32_t be = (uint32_t)m[3] | (uint32_t)m[2] << 8 | (uint32_t)m[1] << 16 | (uint32_t)m[0] << 24;
-	return le == 0xfeedface || le == 0xfeedfacf || be == 0xcafebabe || be == 0xcafebabf;
-}
-
 static void probe(kp_dsym_index *x, size_t root, const char *path, const struct stat *st)
 {
 	if (x->reuse) {
@@ -310,10 +303,10 @@ static void probe(kp_dsym_index *x, size_t root, const char *path, const struct 
 	int fd = open(path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	unsigned char m[4];
-	ssize_t n = read(fd, m, 4);
+	unsigned char m[16];
+	ssize_t n = read(fd, m, sizeof m);
 	close(fd);
-	if (n != 4 || !is_macho_magic(m))
+	if (n < 4 || !kp_macho_sniff(m, (size_t)n))
 		return;
 	x->probed++;
 	kp_macho *mo = NULL;

@@ -26,10 +26,17 @@ typedef struct kp_macho_slice {
 	uint64_t text_exec_vmaddr; /* __TEXT_EXEC vmaddr */
 	const unsigned char *data; /* the slice's bytes inside the file */
 	size_t size;
+	const char *fileset_id;    /* a kernelcache entry's id (com.apple.kernel, a
+	                              bundle id), NULL for any other slice */
 } kp_macho_slice;
 
 /* Maps path read-only (opened O_NONBLOCK, fstat-checked regular).  A file that is not Mach-O, or whose headers, load
- * commands, fat arcs or tables point outside the file, is KP_ERR_FORMAT. */
+ * commands, fat arcs or tables point outside the file, is KP_ERR_FORMAT.
+ * A kernelcache (MH_FILESET) is its own slice followed by one slice per
+ * fileset entry (kernel, kexts: slice.fileset_id set), each found by its
+ * UUID as a fat file's slices are; an entry that lies is left out and
+ * named by kp_macho_warning.  A kernelcache in an IM4P container (Preboot's
+ * form: LZSS or LZFSE inside) is unwrapped into memory first. */
 kp_status kp_macho_open(const char *path, kp_macho **out, kp_error *err);
 
 /* The same over bytes the caller keeps alive until close (fuzzing, tests). */
@@ -41,6 +48,13 @@ void kp_macho_close(kp_macho **m);
  * the pages read as zeros instead of raising SIGBUS (mapguard.h), so what
  * was read from m since may be wrong; callers turn this into an error. */
 bool kp_macho_damaged(const kp_macho *m);
+
+/* Whether a file starting with head[0..n) may be one kp_macho_open reads:
+ * Mach-O, fat, or an IM4P-wrapped kernelcache (16 bytes are enough). */
+bool kp_macho_sniff(const void *head, size_t n);
+
+/* Why a part of the file was left out (a fileset entry), or NULL. */
+const char *kp_macho_warning(const kp_macho *m);
 
 size_t kp_macho_nslices(const kp_macho *m);
 const kp_macho_slice *kp_macho_slice_at(const kp_macho *m, size_t i);
@@ -71,6 +85,13 @@ bool kp_macho_section_at(const kp_macho_slice *s, uint64_t addr, const char **se
  * inside its section.  *name is owned by m. */
 bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
                      const char **name, uint64_t *offset);
+
+/* The start of the function holding addr from LC_FUNCTION_STARTS (the
+ * greatest start at or below addr, inside the same section as addr): false
+ * when the slice has no such table or no start precedes addr there.  Same
+ * threading rule as kp_macho_symbol (decoded on first use). */
+bool kp_macho_function_start(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
+                             uint64_t *start);
 
 /* The symbol a symbol stub at addr jumps to (S_SYMBOL_STUBS sections named
  * through LC_DYSYMTAB's indirect table: `bl 0x574` -> "_panic"), as the

@@ -34,7 +34,13 @@ typedef struct kp_symbols_opts {
 } kp_symbols_opts;
 
 kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error *err);
+
 void kp_symbols_free(kp_symbols **s);
+
+/* What was left out of the first file opened so far that could only be
+ * read in part (a kernelcache's fileset entry that lies), *file naming it;
+ * NULL when none was. */
+const char *kp_symbols_warning(const kp_symbols *s, const char **file);
 
 /* Tells the symboliser which report the next lookups are for, so KDKs can be
  * picked by build and SoC. */
@@ -55,7 +61,11 @@ typedef struct kp_symresult {
 	kp_sym_status status;
 	const char *uuid;            /* the image's UUID (report-owned) */
 	const char *path;            /* the DWARF or Mach-O file used */
-	const char *source;          /* "dwarf", "symtab", or NULL */
+	const char *source;          /* how the name was found: "dwarf" (a dSYM or
+	                                binary's DWARF: exact), "symtab" (the nearest
+	                                symbol of the binary or kernelcache entry),
+	                                "function-starts" (func_<start>: a function
+	                                LC_FUNCTION_STARTS bounds, no name), or NULL */
 	bool has_lookup;
 	uint64_t lookup_address;     /* what was looked up (after the return-address step back) */
 	uint64_t symbol_address;     /* seg + offset, unadjusted: what the user is shown */
@@ -63,6 +73,10 @@ typedef struct kp_symresult {
 	size_t nframes;
 	char msg[160];
 } kp_symresult;
+
+/* True when r's name is only the nearest one (symtab, function starts):
+ * r->msg then holds the offset into it, "+0x1c", shown after the name. */
+bool kp_symresult_approximate(const kp_symresult *r);
 
 /* Symbolicates frame i of t.  Every frame but the innermost (i > 0) is a
  * return address: its line is looked up at address-1 (x86_64) or address-4

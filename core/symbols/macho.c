@@ -17,6 +17,7 @@
  * no LC_DYSYMTAB, exports trie or chained fixups; fat archives nested in fat
  * slices are rejected. */
 #include "kp_macho.h"
+#include "im4p.h"
 #include "kp_lex.h"
 #include "kp_vec.h"
 #include "macho_priv.h"
@@ -25,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -53,6 +55,8 @@
 #define LC_UUID 0x1bu
 #define LC_DYSYMTAB 0xbu
 #define LC_FILESET_ENTRY 0x80000035u /* LC_REQ_DYLD | 0x35 */
+#define LC_FUNCTION_STARTS 0x26u
+#define MH_FILESET 0xcu
 
 #define MH_HEADER_SIZE 28u
 #define MH_HEADER_SIZE_64 32u
@@ -250,8 +254,7 @@ static kp_status parse_fileset_entry(struct parse *p, uint64_t at, uint32_t cmds
 	f.vmaddr = le64(c + 8);
 	f.fileoff = le64(c + 16);
 	uint32_t nameoff = le32(c + 24); /* lc_str: offset from the command's start */
-	if (f.fileoff > p->size)
-		return bad(p->err, p->base, at + 16, "fileset entry offset outside the file");
+	/* an entry outside the file is left out by add_fileset_entries */
 	if (nameoff < 32 || nameoff >= cmdsize)
 		return bad(p->err, p->base, at + 24, "fileset entry name outside its command");
 	if (!memchr(c + nameoff, '\0', cmdsize - nameoff))
@@ -263,37 +266,40 @@ static kp_status parse_fileset_entry(struct parse *p, uint64_t at, uint32_t cmds
 	return KP_OK;
 }
 
+/* The Mach-O header at d + hdr (0, or a fileset entry's fileoff: an
+ * entry's load commands give file offsets from d, the fileset's start). */
 static kp_status parse_slice(struct mslice *s, const unsigned char *d, size_t size, size_t base,
-                             kp_error *err)
+                             uint64_t hdr, kp_error *err)
 {
-	if (size < 4)
-		return bad(err, base, 0, "too short for a Mach-O header");
-	uint32_t magic = le32(d);
+	if (hdr > size || size - hdr < 4)
+		return bad(err, base, hdr, "too short for a Mach-O header");
+	const unsigned char *h = d + hdr;
+	uint32_t magic = le32(h);
 	if (magic == MH_CIGAM || magic == MH_CIGAM_64)
-		return bad(err, base, 0, "big-endian Mach-O is not supported");
+		return bad(err, base, hdr, "big-endian Mach-O is not supported");
 	if (magic != MH_MAGIC && magic != MH_MAGIC_64)
-		return bad(err, base, 0, "not a Mach-O file (bad magic)");
+		return bad(err, base, hdr, "not a Mach-O file (bad magic)");
 	bool is64 = magic == MH_MAGIC_64;
 	uint32_t hsize = is64 ? MH_HEADER_SIZE_64 : MH_HEADER_SIZE;
-	if (size < hsize)
-		return bad(err, base, 0, "truncated Mach-O header");
+	if (size - hdr < hsize)
+		return bad(err, base, hdr, "truncated Mach-O header");
 
-	s->pub.cputype = le32(d + 4);
-	s->pub.cpusubtype = le32(d + 8);
+	s->pub.cputype = le32(h + 4);
+	s->pub.cpusubtype = le32(h + 8);
 	s->pub.arch = arch_name(s->pub.cputype, s->pub.cpusubtype);
-	s->pub.filetype = le32(d + 12);
+	s->pub.filetype = le32(h + 12);
 	s->pub.is64 = is64;
 	s->pub.data = d;
 	s->pub.size = size;
 	s->base = base;
-	uint32_t ncmds = le32(d + 16), sizeofcmds = le32(d + 20);
-	if (!in_range(hsize, sizeofcmds, size))
-		return bad(err, base, 20, "load commands extend past the end of the file");
+	uint32_t ncmds = le32(h + 16), sizeofcmds = le32(h + 20);
+	if (!in_range(hdr + hsize, sizeofcmds, size))
+		return bad(err, base, hdr + 20, "load commands extend past the end of the file");
 	if (ncmds > sizeofcmds / 8)
-		return bad(err, base, 16, "more load commands than sizeofcmds can hold");
+		return bad(err, base, hdr + 16, "more load commands than sizeofcmds can hold");
 
 	struct parse p = {.s = s, .d = d, .size = size, .base = base, .err = err};
-	uint64_t at = hsize, end = (uint64_t)hsize + sizeofcmds;
+	uint64_t at = hdr + hsize, end = hdr + hsize + (uint64_t)sizeofcmds;
 	for (uint32_t i = 0; i < ncmds; i++) {
 		if (end - at < 8)
 			return bad(err, base, at, "load command past sizeofcmds");
@@ -344,6 +350,17 @@ static kp_status parse_slice(struct mslice *s, const unsigned char *d, size_t si
 		case LC_FILESET_ENTRY:
 			st = parse_fileset_entry(&p, at, cmdsize);
 			break;
+		case LC_FUNCTION_STARTS:
+			/* ULEB128 deltas from __TEXT (macho_symtab.c decodes them); a
+			 * table out of bounds is ignored: only unnamed functions need it */
+			if (cmdsize >= 16 && !s->fstarts) {
+				uint32_t off = le32(d + at + 8), n = le32(d + at + 12);
+				if (n && in_range(off, n, p.size)) {
+					s->fstarts = p.d + off;
+					s->fstarts_size = n;
+				}
+			}
+			break;
 		default:
 			break;
 		}
@@ -373,6 +390,7 @@ static void free_slices(kp_macho *m)
 		free(m->slices[i].sects);
 		free(m->slices[i].fileset);
 		free(m->slices[i].sorted_syms);
+		free(m->slices[i].funcs);
 	}
 	free(m->slices);
 	m->slices = NULL;
@@ -390,7 +408,7 @@ static kp_status parse_file(kp_macho *m, kp_error *err)
 		if (!m->slices)
 			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 		m->nslices = 1;
-		return parse_slice(&m->slices[0], d, len, 0, err);
+		return parse_slice(&m->slices[0], d, len, 0, 0, err);
 	}
 
 	bool f64 = be32(d) == FAT_MAGIC_64;
@@ -436,7 +454,7 @@ static kp_status parse_file(kp_macho *m, kp_error *err)
 	for (uint32_t i = 0; i < n && st == KP_OK; i++) {
 		m->nslices = i + 1;
 		st = parse_slice(&m->slices[i], d + arcs[i].off, (size_t)arcs[i].size,
-		                 (size_t)arcs[i].off, err);
+		                 (size_t)arcs[i].off, 0, err);
 	}
 	if (st == KP_OK)
 		m->nslices = n;
@@ -446,9 +464,84 @@ static kp_status parse_file(kp_macho *m, kp_error *err)
 
 /* ---- open / close ------------------------------------------------------------ */
 
+/* A kernelcache (MH_FILESET) holds the kernel and every kext as entries,
+ * each a whole Mach-O at its fileoff: each becomes a slice of its own after
+ * the file's, found by its UUID like a fat file's slices.  An entry whose
+ * header or tables lie is left out and named in m->warning; the rest
+ * stay.  Entries are not expanded recursively. */
+static kp_status add_fileset_entries(kp_macho *m)
+{
+	size_t top = m->nslices, cap = m->nslices;
+	for (size_t i = 0; i < top; i++) {
+		if (m->slices[i].pub.filetype != MH_FILESET)
+			continue;
+		for (size_t k = 0; k < m->slices[i].nfileset; k++) {
+			struct mslice e = {0};
+			const struct mslice *fs = &m->slices[i];
+			const struct mfileset *f = &fs->fileset[k];
+			kp_error perr;
+			kp_status st = f->fileoff >= fs->pub.size
+			                       ? kp_error_set(&perr, KP_ERR_FORMAT, 0, -1, "its header is outside the file")
+			                       : parse_slice(&e, fs->pub.data, fs->pub.size, fs->base, f->fileoff, &perr);
+			if (st == KP_OK && e.pub.filetype == MH_FILESET)
+				st = kp_error_set(&perr, KP_ERR_FORMAT, 0, (long)(fs->base + f->fileoff),
+				                  "a fileset inside a fileset");
+			if (st == KP_ERR_NOMEM) {
+				free(e.sects);
+				free(e.fileset);
+				return st;
+			}
+			if (st != KP_OK) {
+				if (!m->warning[0])
+					snprintf(m->warning, sizeof m->warning,
+					         "fileset entry %.80s left out: %.120s (at byte %llu)", f->name, perr.msg,
+					         (unsigned long long)(perr.byte >= 0 ? (uint64_t)perr.byte
+					                                              : fs->base + f->fileoff));
+				free(e.sects);
+				free(e.fileset);
+				continue;
+			}
+			e.pub.fileset_id = f->name;
+			if (!kp_vec_reserve((void **)&m->slices, &cap, m->nslices + 1, sizeof e)) {
+				free(e.sects);
+				free(e.fileset);
+				return KP_ERR_NOMEM;
+			}
+			m->slices[m->nslices++] = e;
+		}
+	}
+	return KP_OK;
+}
+
+/* An IM4P-wrapped kernelcache: m then reads the unwrapped Mach-O (heap),
+ * its file mapping released. */
+static kp_status unwrap(kp_macho *m, kp_error *err)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	kp_status st = kp__im4p_unwrap(m->data, m->len, &buf, &len, err);
+	if (st != KP_OK)
+		return st;
+	if (m->kind == MAP_MMAP) {
+		kp__mapguard_remove(m->guard);
+		munmap((void *)m->data, m->len);
+	} else if (m->kind == MAP_HEAP) {
+		free((void *)m->data);
+	}
+	m->guard = -1;
+	m->data = buf;
+	m->len = len;
+	m->kind = MAP_HEAP;
+	return KP_OK;
+}
+
 static kp_status finish_open(kp_macho *m, kp_macho **out, kp_error *err)
 {
-	kp_status st = parse_file(m, err);
+	kp_status st = kp__im4p_sniff(m->data, m->len) ? unwrap(m, err) : KP_OK;
+	if (st == KP_OK)
+		st = parse_file(m, err);
+	if (st == KP_OK && add_fileset_entries(m) != KP_OK)
+		st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory for fileset entries");
 	if (st != KP_OK) {
 		kp_macho_close(&m);
 		return st;
@@ -596,8 +689,8 @@ const kp_macho_slice *kp_macho_find_arch(const kp_macho *m, const char *arch)
 {
 	if (!m)
 		return NULL;
-	if (!arch)
-		return !m->fat && m->nslices == 1 ? &m->slices[0].pub : NULL;
+	if (!arch)   /* a thin file's slice (a kernelcache's entries follow it) */
+		return !m->fat && m->nslices >= 1 ? &m->slices[0].pub : NULL;
 	for (size_t i = 0; i < m->nslices; i++)
 		if (strcmp(m->slices[i].pub.arch, arch) == 0)
 			return &m->slices[i].pub;
@@ -651,6 +744,22 @@ bool kp_macho_section_at(const kp_macho_slice *s, uint64_t addr, const char **se
 		return true;
 	}
 	return false;
+}
+
+bool kp_macho_sniff(const void *head, size_t n)
+{
+	const unsigned char *d = head;
+	if (n >= 4) {
+		uint32_t le = le32(d), be = be32(d);
+		if (le == MH_MAGIC || le == MH_MAGIC_64 || be == FAT_MAGIC || be == FAT_MAGIC_64)
+			return true;
+	}
+	return kp__im4p_sniff(d, n);
+}
+
+const char *kp_macho_warning(const kp_macho *m)
+{
+	return m && m->warning[0] ? m->warning : NULL;
 }
 
 bool kp_macho_damaged(const kp_macho *m)

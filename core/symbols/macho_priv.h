@@ -56,6 +56,13 @@ struct mslice {
 	 * the file; NULL when absent or out of bounds (then stubs go unnamed) */
 	const unsigned char *indirect;
 	uint32_t nindirect;
+	/* LC_FUNCTION_STARTS (ULEB128 deltas), inside the file, or NULL */
+	const unsigned char *fstarts;
+	uint32_t fstarts_size;
+	/* decoded by the first kp_macho_function_start() on this slice */
+	bool funcs_done;
+	uint64_t *funcs;
+	size_t nfuncs;
 	/* built by the first kp_macho_symbol() on this slice */
 	bool sorted;
 	struct msym *sorted_syms;
@@ -71,8 +78,9 @@ struct kp_macho {
 	enum mapkind kind;
 	int guard;          /* mapguard.h slot of a MAP_MMAP mapping, else -1 */
 	bool fat;
-	struct mslice *slices;
+	struct mslice *slices;   /* the file's, then each fileset entry's */
 	size_t nslices;
+	char warning[256];       /* a fileset entry left out, or "" */
 };
 
 /* ---- byte decoding: Mach-O fields are little-endian -------------------- */

@@ -1,5 +1,7 @@
 /* macho_symtab.c: symbol lookup in a slice's LC_SYMTAB (the nlist sort
- * built on the first kp_macho_symbol) and the MH_FILESET entry accessors.
+ * built on the first kp_macho_symbol), function starts (LC_FUNCTION_STARTS,
+ * decoded on the first kp_macho_function_start) and the MH_FILESET entry
+ * accessors.
  *
  * The tables read here were validated by kp_macho_open* in macho.c (every
  * nlist string index names a terminated string, every fileset name is
@@ -53,17 +55,81 @@ static bool build_sorted(struct mslice *s)
 	return true;
 }
 
+/* The private record of s, one of m's slices. */
+static struct mslice *ms_of(kp_macho *m, const kp_macho_slice *s)
+{
+	for (size_t i = 0; m && s && i < m->nslices; i++)
+		if (&m->slices[i].pub == s)
+			return &m->slices[i];
+	return NULL;
+}
+
+/* LC_FUNCTION_STARTS: ULEB128 deltas, the first from the __TEXT segment's
+ * vmaddr, ended by a zero delta or the table's end.  A delta that runs off
+ * the table, or overflows, ends it.  Ascending by construction. */
+static bool decode_funcs(struct mslice *s)
+{
+	s->funcs_done = true;
+	if (!s->fstarts || !s->pub.has_text)
+		return true;
+	uint64_t *v = malloc((size_t)s->fstarts_size * sizeof *v);   /* >= 1 byte per start */
+	if (!v)
+		return false;
+	size_t n = 0;
+	uint64_t addr = s->pub.text_vmaddr;
+	const unsigned char *p = s->fstarts, *end = p + s->fstarts_size;
+	while (p < end) {
+		uint64_t d = 0;
+		unsigned shift = 0;
+		bool done = false;
+		while (p < end && shift < 64) {
+			unsigned char b = *p++;
+			d |= (uint64_t)(b & 0x7f) << shift;
+			shift += 7;
+			if (!(b & 0x80)) {
+				done = true;
+				break;
+			}
+		}
+		if (!done || d == 0 || addr + d < addr)
+			break;
+		addr += d;
+		v[n++] = addr;
+	}
+	s->funcs = v;
+	s->nfuncs = n;
+	return true;
+}
+
+bool kp_macho_function_start(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
+                             uint64_t *start)
+{
+	struct mslice *ms = ms_of(m, s);
+	if (!ms || (!ms->funcs_done && !decode_funcs(ms)) || ms->nfuncs == 0)
+		return false;
+	size_t lo = kp_vec_upper_u64(ms->funcs, ms->nfuncs, sizeof *ms->funcs, 0, addr);
+	if (lo == 0)
+		return false;
+	uint64_t f = ms->funcs[lo - 1];
+	/* the same section: a start in __text never names an address in __const */
+	for (size_t i = 0; i < ms->nsects; i++) {
+		const struct msect *sec = &ms->sects[i];
+		if (f >= sec->addr && f - sec->addr < sec->size) {
+			if (addr - sec->addr >= sec->size)
+				return false;
+			*start = f;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The first call on a slice sorts its symbols, so calls on one kp_macho must
  * not run concurrently; different handles are independent. */
 bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const char **name,
                      uint64_t *offset)
 {
-	if (!m || !s)
-		return false;
-	struct mslice *ms = NULL;
-	for (size_t i = 0; i < m->nslices; i++)
-		if (&m->slices[i].pub == s)
-			ms = &m->slices[i];
+	struct mslice *ms = ms_of(m, s);
 	if (!ms || !ms->has_symtab)
 		return false;
 	if (!ms->sorted && !build_sorted(ms))
@@ -91,10 +157,7 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const 
 bool kp_macho_symbol_boundaries(kp_macho *m, const kp_macho_slice *s,
                                 bool (*fn)(void *ctx, uint64_t addr), void *ctx)
 {
-	struct mslice *ms = NULL;
-	for (size_t i = 0; m && i < m->nslices; i++)
-		if (&m->slices[i].pub == s)
-			ms = &m->slices[i];
+	struct mslice *ms = ms_of(m, s);
 	if (!ms)
 		return true;
 	for (size_t i = 0; i < ms->nsects; i++)

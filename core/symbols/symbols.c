@@ -59,9 +59,21 @@ struct kp_symbols {
 	 * record they resolved to, so a batch on one file stats it once */
 	char *last_path, *last_arch;
 	size_t last_open;
+	char warning[300];       /* the first part of an opened file left out */
+	char warning_file[4096]; /* and that file */
 	kp_symbols_progress_fn progress;
 	void *progress_ctx;
 };
+
+/* Keeps the first warning of an opened file (kp_macho_warning). */
+static void note_warning(kp_symbols *s, const char *path, const kp_macho *m)
+{
+	const char *w = kp_macho_warning(m);
+	if (w && !s->warning[0]) {
+		snprintf(s->warning, sizeof s->warning, "%s", w);
+		snprintf(s->warning_file, sizeof s->warning_file, "%s", path);
+	}
+}
 
 static void default_cache_dir(char *buf, size_t size)
 {
@@ -217,6 +229,48 @@ void kp_symbols_free(kp_symbols **sp)
 }
 
 /* Kernel Debug Kits, the one matching the report's build first. */
+/* This Mac's own kernelcaches, which name Apple's frames of a panic it
+ * wrote when no KDK matches (a dSYM still wins: the index prefers MH_DSYM):
+ * Apple silicon keeps them IM4P-wrapped on the Preboot volume, under
+ * <volume group UUID>/boot/<hash>/System/Library/Caches/com.apple.kernelcaches,
+ * Intel in /System/Library/KernelCollections (*.kc). */
+static void add_running_kernelcaches(kp_symbols *s)
+{
+#ifdef __APPLE__
+	static const char preboot[] = "/System/Volumes/Preboot";
+	struct stat st;
+	if (stat("/System/Library/KernelCollections", &st) == 0)
+		kp__dsym_add_root(s->dx, "/System/Library/KernelCollections");
+	DIR *top = opendir(preboot);
+	if (!top)
+		return;
+	struct dirent *g;
+	while ((g = readdir(top)) != NULL) {
+		if (g->d_name[0] == '.')
+			continue;
+		char boot[1024];
+		snprintf(boot, sizeof boot, "%s/%s/boot", preboot, g->d_name);
+		DIR *b = opendir(boot);
+		if (!b)
+			continue;
+		struct dirent *h;
+		while ((h = readdir(b)) != NULL) {
+			if (h->d_name[0] == '.')
+				continue;
+			char kc[2048];
+			snprintf(kc, sizeof kc, "%s/%s/System/Library/Caches/com.apple.kernelcaches", boot,
+			         h->d_name);
+			if (stat(kc, &st) == 0 && S_ISDIR(st.st_mode))
+				kp__dsym_add_root(s->dx, kc);
+		}
+		closedir(b);
+	}
+	closedir(top);
+#else
+	(void)s;
+#endif
+}
+
 static void add_system_roots(kp_symbols *s)
 {
 	if (s->system_added)
@@ -244,6 +298,7 @@ static void add_system_roots(kp_symbols *s)
 	struct stat st;
 	if (stat("/Volumes/KernelDebugKit", &st) == 0)
 		kp__dsym_add_root(s->dx, "/Volumes/KernelDebugKit");
+	add_running_kernelcaches(s);
 }
 
 void kp_symbols_set_report(kp_symbols *s, const kp_report *r)
@@ -370,6 +425,7 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 			snprintf(o->why, sizeof o->why, "%.110s", err.msg);
 			continue;
 		}
+		note_warning(s, path, o->m);
 		/* never trust the cache: confirm LC_UUID in the file itself */
 		o->slice = kp_macho_find_uuid(o->m, uuid);
 		if (!o->slice) {
@@ -388,6 +444,20 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 	}
 	o->failed = true;
 	return o;
+}
+
+bool kp_symresult_approximate(const kp_symresult *r)
+{
+	return r->source && (strcmp(r->source, "symtab") == 0 || strcmp(r->source, "function-starts") == 0);
+}
+
+const char *kp_symbols_warning(const kp_symbols *s, const char **file)
+{
+	if (!s || !s->warning[0])
+		return NULL;
+	if (file)
+		*file = s->warning_file;
+	return s->warning;
 }
 
 static bool arm64_like(const char *arch)
@@ -443,8 +513,25 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 		}
 	}
 	const char *name;
-	uint64_t off;
-	if (kp_macho_symbol(o->m, o->slice, addr, &name, &off)) {
+	uint64_t off, fstart;
+	bool named = kp_macho_symbol(o->m, o->slice, addr, &name, &off);
+	/* A stripped binary (a release kernelcache) names few functions: the
+	 * nearest symbol may belong to a function before addr's own, whose
+	 * start LC_FUNCTION_STARTS knows.  That function is func_<start>. */
+	if (kp_macho_function_start(o->m, o->slice, addr, &fstart) && (!named || addr - off < fstart)) {
+		char *fn = malloc(32);
+		if (fn && kp_vec_push((void **)&s->owned, &s->nowned, &s->owcap, sizeof *s->owned)) {
+			snprintf(fn, 32, "func_%llx", (unsigned long long)fstart);
+			s->owned[s->nowned - 1] = fn;
+			out->frames[0] = (kp_symframe){.function = fn};
+			out->nframes = 1;
+			out->source = "function-starts";
+			snprintf(out->msg, sizeof out->msg, "+0x%llx", (unsigned long long)(addr - fstart));
+			return out->status = KP_SYM_OK;
+		}
+		free(fn);
+	}
+	if (named) {
 		char *dm = kp_demangle(name);
 		if (!dm && name[0] == '_')
 			dm = strdup(name + 1);   /* C symbols carry one leading '_' on Mach-O */
@@ -546,6 +633,7 @@ static kp_status file_record(kp_symbols *s, const char *path, const char *arch, 
 	kp_status st = kp_macho_open(path, &m, err);
 	if (st != KP_OK)
 		return st;
+	note_warning(s, path, m);
 	const kp_macho_slice *sl = kp_macho_find_arch(m, arch);
 	if (!sl) {
 		kp_macho_close(&m);

@@ -1,0 +1,151 @@
+#!/bin/sh
+# test_kernelcache.sh: kernelcaches as symbol sources (issue 22).  The fixture
+# kernel and kext assembled into an MH_FILESET kernelcache (make_kernelcache.py),
+# plain, stripped, and in IM4P containers (LZSS, stored), given as --dsym with
+# no dSYM anywhere: every frame of the demo report is named as
+# llvm-symbolizer-19 names it from the binaries' own symbol tables; stripped,
+# each frame is func_<start> of the function LC_FUNCTION_STARTS bounds
+# (llvm-objdump-19 --function-starts); broken containers and entries are named
+# errors and lose nothing else.
+set -u
+. "$KP_TESTS_DIR/tap.sh"
+cli_setup
+bin=$KP_FIXTURES/bin
+rep=$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips
+kc=$tmp/kc
+python3 "$KP_FIXTURES/make_kernelcache.py" "$kc" "$bin" arm64
+check "$?" = 0 "make_kernelcache.py builds the fixtures"
+# the binaries alone, with no dSYM beside them (llvm-symbolizer's symtab answers)
+mkdir -p "$tmp/bare"
+cp "$bin/fakekernel.arm64" "$bin/fakekext.arm64" "$tmp/bare/"
+sym=$(command -v llvm-symbolizer-19 || true)
+[ -n "$sym" ] || [ ! -x /usr/lib/llvm-19/bin/llvm-symbolizer ] || sym=/usr/lib/llvm-19/bin/llvm-symbolizer
+od=$(command -v llvm-objdump-19 || true)
+[ -n "$od" ] || [ ! -x /usr/lib/llvm-19/bin/llvm-objdump ] || od=/usr/lib/llvm-19/bin/llvm-objdump
+
+# frames FILE.json: "uuid lookup_address source function" per symbolicated frame
+frames() {
+	python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def walk(x):
+    if isinstance(x, dict):
+        if "symbol_source" in x:
+            f = (x.get("symbols") or [{}])[0].get("function")
+            print(x["image_uuid"], x.get("lookup_address"), x["symbol_source"], f)
+            return
+        for v in x.values():
+            walk(v)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v)
+walk(d)
+EOF
+}
+
+kernel_uuid=$(awk '$1 == "com.apple.kernel" {print $2}' "$kc/uuids.txt")
+kext_uuid=$(awk '$1 == "com.kpbrowse.FakeDriver" {print $2}' "$kc/uuids.txt")
+# the oracle: llvm-symbolizer-19 on the bare binaries at each lookup address
+"$kp" show --json --dsym "$tmp/bare" "$rep" >"$tmp/bare.json" 2>/dev/null
+frames "$tmp/bare.json" >"$tmp/bare.frames"
+n=$(grep -c . "$tmp/bare.frames")
+check "$n" -ge 6 "the demo report has symbolicated frames ($n)"
+if [ -n "$sym" ]; then
+	: >"$tmp/oracle"
+	while read -r uuid addr src fn; do
+		case $uuid in
+		"$kernel_uuid") obj=$tmp/bare/fakekernel.arm64 ;;
+		*) obj=$tmp/bare/fakekext.arm64 ;;
+		esac
+		"$sym" --obj="$obj" "$addr" | head -1 >>"$tmp/oracle"
+	done <"$tmp/bare.frames"
+	cut -d' ' -f4- "$tmp/bare.frames" >"$tmp/bare.names"
+	cmp -s "$tmp/oracle" "$tmp/bare.names"
+	check "$?" = 0 "the bare binaries' names are llvm-symbolizer-19's"
+else
+	skip "llvm-symbolizer-19 absent: the bare binaries' names not checked against it"
+fi
+
+for f in kernelcache kernelcache.im4p kernelcache.raw.im4p; do
+	"$kp" show --json --dsym "$kc/$f" "$rep" >"$tmp/$f.json" 2>"$tmp/$f.err"
+	check "$?" = 0 "$f: show exits 0"
+	frames "$tmp/$f.json" >"$tmp/$f.frames"
+	cmp -s "$tmp/bare.frames" "$tmp/$f.frames"
+	check "$?" = 0 "$f: every frame named as from the binaries' symbol tables"
+	check_grep "^$kext_uuid .* symtab FakeDriver::" "$tmp/$f.frames" "$f: the kext's frames from its fileset entry"
+done
+
+# stripped: func_<start> from LC_FUNCTION_STARTS
+"$kp" show --json --dsym "$kc/kernelcache.stripped" "$rep" >"$tmp/s.json" 2>/dev/null
+frames "$tmp/s.json" >"$tmp/s.frames"
+check "$(grep -c ' function-starts func_' "$tmp/s.frames")" = "$n" "stripped: every frame is func_<start> (source function-starts)"
+if [ -n "$od" ]; then
+	bad=0
+	while read -r uuid addr src fn; do
+		case $uuid in
+		"$kernel_uuid") obj=$bin/fakekernel.arm64 ;;
+		*) obj=$bin/fakekext.arm64 ;;
+		esac
+		want=$("$od" --macho --function-starts "$obj" | python3 -c '
+import sys
+a = int(sys.argv[1], 16)
+starts = [int(l.split()[0], 16) for l in sys.stdin.readlines()[1:] if l.strip()]
+print("func_%x" % max(s for s in starts if s <= a))' "$addr")
+		[ "$fn" = "$want" ] || { bad=$((bad + 1)); echo "# $addr: $fn, want $want"; }
+	done <"$tmp/s.frames"
+	check "$bad" = 0 "stripped: each start is llvm-objdump-19's function start at or below the address"
+else
+	skip "llvm-objdump-19 absent: function starts not checked against it"
+fi
+"$kp" show --dsym "$kc/kernelcache.stripped" "$rep" >"$tmp/s.txt" 2>/dev/null
+check_grep "func_[0-9a-f]* +0x[0-9a-f]" "$tmp/s.txt" "stripped: show text gives the offset into func_<start>"
+
+# bad input: each a named error, nothing else lost
+head -c 3000 "$kc/kernelcache.im4p" >"$tmp/cut.im4p"
+"$kp" lookup --dsym "$tmp/cut.im4p" 0xc04c >/dev/null 2>"$tmp/cut.err"
+check "$?" = 2 "a cut IM4P: exit 2"
+check_grep "cut.im4p.*byte" "$tmp/cut.err" "a cut IM4P: named, with the byte"
+python3 - "$kc/kernelcache.im4p" "$tmp/flip.im4p" <<'EOF'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[-40] ^= 0x5A        # inside the LZSS data
+open(sys.argv[2], "wb").write(b)
+EOF
+"$kp" lookup --dsym "$tmp/flip.im4p" 0xc04c >/dev/null 2>"$tmp/flip.err"
+check "$?" = 2 "corrupt LZSS data: exit 2"
+check_grep "complzss" "$tmp/flip.err" "corrupt LZSS data: says so"
+python3 - "$kc/kernelcache" "$tmp/far.kc" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+ncmds = struct.unpack_from("<I", b, 16)[0]
+at, seen = 32, 0
+for _ in range(ncmds):
+    cmd, size = struct.unpack_from("<2I", b, at)
+    if cmd == 0x80000035:
+        seen += 1
+        if seen == 2:      # the kext's entry: its header far past the end
+            struct.pack_into("<Q", b, at + 16, len(b) + 0x100000)
+    at += size
+open(sys.argv[2], "wb").write(b)
+EOF
+"$kp" show --json --dsym "$tmp/far.kc" "$rep" >"$tmp/far.json" 2>"$tmp/far.err"
+check "$?" = 0 "a fileset entry outside the file: show still exits 0"
+check_grep "warning: fileset entry com.kpbrowse.FakeDriver left out" "$tmp/far.err" \
+	"a fileset entry outside the file: show warns, naming the entry"
+frames "$tmp/far.json" >"$tmp/far.frames"
+check "$(grep -c "^$kernel_uuid .* symtab " "$tmp/far.frames")" = "$(grep -c "^$kernel_uuid " "$tmp/bare.frames")" \
+	"a fileset entry outside the file: the kernel's frames still named"
+check "$(grep -c "^$kext_uuid .* symtab " "$tmp/far.frames")" = 0 "a fileset entry outside the file: the kext's frames unnamed"
+"$kp" lookup --dsym "$tmp/far.kc" 0x10 >/dev/null 2>"$tmp/far2.err"
+check_grep "com.kpbrowse.FakeDriver left out.*outside the file" "$tmp/far2.err" \
+	"a fileset entry outside the file: lookup names the entry and why"
+# a kernelcache of another build: nothing named, nothing wrong
+sed "s/$kernel_uuid/4C4C44BD-5555-3144-A14B-0078EC5E3100/" "$rep" >"$tmp/other.ips"
+"$kp" show --json --dsym "$kc/kernelcache" "$tmp/other.ips" >"$tmp/other.json" 2>/dev/null
+frames "$tmp/other.json" >"$tmp/other.frames"
+check "$(grep -c "^4C4C44BD-5555-3144-A14B-0078EC5E3100 " "$tmp/other.frames")" = 0 \
+	"another build's kernel UUID: its frames stay unnamed"
+"$kp" cache build "$kc/kernelcache" >/dev/null 2>"$tmp/cb.err"
+check "$?" = 2 "cache build over a kernelcache: exit 2 (nothing to build)"
+check_grep "no Mach-O file with DWARF" "$tmp/cb.err" "cache build over a kernelcache: says it has no DWARF"
+done_testing
