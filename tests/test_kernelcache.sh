@@ -75,6 +75,36 @@ for f in kernelcache kernelcache.im4p kernelcache.raw.im4p; do
 	check_grep "^$kext_uuid .* symtab FakeDriver::" "$tmp/$f.frames" "$f: the kext's frames from its fileset entry"
 done
 
+# LZFSE inside the IM4P: with liblzfse (CI's libdwarf 2.3.1 leg builds it,
+# and its `lzfse` command that makes the payload), else a named error
+if command -v lzfse >/dev/null 2>&1; then
+	lzfse -encode -i "$kc/kernelcache" -o "$tmp/kc.lzfse" &&
+		python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$tmp/kc.lzfse" "$kc/kernelcache.lzfse.im4p"
+	"$kp" show --json --dsym "$kc/kernelcache.lzfse.im4p" "$rep" >"$tmp/lz.json" 2>"$tmp/lz.err"
+	"$kp" lookup --dsym "$kc/kernelcache.lzfse.im4p" 0x10 >/dev/null 2>"$tmp/lz2.err"
+	if grep -q "built without liblzfse" "$tmp/lz2.err"; then
+		check_grep "LZFSE-compressed kernelcache" "$tmp/lz2.err" "LZFSE without liblzfse: a named error"
+		skip "kpbrowse built without liblzfse: LZFSE payloads not decoded"
+	else
+		frames "$tmp/lz.json" >"$tmp/lz.frames"
+		cmp -s "$tmp/bare.frames" "$tmp/lz.frames"
+		check "$?" = 0 "kernelcache in IM4P, LZFSE: every frame named as from the binaries"
+	fi
+else
+	skip "no lzfse command (scripts/build-lzfse.sh builds one): LZFSE payloads not checked"
+fi
+
+# an LZFSE payload that does not decode: named either way
+printf 'bvx2\001\002\003\004garbage' >"$tmp/junk.lzfse"
+python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$tmp/junk.lzfse" "$tmp/junk.im4p"
+"$kp" lookup --dsym "$tmp/junk.im4p" 0x10 >/dev/null 2>"$tmp/junk.err"
+check "$?" = 2 "a broken LZFSE payload: exit 2"
+if grep -q "built without liblzfse" "$tmp/junk.err"; then
+	_ok "a broken LZFSE payload: without liblzfse, says how to decode it"
+else
+	check_grep "LZFSE payload does not decode" "$tmp/junk.err" "a broken LZFSE payload: says it does not decode"
+fi
+
 # stripped: func_<start> from LC_FUNCTION_STARTS
 "$kp" show --json --dsym "$kc/kernelcache.stripped" "$rep" >"$tmp/s.json" 2>/dev/null
 frames "$tmp/s.json" >"$tmp/s.frames"
