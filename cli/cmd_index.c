@@ -7,6 +7,8 @@
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
+#include <sys/stat.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -105,7 +107,24 @@ void kpc_print_json(struct cJSON *o)
 	cJSON_Delete(o);
 }
 
-static void print_summary(const char *db, const kpi_summary *s, const kpi_resign_summary *rs)
+/* Errors name their file (or @ID) on stderr, one line each, whatever the
+ * output format: stdout carries only the summary. */
+static void print_errors(const kpi_summary *s, const kpi_resign_summary *rs)
+{
+	for (size_t i = 0; i < s->nerror_list; i++) {
+		kp_error e;
+		kp_error_set(&e, KP_ERR_IO, 0, -1, "%s", s->error_list[i].msg);
+		kp_report_error(s->error_list[i].path, &e);
+	}
+	for (size_t i = 0; rs && i < rs->nerror_list; i++) {
+		kp_error e;
+		kp_error_set(&e, KP_ERR_FORMAT, 0, -1, "not re-signed: %s", rs->error_list[i].msg);
+		kp_report_error(rs->error_list[i].path, &e);
+	}
+}
+
+static void print_summary(const char *db, const kpi_summary *s, const kpi_resign_summary *rs,
+                          bool verbose)
 {
 	fputs("Index ", stdout);
 	kp_sanitize_write(stdout, db, strlen(db), 0);
@@ -116,11 +135,11 @@ static void print_summary(const char *db, const kpi_summary *s, const kpi_resign
 	if (s->changing)
 		printf(", %zu being written (read again next time)", s->changing);
 	putchar('\n');
-	for (size_t i = 0; i < s->nerror_list; i++) {
-		fputs("  error: ", stdout);
-		kp_sanitize_write(stdout, s->error_list[i].path, strlen(s->error_list[i].path), 0);
+	for (size_t i = 0; verbose && i < s->nskip_list; i++) {
+		fputs("  skipped: ", stdout);
+		kp_sanitize_write(stdout, s->skip_list[i].path, strlen(s->skip_list[i].path), 0);
 		fputs(": ", stdout);
-		kp_sanitize_write(stdout, s->error_list[i].msg, strlen(s->error_list[i].msg), 0);
+		kp_sanitize_write(stdout, s->skip_list[i].msg, strlen(s->skip_list[i].msg), 0);
 		putchar('\n');
 	}
 	if (!rs)
@@ -130,14 +149,10 @@ static void print_summary(const char *db, const kpi_summary *s, const kpi_resign
 	else
 		printf("Re-signed %zu of %zu reports: %zu changed group, %zu skipped\n", rs->resigned,
 		       rs->reports, rs->changed, rs->nerror_list);
-	for (size_t i = 0; i < rs->nerror_list; i++) {
-		printf("  not re-signed: %s: ", rs->error_list[i].path);
-		kp_sanitize_write(stdout, rs->error_list[i].msg, strlen(rs->error_list[i].msg), 0);
-		putchar('\n');
-	}
 }
 
-static void print_json(const char *db, const kpi_summary *s, const kpi_resign_summary *rs)
+static void print_json(const char *db, const kpi_summary *s, const kpi_resign_summary *rs,
+                       bool verbose)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "db", db);
@@ -154,6 +169,15 @@ static void print_json(const char *db, const kpi_summary *s, const kpi_resign_su
 		cJSON_AddStringToObject(e, "path", s->error_list[i].path);
 		cJSON_AddStringToObject(e, "message", s->error_list[i].msg);
 		cJSON_AddItemToArray(errs, e);
+	}
+	if (verbose) {
+		cJSON *sk = cJSON_AddArrayToObject(o, "skipped_files");
+		for (size_t i = 0; i < s->nskip_list; i++) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "path", s->skip_list[i].path);
+			cJSON_AddStringToObject(e, "why", s->skip_list[i].msg);
+			cJSON_AddItemToArray(sk, e);
+		}
 	}
 	if (rs) {
 		cJSON_AddNumberToObject(o, "resign_changed", (double)rs->changed);
@@ -176,22 +200,48 @@ static const struct option index_options[] = {
 	{"dsym", required_argument, NULL, 'y'},
 	{"no-symbols", no_argument, NULL, 'n'},
 	{"json", no_argument, NULL, 'j'},
+	{"verbose", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
 };
 
 #define MAX_DSYMS 64
 
+/* A PATH the user named must be a file or a folder: one that does not
+ * exist, or is a FIFO, device or socket, is a usage error (a cron or
+ * launchd job with a typo fails loudly; nothing blocks on a FIFO). */
+static bool paths_ok(char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		const char *why = NULL;
+		if (stat(paths[i], &st) != 0)
+			why = errno == ENOENT ? "no such file or folder" : strerror(errno);
+		else if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			why = S_ISFIFO(st.st_mode) ? "a FIFO, not a file or folder"
+			      : S_ISSOCK(st.st_mode) ? "a socket, not a file or folder"
+			                             : "a device, not a file or folder";
+		if (why) {
+			char shown[600];
+			kp_sanitize(shown, sizeof shown, paths[i], strlen(paths[i]), 0);
+			kp_usage_error("index: %s: %s", shown, why);
+			return false;
+		}
+	}
+	return true;
+}
+
 int kpc_cmd_index(int argc, char **argv)
 {
 	const char *db_opt = NULL;
-	bool resign = false, json = false, no_symbols = false;
+	bool resign = false, json = false, no_symbols = false, verbose = false;
 	const char *dsyms[MAX_DSYMS];
 	size_t ndsyms = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:rjhny:", index_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:rjhnvy:", index_options, NULL)) != -1) {
 		switch (c) {
+		case 'v': verbose = true; break;
 		case 'n': no_symbols = true; break;
 		case 'y':
 			if (ndsyms == MAX_DSYMS) {
@@ -208,6 +258,8 @@ int kpc_cmd_index(int argc, char **argv)
 		default: return KP_EXIT_BAD;
 		}
 	}
+	if (!paths_ok(argv + optind, (size_t)(argc - optind)))
+		return KP_EXIT_BAD;
 	/* symbols name the frames of the group keys (image!function) */
 	kp_symbols *sym = NULL;
 	if (!no_symbols) {
@@ -259,10 +311,11 @@ int kpc_cmd_index(int argc, char **argv)
 	}
 	if (st != KP_OK) /* once; the summary below counts what was stored */
 		kpc_report_db_error(dbpath, &err);
+	print_errors(&sum, resigned ? &rs : NULL);
 	if (json)
-		print_json(dbpath, &sum, resigned ? &rs : NULL);
+		print_json(dbpath, &sum, resigned ? &rs : NULL, verbose);
 	else
-		print_summary(dbpath, &sum, resigned ? &rs : NULL);
+		print_summary(dbpath, &sum, resigned ? &rs : NULL, verbose);
 	bool errors = sum.errors > 0 || rs.nerror_list > 0;
 	kpi_summary_free(&sum);
 	kpi_resign_summary_free(&rs);

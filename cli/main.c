@@ -49,9 +49,12 @@ static const command commands[] = {
 	 "lookup --dsym FILE [--arch ARCH] [ADDR...]",
 	 "Reads addresses (hex) from the arguments, or one per line from stdin.\n"},
 	{"index", kpc_cmd_index,
-	 "index [--db PATH] [--json] [--resign] [--dsym PATH]... [--no-symbols] [PATH...]",
+	 "index [--db PATH] [--json] [-v] [--resign] [--dsym PATH]... [--no-symbols] [PATH...]",
 	 "Default folders: /Library/Logs/DiagnosticReports and\n"
-	 "~/Library/Logs/DiagnosticReports (their Retired/ folders included).\n"},
+	 "~/Library/Logs/DiagnosticReports (their Retired/ folders included).\n"
+	 "-v: also name every file skipped and why.  A PATH given that does not exist,\n"
+	 "or is a FIFO or device, is a usage error; a file that is moved or removed\n"
+	 "while the scan runs is skipped, not an error.  Errors go to stderr.\n"},
 	{"list", kpc_cmd_list,
 	 "list [--db PATH] [--groups | --host HOST] [--kind KIND] [--json]",
 	 "--host: only the reports of one Mac (its host name or host key).\n"

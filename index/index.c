@@ -2,6 +2,7 @@
  * picks: choosing the store, the archive format (zlib; storing it is the
  * store's business), live paths in result rows, query argument checks. */
 #include "kpi_store.h"
+#include "kp_fs.h"
 #include "live.h"
 
 #include <ctype.h>
@@ -451,13 +452,11 @@ kp_status kpi_export(kpi_db *db, int64_t id, const char *path, kp_error *err)
 	char *bytes = kpi__archive_bytes(db, id, &len, NULL, err);
 	if (!bytes)
 		return err ? err->code : KP_ERR_DB;
-	/* O_EXCL: nothing planted at path (a symbolic link) is followed */
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		kp_status st = kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", path,
-		                            errno == EEXIST ? "exists; not overwriting it" : strerror(errno));
+	int fd;
+	kp_status cs = kp_fs_create_new(path, false, NULL, 0, &fd, err);
+	if (cs != KP_OK) {
 		free(bytes);
-		return st;
+		return cs;
 	}
 	bool ok = write_all(fd, bytes, len);
 	int e = errno;

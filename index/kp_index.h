@@ -115,6 +115,11 @@ typedef struct kpi_summary {
 	size_t errors;         /* == nerror_list */
 	kpi_scan_error *error_list;
 	size_t nerror_list;
+	/* every file skipped in this scan and why (not a report, too large,
+	 * gone: moved away or removed while the scan ran), for `index -v`;
+	 * a file gone is counted in skipped, never an error */
+	kpi_scan_error *skip_list;
+	size_t nskip_list;
 } kpi_summary;
 
 void kpi_summary_free(kpi_summary *s);

@@ -38,6 +38,19 @@ kp_status kpi__scan_add_error(scan *s, const char *path, const char *msg)
 	return KP_OK;
 }
 
+kp_status kpi__scan_add_skip(scan *s, const char *path, const char *why)
+{
+	kpi_summary *m = s->sum;
+	m->skipped++;
+	kpi_scan_error *e = kp_vec_push((void **)&m->skip_list, &m->nskip_list, &s->skips_cap,
+	                                sizeof *e);
+	if (!e)
+		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	e->path = strdup(path);
+	e->msg = strdup(why);
+	return KP_OK;
+}
+
 /* Frees a summary's error list (both summaries keep one). */
 static void free_errors(kpi_scan_error *list, size_t n)
 {
@@ -53,6 +66,7 @@ void kpi_summary_free(kpi_summary *s)
 	if (!s)
 		return;
 	free_errors(s->error_list, s->nerror_list);
+	free_errors(s->skip_list, s->nskip_list);
 	memset(s, 0, sizeof *s);
 }
 
@@ -122,6 +136,9 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 	if (lstat(path, &st) != 0) {
 		if (errno == ENOENT && depth == 0)
 			return KP_OK;
+		/* listed a moment ago: moved away (into Retired/) or removed */
+		if (errno == ENOENT)
+			return kpi__scan_add_skip(s, path, "gone while indexing (moved or removed)");
 		char msg[300];
 		snprintf(msg, sizeof msg, "cannot stat: %s", strerror(errno));
 		return kpi__scan_add_error(s, path, msg);

@@ -8,7 +8,9 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- records ---- */
 
@@ -327,9 +329,9 @@ static kp_status replace_report(scan *s, int64_t id, const char *old_text, const
 
 static kp_status skip_file(scan *s, const char *path, const struct stat *st, const char *why)
 {
-	s->sum->skipped++;
 	s->batch_work++;
-	return put_path(s, path, 0, st, why);
+	kp_status ks = kpi__scan_add_skip(s, path, why);
+	return ks == KP_OK ? put_path(s, path, 0, st, why) : ks;
 }
 
 /* Reads path whole, or says it changed while being read (*changing: its
@@ -392,6 +394,8 @@ kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
 		return skip_file(s, path, lst, "too large for a report");
 	if (ks == KP_ERR_NOMEM)
 		return kp_error_set(s->err, ks, 0, -1, "out of memory reading %s", path);
+	if (ks != KP_OK && access(path, F_OK) != 0 && errno == ENOENT)   /* moved away meanwhile */
+		return kpi__scan_add_skip(s, path, "gone while indexing (moved or removed)");
 	if (ks != KP_OK)
 		return kpi__scan_add_error(s, path, rerr.msg);
 	if (changing) {

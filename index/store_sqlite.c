@@ -460,6 +460,23 @@ static bool can_write(const char *path)
  * index in a folder this process cannot write, where sqlite cannot make the
  * shared-memory file a plain read-only open needs.  The path is escaped as
  * a URI. */
+
+/* An index may be shared or handed over: its schema is not trusted.  No
+ * view, trigger or index expression it holds may call a function that has
+ * side effects, and SQL cannot edit the schema behind sqlite's back
+ * (defensive mode: no writable_schema, no shadow-table writes). */
+static void harden(sqlite3 *h)
+{
+#ifdef SQLITE_DBCONFIG_DEFENSIVE
+	sqlite3_db_config(h, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+#endif
+#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
+	sqlite3_db_config(h, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+#else
+	sqlite3_exec(h, "PRAGMA trusted_schema = OFF", NULL, NULL, NULL);
+#endif
+}
+
 static int open_immutable(kpi__sq *db)
 {
 	size_t n = strlen(db->path);
@@ -480,6 +497,8 @@ static int open_immutable(kpi__sq *db)
 	int rc = sqlite3_open_v2(uri, &db->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
 	                         NULL);
 	free(uri);
+	if (rc == SQLITE_OK)
+		harden(db->db);
 	return rc;
 }
 
@@ -518,6 +537,7 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_er
 		kpi__sq_close(&db->base);
 		return s;
 	}
+	harden(db->db);
 	sqlite3_extended_result_codes(db->db, 1);
 	sqlite3_busy_timeout(db->db, BUSY_TIMEOUT_MS);
 	/* a rescan looks up every path: keep a large index's pages in memory

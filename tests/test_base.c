@@ -272,13 +272,17 @@ static void unsafe_rule(void)
 {
 	static const uint32_t bad[] = {0x00, 0x1B, 0x7F, 0x85, 0x9B, 0x061C, 0x200E, 0x200F,
 	                               0x202E, 0x2066, 0x2069, 0x2028, 0x2029, 0xFEFF, 0xFFF9,
-	                               0xE0001, 0xE007F};
-	static const uint32_t good[] = {'A', ' ', 0xA0, 0xE9, 0x200D, 0x20AC, 0xFFFD, 0x1F600,
-	                                0xE0080};
+	                               0xE0001, 0xE007F,
+	                               /* invisible look-alikes (issue 19 item 7) */
+	                               0x200B, 0x200C, 0x200D, 0x2060, 0x2064, 0x206A, 0x206F,
+	                               0x180E, 0x00AD, 0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0,
+	                               0x1D173, 0x1D17A};
+	static const uint32_t good[] = {'A', ' ', 0xA0, 0xE9, 0x20AC, 0xFFFD, 0x1F600, 0xE0080,
+	                                0x2065, 0x2070, 0x1D172, 0x1D17B, 0x3165, 0x00AE};
 	bool ok = true;
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		ok &= kp_text_cp_unsafe(bad[i]);
-	KT_CHECK(ok, "controls, bidi, separators, BOM and tags are unsafe");
+	KT_CHECK(ok, "controls, bidi, separators, BOM, tags and invisible look-alikes are unsafe");
 	ok = true;
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
 		ok &= !kp_text_cp_unsafe(good[i]);

@@ -116,7 +116,9 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	"$kp" index --resign --no-symbols --db "$tmp/dmg.sqlite3" >"$tmp/out" 2>"$tmp/err"
 	check "$?" = 2 "resign over damaged archives: exit 2"
 	check_grep "Re-signed 2 of 4 reports" "$tmp/out" "resign counts what it did ($(cat "$tmp/out"))"
-	check_grep "not re-signed: @2" "$tmp/out" "resign names the skipped report"
+	check_grep "^kpbrowse: @2: not re-signed: " "$tmp/err" "resign names the skipped report on stderr (issue 19 item 9)"
+	check_grep "^kpbrowse: @3: not re-signed: " "$tmp/err" "resign names each skipped report"
+	check_not_grep "@2" "$tmp/out" "resign: no error on stdout"
 	check_not_grep "every report" "$tmp/out" "resign does not claim every report"
 else
 	skip "sqlite3 shell absent"

@@ -1,9 +1,12 @@
 /* clipboard.c: OSC 52 copy (kpt_clipboard.h).  The text is base64'd, so
- * report text cannot end the sequence early or inject its own. */
+ * report text cannot end the sequence early or inject its own; and it is
+ * sanitised first, so what is pasted cannot act either (a copied name that
+ * ends a bracketed paste and carries a CR would run a command in a shell). */
 #include "kpt_app.h"
 #include "kpt_clipboard.h"
 #include "kpt_prompt.h"
 #include "kpt_xalloc.h"
+#include "kp_sanitize.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +33,29 @@ char *kpt_clipboard_osc52(const char *text, size_t len)
 	return out;
 }
 
-void kpt_clipboard_copy(kpt_app *app, const char *text, const char *what)
+char *kpt_clipboard_text(const char *text, size_t len, bool *cut)
 {
+	/* sanitising never shrinks text but for a dropped CR, and grows a byte
+	 * to at most 10 (<U+1D173>): a capped prefix is all that can fit */
+	size_t in = len > KPT_CLIPBOARD_MAX ? KPT_CLIPBOARD_MAX : len;
+	size_t size = in * 10 + 1;
+	char *out = kpt_xmalloc(size);
+	size_t n = kp_sanitize(out, size, text, in, KP_SAN_KEEP_NEWLINES);
+	*cut = in < len;
+	if (n > KPT_CLIPBOARD_MAX) {
+		n = KPT_CLIPBOARD_MAX;
+		while (n > 0 && ((unsigned char)out[n] & 0xC0) == 0x80)
+			n--;   /* never half a UTF-8 sequence */
+		out[n] = '\0';
+		*cut = true;
+	}
+	return out;
+}
+
+void kpt_clipboard_copy(kpt_app *app, const char *raw, const char *what)
+{
+	bool cut;
+	char *text = kpt_clipboard_text(raw, strlen(raw), &cut);
 	char *seq = kpt_clipboard_osc52(text, strlen(text));
 	size_t len = strlen(seq), off = 0;
 	while (off < len) {
@@ -41,7 +65,15 @@ void kpt_clipboard_copy(kpt_app *app, const char *text, const char *what)
 		off += (size_t)k;
 	}
 	free(seq);
-	size_t tl = strlen(text);
-	kpt_set_msg(app, "copied %s to the clipboard (OSC 52): %.60s%s", what, text,
-	            tl > 60 || strchr(text, '\n') ? "..." : "");
+	if (cut) {
+		kpt_set_msg(app, "copied the first %u KiB of %s to the clipboard (OSC 52): it is longer",
+		            KPT_CLIPBOARD_MAX >> 10, what);
+	} else {
+		char shown[64];
+		size_t tl = strcspn(text, "\n");
+		kp_sanitize(shown, sizeof shown, text, tl < 60 ? tl : 60, 0);
+		kpt_set_msg(app, "copied %s to the clipboard (OSC 52): %s%s", what, shown,
+		            tl > 60 || text[tl] ? "..." : "");
+	}
+	free(text);
 }

@@ -4,8 +4,10 @@
 #include "kpt_prompt.h"
 #include "kp_report_text.h"
 #include "kpt_write.h"
+#include "kp_fs.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,9 +26,19 @@ void kpt_write_report(kpt_app *app, const kpt_doc *d, const char *path)
 		kpt_set_msg(app, "the report is still loading");
 		return;
 	}
-	FILE *f = fopen(path, "w");
+	/* a new file only: never follows a link, never overwrites (an existing
+	 * name gets -1, -2 ... before its extension), never blocks on a FIFO */
+	char used[4096];
+	int fd;
+	kp_error cerr;
+	if (kp_fs_create_new(path, true, used, sizeof used, &fd, &cerr) != KP_OK) {
+		kpt_set_msg(app, "cannot write: %s", cerr.msg);
+		return;
+	}
+	FILE *f = fdopen(fd, "w");
 	if (!f) {
-		kpt_set_msg(app, "cannot write %s: %s", path, strerror(errno));
+		kpt_set_msg(app, "cannot write %s: %s", used, strerror(errno));
+		close(fd);
 		return;
 	}
 	kp_symbols_opts o;
@@ -41,7 +53,9 @@ void kpt_write_report(kpt_app *app, const kpt_doc *d, const char *path)
 	bool bad = ferror(f) != 0;
 	long n = ftell(f);
 	if (fclose(f) != 0 || bad)
-		kpt_set_msg(app, "cannot write %s: %s", path, strerror(errno));
+		kpt_set_msg(app, "cannot write %s: %s", used, strerror(errno));
+	else if (strcmp(used, path) != 0)
+		kpt_set_msg(app, "%s exists: wrote the report (%ld bytes) to %s instead", path, n, used);
 	else
-		kpt_set_msg(app, "wrote the report (%ld bytes, as kpbrowse show prints it) to %s", n, path);
+		kpt_set_msg(app, "wrote the report (%ld bytes, as kpbrowse show prints it) to %s", n, used);
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -249,4 +250,49 @@ void kp_fs_names_free(char **names, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+
+static int create_excl(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		int fl = fcntl(fd, F_GETFL);
+		if (fl >= 0)
+			(void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	}
+	return fd;
+}
+
+kp_status kp_fs_create_new(const char *path, bool next_free, char *used, size_t usize, int *fd,
+                           kp_error *err)
+{
+	*fd = create_excl(path);
+	if (*fd >= 0) {
+		if (used)
+			snprintf(used, usize, "%s", path);
+		return KP_OK;
+	}
+	if (errno != EEXIST || !next_free)
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", path,
+		                    errno == EEXIST ? "exists; not overwriting it" : strerror(errno));
+	/* NAME-N.EXT: the extension of the last component only */
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash + 1 : path, '.');
+	size_t stem = dot && dot != (slash ? slash + 1 : path) ? (size_t)(dot - path) : strlen(path);
+	char name[4096];
+	for (int n = 1; n < 100; n++) {
+		int k = snprintf(name, sizeof name, "%.*s-%d%s", (int)stem, path, n, path + stem);
+		if (k < 0 || (size_t)k >= sizeof name)
+			break;
+		*fd = create_excl(name);
+		if (*fd >= 0) {
+			if (used)
+				snprintf(used, usize, "%s", name);
+			return KP_OK;
+		}
+		if (errno != EEXIST)
+			return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", name, strerror(errno));
+	}
+	return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: it and NAME-1 to NAME-99 exist; not overwriting",
+	                    path);
 }

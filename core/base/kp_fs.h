@@ -15,6 +15,8 @@
 
 #include "kp_error.h"
 
+#include <stdbool.h>
+
 /* Reads the whole regular file at path into *out (NUL-terminated, caller
  * frees; *len excludes the NUL) and its fstat into *st_out when non-NULL.
  * Opens with O_NONBLOCK so a FIFO cannot hang the open.  A directory, FIFO,
@@ -31,6 +33,16 @@ kp_status kp_fs_mkdirs(const char *path, mode_t mode, kp_error *err);
 /* Creates the folders leading to the file path (kp_fs_mkdirs of its dirname;
  * nothing to do for a bare name). */
 kp_status kp_fs_mkdirs_for(const char *path, mode_t mode, kp_error *err);
+
+/* Creates a new file for a user's copy of something (export, the TUI's w):
+ * never follows a link, never overwrites, never blocks (a FIFO or device
+ * planted at path is refused as existing).  With next_free, a name that
+ * exists is tried as NAME-1.EXT, NAME-2.EXT ... (up to 99) and the name
+ * used goes to used[0..usize); without, an existing path is KP_ERR_IO
+ * "exists; not overwriting it".  *fd is open for writing (blocking), mode
+ * 0644 less the umask; the caller closes it. */
+kp_status kp_fs_create_new(const char *path, bool next_free, char *used, size_t usize, int *fd,
+                           kp_error *err);
 
 /* Replaces path with data[0..len) atomically: a temporary file in the same
  * folder (created O_EXCL|O_NOFOLLOW, so nothing planted there is followed),

@@ -22,8 +22,11 @@ size_t kp_utf8_encode(uint32_t cp, char out[4]);
 /* True for a code point that report text must never put on a screen or in
  * a JSON string raw: C0 controls, DEL, C1 controls, the bidi controls (marks,
  * embeddings, overrides, isolates, ALM), the line and paragraph separators
- * U+2028/2029, U+FEFF, the interlinear annotation controls U+FFF9..FFFB and
- * the tag characters U+E0000..E007F.  Callers decide the escaped form; a
+ * U+2028/2029, U+FEFF, the interlinear annotation controls U+FFF9..FFFB,
+ * the tag characters U+E0000..E007F, and the invisible look-alikes (zero
+ * width U+200B..200D, U+2060..2064, U+206A..206F, U+180E, the soft hyphen
+ * U+00AD, U+034F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, and
+ * U+1D173..1D17A), so a bundle id cannot pass for another.  Callers decide the escaped form; a
  * caller may let chosen C0 controls (newline, tab) through first. */
 bool kp_text_cp_unsafe(uint32_t cp);
 

@@ -66,5 +66,14 @@ bool kp_text_cp_unsafe(uint32_t cp)
 	       (cp >= 0x2066 && cp <= 0x2069) ||                 /* isolates */
 	       cp == 0x2028 || cp == 0x2029 ||                   /* line/paragraph separator */
 	       cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) || /* BOM/ZWNBSP, annotations */
-	       (cp >= 0xE0000 && cp <= 0xE007F);                 /* tags */
+	       (cp >= 0xE0000 && cp <= 0xE007F) ||               /* tags */
+	       /* invisible or blank look-alikes, which make com.x.Fake\u2060Driver
+	        * read as com.x.FakeDriver: zero-width space/joiners, word joiner
+	        * and invisible operators, deprecated format controls, Mongolian
+	        * vowel separator, soft hyphen, Hangul fillers, musical symbol
+	        * format controls */
+	       (cp >= 0x200B && cp <= 0x200D) || (cp >= 0x2060 && cp <= 0x2064) ||
+	       (cp >= 0x206A && cp <= 0x206F) || cp == 0x180E || cp == 0x00AD || cp == 0x034F ||
+	       cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 ||
+	       (cp >= 0x1D173 && cp <= 0x1D17A);
 }
