@@ -1,0 +1,126 @@
+#!/bin/sh
+# test_trust.sh: what a hostile report, index or path cannot do (issue 19),
+# through the real commands: look-alike bundle ids shown for what they are,
+# export never following a link, overwriting or blocking, a handed-over
+# index's planted trigger refused, index's exit status and streams.
+set -u
+. "$KP_TESTS_DIR/tap.sh"
+cli_setup
+rep=$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips
+txt=$KP_FIXTURES/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic
+
+# ---- item 7: invisible look-alikes (a WORD JOINER inside the bundle id)
+python3 - "$txt" "$tmp/fake.panic" <<'EOF'
+import sys
+t = open(sys.argv[1], encoding="utf-8", errors="surrogateescape").read()
+t = t.replace("com.kpbrowse.FakeDriver", "com.kpbrowse.Fake\u2060Driver")
+open(sys.argv[2], "w", encoding="utf-8", errors="surrogateescape").write(t)
+EOF
+"$kp" show --no-symbols "$tmp/fake.panic" >"$tmp/fake.txt" 2>&1
+check_grep "Fake<U+2060>Driver" "$tmp/fake.txt" "show: a WORD JOINER in a bundle id is shown as <U+2060>"
+check "$(grep -c "$(printf 'Fake\342\201\240Driver')" "$tmp/fake.txt")" = 0 "show: the raw U+2060 never reaches the terminal"
+"$kp" show --json --no-symbols "$tmp/fake.panic" >"$tmp/fake.json" 2>/dev/null
+check_grep 'Fake\\u2060Driver' "$tmp/fake.json" "show --json: the U+2060 stays escaped"
+for cp in 200b 200c 200d 2062 206a 180e 00ad 3164 ffa0; do
+	python3 - "$txt" "$tmp/one.panic" "$cp" <<'EOF'
+import sys
+t = open(sys.argv[1], encoding="utf-8", errors="surrogateescape").read()
+t = t.replace("com.kpbrowse.FakeDriver", "com.kpbrowse.Fake%sDriver" % chr(int(sys.argv[3], 16)))
+open(sys.argv[2], "w", encoding="utf-8", errors="surrogateescape").write(t)
+EOF
+	"$kp" show --no-symbols "$tmp/one.panic" >"$tmp/one.out" 2>&1
+	up=$(echo "$cp" | tr a-f A-F)
+	check_grep "Fake<U+$up>Driver" "$tmp/one.out" "U+$up is shown visibly"
+done
+
+# ---- item 6: export writes a new file only, never blocking
+"$kp" index --db "$tmp/i.db" "$KP_FIXTURES/reports" >/dev/null 2>&1
+echo keep >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/link"
+"$kp" export --db "$tmp/i.db" @1 "$tmp/link" 2>"$tmp/err"
+check "$?" = 2 "export onto a symbolic link: refused, exit 2"
+check "$(cat "$tmp/victim")" = keep "export onto a symbolic link: its target untouched"
+echo old >"$tmp/exists"
+"$kp" export --db "$tmp/i.db" @1 "$tmp/exists" 2>"$tmp/err"
+check "$?" = 2 "export onto an existing file: refused, exit 2"
+check_grep "exists; not overwriting" "$tmp/err" "export onto an existing file: says so"
+check "$(cat "$tmp/exists")" = old "export onto an existing file: it is untouched"
+mkfifo "$tmp/fifo"
+( sleep 20; kill $$ 2>/dev/null ) >/dev/null 2>&1 &
+guard=$!
+"$kp" export --db "$tmp/i.db" @1 "$tmp/fifo" 2>"$tmp/err"
+rc=$?
+kill $guard 2>/dev/null
+check "$rc" = 2 "export onto a FIFO: refused at once, exit 2"
+"$kp" export --db "$tmp/i.db" @1 "$tmp/new.ips" 2>/dev/null
+check "$?" = 0 "export to a new file: exit 0"
+cmp -s "$tmp/new.ips" "$KP_FIXTURES/reports/$(ls "$KP_FIXTURES/reports" | grep -v expected | head -1)" ||
+	cmp -s "$tmp/new.ips" "$txt" || ls "$KP_FIXTURES/reports" | grep -v expected | while read -r f; do
+		cmp -s "$tmp/new.ips" "$KP_FIXTURES/reports/$f" && echo same; done | grep -q same
+check "$?" = 0 "export to a new file: the report's bytes"
+
+# ---- item 8: a handed-over index cannot run what its schema says
+"$kp" index --db "$tmp/h.db" "$rep" >/dev/null 2>&1
+python3 - "$tmp/h.db" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("CREATE TRIGGER evil AFTER INSERT ON reports BEGIN "
+          "SELECT load_extension('/nonexistent/evil'); END")
+c.commit()
+EOF
+"$kp" index --db "$tmp/h.db" "$txt" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "a planted trigger: the index refuses to run it (exit 2)"
+check_grep "unsafe use of load_extension" "$tmp/err" "a planted trigger: refused as an untrusted schema ($(head -c 200 "$tmp/err"))"
+
+# ---- item 10: index's exit status and streams
+"$kp" index --db "$tmp/x.db" "$tmp/nope" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "index of a PATH that does not exist: exit 2"
+check_grep "nope: no such file or folder" "$tmp/err" "index of a missing PATH: named"
+check "$(wc -c <"$tmp/out" | tr -d ' ')" = 0 "index of a missing PATH: nothing on stdout"
+"$kp" index --db "$tmp/x.db" "$tmp/fifo" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "index of a FIFO: exit 2, never blocks"
+check_grep "a FIFO" "$tmp/err" "index of a FIFO: says so"
+"$kp" index --db "$tmp/x.db" /dev/null >/dev/null 2>"$tmp/err"
+check "$?" = 2 "index of a device: exit 2"
+mkdir -p "$tmp/mixed"
+cp "$rep" "$tmp/mixed/"
+echo "not a report" >"$tmp/mixed/notes.txt"
+chmod 000 "$tmp/mixed/notes.txt"
+"$kp" index -v --db "$tmp/m.db" "$tmp/mixed" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$(id -u)" = 0 ]; then
+	check "$rc" = 0 "index -v: exit 0"
+	check_grep "skipped: .*notes.txt: " "$tmp/out" "index -v names the skipped file and why"
+else
+	check "$rc" = 2 "an unreadable file: exit 2"
+	check_grep "notes.txt" "$tmp/err" "an unreadable file: named on stderr"
+	check_not_grep "notes.txt" "$tmp/out" "an unreadable file: not on stdout"
+fi
+# files moved into Retired/ while the scan runs are not errors
+mkdir -p "$tmp/busy/Retired"
+i=0
+while [ $i -lt 1500 ]; do
+	printf 'panic(cpu 0 caller 0x%x): test %d\nKernel version:\nDarwin Kernel Version 21.4.0\n' $i $i \
+		>"$tmp/busy/Kernel-$i.panic"
+	i=$((i + 1))
+done
+# moved from the end of the walk's (sorted) order while it runs from the start,
+# so the walk meets names it listed whose files are gone
+python3 - "$tmp/busy" <<'EOF' &
+import os, sys, time
+d = sys.argv[1]
+names = sorted(n for n in os.listdir(d) if n.endswith(".panic"))
+time.sleep(0.05)
+for n in reversed(names[len(names) // 3:]):
+    os.rename(os.path.join(d, n), os.path.join(d, "Retired", n))
+EOF
+mover=$!
+"$kp" index -v --db "$tmp/b.db" "$tmp/busy" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+wait $mover
+check "$rc" = 0 "files moved into Retired/ during the scan: exit 0"
+check_grep " 0 errors" "$tmp/out" "files moved during the scan: 0 errors ($(head -1 "$tmp/out"))"
+check_grep "skipped: .*: gone while indexing (moved or removed)" "$tmp/out" \
+	"files moved during the scan: skipped as gone (index -v)"
+check "$(wc -c <"$tmp/err" | tr -d ' ')" = 0 "files moved during the scan: nothing on stderr"
+done_testing
