@@ -174,6 +174,51 @@ else
 	_notok "w wrote a file"
 fi
 
+# ---- w never follows a link, overwrites, or waits on a FIFO (issue 19 item 6)
+name=$(basename "$f" 2>/dev/null)
+echo keep >"$tt_work/victim"
+for kind in existing link fifo; do
+	rm -rf "$tt_work/w-$kind" && mkdir -p "$tt_work/w-$kind"
+	case $kind in
+	existing) echo old >"$tt_work/w-$kind/$name" ;;
+	link) ln -s "$tt_work/victim" "$tt_work/w-$kind/$name" ;;
+	fifo) mkfifo "$tt_work/w-$kind/$name" ;;
+	esac
+	tt_start 100 24 "sh -c \"cd '$tt_work/w-$kind' && exec '$KPBROWSE' --demo\""
+	tt_wait "vm_page_check_sanity" 20
+	tt_keys Enter; tt_wait "Summary" 5
+	tt_keys w; tt_wait "write the report to:" 5
+	tt_keys Enter
+	tt_check "w onto an existing name ($kind): writes beside it instead" "exists: wrote the report" 5
+	check "$(ls "$tt_work/w-$kind" | grep -c '^kpbrowse-report-.*-1\.txt$')" = 1 "w onto an existing name ($kind): NAME-1.txt written"
+done
+check "$(cat "$tt_work/victim")" = keep "w never wrote through the link"
+check "$(cat "$tt_work/w-existing/$name")" = old "w never overwrote the existing file"
+alive && tt_keys Q
+
+# ---- y copies report text sanitised: a pasted copy cannot end a bracketed
+# paste and run a command (issue 19 item 1)
+mkdir -p "$tt_work/evil"
+python3 - "$KP_TESTS_DIR/fixtures/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic" \
+	"$tt_work/evil/Kernel_evil.panic" <<'EOF'
+import sys
+t = open(sys.argv[1], encoding="utf-8", errors="surrogateescape").read()
+t = t.replace("has bad magic", "has \x1b[201~\rtouch /tmp/PWNED-kpt\r bad magic", 1)
+open(sys.argv[2], "w", encoding="utf-8", errors="surrogateescape").write(t)
+EOF
+tt_start 100 24 "'$KPBROWSE' --db '$tt_work/evil.db' '$tt_work/evil'"
+tt_wait "bad magic" 20
+$TT set-option -s set-clipboard on
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys / PWNED Enter
+tt_keys y
+tt_check "y on the hostile line says what it copied" "copied" 5
+$TT show-buffer >"$tt_work/evil.clip" 2>/dev/null
+check_grep 'PWNED' "$tt_work/evil.clip" "y: the hostile line is on the clipboard"
+check "$(tr -d -c '\033\r' <"$tt_work/evil.clip" | wc -c | tr -d ' ')" = 0 "y: no ESC and no CR in what was copied"
+check_grep '\\e\[201~' "$tt_work/evil.clip" "y: the ESC copied as inert text, as on screen"
+alive && tt_keys Q
+
 # ---- the images tab: kinds explained, each image's dSYM or where it was looked for
 demo
 tt_keys Enter; tt_wait "Summary" 5; tt_stable

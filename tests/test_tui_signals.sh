@@ -133,6 +133,52 @@ for how in Q C-c TERM; do
 	*) quit_within "50 MB panic string, $how" 1000 keys "$how" ;;
 	esac
 done
+# an 8 MiB panic string of one word (no place to break a line) on a machine
+# whose two cores are busy: q, Q and Ctrl-C still act within 3 s (issue 19)
+mkdir -p "$work/word"
+python3 - "$KP_TESTS_DIR/fixtures/reports/panic-full-2026-11-20-101500.0001.ips" \
+	"$work/word/panic-full-2026-11-20-101500.0008.ips" <<'EOF'
+import sys
+t = open(sys.argv[1]).read()
+t = t.replace("exceeds buffer", "exceeds buffer " + "B" * (8 << 20), 1)
+open(sys.argv[2], "w").write(t)
+EOF
+keys "clear; '$KPBROWSE' index --db '$work/word.db' '$work/word' >/dev/null" Enter
+wait_for 'kpt-prompt$' 60
+hogs=""
+for h in 1 2; do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
+for how in q Q C-c; do
+	start --db "'$work/word.db'" "'$work/word'"
+	keys Enter
+	sleep 0.5
+	if [ "$how" = q ]; then   # q closes the report, q again quits
+		keys q
+		quit_within "8 MiB one-word panic string, two CPU hogs, q q" 3000 keys q
+	else
+		quit_within "8 MiB one-word panic string, two CPU hogs, $how" 3000 keys "$how"
+	fi
+done
+# shellcheck disable=SC2086
+kill $hogs 2>/dev/null
+wait 2>/dev/null
+
+# a FIFO planted where a frame's source file should be: the source view
+# says so at once, and q still quits (issue 19 item 9)
+mkdir -p "$work/fsrc/src"
+cp -R "$KP_TESTS_DIR/fixtures/reports" "$work/fsrc/"
+rm -f "$work/fsrc/reports/expected.tsv"
+cp "$KP_TESTS_DIR"/fixtures/src/* "$work/fsrc/src/"
+rm -f "$work/fsrc/src/fakekernel.c"
+mkfifo "$work/fsrc/src/fakekernel.c"
+start --db "'$work/fsrc.db'" --dsym "'$KP_TESTS_DIR/fixtures/bin'" --source-map "/kpbrowse/fixtures='$work/fsrc'" "'$work/fsrc/reports'"
+keys Enter; wait_for "Summary" 10
+keys Enter; wait_for "thread" 10
+keys Enter; wait_for "fakekernel.c" 20
+keys Enter
+if wait_for "not a regular file" 10; then ok "a FIFO as a source file: the source view says it is not a regular file"
+else not_ok "a FIFO as a source file: the source view says it is not a regular file"; fi
+quit_within "a FIFO as a source file: Q" 2000 keys Q
+
 # q while the index scan is still reading the 50 MB report (no cancel hook
 # in the scan: the browser must not wait for it)
 start --db "'$work/big-fresh.db'" "'$work/big'"
