@@ -3,6 +3,7 @@
  * store's business), live paths in result rows, query argument checks. */
 #include "kpi_store.h"
 #include "kp_fs.h"
+#include "kp_lex.h"
 #include "live.h"
 
 #include <ctype.h>
@@ -73,19 +74,125 @@ const char *kpi_host(const kpi_db *db)
 	return db->host;
 }
 
-/* Masks the value that starts at v (up to one of the stop characters). */
-static size_t mask_value(const char *v, const char *stops)
+/* ---- the one masker of connection secrets ----
+ *
+ * libpq takes a URI (postgresql:// or postgres://: user info before the
+ * last '@', its password after the first ':'; "password=" among the query
+ * parameters) or key=value pairs (a value single-quoted with \' and \\, or
+ * bare up to white space with backslash escapes), and a dbname that is
+ * itself a URI or key=value string is expanded in turn.  A password in any
+ * of these is a range of the target; the display replaces each with "***",
+ * and a message from the server or libpq gets every secret (as written and
+ * decoded), PGPASSWORD's value and the raw target replaced.  Over-masking a
+ * look-alike is fine; showing a secret is not. */
+
+#define MAX_SECRETS 16
+
+typedef struct secrets {
+	size_t lo[MAX_SECRETS], hi[MAX_SECRETS];   /* ranges of the target */
+	size_t n;
+} secrets;
+
+static void add_range(secrets *sc, size_t lo, size_t hi)
 {
-	size_t n = 0;
-	if (*v == '\'' && !strchr(stops, '&')) {   /* key='quoted value' */
-		for (n = 1; v[n] && v[n] != '\''; n++)
-			if (v[n] == '\\' && v[n + 1])
-				n++;
-		return v[n] ? n + 1 : n;
+	if (hi > lo && sc->n < MAX_SECRETS)
+		sc->lo[sc->n] = lo, sc->hi[sc->n++] = hi;
+}
+
+static bool is_uri(const char *t, size_t len)
+{
+	return (len >= 13 && strncmp(t, "postgresql://", 13) == 0) ||
+	       (len >= 11 && strncmp(t, "postgres://", 11) == 0);
+}
+
+static void scan_target(const char *t, size_t base, size_t len, secrets *sc, int depth);
+
+static void scan_uri(const char *t, size_t base, size_t len, secrets *sc)
+{
+	size_t start = (size_t)(strstr(t, "://") - t) + 3;
+	size_t at = SIZE_MAX;
+	for (size_t i = start; i < len; i++)
+		if (t[i] == '@')
+			at = i;   /* the last one: a password may hold '/', '?', '@' */
+	if (at != SIZE_MAX)
+		for (size_t i = start; i < at; i++)
+			if (t[i] == ':') {
+				add_range(sc, base + i + 1, base + at);
+				break;
+			}
+	for (size_t i = start; i < len; i++) {
+		if ((t[i] == '?' || t[i] == '&') && i + 9 < len + 1 && strncmp(t + i + 1, "password=", 9) == 0) {
+			size_t v = i + 10, e = v;
+			while (e < len && t[e] != '&' && t[e] != '#')
+				e++;
+			add_range(sc, base + v, base + e);
+		}
+		if ((t[i] == '?' || t[i] == '&') && strncmp(t + i + 1, "dbname=", 7) == 0) {
+			size_t v = i + 8, e = v;
+			while (e < len && t[e] != '&' && t[e] != '#')
+				e++;
+			add_range(sc, base + v, base + e);   /* may carry a whole URI */
+		}
 	}
-	while (v[n] && !strchr(stops, v[n]))
-		n++;
-	return n;
+}
+
+static void scan_pairs(const char *t, size_t base, size_t len, secrets *sc, int depth)
+{
+	size_t i = 0;
+	while (i < len) {
+		while (i < len && isspace((unsigned char)t[i]))
+			i++;
+		size_t k = i;
+		while (i < len && t[i] != '=' && !isspace((unsigned char)t[i]))
+			i++;
+		size_t klen = i - k;
+		while (i < len && isspace((unsigned char)t[i]))
+			i++;
+		if (i >= len || t[i] != '=') {
+			while (i < len && !isspace((unsigned char)t[i]))
+				i++;   /* not a pair: step over the word */
+			continue;
+		}
+		i++;
+		while (i < len && isspace((unsigned char)t[i]))
+			i++;
+		size_t v = i;
+		if (i < len && t[i] == '\'') {
+			for (i++; i < len && t[i] != '\''; i++)
+				if (t[i] == '\\' && i + 1 < len)
+					i++;
+			if (i < len)
+				i++;
+		} else {
+			for (; i < len && !isspace((unsigned char)t[i]); i++)
+				if (t[i] == '\\' && i + 1 < len)
+					i++;
+		}
+		if (klen == 8 && strncmp(t + k, "password", 8) == 0)
+			add_range(sc, base + v, base + i);
+		else if (klen == 6 && strncmp(t + k, "dbname", 6) == 0 && depth < 2) {
+			size_t vv = v, ve = i;
+			if (vv < ve && t[vv] == '\'')
+				vv++, ve -= ve > vv && t[ve - 1] == '\'';
+			scan_target(t + vv, base + vv, ve - vv, sc, depth + 1);
+		}
+	}
+}
+
+static void scan_target(const char *t, size_t base, size_t len, secrets *sc, int depth)
+{
+	if (is_uri(t, len))
+		scan_uri(t, base, len, sc);
+	else if (memchr(t, '=', len))
+		scan_pairs(t, base, len, sc, depth);
+}
+
+static secrets find_secrets(const char *t)
+{
+	secrets sc = {.n = 0};
+	if (kpi_target_is_postgres(t))
+		scan_target(t, 0, strlen(t), &sc, 0);
+	return sc;
 }
 
 void kpi_target_display(const char *t, char *buf, size_t size)
@@ -95,62 +202,93 @@ void kpi_target_display(const char *t, char *buf, size_t size)
 	buf[0] = '\0';
 	if (!t)
 		return;
-	size_t o = 0;
-#define PUT(c) do { if (o + 1 < size) buf[o++] = (c); } while (0)
-	const char *p = t;
-	bool uri = strncmp(t, "postgresql://", 13) == 0 || strncmp(t, "postgres://", 11) == 0;
-	if (uri) {
-		const char *start = strstr(t, "://") + 3;
-		const char *at = NULL;
-		for (const char *q = start; *q && *q != '/' && *q != '?'; q++)
-			if (*q == '@')
-				at = q;   /* the last '@' before the host part */
-		const char *colon = NULL;
-		if (at)
-			for (const char *q = start; q < at; q++)
-				if (*q == ':') {
-					colon = q;
-					break;
-				}
-		for (; *p; p++) {
-			if (colon && p == colon + 1) {
-				for (const char *m = "***"; *m; m++)
-					PUT(*m);
-				p = at - 1;
-				continue;
-			}
-			PUT(*p);
-			if ((*p == '?' || *p == '&') && strncmp(p + 1, "password=", 9) == 0) {
-				for (int i = 1; i <= 9; i++)
-					PUT(p[i]);
-				for (const char *m = "***"; *m; m++)
-					PUT(*m);
-				p += 9 + mask_value(p + 10, "&#");
-			}
+	secrets sc = find_secrets(t);
+	size_t o = 0, len = strlen(t);
+	for (size_t i = 0; i < len;) {
+		size_t hi = 0;
+		for (size_t k = 0; k < sc.n; k++)
+			if (sc.lo[k] <= i && i < sc.hi[k] && sc.hi[k] > hi)
+				hi = sc.hi[k];
+		if (hi) {
+			for (const char *m = "***"; *m && o + 1 < size; m++)
+				buf[o++] = *m;
+			i = hi;
+			continue;
 		}
-	} else {
-		while (*p) {
-			bool word = p == t || p[-1] == ' ' || p[-1] == '\t';
-			if (word && strncmp(p, "password", 8) == 0) {
-				const char *q = p + 8;
-				while (*q == ' ' || *q == '\t')
-					q++;
-				if (*q == '=') {
-					q++;
-					while (*q == ' ' || *q == '\t')
-						q++;
-					for (const char *m = "password=***"; *m; m++)
-						PUT(*m);
-					p = q + mask_value(q, " \t");
-					continue;
-				}
-			}
-			PUT(*p);
-			p++;
+		if (o + 1 < size)
+			buf[o++] = t[i];
+		i++;
+	}
+	buf[o] = '\0';
+}
+
+/* s with each occurrence of the n-byte needle (n >= 3: shorter ones would
+ * mask ordinary words) replaced by rep, in place within size. */
+static void replace_all(char *s, size_t size, const char *needle, size_t n, const char *rep)
+{
+	if (n < 3)
+		return;
+	size_t rl = strlen(rep);
+	char *p = s;
+	while ((p = strstr(p, needle)) != NULL) {
+		size_t tail = strlen(p + n);
+		if (rl > n && (size_t)(p - s) + rl + tail + 1 > size)
+			tail = size - 1 - (size_t)(p - s) - rl;   /* truncates: never overflows */
+		memmove(p + rl, p + n, tail);
+		memcpy(p, rep, rl);
+		p[rl + tail] = '\0';
+		p += rl;
+	}
+}
+
+/* v decoded as libpq reads it: %XX in a URI, backslash escapes and the
+ * surrounding quotes of a key=value value. */
+static size_t decode(const char *v, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+	size_t i = 0, end = n;
+	if (n >= 2 && v[0] == '\'' && v[n - 1] == '\'')
+		i = 1, end = n - 1;
+	for (; i < end && o + 1 < size; i++) {
+		if (v[i] == '\\' && i + 1 < end) {
+			out[o++] = v[++i];
+		} else if (v[i] == '%' && i + 2 < end && kp_hex_digit((unsigned char)v[i + 1]) >= 0 &&
+		           kp_hex_digit((unsigned char)v[i + 2]) >= 0) {
+			out[o++] = (char)(kp_hex_digit((unsigned char)v[i + 1]) * 16 +
+			                  kp_hex_digit((unsigned char)v[i + 2]));
+			i += 2;
+		} else {
+			out[o++] = v[i];
 		}
 	}
-#undef PUT
-	buf[o] = '\0';
+	out[o] = '\0';
+	return o;
+}
+
+void kpi_mask_secrets(const char *target, const char *text, char *buf, size_t size)
+{
+	if (!size)
+		return;
+	snprintf(buf, size, "%s", text ? text : "");
+	if (!target)
+		target = "";
+	if (target[0]) {
+		char shown[1024];
+		kpi_target_display(target, shown, sizeof shown);
+		replace_all(buf, size, target, strlen(target), shown);
+	}
+	secrets sc = find_secrets(target);
+	for (size_t k = 0; k < sc.n; k++) {
+		size_t n = sc.hi[k] - sc.lo[k];
+		char raw[512], dec[512];
+		snprintf(raw, sizeof raw, "%.*s", (int)n, target + sc.lo[k]);
+		size_t dn = decode(raw, strlen(raw), dec, sizeof dec);
+		replace_all(buf, size, raw, strlen(raw), "***");
+		replace_all(buf, size, dec, dn, "***");
+	}
+	const char *env = getenv("PGPASSWORD");
+	if (env)
+		replace_all(buf, size, env, strlen(env), "***");
 }
 
 void kpi_close(kpi_db **dbp)

@@ -66,9 +66,17 @@ void kpi_close(kpi_db **db);
 bool kpi_target_is_postgres(const char *target);
 
 /* target as every message and JSON output shows it: a password (in a URI's
- * user info, a "password=" parameter or key=value pair) becomes "***".
+ * user info up to its last '@', a "password=" parameter, a key=value pair
+ * quoted or with escapes, or inside a dbname that is itself a URI or
+ * key=value string) becomes "***".
  * Always NUL-terminates buf (truncating). */
 void kpi_target_display(const char *target, char *buf, size_t size);
+
+/* text (a message from libpq or the server) as it may be shown: the raw
+ * target replaced by its display, every password of the target (as written
+ * and as libpq decodes it: %XX, backslash escapes, quotes) and PGPASSWORD's
+ * value replaced by "***".  Into buf (size), truncating. */
+void kpi_mask_secrets(const char *target, const char *text, char *buf, size_t size);
 
 /* The pushing machine's name recorded with the reports and paths a scan
  * stores: kpi_open sets it from $KPBROWSE_HOST, else gethostname(); this

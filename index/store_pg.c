@@ -63,7 +63,7 @@ void kpi__pg_bin(kpi__pg_params *p, const void *b, size_t n)
 /* ---- errors ---- */
 
 /* libpq's message, one line, without its trailing newline. */
-static void one_line(const char *m, char *out, size_t size)
+static void one_line_raw(const char *m, char *out, size_t size)
 {
 	size_t o = 0;
 	for (; m && *m && o + 1 < size; m++) {
@@ -83,14 +83,23 @@ static void one_line(const char *m, char *out, size_t size)
 	out[o] = '\0';
 }
 
+/* libpq's message, one line, without its trailing newline, and with the
+ * target's secrets masked (libpq quotes the target and decoded values). */
+static void one_line(kpi__pg *db, const char *m, char *out, size_t size)
+{
+	char raw[1024];
+	one_line_raw(m, raw, sizeof raw);
+	kpi_mask_secrets(db->target, raw, out, size);
+}
+
 /* KP_ERR_DB naming the target and what was being done; a lost connection
  * and a missing privilege are named as such. */
 kp_status kpi__pg_fail(kpi__pg *db, const PGresult *res, kp_error *err, const char *what)
 {
 	char m[400];
-	one_line(res ? PQresultErrorMessage(res) : PQerrorMessage(db->conn), m, sizeof m);
+	one_line(db, res ? PQresultErrorMessage(res) : PQerrorMessage(db->conn), m, sizeof m);
 	if (!m[0])
-		one_line(PQerrorMessage(db->conn), m, sizeof m);
+		one_line(db, PQerrorMessage(db->conn), m, sizeof m);
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	if (PQstatus(db->conn) == CONNECTION_BAD)
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
@@ -360,6 +369,7 @@ static void pg_close(kpi_db *h)
 	kpi__pg *db = PG(h);
 	if (db->conn)
 		PQfinish(db->conn);
+	free(db->target);
 	free(db);
 }
 
@@ -372,6 +382,10 @@ kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_erro
 	if (!db)
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	kpi_target_display(target, db->display, sizeof db->display);
+	if (!(db->target = strdup(target))) {
+		free(db);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
 	/* the target is libpq's own string, expanded as a dbname (URI or
 	 * key=value); kpbrowse only names itself unless the target does */
 	const char *const keys[] = {"dbname", "fallback_application_name", NULL};
@@ -379,7 +393,7 @@ kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_erro
 	db->conn = PQconnectdbParams(keys, vals, 1);
 	if (!db->conn || PQstatus(db->conn) != CONNECTION_OK) {
 		char m[400];
-		one_line(db->conn ? PQerrorMessage(db->conn) : "out of memory", m, sizeof m);
+		one_line(db, db->conn ? PQerrorMessage(db->conn) : "out of memory", m, sizeof m);
 		kp_status st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: cannot connect: %s", db->display, m);
 		pg_close(&db->base);
 		return st;

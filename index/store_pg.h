@@ -21,6 +21,7 @@ typedef struct kpi__pg {
 	kpi_db base;            /* first: a kpi_db * is a kpi__pg * */
 	PGconn *conn;
 	char display[512];      /* the target, password masked: in every message */
+	char *target;           /* as given: what kpi_mask_secrets masks in libpq's messages */
 	/* statements prepared on this connection, by their (static) text */
 	const char *prepared[MAX_PREPARED];
 	int nprepared;

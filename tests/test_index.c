@@ -646,8 +646,19 @@ static void test_password_masked(void)
 		 "postgresql://kp@db.lab/x?password=***&sslmode=verify-full"},
 		{"postgresql://db.lab/x", "postgresql://db.lab/x"},
 		{"host=db.lab password=s3cret dbname=x", "host=db.lab password=*** dbname=x"},
-		{"host=db.lab password = 's3 cret\\' x' dbname=x", "host=db.lab password=*** dbname=x"},
+		{"host=db.lab password = 's3 cret\\' x' dbname=x", "host=db.lab password = *** dbname=x"},
 		{"/tmp/password=x.sqlite3", "/tmp/password=x.sqlite3"},
+		/* issue 19 item 3: reserved characters in the user info */
+		{"postgresql://u:Sec?ret9@/panics", "postgresql://u:***@/panics"},
+		{"postgresql://u:WRONG/pw@/panics", "postgresql://u:***@/panics"},
+		{"postgresql://u:p@ss#w0rd@db.lab/x", "postgresql://u:***@db.lab/x"},
+		{"postgresql://u:s3%2Fcret@db.lab/x", "postgresql://u:***@db.lab/x"},
+		{"postgresql:///x?host=/tmp&password=s3cret#frag", "postgresql:///x?host=/tmp&password=***#frag"},
+		{"host=db.lab password=s3\\ cret dbname=x", "host=db.lab password=*** dbname=x"},
+		{"host=db.lab password='' dbname=x", "host=db.lab password=*** dbname=x"},
+		{"dbname=postgresql://u:s3cret@/x", "dbname=postgresql://u:***@/x"},
+		{"dbname='host=h password=s3cret' user=u", "dbname='host=h password=***' user=u"},
+		{"host=/tmp/sock password=s3cret", "host=/tmp/sock password=***"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char out[256];
@@ -657,6 +668,30 @@ static void test_password_masked(void)
 	char tiny[8];
 	kpi_target_display("postgresql://kp:s3cret@h/x", tiny, sizeof tiny);
 	KT_CHECK(strlen(tiny) == 7, "masking truncates into a small buffer");
+
+	/* libpq's and the server's messages quote the target, the password as
+	 * libpq decoded it, or nothing: each reaches the user masked */
+	static const char *const msgs[][3] = {
+		{"postgresql://u:Sec?ret9@/panics", "invalid URI \"postgresql://u:Sec?ret9@/panics\"",
+		 "invalid URI \"postgresql://u:***@/panics\""},
+		{"postgresql://u:s3%2Fcret@h/x", "FATAL: password s3/cret refused", "FATAL: password *** refused"},
+		{"host=h password='s3 cr\\'et'", "saw s3 cr'et here", "saw *** here"},
+		{"dbname=postgresql://u:s3cret@/x", "database \"postgresql://u:s3cret@/x\" does not exist",
+		 "database \"postgresql://u:***@/x\" does not exist"},
+	};
+	for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
+		char out[256];
+		kpi_mask_secrets(msgs[i][0], msgs[i][1], out, sizeof out);
+		KT_CHECK(strcmp(out, msgs[i][2]) == 0, "message masked: %s -> %s", msgs[i][1], out);
+	}
+	setenv("PGPASSWORD", "EnvSecret7", 1);
+	char out[128];
+	kpi_mask_secrets("host=h dbname=x", "auth with EnvSecret7 failed", out, sizeof out);
+	KT_CHECK(strcmp(out, "auth with *** failed") == 0, "PGPASSWORD is never echoed: %s", out);
+	unsetenv("PGPASSWORD");
+	char small[12];
+	kpi_mask_secrets("postgresql://u:longsecret@h/x", "xx longsecret yy longsecret", small, sizeof small);
+	KT_CHECK(!strstr(small, "longsecret") && strlen(small) < sizeof small, "masking into a small buffer: %s", small);
 }
 
 static void test_postgres_targets_recognised(void)

@@ -253,6 +253,18 @@ check "$?" = 2 "wrong password: exit 2"
 check_grep "password authentication failed" "$T/err" "  named"
 check_not_grep "Sekr3tXyz" "$T/err" "  the password is not shown"
 check_grep "kppw:\*\*\*@" "$T/err" "  the URI shows it masked"
+# reserved characters in the password, a password inside dbname, libpq's own
+# quoting of the target: never shown (issue 19 item 3)
+for db in "postgresql://kppw:Sek?r3tXyz@/cli?host=$S" "postgresql://kppw:Sek/r3tXyz@/cli?host=$S" \
+	"host=$S dbname=postgresql://kppw:Sekr3tXyz@/nosuchdb" "host=$S user=kppw password=Sek\\ r3tXyz dbname=cli"; do
+	shown=$(echo "$db" | sed "s|$S|\$SOCK|")
+	"$K" list --json --db "$db" >"$T/out" 2>"$T/err"
+	check "$?" = 2 "  $shown: refused"
+	check_not_grep "r3tXyz" "$T/err" "  $shown: the password is in no message"
+	check_not_grep "r3tXyz" "$T/out" "  $shown: nor on stdout"
+done
+PGPASSWORD=EnvPw9Secret "$K" list --db "postgresql://kppw@/cli?host=$S" >/dev/null 2>"$T/err"
+check_not_grep "EnvPw9Secret" "$T/err" "  PGPASSWORD is never echoed"
 printf '%s:*:cli:kppw:RightPw1\n' "$S" >"$T/pgpass"
 chmod 600 "$T/pgpass"
 PGPASSFILE="$T/pgpass" "$K" list --db "postgresql://kppw@/cli?host=$S" >/dev/null 2>"$T/err"
