@@ -29,6 +29,8 @@
  * commit ids out of order by a few, so "new since" can miss a report
  * stored in that instant until the next look. */
 #include "store_pg.h"
+#include "kp_utf8.h"
+#include "kp_vec.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -36,6 +38,32 @@
 #include <string.h>
 
 /* ---- parameters ---- */
+
+/* s as the server's UTF8 encoding takes it: s itself when valid, else a
+ * copy with U+FFFD for each invalid byte, kept on db until the transaction
+ * ends (a params block may be run twice).  One bad byte in a panic string,
+ * a file name or KPBROWSE_HOST must not stop a push (the raw bytes stay in
+ * the report's archive). */
+static const char *valid_text(kpi__pg *db, const char *s)
+{
+	bool oom = false;
+	char *fixed = kp_utf8_repair(s, &oom);
+	if (!fixed)
+		return oom ? "\xEF\xBF\xBD" : s;
+	if (!kp_vec_push((void **)&db->scratch, &db->nscratch, &db->scratch_cap, sizeof *db->scratch)) {
+		free(fixed);
+		return "\xEF\xBF\xBD";
+	}
+	db->scratch[db->nscratch - 1] = fixed;
+	return fixed;
+}
+
+static void free_scratch(kpi__pg *db)
+{
+	for (size_t i = 0; i < db->nscratch; i++)
+		free(db->scratch[i]);
+	db->nscratch = 0;
+}
 
 
 void kpi__pg_text(kpi__pg_params *p, const char *s)
@@ -138,15 +166,19 @@ static const char *prepared(kpi__pg *db, const char *sql, char name[16])
  * PGRES_TUPLES_OK.  NULL (and err set) on failure; else the result, which
  * the caller clears.  Statements with parameters are prepared once per
  * connection. */
-PGresult *kpi__pg_run(kpi__pg *db, const char *sql, const kpi__pg_params *p, ExecStatusType want,
+PGresult *kpi__pg_run(kpi__pg *db, const char *sql, kpi__pg_params *p, ExecStatusType want,
                       kp_error *err, const char *what)
 {
+	for (int i = 0; p && i < p->n; i++)
+		if (p->v[i] && p->fmt[i] == 0)
+			p->v[i] = valid_text(db, p->v[i]);
 	char name[16];
 	const char *stmt = p && p->n && PQtransactionStatus(db->conn) != PQTRANS_INERROR
 	                       ? prepared(db, sql, name) : NULL;
 	PGresult *res = stmt ? PQexecPrepared(db->conn, stmt, p->n, p->v, p->len, p->fmt, 0)
 	                     : PQexecParams(db->conn, sql, p ? p->n : 0, NULL, p ? p->v : NULL,
 	                                    p ? p->len : NULL, p ? p->fmt : NULL, 0);
+
 	if (res && PQresultStatus(res) == want)
 		return res;
 	kpi__pg_fail(db, res, err, what);
@@ -154,7 +186,7 @@ PGresult *kpi__pg_run(kpi__pg *db, const char *sql, const kpi__pg_params *p, Exe
 	return NULL;
 }
 
-kp_status kpi__pg_cmd(kpi__pg *db, const char *sql, const kpi__pg_params *p, kp_error *err,
+kp_status kpi__pg_cmd(kpi__pg *db, const char *sql, kpi__pg_params *p, kp_error *err,
                       const char *what)
 {
 	PGresult *res = kpi__pg_run(db, sql, p, PGRES_COMMAND_OK, err, what);
@@ -370,6 +402,8 @@ static void pg_close(kpi_db *h)
 	if (db->conn)
 		PQfinish(db->conn);
 	free(db->target);
+	free_scratch(db);
+	free(db->scratch);
 	free(db);
 }
 
@@ -446,6 +480,7 @@ static kp_status pg_commit(kpi_db *h, kp_error *err)
 {
 	kpi__pg *db = PG(h);
 	PGresult *r = kpi__pg_run(db, "COMMIT", NULL, PGRES_COMMAND_OK, err, "committing");
+	free_scratch(db);
 	if (!r)
 		return KP_ERR_DB;
 	/* COMMIT of a failed transaction "succeeds" as ROLLBACK */
@@ -457,6 +492,7 @@ static kp_status pg_commit(kpi_db *h, kp_error *err)
 
 static void pg_rollback(kpi_db *h)
 {
+	free_scratch(PG(h));
 	if (PQstatus(PG(h)->conn) == CONNECTION_OK)
 		PQclear(PQexec(PG(h)->conn, "ROLLBACK"));
 }

@@ -22,6 +22,8 @@ typedef struct kpi__pg {
 	PGconn *conn;
 	char display[512];      /* the target, password masked: in every message */
 	char *target;           /* as given: what kpi_mask_secrets masks in libpq's messages */
+	char **scratch;         /* text made valid UTF-8 for this transaction */
+	size_t nscratch, scratch_cap;
 	/* statements prepared on this connection, by their (static) text */
 	const char *prepared[MAX_PREPARED];
 	int nprepared;
@@ -42,8 +44,9 @@ typedef struct kpi__pg_params {
 /* A report's ts when it has a date, else NULL (min/max leave it out). */
 #define DATED_TS "CASE WHEN ts > " KPI__UNDATED_SQL " THEN ts END"
 
-/* Bound parameters $1, $2, ... in order: text (NULL is SQL NULL), an
- * integer, bytes. */
+/* Bound parameters $1, $2, ... in order: text (NULL is SQL NULL; bytes that
+ * are not UTF-8 are sent as U+FFFD, which the server's UTF8 encoding would
+ * otherwise refuse, failing the whole push), an integer, bytes. */
 void kpi__pg_text(kpi__pg_params *p, const char *s);
 void kpi__pg_int(kpi__pg_params *p, int64_t x);
 void kpi__pg_bin(kpi__pg_params *p, const void *b, size_t n);
@@ -51,11 +54,13 @@ void kpi__pg_bin(kpi__pg_params *p, const void *b, size_t n);
  * and a missing privilege are named as such. */
 kp_status kpi__pg_fail(kpi__pg *db, const PGresult *res, kp_error *err, const char *what);
 /* Runs sql (a string literal: prepared once per connection, known by its
- * address) with p; NULL and err set unless the status is want. */
-PGresult *kpi__pg_run(kpi__pg *db, const char *sql, const kpi__pg_params *p, ExecStatusType want,
+ * address) with p, its text made valid UTF-8 first (p's pointers then name
+ * copies that live until the transaction ends); NULL and err set unless
+ * the status is want. */
+PGresult *kpi__pg_run(kpi__pg *db, const char *sql, kpi__pg_params *p, ExecStatusType want,
                       kp_error *err, const char *what);
 /* kpi__pg_run for a command: KP_OK or KP_ERR_DB. */
-kp_status kpi__pg_cmd(kpi__pg *db, const char *sql, const kpi__pg_params *p, kp_error *err,
+kp_status kpi__pg_cmd(kpi__pg *db, const char *sql, kpi__pg_params *p, kp_error *err,
                       const char *what);
 /* A column's text, NULL for SQL NULL or ""; as an integer, 0 for none. */
 const char *kpi__pg_val(const PGresult *r, int row, int col);

@@ -49,7 +49,7 @@ static kpi_report_row report_row(const PGresult *r, int i, kpi_match *m, char *u
 
 /* Rows as in the sqlite store's run_rows: one call per report (later rows
  * of the same report are its weaker matches). */
-static kp_status run_rows(kpi__pg *db, const char *sql, const kpi__pg_params *p, bool with_match,
+static kp_status run_rows(kpi__pg *db, const char *sql, kpi__pg_params *p, bool with_match,
                           kpi_report_fn fn, void *ctx, size_t *nfound, kp_error *err)
 {
 	PGresult *r = kpi__pg_run(db, sql, p, PGRES_TUPLES_OK, err, "querying");
@@ -203,7 +203,7 @@ kp_status kpi__pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err
 
 /* Rows of a page query (run_rows' columns, then r.ts as column 15): one
  * per report already; sets page's rows, done and cursor. */
-static kp_status run_page(kpi__pg *db, const char *sql, const kpi__pg_params *p, bool with_match,
+static kp_status run_page(kpi__pg *db, const char *sql, kpi__pg_params *p, bool with_match,
                           kpi_page *page, kpi_report_fn fn, void *ctx, kp_error *err)
 {
 	PGresult *r = kpi__pg_run(db, sql, p, PGRES_TUPLES_OK, err, "querying");
@@ -228,7 +228,7 @@ static kp_status run_page(kpi__pg *db, const char *sql, const kpi__pg_params *p,
 }
 
 /* The first statement's value, a count. */
-static kp_status count_of(kpi__pg *db, const char *sql, const kpi__pg_params *p, size_t *out, kp_error *err)
+static kp_status count_of(kpi__pg *db, const char *sql, kpi__pg_params *p, size_t *out, kp_error *err)
 {
 	PGresult *r = kpi__pg_run(db, sql, p, PGRES_TUPLES_OK, err, "counting");
 	if (!r)

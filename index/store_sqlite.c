@@ -2,6 +2,7 @@
  * statements (store_sqlite_write.c: the write ops and the ops table;
  * store_sqlite_query.c: the read ops). */
 #include "store_sqlite.h"
+#include "kp_utf8.h"
 #include "kp_fs.h"
 #include "kp_vec.h"
 
@@ -700,4 +701,16 @@ kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err)
 		                            : q == Q_COMMIT ? "cannot store the last batch (it was rolled back)"
 		                                            : "statement failed");
 	return KP_OK;
+}
+
+void kpi__sq_bind_text(sqlite3_stmt *q, int i, const char *s)
+{
+	bool oom = false;
+	char *fixed = kp_utf8_repair(s, &oom);
+	if (fixed) {
+		sqlite3_bind_text(q, i, fixed, -1, SQLITE_TRANSIENT);
+		free(fixed);
+	} else {
+		sqlite3_bind_text(q, i, oom ? "\xEF\xBF\xBD" : s, -1, SQLITE_STATIC);
+	}
 }

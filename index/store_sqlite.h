@@ -109,4 +109,9 @@ kp_status kpi__sq_search_page(kpi_db *db, kpi__search kind, const char *arg, kpi
 kp_status kpi__sq_list_page(kpi_db *db, kpi_page *page, kpi_report_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_meta_get(kpi_db *db, const char *key, char **value, kp_error *err);
 
+/* Binds s (not NULL) as text parameter i, made valid UTF-8 as the
+ * PostgreSQL store sends it (U+FFFD for each invalid byte), so both stores
+ * keep the same rows for the same files; the raw bytes stay in the archive. */
+void kpi__sq_bind_text(sqlite3_stmt *q, int i, const char *s);
+
 #endif

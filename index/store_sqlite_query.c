@@ -272,7 +272,7 @@ kp_status kpi__sq_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, vo
 		if (!(q = kpi__sq_stmt(db, host ? Q_LIST_HOST : Q_LIST_REPORTS, err)))
 			return KP_ERR_DB;
 		if (host)
-			sqlite3_bind_text(q, 1, host, -1, SQLITE_TRANSIENT);
+			kpi__sq_bind_text(q, 1, host);
 		return run_rows(db, q, false, NULL, NULL, fn, ctx, NULL, err);
 	}
 	q = kpi__sq_stmt(db, Q_LIST_REPORTS_BARE, err);
@@ -429,7 +429,7 @@ kp_status kpi__sq_meta_get(kpi_db *h, const char *key, char **value, kp_error *e
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_META_GET, err);
 	if (!q)
 		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	kpi__sq_bind_text(q, 1, key);
 	int rc = sqlite3_step(q);
 	kp_status st = KP_OK;
 	if (rc == SQLITE_ROW && !(*value = strdup((const char *)sqlite3_column_text(q, 0))))
@@ -453,7 +453,7 @@ static kp_status bind_search(const kpi__sq *db, sqlite3_stmt *q, kpi__search kin
 		return KP_OK;
 	}
 	if (kind == KPI__SEARCH_KEXT || kind == KPI__SEARCH_KEXT_LAST || kind == KPI__SEARCH_ZONE) {
-		sqlite3_bind_text(q, 1, arg, -1, SQLITE_TRANSIENT);
+		kpi__sq_bind_text(q, 1, arg);
 		return KP_OK;
 	}
 	size_t n;

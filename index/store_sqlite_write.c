@@ -47,7 +47,7 @@ static bool sq_is_own_file(kpi_db *h, const struct stat *st)
 static void bind_opt(sqlite3_stmt *q, int i, const char *v)
 {
 	if (v)
-		sqlite3_bind_text(q, i, v, -1, SQLITE_STATIC);
+		kpi__sq_bind_text(q, i, v);
 }
 
 /* Steps a write statement to its end; KP_ERR_DB naming what otherwise. */
@@ -65,7 +65,7 @@ static kp_status sq_path_get(kpi_db *h, const char *path, kpi__path_rec *out, kp
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_PATH_GET, err);
 	if (!q)
 		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+	kpi__sq_bind_text(q, 1, path);
 	int rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW) {
 		out->known = true;
@@ -84,7 +84,7 @@ static kp_status sq_path_put(kpi_db *h, const char *path, int64_t report_id, int
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_PATH_PUT, err);
 	if (!q)
 		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, path, -1, SQLITE_STATIC);
+	kpi__sq_bind_text(q, 1, path);
 	if (report_id > 0)
 		sqlite3_bind_int64(q, 2, report_id);
 	sqlite3_bind_int64(q, 3, size);
@@ -102,7 +102,7 @@ static kp_status sq_report_find(kpi_db *h, const char *hash, const char *inciden
 	sqlite3_stmt *q = kpi__sq_stmt(db, hash ? Q_REPORT_BY_HASH : Q_REPORT_BY_INCIDENT, err);
 	if (!q)
 		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, hash ? hash : incident, -1, SQLITE_STATIC);
+	kpi__sq_bind_text(q, 1, hash ? hash : incident);
 	int rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(q, 0);
@@ -114,7 +114,7 @@ static kp_status sq_report_find(kpi_db *h, const char *hash, const char *inciden
  * ?16 is the id of an update). */
 static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 {
-	sqlite3_bind_text(q, 1, r->content_hash, -1, SQLITE_STATIC);
+	kpi__sq_bind_text(q, 1, r->content_hash);
 	bind_opt(q, 2, r->incident_id);
 	sqlite3_bind_int64(q, 3, r->size);
 	bind_opt(q, 4, r->format);
@@ -123,7 +123,7 @@ static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 	bind_opt(q, 7, r->os_version);
 	bind_opt(q, 8, r->kernel_uuid);
 	bind_opt(q, 9, r->headline);
-	sqlite3_bind_text(q, 10, r->exact_key, -1, SQLITE_STATIC);
+	kpi__sq_bind_text(q, 10, r->exact_key);
 	sqlite3_bind_int64(q, 11, r->group_id);
 	sqlite3_bind_int64(q, 12, r->indexed_at);
 	bind_opt(q, 13, r->host);
@@ -142,8 +142,8 @@ static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report 
 		if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
 			return KP_ERR_DB;
 		sqlite3_bind_int64(q, 1, id);
-		sqlite3_bind_text(q, 2, r->images[i].uuid_hex, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 3, r->images[i].name ? r->images[i].name : "", -1, SQLITE_STATIC);
+		kpi__sq_bind_text(q, 2, r->images[i].uuid_hex);
+		kpi__sq_bind_text(q, 3, r->images[i].name ? r->images[i].name : "");
 		sqlite3_bind_int(q, 4, r->images[i].rank);
 		if ((st = step_done(db, q, err, "recording images")) != KP_OK)
 			return st;
@@ -152,7 +152,7 @@ static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report 
 		if (!(q = kpi__sq_stmt(db, Q_FTS_INSERT, err)))
 			return KP_ERR_DB;
 		sqlite3_bind_int64(q, 1, id);
-		sqlite3_bind_text(q, 2, r->text, -1, SQLITE_STATIC);
+		kpi__sq_bind_text(q, 2, r->text);
 		if ((st = step_done(db, q, err, "recording the panic text")) != KP_OK)
 			return st;
 	}
@@ -206,7 +206,7 @@ static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report 
 			return KP_ERR_DB;
 		sqlite3_bind_int64(q, 1, id);
 		if (db->fts)
-			sqlite3_bind_text(q, 2, old_text, -1, SQLITE_STATIC);
+			kpi__sq_bind_text(q, 2, old_text);
 		if ((st = step_done(db, q, err, "replacing the panic text")) != KP_OK)
 			return st;
 	}
@@ -269,7 +269,7 @@ static kp_status sq_report_regroup(kpi_db *h, int64_t id, const char *headline,
 		return KP_ERR_DB;
 	sqlite3_bind_int64(q, 1, id);
 	bind_opt(q, 2, headline);
-	sqlite3_bind_text(q, 3, exact_key, -1, SQLITE_STATIC);
+	kpi__sq_bind_text(q, 3, exact_key);
 	sqlite3_bind_int64(q, 4, gid);
 	return step_done(db, q, err, "updating a report");
 }
@@ -295,15 +295,15 @@ static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, con
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_INSERT, err);
 	if (!q)
 		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 2, title, -1, SQLITE_STATIC);
+	kpi__sq_bind_text(q, 1, key);
+	kpi__sq_bind_text(q, 2, title);
 	bind_opt(q, 3, culprit);
 	kp_status st = step_done(db, q, err, "recording a group");
 	if (st != KP_OK)
 		return st;
 	if (!(q = kpi__sq_stmt(db, Q_GROUP_GET, err)))
 		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+	kpi__sq_bind_text(q, 1, key);
 	if (sqlite3_step(q) == SQLITE_ROW)
 		*gid = sqlite3_column_int64(q, 0);
 	sqlite3_reset(q);
@@ -314,7 +314,7 @@ static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, con
 	if (!(q = kpi__sq_stmt(db, Q_GROUP_SET_TITLE, err)))
 		return KP_ERR_DB;
 	sqlite3_bind_int64(q, 1, *gid);
-	sqlite3_bind_text(q, 2, title, -1, SQLITE_STATIC);
+	kpi__sq_bind_text(q, 2, title);
 	bind_opt(q, 3, culprit);
 	return step_done(db, q, err, "updating a group");
 }
@@ -351,8 +351,8 @@ static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_e
 	if (!q)
 		st = KP_ERR_DB;
 	else {
-		sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(q, 2, value ? value : "", -1, SQLITE_STATIC);
+		kpi__sq_bind_text(q, 1, key);
+		kpi__sq_bind_text(q, 2, value ? value : "");
 		st = step_done(db, q, err, "saving state");
 	}
 	if (st == KP_OK)

@@ -93,6 +93,38 @@ for k in host host_key model builds reports last_seen; do
 	check_grep "\"$k\":" "$T/hosts.json" "hosts --json has $k"
 done
 
+# ---- bytes that are not UTF-8 never stop a push (issue 19 item 2) ----
+# a 0xff in a panic string, in a file name and in KPBROWSE_HOST: stored on
+# both stores as U+FFFD, the same rows, the raw bytes kept in the archive
+BB="$T/badbytes"
+mkdir -p "$BB"
+python3 - "$KP_FIXTURES/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic" "$BB" <<'EOF'
+import os, sys
+t = open(sys.argv[1], "rb").read()
+t = t.replace(b"has bad magic", b"has bad \xff\xfe magic", 1)
+open(os.path.join(sys.argv[2].encode(), b"Kernel-\xff-1.panic"), "wb").write(t)
+open(os.path.join(sys.argv[2].encode(), b"Kernel-2.panic"), "wb").write(t.replace(b"magic", b"magic2", 1))
+EOF
+pg_createdb bad
+PB="postgresql:///bad?host=$S"
+"$K" db init --db "$PB" >/dev/null
+KPBROWSE_HOST=$(printf 'lab\377mac') "$K" index --db "$PB" "$BB" >"$T/bad.out" 2>"$T/bad.err"
+check "$?" = 0 "bad bytes: the push succeeds"
+check_grep "2 new, 0 unchanged, 0 duplicates, 0 skipped, 0 errors" "$T/bad.out" "  both files stored ($(cat "$T/bad.out" "$T/bad.err" | head -c 300))"
+KPBROWSE_HOST=$(printf 'lab\377mac') "$K" index --db "$T/bad.sqlite3" "$BB" >/dev/null 2>&1
+for args in "list --json" "hosts --json" "search bad --json"; do
+	# shellcheck disable=SC2086
+	"$K" $args --db "$T/bad.sqlite3" >"$T/a.out" 2>&1
+	# shellcheck disable=SC2086
+	"$K" $args --db "$PB" >"$T/b.out" 2>&1
+	sed -i 's/"db":.*//' "$T/a.out" "$T/b.out"
+	cmp -s "$T/a.out" "$T/b.out"
+	check "$?" = 0 "bad bytes: $args the same on both stores"
+done
+check_grep 'lab\\ufffdmac\|lab.mac' "$T/b.out" "bad bytes: the host stored with U+FFFD"
+"$K" export --db "$PB" @1 "$T/bad-export" 2>/dev/null
+check "$(grep -c "$(printf '\377\376')" "$T/bad-export")" = 1 "bad bytes: the archive keeps the raw bytes"
+
 # ---- kinds, zones and undated reports (schema 4): the same on both stores ----
 KD="$T/kinds"
 mkdir -p "$KD"

@@ -19,6 +19,15 @@ size_t kp_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
  * returns the number of bytes (1..4). */
 size_t kp_utf8_encode(uint32_t cp, char out[4]);
 
+/* True when s[0..len) is valid UTF-8 (what a PostgreSQL UTF8 database
+ * takes): no byte kp_utf8_decode would turn into U+FFFD by itself. */
+bool kp_utf8_valid(const char *s, size_t len);
+
+/* NULL when s is valid UTF-8; else a malloc'd copy with each invalid byte
+ * replaced by U+FFFD, for text stores that must take it (the report's raw
+ * bytes are kept in its archive).  Sets *oom on allocation failure. */
+char *kp_utf8_repair(const char *s, bool *oom);
+
 /* True for a code point that report text must never put on a screen or in
  * a JSON string raw: C0 controls, DEL, C1 controls, the bidi controls (marks,
  * embeddings, overrides, isolates, ALM), the line and paragraph separators

@@ -1,6 +1,10 @@
 /* utf8.c: UTF-8 decoding and the text-safety rule (contract: kp_utf8.h). */
 #include "kp_utf8.h"
 
+#include <string.h>
+
+#include <stdlib.h>
+
 size_t kp_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 {
 	unsigned char c = s[0];
@@ -76,4 +80,50 @@ bool kp_text_cp_unsafe(uint32_t cp)
 	       (cp >= 0x206A && cp <= 0x206F) || cp == 0x180E || cp == 0x00AD || cp == 0x034F ||
 	       cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 ||
 	       (cp >= 0x1D173 && cp <= 0x1D17A);
+}
+
+bool kp_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < len) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		uint32_t cp;
+		size_t n = kp_utf8_decode(p + i, len - i, &cp);
+		if (cp == 0xFFFD && n == 1)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+char *kp_utf8_repair(const char *s, bool *oom)
+{
+	size_t len = strlen(s);
+	if (kp_utf8_valid(s, len))
+		return NULL;
+	char *out = malloc(len * 3 + 1);   /* each bad byte becomes 3 */
+	if (!out) {
+		*oom = true;
+		return NULL;
+	}
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = p[i] < 0x80 ? 1 : kp_utf8_decode(p + i, len - i, &cp);
+		if (p[i] >= 0x80 && cp == 0xFFFD && n == 1) {
+			memcpy(out + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+		} else {
+			memcpy(out + o, p + i, n);
+			o += n;
+		}
+		i += n;
+	}
+	out[o] = '\0';
+	return out;
 }
