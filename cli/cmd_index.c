@@ -111,6 +111,8 @@ void kpc_print_json(struct cJSON *o)
  * output format: stdout carries only the summary. */
 static void print_errors(const kpi_summary *s, const kpi_resign_summary *rs)
 {
+	for (size_t i = 0; i < s->nwarning_list; i++)
+		kp_report_warning(s->warning_list[i].path, s->warning_list[i].msg, 0);
 	for (size_t i = 0; i < s->nerror_list; i++) {
 		kp_error e;
 		kp_error_set(&e, KP_ERR_IO, 0, -1, "%s", s->error_list[i].msg);
@@ -169,6 +171,13 @@ static void print_json(const char *db, const kpi_summary *s, const kpi_resign_su
 		cJSON_AddStringToObject(e, "path", s->error_list[i].path);
 		cJSON_AddStringToObject(e, "message", s->error_list[i].msg);
 		cJSON_AddItemToArray(errs, e);
+	}
+	cJSON *ws = cJSON_AddArrayToObject(o, "warnings");
+	for (size_t i = 0; i < s->nwarning_list; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "path", s->warning_list[i].path);
+		cJSON_AddStringToObject(e, "message", s->warning_list[i].msg);
+		cJSON_AddItemToArray(ws, e);
 	}
 	if (verbose) {
 		cJSON *sk = cJSON_AddArrayToObject(o, "skipped_files");

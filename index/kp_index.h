@@ -115,7 +115,8 @@ typedef struct kpi_summary {
 	size_t files;          /* regular files looked at */
 	size_t new_reports;    /* panics not in the index before */
 	size_t unchanged;      /* known path with the same size and mtime (or content) */
-	size_t duplicates;     /* a known report (same content or incident id) under a new path */
+	size_t duplicates;     /* a known report (same content, or the same incident id over
+	                        * bytes that continue it) under a new path */
 	size_t superseded;     /* a record cut short (read while being written) replaced by the
 	                        * complete report: see kpi_scan */
 	size_t changing;       /* changed while being read: not recorded, read again by the next scan */
@@ -128,6 +129,10 @@ typedef struct kpi_summary {
 	 * a file gone is counted in skipped, never an error */
 	kpi_scan_error *skip_list;
 	size_t nskip_list;
+	/* stored, but worth saying: another report's incident id over other
+	 * content (stored as a report of its own, its id not recorded) */
+	kpi_scan_error *warning_list;
+	size_t nwarning_list;
 } kpi_summary;
 
 void kpi_summary_free(kpi_summary *s);

@@ -38,6 +38,18 @@ kp_status kpi__scan_add_error(scan *s, const char *path, const char *msg)
 	return KP_OK;
 }
 
+kp_status kpi__scan_add_warning(scan *s, const char *path, const char *msg)
+{
+	kpi_summary *m = s->sum;
+	kpi_scan_error *e = kp_vec_push((void **)&m->warning_list, &m->nwarning_list,
+	                                &s->warnings_cap, sizeof *e);
+	if (!e)
+		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	e->path = strdup(path);
+	e->msg = strdup(msg);
+	return KP_OK;
+}
+
 kp_status kpi__scan_add_skip(scan *s, const char *path, const char *why)
 {
 	kpi_summary *m = s->sum;
@@ -67,6 +79,7 @@ void kpi_summary_free(kpi_summary *s)
 		return;
 	free_errors(s->error_list, s->nerror_list);
 	free_errors(s->skip_list, s->nskip_list);
+	free_errors(s->warning_list, s->nwarning_list);
 	memset(s, 0, sizeof *s);
 }
 

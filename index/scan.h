@@ -27,6 +27,7 @@ typedef struct scan {
 	size_t ndirty, dirty_cap;
 	size_t errors_cap;    /* of sum->error_list */
 	size_t skips_cap;     /* of sum->skip_list */
+	size_t warnings_cap;  /* of sum->warning_list */
 	/* stored in the open batch: added to the summary when it commits */
 	size_t pend_new, pend_superseded;
 	bool in_tx;
@@ -35,6 +36,8 @@ typedef struct scan {
 
 /* Adds path: msg to the summary's errors (KP_ERR_NOMEM only). */
 kp_status kpi__scan_add_error(scan *s, const char *path, const char *msg);
+/* Adds path: msg to the summary's warnings (KP_ERR_NOMEM only). */
+kp_status kpi__scan_add_warning(scan *s, const char *path, const char *msg);
 /* Counts path as skipped and adds path: why to the summary's skip list. */
 kp_status kpi__scan_add_skip(scan *s, const char *path, const char *why);
 /* Notes group gid as touched in this batch (refreshed when it commits). */

@@ -171,8 +171,10 @@ void kpi__report_facts(const kp_report *r, kpi__facts *out)
 		out->ts = KPI__UNDATED;
 }
 
-static kp_status record_make(scan *s, const char *path, const char *data,
-                             size_t len, const char *hash, const kp_report *r, record *rec)
+/* no_incident: the report's incident id names another stored report (a
+ * collision): this one is stored without it. */
+static kp_status record_make(scan *s, const char *path, const char *data, size_t len,
+                             const char *hash, const kp_report *r, bool no_incident, record *rec)
 {
 	kpi_db *db = s->db;
 	memset(rec, 0, sizeof *rec);
@@ -196,7 +198,7 @@ static kp_status record_make(scan *s, const char *path, const char *data,
 	host_key(r, data, len, rec->key);
 	rec->nr = (kpi__new_report){
 		.content_hash = hash,
-		.incident_id = r->incident_id,
+		.incident_id = no_incident ? NULL : r->incident_id,
 		.size = (int64_t)len,
 		.format = kp_format_name(r->format),
 		.timestamp = r->timestamp,
@@ -222,11 +224,11 @@ static kp_status record_make(scan *s, const char *path, const char *data,
 
 static kp_status insert_report(scan *s, const char *path, const struct stat *st,
                                const char *data, size_t len, const char *hash,
-                               const kp_report *r)
+                               const kp_report *r, bool no_incident)
 {
 	kpi_db *db = s->db;
 	record rec;
-	kp_status rs = record_make(s, path, data, len, hash, r, &rec);
+	kp_status rs = record_make(s, path, data, len, hash, r, no_incident, &rec);
 	if (rs != KP_OK)
 		return rs;
 	int64_t id = 0;
@@ -258,10 +260,19 @@ static kp_status insert_report(scan *s, const char *path, const struct stat *st,
  * bytes must continue the archived ones to be the same report.  *old_text
  * gets the record's search text (for report_replace).  A record whose
  * archive is damaged is superseded by any readable copy. */
+/* The trailing white space of a file is no part of its report. */
+static size_t trimmed(const char *d, size_t n)
+{
+	while (n && (d[n - 1] == '\n' || d[n - 1] == '\r' || d[n - 1] == ' ' || d[n - 1] == '\t'))
+		n--;
+	return n;
+}
+
 static kp_status supersedes(scan *s, int64_t old_id, bool same_path, const char *data, size_t len,
-                            const kp_report *r, bool *yes, char **old_text)
+                            const kp_report *r, bool *yes, bool *same, char **old_text)
 {
 	*yes = false;
+	*same = true;   /* unless the bytes show otherwise */
 	*old_text = NULL;
 	kp_error aerr;
 	size_t olen = 0;
@@ -272,6 +283,10 @@ static kp_status supersedes(scan *s, int64_t old_id, bool same_path, const char 
 		*yes = !same_path && aerr.code == KP_ERR_DB;
 		return KP_OK;
 	}
+	/* one report's bytes: equal but for trailing white space, or one a cut
+	 * of the other (a report read while it was being written) */
+	size_t a = trimmed(old, olen), b = trimmed(data, len);
+	*same = memcmp(old, data, a < b ? a : b) == 0;
 	if (same_path && (olen >= len || memcmp(old, data, olen) != 0)) {
 		free(old);
 		return KP_OK;
@@ -311,7 +326,7 @@ static kp_status replace_report(scan *s, int64_t id, const char *old_text, const
 	free(a.z);
 	kp_error_clear(s->err);
 	record rec;
-	if ((rs = record_make(s, path, data, len, hash, r, &rec)) != KP_OK)
+	if ((rs = record_make(s, path, data, len, hash, r, false, &rec)) != KP_OK)
 		return rs;
 	rs = db->ops->report_replace(db, id, &rec.nr, old_text, rec.z, rec.zlen, s->err);
 	int64_t gid = rec.nr.group_id;
@@ -447,6 +462,7 @@ kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
 	/* the same report under other bytes: by incident id, or this path's
 	 * record when the file has grown from it */
 	id = 0;
+	int64_t collides_with = 0;
 	bool same_path = false;
 	if (r->incident_id)
 		ks = db->ops->report_find(db, NULL, r->incident_id, &id, s->err);
@@ -455,14 +471,21 @@ kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
 		same_path = true;
 	}
 	if (ks == KP_OK && id) {
-		bool yes = false;
+		bool yes = false, same = true;
 		char *old_text = NULL;
-		ks = supersedes(s, id, same_path, data, len, r, &yes, &old_text);
+		ks = supersedes(s, id, same_path, data, len, r, &yes, &same, &old_text);
 		if (ks == KP_OK && yes) {
 			ks = replace_report(s, id, old_text, path, &st, data, len, hash, r);
-		} else if (ks == KP_OK && !same_path) {
+		} else if (ks == KP_OK && !same_path && same) {
 			s->sum->duplicates++;
 			ks = put_path(s, path, id, &st, NULL);
+		} else if (ks == KP_OK && !same_path) {
+			/* the same incident id over bytes that neither match nor
+			 * continue the stored report's: another report (copies get
+			 * edited, tools reuse ids).  Content decides: it is stored
+			 * as a report of its own, and said. */
+			collides_with = id;
+			id = 0;
 		} else {
 			id = 0; /* this path's file now holds another report */
 		}
@@ -474,7 +497,13 @@ kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
 		}
 	}
 	if (ks == KP_OK)
-		ks = insert_report(s, path, &st, data, len, hash, r);
+		ks = insert_report(s, path, &st, data, len, hash, r, collides_with != 0);
+	if (ks == KP_OK && collides_with) {
+		char w[300];
+		snprintf(w, sizeof w, "incident id %.60s already names @%lld, whose content differs: "
+		         "stored as a report of its own", r->incident_id, (long long)collides_with);
+		ks = kpi__scan_add_warning(s, path, w);
+	}
 	kp_report_free(&r);
 	free(data);
 	return ks;

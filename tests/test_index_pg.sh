@@ -125,6 +125,14 @@ check_grep 'lab\\ufffdmac\|lab.mac' "$T/b.out" "bad bytes: the host stored with 
 "$K" export --db "$PB" @1 "$T/bad-export" 2>/dev/null
 check "$(grep -c "$(printf '\377\376')" "$T/bad-export")" = 1 "bad bytes: the archive keeps the raw bytes"
 
+# ---- the same incident id over other content: another report (issue 19 item 5)
+mkdir -p "$T/inc"
+cp "$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips" "$T/inc/a.ips"
+sed 's/exceeds buffer/overflows its ring/' "$T/inc/a.ips" >"$T/inc/b.ips"
+"$K" index --db "$PB" "$T/inc" >"$T/inc.out" 2>"$T/inc.err"
+check_grep "2 new, 0 unchanged, 0 duplicates" "$T/inc.out" "incident id collision on PostgreSQL: both stored"
+check_grep "warning: incident id .* already names @" "$T/inc.err" "  and warned about"
+
 # ---- kinds, zones and undated reports (schema 4): the same on both stores ----
 KD="$T/kinds"
 mkdir -p "$KD"

@@ -72,6 +72,22 @@ EOF
 check "$?" = 2 "a planted trigger: the index refuses to run it (exit 2)"
 check_grep "unsafe use of load_extension" "$tmp/err" "a planted trigger: refused as an untrusted schema ($(head -c 200 "$tmp/err"))"
 
+# ---- item 5: the same incident id over other content is another report
+mkdir -p "$tmp/inc"
+cp "$rep" "$tmp/inc/a.ips"
+sed 's/exceeds buffer/overflows its ring/' "$rep" >"$tmp/inc/b.ips"
+check "$(grep -c '"incident"' "$tmp/inc/b.ips")" -ge 1 "the copy keeps the incident id"
+"$kp" index --db "$tmp/inc.db" "$tmp/inc" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 0 "an incident id collision: exit 0"
+check_grep "2 new, 0 unchanged, 0 duplicates" "$tmp/out" "an incident id collision: both stored ($(head -1 "$tmp/out"))"
+check_grep "b.ips: warning: incident id .* already names @1, whose content differs" "$tmp/err" \
+	"an incident id collision: warned about, naming both"
+"$kp" search --db "$tmp/inc.db" "overflows its ring" >"$tmp/out" 2>&1
+check "$?" = 0 "an incident id collision: the second report is searchable"
+cp "$rep" "$tmp/inc/c.ips"
+"$kp" index --db "$tmp/inc.db" "$tmp/inc" >"$tmp/out" 2>"$tmp/err"
+check_grep "0 new, 2 unchanged, 1 duplicates" "$tmp/out" "the same bytes again: a duplicate, by content"
+
 # ---- item 10: index's exit status and streams
 "$kp" index --db "$tmp/x.db" "$tmp/nope" >"$tmp/out" 2>"$tmp/err"
 check "$?" = 2 "index of a PATH that does not exist: exit 2"
