@@ -162,6 +162,14 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 	}
 	if (S_ISREG(st.st_mode)) {
 		kp_status ks = kpi__scan_file(s, path, &st);
+		if (ks == KP_ERR_DB) {
+			/* the store failed on this file: the summary counts it and the
+			 * message names it (the scan stops: its batch is rolled back) */
+			char m[sizeof s->err->msg];
+			snprintf(m, sizeof m, "%s", s->err->msg);
+			kpi__scan_add_error(s, path, m);
+			kp_error_set(s->err, KP_ERR_DB, 0, -1, "indexing %.200s: %s", path, m);
+		}
 		return ks == KP_OK ? maybe_commit(s) : ks;
 	}
 	if (!S_ISDIR(st.st_mode) || depth > 64)

@@ -335,6 +335,31 @@ check "$?" = 0 "the writer pushes"
 check_grep "1 new" "$T/w.out" "  one new report"
 psql -X -q -d cli -U kpbrowse_writer -c "DELETE FROM kpbrowse.paths" >/dev/null 2>&1
 check "$?" != 0 "the writer may not DELETE"
+# least privilege (issue 19 item 4): each denial against the real server
+wq() { psql -X -q -t -A -d cli -U kpbrowse_writer -c "$1" 2>&1; }
+out=$(wq "UPDATE kpbrowse.meta SET value = '99' WHERE key = 'schema_version'")
+case $out in *"permission denied"*) _ok "the writer may not UPDATE meta (it would lock every client out)" ;;
+*) _notok "the writer may not UPDATE meta (got: $out)" ;; esac
+check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" != 99 "  meta unchanged"
+before=$(pgq cli "SELECT headline FROM kpbrowse.reports WHERE id = 1")
+wq "UPDATE kpbrowse.reports SET headline = 'pwned' WHERE id = 1" >/dev/null
+check "$(pgq cli "SELECT headline FROM kpbrowse.reports WHERE id = 1")" = "$before" \
+	"the writer cannot rewrite a report another login pushed"
+sum1=$(pgq cli "SELECT md5(data) FROM kpbrowse.archives WHERE report_id = 1")
+wq "UPDATE kpbrowse.archives SET data = 'x' WHERE report_id = 1" >/dev/null
+check "$(pgq cli "SELECT md5(data) FROM kpbrowse.archives WHERE report_id = 1")" = "$sum1" \
+	"the writer cannot rewrite another Mac's archive"
+out=$(wq "UPDATE kpbrowse.groups SET title = 'pwned'")
+case $out in *"permission denied"*) _ok "the writer may not retitle groups" ;;
+*) _notok "the writer may not retitle groups (got: $out)" ;; esac
+check "$(pgq cli "SELECT count(*) FROM kpbrowse.reports WHERE pushed_by = 'kpbrowse_writer'")" -ge 1 \
+	"the writer's own push is recorded as its own"
+out=$(wq "UPDATE kpbrowse.reports SET size = size WHERE pushed_by = current_user")
+case $out in *"permission denied"*|*ERROR*) _notok "the writer may update its own reports (got: $out)" ;;
+*) _ok "the writer may update its own reports (a cut completed)" ;; esac
+out=$(wq "INSERT INTO kpbrowse.reports(content_hash, size, ts, exact_key, group_id, indexed_at, pushed_by) VALUES ('x', 1, 0, 'k', 1, 0, 'someone_else')")
+case $out in *"row-level security"*|*"permission denied"*) _ok "the writer cannot push in another login's name" ;;
+*) _notok "the writer cannot push in another login's name (got: $out)" ;; esac
 psql -X -q -d cli -U kpbrowse_writer -c "CREATE TABLE kpbrowse.x(i int)" >/dev/null 2>&1
 check "$?" != 0 "the writer may not change the schema"
 
