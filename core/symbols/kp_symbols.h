@@ -64,6 +64,7 @@ typedef struct kp_symresult {
 	const char *source;          /* how the name was found: "dwarf" (a dSYM or
 	                                binary's DWARF: exact), "symtab" (the nearest
 	                                symbol of the binary or kernelcache entry),
+	                                "map" (ipsw's symbols.json beside a cache),
 	                                "function-starts" (func_<start>: a function
 	                                LC_FUNCTION_STARTS bounds, no name), or NULL */
 	bool has_lookup;
