@@ -169,6 +169,40 @@ else
 	skip "llvm-nm-19 absent: symbol maps not checked"
 fi
 
+# this Mac's kernelcache kept for its panics: indexing a report whose kernel
+# UUID is the running kernelcache's keeps a copy (content-addressed), once;
+# cache list shows it; with the running one gone, the copy still names frames
+cp "$kc/kernelcache.im4p" "$tmp/running.im4p"
+export KPBROWSE_RUNNING_KERNELCACHE="$tmp/running.im4p"
+main_cache=$KPBROWSE_CACHE_DIR
+export KPBROWSE_CACHE_DIR="$tmp/cache-keep"   # its own: the kept copy serves every later lookup
+mkdir -p "$tmp/mine"
+cp "$rep" "$tmp/mine/"
+"$kp" index --db "$tmp/k.db" "$tmp/mine" >"$tmp/keep.out" 2>&1
+check "$?" = 0 "index with a matching running kernelcache: exit 0"
+check_grep "Kept this Mac's kernelcache for its panics: .*kernelcaches/$kernel_uuid.kc" "$tmp/keep.out" \
+	"  says it kept a copy, named by the kernel's UUID"
+cmp -s "$tmp/running.im4p" "$KPBROWSE_CACHE_DIR/kernelcaches/$kernel_uuid.kc"
+check "$?" = 0 "  the copy is the file as it was (IM4P)"
+"$kp" cache list >"$tmp/list" 2>&1
+check_grep "^$kernel_uuid *kc *$(wc -c <"$tmp/running.im4p" | tr -d ' ') .* kept " "$tmp/list" "  cache list shows it with its size"
+cp "$rep" "$tmp/mine/again.ips.copy"
+sed 's/exceeds buffer/exceeds its buffer/' "$rep" >"$tmp/mine/other.ips"
+"$kp" index --db "$tmp/k.db" "$tmp/mine" >"$tmp/keep2.out" 2>&1
+check_not_grep "Kept this Mac" "$tmp/keep2.out" "  kept once: a later index copies nothing"
+rm -f "$tmp/running.im4p"
+unset KPBROWSE_RUNNING_KERNELCACHE
+"$kp" show --json "$rep" >"$tmp/kept.json" 2>/dev/null
+frames "$tmp/kept.json" | grep "^$kernel_uuid " >"$tmp/kept.frames"
+grep "^$kernel_uuid " "$tmp/bare.frames" >"$tmp/kept.want"
+cmp -s "$tmp/kept.want" "$tmp/kept.frames"
+check "$?" = 0 "  after the update (the running cache gone): the kept copy names the kernel's frames"
+printf 'not a kernelcache' >"$tmp/fake.kc"
+KPBROWSE_RUNNING_KERNELCACHE="$tmp/fake.kc" "$kp" index --db "$tmp/k2.db" "$tmp/mine" >"$tmp/keep3.out" 2>&1
+check "$?" = 0 "a running kernelcache that is not one: index still exits 0"
+check "$(ls "$KPBROWSE_CACHE_DIR/kernelcaches" | wc -l | tr -d ' ')" = 1 "  and nothing more is kept"
+export KPBROWSE_CACHE_DIR="$main_cache"
+
 # bad input: each a named error, nothing else lost
 head -c 3000 "$kc/kernelcache.im4p" >"$tmp/cut.im4p"
 "$kp" lookup --dsym "$tmp/cut.im4p" 0xc04c >/dev/null 2>"$tmp/cut.err"

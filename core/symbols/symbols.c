@@ -139,6 +139,12 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 			kp__dsym_add_root(s->dx, t);
 		free(copy);
 	}
+	/* kernelcaches kept for this Mac's panics (kp_kernelcache_keep) */
+	char kept[4200];
+	struct stat kst;
+	snprintf(kept, sizeof kept, "%s/kernelcaches", cache);
+	if (cache[0] && stat(kept, &kst) == 0 && S_ISDIR(kst.st_mode))
+		kp__dsym_add_root(s->dx, kept);
 	s->system_added = opts->no_system;
 	*out = s;
 	return KP_OK;
