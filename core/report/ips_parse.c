@@ -614,6 +614,22 @@ static void check_build(kp_report *r)
 		         "written after an OS update?", (int)(an > 40 ? 40 : an), a, (int)(bn > 40 ? 40 : bn), b);
 }
 
+/* Apple's user-space report types (the submission list: app crashes,
+ * resource and jetsam reports, analytics...): never a kernel report, even
+ * with a termination object or threads of their own. */
+static bool user_space_bug_type(int bt)
+{
+	static const int user[] = {
+		105, 109, 110, 115, 142, 145, 146, 150, 183, 185, 187, 195, 202, 206, 209,
+		211, 212, 217, 225, 226, 227, 228, 230, 231, 232, 233, 245, 262, 284, 298,
+		308, 309, 310, 312, 313, 318, 327, 329, 385, 388, 411, 412, 415, 419,
+	};
+	for (size_t i = 0; i < sizeof user / sizeof *user; i++)
+		if (user[i] == bt)
+			return true;
+	return false;
+}
+
 /* The kind a bug_type names; false for one outside the family. */
 static bool kind_of_bug_type(int bt, kp_kind *k)
 {
@@ -711,10 +727,14 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 	}
 
 	bool panic_text = is_real_text(c.panic_text) || is_real_text(c.mac_panic_text);
+	if (r->has_bug_type && user_space_bug_type(r->bug_type))
+		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0,
+		                    "not a kernel panic report (bug_type %d)", r->bug_type);
 	kp_kind kind = KP_KIND_PANIC;
 	bool known = r->has_bug_type && kind_of_bug_type(r->bug_type, &kind);
-	bool family = known ? kind != KP_KIND_PANIC
-	                    : !panic_text && (c.procs || c.saw_termination);
+	/* an unknown type is read only when it carries the kernel's process
+	 * table (processByPid): a termination alone is any app's crash */
+	bool family = known ? kind != KP_KIND_PANIC : !panic_text && c.procs;
 	if (family && !known) {
 		kind = c.saw_termination ? KP_KIND_WATCHDOG : KP_KIND_STACKSHOT;
 		if (r->has_bug_type)
@@ -748,6 +768,13 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		                    ? KP_FORMAT_IPS : KP_FORMAT_INTEL_JSON;
 	} else if (r->has_bug_type && r->bug_type == 210) {
 		r->format = KP_FORMAT_IPS;
+		/* a header and nothing else (no panic string, processes or
+		 * images): cut short, never a clean empty panic */
+		if (!c.procs && !r->nimages) {
+			r->truncated = true;
+			kp__warn(r, 1, "report is truncated: a bug_type 210 header and no panic in it");
+			r->headline = kp__strdup(r, "panic report cut short (a header and no body)");
+		}
 	} else {
 		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0,
 		                    has_header ? "JSON report without bug_type 210 or a panic string"

@@ -1,0 +1,41 @@
+#!/bin/sh
+# test_not_kernel.sh: reports that are not the kernel's (issue 20): an app
+# crash .ips (bug_type 309, with a termination object, the most common file in
+# DiagnosticReports) and the other user-space types are refused by show and
+# skipped by index, never read as a watchdog; an unknown type is read only
+# with the kernel's processByPid; a header-only 210 is a cut report, not an
+# empty panic grouped under '-'.
+set -u
+. "$KP_TESTS_DIR/tap.sh"
+cli_setup
+mkdir -p "$tmp/r"
+for bt in 309 109 385 298 145 202 183; do
+	printf '{"bug_type":"%s","timestamp":"2026-01-01 10:00:00.00 +0000","os_version":"macOS 15.1 (24B83)","incident_id":"11111111-2222-3333-4444-5555555555%02d"}\n{"procName":"Safari","pid":123,"termination":{"namespace":"SIGNAL","code":11,"indicator":"Segmentation fault: 11"},"threads":[{"frames":[{"imageOffset":1234,"imageIndex":0}]}],"usedImages":[{"uuid":"aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee","name":"Safari","base":4294967296}]}\n' \
+		"$bt" "$((bt % 100))" >"$tmp/r/app-$bt.ips"
+	"$kp" show "$tmp/r/app-$bt.ips" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 2 "show of a bug_type $bt report: exit 2"
+	check_grep "not a kernel panic report (bug_type $bt)" "$tmp/err" "  says it is not a kernel panic report"
+	check_not_grep "watchdog" "$tmp/out" "  never read as a watchdog"
+done
+# an unknown type with a termination only: not the kernel's either
+sed 's/"bug_type":"309"/"bug_type":"999"/' "$tmp/r/app-309.ips" >"$tmp/r/app-999.ips"
+"$kp" show "$tmp/r/app-999.ips" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "an unknown bug_type with only a termination: not read"
+# an unknown type with processByPid: read, with a warning
+printf '{"bug_type":"998"}\n{"processByPid":{"0":{"pid":0,"procname":"kernel_task","threadById":{"1":{"id":1,"kernelFrames":[]}}}}}\n' >"$tmp/r/kern-998.ips"
+"$kp" show "$tmp/r/kern-998.ips" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 0 "an unknown bug_type with processByPid: read"
+check_grep "unknown bug_type 998" "$tmp/err" "  with a warning"
+# a header and nothing else
+printf '{"bug_type":"210"}\n' >"$tmp/r/hdr.ips"
+"$kp" show "$tmp/r/hdr.ips" >"$tmp/out" 2>"$tmp/err"
+check_grep "truncated" "$tmp/err" "a header-only 210: a truncated report, with a warning"
+check_grep "cut short" "$tmp/out" "  titled as cut short"
+"$kp" index -v --db "$tmp/i.db" "$tmp/r" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 0 "index over them: exit 0"
+check_grep "2 new, 0 unchanged, 0 duplicates, 8 skipped, 0 errors" "$tmp/out" "  the user-space reports skipped, counted ($(head -1 "$tmp/out"))"
+check_grep "skipped: .*app-309.ips: not a kernel panic report (bug_type 309)" "$tmp/out" "  -v names them"
+"$kp" list --db "$tmp/i.db" >"$tmp/list"
+check_not_grep "Safari\|watchdog" "$tmp/list" "list shows none of them"
+check_not_grep "^@[0-9]* .* - *panic *-\$" "$tmp/list" "no report listed with a '-' title"
+done_testing
