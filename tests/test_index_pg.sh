@@ -301,6 +301,7 @@ for db in "postgresql://kppw:Sek?r3tXyz@/cli?host=$S" "postgresql://kppw:Sek/r3t
 	"$K" list --json --db "$db" >"$T/out" 2>"$T/err"
 	check "$?" = 2 "  $shown: refused"
 	check_not_grep "r3tXyz" "$T/err" "  $shown: the password is in no message"
+	check_not_grep "Sek" "$T/err" "  $shown: nor a piece of it libpq quotes (a port, a query)"
 	check_not_grep "r3tXyz" "$T/out" "  $shown: nor on stdout"
 done
 PGPASSWORD=EnvPw9Secret "$K" list --db "postgresql://kppw@/cli?host=$S" >/dev/null 2>"$T/err"
