@@ -53,6 +53,21 @@ static void on_listed(void *ctx, const kp_symcache_entry *e)
 	putchar('\n');
 }
 
+/* a kept kernelcache: "UUID kernelcache SIZE WHEN kept PATH" */
+static void on_kept(void *ctx, const kp_symcache_entry *e)
+{
+	struct tally *t = ctx;
+	t->ok++;
+	char when[32] = "-";
+	time_t secs = (time_t)(e->built_ns / 1000000000);
+	struct tm tm;
+	if (e->built_ns && gmtime_r(&secs, &tm))
+		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	printf("%-36s %-7s %12" PRIu64 " %-20s %-7s ", e->uuid, "kc", e->size, when, "kept");
+	put(e->source);
+	putchar('\n');
+}
+
 int kpc_cmd_cache(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -81,6 +96,7 @@ int kpc_cmd_cache(int argc, char **argv)
 			kp_report_error("cache list", &err);
 			return KP_EXIT_BAD;
 		}
+		kp_kernelcache_list(NULL, on_kept, &t, &err);
 		return t.ok ? KP_EXIT_OK : KP_EXIT_NONE;
 	}
 	if (strcmp(verb, "clear") == 0) {

@@ -107,6 +107,29 @@ void kpc_print_json(struct cJSON *o)
 	cJSON_Delete(o);
 }
 
+/* This Mac's kernelcache, kept for its panics (kp_kernelcache_keep): when
+ * a report just indexed has the running kernelcache's kernel UUID.  Only
+ * after new reports (opening a kernelcache can mean decompressing it).
+ * Quiet when there is none; a failure is a warning. */
+static void keep_kernelcache(kpi_db *db, char *kept, size_t size)
+{
+	char kc[4096], uuid[37];
+	kp_error err;
+	kept[0] = '\0';
+	if (kp_kernelcache_running(kc, sizeof kc, uuid, &err) != KP_OK)
+		return;
+	size_t n = 0;
+	if (kpi_search_uuid(db, uuid, NULL, NULL, &n, &err) != KP_OK || n == 0)
+		return;
+	bool made = false;
+	if (kp_kernelcache_keep(NULL, kc, uuid, &made, kept, size, &err) != KP_OK) {
+		kp_report_warning(kc, err.msg, 0);
+		kept[0] = '\0';
+	} else if (!made) {
+		kept[0] = '\0';   /* kept before */
+	}
+}
+
 /* Errors name their file (or @ID) on stderr, one line each, whatever the
  * output format: stdout carries only the summary. */
 static void print_errors(const kpi_summary *s, const kpi_resign_summary *rs)
@@ -126,7 +149,7 @@ static void print_errors(const kpi_summary *s, const kpi_resign_summary *rs)
 }
 
 static void print_summary(const char *db, const kpi_summary *s, const kpi_resign_summary *rs,
-                          bool verbose)
+                          bool verbose, const char *kept)
 {
 	fputs("Index ", stdout);
 	kp_sanitize_write(stdout, db, strlen(db), 0);
@@ -137,6 +160,11 @@ static void print_summary(const char *db, const kpi_summary *s, const kpi_resign
 	if (s->changing)
 		printf(", %zu being written (read again next time)", s->changing);
 	putchar('\n');
+	if (kept[0]) {
+		fputs("Kept this Mac's kernelcache for its panics: ", stdout);
+		kp_sanitize_write(stdout, kept, strlen(kept), 0);
+		putchar('\n');
+	}
 	for (size_t i = 0; verbose && i < s->nskip_list; i++) {
 		fputs("  skipped: ", stdout);
 		kp_sanitize_write(stdout, s->skip_list[i].path, strlen(s->skip_list[i].path), 0);
@@ -154,7 +182,7 @@ static void print_summary(const char *db, const kpi_summary *s, const kpi_resign
 }
 
 static void print_json(const char *db, const kpi_summary *s, const kpi_resign_summary *rs,
-                       bool verbose)
+                       bool verbose, const char *kept)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "db", db);
@@ -172,6 +200,8 @@ static void print_json(const char *db, const kpi_summary *s, const kpi_resign_su
 		cJSON_AddStringToObject(e, "message", s->error_list[i].msg);
 		cJSON_AddItemToArray(errs, e);
 	}
+	if (kept[0])
+		cJSON_AddStringToObject(o, "kept_kernelcache", kept);
 	cJSON *ws = cJSON_AddArrayToObject(o, "warnings");
 	for (size_t i = 0; i < s->nwarning_list; i++) {
 		cJSON *e = cJSON_CreateObject();
@@ -320,11 +350,14 @@ int kpc_cmd_index(int argc, char **argv)
 	}
 	if (st != KP_OK) /* once; the summary below counts what was stored */
 		kpc_report_db_error(dbpath, &err);
+	char kept[4300] = "";
+	if (st == KP_OK && sum.new_reports)
+		keep_kernelcache(db, kept, sizeof kept);
 	print_errors(&sum, resigned ? &rs : NULL);
 	if (json)
-		print_json(dbpath, &sum, resigned ? &rs : NULL, verbose);
+		print_json(dbpath, &sum, resigned ? &rs : NULL, verbose, kept);
 	else
-		print_summary(dbpath, &sum, resigned ? &rs : NULL, verbose);
+		print_summary(dbpath, &sum, resigned ? &rs : NULL, verbose, kept);
 	bool errors = sum.errors > 0 || rs.nerror_list > 0;
 	kpi_summary_free(&sum);
 	kpi_resign_summary_free(&rs);

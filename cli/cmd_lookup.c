@@ -102,9 +102,11 @@ static char *next_line(lines *l)
 			l->failed = true;
 			return NULL;
 		}
-		memmove(l->buf, l->buf + l->off, l->len - l->off);
-		l->len -= l->off;
-		l->off = 0;
+		if (l->off) {
+			memmove(l->buf, l->buf + l->off, l->len - l->off);
+			l->len -= l->off;
+			l->off = 0;
+		}
 		if (l->cap - l->len < 4096 + 1) {
 			size_t cap = l->cap ? l->cap * 2 : 65536;
 			char *b = realloc(l->buf, cap);

@@ -130,6 +130,79 @@ fi
 "$kp" show --dsym "$kc/kernelcache.stripped" "$rep" >"$tmp/s.txt" 2>/dev/null
 check_grep "func_[0-9a-f]* +0x[0-9a-f]" "$tmp/s.txt" "stripped: show text gives the offset into func_<start>"
 
+# ipsw's symbol map beside a stripped cache names its functions (source
+# map): here the kernel's own names at their addresses, as a signature run
+# would find them (the fixture's kernel and kext share addresses, so only
+# the kernel's frames are checked)
+cp "$kc/kernelcache.stripped" "$kc/kc.mapped"
+nm=$(command -v llvm-nm-19 || command -v llvm-nm || true)
+[ -n "$nm" ] || [ ! -x /usr/lib/llvm-19/bin/llvm-nm ] || nm=/usr/lib/llvm-19/bin/llvm-nm
+if [ -n "$nm" ]; then
+	"$nm" -n --defined-only "$bin/fakekernel.arm64" | python3 -c '
+import json, sys
+m = {}
+for l in sys.stdin:
+    a, t, n = l.split()[:3]
+    if int(a, 16) >= 0xc000:
+        m[str(int(a, 16))] = n[1:] if n.startswith("_") else n
+json.dump(m, open(sys.argv[1], "w"))' "$kc/kc.mapped.symbols.json"
+	"$kp" show --json --dsym "$kc/kc.mapped" "$rep" >"$tmp/map.json" 2>"$tmp/map.err"
+	frames "$tmp/map.json" | grep "^$kernel_uuid " >"$tmp/map.frames"
+	grep "^$kernel_uuid " "$tmp/bare.frames" | sed 's/ symtab / map /' >"$tmp/map.want"
+	cmp -s "$tmp/map.want" "$tmp/map.frames"
+	check "$?" = 0 "a stripped cache with ipsw's symbols.json: the kernel's frames named from the map"
+	"$kp" show --dsym "$kc/kc.mapped" "$rep" >"$tmp/map.txt" 2>/dev/null
+	check_grep "panic_trap_to_debugger +0x8" "$tmp/map.txt" "  show gives the offset into the mapped function"
+	python3 -c 'import json,sys; print(json.dumps([{"addr": k, "sym": v} for k, v in json.load(open(sys.argv[1])).items()]))' \
+		"$kc/kc.mapped.symbols.json" >"$tmp/arr.json" && mv "$tmp/arr.json" "$kc/kc.mapped.symbols.json"
+	"$kp" show --json --dsym "$kc/kc.mapped" "$rep" >"$tmp/map2.json" 2>/dev/null
+	frames "$tmp/map2.json" | grep "^$kernel_uuid " >"$tmp/map2.frames"
+	cmp -s "$tmp/map.want" "$tmp/map2.frames"
+	check "$?" = 0 "  the array form ([{addr, sym}]) reads the same"
+	printf '{"123": "x", ' >"$kc/kc.mapped.symbols.json"
+	"$kp" show --json --dsym "$kc/kc.mapped" "$rep" >"$tmp/map3.json" 2>"$tmp/map3.err"
+	check "$?" = 0 "a broken symbols.json: show still exits 0"
+	check_grep "symbols.json: warning: symbol map left out: not JSON.*byte" "$tmp/map3.err" "  a warning names the file and the byte"
+	frames "$tmp/map3.json" >"$tmp/map3.frames"
+	check "$(grep -c ' function-starts func_' "$tmp/map3.frames")" = "$n" "  the cache still names every frame by its function starts"
+else
+	skip "llvm-nm-19 absent: symbol maps not checked"
+fi
+
+# this Mac's kernelcache kept for its panics: indexing a report whose kernel
+# UUID is the running kernelcache's keeps a copy (content-addressed), once;
+# cache list shows it; with the running one gone, the copy still names frames
+cp "$kc/kernelcache.im4p" "$tmp/running.im4p"
+export KPBROWSE_RUNNING_KERNELCACHE="$tmp/running.im4p"
+main_cache=$KPBROWSE_CACHE_DIR
+export KPBROWSE_CACHE_DIR="$tmp/cache-keep"   # its own: the kept copy serves every later lookup
+mkdir -p "$tmp/mine"
+cp "$rep" "$tmp/mine/"
+"$kp" index --db "$tmp/k.db" "$tmp/mine" >"$tmp/keep.out" 2>&1
+check "$?" = 0 "index with a matching running kernelcache: exit 0"
+check_grep "Kept this Mac's kernelcache for its panics: .*kernelcaches/$kernel_uuid.kc" "$tmp/keep.out" \
+	"  says it kept a copy, named by the kernel's UUID"
+cmp -s "$tmp/running.im4p" "$KPBROWSE_CACHE_DIR/kernelcaches/$kernel_uuid.kc"
+check "$?" = 0 "  the copy is the file as it was (IM4P)"
+"$kp" cache list >"$tmp/list" 2>&1
+check_grep "^$kernel_uuid *kc *$(wc -c <"$tmp/running.im4p" | tr -d ' ') .* kept " "$tmp/list" "  cache list shows it with its size"
+cp "$rep" "$tmp/mine/again.ips.copy"
+sed 's/exceeds buffer/exceeds its buffer/' "$rep" >"$tmp/mine/other.ips"
+"$kp" index --db "$tmp/k.db" "$tmp/mine" >"$tmp/keep2.out" 2>&1
+check_not_grep "Kept this Mac" "$tmp/keep2.out" "  kept once: a later index copies nothing"
+rm -f "$tmp/running.im4p"
+unset KPBROWSE_RUNNING_KERNELCACHE
+"$kp" show --json "$rep" >"$tmp/kept.json" 2>/dev/null
+frames "$tmp/kept.json" | grep "^$kernel_uuid " >"$tmp/kept.frames"
+grep "^$kernel_uuid " "$tmp/bare.frames" >"$tmp/kept.want"
+cmp -s "$tmp/kept.want" "$tmp/kept.frames"
+check "$?" = 0 "  after the update (the running cache gone): the kept copy names the kernel's frames"
+printf 'not a kernelcache' >"$tmp/fake.kc"
+KPBROWSE_RUNNING_KERNELCACHE="$tmp/fake.kc" "$kp" index --db "$tmp/k2.db" "$tmp/mine" >"$tmp/keep3.out" 2>&1
+check "$?" = 0 "a running kernelcache that is not one: index still exits 0"
+check "$(ls "$KPBROWSE_CACHE_DIR/kernelcaches" | wc -l | tr -d ' ')" = 1 "  and nothing more is kept"
+export KPBROWSE_CACHE_DIR="$main_cache"
+
 # bad input: each a named error, nothing else lost
 head -c 3000 "$kc/kernelcache.im4p" >"$tmp/cut.im4p"
 "$kp" lookup --dsym "$tmp/cut.im4p" 0xc04c >/dev/null 2>"$tmp/cut.err"

@@ -64,6 +64,7 @@ typedef struct kp_symresult {
 	const char *source;          /* how the name was found: "dwarf" (a dSYM or
 	                                binary's DWARF: exact), "symtab" (the nearest
 	                                symbol of the binary or kernelcache entry),
+	                                "map" (ipsw's symbols.json beside a cache),
 	                                "function-starts" (func_<start>: a function
 	                                LC_FUNCTION_STARTS bounds, no name), or NULL */
 	bool has_lookup;
@@ -187,6 +188,29 @@ kp_status kp_symcache_list(const char *cache_dir, kp_symcache_entry_fn fn, void 
  * n is 0; *removed counts the files removed. */
 kp_status kp_symcache_clear(const char *cache_dir, const char *const *uuids, size_t n,
                             size_t *removed, kp_error *err);
+
+/* This Mac's kernelcache, kept for its panics (issue 22): after an OS update
+ * the kernelcache that names a panic's Apple frames is gone, so when a
+ * report indexed on the Mac that wrote it has the running kernelcache's
+ * kernel UUID, a copy is kept under <cache dir>/kernelcaches/<UUID>.kc
+ * (content-addressed by the kernel's UUID; the file as it was, IM4P or
+ * not), and every kp_symbols searches that folder after the --dsym paths.
+ *
+ * kp_kernelcache_running: the running kernelcache's path (Apple silicon:
+ * Preboot's com.apple.kernelcaches/kernelcache; Intel: the boot kernel
+ * collection), or KPBROWSE_RUNNING_KERNELCACHE when set (tests, or another
+ * Mac's cache); KP_ERR_NOTFOUND elsewhere.  *kernel_uuid gets the UUID of
+ * its com.apple.kernel entry (or of the file itself). */
+#define KP_KERNELCACHE_KEEP_MAX (1024u << 20)
+kp_status kp_kernelcache_running(char *path, size_t size, char kernel_uuid[37], kp_error *err);
+/* Copies kc_path to the cache folder (cache_dir NULL: the default) as
+ * kernelcaches/<kernel_uuid>.kc unless a copy is there: *kept says whether
+ * this call made it, path gets the copy's path. */
+kp_status kp_kernelcache_keep(const char *cache_dir, const char *kc_path, const char *kernel_uuid,
+                              bool *kept, char *path, size_t size, kp_error *err);
+/* Every kept kernelcache: uuid, size, built_ns (when kept), source "" */
+kp_status kp_kernelcache_list(const char *cache_dir, kp_symcache_entry_fn fn, void *ctx,
+                              kp_error *err);
 
 /* Progress of a long walk or dSYM load, for the TUI's status line; may be
  * called from kp_symbols_frame.  what is a path; done/total are counts. */

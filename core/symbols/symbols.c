@@ -5,6 +5,7 @@
 #include "kp_fs.h"
 #include "kp_vec.h"
 #include "symcache.h"
+#include "symmap.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct opened {
 	char uuid[37];
@@ -28,6 +30,8 @@ typedef struct opened {
 	bool failed;          /* could not be opened or verified: do not retry */
 	char why[120];
 	size_t dwarf_answers; /* lookups the DWARF answered (batch mode) */
+	kp_symmap *map;       /* a kernelcache's <path>.symbols.json (ipsw), once tried */
+	bool map_tried;
 	struct side_build *side;
 } opened;
 
@@ -135,6 +139,12 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 			kp__dsym_add_root(s->dx, t);
 		free(copy);
 	}
+	/* kernelcaches kept for this Mac's panics (kp_kernelcache_keep) */
+	char kept[4200];
+	struct stat kst;
+	snprintf(kept, sizeof kept, "%s/kernelcaches", cache);
+	if (cache[0] && stat(kept, &kst) == 0 && S_ISDIR(kst.st_mode))
+		kp__dsym_add_root(s->dx, kept);
 	s->system_added = opts->no_system;
 	*out = s;
 	return KP_OK;
@@ -212,6 +222,7 @@ void kp_symbols_free(kp_symbols **sp)
 	kp__dsym_save(s->dx);
 	for (size_t i = 0; i < s->nopen; i++) {
 		side_join(&s->open[i]);
+		kp__symmap_free(&s->open[i].map);
 		kp_dwarf_close(&s->open[i].d);
 		kp__symcache_close(&s->open[i].sc);
 		kp_macho_close(&s->open[i].m);
@@ -448,7 +459,8 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 
 bool kp_symresult_approximate(const kp_symresult *r)
 {
-	return r->source && (strcmp(r->source, "symtab") == 0 || strcmp(r->source, "function-starts") == 0);
+	return r->source && (strcmp(r->source, "symtab") == 0 || strcmp(r->source, "map") == 0 ||
+	                     strcmp(r->source, "function-starts") == 0);
 }
 
 const char *kp_symbols_warning(const kp_symbols *s, const char **file)
@@ -463,6 +475,43 @@ const char *kp_symbols_warning(const kp_symbols *s, const char **file)
 static bool arm64_like(const char *arch)
 {
 	return arch && strncmp(arch, "arm64", 5) == 0;
+}
+
+/* name as shown (demangled; a C symbol's one leading '_' dropped), owned
+ * by s; NULL when out of memory. */
+static char *owned_name(kp_symbols *s, const char *name)
+{
+	char *dm = kp_demangle(name);
+	if (!dm)
+		dm = strdup(name[0] == '_' ? name + 1 : name);
+	if (dm && kp_vec_push((void **)&s->owned, &s->nowned, &s->owcap, sizeof *s->owned)) {
+		s->owned[s->nowned - 1] = dm;
+		return dm;
+	}
+	free(dm);
+	return NULL;
+}
+
+/* o's symbol map, loaded on first use: <path>.symbols.json beside a
+ * kernelcache (an entry of a fileset), as ipsw writes it.  A broken one is
+ * a warning; the cache still serves. */
+static kp_symmap *map_of(kp_symbols *s, opened *o)
+{
+	if (o->map_tried || !o->slice->fileset_id || !o->path)
+		return o->map;
+	o->map_tried = true;
+	char p[4200];
+	snprintf(p, sizeof p, "%s.symbols.json", o->path);
+	kp_error err;
+	kp_status st = kp__symmap_load(p, &o->map, &err);
+	if (st != KP_OK && st != KP_ERR_NOTFOUND && !(st == KP_ERR_IO && access(p, F_OK) != 0) &&
+	    !s->warning[0]) {
+		char m[300];
+		snprintf(s->warning, sizeof s->warning, "symbol map left out: %s",
+		         kp_error_format(&err, m, sizeof m));
+		snprintf(s->warning_file, sizeof s->warning_file, "%.4000s", p);
+	}
+	return o->map;
 }
 
 /* Looks addr up in o: DWARF first, then the nearest preceding symbol. */
@@ -512,13 +561,28 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 			return out->status = KP_SYM_OK;
 		}
 	}
-	const char *name;
-	uint64_t off, fstart;
+	const char *name, *mname;
+	uint64_t off, fstart, mstart;
 	bool named = kp_macho_symbol(o->m, o->slice, addr, &name, &off);
+	bool has_start = kp_macho_function_start(o->m, o->slice, addr, &fstart);
+	/* A kernelcache's ipsw map names what its symbol table does not: used
+	 * when its name starts closer to addr than the symbol's (and not
+	 * before addr's own function). */
+	if (map_of(s, o) && kp__symmap_lookup(o->map, addr, &mname, &mstart) &&
+	    (!named || mstart > addr - off) && (!has_start || mstart >= fstart)) {
+		char *dm = owned_name(s, mname);
+		if (dm) {
+			out->frames[0] = (kp_symframe){.function = dm};
+			out->nframes = 1;
+			out->source = "map";
+			snprintf(out->msg, sizeof out->msg, "+0x%llx", (unsigned long long)(addr - mstart));
+			return out->status = KP_SYM_OK;
+		}
+	}
 	/* A stripped binary (a release kernelcache) names few functions: the
 	 * nearest symbol may belong to a function before addr's own, whose
 	 * start LC_FUNCTION_STARTS knows.  That function is func_<start>. */
-	if (kp_macho_function_start(o->m, o->slice, addr, &fstart) && (!named || addr - off < fstart)) {
+	if (has_start && (!named || addr - off < fstart)) {
 		char *fn = malloc(32);
 		if (fn && kp_vec_push((void **)&s->owned, &s->nowned, &s->owcap, sizeof *s->owned)) {
 			snprintf(fn, 32, "func_%llx", (unsigned long long)fstart);
@@ -532,15 +596,7 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 		free(fn);
 	}
 	if (named) {
-		char *dm = kp_demangle(name);
-		if (!dm && name[0] == '_')
-			dm = strdup(name + 1);   /* C symbols carry one leading '_' on Mach-O */
-		if (dm && kp_vec_push((void **)&s->owned, &s->nowned, &s->owcap, sizeof *s->owned))
-			s->owned[s->nowned - 1] = dm;
-		else if (dm) {
-			free(dm);
-			dm = NULL;
-		}
+		char *dm = owned_name(s, name);
 		out->frames[0] = (kp_symframe){.function = dm ? dm : name};
 		out->nframes = 1;
 		out->source = "symtab";

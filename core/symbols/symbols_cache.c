@@ -229,3 +229,144 @@ kp_status kp_symcache_clear(const char *cache_dir, const char *const *uuids, siz
 	*removed = c.removed;
 	return st;
 }
+
+/* ---- this Mac's kernelcache, kept for its panics ---------------------- */
+
+/* The kernel's UUID in a kernelcache: its com.apple.kernel entry's, else
+ * the file's first slice's. */
+static bool kernel_uuid_of(const char *path, char out[37], kp_error *err)
+{
+	kp_macho *m = NULL;
+	if (kp_macho_open(path, &m, err) != KP_OK)
+		return false;
+	const char *found = NULL;
+	for (size_t i = 0; i < kp_macho_nslices(m); i++) {
+		const kp_macho_slice *sl = kp_macho_slice_at(m, i);
+		if (sl->has_uuid && (!found || (sl->fileset_id && strcmp(sl->fileset_id, "com.apple.kernel") == 0)))
+			found = sl->uuid;
+		if (sl->fileset_id && strcmp(sl->fileset_id, "com.apple.kernel") == 0)
+			break;
+	}
+	if (found)
+		memcpy(out, found, 37);
+	kp_macho_close(&m);
+	if (!found)
+		kp_error_set(err, KP_ERR_FORMAT, 0, -1, "%s: no UUID in it", path);
+	return found != NULL;
+}
+
+kp_status kp_kernelcache_running(char *path, size_t size, char kernel_uuid[37], kp_error *err)
+{
+	const char *env = getenv("KPBROWSE_RUNNING_KERNELCACHE");
+	path[0] = '\0';
+	if (env && *env) {
+		snprintf(path, size, "%s", env);
+	} else {
+#ifdef __APPLE__
+		static const char *const intel[] = {
+			"/System/Library/KernelCollections/BootKernelExtensions.kc",
+		};
+		char **groups;
+		size_t ng;
+		kp_error e;
+		if (kp_fs_dir_names("/System/Volumes/Preboot", &groups, &ng, &e) == KP_OK) {
+			for (size_t i = 0; i < ng && !path[0]; i++) {
+				char boot[1024];
+				snprintf(boot, sizeof boot, "/System/Volumes/Preboot/%s/boot", groups[i]);
+				char **hashes;
+				size_t nh;
+				if (kp_fs_dir_names(boot, &hashes, &nh, &e) != KP_OK)
+					continue;
+				for (size_t k = 0; k < nh && !path[0]; k++) {
+					char kc[2048];
+					struct stat st;
+					snprintf(kc, sizeof kc, "%s/%s/System/Library/Caches/com.apple.kernelcaches/kernelcache",
+					         boot, hashes[k]);
+					if (stat(kc, &st) == 0 && S_ISREG(st.st_mode))
+						snprintf(path, size, "%s", kc);
+				}
+				kp_fs_names_free(hashes, nh);
+			}
+			kp_fs_names_free(groups, ng);
+		}
+		struct stat st;
+		if (!path[0] && stat(intel[0], &st) == 0)
+			snprintf(path, size, "%s", intel[0]);
+#endif
+	}
+	if (!path[0])
+		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no running kernelcache on this system");
+	return kernel_uuid_of(path, kernel_uuid, err) ? KP_OK : err ? err->code : KP_ERR_FORMAT;
+}
+
+kp_status kp_kernelcache_keep(const char *cache_dir, const char *kc_path, const char *kernel_uuid,
+                              bool *kept, char *path, size_t size, kp_error *err)
+{
+	char dir[4096];
+	*kept = false;
+	resolve_dir(cache_dir, dir, sizeof dir);
+	if (!dir[0])
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no cache folder (set KPBROWSE_CACHE_DIR)");
+	char canon[37];
+	if (!kp_uuid_canon(kernel_uuid, strlen(kernel_uuid), canon))
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "not a UUID: %.40s", kernel_uuid);
+	snprintf(path, size, "%s/kernelcaches/%s.kc", dir, canon);
+	struct stat st;
+	if (lstat(path, &st) == 0)
+		return KP_OK;   /* kept before: content-addressed */
+	char *data = NULL;
+	size_t len = 0;
+	kp_status ks = kp_fs_read_file(kc_path, KP_KERNELCACHE_KEEP_MAX, &data, &len, NULL, err);
+	if (ks != KP_OK)
+		return ks;
+	kp_macho *m = NULL;
+	/* keep only what is what it claims: the kernel UUID inside the bytes read */
+	if (kp_macho_open_mem(data, len, &m, err) != KP_OK) {
+		free(data);
+		return err ? err->code : KP_ERR_FORMAT;
+	}
+	bool match = kp_macho_find_uuid(m, canon) != NULL;
+	kp_macho_close(&m);
+	if (!match) {
+		free(data);
+		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "%s does not hold kernel %s (it changed?)",
+		                    kc_path, canon);
+	}
+	ks = kp_fs_mkdirs_for(path, 0755, err);
+	if (ks == KP_OK)
+		ks = kp_fs_write_atomic(path, data, len, err);
+	free(data);
+	*kept = ks == KP_OK;
+	return ks;
+}
+
+kp_status kp_kernelcache_list(const char *cache_dir, kp_symcache_entry_fn fn, void *ctx, kp_error *err)
+{
+	char dir[4096], sub[4200];
+	resolve_dir(cache_dir, dir, sizeof dir);
+	snprintf(sub, sizeof sub, "%s/kernelcaches", dir);
+	char **names;
+	size_t n;
+	kp_error e;
+	if (kp_fs_dir_names(sub, &names, &n, &e) != KP_OK)
+		return KP_OK;   /* none kept */
+	for (size_t i = 0; i < n; i++) {
+		size_t nl = strlen(names[i]);
+		if (nl != 39 || strcmp(names[i] + 36, ".kc") != 0)
+			continue;
+		char p[4300], uuid[37];
+		snprintf(p, sizeof p, "%s/%s", sub, names[i]);
+		snprintf(uuid, sizeof uuid, "%.36s", names[i]);
+		struct stat st;
+		kp_symcache_entry en = {uuid, "", "", 0, 0, 0, false, KP_OK, NULL};
+		if (lstat(p, &st) == 0) {
+			en.size = (uint64_t)st.st_size;
+			en.built_ns = kp_fs_mtime_ns(&st);
+		}
+		en.source = p;
+		fn(ctx, &en);
+	}
+	kp_fs_names_free(names, n);
+	(void)err;
+	return KP_OK;
+}
