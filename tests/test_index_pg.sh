@@ -209,17 +209,27 @@ for i in 1 2 3 4 5 6 7 8; do
 	awk -v s=$(((i - 1) * 30)) 'NR > s && NR <= s + 80 || (s + 80 > 240 && NR <= s + 80 - 240)' \
 		"$T/pool.list" | while read -r f; do cp "$f" "$T/mac$i/"; done
 done
+# push_macs DB [LOGIN1 LOGIN2]: mac1..mac8 pushed at once into DB (mac1..4
+# as LOGIN1, mac5..8 as LOGIN2 when given), output in $T/DB$i.out; sets
+# bad to how many exited non-zero
+push_macs() {
+	pids=""
+	for i in 1 2 3 4 5 6 7 8; do
+		who=""
+		[ -n "${2:-}" ] && who=" user=$2"
+		[ -n "${3:-}" ] && [ "$i" -gt 4 ] && who=" user=$3"
+		KPBROWSE_HOST=mac$i "$K" index --no-symbols --db "host=$S dbname=$1$who" "$T/mac$i" \
+			>"$T/$1$i.out" 2>&1 &
+		pids="$pids $!"
+	done
+	bad=0
+	for p in $pids; do wait "$p" || bad=$((bad + 1)); done
+	cat "$T/$1"*.out | grep -v "^Index" | sed 's/^/# /' | head -5
+}
 pg_createdb conc
 "$K" db init --db "host=$S dbname=conc" >/dev/null
-pids=""
-for i in 1 2 3 4 5 6 7 8; do
-	KPBROWSE_HOST=mac$i "$K" index --no-symbols --db "host=$S dbname=conc" "$T/mac$i" >"$T/conc$i.out" 2>&1 &
-	pids="$pids $!"
-done
-bad=0
-for p in $pids; do wait "$p" || bad=$((bad + 1)); done
+push_macs conc
 check "$bad" = 0 "8 concurrent pushers all exit 0"
-cat "$T"/conc*.out | grep -v "^Index" | sed 's/^/# /' | head -5
 check "$(pgq conc "SELECT count(*) FROM kpbrowse.reports")" = 240 "exactly 240 reports"
 check "$(pgq conc "SELECT count(*) FROM kpbrowse.archives")" = 240 "exactly 240 archives"
 check "$(pgq conc "SELECT count(*) FROM kpbrowse.paths")" = 640 "exactly 640 paths (8 Macs x 80)"
@@ -371,17 +381,8 @@ pg_createdb rls
 psql -X -q -v ON_ERROR_STOP=1 -d rls -f "$KP_TESTS_DIR/../packaging/postgresql/roles.sql" >/dev/null 2>&1
 psql -X -q -d rls -c "CREATE ROLE alice LOGIN IN ROLE kpbrowse_writer; CREATE ROLE bob LOGIN IN ROLE kpbrowse_writer" \
 	>/dev/null 2>&1
-pids=""
-for i in 1 2 3 4 5 6 7 8; do
-	who=alice; [ "$i" -gt 4 ] && who=bob
-	KPBROWSE_HOST=mac$i "$K" index --no-symbols --db "host=$S dbname=rls user=$who" "$T/mac$i" \
-		>"$T/rls$i.out" 2>&1 &
-	pids="$pids $!"
-done
-bad=0
-for p in $pids; do wait "$p" || bad=$((bad + 1)); done
+push_macs rls alice bob
 check "$bad" = 0 "8 concurrent pushers as two writer logins all exit 0"
-cat "$T"/rls*.out | grep -v "^Index" | sed 's/^/# /' | head -5
 check "$(pgq rls "SELECT count(*) FROM kpbrowse.reports")" = 240 "  exactly 240 reports"
 check "$(pgq rls "SELECT count(*) FROM kpbrowse.paths")" = 640 "  exactly 640 paths"
 check "$(pgq rls "SELECT count(*) FROM kpbrowse.groups g WHERE count <> (SELECT count(*) FROM kpbrowse.reports WHERE group_id = g.id)")" = 0 \
