@@ -568,8 +568,12 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 	/* A kernelcache's ipsw map names what its symbol table does not: used
 	 * when its name starts closer to addr than the symbol's (and not
 	 * before addr's own function). */
+	const char *sg, *sc;
+	const unsigned char *sd;
+	uint64_t ssz, sst;
 	if (map_of(s, o) && kp__symmap_lookup(o->map, addr, &mname, &mstart) &&
-	    (!named || mstart > addr - off) && (!has_start || mstart >= fstart)) {
+	    (!named || mstart > addr - off) && (!has_start || mstart >= fstart) &&
+	    kp_macho_section_at(o->slice, mstart, &sg, &sc, &sd, &ssz, &sst)) {   /* this entry's */
 		char *dm = owned_name(s, mname);
 		if (dm) {
 			out->frames[0] = (kp_symframe){.function = dm};
