@@ -5,13 +5,18 @@
  * or a raw 0x80..0x9F byte), no bidi override, embedding, isolate or mark.
  * Checked with a UTF-8 decoder of its own, for both flags and for an
  * output buffer cut short (the first input byte picks its size), and
- * kp_sanitize_next must walk the input in steps of at least one byte. */
+ * kp_sanitize_next must walk the input in steps of at least one byte.
+ * kp_utf8_repair (what both index stores bind as text, issue 19 item 2):
+ * NULL exactly when the input is valid UTF-8, else valid UTF-8 that
+ * kp_utf8_valid accepts, a bad byte becoming U+FFFD. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kp_sanitize.h"
+#include "kp_utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -51,6 +56,21 @@ static void check(const unsigned char *s, size_t n, int keep_newlines)
 	}
 }
 
+/* Aborts when kp_utf8_repair breaks its contract on the C string s. */
+static void check_repair(const char *s)
+{
+	bool oom = false;
+	char *fixed = kp_utf8_repair(s, &oom);
+	if (oom)
+		return;
+	bool valid = kp_utf8_valid(s, strlen(s));
+	if (valid != (fixed == NULL))
+		abort();
+	if (fixed && (!kp_utf8_valid(fixed, strlen(fixed)) || strlen(fixed) < strlen(s)))
+		abort();
+	free(fixed);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *in = (const char *)data;
@@ -88,6 +108,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (k == 0 || k > size - off || w < 0 || w > 10)
 			abort();
 		off += k;
+	}
+	char *z = malloc(size + 1);   /* the stores take C strings */
+	if (z) {
+		memcpy(z, data, size);
+		z[size] = '\0';
+		check_repair(z);
+		free(z);
 	}
 	free(out);
 	return 0;

@@ -265,6 +265,20 @@ static size_t decode(const char *v, size_t n, char *out, size_t size)
 	return o;
 }
 
+/* Each piece of secret s between a URI's delimiters masked in buf: libpq
+ * splits a URI at them, so a password holding one ("u:WRONG/pw@") reaches
+ * its messages in pieces (a port "WRONG", a query "ret9@/panics"). */
+static void mask_pieces(char *buf, size_t size, const char *s)
+{
+	while (*s) {
+		size_t n = strcspn(s, "/?#@:&=,");
+		char piece[512];
+		snprintf(piece, sizeof piece, "%.*s", (int)n, s);
+		replace_all(buf, size, piece, strlen(piece), "***");
+		s += n + (s[n] != '\0');
+	}
+}
+
 void kpi_mask_secrets(const char *target, const char *text, char *buf, size_t size)
 {
 	if (!size)
@@ -285,6 +299,8 @@ void kpi_mask_secrets(const char *target, const char *text, char *buf, size_t si
 		size_t dn = decode(raw, strlen(raw), dec, sizeof dec);
 		replace_all(buf, size, raw, strlen(raw), "***");
 		replace_all(buf, size, dec, dn, "***");
+		mask_pieces(buf, size, raw);
+		mask_pieces(buf, size, dec);
 	}
 	const char *env = getenv("PGPASSWORD");
 	if (env)

@@ -143,6 +143,28 @@ static kp_status maybe_commit(scan *s)
 	return st == KP_OK ? tx_begin(s) : st;
 }
 
+/* The store failed on path: the summary counts it and the message names
+ * it.  A store that commits each file on its own (a shared server) loses
+ * only that file's transaction: it is rolled back and the walk goes on
+ * with the rest (a lost connection then fails in the next begin).  A
+ * batching store loses the whole batch, so the scan stops. */
+static kp_status store_failed(scan *s, const char *path)
+{
+	char m[sizeof s->err->msg];
+	snprintf(m, sizeof m, "%s", s->err->msg);
+	kp_status st = kpi__scan_add_error(s, path, m);
+	if (st != KP_OK)
+		return st;
+	if (s->db->ops->batch_files != 1)
+		return kp_error_set(s->err, KP_ERR_DB, 0, -1, "indexing %.200s: %s", path, m);
+	s->db->ops->rollback(s->db);
+	s->in_tx = false;
+	s->ndirty = 0;
+	s->pend_new = s->pend_superseded = 0;
+	kp_error_clear(s->err);
+	return tx_begin(s);
+}
+
 static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 {
 	struct stat st;
@@ -162,14 +184,8 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 	}
 	if (S_ISREG(st.st_mode)) {
 		kp_status ks = kpi__scan_file(s, path, &st);
-		if (ks == KP_ERR_DB) {
-			/* the store failed on this file: the summary counts it and the
-			 * message names it (the scan stops: its batch is rolled back) */
-			char m[sizeof s->err->msg];
-			snprintf(m, sizeof m, "%s", s->err->msg);
-			kpi__scan_add_error(s, path, m);
-			kp_error_set(s->err, KP_ERR_DB, 0, -1, "indexing %.200s: %s", path, m);
-		}
+		if (ks == KP_ERR_DB)
+			return store_failed(s, path);
 		return ks == KP_OK ? maybe_commit(s) : ks;
 	}
 	if (!S_ISDIR(st.st_mode) || depth > 64)

@@ -423,12 +423,14 @@ kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
 	int64_t id = 0;
 	ks = db->ops->report_find(db, hash, NULL, &id, s->err);
 	if (ks == KP_OK && id) {
+		free(data);
+		if ((ks = put_path(s, path, id, &st, NULL)) != KP_OK)
+			return ks;
 		if (old_report == id)
 			s->sum->unchanged++;
 		else
 			s->sum->duplicates++;
-		free(data);
-		return put_path(s, path, id, &st, NULL);
+		return KP_OK;
 	}
 	if (ks != KP_OK) {
 		free(data);

@@ -133,6 +133,11 @@ kp_status kpi__pg_fail(kpi__pg *db, const PGresult *res, kp_error *err, const ch
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
 		                    "%s: the connection to the server was lost while %s: %s", db->display,
 		                    what, m);
+	/* row-level security (roles.sql) shares the SQLSTATE of a missing grant */
+	if (state && strcmp(state, "42501") == 0 && strstr(m, "row-level security"))
+		return kp_error_set(err, KP_ERR_DB, 0, -1,
+		                    "%s: permission denied while %s (a row another login pushed: a "
+		                    "writer changes only its own): %s", db->display, what, m);
 	if (state && strcmp(state, "42501") == 0)
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
 		                    "%s: permission denied while %s (this role may not write: pushing "

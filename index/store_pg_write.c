@@ -228,6 +228,27 @@ kp_status kpi__pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, b
 	return add_images(db, *id, r->images, r->nimages, err);
 }
 
+/* Why report id was not updated: it is not in the index, or row-level
+ * security (roles.sql) hid it from this login's UPDATE while every login
+ * reads it: a writer completes only reports it pushed itself. */
+static kp_status replace_denied(kpi_db *h, int64_t id, kp_error *err)
+{
+	kpi__pg_params p = {0};
+	kpi__pg_int(&p, id);
+	PGresult *r = kpi__pg_run(PG(h), "SELECT 1 FROM kpbrowse.reports WHERE id = $1", &p,
+	                          PGRES_TUPLES_OK, err, "looking up a report");
+	if (!r)
+		return KP_ERR_DB;
+	bool seen = PQntuples(r) == 1;
+	PQclear(r);
+	if (!seen)
+		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no report @%lld in the index",
+		                    (long long)id);
+	return kp_error_set(err, KP_ERR_DB, 0, -1, "%s: permission denied while replacing @%lld (a "
+	                    "report another login pushed: a writer completes only its own)",
+	                    PG(h)->display, (long long)id);
+}
+
 /* Supersede in place (kpi_store.h).  No DELETE: the old images are marked
  * not live and the new ones (re)marked live; text and archive are
  * overwritten.  old_text is not needed (the tsvector is a column). */
@@ -250,8 +271,7 @@ kp_status kpi__pg_report_replace(kpi_db *h, int64_t id, const kpi__new_report *r
 	bool found = strcmp(PQcmdTuples(res), "1") == 0;
 	PQclear(res);
 	if (!found)
-		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no report @%lld in the index",
-		                    (long long)id);
+		return replace_denied(h, id, err);
 	kpi__pg_params q = {0};
 	kpi__pg_int(&q, id);
 	kp_status st = kpi__pg_cmd(db, "UPDATE kpbrowse.images SET live = false WHERE report_id = $1", &q,

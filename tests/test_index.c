@@ -678,6 +678,12 @@ static void test_password_masked(void)
 		{"host=h password='s3 cr\\'et'", "saw s3 cr'et here", "saw *** here"},
 		{"dbname=postgresql://u:s3cret@/x", "database \"postgresql://u:s3cret@/x\" does not exist",
 		 "database \"postgresql://u:***@/x\" does not exist"},
+		/* libpq splits a URI at its delimiters and quotes the pieces */
+		{"postgresql://u:WRONG/pw@/x", "invalid integer value \"WRONG\" for connection option \"port\"",
+		 "invalid integer value \"***\" for connection option \"port\""},
+		{"postgresql://u:Sec?ret9@/panics", "invalid URI query parameter: \"ret9@/panics\"",
+		 "invalid URI query parameter: \"***@/panics\""},
+		{"postgresql://u:ab%2Fcdef@h/x", "no such host cdef", "no such host ***"},
 	};
 	for (size_t i = 0; i < sizeof msgs / sizeof *msgs; i++) {
 		char out[256];

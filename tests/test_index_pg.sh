@@ -209,17 +209,27 @@ for i in 1 2 3 4 5 6 7 8; do
 	awk -v s=$(((i - 1) * 30)) 'NR > s && NR <= s + 80 || (s + 80 > 240 && NR <= s + 80 - 240)' \
 		"$T/pool.list" | while read -r f; do cp "$f" "$T/mac$i/"; done
 done
+# push_macs DB [LOGIN1 LOGIN2]: mac1..mac8 pushed at once into DB (mac1..4
+# as LOGIN1, mac5..8 as LOGIN2 when given), output in $T/DB$i.out; sets
+# bad to how many exited non-zero
+push_macs() {
+	pids=""
+	for i in 1 2 3 4 5 6 7 8; do
+		who=""
+		[ -n "${2:-}" ] && who=" user=$2"
+		[ -n "${3:-}" ] && [ "$i" -gt 4 ] && who=" user=$3"
+		KPBROWSE_HOST=mac$i "$K" index --no-symbols --db "host=$S dbname=$1$who" "$T/mac$i" \
+			>"$T/$1$i.out" 2>&1 &
+		pids="$pids $!"
+	done
+	bad=0
+	for p in $pids; do wait "$p" || bad=$((bad + 1)); done
+	cat "$T/$1"*.out | grep -v "^Index" | sed 's/^/# /' | head -5
+}
 pg_createdb conc
 "$K" db init --db "host=$S dbname=conc" >/dev/null
-pids=""
-for i in 1 2 3 4 5 6 7 8; do
-	KPBROWSE_HOST=mac$i "$K" index --no-symbols --db "host=$S dbname=conc" "$T/mac$i" >"$T/conc$i.out" 2>&1 &
-	pids="$pids $!"
-done
-bad=0
-for p in $pids; do wait "$p" || bad=$((bad + 1)); done
+push_macs conc
 check "$bad" = 0 "8 concurrent pushers all exit 0"
-cat "$T"/conc*.out | grep -v "^Index" | sed 's/^/# /' | head -5
 check "$(pgq conc "SELECT count(*) FROM kpbrowse.reports")" = 240 "exactly 240 reports"
 check "$(pgq conc "SELECT count(*) FROM kpbrowse.archives")" = 240 "exactly 240 archives"
 check "$(pgq conc "SELECT count(*) FROM kpbrowse.paths")" = 640 "exactly 640 paths (8 Macs x 80)"
@@ -301,6 +311,7 @@ for db in "postgresql://kppw:Sek?r3tXyz@/cli?host=$S" "postgresql://kppw:Sek/r3t
 	"$K" list --json --db "$db" >"$T/out" 2>"$T/err"
 	check "$?" = 2 "  $shown: refused"
 	check_not_grep "r3tXyz" "$T/err" "  $shown: the password is in no message"
+	check_not_grep "Sek" "$T/err" "  $shown: nor a piece of it libpq quotes (a port, a query)"
 	check_not_grep "r3tXyz" "$T/out" "  $shown: nor on stdout"
 done
 PGPASSWORD=EnvPw9Secret "$K" list --db "postgresql://kppw@/cli?host=$S" >/dev/null 2>"$T/err"
@@ -362,6 +373,56 @@ case $out in *"row-level security"*|*"permission denied"*) _ok "the writer canno
 *) _notok "the writer cannot push in another login's name (got: $out)" ;; esac
 psql -X -q -d cli -U kpbrowse_writer -c "CREATE TABLE kpbrowse.x(i int)" >/dev/null 2>&1
 check "$?" != 0 "the writer may not change the schema"
+
+# ---- two writer logins (issue 19 item 4): concurrent pushes, and rows the
+# other login pushed stay its own while the push goes on ----
+pg_createdb rls
+"$K" db init --db "host=$S dbname=rls" >/dev/null
+psql -X -q -v ON_ERROR_STOP=1 -d rls -f "$KP_TESTS_DIR/../packaging/postgresql/roles.sql" >/dev/null 2>&1
+psql -X -q -d rls -c "CREATE ROLE alice LOGIN IN ROLE kpbrowse_writer; CREATE ROLE bob LOGIN IN ROLE kpbrowse_writer" \
+	>/dev/null 2>&1
+push_macs rls alice bob
+check "$bad" = 0 "8 concurrent pushers as two writer logins all exit 0"
+check "$(pgq rls "SELECT count(*) FROM kpbrowse.reports")" = 240 "  exactly 240 reports"
+check "$(pgq rls "SELECT count(*) FROM kpbrowse.paths")" = 640 "  exactly 640 paths"
+check "$(pgq rls "SELECT count(*) FROM kpbrowse.groups g WHERE count <> (SELECT count(*) FROM kpbrowse.reports WHERE group_id = g.id)")" = 0 \
+	"  every group's count is exact"
+check "$(pgq rls "SELECT string_agg(DISTINCT pushed_by, ',' ORDER BY pushed_by) FROM kpbrowse.reports")" = alice,bob \
+	"  each report recorded as its login's"
+# bob on alice's Mac: a changed file's path row is alice's
+touch "$T/mac1/$(ls "$T/mac1" | head -n 1)"
+cp "$C/gadget-1.panic" "$T/mac1/zz-new.panic"
+KPBROWSE_HOST=mac1 "$K" index --no-symbols --db "host=$S dbname=rls user=bob" "$T/mac1" >"$T/b.out" 2>"$T/b.err"
+check "$?" != 0 "another login's path row: not rewritten, exit non-zero"
+check_grep "1 errors" "$T/b.out" "  one counted error"
+check_grep "$(ls "$T/mac1" | head -n 1).*another login" "$T/b.err" "  naming the file and why"
+check_grep "1 new" "$T/b.out" "  and the push goes on with the rest"
+check_not_grep "kpbrowse:" "$T/b.out" "  errors on stderr, not stdout"
+# bob's whole copy of a report alice pushed cut short
+R="${KP_SHARED_DIR:-}/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips"
+if [ -f "$R" ]; then
+	mkdir "$T/cut" "$T/whole"
+	head -c 1500 "$R" >"$T/cut/r.ips"
+	cp "$R" "$T/whole/r.ips"
+	cp "$C/bugA-1.panic" "$T/whole/s.panic"
+	KPBROWSE_HOST=mac1 "$K" index --db "host=$S dbname=rls user=alice" "$T/cut" >/dev/null 2>&1
+	id=$(pgq rls "SELECT max(id) FROM kpbrowse.reports")
+	sum1=$(pgq rls "SELECT md5(data) FROM kpbrowse.archives WHERE report_id = $id")
+	KPBROWSE_HOST=mac5 "$K" index --db "host=$S dbname=rls user=bob" "$T/whole" >"$T/b.out" 2>"$T/b.err"
+	check "$?" != 0 "bob cannot complete alice's cut report: exit non-zero"
+	check_grep "1 errors" "$T/b.out" "  one counted error"
+	check_grep "r.ips.*@$id.*another login" "$T/b.err" "  naming the file and the report"
+	check "$(pgq rls "SELECT md5(data) FROM kpbrowse.archives WHERE report_id = $id")" = "$sum1" "  alice's archive unchanged"
+	check_grep "2 files" "$T/b.out" "  and the push goes on"
+else
+	skip "real corpus absent: a cut completed by another login"
+fi
+# the search text of a report another login pushed
+a1=$(pgq rls "SELECT min(id) FROM kpbrowse.reports WHERE pushed_by = 'alice'")
+pgq rls "DELETE FROM kpbrowse.panic_text WHERE report_id = $a1"
+out=$(psql -X -q -t -A -d rls -U bob -c "INSERT INTO kpbrowse.panic_text VALUES ($a1, to_tsvector('simple', 'pwned'))" 2>&1)
+case $out in *"row-level security"*) _ok "bob cannot give alice's report a search text" ;;
+*) _notok "bob cannot give alice's report a search text (got: $out)" ;; esac
 
 # ---- hostile text pushed by one Mac, browsed by another ----
 printf 'panic(cpu 0 caller 0xffffff8000c83e2d): "evil \033]0;pwned\007 \033[2J \342\200\256txet"\n' >"$T/newdir/hostile.panic"

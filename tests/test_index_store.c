@@ -457,6 +457,44 @@ static void groups_count_hosts(const char *be, kpi_db *db)
 	KT_CHECK(v[1] == 2, "%s: 3 reports on 2 Macs (%lld)", be, (long long)v[1]);
 }
 
+typedef struct bad_row {
+	int64_t id;
+	char headline[64], host[64];
+} bad_row;
+
+static int collect_bad(void *ctx, const kpi_report_row *r)
+{
+	bad_row *b = ctx;
+	if (r->id == b->id) {
+		snprintf(b->headline, sizeof b->headline, "%s", r->headline ? r->headline : "");
+		snprintf(b->host, sizeof b->host, "%s", r->host ? r->host : "");
+	}
+	return 0;
+}
+
+/* Issue 19 item 2: text that is not UTF-8 (a report's headline and text,
+ * the pushing Mac's name, a file name) is stored with U+FFFD for each bad
+ * byte, the same on every store: a UTF8 server refused the whole push. */
+static void bad_bytes_stored_alike(const char *be, kpi_db *db)
+{
+	kp_error err;
+	int64_t gid = group(db, "g-bad-\xff");
+	kpi__new_report r = report("h-bad-bytes", NULL, 100, gid);
+	r.headline = "bad \xff byte";
+	r.text = "slot \xc0\xaf busy";
+	r.host = "mac-\xfe";
+	bad_row b = {.id = add(db, &r, NULL)};
+	KT_CHECK(b.id > 0 && db->ops->begin(db, &err) == KP_OK &&
+	         db->ops->path_put(db, "/r/\xff.panic", b.id, 3, 8, 1000, NULL, &err) == KP_OK &&
+	         db->ops->commit(db, &err) == KP_OK, "%s: bad bytes stored", be);
+	found f = {0};
+	KT_CHECK(db->ops->list_reports(db, NULL, collect_bad, &b, &err) == KP_OK &&
+	         strcmp(b.headline, "bad \xef\xbf\xbd byte") == 0 && strcmp(b.host, "mac-\xef\xbf\xbd") == 0 &&
+	         db->ops->report_paths(db, b.id, collect_path, &f, &err) == KP_OK && f.n == 1 &&
+	         strcmp(f.path[0], "/r/\xef\xbf\xbd.panic") == 0,
+	         "%s: each bad byte read back as U+FFFD (headline, host, path)", be);
+}
+
 static void meta_set_and_get(const char *be, kpi_db *db)
 {
 	kp_error err;
@@ -498,6 +536,7 @@ int main(void)
 		meta_set_and_get(be, db);
 		hosts_counted(be, db);
 		groups_count_hosts(be, db);
+		bad_bytes_stored_alike(be, db);
 		db->ops->close(db);
 	}
 	return kt_done();

@@ -21,6 +21,10 @@
 --     - groups: INSERT, and UPDATE of the counts only (count, hosts,
 --       first_seen, last_seen), never a title or a key.
 --     - no DELETE, no DDL anywhere.
+--   A push that would change another login's row (complete a report it
+--   pushed cut short; a path row of a Mac pushed before under another
+--   login) fails on that file alone: one counted error naming it, and the
+--   push goes on.  Push each Mac under one login.
 DO $$
 BEGIN
 	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'kpbrowse_writer') THEN
@@ -86,14 +90,15 @@ CREATE POLICY kp_write ON kpbrowse.images FOR ALL
 	WITH CHECK (EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by = current_user));
 
 -- the search text is inserted in the same statement as its report, which
--- that statement's policies cannot see yet: any insert (a new report's id
--- is the writer's own), updates of its own reports' only
+-- that statement's policies cannot see yet: an insert for a report no
+-- other login pushed (the new one, or its own), updates of its own only
 DROP POLICY IF EXISTS kp_read ON kpbrowse.panic_text;
 DROP POLICY IF EXISTS kp_write ON kpbrowse.panic_text;
 DROP POLICY IF EXISTS kp_insert ON kpbrowse.panic_text;
 DROP POLICY IF EXISTS kp_update ON kpbrowse.panic_text;
 CREATE POLICY kp_read ON kpbrowse.panic_text FOR SELECT USING (true);
-CREATE POLICY kp_insert ON kpbrowse.panic_text FOR INSERT WITH CHECK (true);
+CREATE POLICY kp_insert ON kpbrowse.panic_text FOR INSERT
+	WITH CHECK (NOT EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by <> current_user));
 CREATE POLICY kp_update ON kpbrowse.panic_text FOR UPDATE
 	USING (EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by = current_user))
 	WITH CHECK (EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by = current_user));
