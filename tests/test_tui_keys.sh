@@ -96,7 +96,12 @@ $TT set-option -s set-clipboard on
 tt_keys Enter; tt_wait "Summary" 5
 tt_keys Enter; tt_wait "threads" 5
 tt_keys Enter; tt_wait "fakekernel.c:62" 20
-tt_keys j j y
+tt_keys j j
+tt_check "80x24: the selected frame's detail gives its whole function" "#2 validateReport(ReportHeader const&, unsigned int, unsigned int)" 5
+tt_check "80x24: and its file:line, image and offset" "fakekext.cpp:74  com.kpbrowse.FakeDriver +0x1f0" 5
+tt_check "80x24: and the call it was inlined into" "inlined into FakeDriver::handleReport(unsigned char const*, unsigned int)" 5
+tt_check "80x24: with its line, wrapped below" "(fakekext.cpp:128)" 5
+tt_keys y
 tt_check "y says what it copied" "copied frame 2 to the clipboard" 5
 got=$($TT show-buffer 2>/dev/null)
 check "$got" = "validateReport(ReportHeader const&, unsigned int, unsigned int) (fakekext.cpp:74)" "y copies the frame as function (file:line)"

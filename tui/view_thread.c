@@ -16,6 +16,7 @@
 #include "kpt_view.h"
 #include "kpt_worker.h"
 #include "kpt_xalloc.h"
+#include "kp_sanitize.h"
 #include "kp_symbols.h"
 
 #include <inttypes.h>
@@ -312,15 +313,53 @@ static int draw_no_dsym(kpt_view *v, int y, int max, int width)
 	return used;
 }
 
-/* The selected row in full: function, then file:line, image+offset,
- * address and the calls it was inlined into. */
+/* text over up to rows lines of width columns, broken after a space in a
+ * full line's second half, else where it is full (a long function name has
+ * no better place); the last line used is cut with an ellipsis if text goes
+ * on.  Returns the lines used. */
+static int put_wrapped(int y, int rows, int width, const char *text, kpt_style st)
+{
+	size_t len = strlen(text), at = 0;
+	int used = 0;
+	while (used < rows && (at < len || used == 0)) {
+		size_t end = at;
+		int cols = 0;
+		while (end < len && used < rows - 1) {
+			size_t n;
+			int w = kp_sanitize_next(text + end, len - end, &n);
+			if (cols + w > width)
+				break;
+			cols += w;
+			end += n;
+		}
+		if (used == rows - 1) {
+			end = len;   /* the last line: kpt_put cuts it with ... */
+		} else if (end < len) {
+			/* break after a space when one is in the line's second half */
+			size_t sp = end;
+			while (sp > at && text[sp - 1] != ' ')
+				sp--;
+			if (sp > at + (end - at) / 2)
+				end = sp;
+		}
+		char line[1600];
+		snprintf(line, sizeof line, "%.*s", (int)(end - at), text + at);
+		kpt_put(y + used, 0, width, line, st, true);
+		used++;
+		at = end;
+	}
+	return used;
+}
+
+/* The selected row in full, below the list: the whole function (wrapped),
+ * then file:line, image+offset and address, then the call it was inlined
+ * into with its file:line, as many of these as rows allow. */
 static void draw_detail(kpt_view *v, int y, int rows, int width)
 {
 	thread_priv *p = v->priv;
 	size_t row;
-	kpt_put(y, 0, width, "", KPT_ST_STATUS, true);
-	if (rows > 1)
-		kpt_put(y + 1, 0, width, "", KPT_ST_NORMAL, true);
+	for (int i = 0; i < rows; i++)
+		kpt_put(y + i, 0, width, "", i ? KPT_ST_NORMAL : KPT_ST_STATUS, true);
 	if (!kpt_list_current(&v->list, &row) || row >= p->nrows)
 		return;
 	const kp_report *r = p->at.doc->r;
@@ -331,7 +370,7 @@ static void draw_detail(kpt_view *v, int y, int rows, int width)
 		kpt_put(y, 0, width, thr(v)->blocked_proc >= 0 ? "Enter or o: open the thread it waits for"
 		                                               : "no owner thread known", KPT_ST_STATUS, true);
 		if (rows > 1)
-			kpt_put(y + 1, 0, width, text, KPT_ST_DIM, true);
+			put_wrapped(y + 1, rows - 1, width, text, KPT_ST_DIM);
 		return;
 	}
 	const kp_frame *f = &thr(v)->frames[tr->frame];
@@ -339,23 +378,41 @@ static void draw_detail(kpt_view *v, int y, int rows, int width)
 	const kpt_symline *l = s->state == KPT_SYM_DONE && s->nlines > tr->sub ? &s->lines[tr->sub] : NULL;
 	const char *fn = l && l->function ? l->function : f->symbol ? f->symbol
 	               : s->state == KPT_SYM_DONE ? (s->note ? s->note : "(no symbols)") : "(symbolicating...)";
-	char line[1600], ib[64];
+	const kpt_symline *caller = s->state == KPT_SYM_DONE && s->nlines > tr->sub + 1
+	                                    ? &s->lines[tr->sub + 1] : NULL;
+	char line[1600], where[1600], in[1600], ib[64];
 	snprintf(line, sizeof line, "#%zu %s%s", tr->frame, tr->sub ? "inlined into " : "", fn);
-	kpt_put(y, 0, width, line, KPT_ST_STATUS, true);
-	if (rows < 2)
-		return;
 	size_t k = 0;
+	where[0] = '\0';
 	if (l && l->file)
-		k += (size_t)snprintf(line + k, sizeof line - k, "%s:%u  ", l->file, l->line);
-	if (k < sizeof line)
-		k += (size_t)snprintf(line + k, sizeof line - k, "%s", kpt_image_label(r, f->image, ib, sizeof ib));
-	if (f->has_offset && k < sizeof line)
-		k += (size_t)snprintf(line + k, sizeof line - k, " +0x%" PRIx64, f->offset);
-	if (f->has_address && k < sizeof line)
-		k += (size_t)snprintf(line + k, sizeof line - k, "  0x%016" PRIx64, f->address);
-	if (tr->sub == 0 && s->nlines > 1 && s->lines[1].function && k < sizeof line)
-		snprintf(line + k, sizeof line - k, "  inlined into %s", s->lines[1].function);
-	kpt_put(y + 1, 0, width, line, KPT_ST_DIM, true);
+		k += (size_t)snprintf(where + k, sizeof where - k, "%s:%u  ", l->file, l->line);
+	if (k < sizeof where)
+		k += (size_t)snprintf(where + k, sizeof where - k, "%s", kpt_image_label(r, f->image, ib, sizeof ib));
+	if (f->has_offset && k < sizeof where)
+		k += (size_t)snprintf(where + k, sizeof where - k, " +0x%" PRIx64, f->offset);
+	if (f->has_address && k < sizeof where)
+		snprintf(where + k, sizeof where - k, "  0x%016" PRIx64, f->address);
+	in[0] = '\0';
+	if (caller && caller->function) {
+		if (caller->file) {
+			const char *base = strrchr(caller->file, '/');
+			snprintf(in, sizeof in, "inlined into %s (%s:%u)", caller->function,
+			         base ? base + 1 : caller->file, caller->line);
+		}
+		else
+			snprintf(in, sizeof in, "inlined into %s", caller->function);
+	}
+	/* the function gets the lines it needs of those the other two leave
+	 * (one each), the inlined-into line the rest */
+	int rest = rows - 1 - (in[0] && rows > 2);
+	int need = (kpt_text_width(line) + width - 1) / (width > 0 ? width : 1);
+	if (need < 1)
+		need = 1;
+	int used = put_wrapped(y, rest < need ? (rest > 1 ? rest : 1) : need, width, line, KPT_ST_STATUS);
+	if (used < rows)
+		kpt_put(y + used++, 0, width, where, KPT_ST_DIM, true);
+	if (used < rows && in[0])
+		put_wrapped(y + used, rows - used, width, in, KPT_ST_DIM);
 }
 
 static void thread_draw(kpt_view *v, int y0, int h, int width)
@@ -379,7 +436,7 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 		kpt_put(y0 + 2, 2, width - 4, "This thread has no frames in the report.", KPT_ST_DIM, false);
 		return;
 	}
-	int detail = h >= 8 ? 2 : h >= 5 ? 1 : 0;
+	int detail = h >= 18 ? 4 : h >= 14 ? 3 : h >= 8 ? 2 : h >= 5 ? 1 : 0;
 	int notes = draw_no_dsym(v, y0 + 1, h >= 12 ? 2 : h >= 8 ? 1 : 0, width);
 	kpt_list_draw(v, y0 + 1 + notes, h - 1 - notes - detail, width);
 	if (t->nframes == 0 && h - detail > 4)   /* only the owner row above */
