@@ -113,6 +113,8 @@ static cJSON *ref_frame_json(const kp_report *r, const kp_frame *f)
 	ref_put_hex(o, "address", f->has_address, f->address);
 	ref_put_str(o, "report_symbol", f->symbol);
 	cJSON_AddBoolToObject(o, "user", f->user);
+	if (f->has_samples)
+		ref_put_u64(o, "samples", true, f->samples);
 	return o;
 }
 
@@ -172,6 +174,10 @@ static void ref_kind(const kp_report *r, cJSON *o)
 	for (size_t i = 0; i < r->nfrontmost; i++)
 		cJSON_AddItemToArray(fp, cJSON_CreateNumber((double)r->frontmost_pids[i]));
 	cJSON_AddItemToObject(o, "notes", ref_strs(&r->notes));
+	if (r->duration || r->steps) {
+		ref_put_str(o, "duration", r->duration);
+		ref_put_str(o, "steps", r->steps);
+	}
 	const char *names[16];
 	size_t nf = kp_report_panic_flag_names(r, names, 16);
 	cJSON *pf = cJSON_AddArrayToObject(o, "panic_flags");
@@ -222,6 +228,8 @@ static cJSON *ref_thread_json(const kp_report *r, const kp_process *p, size_t j,
 	ref_put_i64(to, "sched_priority", t->has_sched_priority, t->sched_priority);
 	ref_put_i64(to, "base_priority", t->has_base_priority, t->base_priority);
 	ref_put_str(to, "flags", t->flags);
+	if (t->has_samples)
+		ref_put_u64(to, "samples", true, t->samples);
 	ref_thread_wait(r, t, to);
 	if (stream) {
 		char mark[48];

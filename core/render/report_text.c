@@ -142,6 +142,8 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 		}
 		if (f->user)
 			fputs("  (user)", out);
+		if (f->has_samples)
+			fprintf(out, "  %" PRIu64 " sample%s", f->samples, f->samples == 1 ? "" : "s");
 		print_symbols(out, sym, r, t, i);
 		fputc('\n', out);
 		if (sym && ndisasm)
@@ -177,6 +179,10 @@ static void print_hang(FILE *out, const kp_report *r)
 	}
 	if (r->kind != KP_KIND_PANIC || r->reason)
 		field(out, "Reason:", r->reason);
+	if (r->duration)
+		field(out, "Duration:", r->duration);
+	if (r->steps)
+		field(out, "Steps:", r->steps);
 	if (r->kind != KP_KIND_PANIC) {
 		fprintf(out, "%-18s ", "Blamed:");
 		if (r->has_blamed_pid)
@@ -246,6 +252,13 @@ static void print_thread(FILE *out, kp_symbols *sym, const kp_report *r, kp_thre
 	fputs(", ", out);
 	if (sb.s)
 		put_safe(out, sb.s);
+	if (t->has_samples)
+		fprintf(out, ", %" PRIu64 " sample%s", t->samples, t->samples == 1 ? "" : "s");
+	if (t->notice) {
+		fputs(" (", out);
+		put_safe(out, t->notice);
+		fputc(')', out);
+	}
 	fputc('\n', out);
 	kp_sb_free(&sb);
 	print_frames(out, sym, r, t, ndisasm);
@@ -339,7 +352,8 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 	} else if (r->kind != KP_KIND_PANIC && (pt = kp_report_blamed_thread(r, &pp)) != NULL) {
 		print_thread(out, sym, r, (kp_thread_ref){(int)(pp - r->processes), (int)(pt - pp->threads)},
 		             "Blamed thread frames", ndisasm);
-	} else if (r->kind == KP_KIND_STACKSHOT && r->format == KP_FORMAT_TEXT) {
+	} else if ((r->kind == KP_KIND_STACKSHOT && r->format == KP_FORMAT_TEXT) || r->kind == KP_KIND_HANG ||
+	           r->kind == KP_KIND_STALL) {
 		print_all_threads(out, sym, r, ndisasm);
 	} else {
 		fprintf(out, "%s\n", "Panicked thread frames: none in this report");

@@ -37,6 +37,9 @@ typedef enum kp_kind {
 	KP_KIND_WATCHDOG,
 	KP_KIND_STACKSHOT,
 	KP_KIND_RESET,
+	/* issue 24: what a stuck Mac leaves (text_spindump.c) */
+	KP_KIND_HANG,         /* .spin 11, .hang 12, watchdog_timeout.spin 28 / 29, a spindump */
+	KP_KIND_STALL,        /* .shutdownStall 17 */
 } kp_kind;
 
 typedef enum kp_arch {
@@ -84,6 +87,9 @@ typedef struct kp_frame {
 	/* text: the report named the frame's module ("(in BUNDLE)" of the
 	 * stackshot -i text): image is that one even before it has a start */
 	bool report_image;
+	/* spindump: samples in this frame and below (issue 24) */
+	bool has_samples;
+	uint64_t samples;
 } kp_frame;
 
 /* An array of strings in the report's arena. */
@@ -125,6 +131,9 @@ typedef struct kp_thread {
 	int64_t blocked_pid;
 	int hops, wait_priority;
 	int blocked_proc, blocked_thread;   /* blocked_tid resolved: indices, -1 when absent */
+	/* spindump: the thread's samples; its frames are its heaviest stack */
+	bool has_samples;
+	uint64_t samples;
 } kp_thread;
 
 /* A thread by position: processes[proc].threads[thread]. */
@@ -236,6 +245,8 @@ typedef struct kp_report {
 	int64_t *frontmost_pids;
 	size_t nfrontmost;
 	kp_strs notes;            /* notes / reportNotes */
+	char *duration;           /* spindump "Duration:" as written, e.g. "10.33s" */
+	char *steps;              /* spindump "Steps:" as written, e.g. "34 (100ms sampling interval)" */
 	bool has_panic_flags;
 	uint64_t panic_flags;     /* panicFlags; kp_report_panic_flag_names decodes it */
 
@@ -303,7 +314,8 @@ void kp_report_free(kp_report **r);
 
 const char *kp_format_name(kp_format f);   /* "ips", "intel-json", "text", "unknown" */
 const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "ppc", "unknown" */
-const char *kp_kind_name(kp_kind k);       /* "panic", "watchdog", "stackshot", "reset" */
+/* "panic", "watchdog", "stackshot", "reset", "hang", "shutdown-stall" */
+const char *kp_kind_name(kp_kind k);
 
 /* The thread marked panicked (or NULL) and the process holding it. */
 const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process **proc);

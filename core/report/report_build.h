@@ -71,6 +71,18 @@ void kp__zone_parse(kp_report *r);
 bool kp__text_stackshot_sniff(const char *data, size_t len);
 kp_status kp__text_stackshot_parse(kp_report *r, const char *text, size_t len, kp_error *err);
 
+/* text_spindump.c (issue 24): spin, hang and shutdown-stall reports.
+ * sniff: a "Process: NAME [PID]" line, a "Thread 0x.. N samples" line and
+ * a Steps / Duration / Num samples line within the first 64 KiB.
+ * header_sniff: the first line is a JSON header whose bug_type is 11, 12,
+ * 17, 28 or 29 (whatever follows, binary too).  parse: the header when
+ * present, then the text; kind hang or shutdown-stall, format text; a body
+ * that is no spindump text is named in a warning and the report marked
+ * truncated; fails only on text that is no spindump without a header. */
+bool kp__spindump_sniff(const char *data, size_t len);
+bool kp__spindump_header_sniff(const char *data, size_t len);
+kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_error *err);
+
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);
 

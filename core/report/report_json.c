@@ -512,6 +512,8 @@ static kp_report_json_obj frame_begin(jw *w, const kp_frame *f, int depth)
 	m_hex(&ob, K("address"), f->has_address, f->address);
 	m_str(&ob, K("report_symbol"), f->symbol);
 	m_bool(&ob, K("user"), f->user);
+	if (f->has_samples)   /* spindump frames only (issue 24) */
+		m_u64(&ob, K("samples"), true, f->samples);
 	return ob;
 }
 
@@ -612,6 +614,8 @@ static void thread_json(jw *w, size_t j, int depth)
 	m_i64(&ob, K("sched_priority"), t->has_sched_priority, t->sched_priority);
 	m_i64(&ob, K("base_priority"), t->has_base_priority, t->base_priority);
 	m_str(&ob, K("flags"), t->flags);
+	if (t->has_samples)   /* spindump threads only (issue 24) */
+		m_u64(&ob, K("samples"), true, t->samples);
 	thread_wait_json(w, &ob, t, depth);
 	lit_key(&ob, K("frames"));
 	array_json(w, t->nframes, frame_json, depth + 1);
@@ -714,6 +718,10 @@ static void kind_json(jw *w, kp_report_json_obj *ob, int depth)
 	lit_key(ob, K("frontmost_pids"));
 	array_json(w, r->nfrontmost, pid_elem, depth + 1);
 	strs_json(w, ob, K("notes"), &r->notes);
+	if (r->duration || r->steps) {   /* spindump reports only (issue 24) */
+		m_str(ob, K("duration"), r->duration);
+		m_str(ob, K("steps"), r->steps);
+	}
 	size_t nf = kp_report_panic_flag_names(r, w->names, sizeof w->names / sizeof w->names[0]);
 	lit_key(ob, K("panic_flags"));
 	array_json(w, nf < 16 ? nf : 16, name_elem, depth + 1);

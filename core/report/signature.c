@@ -370,6 +370,8 @@ static kp_status sig_hang(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp
 			front = r->processes[i].name ? r->processes[i].name : "?";
 	const char *culprit = r->kind == KP_KIND_WATCHDOG ? r->blamed_process
 	                      : r->kind == KP_KIND_STACKSHOT ? (r->blamed_process ? r->blamed_process : front)
+	                      /* issue 24: spindumps blame a process (their headline names the kext) */
+	                      : r->kind == KP_KIND_HANG || r->kind == KP_KIND_STALL ? r->blamed_process
 	                                                     : NULL;
 	kp_sha1 ex, gr;
 	kp_sha1_init(&ex);
