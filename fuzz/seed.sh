@@ -45,6 +45,13 @@ done
 for f in "$fix"/textforms/ppc.panic "$fix"/textforms/symbolicated.panic; do
 	[ -f "$f" ] && cut_lines text "$f" 2
 done
+# spin, hang and shutdown-stall reports (issue 24): whole and cut at every line
+for f in "$fix"/spindump/*; do
+	[ -f "$f" ] || continue
+	cut_lines text "$f" 1
+	put text "$f"
+	put signature "$f"
+done
 # the stackshot -i text (symstacks.rb's input), whole and cut at every line
 f=$fix/textforms/stackshot-i.txt
 if [ -f "$f" ]; then
