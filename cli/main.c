@@ -58,8 +58,8 @@ static const command commands[] = {
 	{"list", kpc_cmd_list,
 	 "list [--db PATH] [--groups | --host HOST] [--kind KIND] [--json]",
 	 "--host: only the reports of one Mac (its host name or host key).\n"
-	 "--kind: panic, watchdog, stackshot, reset, hang, shutdown-stall or all\n"
-	 "(the default).\n"
+	 "--kind: panic, watchdog, stackshot, reset, hang, shutdown-stall, sleep-wake\n"
+	 "or all (the default).\n"
 	 "Newest first by the reports' own dates; undated reports last.\n"},
 	{"hosts", kpc_cmd_hosts,
 	 "hosts [--db PATH] [--json]",

@@ -178,6 +178,11 @@ static void ref_kind(const kp_report *r, cJSON *o)
 		ref_put_str(o, "duration", r->duration);
 		ref_put_str(o, "steps", r->steps);
 	}
+	if (r->sleep_failure_code) {
+		ref_put_str(o, "failure_code", r->sleep_failure_code);
+		ref_put_u64(o, "failure_phase", r->has_sleep_phase, r->sleep_phase);
+		ref_put_str(o, "failure_phase_name", r->has_sleep_phase ? kp_sleepwake_phase_name(r->sleep_phase) : NULL);
+	}
 	const char *names[16];
 	size_t nf = kp_report_panic_flag_names(r, names, 16);
 	cJSON *pf = cJSON_AddArrayToObject(o, "panic_flags");

@@ -89,7 +89,7 @@ for k in panic:3 watchdog:1 stackshot:3 reset:1 all:8; do
 done
 "$kp" list --db "$db" --kind bogus >/dev/null 2>"$tmp/err"
 check "$?" = 2 "list --kind bogus: exit 2"
-check_grep "panic, watchdog, stackshot, reset, hang, shutdown-stall or all" "$tmp/err" "  naming the kinds"
+check_grep "panic, watchdog, stackshot, reset, hang, shutdown-stall, sleep-wake or all" "$tmp/err" "  naming the kinds"
 "$kp" list --db "$db" --groups --json >"$tmp/groups.json"
 python3 - "$tmp/groups.json" >"$tmp/py" 2>&1 <<'PY'
 import json, sys

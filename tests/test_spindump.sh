@@ -1,6 +1,6 @@
 #!/bin/sh
-# test_spindump.sh: spin, hang and shutdown-stall reports (issue 24 items 1
-# and 2), the fixtures in tests/fixtures/spindump/: read by content (a
+# test_spindump.sh: spin, hang, shutdown-stall and Sleep Wake Failure
+# reports (issue 24 items 1 to 3), the fixtures in tests/fixtures/spindump/: read by content (a
 # .shutdownStall and a .hang with their JSON header line, a bare spindump
 # -timeline text) into the thread model; each thread's heaviest stack with
 # its samples; kernel and kext frames placed by the image the line names,
@@ -101,16 +101,46 @@ check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["t
 check "$?" = 0 "binary spindump body: exit 0"
 check_grep "binary data (a binary spindump?)" "$tmp/err" "binary spindump body: named"
 
+# --- Sleep Wake Failure (item 3) ------------------------------------------------
+sw="$fx/sleepwake-fakedriver.diag"
+efi="$fx/current-efi.panic"
+"$kp" show --dsym "$dsym" "$sw" >"$tmp/sw" 2>"$tmp/err"
+check "$?" = 0 "sleep wake: exit 0 ($(head -c 200 "$tmp/err"))"
+check_grep "^Format: *text (bug_type 24)$" "$tmp/sw" "sleep wake: the .diag header's bug_type"
+check_grep "^Kind: *sleep-wake$" "$tmp/sw" "sleep wake: kind sleep-wake"
+check_grep "^Failure code: *0x00000040 00000027$" "$tmp/sw" "sleep wake: failure code as written"
+check_grep "^Phase: *0x27 wake: power plane drivers$" "$tmp/sw" "sleep wake: phase from the code's low byte"
+check_grep "^Kernel version: *Darwin Kernel Version 18.2.0" "$tmp/sw" "sleep wake: kernel version from kernel_task's block"
+check_grep "^Kernel UUID: *C86236B2-4976-3542-80CA-74A6B8B4BA03$" "$tmp/sw" "sleep wake: kernel UUID from kernel_task's block"
+check_grep "^  com.kpbrowse.FakeDriver ((1.0)) 4C4C4449-5555-3144-A1F6-9DFF5C39A349" "$tmp/sw" \
+	"sleep wake: the suspected bundle is a kext in backtrace"
+check_grep "^Blamed thread frames (3): kernel_task\[0\] 8361, state unknown, priority 81, 1 sample$" "$tmp/sw" \
+	"sleep wake: the thread the reason names (0x20a9) is blamed, not the heaviest"
+check_grep "^    1  0xffffff7f80e40750  com.kpbrowse.FakeDriver + 0x750  1 sample  fakekext_interrupt (/kpbrowse/fixtures/src/fakekext.cpp:159)$" \
+	"$tmp/sw" "sleep wake: its kext frame symbolicated"
+check_grep "^    0  0xffffff80003032ee  kernel + 0x1032ee  1 sample" "$tmp/sw" \
+	"sleep wake: a frame naming its image by <UUID> is the kernel's"
+"$kp" show --no-symbols "$efi" >"$tmp/efi" 2>"$tmp/err"
+check "$?" = 0 "EFI: exit 0"
+check_grep "^Headline: *Sleep Wake failure in EFI$" "$tmp/efi" "EFI: the reason line is the headline"
+check_grep "^Phase: *0x1f system sleep (firmware / EFI)$" "$tmp/efi" "EFI: phase 0x1f"
+check_grep "^OS version: *-$" "$tmp/efi" "EFI: '??? ??? (Build ???)' is no OS version"
+check_grep "^Blamed: *nobody$" "$tmp/efi" "EFI: swd's own stackshot blames nobody"
+check_grep "^Notes: *the report says: Please IGNORE the below stackshot$" "$tmp/efi" "EFI: the report's advice is shown"
+"$kp" show --json --no-symbols "$sw" "$efi" >"$tmp/sw.json" 2>/dev/null
+check "$(python3 -c 'import json,sys; a,b=json.load(open(sys.argv[1])); print(a["kind"], a["failure_code"], a["failure_phase"], a["failure_phase_name"], b["failure_phase"], b["blamed"])' "$tmp/sw.json")" = \
+	"sleep-wake 0x00000040 00000027 39 wake: power plane drivers 31 None" "sleep wake: JSON failure_code, failure_phase(_name)"
+
 # --- index: the kinds, grouped ------------------------------------------------
 db="$tmp/index.db"
 mkdir -p "$tmp/reports"
-cp "$stall" "$hang" "$tl" "$bin" "$tmp/reports/"
+cp "$stall" "$hang" "$tl" "$bin" "$sw" "$efi" "$tmp/reports/"
 cp "$stall" "$tmp/reports/again.shutdownStall.txt"   # another name: the same report (incident id)
 sed 's/6B1F0C2A-55D3/7C2F1D3B-66E4/; s/Date\/Time:        2021-02-14/Date\/Time:        2021-03-01/' "$stall" \
 	>"$tmp/reports/second.shutdownStall"
 "$kp" index --db "$db" --no-symbols "$tmp/reports" >/dev/null 2>"$tmp/err"
 check "$?" = 0 "index: exit 0 ($(head -c 200 "$tmp/err"))"
-for k in shutdown-stall:3 hang:2; do
+for k in shutdown-stall:3 hang:2 sleep-wake:2; do
 	"$kp" list --db "$db" --kind "${k%:*}" --json >"$tmp/k.json"
 	check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), all(x["kind"]==sys.argv[2] for x in r))' "$tmp/k.json" "${k%:*}")" = "${k#*:} True" "list --kind ${k%:*}: ${k#*:} rows"
 done

@@ -179,6 +179,12 @@ static void print_hang(FILE *out, const kp_report *r)
 	}
 	if (r->kind != KP_KIND_PANIC || r->reason)
 		field(out, "Reason:", r->reason);
+	if (r->sleep_failure_code) {
+		field(out, "Failure code:", r->sleep_failure_code);
+		const char *ph = r->has_sleep_phase ? kp_sleepwake_phase_name(r->sleep_phase) : NULL;
+		if (r->has_sleep_phase)
+			fprintf(out, "%-18s 0x%02x %s\n", "Phase:", r->sleep_phase, ph ? ph : "(unknown)");
+	}
 	if (r->duration)
 		field(out, "Duration:", r->duration);
 	if (r->steps)
@@ -353,7 +359,7 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 		print_thread(out, sym, r, (kp_thread_ref){(int)(pp - r->processes), (int)(pt - pp->threads)},
 		             "Blamed thread frames", ndisasm);
 	} else if ((r->kind == KP_KIND_STACKSHOT && r->format == KP_FORMAT_TEXT) || r->kind == KP_KIND_HANG ||
-	           r->kind == KP_KIND_STALL) {
+	           r->kind == KP_KIND_STALL || r->kind == KP_KIND_SLEEPWAKE) {
 		print_all_threads(out, sym, r, ndisasm);
 	} else {
 		fprintf(out, "%s\n", "Panicked thread frames: none in this report");

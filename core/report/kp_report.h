@@ -40,6 +40,7 @@ typedef enum kp_kind {
 	/* issue 24: what a stuck Mac leaves (text_spindump.c) */
 	KP_KIND_HANG,         /* .spin 11, .hang 12, watchdog_timeout.spin 28 / 29, a spindump */
 	KP_KIND_STALL,        /* .shutdownStall 17 */
+	KP_KIND_SLEEPWAKE,    /* Sleep Wake Failure .diag 24 (text_sleepwake.c) */
 } kp_kind;
 
 typedef enum kp_arch {
@@ -247,6 +248,11 @@ typedef struct kp_report {
 	kp_strs notes;            /* notes / reportNotes */
 	char *duration;           /* spindump "Duration:" as written, e.g. "10.33s" */
 	char *steps;              /* spindump "Steps:" as written, e.g. "34 (100ms sampling interval)" */
+	/* Sleep Wake Failure: "Failure code::" as written ("0x00000040 00000027")
+	 * and its phase, the low byte of the second word (kp_sleepwake_phase_name) */
+	char *sleep_failure_code;
+	bool has_sleep_phase;
+	unsigned sleep_phase;
 	bool has_panic_flags;
 	uint64_t panic_flags;     /* panicFlags; kp_report_panic_flag_names decodes it */
 
@@ -314,8 +320,13 @@ void kp_report_free(kp_report **r);
 
 const char *kp_format_name(kp_format f);   /* "ips", "intel-json", "text", "unknown" */
 const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "ppc", "unknown" */
-/* "panic", "watchdog", "stackshot", "reset", "hang", "shutdown-stall" */
+/* "panic", "watchdog", "stackshot", "reset", "hang", "shutdown-stall", "sleep-wake" */
 const char *kp_kind_name(kp_kind k);
+
+/* The name of a sleep/wake phase (an xnu PM trace point, e.g. 0x27 "wake:
+ * power plane drivers", 0x1f "system sleep (firmware / EFI)"); NULL when
+ * unknown.  Static strings. */
+const char *kp_sleepwake_phase_name(unsigned phase);
 
 /* The thread marked panicked (or NULL) and the process holding it. */
 const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process **proc);

@@ -722,6 +722,11 @@ static void kind_json(jw *w, kp_report_json_obj *ob, int depth)
 		m_str(ob, K("duration"), r->duration);
 		m_str(ob, K("steps"), r->steps);
 	}
+	if (r->sleep_failure_code) {   /* Sleep Wake Failure only (issue 24) */
+		m_str(ob, K("failure_code"), r->sleep_failure_code);
+		m_u64(ob, K("failure_phase"), r->has_sleep_phase, r->sleep_phase);
+		m_str(ob, K("failure_phase_name"), r->has_sleep_phase ? kp_sleepwake_phase_name(r->sleep_phase) : NULL);
+	}
 	size_t nf = kp_report_panic_flag_names(r, w->names, sizeof w->names / sizeof w->names[0]);
 	lit_key(ob, K("panic_flags"));
 	array_json(w, nf < 16 ? nf : 16, name_elem, depth + 1);

@@ -358,7 +358,7 @@ static kp_status sig_hang(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp
 {
 	/* a spindump's headline names whom it blames and the kext (issue 24);
 	 * its reason (the Event line) is the same for every one */
-	bool spin = r->kind == KP_KIND_HANG || r->kind == KP_KIND_STALL;
+	bool spin = r->kind == KP_KIND_HANG || r->kind == KP_KIND_STALL || r->kind == KP_KIND_SLEEPWAKE;
 	out->headline = kp_sig_normalize_headline(r->reason && !(spin && r->headline) ? r->reason : r->headline);
 	const kp_process *bp = NULL;
 	const kp_thread *t = kp_report_blamed_thread(r, &bp);

@@ -143,6 +143,7 @@ static bool spin_kind(int bt, kp_kind *k)
 	switch (bt) {
 	case 11: case 12: case 28: case 29: *k = KP_KIND_HANG; return true;
 	case 17: *k = KP_KIND_STALL; return true;
+	case 24: *k = KP_KIND_SLEEPWAKE; return true;
 	default: return false;
 	}
 }
@@ -239,6 +240,7 @@ typedef struct spd {
 	const char *target_cmd, *target_cmd_end;
 	bool has_target_pid;
 	int64_t target_pid;
+	struct kp_sleepwake_pre pre;  /* a Sleep Wake Failure's preamble */
 } spd;
 
 static char *dup_span(spd *c, const char *s, const char *e)
@@ -285,16 +287,24 @@ static int frame_image(spd *c, const char *s, size_t n, bool kernel)
 	int i = image_by_short(c, s, n);
 	if (i >= 0)
 		return i;
+	/* "(<UUID> + off)": an image spindump could not name (Sleep Wake
+	 * Failure stackshots name the kernel so) */
+	char canon[37];
+	bool by_uuid = n > 2 && s[0] == '<' && s[n - 1] == '>' && kp_uuid_canon(s + 1, n - 2, canon);
+	if (by_uuid && (i = kp__image_by_uuid(c->r, canon)) >= 0)
+		return add_short(c, s, n, i) ? i : (c->oom = true, -1);
 	kp_image *im = kp__add_image(c->r);
 	if (!im) {
 		c->oom = true;
 		return -1;
 	}
-	bool k = kernel && kernel_name(s, n);
+	bool k = kernel && (by_uuid ? c->r->kernel_uuid && strcmp(canon, c->r->kernel_uuid) == 0 : kernel_name(s, n));
 	im->kind = k ? 'K' : kernel ? 'X' : 'P';
-	im->name = k ? kp__strdup(c->r, "kernel") : kp__strndup(c->r, s, n);
+	im->name = k ? kp__strdup(c->r, "kernel") : by_uuid ? NULL : kp__strndup(c->r, s, n);
+	if (by_uuid)
+		im->uuid = kp__strdup(c->r, canon);
 	i = im->index;
-	if (!c->r->images[i].name || !add_short(c, s, n, i)) {
+	if ((!c->r->images[i].name && !by_uuid) || (by_uuid && !c->r->images[i].uuid) || !add_short(c, s, n, i)) {
 		c->oom = true;
 		return -1;
 	}
@@ -537,6 +547,26 @@ static void process_line(spd *c, const char *s, const char *e)
 		p->name = dup_span(c, s, e);
 }
 
+/* A process block's "Key: value" line: the kernel's UUID and version from
+ * kernel_task's (the only place a Sleep Wake Failure names them). */
+static void process_kv(spd *c, const char *s, const char *e)
+{
+	kp_report *r = c->r;
+	const kp_process *p = &r->processes[c->proc];
+	if (!p->name || strcmp(p->name, "kernel_task") != 0)
+		return;
+	char canon[37];
+	if (has_prefix(s, e, "UUID:") && !r->kernel_uuid) {
+		const char *v = skip_blanks(s + 5, e);
+		if (kp_uuid_canon(v, (size_t)(e - v), canon))
+			r->kernel_uuid = kp__strdup(r, canon);
+	} else if (has_prefix(s, e, "Version:") && !r->kernel_version) {
+		const char *v = skip_blanks(s + 8, e);
+		if (has_prefix(v, e, "Darwin Kernel Version"))
+			r->kernel_version = dup_span(c, v, e);
+	}
+}
+
 /* `NAME "text"` on a thread line: the text. */
 static char *quoted_after(spd *c, const char *s, const char *e, const char *key)
 {
@@ -614,7 +644,8 @@ static void header_kv(spd *c, const char *s, const char *e)
 		c->oom = true;
 	if (KEY("Date/Time") && !r->timestamp) {
 		r->timestamp = dup_span(c, v, ve);
-	} else if (KEY("OS Version") && !r->os_version) {
+	} else if (KEY("OS Version") && !r->os_version && !has_prefix(v, ve, "???")) {
+		/* "??? ??? (Build ???)": a Sleep Wake Failure's, written before the OS was known */
 		r->os_version = dup_span(c, v, ve);
 		const char *b = find(v, ve, "(Build ");
 		const char *be = b ? memchr(b, ')', (size_t)(ve - b)) : NULL;
@@ -668,6 +699,12 @@ static uint64_t kext_samples(const kp_report *r, const kp_thread *t, int *kext)
 	return 0;
 }
 
+/* The headline's word for the kind. */
+static const char *what_kind(const kp_report *r)
+{
+	return r->kind == KP_KIND_STALL ? "shutdown stall" : r->kind == KP_KIND_SLEEPWAKE ? "sleep wake failure" : "hang";
+}
+
 static void move_first(kp_report *r, size_t i)
 {
 	if (i == 0)
@@ -675,6 +712,49 @@ static void move_first(kp_report *r, size_t i)
 	kp_process tmp = r->processes[i];
 	memmove(&r->processes[1], &r->processes[0], i * sizeof tmp);
 	r->processes[0] = tmp;
+}
+
+/* A Sleep Wake Failure blames what its reason names: the suspected bundle
+ * (*kext, added when no frame holds it) and the thread (its process
+ * *blamed, the thread put first); never by samples, since the stackshot is
+ * of one instant and often swd's own. */
+static void blame_sleepwake(spd *c, int *blamed, int *kext)
+{
+	kp_report *r = c->r;
+	if (c->pre.bundle) {
+		for (size_t i = 0; i < r->nimages && *kext < 0; i++)
+			if (r->images[i].name && strcmp(r->images[i].name, c->pre.bundle) == 0)
+				*kext = (int)i;
+		if (*kext < 0) {
+			kp_image *im = kp__add_image(r);
+			if (!im) {
+				c->oom = true;
+				return;
+			}
+			im->kind = 'X';
+			im->name = c->pre.bundle;
+			*kext = im->index;
+		}
+		r->images[*kext].in_backtrace = true;
+	}
+	kp_thread_ref ref;
+	if (c->pre.has_tid && kp_report_thread_by_id(r, c->pre.tid, &ref)) {
+		kp_process *p = &r->processes[ref.proc];
+		if (ref.thread > 0) {
+			kp_thread tmp = p->threads[ref.thread];
+			memmove(&p->threads[1], &p->threads[0], (size_t)ref.thread * sizeof tmp);
+			p->threads[0] = tmp;
+		}
+		*blamed = ref.proc;
+	}
+	if (c->pre.ignore_stackshot) {
+		r->notes.v = kp__alloc(r, sizeof *r->notes.v);
+		if (!r->notes.v || !(r->notes.v[0] = kp__strdup(r, "the report says: Please IGNORE the below stackshot"))) {
+			c->oom = true;
+			return;
+		}
+		r->notes.n = 1;
+	}
 }
 
 /* Orders threads, marks kexts in the heaviest stacks, chooses whom to blame
@@ -694,7 +774,9 @@ static void finish(spd *c)
 			}
 	}
 	int blamed = -1, kext = -1;
-	for (size_t i = 0; i < r->nprocesses && blamed < 0; i++) {
+	if (r->kind == KP_KIND_SLEEPWAKE)
+		blame_sleepwake(c, &blamed, &kext);
+	for (size_t i = 0; i < r->nprocesses && blamed < 0 && r->kind != KP_KIND_SLEEPWAKE; i++) {
 		const kp_process *p = &r->processes[i];
 		if ((c->has_target_pid && p->has_pid && p->pid == c->target_pid) ||
 		    (!c->has_target_pid && c->target_cmd && p->name &&
@@ -702,9 +784,9 @@ static void finish(spd *c)
 		     memcmp(p->name, c->target_cmd, strlen(p->name)) == 0))
 			blamed = (int)i;
 	}
-	if (blamed >= 0 && r->processes[blamed].nthreads)
+	if (blamed >= 0 && r->processes[blamed].nthreads && kext < 0)
 		kext_samples(r, &r->processes[blamed].threads[0], &kext);
-	if (blamed < 0 && !c->target_cmd) {
+	if (blamed < 0 && !c->target_cmd && r->kind != KP_KIND_SLEEPWAKE) {
 		uint64_t best = 0;
 		bool best_third = false;
 		for (size_t i = 0; i < r->nprocesses; i++) {
@@ -732,10 +814,15 @@ static void finish(spd *c)
 		r->has_blamed_pid = c->has_target_pid;
 		r->blamed_pid = c->target_pid;
 	}
-	const char *what = r->kind == KP_KIND_STALL ? "shutdown stall" : "hang";
+	const char *what = what_kind(r);
 	const char *who = r->blamed_process ? r->blamed_process : NULL;
 	const char *in = kext >= 0 ? r->images[kext].name : NULL;
-	if (who && in)
+	const char *ph = r->has_sleep_phase ? kp_sleepwake_phase_name(r->sleep_phase) : NULL;
+	if (r->kind == KP_KIND_SLEEPWAKE && r->reason)   /* its own words, e.g. "Sleep Wake failure in EFI" */
+		r->headline = kp__strdup(r, r->reason);
+	else if (r->kind == KP_KIND_SLEEPWAKE)
+		r->headline = kp__sprintf(r, "%s%s%s%s%s", what, ph ? " in " : "", ph ? ph : "", in ? ": " : "", in ? in : "");
+	else if (who && in)
 		r->headline = kp__sprintf(r, "%s: %s in %s", what, who, in);
 	else if (who)
 		r->headline = kp__sprintf(r, "%s: %s", what, who);
@@ -807,22 +894,31 @@ kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_erro
 		p = le < end ? le + 1 : end;
 		line = 2;
 	}
-	/* a body spindump did not write as text: say what it is */
-	size_t rest = (size_t)(end - p);
-	if (!kp__spindump_sniff(p, rest)) {
-		if (!le)
-			return kp_error_set(err, KP_ERR_FORMAT, 1, 0, "not a spindump text");
-		bool binary = memchr(p, '\0', rest < 4096 ? rest : 4096) || (rest >= 8 && !memcmp(p, "bplist00", 8));
-		const char *what = binary ? binary_name(p, rest) : rest ? "text without a spindump" : "empty";
-		kp__warn(r, line, "the body after the header is %s: kpbrowse reads its header only", what);
-		r->headline = kp__sprintf(r, "%s: body not readable (%s)",
-		                          r->kind == KP_KIND_STALL ? "shutdown stall" : "hang", what);
-		r->truncated = true;
-		return r->headline ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	}
 	spd *c = calloc(1, sizeof *c);
 	if (!c)
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	size_t pre = kp__sleepwake_preamble(r, p, (size_t)(end - p), &c->pre);
+	if (pre) {
+		r->kind = KP_KIND_SLEEPWAKE;
+		for (const char *q = p; (q = memchr(q, '\n', (size_t)(p + pre - q))) != NULL; q++)
+			line++;
+		p += pre;
+	}
+	/* a body spindump did not write as text: say what it is */
+	size_t rest = (size_t)(end - p);
+	if (!kp__spindump_sniff(p, rest)) {
+		if (!le) {
+			free(c);
+			return kp_error_set(err, KP_ERR_FORMAT, 1, 0, "not a spindump text");
+		}
+		free(c);
+		bool binary = memchr(p, '\0', rest < 4096 ? rest : 4096) || (rest >= 8 && !memcmp(p, "bplist00", 8));
+		const char *what = binary ? binary_name(p, rest) : rest ? "text without a spindump" : "empty";
+		kp__warn(r, line, "the body after the header is %s: kpbrowse reads its header only", what);
+		r->headline = kp__sprintf(r, "%s: body not readable (%s)", what_kind(r), what);
+		r->truncated = true;
+		return r->headline ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
 	c->r = r;
 	c->proc = c->thread = -1;
 	c->last_indent = -1;
@@ -845,6 +941,8 @@ kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_erro
 			thread_start(c, s, te);
 		} else if (c->thread >= 0 && frame_line(p, te, &f)) {
 			tree_line(c, &f);
+		} else if (c->proc >= 0 && c->thread < 0 && !c->images && s < te) {
+			process_kv(c, s, te);
 		} else if (!c->seen_process && s < te) {
 			header_kv(c, s, te);
 		} else if (s == te) {
@@ -854,8 +952,15 @@ kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_erro
 	}
 	if (!c->oom)
 		end_thread(c);
-	if (r->kind == KP_KIND_HANG && r->reason && find(r->reason, r->reason + strlen(r->reason), "hutdown"))
-		r->kind = KP_KIND_STALL;   /* a bare spindump of a stall: its Event says so */
+	const char *ev = NULL;
+	for (size_t i = 0; i < r->nfields && !ev; i++)
+		if (strcmp(r->fields[i].key, "Event") == 0)
+			ev = r->fields[i].value;
+	/* a bare spindump of a stall or a sleep/wake failure: its Event says so */
+	if (r->kind == KP_KIND_HANG && ev && find(ev, ev + strlen(ev), "hutdown"))
+		r->kind = KP_KIND_STALL;
+	if (r->kind == KP_KIND_HANG && ev && strcmp(ev, "Sleep Wake Failure") == 0)
+		r->kind = KP_KIND_SLEEPWAKE;
 	if (!c->oom)
 		finish(c);
 	bool oom = c->oom;

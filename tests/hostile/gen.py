@@ -63,6 +63,7 @@ cuts(SSTEXT, "fixture.stackshot-i")
 STALL = os.path.join(FIX, "spindump", "stall-fakedriver.shutdownStall")
 cuts(STALL, "fixture.shutdownStall")
 cuts(os.path.join(FIX, "spindump", "spindump-timeline-arm64.txt"), "fixture.spindump")
+cuts(os.path.join(FIX, "spindump", "sleepwake-fakedriver.diag"), "fixture.sleepwake")
 for name in ("ips-t2-bridgeos-sleepwake-socwatchdog-1.ips",
              "legacy-intel-1014-iousbfamily-iogmd-userclient-1.panic"):
     if REAL and os.path.exists(os.path.join(REAL, name)):
@@ -354,3 +355,8 @@ sd = sd.replace(b"IOServiceClose + 40", b"IOService" + evil_raw + b"Close + 40")
 sd = sd.replace(b"com.kpbrowse.FakeDriver 1.0", b"com.evil" + evil_raw + b" 1.0")
 sd = sd.replace(b"Event:            Shutdown stall", b"Event:            Shutdown" + evil_raw)
 put("tty/evil-spindump.shutdownStall", sd)
+# a Sleep Wake Failure: reason, suspected bundle and failure code
+sw = read(os.path.join(FIX, "spindump", "sleepwake-fakedriver.diag"))
+sw = sw.replace(b"Suspected bundle: com.kpbrowse.FakeDriver.", b"Suspected bundle: com.evil" + evil_raw + b".")
+sw = sw.replace(b"Failure code:: 0x00000040 00000027", b"Failure code:: 0x00000040 " + evil_raw)
+put("tty/evil-sleepwake.diag", sw)
