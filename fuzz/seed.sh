@@ -18,7 +18,7 @@ put() {   # put TARGET FILE [HEAD_BYTES]
 		cp "$2" "$out/$1/seed-$n"
 	fi
 }
-for f in "$fix"/reports/*.ips "$fix"/stackshots/*.ips "$real"/*.ips; do
+for f in "$fix"/reports/*.ips "$fix"/stackshots/*.ips "$fix"/extlog/*.ips "$real"/*.ips; do
 	[ -f "$f" ] || continue
 	# Big reports: the first 64 KiB (a truncated report is a seed too).
 	if [ "$(wc -c <"$f")" -gt 65536 ]; then put ips "$f" 65536; else put ips "$f"; fi

@@ -331,6 +331,29 @@ static cJSON *ref_build(const kp_report *r, kp_report_json_frame_fn fn, void *ct
 		cJSON_AddItemToArray(ps, po);
 	}
 
+	if (r->nextlogs) {
+		cJSON *xa = cJSON_AddArrayToObject(o, "extensible_paniclog");
+		for (size_t i = 0; i < r->nextlogs; i++) {
+			const kp_extlog *x = &r->extlogs[i];
+			cJSON *xo = cJSON_CreateObject();
+			ref_put_str(xo, "owner_uuid", x->owner_uuid);
+			ref_put_str(xo, "owner", kp_report_owner_name(r, x->owner_uuid));
+			ref_put_str(xo, "data_id", x->data_id);
+			ref_put_u64(xo, "size", true, x->len);
+			char *txt = malloc(x->len * 2 + 1);
+			if (x->text) {
+				memcpy(txt, x->data, x->len);
+				txt[x->len] = '\0';
+			}
+			ref_put_str(xo, "text", x->text ? txt : NULL);
+			for (size_t k = 0; k < x->len; k++)
+				snprintf(txt + 2 * k, 3, "%02x", x->data[k]);
+			txt[x->len * 2] = '\0';
+			ref_put_str(xo, "hex", txt);
+			free(txt);
+			cJSON_AddItemToArray(xa, xo);
+		}
+	}
 	cJSON *fl = cJSON_AddObjectToObject(o, "fields");
 	for (size_t i = 0; i < r->nfields; i++)
 		cJSON_AddItemToObject(fl, r->fields[i].key, cJSON_CreateString(r->fields[i].value));

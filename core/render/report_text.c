@@ -156,6 +156,60 @@ static void put_safe(FILE *out, const char *s)
 	kp_sanitize_write(out, s, strlen(s), 0);
 }
 
+/* Bytes shown per ExtensiblePanicLog entry; JSON has them all. */
+#define EXTLOG_SHOW 4096
+
+/* The ExtensiblePanicLog entries under their owners: text (sanitised, each
+ * line indented) or a hex dump with an ASCII column. */
+static void print_extlogs(FILE *out, const kp_report *r)
+{
+	if (!r->nextlogs)
+		return;
+	fprintf(out, "Extensible panic log (%zu):\n", r->nextlogs);
+	for (size_t i = 0; i < r->nextlogs; i++) {
+		const kp_extlog *x = &r->extlogs[i];
+		const char *name = kp_report_owner_name(r, x->owner_uuid);
+		fputs("  ", out);
+		put_safe(out, name ? name : "(unknown image)");
+		fputs(" ", out);
+		put_safe(out, x->owner_uuid);
+		if (x->data_id) {
+			fputs(" DataID ", out);
+			put_safe(out, x->data_id);
+		}
+		fprintf(out, ": %zu byte%s%s\n", x->len, x->len == 1 ? "" : "s", x->text ? ", text" : "");
+		size_t n = x->len < EXTLOG_SHOW ? x->len : EXTLOG_SHOW;
+		if (x->text) {
+			const char *s = (const char *)x->data, *e = s + n;
+			while (s < e) {
+				const char *nl = memchr(s, '\n', (size_t)(e - s));
+				size_t k = nl ? (size_t)(nl - s) : (size_t)(e - s);
+				fputs("      ", out);
+				kp_sanitize_write(out, s, k, 0);
+				fputc('\n', out);
+				s += k + (nl != NULL);
+			}
+		} else {
+			for (size_t o = 0; o < n; o += 16) {
+				fprintf(out, "      %04zx ", o);
+				for (size_t k = 0; k < 16; k++)
+					if (o + k < n)
+						fprintf(out, " %02x", x->data[o + k]);
+					else
+						fputs("   ", out);
+				fputs("  |", out);
+				for (size_t k = 0; k < 16 && o + k < n; k++) {
+					unsigned char c = x->data[o + k];
+					fputc(c >= 0x20 && c < 0x7f ? c : '.', out);
+				}
+				fputs("|\n", out);
+			}
+		}
+		if (n < x->len)
+			fprintf(out, "      ... %zu more bytes (show --json has them all)\n", x->len - n);
+	}
+}
+
 /* Kind, blame, reason, frontmost processes, notes and the wait chains: what
  * a watchdog or stackshot says before any frame. */
 static void print_hang(FILE *out, const kp_report *r)
@@ -351,6 +405,7 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 		fputc('\n', out);
 	}
 
+	print_extlogs(out, r);
 	print_hang(out, r);
 	if (pt) {
 		fprintf(out, "Panicked thread frames (%zu):\n", pt->nframes);

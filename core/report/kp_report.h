@@ -202,6 +202,17 @@ typedef struct kp_field {
 	char *value;
 } kp_field;
 
+/* One ExtensiblePanicLog entry of an .ips body (issue 24): the state a
+ * kext or dext left for the panic log (IOExtensiblePaniclog), under its
+ * owner's UUID (kp_report_owner_name names it). */
+typedef struct kp_extlog {
+	char *owner_uuid;         /* canonical; the key as written when it is no UUID */
+	char *data_id;            /* DataID as written (a number's digits); NULL when absent */
+	unsigned char *data;      /* the bytes (strict base64 strings decoded), len of them */
+	size_t len;
+	bool text;                /* UTF-8 without controls but \n \r \t: shown as text, else as hex */
+} kp_extlog;
+
 typedef struct kp_warning {
 	long line;            /* 0 when unknown */
 	char *msg;
@@ -289,6 +300,9 @@ typedef struct kp_report {
 	char *stackshot_b64;
 	size_t stackshot_len;
 
+	kp_extlog *extlogs;       /* ExtensiblePanicLog entries, in report order */
+	size_t nextlogs;
+
 	kp_field *fields;         /* unmodelled members, in report order */
 	size_t nfields, fields_cap;
 
@@ -327,6 +341,10 @@ const char *kp_kind_name(kp_kind k);
  * power plane drivers", 0x1f "system sleep (firmware / EFI)"); NULL when
  * unknown.  Static strings. */
 const char *kp_sleepwake_phase_name(unsigned phase);
+
+/* The name of the image (or loaded kext) with UUID uuid, NULL when the
+ * report names none: an ExtensiblePanicLog entry's owner. */
+const char *kp_report_owner_name(const kp_report *r, const char *uuid);
 
 /* The thread marked panicked (or NULL) and the process holding it. */
 const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process **proc);

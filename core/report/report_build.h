@@ -9,6 +9,8 @@
 
 #include "kp_report.h"
 
+#include <cjson/cJSON.h>
+
 kp_report *kp__report_new(const char *path);
 
 /* Arena copies; NULL only when out of memory (or s is NULL). */
@@ -98,6 +100,11 @@ struct kp_sleepwake_pre {
 };
 size_t kp__sleepwake_sniff(const char *data, size_t len);
 size_t kp__sleepwake_preamble(kp_report *r, const char *data, size_t len, struct kp_sleepwake_pre *out);
+
+/* ips_extlog.c (issue 24): the body's ExtensiblePanicLog value v into
+ * r->extlogs; a malformed part is skipped with a warning.  Fails only when
+ * out of memory. */
+kp_status kp__ips_extlog(kp_report *r, const cJSON *v, kp_error *err);
 
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);

@@ -744,6 +744,36 @@ static void kind_json(jw *w, kp_report_json_obj *ob, int depth)
 	}
 }
 
+/* An ExtensiblePanicLog entry: its owner, and its bytes as text (when
+ * they are) and always as lower-case hex. */
+static void extlog_json(jw *w, size_t i, int depth)
+{
+	const kp_extlog *x = &w->r->extlogs[i];
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	m_str(&ob, K("owner_uuid"), x->owner_uuid);
+	m_str(&ob, K("owner"), kp_report_owner_name(w->r, x->owner_uuid));
+	m_str(&ob, K("data_id"), x->data_id);
+	m_u64(&ob, K("size"), true, x->len);
+	char *txt = x->text ? malloc(x->len + 1) : NULL;
+	if (txt) {
+		memcpy(txt, x->data, x->len);
+		txt[x->len] = '\0';
+	}
+	m_str(&ob, K("text"), txt);
+	free(txt);
+	char *hex = malloc(x->len * 2 + 1);
+	if (!hex) {
+		w->oom = true;
+	} else {
+		for (size_t k = 0; k < x->len; k++)
+			snprintf(hex + 2 * k, 3, "%02x", x->data[k]);
+		hex[x->len * 2] = '\0';
+		m_str(&ob, K("hex"), hex);
+		free(hex);
+	}
+	kp_report_json_end(&ob);
+}
+
 static void report_json(jw *w, int depth)
 {
 	const kp_report *r = w->r;
@@ -779,6 +809,10 @@ static void report_json(jw *w, int depth)
 	lit_key(&ob, K("processes"));
 	array_json(w, r->nprocesses, process_json, depth + 1);
 
+	if (r->nextlogs) {   /* .ips ExtensiblePanicLog (issue 24) */
+		lit_key(&ob, K("extensible_paniclog"));
+		array_json(w, r->nextlogs, extlog_json, depth + 1);
+	}
 	lit_key(&ob, K("fields"));
 	fields_json(w, depth + 1);
 	m_bool(&ob, K("truncated"), r->truncated);

@@ -17,6 +17,7 @@ family; test_hostile.sh decides what a file must do from its folder:
   tty/     reports whose panic string, process and thread names carry
            terminal escape sequences
 """
+import base64
 import json
 import os
 import random
@@ -360,3 +361,11 @@ sw = read(os.path.join(FIX, "spindump", "sleepwake-fakedriver.diag"))
 sw = sw.replace(b"Suspected bundle: com.kpbrowse.FakeDriver.", b"Suspected bundle: com.evil" + evil_raw + b".")
 sw = sw.replace(b"Failure code:: 0x00000040 00000027", b"Failure code:: 0x00000040 " + evil_raw)
 put("tty/evil-sleepwake.diag", sw)
+# ExtensiblePanicLog: an owner key, a DataID and text data with the evil text
+xl = read(os.path.join(FIX, "extlog", "panic-full-extlog.ips")).decode()
+xi = xl.index('  "ExtensiblePanicLog"')
+xj = xl.index("\n", xi) + 1
+ev = json.dumps(EVIL)
+xl = xl[:xi] + ('  "ExtensiblePanicLog": {%s: [{"DataID": %s, "data": %s}], "4C4C44A3-5555-3144-A151-249D146ED38D": '
+                '[{"DataID": 1, "data": %s}]},\n' % (ev, ev, ev, json.dumps(base64.b64encode(EVIL.encode("utf-8", "surrogateescape")).decode()))) + xl[xj:]
+put("tty/evil-extlog.ips", xl.encode("utf-8", "surrogateescape"))
