@@ -8,7 +8,7 @@ root=$(dirname "$here")
 out=${1:-$here/corpus}
 real=${KP_SHARED_DIR:-$root/../shared}/corpus/real
 fix=$root/tests/fixtures
-mkdir -p "$out/ips" "$out/text" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache"
+mkdir -p "$out/ips" "$out/text" "$out/nvram" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache"
 n=0
 put() {   # put TARGET FILE [HEAD_BYTES]
 	n=$((n + 1))
@@ -45,12 +45,20 @@ done
 for f in "$fix"/textforms/ppc.panic "$fix"/textforms/symbolicated.panic; do
 	[ -f "$f" ] && cut_lines text "$f" 2
 done
-# spin, hang and shutdown-stall reports (issue 24): whole and cut at every line
+# spin, hang, shutdown-stall and sleep-wake reports (issue 24): whole and cut
+# at every line (those with a JSON header line go to the ips target, whose
+# input may start with '{')
 for f in "$fix"/spindump/*; do
 	[ -f "$f" ] || continue
-	cut_lines text "$f" 1
-	put text "$f"
+	case $(head -c 1 "$f") in
+	'{') cut_lines ips "$f" 1; put ips "$f" ;;
+	*) cut_lines text "$f" 1; put text "$f" ;;
+	esac
 	put signature "$f"
+done
+# unsaved panics (issue 24): nvram -x, nvram -p, FUNK and DEED dumps
+for f in "$fix"/nvram/*; do
+	[ -f "$f" ] && put nvram "$f"
 done
 # the stackshot -i text (symstacks.rb's input), whole and cut at every line
 f=$fix/textforms/stackshot-i.txt
