@@ -48,7 +48,7 @@ done
 # spin, hang, shutdown-stall and sleep-wake reports (issue 24): whole and cut
 # at every line (those with a JSON header line go to the ips target, whose
 # input may start with '{')
-for f in "$fix"/spindump/*; do
+for f in "$fix"/spindump/* "$fix"/notkernel/*; do
 	[ -f "$f" ] || continue
 	case $(head -c 1 "$f") in
 	'{') cut_lines ips "$f" 1; put ips "$f" ;;

@@ -106,6 +106,11 @@ size_t kp__sleepwake_preamble(kp_report *r, const char *data, size_t len, struct
  * out of memory. */
 kp_status kp__ips_extlog(kp_report *r, const cJSON *v, kp_error *err);
 
+/* text_notkernel.c (issue 24 item 6): what a text that is no kernel report
+ * is ("an application crash report", "a resource report (wakeups)"), or
+ * NULL; data may start with a JSON header line. */
+const char *kp__notkernel_sniff(const char *data, size_t len);
+
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);
 

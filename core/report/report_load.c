@@ -39,6 +39,15 @@ kp_status kp_report_parse(const char *data, size_t len, const char *path,
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	const char *p = skip_ws(data, data + len);
 	kp_status st;
+	/* issue 24: a text crash or resource report is named, never read as a
+	 * hang or failed on (a JSON header line may stand before it) */
+	const char *nl = p < data + len ? memchr(p, '\n', (size_t)(data + len - p)) : NULL;
+	const char *body = p < data + len && *p == '{' && nl ? nl + 1 : p;
+	const char *notk = body < data + len && *body != '{' ? kp__notkernel_sniff(body, (size_t)(data + len - body)) : NULL;
+	if (notk) {
+		kp_report_free(&r);
+		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0, "not a kernel report (%s)", notk);
+	}
 	if (kp__spindump_header_sniff(data, len) ||
 	    ((p == data + len || *p != '{') && kp__spindump_sniff(data, len))) {
 		st = kp__spindump_parse(r, data, len, err);

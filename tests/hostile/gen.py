@@ -65,6 +65,8 @@ STALL = os.path.join(FIX, "spindump", "stall-fakedriver.shutdownStall")
 cuts(STALL, "fixture.shutdownStall")
 cuts(os.path.join(FIX, "spindump", "spindump-timeline-arm64.txt"), "fixture.spindump")
 cuts(os.path.join(FIX, "spindump", "sleepwake-fakedriver.diag"), "fixture.sleepwake")
+cuts(os.path.join(FIX, "notkernel", "Finder-2019-11-02.crash"), "fixture.crash")
+cuts(os.path.join(FIX, "notkernel", "Chrome_wakeups_resource.diag"), "fixture.wakeups")
 for name in ("ips-t2-bridgeos-sleepwake-socwatchdog-1.ips",
              "legacy-intel-1014-iousbfamily-iogmd-userclient-1.panic"):
     if REAL and os.path.exists(os.path.join(REAL, name)):
