@@ -1,6 +1,7 @@
 /* nvram.c: aapl,panic-info and the panic region decoded (contract:
  * kp_nvram.h). */
 #include "kp_nvram.h"
+#include "text_span.h"
 #include "kp_base64.h"
 #include "kp_lex.h"
 
@@ -23,15 +24,6 @@ static uint64_t le64(const unsigned char *p)
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-static const char *find(const char *s, const char *e, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; (size_t)(e - s) >= n; s++)
-		if (*s == *needle && memcmp(s, needle, n) == 0)
-			return s;
-	return NULL;
-}
-
 static long line_of(const char *data, const char *p)
 {
 	long l = 1;
@@ -48,7 +40,7 @@ static bool reads_as_text(const unsigned char *b, size_t n)
 	for (size_t i = 0; i < k; i++)
 		bad += !((b[i] >= 0x20 && b[i] < 0x7f) || b[i] == '\n' || b[i] == '\t' || b[i] == '\r');
 	return k && bad * 50 < k &&
-	       (find((const char *)b, (const char *)b + n, "panic") || find((const char *)b, (const char *)b + n, "Debugger"));
+	       (kp__span_find((const char *)b, (const char *)b + n, "panic") || kp__span_find((const char *)b, (const char *)b + n, "Debugger"));
 }
 
 /* xnu's unpackA: each 7 bytes, read as a little-endian 56-bit number, hold
@@ -160,11 +152,11 @@ static kp_status from_bytes(const unsigned char *b, size_t n, kp_nvram *out, kp_
 static kp_status plist(const char *data, size_t len, kp_nvram *out, kp_error *err)
 {
 	const char *end = data + len;
-	const char *k = find(data, end, "<key>aapl,panic-info</key>");
+	const char *k = kp__span_find(data, end, "<key>aapl,panic-info</key>");
 	if (!k)
 		return kp_error_set(err, KP_ERR_FORMAT, 0, 0, "a property list without aapl,panic-info");
-	const char *d = find(k, end, "<data>");
-	const char *de = d ? find(d, end, "</data>") : NULL;
+	const char *d = kp__span_find(k, end, "<data>");
+	const char *de = d ? kp__span_find(d, end, "</data>") : NULL;
 	if (!d || !de)
 		return kp_error_set(err, KP_ERR_FORMAT, line_of(data, k), k - data,
 		                    "aapl,panic-info: no <data>...</data> after the key");
@@ -240,7 +232,7 @@ kp_status kp_nvram_decode(const char *data, size_t len, kp_nvram *out, kp_error 
 			const char *nl = memchr(p, '\n', (size_t)(data + len - p));
 			p = nl ? nl + 1 : data + len;
 		}
-		if (find(data, scan_end, "<plist"))
+		if (kp__span_find(data, scan_end, "<plist"))
 			st = plist(data, len, out, err);
 		else if (line)
 			st = printed(data, len, line, out, err);

@@ -13,35 +13,23 @@
  *    of wakeups, cpu usage or disk writes, which would otherwise read as a
  *    hang. */
 #include "report_build.h"
+#include "text_span.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #define SNIFF_BYTES 65536
 
-static const char *skip_blanks(const char *s, const char *e)
-{
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	return s;
-}
-
-static bool has_prefix(const char *s, const char *e, const char *pre)
-{
-	size_t n = strlen(pre);
-	return (size_t)(e - s) >= n && memcmp(s, pre, n) == 0;
-}
-
 /* "Thread N Crashed" */
 static bool crashed_line(const char *s, const char *e)
 {
-	if (!has_prefix(s, e, "Thread "))
+	if (!kp__span_has_prefix(s, e, "Thread "))
 		return false;
 	s += 7;
 	const char *d = s;
 	while (s < e && *s >= '0' && *s <= '9')
 		s++;
-	return s > d && has_prefix(s, e, " Crashed");
+	return s > d && kp__span_has_prefix(s, e, " Crashed");
 }
 
 const char *kp__notkernel_sniff(const char *data, size_t len)
@@ -52,29 +40,29 @@ const char *kp__notkernel_sniff(const char *data, size_t len)
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 		if (!e)
 			e = end;
-		const char *s = skip_blanks(p, e), *te = e;
+		const char *s = kp__span_skip_blanks(p, e), *te = e;
 		while (te > s && (te[-1] == ' ' || te[-1] == '\t' || te[-1] == '\r'))
 			te--;
-		if (has_prefix(s, te, "Data Source:") && has_prefix(skip_blanks(s + 12, te), te, "Microstackshots"))
+		if (kp__span_has_prefix(s, te, "Data Source:") && kp__span_has_prefix(kp__span_skip_blanks(s + 12, te), te, "Microstackshots"))
 			micro = true;   /* its Event line, below, says which */
-		if (micro && has_prefix(s, te, "Process:"))
+		if (micro && kp__span_has_prefix(s, te, "Process:"))
 			break;
-		if (has_prefix(s, te, "Event:")) {
-			const char *v = skip_blanks(s + 6, te);
-			if (has_prefix(v, te, "wakeups"))
+		if (kp__span_has_prefix(s, te, "Event:")) {
+			const char *v = kp__span_skip_blanks(s + 6, te);
+			if (kp__span_has_prefix(v, te, "wakeups"))
 				return "a resource report (wakeups)";
-			if (has_prefix(v, te, "cpu usage"))
+			if (kp__span_has_prefix(v, te, "cpu usage"))
 				return "a resource report (cpu usage)";
-			if (has_prefix(v, te, "disk writes"))
+			if (kp__span_has_prefix(v, te, "disk writes"))
 				return "a resource report (disk writes)";
 		}
-		exception |= has_prefix(s, te, "Exception Type:");
-		crashed |= has_prefix(s, te, "Crashed Thread:") || has_prefix(s, te, "Termination Reason:") ||
+		exception |= kp__span_has_prefix(s, te, "Exception Type:");
+		crashed |= kp__span_has_prefix(s, te, "Crashed Thread:") || kp__span_has_prefix(s, te, "Termination Reason:") ||
 		           crashed_line(s, te);
 		if (exception && crashed)
 			return "an application crash report";
 		/* a panic's own text is never one of these: stop at its mark */
-		if (has_prefix(s, te, "panic(") || has_prefix(s, te, "Panicked task"))
+		if (kp__span_has_prefix(s, te, "panic(") || kp__span_has_prefix(s, te, "Panicked task"))
 			return NULL;
 		p = e + 1;
 	}

@@ -18,31 +18,12 @@
  * The phase is the low byte of the code's second word, the last PM trace
  * point recorded (kIOPMTracePoint* in xnu's IOPMPrivate.h). */
 #include "report_build.h"
+#include "text_span.h"
 
 #include <string.h>
 
 /* How far the preamble may reach (a reason line is short). */
 #define PREAMBLE_BYTES 8192
-
-static const char *skip_blanks(const char *s, const char *e)
-{
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	return s;
-}
-
-static const char *trim_end(const char *s, const char *e)
-{
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		e--;
-	return e;
-}
-
-static bool has_prefix(const char *s, const char *e, const char *pre)
-{
-	size_t n = strlen(pre);
-	return (size_t)(e - s) >= n && memcmp(s, pre, n) == 0;
-}
 
 /* A separator: 16 or more '=' and nothing else. */
 static bool rule_line(const char *s, const char *e)
@@ -65,8 +46,8 @@ static const char *preamble_end(const char *data, size_t len)
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 		if (!e)
 			e = end;
-		const char *s = skip_blanks(p, e), *te = trim_end(s, e);
-		if (has_prefix(s, te, "Failure code::"))
+		const char *s = kp__span_skip_blanks(p, e), *te = kp__span_trim_end(s, e);
+		if (kp__span_has_prefix(s, te, "Failure code::"))
 			code = true;
 		else if (rule_line(s, te))
 			return code && e < data + len ? e + 1 : NULL;
@@ -165,32 +146,32 @@ size_t kp__sleepwake_preamble(kp_report *r, const char *data, size_t len, struct
 		const char *e = memchr(p, '\n', (size_t)(body - p));
 		if (!e)
 			e = body;
-		const char *s = skip_blanks(p, e), *te = trim_end(s, e);
-		if (has_prefix(s, te, "Failure code::")) {
-			const char *v = skip_blanks(s + 14, te);
+		const char *s = kp__span_skip_blanks(p, e), *te = kp__span_trim_end(s, e);
+		if (kp__span_has_prefix(s, te, "Failure code::")) {
+			const char *v = kp__span_skip_blanks(s + 14, te);
 			r->sleep_failure_code = kp__strndup(r, v, (size_t)(te - v));
 			/* the second word: its low byte is the phase */
 			const char *w = v;
 			while (w < te && *w != ' ' && *w != '\t')
 				w++;
-			w = skip_blanks(w, te);
+			w = kp__span_skip_blanks(w, te);
 			const char *we = w;
 			while (we < te && *we != ' ' && *we != '\t')
 				we++;
 			uint64_t v2;
-			bool ok = we > w && (has_prefix(w, we, "0x") ? kp_parse_u64(w, (size_t)(we - w), &v2)
+			bool ok = we > w && (kp__span_has_prefix(w, we, "0x") ? kp_parse_u64(w, (size_t)(we - w), &v2)
 			                                               : hex_word(w, we, &v2));
 			if (ok) {
 				r->has_sleep_phase = true;
 				r->sleep_phase = (unsigned)(v2 & 0xff);
 			}
-		} else if (has_prefix(s, te, "Please IGNORE")) {
+		} else if (kp__span_has_prefix(s, te, "Please IGNORE")) {
 			out->ignore_stackshot = true;
-		} else if (has_prefix(s, te, "Stackshot Reason:")) {
-			const char *v = skip_blanks(s + 17, te);
+		} else if (kp__span_has_prefix(s, te, "Stackshot Reason:")) {
+			const char *v = kp__span_skip_blanks(s + 17, te);
 			r->reason = kp__strndup(r, v, (size_t)(te - v));
 			reason_parts(r, v, te, out);
-		} else if (s < te && !r->reason && !rule_line(s, te) && !has_prefix(s, te, "UUID:")) {
+		} else if (s < te && !r->reason && !rule_line(s, te) && !kp__span_has_prefix(s, te, "UUID:")) {
 			r->reason = kp__strndup(r, s, (size_t)(te - s));
 			reason_parts(r, s, te, out);
 		}

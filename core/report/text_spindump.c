@@ -43,6 +43,7 @@
  * Blamed: the hang's target (Command / PID header lines); otherwise the
  * process whose heaviest thread spends the most samples in a kext. */
 #include "report_build.h"
+#include "text_span.h"
 #include "json_scan.h"
 #include "kp_signature.h"
 
@@ -54,35 +55,7 @@
 #define SNIFF_BYTES 65536
 #define MAX_DEPTH 512     /* deeper frames are dropped with a warning */
 #define MAX_FIELDS 200    /* header lines kept as fields */
-
-static const char *skip_blanks(const char *s, const char *e)
-{
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	return s;
-}
-
-static const char *trim_end(const char *s, const char *e)
-{
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		e--;
-	return e;
-}
-
-static bool has_prefix(const char *s, const char *e, const char *pre)
-{
-	size_t n = strlen(pre);
-	return (size_t)(e - s) >= n && memcmp(s, pre, n) == 0;
-}
-
-static const char *find(const char *s, const char *e, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; (size_t)(e - s) >= n; s++)
-		if (*s == *needle && memcmp(s, needle, n) == 0)
-			return s;
-	return NULL;
-}
+#define HEADER_MAX 65536  /* the longest JSON header line read */
 
 static bool is_digit(char c)
 {
@@ -114,7 +87,7 @@ static const char *number(const char *s, const char *e, uint64_t *v)
 /* A thread line: "Thread 0x<hex>" and, later on the line, " sample". */
 static bool thread_line(const char *s, const char *e)
 {
-	return has_prefix(s, e, "Thread 0x") && find(s, e, " sample");
+	return kp__span_has_prefix(s, e, "Thread 0x") && kp__span_find(s, e, " sample");
 }
 
 bool kp__spindump_sniff(const char *data, size_t len)
@@ -125,11 +98,11 @@ bool kp__spindump_sniff(const char *data, size_t len)
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 		if (!e)
 			e = end;
-		const char *s = skip_blanks(p, e);
-		process |= has_prefix(s, e, "Process:") && memchr(s, '[', (size_t)(e - s));
+		const char *s = kp__span_skip_blanks(p, e);
+		process |= kp__span_has_prefix(s, e, "Process:") && memchr(s, '[', (size_t)(e - s));
 		thread |= thread_line(s, e);
-		sampling |= has_prefix(s, e, "Steps:") || has_prefix(s, e, "Num samples:") ||
-		            has_prefix(s, e, "Duration:");
+		sampling |= kp__span_has_prefix(s, e, "Steps:") || kp__span_has_prefix(s, e, "Num samples:") ||
+		            kp__span_has_prefix(s, e, "Duration:");
 		if (process && thread && sampling)
 			return true;
 		p = e + 1;
@@ -156,10 +129,15 @@ static const char *header_line(const char *data, size_t len, const char **start)
 	if (len >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
 	    (unsigned char)p[2] == 0xBF)
 		p += 3;
-	p = skip_blanks(p, end);
+	p = kp__span_skip_blanks(p, end);
 	if (p >= end || *p != '{')
 		return NULL;
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	/* real header lines are a few hundred bytes: a longer first line is
+	 * no header of ours (and never becomes a cJSON tree here) */
+	size_t span = (size_t)(end - p) < HEADER_MAX ? (size_t)(end - p) : HEADER_MAX;
+	const char *nl = memchr(p, '\n', span);
+	if (!nl && span == HEADER_MAX)
+		return NULL;
 	const char *le = nl ? nl : end;
 	kp_jerr je = {0};
 	const char *ve = kp__json_skip(p, le, &je);
@@ -320,27 +298,27 @@ static void image_line(spd *c, const char *s, const char *e)
 	const char *q = number(s, e, &start);
 	if (!q)
 		return;
-	q = skip_blanks(q, e);
+	q = kp__span_skip_blanks(q, e);
 	if (q >= e || *q != '-')
 		return;
-	q = skip_blanks(q + 1, e);
+	q = kp__span_skip_blanks(q + 1, e);
 	bool has_end = false;
-	if (has_prefix(q, e, "???")) {
+	if (kp__span_has_prefix(q, e, "???")) {
 		q += 3;
 	} else if ((q = number(q, e, &end)) != NULL) {
 		has_end = true;
 	} else {
 		return;
 	}
-	q = skip_blanks(q, e);
+	q = kp__span_skip_blanks(q, e);
 	const char *name = q;
 	while (q < e && *q != ' ' && *q != '\t' && *q != '<')
 		q++;
 	const char *name_end = q;
 	const char *lt = memchr(q, '<', (size_t)(e - q));
 	const char *gt = lt ? memchr(lt, '>', (size_t)(e - lt)) : NULL;
-	const char *ver = skip_blanks(name_end, lt ? lt : e), *ver_end = trim_end(ver, lt ? lt : e);
-	const char *path = gt ? skip_blanks(gt + 1, e) : e, *path_end = trim_end(path, e);
+	const char *ver = kp__span_skip_blanks(name_end, lt ? lt : e), *ver_end = kp__span_trim_end(ver, lt ? lt : e);
+	const char *path = gt ? kp__span_skip_blanks(gt + 1, e) : e, *path_end = kp__span_trim_end(path, e);
 	/* the name frames use: the path's last component, else the name */
 	const char *sn = name, *sn_end = name_end;
 	if (path < path_end && *path == '/') {
@@ -380,7 +358,7 @@ static void image_line(spd *c, const char *s, const char *e)
 static bool frame_line(const char *p, const char *e, fline *f)
 {
 	memset(f, 0, sizeof *f);
-	const char *s = skip_blanks(p, e);
+	const char *s = kp__span_skip_blanks(p, e);
 	if (s < e && *s == '*') {
 		f->kernel = true;
 		s++;
@@ -389,12 +367,12 @@ static bool frame_line(const char *p, const char *e, fline *f)
 	const char *q = dec(s, e, &f->samples);
 	if (!q || q >= e || (*q != ' ' && *q != '\t'))
 		return false;
-	q = skip_blanks(q, e);
+	q = kp__span_skip_blanks(q, e);
 	if (q >= e)
 		return false;
 	/* the address: the last " [0x" with its ']' */
-	const char *body_end = trim_end(q, e), *br = NULL;
-	for (const char *t = q; (t = find(t, body_end, "[0x")) != NULL; t++)
+	const char *body_end = kp__span_trim_end(q, e), *br = NULL;
+	for (const char *t = q; (t = kp__span_find(t, body_end, "[0x")) != NULL; t++)
 		br = t;
 	if (br) {
 		const char *close = memchr(br, ']', (size_t)(body_end - br));
@@ -403,7 +381,7 @@ static bool frame_line(const char *p, const char *e, fline *f)
 			f->addr = a;
 			f->has_addr = true;
 		}
-		body_end = trim_end(q, br);
+		body_end = kp__span_trim_end(q, br);
 	}
 	/* the image: the parenthesised group that ends the rest */
 	if (body_end > q && body_end[-1] == ')') {
@@ -417,21 +395,21 @@ static bool frame_line(const char *p, const char *e, fline *f)
 				break;
 			}
 		}
-		const char *plus = open ? find(open, body_end, " + ") : NULL;
+		const char *plus = open ? kp__span_find(open, body_end, " + ") : NULL;
 		if (open && plus) {
 			f->img = open + 1;
 			f->img_end = plus;
 			f->has_off = number(plus + 3, body_end - 1, &f->off) != NULL;
-			body_end = trim_end(q, open);
+			body_end = kp__span_trim_end(q, open);
 		}
 	}
 	/* the symbol and its own "+ N" */
 	const char *plus = NULL;
-	for (const char *t = q; (t = find(t, body_end, " + ")) != NULL; t++)
+	for (const char *t = q; (t = kp__span_find(t, body_end, " + ")) != NULL; t++)
 		plus = t;
 	if (plus && number(plus + 3, body_end, &f->sym_off) == body_end) {
 		f->has_sym_off = true;
-		body_end = trim_end(q, plus);
+		body_end = kp__span_trim_end(q, plus);
 	}
 	if (!(body_end - q == 3 && memcmp(q, "???", 3) == 0)) {
 		f->sym = q;
@@ -530,8 +508,8 @@ static void process_line(spd *c, const char *s, const char *e)
 		return;
 	}
 	c->proc = (int)c->r->nprocesses - 1;
-	s = skip_blanks(s, e);
-	e = trim_end(s, e);
+	s = kp__span_skip_blanks(s, e);
+	e = kp__span_trim_end(s, e);
 	const char *open = NULL;
 	for (const char *t = s; t < e; t++)
 		if (*t == '[')
@@ -541,7 +519,7 @@ static void process_line(spd *c, const char *s, const char *e)
 	if (q && q < e && *q == ']' && pid <= INT64_MAX) {
 		p->has_pid = true;
 		p->pid = (int64_t)pid;
-		e = trim_end(s, open);
+		e = kp__span_trim_end(s, open);
 	}
 	if (s < e)
 		p->name = dup_span(c, s, e);
@@ -556,13 +534,13 @@ static void process_kv(spd *c, const char *s, const char *e)
 	if (!p->name || strcmp(p->name, "kernel_task") != 0)
 		return;
 	char canon[37];
-	if (has_prefix(s, e, "UUID:") && !r->kernel_uuid) {
-		const char *v = skip_blanks(s + 5, e);
+	if (kp__span_has_prefix(s, e, "UUID:") && !r->kernel_uuid) {
+		const char *v = kp__span_skip_blanks(s + 5, e);
 		if (kp_uuid_canon(v, (size_t)(e - v), canon))
 			r->kernel_uuid = kp__strdup(r, canon);
-	} else if (has_prefix(s, e, "Version:") && !r->kernel_version) {
-		const char *v = skip_blanks(s + 8, e);
-		if (has_prefix(v, e, "Darwin Kernel Version"))
+	} else if (kp__span_has_prefix(s, e, "Version:") && !r->kernel_version) {
+		const char *v = kp__span_skip_blanks(s + 8, e);
+		if (kp__span_has_prefix(v, e, "Darwin Kernel Version"))
 			r->kernel_version = dup_span(c, v, e);
 	}
 }
@@ -570,7 +548,7 @@ static void process_kv(spd *c, const char *s, const char *e)
 /* `NAME "text"` on a thread line: the text. */
 static char *quoted_after(spd *c, const char *s, const char *e, const char *key)
 {
-	const char *k = find(s, e, key);
+	const char *k = kp__span_find(s, e, key);
 	if (!k)
 		return NULL;
 	const char *q = k + strlen(key);
@@ -601,7 +579,7 @@ static void thread_start(spd *c, const char *s, const char *e)
 		t->has_id = true;
 		t->id = v;
 	}
-	const char *smp = find(s, e, " sample");
+	const char *smp = kp__span_find(s, e, " sample");
 	if (smp) {
 		const char *d = smp;
 		while (d > s && is_digit(d[-1]))
@@ -611,12 +589,12 @@ static void thread_start(spd *c, const char *s, const char *e)
 			t->samples = v;
 		}
 	}
-	const char *pr = find(s, e, "priority ");
+	const char *pr = kp__span_find(s, e, "priority ");
 	if (pr && dec(pr + 9, e, &v) && v < 1000) {
 		t->has_sched_priority = true;
 		t->sched_priority = (int)v;
 	}
-	const char *base = find(s, e, "(base ");
+	const char *base = kp__span_find(s, e, "(base ");
 	if (base && dec(base + 6, e, &v) && v < 1000) {
 		t->has_base_priority = true;
 		t->base_priority = (int)v;
@@ -634,7 +612,7 @@ static void header_kv(spd *c, const char *s, const char *e)
 	for (const char *t = s; t < colon; t++)
 		if (!(*t == ' ' || *t == '/' || *t == '-' || (*t >= 'A' && *t <= 'Z') || (*t >= 'a' && *t <= 'z')))
 			return;
-	const char *v = skip_blanks(colon + 1, e), *ve = trim_end(v, e);
+	const char *v = kp__span_skip_blanks(colon + 1, e), *ve = kp__span_trim_end(v, e);
 	size_t kn = (size_t)(colon - s);
 	kp_report *r = c->r;
 #define KEY(lit) (kn == sizeof lit - 1 && memcmp(s, lit, kn) == 0)
@@ -644,10 +622,10 @@ static void header_kv(spd *c, const char *s, const char *e)
 		c->oom = true;
 	if (KEY("Date/Time") && !r->timestamp) {
 		r->timestamp = dup_span(c, v, ve);
-	} else if (KEY("OS Version") && !r->os_version && !has_prefix(v, ve, "???")) {
+	} else if (KEY("OS Version") && !r->os_version && !kp__span_has_prefix(v, ve, "???")) {
 		/* "??? ??? (Build ???)": a Sleep Wake Failure's, written before the OS was known */
 		r->os_version = dup_span(c, v, ve);
-		const char *b = find(v, ve, "(Build ");
+		const char *b = kp__span_find(v, ve, "(Build ");
 		const char *be = b ? memchr(b, ')', (size_t)(ve - b)) : NULL;
 		if (be && !r->build)
 			r->build = dup_span(c, b + 7, be);
@@ -660,9 +638,9 @@ static void header_kv(spd *c, const char *s, const char *e)
 	} else if (KEY("Steps") && !r->steps) {
 		r->steps = dup_span(c, v, ve);
 	} else if (KEY("Architecture") && r->arch == KP_ARCH_UNKNOWN) {
-		if (has_prefix(v, ve, "arm64"))
+		if (kp__span_has_prefix(v, ve, "arm64"))
 			r->arch = KP_ARCH_ARM64;
-		else if (has_prefix(v, ve, "x86_64"))
+		else if (kp__span_has_prefix(v, ve, "x86_64"))
 			r->arch = KP_ARCH_X86_64;
 	} else if (KEY("Command") && !(ve - v == 8 && memcmp(v, "spindump", 8) == 0)) {
 		/* the hang's target; "spindump" is the sampler itself, no target */
@@ -927,14 +905,14 @@ kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_erro
 		if (!e)
 			e = end;
 		c->line = line;
-		const char *s = skip_blanks(p, e), *te = trim_end(s, e);
+		const char *s = kp__span_skip_blanks(p, e), *te = kp__span_trim_end(s, e);
 		fline f;
-		if (has_prefix(s, te, "Process:")) {
+		if (kp__span_has_prefix(s, te, "Process:")) {
 			process_line(c, s + 8, te);
-		} else if (has_prefix(s, te, "Binary Images:")) {
+		} else if (kp__span_has_prefix(s, te, "Binary Images:")) {
 			end_thread(c);
 			c->images = true;
-		} else if (c->images && s < te && (*s == '*' || has_prefix(s, te, "0x"))) {
+		} else if (c->images && s < te && (*s == '*' || kp__span_has_prefix(s, te, "0x"))) {
 			image_line(c, s, te);
 		} else if (c->seen_process && thread_line(s, te)) {
 			c->images = false;
@@ -957,7 +935,7 @@ kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_erro
 		if (strcmp(r->fields[i].key, "Event") == 0)
 			ev = r->fields[i].value;
 	/* a bare spindump of a stall or a sleep/wake failure: its Event says so */
-	if (r->kind == KP_KIND_HANG && ev && find(ev, ev + strlen(ev), "hutdown"))
+	if (r->kind == KP_KIND_HANG && ev && kp__span_find(ev, ev + strlen(ev), "hutdown"))
 		r->kind = KP_KIND_STALL;
 	if (r->kind == KP_KIND_HANG && ev && strcmp(ev, "Sleep Wake Failure") == 0)
 		r->kind = KP_KIND_SLEEPWAKE;
