@@ -87,8 +87,7 @@ kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_erro
 
 /* text_sleepwake.c (issue 24): a Sleep Wake Failure report's preamble
  * (reason, "Failure code::", a line of '='), before its spindump.
- * sniff: the body's offset when data starts with such a preamble and a
- * spindump follows, else 0.  preamble: fills r->reason,
+ * preamble: fills r->reason,
  * r->sleep_failure_code and the phase, and out (the suspected bundle and
  * thread the reason names; whether the stackshot is to be ignored);
  * returns the body's offset, 0 when there is no preamble. */
@@ -98,7 +97,6 @@ struct kp_sleepwake_pre {
 	uint64_t tid;
 	bool ignore_stackshot;    /* "Please IGNORE the below stackshot" */
 };
-size_t kp__sleepwake_sniff(const char *data, size_t len);
 size_t kp__sleepwake_preamble(kp_report *r, const char *data, size_t len, struct kp_sleepwake_pre *out);
 
 /* ips_extlog.c (issue 24): the body's ExtensiblePanicLog value v into

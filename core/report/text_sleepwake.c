@@ -56,12 +56,6 @@ static const char *preamble_end(const char *data, size_t len)
 	return NULL;
 }
 
-size_t kp__sleepwake_sniff(const char *data, size_t len)
-{
-	const char *b = preamble_end(data, len);
-	return b && kp__spindump_sniff(b, len - (size_t)(b - data)) ? (size_t)(b - data) : 0;
-}
-
 const char *kp_sleepwake_phase_name(unsigned phase)
 {
 	switch (phase) {
