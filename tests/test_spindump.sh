@@ -63,6 +63,13 @@ check_grep "^    1  0xfffffe000a1e5234  com.apple.iokit.IOUSBHostFamily + 0x1234
 check_grep "^    0  0xfffffe0007219ee4  kernel + 0x5ee4  2 samples$" "$tmp/tl" \
 	"timeline: kernel.release.t6000 is the kernel; a trailing '(blocked by ...)' ignored"
 
+# --- every spin bug_type: the header names it, the kind is hang -------------
+for bt in 11 12 28 29; do
+	{ printf '{"bug_type":"%s","timestamp":"2024-05-06 21:03:13.00 -0700","os_version":"macOS 14.4.1 (23E224)"}\n' "$bt"; cat "$tl"; } >"$tmp/bt$bt.spin"
+	"$kp" show --no-symbols "$tmp/bt$bt.spin" >"$tmp/bt" 2>"$tmp/err"
+	check "$?:$(grep -c '^Kind: *hang$' "$tmp/bt"):$(grep -c "^Format: *text (bug_type $bt)$" "$tmp/bt")" = "0:1:1" "bug_type $bt: a hang, its header read"
+done
+
 # --- JSON ----------------------------------------------------------------------
 "$kp" show --json --no-symbols "$stall" "$tl" >"$tmp/j.json" 2>/dev/null
 check "$?" = 0 "json: exit 0"
