@@ -280,8 +280,10 @@ int kpc_cmd_list(int argc, char **argv)
 		return KP_EXIT_BAD;
 	}
 	if (kind && strcmp(kind, "panic") != 0 && strcmp(kind, "watchdog") != 0 &&
-	    strcmp(kind, "stackshot") != 0 && strcmp(kind, "reset") != 0 && strcmp(kind, "all") != 0) {
-		kp_usage_error("list: --kind is panic, watchdog, stackshot, reset or all, not '%s'", kind);
+	    strcmp(kind, "stackshot") != 0 && strcmp(kind, "reset") != 0 && strcmp(kind, "hang") != 0 &&
+	    strcmp(kind, "shutdown-stall") != 0 && strcmp(kind, "sleep-wake") != 0 && strcmp(kind, "all") != 0) {
+		kp_usage_error("list: --kind is panic, watchdog, stackshot, reset, hang, shutdown-stall, sleep-wake "
+		               "or all, not '%s'", kind);
 		return KP_EXIT_BAD;
 	}
 	if (groups && kind) {

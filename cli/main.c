@@ -45,6 +45,13 @@ static const command commands[] = {
 	 "from the binary next to its dSYM.\n"
 	 "--load: where a kext was loaded, as kextstat prints it, for reports that do not\n"
 	 "say (stackshot -i text); its dSYM is found by bundle id.  Repeatable.\n"},
+	{"nvram", kpc_cmd_nvram,
+	 "nvram [--json] [--no-symbols] [--dsym PATH]... [--index [--db PATH] [--unsaved-dir DIR]] FILE|-",
+	 "Decodes a panic that was never saved as a report: the output of\n"
+	 "nvram -x aapl,panic-info or nvram -p (Intel: 7-bit packed text), or a dump\n"
+	 "of the panic region (FUNK or DEED header), and prints it as show does.\n"
+	 "--index: saves the text as DIR/aapl,panic-info-HASH.panic (DIR: --unsaved-dir,\n"
+	 "else unsaved/ beside the index) and indexes it.  --json: not symbolicated.\n"},
 	{"lookup", kpc_cmd_lookup,
 	 "lookup --dsym FILE [--arch ARCH] [ADDR...]",
 	 "Reads addresses (hex) from the arguments, or one per line from stdin.\n"},
@@ -58,7 +65,8 @@ static const command commands[] = {
 	{"list", kpc_cmd_list,
 	 "list [--db PATH] [--groups | --host HOST] [--kind KIND] [--json]",
 	 "--host: only the reports of one Mac (its host name or host key).\n"
-	 "--kind: panic, watchdog, stackshot, reset or all (the default).\n"
+	 "--kind: panic, watchdog, stackshot, reset, hang, shutdown-stall, sleep-wake\n"
+	 "or all (the default).\n"
 	 "Newest first by the reports' own dates; undated reports last.\n"},
 	{"hosts", kpc_cmd_hosts,
 	 "hosts [--db PATH] [--json]",

@@ -13,7 +13,7 @@ target=${1:?usage: run.sh TARGET|all SECONDS [BUILD_DIR]}
 secs=${2:?usage: run.sh TARGET|all SECONDS [BUILD_DIR]}
 build=${3:-${KP_FUZZ_BUILD:-$root/../build-fuzz}}
 if [ "$target" = all ]; then
-	for t in ips text macho dwarf signature sanitize symcache; do
+	for t in ips text nvram macho dwarf signature sanitize symcache; do
 		sh "$0" "$t" "$secs" "$build"
 	done
 	exit 0

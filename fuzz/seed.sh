@@ -8,7 +8,7 @@ root=$(dirname "$here")
 out=${1:-$here/corpus}
 real=${KP_SHARED_DIR:-$root/../shared}/corpus/real
 fix=$root/tests/fixtures
-mkdir -p "$out/ips" "$out/text" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache"
+mkdir -p "$out/ips" "$out/text" "$out/nvram" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache"
 n=0
 put() {   # put TARGET FILE [HEAD_BYTES]
 	n=$((n + 1))
@@ -18,7 +18,7 @@ put() {   # put TARGET FILE [HEAD_BYTES]
 		cp "$2" "$out/$1/seed-$n"
 	fi
 }
-for f in "$fix"/reports/*.ips "$fix"/stackshots/*.ips "$real"/*.ips; do
+for f in "$fix"/reports/*.ips "$fix"/stackshots/*.ips "$fix"/extlog/*.ips "$real"/*.ips; do
 	[ -f "$f" ] || continue
 	# Big reports: the first 64 KiB (a truncated report is a seed too).
 	if [ "$(wc -c <"$f")" -gt 65536 ]; then put ips "$f" 65536; else put ips "$f"; fi
@@ -44,6 +44,21 @@ done
 # the text forms users paste (symbolicated frames, PowerPC, no version line)
 for f in "$fix"/textforms/ppc.panic "$fix"/textforms/symbolicated.panic; do
 	[ -f "$f" ] && cut_lines text "$f" 2
+done
+# spin, hang, shutdown-stall and sleep-wake reports (issue 24): whole and cut
+# at every line (those with a JSON header line go to the ips target, whose
+# input may start with '{')
+for f in "$fix"/spindump/* "$fix"/notkernel/*; do
+	[ -f "$f" ] || continue
+	case $(head -c 1 "$f") in
+	'{') cut_lines ips "$f" 1; put ips "$f" ;;
+	*) cut_lines text "$f" 1; put text "$f" ;;
+	esac
+	put signature "$f"
+done
+# unsaved panics (issue 24): nvram -x, nvram -p, FUNK and DEED dumps
+for f in "$fix"/nvram/*; do
+	[ -f "$f" ] && put nvram "$f"
 done
 # the stackshot -i text (symstacks.rb's input), whole and cut at every line
 f=$fix/textforms/stackshot-i.txt

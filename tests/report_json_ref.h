@@ -113,6 +113,8 @@ static cJSON *ref_frame_json(const kp_report *r, const kp_frame *f)
 	ref_put_hex(o, "address", f->has_address, f->address);
 	ref_put_str(o, "report_symbol", f->symbol);
 	cJSON_AddBoolToObject(o, "user", f->user);
+	if (f->has_samples)
+		ref_put_u64(o, "samples", true, f->samples);
 	return o;
 }
 
@@ -172,6 +174,15 @@ static void ref_kind(const kp_report *r, cJSON *o)
 	for (size_t i = 0; i < r->nfrontmost; i++)
 		cJSON_AddItemToArray(fp, cJSON_CreateNumber((double)r->frontmost_pids[i]));
 	cJSON_AddItemToObject(o, "notes", ref_strs(&r->notes));
+	if (r->duration || r->steps) {
+		ref_put_str(o, "duration", r->duration);
+		ref_put_str(o, "steps", r->steps);
+	}
+	if (r->sleep_failure_code) {
+		ref_put_str(o, "failure_code", r->sleep_failure_code);
+		ref_put_u64(o, "failure_phase", r->has_sleep_phase, r->sleep_phase);
+		ref_put_str(o, "failure_phase_name", r->has_sleep_phase ? kp_sleepwake_phase_name(r->sleep_phase) : NULL);
+	}
 	const char *names[16];
 	size_t nf = kp_report_panic_flag_names(r, names, 16);
 	cJSON *pf = cJSON_AddArrayToObject(o, "panic_flags");
@@ -222,6 +233,8 @@ static cJSON *ref_thread_json(const kp_report *r, const kp_process *p, size_t j,
 	ref_put_i64(to, "sched_priority", t->has_sched_priority, t->sched_priority);
 	ref_put_i64(to, "base_priority", t->has_base_priority, t->base_priority);
 	ref_put_str(to, "flags", t->flags);
+	if (t->has_samples)
+		ref_put_u64(to, "samples", true, t->samples);
 	ref_thread_wait(r, t, to);
 	if (stream) {
 		char mark[48];
@@ -318,6 +331,29 @@ static cJSON *ref_build(const kp_report *r, kp_report_json_frame_fn fn, void *ct
 		cJSON_AddItemToArray(ps, po);
 	}
 
+	if (r->nextlogs) {
+		cJSON *xa = cJSON_AddArrayToObject(o, "extensible_paniclog");
+		for (size_t i = 0; i < r->nextlogs; i++) {
+			const kp_extlog *x = &r->extlogs[i];
+			cJSON *xo = cJSON_CreateObject();
+			ref_put_str(xo, "owner_uuid", x->owner_uuid);
+			ref_put_str(xo, "owner", kp_report_owner_name(r, x->owner_uuid));
+			ref_put_str(xo, "data_id", x->data_id);
+			ref_put_u64(xo, "size", true, x->len);
+			char *txt = malloc(x->len * 2 + 1);
+			if (x->text) {
+				memcpy(txt, x->data, x->len);
+				txt[x->len] = '\0';
+			}
+			ref_put_str(xo, "text", x->text ? txt : NULL);
+			for (size_t k = 0; k < x->len; k++)
+				snprintf(txt + 2 * k, 3, "%02x", x->data[k]);
+			txt[x->len * 2] = '\0';
+			ref_put_str(xo, "hex", txt);
+			free(txt);
+			cJSON_AddItemToArray(xa, xo);
+		}
+	}
 	cJSON *fl = cJSON_AddObjectToObject(o, "fields");
 	for (size_t i = 0; i < r->nfields; i++)
 		cJSON_AddItemToObject(fl, r->fields[i].key, cJSON_CreateString(r->fields[i].value));

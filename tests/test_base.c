@@ -1,5 +1,6 @@
 /* test_base.c: the base library's helpers (kp_fs, kp_vec, kp_strbuf,
  * kp_lex, kp_utf8, kp_sha1), one function per behaviour. */
+#include "kp_base64.h"
 #include "kp_fs.h"
 #include "kp_lex.h"
 #include "kp_sha1.h"
@@ -319,6 +320,44 @@ static void sha1_in_pieces(void)
 	free(mil);
 }
 
+/* RFC 4648 section 10's vectors, strict and lenient, and what is refused. */
+static void base64(void)
+{
+	static const struct {
+		const char *in, *out;
+	} ok[] = {
+		{"", ""}, {"Zg==", "f"}, {"Zm8=", "fo"}, {"Zm9v", "foo"}, {"Zm9vYg==", "foob"},
+		{"Zm9vYmE=", "fooba"}, {"Zm9vYmFy", "foobar"},
+	};
+	unsigned char out[64];
+	size_t n;
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		bool good = kp_base64_decode(ok[i].in, strlen(ok[i].in), true, out, &n);
+		KT_CHECK(good && n == strlen(ok[i].out) && memcmp(out, ok[i].out, n) == 0, "base64 \"%s\"", ok[i].in);
+	}
+	KT_CHECK(kp_base64_decode("Zm9v\nYmE", 8, false, out, &n) && n == 5 && memcmp(out, "fooba", 5) == 0,
+	         "lenient: a newline inside, padding missing");
+	KT_CHECK(!kp_base64_decode("Zm9vYmE", 7, true, out, &n), "strict: padding missing");
+	KT_CHECK(!kp_base64_decode("Zm9v YmE=", 9, true, out, &n), "strict: a blank");
+	KT_CHECK(!kp_base64_decode("Zg==Zg==", 8, true, out, &n), "data after padding");
+	KT_CHECK(!kp_base64_decode("Z===", 4, true, out, &n), "a one-character group");
+	KT_CHECK(!kp_base64_decode("Zm9v!A==", 8, false, out, &n), "a character outside the alphabet");
+	unsigned char all[256], enc[400], back[kp_base64_max(400)];
+	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t e = 0;
+	for (int i = 0; i < 256; i++)
+		all[i] = (unsigned char)i;
+	for (size_t i = 0; i < 256; i += 3) {   /* encoded by hand: the decoder's inverse */
+		unsigned v = (unsigned)all[i] << 16 | (i + 1 < 256 ? (unsigned)all[i + 1] << 8 : 0) | (i + 2 < 256 ? all[i + 2] : 0);
+		enc[e++] = (unsigned char)a[v >> 18 & 63];
+		enc[e++] = (unsigned char)a[v >> 12 & 63];
+		enc[e++] = i + 1 < 256 ? (unsigned char)a[v >> 6 & 63] : '=';
+		enc[e++] = i + 2 < 256 ? (unsigned char)a[v & 63] : '=';
+	}
+	KT_CHECK(kp_base64_decode((const char *)enc, e, true, back, &n) && n == 256 && memcmp(back, all, 256) == 0,
+	         "every byte value round trips");
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/kp-test-base.XXXXXX");
@@ -341,6 +380,7 @@ int main(void)
 	unsafe_rule();
 	sha1();
 	sha1_in_pieces();
+	base64();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

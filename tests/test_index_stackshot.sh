@@ -87,9 +87,9 @@ for k in panic:3 watchdog:1 stackshot:3 reset:1 all:8; do
 	"$kp" list --db "$db" --kind "${k%:*}" --json >"$tmp/k.json"
 	check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), all(x["kind"]==sys.argv[2] or sys.argv[2]=="all" for x in r))' "$tmp/k.json" "${k%:*}")" = "${k#*:} True" "list --kind ${k%:*}: ${k#*:} rows"
 done
-"$kp" list --db "$db" --kind hang >/dev/null 2>"$tmp/err"
-check "$?" = 2 "list --kind hang: exit 2"
-check_grep "panic, watchdog, stackshot, reset or all" "$tmp/err" "  naming the kinds"
+"$kp" list --db "$db" --kind bogus >/dev/null 2>"$tmp/err"
+check "$?" = 2 "list --kind bogus: exit 2"
+check_grep "panic, watchdog, stackshot, reset, hang, shutdown-stall, sleep-wake or all" "$tmp/err" "  naming the kinds"
 "$kp" list --db "$db" --groups --json >"$tmp/groups.json"
 python3 - "$tmp/groups.json" >"$tmp/py" 2>&1 <<'PY'
 import json, sys

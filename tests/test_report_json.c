@@ -134,6 +134,8 @@ static void test_corpora(void)
 	nreports = ndiff = 0;
 	compare_dir(KP_FIXTURES "/reports", true);
 	compare_dir(KP_FIXTURES "/stackshots", true);
+	compare_dir(KP_FIXTURES "/spindump", true);   /* issue 24: samples, duration, failure code */
+	compare_dir(KP_FIXTURES "/extlog", true);     /* issue 24: ExtensiblePanicLog */
 	compare_dir(KP_TESTS_DIR "/hostile", true);
 	KT_CHECK(nreports >= 5 && ndiff == 0, "fixtures and committed hostile corpus: %d reports, %d differ",
 	         nreports, ndiff);

@@ -142,6 +142,8 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 		}
 		if (f->user)
 			fputs("  (user)", out);
+		if (f->has_samples)
+			fprintf(out, "  %" PRIu64 " sample%s", f->samples, f->samples == 1 ? "" : "s");
 		print_symbols(out, sym, r, t, i);
 		fputc('\n', out);
 		if (sym && ndisasm)
@@ -152,6 +154,60 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 static void put_safe(FILE *out, const char *s)
 {
 	kp_sanitize_write(out, s, strlen(s), 0);
+}
+
+/* Bytes shown per ExtensiblePanicLog entry; JSON has them all. */
+#define EXTLOG_SHOW 4096
+
+/* The ExtensiblePanicLog entries under their owners: text (sanitised, each
+ * line indented) or a hex dump with an ASCII column. */
+static void print_extlogs(FILE *out, const kp_report *r)
+{
+	if (!r->nextlogs)
+		return;
+	fprintf(out, "Extensible panic log (%zu):\n", r->nextlogs);
+	for (size_t i = 0; i < r->nextlogs; i++) {
+		const kp_extlog *x = &r->extlogs[i];
+		const char *name = kp_report_owner_name(r, x->owner_uuid);
+		fputs("  ", out);
+		put_safe(out, name ? name : "(unknown image)");
+		fputs(" ", out);
+		put_safe(out, x->owner_uuid);
+		if (x->data_id) {
+			fputs(" DataID ", out);
+			put_safe(out, x->data_id);
+		}
+		fprintf(out, ": %zu byte%s%s\n", x->len, x->len == 1 ? "" : "s", x->text ? ", text" : "");
+		size_t n = x->len < EXTLOG_SHOW ? x->len : EXTLOG_SHOW;
+		if (x->text) {
+			const char *s = (const char *)x->data, *e = s + n;
+			while (s < e) {
+				const char *nl = memchr(s, '\n', (size_t)(e - s));
+				size_t k = nl ? (size_t)(nl - s) : (size_t)(e - s);
+				fputs("      ", out);
+				kp_sanitize_write(out, s, k, 0);
+				fputc('\n', out);
+				s += k + (nl != NULL);
+			}
+		} else {
+			for (size_t o = 0; o < n; o += 16) {
+				fprintf(out, "      %04zx ", o);
+				for (size_t k = 0; k < 16; k++)
+					if (o + k < n)
+						fprintf(out, " %02x", x->data[o + k]);
+					else
+						fputs("   ", out);
+				fputs("  |", out);
+				for (size_t k = 0; k < 16 && o + k < n; k++) {
+					unsigned char c = x->data[o + k];
+					fputc(c >= 0x20 && c < 0x7f ? c : '.', out);
+				}
+				fputs("|\n", out);
+			}
+		}
+		if (n < x->len)
+			fprintf(out, "      ... %zu more bytes (show --json has them all)\n", x->len - n);
+	}
 }
 
 /* Kind, blame, reason, frontmost processes, notes and the wait chains: what
@@ -177,6 +233,16 @@ static void print_hang(FILE *out, const kp_report *r)
 	}
 	if (r->kind != KP_KIND_PANIC || r->reason)
 		field(out, "Reason:", r->reason);
+	if (r->sleep_failure_code) {
+		field(out, "Failure code:", r->sleep_failure_code);
+		const char *ph = r->has_sleep_phase ? kp_sleepwake_phase_name(r->sleep_phase) : NULL;
+		if (r->has_sleep_phase)
+			fprintf(out, "%-18s 0x%02x %s\n", "Phase:", r->sleep_phase, ph ? ph : "(unknown)");
+	}
+	if (r->duration)
+		field(out, "Duration:", r->duration);
+	if (r->steps)
+		field(out, "Steps:", r->steps);
 	if (r->kind != KP_KIND_PANIC) {
 		fprintf(out, "%-18s ", "Blamed:");
 		if (r->has_blamed_pid)
@@ -246,6 +312,13 @@ static void print_thread(FILE *out, kp_symbols *sym, const kp_report *r, kp_thre
 	fputs(", ", out);
 	if (sb.s)
 		put_safe(out, sb.s);
+	if (t->has_samples)
+		fprintf(out, ", %" PRIu64 " sample%s", t->samples, t->samples == 1 ? "" : "s");
+	if (t->notice) {
+		fputs(" (", out);
+		put_safe(out, t->notice);
+		fputc(')', out);
+	}
 	fputc('\n', out);
 	kp_sb_free(&sb);
 	print_frames(out, sym, r, t, ndisasm);
@@ -332,6 +405,7 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 		fputc('\n', out);
 	}
 
+	print_extlogs(out, r);
 	print_hang(out, r);
 	if (pt) {
 		fprintf(out, "Panicked thread frames (%zu):\n", pt->nframes);
@@ -339,7 +413,8 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 	} else if (r->kind != KP_KIND_PANIC && (pt = kp_report_blamed_thread(r, &pp)) != NULL) {
 		print_thread(out, sym, r, (kp_thread_ref){(int)(pp - r->processes), (int)(pt - pp->threads)},
 		             "Blamed thread frames", ndisasm);
-	} else if (r->kind == KP_KIND_STACKSHOT && r->format == KP_FORMAT_TEXT) {
+	} else if ((r->kind == KP_KIND_STACKSHOT && r->format == KP_FORMAT_TEXT) || r->kind == KP_KIND_HANG ||
+	           r->kind == KP_KIND_STALL || r->kind == KP_KIND_SLEEPWAKE) {
 		print_all_threads(out, sym, r, ndisasm);
 	} else {
 		fprintf(out, "%s\n", "Panicked thread frames: none in this report");

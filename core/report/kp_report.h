@@ -37,6 +37,10 @@ typedef enum kp_kind {
 	KP_KIND_WATCHDOG,
 	KP_KIND_STACKSHOT,
 	KP_KIND_RESET,
+	/* issue 24: what a stuck Mac leaves (text_spindump.c) */
+	KP_KIND_HANG,         /* .spin 11, .hang 12, watchdog_timeout.spin 28 / 29, a spindump */
+	KP_KIND_STALL,        /* .shutdownStall 17 */
+	KP_KIND_SLEEPWAKE,    /* Sleep Wake Failure .diag 24 (text_sleepwake.c) */
 } kp_kind;
 
 typedef enum kp_arch {
@@ -84,6 +88,9 @@ typedef struct kp_frame {
 	/* text: the report named the frame's module ("(in BUNDLE)" of the
 	 * stackshot -i text): image is that one even before it has a start */
 	bool report_image;
+	/* spindump: samples in this frame and below (issue 24) */
+	bool has_samples;
+	uint64_t samples;
 } kp_frame;
 
 /* An array of strings in the report's arena. */
@@ -125,6 +132,9 @@ typedef struct kp_thread {
 	int64_t blocked_pid;
 	int hops, wait_priority;
 	int blocked_proc, blocked_thread;   /* blocked_tid resolved: indices, -1 when absent */
+	/* spindump: the thread's samples; its frames are its heaviest stack */
+	bool has_samples;
+	uint64_t samples;
 } kp_thread;
 
 /* A thread by position: processes[proc].threads[thread]. */
@@ -192,6 +202,17 @@ typedef struct kp_field {
 	char *value;
 } kp_field;
 
+/* One ExtensiblePanicLog entry of an .ips body (issue 24): the state a
+ * kext or dext left for the panic log (IOExtensiblePaniclog), under its
+ * owner's UUID (kp_report_owner_name names it). */
+typedef struct kp_extlog {
+	char *owner_uuid;         /* canonical; the key as written when it is no UUID */
+	char *data_id;            /* DataID as written (a number's digits); NULL when absent */
+	unsigned char *data;      /* the bytes (strict base64 strings decoded), len of them */
+	size_t len;
+	bool text;                /* UTF-8 without controls but \n \r \t: shown as text, else as hex */
+} kp_extlog;
+
 typedef struct kp_warning {
 	long line;            /* 0 when unknown */
 	char *msg;
@@ -236,6 +257,13 @@ typedef struct kp_report {
 	int64_t *frontmost_pids;
 	size_t nfrontmost;
 	kp_strs notes;            /* notes / reportNotes */
+	char *duration;           /* spindump "Duration:" as written, e.g. "10.33s" */
+	char *steps;              /* spindump "Steps:" as written, e.g. "34 (100ms sampling interval)" */
+	/* Sleep Wake Failure: "Failure code::" as written ("0x00000040 00000027")
+	 * and its phase, the low byte of the second word (kp_sleepwake_phase_name) */
+	char *sleep_failure_code;
+	bool has_sleep_phase;
+	unsigned sleep_phase;
 	bool has_panic_flags;
 	uint64_t panic_flags;     /* panicFlags; kp_report_panic_flag_names decodes it */
 
@@ -272,6 +300,9 @@ typedef struct kp_report {
 	char *stackshot_b64;
 	size_t stackshot_len;
 
+	kp_extlog *extlogs;       /* ExtensiblePanicLog entries, in report order */
+	size_t nextlogs;
+
 	kp_field *fields;         /* unmodelled members, in report order */
 	size_t nfields, fields_cap;
 
@@ -303,7 +334,17 @@ void kp_report_free(kp_report **r);
 
 const char *kp_format_name(kp_format f);   /* "ips", "intel-json", "text", "unknown" */
 const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "ppc", "unknown" */
-const char *kp_kind_name(kp_kind k);       /* "panic", "watchdog", "stackshot", "reset" */
+/* "panic", "watchdog", "stackshot", "reset", "hang", "shutdown-stall", "sleep-wake" */
+const char *kp_kind_name(kp_kind k);
+
+/* The name of a sleep/wake phase (an xnu PM trace point, e.g. 0x27 "wake:
+ * power plane drivers", 0x1f "system sleep (firmware / EFI)"); NULL when
+ * unknown.  Static strings. */
+const char *kp_sleepwake_phase_name(unsigned phase);
+
+/* The name of the image (or loaded kext) with UUID uuid, NULL when the
+ * report names none: an ExtensiblePanicLog entry's owner. */
+const char *kp_report_owner_name(const kp_report *r, const char *uuid);
 
 /* The thread marked panicked (or NULL) and the process holding it. */
 const kp_thread *kp_report_panicked_thread(const kp_report *r, const kp_process **proc);

@@ -257,6 +257,9 @@ const char *kp_kind_name(kp_kind k)
 	case KP_KIND_WATCHDOG: return "watchdog";
 	case KP_KIND_STACKSHOT: return "stackshot";
 	case KP_KIND_RESET: return "reset";
+	case KP_KIND_HANG: return "hang";
+	case KP_KIND_STALL: return "shutdown-stall";
+	case KP_KIND_SLEEPWAKE: return "sleep-wake";
 	default: return "panic";
 	}
 }

@@ -9,6 +9,8 @@
 
 #include "kp_report.h"
 
+#include <cjson/cJSON.h>
+
 kp_report *kp__report_new(const char *path);
 
 /* Arena copies; NULL only when out of memory (or s is NULL). */
@@ -70,6 +72,42 @@ void kp__zone_parse(kp_report *r);
  * text; kind stackshot, format text; fails when no thread is found. */
 bool kp__text_stackshot_sniff(const char *data, size_t len);
 kp_status kp__text_stackshot_parse(kp_report *r, const char *text, size_t len, kp_error *err);
+
+/* text_spindump.c (issue 24): spin, hang and shutdown-stall reports.
+ * sniff: a "Process: NAME [PID]" line, a "Thread 0x.. N samples" line and
+ * a Steps / Duration / Num samples line within the first 64 KiB.
+ * header_sniff: the first line is a JSON header whose bug_type is 11, 12,
+ * 17, 28 or 29 (whatever follows, binary too).  parse: the header when
+ * present, then the text; kind hang or shutdown-stall, format text; a body
+ * that is no spindump text is named in a warning and the report marked
+ * truncated; fails only on text that is no spindump without a header. */
+bool kp__spindump_sniff(const char *data, size_t len);
+bool kp__spindump_header_sniff(const char *data, size_t len);
+kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_error *err);
+
+/* text_sleepwake.c (issue 24): a Sleep Wake Failure report's preamble
+ * (reason, "Failure code::", a line of '='), before its spindump.
+ * preamble: fills r->reason,
+ * r->sleep_failure_code and the phase, and out (the suspected bundle and
+ * thread the reason names; whether the stackshot is to be ignored);
+ * returns the body's offset, 0 when there is no preamble. */
+struct kp_sleepwake_pre {
+	char *bundle;             /* in r's arena, NULL when none */
+	bool has_tid;
+	uint64_t tid;
+	bool ignore_stackshot;    /* "Please IGNORE the below stackshot" */
+};
+size_t kp__sleepwake_preamble(kp_report *r, const char *data, size_t len, struct kp_sleepwake_pre *out);
+
+/* ips_extlog.c (issue 24): the body's ExtensiblePanicLog value v into
+ * r->extlogs; a malformed part is skipped with a warning.  Fails only when
+ * out of memory. */
+kp_status kp__ips_extlog(kp_report *r, const cJSON *v, kp_error *err);
+
+/* text_notkernel.c (issue 24 item 6): what a text that is no kernel report
+ * is ("an application crash report", "a resource report (wakeups)"), or
+ * NULL; data may start with a JSON header line. */
+const char *kp__notkernel_sniff(const char *data, size_t len);
 
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);

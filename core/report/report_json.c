@@ -512,6 +512,8 @@ static kp_report_json_obj frame_begin(jw *w, const kp_frame *f, int depth)
 	m_hex(&ob, K("address"), f->has_address, f->address);
 	m_str(&ob, K("report_symbol"), f->symbol);
 	m_bool(&ob, K("user"), f->user);
+	if (f->has_samples)   /* spindump frames only (issue 24) */
+		m_u64(&ob, K("samples"), true, f->samples);
 	return ob;
 }
 
@@ -612,6 +614,8 @@ static void thread_json(jw *w, size_t j, int depth)
 	m_i64(&ob, K("sched_priority"), t->has_sched_priority, t->sched_priority);
 	m_i64(&ob, K("base_priority"), t->has_base_priority, t->base_priority);
 	m_str(&ob, K("flags"), t->flags);
+	if (t->has_samples)   /* spindump threads only (issue 24) */
+		m_u64(&ob, K("samples"), true, t->samples);
 	thread_wait_json(w, &ob, t, depth);
 	lit_key(&ob, K("frames"));
 	array_json(w, t->nframes, frame_json, depth + 1);
@@ -714,6 +718,15 @@ static void kind_json(jw *w, kp_report_json_obj *ob, int depth)
 	lit_key(ob, K("frontmost_pids"));
 	array_json(w, r->nfrontmost, pid_elem, depth + 1);
 	strs_json(w, ob, K("notes"), &r->notes);
+	if (r->duration || r->steps) {   /* spindump reports only (issue 24) */
+		m_str(ob, K("duration"), r->duration);
+		m_str(ob, K("steps"), r->steps);
+	}
+	if (r->sleep_failure_code) {   /* Sleep Wake Failure only (issue 24) */
+		m_str(ob, K("failure_code"), r->sleep_failure_code);
+		m_u64(ob, K("failure_phase"), r->has_sleep_phase, r->sleep_phase);
+		m_str(ob, K("failure_phase_name"), r->has_sleep_phase ? kp_sleepwake_phase_name(r->sleep_phase) : NULL);
+	}
 	size_t nf = kp_report_panic_flag_names(r, w->names, sizeof w->names / sizeof w->names[0]);
 	lit_key(ob, K("panic_flags"));
 	array_json(w, nf < 16 ? nf : 16, name_elem, depth + 1);
@@ -729,6 +742,36 @@ static void kind_json(jw *w, kp_report_json_obj *ob, int depth)
 	} else {
 		kp_report_json_null(w->o);
 	}
+}
+
+/* An ExtensiblePanicLog entry: its owner, and its bytes as text (when
+ * they are) and always as lower-case hex. */
+static void extlog_json(jw *w, size_t i, int depth)
+{
+	const kp_extlog *x = &w->r->extlogs[i];
+	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
+	m_str(&ob, K("owner_uuid"), x->owner_uuid);
+	m_str(&ob, K("owner"), kp_report_owner_name(w->r, x->owner_uuid));
+	m_str(&ob, K("data_id"), x->data_id);
+	m_u64(&ob, K("size"), true, x->len);
+	char *txt = x->text ? malloc(x->len + 1) : NULL;
+	if (txt) {
+		memcpy(txt, x->data, x->len);
+		txt[x->len] = '\0';
+	}
+	m_str(&ob, K("text"), txt);
+	free(txt);
+	char *hex = malloc(x->len * 2 + 1);
+	if (!hex) {
+		w->oom = true;
+	} else {
+		for (size_t k = 0; k < x->len; k++)
+			snprintf(hex + 2 * k, 3, "%02x", x->data[k]);
+		hex[x->len * 2] = '\0';
+		m_str(&ob, K("hex"), hex);
+		free(hex);
+	}
+	kp_report_json_end(&ob);
 }
 
 static void report_json(jw *w, int depth)
@@ -766,6 +809,10 @@ static void report_json(jw *w, int depth)
 	lit_key(&ob, K("processes"));
 	array_json(w, r->nprocesses, process_json, depth + 1);
 
+	if (r->nextlogs) {   /* .ips ExtensiblePanicLog (issue 24) */
+		lit_key(&ob, K("extensible_paniclog"));
+		array_json(w, r->nextlogs, extlog_json, depth + 1);
+	}
 	lit_key(&ob, K("fields"));
 	fields_json(w, depth + 1);
 	m_bool(&ob, K("truncated"), r->truncated);

@@ -18,6 +18,9 @@ static const char *skip_ws(const char *p, const char *end)
 
 kp_format kp_report_sniff(const char *data, size_t len)
 {
+	/* a spin / stall header line may stand before a binary body */
+	if (kp__spindump_header_sniff(data, len))
+		return KP_FORMAT_TEXT;
 	if (len == 0 || memchr(data, '\0', len < 4096 ? len : 4096))
 		return KP_FORMAT_UNKNOWN;
 	const char *p = skip_ws(data, data + len);
@@ -36,7 +39,19 @@ kp_status kp_report_parse(const char *data, size_t len, const char *path,
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	const char *p = skip_ws(data, data + len);
 	kp_status st;
-	if (p < data + len && *p == '{') {
+	/* issue 24: a text crash or resource report is named, never read as a
+	 * hang or failed on (a JSON header line may stand before it) */
+	const char *nl = p < data + len ? memchr(p, '\n', (size_t)(data + len - p)) : NULL;
+	const char *body = p < data + len && *p == '{' && nl ? nl + 1 : p;
+	const char *notk = body < data + len && *body != '{' ? kp__notkernel_sniff(body, (size_t)(data + len - body)) : NULL;
+	if (notk) {
+		kp_report_free(&r);
+		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0, "not a kernel report (%s)", notk);
+	}
+	if (kp__spindump_header_sniff(data, len) ||
+	    ((p == data + len || *p != '{') && kp__spindump_sniff(data, len))) {
+		st = kp__spindump_parse(r, data, len, err);
+	} else if (p < data + len && *p == '{') {
 		st = kp__ips_parse(r, data, len, err);
 	} else if (kp__text_stackshot_sniff(data, len)) {
 		st = kp__text_stackshot_parse(r, data, len, err);

@@ -356,7 +356,10 @@ static char *make_title(const char *headline, const char *culprit, const char *n
 static kp_status sig_hang(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_sig *out,
                           kp_error *err)
 {
-	out->headline = kp_sig_normalize_headline(r->reason ? r->reason : r->headline);
+	/* a spindump's headline names whom it blames and the kext (issue 24);
+	 * its reason (the Event line) is the same for every one */
+	bool spin = r->kind == KP_KIND_HANG || r->kind == KP_KIND_STALL || r->kind == KP_KIND_SLEEPWAKE;
+	out->headline = kp_sig_normalize_headline(r->reason && !(spin && r->headline) ? r->reason : r->headline);
 	const kp_process *bp = NULL;
 	const kp_thread *t = kp_report_blamed_thread(r, &bp);
 	/* the first of frontmostPids, else the first process marked frontmost */
@@ -370,6 +373,8 @@ static kp_status sig_hang(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp
 			front = r->processes[i].name ? r->processes[i].name : "?";
 	const char *culprit = r->kind == KP_KIND_WATCHDOG ? r->blamed_process
 	                      : r->kind == KP_KIND_STACKSHOT ? (r->blamed_process ? r->blamed_process : front)
+	                      /* issue 24: a spindump's kext, else its blamed process */
+	                      : spin ? (culprit_kext(r, t) ? culprit_kext(r, t) : r->blamed_process)
 	                                                     : NULL;
 	kp_sha1 ex, gr;
 	kp_sha1_init(&ex);

@@ -21,25 +21,13 @@
  * Known limits: "+ N" is read as decimal unless written 0x..; a thread line
  * before any PID/Process line goes to an unnamed process. */
 #include "report_build.h"
+#include "text_span.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* How far into the text the sniffer looks. */
 #define SNIFF_BYTES 65536
-
-static const char *skip_blanks(const char *s, const char *e)
-{
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	return s;
-}
-
-static bool has_prefix(const char *s, const char *e, const char *pre)
-{
-	size_t n = strlen(pre);
-	return (size_t)(e - s) >= n && memcmp(s, pre, n) == 0;
-}
 
 bool kp__text_stackshot_sniff(const char *data, size_t len)
 {
@@ -49,10 +37,10 @@ bool kp__text_stackshot_sniff(const char *data, size_t len)
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 		if (!e)
 			e = end;
-		const char *s = skip_blanks(p, e);
-		pid |= has_prefix(s, e, "PID:");
-		tid |= has_prefix(s, e, "Thread ID:");
-		stack |= has_prefix(s, e, "Kernel stack:");
+		const char *s = kp__span_skip_blanks(p, e);
+		pid |= kp__span_has_prefix(s, e, "PID:");
+		tid |= kp__span_has_prefix(s, e, "Thread ID:");
+		stack |= kp__span_has_prefix(s, e, "Kernel stack:");
 		if (pid && tid && stack)
 			return true;
 		p = e + 1;
@@ -72,16 +60,16 @@ typedef struct sp {
 /* A number: 0x hex or decimal, then only blanks; false otherwise. */
 static bool num(const char *s, const char *e, uint64_t *v)
 {
-	s = skip_blanks(s, e);
+	s = kp__span_skip_blanks(s, e);
 	const char *q = s;
 	while (q < e && *q != ' ' && *q != '\t')
 		q++;
-	return kp_parse_u64(s, (size_t)(q - s), v) && skip_blanks(q, e) == e;
+	return kp_parse_u64(s, (size_t)(q - s), v) && kp__span_skip_blanks(q, e) == e;
 }
 
 static char *dup_trim(sp *c, const char *s, const char *e)
 {
-	s = skip_blanks(s, e);
+	s = kp__span_skip_blanks(s, e);
 	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
 		e--;
 	char *d = kp__strndup(c->r, s, (size_t)(e - s));
@@ -179,7 +167,7 @@ static bool frame_line(sp *c, const char *s, const char *e)
 			mod_end = memchr(mod, ')', (size_t)(head_end - mod));
 			if (!mod_end)
 				return false;
-			const char *t = skip_blanks(mod_end + 1, head_end);
+			const char *t = kp__span_skip_blanks(mod_end + 1, head_end);
 			if (t < head_end) {
 				if (*t != '+' || !num(t + 1, head_end, &off))
 					return false;
@@ -285,7 +273,7 @@ static void one_line(sp *c, const char *s, const char *e, long lineno)
 {
 	while (e > s && (e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
 		e--;
-	s = skip_blanks(s, e);
+	s = kp__span_skip_blanks(s, e);
 	if (s == e)
 		return;
 	c->cut = c->stack != 0;
@@ -295,7 +283,7 @@ static void one_line(sp *c, const char *s, const char *e, long lineno)
 	}
 	c->stack = 0;
 	uint64_t n;
-	if (has_prefix(s, e, "PID:")) {
+	if (kp__span_has_prefix(s, e, "PID:")) {
 		kp_process *p = block_proc(c, true);
 		if (p && num(s + 4, e, &n) && n <= INT64_MAX) {
 			p->pid = (int64_t)n;
@@ -303,11 +291,11 @@ static void one_line(sp *c, const char *s, const char *e, long lineno)
 		} else if (p) {
 			kp__warn(c->r, lineno, "PID line without a number");
 		}
-	} else if (has_prefix(s, e, "Process:")) {
+	} else if (kp__span_has_prefix(s, e, "Process:")) {
 		kp_process *p = block_proc(c, false);
 		if (p)
 			p->name = dup_trim(c, s + 8, e);
-	} else if (has_prefix(s, e, "Thread ID:")) {
+	} else if (kp__span_has_prefix(s, e, "Thread ID:")) {
 		cur_proc(c);
 		c->thread = -1;
 		kp_thread *t = cur_thread(c);
@@ -317,7 +305,7 @@ static void one_line(sp *c, const char *s, const char *e, long lineno)
 		} else if (t) {
 			kp__warn(c->r, lineno, "Thread ID line without a number");
 		}
-	} else if (has_prefix(s, e, "Thread ")) {
+	} else if (kp__span_has_prefix(s, e, "Thread ")) {
 		const char *colon = memchr(s, ':', (size_t)(e - s));
 		char key[24];
 		size_t kn = colon ? (size_t)(colon - (s + 7)) : 0;
@@ -326,7 +314,7 @@ static void one_line(sp *c, const char *s, const char *e, long lineno)
 			key[kn] = '\0';
 			thread_field(c, key, colon + 1, e);
 		}
-	} else if (has_prefix(s, e, "Kernel stack:") || has_prefix(s, e, "User stack:")) {
+	} else if (kp__span_has_prefix(s, e, "Kernel stack:") || kp__span_has_prefix(s, e, "User stack:")) {
 		if (c->thread >= 0)
 			c->stack = s[0] == 'K' ? 1 : 2;
 	}

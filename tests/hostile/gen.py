@@ -17,6 +17,7 @@ family; test_hostile.sh decides what a file must do from its folder:
   tty/     reports whose panic string, process and thread names carry
            terminal escape sequences
 """
+import base64
 import json
 import os
 import random
@@ -60,6 +61,12 @@ cuts(IPS, "fixture.ips")
 cuts(PANIC, "fixture.panic")
 SSTEXT = os.path.join(FIX, "textforms", "stackshot-i.txt")
 cuts(SSTEXT, "fixture.stackshot-i")
+STALL = os.path.join(FIX, "spindump", "stall-fakedriver.shutdownStall")
+cuts(STALL, "fixture.shutdownStall")
+cuts(os.path.join(FIX, "spindump", "spindump-timeline-arm64.txt"), "fixture.spindump")
+cuts(os.path.join(FIX, "spindump", "sleepwake-fakedriver.diag"), "fixture.sleepwake")
+cuts(os.path.join(FIX, "notkernel", "Finder-2019-11-02.crash"), "fixture.crash")
+cuts(os.path.join(FIX, "notkernel", "Chrome_wakeups_resource.diag"), "fixture.wakeups")
 for name in ("ips-t2-bridgeos-sleepwake-socwatchdog-1.ips",
              "legacy-intel-1014-iousbfamily-iogmd-userclient-1.panic"):
     if REAL and os.path.exists(os.path.join(REAL, name)):
@@ -183,6 +190,12 @@ def big_file(rel, head, unit, tail, size=100 << 20):
 notes_at = body_txt.rindex('"notes": [') + len('"notes": [')
 big_file("big/100mb-notes.ips", (hdr_txt + "\n" + body_txt[:notes_at]).encode(),
          b'"pad pad pad pad pad pad pad pad pad pad pad pad pad",\n', body_txt[notes_at:].encode())
+# a spindump thread whose stack is 32 MiB of sibling frames (issue 24)
+stall_txt = read(STALL)
+stall_cut = stall_txt.index(b"  Binary Images:")
+big_file("big/32mb-spindump.shutdownStall", stall_txt[:stall_cut],
+         b"      4   CFRunLoopRun + 12 (CoreFoundation + 460665) [0x7fff2036b779]\n",
+         stall_txt[stall_cut:], size=32 << 20)
 with open(os.path.join(OUT, "big/100mb-sparse.panic"), "wb") as f:
     f.truncate(100 << 20)   # a hole: all NUL bytes, no disk
 
@@ -338,3 +351,23 @@ ss = ss.replace(b"(in com.kpbrowse.FakeDriver)", b"(in com.evil" + evil_raw + b"
 ss = ss.replace(b"panic (in mach_kernel)", b"panic" + evil_raw + b" (in mach_kernel)")
 ss = ss.replace(b"Thread priority: 47", b"Thread name: thread" + evil_raw + b"\nThread state: 0x1 == TH_WAIT |" + evil_raw)
 put("tty/evil-stackshot-i.txt", ss)
+# a shutdown stall: process, thread, queue, symbol, image and Event text
+sd = read(STALL).replace(b"configd [61]", b"configd" + evil_raw + b" [61]")
+sd = sd.replace(b"Thread name \"com.apple.configd.shutdown\"", b"Thread name \"x" + evil_raw + b"\"")
+sd = sd.replace(b"IOServiceClose + 40", b"IOService" + evil_raw + b"Close + 40")
+sd = sd.replace(b"com.kpbrowse.FakeDriver 1.0", b"com.evil" + evil_raw + b" 1.0")
+sd = sd.replace(b"Event:            Shutdown stall", b"Event:            Shutdown" + evil_raw)
+put("tty/evil-spindump.shutdownStall", sd)
+# a Sleep Wake Failure: reason, suspected bundle and failure code
+sw = read(os.path.join(FIX, "spindump", "sleepwake-fakedriver.diag"))
+sw = sw.replace(b"Suspected bundle: com.kpbrowse.FakeDriver.", b"Suspected bundle: com.evil" + evil_raw + b".")
+sw = sw.replace(b"Failure code:: 0x00000040 00000027", b"Failure code:: 0x00000040 " + evil_raw)
+put("tty/evil-sleepwake.diag", sw)
+# ExtensiblePanicLog: an owner key, a DataID and text data with the evil text
+xl = read(os.path.join(FIX, "extlog", "panic-full-extlog.ips")).decode()
+xi = xl.index('  "ExtensiblePanicLog"')
+xj = xl.index("\n", xi) + 1
+ev = json.dumps(EVIL)
+xl = xl[:xi] + ('  "ExtensiblePanicLog": {%s: [{"DataID": %s, "data": %s}], "4C4C44A3-5555-3144-A151-249D146ED38D": '
+                '[{"DataID": 1, "data": %s}]},\n' % (ev, ev, ev, json.dumps(base64.b64encode(EVIL.encode("utf-8", "surrogateescape")).decode()))) + xl[xj:]
+put("tty/evil-extlog.ips", xl.encode("utf-8", "surrogateescape"))
