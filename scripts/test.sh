@@ -13,7 +13,9 @@ cmake -S . -B "$build" -DKP_WERROR=ON -DKP_SANITIZE=$san >/dev/null
 cmake --build "$build" -j"$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
 cd "$build"
 rc=0
-ctest --output-on-failure -j2 || rc=$?
+# more jobs than cores: the tmux tests mostly wait on the screen (the long
+# ones start first: COST in tests/tests.cmake).  KP_TEST_JOBS overrides.
+ctest --output-on-failure -j"${KP_TEST_JOBS:-4}" || rc=$?
 # Every TAP program ends "# P passed, F failed, S skipped" and says
 # "ok N - # SKIP why" per skipped check (tests/tap.sh, tests/kt.h).
 awk '

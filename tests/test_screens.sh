@@ -42,7 +42,13 @@ walk() {   # walk W H: one session, every view
 # the disassembly screens need a kpbrowse built with Capstone
 capstone=yes
 "$KPBROWSE" show --disasm 1 /dev/null 2>&1 | grep -q "without Capstone" && capstone=no
-walk 80 24
-walk 120 40
-walk 40 12
+# test_screens.sh [W H]: one size (ctest runs each as a test of its own),
+# or all three
+if [ $# -ge 2 ]; then
+	walk "$1" "$2"
+else
+	walk 80 24
+	walk 120 40
+	walk 40 12
+fi
 done_testing

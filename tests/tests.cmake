@@ -25,7 +25,10 @@ target_link_libraries(test_index PRIVATE PkgConfig::SQLITE3)
 kp_c_test(test_ips)
 kp_sh_test(test_index_cli)
 kp_sh_test(test_tui)
-kp_sh_test(test_screens)
+# one size each, so ctest runs the three walks side by side
+kp_sh_test_run(test_screens_80x24 test_screens 80 24)
+kp_sh_test_run(test_screens_120x40 test_screens 120 40)
+kp_sh_test_run(test_screens_40x12 test_screens 40 12)
 kp_sh_test(test_tui_keys)
 kp_sh_test(test_tui_groups)
 kp_sh_test(test_tui_signals)
@@ -64,3 +67,11 @@ kp_c_test(test_rows_json ${CMAKE_SOURCE_DIR}/cli/cmd_list.c ${CMAKE_SOURCE_DIR}/
 target_include_directories(test_rows_json PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 target_link_libraries(test_rows_json PRIVATE kpindex kpcore)
 set_target_properties(test_rows_json PROPERTIES LINKER_LANGUAGE CXX)
+
+# The long ones first, so that with more jobs than cores (scripts/test.sh)
+# the tmux tests, which mostly wait on the screen, overlap the rest.
+set_tests_properties(test_tui_keys test_screens_80x24 test_screens_120x40 test_screens_40x12
+  test_tui_signals test_lookup test_hostile test_index_pg test_report_json
+  PROPERTIES COST 100)
+set_tests_properties(test_fixtures_llvm19 test_index_cli test_kernelcache test_show_disasm
+  PROPERTIES COST 50)
