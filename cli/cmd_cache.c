@@ -38,7 +38,8 @@ static void on_built(void *ctx, const kp_symcache_entry *e)
 	fflush(stdout);
 }
 
-static void on_listed(void *ctx, const kp_symcache_entry *e)
+/* One row of `cache list`: UUID, arch (or "kc"), size, when, state, path. */
+static void list_row(void *ctx, const kp_symcache_entry *e, const char *arch, const char *state)
 {
 	struct tally *t = ctx;
 	t->ok++;
@@ -47,25 +48,21 @@ static void on_listed(void *ctx, const kp_symcache_entry *e)
 	struct tm tm;
 	if (e->built_ns && gmtime_r(&secs, &tm))
 		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	printf("%-36s %-7s %12" PRIu64 " %-20s %-7s ", e->uuid, e->arch[0] ? e->arch : "-", e->size,
-	       when, e->status != KP_OK ? "damaged" : e->stale ? "stale" : "fresh");
+	printf("%-36s %-7s %12" PRIu64 " %-20s %-7s ", e->uuid, arch, e->size, when, state);
 	put(e->source[0] ? e->source : "-");
 	putchar('\n');
 }
 
-/* a kept kernelcache: "UUID kernelcache SIZE WHEN kept PATH" */
+static void on_listed(void *ctx, const kp_symcache_entry *e)
+{
+	list_row(ctx, e, e->arch[0] ? e->arch : "-",
+	         e->status != KP_OK ? "damaged" : e->stale ? "stale" : "fresh");
+}
+
+/* a kernelcache kept for this Mac's panics */
 static void on_kept(void *ctx, const kp_symcache_entry *e)
 {
-	struct tally *t = ctx;
-	t->ok++;
-	char when[32] = "-";
-	time_t secs = (time_t)(e->built_ns / 1000000000);
-	struct tm tm;
-	if (e->built_ns && gmtime_r(&secs, &tm))
-		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	printf("%-36s %-7s %12" PRIu64 " %-20s %-7s ", e->uuid, "kc", e->size, when, "kept");
-	put(e->source);
-	putchar('\n');
+	list_row(ctx, e, "kc", "kept");
 }
 
 int kpc_cmd_cache(int argc, char **argv)

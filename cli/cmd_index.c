@@ -181,6 +181,19 @@ static void print_summary(const char *db, const kpi_summary *s, const kpi_resign
 		       rs->reports, rs->changed, rs->nerror_list);
 }
 
+/* o[name]: one {path_key, msg_key} object per entry of list. */
+static void add_list(cJSON *o, const char *name, const kpi_scan_error *list, size_t n,
+                     const char *path_key, const char *msg_key)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, name);
+	for (size_t i = 0; i < n; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, path_key, list[i].path);
+		cJSON_AddStringToObject(e, msg_key, list[i].msg);
+		cJSON_AddItemToArray(a, e);
+	}
+}
+
 static void print_json(const char *db, const kpi_summary *s, const kpi_resign_summary *rs,
                        bool verbose, const char *kept)
 {
@@ -193,42 +206,17 @@ static void print_json(const char *db, const kpi_summary *s, const kpi_resign_su
 	cJSON_AddNumberToObject(o, "skipped", (double)s->skipped);
 	cJSON_AddNumberToObject(o, "superseded", (double)s->superseded);
 	cJSON_AddNumberToObject(o, "changing", (double)s->changing);
-	cJSON *errs = cJSON_AddArrayToObject(o, "errors");
-	for (size_t i = 0; i < s->nerror_list; i++) {
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "path", s->error_list[i].path);
-		cJSON_AddStringToObject(e, "message", s->error_list[i].msg);
-		cJSON_AddItemToArray(errs, e);
-	}
+	add_list(o, "errors", s->error_list, s->nerror_list, "path", "message");
 	if (kept[0])
 		cJSON_AddStringToObject(o, "kept_kernelcache", kept);
-	cJSON *ws = cJSON_AddArrayToObject(o, "warnings");
-	for (size_t i = 0; i < s->nwarning_list; i++) {
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "path", s->warning_list[i].path);
-		cJSON_AddStringToObject(e, "message", s->warning_list[i].msg);
-		cJSON_AddItemToArray(ws, e);
-	}
-	if (verbose) {
-		cJSON *sk = cJSON_AddArrayToObject(o, "skipped_files");
-		for (size_t i = 0; i < s->nskip_list; i++) {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddStringToObject(e, "path", s->skip_list[i].path);
-			cJSON_AddStringToObject(e, "why", s->skip_list[i].msg);
-			cJSON_AddItemToArray(sk, e);
-		}
-	}
+	add_list(o, "warnings", s->warning_list, s->nwarning_list, "path", "message");
+	if (verbose)
+		add_list(o, "skipped_files", s->skip_list, s->nskip_list, "path", "why");
 	if (rs) {
 		cJSON_AddNumberToObject(o, "resign_changed", (double)rs->changed);
 		cJSON_AddNumberToObject(o, "resigned", (double)rs->resigned);
 		cJSON_AddNumberToObject(o, "reports", (double)rs->reports);
-		cJSON *skipped = cJSON_AddArrayToObject(o, "resign_skipped");
-		for (size_t i = 0; i < rs->nerror_list; i++) {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddStringToObject(e, "report", rs->error_list[i].path);
-			cJSON_AddStringToObject(e, "message", rs->error_list[i].msg);
-			cJSON_AddItemToArray(skipped, e);
-		}
+		add_list(o, "resign_skipped", rs->error_list, rs->nerror_list, "report", "message");
 	}
 	kpc_print_json(o);
 }
