@@ -88,7 +88,15 @@ keys f
 check "f: watchdogs" "Panics [watchdog]"
 check "  the watchdog is listed" "monitoring timed out for service"
 if screen | grep -q "button reset"; then not_ok "  and the reset is not"; else ok "  and the reset is not"; fi
-keys f f f
+keys f f
+check "f: resets" "Panics [reset]"
+keys f
+check "f: hangs" "Panics [hang]"
+keys f
+check "f: shutdown stalls" "Panics [shutdown-stall]"
+keys f
+check "f: sleep/wake failures" "Panics [sleep-wake]"
+keys f
 check "f cycles back to all kinds" "button reset: power button held"
 if screen | grep -q "Panics \["; then not_ok "  the title without a kind"; else ok "  the title without a kind"; fi
 keys q

@@ -15,7 +15,8 @@
 #include <string.h>
 
 /* The kind filter's cycle (f): all, then each kind. */
-static const char *const kinds[] = {NULL, "panic", "watchdog", "stackshot", "reset"};
+static const char *const kinds[] = {NULL,  "panic", "watchdog", "stackshot", "reset",
+                                    "hang", "shutdown-stall", "sleep-wake"};
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
 typedef struct panics_priv {
