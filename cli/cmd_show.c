@@ -5,6 +5,7 @@
 #include "kp_report.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kp_proc.h"
 #include "kp_report_text.h"
 #include "kp_sanitize.h"
 
@@ -25,7 +26,53 @@ typedef struct show_opts {
 	size_t disasm;     /* --disasm N: instructions around each frame */
 	const char *loads[MAX_DSYM_PATHS];   /* --load BUNDLE_ID=0xADDR */
 	size_t nloads;
+	const char *decoders[MAX_DSYM_PATHS];   /* --panic-data-decoder UUID=COMMAND */
+	size_t ndecoders;
 } show_opts;
+
+#define DECODER_TIMEOUT_MS 5000
+#define DECODER_MAX_OUT (256u << 10)
+
+/* --panic-data-decoder UUID=COMMAND: the entries of that owner through
+ * COMMAND, run without a shell (its words split at spaces, the entry's
+ * DataID, or "-", appended as the last argument), the bytes on its stdin,
+ * what it prints shown (sanitised), stopped after 5 s. */
+static char *run_decoder(void *ctx, const kp_extlog *x, char *why, size_t wsize)
+{
+	const show_opts *o = ctx;
+	for (size_t i = 0; i < o->ndecoders; i++) {
+		const char *spec = o->decoders[i], *eq = strchr(spec, '=');
+		char want[37];
+		if (!eq || !kp_uuid_canon(spec, (size_t)(eq - spec), want) || strcmp(want, x->owner_uuid) != 0)
+			continue;
+		char cmd[1024];
+		snprintf(cmd, sizeof cmd, "%s", eq + 1);
+		char *argv[34];
+		size_t argc = 0;
+		for (char *save = NULL, *w = strtok_r(cmd, " ", &save); w && argc < 32; w = strtok_r(NULL, " ", &save))
+			argv[argc++] = w;
+		char id[64];
+		snprintf(id, sizeof id, "%s", x->data_id ? x->data_id : "-");
+		argv[argc++] = id;
+		argv[argc] = NULL;
+		char *out = NULL;
+		size_t n = 0;
+		int status = 0;
+		kp_error err;
+		if (kp_proc_run(argv, x->data, x->len, DECODER_MAX_OUT, DECODER_TIMEOUT_MS, &out, &n, &status,
+		                &err) != KP_OK) {
+			snprintf(why, wsize, "%s", err.msg);
+			return NULL;
+		}
+		if (status != 0) {
+			snprintf(why, wsize, "%s exited %d", argv[0], status);
+			free(out);
+			return NULL;
+		}
+		return out;
+	}
+	return NULL;
+}
 
 /* --disasm: the instructions around frame i as a "disasm" array (null and
  * "disasm_error" when there are none); frames without symbols get nulls. */
@@ -148,6 +195,7 @@ static const struct option show_options[] = {
 	{"json", no_argument, NULL, 'j'},
 	{"disasm", required_argument, NULL, 'A'},
 	{"load", required_argument, NULL, 'L'},
+	{"panic-data-decoder", required_argument, NULL, 'P'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
 };
@@ -157,7 +205,7 @@ int kpc_cmd_show(int argc, char **argv)
 	show_opts o = {0};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jhnd:D:A:L:", show_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jhnd:D:A:L:P:", show_options, NULL)) != -1) {
 		switch (c) {
 		case 'D': o.db_path = optarg; break;
 		case 'j': o.json = true; break;
@@ -192,11 +240,27 @@ int kpc_cmd_show(int argc, char **argv)
 			o.loads[o.nloads++] = optarg;
 			break;
 		}
+		case 'P': {
+			const char *eq = strchr(optarg, '=');
+			char u[37];
+			if (!eq || !eq[1] || !kp_uuid_canon(optarg, (size_t)(eq - optarg), u)) {
+				kp_usage_error("show: --panic-data-decoder %s: not UUID=COMMAND", optarg);
+				return KP_EXIT_BAD;
+			}
+			if (o.ndecoders == MAX_DSYM_PATHS) {
+				kp_usage_error("show: at most %d --panic-data-decoder", MAX_DSYM_PATHS);
+				return KP_EXIT_BAD;
+			}
+			o.decoders[o.ndecoders++] = optarg;
+			break;
+		}
 		case 'h':
 			return KPC_HELP;
 		default: return KP_EXIT_BAD;
 		}
 	}
+	if (o.ndecoders)
+		kp_report_text_set_decoder(run_decoder, &o);
 	if (optind >= argc) {
 		kp_usage_error("show: no report given");
 		return KP_EXIT_BAD;

@@ -39,12 +39,15 @@ typedef struct command {
 
 static const command commands[] = {
 	{"show", kpc_cmd_show,
-	 "show [--json] [--no-symbols] [--dsym PATH]... [--disasm N] [--load BUNDLE_ID=0xADDR]... [--db PATH] FILE|@ID...",
+	 "show [--json] [--no-symbols] [--dsym PATH]... [--disasm N] [--load BUNDLE_ID=0xADDR]... [--panic-data-decoder UUID=COMMAND]... [--db PATH] FILE|@ID...",
 	 "Prints each report (a file, or @ID from the index) with its frames symbolicated.\n"
 	 "--disasm N: N instructions around every symbolicated frame (Capstone), read\n"
 	 "from the binary next to its dSYM.\n"
 	 "--load: where a kext was loaded, as kextstat prints it, for reports that do not\n"
-	 "say (stackshot -i text); its dSYM is found by bundle id.  Repeatable.\n"},
+	 "say (stackshot -i text); its dSYM is found by bundle id.  Repeatable.\n"
+	 "--panic-data-decoder: a kext team's decoder of its ExtensiblePanicLog entries,\n"
+	 "run without a shell (words split at spaces, the DataID appended), the entry's\n"
+	 "bytes on its stdin, what it prints shown; stopped after 5 s.  Repeatable.\n"},
 	{"nvram", kpc_cmd_nvram,
 	 "nvram [--json] [--no-symbols] [--dsym PATH]... [--index [--db PATH] [--unsaved-dir DIR]] FILE|-",
 	 "Decodes a panic that was never saved as a report: the output of\n"

@@ -75,4 +75,34 @@ check_grep "more than 1024 entries: the rest are not kept" "$tmp/err" "  and a w
 check_grep "614400 bytes of 4C4C44A3-5555-3144-A151-249D146ED38D: only the first 262144 kept" "$tmp/err" "600 KB entry: cut to 256 KiB with a warning"
 check_grep "^      ... 258048 more bytes (show --json has them all)$" "$tmp/big" "show prints the first 4 KiB"
 
+# --panic-data-decoder: a kext team's own decoder (issue 24 item 5)
+cat >"$tmp/dec.sh" <<'SH'
+#!/bin/sh
+# prints what it was given: its arguments and the bytes' count, then an ESC
+printf 'decoded DataID %s: %s bytes\n' "$2" "$(wc -c | tr -d ' ')"
+printf 'mode %s \033[31mred\n' "$1"
+SH
+printf '#!/bin/sh\nsleep 30\n' >"$tmp/slow.sh"
+printf '#!/bin/sh\nexit 3\n' >"$tmp/fail.sh"
+chmod +x "$tmp/dec.sh" "$tmp/slow.sh" "$tmp/fail.sh"
+U=4C4C44A3-5555-3144-A151-249D146ED38D
+"$kp" show --no-symbols --panic-data-decoder "$U=$tmp/dec.sh verbose" "$f" >"$tmp/d.out" 2>"$tmp/d.err"
+check "$?" = 0 "a decoder: show exits 0"
+check_grep "^      (decoded by its --panic-data-decoder)$" "$tmp/d.out" "  the entry is shown as its decoder prints it"
+check_grep "^      decoded DataID 7: 59 bytes$" "$tmp/d.out" "  the bytes on stdin, the DataID as the last argument"
+check_grep "^      mode verbose [\\]e\[31mred$" "$tmp/d.out" "  its words split without a shell, its output sanitised"
+check_grep "^      0000  68 69 0a 00" "$tmp/d.out" "  other owners' entries are dumped as before"
+t0=$(date +%s)
+"$kp" show --no-symbols --panic-data-decoder "$U=$tmp/slow.sh" "$f" >"$tmp/s.out" 2>&1
+dt=$(( $(date +%s) - t0 ))
+check "$dt" -le 15 "a decoder that hangs is stopped (${dt} s)"
+check_grep "no answer within 5000 ms" "$tmp/s.out" "  and said so"
+check_grep "^      FakeDriver state: ring 3 stalled$" "$tmp/s.out" "  the entry then shown as usual"
+"$kp" show --no-symbols --panic-data-decoder "$U=$tmp/fail.sh" "$f" >"$tmp/f.out" 2>&1
+check_grep "fail.sh exited 3" "$tmp/f.out" "a failing decoder: its exit status said"
+"$kp" show --no-symbols --panic-data-decoder "$U=/nonexistent/decoder" "$f" >"$tmp/n.out" 2>&1
+check_grep "cannot run it" "$tmp/n.out" "a decoder that cannot run: said"
+"$kp" show --no-symbols --panic-data-decoder "not-a-uuid=x" "$f" >/dev/null 2>"$tmp/u.err"
+check "$?" = 2 "--panic-data-decoder without UUID=COMMAND: a usage error"
+
 done_testing

@@ -20,6 +20,13 @@ void kp_report_text(FILE *out, const kp_report *r, kp_symbols *sym);
  * (kp_disasm.h) under it, indented, or why not; 0: none (kp_report_text). */
 void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_t ndisasm);
 
+/* A kext team's decoder of its ExtensiblePanicLog entries (show
+ * --panic-data-decoder): the entry as text (malloc'd; NULL and why set when
+ * it has none for this entry or failed, then the entry is dumped as usual).
+ * Set once before printing; NULL: none. */
+typedef char *(*kp_extlog_decoder)(void *ctx, const kp_extlog *x, char *why, size_t wsize);
+void kp_report_text_set_decoder(kp_extlog_decoder fn, void *ctx);
+
 /* One decoded instruction as a line without the newline: marker ("->" on
  * the frame's address), address, bytes, "mnemonic operands <target>"
  * (shared by `show --disasm` and the TUI's disassembly view). */

@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void field(FILE *out, const char *label, const char *value)
@@ -159,8 +160,32 @@ static void put_safe(FILE *out, const char *s)
 /* Bytes shown per ExtensiblePanicLog entry; JSON has them all. */
 #define EXTLOG_SHOW 4096
 
-/* The ExtensiblePanicLog entries under their owners: text (sanitised, each
- * line indented) or a hex dump with an ASCII column. */
+static kp_extlog_decoder decoder;
+static void *decoder_ctx;
+
+void kp_report_text_set_decoder(kp_extlog_decoder fn, void *ctx)
+{
+	decoder = fn;
+	decoder_ctx = ctx;
+}
+
+/* text[0..n) indented, a line at a time, sanitised. */
+static void put_lines(FILE *out, const char *s, size_t n)
+{
+	const char *e = s + n;
+	while (s < e) {
+		const char *nl = memchr(s, '\n', (size_t)(e - s));
+		size_t k = nl ? (size_t)(nl - s) : (size_t)(e - s);
+		fputs("      ", out);
+		kp_sanitize_write(out, s, k, 0);
+		fputc('\n', out);
+		s += k + (nl != NULL);
+	}
+}
+
+/* The ExtensiblePanicLog entries under their owners: what the owner's
+ * decoder makes of them, else text (sanitised, each line indented) or a
+ * hex dump with an ASCII column. */
 static void print_extlogs(FILE *out, const kp_report *r)
 {
 	if (!r->nextlogs)
@@ -178,17 +203,22 @@ static void print_extlogs(FILE *out, const kp_report *r)
 			put_safe(out, x->data_id);
 		}
 		fprintf(out, ": %zu byte%s%s\n", x->len, x->len == 1 ? "" : "s", x->text ? ", text" : "");
+		char why[200] = "";
+		char *dec = decoder ? decoder(decoder_ctx, x, why, sizeof why) : NULL;
+		if (dec) {
+			fputs("      (decoded by its --panic-data-decoder)\n", out);
+			put_lines(out, dec, strlen(dec));
+			free(dec);
+			continue;
+		}
+		if (why[0]) {
+			fputs("      (--panic-data-decoder: ", out);
+			put_safe(out, why);
+			fputs(")\n", out);
+		}
 		size_t n = x->len < EXTLOG_SHOW ? x->len : EXTLOG_SHOW;
 		if (x->text) {
-			const char *s = (const char *)x->data, *e = s + n;
-			while (s < e) {
-				const char *nl = memchr(s, '\n', (size_t)(e - s));
-				size_t k = nl ? (size_t)(nl - s) : (size_t)(e - s);
-				fputs("      ", out);
-				kp_sanitize_write(out, s, k, 0);
-				fputc('\n', out);
-				s += k + (nl != NULL);
-			}
+			put_lines(out, (const char *)x->data, n);
 		} else {
 			for (size_t o = 0; o < n; o += 16) {
 				fprintf(out, "      %04zx ", o);
