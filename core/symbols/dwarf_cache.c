@@ -5,6 +5,7 @@
  * dwarf_lookup.c reads them.  Also the reader of DWARF 5 range lists, which
  * libdwarf is not trusted with. */
 #include "dwarf_priv.h"
+#include "dwarf_rd.h"
 #include "kp_vec.h"
 
 #include <stdlib.h>
@@ -23,20 +24,6 @@ static const struct {
 };
 _Static_assert(sizeof sect_names / sizeof sect_names[0] == KP__DWARF_NSECT,
                "KP__DWARF_NSECT counts sect_names");
-
-/* libdwarf 20210528 frees its table array twice when a .debug_rnglists (or
- * .debug_loclists) table claims more bytes than the section holds (found by
- * fuzz/fuzz_dwarf; tests/hostile/fuzz-dwarf-1), and reads far outside the
- * section when a table's offset array lies.  So libdwarf never sees either
- * section: kpbrowse needs no locations, and reads DWARF 5 range lists itself
- * (kp__dwarf_rnglist below), checking every offset. */
-static uint64_t rd(const unsigned char *p, int n, bool little)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v |= (uint64_t)p[little ? i : n - 1 - i] << (8 * (little ? i : n - 1 - i));
-	return v;
-}
 
 unsigned kp__dwarf_sections(const kp_macho_slice *slice, struct sect *out, bool *have_info)
 {
@@ -61,103 +48,84 @@ unsigned kp__dwarf_sections(const kp_macho_slice *slice, struct sect *out, bool 
 
 /* ---- DWARF 5 range lists ------------------------------------------------- */
 
-static bool uleb(const unsigned char *p, uint64_t size, uint64_t *off, uint64_t *out)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; *off < size; shift += 7) {
-		unsigned char b = p[(*off)++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*out = v;
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool fixed(const struct kp__dwarf_lists *l, const unsigned char *p, uint64_t size,
-                  uint64_t *off, int n, uint64_t *out)
-{
-	if (*off > size || size - *off < (uint64_t)n)
-		return false;
-	*out = rd(p + *off, n, l->little);
-	*off += (uint64_t)n;
-	return true;
-}
-
 /* Entry idx of .debug_addr from the unit's DW_AT_addr_base. */
 static bool addrx(const struct kp__dwarf_lists *l, uint64_t idx, uint64_t *out)
 {
 	if (!l->addr || l->addr_base == UINT64_MAX || l->addr_base > l->addr_size ||
 	    idx > (l->addr_size - l->addr_base) / l->asz)
 		return false;
-	uint64_t off = l->addr_base + idx * l->asz;
-	return fixed(l, l->addr, l->addr_size, &off, (int)l->asz, out);
+	struct rd r = {l->addr, l->addr_base + idx * l->asz, l->addr_size, l->little, true};
+	*out = rd_fixed(&r, l->asz);
+	return r.ok;
 }
 
+/* libdwarf 20210528 frees its table array twice when a .debug_rnglists (or
+ * .debug_loclists) table claims more bytes than the section holds (found by
+ * fuzz/fuzz_dwarf; tests/hostile/fuzz-dwarf-1), and reads far outside the
+ * section when a table's offset array lies.  So libdwarf never sees either
+ * section: kpbrowse needs no locations, and reads DWARF 5 range lists itself
+ * here, through dwarf_rd.h, checking every offset. */
 int kp__dwarf_rnglist(const struct kp__dwarf_lists *l, uint64_t val, bool indexed, uint64_t base,
                       struct rngbuf *out)
 {
-	const unsigned char *p = l->rng;
-	uint64_t size = l->rng_size, off = val;
-	if (!p || (l->asz != 4 && l->asz != 8))
+	if (!l->rng || (l->asz != 4 && l->asz != 8))
 		return -1;
+	struct rd r = {l->rng, val, l->rng_size, l->little, true};
 	if (indexed) {
 		/* rnglistx: DWARF32 offsets array right after the table header
 		 * (12 bytes: length, version, sizes, offset_entry_count) */
-		uint64_t b = l->rnglists_base, count = 0, at = 0;
-		if (b == UINT64_MAX || b < 12 || b > size)
+		uint64_t b = l->rnglists_base;
+		if (b == UINT64_MAX || b < 12 || b > r.end)
 			return -1;
-		at = b - 4;
-		if (!fixed(l, p, size, &at, 4, &count) || val >= count || val > (size - b) / 4)
+		r.pos = b - 4;
+		uint64_t count = rd_fixed(&r, 4);
+		if (!r.ok || val >= count || val > (r.end - b) / 4)
 			return -1;
-		at = b + val * 4;
-		if (!fixed(l, p, size, &at, 4, &off) || off > size - b)
+		r.pos = b + val * 4;
+		uint64_t off = rd_fixed(&r, 4);
+		if (!r.ok || off > r.end - b)
 			return -1;
-		off += b;
+		r.pos = off + b;
 	}
 	for (;;) {
-		if (off >= size)
+		if (r.pos >= r.end)
 			return -1;
-		uint64_t lo = 0, hi = 0, a = 0;
+		uint64_t lo = 0, hi = 0;
 		bool ok = true, emit = true;
-		switch (p[off++]) {
+		switch (r.p[r.pos++]) {
 		case 0: /* DW_RLE_end_of_list */
 			return 0;
 		case 1: /* DW_RLE_base_addressx */
-			ok = uleb(p, size, &off, &a) && addrx(l, a, &base);
+			ok = addrx(l, rd_uleb(&r), &base) && r.ok;
 			emit = false;
 			break;
 		case 2: /* DW_RLE_startx_endx */
-			ok = uleb(p, size, &off, &a) && addrx(l, a, &lo) && uleb(p, size, &off, &a) &&
-			     addrx(l, a, &hi);
+			ok = addrx(l, rd_uleb(&r), &lo) && r.ok && addrx(l, rd_uleb(&r), &hi) && r.ok;
 			break;
 		case 3: /* DW_RLE_startx_length */
-			ok = uleb(p, size, &off, &a) && addrx(l, a, &lo) && uleb(p, size, &off, &hi);
-			hi += lo;
+			ok = addrx(l, rd_uleb(&r), &lo) && r.ok;
+			hi = lo + rd_uleb(&r);
 			break;
 		case 4: /* DW_RLE_offset_pair */
-			ok = uleb(p, size, &off, &lo) && uleb(p, size, &off, &hi);
-			lo += base;
-			hi += base;
+			lo = base + rd_uleb(&r);
+			hi = base + rd_uleb(&r);
 			break;
 		case 5: /* DW_RLE_base_address */
-			ok = fixed(l, p, size, &off, (int)l->asz, &base);
+			base = rd_fixed(&r, l->asz);
 			emit = false;
 			break;
 		case 6: /* DW_RLE_start_end */
-			ok = fixed(l, p, size, &off, (int)l->asz, &lo) &&
-			     fixed(l, p, size, &off, (int)l->asz, &hi);
+			lo = rd_fixed(&r, l->asz);
+			hi = rd_fixed(&r, l->asz);
 			break;
 		case 7: /* DW_RLE_start_length */
-			ok = fixed(l, p, size, &off, (int)l->asz, &lo) && uleb(p, size, &off, &hi);
-			hi += lo;
+			lo = rd_fixed(&r, l->asz);
+			hi = lo + rd_uleb(&r);
 			break;
 		default:
 			return -1;
 		}
-		if (!ok)
+		if (!ok || !r.ok)
 			return -1;
 		if (emit && !kp__dwarf_rng_push(out, lo, hi))
 			return -2;
