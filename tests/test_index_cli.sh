@@ -90,6 +90,7 @@ wait $p2; r2=$?
 new1=$(sed -n 's/.*"new":[[:space:]]*\([0-9]*\).*/\1/p' "$T/c1.json")
 new2=$(sed -n 's/.*"new":[[:space:]]*\([0-9]*\).*/\1/p' "$T/c2.json")
 check '[ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ $((new1 + new2)) -eq 3000 ]' "concurrent indexers: $new1 + $new2 new = 3000"
+[ -n "$new1" ] && [ -n "$new2" ] || { echo "# exits $r1 $r2"; grep -v '^[[:space:]]*[]{}["]' "$T/c1.json" "$T/c2.json" | head -5 | sed 's/^/# /'; }
 check '[ "$("$GEN" --check "$T/c.sqlite3")" = "ok 3000 3000 3 3000 0" ]' "concurrent: consistent, no double records"
 
 # kill -9 mid-scan, then rerun
