@@ -485,6 +485,13 @@ static double now_s(void)
 /* Issue 11 item 1: a report whose panic string is one 16 MB line opened
  * in 3.8 s per 4 MB, quadratically (a strlen per wrapped row); now the
  * view lays out what the screen shows, and the rest in slices. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void test_long_panic_string(void)
 {
 	char path[600];
@@ -524,15 +531,17 @@ static void test_long_panic_string(void)
 	double worst = 0;
 	int slices = 0;
 	unsigned f;
+	/* a slice's own work (this thread's CPU time): a loaded machine's
+	 * scheduler is not the layout's fault */
 	do {
-		double s0 = now_s();
+		double s0 = cpu_s();
 		f = v->ops->idle(v);
-		double d = now_s() - s0;
+		double d = cpu_s() - s0;
 		worst = d > worst ? d : worst;
 		slices++;
 	} while ((f & KPT_MORE) && slices < 100000);
 	KT_CHECK(!(f & KPT_MORE), "long panic string: laid out in %d slices", slices);
-	KT_CHECK(worst < 0.1, "long panic string: the longest slice took %.1f ms (a key waits no longer)", worst * 1e3);
+	KT_CHECK(worst < 0.1, "long panic string: the longest slice took %.1f ms of CPU (a key waits no longer)", worst * 1e3);
 	size_t want = big / 77;   /* 80 columns less the indent and margin */
 	KT_CHECK(v->list.n > want && v->list.n < want + 100, "long panic string: every row is there (%zu rows)",
 	         v->list.n);
