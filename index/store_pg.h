@@ -1,5 +1,5 @@
 /* store_pg.h: private to the PostgreSQL store (store_pg*.c, the only files
- * that include libpq-fe.h): the handle, bound parameters, and running a
+ * that see libpq-fe.h, through store_pg_lib.h): the handle, bound parameters, and running a
  * statement.  store_pg.c opens, migrates and holds the ops table;
  * store_pg_write.c stores reports, paths, archives and groups;
  * store_pg_query.c lists and searches.
@@ -12,8 +12,7 @@
 
 #include "kpi_store.h"
 
-#include <libpq-fe.h>
-#include "store_pg_lib.h"   /* libpq through dlopen: PQ* via kpi__pq */
+#include "store_pg_lib.h"   /* libpq-fe.h, its PQ* called through kpi__pq (dlopen) */
 
 #define MAX_PREPARED 64
 

@@ -3,7 +3,7 @@
  * kpbrowse (the sqlite index, show, lookup) starts without libpq and the
  * two dozen libraries it pulls in (TLS, Kerberos, LDAP).
  *
- * store_pg.h includes this after libpq-fe.h: the PQ* names the store
+ * The one file that includes libpq-fe.h; store_pg.h includes it: the PQ* names the store
  * calls become calls through kpi__pq, a table filled by kpi__pq_load, which
  * kpi__pg_open calls before anything else.  A PQ* function used by the
  * store must be listed here (KPI__PQ_FUNCS and a #define below), else the
