@@ -18,7 +18,9 @@ bounded() {
 	shift
 	sh -c "$1" &
 	p=$!
-	(sleep "$s"; kill -9 $p 2>/dev/null) &
+	# the watchdog's output is /dev/null: a sleep left holding the test's
+	# stdout would keep ctest waiting for it after the test ended
+	(sleep "$s"; kill -9 $p 2>/dev/null) >/dev/null 2>&1 &
 	w=$!
 	wait $p
 	rc=$?

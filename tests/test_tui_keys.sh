@@ -14,7 +14,7 @@ alive() { [ "$($TT display -p -t tt '#{pane_current_command}')" != sleep ]; }
 # ---- navigation: q closes the view, Q quits, q on the panic list quits
 demo
 tt_keys Enter; tt_wait "Summary" 5
-tt_keys Enter; tt_wait "threads" 5
+tt_keys Enter; tt_wait "waits on" 5
 tt_keys q; tt_wait "Summary" 5
 if alive && tt_screen | grep -qF "Summary"; then _ok "q closes the process view (back on the report)"
 else _notok "q closes the process view (back on the report)"; fi
@@ -70,7 +70,7 @@ tt_check "Enter on a loaded-kext row lists the panics with that kext" "with kext
 # ---- 80x24 readability: cuts marked, the selected frame in full, Right scrolls source
 demo
 tt_keys Enter; tt_wait "Summary" 5
-tt_keys Enter; tt_wait "threads" 5
+tt_keys Enter; tt_wait "waits on" 5
 tt_keys Enter; tt_wait "fakekernel.c:62" 20
 tt_keys j j
 tt_check "a cut function ends in an ellipsis" "validateReport(ReportHeade…" 5
@@ -94,7 +94,7 @@ tt_check "Enter on a backtrace frame opens the thread" "> thread 9001" 5
 demo
 $TT set-option -s set-clipboard on
 tt_keys Enter; tt_wait "Summary" 5
-tt_keys Enter; tt_wait "threads" 5
+tt_keys Enter; tt_wait "waits on" 5
 tt_keys Enter; tt_wait "fakekernel.c:62" 20
 tt_keys j j
 tt_check "80x24: the selected frame's detail gives its whole function" "#2 validateReport(ReportHeader const&, unsigned int, unsigned int)" 5
@@ -126,7 +126,7 @@ chmod +x "$tt_work/ed.sh"
 tt_start 80 24 "VISUAL= EDITOR='$tt_work/ed.sh' '$KPBROWSE' --demo"
 tt_wait "vm_page_check_sanity" 20
 tt_keys Enter; tt_wait "Summary" 5
-tt_keys Enter; tt_wait "threads" 5
+tt_keys Enter; tt_wait "waits on" 5
 tt_keys Enter; tt_wait "fakekernel.c:62" 20
 tt_keys j j e
 tt_check "e returns to the TUI and says what it edited" "edited " 5
@@ -212,7 +212,7 @@ t = t.replace("has bad magic", "has \x1b[201~\rtouch /tmp/PWNED-kpt\r bad magic"
 open(sys.argv[2], "w", encoding="utf-8", errors="surrogateescape").write(t)
 EOF
 tt_start 100 24 "'$KPBROWSE' --db '$tt_work/evil.db' '$tt_work/evil'"
-tt_wait "bad magic" 20
+tt_wait "vm_page" 20
 $TT set-option -s set-clipboard on
 tt_keys Enter; tt_wait "Summary" 5
 tt_keys / PWNED Enter
