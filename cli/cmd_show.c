@@ -27,6 +27,7 @@ typedef struct show_opts {
 	const char *loads[MAX_DSYM_PATHS];   /* --load BUNDLE_ID=0xADDR */
 	size_t nloads;
 	const char *decoders[MAX_DSYM_PATHS];   /* --panic-data-decoder UUID=COMMAND */
+	bool decoder_hung[MAX_DSYM_PATHS];      /* stopped once: not run again */
 	size_t ndecoders;
 } show_opts;
 
@@ -36,10 +37,11 @@ typedef struct show_opts {
 /* --panic-data-decoder UUID=COMMAND: the entries of that owner through
  * COMMAND, run without a shell (its words split at spaces, the entry's
  * DataID, or "-", appended as the last argument), the bytes on its stdin,
- * what it prints shown (sanitised), stopped after 5 s. */
+ * what it prints shown (sanitised), stopped after 5 s, and then not run
+ * again in this process (a hung decoder costs its 5 s once, not per entry). */
 static char *run_decoder(void *ctx, const kp_extlog *x, char *why, size_t wsize)
 {
-	const show_opts *o = ctx;
+	show_opts *o = ctx;
 	for (size_t i = 0; i < o->ndecoders; i++) {
 		const char *spec = o->decoders[i], *eq = strchr(spec, '=');
 		char want[37];
@@ -47,6 +49,10 @@ static char *run_decoder(void *ctx, const kp_extlog *x, char *why, size_t wsize)
 			continue;
 		char cmd[1024];
 		snprintf(cmd, sizeof cmd, "%s", eq + 1);
+		if (o->decoder_hung[i]) {
+			snprintf(why, wsize, "%.900s: not run again: it gave no answer before", cmd);
+			return NULL;
+		}
 		char *argv[34];
 		size_t argc = 0;
 		for (char *save = NULL, *w = strtok_r(cmd, " ", &save); w && argc < 32; w = strtok_r(NULL, " ", &save))
@@ -61,6 +67,7 @@ static char *run_decoder(void *ctx, const kp_extlog *x, char *why, size_t wsize)
 		kp_error err;
 		if (kp_proc_run(argv, x->data, x->len, DECODER_MAX_OUT, DECODER_TIMEOUT_MS, &out, &n, &status,
 		                &err) != KP_OK) {
+			o->decoder_hung[i] = err.code == KP_ERR_LIMIT;
 			snprintf(why, wsize, "%s", err.msg);
 			return NULL;
 		}

@@ -82,7 +82,8 @@ cat >"$tmp/dec.sh" <<'SH'
 printf 'decoded DataID %s: %s bytes\n' "$2" "$(wc -c | tr -d ' ')"
 printf 'mode %s \033[31mred\n' "$1"
 SH
-printf '#!/bin/sh\nsleep 30\n' >"$tmp/slow.sh"
+# it hangs in a child of its own, which must be stopped with it
+printf '#!/bin/sh\n(sleep 7; touch "%s/survived") &\nsleep 30\n' "$tmp" >"$tmp/slow.sh"
 printf '#!/bin/sh\nexit 3\n' >"$tmp/fail.sh"
 chmod +x "$tmp/dec.sh" "$tmp/slow.sh" "$tmp/fail.sh"
 U=4C4C44A3-5555-3144-A151-249D146ED38D
@@ -97,6 +98,10 @@ t0=$(date +%s)
 dt=$(( $(date +%s) - t0 ))
 check "$dt" -le 15 "a decoder that hangs is stopped (${dt} s)"
 check_grep "no answer within 5000 ms" "$tmp/s.out" "  and said so"
+check_grep "slow.sh: not run again: it gave no answer before" "$tmp/s.out" "  and not run again for the next entry"
+# what it started would leave a mark at 7 s, 2 s after the decoder was stopped
+sleep 2.5
+check "$(ls "$tmp/survived" 2>/dev/null)" = "" "  what it started is stopped with it"
 check_grep "^      FakeDriver state: ring 3 stalled$" "$tmp/s.out" "  the entry then shown as usual"
 "$kp" show --no-symbols --panic-data-decoder "$U=$tmp/fail.sh" "$f" >"$tmp/f.out" 2>&1
 check_grep "fail.sh exited 3" "$tmp/f.out" "a failing decoder: its exit status said"

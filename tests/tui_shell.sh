@@ -45,6 +45,7 @@ poll_screen() {
 		sleep 0.1
 		i=$((i + 1))
 	done
+	echo "# wait: '$2' not on screen after $3 s"
 	return 1
 }
 # wait_for TEXT [SECONDS]: the screen holds TEXT; wait_for_re: a line matches REGEX.

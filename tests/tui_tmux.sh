@@ -57,6 +57,9 @@ tt_wait() {
 		sleep 0.1
 		_i=$((_i + 1))
 	done
+	# said, so that a wait that can never match (it costs its whole
+	# time on every run) shows in the log
+	echo "# tt_wait: '$1' not on screen after ${2:-10} s"
 	return 1
 }
 # tt_stable: the screen is the same 0.4 s apart (up to 10 s)

@@ -41,6 +41,8 @@ kp_status kp_proc_run(char *const argv[], const void *input, size_t len, size_t 
 		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", argv[0], strerror(e));
 	}
 	if (pid == 0) {
+		/* a group of its own: a timeout stops whatever it started too */
+		setpgid(0, 0);
 		int null = open("/dev/null", O_WRONLY);
 		dup2(in[0], 0);
 		dup2(o[1], 1);
@@ -94,8 +96,10 @@ kp_status kp_proc_run(char *const argv[], const void *input, size_t len, size_t 
 		close(in[1]);
 	close(o[0]);
 	int st = 0;
-	if (timed_out)
-		kill(pid, SIGKILL);
+	if (timed_out) {
+		kill(-pid, SIGKILL);   /* its children, which may hold our pipe */
+		kill(pid, SIGKILL);    /* in case it had not reached setpgid yet */
+	}
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	signal(SIGPIPE, old);
