@@ -114,6 +114,63 @@ int kpt_put(int y, int x, int width, const char *s, kpt_style st, bool pad)
 	return put_clean(y, x, width, buf, st, pad);
 }
 
+/* Width of sanitised (already clean) text, as put_clean counts it. */
+static int clean_width(const char *s)
+{
+	mbstate_t ps;
+	memset(&ps, 0, sizeof ps);
+	int w = 0;
+	size_t len = strlen(s);
+	while (len > 0) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, s, len, &ps);
+		if (k == 0 || k == (size_t)-1 || k == (size_t)-2) {
+			k = 1;
+			wc = L'?';
+			memset(&ps, 0, sizeof ps);
+		}
+		int cw = wcwidth(wc);
+		w += cw < 0 ? 1 : cw;
+		s += k;
+		len -= k;
+	}
+	return w;
+}
+
+/* Puts s cut from the left at whole parts split by sep: "…" and then
+ * as many of its last parts as fit (sep kept before them when keep_sep),
+ * the part up to the first of stop (and all after it) counted in; the last
+ * part always, right-cut when even it is too wide. */
+static int put_left(int y, int x, int width, const char *s, char sep, bool keep_sep, const char *stop,
+                    kpt_style st, bool pad)
+{
+	char buf[2048], out[2100];
+	if (width <= 0)
+		return 0;
+	kp_sanitize(buf, sizeof buf, s ? s : "", s ? strnlen(s, 600) : 0, 0);
+	if (clean_width(buf) <= width)
+		return put_clean(y, x, width, buf, st, pad);
+	size_t idlen = strcspn(buf, stop);
+	const char *ell = MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "~";
+	for (const char *d = memchr(buf, sep, idlen); d; d = memchr(d + 1, sep, idlen - (size_t)(d + 1 - buf))) {
+		snprintf(out, sizeof out, "%s%s", ell, keep_sep ? d : d + 1);
+		if (clean_width(out) <= width || !memchr(d + 1, sep, idlen - (size_t)(d + 1 - buf)))
+			return put_clean(y, x, width, out, st, pad);
+	}
+	return put_clean(y, x, width, buf, st, pad);
+}
+
+int kpt_put_id(int y, int x, int width, const char *s, kpt_style st, bool pad)
+{
+	/* the id runs to its suffix (" +0x1f0", "+0xe490", "!symbol"), which stays */
+	return put_left(y, x, width, s, '.', false, "!+ ", st, pad);
+}
+
+int kpt_put_path(int y, int x, int width, const char *s, kpt_style st, bool pad)
+{
+	return put_left(y, x, width, s, '/', true, "", st, pad);
+}
+
 int kpt_putf(int y, int x, int width, kpt_style st, bool pad, const char *fmt, ...)
 {
 	char buf[1024];
@@ -128,25 +185,7 @@ int kpt_text_width(const char *s)
 {
 	char buf[2048];
 	kp_sanitize(buf, sizeof buf, s, strlen(s), 0);
-	mbstate_t ps;
-	memset(&ps, 0, sizeof ps);
-	int w = 0;
-	const char *p = buf;
-	size_t len = strlen(buf);
-	while (len > 0) {
-		wchar_t wc;
-		size_t k = mbrtowc(&wc, p, len, &ps);
-		if (k == 0 || k == (size_t)-1 || k == (size_t)-2) {
-			k = 1;
-			wc = L'?';
-			memset(&ps, 0, sizeof ps);
-		}
-		int cw = wcwidth(wc);
-		w += cw < 0 ? 1 : cw;
-		p += k;
-		len -= k;
-	}
-	return w;
+	return clean_width(buf);
 }
 
 

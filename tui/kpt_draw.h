@@ -33,6 +33,13 @@ bool kpt_draw_init_styles(void);
  * padded with spaces to width when pad; returns the columns used.  A text
  * cut short ends in "…" (its last column), so no cut goes unmarked. */
 int kpt_put(int y, int x, int width, const char *s, kpt_style st, bool pad);
+/* Like kpt_put for an identifier with dotted parts (a bundle id, maybe
+ * followed by " +0x1f0", "+0xe490" or "!symbol"): too wide, it loses whole
+ * parts from the left ("…AppleSEPKeyStore+0xe490"), since the last part is
+ * what tells one Apple kext from another; the suffix is cut last. */
+int kpt_put_id(int y, int x, int width, const char *s, kpt_style st, bool pad);
+/* The same for a path, at its slashes: "…/demo/reports". */
+int kpt_put_path(int y, int x, int width, const char *s, kpt_style st, bool pad);
 /* Like kpt_put for trusted text built by the TUI itself (still clipped). */
 int kpt_putf(int y, int x, int width, kpt_style st, bool pad, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));

@@ -214,8 +214,18 @@ static void group_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_date_utc(e->date, d, sizeof d);
 	kpt_put(y, 0, width, "", st, true);
 	kpt_putf(y, 0, 20, st, true, "%s%c %s", e->is_new ? "*" : " ", kpt_marks_label(&p->marks, e->id), d);
-	kpt_put(y, 20, 12, e->os ? e->os : "-", st, true);
-	kpt_put(y, 33, width - 33, e->path ? e->path : "", sel ? st : KPT_ST_DIM, true);
+	char os[48];
+	kp_os_label(e->os, true, os, sizeof os);
+	kpt_put(y, 20, 12, os, st, true);
+	/* the file's own name first: members of a group share their folder */
+	const char *path = e->path ? e->path : "", *base = strrchr(path, '/');
+	base = base && base[1] ? base + 1 : path;
+	int used = kpt_put(y, 33, width - 33, base, st, false);
+	if (base != path && 33 + used + 2 < width) {
+		char dir[1024];
+		snprintf(dir, sizeof dir, "%.*s", (int)(base - 1 - path), path);
+		kpt_put_path(y, 33 + used + 2, width - 33 - used - 2, dir, sel ? st : KPT_ST_DIM, true);
+	}
 }
 
 static void group_draw(kpt_view *v, int y0, int h, int width)

@@ -115,23 +115,6 @@ static void panics_close(kpt_view *v)
 	free(p->rows);
 }
 
-/* "macOS 14.4.1 (23E224)" -> "14.4.1"; other texts as they are */
-static void short_os(const char *os, char *out, size_t size)
-{
-	if (!os) {
-		snprintf(out, size, "-");
-		return;
-	}
-	const char *s = os;
-	while (*s && !(*s >= '0' && *s <= '9'))
-		s++;
-	if (!*s)
-		s = os;
-	size_t n = 0;
-	while (s[n] && s[n] != ' ' && s[n] != '(')
-		n++;
-	snprintf(out, size, "%.*s", (int)n, s);
-}
 
 /* the flat list's columns and the groups' */
 enum { PC_MARK, PC_DATE, PC_OS, PC_COUNT, PC_HEADLINE, PC_CULPRIT, PC_HOST, PC_N };
@@ -179,7 +162,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32], os[32], cnt[16];
 	kpt_date_utc(e->date, d, sizeof d);
-	short_os(e->os, os, sizeof os);
+	kp_os_label(e->os, true, os, sizeof os);
 	if (e->count > 1)
 		kpt_count_label(e->count, cnt, sizeof cnt);
 	else
@@ -193,7 +176,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_putf(y, c[PC_COUNT].x, c[PC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[PC_COUNT].w, cnt);
 	kpt_put(y, c[PC_HEADLINE].x, c[PC_HEADLINE].w, e->headline ? e->headline : "(no panic string)", st, true);
 	if (c[PC_CULPRIT].w > 0)
-		kpt_put(y, c[PC_CULPRIT].x, c[PC_CULPRIT].w, e->culprit ? e->culprit : "", sel ? st : KPT_ST_FUNC, true);
+		kpt_put_id(y, c[PC_CULPRIT].x, c[PC_CULPRIT].w, e->culprit ? e->culprit : "", sel ? st : KPT_ST_FUNC, true);
 	if (c[PC_HOST].w > 0)
 		kpt_put(y, c[PC_HOST].x, c[PC_HOST].w, e->host ? e->host : "-", st, true);
 }
@@ -218,7 +201,7 @@ static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_put(y, c[GC_DATE].x, c[GC_DATE].w, d, st, true);
 	kpt_put(y, c[GC_TITLE].x, c[GC_TITLE].w, g->title, st, true);
 	if (c[GC_CULPRIT].w > 0)
-		kpt_put(y, c[GC_CULPRIT].x, c[GC_CULPRIT].w, g->culprit ? g->culprit : "", sel ? st : KPT_ST_FUNC, true);
+		kpt_put_id(y, c[GC_CULPRIT].x, c[GC_CULPRIT].w, g->culprit ? g->culprit : "", sel ? st : KPT_ST_FUNC, true);
 }
 
 static void panics_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)

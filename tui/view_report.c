@@ -485,7 +485,7 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 		int uw = width >= 100 ? 37 : 0;
 		kpt_putf(y, 0, 3, st, true, " %c", im->kind);
 		int nw = width - 3 - uw - 12;
-		kpt_put(y, 3, nw, im->name ? im->name : "?", sel ? st : KPT_ST_FUNC, true);
+		kpt_put_id(y, 3, nw, im->name ? im->name : "?", sel ? st : KPT_ST_FUNC, true);
 		kpt_put(y, 3 + nw, 12, im->version ? im->version : "", st, true);
 		if (uw)
 			kpt_put(y, width - uw, uw, im->uuid ? im->uuid : "-", st, true);
@@ -498,7 +498,7 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 		kpt_put(y, 0, width, "", st, true);
 		int uw = width >= 100 ? 37 : 0;
 		int nw = width - 3 - uw - 12;
-		kpt_put(y, 3, nw, k->name ? k->name : "?", st, true);
+		kpt_put_id(y, 3, nw, k->name ? k->name : "?", st, true);
 		kpt_put(y, 3 + nw, 12, k->version ? k->version : "", st, true);
 		if (uw)
 			kpt_put(y, width - uw, uw, k->uuid ? k->uuid : "-", st, true);

@@ -220,7 +220,7 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	char buf[64], rsbuf[512];
 	const char *rs = kpt_report_symbol(f, rsbuf, sizeof rsbuf);   /* the report's own, + 0x.. kept */
 	kpt_putf(y, c[TC_NUM].x, c[TC_NUM].w, st, true, "%3zu", tr->frame);
-	kpt_put(y, c[TC_IMAGE].x, c[TC_IMAGE].w, kpt_image_label(r, f->image, buf, sizeof buf), st, true);
+	kpt_put_id(y, c[TC_IMAGE].x, c[TC_IMAGE].w, kpt_image_label(r, f->image, buf, sizeof buf), st, true);
 	if (f->has_offset)
 		kpt_putf(y, c[TC_OFFSET].x, c[TC_OFFSET].w, st, true, "+0x%" PRIx64, f->offset);
 	else if (f->has_address)

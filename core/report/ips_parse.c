@@ -602,18 +602,25 @@ static bool build_token(const char *s, const char **b, size_t *n)
 }
 
 /* A report written after an OS update: the header line names the new OS,
- * the body the build that panicked.  build stays the body's, os_version the
- * header's, and a warning names both. */
+ * the body the build that panicked.  The body is right: os_version becomes
+ * the body's, and a warning names the header's claim.  An iPad's report
+ * names its OS "iPhone OS" in both: its product tells it is iPadOS. */
 static void check_build(kp_report *r)
 {
 	const char *a, *b;
 	size_t an, bn;
+	if (r->os_version && r->product && strncmp(r->product, "iPad", 4) == 0 &&
+	    strncmp(r->os_version, "iPhone OS ", 10) == 0)
+		r->os_version = kp__sprintf(r, "iPadOS %s", r->os_version + 10);
 	if (!r->os_version || !r->build || !build_token(r->os_version, &a, &an) ||
 	    !build_token(r->build, &b, &bn))
 		return;
-	if (an != bn || memcmp(a, b, an) != 0)
+	if (an != bn || memcmp(a, b, an) != 0) {
 		kp__warn(r, 1, "the header's OS version (%.*s) is not the body's build (%.*s): "
-		         "written after an OS update?", (int)(an > 40 ? 40 : an), a, (int)(bn > 40 ? 40 : bn), b);
+		         "written after an OS update? The body's is shown", (int)(an > 40 ? 40 : an), a,
+		         (int)(bn > 40 ? 40 : bn), b);
+		r->os_version = r->build;   /* "macOS 14.1 (23B74)", or a bare build */
+	}
 }
 
 /* Apple's user-space report types (the submission list: app crashes,

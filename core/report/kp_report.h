@@ -336,6 +336,13 @@ const char *kp_format_name(kp_format f);   /* "ips", "intel-json", "text", "unkn
 const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "ppc", "unknown" */
 /* "panic", "watchdog", "stackshot", "reset", "hang", "shutdown-stall", "sleep-wake" */
 const char *kp_kind_name(kp_kind k);
+/* An OS as its maker names it today: "iPhone OS" -> "iOS", "Bridge OS" ->
+ * "bridgeOS", "Mac OS X" / "OS X" -> "macOS".  brief: the version alone
+ * for macOS ("26.1"), the name and version otherwise ("iOS 26.1"); else
+ * the whole ("iOS 26.1 (23B85)").  A text naming no OS it knows comes
+ * back as written (brief: its first word with a digit, e.g. a bare build
+ * "19H2"); NULL gives "-". */
+void kp_os_label(const char *os, bool brief, char *out, size_t size);
 
 /* The name of a sleep/wake phase (an xnu PM trace point, e.g. 0x27 "wake:
  * power plane drivers", 0x1f "system sleep (firmware / EFI)"); NULL when

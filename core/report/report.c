@@ -251,6 +251,50 @@ const char *kp_format_name(kp_format f)
 	}
 }
 
+void kp_os_label(const char *os, bool brief, char *out, size_t size)
+{
+	static const struct { const char *was, *is; } names[] = {
+		{"Mac OS X ", "macOS"}, {"OS X ", "macOS"}, {"macOS ", "macOS"},
+		{"iPhone OS ", "iOS"}, {"iOS ", "iOS"}, {"iPadOS ", "iPadOS"}, {"iPad OS ", "iPadOS"},
+		{"Bridge OS ", "bridgeOS"}, {"bridgeOS ", "bridgeOS"}, {"Watch OS ", "watchOS"},
+		{"watchOS ", "watchOS"}, {"tvOS ", "tvOS"}, {"Apple TVOS ", "tvOS"}, {"visionOS ", "visionOS"},
+		{"xrOS ", "visionOS"},
+	};
+	if (!os || !*os) {
+		snprintf(out, size, "-");
+		return;
+	}
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		size_t n = strlen(names[i].was);
+		if (strncmp(os, names[i].was, n) != 0)
+			continue;
+		const char *v = os + n;
+		size_t vn = strcspn(v, " (");
+		bool mac = strcmp(names[i].is, "macOS") == 0;
+		if (brief && mac)
+			snprintf(out, size, "%.*s", (int)vn, v);
+		else if (brief)
+			snprintf(out, size, "%s %.*s", names[i].is, (int)vn, v);
+		else
+			snprintf(out, size, "%s %s", names[i].is, v);
+		return;
+	}
+	const char *s = os;
+	if (brief) {   /* the first word with a digit in it */
+		for (const char *w = os; *w; w += strspn(w, " ")) {
+			size_t n = strcspn(w, " ");
+			if (strcspn(w, "0123456789") < n) {
+				s = w;
+				break;
+			}
+			w += n;
+		}
+		snprintf(out, size, "%.*s", (int)strcspn(s, " ("), s);
+		return;
+	}
+	snprintf(out, size, "%s", os);
+}
+
 const char *kp_kind_name(kp_kind k)
 {
 	switch (k) {
