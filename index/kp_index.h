@@ -249,6 +249,12 @@ typedef int (*kpi_group_fn)(void *ctx, const kpi_group_row *row);
  * since the epoch, UTC; false when it is none of these. */
 bool kpi_report_time(const char *timestamp, int64_t *utc);
 
+/* The one date rule of every screen and table: ts (as a report wrote it,
+ * or the index's ISO 8601 UTC "...T...Z") as UTC "YYYY-MM-DD HH:MM", the
+ * column or line labelled UTC; false (and "-" in out) when it cannot be
+ * read (an undated report sorts last). */
+bool kpi_date_utc(const char *ts, char *out, size_t size);
+
 /* Reports newest first by their own date; undated reports (no timestamp
  * the index understands: never the file's or the index's time) after
  * every dated one, newest indexed first. */

@@ -5,7 +5,6 @@
  * options become symbol options. */
 #include "kpt_bench.h"
 #include "kpt_catalog.h"
-#include "kpt_date.h"
 #include "kpt_doc.h"
 #include "kpt_draw.h"
 #include "kp_exit.h"
@@ -557,14 +556,14 @@ static void test_long_panic_string(void)
 static void test_dates(void)
 {
 	char d[32];
-	KT_CHECK(kpt_date_utc("2026-11-27 18:30:05.00 +0100", d, sizeof d) && strcmp(d, "2026-11-27 17:30") == 0,
+	KT_CHECK(kpi_date_utc("2026-11-27 18:30:05.00 +0100", d, sizeof d) && strcmp(d, "2026-11-27 17:30") == 0,
 	         "date: a report's local time with its zone shows as UTC (got %s)", d);
-	KT_CHECK(kpt_date_utc("Mon Aug  3 09:45:12 2020", d, sizeof d) && strcmp(d, "2020-08-03 09:45") == 0,
+	KT_CHECK(kpi_date_utc("Mon Aug  3 09:45:12 2020", d, sizeof d) && strcmp(d, "2020-08-03 09:45") == 0,
 	         "date: a ctime date keeps its year (got %s)", d);
-	KT_CHECK(kpt_date_utc("2024-05-01T10:00:00Z", d, sizeof d) && strcmp(d, "2024-05-01 10:00") == 0,
+	KT_CHECK(kpi_date_utc("2024-05-01T10:00:00Z", d, sizeof d) && strcmp(d, "2024-05-01 10:00") == 0,
 	         "date: the index's ISO 8601 UTC (got %s)", d);
-	KT_CHECK(!kpt_date_utc(NULL, d, sizeof d) && strcmp(d, "-") == 0, "date: none shows as -");
-	KT_CHECK(!kpt_date_utc("yesterday", d, sizeof d) && strcmp(d, "-") == 0, "date: unreadable shows as -");
+	KT_CHECK(!kpi_date_utc(NULL, d, sizeof d) && strcmp(d, "-") == 0, "date: none shows as -");
+	KT_CHECK(!kpi_date_utc("yesterday", d, sizeof d) && strcmp(d, "-") == 0, "date: unreadable shows as -");
 
 	/* an undated copy of the .panic report, its file newer than every report */
 	char dir[300], cmd[4000], db[400];

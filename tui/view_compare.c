@@ -13,7 +13,6 @@
  *
  * Also the marks both lists keep for `c` (kpt_marks, kpt_view.h). */
 #include "kpt_app.h"
-#include "kpt_date.h"
 #include "kpt_draw.h"
 #include "kpt_frame.h"
 #include "kpt_loader.h"
@@ -80,7 +79,7 @@ unsigned kpt_compare_group(kpt_app *app, const kpt_group *g, kpt_compare_arg *ou
 		if (newest < 0)
 			newest = c->e[i].id;
 		oldest_any = c->e[i].id;
-		if (kpt_date_utc(c->e[i].date, d, sizeof d))
+		if (kpi_date_utc(c->e[i].date, d, sizeof d))
 			oldest = c->e[i].id;
 	}
 	if (oldest < 0 || oldest == newest)
@@ -369,7 +368,7 @@ static int draw_side(kpt_view *v, int k, int y, int x, int w, bool short_)
 	const side *s = &p->s[k];
 	const kp_report *r = s->doc->r;
 	char d[32];
-	kpt_date_utc(r->timestamp, d, sizeof d);
+	kpi_date_utc(r->timestamp, d, sizeof d);
 	kpt_putf(y++, x, w, KPT_ST_HEADER, true, "%c  Report %" PRId64 "  %s%s", 'A' + k, s->id, d,
 	         strcmp(d, "-") ? " UTC" : "");
 	kpt_put(y++, x, w, r->headline ? r->headline : "(no panic string)", KPT_ST_NORMAL, true);

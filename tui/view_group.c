@@ -7,7 +7,6 @@
  * the view reads the newest MAX_READ members one at a time through the
  * loader (off the UI thread) and fills the lines in as they arrive. */
 #include "kpt_app.h"
-#include "kpt_date.h"
 #include "kpt_draw.h"
 #include "kpt_loader.h"
 #include "kpt_view.h"
@@ -211,7 +210,7 @@ static void group_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	const kpt_entry *e = &v->app->cat.e[p->rows[row]];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32];
-	kpt_date_utc(e->date, d, sizeof d);
+	kpi_date_utc(e->date, d, sizeof d);
 	kpt_put(y, 0, width, "", st, true);
 	kpt_putf(y, 0, 20, st, true, "%s%c %s", e->is_new ? "*" : " ", kpt_marks_label(&p->marks, e->id), d);
 	char os[48];
@@ -240,8 +239,8 @@ static void group_draw(kpt_view *v, int y0, int h, int width)
 	}
 	read_members(v);
 	char first[32], last[32], undated[48] = "";
-	bool dated = kpt_date_utc(p->first[0] ? p->first : NULL, first, sizeof first);
-	kpt_date_utc(p->last[0] ? p->last : NULL, last, sizeof last);
+	bool dated = kpi_date_utc(p->first[0] ? p->first : NULL, first, sizeof first);
+	kpi_date_utc(p->last[0] ? p->last : NULL, last, sizeof last);
 	if (p->undated)
 		snprintf(undated, sizeof undated, "   (%zu undated)", p->undated);
 	int y = y0;

@@ -4,7 +4,6 @@
  * Rows are indices into the catalog (no copy of the list), so a catalog
  * reload only remaps the cursor by report id. */
 #include "kpt_app.h"
-#include "kpt_date.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
@@ -161,7 +160,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	panic_layout(&v->app->cat, c, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32], os[32], cnt[16];
-	kpt_date_utc(e->date, d, sizeof d);
+	kpi_date_utc(e->date, d, sizeof d);
 	kp_os_label(e->os, true, os, sizeof os);
 	if (e->count > 1)
 		kpt_count_label(e->count, cnt, sizeof cnt);
@@ -189,7 +188,7 @@ static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 	const kpt_group *g = &cat->g[row];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32];
-	kpt_date_utc(g->last_seen, d, sizeof d);
+	kpi_date_utc(g->last_seen, d, sizeof d);
 	if (sel)
 		kpt_put(y, 0, width, "", st, true);
 	kpt_col c[GC_N];

@@ -9,7 +9,6 @@
  * shows, and the idle op lays out the rest in slices of a few milliseconds,
  * so keys and signals are answered meanwhile. */
 #include "kpt_app.h"
-#include "kpt_date.h"
 #include "kpt_clipboard.h"
 #include "kpt_frame.h"
 #include "kpt_options.h"
@@ -254,7 +253,7 @@ static void build_summary(kpt_view *v, int width)
 	add_text(p, ROW_TEXT, "%s%s", r->kind == KP_KIND_PANIC ? "Panic:           " : "Reason:          ",
 	         r->headline ? r->headline : "-");
 	char utc[32];
-	bool dated = kpt_date_utc(r->timestamp, utc, sizeof utc);
+	bool dated = kpi_date_utc(r->timestamp, utc, sizeof utc);
 	add_text(p, ROW_TEXT, "Date:            %s%s%s%s", r->timestamp ? r->timestamp : "-", dated ? "  (" : "",
 	         dated ? utc : "", dated ? " UTC)" : "");
 	add_text(p, ROW_TEXT, "OS version:      %s", r->os_version ? r->os_version : "-");

@@ -10,7 +10,6 @@
  * searching, the next when the cursor comes within a screen of the last
  * row loaded. */
 #include "kpt_app.h"
-#include "kpt_date.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
@@ -198,7 +197,7 @@ static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_cols_layout(c, SC_N, width);
 	kpt_put(y, 0, width, "", st, true);
 	char d[32];
-	kpt_date_utc(h->date, d, sizeof d);
+	kpi_date_utc(h->date, d, sizeof d);
 	kpt_putf(y, c[SC_DATE].x, c[SC_DATE].w, st, true, "  %s", d);
 	kpt_put(y, c[SC_ROLE].x, c[SC_ROLE].w, h->role ? h->role : "", sel ? st : KPT_ST_MARK, true);
 	kpt_put(y, c[SC_NAME].x, c[SC_NAME].w, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);
