@@ -2,6 +2,7 @@
  * --host), or dedup groups; `kpbrowse hosts`: the Macs. */
 #include "kp_index.h"
 #include "kp_report_json.h"
+#include "kp_signature.h"
 #include "kpc_cmd.h"
 #include "kp_sanitize.h"
 
@@ -166,27 +167,34 @@ static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 	kp_report_json_end(&ob);
 }
 
+/* The table's columns: one date form (UTC, kpi_date_utc), the OS as
+ * kp_os_label names it (brief when the whole would not fit), every kind's
+ * name; a longer id or group only pushes its own row. */
 void kpc_report_row_header(void)
 {
-	printf("%-6s %-28s %-22s %-10s %-9s %s\n", "ID", "DATE", "OS", "GROUP", "KIND", "HEADLINE");
+	printf("%-7s %-16s  %-20s %-10s %-14s %s\n", "ID", "DATE (UTC)", "OS", "GROUP", "KIND", "HEADLINE");
 }
 
 void kpc_report_row_print(const kpi_report_row *r)
 {
-	char id[24], grp[40];
+	char id[24], grp[40], date[32], os[64];
 	snprintf(id, sizeof id, "@%" PRId64, r->id);
 	snprintf(grp, sizeof grp, "%" PRId64 "(%" PRId64 ")", r->group_id, r->group_count);
-	printf("%-6s ", id);
-	put(r->timestamp, 28);
-	putchar(' ');
-	put(r->os_version, 22);
+	kpi_date_utc(r->timestamp, date, sizeof date);
+	kp_os_label(r->os_version, false, os, sizeof os);
+	if (strlen(os) > 20)
+		kp_os_label(r->os_version, true, os, sizeof os);
+	printf("%-7s %-16s  ", id, date);
+	put(os, 20);
 	putchar(' ');
 	printf("%-10s ", grp);
-	put(r->kind, 9);
+	put(r->kind, 14);
 	putchar(' ');
-	put(r->headline, 0);
+	char title[512];
+	kp_headline_display(r->headline, title, sizeof title);
+	put(title[0] ? title : NULL, 0);
 	putchar('\n');
-	printf("%-6s ", "");
+	printf("%-7s ", "");
 	put(r->path, 0);
 	if (!r->archived)
 		fputs("  (not archived)", stdout);
@@ -196,7 +204,7 @@ void kpc_report_row_print(const kpi_report_row *r)
 	}
 	putchar('\n');
 	if (r->match) {
-		printf("%-6s match: %s ", "", r->match->role ? r->match->role : "?");
+		printf("%-7s match: %s ", "", r->match->role ? r->match->role : "?");
 		put(r->match->name, 0);
 		if (r->match->uuid)
 			printf(" %s", r->match->uuid);
@@ -219,10 +227,17 @@ static int group_sink(void *ctx, const kpi_group_row *g)
 		group_json(ctx, g);
 		return 0;
 	}
-	printf("%-6" PRId64 " %5" PRId64 " %5" PRId64 "  %-20s  %-20s  ", g->group_id, g->count, g->hosts,
-	       g->first_seen ? g->first_seen : "-", g->last_seen ? g->last_seen : "-");
+	char first[32], last[32];
+	kpi_date_utc(g->first_seen, first, sizeof first);
+	kpi_date_utc(g->last_seen, last, sizeof last);
+	printf("%-6" PRId64 " %5" PRId64 " %5" PRId64 "  %-16s  %-16s  ", g->group_id, g->count, g->hosts, first, last);
 	put(g->title, 0);
 	putchar('\n');
+	if (g->culprit) {
+		fputs("              culprit: ", stdout);
+		put(g->culprit, 0);
+		putchar('\n');
+	}
 	fputs("              reports:", stdout);
 	for (size_t i = 0; i < g->nreport_ids; i++)
 		printf(" @%" PRId64, g->report_ids[i]);
@@ -300,8 +315,8 @@ int kpc_cmd_list(int argc, char **argv)
 	kp_status st;
 	if (groups) {
 		if (!json)
-			printf("%-6s %5s %5s  %-20s  %-20s  %s\n", "GROUP", "COUNT", "MACS", "FIRST SEEN",
-			       "LAST SEEN", "TITLE");
+			printf("%-6s %5s %5s  %-16s  %-16s  %s\n", "GROUP", "COUNT", "MACS", "FIRST SEEN (UTC)",
+			       "LAST SEEN (UTC)", "TITLE");
 		st = kpi_list_groups(db, group_sink, arr, &err);
 	} else {
 		if (!json)

@@ -672,16 +672,44 @@ kp_status kpi_list_hosts(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err)
 	return db->ops->list_hosts(db, fn, ctx, err);
 }
 
+/* Groups stored before titles lost their culprit ("headline... (culprit)",
+ * cut at 100 bytes) are shown as titles are made now: the culprit and the
+ * "..." dropped, since the culprit has a column of its own. */
+typedef struct titled {
+	kpi_group_fn fn;
+	void *ctx;
+} titled;
+
+static int title_row(void *ctx, const kpi_group_row *row)
+{
+	const titled *t = ctx;
+	kpi_group_row g = *row;
+	char buf[1024];
+	size_t n = g.title ? strlen(g.title) : 0, cn = g.culprit ? strlen(g.culprit) : 0;
+	if (cn && n > cn + 3 && n < sizeof buf && g.title[n - 1] == ')' &&
+	    memcmp(g.title + n - cn - 3, " (", 2) == 0 && memcmp(g.title + n - cn - 1, g.culprit, cn) == 0) {
+		n -= cn + 3;
+		if (n >= 3 && memcmp(g.title + n - 3, "...", 3) == 0)
+			n -= 3;
+		memcpy(buf, g.title, n);
+		buf[n] = '\0';
+		g.title = buf;
+	}
+	return t->fn(t->ctx, &g);
+}
+
 kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
 {
 	kp_error_clear(err);
-	return db->ops->list_groups(db, fn, ctx, err);
+	titled t = {fn, ctx};
+	return db->ops->list_groups(db, title_row, &t, err);
 }
 
 kp_status kpi_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
 {
 	kp_error_clear(err);
-	return db->ops->list_group_counts(db, fn, ctx, err);
+	titled t = {fn, ctx};
+	return db->ops->list_group_counts(db, title_row, &t, err);
 }
 
 static kp_status uuid_arg(const char *uuid, char hex[33], kp_error *err);

@@ -41,9 +41,9 @@ check "$(cat "$tmp/py")" = ok "list: the reports with their reasons ($(tail -1 "
 python3 - "$tmp/groups.json" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1]))
-titles = sorted(x["title"] for x in g)
-assert "monitoring timed out for service (fakedaemon)" in titles, titles
-assert any(t.startswith("fakeclient hang: main thread unresponsive for NUM seconds (fakeclient)") for t in titles), titles
+titles = sorted((x["title"], x["culprit"]) for x in g)
+assert ("monitoring timed out for service", "fakedaemon") in titles, titles
+assert ("fakeclient hang: main thread unresponsive for NUM seconds", "fakeclient") in titles, titles
 print("ok")
 PY
 check "$(cat "$tmp/py")" = ok "groups: a watchdog by its blamed process, a stackshot by reason and frontmost process ($(tail -1 "$tmp/py"))"
@@ -81,8 +81,12 @@ print("ok")
 PY
 check "$(cat "$tmp/py")" = ok "list --json: every row's kind; the undated report last despite its new file time ($(tail -1 "$tmp/py"))"
 "$kp" list --db "$db" >"$tmp/list.txt"
-check_grep "^ID  *DATE  *OS  *GROUP  *KIND  *HEADLINE$" "$tmp/list.txt" "list: a KIND column"
-check_grep " watchdog  monitoring timed out for service$" "$tmp/list.txt" "  the watchdog's row says so"
+check_grep "^ID  *DATE (UTC)  *OS  *GROUP  *KIND  *HEADLINE$" "$tmp/list.txt" "list: a KIND column"
+check_grep " watchdog  *monitoring timed out for service$" "$tmp/list.txt" "  the watchdog's row says so"
+# every kind's name fits its column: the headlines start in one column
+check "$(awk 'NR == 1 { k = index($0, "KIND"); h = index($0, "HEADLINE"); next }
+	/^@/ && substr($0, k, h - k) !~ /^[a-z-]+ +$/ { bad++ } END { print bad + 0 }' "$tmp/list.txt")" = 0 \
+	"  every row's headline starts in the same column (shutdown-stall is the longest kind)"
 for k in panic:3 watchdog:1 stackshot:3 reset:1 all:8; do
 	"$kp" list --db "$db" --kind "${k%:*}" --json >"$tmp/k.json"
 	check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), all(x["kind"]==sys.argv[2] or sys.argv[2]=="all" for x in r))' "$tmp/k.json" "${k%:*}")" = "${k#*:} True" "list --kind ${k%:*}: ${k#*:} rows"

@@ -70,6 +70,35 @@ static void normalise(void)
 	free(null_h);
 }
 
+/* Headlines as a person would title them (issue 20): the first line, the
+ * build root dropped from the call site, which stays. */
+static void display(void)
+{
+	static const struct { const char *in, *want; } cases[] = {
+		{"IOGMD: not wired for the IODMACommand@/BuildRoot/Library/Caches/com.apple.xbs/Sources/xnu/xnu-4903.201.2/iokit/Kernel/IOMemoryDescriptor.cpp:2337",
+		 "IOGMD: not wired for the IODMACommand @IOMemoryDescriptor.cpp:2337"},
+		{"nvme: \"Fatal error occurred. CSTS=0x1 US[1]=0x0 FW Revision=3L1QFXV7\\n\"@/System/Volumes/Data/SWE/macOS/BuildRoots/2288acc43c/Library/Caches/com.apple.xbs/Sources/IONVMeFamily/IONVMeFamily-557.100.13/Common/IONVMeController.cpp:5499",
+		 "nvme: Fatal error occurred. CSTS=0x1 US[1]=0x0 FW Revision=3L1QFXV7 @IONVMeController.cpp:5499"},
+		{"Machine Check at 0xffffff80002a0b2b, registers:\\n CR0: 0x000000008001003b, CR2: 0x00007fff5fc0e000\\n RAX: 0x0000000000000000@/SourceCache/xnu/xnu-2422/osfmk/i386/trap_native.c:168",
+		 "Machine Check at 0xffffff80002a0b2b @trap_native.c:168"},
+		{"panic(cpu 2 caller 0xfffffe001ececdf0): \"btn_rst\"", "btn_rst"},
+		{"first line\nsecond line", "first line"},
+		{"FakeDriver: report length 8192 exceeds buffer @FakeDriver.cpp:77",
+		 "FakeDriver: report length 8192 exceeds buffer @FakeDriver.cpp:77"},
+		{"  spaced   \t out  ", "spaced out"},
+	};
+	char out[400];
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		kp_headline_display(cases[i].in, out, sizeof out);
+		KT_STREQ(out, cases[i].want, "display headline");
+	}
+	kp_headline_display(NULL, out, sizeof out);
+	KT_STREQ(out, "", "display headline of NULL");
+	char small[8];
+	kp_headline_display("ab\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", small, sizeof small);
+	KT_STREQ(small, "ab\xc3\xa9\xc3\xa9", "display headline cut at a character boundary");
+}
+
 static void normalise_caps_length(void)
 {
 	char longh[1000];
@@ -125,8 +154,9 @@ static void keys_unsymbolicated(void)
 	         "com.example.driver.Widget+0x2f88 | com.example.driver.Widget+0x3004 | "
 	         "com.example.driver.Widget+0x3120",
 	         "unsymbolicated kernel panic path skipped, top 5 frames");
-	KT_STREQ(s[A1].title, "Widget ring overflow: slot ADDR of NUM busy WidgetRing.cpp (com.example.driver.Widget)",
-	         "title");
+	KT_STREQ(s[A1].title, "Widget ring overflow: slot ADDR of NUM busy WidgetRing.cpp",
+	         "title: the headline alone (the culprit is a column of its own)");
+	KT_STREQ(s[A1].culprit, "com.example.driver.Widget", "culprit");
 	for (int i = 0; i < NREPORTS; i++)
 		kp_sig_free(&s[i]);
 }
@@ -175,6 +205,7 @@ int main(void)
 {
 	normalise();
 	normalise_caps_length();
+	display();
 	machinery();
 	apple_ids();
 	static const int gen[NREPORTS][3] = {[A1] = {0, 0, 1}, [A2] = {0, 0, 2}, [A3] = {0, 1, 3},

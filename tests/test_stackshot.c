@@ -398,7 +398,7 @@ static void signatures(void)
 	KT_STREQ(a.culprit, "fakedaemon", "watchdog culprit: the blamed process");
 	KT_CHECK(a.frames && strstr(a.frames, "kernel_bootstrap_thread") == NULL && a.frames[0],
 	         "watchdog: the blocking frame's label (%s)", a.frames ? a.frames : "");
-	KT_STREQ(a.title, "monitoring timed out for service (fakedaemon)", "watchdog title");
+	KT_STREQ(a.title, "monitoring timed out for service", "watchdog title: the reason (the culprit beside it)");
 	kp_sig_free(&a), kp_sig_free(&b), kp_sig_free(&c);
 	free(t1), free(t2), free(t3);
 	static const char *const ss_secs[] = {"unresponsive for 10 seconds", "unresponsive for 12 seconds",

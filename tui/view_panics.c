@@ -3,6 +3,7 @@
  *
  * Rows are indices into the catalog (no copy of the list), so a catalog
  * reload only remaps the cursor by report id. */
+#include "kp_signature.h"
 #include "kpt_app.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
@@ -173,7 +174,9 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_put(y, c[PC_DATE].x, c[PC_DATE].w, d, st, true);
 	kpt_put(y, c[PC_OS].x, c[PC_OS].w, os, st, true);
 	kpt_putf(y, c[PC_COUNT].x, c[PC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[PC_COUNT].w, cnt);
-	kpt_put(y, c[PC_HEADLINE].x, c[PC_HEADLINE].w, e->headline ? e->headline : "(no panic string)", st, true);
+	char title[512];
+	kp_headline_display(e->headline, title, sizeof title);
+	kpt_put(y, c[PC_HEADLINE].x, c[PC_HEADLINE].w, title[0] ? title : "(no panic string)", st, true);
 	if (c[PC_CULPRIT].w > 0)
 		kpt_put_id(y, c[PC_CULPRIT].x, c[PC_CULPRIT].w, e->culprit ? e->culprit : "", sel ? st : KPT_ST_FUNC, true);
 	if (c[PC_HOST].w > 0)

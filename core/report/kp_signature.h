@@ -51,7 +51,8 @@ typedef struct kp_sig {
 	char *headline;       /* normalised headline, never NULL after success */
 	char *frames;         /* the group frames joined with " | ", maybe "" */
 	char *culprit;        /* see kp_sig_compute; NULL when nothing qualifies */
-	char *title;          /* "headline (culprit)", capped, never NULL */
+	char *title;          /* the normalised headline's first line (the culprit
+	                         is a column of its own), never NULL */
 } kp_sig;
 
 /* Computes both keys, culprit and title.  fn may be NULL: then a frame's
@@ -71,6 +72,14 @@ void kp_sig_free(kp_sig *s);
  * double quotes dropped, white space collapsed, at most 240 bytes.  NULL
  * only when out of memory; NULL or empty input gives "". */
 char *kp_sig_normalize_headline(const char *headline);
+
+/* The headline as a person would title the panic: its first line (to a
+ * newline or a written "\n"), a "panic(...): " wrapper and double quotes
+ * dropped, "@/BuildRoot/.../file.cpp:123" -> "@file.cpp:123" (the call
+ * site xnu appends to the last line is kept when the first line is
+ * shown alone), white space collapsed.  Into out (size bytes, cut at a
+ * character boundary); "" for NULL. */
+void kp_headline_display(const char *headline, char *out, size_t size);
 
 /* True when function (with or without its leading '_', with or without a
  * " + 0x.." suffix) is a panic machinery frame. */

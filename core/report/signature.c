@@ -119,6 +119,98 @@ char *kp_sig_normalize_headline(const char *h)
 	return kp_sb_take(&b);
 }
 
+/* "@/BuildRoot/.../file.cpp:123" at p (p[0] '@'): the base name and line
+ * ("file.cpp:123") in *b and *n and the end of the whole in *end; false
+ * when p is no such path. */
+static bool at_path(const char *p, const char **b, size_t *n, const char **end)
+{
+	if (p[0] != '@' || p[1] != '/')
+		return false;
+	const char *q = p + 1, *base = q;
+	while (*q && !isspace((unsigned char)*q) && *q != '"' && *q != ')' && *q != ',' && *q != '\\') {
+		if (*q == '/')
+			base = q + 1;
+		q++;
+	}
+	if (!*base || base == q)
+		return false;
+	*b = base;
+	*n = (size_t)(q - base);
+	*end = q;
+	return true;
+}
+
+void kp_headline_display(const char *h, char *out, size_t size)
+{
+	if (!size)
+		return;
+	out[0] = '\0';
+	if (!h)
+		return;
+	while (*h == ' ' || *h == '\t')
+		h++;
+	h += wrapper_len(h);
+	size_t o = 0;
+	bool cut = false;   /* stopped at the end of the first line */
+	const char *site = NULL;   /* a "@/path/file.c:N" met on the way */
+	size_t site_n = 0;
+	const char *p = h;
+	for (; *p && o + 1 < size; p++) {
+		if (*p == '\n' || *p == '\r' || (p[0] == '\\' && p[1] == 'n')) {
+			cut = true;
+			break;
+		}
+		const char *b, *end;
+		size_t n;
+		if (at_path(p, &b, &n, &end)) {
+			site = b, site_n = n;
+			int k = snprintf(out + o, size - o, "%s@%.*s", o && out[o - 1] != ' ' ? " " : "", (int)n, b);
+			o = k < 0 ? o : o + (size_t)k >= size ? size - 1 : o + (size_t)k;
+			p = end - 1;
+			continue;
+		}
+		if (*p == '"')
+			continue;
+		if (isspace((unsigned char)*p)) {
+			if (o && out[o - 1] != ' ')
+				out[o++] = ' ';
+			continue;
+		}
+		out[o++] = *p;
+	}
+	out[o] = '\0';
+	/* xnu appends the panic's call site to its last line: a title of the
+	 * first line keeps it */
+	if (cut && !site) {
+		const char *at = NULL;
+		for (const char *q = strstr(p, "@/"); q; q = strstr(q + 1, "@/"))
+			at = q;
+		const char *b, *end;
+		size_t n;
+		if (at && at_path(at, &b, &n, &end) && strspn(end, "\"\\n\r ") == strlen(end))
+			site = b, site_n = n;
+		while (o && (out[o - 1] == ' ' || out[o - 1] == ':' || out[o - 1] == ','))
+			out[--o] = '\0';
+		if (o >= 11 && strcmp(out + o - 11, ", registers") == 0)
+			out[o -= 11] = '\0';
+		if (site && o + 2 + site_n < size) {
+			snprintf(out + o, size - o, " @%.*s", (int)site_n, site);
+			o += 2 + site_n;
+		}
+	}
+	while (o && out[o - 1] == ' ')
+		out[--o] = '\0';
+	if (o + 1 >= size && o) {   /* full: never half a character at the end */
+		size_t l = o - 1;
+		while (l && ((unsigned char)out[l] & 0xC0) == 0x80)
+			l--;
+		unsigned char c = (unsigned char)out[l];
+		size_t want = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+		if (l + want > o)
+			out[l] = '\0';
+	}
+}
+
 /* ---- machinery ------------------------------------------------------ */
 
 static const char *const machinery_exact[] = {
@@ -322,25 +414,24 @@ static void hash_frame(kp_sha1 *h, const kp_report *r, const kp_frame *f)
 	hash_part(h, part);
 }
 
-/* "headline (culprit)", the headline capped at 100 bytes. */
-static char *make_title(const char *headline, const char *culprit, const char *none)
+/* The group's title: the normalised headline's first line (to a written
+ * "\n" as well: a machine check's register dump is not its title), or
+ * none.  The culprit is a column of its own beside it, never repeated. */
+static char *make_title(const char *headline, const char *none)
 {
 	kp_sb title = {0};
-	const char *h = headline && *headline ? headline : none;
-	size_t hn = strlen(h);
-	if (hn > 100) {
-		hn = 100;
-		while (hn && ((unsigned char)h[hn] & 0xC0) == 0x80)
-			hn--;
-	}
-	kp_sb_add(&title, h, hn);
-	if (hn < strlen(h))
-		kp_sb_str(&title, "...");
-	if (culprit) {
-		kp_sb_str(&title, " (");
-		kp_sb_str(&title, culprit);
-		kp_sb_str(&title, ")");
-	}
+	const char *h = headline ? headline : "";
+	const char *nl = strstr(h, "\\n");
+	size_t n = nl ? (size_t)(nl - h) : strlen(h);
+	while (n && strchr(" ,:", h[n - 1]))
+		n--;
+	if (n >= 10 && strncmp(h + n - 10, " registers", 10) == 0)
+		n -= 10;
+	while (n && strchr(" ,", h[n - 1]))
+		n--;
+	if (!n)
+		h = none, n = strlen(none);
+	kp_sb_add(&title, h, n);
 	return kp_sb_take(&title);
 }
 
@@ -410,7 +501,7 @@ static kp_status sig_hang(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp
 	kp_sha1_to_hex(d, out->group_key);
 	out->frames = xstrdup(label);
 	out->culprit = xstrdup(culprit);
-	out->title = make_title(out->headline, culprit, kp_kind_name(r->kind));
+	out->title = make_title(out->headline, kp_kind_name(r->kind));
 	if (!out->headline || !out->frames || !out->title || (culprit && !out->culprit)) {
 		kp_sig_free(out);
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
@@ -505,10 +596,10 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 		kp_sb_str(&zt, "zone exhaustion: leak suspect zone ");
 		kp_sb_str(&zt, r->zone.name);
 		char *zh = kp_sb_take(&zt);
-		out->title = zh ? make_title(zh, out->culprit, "") : NULL;
+		out->title = zh ? make_title(zh, "") : NULL;
 		free(zh);
 	} else {
-		out->title = make_title(out->headline, out->culprit, "(no panic message)");
+		out->title = make_title(out->headline, "(no panic message)");
 	}
 
 	if (!out->headline || !out->frames || !out->title || (k && !out->culprit)) {
