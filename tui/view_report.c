@@ -8,6 +8,7 @@
  * report's own string; opening and drawing lay out only what the screen
  * shows, and the idle op lays out the rest in slices of a few milliseconds,
  * so keys and signals are answered meanwhile. */
+#include "kp_signature.h"
 #include "kpt_app.h"
 #include "kpt_clipboard.h"
 #include "kpt_frame.h"
@@ -29,7 +30,8 @@
 #include <string.h>
 #include <time.h>
 
-enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_THREAD, ROW_IMAGE, ROW_KEXT, ROW_PANIC, ROW_FRAME, ROW_DSYM };
+/* ROW_TASK: the "Panicked task" line, whose Enter opens that process */
+enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_TASK, ROW_THREAD, ROW_IMAGE, ROW_KEXT, ROW_PANIC, ROW_FRAME, ROW_DSYM };
 
 typedef struct rrow {
 	int kind;
@@ -250,8 +252,10 @@ static void build_summary(kpt_view *v, int width)
 {
 	report_priv *p = v->priv;
 	const kp_report *r = p->doc->r;
+	char title[512];
+	kp_headline_display(r->headline, title, sizeof title);
 	add_text(p, ROW_TEXT, "%s%s", r->kind == KP_KIND_PANIC ? "Panic:           " : "Reason:          ",
-	         r->headline ? r->headline : "-");
+	         title[0] ? title : "-");
 	char utc[32];
 	bool dated = kpi_date_utc(r->timestamp, utc, sizeof utc);
 	add_text(p, ROW_TEXT, "Date:            %s%s%s%s", r->timestamp ? r->timestamp : "-", dated ? "  (" : "",
@@ -264,9 +268,12 @@ static void build_summary(kpt_view *v, int width)
 	char pid[32] = "";
 	if (r->has_panicked_pid)
 		snprintf(pid, sizeof pid, "pid %" PRId64 " ", r->panicked_pid);
-	add_text(p, ROW_TEXT, "Panicked task:   %s%s", pid, r->panicked_process ? r->panicked_process : (pid[0] ? "" : "-"));
 	const kp_process *pp = NULL;
 	const kp_thread *pt = kp_report_panicked_thread(r, &pp);
+	add_text(p, pt && pp ? ROW_TASK : ROW_TEXT, "Panicked task:   %s%s", pid,
+	         r->panicked_process ? r->panicked_process : (pid[0] ? "" : "-"));
+	if (pt && pp)
+		p->rows[p->nrows - 1].idx = (size_t)(pp - r->processes) * 100000 + (size_t)(pt - pp->threads);
 	if (pt && pp) {
 		char tid[48] = "";
 		if (pt->has_id)
@@ -347,6 +354,9 @@ static void build_images(kpt_view *v)
 		add_row(p, ROW_KEXT, i, NULL);
 }
 
+/* rows an 80x24 screen shows under the report's title and tabs */
+#define FIRST_SCREEN_ROWS 20
+
 static void rebuild(kpt_view *v, int width)
 {
 	report_priv *p = v->priv;
@@ -365,7 +375,11 @@ static void rebuild(kpt_view *v, int width)
 	kpt_list_reset(&v->list, p->nrows);
 	if (v->list.filter[0])
 		kpt_list_refilter(v);
-	size_t first = (size_t)-1;
+	/* Opened, the report shows its top (Panic:, Date, OS, Product) with the
+	 * cursor on the panicked task's row (Enter: the process, as from its
+	 * row below), else the panicked thread's, else the first process or
+	 * image when that is on the first screen, else the top row. */
+	size_t first = (size_t)-1, thread = (size_t)-1;
 	for (size_t i = 0; i < p->nrows; i++) {
 		if (had && (size_t)p->rows[i].kind == keep_kind && p->rows[i].idx == keep_idx && keep_kind != ROW_TEXT &&
 		    keep_kind != ROW_PANIC) {
@@ -374,9 +388,19 @@ static void rebuild(kpt_view *v, int width)
 		}
 		if (first == (size_t)-1 && (p->rows[i].kind == ROW_PROCESS || p->rows[i].kind == ROW_IMAGE))
 			first = i;
+		if ((thread == (size_t)-1 || p->rows[thread].kind != ROW_TASK) &&
+		    (p->rows[i].kind == ROW_TASK || (thread == (size_t)-1 && p->rows[i].kind == ROW_THREAD)))
+			thread = i;
 	}
-	if (!had && first != (size_t)-1)
+	if (had)
+		return;
+	v->list.top = 0;
+	if (thread != (size_t)-1)
+		kpt_list_select_row(&v->list, thread);
+	else if (first != (size_t)-1 && first < FIRST_SCREEN_ROWS)
 		kpt_list_select_row(&v->list, first);
+	else
+		kpt_list_select_row(&v->list, 0);
 }
 
 static int report_open(kpt_view *v, void *arg)
@@ -410,6 +434,7 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	switch (rr->kind) {
 	case ROW_TEXT:
+	case ROW_TASK:
 	case ROW_THREAD:
 		kpt_put(y, 0, width, rr->text, st, true);
 		break;
@@ -709,6 +734,9 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 	switch (rr->kind) {
 	case ROW_PROCESS:
 		p->push = (kpt_process_arg){p->doc, rr->idx, 0};
+		return kpt_push_later(v->app, &kpt_view_process, &p->push);
+	case ROW_TASK:
+		p->push = (kpt_process_arg){p->doc, rr->idx / 100000, rr->idx % 100000};
 		return kpt_push_later(v->app, &kpt_view_process, &p->push);
 	case ROW_THREAD:
 		p->push = (kpt_process_arg){p->doc, rr->idx / 100000, rr->idx % 100000};
