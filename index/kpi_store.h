@@ -200,11 +200,20 @@ struct kpi_db {
 	char host[256];       /* the pushing machine (kpi_set_host) */
 };
 
+/* What a migration needs of the reports is the index layer's to fill, since
+ * a store never reads report files: after each schema step, inside the
+ * migration's transaction, a store calls this with the version reached (the
+ * handle's ops set; it reads and writes through them only, no begin/commit
+ * of its own).  index.c passes kpi_open's. */
+typedef kp_status (*kpi__migrated_fn)(kpi_db *db, int version, kp_error *err);
+
 /* The sqlite store: target is a file path. */
-kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err);
+kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn migrated, kpi_db **out,
+                           kp_error *err);
 /* The PostgreSQL store (store_pg*.c, the only files that include libpq-fe.h;
  * built with KPI_HAVE_PG): target is a libpq URI or key=value string. */
-kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_error *err);
+kp_status kpi__pg_open(const char *target, unsigned flags, kpi__migrated_fn migrated, kpi_db **out,
+                       kp_error *err);
 
 /* The archive format, one home for both directions (index.c): the original
  * bytes zlib-compressed.  malloc'd, or NULL when out of memory. */
@@ -223,11 +232,6 @@ kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *g
 
 /* The schema 4 facts of a parsed report (strings borrowed from r). */
 void kpi__report_facts(const kp_report *r, kpi__facts *out);
-/* The schema 4 fill (scan.c), a step of the migration to 4 inside its
- * transaction (the handle's ops set, no begin/commit of its own): every
- * report's facts from its archive (a damaged one is left as it was), then
- * its groups recounted. */
-kp_status kpi__fill_v4(kpi_db *db, kp_error *err);
 
 /* Seconds since the epoch of a report timestamp, false when unrecognised. */
 bool kpi__parse_time(const char *ts, int64_t *out);

@@ -49,4 +49,10 @@ kp_status kpi__scan_group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64
  * once, parsed, signed and recorded, or skipped or noted as an error. */
 kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst);
 
+/* The schema 4 fill, run by index.c's migration hook (kpi__migrated_fn) at
+ * version 4 inside the migration's transaction: every report's facts from
+ * its archive (a damaged one is left as it was), then its groups
+ * recounted. */
+kp_status kpi__fill_v4(kpi_db *db, kp_error *err);
+
 #endif
