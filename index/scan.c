@@ -2,6 +2,7 @@
  * groups they touch), and re-signing; scan_file.c reads, parses, signs and
  * records each file.  No query language here: every write is a store op. */
 #include "scan.h"
+#include "archive.h"
 #include "kp_fs.h"
 #include "kp_vec.h"
 

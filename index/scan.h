@@ -47,6 +47,8 @@ kp_status kpi__scan_mark_dirty(scan *s, int64_t gid);
 /* scan_file.c.  Finds or creates the group of sig; *gid gets its id. */
 kp_status kpi__scan_group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64_t *gid,
                               kp_error *err);
+/* The schema 4 facts of a parsed report (strings borrowed from r). */
+void kpi__report_facts(const kp_report *r, kpi__facts *out);
 /* One file found by the walk (lst: its lstat), inside an open batch: read
  * once, parsed, signed and recorded, or skipped or noted as an error. */
 kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst);
