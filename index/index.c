@@ -1,10 +1,13 @@
 /* index.c: the public face of the index over whichever store kpi_open
- * picks: choosing the store, the archive format (zlib; storing it is the
- * store's business), live paths in result rows, query argument checks. */
+ * picks: choosing the store (and the migration steps that need report
+ * facts, kpi__migrated_fn), reports loaded and exported from their
+ * archives (archive.h), live paths in result rows, query argument checks. */
+#include "archive.h"
 #include "kpi_store.h"
 #include "kp_fs.h"
 #include "kp_lex.h"
 #include "live.h"
+#include "scan.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,7 +19,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 /* ---- choosing the store ---- */
 
@@ -38,6 +40,13 @@ bool kpi_target_is_postgres(const char *t)
 	return *p == '=';
 }
 
+/* The migration steps that need the reports' own facts (kpi__migrated_fn):
+ * driven from here, so a store never reads report files. */
+static kp_status migrated(kpi_db *db, int version, kp_error *err)
+{
+	return version == 4 ? kpi__fill_v4(db, err) : KP_OK;
+}
+
 kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *err)
 {
 	*out = NULL;
@@ -49,8 +58,8 @@ kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *e
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1,
 		                    "PostgreSQL support is not built in (build with libpq installed)");
 #endif
-	kp_status st = kpi_target_is_postgres(target) ? kpi__pg_open(target, flags, out, err)
-	                                              : kpi__sqlite_open(target, flags, out, err);
+	kp_status st = kpi_target_is_postgres(target) ? kpi__pg_open(target, flags, migrated, out, err)
+	                                              : kpi__sqlite_open(target, flags, migrated, out, err);
 	if (st == KP_OK) {
 		const char *h = getenv("KPBROWSE_HOST");
 		char name[256] = "";
@@ -368,106 +377,10 @@ kp_status kpi_meta_set(kpi_db *db, const char *key, const char *value, kp_error 
 
 /* ---- small shared rules ---- */
 
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* "2024-05-01 10:00:00.00 -0700" and "Wed May  1 10:00:00 2024". */
-bool kpi__parse_time(const char *ts, int64_t *out)
-{
-	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	if (!ts)
-		return false;
-	while (*ts == ' ')
-		ts++;
-	int y, mo, d, h, mi, s, n = 0;
-	int64_t off = 0;
-	if (sscanf(ts, "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) == 6) {
-		const char *p = ts + n;
-		if (*p == '.')
-			for (p++; *p >= '0' && *p <= '9'; p++)
-				;
-		while (*p == ' ')
-			p++;
-		int oh, om;
-		if ((*p == '+' || *p == '-') && sscanf(p + 1, "%2d%2d", &oh, &om) == 2)
-			off = (*p == '-' ? -1 : 1) * (int64_t)(oh * 3600 + om * 60);
-	} else {
-		char wd[4], mon[4];
-		if (sscanf(ts, "%3s %3s %d %d:%d:%d %d", wd, mon, &d, &h, &mi, &s, &y) != 7)
-			return false;
-		const char *m = strstr(months, mon);
-		if (!m || strlen(mon) != 3 || (m - months) % 3)
-			return false;
-		mo = (int)(m - months) / 3 + 1;
-	}
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
-		return false;
-	*out = days_from_civil(y, mo, d) * 86400 + (int64_t)h * 3600 + (int64_t)mi * 60 + s - off;
-	return true;
-}
-
-bool kpi_report_time(const char *timestamp, int64_t *utc)
-{
-	return kpi__parse_time(timestamp, utc);
-}
-
-bool kpi_date_utc(const char *ts, char *out, size_t size)
-{
-	char buf[64];
-	int64_t t;
-	snprintf(out, size, "-");
-	if (!ts)
-		return false;
-	snprintf(buf, sizeof buf, "%s", ts);
-	size_t n = strlen(buf);
-	if (n > 10 && buf[10] == 'T' && buf[n - 1] == 'Z') {   /* the index's ISO 8601 UTC */
-		buf[10] = ' ';
-		buf[n - 1] = '\0';
-	}
-	if (!kpi_report_time(buf, &t))
-		return false;
-	time_t tt = (time_t)t;
-	struct tm tm;
-	if (!gmtime_r(&tt, &tm))
-		return false;
-	snprintf(out, size, "%04d-%02d-%02d %02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-	         tm.tm_min);
-	return true;
-}
-
-void kpi__iso_time(int64_t v, char out[32])
-{
-	out[0] = '\0';
-	time_t t = (time_t)v;
-	struct tm tm;
-	if (gmtime_r(&t, &tm))
-		strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 const char *kpi__role_name(int rank)
 {
 	static const char *const names[] = {"kernel", "backtrace", "image", "dependency"};
 	return rank >= 0 && rank < 4 ? names[rank] : "image";
-}
-
-void kpi__uuid_hex(const char *uuid, char out[33])
-{
-	char c[37];
-	out[0] = '\0';
-	if (!uuid || !kp_uuid_canon(uuid, strlen(uuid), c))
-		return;
-	int j = 0;
-	for (int i = 0; c[i]; i++)
-		if (c[i] != '-')
-			out[j++] = c[i];
-	out[j] = '\0';
 }
 
 void kpi__uuid_range(const char *prefix, char lo[33], char hi[33])
@@ -503,58 +416,7 @@ bool kpi_parse_id(const char *s, int64_t *id)
 	return true;
 }
 
-/* ---- the archive ---- */
-
-/* zlib level 1: 1.6x level 6's speed for archives a fifth larger (0.18
- * of the reports against 0.15); the archive is a cold copy, read back
- * only for export, --resign and show @ID. */
-void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
-{
-	uLongf n = compressBound((uLong)len);
-	Bytef *z = malloc(n);
-	if (!z || compress2(z, &n, (const Bytef *)data, (uLong)len, 1) != Z_OK) {
-		free(z);
-		return NULL;
-	}
-	*zlen = (size_t)n;
-	return z;
-}
-
-char *kpi__archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err)
-{
-	kpi__archive a = {0};
-	if (db->ops->archive_get(db, id, &a, err) != KP_OK)
-		return NULL;
-	if (group_id)
-		*group_id = a.group_id;
-	if (a.size < 0 || (uint64_t)a.size > KP_REPORT_MAX_SIZE) {
-		free(a.z);
-		kp_error_set(err, KP_ERR_DB, 0, -1,
-		             "the archive of report @%lld is damaged: its recorded size %lld is impossible",
-		             (long long)id, (long long)a.size);
-		return NULL;
-	}
-	char *buf = malloc((size_t)a.size + 1);
-	if (!buf) {
-		free(a.z);
-		kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		return NULL;
-	}
-	uLongf out = (uLongf)a.size;
-	int zr = uncompress((Bytef *)buf, &out, a.z, (uLong)a.zlen);
-	free(a.z);
-	char got[41];
-	if (zr == Z_OK)
-		kp_sha1_hex(buf, (size_t)out, got);
-	if (zr != Z_OK || out != (uLongf)a.size || strcmp(got, a.hash) != 0) {
-		free(buf);
-		kp_error_set(err, KP_ERR_DB, 0, -1, "the archive of report @%lld is damaged", (long long)id);
-		return NULL;
-	}
-	buf[a.size] = '\0';
-	*len = (size_t)a.size;
-	return buf;
-}
+/* ---- reports from their archives ---- */
 
 static int first_path(void *ctx, const char *path)
 {
@@ -576,18 +438,6 @@ kp_status kpi_load(kpi_db *db, int64_t id, kp_report **out, kp_error *err)
 	db->ops->report_paths(db, id, first_path, &path, NULL);
 	kp_status st = kp_report_parse(bytes, len, path ? path : name, out, err);
 	free(path);
-	free(bytes);
-	return st;
-}
-
-kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *group_id,
-                             kp_error *err)
-{
-	size_t len;
-	char *bytes = kpi__archive_bytes(db, id, &len, group_id, err);
-	if (!bytes)
-		return err ? err->code : KP_ERR_DB;
-	kp_status st = kp_report_parse(bytes, len, NULL, out, err);
 	free(bytes);
 	return st;
 }

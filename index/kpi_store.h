@@ -2,7 +2,7 @@
  * table (one per kind of database; the sqlite store is store_sqlite*.c).
  *
  * Contract.  A store keeps reports, the paths they were seen at, their
- * archives (the original bytes, compressed by index.c: opaque to the store),
+ * archives (the original bytes, compressed by archive.c: opaque to the store),
  * groups, and a key/value meta table.  kpi__store_open picks the store from
  * the --db target and returns a kpi_db whose first member is its ops; every
  * op takes that handle.  open creates (KPI_OPEN_CREATE) or migrates the
@@ -43,6 +43,9 @@ typedef struct kpi__image {
 	const char *name;      /* "" when unknown */
 	int rank;              /* 0 kernel, 1 backtrace, 2 image, 3 dependency */
 } kpi__image;
+/* "kernel", "backtrace", "image", "dependency" for rank 0..3: the role a
+ * store's match rows name (index.c). */
+const char *kpi__role_name(int rank);
 
 typedef struct kpi__new_report {
 	const char *content_hash;   /* hex SHA-1 of the original bytes */
@@ -75,7 +78,7 @@ typedef struct kpi__new_report {
  * by a last part compares this, so both stores index it (schema 6). */
 #define KPI__LAST_PART_SQL(col) "substr(" col ", length(rtrim(" col ", replace(" col ", '.', ''))) + 1)"
 /* The facts schema 4 added to every report (kind, zone, ts of an undated
- * report), recomputed from its archive (kpi__report_facts). */
+ * report), recomputed from its archive (scan.h's kpi__report_facts). */
 typedef struct kpi__facts {
 	const char *kind;
 	const char *zone;           /* or NULL */
@@ -100,6 +103,9 @@ typedef enum kpi__search {
 	                          equal to it or ending in "." and it */
 	KPI__SEARCH_ZONE,      /* arg: a suspect zone name, any case */
 } kpi__search;
+/* The range a UUID search binds (index.c): an upper-case hex prefix (at
+ * most 32 digits used) filled out with 0s into lo and with Fs into hi. */
+void kpi__uuid_range(const char *prefix, char lo[33], char hi[33]);
 
 /* Return non-zero to stop. */
 typedef int (*kpi__path_fn)(void *ctx, const char *path);
@@ -200,45 +206,19 @@ struct kpi_db {
 	char host[256];       /* the pushing machine (kpi_set_host) */
 };
 
+/* What a migration needs of the reports is the index layer's to fill, since
+ * a store never reads report files: after each schema step, inside the
+ * migration's transaction, a store calls this with the version reached (the
+ * handle's ops set; it reads and writes through them only, no begin/commit
+ * of its own).  index.c passes kpi_open's. */
+typedef kp_status (*kpi__migrated_fn)(kpi_db *db, int version, kp_error *err);
+
 /* The sqlite store: target is a file path. */
-kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err);
+kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn migrated, kpi_db **out,
+                           kp_error *err);
 /* The PostgreSQL store (store_pg*.c, the only files that include libpq-fe.h;
  * built with KPI_HAVE_PG): target is a libpq URI or key=value string. */
-kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_error *err);
-
-/* The archive format, one home for both directions (index.c): the original
- * bytes zlib-compressed.  malloc'd, or NULL when out of memory. */
-void *kpi__archive_pack(const char *data, size_t len, size_t *zlen);
-
-/* The original bytes of report id from its archive (malloc'd,
- * NUL-terminated, *len set), checked against the stored size and hash;
- * NULL with err set otherwise (KP_ERR_NOTFOUND, KP_ERR_DB naming the
- * damage, KP_ERR_NOMEM).  *group_id (may be NULL) gets its group. */
-char *kpi__archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err);
-
-/* For re-signing: report id parsed from its archive (checked against its
- * hash), nameless, and its current group. */
-kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *group_id,
-                             kp_error *err);
-
-/* The schema 4 facts of a parsed report (strings borrowed from r). */
-void kpi__report_facts(const kp_report *r, kpi__facts *out);
-/* The schema 4 fill (scan.c), a step of the migration to 4 inside its
- * transaction (the handle's ops set, no begin/commit of its own): every
- * report's facts from its archive (a damaged one is left as it was), then
- * its groups recounted. */
-kp_status kpi__fill_v4(kpi_db *db, kp_error *err);
-
-/* Seconds since the epoch of a report timestamp, false when unrecognised. */
-bool kpi__parse_time(const char *ts, int64_t *out);
-/* "2024-05-01T10:00:00Z"; "" for none. */
-void kpi__iso_time(int64_t t, char out[32]);
-/* "kernel", "backtrace", "image", "dependency" for rank 0..3. */
-const char *kpi__role_name(int rank);
-/* Upper-case hex of a canonical-or-not UUID into out ("" when not one). */
-void kpi__uuid_hex(const char *uuid, char out[33]);
-/* The range a UUID search binds: an upper-case hex prefix (at most 32
- * digits used) filled out with 0s into lo and with Fs into hi. */
-void kpi__uuid_range(const char *prefix, char lo[33], char hi[33]);
+kp_status kpi__pg_open(const char *target, unsigned flags, kpi__migrated_fn migrated, kpi_db **out,
+                       kp_error *err);
 
 #endif

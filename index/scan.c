@@ -2,6 +2,7 @@
  * groups they touch), and re-signing; scan_file.c reads, parses, signs and
  * records each file.  No query language here: every write is a store op. */
 #include "scan.h"
+#include "archive.h"
 #include "kp_fs.h"
 #include "kp_vec.h"
 
@@ -25,64 +26,6 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-kp_status kpi__scan_add_error(scan *s, const char *path, const char *msg)
-{
-	kpi_summary *m = s->sum;
-	kpi_scan_error *e = kp_vec_push((void **)&m->error_list, &m->nerror_list, &s->errors_cap,
-	                                sizeof *e);
-	if (!e)
-		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	e->path = strdup(path);
-	e->msg = strdup(msg);
-	m->errors = m->nerror_list;
-	return KP_OK;
-}
-
-kp_status kpi__scan_add_warning(scan *s, const char *path, const char *msg)
-{
-	kpi_summary *m = s->sum;
-	kpi_scan_error *e = kp_vec_push((void **)&m->warning_list, &m->nwarning_list,
-	                                &s->warnings_cap, sizeof *e);
-	if (!e)
-		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	e->path = strdup(path);
-	e->msg = strdup(msg);
-	return KP_OK;
-}
-
-kp_status kpi__scan_add_skip(scan *s, const char *path, const char *why)
-{
-	kpi_summary *m = s->sum;
-	m->skipped++;
-	kpi_scan_error *e = kp_vec_push((void **)&m->skip_list, &m->nskip_list, &s->skips_cap,
-	                                sizeof *e);
-	if (!e)
-		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	e->path = strdup(path);
-	e->msg = strdup(why);
-	return KP_OK;
-}
-
-/* Frees a summary's error list (both summaries keep one). */
-static void free_errors(kpi_scan_error *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(list[i].path);
-		free(list[i].msg);
-	}
-	free(list);
-}
-
-void kpi_summary_free(kpi_summary *s)
-{
-	if (!s)
-		return;
-	free_errors(s->error_list, s->nerror_list);
-	free_errors(s->skip_list, s->nskip_list);
-	free_errors(s->warning_list, s->nwarning_list);
-	memset(s, 0, sizeof *s);
-}
-
 /* ---- transactions ---- */
 
 static kp_status refresh_groups(scan *s)
@@ -90,18 +33,6 @@ static kp_status refresh_groups(scan *s)
 	kp_status st = s->db->ops->groups_refresh(s->db, s->dirty, s->ndirty, s->err);
 	s->ndirty = 0;
 	return st;
-}
-
-kp_status kpi__scan_mark_dirty(scan *s, int64_t gid)
-{
-	for (size_t i = 0; i < s->ndirty; i++)
-		if (s->dirty[i] == gid)
-			return KP_OK;
-	int64_t *slot = kp_vec_push((void **)&s->dirty, &s->ndirty, &s->dirty_cap, sizeof *slot);
-	if (!slot)
-		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	*slot = gid;
-	return KP_OK;
 }
 
 static kp_status tx_begin(scan *s)
@@ -364,14 +295,6 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 }
 
 /* ---- re-signing ---- */
-
-void kpi_resign_summary_free(kpi_resign_summary *s)
-{
-	if (!s)
-		return;
-	free_errors(s->error_list, s->nerror_list);
-	memset(s, 0, sizeof *s);
-}
 
 kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, kpi_resign_summary *outp,
                      kp_error *err)

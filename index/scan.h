@@ -1,7 +1,9 @@
 /* scan.h: private to the scanner (scan*.c): the state of one scan or
- * re-sign and the pieces its two files share.  scan.c walks the folders and
+ * re-sign and the pieces its files share.  scan.c walks the folders and
  * owns the batches (tx_begin/tx_commit around kpi__scan_file calls);
- * scan_file.c does one file's work inside an open batch.
+ * scan_file.c does one file's work inside an open batch; both record what
+ * happened through scan_summary.c.  Calls go one way only: scan.c to
+ * scan_file.c, both to scan_summary.c.
  * Ownership: a scan borrows db, err and sum from its caller; dirty and the
  * summary's error list grow with kp_vec_push (freed by scan.c and
  * kpi_summary_free). */
@@ -34,7 +36,7 @@ typedef struct scan {
 	size_t total;         /* files counted before the walk, for progress */
 } scan;
 
-/* Adds path: msg to the summary's errors (KP_ERR_NOMEM only). */
+/* scan_summary.c.  Adds path: msg to the summary's errors (KP_ERR_NOMEM only). */
 kp_status kpi__scan_add_error(scan *s, const char *path, const char *msg);
 /* Adds path: msg to the summary's warnings (KP_ERR_NOMEM only). */
 kp_status kpi__scan_add_warning(scan *s, const char *path, const char *msg);
@@ -42,11 +44,19 @@ kp_status kpi__scan_add_warning(scan *s, const char *path, const char *msg);
 kp_status kpi__scan_add_skip(scan *s, const char *path, const char *why);
 /* Notes group gid as touched in this batch (refreshed when it commits). */
 kp_status kpi__scan_mark_dirty(scan *s, int64_t gid);
-/* Finds or creates the group of sig; *gid gets its id. */
+/* scan_file.c.  Finds or creates the group of sig; *gid gets its id. */
 kp_status kpi__scan_group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64_t *gid,
                               kp_error *err);
+/* The schema 4 facts of a parsed report (strings borrowed from r). */
+void kpi__report_facts(const kp_report *r, kpi__facts *out);
 /* One file found by the walk (lst: its lstat), inside an open batch: read
  * once, parsed, signed and recorded, or skipped or noted as an error. */
 kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst);
+
+/* The schema 4 fill, run by index.c's migration hook (kpi__migrated_fn) at
+ * version 4 inside the migration's transaction: every report's facts from
+ * its archive (a damaged one is left as it was), then its groups
+ * recounted. */
+kp_status kpi__fill_v4(kpi_db *db, kp_error *err);
 
 #endif

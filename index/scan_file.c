@@ -2,7 +2,9 @@
  * core's reader, parse, sign, and record it with what it contributes to
  * search (images, host key, text), superseding a report being written. */
 #include "scan.h"
+#include "archive.h"
 #include "kp_fs.h"
+#include "kp_lex.h"
 #include "kp_vec.h"
 
 #include <ctype.h>
@@ -28,6 +30,21 @@ kp_status kpi__scan_group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64
 
 /* ---- what a report contributes to search ---- */
 
+/* Upper-case hex of a canonical-or-not UUID into out ("" when not one):
+ * the form kpi__image keeps. */
+static void uuid_hex(const char *uuid, char out[33])
+{
+	char c[37];
+	out[0] = '\0';
+	if (!uuid || !kp_uuid_canon(uuid, strlen(uuid), c))
+		return;
+	int j = 0;
+	for (int i = 0; c[i]; i++)
+		if (c[i] != '-')
+			out[j++] = c[i];
+	out[j] = '\0';
+}
+
 typedef struct images {
 	kpi__image *v;
 	size_t n, cap;
@@ -36,7 +53,7 @@ typedef struct images {
 static kp_status add_image(images *im, const char *uuid, const char *name, int rank)
 {
 	char hex[33];
-	kpi__uuid_hex(uuid, hex);
+	uuid_hex(uuid, hex);
 	if (!hex[0] && !(name && *name))
 		return KP_OK;
 	kpi__image *e = kp_vec_push((void **)&im->v, &im->n, &im->cap, sizeof *e);
@@ -167,7 +184,7 @@ void kpi__report_facts(const kp_report *r, kpi__facts *out)
 	out->kind = kp_kind_name(r->kind);
 	out->zone = r->zone.name;
 	/* no date is an unknown date: never the file's time */
-	if (!kpi__parse_time(r->timestamp, &out->ts))
+	if (!kpi_report_time(r->timestamp, &out->ts))
 		out->ts = KPI__UNDATED;
 }
 

@@ -278,7 +278,8 @@ static const char schema_v3[] =
 
 /* v4 (as the sqlite store's): kind and suspect zone of every report, an
  * undated report's ts KPI__UNDATED; rows stored before are filled from
- * their archives (kpi__fill_v4) in the same transaction. */
+ * their archives in the same transaction, by the index layer's step at 4
+ * (kpi__migrated_fn). */
 static const char schema_v4[] =
 	"ALTER TABLE kpbrowse.reports ADD COLUMN kind text, ADD COLUMN zone text;"
 	"CREATE INDEX reports_zone ON kpbrowse.reports(lower(zone)) WHERE zone IS NOT NULL;"
@@ -348,8 +349,9 @@ static int schema_version(kpi__pg *db, kp_error *err)
 }
 
 /* db init: creates or migrates under a transaction-scoped advisory lock,
- * so two inits at once do the work once. */
-static kp_status migrate(kpi__pg *db, kp_error *err)
+ * so two inits at once do the work once; each step is followed by the
+ * index layer's (migrated) in the same transaction. */
+static kp_status migrate(kpi__pg *db, kpi__migrated_fn migrated, kp_error *err)
 {
 	kp_status st = kpi__pg_cmd(db, "BEGIN", NULL, err, "starting the migration");
 	if (st != KP_OK)
@@ -375,8 +377,8 @@ static kp_status migrate(kpi__pg *db, kp_error *err)
 		if (PQresultStatus(m) != PGRES_COMMAND_OK)
 			st = kpi__pg_fail(db, m, err, "creating the schema");
 		PQclear(m);
-		if (st == KP_OK && v == 3)
-			st = kpi__fill_v4(&db->base, err);
+		if (st == KP_OK && migrated)
+			st = migrated(&db->base, v + 1, err);
 	}
 	if (st == KP_OK) {
 		kpi__pg_params p = {0};
@@ -412,7 +414,8 @@ static void pg_close(kpi_db *h)
 	free(db);
 }
 
-kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_error *err)
+kp_status kpi__pg_open(const char *target, unsigned flags, kpi__migrated_fn migrated, kpi_db **out,
+                       kp_error *err)
 {
 	*out = NULL;
 	if (kpi__pq_load(err) != KP_OK)
@@ -450,7 +453,7 @@ kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_erro
 	PQclear(sc);
 	kp_status st = KP_OK;
 	int v = schema_version(db, err);
-	db->base.ops = &pg_ops; /* the v4 fill reads and writes through them */
+	db->base.ops = &pg_ops; /* the migration hook reads and writes through them */
 	if (v < 0) {
 		st = KP_ERR_DB;
 	} else if (v > KPI_SCHEMA_VERSION) {
@@ -459,7 +462,7 @@ kp_status kpi__pg_open(const char *target, unsigned flags, kpi_db **out, kp_erro
 		                  db->display, v, KPI_SCHEMA_VERSION);
 	} else if (v < KPI_SCHEMA_VERSION) {
 		if (flags & KPI_OPEN_INIT)
-			st = migrate(db, err);
+			st = migrate(db, migrated, err);
 		else
 			st = kp_error_set(err, KP_ERR_NOTFOUND, 0, -1,
 			                  v == 0 ? "%s: no kpbrowse index on this server yet (run 'kpbrowse db init --db ...')"

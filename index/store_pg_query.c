@@ -1,6 +1,7 @@
 /* store_pg_query.c: the PostgreSQL store's listings, searches and
  * pages (contract: store_pg.c, kpi_store.h). */
 #include "store_pg.h"
+#include "dates.h"
 #include "kp_vec.h"
 
 #include <stdlib.h>

@@ -277,7 +277,8 @@ static kp_status migrate_v3(kpi__sq *db, kp_error *err)
  * zone exhaustion panic's suspect zone (issue 14); an undated report's ts
  * is KPI__UNDATED, no longer the file's time.  Rows stored before get
  * kind and zone, and the date of those whose timestamp the index does not
- * understand, from their archives (kpi__fill_v4). */
+ * understand, from their archives: the index layer's step at 4
+ * (kpi__migrated_fn), not this store's. */
 static const char schema_v4[] =
 	"ALTER TABLE reports ADD COLUMN kind TEXT;"
 	"ALTER TABLE reports ADD COLUMN zone TEXT;"
@@ -289,8 +290,7 @@ static const char schema_v4[] =
 
 static kp_status migrate_v4(kpi__sq *db, kp_error *err)
 {
-	kp_status st = exec_sql(db, schema_v4, err, "recording kinds and zones (schema v4)");
-	return st == KP_OK ? kpi__fill_v4(&db->base, err) : st;
+	return exec_sql(db, schema_v4, err, "recording kinds and zones (schema v4)");
 }
 
 /* v5 is the PostgreSQL store's covering UUID index; sqlite's images_uuid
@@ -340,7 +340,9 @@ static int pragma_int(kpi__sq *db, const char *sql, int *out)
 	return rc;
 }
 
-static kp_status migrate(kpi__sq *db, kp_error *err)
+/* The schema steps from the file's version up, each followed by the index
+ * layer's (migrated), all in one transaction. */
+static kp_status migrate(kpi__sq *db, kpi__migrated_fn migrated, kp_error *err)
 {
 	kp_status st = exec_sql(db, "BEGIN IMMEDIATE", err, "locking for migration");
 	if (st != KP_OK)
@@ -359,7 +361,8 @@ static kp_status migrate(kpi__sq *db, kp_error *err)
 		goto fail;
 	}
 	for (int v = uv; v < KPI_SCHEMA_VERSION; v++)
-		if ((st = migrations[v](db, err)) != KP_OK)
+		if ((st = migrations[v](db, err)) != KP_OK ||
+		    (migrated && (st = migrated(&db->base, v + 1, err)) != KP_OK))
 			goto fail;
 	if (uv < KPI_SCHEMA_VERSION) {
 		char sql[96];
@@ -503,7 +506,8 @@ static int open_immutable(kpi__sq *db)
 	return rc;
 }
 
-kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_error *err)
+kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn migrated, kpi_db **out,
+                           kp_error *err)
 {
 	*out = NULL;
 	struct stat st;
@@ -582,7 +586,7 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_er
 	if (ro && uv < KPI_SCHEMA_VERSION && nobj && can_write(path)) {
 		/* an older index that may be written: migrate it, then read */
 		kpi__sq_close(&db->base);
-		return kpi__sqlite_open(path, flags & ~(unsigned)KPI_OPEN_READONLY, out, err);
+		return kpi__sqlite_open(path, flags & ~(unsigned)KPI_OPEN_READONLY, migrated, out, err);
 	}
 	if (ro && uv < KPI_SCHEMA_VERSION) {
 		if (nobj)
@@ -595,12 +599,12 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi_db **out, kp_er
 		kpi__sq_close(&db->base);
 		return s;
 	}
-	db->base.ops = &kpi__sqlite_ops; /* the v4 fill reads and writes through them */
+	db->base.ops = &kpi__sqlite_ops; /* the migration hook reads and writes through them */
 	/* Only now that the file is known to be ours (or empty) may it change. */
 	if (ro) {
 		/* read-only: nothing to switch or migrate */
 	} else if ((s = set_wal(db, err)) != KP_OK ||
-	    (uv < KPI_SCHEMA_VERSION && (s = migrate(db, err)) != KP_OK)) {
+	    (uv < KPI_SCHEMA_VERSION && (s = migrate(db, migrated, err)) != KP_OK)) {
 		kpi__sq_close(&db->base);
 		return s;
 	}

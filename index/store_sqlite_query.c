@@ -1,6 +1,7 @@
 /* store_sqlite_query.c: the sqlite store's read ops: listing, searching,
  * paths, archives and meta. */
 #include "store_sqlite.h"
+#include "dates.h"
 #include "kp_arena.h"
 #include "kp_vec.h"
 

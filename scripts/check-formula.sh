@@ -43,7 +43,8 @@ class Formula
   end
   def prefix = Pathname("#{$work}/prefix")
   def bin = prefix/"bin"
-  def man1 = prefix/"share/man/man1"
+  def share = prefix/"share"
+  def man1 = share/"man/man1"
   def std_cmake_args = ["-DCMAKE_INSTALL_PREFIX=#{prefix}", "-DCMAKE_BUILD_TYPE=Release"]
   def system(*cmd)
     out, st = Open3.capture2e(*cmd)
@@ -55,6 +56,7 @@ class Formula
     out
   end
   def assert_match(want, got) = (raise "#{got.inspect} does not match #{want.inspect}" unless got.match?(want))
+  def assert_predicate(obj, pred) = (raise "#{obj} is not #{pred}" unless obj.public_send(pred))
 end
 def ENV.prepend_path(key, value) = self[key] = [value.to_s, self[key]].compact.join(":")
 $work = work

@@ -185,7 +185,7 @@ int main(void)
 			break;
 		}
 	}
-	KT_CHECK(1, "truncated DWARF 5 tables left to libdwarf");
+	printf("# truncated DWARF 5 tables left to libdwarf\n");
 
 	memset(&cu, 0, sizeof cu);
 	cu.comp_dir = "/comp";

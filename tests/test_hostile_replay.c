@@ -104,7 +104,7 @@ static void replay(void)
 	if (n == 0)
 		KT_SKIP("no fuzz regressions in tests/hostile");
 	else
-		KT_CHECK(1, "%d fuzz regressions replayed", n);
+		printf("# %d fuzz regressions replayed\n", n);
 }
 
 /* Every byte prefix of a fixture report: OK (partial) or a clear error. */

@@ -1,13 +1,14 @@
 /* test_rows_json.c: `list --json` and `search --json` rows (cli/cmd_list.c's
  * streamed writer) print byte for byte what the cJSON tree printed whole
- * did (cJSON_Print, then the old fputs_safe of report_json_ref.h), for rows
+ * did (cJSON_Print, then made safe by kp_report_json_fputs_safe, whose
+ * output test_report_json pins to golden files), for rows
  * of hostile text, NULLs, big ids, with and without a search match (one
  * difference: integers from 1e15 up, which cJSON rounded to 15 digits, are
  * exact); no rows is "[]"; a failed write to stdout is reported. */
 #include "kp_index.h"
 #include "kpc_cmd.h"
+#include "kp_report_json.h"
 #include "kt.h"
-#include "report_json_ref.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,7 @@ static char *reference(const kpi_report_row *rows, size_t n)
 		cJSON_AddItemToArray(arr, ref_row(&rows[i]));
 	char *s = cJSON_Print(arr);
 	FILE *f = tmpfile();
-	ref_fputs_safe(f, s);
+	kp_report_json_fputs_safe(f, s);
 	fputc('\n', f);
 	char *txt = slurp_file(f);
 	fclose(f);

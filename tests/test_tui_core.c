@@ -5,6 +5,7 @@
  * options become symbol options. */
 #include "kpt_bench.h"
 #include "kpt_catalog.h"
+#include "kpt_columns.h"
 #include "kpt_doc.h"
 #include "kpt_draw.h"
 #include "kp_exit.h"
@@ -211,69 +212,113 @@ static void test_symbol_options(void)
 	         "options: --demo ignores the environment, the system and the cache (worker and scanner alike)");
 }
 
-/* The column tables give the layout the panics view had as arithmetic
- * (flat list: marker, date, OS, dups, panic, culprit dropped when the
- * panic column would be under 10). */
+/* The views' own column layouts (kpt_columns.h) at every width from 20 to
+ * 240, against the layout each promises, written out as arithmetic here. */
 static void test_columns(void)
 {
-	bool same = true;
-	for (int width = 20; width <= 240 && same; width++) {
-		kpt_col c[] = {{.width = 2}, {.width = 16, .gap = 1}, {.width = 9, .wide = 12, .gap = 1},
-		               {.width = 4, .gap = 1}, {.gap = 1}, {.width = 18, .wide = 32, .optional = true}};
-		kpt_cols_layout(c, 6, width);
-		int os = width >= 120 ? 12 : 9, culprit = width >= 120 ? 32 : 18;
-		int headline = width - (2 + 16 + 1 + os + 1 + 4 + 1 + 1 + culprit);
-		if (headline < 10) {
-			culprit = 0;
-			headline = width - (2 + 16 + 1 + os + 1 + 4 + 1);
-		}
-		same = c[1].x == 2 && c[2].x == 19 && c[2].w == os && c[3].x == 20 + os && c[3].w == 4 &&
-		       c[4].x == 25 + os && c[4].w == headline && c[5].w == culprit &&
-		       (!culprit || c[5].x == 26 + os + headline);
-		if (!same)
-			printf("# width %d: headline %d/%d culprit %d/%d\n", width, c[4].w, headline, c[5].w, culprit);
+	bool flat = true, hosts = true, groups = true, process = true, search = true, thread = true;
+	for (int w = 20; w <= 240; w++) {
+		bool wide = w >= 120;
+		int os = wide ? 12 : 9, culprit = wide ? 32 : 18, mac = wide ? 20 : 14;
+
+		/* the flat list: mark 3, date 16, OS, dups 4, the panic (the rest), the
+		 * culprit, dropped before the panic gets under 10 */
+		kpt_catalog one = {.many_hosts = false}, many = {.many_hosts = true};
+		kpt_col c[KPT_PANICS_COLS];
+		int n = kpt_panics_layout(&one, c, w);
+		int head = w - (27 + os + culprit), cul = culprit;
+		if (head < 10)
+			cul = 0, head = w - (26 + os);
+		bool ok = n == 6 && c[0].x == 0 && c[0].w == 3 && c[1].x == 3 && c[1].w == 16 && c[2].x == 20 &&
+		          c[2].w == os && c[3].x == 21 + os && c[3].w == 4 && c[4].x == 26 + os && c[4].w == head &&
+		          c[5].w == cul && (!cul || c[5].x == 27 + os + head) && c[6].w == 0;
+		if (!ok && flat)
+			printf("# flat list at %d: panic %d/%d culprit %d/%d\n", w, c[4].w, head, c[5].w, cul);
+		flat &= ok;
+		/* ... and from more than one Mac, the Mac column last; both go together */
+		n = kpt_panics_layout(&many, c, w);
+		int mw = mac;
+		head = w - (28 + os + culprit + mac), cul = culprit;
+		if (head < 10)
+			cul = mw = 0, head = w - (26 + os);
+		ok = n == 7 && c[4].x == 26 + os && c[4].w == head && c[5].w == cul && c[6].w == mw &&
+		     (!cul || (c[5].x == 27 + os + head && c[6].x == 28 + os + head + culprit));
+		if (!ok && hosts)
+			printf("# many Macs at %d: panic %d/%d culprit %d/%d Mac %d/%d\n", w, c[4].w, head, c[5].w, cul,
+			       c[6].w, mw);
+		hosts &= ok;
+
+		/* groups: count 5, last seen 16, the title (the rest), the culprit */
+		kpt_col g[KPT_GROUPS_COLS];
+		kpt_groups_layout(g, w);
+		int title = w - (24 + culprit);
+		cul = culprit;
+		if (title < 10)
+			cul = 0, title = w - 23;
+		ok = g[0].x == 0 && g[0].w == 5 && g[1].x == 6 && g[1].w == 16 && g[2].x == 23 && g[2].w == title &&
+		     g[3].w == cul && (!cul || g[3].x == 24 + title);
+		if (!ok && groups)
+			printf("# groups at %d: title %d/%d culprit %d/%d\n", w, g[2].w, title, g[3].w, cul);
+		groups &= ok;
+
+		/* a process's threads: mark 2, id 13, name (28 from 140), state (28
+		 * from 100), frames 8, what it waits on (the rest, at least 10 before
+		 * the name shrinks to 8) */
+		kpt_col p[KPT_PROCESS_COLS];
+		kpt_process_layout(p, w);
+		int name = w >= 140 ? 28 : 18, state = w >= 100 ? 28 : 22;
+		if (w - (24 + name + state) < 10)
+			name = 8;
+		ok = p[1].x == 2 && p[1].w == 13 && p[2].x == 15 && p[2].w == name && p[3].x == 16 + name &&
+		     p[3].w == state && p[4].x == 16 + name + state && p[4].w == 8 && p[5].x == 24 + name + state &&
+		     p[5].w == w - (24 + name + state);
+		if (!ok && process)
+			printf("# process at %d: name %d/%d waits on %d\n", w, p[2].w, name, p[5].w);
+		process &= ok;
+
+		/* a UUID or kext search: date 19, role 11, image name (30 from 110),
+		 * the headline (the rest); under 10 the role goes and the name is 10 */
+		kpt_col h[KPT_SEARCH_COLS];
+		kpt_search_layout(h, w);
+		name = w >= 110 ? 30 : 20;
+		int role = 11;
+		if (w - (31 + name) < 10)
+			role = 0, name = 10;
+		ok = h[0].x == 0 && h[0].w == 19 && h[1].w == role && h[2].x == 19 + role && h[2].w == name &&
+		     h[3].x == 20 + role + name && h[3].w == w - (20 + role + name);
+		if (!ok && search)
+			printf("# search at %d: role %d/%d name %d/%d\n", w, h[1].w, role, h[2].w, name);
+		search &= ok;
+
+		/* a thread's frames: number 4, image (30 from 140), offset 10, the
+		 * function (the rest), file:line (36 from 140); the function keeps 26
+		 * while the image shrinks to 14, then the offset goes, then file:line
+		 * shrinks to 16 and goes, then the image goes */
+		kpt_col t[KPT_THREAD_COLS];
+		kpt_thread_layout(t, w);
+		const int steps[][3] = {{w >= 140 ? 30 : 22, 10, w >= 140 ? 36 : 22}, {14, 10, w >= 140 ? 36 : 22},
+		                        {14, 0, w >= 140 ? 36 : 22}, {14, 0, 16}, {14, 0, 0}, {0, 0, 0}};
+		int s = 0;
+		while (s < 5 && w - (4 + (steps[s][0] ? steps[s][0] + 1 : 0) + (steps[s][1] ? steps[s][1] + 1 : 0) +
+		                     (steps[s][2] ? steps[s][2] + 1 : 0)) < 26)
+			s++;
+		int img = steps[s][0], off = steps[s][1], file = steps[s][2];
+		int fx = 4 + (img ? img + 1 : 0) + (off ? off + 1 : 0), fw = w - fx - (file ? file + 1 : 0);
+		if (fw < 0)
+			fw = 0;
+		ok = t[0].x == 0 && t[0].w == 4 && t[1].x == 4 && t[1].w == img && t[2].x == 4 + (img ? img + 1 : 0) &&
+		     t[2].w == off && t[3].x == fx && t[3].w == fw && t[4].x == fx + fw + 1 && t[4].w == file;
+		if (!ok && thread)
+			printf("# thread at %d: image %d/%d offset %d/%d function %d/%d file %d/%d\n", w, t[1].w, img,
+			       t[2].w, off, t[3].w, fw, t[4].w, file);
+		thread &= ok;
 	}
-	KT_CHECK(same, "columns: the flat list's table lays out as before at every width");
-	bool thread_same = true;
-	for (int width = 20; width <= 240 && thread_same; width++) {
-		kpt_col c[] = {{.width = 4}, {.width = 22, .wide = 30, .wide_at = 140, .narrow = 14, .gap = 1},
-		               {.width = 10, .gap = 1}, {.min = 16, .gap = 1}, {.width = 22, .wide = 36, .wide_at = 140}};
-		kpt_cols_layout(c, 5, width);
-		int image = width >= 140 ? 30 : 22, file = width >= 140 ? 36 : 22;
-		int func = width - 4 - image - 10 - file - 3;
-		if (func < 16) {
-			image = 14;
-			func = width - 4 - image - 10 - file - 3;
-		}
-		thread_same = c[1].x == 4 && c[1].w == image && c[2].x == 5 + image && c[3].x == 4 + image + 10 + 2 &&
-		              c[3].w == func && c[4].x == width - file && c[4].w == file;
-		if (!thread_same)
-			printf("# thread width %d: func %d/%d image %d/%d\n", width, c[3].w, func, c[1].w, image);
-	}
-	KT_CHECK(thread_same, "columns: the thread view's table lays out as before at every width");
-	bool process_same = true, search_same = true;
-	for (int width = 20; width <= 240; width++) {
-		kpt_col c[] = {{.width = 2}, {.width = 13}, {.min = 8}, {.width = 18, .wide = 28, .wide_at = 100},
-		               {.width = 8}, {.width = 10}};
-		kpt_cols_layout(c, 6, width);
-		int sw = width >= 100 ? 28 : 18, nw = width - 2 - 13 - sw - 8 - 10;
-		if (nw < 8)
-			nw = 8;
-		process_same &= c[2].x == 15 && c[2].w == nw && c[3].x == 15 + nw && c[3].w == sw &&
-		                c[4].x == 15 + nw + sw && c[5].x == 15 + nw + sw + 8;
-		kpt_col h[] = {{.width = 19}, {.width = 11}, {.width = 20, .wide = 30, .wide_at = 110, .gap = 1}, {0}};
-		kpt_cols_layout(h, 4, width);
-		nw = width >= 110 ? 30 : 20;
-		search_same &= h[1].x == 19 && h[2].x == 30 && h[2].w == nw && h[3].x == 31 + nw && h[3].w == width - 31 - nw;
-	}
-	KT_CHECK(process_same, "columns: the process view's table (name kept at 8) lays out as before");
-	KT_CHECK(search_same, "columns: the UUID search's table lays out as before");
-	kpt_col g[] = {{.width = 7}, {.width = 16, .gap = 1}, {.gap = 1}, {.width = 18, .wide = 32, .optional = true}};
-	kpt_cols_layout(g, 4, 100);
-	KT_CHECK(g[2].x == 24 && g[2].w == 100 - 43 && g[3].x == 100 - 18 && g[3].w == 18,
-	         "columns: groups at 100 columns");
-	kpt_cols_layout(g, 4, 50);
-	KT_CHECK(g[3].w == 0 && g[2].w == 26, "columns: the optional culprit goes before the title gets under 10");
+	KT_CHECK(flat, "columns: the flat list's layout at every width (culprit dropped before the panic is under 10)");
+	KT_CHECK(hosts, "columns: from more than one Mac, the Mac column last, dropped with the culprit");
+	KT_CHECK(groups, "columns: the groups' layout at every width");
+	KT_CHECK(process, "columns: a process's threads at every width (the name shrinks to 8 first)");
+	KT_CHECK(search, "columns: a search's hits at every width (the role goes, the name shrinks to 10)");
+	KT_CHECK(thread, "columns: a thread's frames at every width (the function keeps 26 columns longest)");
 }
 
 /* Issue 11 item 10: no silent limit on how many paths, --dsym and
@@ -452,7 +497,7 @@ static void test_source_view(void)
 static void test_sanitize_next(void)
 {
 	if (!setlocale(LC_CTYPE, "C.UTF-8") && !setlocale(LC_CTYPE, "en_US.UTF-8")) {
-		KT_CHECK(1, "sanitize_next: # SKIP no UTF-8 locale");
+		KT_SKIP("sanitize_next: no UTF-8 locale");
 		return;
 	}
 	static const char *const cases[] = {

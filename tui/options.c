@@ -17,9 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef KP_SOURCE_DIR
-#define KP_SOURCE_DIR ""
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
 #endif
 
 const char kpt_synopsis[] = "[--demo] [--db PATH] [--dsym PATH]... [--source-map FROM=TO]... [--load BUNDLE_ID=0xADDR]... [PATH...]";
@@ -42,28 +41,38 @@ static bool is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The demo folder: reports/, bin/ and src/ of the fixtures, from the source
- * tree when built here, else ../share/kpbrowse/demo beside the binary. */
+/* The running binary's own path, links resolved, into exe (PATH_MAX):
+ * what the system says, else argv0 when it names a path. */
+static bool own_path(const char *argv0, char *exe)
+{
+#ifdef __APPLE__
+	char buf[PATH_MAX];
+	uint32_t n = sizeof buf;
+	if (_NSGetExecutablePath(buf, &n) == 0 && realpath(buf, exe))
+		return true;
+#else
+	if (realpath("/proc/self/exe", exe))
+		return true;
+#endif
+	return strchr(argv0, '/') && realpath(argv0, exe);
+}
+
+/* The demo folder: reports/, bin/ and src/ of the fixtures, installed in
+ * share/kpbrowse/demo of the binary's prefix (its folder's parent; the
+ * build tree stages the same layout, so build/cli/kpbrowse finds
+ * build/share/kpbrowse/demo).  *out is set to where it was looked for. */
 static bool find_demo(const char *argv0, char *out, size_t size)
 {
-	char p[PATH_MAX + 64];
-	if (KP_SOURCE_DIR[0]) {
-		snprintf(out, size, "%s/tests/fixtures", KP_SOURCE_DIR);
-		snprintf(p, sizeof p, "%s/reports", out);
-		if (is_dir(p))
-			return true;
-	}
-	char exe[PATH_MAX];
-	if (strchr(argv0, '/') && realpath(argv0, exe)) {
-		char *slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		snprintf(out, size, "%s/../share/kpbrowse/demo", exe);
-		snprintf(p, sizeof p, "%s/reports", out);
-		if (is_dir(p))
-			return true;
-	}
-	return false;
+	char exe[PATH_MAX], p[PATH_MAX + 64];
+	snprintf(out, size, "../share/kpbrowse/demo beside the kpbrowse binary");
+	if (!own_path(argv0, exe))
+		return false;
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(out, size, "%s/../share/kpbrowse/demo", exe);
+	snprintf(p, sizeof p, "%s/reports", out);
+	return is_dir(p);
 }
 
 /* The demo's database folder is a fixed name in a shared $TMPDIR, so it
@@ -183,8 +192,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 	if (c->demo) {
 		char *root = c->demo_root;
 		if (!find_demo(argv[0], root, sizeof c->demo_root)) {
-			fprintf(stderr, "kpbrowse: the demo reports are not installed (looked in %s/tests/fixtures "
-			                "and ../share/kpbrowse/demo)\n", KP_SOURCE_DIR[0] ? KP_SOURCE_DIR : "?");
+			fprintf(stderr, "kpbrowse: the demo reports are not installed (looked in %s)\n", root);
 			return KP_EXIT_BAD;
 		}
 		snprintf(c->demo_reports, sizeof c->demo_reports, "%s/reports", root);

@@ -5,6 +5,7 @@
  * reload only remaps the cursor by report id. */
 #include "kp_signature.h"
 #include "kpt_app.h"
+#include "kpt_columns.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
@@ -133,7 +134,7 @@ static const kpt_col panic_cols[PC_N] = {
 
 /* The flat list's columns for this catalog (without the host column, the
  * table as it always was). */
-static int panic_layout(const kpt_catalog *cat, kpt_col c[PC_N], int width)
+int kpt_panics_layout(const kpt_catalog *cat, kpt_col *c, int width)
 {
 	memcpy(c, panic_cols, sizeof panic_cols);
 	int n = cat->many_hosts ? PC_N : PC_HOST;
@@ -151,6 +152,13 @@ static const kpt_col group_cols[GC_N] = {
 	[GC_TITLE] = {.gap = 1},
 	[GC_CULPRIT] = {.width = 18, .wide = 32, .optional = true},
 };
+_Static_assert(PC_N == KPT_PANICS_COLS && GC_N == KPT_GROUPS_COLS, "kpt_columns.h");
+
+void kpt_groups_layout(kpt_col *c, int width)
+{
+	memcpy(c, group_cols, sizeof group_cols);
+	kpt_cols_layout(c, GC_N, width);
+}
 
 static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 {
@@ -158,7 +166,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	if (!e)
 		return;
 	kpt_col c[PC_N];
-	panic_layout(&v->app->cat, c, width);
+	kpt_panics_layout(&v->app->cat, c, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32], os[32], cnt[16];
 	kpi_date_utc(e->date, d, sizeof d);
@@ -195,8 +203,7 @@ static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 	if (sel)
 		kpt_put(y, 0, width, "", st, true);
 	kpt_col c[GC_N];
-	memcpy(c, group_cols, sizeof c);
-	kpt_cols_layout(c, GC_N, width);
+	kpt_groups_layout(c, width);
 	char cnt[16];
 	kpt_count_label(g->count, cnt, sizeof cnt);
 	kpt_putf(y, c[GC_COUNT].x, c[GC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[GC_COUNT].w, cnt);
@@ -223,8 +230,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 		rebuild(v);
 	if (p->groups) {
 		kpt_col c[GC_N];
-		memcpy(c, group_cols, sizeof c);
-		kpt_cols_layout(c, GC_N, width);
+		kpt_groups_layout(c, width);
 		static const char *const head[GC_N] = {"count", "last seen UTC", "group (normalised headline)", "culprit"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 		for (int i = 0; i < GC_N; i++)
@@ -232,7 +238,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 				kpt_put(y0, c[i].x, c[i].w + c[i].gap, head[i], KPT_ST_HEADER, true);
 	} else {
 		kpt_col c[PC_N];
-		int nc = panic_layout(&app->cat, c, width);
+		int nc = kpt_panics_layout(&app->cat, c, width);
 		static const char *const head[PC_N] = {"", "date (UTC)", "OS", "dups", "panic", "culprit", "Mac"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 		for (int i = 1; i < nc; i++)

@@ -1,6 +1,7 @@
 /* view_process.c: the threads of one process: id, name, state, frame
  * count and the panicked marker; Enter opens the thread's frames. */
 #include "kpt_app.h"
+#include "kpt_columns.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
 #include "kp_waitchain.h"
@@ -58,7 +59,9 @@ static const kpt_col process_cols[PR_N] = {
 	[PR_TAG] = {.min = 10},
 };
 
-static void layout(kpt_col *c, int width)
+_Static_assert(PR_N == KPT_PROCESS_COLS, "kpt_columns.h");
+
+void kpt_process_layout(kpt_col *c, int width)
 {
 	memcpy(c, process_cols, sizeof process_cols);
 	kpt_cols_layout(c, PR_N, width);
@@ -74,7 +77,7 @@ static void process_draw_row(kpt_view *v, size_t row, int y, int width, bool sel
 	else if (t->cpu >= 0)
 		snprintf(id, sizeof id, "cpu %d", t->cpu);
 	kpt_col c[PR_N];
-	layout(c, width);
+	kpt_process_layout(c, width);
 	kpt_put(y, 0, width, "", st, true);
 	kpt_put(y, c[PR_MARK].x, c[PR_MARK].w, t->panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
 	kpt_put(y, c[PR_ID].x, c[PR_ID].w, id, st, true);
@@ -111,7 +114,7 @@ static void process_draw(kpt_view *v, int y0, int h, int width)
 	if (pr->has_pid)
 		snprintf(pid, sizeof pid, "pid %" PRId64 "  ", pr->pid);
 	kpt_col c[PR_N];
-	layout(c, width);
+	kpt_process_layout(c, width);
 	static const char *const head[PR_N] = {"", "thread", "name", "state prio", "frames", "waits on"};
 	kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 	for (int i = PR_ID; i < PR_TAG; i++)

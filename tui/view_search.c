@@ -10,6 +10,7 @@
  * searching, the next when the cursor comes within a screen of the last
  * row loaded. */
 #include "kpt_app.h"
+#include "kpt_columns.h"
 #include "kpt_draw.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
@@ -186,6 +187,13 @@ static const kpt_col search_cols[SC_N] = {
 	[SC_NAME] = {.width = 20, .wide = 30, .wide_at = 110, .gap = 1, .narrow = 10},
 	[SC_HEADLINE] = {0},
 };
+_Static_assert(SC_N == KPT_SEARCH_COLS, "kpt_columns.h");
+
+void kpt_search_layout(kpt_col *c, int width)
+{
+	memcpy(c, search_cols, sizeof search_cols);
+	kpt_cols_layout(c, SC_N, width);
+}
 
 static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 {
@@ -193,8 +201,7 @@ static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	const hit *h = &p->hits[row];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	kpt_col c[SC_N];
-	memcpy(c, search_cols, sizeof c);
-	kpt_cols_layout(c, SC_N, width);
+	kpt_search_layout(c, width);
 	kpt_put(y, 0, width, "", st, true);
 	char d[32];
 	kpi_date_utc(h->date, d, sizeof d);

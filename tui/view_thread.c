@@ -8,6 +8,7 @@
  * and once the rest of the thread as a background request.  Results land in
  * the document's symbol cache (worker.c) and update() re-lays the rows. */
 #include "kpt_app.h"
+#include "kpt_columns.h"
 #include "kpt_clipboard.h"
 #include "kpt_editor.h"
 #include "kpt_frame.h"
@@ -134,12 +135,13 @@ static const char *base(const char *path)
 
 /* frame number, image, offset, function (the rest), file:line */
 enum { TC_NUM, TC_IMAGE, TC_OFFSET, TC_FUNC, TC_FILE, TC_N };
+_Static_assert(TC_N == KPT_THREAD_COLS, "kpt_columns.h");
 #define FUNC_MIN 26   /* the function is what matters: the others give way first */
 
 /* Column priority: the function keeps FUNC_MIN columns while the image
  * shrinks, then the offset goes, then file:line shrinks and goes, then the
  * image goes; what is dropped is still in the detail lines. */
-static void layout(kpt_col *c, int width)
+void kpt_thread_layout(kpt_col *c, int width)
 {
 	int img = width >= 140 ? 30 : 22, off = 10, file = width >= 140 ? 36 : 22;
 	for (int step = 0;; step++) {
@@ -205,7 +207,7 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	const kp_frame *f = &t->frames[tr->frame];
 	const kpt_sym *s = &syms(v)[tr->frame];
 	kpt_col c[TC_N];
-	layout(c, width);
+	kpt_thread_layout(c, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	kpt_put(y, 0, width, "", st, true);
 	int x = c[TC_FUNC].x;
@@ -420,7 +422,7 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 	thread_priv *p = v->priv;
 	const kp_thread *t = thr(v);
 	kpt_col c[TC_N];
-	layout(c, width);
+	kpt_thread_layout(c, width);
 	kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 	kpt_put(y0, c[TC_NUM].x, c[TC_NUM].w, "  #", KPT_ST_HEADER, true);
 	kpt_put(y0, c[TC_IMAGE].x, c[TC_IMAGE].w, "image", KPT_ST_HEADER, true);

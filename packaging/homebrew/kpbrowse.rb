@@ -27,12 +27,14 @@ class Kpbrowse < Formula
     system "cmake", "-S", ".", "-B", "build", "-DBUILD_TESTING=OFF", "-DKP_CAPSTONE=ON",
            "-DCMAKE_PREFIX_PATH=#{kegs.join(";")}", *std_cmake_args
     system "cmake", "--build", "build"
-    # installs bin/kpbrowse and share/man/man1/kpbrowse.1
+    # installs bin/kpbrowse, share/man/man1/kpbrowse.1 and --demo's
+    # share/kpbrowse/demo (reports, dSYMs, sources)
     system "cmake", "--install", "build"
   end
 
   test do
     assert_match(/^kpbrowse \d+\.\d+/, shell_output("#{bin}/kpbrowse --version"))
     assert_match "kpbrowse show", shell_output("#{bin}/kpbrowse --help")
+    assert_predicate share/"kpbrowse/demo/reports", :directory?
   end
 end
