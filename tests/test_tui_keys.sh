@@ -93,7 +93,7 @@ if tt_screen | sed -n 3,6p | grep -q '^Panic: .*' && tt_screen | grep -q '^Produ
 	_ok "after a resize the top stays visible"
 else _notok "after a resize the top stays visible"; tt_screen | sed 's/^/#   /'; fi
 tt_check "the summary shows the symbolicated backtrace" "   1 panic (fakekernel.c:72)" 20
-tt_check "the summary shows the report's file" "File:            \$SRC/tests/fixtures/reports/" 5
+tt_check "the summary shows the report's file" "File:            \$DEMO/reports/" 5
 tt_keys j j j j j j j Enter   # from the panicked task row to a frame row
 tt_check "Enter on a backtrace frame opens the thread" "> thread 9001" 5
 
@@ -138,7 +138,7 @@ tt_keys Enter; tt_wait "fakekernel.c:62" 20
 tt_keys j j e
 tt_check "e returns to the TUI and says what it edited" "edited " 5
 check "$(sed -n 1p "$tt_work/ed.args" 2>/dev/null)" = "+74" "e passes +LINE first"
-check "$(sed -n 2p "$tt_work/ed.args" 2>/dev/null)" = "$tt_src/tests/fixtures/src/fakekext.cpp" "e passes the file, mapped to this machine"
+check "$(sed -n 2p "$tt_work/ed.args" 2>/dev/null)" = "$tt_demo_dir/src/fakekext.cpp" "e passes the file, mapped to this machine"
 tt_check "the frames are back on screen after the editor" "validateReport(ReportHeade" 5
 
 # ---- live: a report copied into a watched folder shows up, marked new, the cursor staying
@@ -232,11 +232,12 @@ check_grep '\\e\[201~' "$tt_work/evil.clip" "y: the ESC copied as inert text, as
 alive && tt_keys Q
 
 # ---- the images tab: kinds explained, each image's dSYM or where it was looked for
-demo
+# (wide: the demo's path, in the build tree or a prefix, is shown whole)
+demo 200 24
 tt_keys Enter; tt_wait "Summary" 5; tt_stable
 tt_keys Tab
 tt_check "images: the kind letters are explained" "kind: K kernel, U kernelcache, T kext text segment" 5
-tt_check "images: the kernel's dSYM, its architecture and path" "dSYM (arm64): \$SRC/tests/fixtures/bin/fakekernel.arm64.dSYM" 10
+tt_check "images: the kernel's dSYM, its architecture and path" "dSYM (arm64): \$DEMO/bin/fakekernel.arm64.dSYM" 10
 tt_check "images: an image without a UUID says so" "no UUID in the report: nothing to look for" 5
 
 # ---- ? explains the labels

@@ -16,6 +16,9 @@ tt_work=$(mktemp -d "${TMPDIR:-/tmp}/kpt-tt.XXXXXX")
 tt_sock="kpt-tt-$$"
 TT="tmux -L $tt_sock -f /dev/null"
 tt_src=$(cd "$KP_TESTS_DIR/.." && pwd)
+# where the built kpbrowse --demo finds its files (the build tree's
+# share/kpbrowse/demo, as an install's prefix holds them)
+tt_demo_dir=$(cd "$(dirname "$KPBROWSE")/../share/kpbrowse/demo" 2>/dev/null && pwd -P)
 tt_cleanup() {
 	$TT kill-server >/dev/null 2>&1
 	rm -rf "$tt_work" "$tt_fix"
@@ -47,7 +50,8 @@ tt_keys() { $TT send-keys -t tt "$@"; }
 # the screen as text; the work folder and the source tree normalised
 tt_screen() {
 	$TT capture-pane -t tt -p 2>/dev/null |
-		sed -e "s|$tt_fix|\$DEMO|g" -e "s|$tt_work|\$WORK|g" -e "s|$tt_src|\$SRC|g"
+		sed -e "s|$tt_fix|\$DEMO|g" -e "s|${tt_demo_dir:-$tt_fix}|\$DEMO|g" -e "s|$tt_work|\$WORK|g" \
+		    -e "s|$tt_src|\$SRC|g"
 }
 # tt_wait TEXT [SECONDS]: the screen shows TEXT (fixed string)
 tt_wait() {

@@ -72,7 +72,10 @@ static bool find_demo(const char *argv0, char *out, size_t size)
 		*slash = '\0';
 	snprintf(out, size, "%s/../share/kpbrowse/demo", exe);
 	snprintf(p, sizeof p, "%s/reports", out);
-	return is_dir(p);
+	if (!is_dir(p) || !realpath(out, exe))
+		return false;
+	snprintf(out, size, "%s", exe);   /* one spelling, no ".." */
+	return true;
 }
 
 /* The demo's database folder is a fixed name in a shared $TMPDIR, so it
