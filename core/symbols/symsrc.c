@@ -1,0 +1,438 @@
+/* symsrc.c: the symbol-source table (symsrc.h).  Each row is a
+ * source_ops: its name in the trail and the one call that answers "the
+ * k-th file you hold for this UUID", saying at k == 0 what it tried. */
+#include "symsrc.h"
+#include "kp_proc.h"
+#include "kp_strbuf.h"
+#include "kp_vec.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The table's order; README and the man page list it the same way. */
+enum {
+	SRC_BESIDE,       /* X.dSYM beside a binary or bundle named by --dsym */
+	SRC_DSYM,         /* --dsym */
+	SRC_LOCAL,        /* KPBROWSE_DSYM_PATH */
+	SRC_KDK,          /* /Library/Developer/KDKs, /Volumes/KernelDebugKit */
+	SRC_SPOTLIGHT,    /* mdfind (macOS) */
+	SRC_KERNELCACHE,  /* kept kernelcaches, this Mac's own */
+	NSRC
+};
+
+/* What a source says at k == 0 (NULL at k > 0: it is asked again for the
+ * next candidate and says nothing new). */
+struct say {
+	kp_sb tried, said;
+};
+
+struct source {
+	char **roots;         /* folders and files it walks (folder sources) */
+	size_t nroots, rcap;
+	bool ready;           /* setup ran */
+	const char *off;      /* why it is not consulted, or NULL */
+	char **asked;         /* Spotlight: UUIDs already asked of mdfind */
+	size_t nasked, acap;
+};
+
+struct kp__symsrc {
+	kp_dsym_index *dx;    /* borrowed */
+	struct source src[NSRC];
+	bool no_system;
+	char cache_dir[4096];
+	char build[32];
+};
+
+typedef struct source_ops {
+	const char *name;
+	const char *none;   /* what a folder source with no folder says */
+	void (*setup)(kp__symsrc *s, unsigned i);   /* on first use; may be NULL */
+	bool (*nth)(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
+	            struct say *say);
+} source_ops;
+
+/* ---- trail ---- */
+
+bool kp__symsrc_trail_add(kp__symsrc_trail *t, const char *source, const char *tried,
+                          const char *said, bool found)
+{
+	kp__symsrc_step *st = kp_vec_push((void **)&t->v, &t->n, &t->cap, sizeof *t->v);
+	if (!st)
+		return false;
+	st->source = source;
+	st->tried = strdup(tried ? tried : "");
+	st->said = strdup(said ? said : "");
+	st->found = found;
+	if (!st->tried || !st->said) {
+		free(st->tried);
+		free(st->said);
+		t->n--;
+		return false;
+	}
+	return true;
+}
+
+void kp__symsrc_trail_free(kp__symsrc_trail *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].tried);
+		free(t->v[i].said);
+	}
+	free(t->v);
+	memset(t, 0, sizeof *t);
+}
+
+/* ---- folder sources: roots in the shared dSYM index, tagged ---- */
+
+static void add_root(kp__symsrc *s, unsigned i, const char *path)
+{
+	struct source *src = &s->src[i];
+	for (size_t j = 0; j < src->nroots; j++)
+		if (strcmp(src->roots[j], path) == 0)
+			return;
+	char **slot = kp_vec_push((void **)&src->roots, &src->nroots, &src->rcap, sizeof *src->roots);
+	if (!slot)
+		return;
+	*slot = strdup(path);
+	if (!*slot) {
+		src->nroots--;
+		return;
+	}
+	kp__dsym_add_root(s->dx, path, i);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Roots as the trail shows them: "a, b (missing), c". */
+static void say_roots(const struct source *src, struct say *say)
+{
+	for (size_t j = 0; j < src->nroots; j++) {
+		struct stat st;
+		if (j)
+			kp_sb_str(&say->tried, ", ");
+		kp_sb_str(&say->tried, src->roots[j]);
+		if (stat(src->roots[j], &st) != 0)
+			kp_sb_str(&say->tried, " (missing)");
+	}
+}
+
+static const struct source_ops table[NSRC];
+
+static bool roots_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
+                      struct say *say)
+{
+	const struct source *src = &s->src[i];
+	hit->path = src->nroots ? kp__dsym_find(s->dx, uuid, i, k) : NULL;
+	if (say) {
+		if (src->off) {
+			kp_sb_str(&say->said, src->off);
+		} else if (!src->nroots) {
+			kp_sb_str(&say->said, table[i].none);
+		} else {
+			say_roots(src, say);
+			kp_sb_str(&say->said, hit->path ? "found" : "no file with this UUID");
+		}
+	}
+	return hit->path != NULL;
+}
+
+/* ---- next to the binary: X.dSYM beside X, for each --dsym that names a
+ * binary or a bundle (X.kext, and X.kext.dSYM for X.kext/Contents/MacOS/X) */
+
+static void add_beside(kp__symsrc *s, const char *path)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	static const char ext[] = ".dSYM";
+	if (n >= sizeof ext - 1 && strncmp(path + n - (sizeof ext - 1), ext, sizeof ext - 1) == 0)
+		return;   /* a dSYM itself */
+	char cand[4200];
+	struct stat st;
+	snprintf(cand, sizeof cand, "%.*s.dSYM", (int)n, path);
+	if (stat(cand, &st) == 0)
+		add_root(s, SRC_BESIDE, cand);
+	/* .../X.kext/Contents/MacOS/X: the bundle's dSYM */
+	static const char mac[] = "/Contents/MacOS/";
+	const char *m = strstr(path, mac);
+	if (m && m > path && !strchr(m + sizeof mac - 1, '/')) {
+		snprintf(cand, sizeof cand, "%.*s.dSYM", (int)(m - path), path);
+		if (stat(cand, &st) == 0)
+			add_root(s, SRC_BESIDE, cand);
+	}
+}
+
+/* ---- KDKs, the one matching the report's build first ---- */
+
+static void setup_kdk(kp__symsrc *s, unsigned i)
+{
+	if (s->no_system) {
+		s->src[i].off = "not searched (system places turned off)";
+		return;
+	}
+	static const char kdks[] = "/Library/Developer/KDKs";
+	DIR *d = opendir(kdks);
+	if (d) {
+		struct dirent *de;
+		char path[4096];
+		for (int pass = 0; pass < 2; pass++) {
+			rewinddir(d);
+			while ((de = readdir(d)) != NULL) {
+				if (de->d_name[0] == '.' || !strstr(de->d_name, ".kdk"))
+					continue;
+				bool match = s->build[0] && strstr(de->d_name, s->build);
+				if (match != (pass == 0))
+					continue;
+				snprintf(path, sizeof path, "%s/%s", kdks, de->d_name);
+				add_root(s, i, path);
+			}
+		}
+		closedir(d);
+	}
+	if (is_dir("/Volumes/KernelDebugKit"))
+		add_root(s, i, "/Volumes/KernelDebugKit");
+	if (!s->src[i].nroots)
+		s->src[i].off = "none installed (/Library/Developer/KDKs, /Volumes/KernelDebugKit)";
+}
+
+/* ---- Spotlight: every dSYM Xcode indexed (macOS) ---- */
+
+static void setup_spotlight(kp__symsrc *s, unsigned i)
+{
+#ifdef __APPLE__
+	if (s->no_system)
+		s->src[i].off = "not asked (system places turned off)";
+#else
+	(void)s;
+	s->src[i].off = "macOS only";
+#endif
+}
+
+static bool spotlight_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k,
+                          kp__symsrc_hit *hit, struct say *say)
+{
+	struct source *src = &s->src[i];
+	if (src->off) {
+		if (say)
+			kp_sb_str(&say->said, src->off);
+		return false;
+	}
+	bool asked = false;
+	for (size_t j = 0; j < src->nasked && !asked; j++)
+		asked = strcmp(src->asked[j], uuid) == 0;
+	char query[96];
+	snprintf(query, sizeof query, "com_apple_xcode_dsym_uuids == %s", uuid);
+	if (!asked) {
+		char **slot = kp_vec_push((void **)&src->asked, &src->nasked, &src->acap, sizeof *src->asked);
+		if (slot)
+			*slot = strdup(uuid);
+		char *argv[] = {"mdfind", query, NULL};
+		char *out = NULL;
+		size_t len = 0;
+		int status = 0;
+		if (kp_proc_run(argv, NULL, 0, 1u << 20, 10000, &out, &len, &status, NULL) == KP_OK) {
+			for (char *line = out, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+				nl = strchr(line, '\n');
+				if (nl)
+					*nl = '\0';
+				if (line[0] == '/')
+					add_root(s, i, line);
+			}
+		}
+		free(out);
+	}
+	if (say) {
+		kp_sb_str(&say->tried, "mdfind ");
+		kp_sb_str(&say->tried, query);
+	}
+	hit->path = kp__dsym_find(s->dx, uuid, i, k);
+	if (say)
+		kp_sb_str(&say->said, hit->path ? "found" : "no dSYM indexed with this UUID");
+	return hit->path != NULL;
+}
+
+/* ---- kernelcaches: kept for this Mac's panics, then its running ones ---- */
+
+/* Apple silicon keeps them IM4P-wrapped on the Preboot volume, under
+ * <volume group UUID>/boot/<hash>/System/Library/Caches/com.apple.kernelcaches,
+ * Intel in /System/Library/KernelCollections (*.kc). */
+static void add_running_kernelcaches(kp__symsrc *s, unsigned i)
+{
+#ifdef __APPLE__
+	static const char preboot[] = "/System/Volumes/Preboot";
+	if (is_dir("/System/Library/KernelCollections"))
+		add_root(s, i, "/System/Library/KernelCollections");
+	DIR *top = opendir(preboot);
+	if (!top)
+		return;
+	struct dirent *g;
+	while ((g = readdir(top)) != NULL) {
+		if (g->d_name[0] == '.')
+			continue;
+		char boot[1024];
+		snprintf(boot, sizeof boot, "%s/%s/boot", preboot, g->d_name);
+		DIR *b = opendir(boot);
+		if (!b)
+			continue;
+		struct dirent *h;
+		while ((h = readdir(b)) != NULL) {
+			if (h->d_name[0] == '.')
+				continue;
+			char kc[2048];
+			snprintf(kc, sizeof kc, "%s/%s/System/Library/Caches/com.apple.kernelcaches", boot,
+			         h->d_name);
+			if (is_dir(kc))
+				add_root(s, i, kc);
+		}
+		closedir(b);
+	}
+	closedir(top);
+#else
+	(void)s, (void)i;
+#endif
+}
+
+static void setup_kernelcache(kp__symsrc *s, unsigned i)
+{
+	/* kernelcaches kept for this Mac's panics (kp_kernelcache_keep) */
+	char kept[4200];
+	snprintf(kept, sizeof kept, "%s/kernelcaches", s->cache_dir);
+	if (s->cache_dir[0] && is_dir(kept))
+		add_root(s, i, kept);
+	if (!s->no_system)
+		add_running_kernelcaches(s, i);
+}
+
+static const source_ops table[NSRC] = {
+	[SRC_BESIDE] = {.name = "next to the binary", .nth = roots_nth,
+	                .none = "no X.dSYM beside a binary or bundle X named by --dsym"},
+	[SRC_DSYM] = {.name = "--dsym", .nth = roots_nth, .none = "none given"},
+	[SRC_LOCAL] = {.name = "local folders", .nth = roots_nth,
+	               .none = "none set (KPBROWSE_DSYM_PATH)"},
+	[SRC_KDK] = {.name = "KDKs", .setup = setup_kdk, .nth = roots_nth, .none = "none installed"},
+	[SRC_SPOTLIGHT] = {.name = "Spotlight", .setup = setup_spotlight, .nth = spotlight_nth},
+	[SRC_KERNELCACHE] = {.name = "kernelcaches", .setup = setup_kernelcache, .nth = roots_nth,
+	                     .none = "none kept (<cache folder>/kernelcaches) or running"},
+};
+
+/* ---- the table ---- */
+
+kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsrc **out,
+                         kp_error *err)
+{
+	*out = NULL;
+	kp__symsrc *s = calloc(1, sizeof *s);
+	if (!s)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	s->dx = dx;
+	s->no_system = cfg->no_system;
+	snprintf(s->cache_dir, sizeof s->cache_dir, "%s", cfg->cache_dir ? cfg->cache_dir : "");
+	for (size_t i = 0; i < cfg->ndsym; i++)
+		add_beside(s, cfg->dsym_paths[i]);
+	for (size_t i = 0; i < cfg->ndsym; i++)
+		add_root(s, SRC_DSYM, cfg->dsym_paths[i]);
+	const char *env = cfg->no_env ? NULL : getenv("KPBROWSE_DSYM_PATH");
+	if (env) {
+		char *copy = strdup(env), *save = NULL;
+		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
+			add_root(s, SRC_LOCAL, t);
+		free(copy);
+	}
+	if (cfg->no_env)
+		s->src[SRC_LOCAL].off = "not searched (environment turned off)";
+	*out = s;
+	return KP_OK;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void kp__symsrc_free(kp__symsrc **sp)
+{
+	if (!sp || !*sp)
+		return;
+	kp__symsrc *s = *sp;
+	for (unsigned i = 0; i < NSRC; i++) {
+		free_strv(s->src[i].roots, s->src[i].nroots);
+		free_strv(s->src[i].asked, s->src[i].nasked);
+	}
+	free(s);
+	*sp = NULL;
+}
+
+void kp__symsrc_set_build(kp__symsrc *s, const char *build)
+{
+	snprintf(s->build, sizeof s->build, "%s", build);
+}
+
+static void ready(kp__symsrc *s, unsigned i)
+{
+	if (s->src[i].ready)
+		return;
+	s->src[i].ready = true;
+	if (table[i].setup)
+		table[i].setup(s, i);
+}
+
+void kp__symsrc_add_all_roots(kp__symsrc *s)
+{
+	for (unsigned i = 0; i < NSRC; i++)
+		if (table[i].nth == roots_nth)
+			ready(s, i);
+}
+
+void kp__symsrc_iter_init(kp__symsrc_iter *it, const char *uuid)
+{
+	memset(it, 0, sizeof *it);
+	snprintf(it->uuid, sizeof it->uuid, "%s", uuid);
+}
+
+bool kp__symsrc_next(kp__symsrc *s, kp__symsrc_iter *it, kp__symsrc_trail *t,
+                     kp__symsrc_hit *hit)
+{
+	for (; it->src < NSRC; it->src++, it->k = 0) {
+		unsigned i = it->src;
+		ready(s, i);
+		struct say say = {0};
+		bool speak = t && it->k == 0;
+		memset(hit, 0, sizeof *hit);
+		bool got = table[i].nth(s, i, it->uuid, it->k, hit, speak ? &say : NULL);
+		if (speak) {
+			char *tried = kp_sb_take(&say.tried), *said = kp_sb_take(&say.said);
+			kp__symsrc_trail_add(t, table[i].name, tried, said, got);
+			free(tried);
+			free(said);
+		}
+		if (got) {
+			hit->source = i;
+			hit->name = table[i].name;
+			it->k++;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool kp__symsrc_next_here(kp__symsrc *s, kp__symsrc_iter *it, kp__symsrc_hit *hit)
+{
+	if (it->src >= NSRC)
+		return false;
+	memset(hit, 0, sizeof *hit);
+	if (!table[it->src].nth(s, it->src, it->uuid, it->k, hit, NULL))
+		return false;
+	hit->source = it->src;
+	hit->name = table[it->src].name;
+	it->k++;
+	return true;
+}

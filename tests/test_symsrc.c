@@ -1,0 +1,177 @@
+/* test_symsrc.c: the symbol-source table (core/symbols/symsrc.c) through
+ * kp_symbols_where: the sources are asked in their one order, each says
+ * what it tried, the first that holds the UUID answers, and its file is
+ * confirmed by LC_UUID.  Trees are copies of the fixture dSYMs and
+ * binaries (tests/fixtures/bin) in a temporary folder. */
+#include "kt.h"
+#include "kp_symbols.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KEXT_ARM64 "4C4C44A3-5555-3144-A151-249D146ED38D"
+#define KERNEL_ARM64 "4C4C44BD-5555-3144-A14B-0078EC5E31E1"
+#define NOWHERE "01234567-89AB-CDEF-0123-456789ABCDEF"
+
+static char tmp[256];
+
+static int sh(const char *fmt, const char *a, const char *b)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof cmd, fmt, a, b);
+	return system(cmd);
+}
+
+static kp_symbols *open_syms(const char *dsym, bool no_env, const char *cache)
+{
+	const char *paths[] = {dsym};
+	kp_symbols_opts o = {.paths = paths, .npaths = dsym != NULL, .no_env = no_env,
+	                     .no_system = true, .cache_dir = cache ? cache : ""};
+	kp_symbols *s = NULL;
+	kp_error err;
+	KT_CHECK(kp_symbols_new(&o, &s, &err) == KP_OK, "kp_symbols_new");
+	return s;
+}
+
+/* The step of source name, or NULL. */
+static const kp_symwhere_step *step_of(const kp_symwhere *w, const char *name)
+{
+	for (size_t i = 0; i < w->nsteps; i++)
+		if (strcmp(w->steps[i].source, name) == 0)
+			return &w->steps[i];
+	return NULL;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = s ? strlen(s) : 0, t = strlen(tail);
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* --dsym names a binary: the dSYM beside it answers first, with the
+ * binary as its executable */
+static void beside_the_binary(void)
+{
+	char bin[400];
+	snprintf(bin, sizeof bin, "%s/beside/fakekext.arm64", tmp);
+	kp_symbols *s = open_syms(bin, true, NULL);
+	kp_symwhere w;
+	kp_error err;
+	KT_CHECK(kp_symbols_where(s, KEXT_ARM64, &w, &err) == KP_OK, "beside: found");
+	KT_STREQ(w.source, "next to the binary", "beside: the answering source");
+	KT_CHECK(w.nsteps == 1 && w.steps[0].found, "beside: one step, the answer (%zu)", w.nsteps);
+	KT_CHECK(w.is_dsym && ends_with(w.path, "fakekext.arm64.dSYM/Contents/Resources/DWARF/fakekext.arm64"),
+	         "beside: the dSYM's DWARF file (%s)", w.path ? w.path : "-");
+	KT_STREQ(w.arch, "arm64", "beside: arch");
+	kp_symbols_free(&s);
+}
+
+/* a folder with a binary and its dSYM: the dSYM answers, the binary is
+ * its executable */
+static void dsym_folder_with_exec(void)
+{
+	char dir[400];
+	snprintf(dir, sizeof dir, "%s/beside", tmp);
+	kp_symbols *s = open_syms(dir, true, NULL);
+	kp_symwhere w;
+	kp_error err;
+	KT_CHECK(kp_symbols_where(s, KEXT_ARM64, &w, &err) == KP_OK, "--dsym folder: found");
+	KT_STREQ(w.source, "--dsym", "--dsym folder: the answering source");
+	const kp_symwhere_step *b = step_of(&w, "next to the binary");
+	KT_CHECK(b && !b->found && w.steps[0].source == b->source, "--dsym folder: next-to-binary asked first, found nothing");
+	KT_CHECK(w.is_dsym && w.exec && ends_with(w.exec, "/beside/fakekext.arm64"),
+	         "--dsym folder: the binary beside is the executable (%s)", w.exec ? w.exec : "-");
+	KT_CHECK(kp_symbols_where(s, "not-a-uuid", &w, &err) == KP_ERR_USAGE, "a malformed UUID is a usage error");
+	kp_symbols_free(&s);
+}
+
+/* nothing holds it: every source says so, in the table's order */
+static void not_found_trail(void)
+{
+	char dir[400], cache[400], env[800];
+	snprintf(dir, sizeof dir, "%s/empty", tmp);
+	snprintf(cache, sizeof cache, "%s/cache", tmp);
+	snprintf(env, sizeof env, "%s/local:%s/missing", tmp, tmp);
+	setenv("KPBROWSE_DSYM_PATH", env, 1);
+	kp_symbols *s = open_syms(dir, false, cache);
+	kp_symwhere w;
+	kp_error err;
+	KT_CHECK(kp_symbols_where(s, NOWHERE, &w, &err) == KP_ERR_NOTFOUND, "nowhere: not found");
+	KT_CHECK(w.path == NULL && w.source == NULL, "nowhere: no answer");
+	static const char *order[] = {"next to the binary", "--dsym", "local folders", "KDKs",
+	                              "Spotlight", "kernelcaches"};
+	size_t j = 0;
+	for (size_t i = 0; i < w.nsteps && j < sizeof order / sizeof *order; i++)
+		if (strcmp(w.steps[i].source, order[j]) == 0)
+			j++;
+	KT_CHECK(j == sizeof order / sizeof *order, "nowhere: every source asked, in order (%zu of %zu)", j,
+	         sizeof order / sizeof *order);
+	for (size_t i = 0; i < w.nsteps; i++)
+		KT_CHECK(!w.steps[i].found && w.steps[i].said[0], "nowhere: %s says something: %s",
+		         w.steps[i].source, w.steps[i].said);
+	const kp_symwhere_step *l = step_of(&w, "local folders");
+	KT_CHECK(l && strstr(l->tried, "/local") && strstr(l->tried, "/missing (missing)"),
+	         "local folders: names each KPBROWSE_DSYM_PATH folder, a missing one so (%s)", l ? l->tried : "-");
+	const kp_symwhere_step *k = step_of(&w, "KDKs");
+	KT_CHECK(k && strstr(k->said, "turned off"), "KDKs: says it was turned off (%s)", k ? k->said : "-");
+	/* the local folder holds the kernel: it answers, after --dsym */
+	KT_CHECK(kp_symbols_where(s, KERNEL_ARM64, &w, &err) == KP_OK, "local folder: found");
+	KT_STREQ(w.source, "local folders", "local folder: the answering source");
+	KT_CHECK(w.nsteps == 3 && !w.steps[1].found && w.steps[2].found, "local folder: three steps, the last one answers");
+	kp_symbols_free(&s);
+	unsetenv("KPBROWSE_DSYM_PATH");
+
+	/* no_env: the environment's folders are not searched, and the step says so */
+	s = open_syms(dir, true, cache);
+	KT_CHECK(kp_symbols_where(s, KERNEL_ARM64, &w, &err) == KP_ERR_NOTFOUND, "no_env: not found");
+	l = step_of(&w, "local folders");
+	KT_CHECK(l && strstr(l->said, "not searched"), "no_env: local folders not searched (%s)", l ? l->said : "-");
+	kp_symbols_free(&s);
+}
+
+/* kept kernelcaches come last: a binary there answers only when nothing
+ * before it does */
+static void kernelcache_last(void)
+{
+	char cache[400], dir[400];
+	snprintf(cache, sizeof cache, "%s/kc", tmp);
+	snprintf(dir, sizeof dir, "%s/empty", tmp);
+	sh("mkdir -p '%s/kernelcaches' && cp " KP_FIXTURES "/bin/fakekernel.arm64 '%s/kernelcaches/'", cache, cache);
+	kp_symbols *s = open_syms(dir, true, cache);
+	kp_symwhere w;
+	kp_error err;
+	KT_CHECK(kp_symbols_where(s, KERNEL_ARM64, &w, &err) == KP_OK, "kernelcaches: found");
+	KT_STREQ(w.source, "kernelcaches", "kernelcaches: the answering source");
+	KT_CHECK(!w.is_dsym, "kernelcaches: a binary, not a dSYM");
+	KT_CHECK(kp_symbols_find(s, KERNEL_ARM64) && strcmp(kp_symbols_find(s, KERNEL_ARM64), w.path) == 0,
+	         "kp_symbols_find gives the same file");
+	kp_symbols_free(&s);
+	/* with the same kernel in --dsym, --dsym wins */
+	char bin[400];
+	snprintf(bin, sizeof bin, "%s/local", tmp);
+	s = open_syms(bin, true, cache);
+	kp_status st = kp_symbols_where(s, KERNEL_ARM64, &w, &err);
+	KT_CHECK(st == KP_OK && strcmp(w.source, "--dsym") == 0, "--dsym before kernelcaches (%s)",
+	         w.source ? w.source : "-");
+	kp_symbols_free(&s);
+}
+
+int main(void)
+{
+	snprintf(tmp, sizeof tmp, "/tmp/kp-test-symsrc-XXXXXX");
+	if (!mkdtemp(tmp))
+		return 1;
+	unsetenv("KPBROWSE_DSYM_PATH");
+	sh("mkdir -p '%s/beside' '%s/empty'", tmp, tmp);
+	sh("cp -R " KP_FIXTURES "/bin/fakekext.arm64 " KP_FIXTURES "/bin/fakekext.arm64.dSYM '%s/beside/'%s", tmp, "");
+	sh("mkdir -p '%s/local' && cp -R " KP_FIXTURES "/bin/fakekernel.arm64.dSYM '%s/local/'", tmp, tmp);
+
+	beside_the_binary();
+	dsym_folder_with_exec();
+	not_found_trail();
+	kernelcache_last();
+
+	sh("rm -rf '%s'%s", tmp, "");
+	return kt_done();
+}
