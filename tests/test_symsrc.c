@@ -99,8 +99,8 @@ static void not_found_trail(void)
 	kp_error err;
 	KT_CHECK(kp_symbols_where(s, NOWHERE, &w, &err) == KP_ERR_NOTFOUND, "nowhere: not found");
 	KT_CHECK(w.path == NULL && w.source == NULL, "nowhere: no answer");
-	static const char *order[] = {"next to the binary", "--dsym", "local folders", "KDKs",
-	                              "Spotlight", "kernelcaches"};
+	static const char *order[] = {"next to the binary", "--dsym", "local folders", "file-mapped",
+	                              "KDKs", "Spotlight", "kernelcaches"};
 	size_t j = 0;
 	for (size_t i = 0; i < w.nsteps && j < sizeof order / sizeof *order; i++)
 		if (strcmp(w.steps[i].source, order[j]) == 0)
@@ -157,12 +157,95 @@ static void kernelcache_last(void)
 	kp_symbols_free(&s);
 }
 
+/* file-mapped UUID trees: a link to the DWARF file, a folder that is the
+ * .dSYM bundle, a link to the wrong file (refused); the trees come from
+ * KPBROWSE_FILE_MAPPED_PATHS and the config file's DBGFileMappedPaths,
+ * which also gives a DBGSearchPaths folder */
+static void file_mapped(void)
+{
+	char t1[400], t2[400], t3[400], conf[400], env[900], dir[400];
+	snprintf(t1, sizeof t1, "%s/fm1", tmp);
+	snprintf(t2, sizeof t2, "%s/fm2", tmp);
+	snprintf(t3, sizeof t3, "%s/fm3", tmp);
+	snprintf(conf, sizeof conf, "%s/config", tmp);
+	snprintf(dir, sizeof dir, "%s/empty", tmp);
+	/* the kext: a symlink to the DWARF file inside the fixture dSYM */
+	sh("mkdir -p '%s/4C4C/44A3/5555/3144/A151' && ln -s " KP_FIXTURES
+	   "/bin/fakekext.arm64.dSYM/Contents/Resources/DWARF/fakekext.arm64 '%s/4C4C/44A3/5555/3144/A151/249D146ED38D'",
+	   t1, t1);
+	/* the kernel: the last 12 digits name a folder that is the dSYM bundle */
+	sh("mkdir -p '%s/4C4C/44BD/5555/3144/A14B' && cp -R " KP_FIXTURES
+	   "/bin/fakekernel.arm64.dSYM '%s/4C4C/44BD/5555/3144/A14B/0078EC5E31E1'", t2, t2);
+	/* the x86_64 kernel's entry links to the arm64 kernel's file: refused */
+	sh("mkdir -p '%s/4C4C/44EF/5555/3144/A1CD' && ln -s " KP_FIXTURES
+	   "/bin/fakekernel.arm64 '%s/4C4C/44EF/5555/3144/A1CD/413F9846D32A'", t3, t3);
+	FILE *fp = fopen(conf, "w");
+	if (fp) {
+		fprintf(fp, "# kpbrowse config\n  DBGFileMappedPaths = %s  \nDBGSearchPaths=%s/beside\nunknown = x\n", t3, tmp);
+		fclose(fp);
+	}
+	snprintf(env, sizeof env, "%s:%s", t1, t2);
+	setenv("KPBROWSE_FILE_MAPPED_PATHS", env, 1);
+	setenv("KPBROWSE_CONFIG", conf, 1);
+	kp_symbols *s = open_syms(dir, false, NULL);
+	kp_symwhere w;
+	kp_error err;
+	kp_status st = kp_symbols_where(s, KERNEL_ARM64, &w, &err);
+	KT_CHECK(st == KP_OK, "file-mapped: the kernel found");
+	KT_STREQ(w.source, "file-mapped", "file-mapped: the answering source");
+	KT_CHECK(w.is_dsym && w.path && strstr(w.path, "/fm2/4C4C/44BD/5555/3144/A14B/0078EC5E31E1/Contents/Resources/DWARF/fakekernel.arm64"),
+	         "file-mapped: a folder entry is the dSYM bundle (%s)", w.path ? w.path : "-");
+	const kp_symwhere_step *m = step_of(&w, "file-mapped");
+	KT_CHECK(m && strstr(m->tried, "/fm1/4C4C/44BD/5555/3144/A14B/0078EC5E31E1 (no entry)") &&
+	         strstr(m->tried, "/fm3/"), "file-mapped: names each tree's entry, env then config (%s)", m ? m->tried : "-");
+	const kp_symwhere_step *l = step_of(&w, "local folders");
+	KT_CHECK(l && l < m && strstr(l->tried, "/beside") && !l->found,
+	         "local folders (the config's DBGSearchPaths) asked before file-mapped (%s)", l ? l->tried : "-");
+	KT_CHECK(kp_symbols_where(s, KEXT_ARM64, &w, &err) == KP_OK, "the kext found");
+	KT_STREQ(w.source, "local folders", "the config's DBGSearchPaths folder answers before file-mapped");
+	kp_symbols_free(&s);
+
+	/* without the search path the kext's link answers */
+	fp = fopen(conf, "w");
+	if (fp) {
+		fprintf(fp, "DBGFileMappedPaths = %s\n", t3);
+		fclose(fp);
+	}
+	s = open_syms(dir, false, NULL);
+	st = kp_symbols_where(s, KEXT_ARM64, &w, &err);
+	KT_CHECK(st == KP_OK && strcmp(w.source, "file-mapped") == 0, "the kext: a symlink to the DWARF file (%s)",
+	         w.source ? w.source : "-");
+	KT_CHECK(w.path && strstr(w.path, "/fm1/4C4C/44A3/5555/3144/A151/249D146ED38D"), "the kext: the link's path");
+	/* the wrong link is refused and the search goes on */
+	st = kp_symbols_where(s, "4C4C44EF-5555-3144-A1CD-413F9846D32A", &w, &err);
+	KT_CHECK(st == KP_ERR_NOTFOUND, "a link to another UUID's file: not used");
+	bool refused = false;
+	for (size_t i = 0; i < w.nsteps; i++)
+		refused |= strcmp(w.steps[i].source, "file-mapped") == 0 && strstr(w.steps[i].said, "refused") &&
+		           strstr(w.steps[i].tried, "/fm3/4C4C/44EF/5555/3144/A1CD/413F9846D32A");
+	KT_CHECK(refused, "the wrong link: a step says it was refused");
+	KT_CHECK(kp_symbols_find(s, "4C4C44EF-5555-3144-A1CD-413F9846D32A") != NULL,
+	         "kp_symbols_find still offers it (callers confirm LC_UUID)");
+	kp_symbols_free(&s);
+
+	/* no_env: neither the trees nor the config */
+	s = open_syms(dir, true, NULL);
+	KT_CHECK(kp_symbols_where(s, KEXT_ARM64, &w, &err) == KP_ERR_NOTFOUND, "no_env: the trees are not searched");
+	m = step_of(&w, "file-mapped");
+	KT_CHECK(m && strstr(m->said, "not searched"), "no_env: file-mapped says so");
+	kp_symbols_free(&s);
+	unsetenv("KPBROWSE_FILE_MAPPED_PATHS");
+	setenv("KPBROWSE_CONFIG", "/nonexistent/kpbrowse-config", 1);
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof tmp, "/tmp/kp-test-symsrc-XXXXXX");
 	if (!mkdtemp(tmp))
 		return 1;
 	unsetenv("KPBROWSE_DSYM_PATH");
+	unsetenv("KPBROWSE_FILE_MAPPED_PATHS");
+	setenv("KPBROWSE_CONFIG", "/nonexistent/kpbrowse-config", 1);
 	sh("mkdir -p '%s/beside' '%s/empty'", tmp, tmp);
 	sh("cp -R " KP_FIXTURES "/bin/fakekext.arm64 " KP_FIXTURES "/bin/fakekext.arm64.dSYM '%s/beside/'%s", tmp, "");
 	sh("mkdir -p '%s/local' && cp -R " KP_FIXTURES "/bin/fakekernel.arm64.dSYM '%s/local/'", tmp, tmp);
@@ -171,6 +254,7 @@ int main(void)
 	dsym_folder_with_exec();
 	not_found_trail();
 	kernelcache_last();
+	file_mapped();
 
 	sh("rm -rf '%s'%s", tmp, "");
 	return kt_done();

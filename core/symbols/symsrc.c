@@ -2,7 +2,10 @@
  * source_ops: its name in the trail and the one call that answers "the
  * k-th file you hold for this UUID", saying at k == 0 what it tried. */
 #include "symsrc.h"
+#include "kp_fs.h"
+#include "kp_macho.h"
 #include "kp_proc.h"
+#include "plist.h"
 #include "kp_strbuf.h"
 #include "kp_vec.h"
 
@@ -16,7 +19,8 @@
 enum {
 	SRC_BESIDE,       /* X.dSYM beside a binary or bundle named by --dsym */
 	SRC_DSYM,         /* --dsym */
-	SRC_LOCAL,        /* KPBROWSE_DSYM_PATH */
+	SRC_LOCAL,        /* KPBROWSE_DSYM_PATH, DBGSearchPaths */
+	SRC_MAPPED,       /* file-mapped UUID trees: DBGFileMappedPaths */
 	SRC_KDK,          /* /Library/Developer/KDKs, /Volumes/KernelDebugKit */
 	SRC_SPOTLIGHT,    /* mdfind (macOS) */
 	SRC_KERNELCACHE,  /* kept kernelcaches, this Mac's own */
@@ -29,9 +33,20 @@ struct say {
 	kp_sb tried, said;
 };
 
+/* What a source that is not a folder walk found for one UUID, kept until
+ * the table is freed (paths handed out must outlive later lookups). */
+struct memo {
+	char uuid[37];
+	char **paths;         /* candidates, in order */
+	size_t n, cap;
+	char *tried, *said;
+};
+
 struct source {
-	char **roots;         /* folders and files it walks (folder sources) */
-	size_t nroots, rcap;
+	char **roots;         /* folders and files it walks (folder sources); */
+	size_t nroots, rcap;  /* file-mapped: its trees */
+	struct memo *memos;
+	size_t nmemos, mcap;
 	bool ready;           /* setup ran */
 	const char *off;      /* why it is not consulted, or NULL */
 	char **asked;         /* Spotlight: UUIDs already asked of mdfind */
@@ -85,6 +100,12 @@ void kp__symsrc_trail_free(kp__symsrc_trail *t)
 	memset(t, 0, sizeof *t);
 }
 
+static const struct source_ops table[NSRC];
+static bool roots_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
+                      struct say *say);
+static bool spotlight_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k,
+                          kp__symsrc_hit *hit, struct say *say);
+
 /* ---- folder sources: roots in the shared dSYM index, tagged ---- */
 
 static void add_root(kp__symsrc *s, unsigned i, const char *path)
@@ -101,7 +122,8 @@ static void add_root(kp__symsrc *s, unsigned i, const char *path)
 		src->nroots--;
 		return;
 	}
-	kp__dsym_add_root(s->dx, path, i);
+	if (table[i].nth == roots_nth || table[i].nth == spotlight_nth)
+		kp__dsym_add_root(s->dx, path, i);
 }
 
 static bool is_dir(const char *path)
@@ -122,8 +144,6 @@ static void say_roots(const struct source *src, struct say *say)
 			kp_sb_str(&say->tried, " (missing)");
 	}
 }
-
-static const struct source_ops table[NSRC];
 
 static bool roots_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
                       struct say *say)
@@ -168,6 +188,217 @@ static void add_beside(kp__symsrc *s, const char *path)
 			add_root(s, SRC_BESIDE, cand);
 	}
 }
+
+/* ---- memos (file-mapped, shell) ---- */
+
+static struct memo *memo_of(struct source *src, const char *uuid)
+{
+	for (size_t j = 0; j < src->nmemos; j++)
+		if (strcmp(src->memos[j].uuid, uuid) == 0)
+			return &src->memos[j];
+	return NULL;
+}
+
+static struct memo *memo_new(struct source *src, const char *uuid)
+{
+	struct memo *m = kp_vec_push((void **)&src->memos, &src->nmemos, &src->mcap, sizeof *src->memos);
+	if (m)
+		snprintf(m->uuid, sizeof m->uuid, "%s", uuid);
+	return m;
+}
+
+static void memo_add(struct memo *m, const char *path)
+{
+	char **slot = kp_vec_push((void **)&m->paths, &m->n, &m->cap, sizeof *m->paths);
+	if (slot && !(*slot = strdup(path)))
+		m->n--;
+}
+
+/* Answers k from a memo, saying what it said when asked first. */
+static bool memo_answer(const struct memo *m, size_t k, kp__symsrc_hit *hit, struct say *say)
+{
+	hit->path = m && k < m->n ? m->paths[k] : NULL;
+	if (say && m) {
+		kp_sb_str(&say->tried, m->tried ? m->tried : "");
+		kp_sb_str(&say->said, m->said ? m->said : "");
+	}
+	return hit->path != NULL;
+}
+
+/* ---- file-mapped UUID trees (DebugSymbols' DBGFileMappedPaths) ----
+ * TREE/2351/6BE4/29BE/350C/91C9/F36E7999F0F1 for 23516BE4-29BE-350C-91C9-
+ * F36E7999F0F1: the first 20 hex digits (upper case) in 4-digit folders,
+ * then the last 12 naming a symlink or a folder: the DWARF file (or any
+ * Mach-O), or a .dSYM bundle, whose Contents/Resources/DWARF files are the
+ * candidates.  Callers confirm LC_UUID, so a link to the wrong file is
+ * refused, not used. */
+
+static void mapped_path(char *out, size_t size, const char *tree, const char *uuid)
+{
+	char hex[33];
+	size_t n = 0;
+	for (const char *p = uuid; *p && n < 32; p++)
+		if (*p != '-')
+			hex[n++] = *p;
+	hex[n] = '\0';
+	snprintf(out, size, "%s/%.4s/%.4s/%.4s/%.4s/%.4s/%s", tree, hex, hex + 4, hex + 8, hex + 12,
+	         hex + 16, hex + 20);
+}
+
+/* Mach-O files directly in dir, in name order (a bundle's DWARF folder). */
+static size_t add_files_in(struct memo *m, const char *dir)
+{
+	char **names = NULL;
+	size_t n = 0, added = 0;
+	if (kp_fs_dir_names(dir, &names, &n, NULL) != KP_OK)
+		return 0;
+	for (size_t j = 0; j < n; j++) {
+		char p[4200];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", dir, names[j]);
+		if (names[j][0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+			memo_add(m, p);
+			added++;
+		}
+	}
+	kp_fs_names_free(names, n);
+	return added;
+}
+
+static bool mapped_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
+                       struct say *say)
+{
+	struct source *src = &s->src[i];
+	if (src->off || !src->nroots) {
+		if (say)
+			kp_sb_str(&say->said, src->off ? src->off
+			                               : "none set (KPBROWSE_FILE_MAPPED_PATHS, DBGFileMappedPaths)");
+		return false;
+	}
+	struct memo *m = memo_of(src, uuid);
+	if (!m && (m = memo_new(src, uuid)) != NULL) {
+		kp_sb tried = {0}, said = {0};
+		for (size_t j = 0; j < src->nroots; j++) {
+			char p[4200], dwarf[4300];
+			struct stat st;
+			mapped_path(p, sizeof p, src->roots[j], uuid);
+			if (j)
+				kp_sb_str(&tried, ", ");
+			kp_sb_str(&tried, p);
+			size_t before = m->n;
+			if (stat(p, &st) != 0) {
+				kp_sb_str(&tried, " (no entry)");
+			} else if (S_ISREG(st.st_mode)) {
+				memo_add(m, p);
+			} else if (S_ISDIR(st.st_mode)) {
+				snprintf(dwarf, sizeof dwarf, "%s/Contents/Resources/DWARF", p);
+				if (!add_files_in(m, dwarf))
+					add_files_in(m, p);
+			}
+			if (m->n == before && stat(p, &st) == 0)
+				kp_sb_str(&tried, " (no file in it)");
+		}
+		m->tried = kp_sb_take(&tried);
+		kp_sb_str(&said, m->n ? "found" : "no entry for this UUID");
+		m->said = kp_sb_take(&said);
+	}
+	return memo_answer(m, k, hit, say);
+}
+
+/* ---- kpbrowse's config file and the DebugSymbols defaults ----
+ * KPBROWSE_CONFIG, else $XDG_CONFIG_HOME/kpbrowse/config, else
+ * ~/.config/kpbrowse/config: lines "KEY = VALUE" ('#' starts a comment);
+ * the keys are DebugSymbols' (DBGSearchPaths, DBGFileMappedPaths), each
+ * line one value, a key repeated for more.  On macOS the defaults of
+ * com.apple.DebugSymbols (~/Library/Preferences, a string or an array of
+ * strings a key) come after it. */
+
+static void config_value(kp__symsrc *s, const char *key, const char *val)
+{
+	if (!val[0])
+		return;
+	if (strcmp(key, "DBGSearchPaths") == 0)
+		add_root(s, SRC_LOCAL, val);
+	else if (strcmp(key, "DBGFileMappedPaths") == 0)
+		add_root(s, SRC_MAPPED, val);
+}
+
+static void config_path(char *out, size_t size)
+{
+	const char *env = getenv("KPBROWSE_CONFIG"), *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	out[0] = '\0';
+	if (env)
+		snprintf(out, size, "%s", env);
+	else if (xdg && xdg[0] == '/')
+		snprintf(out, size, "%s/kpbrowse/config", xdg);
+	else if (home)
+		snprintf(out, size, "%s/.config/kpbrowse/config", home);
+}
+
+static char *trim(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t n = strlen(p);
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+		p[--n] = '\0';
+	return p;
+}
+
+static void read_config(kp__symsrc *s)
+{
+	char path[4096];
+	config_path(path, sizeof path);
+	char *buf = NULL;
+	size_t len = 0;
+	if (!path[0] || kp_fs_read_file(path, (size_t)1 << 20, &buf, &len, NULL, NULL) != KP_OK)
+		return;
+	for (char *line = buf, *nl; line && line < buf + len; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		char *eq = strchr(line, '=');
+		line = trim(line);
+		if (line[0] == '#' || !eq)
+			continue;
+		*eq = '\0';
+		config_value(s, trim(line), trim(eq + 1));
+	}
+	free(buf);
+}
+
+#ifdef __APPLE__
+struct defaults_ctx {
+	kp__symsrc *s;
+	const char *key;
+};
+
+static void defaults_value(void *ctx, const char *val)
+{
+	struct defaults_ctx *d = ctx;
+	config_value(d->s, d->key, val);
+}
+
+static void read_defaults(kp__symsrc *s)
+{
+	const char *home = getenv("HOME");
+	char path[4096];
+	char *buf = NULL;
+	size_t len = 0;
+	if (!home)
+		return;
+	snprintf(path, sizeof path, "%s/Library/Preferences/com.apple.DebugSymbols.plist", home);
+	if (kp_fs_read_file(path, KP_PLIST_MAX, &buf, &len, NULL, NULL) != KP_OK)
+		return;
+	static const char *const keys[] = {"DBGSearchPaths", "DBGFileMappedPaths"};
+	for (size_t j = 0; j < sizeof keys / sizeof *keys; j++) {
+		struct defaults_ctx d = {s, keys[j]};
+		kp__plist_strings(buf, len, keys[j], defaults_value, &d, NULL);
+	}
+	free(buf);
+}
+#endif
 
 /* ---- KDKs, the one matching the report's build first ---- */
 
@@ -315,7 +546,8 @@ static const source_ops table[NSRC] = {
 	                .none = "no X.dSYM beside a binary or bundle X named by --dsym"},
 	[SRC_DSYM] = {.name = "--dsym", .nth = roots_nth, .none = "none given"},
 	[SRC_LOCAL] = {.name = "local folders", .nth = roots_nth,
-	               .none = "none set (KPBROWSE_DSYM_PATH)"},
+	               .none = "none set (KPBROWSE_DSYM_PATH, DBGSearchPaths)"},
+	[SRC_MAPPED] = {.name = "file-mapped", .nth = mapped_nth},
 	[SRC_KDK] = {.name = "KDKs", .setup = setup_kdk, .nth = roots_nth, .none = "none installed"},
 	[SRC_SPOTLIGHT] = {.name = "Spotlight", .setup = setup_spotlight, .nth = spotlight_nth},
 	[SRC_KERNELCACHE] = {.name = "kernelcaches", .setup = setup_kernelcache, .nth = roots_nth,
@@ -345,8 +577,20 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 			add_root(s, SRC_LOCAL, t);
 		free(copy);
 	}
-	if (cfg->no_env)
-		s->src[SRC_LOCAL].off = "not searched (environment turned off)";
+	if (!cfg->no_env) {
+		env = getenv("KPBROWSE_FILE_MAPPED_PATHS");
+		char *copy = env ? strdup(env) : NULL, *save = NULL;
+		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
+			add_root(s, SRC_MAPPED, t);
+		free(copy);
+		read_config(s);
+#ifdef __APPLE__
+		read_defaults(s);
+#endif
+	} else {
+		s->src[SRC_LOCAL].off = "not searched (environment and config turned off)";
+		s->src[SRC_MAPPED].off = "not searched (environment and config turned off)";
+	}
 	*out = s;
 	return KP_OK;
 }
@@ -364,8 +608,15 @@ void kp__symsrc_free(kp__symsrc **sp)
 		return;
 	kp__symsrc *s = *sp;
 	for (unsigned i = 0; i < NSRC; i++) {
-		free_strv(s->src[i].roots, s->src[i].nroots);
-		free_strv(s->src[i].asked, s->src[i].nasked);
+		struct source *src = &s->src[i];
+		free_strv(src->roots, src->nroots);
+		free_strv(src->asked, src->nasked);
+		for (size_t j = 0; j < src->nmemos; j++) {
+			free_strv(src->memos[j].paths, src->memos[j].n);
+			free(src->memos[j].tried);
+			free(src->memos[j].said);
+		}
+		free(src->memos);
 	}
 	free(s);
 	*sp = NULL;
