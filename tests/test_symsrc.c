@@ -100,7 +100,7 @@ static void not_found_trail(void)
 	KT_CHECK(kp_symbols_where(s, NOWHERE, &w, &err) == KP_ERR_NOTFOUND, "nowhere: not found");
 	KT_CHECK(w.path == NULL && w.source == NULL, "nowhere: no answer");
 	static const char *order[] = {"next to the binary", "--dsym", "local folders", "file-mapped",
-	                              "KDKs", "Spotlight", "kernelcaches"};
+	                              "KDKs", "Spotlight", "dsymForUUID", "kernelcaches"};
 	size_t j = 0;
 	for (size_t i = 0; i < w.nsteps && j < sizeof order / sizeof *order; i++)
 		if (strcmp(w.steps[i].source, order[j]) == 0)
@@ -238,6 +238,153 @@ static void file_mapped(void)
 	setenv("KPBROWSE_CONFIG", "/nonexistent/kpbrowse-config", 1);
 }
 
+/* A dsymForUUID stand-in: answers by UUID as lldb's scripts do, counting
+ * its runs in tmp/runs. */
+static void write_dsymforuuid(const char *path)
+{
+	FILE *fp = fopen(path, "w");
+	if (!fp)
+		return;
+	fprintf(fp,
+	        "#!/bin/sh\n"
+	        "echo run >>'%s/runs'\n"
+	        "[ $# = 1 ] || { echo 'want one argument' >&2; exit 9; }\n"
+	        "head='<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\"><dict>'\n"
+	        "case $1 in\n"
+	        "4C4C44A3-5555-3144-A151-249D146ED38D) printf '%%s' \"$head\"; cat <<E\n"
+	        "<key>4C4C44A3-5555-3144-A151-249D146ED38D</key><dict>\n"
+	        "<key>DBGDSYMPath</key><string>" KP_FIXTURES "/bin/fakekext.arm64.dSYM</string>\n"
+	        "<key>DBGSymbolRichExecutable</key><string>" KP_FIXTURES "/bin/fakekext.arm64</string>\n"
+	        "<key>DBGArchitecture</key><string>arm64</string>\n"
+	        "<key>DBGVersion</key><string>3</string>\n"
+	        "<key>DBGSourcePath</key><string>/lab/src</string>\n"
+	        "<key>DBGBuildSourcePath</key><string>/build/src</string>\n"
+	        "<key>DBGSourcePathRemapping</key><dict><key>/build/kext</key><string>/lab/kext &amp; co</string></dict>\n"
+	        "</dict></dict></plist>\n"
+	        "E\n;;\n"
+	        "4C4C44BD-5555-3144-A14B-0078EC5E31E1) printf '%%s' \"$head\"; cat <<E\n"
+	        "<key>4c4c44bd55553144a14b0078ec5e31e1</key><dict>\n"
+	        "<key>DBGDSYMPath</key><string>" KP_FIXTURES "/bin/fakekernel.arm64.dSYM/Contents/Resources/DWARF/fakekernel.arm64</string>\n"
+	        "<key>DBGVersion</key><string>2</string>\n"
+	        "<key>DBGSourcePathRemapping</key><dict><key>/a</key><string>/b</string></dict>\n"
+	        "</dict></dict></plist>\n"
+	        "E\n;;\n"
+	        "4C4C44EF-5555-3144-A1CD-413F9846D32A) printf '%%s' \"$head\"; echo '<key>'$1'</key><dict><key>DBGError</key><string>no dSYM for this build</string></dict></dict></plist>';;\n"
+	        "4C4C4449-5555-3144-A1F6-9DFF5C39A349) exit 3;;\n"
+	        "4C4C440D-5555-3144-A1F7-3CAE66CE75DF) echo 'not a plist';;\n"
+	        "*) sleep 5;;\n"
+	        "esac\n",
+	        tmp);
+	fclose(fp);
+	chmod(path, 0755);
+}
+
+static const kp_symwhere_step *shell_step(const kp_symwhere *w)
+{
+	return step_of(w, "dsymForUUID");
+}
+
+/* dsymForUUID: run with the UUID as its one argument, its plist read */
+static void dsymforuuid(void)
+{
+	char cmd[400], dir[400], runs[400];
+	snprintf(cmd, sizeof cmd, "%s/dsymForUUID", tmp);
+	snprintf(dir, sizeof dir, "%s/empty", tmp);
+	snprintf(runs, sizeof runs, "%s/runs", tmp);
+	write_dsymforuuid(cmd);
+	setenv("KPBROWSE_DSYMFORUUID", cmd, 1);
+	setenv("KPBROWSE_DSYMFORUUID_TIMEOUT", "1", 1);
+	unlink(runs);
+	kp_symbols *s = open_syms(dir, false, NULL);
+	kp_symwhere w;
+	kp_error err;
+	kp_status st = kp_symbols_where(s, KEXT_ARM64, &w, &err);
+	KT_CHECK(st == KP_OK, "dsymForUUID: the kext found");
+	KT_STREQ(w.source, "dsymForUUID", "dsymForUUID: the answering source");
+	KT_CHECK(w.is_dsym && w.path && strstr(w.path, "fakekext.arm64.dSYM/Contents/Resources/DWARF/fakekext.arm64"),
+	         "dsymForUUID: a .dSYM bundle stands for its DWARF file (%s)", w.path ? w.path : "-");
+	KT_CHECK(w.exec && ends_with(w.exec, "/bin/fakekext.arm64"), "dsymForUUID: DBGSymbolRichExecutable is the executable");
+	KT_STREQ(w.source_path, "/lab/src", "dsymForUUID: DBGSourcePath");
+	KT_STREQ(w.build_source_path, "/build/src", "dsymForUUID: DBGBuildSourcePath");
+	KT_CHECK(w.nremap == 1 && strcmp(w.remap[0], "/build/kext") == 0 && strcmp(w.remap[1], "/lab/kext & co") == 0,
+	         "dsymForUUID: DBGSourcePathRemapping kept with DBGVersion 3 (XML entities decoded)");
+	const kp_symwhere_step *sh_ = shell_step(&w);
+	KT_CHECK(sh_ && strstr(sh_->tried, "/dsymForUUID " KEXT_ARM64), "dsymForUUID: the trail names the command and the UUID (%s)",
+	         sh_ ? sh_->tried : "-");
+	const kp_symwhere_step *fm = step_of(&w, "file-mapped"), *kdk = step_of(&w, "KDKs");
+	KT_CHECK(fm && kdk && sh_ && fm < sh_ && kdk < sh_, "dsymForUUID: asked after file-mapped and KDKs");
+	KT_CHECK(kp_symbols_find(s, KEXT_ARM64) && kp_symbols_where(s, KEXT_ARM64, &w, &err) == KP_OK,
+	         "asked again");
+	size_t n = 0;
+	FILE *fp = fopen(runs, "r");
+	for (int c; fp && (c = fgetc(fp)) != EOF;)
+		n += c == '\n';
+	if (fp)
+		fclose(fp);
+	KT_CHECK(n == 1, "the command ran once for that UUID (%zu)", n);
+
+	/* a key in lower case without dashes; DBGVersion 2: no remapping */
+	st = kp_symbols_where(s, KERNEL_ARM64, &w, &err);
+	KT_CHECK(st == KP_OK && strcmp(w.source, "dsymForUUID") == 0, "the kernel: a UUID key in any spelling");
+	KT_CHECK(w.nremap == 0, "DBGVersion 2: DBGSourcePathRemapping ignored");
+	KT_CHECK(w.exec == NULL, "no DBGSymbolRichExecutable: no executable");
+
+	static const struct {
+		const char *uuid, *says;
+	} bad[] = {
+		{"4C4C44EF-5555-3144-A1CD-413F9846D32A", "DBGError: no dSYM for this build"},
+		{"4C4C4449-5555-3144-A1F6-9DFF5C39A349", "exit status 3"},
+		{"4C4C440D-5555-3144-A1F7-3CAE66CE75DF", "its output: not a property list"},
+		{NOWHERE, "timed out after 1 s"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		st = kp_symbols_where(s, bad[i].uuid, &w, &err);
+		sh_ = shell_step(&w);
+		KT_CHECK(st == KP_ERR_NOTFOUND && sh_ && !sh_->found && strcmp(sh_->said, bad[i].says) == 0,
+		         "dsymForUUID says '%s' (%s)", bad[i].says, sh_ ? sh_->said : "-");
+	}
+	kp_symbols_free(&s);
+
+	/* no_shell (inside dsym-for-uuid): not run */
+	kp_symbols_opts o = {.no_system = true, .no_shell = true, .cache_dir = ""};
+	KT_CHECK(kp_symbols_new(&o, &s, &err) == KP_OK, "kp_symbols_new no_shell");
+	st = kp_symbols_where(s, KEXT_ARM64, &w, &err);
+	sh_ = shell_step(&w);
+	KT_CHECK(st == KP_ERR_NOTFOUND && sh_ && strstr(sh_->said, "not run"), "no_shell: the command is not run");
+	kp_symbols_free(&s);
+
+	/* LLDB_APPLE_DSYMFORUUID_EXECUTABLE, as lldb: used when it exists */
+	unsetenv("KPBROWSE_DSYMFORUUID");
+	setenv("LLDB_APPLE_DSYMFORUUID_EXECUTABLE", cmd, 1);
+	s = open_syms(dir, false, NULL);
+	st = kp_symbols_where(s, KEXT_ARM64, &w, &err);
+	KT_CHECK(st == KP_OK && strcmp(w.source, "dsymForUUID") == 0, "LLDB_APPLE_DSYMFORUUID_EXECUTABLE is run");
+	kp_symbols_free(&s);
+	setenv("LLDB_APPLE_DSYMFORUUID_EXECUTABLE", "/nonexistent/dsymForUUID", 1);
+	s = open_syms(dir, false, NULL);
+	st = kp_symbols_where(s, KEXT_ARM64, &w, &err);
+	sh_ = shell_step(&w);
+	KT_CHECK(st == KP_ERR_NOTFOUND && sh_ && strstr(sh_->said, "none set"), "a missing LLDB_APPLE_DSYMFORUUID_EXECUTABLE is passed over");
+	kp_symbols_free(&s);
+	unsetenv("LLDB_APPLE_DSYMFORUUID_EXECUTABLE");
+
+	/* the config file's DBGShellCommands */
+	char conf[400];
+	snprintf(conf, sizeof conf, "%s/config-shell", tmp);
+	fp = fopen(conf, "w");
+	if (fp) {
+		fprintf(fp, "DBGShellCommands = %s\n", cmd);
+		fclose(fp);
+	}
+	setenv("KPBROWSE_CONFIG", conf, 1);
+	s = open_syms(dir, false, NULL);
+	st = kp_symbols_where(s, KEXT_ARM64, &w, &err);
+	KT_CHECK(st == KP_OK && strcmp(w.source, "dsymForUUID") == 0, "the config's DBGShellCommands is run");
+	kp_symbols_free(&s);
+	setenv("KPBROWSE_CONFIG", "/nonexistent/kpbrowse-config", 1);
+	unsetenv("KPBROWSE_DSYMFORUUID_TIMEOUT");
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof tmp, "/tmp/kp-test-symsrc-XXXXXX");
@@ -245,6 +392,8 @@ int main(void)
 		return 1;
 	unsetenv("KPBROWSE_DSYM_PATH");
 	unsetenv("KPBROWSE_FILE_MAPPED_PATHS");
+	unsetenv("KPBROWSE_DSYMFORUUID");
+	unsetenv("LLDB_APPLE_DSYMFORUUID_EXECUTABLE");
 	setenv("KPBROWSE_CONFIG", "/nonexistent/kpbrowse-config", 1);
 	sh("mkdir -p '%s/beside' '%s/empty'", tmp, tmp);
 	sh("cp -R " KP_FIXTURES "/bin/fakekext.arm64 " KP_FIXTURES "/bin/fakekext.arm64.dSYM '%s/beside/'%s", tmp, "");
@@ -255,6 +404,7 @@ int main(void)
 	not_found_trail();
 	kernelcache_last();
 	file_mapped();
+	dsymforuuid();
 
 	sh("rm -rf '%s'%s", tmp, "");
 	return kt_done();

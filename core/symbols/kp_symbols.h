@@ -25,8 +25,12 @@ typedef struct kp_symbols kp_symbols;
 typedef struct kp_symbols_opts {
 	const char *const *paths;  /* --dsym: bundles, DWARF/Mach-O files, folders, KDKs */
 	size_t npaths;
-	bool no_env;               /* ignore KPBROWSE_DSYM_PATH */
-	bool no_system;            /* skip KDKs, /Volumes/KernelDebugKit, Spotlight */
+	bool no_env;               /* ignore the environment's and the config file's symbol
+	                              sources (KPBROWSE_DSYM_PATH, file-mapped trees,
+	                              dsymForUUID) */
+	bool no_system;            /* skip KDKs, /Volumes/KernelDebugKit, Spotlight,
+	                              this Mac's kernelcaches */
+	bool no_shell;             /* run no dsymForUUID command (dsym-for-uuid itself) */
 	const char *cache_dir;     /* NULL: KPBROWSE_CACHE_DIR, else the platform cache dir;
 	                              "" disables the cache */
 	bool batch;                /* many lookups to come (lookup, show): build wanted
@@ -126,6 +130,12 @@ typedef struct kp_symwhere {
 	const char *arch;     /* the architecture of its slice with that UUID */
 	bool is_dsym;         /* a dSYM's DWARF file (else a binary: symtab only) */
 	const char *exec;     /* a binary with the UUID from the same source, or NULL */
+	/* what a dsymForUUID command said of the sources, else NULL / 0:
+	 * DBGSourcePath, DBGBuildSourcePath, and DBGSourcePathRemapping (with
+	 * DBGVersion >= 3) as remap[2i] (build-time prefix) -> remap[2i+1] */
+	const char *source_path, *build_source_path;
+	const char *const *remap;
+	size_t nremap;
 } kp_symwhere;
 
 /* KP_OK when found, KP_ERR_NOTFOUND when not (the steps say why),

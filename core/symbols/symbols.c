@@ -53,6 +53,7 @@ struct kp_symbols {
 	kp__symsrc *src;      /* where files are looked for, in order (symsrc.h) */
 	kp__symsrc_trail trail;   /* the last kp_symbols_where's */
 	kp_symwhere_step *wsteps;
+	const char **wremap;
 	opened *open;
 	size_t nopen, ocap;
 	char **owned;         /* demangled symtab names */
@@ -135,7 +136,8 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 		}
 	}
 	kp__symsrc_cfg sc = {.dsym_paths = opts->paths, .ndsym = opts->npaths, .no_env = opts->no_env,
-	                     .no_system = opts->no_system, .cache_dir = cache};
+	                     .no_system = opts->no_system, .no_shell = opts->no_shell,
+	                     .cache_dir = cache};
 	if (kp__symsrc_new(&sc, s->dx, &s->src, err) != KP_OK) {
 		kp_symbols_free(&s);
 		return err ? err->code : KP_ERR_NOMEM;
@@ -231,6 +233,7 @@ void kp_symbols_free(kp_symbols **sp)
 	kp__symsrc_free(&s->src);
 	kp__symsrc_trail_free(&s->trail);
 	free(s->wsteps);
+	free(s->wremap);
 	kp__dsym_free(s->dx);
 	free(s);
 	*sp = NULL;
@@ -333,6 +336,19 @@ kp_status kp_symbols_where(kp_symbols *s, const char *any_uuid, kp_symwhere *out
 		out->source = hit.name;
 		out->is_dsym = ft == KP_MH_DSYM;
 		out->exec = hit.exec;
+		if (hit.answer) {
+			const kp__dsym_answer *a = hit.answer;
+			out->source_path = a->source_path;
+			out->build_source_path = a->build_source_path;
+			free(s->wremap);
+			s->wremap = calloc(2 * a->nremaps + 1, sizeof *s->wremap);
+			for (size_t i = 0; s->wremap && i < a->nremaps; i++) {
+				s->wremap[2 * i] = a->remaps[i].from;
+				s->wremap[2 * i + 1] = a->remaps[i].to;
+			}
+			out->remap = s->wremap;
+			out->nremap = s->wremap ? a->nremaps : 0;
+		}
 		/* a dSYM: a binary with the same UUID from the same source, if any */
 		for (int n = 0; out->is_dsym && !out->exec && n < 8 &&
 		                kp__symsrc_next_here(s->src, &it, &hit); n++) {

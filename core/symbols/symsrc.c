@@ -23,6 +23,7 @@ enum {
 	SRC_MAPPED,       /* file-mapped UUID trees: DBGFileMappedPaths */
 	SRC_KDK,          /* /Library/Developer/KDKs, /Volumes/KernelDebugKit */
 	SRC_SPOTLIGHT,    /* mdfind (macOS) */
+	SRC_SHELL,        /* dsymForUUID: DBGShellCommands */
 	SRC_KERNELCACHE,  /* kept kernelcaches, this Mac's own */
 	NSRC
 };
@@ -40,6 +41,7 @@ struct memo {
 	char **paths;         /* candidates, in order */
 	size_t n, cap;
 	char *tried, *said;
+	kp__dsym_answer ans;  /* the dsymForUUID answer the candidates came from */
 };
 
 struct source {
@@ -57,16 +59,20 @@ struct kp__symsrc {
 	kp_dsym_index *dx;    /* borrowed */
 	struct source src[NSRC];
 	bool no_system;
+	int shell_timeout_ms;
 	char cache_dir[4096];
 	char build[32];
 };
 
 typedef struct source_ops {
 	const char *name;
-	const char *none;   /* what a folder source with no folder says */
+	const char *none;   /* what it says with nothing to search */
 	void (*setup)(kp__symsrc *s, unsigned i);   /* on first use; may be NULL */
 	bool (*nth)(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
 	            struct say *say);
+	/* memo_nth's sources: finds uuid's candidates into m, once */
+	void (*fill)(kp__symsrc *s, unsigned i, const char *uuid, struct memo *m, kp_sb *tried,
+	             kp_sb *said);
 } source_ops;
 
 /* ---- trail ---- */
@@ -145,20 +151,27 @@ static void say_roots(const struct source *src, struct say *say)
 	}
 }
 
+/* A source turned off, or with nothing to search, says so: true then. */
+static bool says_idle(const kp__symsrc *s, unsigned i, struct say *say)
+{
+	const struct source *src = &s->src[i];
+	if (!src->off && src->nroots)
+		return false;
+	if (say)
+		kp_sb_str(&say->said, src->off ? src->off : table[i].none);
+	return true;
+}
+
 static bool roots_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
                       struct say *say)
 {
 	const struct source *src = &s->src[i];
-	hit->path = src->nroots ? kp__dsym_find(s->dx, uuid, i, k) : NULL;
+	if (says_idle(s, i, say))
+		return false;
+	hit->path = kp__dsym_find(s->dx, uuid, i, k);
 	if (say) {
-		if (src->off) {
-			kp_sb_str(&say->said, src->off);
-		} else if (!src->nroots) {
-			kp_sb_str(&say->said, table[i].none);
-		} else {
-			say_roots(src, say);
-			kp_sb_str(&say->said, hit->path ? "found" : "no file with this UUID");
-		}
+		say_roots(src, say);
+		kp_sb_str(&say->said, hit->path ? "found" : "no file with this UUID");
 	}
 	return hit->path != NULL;
 }
@@ -225,6 +238,31 @@ static bool memo_answer(const struct memo *m, size_t k, kp__symsrc_hit *hit, str
 	return hit->path != NULL;
 }
 
+/* The nth of a source that finds once per UUID (its fill), from then on
+ * from its memo; a dsymForUUID answer's executable, arch and source paths
+ * ride along with each candidate. */
+static bool memo_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
+                     struct say *say)
+{
+	struct source *src = &s->src[i];
+	if (says_idle(s, i, say))
+		return false;
+	struct memo *m = memo_of(src, uuid);
+	if (!m && (m = memo_new(src, uuid)) != NULL) {
+		kp_sb tried = {0}, said = {0};
+		table[i].fill(s, i, uuid, m, &tried, &said);
+		m->tried = kp_sb_take(&tried);
+		m->said = kp_sb_take(&said);
+	}
+	if (!memo_answer(m, k, hit, say))
+		return false;
+	if (m->ans.exec && strcmp(hit->path, m->ans.exec) != 0)
+		hit->exec = m->ans.exec;
+	hit->arch = m->ans.arch;
+	hit->answer = m->ans.dsym_path || m->ans.exec ? &m->ans : NULL;
+	return true;
+}
+
 /* ---- file-mapped UUID trees (DebugSymbols' DBGFileMappedPaths) ----
  * TREE/2351/6BE4/29BE/350C/91C9/F36E7999F0F1 for 23516BE4-29BE-350C-91C9-
  * F36E7999F0F1: the first 20 hex digits (upper case) in 4-digit folders,
@@ -265,51 +303,130 @@ static size_t add_files_in(struct memo *m, const char *dir)
 	return added;
 }
 
-static bool mapped_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
-                       struct say *say)
+/* The candidates path stands for: itself (a file), else the files of its
+ * Contents/Resources/DWARF (a .dSYM bundle), else the files in it; how
+ * many were added. */
+static size_t add_target(struct memo *m, const char *path)
 {
-	struct source *src = &s->src[i];
-	if (src->off || !src->nroots) {
-		if (say)
-			kp_sb_str(&say->said, src->off ? src->off
-			                               : "none set (KPBROWSE_FILE_MAPPED_PATHS, DBGFileMappedPaths)");
-		return false;
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return 0;
+	if (S_ISREG(st.st_mode)) {
+		memo_add(m, path);
+		return 1;
 	}
-	struct memo *m = memo_of(src, uuid);
-	if (!m && (m = memo_new(src, uuid)) != NULL) {
-		kp_sb tried = {0}, said = {0};
-		for (size_t j = 0; j < src->nroots; j++) {
-			char p[4200], dwarf[4300];
-			struct stat st;
-			mapped_path(p, sizeof p, src->roots[j], uuid);
-			if (j)
-				kp_sb_str(&tried, ", ");
-			kp_sb_str(&tried, p);
-			size_t before = m->n;
-			if (stat(p, &st) != 0) {
-				kp_sb_str(&tried, " (no entry)");
-			} else if (S_ISREG(st.st_mode)) {
-				memo_add(m, p);
-			} else if (S_ISDIR(st.st_mode)) {
-				snprintf(dwarf, sizeof dwarf, "%s/Contents/Resources/DWARF", p);
-				if (!add_files_in(m, dwarf))
-					add_files_in(m, p);
-			}
-			if (m->n == before && stat(p, &st) == 0)
-				kp_sb_str(&tried, " (no file in it)");
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	char dwarf[4300];
+	snprintf(dwarf, sizeof dwarf, "%s/Contents/Resources/DWARF", path);
+	size_t n = add_files_in(m, dwarf);
+	return n ? n : add_files_in(m, path);
+}
+
+static void mapped_fill(kp__symsrc *s, unsigned i, const char *uuid, struct memo *m, kp_sb *tried,
+                        kp_sb *said)
+{
+	const struct source *src = &s->src[i];
+	for (size_t j = 0; j < src->nroots; j++) {
+		char p[4200];
+		struct stat st;
+		mapped_path(p, sizeof p, src->roots[j], uuid);
+		if (j)
+			kp_sb_str(tried, ", ");
+		kp_sb_str(tried, p);
+		if (stat(p, &st) != 0)
+			kp_sb_str(tried, " (no entry)");
+		else if (!add_target(m, p))
+			kp_sb_str(tried, " (no file in it)");
+	}
+	kp_sb_str(said, m->n ? "found" : "no entry for this UUID");
+}
+
+/* ---- dsymForUUID (DBGShellCommands): a program given the UUID as its
+ * one argument (no shell) prints a plist keyed by UUID (lldb's keys); its
+ * DBGDSYMPath (a DWARF file or a .dSYM), then DBGSymbolRichExecutable, are
+ * the candidates.  Commands: KPBROWSE_DSYMFORUUID, else
+ * LLDB_APPLE_DSYMFORUUID_EXECUTABLE (as lldb: when it exists), then the
+ * config file's and the defaults' DBGShellCommands; each is asked in turn
+ * until one names a file.  Killed after KPBROWSE_DSYMFORUUID_TIMEOUT
+ * seconds (default 60).  What a command said is kept per UUID, so it runs
+ * once per UUID and table. ---- */
+
+#define SHELL_SAID_MAX 300   /* of a command's DBGError or failure, in a trail */
+
+static void say_clipped(kp_sb *b, const char *what, const char *text)
+{
+	size_t n = strlen(text);
+	kp_sb_str(b, what);
+	kp_sb_add(b, text, n > SHELL_SAID_MAX ? SHELL_SAID_MAX : n);
+	if (n > SHELL_SAID_MAX)
+		kp_sb_str(b, "...");
+}
+
+/* Runs cmd for uuid into m; appends what came of it to said. */
+static void run_one(kp__symsrc *s, const char *cmd, const char *uuid, struct memo *m, kp_sb *said)
+{
+	char *argv[] = {(char *)cmd, (char *)uuid, NULL};
+	char *out = NULL;
+	size_t len = 0;
+	int status = 0;
+	kp_error err;
+	kp_status st = kp_proc_run(argv, NULL, 0, KP_PLIST_MAX + 1, s->shell_timeout_ms, &out, &len,
+	                           &status, &err);
+	char line[400];
+	if (st == KP_ERR_LIMIT) {
+		snprintf(line, sizeof line, "timed out after %d s", s->shell_timeout_ms / 1000);
+		kp_sb_str(said, line);
+	} else if (st != KP_OK) {
+		say_clipped(said, "cannot run: ", err.msg);
+	} else if (status != 0) {
+		snprintf(line, sizeof line, "exit status %d", status);
+		kp_sb_str(said, line);
+	} else if (kp__dsym_answer_parse(out, len, uuid, &m->ans, &err) != KP_OK) {
+		say_clipped(said, "its output: ", err.msg);
+	} else {
+		size_t n = m->ans.dsym_path ? add_target(m, m->ans.dsym_path) : 0;
+		if (m->ans.exec)
+			n += add_target(m, m->ans.exec);
+		if (m->ans.error)
+			say_clipped(said, "DBGError: ", m->ans.error);
+		else if (!n && (m->ans.dsym_path || m->ans.exec))
+			say_clipped(said, "names no file here: ", m->ans.dsym_path ? m->ans.dsym_path : m->ans.exec);
+		else if (!n)
+			kp_sb_str(said, "no DBGDSYMPath");
+		if (n)
+			kp_sb_str(said, m->ans.error ? "; found" : "found");
+		if (!n)
+			kp__dsym_answer_free(&m->ans);
+	}
+	free(out);
+}
+
+static void shell_fill(kp__symsrc *s, unsigned i, const char *uuid, struct memo *m, kp_sb *tried,
+                       kp_sb *said)
+{
+	const struct source *src = &s->src[i];
+	for (size_t j = 0; j < src->nroots && !m->n; j++) {
+		if (j) {
+			kp_sb_str(tried, ", ");
+			kp_sb_str(said, "; ");
 		}
-		m->tried = kp_sb_take(&tried);
-		kp_sb_str(&said, m->n ? "found" : "no entry for this UUID");
-		m->said = kp_sb_take(&said);
+		kp_sb_str(tried, src->roots[j]);
+		kp_sb_str(tried, " ");
+		kp_sb_str(tried, uuid);
+		if (src->nroots > 1) {
+			kp_sb_str(said, src->roots[j]);
+			kp_sb_str(said, ": ");
+		}
+		run_one(s, src->roots[j], uuid, m, said);
 	}
-	return memo_answer(m, k, hit, say);
 }
 
 /* ---- kpbrowse's config file and the DebugSymbols defaults ----
  * KPBROWSE_CONFIG, else $XDG_CONFIG_HOME/kpbrowse/config, else
  * ~/.config/kpbrowse/config: lines "KEY = VALUE" ('#' starts a comment);
- * the keys are DebugSymbols' (DBGSearchPaths, DBGFileMappedPaths), each
- * line one value, a key repeated for more.  On macOS the defaults of
+ * the keys are DebugSymbols' (DBGSearchPaths, DBGFileMappedPaths,
+ * DBGShellCommands), each line one value, a key repeated for more.  On macOS the defaults of
  * com.apple.DebugSymbols (~/Library/Preferences, a string or an array of
  * strings a key) come after it. */
 
@@ -321,6 +438,8 @@ static void config_value(kp__symsrc *s, const char *key, const char *val)
 		add_root(s, SRC_LOCAL, val);
 	else if (strcmp(key, "DBGFileMappedPaths") == 0)
 		add_root(s, SRC_MAPPED, val);
+	else if (strcmp(key, "DBGShellCommands") == 0)
+		add_root(s, SRC_SHELL, val);
 }
 
 static void config_path(char *out, size_t size)
@@ -391,7 +510,7 @@ static void read_defaults(kp__symsrc *s)
 	snprintf(path, sizeof path, "%s/Library/Preferences/com.apple.DebugSymbols.plist", home);
 	if (kp_fs_read_file(path, KP_PLIST_MAX, &buf, &len, NULL, NULL) != KP_OK)
 		return;
-	static const char *const keys[] = {"DBGSearchPaths", "DBGFileMappedPaths"};
+	static const char *const keys[] = {"DBGSearchPaths", "DBGFileMappedPaths", "DBGShellCommands"};
 	for (size_t j = 0; j < sizeof keys / sizeof *keys; j++) {
 		struct defaults_ctx d = {s, keys[j]};
 		kp__plist_strings(buf, len, keys[j], defaults_value, &d, NULL);
@@ -547,9 +666,13 @@ static const source_ops table[NSRC] = {
 	[SRC_DSYM] = {.name = "--dsym", .nth = roots_nth, .none = "none given"},
 	[SRC_LOCAL] = {.name = "local folders", .nth = roots_nth,
 	               .none = "none set (KPBROWSE_DSYM_PATH, DBGSearchPaths)"},
-	[SRC_MAPPED] = {.name = "file-mapped", .nth = mapped_nth},
+	[SRC_MAPPED] = {.name = "file-mapped", .nth = memo_nth, .fill = mapped_fill,
+	                .none = "none set (KPBROWSE_FILE_MAPPED_PATHS, DBGFileMappedPaths)"},
 	[SRC_KDK] = {.name = "KDKs", .setup = setup_kdk, .nth = roots_nth, .none = "none installed"},
 	[SRC_SPOTLIGHT] = {.name = "Spotlight", .setup = setup_spotlight, .nth = spotlight_nth},
+	[SRC_SHELL] = {.name = "dsymForUUID", .nth = memo_nth, .fill = shell_fill,
+	               .none = "none set (KPBROWSE_DSYMFORUUID, LLDB_APPLE_DSYMFORUUID_EXECUTABLE, "
+	                       "DBGShellCommands)"},
 	[SRC_KERNELCACHE] = {.name = "kernelcaches", .setup = setup_kernelcache, .nth = roots_nth,
 	                     .none = "none kept (<cache folder>/kernelcaches) or running"},
 };
@@ -577,7 +700,17 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 			add_root(s, SRC_LOCAL, t);
 		free(copy);
 	}
+	const char *t = getenv("KPBROWSE_DSYMFORUUID_TIMEOUT");
+	long secs = t ? strtol(t, NULL, 10) : 0;
+	s->shell_timeout_ms = secs > 0 && secs <= 3600 ? (int)secs * 1000 : 60000;
 	if (!cfg->no_env) {
+		const char *cmd = getenv("KPBROWSE_DSYMFORUUID");
+		struct stat st;
+		if (cmd && cmd[0])
+			add_root(s, SRC_SHELL, cmd);
+		cmd = getenv("LLDB_APPLE_DSYMFORUUID_EXECUTABLE");
+		if (cmd && cmd[0] && stat(cmd, &st) == 0)
+			add_root(s, SRC_SHELL, cmd);
 		env = getenv("KPBROWSE_FILE_MAPPED_PATHS");
 		char *copy = env ? strdup(env) : NULL, *save = NULL;
 		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
@@ -590,7 +723,10 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 	} else {
 		s->src[SRC_LOCAL].off = "not searched (environment and config turned off)";
 		s->src[SRC_MAPPED].off = "not searched (environment and config turned off)";
+		s->src[SRC_SHELL].off = "not run (environment and config turned off)";
 	}
+	if (cfg->no_shell)
+		s->src[SRC_SHELL].off = "not run (inside kpbrowse dsym-for-uuid)";
 	*out = s;
 	return KP_OK;
 }
@@ -615,6 +751,7 @@ void kp__symsrc_free(kp__symsrc **sp)
 			free_strv(src->memos[j].paths, src->memos[j].n);
 			free(src->memos[j].tried);
 			free(src->memos[j].said);
+			kp__dsym_answer_free(&src->memos[j].ans);
 		}
 		free(src->memos);
 	}

@@ -5,7 +5,8 @@
  * asked within an iteration, says what it tried and what came of it (the
  * "trail" `kpbrowse symbols where` prints).  The order is fixed (README
  * "Symbols: where dSYMs are found"): next to a --dsym binary, --dsym, local
- * folders, KDKs, Spotlight, kernelcaches.
+ * folders, file-mapped UUID trees, KDKs, Spotlight, a dsymForUUID command,
+ * kernelcaches.
  *
  * Sources that walk folders do it through a kp_dsym_index (dsym.h) the
  * caller owns and passes to kp__symsrc_new; each tags its roots with its
@@ -27,14 +28,16 @@
 
 #include "dsym.h"
 #include "kp_error.h"
+#include "plist.h"
 
 typedef struct kp__symsrc kp__symsrc;
 
 typedef struct kp__symsrc_cfg {
 	const char *const *dsym_paths;  /* --dsym, each already known to exist */
 	size_t ndsym;
-	bool no_env;                    /* no KPBROWSE_DSYM_PATH */
+	bool no_env;                    /* no environment, config file or defaults */
 	bool no_system;                 /* no KDKs, Spotlight, this Mac's kernelcaches */
+	bool no_shell;                  /* no dsymForUUID command */
 	const char *cache_dir;          /* "" or NULL: no kept kernelcaches */
 } kp__symsrc_cfg;
 
@@ -72,6 +75,7 @@ typedef struct kp__symsrc_hit {
 	const char *path;     /* a DWARF or Mach-O file that should hold the UUID */
 	const char *exec;     /* the binary the source named with it, or NULL */
 	const char *arch;     /* the architecture the source said, or NULL */
+	const kp__dsym_answer *answer;  /* a dsymForUUID answer (its source paths), or NULL */
 	unsigned source;      /* its index in the table */
 	const char *name;     /* and its name */
 } kp__symsrc_hit;
