@@ -25,6 +25,7 @@ int kpc_cmd_cache(int argc, char **argv);
 int kpc_cmd_hosts(int argc, char **argv);
 int kpc_cmd_db(int argc, char **argv);
 int kpc_cmd_nvram(int argc, char **argv);
+int kpc_cmd_symbols(int argc, char **argv);
 
 /* Returned by a command: print its help ("usage: kpbrowse SYNOPSIS" and
  * the help text) to stdout and exit 0 (--help anywhere in its options). */

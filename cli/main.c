@@ -90,6 +90,14 @@ static const command commands[] = {
 	 "time; list shows UUID, arch, size, when built, fresh or stale, and the\n"
 	 "DWARF file; clear removes those of the UUIDs given, or all.  Lookups\n"
 	 "never wait for a cache: they answer from the DWARF until one exists.\n"},
+	{"symbols", kpc_cmd_symbols,
+	 "symbols where [--dsym PATH]... UUID",
+	 "Asks every symbol source for UUID in their order (next to a --dsym binary,\n"
+	 "--dsym, local folders, file-mapped trees, KDKs, Spotlight, dsymForUUID,\n"
+	 "kernelcaches) until one holds a file with it, and prints what each tried and\n"
+	 "said, then the file (its LC_UUID confirmed), the source it came from, dSYM or\n"
+	 "binary, its architecture, a binary with the UUID beside it, and what a\n"
+	 "dsymForUUID program said of the sources.  Exit status 1: not found.\n"},
 	{"db", kpc_cmd_db,
 	 "db init [--db PATH|URI] [--json]",
 	 "Creates or migrates the index's schema.  On a PostgreSQL server\n"
