@@ -59,11 +59,42 @@ static void print_where(const char *uuid, const kp_symwhere *w)
 	}
 }
 
-static const struct option where_options[] = {
+static const struct option source_options[] = {
 	{"dsym", required_argument, NULL, 'd'},
+	/* what lldb passes a dsymForUUID (SymbolLocatorDebugSymbols) */
+	{"ignoreNegativeCache", no_argument, NULL, 'n'},
+	{"copyExecutable", no_argument, NULL, 'c'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
 };
+
+int kpc_source_options(const char *cmd, int argc, char **argv, bool lldb_flags,
+                       const char *paths[KPC_MAX_DSYM], size_t *npaths)
+{
+	int c;
+	*npaths = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:h", source_options, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (*npaths == KPC_MAX_DSYM) {
+				kp_usage_error("%s: at most %d --dsym", cmd, KPC_MAX_DSYM);
+				return KP_EXIT_BAD;
+			}
+			paths[(*npaths)++] = optarg;
+			break;
+		case 'n':
+		case 'c':
+			if (lldb_flags)
+				break;
+			kp_usage_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
+			return KP_EXIT_BAD;
+		case 'h': return KPC_HELP;
+		default: return KP_EXIT_BAD;
+		}
+	}
+	return KP_EXIT_OK;
+}
 
 int kpc_cmd_symbols(int argc, char **argv)
 {
@@ -72,23 +103,11 @@ int kpc_cmd_symbols(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "where") != 0)
 		return KPC_USAGE;
 	argc--, argv++;
-	const char *paths[64];
-	size_t npaths = 0;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:h", where_options, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (npaths == sizeof paths / sizeof *paths) {
-				kp_usage_error("symbols where: at most %zu --dsym", sizeof paths / sizeof *paths);
-				return KP_EXIT_BAD;
-			}
-			paths[npaths++] = optarg;
-			break;
-		case 'h': return KPC_HELP;
-		default: return KP_EXIT_BAD;
-		}
-	}
+	const char *paths[KPC_MAX_DSYM];
+	size_t npaths;
+	int rc = kpc_source_options("symbols where", argc, argv, false, paths, &npaths);
+	if (rc != KP_EXIT_OK)
+		return rc;
 	if (optind != argc - 1)
 		return KPC_USAGE;
 	const char *uuid = argv[optind];
@@ -106,7 +125,6 @@ int kpc_cmd_symbols(int argc, char **argv)
 	}
 	kp_symwhere w;
 	kp_status st = kp_symbols_where(sym, canon, &w, &err);
-	int rc = KP_EXIT_OK;
 	if (st == KP_OK || st == KP_ERR_NOTFOUND) {
 		print_where(canon, &w);
 		rc = st == KP_OK ? KP_EXIT_OK : KP_EXIT_NONE;

@@ -98,6 +98,15 @@ static const command commands[] = {
 	 "said, then the file (its LC_UUID confirmed), the source it came from, dSYM or\n"
 	 "binary, its architecture, a binary with the UUID beside it, and what a\n"
 	 "dsymForUUID program said of the sources.  Exit status 1: not found.\n"},
+	{"dsym-for-uuid", kpc_cmd_dsym_for_uuid,
+	 "dsym-for-uuid [--dsym PATH]... UUID...",
+	 "kpbrowse as a dsymForUUID for lldb, atos and Xcode (DBGShellCommands,\n"
+	 "LLDB_APPLE_DSYMFORUUID_EXECUTABLE): prints the XML plist lldb reads, a\n"
+	 "dictionary keyed by each UUID with DBGArchitecture, DBGDSYMPath (the dSYM's\n"
+	 "DWARF file), DBGSymbolRichExecutable (the binary) and the source paths a\n"
+	 "dsymForUUID program said, or DBGError when no symbol source holds it.  Exit\n"
+	 "status 0 whenever the plist is printed (lldb reads it only then).  lldb's\n"
+	 "--ignoreNegativeCache and --copyExecutable are accepted and ignored.\n"},
 	{"db", kpc_cmd_db,
 	 "db init [--db PATH|URI] [--json]",
 	 "Creates or migrates the index's schema.  On a PostgreSQL server\n"

@@ -36,6 +36,7 @@ kp_sh_test(test_usage)
 kp_c_test(test_symbols)
 kp_c_test(test_symsrc)
 kp_sh_test(test_symbols_where)
+kp_sh_test(test_dsym_for_uuid)
 kp_sh_test(test_demo_index)
 # hostile input (issue 6): the RSS/timeout helper, fuzz regressions, the corpus
 add_executable(test_hostile_rss test_hostile_rss.c)
