@@ -90,6 +90,23 @@ static const command commands[] = {
 	 "time; list shows UUID, arch, size, when built, fresh or stale, and the\n"
 	 "DWARF file; clear removes those of the UUIDs given, or all.  Lookups\n"
 	 "never wait for a cache: they answer from the DWARF until one exists.\n"},
+	{"symbols", kpc_cmd_symbols,
+	 "symbols where [--dsym PATH]... UUID",
+	 "Asks every symbol source for UUID in their order (next to a --dsym binary,\n"
+	 "--dsym, local folders, file-mapped trees, KDKs, Spotlight, dsymForUUID,\n"
+	 "kernelcaches) until one holds a file with it, and prints what each tried and\n"
+	 "said, then the file (its LC_UUID confirmed), the source it came from, dSYM or\n"
+	 "binary, its architecture, a binary with the UUID beside it, and what a\n"
+	 "dsymForUUID program said of the sources.  Exit status 1: not found.\n"},
+	{"dsym-for-uuid", kpc_cmd_dsym_for_uuid,
+	 "dsym-for-uuid [--dsym PATH]... UUID...",
+	 "kpbrowse as a dsymForUUID for lldb, atos and Xcode (DBGShellCommands,\n"
+	 "LLDB_APPLE_DSYMFORUUID_EXECUTABLE): prints the XML plist lldb reads, a\n"
+	 "dictionary keyed by each UUID with DBGArchitecture, DBGDSYMPath (the dSYM's\n"
+	 "DWARF file), DBGSymbolRichExecutable (the binary) and the source paths a\n"
+	 "dsymForUUID program said, or DBGError when no symbol source holds it.  Exit\n"
+	 "status 0 whenever the plist is printed (lldb reads it only then).  lldb's\n"
+	 "--ignoreNegativeCache and --copyExecutable are accepted and ignored.\n"},
 	{"db", kpc_cmd_db,
 	 "db init [--db PATH|URI] [--json]",
 	 "Creates or migrates the index's schema.  On a PostgreSQL server\n"

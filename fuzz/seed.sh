@@ -8,7 +8,8 @@ root=$(dirname "$here")
 out=${1:-$here/corpus}
 real=${KP_SHARED_DIR:-$root/../shared}/corpus/real
 fix=$root/tests/fixtures
-mkdir -p "$out/ips" "$out/text" "$out/nvram" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache"
+mkdir -p "$out/ips" "$out/text" "$out/nvram" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache" \
+	"$out/dsymplist"
 n=0
 put() {   # put TARGET FILE [HEAD_BYTES]
 	n=$((n + 1))
@@ -129,6 +130,21 @@ if python3 "$root/tests/fixtures/make_kernelcache.py" "$kc" "$root/tests/fixture
 	for f in "$kc"/kernelcache*; do put macho "$f"; done
 fi
 rm -rf "$kc"
-for t in ips text macho dwarf signature sanitize symcache; do
+# dsymForUUID answers as lldb reads them, XML and binary, and defaults
+python3 - "$out/dsymplist" <<'PY' || true
+import plistlib, sys
+u = "4C4C44A3-5555-3144-A151-249D146ED38D"
+entry = {"DBGDSYMPath": "/s/fakekext.arm64.dSYM/Contents/Resources/DWARF/fakekext.arm64",
+         "DBGSymbolRichExecutable": "/s/fakekext.arm64", "DBGArchitecture": "arm64",
+         "DBGVersion": "3", "DBGSourcePath": "/src", "DBGBuildSourcePath": "/build",
+         "DBGSourcePathRemapping": {"/build/a": "/src/a", "/build/b": "/src/b"}}
+seeds = [{u: entry}, {u.lower(): {"DBGError": "no such UUID"}},
+         {u.replace("-", ""): dict(entry, DBGVersion=3)},
+         {"DBGFileMappedPaths": ["/a", "/b"], "DBGShellCommands": "/usr/local/bin/dsymForUUID"}]
+for i, s in enumerate(seeds):
+    for j, fmt in enumerate((plistlib.FMT_XML, plistlib.FMT_BINARY)):
+        open("%s/seed-plist-%d-%d" % (sys.argv[1], i, j), "wb").write(plistlib.dumps(s, fmt=fmt))
+PY
+for t in ips text macho dwarf signature sanitize symcache dsymplist; do
 	echo "seed: $t: $(ls "$out/$t" | wc -l) files in $out/$t"
 done

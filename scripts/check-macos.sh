@@ -8,7 +8,7 @@
 # curses.h that behaves like the macOS SDK's (ncurses 5.7: the wide API only
 # under _XOPEN_SOURCE_EXTENDED).  Then every undefined external symbol of the
 # objects must be defined by our own objects, by a library we link (cjson,
-# sqlite3, z, ncurses, dwarf, c++abi's __cxa_demangle) or exported by the
+# sqlite3, plist, z, ncurses, dwarf, c++abi's __cxa_demangle) or exported by the
 # SDK's libSystem for that architecture.  A self-test first proves that the
 # check rejects memrchr, st_mtim and pipe2.
 #
@@ -58,6 +58,10 @@ for h in libpq-fe.h postgres_ext.h pg_config_ext.h; do
 	[ -f "/usr/include/postgresql/$h" ] || fail "/usr/include/postgresql/$h missing (libpq-dev)"
 	cp "/usr/include/postgresql/$h" "$inc/$h"
 done
+# libplist (Homebrew's libplist): core/symbols/plist.c's header
+[ -f /usr/include/plist/plist.h ] || fail "/usr/include/plist/plist.h missing (libplist-dev)"
+mkdir -p "$inc/plist"
+cp /usr/include/plist/*.h "$inc/plist/"
 # Capstone (Homebrew's capstone; optional): core/symbols/disasm.c is
 # compiled both without it (below, with everything) and with it
 capstone=""
@@ -158,7 +162,7 @@ EOF
 # exported symbols of the libraries kpbrowse links (Debian's builds of what
 # Homebrew ships; libdwarf 2.3.1 where build-libdwarf.sh built it)
 : >"$libsyms"
-for l in libcjson.so.1 libsqlite3.so.0 libpq.so.5 libz.so.1 libncursesw.so.6 libtinfo.so.6 libdwarf.so.2 libdwarf.so.1 libcapstone.so.4 libcapstone.so.5; do
+for l in libcjson.so.1 libsqlite3.so.0 libpq.so.5 libplist-2.0.so.3 libz.so.1 libncursesw.so.6 libtinfo.so.6 libdwarf.so.2 libdwarf.so.1 libcapstone.so.4 libcapstone.so.5; do
 	case "$l" in
 	libdwarf.so.*) [ -n "$ldw" ] && f=$ldw/lib/$l || f=$(cc -print-file-name=$l) ;;
 	*) f=$(cc -print-file-name=$l) ;;

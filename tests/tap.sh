@@ -11,14 +11,15 @@ check_grep() { if grep -q -- "$1" "$2" 2>/dev/null; then _ok "$3"; else _notok "
 check_not_grep() { if grep -q -- "$1" "$2" 2>/dev/null; then _notok "$3"; else _ok "$3"; fi; }
 skip() { _n=$((_n + 1)); _skip=$((_skip + 1)); echo "ok $_n - # SKIP $1"; }
 # cli_setup: the CLI tests' common start: $kp the program under test, $tmp a
-# private folder removed at exit, a private symbol cache, and no dSYM path
-# taken from the caller's environment.
+# private folder removed at exit, a private symbol cache, and no symbol
+# source taken from the caller's environment or config file.
 cli_setup() {
 	kp=$KPBROWSE
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	export KPBROWSE_CACHE_DIR="$tmp/cache"
-	unset KPBROWSE_DSYM_PATH
+	unset KPBROWSE_DSYM_PATH KPBROWSE_FILE_MAPPED_PATHS
+	export KPBROWSE_CONFIG="$tmp/no-config"
 }
 done_testing() {
 	echo "1..$_n"

@@ -29,6 +29,9 @@
 #define LLVMFuzzerTestOneInput fuzz_signature_one
 #include "../fuzz/fuzz_signature.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_dsymplist_one
+#include "../fuzz/fuzz_dsymplist.c"
+#undef LLVMFuzzerTestOneInput
 
 static const struct {
 	const char *prefix;
@@ -36,7 +39,7 @@ static const struct {
 } targets[] = {
 	{"fuzz-ips-", fuzz_ips_one},       {"fuzz-text-", fuzz_text_one},
 	{"fuzz-macho-", fuzz_macho_one},   {"fuzz-dwarf-", fuzz_dwarf_one},
-	{"fuzz-signature-", fuzz_signature_one},
+	{"fuzz-signature-", fuzz_signature_one}, {"fuzz-dsymplist-", fuzz_dsymplist_one},
 };
 
 static unsigned char *slurp(const char *path, size_t *len)

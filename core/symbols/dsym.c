@@ -24,7 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MH_DSYM 0xa
 #define MAX_DEPTH 40
 
 
@@ -49,6 +48,7 @@ typedef struct dirrec {
 
 typedef struct root {
 	char *path;
+	unsigned tag;       /* the symbol source that added it (symsrc.c) */
 	bool walked, from_cache;
 	dirrec *dirs;
 	size_t ndirs, dcap;
@@ -248,13 +248,14 @@ void kp__dsym_free(kp_dsym_index *x)
 	free(x);
 }
 
-bool kp__dsym_add_root(kp_dsym_index *x, const char *path)
+bool kp__dsym_add_root(kp_dsym_index *x, const char *path, unsigned tag)
 {
 	for (size_t i = 0; i < x->nroots; i++)
 		if (strcmp(x->roots[i].path, path) == 0)
 			return true;
 	if (!kp_vec_push((void **)&x->roots, &x->nroots, &x->rcap, sizeof *x->roots))
 		return false;
+	x->roots[x->nroots - 1].tag = tag;
 	x->roots[x->nroots - 1].path = strdup(path);
 	if (!x->roots[x->nroots - 1].path) {
 		x->nroots--;
@@ -451,13 +452,14 @@ static void walk_root(kp_dsym_index *x, size_t ri)
 	x->reuse = NULL;
 }
 
-static const char *lookup(const kp_dsym_index *x, const char *uuid, size_t *skip)
+static const char *lookup(const kp_dsym_index *x, const char *uuid, unsigned tag, size_t *skip)
 {
 	/* dSYMs first, then any other Mach-O with that UUID (symtab fallback) */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < x->nents; i++) {
 			const entry *e = &x->ents[i];
-			if ((e->filetype == MH_DSYM) == (pass == 0) && strcmp(e->uuid, uuid) == 0) {
+			if ((e->filetype == KP_MH_DSYM) == (pass == 0) && x->roots[e->root].tag == tag &&
+			    strcmp(e->uuid, uuid) == 0) {
 				if (*skip == 0)
 					return e->path;
 				(*skip)--;
@@ -466,14 +468,14 @@ static const char *lookup(const kp_dsym_index *x, const char *uuid, size_t *skip
 	return NULL;
 }
 
-const char *kp__dsym_find(kp_dsym_index *x, const char *uuid, size_t skip)
+const char *kp__dsym_find(kp_dsym_index *x, const char *uuid, unsigned tag, size_t skip)
 {
 	for (size_t ri = 0;; ri++) {
 		size_t s = skip;
-		const char *p = lookup(x, uuid, &s);
+		const char *p = lookup(x, uuid, tag, &s);
 		if (p)
 			return p;
-		while (ri < x->nroots && x->roots[ri].walked)
+		while (ri < x->nroots && (x->roots[ri].walked || x->roots[ri].tag != tag))
 			ri++;
 		if (ri >= x->nroots)
 			return NULL;
@@ -571,7 +573,7 @@ const char *kp__dsym_find_bundle(kp_dsym_index *x, const char *bundle)
 	for (int pass = 0; pass < 2 && !found; pass++)
 		for (size_t i = 0; i < x->nents && !found; i++) {
 			const entry *e = &x->ents[i];
-			if ((e->filetype == MH_DSYM) == (pass == 0) && bundle_matches(e, bundle, dsym_id))
+			if ((e->filetype == KP_MH_DSYM) == (pass == 0) && bundle_matches(e, bundle, dsym_id))
 				found = e->path;
 		}
 	free(dsym_id);

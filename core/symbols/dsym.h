@@ -18,13 +18,16 @@ typedef struct kp_dsym_index kp_dsym_index;
 kp_dsym_index *kp__dsym_new(const char *cache_dir);
 void kp__dsym_free(kp_dsym_index *x);
 
-/* Adds a search root (file, bundle or folder); duplicates are ignored. */
-bool kp__dsym_add_root(kp_dsym_index *x, const char *path);
+/* Adds a search root (file, bundle or folder) for the symbol source tag
+ * (symsrc.c's table index); duplicates are ignored (a root belongs to the
+ * first source that named it). */
+bool kp__dsym_add_root(kp_dsym_index *x, const char *path, unsigned tag);
 
-/* The best file for uuid (canonical): a dSYM before a plain binary; NULL when
- * no root holds it.  skip counts matches to pass over (to try the next one
- * when the first turned out stale). */
-const char *kp__dsym_find(kp_dsym_index *x, const char *uuid, size_t skip);
+/* The best file for uuid (canonical) under the roots of source tag: a dSYM
+ * before a plain binary; NULL when none of them holds it.  Only that
+ * source's roots are walked.  skip counts matches to pass over (to try the
+ * next one when the first turned out stale). */
+const char *kp__dsym_find(kp_dsym_index *x, const char *uuid, unsigned tag, size_t skip);
 
 /* The best file for kext bundle id bundle (e.g. com.apple.iokit.IOUSBFamily),
  * walking every root: a file inside a dSYM whose Contents/Info.plist says

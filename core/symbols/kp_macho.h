@@ -14,6 +14,8 @@
 
 typedef struct kp_macho kp_macho;
 
+#define KP_MH_DSYM 0xau   /* kp_macho_slice.filetype of a dSYM's DWARF file */
+
 typedef struct kp_macho_slice {
 	uint32_t cputype, cpusubtype;
 	const char *arch;          /* "arm64", "arm64e", "x86_64", "i386", or "unknown" */

@@ -25,8 +25,12 @@ typedef struct kp_symbols kp_symbols;
 typedef struct kp_symbols_opts {
 	const char *const *paths;  /* --dsym: bundles, DWARF/Mach-O files, folders, KDKs */
 	size_t npaths;
-	bool no_env;               /* ignore KPBROWSE_DSYM_PATH */
-	bool no_system;            /* skip KDKs, /Volumes/KernelDebugKit, Spotlight */
+	bool no_env;               /* ignore the environment's and the config file's symbol
+	                              sources (KPBROWSE_DSYM_PATH, file-mapped trees,
+	                              dsymForUUID) */
+	bool no_system;            /* skip KDKs, /Volumes/KernelDebugKit, Spotlight,
+	                              this Mac's kernelcaches */
+	bool no_shell;             /* run no dsymForUUID command (dsym-for-uuid itself) */
 	const char *cache_dir;     /* NULL: KPBROWSE_CACHE_DIR, else the platform cache dir;
 	                              "" disables the cache */
 	bool batch;                /* many lookups to come (lookup, show): build wanted
@@ -103,6 +107,40 @@ const char *kp_symbols_find(kp_symbols *s, const char *uuid);
  * order (dSYMs first, then binaries); NULL past the last.  Callers confirm
  * LC_UUID when they open one. */
 const char *kp_symbols_find_nth(kp_symbols *s, const char *uuid, size_t skip);
+
+/* Where the file for a UUID comes from (`kpbrowse symbols where`): the
+ * symbol sources are asked in their one order (README "Symbols: where
+ * dSYMs are found") until one gives a file that holds the UUID (LC_UUID
+ * confirmed); each source asked, and each file refused, is one step.
+ * Strings are owned by s, valid until the next kp_symbols_where or
+ * kp_symbols_free; they may come from folders, files or programs outside
+ * kpbrowse: sanitise before printing. */
+typedef struct kp_symwhere_step {
+	const char *source;   /* the source's name: "--dsym", "KDKs", ... */
+	const char *tried;    /* what it looked at ("" when nothing) */
+	const char *said;     /* what came of it */
+	bool found;           /* this step gave the answer */
+} kp_symwhere_step;
+
+typedef struct kp_symwhere {
+	const kp_symwhere_step *steps;
+	size_t nsteps;
+	const char *path;     /* the file holding the UUID; NULL when none was found */
+	const char *source;   /* the source it came from */
+	const char *arch;     /* the architecture of its slice with that UUID */
+	bool is_dsym;         /* a dSYM's DWARF file (else a binary: symtab only) */
+	const char *exec;     /* a binary with the UUID from the same source, or NULL */
+	/* what a dsymForUUID command said of the sources, else NULL / 0:
+	 * DBGSourcePath, DBGBuildSourcePath, and DBGSourcePathRemapping (with
+	 * DBGVersion >= 3) as remap[2i] (build-time prefix) -> remap[2i+1] */
+	const char *source_path, *build_source_path;
+	const char *const *remap;
+	size_t nremap;
+} kp_symwhere;
+
+/* KP_OK when found, KP_ERR_NOTFOUND when not (the steps say why),
+ * KP_ERR_USAGE when uuid is not one (any case, dashes optional). */
+kp_status kp_symbols_where(kp_symbols *s, const char *uuid, kp_symwhere *out, kp_error *err);
 
 /* The dSYM (else the kext binary) of kext bundle id bundle, found under
  * the search roots by its Info.plist, its folder name or its kext bundle

@@ -1,6 +1,7 @@
 /* symbols.c: report frames -> dSYM lookups (panic-formats.md sections 3-4). */
 #include "kp_symbols.h"
 #include "dsym.h"
+#include "symsrc.h"
 #include "kp_macho.h"
 #include "kp_fs.h"
 #include "kp_vec.h"
@@ -49,11 +50,14 @@ struct side_build {
 
 struct kp_symbols {
 	kp_dsym_index *dx;
+	kp__symsrc *src;      /* where files are looked for, in order (symsrc.h) */
+	kp__symsrc_trail trail;   /* the last kp_symbols_where's */
+	kp_symwhere_step *wsteps;
+	const char **wremap;
 	opened *open;
 	size_t nopen, ocap;
 	char **owned;         /* demangled symtab names */
 	size_t nowned, owcap;
-	bool system_added;
 	char build[32];
 	size_t dsyms_opened, symcaches_used, symcaches_built, dwarf_opened;
 	char symcache_dir[4096]; /* "" : no symbol cache */
@@ -130,22 +134,14 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 			return kp_error_set(err, KP_ERR_IO, 0, -1, "--dsym %s: no such file or folder",
 			                    opts->paths[i]);
 		}
-		kp__dsym_add_root(s->dx, opts->paths[i]);
 	}
-	const char *env = opts->no_env ? NULL : getenv("KPBROWSE_DSYM_PATH");
-	if (env) {
-		char *copy = strdup(env), *save = NULL;
-		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
-			kp__dsym_add_root(s->dx, t);
-		free(copy);
+	kp__symsrc_cfg sc = {.dsym_paths = opts->paths, .ndsym = opts->npaths, .no_env = opts->no_env,
+	                     .no_system = opts->no_system, .no_shell = opts->no_shell,
+	                     .cache_dir = cache};
+	if (kp__symsrc_new(&sc, s->dx, &s->src, err) != KP_OK) {
+		kp_symbols_free(&s);
+		return err ? err->code : KP_ERR_NOMEM;
 	}
-	/* kernelcaches kept for this Mac's panics (kp_kernelcache_keep) */
-	char kept[4200];
-	struct stat kst;
-	snprintf(kept, sizeof kept, "%s/kernelcaches", cache);
-	if (cache[0] && stat(kept, &kst) == 0 && S_ISDIR(kst.st_mode))
-		kp__dsym_add_root(s->dx, kept);
-	s->system_added = opts->no_system;
 	*out = s;
 	return KP_OK;
 }
@@ -234,82 +230,13 @@ void kp_symbols_free(kp_symbols **sp)
 	for (size_t i = 0; i < s->nowned; i++)
 		free(s->owned[i]);
 	free(s->owned);
+	kp__symsrc_free(&s->src);
+	kp__symsrc_trail_free(&s->trail);
+	free(s->wsteps);
+	free(s->wremap);
 	kp__dsym_free(s->dx);
 	free(s);
 	*sp = NULL;
-}
-
-/* Kernel Debug Kits, the one matching the report's build first. */
-/* This Mac's own kernelcaches, which name Apple's frames of a panic it
- * wrote when no KDK matches (a dSYM still wins: the index prefers MH_DSYM):
- * Apple silicon keeps them IM4P-wrapped on the Preboot volume, under
- * <volume group UUID>/boot/<hash>/System/Library/Caches/com.apple.kernelcaches,
- * Intel in /System/Library/KernelCollections (*.kc). */
-static void add_running_kernelcaches(kp_symbols *s)
-{
-#ifdef __APPLE__
-	static const char preboot[] = "/System/Volumes/Preboot";
-	struct stat st;
-	if (stat("/System/Library/KernelCollections", &st) == 0)
-		kp__dsym_add_root(s->dx, "/System/Library/KernelCollections");
-	DIR *top = opendir(preboot);
-	if (!top)
-		return;
-	struct dirent *g;
-	while ((g = readdir(top)) != NULL) {
-		if (g->d_name[0] == '.')
-			continue;
-		char boot[1024];
-		snprintf(boot, sizeof boot, "%s/%s/boot", preboot, g->d_name);
-		DIR *b = opendir(boot);
-		if (!b)
-			continue;
-		struct dirent *h;
-		while ((h = readdir(b)) != NULL) {
-			if (h->d_name[0] == '.')
-				continue;
-			char kc[2048];
-			snprintf(kc, sizeof kc, "%s/%s/System/Library/Caches/com.apple.kernelcaches", boot,
-			         h->d_name);
-			if (stat(kc, &st) == 0 && S_ISDIR(st.st_mode))
-				kp__dsym_add_root(s->dx, kc);
-		}
-		closedir(b);
-	}
-	closedir(top);
-#else
-	(void)s;
-#endif
-}
-
-static void add_system_roots(kp_symbols *s)
-{
-	if (s->system_added)
-		return;
-	s->system_added = true;
-	static const char kdks[] = "/Library/Developer/KDKs";
-	DIR *d = opendir(kdks);
-	if (d) {
-		struct dirent *de;
-		char path[4096];
-		for (int pass = 0; pass < 2; pass++) {
-			rewinddir(d);
-			while ((de = readdir(d)) != NULL) {
-				if (de->d_name[0] == '.' || !strstr(de->d_name, ".kdk"))
-					continue;
-				bool match = s->build[0] && strstr(de->d_name, s->build);
-				if (match != (pass == 0))
-					continue;
-				snprintf(path, sizeof path, "%s/%s", kdks, de->d_name);
-				kp__dsym_add_root(s->dx, path);
-			}
-		}
-		closedir(d);
-	}
-	struct stat st;
-	if (stat("/Volumes/KernelDebugKit", &st) == 0)
-		kp__dsym_add_root(s->dx, "/Volumes/KernelDebugKit");
-	add_running_kernelcaches(s);
 }
 
 void kp_symbols_set_report(kp_symbols *s, const kp_report *r)
@@ -325,6 +252,7 @@ void kp_symbols_set_report(kp_symbols *s, const kp_report *r)
 	} else if (r->build && strlen(r->build) < sizeof s->build) {
 		snprintf(s->build, sizeof s->build, "%s", r->build);
 	}
+	kp__symsrc_set_build(s->src, s->build);
 }
 
 void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx)
@@ -333,50 +261,116 @@ void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx
 	s->progress_ctx = ctx;
 }
 
-#ifdef __APPLE__
-/* Spotlight knows every dSYM Xcode indexed. */
-static void spotlight(kp_symbols *s, const char *uuid)
+/* The skip-th candidate for uuid (canonical) over every source in order. */
+static const char *candidate(kp_symbols *s, const char *uuid, size_t skip)
 {
-	char cmd[160];
-	snprintf(cmd, sizeof cmd, "mdfind \"com_apple_xcode_dsym_uuids == %s\" 2>/dev/null", uuid);
-	FILE *fp = popen(cmd, "r");
-	if (!fp)
-		return;
-	char line[4096];
-	while (fgets(line, sizeof line, fp)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '/')
-			kp__dsym_add_root(s->dx, line);
-	}
-	pclose(fp);
+	kp__symsrc_iter it;
+	kp__symsrc_hit hit;
+	kp__symsrc_iter_init(&it, uuid);
+	for (size_t k = 0; kp__symsrc_next(s->src, &it, NULL, &hit); k++)
+		if (k == skip)
+			return hit.path;
+	return NULL;
 }
-#endif
 
 const char *kp_symbols_find(kp_symbols *s, const char *any_uuid)
 {
 	char uuid[37];
 	if (!kp_uuid_canon(any_uuid, strlen(any_uuid), uuid))
 		return NULL;
-	const char *p = kp__dsym_find(s->dx, uuid, 0);
-	if (!p && !s->system_added) {
-		add_system_roots(s);
-		p = kp__dsym_find(s->dx, uuid, 0);
-#ifdef __APPLE__
-		if (!p) {
-			spotlight(s, uuid);
-			p = kp__dsym_find(s->dx, uuid, 0);
-		}
-#endif
-	}
-	return p;
+	return candidate(s, uuid, 0);
 }
 
 const char *kp_symbols_find_nth(kp_symbols *s, const char *any_uuid, size_t skip)
 {
 	char uuid[37];
-	if (!kp_symbols_find(s, any_uuid) || !kp_uuid_canon(any_uuid, strlen(any_uuid), uuid))
+	if (!kp_uuid_canon(any_uuid, strlen(any_uuid), uuid))
 		return NULL;
-	return kp__dsym_find(s->dx, uuid, skip);
+	return candidate(s, uuid, skip);
+}
+
+/* Whether the file at path has a slice with uuid: its filetype and arch;
+ * else why not, in why. */
+static bool holds(const char *path, const char *uuid, uint32_t *filetype, const char **arch,
+                  char *why, size_t wsize)
+{
+	kp_macho *m = NULL;
+	kp_error err;
+	if (kp_macho_open(path, &m, &err) != KP_OK) {
+		snprintf(why, wsize, "not read: %.150s", err.msg);
+		return false;
+	}
+	const kp_macho_slice *sl = kp_macho_find_uuid(m, uuid);
+	if (sl) {
+		*filetype = sl->filetype;
+		*arch = sl->arch;   /* a static string */
+	} else {
+		snprintf(why, wsize, "refused: the file does not hold this UUID");
+	}
+	kp_macho_close(&m);
+	return sl != NULL;
+}
+
+kp_status kp_symbols_where(kp_symbols *s, const char *any_uuid, kp_symwhere *out, kp_error *err)
+{
+	memset(out, 0, sizeof *out);
+	char uuid[37];
+	if (!kp_uuid_canon(any_uuid, strlen(any_uuid), uuid))
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "'%s' is not a UUID", any_uuid);
+	kp__symsrc_trail_free(&s->trail);
+	kp__symsrc_iter it;
+	kp__symsrc_hit hit;
+	kp__symsrc_iter_init(&it, uuid);
+	while (kp__symsrc_next(s->src, &it, &s->trail, &hit)) {
+		char why[200];
+		uint32_t ft = 0;
+		if (!holds(hit.path, uuid, &ft, &out->arch, why, sizeof why)) {
+			if (s->trail.n)
+				s->trail.v[s->trail.n - 1].found = false;
+			kp__symsrc_trail_add(&s->trail, hit.name, hit.path, why, false);
+			continue;
+		}
+		if (s->trail.v[s->trail.n - 1].source != hit.name || s->trail.v[s->trail.n - 1].found == false)
+			kp__symsrc_trail_add(&s->trail, hit.name, hit.path, "found", true);
+		out->path = hit.path;
+		out->source = hit.name;
+		out->is_dsym = ft == KP_MH_DSYM;
+		out->exec = hit.exec;
+		if (hit.answer) {
+			const kp__dsym_answer *a = hit.answer;
+			out->source_path = a->source_path;
+			out->build_source_path = a->build_source_path;
+			free(s->wremap);
+			s->wremap = calloc(2 * a->nremaps + 1, sizeof *s->wremap);
+			for (size_t i = 0; s->wremap && i < a->nremaps; i++) {
+				s->wremap[2 * i] = a->remaps[i].from;
+				s->wremap[2 * i + 1] = a->remaps[i].to;
+			}
+			out->remap = s->wremap;
+			out->nremap = s->wremap ? a->nremaps : 0;
+		}
+		/* a dSYM: a binary with the same UUID from the same source, if any */
+		for (int n = 0; out->is_dsym && !out->exec && n < 8 &&
+		                kp__symsrc_next_here(s->src, &it, &hit); n++) {
+			const char *a;
+			if (holds(hit.path, uuid, &ft, &a, why, sizeof why) && ft != KP_MH_DSYM)
+				out->exec = hit.path;
+		}
+		break;
+	}
+	free(s->wsteps);
+	s->wsteps = calloc(s->trail.n ? s->trail.n : 1, sizeof *s->wsteps);
+	if (!s->wsteps)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	for (size_t i = 0; i < s->trail.n; i++) {
+		const kp__symsrc_step *st = &s->trail.v[i];
+		s->wsteps[i] = (kp_symwhere_step){st->source, st->tried, st->said, st->found};
+	}
+	out->steps = s->wsteps;
+	out->nsteps = s->trail.n;
+	if (!out->path)
+		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no file with UUID %s", uuid);
+	return KP_OK;
 }
 
 static void open_dwarf(kp_symbols *s, opened *o)
@@ -428,7 +422,7 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 	opened *o = &s->open[s->nopen - 1];
 	memcpy(o->uuid, uuid, 37);
 	const char *path;
-	for (size_t skip = 0; (path = kp__dsym_find(s->dx, uuid, skip)) != NULL; skip++) {
+	for (size_t skip = 0; (path = candidate(s, uuid, skip)) != NULL; skip++) {
 		kp_error err;
 		if (s->progress)
 			s->progress(s->progress_ctx, path, 0, 1);
@@ -829,8 +823,8 @@ kp_status kp_symbols_cache_step(kp_symbols *s, const kp_symbols_cache_cb *cb, kp
 static const char *bundle_in(kp_symbols *s, const char *bundle)
 {
 	const char *p = kp__dsym_find_bundle(s->dx, bundle);
-	if (!p && !s->system_added) {
-		add_system_roots(s);
+	if (!p) {
+		kp__symsrc_add_all_roots(s->src);
 		p = kp__dsym_find_bundle(s->dx, bundle);
 	}
 	return p;

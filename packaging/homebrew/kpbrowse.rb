@@ -13,6 +13,7 @@ class Kpbrowse < Formula
   depends_on "capstone"   # disassembly (show --disasm, the TUI's d)
   depends_on "cjson"
   depends_on "libdwarf"
+  depends_on "libplist"   # dsymForUUID answers, DebugSymbols defaults
   depends_on "lzfse"      # LZFSE-compressed kernelcaches (IM4P)
   depends_on "ncurses"
   depends_on "sqlite"

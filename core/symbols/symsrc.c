@@ -1,0 +1,826 @@
+/* symsrc.c: the symbol-source table (symsrc.h).  Each row is a
+ * source_ops: its name in the trail and the one call that answers "the
+ * k-th file you hold for this UUID", saying at k == 0 what it tried. */
+#include "symsrc.h"
+#include "kp_fs.h"
+#include "kp_macho.h"
+#include "kp_proc.h"
+#include "plist.h"
+#include "kp_strbuf.h"
+#include "kp_vec.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The table's order; README and the man page list it the same way. */
+enum {
+	SRC_BESIDE,       /* X.dSYM beside a binary or bundle named by --dsym */
+	SRC_DSYM,         /* --dsym */
+	SRC_LOCAL,        /* KPBROWSE_DSYM_PATH, DBGSearchPaths */
+	SRC_MAPPED,       /* file-mapped UUID trees: DBGFileMappedPaths */
+	SRC_KDK,          /* /Library/Developer/KDKs, /Volumes/KernelDebugKit */
+	SRC_SPOTLIGHT,    /* mdfind (macOS) */
+	SRC_SHELL,        /* dsymForUUID: DBGShellCommands */
+	SRC_KERNELCACHE,  /* kept kernelcaches, this Mac's own */
+	NSRC
+};
+
+/* What a source says at k == 0 (NULL at k > 0: it is asked again for the
+ * next candidate and says nothing new). */
+struct say {
+	kp_sb tried, said;
+};
+
+/* What a source that is not a folder walk found for one UUID, kept until
+ * the table is freed (paths handed out must outlive later lookups). */
+struct memo {
+	char uuid[37];
+	char **paths;         /* candidates, in order */
+	size_t n, cap;
+	char *tried, *said;
+	kp__dsym_answer ans;  /* the dsymForUUID answer the candidates came from */
+};
+
+struct source {
+	char **roots;         /* folders and files it walks (folder sources); */
+	size_t nroots, rcap;  /* file-mapped: its trees */
+	struct memo *memos;
+	size_t nmemos, mcap;
+	bool ready;           /* setup ran */
+	const char *off;      /* why it is not consulted, or NULL */
+	char **asked;         /* Spotlight: UUIDs already asked of mdfind */
+	size_t nasked, acap;
+};
+
+struct kp__symsrc {
+	kp_dsym_index *dx;    /* borrowed */
+	struct source src[NSRC];
+	bool no_system;
+	int shell_timeout_ms;
+	char cache_dir[4096];
+	char build[32];
+};
+
+typedef struct source_ops {
+	const char *name;
+	const char *none;   /* what it says with nothing to search */
+	void (*setup)(kp__symsrc *s, unsigned i);   /* on first use; may be NULL */
+	bool (*nth)(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
+	            struct say *say);
+	/* memo_nth's sources: finds uuid's candidates into m, once */
+	void (*fill)(kp__symsrc *s, unsigned i, const char *uuid, struct memo *m, kp_sb *tried,
+	             kp_sb *said);
+} source_ops;
+
+/* ---- trail ---- */
+
+bool kp__symsrc_trail_add(kp__symsrc_trail *t, const char *source, const char *tried,
+                          const char *said, bool found)
+{
+	kp__symsrc_step *st = kp_vec_push((void **)&t->v, &t->n, &t->cap, sizeof *t->v);
+	if (!st)
+		return false;
+	st->source = source;
+	st->tried = strdup(tried ? tried : "");
+	st->said = strdup(said ? said : "");
+	st->found = found;
+	if (!st->tried || !st->said) {
+		free(st->tried);
+		free(st->said);
+		t->n--;
+		return false;
+	}
+	return true;
+}
+
+void kp__symsrc_trail_free(kp__symsrc_trail *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].tried);
+		free(t->v[i].said);
+	}
+	free(t->v);
+	memset(t, 0, sizeof *t);
+}
+
+static const struct source_ops table[NSRC];
+static bool roots_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
+                      struct say *say);
+static bool spotlight_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k,
+                          kp__symsrc_hit *hit, struct say *say);
+
+/* ---- folder sources: roots in the shared dSYM index, tagged ---- */
+
+static void add_root(kp__symsrc *s, unsigned i, const char *path)
+{
+	struct source *src = &s->src[i];
+	for (size_t j = 0; j < src->nroots; j++)
+		if (strcmp(src->roots[j], path) == 0)
+			return;
+	char **slot = kp_vec_push((void **)&src->roots, &src->nroots, &src->rcap, sizeof *src->roots);
+	if (!slot)
+		return;
+	*slot = strdup(path);
+	if (!*slot) {
+		src->nroots--;
+		return;
+	}
+	if (table[i].nth == roots_nth || table[i].nth == spotlight_nth)
+		kp__dsym_add_root(s->dx, path, i);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Roots as the trail shows them: "a, b (missing), c". */
+static void say_roots(const struct source *src, struct say *say)
+{
+	for (size_t j = 0; j < src->nroots; j++) {
+		struct stat st;
+		if (j)
+			kp_sb_str(&say->tried, ", ");
+		kp_sb_str(&say->tried, src->roots[j]);
+		if (stat(src->roots[j], &st) != 0)
+			kp_sb_str(&say->tried, " (missing)");
+	}
+}
+
+/* A source turned off, or with nothing to search, says so: true then. */
+static bool says_idle(const kp__symsrc *s, unsigned i, struct say *say)
+{
+	const struct source *src = &s->src[i];
+	if (!src->off && src->nroots)
+		return false;
+	if (say)
+		kp_sb_str(&say->said, src->off ? src->off : table[i].none);
+	return true;
+}
+
+static bool roots_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
+                      struct say *say)
+{
+	const struct source *src = &s->src[i];
+	if (says_idle(s, i, say))
+		return false;
+	hit->path = kp__dsym_find(s->dx, uuid, i, k);
+	if (say) {
+		say_roots(src, say);
+		kp_sb_str(&say->said, hit->path ? "found" : "no file with this UUID");
+	}
+	return hit->path != NULL;
+}
+
+/* ---- next to the binary: X.dSYM beside X, for each --dsym that names a
+ * binary or a bundle (X.kext, and X.kext.dSYM for X.kext/Contents/MacOS/X) */
+
+static void add_beside(kp__symsrc *s, const char *path)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	static const char ext[] = ".dSYM";
+	if (n >= sizeof ext - 1 && strncmp(path + n - (sizeof ext - 1), ext, sizeof ext - 1) == 0)
+		return;   /* a dSYM itself */
+	char cand[4200];
+	struct stat st;
+	snprintf(cand, sizeof cand, "%.*s.dSYM", (int)n, path);
+	if (stat(cand, &st) == 0)
+		add_root(s, SRC_BESIDE, cand);
+	/* .../X.kext/Contents/MacOS/X: the bundle's dSYM */
+	static const char mac[] = "/Contents/MacOS/";
+	const char *m = strstr(path, mac);
+	if (m && m > path && !strchr(m + sizeof mac - 1, '/')) {
+		snprintf(cand, sizeof cand, "%.*s.dSYM", (int)(m - path), path);
+		if (stat(cand, &st) == 0)
+			add_root(s, SRC_BESIDE, cand);
+	}
+}
+
+/* ---- memos (file-mapped, shell) ---- */
+
+static struct memo *memo_of(struct source *src, const char *uuid)
+{
+	for (size_t j = 0; j < src->nmemos; j++)
+		if (strcmp(src->memos[j].uuid, uuid) == 0)
+			return &src->memos[j];
+	return NULL;
+}
+
+static struct memo *memo_new(struct source *src, const char *uuid)
+{
+	struct memo *m = kp_vec_push((void **)&src->memos, &src->nmemos, &src->mcap, sizeof *src->memos);
+	if (m)
+		snprintf(m->uuid, sizeof m->uuid, "%s", uuid);
+	return m;
+}
+
+static void memo_add(struct memo *m, const char *path)
+{
+	char **slot = kp_vec_push((void **)&m->paths, &m->n, &m->cap, sizeof *m->paths);
+	if (slot && !(*slot = strdup(path)))
+		m->n--;
+}
+
+/* Answers k from a memo, saying what it said when asked first. */
+static bool memo_answer(const struct memo *m, size_t k, kp__symsrc_hit *hit, struct say *say)
+{
+	hit->path = m && k < m->n ? m->paths[k] : NULL;
+	if (say && m) {
+		kp_sb_str(&say->tried, m->tried ? m->tried : "");
+		kp_sb_str(&say->said, m->said ? m->said : "");
+	}
+	return hit->path != NULL;
+}
+
+/* The nth of a source that finds once per UUID (its fill), from then on
+ * from its memo; a dsymForUUID answer's executable, arch and source paths
+ * ride along with each candidate. */
+static bool memo_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp__symsrc_hit *hit,
+                     struct say *say)
+{
+	struct source *src = &s->src[i];
+	if (says_idle(s, i, say))
+		return false;
+	struct memo *m = memo_of(src, uuid);
+	if (!m && (m = memo_new(src, uuid)) != NULL) {
+		kp_sb tried = {0}, said = {0};
+		table[i].fill(s, i, uuid, m, &tried, &said);
+		m->tried = kp_sb_take(&tried);
+		m->said = kp_sb_take(&said);
+	}
+	if (!memo_answer(m, k, hit, say))
+		return false;
+	if (m->ans.exec && strcmp(hit->path, m->ans.exec) != 0)
+		hit->exec = m->ans.exec;
+	hit->arch = m->ans.arch;
+	hit->answer = m->ans.dsym_path || m->ans.exec ? &m->ans : NULL;
+	return true;
+}
+
+/* ---- file-mapped UUID trees (DebugSymbols' DBGFileMappedPaths) ----
+ * TREE/2351/6BE4/29BE/350C/91C9/F36E7999F0F1 for 23516BE4-29BE-350C-91C9-
+ * F36E7999F0F1: the first 20 hex digits (upper case) in 4-digit folders,
+ * then the last 12 naming a symlink or a folder: the DWARF file (or any
+ * Mach-O), or a .dSYM bundle, whose Contents/Resources/DWARF files are the
+ * candidates.  Callers confirm LC_UUID, so a link to the wrong file is
+ * refused, not used. */
+
+static void mapped_path(char *out, size_t size, const char *tree, const char *uuid)
+{
+	char hex[33];
+	size_t n = 0;
+	for (const char *p = uuid; *p && n < 32; p++)
+		if (*p != '-')
+			hex[n++] = *p;
+	hex[n] = '\0';
+	snprintf(out, size, "%s/%.4s/%.4s/%.4s/%.4s/%.4s/%s", tree, hex, hex + 4, hex + 8, hex + 12,
+	         hex + 16, hex + 20);
+}
+
+/* Mach-O files directly in dir, in name order (a bundle's DWARF folder). */
+static size_t add_files_in(struct memo *m, const char *dir)
+{
+	char **names = NULL;
+	size_t n = 0, added = 0;
+	if (kp_fs_dir_names(dir, &names, &n, NULL) != KP_OK)
+		return 0;
+	for (size_t j = 0; j < n; j++) {
+		char p[4200];
+		struct stat st;
+		snprintf(p, sizeof p, "%s/%s", dir, names[j]);
+		if (names[j][0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
+			memo_add(m, p);
+			added++;
+		}
+	}
+	kp_fs_names_free(names, n);
+	return added;
+}
+
+/* The candidates path stands for: itself (a file), else the files of its
+ * Contents/Resources/DWARF (a .dSYM bundle), else the files in it; how
+ * many were added. */
+static size_t add_target(struct memo *m, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return 0;
+	if (S_ISREG(st.st_mode)) {
+		memo_add(m, path);
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	char dwarf[4300];
+	snprintf(dwarf, sizeof dwarf, "%s/Contents/Resources/DWARF", path);
+	size_t n = add_files_in(m, dwarf);
+	return n ? n : add_files_in(m, path);
+}
+
+static void mapped_fill(kp__symsrc *s, unsigned i, const char *uuid, struct memo *m, kp_sb *tried,
+                        kp_sb *said)
+{
+	const struct source *src = &s->src[i];
+	for (size_t j = 0; j < src->nroots; j++) {
+		char p[4200];
+		struct stat st;
+		mapped_path(p, sizeof p, src->roots[j], uuid);
+		if (j)
+			kp_sb_str(tried, ", ");
+		kp_sb_str(tried, p);
+		if (stat(p, &st) != 0)
+			kp_sb_str(tried, " (no entry)");
+		else if (!add_target(m, p))
+			kp_sb_str(tried, " (no file in it)");
+	}
+	kp_sb_str(said, m->n ? "found" : "no entry for this UUID");
+}
+
+/* ---- dsymForUUID (DBGShellCommands): a program given the UUID as its
+ * one argument (no shell) prints a plist keyed by UUID (lldb's keys); its
+ * DBGDSYMPath (a DWARF file or a .dSYM), then DBGSymbolRichExecutable, are
+ * the candidates.  Commands: KPBROWSE_DSYMFORUUID, else
+ * LLDB_APPLE_DSYMFORUUID_EXECUTABLE (as lldb: when it exists), then the
+ * config file's and the defaults' DBGShellCommands; each is asked in turn
+ * until one names a file.  Killed after KPBROWSE_DSYMFORUUID_TIMEOUT
+ * seconds (default 60).  What a command said is kept per UUID, so it runs
+ * once per UUID and table. ---- */
+
+#define SHELL_SAID_MAX 300   /* of a command's DBGError or failure, in a trail */
+
+static void say_clipped(kp_sb *b, const char *what, const char *text)
+{
+	size_t n = strlen(text);
+	kp_sb_str(b, what);
+	kp_sb_add(b, text, n > SHELL_SAID_MAX ? SHELL_SAID_MAX : n);
+	if (n > SHELL_SAID_MAX)
+		kp_sb_str(b, "...");
+}
+
+/* Runs cmd for uuid into m; appends what came of it to said. */
+static void run_one(kp__symsrc *s, const char *cmd, const char *uuid, struct memo *m, kp_sb *said)
+{
+	char *argv[] = {(char *)cmd, (char *)uuid, NULL};
+	char *out = NULL;
+	size_t len = 0;
+	int status = 0;
+	kp_error err;
+	kp_status st = kp_proc_run(argv, NULL, 0, KP_PLIST_MAX + 1, s->shell_timeout_ms, &out, &len,
+	                           &status, &err);
+	char line[400];
+	if (st == KP_ERR_LIMIT) {
+		snprintf(line, sizeof line, "timed out after %d s", s->shell_timeout_ms / 1000);
+		kp_sb_str(said, line);
+	} else if (st != KP_OK) {
+		say_clipped(said, "cannot run: ", err.msg);
+	} else if (status != 0) {
+		snprintf(line, sizeof line, "exit status %d", status);
+		kp_sb_str(said, line);
+	} else if (kp__dsym_answer_parse(out, len, uuid, &m->ans, &err) != KP_OK) {
+		say_clipped(said, "its output: ", err.msg);
+	} else {
+		size_t n = m->ans.dsym_path ? add_target(m, m->ans.dsym_path) : 0;
+		if (m->ans.exec)
+			n += add_target(m, m->ans.exec);
+		if (m->ans.error)
+			say_clipped(said, "DBGError: ", m->ans.error);
+		else if (!n && (m->ans.dsym_path || m->ans.exec))
+			say_clipped(said, "names no file here: ", m->ans.dsym_path ? m->ans.dsym_path : m->ans.exec);
+		else if (!n)
+			kp_sb_str(said, "no DBGDSYMPath");
+		if (n)
+			kp_sb_str(said, m->ans.error ? "; found" : "found");
+		if (!n)
+			kp__dsym_answer_free(&m->ans);
+	}
+	free(out);
+}
+
+static void shell_fill(kp__symsrc *s, unsigned i, const char *uuid, struct memo *m, kp_sb *tried,
+                       kp_sb *said)
+{
+	const struct source *src = &s->src[i];
+	for (size_t j = 0; j < src->nroots && !m->n; j++) {
+		if (j) {
+			kp_sb_str(tried, ", ");
+			kp_sb_str(said, "; ");
+		}
+		kp_sb_str(tried, src->roots[j]);
+		kp_sb_str(tried, " ");
+		kp_sb_str(tried, uuid);
+		if (src->nroots > 1) {
+			kp_sb_str(said, src->roots[j]);
+			kp_sb_str(said, ": ");
+		}
+		run_one(s, src->roots[j], uuid, m, said);
+	}
+}
+
+/* ---- kpbrowse's config file and the DebugSymbols defaults ----
+ * KPBROWSE_CONFIG, else $XDG_CONFIG_HOME/kpbrowse/config, else
+ * ~/.config/kpbrowse/config: lines "KEY = VALUE" ('#' starts a comment);
+ * the keys are DebugSymbols' (DBGSearchPaths, DBGFileMappedPaths,
+ * DBGShellCommands), each line one value, a key repeated for more.  On macOS the defaults of
+ * com.apple.DebugSymbols (~/Library/Preferences, a string or an array of
+ * strings a key) come after it. */
+
+static void config_value(kp__symsrc *s, const char *key, const char *val)
+{
+	if (!val[0])
+		return;
+	if (strcmp(key, "DBGSearchPaths") == 0)
+		add_root(s, SRC_LOCAL, val);
+	else if (strcmp(key, "DBGFileMappedPaths") == 0)
+		add_root(s, SRC_MAPPED, val);
+	else if (strcmp(key, "DBGShellCommands") == 0)
+		add_root(s, SRC_SHELL, val);
+}
+
+static void config_path(char *out, size_t size)
+{
+	const char *env = getenv("KPBROWSE_CONFIG"), *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	out[0] = '\0';
+	if (env)
+		snprintf(out, size, "%s", env);
+	else if (xdg && xdg[0] == '/')
+		snprintf(out, size, "%s/kpbrowse/config", xdg);
+	else if (home)
+		snprintf(out, size, "%s/.config/kpbrowse/config", home);
+}
+
+static char *trim(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t n = strlen(p);
+	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+		p[--n] = '\0';
+	return p;
+}
+
+static void read_config(kp__symsrc *s)
+{
+	char path[4096];
+	config_path(path, sizeof path);
+	char *buf = NULL;
+	size_t len = 0;
+	if (!path[0] || kp_fs_read_file(path, (size_t)1 << 20, &buf, &len, NULL, NULL) != KP_OK)
+		return;
+	for (char *line = buf, *nl; line && line < buf + len; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		char *eq = strchr(line, '=');
+		line = trim(line);
+		if (line[0] == '#' || !eq)
+			continue;
+		*eq = '\0';
+		config_value(s, trim(line), trim(eq + 1));
+	}
+	free(buf);
+}
+
+#ifdef __APPLE__
+struct defaults_ctx {
+	kp__symsrc *s;
+	const char *key;
+};
+
+static void defaults_value(void *ctx, const char *val)
+{
+	struct defaults_ctx *d = ctx;
+	config_value(d->s, d->key, val);
+}
+
+static void read_defaults(kp__symsrc *s)
+{
+	const char *home = getenv("HOME");
+	char path[4096];
+	char *buf = NULL;
+	size_t len = 0;
+	if (!home)
+		return;
+	snprintf(path, sizeof path, "%s/Library/Preferences/com.apple.DebugSymbols.plist", home);
+	if (kp_fs_read_file(path, KP_PLIST_MAX, &buf, &len, NULL, NULL) != KP_OK)
+		return;
+	static const char *const keys[] = {"DBGSearchPaths", "DBGFileMappedPaths", "DBGShellCommands"};
+	for (size_t j = 0; j < sizeof keys / sizeof *keys; j++) {
+		struct defaults_ctx d = {s, keys[j]};
+		kp__plist_strings(buf, len, keys[j], defaults_value, &d, NULL);
+	}
+	free(buf);
+}
+#endif
+
+/* ---- KDKs, the one matching the report's build first ---- */
+
+static void setup_kdk(kp__symsrc *s, unsigned i)
+{
+	if (s->no_system) {
+		s->src[i].off = "not searched (system places turned off)";
+		return;
+	}
+	static const char kdks[] = "/Library/Developer/KDKs";
+	DIR *d = opendir(kdks);
+	if (d) {
+		struct dirent *de;
+		char path[4096];
+		for (int pass = 0; pass < 2; pass++) {
+			rewinddir(d);
+			while ((de = readdir(d)) != NULL) {
+				if (de->d_name[0] == '.' || !strstr(de->d_name, ".kdk"))
+					continue;
+				bool match = s->build[0] && strstr(de->d_name, s->build);
+				if (match != (pass == 0))
+					continue;
+				snprintf(path, sizeof path, "%s/%s", kdks, de->d_name);
+				add_root(s, i, path);
+			}
+		}
+		closedir(d);
+	}
+	if (is_dir("/Volumes/KernelDebugKit"))
+		add_root(s, i, "/Volumes/KernelDebugKit");
+	if (!s->src[i].nroots)
+		s->src[i].off = "none installed (/Library/Developer/KDKs, /Volumes/KernelDebugKit)";
+}
+
+/* ---- Spotlight: every dSYM Xcode indexed (macOS) ---- */
+
+static void setup_spotlight(kp__symsrc *s, unsigned i)
+{
+#ifdef __APPLE__
+	if (s->no_system)
+		s->src[i].off = "not asked (system places turned off)";
+#else
+	(void)s;
+	s->src[i].off = "macOS only";
+#endif
+}
+
+static bool spotlight_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k,
+                          kp__symsrc_hit *hit, struct say *say)
+{
+	struct source *src = &s->src[i];
+	if (src->off) {
+		if (say)
+			kp_sb_str(&say->said, src->off);
+		return false;
+	}
+	bool asked = false;
+	for (size_t j = 0; j < src->nasked && !asked; j++)
+		asked = strcmp(src->asked[j], uuid) == 0;
+	char query[96];
+	snprintf(query, sizeof query, "com_apple_xcode_dsym_uuids == %s", uuid);
+	if (!asked) {
+		char **slot = kp_vec_push((void **)&src->asked, &src->nasked, &src->acap, sizeof *src->asked);
+		if (slot)
+			*slot = strdup(uuid);
+		char *argv[] = {"mdfind", query, NULL};
+		char *out = NULL;
+		size_t len = 0;
+		int status = 0;
+		if (kp_proc_run(argv, NULL, 0, 1u << 20, 10000, &out, &len, &status, NULL) == KP_OK) {
+			for (char *line = out, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+				nl = strchr(line, '\n');
+				if (nl)
+					*nl = '\0';
+				if (line[0] == '/')
+					add_root(s, i, line);
+			}
+		}
+		free(out);
+	}
+	if (say) {
+		kp_sb_str(&say->tried, "mdfind ");
+		kp_sb_str(&say->tried, query);
+	}
+	hit->path = kp__dsym_find(s->dx, uuid, i, k);
+	if (say)
+		kp_sb_str(&say->said, hit->path ? "found" : "no dSYM indexed with this UUID");
+	return hit->path != NULL;
+}
+
+/* ---- kernelcaches: kept for this Mac's panics, then its running ones ---- */
+
+/* Apple silicon keeps them IM4P-wrapped on the Preboot volume, under
+ * <volume group UUID>/boot/<hash>/System/Library/Caches/com.apple.kernelcaches,
+ * Intel in /System/Library/KernelCollections (*.kc). */
+static void add_running_kernelcaches(kp__symsrc *s, unsigned i)
+{
+#ifdef __APPLE__
+	static const char preboot[] = "/System/Volumes/Preboot";
+	if (is_dir("/System/Library/KernelCollections"))
+		add_root(s, i, "/System/Library/KernelCollections");
+	DIR *top = opendir(preboot);
+	if (!top)
+		return;
+	struct dirent *g;
+	while ((g = readdir(top)) != NULL) {
+		if (g->d_name[0] == '.')
+			continue;
+		char boot[1024];
+		snprintf(boot, sizeof boot, "%s/%s/boot", preboot, g->d_name);
+		DIR *b = opendir(boot);
+		if (!b)
+			continue;
+		struct dirent *h;
+		while ((h = readdir(b)) != NULL) {
+			if (h->d_name[0] == '.')
+				continue;
+			char kc[2048];
+			snprintf(kc, sizeof kc, "%s/%s/System/Library/Caches/com.apple.kernelcaches", boot,
+			         h->d_name);
+			if (is_dir(kc))
+				add_root(s, i, kc);
+		}
+		closedir(b);
+	}
+	closedir(top);
+#else
+	(void)s, (void)i;
+#endif
+}
+
+static void setup_kernelcache(kp__symsrc *s, unsigned i)
+{
+	/* kernelcaches kept for this Mac's panics (kp_kernelcache_keep) */
+	char kept[4200];
+	snprintf(kept, sizeof kept, "%s/kernelcaches", s->cache_dir);
+	if (s->cache_dir[0] && is_dir(kept))
+		add_root(s, i, kept);
+	if (!s->no_system)
+		add_running_kernelcaches(s, i);
+}
+
+static const source_ops table[NSRC] = {
+	[SRC_BESIDE] = {.name = "next to the binary", .nth = roots_nth,
+	                .none = "no X.dSYM beside a binary or bundle X named by --dsym"},
+	[SRC_DSYM] = {.name = "--dsym", .nth = roots_nth, .none = "none given"},
+	[SRC_LOCAL] = {.name = "local folders", .nth = roots_nth,
+	               .none = "none set (KPBROWSE_DSYM_PATH, DBGSearchPaths)"},
+	[SRC_MAPPED] = {.name = "file-mapped", .nth = memo_nth, .fill = mapped_fill,
+	                .none = "none set (KPBROWSE_FILE_MAPPED_PATHS, DBGFileMappedPaths)"},
+	[SRC_KDK] = {.name = "KDKs", .setup = setup_kdk, .nth = roots_nth, .none = "none installed"},
+	[SRC_SPOTLIGHT] = {.name = "Spotlight", .setup = setup_spotlight, .nth = spotlight_nth},
+	[SRC_SHELL] = {.name = "dsymForUUID", .nth = memo_nth, .fill = shell_fill,
+	               .none = "none set (KPBROWSE_DSYMFORUUID, LLDB_APPLE_DSYMFORUUID_EXECUTABLE, "
+	                       "DBGShellCommands)"},
+	[SRC_KERNELCACHE] = {.name = "kernelcaches", .setup = setup_kernelcache, .nth = roots_nth,
+	                     .none = "none kept (<cache folder>/kernelcaches) or running"},
+};
+
+/* ---- the table ---- */
+
+kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsrc **out,
+                         kp_error *err)
+{
+	*out = NULL;
+	kp__symsrc *s = calloc(1, sizeof *s);
+	if (!s)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	s->dx = dx;
+	s->no_system = cfg->no_system;
+	snprintf(s->cache_dir, sizeof s->cache_dir, "%s", cfg->cache_dir ? cfg->cache_dir : "");
+	for (size_t i = 0; i < cfg->ndsym; i++)
+		add_beside(s, cfg->dsym_paths[i]);
+	for (size_t i = 0; i < cfg->ndsym; i++)
+		add_root(s, SRC_DSYM, cfg->dsym_paths[i]);
+	const char *env = cfg->no_env ? NULL : getenv("KPBROWSE_DSYM_PATH");
+	if (env) {
+		char *copy = strdup(env), *save = NULL;
+		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
+			add_root(s, SRC_LOCAL, t);
+		free(copy);
+	}
+	const char *t = getenv("KPBROWSE_DSYMFORUUID_TIMEOUT");
+	long secs = t ? strtol(t, NULL, 10) : 0;
+	s->shell_timeout_ms = secs > 0 && secs <= 3600 ? (int)secs * 1000 : 60000;
+	if (!cfg->no_env) {
+		const char *cmd = getenv("KPBROWSE_DSYMFORUUID");
+		struct stat st;
+		if (cmd && cmd[0])
+			add_root(s, SRC_SHELL, cmd);
+		cmd = getenv("LLDB_APPLE_DSYMFORUUID_EXECUTABLE");
+		if (cmd && cmd[0] && stat(cmd, &st) == 0)
+			add_root(s, SRC_SHELL, cmd);
+		env = getenv("KPBROWSE_FILE_MAPPED_PATHS");
+		char *copy = env ? strdup(env) : NULL, *save = NULL;
+		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
+			add_root(s, SRC_MAPPED, t);
+		free(copy);
+		read_config(s);
+#ifdef __APPLE__
+		read_defaults(s);
+#endif
+	} else {
+		s->src[SRC_LOCAL].off = "not searched (environment and config turned off)";
+		s->src[SRC_MAPPED].off = "not searched (environment and config turned off)";
+		s->src[SRC_SHELL].off = "not run (environment and config turned off)";
+	}
+	if (cfg->no_shell)
+		s->src[SRC_SHELL].off = "not run (inside kpbrowse dsym-for-uuid)";
+	*out = s;
+	return KP_OK;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void kp__symsrc_free(kp__symsrc **sp)
+{
+	if (!sp || !*sp)
+		return;
+	kp__symsrc *s = *sp;
+	for (unsigned i = 0; i < NSRC; i++) {
+		struct source *src = &s->src[i];
+		free_strv(src->roots, src->nroots);
+		free_strv(src->asked, src->nasked);
+		for (size_t j = 0; j < src->nmemos; j++) {
+			free_strv(src->memos[j].paths, src->memos[j].n);
+			free(src->memos[j].tried);
+			free(src->memos[j].said);
+			kp__dsym_answer_free(&src->memos[j].ans);
+		}
+		free(src->memos);
+	}
+	free(s);
+	*sp = NULL;
+}
+
+void kp__symsrc_set_build(kp__symsrc *s, const char *build)
+{
+	snprintf(s->build, sizeof s->build, "%s", build);
+}
+
+static void ready(kp__symsrc *s, unsigned i)
+{
+	if (s->src[i].ready)
+		return;
+	s->src[i].ready = true;
+	if (table[i].setup)
+		table[i].setup(s, i);
+}
+
+void kp__symsrc_add_all_roots(kp__symsrc *s)
+{
+	for (unsigned i = 0; i < NSRC; i++)
+		if (table[i].nth == roots_nth)
+			ready(s, i);
+}
+
+void kp__symsrc_iter_init(kp__symsrc_iter *it, const char *uuid)
+{
+	memset(it, 0, sizeof *it);
+	snprintf(it->uuid, sizeof it->uuid, "%s", uuid);
+}
+
+bool kp__symsrc_next(kp__symsrc *s, kp__symsrc_iter *it, kp__symsrc_trail *t,
+                     kp__symsrc_hit *hit)
+{
+	for (; it->src < NSRC; it->src++, it->k = 0) {
+		unsigned i = it->src;
+		ready(s, i);
+		struct say say = {0};
+		bool speak = t && it->k == 0;
+		memset(hit, 0, sizeof *hit);
+		bool got = table[i].nth(s, i, it->uuid, it->k, hit, speak ? &say : NULL);
+		if (speak) {
+			char *tried = kp_sb_take(&say.tried), *said = kp_sb_take(&say.said);
+			kp__symsrc_trail_add(t, table[i].name, tried, said, got);
+			free(tried);
+			free(said);
+		}
+		if (got) {
+			hit->source = i;
+			hit->name = table[i].name;
+			it->k++;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool kp__symsrc_next_here(kp__symsrc *s, kp__symsrc_iter *it, kp__symsrc_hit *hit)
+{
+	if (it->src >= NSRC)
+		return false;
+	memset(hit, 0, sizeof *hit);
+	if (!table[it->src].nth(s, it->src, it->uuid, it->k, hit, NULL))
+		return false;
+	hit->source = it->src;
+	hit->name = table[it->src].name;
+	it->k++;
+	return true;
+}

@@ -1,0 +1,96 @@
+#!/bin/sh
+# test_symbols_where.sh: `kpbrowse symbols where UUID` prints every symbol
+# source asked, in the one order, what each tried and said, and where the
+# answer came from (exit 0), or that none holds it (exit 1); what a
+# dsymForUUID program says is sanitised before it reaches the terminal.
+set -u
+. "$KP_TESTS_DIR/tap.sh"
+cli_setup
+bin=$KP_FIXTURES/bin
+kext=4C4C44A3-5555-3144-A151-249D146ED38D
+kernel=4C4C44BD-5555-3144-A14B-0078EC5E31E1
+unset KPBROWSE_DSYMFORUUID LLDB_APPLE_DSYMFORUUID_EXECUTABLE
+
+# found through --dsym: the steps before it, then the answer
+"$kp" symbols where --dsym "$bin" "$(echo $kext | tr A-F a-f | tr -d -)" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 0 "--dsym holds it: exit 0"
+check "$(sed -n 1p "$tmp/out")" = "UUID $kext" "the UUID, canonical"
+check "$(grep -c '^[0-9]*\. ' "$tmp/out")" = 2 "two sources asked"
+check "$(sed -n 's/^1\. //p' "$tmp/out")" = "next to the binary" "first: next to the binary"
+check "$(sed -n 's/^2\. //p' "$tmp/out")" = "--dsym" "then --dsym"
+check_grep "^  tried: $bin\$" "$tmp/out" "--dsym names its folder"
+check_grep "^found: $bin/.*\.dSYM/Contents/Resources/DWARF/" "$tmp/out" "the answer: a dSYM's DWARF file"
+check_grep "^  from: --dsym\$" "$tmp/out" "from --dsym"
+check_grep "^  kind: dSYM, arm64\$" "$tmp/out" "dSYM, arm64"
+check_grep "^  executable: $bin/fakekext" "$tmp/out" "the binary beside it"
+check "$(wc -c <"$tmp/err" | tr -d ' ')" = 0 "nothing on stderr"
+
+# nowhere: every source, in order, and exit 1
+"$kp" symbols where 01234567-89AB-CDEF-0123-456789ABCDEF >"$tmp/out" 2>&1
+check "$?" = 1 "held by no source: exit 1"
+sed -n 's/^[0-9]*\. //p' "$tmp/out" | tr '\n' '|' >"$tmp/order"
+check "$(cat "$tmp/order")" = "next to the binary|--dsym|local folders|file-mapped|KDKs|Spotlight|dsymForUUID|kernelcaches|" \
+	"every source asked, in the table's order"
+check_grep "^not found: no source holds 01234567-89AB-CDEF-0123-456789ABCDEF\$" "$tmp/out" "says not found"
+
+# a file-mapped tree (from the environment) and a refused link in another
+mkdir -p "$tmp/fm/4C4C/44A3/5555/3144/A151" "$tmp/bad/4C4C/44A3/5555/3144/A151"
+ln -s "$bin/fakekernel.arm64" "$tmp/bad/4C4C/44A3/5555/3144/A151/249D146ED38D"
+ln -s "$bin/fakekext.arm64.dSYM" "$tmp/fm/4C4C/44A3/5555/3144/A151/249D146ED38D"
+KPBROWSE_FILE_MAPPED_PATHS="$tmp/bad:$tmp/fm" "$kp" symbols where $kext >"$tmp/out" 2>&1
+check "$?" = 0 "file-mapped: exit 0"
+check_grep "^  from: file-mapped\$" "$tmp/out" "file-mapped: from"
+check_grep "^  said: refused: the file does not hold this UUID\$" "$tmp/out" "file-mapped: the wrong link refused"
+check_grep "^found: $tmp/fm/4C4C/44A3/5555/3144/A151/249D146ED38D/Contents/Resources/DWARF/fakekext.arm64\$" "$tmp/out" \
+	"file-mapped: a link to the .dSYM"
+
+# the config file names the tree
+printf 'DBGFileMappedPaths = %s\n' "$tmp/fm" >"$tmp/config"
+KPBROWSE_CONFIG="$tmp/config" "$kp" symbols where $kext >"$tmp/out" 2>&1
+check "$?" = 0 "the config's DBGFileMappedPaths: found"
+
+# dsymForUUID: its answer, its source paths, and a hostile DBGError
+cat >"$tmp/dsymForUUID" <<EOF
+#!/bin/sh
+case \$1 in
+$kext) cat <<P
+<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0"><dict><key>\$1</key><dict>
+<key>DBGDSYMPath</key><string>$bin/fakekext.arm64.dSYM/Contents/Resources/DWARF/fakekext.arm64</string>
+<key>DBGArchitecture</key><string>arm64</string>
+<key>DBGVersion</key><string>3</string>
+<key>DBGBuildSourcePath</key><string>/build</string>
+<key>DBGSourcePath</key><string>/lab/src</string>
+<key>DBGSourcePathRemapping</key><dict><key>/build/kext</key><string>/lab/kext</string></dict>
+</dict></dict></plist>
+P
+;;
+*) printf '<plist version="1.0"><dict><key>%s</key><dict><key>DBGError</key><string>\033]52;c;cHduZWQ=\007\033[2Jgone</string></dict></dict></plist>' "\$1";;
+esac
+EOF
+chmod +x "$tmp/dsymForUUID"
+KPBROWSE_DSYMFORUUID="$tmp/dsymForUUID" "$kp" symbols where $kext >"$tmp/out" 2>&1
+check "$?" = 0 "dsymForUUID: exit 0"
+check_grep "^  tried: $tmp/dsymForUUID $kext\$" "$tmp/out" "dsymForUUID: the command and its one argument"
+check_grep "^  from: dsymForUUID\$" "$tmp/out" "dsymForUUID: from"
+check_grep "^  DBGSourcePath: /lab/src\$" "$tmp/out" "dsymForUUID: DBGSourcePath"
+check_grep "^  remap: /build/kext -> /lab/kext\$" "$tmp/out" "dsymForUUID: DBGSourcePathRemapping"
+LLDB_APPLE_DSYMFORUUID_EXECUTABLE="$tmp/dsymForUUID" "$kp" symbols where $kernel >"$tmp/out" 2>&1
+check "$?" = 1 "a DBGError: exit 1"
+check_grep "^  said: DBGError: .*gone\$" "$tmp/out" "the DBGError is said (LLDB_APPLE_DSYMFORUUID_EXECUTABLE)"
+if LC_ALL=C grep -q "$(printf '\033')" "$tmp/out" || LC_ALL=C grep -q "$(printf '\007')" "$tmp/out"; then
+	_notok "the DBGError's escape sequences reach the terminal"
+else
+	_ok "the DBGError's escape sequences are inert"
+fi
+
+# usage
+"$kp" symbols where not-a-uuid >/dev/null 2>"$tmp/err"
+check "$?" = 2 "a malformed UUID: exit 2"
+check_grep "not a UUID" "$tmp/err" "a malformed UUID: says so"
+"$kp" symbols >/dev/null 2>&1
+check "$?" = 2 "no subcommand: exit 2"
+"$kp" symbols where --help >"$tmp/out" 2>&1
+check "$?" = 0 "--help: exit 0"
+check_grep "^usage: kpbrowse symbols where " "$tmp/out" "--help: the synopsis"
+done_testing
