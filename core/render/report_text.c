@@ -1,6 +1,7 @@
 /* report_text.c: a report as the text `kpbrowse show` prints
  * (kp_report_text.h); the TUI's `w` writes the same. */
 #include "kp_strbuf.h"
+#include "kp_signature.h"
 #include "kp_symbols.h"
 #include "kp_waitchain.h"
 #include "kp_report_text.h"
@@ -136,7 +137,9 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 		}
 		if (f->symbol) {
 			fputs("  [", out);
-			kp_sanitize_write(out, f->symbol, strlen(f->symbol), 0);
+			char dm[1024];
+			const char *name = kp_demangle_label(f->symbol, dm, sizeof dm);
+			kp_sanitize_write(out, name, strlen(name), 0);
 			if (f->has_symbol_offset)
 				fprintf(out, " + 0x%" PRIx64, f->symbol_offset);
 			fputs("]", out);
@@ -386,7 +389,9 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 	field(out, "Kernel version:", r->kernel_version);
 	field(out, "Kernel UUID:", r->kernel_uuid);
 	field(out, "Architecture:", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
-	field(out, "Headline:", r->headline);
+	char title[512];   /* the whole panic string follows */
+	kp_headline_display(r->headline, title, sizeof title);
+	field(out, "Headline:", title[0] ? title : NULL);
 
 	fprintf(out, "%-18s ", "Panicked task:");
 	if (r->has_panicked_pid)
