@@ -93,7 +93,7 @@ int kpc_db_json_options(int argc, char **argv, const char **db_opt, bool *json)
 		case 'd': *db_opt = optarg; break;
 		case 'j': *json = true; break;
 		case 'h': return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	return KP_EXIT_OK;
@@ -285,7 +285,7 @@ int kpc_cmd_list(int argc, char **argv)
 		case 'g': groups = true; break;
 		case 'j': json = true; break;
 		case 'h': return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	if (optind < argc) {

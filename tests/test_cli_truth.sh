@@ -61,4 +61,20 @@ printf '%s\n%s\n' '{"bug_type":"210","os_version":"iPhone OS 17.1 (21B80)"}' \
 	'{"build":"iPhone OS 17.1 (21B80)","product":"iPad13,4","panicString":"panic(cpu 0 caller 0x1): x"}' >"$tmp/ipad.ips"
 "$kp" show --no-symbols "$tmp/ipad.ips" >"$tmp/ipad.txt" 2>/dev/null
 check_grep "^OS version: *iPadOS 17.1 (21B80)$" "$tmp/ipad.txt" "show: an iPad's report names iPadOS"
+# ---- exit statuses: one table; usage errors say kpbrowse and how to get help
+"$kp" show --db "$db" @99999 >/dev/null 2>"$tmp/e1"; s1=$?
+"$kp" export --db "$db" @99999 "$tmp/x.out" >/dev/null 2>"$tmp/e2"; s2=$?
+check "$s1:$s2" = "2:2" "a missing @ID: the same status for show and export (2)"
+check_grep "^kpbrowse: @99999: no report @99999 in the index$" "$tmp/e2" "  and the same message"
+"$kp" --bogus >/dev/null 2>"$tmp/e3"; s3=$?
+check "$s3:$(head -1 "$tmp/e3")" = "2:kpbrowse: unrecognized option '--bogus'" "an unknown option of the browser: kpbrowse: ..., exit 2"
+check "$(sed -n 2p "$tmp/e3")" = "Try 'kpbrowse --help'." "  then a Try line"
+"$kp" list --bogus >"$tmp/o4" 2>"$tmp/e4"; s4=$?
+check "$s4:$(head -1 "$tmp/e4")" = "2:kpbrowse: list: unrecognized option '--bogus'" "an unknown option of a command: kpbrowse: list: ..., exit 2"
+check_grep "^Try 'kpbrowse --help'.$" "$tmp/e4" "  then a Try line"
+check "$(wc -c <"$tmp/o4" | tr -d ' ')" = 0 "  nothing on stdout"
+"$kp" search --db "$db" --kext '' >"$tmp/o5" 2>"$tmp/e5"; s5=$?
+check "$s5:$(wc -c <"$tmp/o5" | tr -d ' ')" = "2:0" "search --kext '': exit 2, nothing on stdout"
+check_not_grep "$db" "$tmp/e5" "  the database is not blamed"
+check_grep "needs a bundle id" "$tmp/e5" "  it says what is missing"
 done_testing
