@@ -260,7 +260,9 @@ static void build_summary(kpt_view *v, int width)
 	bool dated = kpi_date_utc(r->timestamp, utc, sizeof utc);
 	add_text(p, ROW_TEXT, "Date:            %s%s%s%s", r->timestamp ? r->timestamp : "-", dated ? "  (" : "",
 	         dated ? utc : "", dated ? " UTC)" : "");
-	add_text(p, ROW_TEXT, "OS version:      %s", r->os_version ? r->os_version : "-");
+	char os[128];
+	kp_os_label(r->os_version, false, os, sizeof os);
+	add_text(p, ROW_TEXT, "OS version:      %s", os);
 	add_text(p, ROW_TEXT, "Product:         %s   (%s, %s)", r->product ? r->product : "-",
 	         kp_arch_name(r->arch), kp_format_name(r->format));
 	add_text(p, ROW_TEXT, "Kernel version:  %s", r->kernel_version ? r->kernel_version : "-");

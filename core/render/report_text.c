@@ -384,7 +384,9 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 	field(out, "Format:", buf);
 	field(out, "Kind:", kp_kind_name(r->kind));
 	field(out, "Date:", r->timestamp);
-	field(out, "OS version:", r->os_version);
+	char os[128];   /* as its maker names it today: "iOS", not "iPhone OS" */
+	kp_os_label(r->os_version, false, os, sizeof os);
+	field(out, "OS version:", r->os_version ? os : NULL);
 	field(out, "Product:", r->product);
 	field(out, "Kernel version:", r->kernel_version);
 	field(out, "Kernel UUID:", r->kernel_uuid);
