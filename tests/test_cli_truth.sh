@@ -77,4 +77,8 @@ check "$(wc -c <"$tmp/o4" | tr -d ' ')" = 0 "  nothing on stdout"
 check "$s5:$(wc -c <"$tmp/o5" | tr -d ' ')" = "2:0" "search --kext '': exit 2, nothing on stdout"
 check_not_grep "$db" "$tmp/e5" "  the database is not blamed"
 check_grep "needs a bundle id" "$tmp/e5" "  it says what is missing"
+# ---- the kernel is no kext: never listed under "Kexts in backtrace"
+"$kp" show --no-symbols "$KP_FIXTURES/reports/Kernel-2020-09-14-201744.panic" >"$tmp/k.txt" 2>/dev/null
+check_grep "^  com.kpbrowse.FakeDriver (1.0) " "$tmp/k.txt" "Kexts in backtrace: the kext in it"
+check "$(sed -n '/^Kexts in backtrace/,/^[A-Z]/p' "$tmp/k.txt" | grep -c '^  kernel ')" = 0 "  and not the kernel"
 done_testing

@@ -207,7 +207,8 @@ static void build_hang(report_priv *p, const kp_report *r)
 		const kp_thread *bt = kp_report_blamed_thread(r, &bp);
 		if (bt && bp) {
 			kp_sb sb = {0};
-			kp_sb_str(&sb, "Blamed thread:   ");
+			/* blaming no one, it is the frontmost process's thread */
+			kp_sb_str(&sb, r->has_blamed_pid || r->blamed_process ? "Blamed thread:   " : "Frontmost thread: ");
 			kp_waitchain_thread(r, (kp_thread_ref){(int)(bp - r->processes), (int)(bt - bp->threads)}, &sb);
 			kp_sb_str(&sb, ", ");
 			kp_waitchain_state(bt, &sb);
@@ -326,9 +327,13 @@ static void build_summary(kpt_view *v, int width)
 	for (size_t i = 0; i < r->nprocesses; i++)
 		add_row(p, ROW_PROCESS, order[i].idx, NULL);
 	free(order);
-	add_row(p, ROW_TEXT, 0, "");
-	add_row(p, ROW_HEADER, 0, "Panic string");
-	p->panic = r->panic_string ? r->panic_string : "(none)";
+	/* no heading over nothing: a stackshot without a panic string has none */
+	bool has_panic = r->panic_string && r->panic_string[0];
+	if (has_panic) {
+		add_row(p, ROW_TEXT, 0, "");
+		add_row(p, ROW_HEADER, 0, "Panic string");
+	}
+	p->panic = has_panic ? r->panic_string : "";
 	p->panic_len = strlen(p->panic);
 	p->wrap_off = 0;
 	p->wrapping = true;

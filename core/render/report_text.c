@@ -12,6 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The kernel (or the kernelcache holding it) is no kext. */
+static bool kernel_image(const kp_image *im)
+{
+	return im->kind == 'K' || im->kind == 'U' || (im->name && strcmp(im->name, "kernel") == 0);
+}
+
 static void field(FILE *out, const char *label, const char *value)
 {
 	fprintf(out, "%-18s ", label);
@@ -420,11 +426,11 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 	       r->nimages);
 
 	for (size_t i = 0; i < r->nimages; i++)
-		nbt += r->images[i].in_backtrace;
+		nbt += r->images[i].in_backtrace && !kernel_image(&r->images[i]);
 	fprintf(out, "Kexts in backtrace: %s\n", nbt ? "" : "none");
 	for (size_t i = 0; i < r->nimages; i++) {
 		const kp_image *im = &r->images[i];
-		if (!im->in_backtrace)
+		if (!im->in_backtrace || kernel_image(im))
 			continue;
 		fputs("  ", out);
 		const char *n = im->name ? im->name : "?";
@@ -448,16 +454,19 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 		fprintf(out, "Panicked thread frames (%zu):\n", pt->nframes);
 		print_frames(out, sym, r, pt, ndisasm);
 	} else if (r->kind != KP_KIND_PANIC && (pt = kp_report_blamed_thread(r, &pp)) != NULL) {
+		/* blaming no one, the thread shown is the frontmost process's:
+		 * said so, never "Blamed: nobody" beside a "Blamed thread" */
+		bool blamed = r->has_blamed_pid || r->blamed_process;
 		print_thread(out, sym, r, (kp_thread_ref){(int)(pp - r->processes), (int)(pt - pp->threads)},
-		             "Blamed thread frames", ndisasm);
+		             blamed ? "Blamed thread frames" : "Frontmost thread frames", ndisasm);
 	} else if ((r->kind == KP_KIND_STACKSHOT && r->format == KP_FORMAT_TEXT) || r->kind == KP_KIND_HANG ||
 	           r->kind == KP_KIND_STALL || r->kind == KP_KIND_SLEEPWAKE) {
 		print_all_threads(out, sym, r, ndisasm);
 	} else {
 		fprintf(out, "%s\n", "Panicked thread frames: none in this report");
 	}
-	fprintf(out, "%s\n", "Panic string:");
-	if (r->panic_string) {
+	if (r->panic_string && r->panic_string[0]) {   /* no heading over nothing */
+		fprintf(out, "%s\n", "Panic string:");
 		const char *s = r->panic_string;
 		while (*s) {
 			const char *nl = strchr(s, '\n');
