@@ -355,9 +355,11 @@ static void build_images(kpt_view *v)
 		{'X', "kext named by the text only"}, {'A', "absolute"}, {'P', "process binary"},
 		{'S', "shared cache"}, {'C', "shared-cache library"}, {'?', "unknown"},
 	};
-	bool seen[256] = {false};
+	bool seen[256] = {false}, named[256] = {false};
 	for (size_t i = 0; i < r->nimages; i++)
 		seen[(unsigned char)r->images[i].kind] = true;
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+		named[(unsigned char)kinds[k].k] = true;
 	char line[512] = "  kind:";
 	size_t n = strlen(line), items = 0;
 	for (int pass = 0; pass < 2; pass++)
@@ -365,7 +367,7 @@ static void build_images(kpt_view *v)
 			char one[64];
 			if (!pass && seen[(unsigned char)kinds[k].k])
 				snprintf(one, sizeof one, " %c %s", kinds[k].k, kinds[k].what);
-			else if (pass && seen[k] && k >= 0x21 && k < 0x7f && !strchr("KUMTXAPSC?", (int)k))
+			else if (pass && seen[k] && !named[k] && k >= 0x21 && k < 0x7f)
 				snprintf(one, sizeof one, " %c", (int)k);   /* a letter not known: as itself */
 			else
 				continue;
