@@ -20,6 +20,10 @@ check "$(grep '^@' "$tmp/list.txt" | cut -c9-25 | grep -cvE '^([0-9]{4}-[0-9]{2}
 	"list: every date is YYYY-MM-DD HH:MM (UTC) or -"
 check_grep "^@[0-9]* *2018-10-29 13:57  " "$tmp/list.txt" "list: a ctime date (Mon Oct 29 13:57:35 2018) in the one form"
 check_grep "^@[0-9]* *2026-11-27 17:30  " "$tmp/list.txt" "list: a +0100 date converted to UTC"
+check_grep "^@[0-9]* *2022-03-22 06:25  21D49 " "$tmp/list.txt" \
+	"list: a panic string with no Date line dated by its Calendar clock (0x62396bd8)"
+check "$("$kp" show "$real/text-m1-macos12-usbhost-dataabort-1.txt" | grep '^Date:')" = \
+	"Date:              2022-03-22 06:25:28 +0000" "show: the Calendar clock's date, UTC"
 check_grep "^[0-9]* *[0-9]* *[0-9]*  2026-11-20 09:15  2026-11-27 17:30  FakeDriver" "$tmp/groups.txt" \
 	"list --groups: first and last seen in the one form"
 

@@ -53,9 +53,30 @@ walk_real() {
 	tt_wait "IOCommandGate" 20
 	tt_expect "$s-panics"
 	tt_keys Tab; tt_wait "count" 5; tt_expect "$s-groups"
-	tt_keys Tab Enter; tt_wait "Summary" 5; tt_expect "$s-report"
+	# the iPhone stackshot (227 threads), whatever date order the corpus has
+	tt_keys Tab / IOCommandGate Enter; tt_wait "(filtered)" 5
+	tt_keys Enter; tt_wait "Summary" 5; tt_expect "$s-report"
 	tt_keys Enter; tt_wait "waits on" 5; tt_keys s s; tt_wait "threads by priority" 5; tt_expect "$s-process"
 	tt_keys g Enter; tt_wait "no dSYM" 10; tt_expect "$s-thread"
+}
+
+# walk_symbols W H: a real report whose frames carry the report's own
+# (mangled) symbols and no dSYM: rows and the detail lines demangled, the
+# image and offset beside them while width allows, the function never
+# dropped for another column, the images without a dSYM named in the lines
+# there are (issue 20)
+walk_symbols() {
+	s="$1x$2-symbols"
+	mkdir -p "$tt_fix/sym"
+	cp "$KP_SHARED_DIR/corpus/real/text-intel-1015-ryzen-hackintosh-userspace-watchdog-1.txt" "$tt_fix/sym/"
+	rm -f "$tt_work/sym.db"*
+	tt_start "$1" "$2" "HOME='$tt_work/home' XDG_CACHE_HOME='$tt_work/cache' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$tt_work/sym.db' '$tt_fix/sym'" ||
+		{ _notok "tmux session $s"; return; }
+	tt_wait "19H15" 20
+	tt_keys Enter; tt_wait "Panicked task" 5
+	tt_keys Enter; tt_wait "cpu 2" 5
+	tt_keys Enter; tt_wait "no dSYM for" 10
+	tt_keys j j j; tt_wait "#3 void VirtualSMCProvider::kernelTrap<" 5; tt_expect "$s-thread"
 }
 
 # the disassembly screens need a kpbrowse built with Capstone
@@ -66,9 +87,12 @@ capstone=yes
 if [ $# -ge 2 ]; then
 	walk "$1" "$2"
 	[ "$1x$2" = 80x24 ] && walk_real 80 24
+	[ "$1x$2" = 120x40 ] || walk_symbols "$1" "$2"
 else
 	walk 80 24
 	walk_real 80 24
+	walk_symbols 80 24
+	walk_symbols 40 12
 	walk 120 40
 	walk 40 12
 fi

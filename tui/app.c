@@ -84,6 +84,58 @@ static void pop_view(kpt_app *app)
 		t->ops->update(t);
 }
 
+/* The key hints that fit in width columns, whole items only (a cut "Q qui…"
+ * says nothing): the view's first (its Enter), "? help" and q come first,
+ * then the view's others in order, then Q. */
+static void fit_hint(const char *view, bool top, int width, char *out, size_t size)
+{
+	const char *item[24];
+	int len[24], n = 0;
+	for (const char *at = view; *at && n < 21;) {
+		while (*at == ' ')
+			at++;
+		const char *end = strstr(at, "  ");
+		int l = end ? (int)(end - at) : (int)strlen(at);
+		if (l > 0) {
+			item[n] = at;
+			len[n++] = l;
+		}
+		at += l;
+	}
+	int nv = n;
+	item[n] = "? help", len[n++] = 6;
+	item[n] = top ? "q quit" : "q close", len[n++] = top ? 6 : 7;
+	if (!top)
+		item[n] = "Q quit", len[n++] = 6;
+	int prio[24], np = 0;   /* indexes in the order they are given room */
+	if (nv)
+		prio[np++] = 0;
+	prio[np++] = nv;
+	prio[np++] = nv + 1;
+	for (int i = 1; i < nv; i++)
+		prio[np++] = i;
+	if (!top)
+		prio[np++] = nv + 2;
+	bool keep[24] = {false};
+	int w = -1;   /* a trailing space, and no separator before the first */
+	for (int i = 0; i < np; i++) {
+		char tmp[256];
+		snprintf(tmp, sizeof tmp, "%.*s", len[prio[i]], item[prio[i]]);
+		int iw = kpt_text_width(tmp) + 2;
+		if (w + iw <= width || i == 0) {
+			keep[prio[i]] = true;
+			w += iw;
+		}
+	}
+	size_t k = 0;
+	out[0] = '\0';
+	for (int i = 0; i < n && k < size; i++)
+		if (keep[i])
+			k += (size_t)snprintf(out + k, size - k, "%s%.*s", k ? "  " : "", len[i], item[i]);
+	if (k < size)
+		snprintf(out + k, size - k, " ");
+}
+
 /* ---- drawing ---- */
 
 static void draw_all(kpt_app *app)
@@ -138,10 +190,9 @@ static void draw_all(kpt_app *app)
 			         v->list.filter[0] ? "  /" : "", v->list.filter,
 			         v->list.filtered ? " (filtered)" : "");
 		}
-		char hint[400];
-		snprintf(hint, sizeof hint, "%s  ? help  %s ", v && v->ops->hint ? v->ops->hint(v) : "",
-		         app->depth <= 1 ? "q quit" : "q close  Q quit");
 		int used = kpt_put(rows - 1, 0, cols, pos, KPT_ST_STATUS, false);
+		char hint[400];
+		fit_hint(v && v->ops->hint ? v->ops->hint(v) : "", app->depth <= 1, cols - used, hint, sizeof hint);
 		int hw = kpt_text_width(hint);
 		if (hw > cols - used)
 			hw = cols - used;

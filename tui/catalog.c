@@ -5,8 +5,10 @@
  * rows with a larger seq are new (the store guarantees seqs increase). */
 #include "kpt_app.h"
 #include "kpt_catalog.h"
+#include "kpt_draw.h"
 #include "kpt_pipe.h"
 #include "kpt_xalloc.h"
+#include "kp_report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,6 +66,7 @@ typedef struct load_ctx {
 	size_t n, cap;
 	int64_t max_seq;
 	bool many_hosts;
+	int os_w;
 } load_ctx;
 
 static int on_group(void *ctx, const kpi_group_row *row)
@@ -98,6 +101,10 @@ static int on_report(void *ctx, const kpi_report_row *row)
 	if (lc->n > 1 && !lc->many_hosts && e->host != lc->e[0].host &&
 	    (!e->host || !lc->e[0].host || strcmp(e->host, lc->e[0].host) != 0))
 		lc->many_hosts = true;
+	char os[64];
+	kp_os_label(e->os, true, os, sizeof os);
+	int w = kpt_text_width(os);
+	lc->os_w = w > lc->os_w ? w : lc->os_w;
 	e->culprit = NULL;
 	e->group_id = row->group_id;
 	e->count = row->group_count;
@@ -215,6 +222,7 @@ static void adopt(kpt_catalog *c, load_ctx *lc)
 	if (lc->max_seq > c->max_seq)
 		c->max_seq = lc->max_seq;
 	c->many_hosts = lc->many_hosts;
+	c->os_w = lc->os_w;
 	c->partial = false;
 	c->generation++;
 }

@@ -42,6 +42,7 @@ typedef struct kpt_catalog {
 	int64_t max_seq;         /* the largest seq loaded, saved at quit */
 	bool state_read;
 	bool many_hosts;         /* reports from more than one Mac: a host column */
+	int os_w;                /* the widest brief OS label ("bridgeOS 6.2") */
 	bool scanning;           /* the scanner is filling the index */
 	size_t scan_files, scan_new;
 	size_t scan_total;       /* files the scan counted before it began (0: not yet) */

@@ -137,6 +137,8 @@ static const kpt_col panic_cols[PC_N] = {
 int kpt_panics_layout(const kpt_catalog *cat, kpt_col *c, int width)
 {
 	memcpy(c, panic_cols, sizeof panic_cols);
+	if (cat->os_w > c[PC_OS].width)   /* "bridgeOS 6.2" whole: the headline gives way */
+		c[PC_OS].width = c[PC_OS].wide = cat->os_w < 14 ? cat->os_w : 14;
 	int n = cat->many_hosts ? PC_N : PC_HOST;
 	if (!cat->many_hosts)
 		c[PC_CULPRIT].gap = 0;

@@ -51,6 +51,7 @@ typedef struct thread_priv {
 	kpt_disasm_arg disasm;   /* d: the selected frame */
 	int off_need, img_need;  /* the widest offset and image label */
 	bool named;              /* some frame has (or may yet get) a name */
+	bool filed;              /* some frame has (or may yet get) a file:line */
 } thread_priv;
 
 static const kp_thread *thr(kpt_view *v)
@@ -85,7 +86,7 @@ static void relayout(kpt_view *v)
 		p->rows[p->nrows++] = (trow){OWNER_ROW, 0};
 	}
 	p->off_need = p->img_need = 0;
-	p->named = false;
+	p->named = p->filed = false;
 	for (size_t f = 0; f < t->nframes; f++) {
 		const kp_frame *fr = &t->frames[f];
 		char ob[40], ib[64];
@@ -95,6 +96,7 @@ static void relayout(kpt_view *v)
 		p->off_need = ow > p->off_need ? ow : p->off_need;
 		p->img_need = iw > p->img_need ? iw : p->img_need;
 		p->named |= fr->symbol || s[f].state != KPT_SYM_DONE || (s[f].status == KP_SYM_OK && s[f].nlines > 0);
+		p->filed |= s[f].state != KPT_SYM_DONE || (s[f].status == KP_SYM_OK && s[f].nlines > 0 && s[f].lines[0].file);
 	}
 	for (size_t f = 0; f < t->nframes; f++) {
 		size_t extra = s[f].state == KPT_SYM_DONE && s[f].nlines > 1 ? s[f].nlines - 1 : 0;
@@ -183,26 +185,42 @@ void kpt_thread_layout(kpt_col *c, int width)
 	c[TC_FILE] = (kpt_col){.x = x + (fw > 0 ? fw : 0) + 1, .w = file};
 }
 
-/* The layout fitted to this thread: an offset is never cut while the
- * function column has room to give (it keeps FUNC_MIN), and when no frame
- * has a name, the image's name and the whole offset come first (the
- * function column keeps room for "(no dSYM)" only). */
-static void fit_columns(const thread_priv *p, kpt_col *c)
+/* The layout fitted to this thread: when no frame has a name, the image's
+ * name and the whole offset come first and the function column keeps what
+ * is left ("(no dSYM)"); when no frame has a file:line, the function takes
+ * that column too; and an offset is never cut while the function column
+ * has room to give (it keeps FUNC_MIN). */
+static void fit_columns(const thread_priv *p, kpt_col *c, int width)
 {
+	if (!p->named) {
+		int off = p->off_need, rest = width - c[TC_IMAGE].x;
+		off = off > rest - 1 ? rest - 1 : off;
+		rest -= off + 1;
+		int img = p->img_need;
+		if (img > rest - 11)   /* "(no dSYM)" keeps its room while the image keeps 12 */
+			img = rest - 11 >= 12 ? rest - 11 : img < rest - 1 ? img : rest - 1;
+		img = img < 0 ? 0 : img;
+		c[TC_IMAGE].w = img;
+		c[TC_OFFSET] = (kpt_col){.x = c[TC_IMAGE].x + (img ? img + 1 : 0), .w = off > 0 ? off : 0};
+		c[TC_FUNC].x = c[TC_OFFSET].x + c[TC_OFFSET].w + 1;
+		c[TC_FUNC].w = width - c[TC_FUNC].x > 0 ? width - c[TC_FUNC].x : 0;
+		c[TC_FILE] = (kpt_col){.x = width, .w = 0};
+		return;
+	}
+	if (!p->filed && c[TC_FILE].w) {
+		c[TC_FUNC].w += c[TC_FILE].w + 1;
+		c[TC_FILE] = (kpt_col){.x = width, .w = 0};
+	}
 	if (!c[TC_OFFSET].w || !c[TC_FUNC].w)
 		return;
-	int give = c[TC_FUNC].w - (p->named ? FUNC_MIN : 12);
+	int give = c[TC_FUNC].w - FUNC_MIN;
 	if (give <= 0)
 		return;
 	int more_off = p->off_need - c[TC_OFFSET].w;
 	more_off = more_off < 0 ? 0 : more_off > give ? give : more_off;
-	int more_img = p->named || !c[TC_IMAGE].w ? 0 : p->img_need - c[TC_IMAGE].w;
-	more_img = more_img < 0 ? 0 : more_img > give - more_off ? give - more_off : more_img;
-	c[TC_IMAGE].w += more_img;
-	c[TC_OFFSET].x += more_img;
 	c[TC_OFFSET].w += more_off;
-	c[TC_FUNC].x += more_img + more_off;
-	c[TC_FUNC].w -= more_img + more_off;
+	c[TC_FUNC].x += more_off;
+	c[TC_FUNC].w -= more_off;
 }
 
 /* "waits for thread 5001 (fakedaemon): kernel mutex 0x... owned by thread
@@ -244,7 +262,7 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	const kpt_sym *s = &syms(v)[tr->frame];
 	kpt_col c[TC_N];
 	kpt_thread_layout(c, width);
-	fit_columns(p, c);
+	fit_columns(p, c, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	kpt_put(y, 0, width, "", st, true);
 	int x = c[TC_FUNC].x;
@@ -321,34 +339,44 @@ static void request_visible(kpt_view *v)
 }
 
 /* One line per image whose dSYM was not found (at most max): name, UUID
- * and where it was looked for.  Returns the rows used. */
+ * and where it was looked for; when more images miss one than there are
+ * lines, the last line names the rest.  Returns the rows used. */
 static int draw_no_dsym(kpt_view *v, int y, int max, int width)
 {
 	const kp_report *r = ((thread_priv *)v->priv)->at.doc->r;
 	const kp_thread *t = thr(v);
 	const kpt_sym *s = syms(v);
-	int used = 0, more = 0;
-	for (size_t f = 0; f < t->nframes; f++) {
+	int ims[64], n = 0;   /* the images, in frame order (64 lines are more than any screen) */
+	for (size_t f = 0; f < t->nframes && n < 64; f++) {
 		int im = t->frames[f].image;
 		if (s[f].state != KPT_SYM_DONE || s[f].status != KP_SYM_NO_DSYM)
 			continue;
-		bool seen = false;   /* an earlier frame of the same image said it */
-		for (size_t g = 0; g < f && !seen; g++)
-			seen = t->frames[g].image == im && s[g].state == KPT_SYM_DONE && s[g].status == KP_SYM_NO_DSYM;
-		if (seen)
-			continue;
-		if (used >= max) {
-			more++;
-			continue;
-		}
-		char where[600], ib[64];
+		bool seen = false;
+		for (int k = 0; k < n && !seen; k++)
+			seen = ims[k] == im;
+		if (!seen)
+			ims[n++] = im;
+	}
+	if (max <= 0 || n == 0)
+		return 0;
+	int whole = n <= max ? n : max - 1, used = 0;
+	char ib[64];
+	for (; used < whole; used++) {
+		char where[600];
+		int im = ims[used];
 		kpt_options_dsym_places(&v->app->cfg, where, sizeof where);
 		const char *uuid = im >= 0 && (size_t)im < r->nimages && r->images[im].uuid ? r->images[im].uuid : "?";
-		kpt_putf(y + used++, 0, width, KPT_ST_ERROR, true, "no dSYM for %s %s: looked in %s",
+		kpt_putf(y + used, 0, width, KPT_ST_ERROR, true, "no dSYM for %s %s: looked in %s",
 		         kpt_image_label(r, im, ib, sizeof ib), uuid, where);
 	}
-	if (more && used > 0)
-		kpt_putf(y + used - 1, width - 12 > 0 ? width - 12 : 0, 12, KPT_ST_ERROR, true, " (+%d more)", more);
+	if (whole < n) {
+		char names[600];
+		int k = snprintf(names, sizeof names, "no dSYM for %d %simages: ", n - whole, whole ? "more " : "");
+		for (int i = whole; i < n && k >= 0 && (size_t)k < sizeof names; i++)
+			k += snprintf(names + k, sizeof names - (size_t)k, "%s%s", i > whole ? ", " : "",
+			              kpt_image_label(r, ims[i], ib, sizeof ib));
+		kpt_put(y + used++, 0, width, names, KPT_ST_ERROR, true);
+	}
 	return used;
 }
 
@@ -356,7 +384,7 @@ static int draw_no_dsym(kpt_view *v, int y, int max, int width)
  * full line's second half, else where it is full (a long function name has
  * no better place); the last line used is cut with an ellipsis if text goes
  * on.  Returns the lines used. */
-static int put_wrapped(int y, int rows, int width, const char *text, kpt_style st)
+static int wrap(int y, int rows, int width, const char *text, kpt_style st, bool draw)
 {
 	size_t len = strlen(text), at = 0;
 	int used = 0;
@@ -381,13 +409,93 @@ static int put_wrapped(int y, int rows, int width, const char *text, kpt_style s
 			if (sp > at + (end - at) / 2)
 				end = sp;
 		}
-		char line[1600];
-		snprintf(line, sizeof line, "%.*s", (int)(end - at), text + at);
-		kpt_put(y + used, 0, width, line, st, true);
+		if (draw) {
+			char line[1600];
+			snprintf(line, sizeof line, "%.*s", (int)(end - at), text + at);
+			kpt_put(y + used, 0, width, line, st, true);
+		}
 		used++;
 		at = end;
 	}
 	return used;
+}
+
+static int put_wrapped(int y, int rows, int width, const char *text, kpt_style st)
+{
+	return wrap(y, rows, width, text, st, true);
+}
+
+/* the lines put_wrapped would use for all of text */
+static int wrapped_lines(int width, const char *text)
+{
+	return wrap(0, 64, width, text, KPT_ST_NORMAL, false);
+}
+
+/* The selected row's detail texts: the function line, where it is (file:line,
+ * image+offset, address) and the call it was inlined into ("" if none); for
+ * the owner row, its action and whom it waits for.  False: no row. */
+typedef struct detail {
+	bool owner;
+	char line[1600], where[1600], in[1600];
+} detail;
+
+static bool detail_text(kpt_view *v, detail *d)
+{
+	thread_priv *p = v->priv;
+	size_t row;
+	if (!kpt_list_current(&v->list, &row) || row >= p->nrows)
+		return false;
+	const kp_report *r = p->at.doc->r;
+	const trow *tr = &p->rows[row];
+	d->owner = tr->frame == OWNER_ROW;
+	d->in[0] = '\0';
+	if (d->owner) {
+		snprintf(d->line, sizeof d->line, "%s", thr(v)->blocked_proc >= 0 ? "Enter or o: open the thread it waits for"
+		                                                                 : "no owner thread known");
+		owner_text(v, d->where, sizeof d->where);
+		return true;
+	}
+	const kp_frame *f = &thr(v)->frames[tr->frame];
+	const kpt_sym *s = &syms(v)[tr->frame];
+	const kpt_symline *l = s->state == KPT_SYM_DONE && s->nlines > tr->sub ? &s->lines[tr->sub] : NULL;
+	char rsbuf[1100], ib[64];
+	const char *rs = kpt_report_symbol(f, rsbuf, sizeof rsbuf);   /* demangled, as on the row */
+	const char *fn = l && l->function ? l->function : rs ? rs
+	               : s->state == KPT_SYM_DONE ? (s->note ? s->note : "(no symbols)") : "(symbolicating...)";
+	const kpt_symline *caller = s->state == KPT_SYM_DONE && s->nlines > tr->sub + 1
+	                                    ? &s->lines[tr->sub + 1] : NULL;
+	snprintf(d->line, sizeof d->line, "#%zu %s%s", tr->frame, tr->sub ? "inlined into " : "", fn);
+	size_t k = 0, wsize = sizeof d->where;
+	char *where = d->where;
+	where[0] = '\0';
+	if (l && l->file)
+		k += (size_t)snprintf(where + k, wsize - k, "%s:%u  ", l->file, l->line);
+	if (k < wsize)
+		k += (size_t)snprintf(where + k, wsize - k, "%s", kpt_image_label(r, f->image, ib, sizeof ib));
+	if (f->has_offset && k < wsize)
+		k += (size_t)snprintf(where + k, wsize - k, " +0x%" PRIx64, f->offset);
+	if (f->has_address && k < wsize)
+		snprintf(where + k, wsize - k, "  0x%016" PRIx64, f->address);
+	if (caller && caller->function) {
+		if (caller->file)
+			snprintf(d->in, sizeof d->in, "inlined into %s (%s:%u)", caller->function,
+			         base(caller->file), caller->line);
+		else
+			snprintf(d->in, sizeof d->in, "inlined into %s", caller->function);
+	}
+	return true;
+}
+
+/* The rows the whole detail takes at this width. */
+static int detail_need(kpt_view *v, int width)
+{
+	detail *d = kpt_xmalloc(sizeof *d);
+	int need = 0;
+	if (detail_text(v, d))
+		need = d->owner ? 1 + wrapped_lines(width, d->where)
+		                : wrapped_lines(width, d->line) + 1 + (d->in[0] ? wrapped_lines(width, d->in) : 0);
+	free(d);
+	return need;
 }
 
 /* The selected row in full, below the list: the whole function (wrapped),
@@ -395,63 +503,30 @@ static int put_wrapped(int y, int rows, int width, const char *text, kpt_style s
  * into with its file:line, as many of these as rows allow. */
 static void draw_detail(kpt_view *v, int y, int rows, int width)
 {
-	thread_priv *p = v->priv;
-	size_t row;
 	for (int i = 0; i < rows; i++)
 		kpt_put(y + i, 0, width, "", i ? KPT_ST_NORMAL : KPT_ST_STATUS, true);
-	if (!kpt_list_current(&v->list, &row) || row >= p->nrows)
-		return;
-	const kp_report *r = p->at.doc->r;
-	const trow *tr = &p->rows[row];
-	if (tr->frame == OWNER_ROW) {
-		char text[700];
-		owner_text(v, text, sizeof text);
-		kpt_put(y, 0, width, thr(v)->blocked_proc >= 0 ? "Enter or o: open the thread it waits for"
-		                                               : "no owner thread known", KPT_ST_STATUS, true);
-		if (rows > 1)
-			put_wrapped(y + 1, rows - 1, width, text, KPT_ST_DIM);
+	detail *d = kpt_xmalloc(sizeof *d);
+	if (!detail_text(v, d)) {
+		free(d);
 		return;
 	}
-	const kp_frame *f = &thr(v)->frames[tr->frame];
-	const kpt_sym *s = &syms(v)[tr->frame];
-	const kpt_symline *l = s->state == KPT_SYM_DONE && s->nlines > tr->sub ? &s->lines[tr->sub] : NULL;
-	const char *fn = l && l->function ? l->function : f->symbol ? f->symbol
-	               : s->state == KPT_SYM_DONE ? (s->note ? s->note : "(no symbols)") : "(symbolicating...)";
-	const kpt_symline *caller = s->state == KPT_SYM_DONE && s->nlines > tr->sub + 1
-	                                    ? &s->lines[tr->sub + 1] : NULL;
-	char line[1600], where[1600], in[1600], ib[64];
-	snprintf(line, sizeof line, "#%zu %s%s", tr->frame, tr->sub ? "inlined into " : "", fn);
-	size_t k = 0;
-	where[0] = '\0';
-	if (l && l->file)
-		k += (size_t)snprintf(where + k, sizeof where - k, "%s:%u  ", l->file, l->line);
-	if (k < sizeof where)
-		k += (size_t)snprintf(where + k, sizeof where - k, "%s", kpt_image_label(r, f->image, ib, sizeof ib));
-	if (f->has_offset && k < sizeof where)
-		k += (size_t)snprintf(where + k, sizeof where - k, " +0x%" PRIx64, f->offset);
-	if (f->has_address && k < sizeof where)
-		snprintf(where + k, sizeof where - k, "  0x%016" PRIx64, f->address);
-	in[0] = '\0';
-	if (caller && caller->function) {
-		if (caller->file) {
-			const char *base = strrchr(caller->file, '/');
-			snprintf(in, sizeof in, "inlined into %s (%s:%u)", caller->function,
-			         base ? base + 1 : caller->file, caller->line);
-		}
-		else
-			snprintf(in, sizeof in, "inlined into %s", caller->function);
+	if (d->owner) {
+		kpt_put(y, 0, width, d->line, KPT_ST_STATUS, true);
+		if (rows > 1)
+			put_wrapped(y + 1, rows - 1, width, d->where, KPT_ST_DIM);
+		free(d);
+		return;
 	}
 	/* the function gets the lines it needs of those the other two leave
 	 * (one each), the inlined-into line the rest */
-	int rest = rows - 1 - (in[0] && rows > 2);
-	int need = (kpt_text_width(line) + width - 1) / (width > 0 ? width : 1);
-	if (need < 1)
-		need = 1;
-	int used = put_wrapped(y, rest < need ? (rest > 1 ? rest : 1) : need, width, line, KPT_ST_STATUS);
+	int rest = rows - 1 - (d->in[0] && rows > 2);
+	int need = wrapped_lines(width, d->line);
+	int used = put_wrapped(y, rest < need ? (rest > 1 ? rest : 1) : need, width, d->line, KPT_ST_STATUS);
 	if (used < rows)
-		kpt_put(y + used++, 0, width, where, KPT_ST_DIM, true);
-	if (used < rows && in[0])
-		put_wrapped(y + used, rows - used, width, in, KPT_ST_DIM);
+		kpt_put(y + used++, 0, width, d->where, KPT_ST_DIM, true);
+	if (used < rows && d->in[0])
+		put_wrapped(y + used, rows - used, width, d->in, KPT_ST_DIM);
+	free(d);
 }
 
 static void thread_draw(kpt_view *v, int y0, int h, int width)
@@ -460,7 +535,7 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 	const kp_thread *t = thr(v);
 	kpt_col c[TC_N];
 	kpt_thread_layout(c, width);
-	fit_columns(p, c);
+	fit_columns(p, c, width);
 	kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 	kpt_put(y0, c[TC_NUM].x, c[TC_NUM].w, "  #", KPT_ST_HEADER, true);
 	kpt_put(y0, c[TC_IMAGE].x, c[TC_IMAGE].w, "image", KPT_ST_HEADER, true);
@@ -478,6 +553,12 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 	}
 	int detail = h >= 18 ? 4 : h >= 14 ? 3 : h >= 8 ? 2 : h >= 5 ? 1 : 0;
 	int notes = draw_no_dsym(v, y0 + 1, h >= 12 ? 2 : h >= 8 ? 1 : 0, width);
+	int spare = h - 1 - notes - detail - (int)kpt_list_visible(&v->list);
+	if (detail && spare > 0) {   /* rows the list does not need: a long name wraps whole */
+		int more = detail_need(v, width) - detail;
+		more = more > spare ? spare : more;
+		detail += more > 0 ? more : 0;
+	}
 	kpt_list_draw(v, y0 + 1 + notes, h - 1 - notes - detail, width);
 	if (t->nframes == 0 && h - detail > 4)   /* only the owner row above */
 		kpt_put(y0 + 3 + notes, 2, width - 4, "This thread has no frames in the report.", KPT_ST_DIM, false);

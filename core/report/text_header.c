@@ -3,6 +3,7 @@
 #include "text_parse.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* "Sat Jun 13 17:31:08 2015": the date line of classic reports. */
@@ -320,6 +321,16 @@ void kp__text_general_line(tp *c, const char *t)
 	if ((after(t, "** ") && strstr(t, "Stackshot")) || (after(t, "!! ") && strstr(t, "stackshot")) ||
 	    strcmp(t, "EOF") == 0) {
 		c->ending = true;
+		return;
+	}
+	if ((p = after(t, "Calendar:")) && !c->has_calendar) {
+		char *e;
+		unsigned long long sec = strtoull(p, &e, 16);
+		/* 2001 to 2100: a clock that was never set says 0 */
+		if (e != p && sec >= 978307200ULL && sec < 4102444800ULL) {
+			c->has_calendar = true;
+			c->calendar_sec = sec;
+		}
 		return;
 	}
 	if (!c->saw_panic && !c->timestamp) {

@@ -25,6 +25,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define HEAD_MAX_LINES 16
 
@@ -274,6 +275,19 @@ static void check_truncated(tp *c)
 	kp__warn(r, c->last_line, "report is truncated: the text %s", why);
 }
 
+
+/* A report with no Date line dated by the panic's Calendar clock, in the
+ * form .ips headers use (UTC); NULL when out of memory. */
+static char *calendar_date(tp *c)
+{
+	time_t t = (time_t)c->calendar_sec;
+	struct tm tm;
+	char buf[40];
+	if (!gmtime_r(&t, &tm) || !strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S +0000", &tm))
+		return NULL;
+	return kp__text_dup_trim(c, buf);
+}
+
 kp_status kp__text_parse(kp_report *r, const char *text, size_t len, long line0, long byte0,
                          kp_error *err)
 {
@@ -315,6 +329,8 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len, long line0,
 		         MAX_BT_IMAGES);
 	if (!r->timestamp)
 		r->timestamp = c.timestamp;
+	if (!r->timestamp && c.has_calendar)
+		r->timestamp = calendar_date(&c);
 	make_panic_string(&c);
 	make_headline(&c);
 	/* "Backtrace: 0x... 0x..." is the PowerPC form (x86 and arm64 write

@@ -58,6 +58,8 @@ typedef struct tp {
 	bool head_open;
 	int head_lines;
 	char *timestamp;            /* set only on success */
+	bool has_calendar;          /* "Epoch Time: ... Calendar: 0xSEC 0xUSEC" */
+	uint64_t calendar_sec;      /* the panic's wall clock, dates a report with no Date line */
 } tp;
 
 /* Lexical helpers of every part (inline: they sit in every loop). */
