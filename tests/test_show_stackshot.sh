@@ -28,6 +28,7 @@ check_grep "kernel_bootstrap_thread (/kpbrowse/fixtures/src/fakekernel.c:195)" "
 
 "$kp" show --no-symbols "$ss/Stackshot-2026-11-21-090000.ips" >"$tmp/ss"
 check_grep "^Kind: *stackshot$" "$tmp/ss" "288: kind"
+check_grep "^Kernel UUID: *4C4C44BD-5555-3144-A14B-0078EC5E31E1$" "$tmp/ss" "288: the kernel UUID from its kernel image (U: the kernel in a stackshot)"
 check_grep "^Blamed: *nobody$" "$tmp/ss" "288: blames nobody"
 check_grep "^Frontmost: *321 (fakeclient)$" "$tmp/ss" "288: frontmost process"
 check_grep "^Frontmost thread frames (3): fakeclient\[321\] 4242" "$tmp/ss" "288: the frontmost process's first thread, called so (it blames nobody)"

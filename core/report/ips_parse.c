@@ -633,6 +633,26 @@ static void name_kernel_images(kp_report *r)
 			r->images[i].name = kp__strdup(r, "kernel");   /* NULL when out of memory: unnamed */
 }
 
+/* A report whose text names no Kernel UUID (a 288 has no panic string)
+ * takes its kernel image's: the 'K' image, else in a stackshot the 'U' one
+ * (the kernel there; in a 210 'U' is the kernelcache), upper case as the
+ * panic text writes it. */
+static void kernel_uuid_from_image(kp_report *r)
+{
+	if (r->kernel_uuid)
+		return;
+	const kp_image *k = NULL;
+	for (size_t i = 0; i < r->nimages && !k; i++)
+		if (r->images[i].kind == 'K' && r->images[i].uuid)
+			k = &r->images[i];
+	for (size_t i = 0; i < r->nimages && !k && r->kind == KP_KIND_STACKSHOT; i++)
+		if (r->images[i].kind == 'U' && r->images[i].uuid)
+			k = &r->images[i];
+	char u[37];
+	if (k && kp_uuid_canon(k->uuid, strlen(k->uuid), u) && strcmp(u, "00000000-0000-0000-0000-000000000000") != 0)
+		r->kernel_uuid = kp__strdup(r, u);   /* NULL when out of memory: none */
+}
+
 /* Apple's user-space report types (the submission list: app crashes,
  * resource and jetsam reports, analytics...): never a kernel report, even
  * with a termination object or threads of their own. */
@@ -822,6 +842,7 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		                              : kp__strdup(r, kp_kind_name(kind));
 	check_build(r);
 	name_kernel_images(r);
+	kernel_uuid_from_image(r);
 	add_slide(r);
 	mark_panicked(r);
 	mark_blamed(r);
