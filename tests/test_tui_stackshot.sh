@@ -115,4 +115,26 @@ keys f
 check "f cycles back to all kinds" "button reset: power button held"
 if screen | grep -q "Panics \["; then not_ok "  the title without a kind"; else ok "  the title without a kind"; fi
 keys q
+# a thread parked on a continuation (no frames): where it resumes,
+# symbolicated, and the event it waits for (issue 20)
+keys "clear; '$KPBROWSE' --db '$work/parked.db' --dsym '$KP_FIXTURES/bin' '$ss/Stackshot-2026-11-21-090000.ips'" Enter
+check "the stackshot is listed" "fakeclient hang" 20
+keys Enter
+check "its summary" "Frontmost thread:"
+keys / k e r n e l _ t a s k Enter
+check "summary filter finds kernel_task" "kernel_task  2 threads"
+keys Enter
+check "kernel_task's threads" "only-continuation"
+keys Enter
+if wait_for_re '^ -> kernel +\+0x324 +kernel_bootstrap_thread +fakekernel\.c:194' 10; then
+	ok "the parked thread's continuation, symbolicated"
+else not_ok "the parked thread's continuation, symbolicated"; fi
+check "  its wait event (an absolute value)" "    wait event: 0x7029938eefffdd1b"
+check "  the detail line says it resumes there" "continuation (resumes in) kernel_bootstrap_thread"
+if screen | grep -q "no frames"; then not_ok "  never \"no frames\""; else ok "  never \"no frames\""; fi
+keys d
+check "d on the continuation: nothing to disassemble around" "the continuation is where the thread resumes"
+keys j Enter
+check "Enter on the wait event: not a frame" "not a frame: the event the thread waits for"
+keys q q
 ts_done

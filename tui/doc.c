@@ -92,7 +92,7 @@ void kpt_doc_release(kpt_docs *docs, kpt_doc **dp)
 			kpt_sym *fr = d->syms[p][t];
 			if (!fr)
 				continue;
-			for (size_t f = 0; f < d->r->processes[p].threads[t].nframes; f++)
+			for (size_t f = 0; f <= d->r->processes[p].threads[t].nframes; f++)
 				kpt_sym_clear(&fr[f]);
 			free(fr);
 		}
@@ -123,7 +123,7 @@ kpt_sym *kpt_doc_syms(kpt_doc *d, size_t proc, size_t thread)
 		d->syms[proc] = kpt_xcalloc(d->r->processes[proc].nthreads, sizeof *d->syms[proc]);
 	kpt_sym **slot = &d->syms[proc][thread];
 	if (!*slot)
-		*slot = kpt_xcalloc(d->r->processes[proc].threads[thread].nframes, sizeof **slot);
+		*slot = kpt_xcalloc(d->r->processes[proc].threads[thread].nframes + 1, sizeof **slot);
 	return *slot;
 }
 

@@ -70,7 +70,9 @@ void kpt_doc_retain(kpt_doc *d);
 void kpt_doc_release(kpt_docs *docs, kpt_doc **d);
 kpt_doc *kpt_doc_by_serial(const kpt_docs *docs, unsigned serial);
 /* The frame results of one thread, allocated on first use; NULL when
- * proc/thread are out of range. */
+ * proc/thread are out of range.  nframes + 1 slots: the last is the
+ * thread's continuation (where a parked thread resumes), asked for as
+ * frame nframes. */
 kpt_sym *kpt_doc_syms(kpt_doc *d, size_t proc, size_t thread);
 /* Frees the set itself; every document must have been released. */
 void kpt_docs_free(kpt_docs *docs);

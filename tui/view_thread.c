@@ -32,6 +32,9 @@ typedef struct trow {
 /* The row above the frames of a thread that waits: whom it waits for and
  * on what; Enter on it opens the owner thread as o does. */
 #define OWNER_ROW ((size_t)-1)
+/* A parked thread's wait event, below its continuation: shown, never
+ * symbolicated (an event is a kernel address or a hashed value). */
+#define WAIT_ROW ((size_t)-2)
 
 static bool waits(const kp_thread *t)
 {
@@ -66,6 +69,23 @@ static kpt_sym *syms(kpt_view *v)
 	return kpt_doc_syms(p->at.doc, p->at.proc, p->at.thread);
 }
 
+/* The frames a thread shows: its own, then its continuation (frame
+ * nframes, where a parked thread resumes) when the report has one. */
+static size_t nshown(const kp_thread *t)
+{
+	return t->nframes + (t->has_continuation ? 1 : 0);
+}
+
+static const kp_frame *frame_at(const kp_thread *t, size_t f)
+{
+	return f == t->nframes ? &t->continuation : &t->frames[f];
+}
+
+static bool not_frame(size_t f)
+{
+	return f == OWNER_ROW || f == WAIT_ROW;
+}
+
 static void relayout(kpt_view *v)
 {
 	thread_priv *p = v->priv;
@@ -87,8 +107,8 @@ static void relayout(kpt_view *v)
 	}
 	p->off_need = p->img_need = 0;
 	p->named = p->filed = false;
-	for (size_t f = 0; f < t->nframes; f++) {
-		const kp_frame *fr = &t->frames[f];
+	for (size_t f = 0; f < nshown(t); f++) {
+		const kp_frame *fr = frame_at(t, f);
 		char ob[40], ib[64];
 		int ow = fr->has_offset ? snprintf(ob, sizeof ob, "+0x%" PRIx64, fr->offset)
 		         : fr->has_address ? snprintf(ob, sizeof ob, "%" PRIx64, fr->address) : 0;
@@ -98,13 +118,17 @@ static void relayout(kpt_view *v)
 		p->named |= fr->symbol || s[f].state != KPT_SYM_DONE || (s[f].status == KP_SYM_OK && s[f].nlines > 0);
 		p->filed |= s[f].state != KPT_SYM_DONE || (s[f].status == KP_SYM_OK && s[f].nlines > 0 && s[f].lines[0].file);
 	}
-	for (size_t f = 0; f < t->nframes; f++) {
+	for (size_t f = 0; f < nshown(t); f++) {
 		size_t extra = s[f].state == KPT_SYM_DONE && s[f].nlines > 1 ? s[f].nlines - 1 : 0;
 		p->done_seen += s[f].state == KPT_SYM_DONE;
 		for (size_t k = 0; k <= extra; k++) {
 			trow *r = kpt_xpush((void **)&p->rows, &p->nrows, &p->cap, sizeof *p->rows);
 			*r = (trow){f, k};
 		}
+	}
+	if (t->has_wait_event) {
+		trow *r = kpt_xpush((void **)&p->rows, &p->nrows, &p->cap, sizeof *p->rows);
+		*r = (trow){WAIT_ROW, 0};
 	}
 	kpt_list_reset(&v->list, p->nrows);
 	if (v->list.filter[0])
@@ -124,7 +148,7 @@ static int thread_open(kpt_view *v, void *arg)
 	p->at = *a;
 	kpt_doc_retain(p->at.doc);
 	const kp_thread *t = thr(v);
-	p->asked = kpt_xcalloc(t->nframes, sizeof *p->asked);
+	p->asked = kpt_xcalloc(nshown(t) + 1, sizeof *p->asked);
 	if (t->has_id)
 		snprintf(v->title, sizeof v->title, "thread %" PRIu64, t->id);
 	else if (t->cpu >= 0)
@@ -245,20 +269,36 @@ static void owner_text(kpt_view *v, char *out, size_t size)
 		snprintf(out + k, size - (size_t)k, ": %s", t->waits_on);
 }
 
+/* "wait event: kernel +0x7029938eefffdd1b" */
+static void wait_text(kpt_view *v, char *out, size_t size)
+{
+	const kp_report *r = ((thread_priv *)v->priv)->at.doc->r;
+	const kp_frame *e = &thr(v)->wait_event;
+	char ib[64];
+	bool absolute = e->image < 0 || (size_t)e->image >= r->nimages || r->images[e->image].kind == 'A';
+	if (e->has_offset && !absolute)
+		snprintf(out, size, "wait event: %s +0x%" PRIx64, kpt_image_label(r, e->image, ib, sizeof ib), e->offset);
+	else   /* an 'A' image is absolute: the offset is the value itself */
+		snprintf(out, size, "wait event: 0x%" PRIx64, e->has_offset ? e->offset : e->address);
+}
+
 static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 {
 	thread_priv *p = v->priv;
 	const kp_report *r = p->at.doc->r;
-	if (p->rows[row].frame == OWNER_ROW) {
+	if (not_frame(p->rows[row].frame)) {
 		char text[700];
-		owner_text(v, text, sizeof text);
+		if (p->rows[row].frame == OWNER_ROW)
+			owner_text(v, text, sizeof text);
+		else
+			wait_text(v, text, sizeof text);
 		kpt_put(y, 0, width, "", sel ? KPT_ST_CURSOR : KPT_ST_NORMAL, true);
 		kpt_put(y, 4, width - 4, text, sel ? KPT_ST_CURSOR : KPT_ST_MARK, true);
 		return;
 	}
 	const kp_thread *t = thr(v);
 	const trow *tr = &p->rows[row];
-	const kp_frame *f = &t->frames[tr->frame];
+	const kp_frame *f = frame_at(t, tr->frame);
 	const kpt_sym *s = &syms(v)[tr->frame];
 	kpt_col c[TC_N];
 	kpt_thread_layout(c, width);
@@ -276,7 +316,10 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	}
 	char buf[64], rsbuf[512];
 	const char *rs = kpt_report_symbol(f, rsbuf, sizeof rsbuf);   /* the report's own, + 0x.. kept */
-	kpt_putf(y, c[TC_NUM].x, c[TC_NUM].w, st, true, "%3zu", tr->frame);
+	if (tr->frame == t->nframes)   /* the continuation: where it resumes */
+		kpt_put(y, c[TC_NUM].x, c[TC_NUM].w, " ->", st, true);
+	else
+		kpt_putf(y, c[TC_NUM].x, c[TC_NUM].w, st, true, "%3zu", tr->frame);
 	kpt_put_id(y, c[TC_IMAGE].x, c[TC_IMAGE].w, kpt_image_label(r, f->image, buf, sizeof buf), st, true);
 	if (f->has_offset)
 		kpt_putf(y, c[TC_OFFSET].x, c[TC_OFFSET].w, st, true, "+0x%" PRIx64, f->offset);
@@ -313,7 +356,7 @@ static void request_visible(kpt_view *v)
 	for (size_t i = v->list.top; i < vis && i < v->list.top + (size_t)v->list.height; i++) {
 		size_t row = v->list.filtered ? v->list.map[i] : i;
 		size_t f = p->rows[row].frame;
-		if (f == OWNER_ROW)
+		if (not_frame(f))
 			continue;
 		if (s[f].state != KPT_SYM_DONE && !p->asked[f]) {
 			p->asked[f] = true;
@@ -330,11 +373,11 @@ static void request_visible(kpt_view *v)
 	if (!p->bg_sent) {
 		p->bg_sent = true;
 		size_t first = (size_t)-1;
-		for (size_t f = 0; f < t->nframes; f++)
+		for (size_t f = 0; f < nshown(t); f++)
 			if (s[f].state == KPT_SYM_NONE && first == (size_t)-1)
 				first = f;
 		if (first != (size_t)-1)
-			kpt_worker_request(v->app, p->at.doc, p->at.proc, p->at.thread, first, t->nframes, false);
+			kpt_worker_request(v->app, p->at.doc, p->at.proc, p->at.thread, first, nshown(t), false);
 	}
 }
 
@@ -347,8 +390,8 @@ static int draw_no_dsym(kpt_view *v, int y, int max, int width)
 	const kp_thread *t = thr(v);
 	const kpt_sym *s = syms(v);
 	int ims[64], n = 0;   /* the images, in frame order (64 lines are more than any screen) */
-	for (size_t f = 0; f < t->nframes && n < 64; f++) {
-		int im = t->frames[f].image;
+	for (size_t f = 0; f < nshown(t) && n < 64; f++) {
+		int im = frame_at(t, f)->image;
 		if (s[f].state != KPT_SYM_DONE || s[f].status != KP_SYM_NO_DSYM)
 			continue;
 		bool seen = false;
@@ -447,15 +490,21 @@ static bool detail_text(kpt_view *v, detail *d)
 		return false;
 	const kp_report *r = p->at.doc->r;
 	const trow *tr = &p->rows[row];
-	d->owner = tr->frame == OWNER_ROW;
+	d->owner = not_frame(tr->frame);
 	d->in[0] = '\0';
-	if (d->owner) {
+	if (tr->frame == OWNER_ROW) {
 		snprintf(d->line, sizeof d->line, "%s", thr(v)->blocked_proc >= 0 ? "Enter or o: open the thread it waits for"
 		                                                                 : "no owner thread known");
 		owner_text(v, d->where, sizeof d->where);
 		return true;
 	}
-	const kp_frame *f = &thr(v)->frames[tr->frame];
+	if (tr->frame == WAIT_ROW) {
+		snprintf(d->line, sizeof d->line, "what the parked thread waits for (the event, as the report has it)");
+		wait_text(v, d->where, sizeof d->where);
+		return true;
+	}
+	bool cont = tr->frame == thr(v)->nframes;
+	const kp_frame *f = frame_at(thr(v), tr->frame);
 	const kpt_sym *s = &syms(v)[tr->frame];
 	const kpt_symline *l = s->state == KPT_SYM_DONE && s->nlines > tr->sub ? &s->lines[tr->sub] : NULL;
 	char rsbuf[1100], ib[64];
@@ -464,7 +513,10 @@ static bool detail_text(kpt_view *v, detail *d)
 	               : s->state == KPT_SYM_DONE ? (s->note ? s->note : "(no symbols)") : "(symbolicating...)";
 	const kpt_symline *caller = s->state == KPT_SYM_DONE && s->nlines > tr->sub + 1
 	                                    ? &s->lines[tr->sub + 1] : NULL;
-	snprintf(d->line, sizeof d->line, "#%zu %s%s", tr->frame, tr->sub ? "inlined into " : "", fn);
+	if (cont)   /* no frames to come back to: it resumes in a function of its own */
+		snprintf(d->line, sizeof d->line, "continuation (resumes in) %s%s", tr->sub ? "inlined into " : "", fn);
+	else
+		snprintf(d->line, sizeof d->line, "#%zu %s%s", tr->frame, tr->sub ? "inlined into " : "", fn);
 	size_t k = 0, wsize = sizeof d->where;
 	char *where = d->where;
 	where[0] = '\0';
@@ -541,8 +593,8 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 	kpt_put(y0, c[TC_IMAGE].x, c[TC_IMAGE].w, "image", KPT_ST_HEADER, true);
 	kpt_put(y0, c[TC_OFFSET].x, c[TC_OFFSET].w, "offset", KPT_ST_HEADER, true);
 	char fh[64];
-	if (p->done_seen < t->nframes)
-		snprintf(fh, sizeof fh, "function  (%zu/%zu symbolicated)", p->done_seen, t->nframes);
+	if (p->done_seen < nshown(t))
+		snprintf(fh, sizeof fh, "function  (%zu/%zu symbolicated)", p->done_seen, nshown(t));
 	else
 		snprintf(fh, sizeof fh, "function");
 	kpt_put(y0, c[TC_FUNC].x, c[TC_FUNC].w, fh, KPT_ST_HEADER, true);
@@ -560,7 +612,7 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 		detail += more > 0 ? more : 0;
 	}
 	kpt_list_draw(v, y0 + 1 + notes, h - 1 - notes - detail, width);
-	if (t->nframes == 0 && h - detail > 4)   /* only the owner row above */
+	if (nshown(t) == 0 && !t->has_wait_event && h - detail > 4)   /* only the owner row above */
 		kpt_put(y0 + 3 + notes, 2, width - 4, "This thread has no frames in the report.", KPT_ST_DIM, false);
 	if (detail)
 		draw_detail(v, y0 + h - detail, detail, width);
@@ -575,8 +627,12 @@ static const char *thread_row_text(kpt_view *v, size_t row, char *buf, size_t si
 		owner_text(v, buf, size);
 		return buf;
 	}
+	if (tr->frame == WAIT_ROW) {
+		wait_text(v, buf, size);
+		return buf;
+	}
 	const kpt_sym *s = &syms(v)[tr->frame];
-	const kp_frame *f = &thr(v)->frames[tr->frame];
+	const kp_frame *f = frame_at(thr(v), tr->frame);
 	char ib[64];
 	const char *fn = s->nlines > tr->sub ? s->lines[tr->sub].function : f->symbol;
 	const char *file = s->nlines > tr->sub ? s->lines[tr->sub].file : NULL;
@@ -602,8 +658,11 @@ static unsigned thread_copy(kpt_view *v, bool all)
 		return KPT_HANDLED;
 	const trow *tr = &p->rows[row];
 	char text[1200], what[32];
-	if (tr->frame == OWNER_ROW) {
-		owner_text(v, text, sizeof text);
+	if (not_frame(tr->frame)) {
+		if (tr->frame == OWNER_ROW)
+			owner_text(v, text, sizeof text);
+		else
+			wait_text(v, text, sizeof text);
 		kpt_clipboard_copy(v->app, text, "what it waits for");
 		return KPT_HANDLED | KPT_REDRAW;
 	}
@@ -614,10 +673,19 @@ static unsigned thread_copy(kpt_view *v, bool all)
 			snprintf(text, sizeof text, "%s (%s:%u)", l->function ? l->function : "??", base(l->file), l->line);
 		else
 			snprintf(text, sizeof text, "%s", l->function ? l->function : "??");
+	} else if (tr->frame == t->nframes) {   /* the continuation, frame 0 of a thread of its own */
+		kp_thread parked = *t;
+		kp_frame cont = t->continuation;
+		parked.frames = &cont;
+		parked.nframes = 1;
+		kpt_frame_text(p->at.doc->r, &parked, s, 0, text, sizeof text);
 	} else {
 		kpt_frame_text(p->at.doc->r, t, s, tr->frame, text, sizeof text);
 	}
-	snprintf(what, sizeof what, "frame %zu", tr->frame);
+	if (tr->frame == t->nframes)
+		snprintf(what, sizeof what, "the continuation");
+	else
+		snprintf(what, sizeof what, "frame %zu", tr->frame);
 	kpt_clipboard_copy(v->app, text, what);
 	return KPT_HANDLED | KPT_REDRAW;
 }
@@ -631,6 +699,15 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 		req = KPT_REQ_OWNER;
 	if ((req == KPT_REQ_EDIT || req == KPT_REQ_DISASM) && kpt_list_current(&v->list, &row) && p->rows[row].frame == OWNER_ROW) {
 		kpt_set_msg(v->app, "not a frame: Enter opens the thread it waits for");
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if ((req == KPT_REQ_ENTER || req == KPT_REQ_EDIT || req == KPT_REQ_DISASM) && kpt_list_current(&v->list, &row) &&
+	    p->rows[row].frame == WAIT_ROW) {
+		kpt_set_msg(v->app, "not a frame: the event the thread waits for");
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (req == KPT_REQ_DISASM && kpt_list_current(&v->list, &row) && p->rows[row].frame == thr(v)->nframes) {
+		kpt_set_msg(v->app, "the continuation is where the thread resumes: no call to disassemble around");
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	if (req == KPT_REQ_OWNER) {

@@ -208,12 +208,13 @@ static const kp_thread *frame_thread(kpt_worker *w, const wreq *q, size_t frame,
 		kp_symbols_set_report(w->sym, r);
 		w->serial = q->doc->serial;
 	}
-	if (q->proc >= r->nprocesses || q->thread >= r->processes[q->proc].nthreads ||
-	    frame >= r->processes[q->proc].threads[q->thread].nframes) {
+	const kp_thread *t = q->proc < r->nprocesses && q->thread < r->processes[q->proc].nthreads
+	                     ? &r->processes[q->proc].threads[q->thread] : NULL;
+	if (!t || frame > t->nframes || (frame == t->nframes && !t->has_continuation)) {
 		*why = "frame out of range";
 		return NULL;
 	}
-	return &r->processes[q->proc].threads[q->thread];
+	return t;
 }
 
 /* Answers frame of q; the report is q->doc->r (read-only here). */
@@ -233,6 +234,16 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 		m->sym.status = KP_SYM_ERROR;
 		set_note(&m->sym, why);
 		return m;
+	}
+	kp_thread parked;   /* the continuation, frame 0 of a thread of its own */
+	kp_frame cont;
+	if (frame == t->nframes) {
+		parked = *t;
+		cont = t->continuation;
+		parked.frames = &cont;
+		parked.nframes = 1;
+		t = &parked;
+		frame = 0;
 	}
 	kp_symresult res;
 	m->sym.status = kp_symbols_frame(w->sym, r, t, frame, &res);
@@ -277,6 +288,10 @@ static kpt_wmsg *disassemble(kpt_worker *w, const wreq *q, size_t frame)
 	kpt_disasm_job *j = q->job;
 	const char *why;
 	const kp_thread *t = frame_thread(w, q, frame, &why);
+	if (t && frame == t->nframes) {
+		t = NULL;
+		why = "a continuation is not disassembled";
+	}
 	if (!t) {
 		j->status = kp_error_set(&j->err, KP_ERR_USAGE, 0, -1, "%s", why);
 		return m;
@@ -528,7 +543,7 @@ unsigned kpt_worker_poll(kpt_app *app)
 			}
 			/* the request's reference keeps m->doc alive until now */
 			kpt_sym *arr = kpt_doc_syms(m->doc, m->proc, m->thread);
-			if (arr && m->frame < m->doc->r->processes[m->proc].threads[m->thread].nframes) {
+			if (arr && m->frame <= m->doc->r->processes[m->proc].threads[m->thread].nframes) {
 				kpt_sym_clear(&arr[m->frame]);
 				arr[m->frame] = m->sym;
 				memset(&m->sym, 0, sizeof m->sym);
