@@ -100,7 +100,7 @@ static void not_found_trail(void)
 	KT_CHECK(kp_symbols_where(s, NOWHERE, &w, &err) == KP_ERR_NOTFOUND, "nowhere: not found");
 	KT_CHECK(w.path == NULL && w.source == NULL, "nowhere: no answer");
 	static const char *order[] = {"next to the binary", "--dsym", "local folders", "file-mapped",
-	                              "KDKs", "Spotlight", "dsymForUUID", "kernelcaches"};
+	                              "KDKs", "Spotlight", "dsymForUUID", "symbol servers", "kernelcaches"};
 	size_t j = 0;
 	for (size_t i = 0; i < w.nsteps && j < sizeof order / sizeof *order; i++)
 		if (strcmp(w.steps[i].source, order[j]) == 0)
