@@ -59,6 +59,8 @@ def main():
             log("start", path, auth)
             try:
                 self.answer(path, auth)
+            except (BrokenPipeError, ConnectionResetError):
+                pass   # the client gave up (a size limit, a timeout)
             finally:
                 log("end", path, auth)
 
