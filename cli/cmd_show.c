@@ -313,6 +313,9 @@ int kpc_cmd_show(int argc, char **argv)
 		}
 		for (size_t w = 0; w < r->nwarnings; w++)
 			kp_report_warning(argv[i], r->warnings[w].msg, r->warnings[w].line);
+		/* symbol servers: the files of every frame's image at once */
+		if (o.sym)
+			kp_symbols_prefetch_report(o.sym, r);
 		if (o.json) {
 			if (arr && nprinted)
 				fputs(", ", stdout);

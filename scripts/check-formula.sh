@@ -64,7 +64,7 @@ load formula_file
 f = Kpbrowse.new
 want = { "cmake" => :build, "pkg-config" => :build, "capstone" => :run, "cjson" => :run, "libdwarf" => :run,
          "libplist" => :run,
-         "ncurses" => :run, "sqlite" => :run }
+         "ncurses" => :run, "sqlite" => :run, "curl" => :macos }
 want.each { |d, kind| raise "depends_on #{d} (#{kind}) missing: #{$deps}" unless $deps[d] == kind }
 f.install
 raise "man page not installed" unless (f.man1/"kpbrowse.1").file?

@@ -29,7 +29,7 @@ check "$(wc -c <"$tmp/err" | tr -d ' ')" = 0 "nothing on stderr"
 "$kp" symbols where 01234567-89AB-CDEF-0123-456789ABCDEF >"$tmp/out" 2>&1
 check "$?" = 1 "held by no source: exit 1"
 sed -n 's/^[0-9]*\. //p' "$tmp/out" | tr '\n' '|' >"$tmp/order"
-check "$(cat "$tmp/order")" = "next to the binary|--dsym|local folders|file-mapped|KDKs|Spotlight|dsymForUUID|kernelcaches|" \
+check "$(cat "$tmp/order")" = "next to the binary|--dsym|local folders|file-mapped|KDKs|Spotlight|dsymForUUID|symbol servers|kernelcaches|" \
 	"every source asked, in the table's order"
 check_grep "^not found: no source holds 01234567-89AB-CDEF-0123-456789ABCDEF\$" "$tmp/out" "says not found"
 

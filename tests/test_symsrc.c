@@ -5,6 +5,7 @@
  * binaries (tests/fixtures/bin) in a temporary folder. */
 #include "kt.h"
 #include "kp_symbols.h"
+#include "symhttp.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -100,7 +101,7 @@ static void not_found_trail(void)
 	KT_CHECK(kp_symbols_where(s, NOWHERE, &w, &err) == KP_ERR_NOTFOUND, "nowhere: not found");
 	KT_CHECK(w.path == NULL && w.source == NULL, "nowhere: no answer");
 	static const char *order[] = {"next to the binary", "--dsym", "local folders", "file-mapped",
-	                              "KDKs", "Spotlight", "dsymForUUID", "kernelcaches"};
+	                              "KDKs", "Spotlight", "dsymForUUID", "symbol servers", "kernelcaches"};
 	size_t j = 0;
 	for (size_t i = 0; i < w.nsteps && j < sizeof order / sizeof *order; i++)
 		if (strcmp(w.steps[i].source, order[j]) == 0)
@@ -385,6 +386,40 @@ static void dsymforuuid(void)
 	unsetenv("KPBROWSE_DSYMFORUUID_TIMEOUT");
 }
 
+/* symbol servers: the three layouts' URLs (Sentry symbolicator's examples),
+ * and the token and a URL's password masked in any text */
+static void server_urls(void)
+{
+	static const char *const want[][2] = {
+		{"native", "https://s.example/sym/67E9/247C/814E/392B/A027/DBDE6748FCBF"},
+		{"unified", "https://s.example/sym/67/e9247c814e392ba027dbde6748fcbf/debuginfo"},
+		{"symstore", "https://s.example/sym/_.dwarf/mach-uuid-sym-67e9247c814e392ba027dbde6748fcbf/_.dwarf"},
+		{"lldb", "https://s.example/sym/67E9/247C/814E/392B/A027/DBDE6748FCBF"},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		kp__symhttp_layout l;
+		kp__symhttp_server srv;
+		char url[2100];
+		KT_CHECK(kp__symhttp_layout_parse(want[i][0], &l), "layout %s known", want[i][0]);
+		kp__symhttp_server_init(&srv, "https://s.example/sym//", l);
+		kp__symhttp_url(&srv, "67E9247C-814E-392B-A027-DBDE6748FCBF", url, sizeof url);
+		KT_CHECK(strcmp(url, want[i][1]) == 0, "layout %s: the URL (%s)", want[i][0], url);
+	}
+	kp__symhttp_layout l;
+	KT_CHECK(!kp__symhttp_layout_parse("flat", &l), "an unknown layout refused");
+	kp__symhttp_server srv;
+	kp__symhttp_server_init(&srv, "https://u:Pw9@h/x", KP__SYMHTTP_NATIVE);
+	snprintf(srv.token, sizeof srv.token, "tok3n");
+	char out[200];
+	kp__symhttp_mask(&srv, "GET https://u:Pw9@h/x/1 with tok3n; again tok3n", out, sizeof out);
+	KT_STREQ(out, "GET https://u:***@h/x/1 with ***; again ***", "the token and the URL's password masked");
+	kp__symhttp_mask(&srv, "https://h:8080/x@y", out, sizeof out);
+	KT_STREQ(out, "https://h:8080/x@y", "a URL without user info unchanged");
+	char tiny[8];
+	kp__symhttp_mask(&srv, "tok3ntok3ntok3n", tiny, sizeof tiny);
+	KT_CHECK(strlen(tiny) < sizeof tiny && !strstr(tiny, "tok3n"), "masking into a small buffer: %s", tiny);
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof tmp, "/tmp/kp-test-symsrc-XXXXXX");
@@ -405,6 +440,7 @@ int main(void)
 	kernelcache_last();
 	file_mapped();
 	dsymforuuid();
+	server_urls();
 
 	sh("rm -rf '%s'%s", tmp, "");
 	return kt_done();

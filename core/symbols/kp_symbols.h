@@ -255,4 +255,20 @@ kp_status kp_kernelcache_list(const char *cache_dir, kp_symcache_entry_fn fn, vo
 typedef void (*kp_symbols_progress_fn)(void *ctx, const char *what, size_t done, size_t total);
 void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx);
 
+/* Symbol servers (README "Symbols: where dSYMs are found"): a lookup asks
+ * them one UUID at a time.  These ask them for many at once, in parallel
+ * (KPBROWSE_SYMBOL_SERVER_PARALLEL transfers), for the UUIDs no source
+ * before the servers holds and that were not asked for yet; the lookups
+ * and kp_symbols_where calls that follow answer from what came of it.
+ * Progress (bytes, what: the URL or "N downloads") goes to the
+ * kp_symbols_set_progress callback.  Blocks until every transfer ended
+ * (each within KPBROWSE_SYMBOL_SERVER_TIMEOUT): call it where the lookups
+ * would block anyway (the TUI's worker, not its UI thread).  How many
+ * files were downloaded, or found downloaded before. */
+size_t kp_symbols_prefetch(kp_symbols *s, const char *const *uuids, size_t n);
+/* The same for the images of thread t's frames, and of every thread's
+ * frames in r (`kpbrowse show`). */
+size_t kp_symbols_prefetch_thread(kp_symbols *s, const kp_report *r, const kp_thread *t);
+size_t kp_symbols_prefetch_report(kp_symbols *s, const kp_report *r);
+
 #endif

@@ -259,6 +259,48 @@ void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx
 {
 	s->progress = fn;
 	s->progress_ctx = ctx;
+	kp__symsrc_set_progress(s->src, fn, ctx);
+}
+
+size_t kp_symbols_prefetch(kp_symbols *s, const char *const *uuids, size_t n)
+{
+	return kp__symsrc_prefetch(s->src, uuids, n);
+}
+
+/* Appends the image UUIDs of t's frames to v. */
+static void frame_uuids(const kp_report *r, const kp_thread *t, const char ***v, size_t *n,
+                        size_t *cap)
+{
+	for (size_t i = 0; i < t->nframes; i++) {
+		const kp_frame *f = &t->frames[i];
+		if (f->image < 0 || (size_t)f->image >= r->nimages || !r->images[f->image].uuid)
+			continue;
+		const char **slot = kp_vec_push((void **)v, n, cap, sizeof **v);
+		if (slot)
+			*slot = r->images[f->image].uuid;
+	}
+}
+
+size_t kp_symbols_prefetch_thread(kp_symbols *s, const kp_report *r, const kp_thread *t)
+{
+	const char **v = NULL;
+	size_t n = 0, cap = 0;
+	frame_uuids(r, t, &v, &n, &cap);
+	size_t got = n ? kp__symsrc_prefetch(s->src, v, n) : 0;
+	free(v);
+	return got;
+}
+
+size_t kp_symbols_prefetch_report(kp_symbols *s, const kp_report *r)
+{
+	const char **v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t p = 0; p < r->nprocesses; p++)
+		for (size_t t = 0; t < r->processes[p].nthreads; t++)
+			frame_uuids(r, &r->processes[p].threads[t], &v, &n, &cap);
+	size_t got = n ? kp__symsrc_prefetch(s->src, v, n) : 0;
+	free(v);
+	return got;
 }
 
 /* The skip-th candidate for uuid (canonical) over every source in order. */

@@ -2,7 +2,9 @@
  * source_ops: its name in the trail and the one call that answers "the
  * k-th file you hold for this UUID", saying at k == 0 what it tried. */
 #include "symsrc.h"
+#include "symhttp.h"
 #include "kp_fs.h"
+#include "kp_lex.h"
 #include "kp_macho.h"
 #include "kp_proc.h"
 #include "plist.h"
@@ -24,6 +26,7 @@ enum {
 	SRC_KDK,          /* /Library/Developer/KDKs, /Volumes/KernelDebugKit */
 	SRC_SPOTLIGHT,    /* mdfind (macOS) */
 	SRC_SHELL,        /* dsymForUUID: DBGShellCommands */
+	SRC_SERVER,       /* symbol servers over HTTP(S): SymbolServer */
 	SRC_KERNELCACHE,  /* kept kernelcaches, this Mac's own */
 	NSRC
 };
@@ -55,9 +58,20 @@ struct source {
 	size_t nasked, acap;
 };
 
+/* A symbol server from the config file; note: what the trail adds to
+ * what it said (a setting that could not be used). */
+struct server {
+	kp__symhttp_server h;
+	char note[200];
+};
+
 struct kp__symsrc {
 	kp_dsym_index *dx;    /* borrowed */
 	struct source src[NSRC];
+	struct server *servers;   /* in the config file's order */
+	size_t nservers, scap;
+	kp__symhttp_opts http;    /* .dir: dl_dir */
+	char dl_dir[4200];        /* <cache dir>/downloads, "" : none */
 	bool no_system;
 	int shell_timeout_ms;
 	char cache_dir[4096];
@@ -111,6 +125,8 @@ static bool roots_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp_
                       struct say *say);
 static bool spotlight_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k,
                           kp__symsrc_hit *hit, struct say *say);
+static void ready(kp__symsrc *s, unsigned i);
+static void http_settings(kp__symsrc *s);
 
 /* ---- folder sources: roots in the shared dSYM index, tagged ---- */
 
@@ -422,18 +438,205 @@ static void shell_fill(kp__symsrc *s, unsigned i, const char *uuid, struct memo 
 	}
 }
 
+/* ---- symbol servers over HTTP(S) (symhttp.h): the config file's
+ * SymbolServer lines, each asked in turn until one gives a file that holds
+ * the UUID; what one downloaded (<cache dir>/downloads/<UUID>) answers
+ * without asking again.  Once per UUID and table, like dsymForUUID;
+ * kp__symsrc_prefetch asks for many UUIDs at once. ---- */
+
+/* What the servers said of one UUID, built up server by server. */
+struct ask {
+	char uuid[37];
+	kp_sb tried, said;
+	char path[4200];     /* the file, when one was found */
+};
+
+/* Asks the servers for a[0..n) (each server for those still missing, in
+ * parallel), filling each one's trail text and path. */
+static void server_ask(kp__symsrc *s, struct ask *a, size_t n)
+{
+	size_t left = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (kp__symhttp_cached(s->dl_dir, a[k].uuid, a[k].path, sizeof a[k].path)) {
+			kp_sb_str(&a[k].tried, a[k].path);
+			kp_sb_str(&a[k].said, "found (downloaded before)");
+		} else {
+			a[k].path[0] = '\0';
+			left++;
+		}
+	}
+	kp__symhttp_job *jobs = left ? calloc(left, sizeof *jobs) : NULL;
+	size_t *of = left ? calloc(left, sizeof *of) : NULL;
+	for (size_t j = 0; jobs && of && j < s->nservers; j++) {
+		const struct server *sv = &s->servers[j];
+		size_t nj = 0;
+		for (size_t k = 0; k < n; k++)
+			if (!a[k].path[0]) {
+				jobs[nj] = (kp__symhttp_job){.uuid = a[k].uuid, .srv = &sv->h};
+				of[nj++] = k;
+			}
+		if (!nj)
+			break;
+		kp__symhttp_fetch(&s->http, jobs, nj, NULL);
+		for (size_t q = 0; q < nj; q++) {
+			struct ask *x = &a[of[q]];
+			if (j) {
+				kp_sb_str(&x->tried, ", ");
+				kp_sb_str(&x->said, "; ");
+			}
+			kp_sb_str(&x->tried, jobs[q].url);
+			if (s->nservers > 1) {
+				char label[32];
+				snprintf(label, sizeof label, "server %zu: ", j + 1);
+				kp_sb_str(&x->said, label);
+			}
+			kp_sb_str(&x->said, jobs[q].said);
+			if (sv->note[0]) {
+				kp_sb_str(&x->said, " (");
+				kp_sb_str(&x->said, sv->note);
+				kp_sb_str(&x->said, ")");
+			}
+			if (jobs[q].result == KP__FETCH_FOUND)
+				snprintf(x->path, sizeof x->path, "%s", jobs[q].path);
+		}
+	}
+	if (left && (!jobs || !of))
+		for (size_t k = 0; k < n; k++)
+			if (!a[k].path[0])
+				kp_sb_str(&a[k].said, "out of memory");
+	free(jobs);
+	free(of);
+}
+
+/* Moves what an ask found into m. */
+static void ask_to_memo(struct ask *a, struct memo *m, kp_sb *tried, kp_sb *said)
+{
+	if (a->path[0])
+		memo_add(m, a->path);
+	char *t = kp_sb_take(&a->tried), *d = kp_sb_take(&a->said);
+	kp_sb_str(tried, t ? t : "");
+	kp_sb_str(said, d ? d : "out of memory");
+	free(t);
+	free(d);
+}
+
+static void server_fill(kp__symsrc *s, unsigned i, const char *uuid, struct memo *m, kp_sb *tried,
+                        kp_sb *said)
+{
+	(void)i;
+	struct ask a = {0};
+	snprintf(a.uuid, sizeof a.uuid, "%s", uuid);
+	server_ask(s, &a, 1);
+	ask_to_memo(&a, m, tried, said);
+}
+
+static void setup_server(kp__symsrc *s, unsigned i)
+{
+	if (s->src[i].off || !s->nservers)
+		return;
+	if (!s->cache_dir[0])
+		s->src[i].off = "not asked (no cache folder to download into)";
+}
+
+size_t kp__symsrc_prefetch(kp__symsrc *s, const char *const *uuids, size_t n)
+{
+	ready(s, SRC_SERVER);
+	struct source *src = &s->src[SRC_SERVER];
+	if (says_idle(s, SRC_SERVER, NULL) || !n)
+		return 0;
+	struct ask *a = calloc(n, sizeof *a);
+	if (!a)
+		return 0;
+	size_t na = 0, got = 0;
+	for (size_t k = 0; k < n; k++) {
+		char uuid[37];
+		if (!kp_uuid_canon(uuids[k], strlen(uuids[k]), uuid) || memo_of(src, uuid))
+			continue;
+		bool dup = false;
+		for (size_t q = 0; q < na && !dup; q++)
+			dup = strcmp(a[q].uuid, uuid) == 0;
+		/* a source before the servers has a file for it: not fetched */
+		kp__symsrc_hit hit;
+		bool earlier = false;
+		for (unsigned e = 0; e < SRC_SERVER && !earlier && !dup; e++) {
+			ready(s, e);
+			memset(&hit, 0, sizeof hit);
+			earlier = table[e].nth(s, e, uuid, 0, &hit, NULL);
+		}
+		if (!dup && !earlier)
+			snprintf(a[na++].uuid, sizeof a->uuid, "%s", uuid);
+	}
+	server_ask(s, a, na);
+	for (size_t k = 0; k < na; k++) {
+		struct memo *m = memo_new(src, a[k].uuid);
+		kp_sb tried = {0}, said = {0};
+		if (m) {
+			ask_to_memo(&a[k], m, &tried, &said);
+			m->tried = kp_sb_take(&tried);
+			m->said = kp_sb_take(&said);
+			got += m->n;
+		} else {
+			kp_sb_free(&a[k].tried);
+			kp_sb_free(&a[k].said);
+		}
+	}
+	free(a);
+	return got;
+}
+
+void kp__symsrc_set_progress(kp__symsrc *s, kp__symhttp_progress_fn fn, void *ctx)
+{
+	s->http.progress = fn;
+	s->http.ctx = ctx;
+}
+
 /* ---- kpbrowse's config file and the DebugSymbols defaults ----
  * KPBROWSE_CONFIG, else $XDG_CONFIG_HOME/kpbrowse/config, else
  * ~/.config/kpbrowse/config: lines "KEY = VALUE" ('#' starts a comment);
  * the keys are DebugSymbols' (DBGSearchPaths, DBGFileMappedPaths,
- * DBGShellCommands), each line one value, a key repeated for more.  On macOS the defaults of
+ * DBGShellCommands), each line one value, a key repeated for more; and
+ * kpbrowse's own SymbolServer = URL, followed by the lines that apply to
+ * the SymbolServer above them: SymbolServerLayout = native | unified |
+ * symstore, SymbolServerToken = TOKEN or SymbolServerTokenEnv = VARIABLE
+ * (the token read from the environment).  On macOS the defaults of
  * com.apple.DebugSymbols (~/Library/Preferences, a string or an array of
  * strings a key) come after it. */
+
+/* A SymbolServer* line; those after SymbolServer apply to the last one. */
+static void server_value(kp__symsrc *s, const char *key, const char *val)
+{
+	struct server *sv = s->nservers ? &s->servers[s->nservers - 1] : NULL;
+	if (strcmp(key, "SymbolServer") == 0) {
+		sv = kp_vec_push((void **)&s->servers, &s->nservers, &s->scap, sizeof *s->servers);
+		if (!sv)
+			return;
+		memset(sv, 0, sizeof *sv);
+		kp__symhttp_server_init(&sv->h, val, KP__SYMHTTP_NATIVE);
+		add_root(s, SRC_SERVER, sv->h.url);
+	} else if (!sv) {
+		return;   /* no server to apply it to */
+	} else if (strcmp(key, "SymbolServerLayout") == 0) {
+		if (!kp__symhttp_layout_parse(val, &sv->h.layout))
+			snprintf(sv->note, sizeof sv->note,
+			         "SymbolServerLayout '%.40s' is none of native, unified, symstore: native used", val);
+	} else if (strcmp(key, "SymbolServerToken") == 0) {
+		snprintf(sv->h.token, sizeof sv->h.token, "%s", val);
+	} else if (strcmp(key, "SymbolServerTokenEnv") == 0) {
+		const char *t = getenv(val);
+		if (t && t[0])
+			snprintf(sv->h.token, sizeof sv->h.token, "%s", t);
+		else
+			snprintf(sv->note, sizeof sv->note,
+			         "SymbolServerTokenEnv: %.60s is not set: asked without a token", val);
+	}
+}
 
 static void config_value(kp__symsrc *s, const char *key, const char *val)
 {
 	if (!val[0])
 		return;
+	if (strncmp(key, "SymbolServer", 12) == 0)
+		server_value(s, key, val);
 	if (strcmp(key, "DBGSearchPaths") == 0)
 		add_root(s, SRC_LOCAL, val);
 	else if (strcmp(key, "DBGFileMappedPaths") == 0)
@@ -673,6 +876,8 @@ static const source_ops table[NSRC] = {
 	[SRC_SHELL] = {.name = "dsymForUUID", .nth = memo_nth, .fill = shell_fill,
 	               .none = "none set (KPBROWSE_DSYMFORUUID, LLDB_APPLE_DSYMFORUUID_EXECUTABLE, "
 	                       "DBGShellCommands)"},
+	[SRC_SERVER] = {.name = "symbol servers", .setup = setup_server, .nth = memo_nth,
+	                 .fill = server_fill, .none = "none set (SymbolServer in the config file)"},
 	[SRC_KERNELCACHE] = {.name = "kernelcaches", .setup = setup_kernelcache, .nth = roots_nth,
 	                     .none = "none kept (<cache folder>/kernelcaches) or running"},
 };
@@ -724,11 +929,35 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 		s->src[SRC_LOCAL].off = "not searched (environment and config turned off)";
 		s->src[SRC_MAPPED].off = "not searched (environment and config turned off)";
 		s->src[SRC_SHELL].off = "not run (environment and config turned off)";
+		s->src[SRC_SERVER].off = "not asked (environment and config turned off)";
 	}
 	if (cfg->no_shell)
 		s->src[SRC_SHELL].off = "not run (inside kpbrowse dsym-for-uuid)";
+	http_settings(s);
 	*out = s;
 	return KP_OK;
+}
+
+/* A positive whole number from the environment, else def. */
+static long env_long(const char *name, long def, long max)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n = v ? strtol(v, &end, 10) : 0;
+	return v && end != v && !*end && n > 0 && n <= max ? n : def;
+}
+
+static void http_settings(kp__symsrc *s)
+{
+	if (s->cache_dir[0])
+		snprintf(s->dl_dir, sizeof s->dl_dir, "%s/downloads", s->cache_dir);
+	kp__symhttp_opts *o = &s->http;
+	o->dir = s->dl_dir;
+	o->timeout_s = env_long("KPBROWSE_SYMBOL_SERVER_TIMEOUT", 120, 86400);
+	o->connect_timeout_s = o->timeout_s < 10 ? o->timeout_s : 10;
+	o->max_bytes = (uint64_t)env_long("KPBROWSE_SYMBOL_SERVER_MAX_MB", 4096, 1L << 20) << 20;
+	o->negative_ttl_s = env_long("KPBROWSE_SYMBOL_SERVER_NEGATIVE_TTL", 3600, 365L * 86400);
+	o->parallel = (unsigned)env_long("KPBROWSE_SYMBOL_SERVER_PARALLEL", 4, 32);
 }
 
 static void free_strv(char **v, size_t n)
@@ -755,6 +984,9 @@ void kp__symsrc_free(kp__symsrc **sp)
 		}
 		free(src->memos);
 	}
+	if (s->servers)
+		memset(s->servers, 0, s->nservers * sizeof *s->servers);   /* tokens */
+	free(s->servers);
 	free(s);
 	*sp = NULL;
 }

@@ -6,7 +6,7 @@
  * "trail" `kpbrowse symbols where` prints).  The order is fixed (README
  * "Symbols: where dSYMs are found"): next to a --dsym binary, --dsym, local
  * folders, file-mapped UUID trees, KDKs, Spotlight, a dsymForUUID command,
- * kernelcaches.
+ * symbol servers over HTTP(S) (symhttp.h), kernelcaches.
  *
  * Sources that walk folders do it through a kp_dsym_index (dsym.h) the
  * caller owns and passes to kp__symsrc_new; each tags its roots with its
@@ -29,6 +29,7 @@
 #include "dsym.h"
 #include "kp_error.h"
 #include "plist.h"
+#include "symhttp.h"
 
 typedef struct kp__symsrc kp__symsrc;
 
@@ -52,6 +53,16 @@ void kp__symsrc_set_build(kp__symsrc *s, const char *build);
 /* Registers the roots of every folder-walking source, system ones too (the
  * search by kext bundle id walks them all). */
 void kp__symsrc_add_all_roots(kp__symsrc *s);
+
+/* Downloads, in parallel, the files of uuids[0..n) (any case, dashes
+ * optional) from the symbol servers, for those no source before the
+ * servers holds and the servers were not asked for yet; what came of each
+ * is kept, so the iterations that follow answer from it (and say it in the
+ * trail) without asking again.  How many files were downloaded. */
+size_t kp__symsrc_prefetch(kp__symsrc *s, const char *const *uuids, size_t n);
+
+/* Progress of downloads (bytes), for kp_symbols_set_progress. */
+void kp__symsrc_set_progress(kp__symsrc *s, kp__symhttp_progress_fn fn, void *ctx);
 
 /* One step of a trail: a source asked, or a candidate it gave refused. */
 typedef struct kp__symsrc_step {

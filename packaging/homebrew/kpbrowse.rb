@@ -18,6 +18,7 @@ class Kpbrowse < Formula
   depends_on "ncurses"
   depends_on "sqlite"
 
+  uses_from_macos "curl"   # symbol servers over HTTP(S); loaded when one is asked
   uses_from_macos "zlib"
 
   def install
