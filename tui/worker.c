@@ -67,6 +67,9 @@ struct kpt_worker {
 	unsigned serial;         /* the document kp_symbols_set_report was told */
 	kpt_wmsg *undelivered;   /* posts abandoned by stop, read after the join */
 	struct timespec last_progress;
+	bool fetched;            /* the thread below had its dSYMs fetched in parallel */
+	unsigned fetched_serial;
+	size_t fetched_proc, fetched_thread;
 };
 
 static bool stopping(kpt_worker *w)
@@ -217,6 +220,23 @@ static const kp_thread *frame_thread(kpt_worker *w, const wreq *q, size_t frame,
 	return t;
 }
 
+/* Before q's thread's first frame: the dSYMs of all its images from the
+ * symbol servers at once, in parallel (nothing when none is configured or
+ * every image is found locally), once per thread. */
+static void fetch_thread(kpt_worker *w, const wreq *q)
+{
+	const char *why;
+	const kp_thread *t = frame_thread(w, q, 0, &why);
+	if (!t || (w->fetched && w->fetched_serial == q->doc->serial && w->fetched_proc == q->proc &&
+	           w->fetched_thread == q->thread))
+		return;
+	w->fetched = true;
+	w->fetched_serial = q->doc->serial;
+	w->fetched_proc = q->proc;
+	w->fetched_thread = q->thread;
+	kp_symbols_prefetch_thread(w->sym, q->doc->r, t);
+}
+
 /* Answers frame of q; the report is q->doc->r (read-only here). */
 static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 {
@@ -349,6 +369,8 @@ static void *worker_main(void *arg)
 				snprintf(pm->text, sizeof pm->text, "symbolicating frames %zu-%zu: looking for dSYMs",
 				         frame, copy.hi - 1);
 			post(w, pm);
+			if (!copy.job && !copy.images)
+				fetch_thread(w, &copy);
 		}
 		kpt_wmsg *m = copy.job ? disassemble(w, &copy, frame)
 		            : copy.images ? find_dsym(w, &copy, frame) : symbolicate(w, &copy, frame);
@@ -416,6 +438,8 @@ void kpt_worker_stop(kpt_app *app)
 	w->stop = true;
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
+	if (w->sym)
+		kp_symbols_cancel(w->sym);   /* a download in flight ends now, not at its timeout */
 	pthread_join(w->thread, NULL);
 	kpt_wmsg *m;
 	while (read(w->pipe[0], &m, sizeof m) == (ssize_t)sizeof m)

@@ -254,6 +254,10 @@ kp_status kp_kernelcache_list(const char *cache_dir, kp_symcache_entry_fn fn, vo
  * called from kp_symbols_frame.  what is a path; done/total are counts. */
 typedef void (*kp_symbols_progress_fn)(void *ctx, const char *what, size_t done, size_t total);
 void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx);
+/* Safe from any thread while another uses s: symbol-server downloads
+ * running end at once and none starts after (a quitting TUI does not wait
+ * out a slow server).  Lookups after it go on from local sources only. */
+void kp_symbols_cancel(kp_symbols *s);
 
 /* Symbol servers (README "Symbols: where dSYMs are found"): a lookup asks
  * them one UUID at a time.  These ask them for many at once, in parallel

@@ -262,6 +262,11 @@ void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx
 	kp__symsrc_set_progress(s->src, fn, ctx);
 }
 
+void kp_symbols_cancel(kp_symbols *s)
+{
+	kp__symsrc_cancel(s->src);
+}
+
 size_t kp_symbols_prefetch(kp_symbols *s, const char *const *uuids, size_t n)
 {
 	return kp__symsrc_prefetch(s->src, uuids, n);

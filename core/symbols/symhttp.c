@@ -327,7 +327,7 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 	struct xfer *x = ud;
 	x->now = dlnow;
 	x->total = dltotal;
-	return 0;
+	return x->o->cancel && atomic_load(x->o->cancel);   /* non-zero aborts it */
 }
 
 /* Starts x's transfer on m; false (x's job said why) when it cannot. */
@@ -425,6 +425,8 @@ static void xfer_finish(struct xfer *x, CURLcode rc)
 		snprintf(line, sizeof line, "timed out after %ld s (KPBROWSE_SYMBOL_SERVER_TIMEOUT), at byte %" PRIu64,
 		         o->timeout_s, x->got);
 		job_say(j, KP__FETCH_FAILED, line);
+	} else if (rc == CURLE_ABORTED_BY_CALLBACK && o->cancel && atomic_load(o->cancel)) {
+		job_say(j, KP__FETCH_FAILED, "cancelled");
 	} else if (rc != CURLE_OK) {
 		snprintf(line, sizeof line, "%s", x->errbuf[0] ? x->errbuf : C.curl_easy_strerror(rc));
 		job_say(j, KP__FETCH_FAILED, line);
@@ -516,6 +518,8 @@ static kp_status run(const kp__symhttp_opts *o, kp__symhttp_job *jobs, size_t n,
 	size_t next = 0, active = 0;
 	struct timespec last = {0};
 	while (next < ntodo || active) {
+		while (next < ntodo && o->cancel && atomic_load(o->cancel))   /* none started after a cancel */
+			job_say(&jobs[todo[next++]], KP__FETCH_FAILED, "cancelled");
 		while (active < par && next < ntodo) {
 			struct xfer *x = &xs[next];
 			x->job = &jobs[todo[next++]];

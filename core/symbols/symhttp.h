@@ -26,6 +26,7 @@
 #ifndef KP_SYMHTTP_H
 #define KP_SYMHTTP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,6 +90,7 @@ typedef struct kp__symhttp_opts {
 	unsigned parallel;          /* transfers at once (at least 1) */
 	kp__symhttp_progress_fn progress;   /* bytes so far over all jobs; may be NULL */
 	void *ctx;
+	const atomic_bool *cancel;  /* set (by any thread): transfers end now; may be NULL */
 } kp__symhttp_opts;
 
 /* The downloaded file of uuid in dir when there is one (a regular file):

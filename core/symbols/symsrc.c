@@ -70,7 +70,8 @@ struct kp__symsrc {
 	struct source src[NSRC];
 	struct server *servers;   /* in the config file's order */
 	size_t nservers, scap;
-	kp__symhttp_opts http;    /* .dir: dl_dir */
+	kp__symhttp_opts http;    /* .dir: dl_dir; .cancel: &cancelled */
+	atomic_bool cancelled;    /* kp__symsrc_cancel: set by any thread */
 	char dl_dir[4200];        /* <cache dir>/downloads, "" : none */
 	bool no_system;
 	int shell_timeout_ms;
@@ -590,6 +591,11 @@ void kp__symsrc_set_progress(kp__symsrc *s, kp__symhttp_progress_fn fn, void *ct
 	s->http.ctx = ctx;
 }
 
+void kp__symsrc_cancel(kp__symsrc *s)
+{
+	atomic_store(&s->cancelled, true);
+}
+
 /* ---- kpbrowse's config file and the DebugSymbols defaults ----
  * KPBROWSE_CONFIG, else $XDG_CONFIG_HOME/kpbrowse/config, else
  * ~/.config/kpbrowse/config: lines "KEY = VALUE" ('#' starts a comment);
@@ -892,6 +898,8 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 	if (!s)
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	s->dx = dx;
+	atomic_init(&s->cancelled, false);
+	s->http.cancel = &s->cancelled;
 	s->no_system = cfg->no_system;
 	snprintf(s->cache_dir, sizeof s->cache_dir, "%s", cfg->cache_dir ? cfg->cache_dir : "");
 	for (size_t i = 0; i < cfg->ndsym; i++)

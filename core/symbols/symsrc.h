@@ -63,6 +63,9 @@ size_t kp__symsrc_prefetch(kp__symsrc *s, const char *const *uuids, size_t n);
 
 /* Progress of downloads (bytes), for kp_symbols_set_progress. */
 void kp__symsrc_set_progress(kp__symsrc *s, kp__symhttp_progress_fn fn, void *ctx);
+/* Any thread: downloads running end now and none starts after (they say
+ * "cancelled"); for a program on its way out. */
+void kp__symsrc_cancel(kp__symsrc *s);
 
 /* One step of a trail: a source asked, or a candidate it gave refused. */
 typedef struct kp__symsrc_step {
