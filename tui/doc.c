@@ -67,6 +67,7 @@ void kpt_sym_clear(kpt_sym *s)
 	for (size_t i = 0; i < s->nlines; i++) {
 		free(s->lines[i].function);
 		free(s->lines[i].file);
+		free(s->lines[i].source);
 	}
 	free(s->lines);
 	free(s->note);

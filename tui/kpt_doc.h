@@ -19,6 +19,8 @@
 
 typedef struct kpt_symline {
 	char *function, *file;   /* malloc'd, NULL when unknown */
+	char *source;            /* where file is now, as the dsymForUUID that named the
+	                            dSYM remaps it (malloc'd); NULL: file as it is */
 	unsigned line;
 } kpt_symline;
 

@@ -390,6 +390,7 @@ static int draw_no_dsym(kpt_view *v, int y, int max, int width)
 	const kp_thread *t = thr(v);
 	const kpt_sym *s = syms(v);
 	int ims[64], n = 0;   /* the images, in frame order (64 lines are more than any screen) */
+	size_t at[64];        /* the first frame of each: its note says where it was looked for */
 	for (size_t f = 0; f < nshown(t) && n < 64; f++) {
 		int im = frame_at(t, f)->image;
 		if (s[f].state != KPT_SYM_DONE || s[f].status != KP_SYM_NO_DSYM)
@@ -397,20 +398,21 @@ static int draw_no_dsym(kpt_view *v, int y, int max, int width)
 		bool seen = false;
 		for (int k = 0; k < n && !seen; k++)
 			seen = ims[k] == im;
-		if (!seen)
+		if (!seen) {
+			at[n] = f;
 			ims[n++] = im;
+		}
 	}
 	if (max <= 0 || n == 0)
 		return 0;
 	int whole = n <= max ? n : max - 1, used = 0;
 	char ib[64];
 	for (; used < whole; used++) {
-		char where[600];
-		int im = ims[used];
-		kpt_options_dsym_places(&v->app->cfg, where, sizeof where);
-		const char *uuid = im >= 0 && (size_t)im < r->nimages && r->images[im].uuid ? r->images[im].uuid : "?";
-		kpt_putf(y + used, 0, width, KPT_ST_ERROR, true, "no dSYM for %s %s: looked in %s",
-		         kpt_image_label(r, im, ib, sizeof ib), uuid, where);
+		/* the worker's note: "no dSYM for UUID: looked in ..." */
+		const char *note = s[at[used]].note ? s[at[used]].note : "no dSYM";
+		const char *rest = strncmp(note, "no dSYM for ", 12) == 0 ? note + 12 : note;
+		kpt_putf(y + used, 0, width, KPT_ST_ERROR, true, "no dSYM for %s %s",
+		         kpt_image_label(r, ims[used], ib, sizeof ib), rest);
 	}
 	if (whole < n) {
 		char names[600];
@@ -520,15 +522,17 @@ static bool detail_text(kpt_view *v, detail *d)
 	size_t k = 0, wsize = sizeof d->where;
 	char *where = d->where;
 	where[0] = '\0';
-	if (l && l->file)
-		k += (size_t)snprintf(where + k, wsize - k, "%s:%u  ", l->file, l->line);
+	if (l && l->file)   /* where the source is now, when its dsymForUUID remaps it */
+		k += (size_t)snprintf(where + k, wsize - k, "%s:%u  ", l->source ? l->source : l->file, l->line);
 	if (k < wsize)
 		k += (size_t)snprintf(where + k, wsize - k, "%s", kpt_image_label(r, f->image, ib, sizeof ib));
 	if (f->has_offset && k < wsize)
 		k += (size_t)snprintf(where + k, wsize - k, " +0x%" PRIx64, f->offset);
 	if (f->has_address && k < wsize)
 		snprintf(where + k, wsize - k, "  0x%016" PRIx64, f->address);
-	if (caller && caller->function) {
+	if (rs && s->state == KPT_SYM_DONE && s->status == KP_SYM_NO_DSYM && s->note)   /* where it was looked for */
+		snprintf(d->in, sizeof d->in, "%s", s->note);
+	else if (caller && caller->function) {
 		if (caller->file)
 			snprintf(d->in, sizeof d->in, "inlined into %s (%s:%u)", caller->function,
 			         base(caller->file), caller->line);
@@ -744,11 +748,12 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	const kpt_symline *l = &s->lines[tr->sub];
+	const char *file = l->source ? l->source : l->file;   /* remapped by its dsymForUUID */
 	if (req == KPT_REQ_EDIT) {
-		kpt_editor_open(v->app, l->file, l->line);
+		kpt_editor_open(v->app, file, l->line);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
-	snprintf(p->push_file, sizeof p->push_file, "%s", l->file);
+	snprintf(p->push_file, sizeof p->push_file, "%s", file);
 	snprintf(p->push_func, sizeof p->push_func, "%s", l->function ? l->function : "");
 	p->push = (kpt_source_arg){p->push_file, l->line, p->push_func};
 	return kpt_push_later(v->app, &kpt_view_source, &p->push);

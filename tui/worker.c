@@ -54,6 +54,15 @@ typedef struct kpt_wmsg {
 	char text[320];
 } kpt_wmsg;
 
+/* A UUID's source remapping (kp_symwhere's pairs, DBGBuildSourcePath ->
+ * DBGSourcePath last), asked of the sources once (worker thread). */
+struct remap {
+	char uuid[37];
+	const char **pairs;   /* 2 * n strings, malloc'd */
+	size_t n;
+	struct remap *next;
+};
+
 struct kpt_worker {
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -67,6 +76,7 @@ struct kpt_worker {
 	unsigned serial;         /* the document kp_symbols_set_report was told */
 	kpt_wmsg *undelivered;   /* posts abandoned by stop, read after the join */
 	struct timespec last_progress;
+	struct remap *remaps;    /* per UUID: its dsymForUUID source remapping */
 	bool fetched;            /* the thread below had its dSYMs fetched in parallel */
 	unsigned fetched_serial;
 	size_t fetched_proc, fetched_thread;
@@ -237,6 +247,89 @@ static void fetch_thread(kpt_worker *w, const wreq *q)
 	kp_symbols_prefetch_thread(w->sym, q->doc->r, t);
 }
 
+/* What the symbol sources said of uuid, for a frame left unnamed: each
+ * source that looked somewhere, with where and what came of it, else the
+ * sources that could have ("none set": --dsym, ...), as
+ * `kpbrowse symbols where` says it at length. */
+static void where_said(kpt_worker *w, const char *uuid, char *out, size_t size)
+{
+	kp_symwhere wh;
+	kp_error err;
+	out[0] = '\0';
+	if (!uuid || kp_symbols_where(w->sym, uuid, &wh, &err) == KP_ERR_USAGE) {
+		snprintf(out, size, "no UUID to look for");
+		return;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < wh.nsteps && k < size; i++) {
+		const kp_symwhere_step *st = &wh.steps[i];
+		if (!st->tried || !st->tried[0])
+			continue;
+		k += (size_t)snprintf(out + k, size - k, "%s%s %s: %s", k ? "; " : "looked in ", st->source,
+		                      st->tried, st->said ? st->said : "");
+	}
+	if (k == 0) {
+		k = (size_t)snprintf(out, size, "nothing to look in (none set:");
+		for (size_t i = 0; i < wh.nsteps && k < size; i++)
+			k += (size_t)snprintf(out + k, size - k, "%s %s", i ? "," : "", wh.steps[i].source);
+		if (k < size)
+			snprintf(out + k, size - k, "; kpbrowse symbols where UUID says more)");
+	}
+}
+
+static struct remap *remap_of(kpt_worker *w, const char *uuid)
+{
+	for (struct remap *m = w->remaps; m; m = m->next)
+		if (strcmp(m->uuid, uuid) == 0)
+			return m;
+	struct remap *m = kpt_xcalloc(1, sizeof *m);
+	snprintf(m->uuid, sizeof m->uuid, "%s", uuid);
+	m->next = w->remaps;
+	w->remaps = m;
+	kp_symwhere wh;
+	kp_error err;
+	if (kp_symbols_where(w->sym, uuid, &wh, &err) != KP_OK)
+		return m;
+	size_t n = wh.nremap + (wh.build_source_path && wh.source_path ? 1 : 0);
+	m->pairs = kpt_xcalloc(2 * n + 1, sizeof *m->pairs);
+	for (size_t i = 0; i < 2 * wh.nremap; i++)
+		m->pairs[i] = kpt_xstrdup(wh.remap[i]);
+	if (n > wh.nremap) {
+		m->pairs[2 * wh.nremap] = kpt_xstrdup(wh.build_source_path);
+		m->pairs[2 * wh.nremap + 1] = kpt_xstrdup(wh.source_path);
+	}
+	m->n = n;
+	return m;
+}
+
+static void remaps_free(kpt_worker *w)
+{
+	while (w->remaps) {
+		struct remap *m = w->remaps;
+		w->remaps = m->next;
+		for (size_t i = 0; i < 2 * m->n; i++)
+			free((char *)m->pairs[i]);
+		free(m->pairs);
+		free(m);
+	}
+}
+
+/* Each line's file where the dsymForUUID that gave uuid's dSYM says it is
+ * now (its DBGSourcePathRemapping), for the source view and the editor. */
+static void remap_lines(kpt_worker *w, const char *uuid, kpt_sym *s)
+{
+	if (!uuid)
+		return;
+	struct remap *m = remap_of(w, uuid);
+	if (!m->n)
+		return;
+	kp_symwhere wh = {.remap = m->pairs, .nremap = m->n};
+	char out[4096];
+	for (size_t i = 0; i < s->nlines; i++)
+		if (s->lines[i].file && kp_symwhere_map_source(&wh, s->lines[i].file, out, sizeof out))
+			s->lines[i].source = kpt_xstrdup(out);
+}
+
 /* Answers frame of q; the report is q->doc->r (read-only here). */
 static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 {
@@ -278,12 +371,15 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 			m->sym.lines[i].line = res.frames[i].line;
 		}
 		m->sym.nlines = res.nframes;
+		remap_lines(w, res.uuid, &m->sym);
 		if (kp_symresult_approximate(&res) && res.msg[0])
 			set_note(&m->sym, res.msg);
 		break;
 	case KP_SYM_NO_DSYM: {
-		char b[200];
-		snprintf(b, sizeof b, "no dSYM for %s", res.uuid ? res.uuid : "?");
+		char b[1400];
+		int k = snprintf(b, sizeof b, "no dSYM for %s: ", res.uuid ? res.uuid : "?");
+		if (k > 0 && (size_t)k < sizeof b)
+			where_said(w, res.uuid, b + k, sizeof b - (size_t)k);
 		set_note(&m->sym, b);
 		break;
 	}
@@ -459,6 +555,7 @@ void kpt_worker_stop(kpt_app *app)
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
 	kp_symbols_free(&w->sym);
+	remaps_free(w);
 	free(w);
 	app->worker = NULL;
 }

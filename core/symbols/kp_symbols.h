@@ -142,6 +142,12 @@ typedef struct kp_symwhere {
  * KP_ERR_USAGE when uuid is not one (any case, dashes optional). */
 kp_status kp_symbols_where(kp_symbols *s, const char *uuid, kp_symwhere *out, kp_error *err);
 
+/* Where a build-time source path is now, as the dsymForUUID answer in w
+ * says (each DBGSourcePathRemapping pair, then DBGBuildSourcePath ->
+ * DBGSourcePath; a prefix matches whole path components): true and the
+ * path in out, false (out untouched) when nothing maps it. */
+bool kp_symwhere_map_source(const kp_symwhere *w, const char *file, char *out, size_t size);
+
 /* The dSYM (else the kext binary) of kext bundle id bundle, found under
  * the search roots by its Info.plist, its folder name or its kext bundle
  * (dsym.h), then the system roots; its UUID (the slice for arch, e.g.

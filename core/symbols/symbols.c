@@ -262,6 +262,32 @@ void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx
 	kp__symsrc_set_progress(s->src, fn, ctx);
 }
 
+/* from as a prefix of file ending at a path component's end */
+static bool map_prefix(const char *from, const char *to, const char *file, char *out, size_t size)
+{
+	if (!from || !to || !from[0])
+		return false;
+	size_t n = strlen(from);
+	while (n > 1 && from[n - 1] == '/')
+		n--;
+	if (strncmp(file, from, n) != 0 || (file[n] != '/' && file[n] != '\0'))
+		return false;
+	size_t t = strlen(to);
+	while (t > 1 && to[t - 1] == '/')
+		t--;
+	return snprintf(out, size, "%.*s%s", (int)t, to, file + n) < (int)size;
+}
+
+bool kp_symwhere_map_source(const kp_symwhere *w, const char *file, char *out, size_t size)
+{
+	if (!w || !file)
+		return false;
+	for (size_t i = 0; i < w->nremap; i++)
+		if (map_prefix(w->remap[2 * i], w->remap[2 * i + 1], file, out, size))
+			return true;
+	return map_prefix(w->build_source_path, w->source_path, file, out, size);
+}
+
 void kp_symbols_cancel(kp_symbols *s)
 {
 	kp__symsrc_cancel(s->src);

@@ -1,0 +1,55 @@
+#!/bin/sh
+# test_tui_symsrc.sh: the symbol sources seen from the browser (issue 23):
+# a frame left unnamed says which sources looked where and what each said
+# (the line above the frames and the frame's detail), and a dSYM named by a
+# dsymForUUID program opens its sources where DBGSourcePathRemapping /
+# DBGSourcePath say they are now, with no --source-map.
+# Env: KPBROWSE (binary), KP_TESTS_DIR, KP_FIXTURES.
+set -u
+
+: "${KP_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
+. "$KP_TESTS_DIR/tui_shell.sh"
+ts_init tui-symsrc
+bin=$KP_FIXTURES/bin
+kext=4C4C44A3-5555-3144-A151-249D146ED38D
+mkdir -p "$work/reports" "$work/lab/kext"
+cp "$KP_FIXTURES/reports/panic-full-2026-11-27-183005.0002.ips" "$work/reports/"
+cp "$KP_FIXTURES/src/fakekext.cpp" "$work/lab/kext/"
+# the lab's dsymForUUID: the kext's dSYM with its sources moved from the
+# build folder to /lab; the kernel's an error
+cat >"$work/dsymForUUID" <<EOS
+#!/bin/sh
+case \$1 in
+$kext) cat <<P
+<?xml version="1.0" encoding="UTF-8"?>
+<plist version="1.0"><dict><key>\$1</key><dict>
+<key>DBGDSYMPath</key><string>$bin/fakekext.arm64.dSYM/Contents/Resources/DWARF/fakekext.arm64</string>
+<key>DBGArchitecture</key><string>arm64</string>
+<key>DBGVersion</key><string>3</string>
+<key>DBGSourcePathRemapping</key><dict><key>/kpbrowse/fixtures/src</key><string>$work/lab/kext</string></dict>
+</dict></dict></plist>
+P
+;;
+*) printf '<plist version="1.0"><dict><key>%s</key><dict><key>DBGError</key><string>not in the lab store</string></dict></dict></plist>' "\$1";;
+esac
+EOS
+chmod +x "$work/dsymForUUID"
+ts_shell 120 40
+keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache' KPBROWSE_DSYM_PATH= KPBROWSE_DSYMFORUUID='$work/dsymForUUID' '$KPBROWSE' --db '$work/i.db' '$work/reports'" Enter
+if wait_for_re '^ 1/1 ' 30; then ok "the report is listed"; else not_ok "the report is listed"; fi
+keys Enter
+check "its summary" "Panicked task:"
+keys Enter
+check "the panicked process" "fakeclient.report"
+keys Enter
+check "the kext's frame named through dsymForUUID" "validateReport(ReportHeader const&" 20
+check "the kernel's frames: which source looked where" \
+	"no dSYM for kernel 4C4C44BD-5555-3144-A14B-0078EC5E31E1: looked in dsymForUUID $work/dsymForUUID"
+check "  the frame's detail says it whole, with what the source said" "DBGError: not in the lab store"
+keys j j
+check "the kext frame's detail: its source where the lab keeps it now" "$work/lab/kext/fakekext.cpp:74"
+keys Enter
+check "Enter opens the remapped source" 'panic("FakeDriv'
+check "  from the lab's folder" "$work/lab/kext/fakekext.cpp"
+keys Q
+ts_done
