@@ -52,4 +52,19 @@ keys Enter
 check "Enter opens the remapped source" 'panic("FakeDriv'
 check "  from the lab's folder" "$work/lab/kext/fakekext.cpp"
 keys Q
+# the binaries alone (no dSYM): names from their symbol tables, each marked
+# with where it came from and the offset into it (issue 22 item 4)
+mkdir -p "$work/bare"
+cp "$bin/fakekernel.arm64" "$bin/fakekext.arm64" "$work/bare/"
+keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache2' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/i.db' --dsym '$work/bare' '$work/reports'" Enter
+if wait_for_re '^ 1/1 ' 30; then ok "listed again"; else not_ok "listed again"; fi
+keys Enter
+check "the summary again" "Panicked task:"
+keys Enter
+check "the process again" "fakeclient.report"
+keys Enter
+if wait_for_re '^  0 kernel .* panic_trap_to_debugger +\+0x[0-9a-f]+ \(symbol table\)' 20; then
+	ok "a symbol table's name: marked as such, with the offset into it"
+else not_ok "a symbol table's name: marked as such, with the offset into it"; fi
+keys Q
 ts_done

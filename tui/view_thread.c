@@ -327,7 +327,9 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 		kpt_putf(y, c[TC_OFFSET].x, c[TC_OFFSET].w, st, true, "%" PRIx64, f->address);
 	if (s->state == KPT_SYM_DONE && s->status == KP_SYM_OK && s->nlines > 0) {
 		const kpt_symline *l = &s->lines[0];
-		kpt_put(y, x, c[TC_FUNC].w, l->function ? l->function : "??", sel ? st : KPT_ST_FUNC, true);
+		int used = kpt_put(y, x, c[TC_FUNC].w, l->function ? l->function : "??", sel ? st : KPT_ST_FUNC, false);
+		if (!l->file && s->note && !c[TC_FILE].w && used + 1 < c[TC_FUNC].w)   /* no file column: after the name */
+			kpt_put(y, x + used + 1, c[TC_FUNC].w - used - 1, s->note, sel ? st : KPT_ST_DIM, true);
 		if (l->file)
 			kpt_putf(y, c[TC_FILE].x, c[TC_FILE].w, sel ? st : KPT_ST_FILE, true, "%s:%u", base(l->file), l->line);
 		else if (s->note)

@@ -330,6 +330,20 @@ static void remap_lines(kpt_worker *w, const char *uuid, kpt_sym *s)
 			s->lines[i].source = kpt_xstrdup(out);
 }
 
+/* kp_symresult.source as the frame rows mark it */
+static const char *name_source(const char *source)
+{
+	if (!source)
+		return "";
+	if (strcmp(source, "symtab") == 0)
+		return "(symbol table)";
+	if (strcmp(source, "map") == 0)
+		return "(ipsw map)";
+	if (strcmp(source, "function-starts") == 0)
+		return "(function starts)";
+	return "";
+}
+
 /* Answers frame of q; the report is q->doc->r (read-only here). */
 static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 {
@@ -372,8 +386,13 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 		}
 		m->sym.nlines = res.nframes;
 		remap_lines(w, res.uuid, &m->sym);
-		if (kp_symresult_approximate(&res) && res.msg[0])
-			set_note(&m->sym, res.msg);
+		if (kp_symresult_approximate(&res) && res.msg[0]) {
+			/* the offset into the nearest name, and where the name came from
+			 * (a dSYM's is exact: no mark) */
+			char b[220];
+			snprintf(b, sizeof b, "%s %s", res.msg, name_source(res.source));
+			set_note(&m->sym, b);
+		}
 		break;
 	case KP_SYM_NO_DSYM: {
 		char b[1400];
