@@ -5,6 +5,7 @@
 #include "kp_symbols.h"
 #include "kp_waitchain.h"
 #include "kp_report_text.h"
+#include "kp_summary.h"
 #include "kp_sanitize.h"
 
 #include <inttypes.h>
@@ -26,21 +27,6 @@ static void field(FILE *out, const char *label, const char *value)
 	else
 		fputs("-", out);
 	fputc('\n', out);
-}
-
-static const char *image_label(const kp_report *r, int idx, char *buf, size_t size)
-{
-	if (idx < 0 || (size_t)idx >= r->nimages)
-		return "?";
-	const kp_image *im = &r->images[idx];
-	if (im->name)
-		return im->name;
-	if (im->uuid) {
-		snprintf(buf, size, "%c:%s", im->kind, im->uuid);
-		return buf;
-	}
-	snprintf(buf, size, "image#%d", idx);
-	return buf;
 }
 
 static void put_sym(FILE *out, const kp_symframe *f)
@@ -134,7 +120,7 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 		else
 			fprintf(out, "%-18s  ", "");
 		if (f->image >= 0) {
-			const char *l = image_label(r, f->image, buf, sizeof buf);
+			const char *l = kp_summary_image_label(r, f->image, 0, buf, sizeof buf);
 			kp_sanitize_write(out, l, strlen(l), 0);
 			if (f->has_offset)
 				fprintf(out, " + 0x%" PRIx64, f->offset);
