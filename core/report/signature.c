@@ -372,16 +372,24 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
+bool kp_sig_culprit_frame(const kp_report *r, const kp_thread *t, size_t *frame)
+{
+	for (size_t i = 0; t && i < t->nframes; i++) {
+		const kp_image *im = frame_image(r, &t->frames[i]);
+		if (!t->frames[i].user && im && im->name && !image_is_kernel(r, im) && !kp_sig_is_apple(im->name) &&
+		    im->kind != 'P' && im->kind != 'S' && im->kind != 'C') {
+			*frame = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 static const char *culprit_kext(const kp_report *r, const kp_thread *t)
 {
-	if (t)
-		for (size_t i = 0; i < t->nframes; i++) {
-			const kp_image *im = frame_image(r, &t->frames[i]);
-			if (!t->frames[i].user && im && im->name && !image_is_kernel(r, im) &&
-			    !kp_sig_is_apple(im->name) && im->kind != 'P' && im->kind != 'S' &&
-			    im->kind != 'C')
-				return im->name;
-		}
+	size_t k;
+	if (kp_sig_culprit_frame(r, t, &k))
+		return r->images[t->frames[k].image].name;
 	for (size_t i = 0; i < r->nimages; i++) {
 		const kp_image *im = &r->images[i];
 		if (im->in_backtrace && im->name && !image_is_kernel(r, im) && !kp_sig_is_apple(im->name))
