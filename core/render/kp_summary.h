@@ -1,15 +1,17 @@
 /* kp_summary.h: what a report says, said once (summary.c).
  *
  * A report's summary is a list of lines in one order with one set of
- * labels, built once from a kp_report: its header facts (Headline, Kind,
- * Date, OS version, Product...), the panicked task and thread, the kexts in
- * the backtrace, and what a watchdog or stackshot says before any frame
- * (leak suspect, panic flags, reason, blame, frontmost processes, notes,
- * wait chains).  Every renderer for people walks the same list:
- * kp_report_text() (show, the TUI's w, export) prints each line, the TUI's
- * report view draws each as a row.  A fact added here reaches both.  What
- * follows the summary is each medium's own: show prints every frame and
- * the panic string; the screen a short backtrace (kp_summary_frames), the
+ * labels, built once from a kp_report: what a person asks first (Headline,
+ * Kind, Date, OS version, Product, the panicked task and thread), then the
+ * kernel, the report's format and file, the kexts in the backtrace, and
+ * what a watchdog or stackshot says before any frame (leak suspect, panic
+ * flags, reason, blame, frontmost processes, notes, wait chains).  Every
+ * renderer for people walks the same list: kp_report_text() (show, the
+ * TUI's w, export) prints each line, the TUI's report view draws each as a
+ * row.  A fact added here reaches both.  The frames are each medium's own:
+ * show prints every frame after the summary, the screen a short backtrace
+ * (kp_summary_frames) under the Panicked thread line, the answer on its
+ * first screen; then show prints the panic string, the screen the
  * processes and the panic string wrapped.  show --json writes the whole
  * model instead (kp_report_json.h): its keys are a contract of their own.
  *
@@ -30,8 +32,8 @@
  * writes the date in UTC beside the report's own). */
 typedef enum kp_sum_key {
 	KP_SUM_HEADLINE, KP_SUM_KIND, KP_SUM_DATE, KP_SUM_OS, KP_SUM_PRODUCT, KP_SUM_ARCH,
-	KP_SUM_KERNEL_VERSION, KP_SUM_KERNEL_UUID, KP_SUM_FORMAT, KP_SUM_FILE, KP_SUM_PANICKED_TASK,
-	KP_SUM_PANICKED_THREAD, KP_SUM_LAST_STARTED, KP_SUM_COUNTS, KP_SUM_KEXTS, KP_SUM_KEXT,
+	KP_SUM_PANICKED_TASK, KP_SUM_PANICKED_THREAD, KP_SUM_KERNEL_VERSION, KP_SUM_KERNEL_UUID,
+	KP_SUM_LAST_STARTED, KP_SUM_FORMAT, KP_SUM_FILE, KP_SUM_COUNTS, KP_SUM_KEXTS, KP_SUM_KEXT,
 	KP_SUM_ZONE, KP_SUM_PANIC_FLAGS, KP_SUM_REASON, KP_SUM_FAILURE_CODE, KP_SUM_PHASE,
 	KP_SUM_DURATION, KP_SUM_STEPS, KP_SUM_BLAMED, KP_SUM_FRONTMOST, KP_SUM_BLAMED_THREAD,
 	KP_SUM_NOTES, KP_SUM_CHAINS, KP_SUM_CHAIN, KP_SUM_CHAIN_WAITS,

@@ -86,7 +86,7 @@ static kp_thread_ref ref_of(const kp_report *r, const kp_process *p, const kp_th
 	return (kp_thread_ref){(int)(p - r->processes), (int)(t - p->threads)};
 }
 
-/* Date to Panicked thread and Last started: what every report says. */
+/* Headline to File: what every report says. */
 static void header(bld *b, const kp_report *r)
 {
 	char title[512];   /* the titled headline; the whole panic string follows the summary */
@@ -99,13 +99,6 @@ static void header(bld *b, const kp_report *r)
 	str(b, KP_SUM_OS, 0, "OS version:", r->os_version ? os : NULL);
 	str(b, KP_SUM_PRODUCT, 0, "Product:", r->product);
 	str(b, KP_SUM_ARCH, 0, "Architecture:", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
-	str(b, KP_SUM_KERNEL_VERSION, 0, "Kernel version:", r->kernel_version);
-	str(b, KP_SUM_KERNEL_UUID, 0, "Kernel UUID:", r->kernel_uuid);
-	if (r->has_bug_type)
-		fmt(b, KP_SUM_FORMAT, 0, "Format:", "%s (bug_type %d)", kp_format_name(r->format), r->bug_type);
-	else
-		str(b, KP_SUM_FORMAT, 0, "Format:", kp_format_name(r->format));
-	str(b, KP_SUM_FILE, 0, "File:", r->path);
 
 	const kp_process *pp = NULL;
 	const kp_thread *pt = kp_report_panicked_thread(r, &pp);
@@ -140,8 +133,15 @@ static void header(bld *b, const kp_report *r)
 	l = add(b, KP_SUM_PANICKED_THREAD, linked ? KP_SUM_LINK_THREAD : 0, "Panicked thread:", kp_sb_take(&sb));
 	if (l && linked)
 		l->ref = ref_of(r, pp, pt);
+	str(b, KP_SUM_KERNEL_VERSION, 0, "Kernel version:", r->kernel_version);
+	str(b, KP_SUM_KERNEL_UUID, 0, "Kernel UUID:", r->kernel_uuid);
 	if (r->last_started_kext)
 		str(b, KP_SUM_LAST_STARTED, 0, "Last started:", r->last_started_kext);
+	if (r->has_bug_type)
+		fmt(b, KP_SUM_FORMAT, 0, "Format:", "%s (bug_type %d)", kp_format_name(r->format), r->bug_type);
+	else
+		str(b, KP_SUM_FORMAT, 0, "Format:", kp_format_name(r->format));
+	str(b, KP_SUM_FILE, 0, "File:", r->path);
 }
 
 /* Counts and the kexts in the backtrace (the screen has them in its
