@@ -193,14 +193,12 @@ static void add_backtrace(report_priv *p, const kp_report *r)
 		add_row(p, ROW_TEXT, 0, "");
 		char bh[128];
 		snprintf(bh, sizeof bh, "Backtrace of the panicked thread%s",
-		         gap ? " (first 9 frames and the culprit kext's; Enter: all)"
+		         gap ? " (frames 0-8 and the culprit's; Enter: all)"
 		         : pt->nframes > BT_FRAMES ? " (first 10 frames; Enter: all)" : " (Enter: the thread)");
 		add_row(p, ROW_HEADER, 0, bh);
 		for (size_t f = 0; f < n; f++) {
-			if (gap && f == n - 1) {
-				add_row(p, ROW_TEXT, 0, "   \u2026");
-				p->bt_culprit = idx[f];
-			}
+			if (gap && f == n - 1)
+				p->bt_culprit = idx[f];   /* drawn as "…13": the gap before it */
 			add_row(p, ROW_FRAME, idx[f], NULL);
 		}
 		add_row(p, ROW_TEXT, 0, "");
@@ -479,7 +477,8 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 		char text[1200];
 		kpt_frame_text(r, t, s, rr->idx, text, sizeof text);
 		kpt_put(y, 0, width, "", st, true);
-		int x = kpt_putf(y, 0, 5, st, true, "  %2zu ", rr->idx);
+		int x = rr->idx == p->bt_culprit ? kpt_putf(y, 0, 5, st, true, " \u2026%2zu ", rr->idx)
+		                                 : kpt_putf(y, 0, 5, st, true, "  %2zu ", rr->idx);
 		bool done = s->state == KPT_SYM_DONE && s->status == KP_SYM_OK;
 		x += kpt_put(y, x, width - x, text, sel ? st : done ? KPT_ST_FUNC : KPT_ST_DIM, false);
 		if (s->state != KPT_SYM_DONE)
