@@ -10,6 +10,7 @@
 #include "kp_report.h"
 #include "kp_report_json.h"
 #include "kp_report_text.h"
+#include "kp_summary.h"
 #include "kp_sanitize.h"
 #include "kp_sha1.h"
 #include "kp_symbols.h"
@@ -108,11 +109,11 @@ static kp_status save_text(const char *dir, const kp_nvram *nv, char *path, size
 
 static void print_source(const kp_nvram *nv)
 {
-	printf("%-18s %s%s\n", "Unsaved panic:", nv->form, nv->packed ? " (7-bit packed, unpacked)" : "");
+	printf("%-*s %s%s\n", KP_SUM_LABEL_WIDTH, "Unsaved panic:", nv->form, nv->packed ? " (7-bit packed, unpacked)" : "");
 	if (nv->has_header)
-		printf("%-18s version %" PRIu32 ", flags 0x%" PRIx64 ", panic log %zu bytes, stackshot %" PRIu32
+		printf("%-*s version %" PRIu32 ", flags 0x%" PRIx64 ", panic log %zu bytes, stackshot %" PRIu32
 		       " bytes at %" PRIu32 ", other log %" PRIu32 " bytes at %" PRIu32 "\n",
-		       "Region header:", nv->version, nv->flags, nv->len, nv->stackshot_len, nv->stackshot_offset,
+		       KP_SUM_LABEL_WIDTH, "Region header:", nv->version, nv->flags, nv->len, nv->stackshot_len, nv->stackshot_offset,
 		       nv->other_log_len, nv->other_log_offset);
 }
 

@@ -383,6 +383,12 @@ const char *kpi__role_name(int rank)
 	return rank >= 0 && rank < 4 ? names[rank] : "image";
 }
 
+void kpi__uuid_pretty(const char *hex, char out[37])
+{
+	if (!hex || strlen(hex) != 32 || !kp_uuid_canon(hex, 32, out))
+		out[0] = '\0';
+}
+
 void kpi__uuid_range(const char *prefix, char lo[33], char hi[33])
 {
 	size_t n = strlen(prefix);

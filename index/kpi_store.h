@@ -106,6 +106,9 @@ typedef enum kpi__search {
 /* The range a UUID search binds (index.c): an upper-case hex prefix (at
  * most 32 digits used) filled out with 0s into lo and with Fs into hi. */
 void kpi__uuid_range(const char *prefix, char lo[33], char hi[33]);
+/* A stored UUID (32 hex digits, as kpi__image's uuid_hex) in its dashed
+ * upper-case form into out; "" when hex is NULL or not one. */
+void kpi__uuid_pretty(const char *hex, char out[37]);
 
 /* Return non-zero to stop. */
 typedef int (*kpi__path_fn)(void *ctx, const char *path);

@@ -15,12 +15,6 @@
 	", (SELECT path FROM kpbrowse.paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, " \
 	"p.path LIMIT 1), r.host, r.host_key, r.kind"
 
-static void uuid_pretty(const char *hex, char out[37])
-{
-	if (!hex || strlen(hex) != 32 || !kp_uuid_canon(hex, 32, out))
-		out[0] = '\0';
-}
-
 /* Row i of a report-row result (columns: id, seq, timestamp, os_version,
  * headline, group_id, group count, archived, match uuid, name, rank, path,
  * host, host key, kind); m (filled when not NULL) and uuid (37 bytes) are
@@ -28,7 +22,7 @@ static void uuid_pretty(const char *hex, char out[37])
 static kpi_report_row report_row(const PGresult *r, int i, kpi_match *m, char *uuid)
 {
 	if (m) {
-		uuid_pretty(kpi__pg_val(r, i, 8), uuid);
+		kpi__uuid_pretty(kpi__pg_val(r, i, 8), uuid);
 		*m = (kpi_match){uuid[0] ? uuid : NULL, kpi__pg_val(r, i, 9), kpi__role_name((int)kpi__pg_val_int(r, i, 10))};
 	}
 	return (kpi_report_row){

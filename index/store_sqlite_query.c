@@ -69,12 +69,6 @@ kp_status kpi__sq_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error
 	return out->z ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 }
 
-static void uuid_pretty(const char *hex, char out[37])
-{
-	if (!hex || strlen(hex) != 32 || !kp_uuid_canon(hex, 32, out))
-		out[0] = '\0';
-}
-
 /* Every report's most recently seen path (ties: the smaller path, as
  * RECENT_PATH orders them), read in one pass: path[id] for ids up to max. */
 typedef struct recent_paths {
@@ -208,7 +202,7 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 			continue;
 		last = id;
 		char uuid[37];
-		uuid_pretty(col_text(q, 8), uuid);
+		kpi__uuid_pretty(col_text(q, 8), uuid);
 		kpi_match m = {uuid[0] ? uuid : NULL, col_text(q, 9),
 		               kpi__role_name(sqlite3_column_int(q, 10))};
 		kpi_report_row row = {

@@ -23,7 +23,7 @@ check_grep "^@[0-9]* *2026-11-27 17:30  " "$tmp/list.txt" "list: a +0100 date co
 check_grep "^@[0-9]* *2022-03-22 06:25  21D49 " "$tmp/list.txt" \
 	"list: a panic string with no Date line dated by its Calendar clock (0x62396bd8)"
 check "$("$kp" show "$real/text-m1-macos12-usbhost-dataabort-1.txt" | grep '^Date:')" = \
-	"Date:              2022-03-22 06:25:28 +0000" "show: the Calendar clock's date, UTC"
+	"Date:            2022-03-22 06:25:28 +0000" "show: the Calendar clock's date, UTC"
 check_grep "^[0-9]* *[0-9]* *[0-9]*  2026-11-20 09:15  2026-11-27 17:30  FakeDriver" "$tmp/groups.txt" \
 	"list --groups: first and last seen in the one form"
 

@@ -1,6 +1,10 @@
-/* test_model.c: the report model: arena, growth, free, format sniffing. */
+/* test_model.c: the report model: arena, growth, free, format sniffing;
+ * the summary every renderer for people walks (kp_summary.h). */
+#include "kp_summary.h"
 #include "kt.h"
 #include "report_build.h"
+
+#include <string.h>
 
 static void arena_holds_strings(void)
 {
@@ -35,10 +39,60 @@ static void sniff(void)
 	KT_CHECK(kp_report_sniff("panic\0\1\2", 8) == KP_FORMAT_UNKNOWN, "a NUL byte: binary");
 }
 
+/* The nth line saying key, or NULL. */
+static const kp_sum_line *sum_line(const kp_summary *s, kp_sum_key key, size_t nth)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->lines[i].key == key && nth-- == 0)
+			return &s->lines[i];
+	return NULL;
+}
+
+/* What the TUI's hang summary once dropped (issue 21): the model says it,
+ * so show and the screen both do. */
+static void summary_says_it_all(void)
+{
+	kp_report *r = kp__report_new("x");
+	static int64_t pids[10] = {11, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+	static char *notes[2] = {"first note", "second note"};
+	r->kind = KP_KIND_STACKSHOT;
+	r->frontmost_pids = pids;
+	r->nfrontmost = 10;
+	r->notes = (kp_strs){notes, 2};
+	r->reason = "the reason";
+	r->zone.name = "kalloc.1024";
+	r->zone.has_elements = r->zone.has_bytes = true;
+	r->zone.elements = 100535;
+	r->zone.bytes = 102948864;
+	kp_summary s;
+	kp_error err;
+	KT_CHECK(kp_summary_build(r, &s, &err) == KP_OK, "summary built");
+	KT_CHECK(s.n > 0 && strcmp(s.lines[0].label, "Headline:") == 0, "the headline first");
+	const kp_sum_line *l = sum_line(&s, KP_SUM_ZONE, 0);
+	KT_STREQ(l ? l->value : NULL, "zone kalloc.1024, 100535 elements, 102948864 bytes", "zone: elements and bytes");
+	l = sum_line(&s, KP_SUM_REASON, 0);
+	KT_STREQ(l ? l->value : NULL, "the reason", "the reason");
+	l = sum_line(&s, KP_SUM_NOTES, 1);
+	KT_STREQ(l ? l->value : NULL, "second note", "every note");
+	KT_STREQ(l ? l->label : NULL, "", "  a note after the first under the same label");
+	l = sum_line(&s, KP_SUM_FRONTMOST, 9);
+	KT_STREQ(l ? l->value : NULL, "20", "every frontmost process (the tenth too)");
+	l = sum_line(&s, KP_SUM_BLAMED, 0);
+	KT_STREQ(l ? l->value : NULL, "nobody", "blames nobody");
+	size_t none = 0;
+	for (size_t i = 0; i < s.n; i++)
+		none += s.lines[i].value == NULL;
+	KT_CHECK(none == 0, "every line has a value (%zu without)", none);
+	kp_summary_free(&s);
+	KT_CHECK(s.n == 0 && s.lines == NULL, "kp_summary_free empties it");
+	kp_report_free(&r);
+}
+
 int main(void)
 {
 	arena_holds_strings();
 	frames_grow();
 	sniff();
+	summary_says_it_all();
 	return kt_done();
 }

@@ -42,7 +42,7 @@ walk() {   # walk W H: one session, every view
 # walk_real W H: the real corpus (../shared/corpus/real: other Macs' reports,
 # no dSYMs for them), newest first: the list, the groups, the newest
 # report's panicked process and thread (issue 20: what a kernel developer
-# reads at 80x24 without symbols)
+# reads at 80x24 without symbols), and a report whose culprit kext is frame 13
 walk_real() {
 	s="$1x$2-real"
 	mkdir -p "$tt_fix/real"
@@ -58,6 +58,10 @@ walk_real() {
 	tt_keys Enter; tt_wait "Summary" 5; tt_expect "$s-report"
 	tt_keys Enter; tt_wait "waits on" 5; tt_keys s s; tt_wait "threads by priority" 5; tt_expect "$s-process"
 	tt_keys g Enter; tt_wait "no dSYM" 10; tt_expect "$s-thread"
+	# a culprit kext further down than the first frames (frame 13): shown
+	# after them, its number after a "…" (issue 20)
+	tt_keys Escape Escape Escape; tt_wait "dups" 5
+	tt_keys / C-u N V D A Enter Enter; tt_wait "NVDAResmanWeb +0x" 10; tt_expect "$s-culprit"
 }
 
 # walk_symbols W H: a real report whose frames carry the report's own

@@ -86,16 +86,17 @@ tt_check "Left at the left edge goes back to the frames" "#2 validateReport" 5
 demo
 tt_keys Enter
 # opened at 80x24 the report shows its top, and keeps it through resizes
-tt_check "a report opens at its top (Panic:, Date, OS, Product)" "Panic:           FakeDriver" 5
+tt_check "a report opens at its top (Headline:, Date, OS, Product)" "Headline:        FakeDriver" 5
 $TT resize-window -t tt -x 60 -y 16; sleep 0.3
 $TT resize-window -t tt -x 80 -y 24; tt_stable
-if tt_screen | sed -n 3,6p | grep -q '^Panic: .*' && tt_screen | grep -q '^Product: '; then
+if tt_screen | sed -n 3,6p | grep -q '^Headline: .*' && tt_screen | grep -q '^Product: '; then
 	_ok "after a resize the top stays visible"
 else _notok "after a resize the top stays visible"; tt_screen | sed 's/^/#   /'; fi
 tt_check "the summary shows the symbolicated backtrace" "   1 panic (fakekernel.c:72)" 20
-tt_check "the summary shows the report's file" "File:            \$DEMO/reports/" 5
 tt_keys j j j j j j j Enter   # from the panicked task row to a frame row
 tt_check "Enter on a backtrace frame opens the thread" "> thread 9001" 5
+tt_keys Escape / F i l e : Enter   # below the first screen, under the backtrace
+tt_check "the summary shows the report's file" "File:            \$DEMO/reports/" 5
 
 # ---- y / Y copy with OSC 52 (tmux set-clipboard on puts it in a buffer)
 demo

@@ -1,6 +1,7 @@
 #!/bin/sh
 # test_tui_stackshot.sh: a watchdog in the browser (issue 14 item 4): the
-# summary says the kind, blamed process and thread, reason and wait chains;
+# summary says the kind, blamed process and thread, reason, notes and wait
+# chains (as show does: one summary model);
 # s orders the processes by state counts; a waiting thread's owner row
 # follows on Enter; f keeps one kind on the panic list.
 # Env: KPBROWSE (binary), KP_TESTS_DIR, KP_FIXTURES.
@@ -18,7 +19,9 @@ check "summary: the reason" "Reason:          monitoring timed out for service"
 check "summary: the kind" "Kind:            watchdog"
 check "summary: the blamed process" "Blamed:          pid 400 fakedaemon"
 check "summary: the blamed thread" "Blamed thread:   fakedaemon[400] 5001, TH_WAIT, priority 31"
+check "summary: the notes" "Notes:           PC register does not match crashing frame (0 vs 4)"
 check "summary: the wait chains" "Wait chains (3)"
+check "summary: what a chain's first thread waits on" "      waits on: kernel mutex 0xfffffe1000aa0000 owned by thread 5001"
 check "summary: the longest chain" "fakeclient[321] 4242 -> fakedaemon[400] 5001 -> fakedaemon[400] 5002"
 check "summary: the deadlock" "back to deadlockd[500] 6001: a deadlock"
 # the process list: state and priority, what each thread waits on

@@ -1,5 +1,6 @@
 /* frame.c: frames and threads as text (kpt_frame.h). */
 #include "kpt_frame.h"
+#include "kp_summary.h"
 #include "kp_symbols.h"
 #include "kpt_xalloc.h"
 
@@ -10,13 +11,7 @@
 
 const char *kpt_image_label(const kp_report *r, int idx, char *buf, size_t size)
 {
-	if (idx < 0 || (size_t)idx >= r->nimages)
-		return "?";
-	const kp_image *im = &r->images[idx];
-	if (im->name)
-		return im->name;
-	snprintf(buf, size, "%c:%.8s", im->kind, im->uuid ? im->uuid : "?");
-	return buf;
+	return kp_summary_image_label(r, idx, 8, buf, size);
 }
 
 static const char *base(const char *path)

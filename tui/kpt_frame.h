@@ -9,7 +9,8 @@
 
 #include "kpt_doc.h"
 
-/* The image's name, or "KIND:UUID8" when the report names none, or "?". */
+/* kp_summary_image_label with the UUID cut to its first 8 characters, as
+ * the TUI's columns show it ("KIND:UUID8"). */
 const char *kpt_image_label(const kp_report *r, int idx, char *buf, size_t size);
 /* The report's own symbol of f with its own "+ 0x.." when it wrote one,
  * in buf; NULL when the report printed no symbol. */

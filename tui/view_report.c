@@ -1,5 +1,6 @@
-/* view_report.c: one report: a summary tab (header facts, the panic string
- * wrapped to the screen, the processes with the panicked one first) and an
+/* view_report.c: one report: a summary tab (the report's summary as show
+ * prints it, kp_summary.h, with the panicked thread's first frames under its
+ * line, the processes, the panic string wrapped to the screen) and an
  * images tab (every binary image and loaded kext with its UUID; Enter lists
  * every panic with that UUID).  Rows are rebuilt when the width changes.
  *
@@ -21,10 +22,11 @@
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
 #include "kp_sanitize.h"
-#include "kp_waitchain.h"
+#include "kp_summary.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,7 @@ typedef struct report_priv {
 	char push_uuid[256];
 	bool has_bt;       /* the summary shows the panicked thread's first frames */
 	size_t bt_proc, bt_thread;
+	size_t bt_culprit; /* the culprit kext's frame shown after a gap, else SIZE_MAX */
 	bool bt_asked;     /* they went to the worker */
 	int psort;         /* processes: 0 as the report lists them, else by PSORT_* count */
 } report_priv;
@@ -171,143 +174,84 @@ static void free_rows(report_priv *p)
 	p->nrows = 0;
 }
 
-/* A thread row (Enter opens it) with its text sanitised. */
-static void add_thread_row(report_priv *p, const kp_report *r, kp_thread_ref ref, const char *txt)
+/* The panicked thread's first frames (and the culprit kext's after a gap,
+ * kp_summary_frames) under its line: the answer on the first screen. */
+static void add_backtrace(report_priv *p, const kp_report *r)
 {
-	char clean[2048];
-	kp_sanitize(clean, sizeof clean, txt, strlen(txt), 0);
-	(void)r;
-	add_row(p, ROW_THREAD, (size_t)ref.proc * 100000 + (size_t)ref.thread, clean);
+	const kp_process *pp = NULL;
+	const kp_thread *pt = kp_report_panicked_thread(r, &pp);
+	if (pt && pp) {
+		p->has_bt = true;
+		p->bt_proc = (size_t)(pp - r->processes);
+		p->bt_thread = (size_t)(pt - pp->threads);
+	}
+	p->bt_culprit = SIZE_MAX;
+	if (pt && pp && pt->nframes > 0) {
+		size_t idx[BT_FRAMES];
+		size_t n = kp_summary_frames(r, pt, BT_FRAMES, idx);
+		bool gap = n && idx[n - 1] != n - 1;
+		add_row(p, ROW_TEXT, 0, "");
+		char bh[128];
+		snprintf(bh, sizeof bh, "Backtrace of the panicked thread%s",
+		         gap ? " (frames 0-8 and the culprit's; Enter: all)"
+		         : pt->nframes > BT_FRAMES ? " (first 10 frames; Enter: all)" : " (Enter: the thread)");
+		add_row(p, ROW_HEADER, 0, bh);
+		for (size_t f = 0; f < n; f++) {
+			if (gap && f == n - 1)
+				p->bt_culprit = idx[f];   /* drawn as "…13": the gap before it */
+			add_row(p, ROW_FRAME, idx[f], NULL);
+		}
+		add_row(p, ROW_TEXT, 0, "");
+	}
 }
 
-/* Watchdogs and stackshots: kind, blame, reason, frontmost processes; for
- * every kind the panic flags and the top wait chains (Enter on a chain
- * opens its first waiting thread). */
-static void build_hang(report_priv *p, const kp_report *r)
+/* The summary (kp_summary.h), a row each but the lines the screen shows
+ * elsewhere (KP_SUM_DETAIL: the Processes heading, the Images tab): fields
+ * as "Label:" padded, the date with its UTC beside it; a heading after a
+ * blank row; a line naming a process or thread is a row whose Enter opens
+ * it; the short backtrace under the Panicked thread line. */
+static void add_summary(report_priv *p, const kp_report *r)
 {
-	if (r->zone.name)
-		add_text(p, ROW_TEXT, "Leak suspect:    zone %s", r->zone.name);
-	if (r->kind != KP_KIND_PANIC) {
-		add_text(p, ROW_TEXT, "Kind:            %s", kp_kind_name(r->kind));
-		char pid[32] = "";
-		if (r->has_blamed_pid)
-			snprintf(pid, sizeof pid, "pid %" PRId64 " ", r->blamed_pid);
-		add_text(p, ROW_TEXT, "Blamed:          %s%s", pid,
-		         r->blamed_process ? r->blamed_process : (pid[0] ? "" : "nobody"));
-		for (size_t i = 0; i < r->nfrontmost && i < 8; i++) {
-			const char *name = "?";
-			for (size_t k = 0; k < r->nprocesses; k++)
-				if (r->processes[k].has_pid && r->processes[k].pid == r->frontmost_pids[i] &&
-				    r->processes[k].name)
-					name = r->processes[k].name;
-			add_text(p, ROW_TEXT, "%s %" PRId64 " %s", i ? "                " : "Frontmost:      ",
-			         r->frontmost_pids[i], name);
-		}
-		const kp_process *bp = NULL;
-		const kp_thread *bt = kp_report_blamed_thread(r, &bp);
-		if (bt && bp) {
-			kp_sb sb = {0};
-			/* blaming no one, it is the frontmost process's thread */
-			kp_sb_str(&sb, r->has_blamed_pid || r->blamed_process ? "Blamed thread:   " : "Frontmost thread: ");
-			kp_waitchain_thread(r, (kp_thread_ref){(int)(bp - r->processes), (int)(bt - bp->threads)}, &sb);
-			kp_sb_str(&sb, ", ");
-			kp_waitchain_state(bt, &sb);
-			if (sb.s)
-				add_thread_row(p, r, (kp_thread_ref){(int)(bp - r->processes), (int)(bt - bp->threads)}, sb.s);
-			kp_sb_free(&sb);
-		}
-	}
-	const char *flags[16];
-	size_t nf = kp_report_panic_flag_names(r, flags, 16);
-	if (nf) {
-		char line[512] = "Panic flags:    ";
-		for (size_t i = 0; i < nf && i < 16; i++) {
-			strncat(line, " ", sizeof line - strlen(line) - 1);
-			strncat(line, flags[i], sizeof line - strlen(line) - 1);
-		}
-		add_row(p, ROW_TEXT, 0, line);
-	}
-	if (!r->nchains)
+	kp_summary s;
+	kp_error err;
+	if (kp_summary_build(r, &s, &err) != KP_OK) {
+		add_text(p, ROW_TEXT, "(summary: %s)", err.msg);
 		return;
-	char h[64];
-	snprintf(h, sizeof h, "Wait chains (%zu)", r->nchains);
-	add_row(p, ROW_TEXT, 0, "");
-	add_row(p, ROW_HEADER, 0, h);
-	kp_sb sb = {0};
-	for (size_t i = 0; i < r->nchains; i++) {
-		kp_sb_reset(&sb);
-		kp_sb_str(&sb, "  ");
-		kp_waitchain_format(r, &r->chains[i], &sb);
-		if (r->chains[i].nsame) {
-			char more[64];
-			snprintf(more, sizeof more, ", and %zu more waiting the same way", r->chains[i].nsame);
-			kp_sb_str(&sb, more);
-		}
-		if (sb.s)
-			add_thread_row(p, r, r->chains[i].links[0], sb.s);
 	}
-	kp_sb_free(&sb);
+	for (size_t i = 0; i < s.n; i++) {
+		const kp_sum_line *l = &s.lines[i];
+		if (l->flags & KP_SUM_DETAIL)
+			continue;
+		if (l->flags & KP_SUM_HEADING) {
+			add_row(p, ROW_TEXT, 0, "");
+			add_text(p, ROW_HEADER, "%s", l->value);
+			continue;
+		}
+		int kind = l->flags & KP_SUM_LINK_PROCESS ? ROW_TASK : l->flags & KP_SUM_LINK_THREAD ? ROW_THREAD : ROW_TEXT;
+		char utc[32] = "";
+		if (l->key == KP_SUM_DATE && kpi_date_utc(r->timestamp, utc, sizeof utc))
+			snprintf(utc + strlen(utc), sizeof utc - strlen(utc), " UTC");
+		else
+			utc[0] = '\0';
+		if (l->flags & (KP_SUM_ITEM | KP_SUM_SUB))
+			add_text(p, kind, "%s%s", l->flags & KP_SUM_ITEM ? "  " : "      ", l->value);
+		else
+			add_text(p, kind, "%-*s %s%s%s%s", KP_SUM_LABEL_WIDTH, l->label, l->value, utc[0] ? "  (" : "", utc,
+			         utc[0] ? ")" : "");
+		if (kind != ROW_TEXT)
+			p->rows[p->nrows - 1].idx = (size_t)l->ref.proc * 100000 + (size_t)l->ref.thread;
+		if (l->key == KP_SUM_PANICKED_THREAD)
+			add_backtrace(p, r);
+	}
+	kp_summary_free(&s);
 }
 
 static void build_summary(kpt_view *v, int width)
 {
 	report_priv *p = v->priv;
 	const kp_report *r = p->doc->r;
-	char title[512];
-	kp_headline_display(r->headline, title, sizeof title);
-	add_text(p, ROW_TEXT, "%s%s", r->kind == KP_KIND_PANIC ? "Panic:           " : "Reason:          ",
-	         title[0] ? title : "-");
-	char utc[32];
-	bool dated = kpi_date_utc(r->timestamp, utc, sizeof utc);
-	add_text(p, ROW_TEXT, "Date:            %s%s%s%s", r->timestamp ? r->timestamp : "-", dated ? "  (" : "",
-	         dated ? utc : "", dated ? " UTC)" : "");
-	char os[128];
-	kp_os_label(r->os_version, false, os, sizeof os);
-	add_text(p, ROW_TEXT, "OS version:      %s", os);
-	add_text(p, ROW_TEXT, "Product:         %s   (%s, %s)", r->product ? r->product : "-",
-	         kp_arch_name(r->arch), kp_format_name(r->format));
-	add_text(p, ROW_TEXT, "Kernel version:  %s", r->kernel_version ? r->kernel_version : "-");
-	add_text(p, ROW_TEXT, "Kernel UUID:     %s", r->kernel_uuid ? r->kernel_uuid : "-");
-	char pid[32] = "";
-	if (r->has_panicked_pid)
-		snprintf(pid, sizeof pid, "pid %" PRId64 " ", r->panicked_pid);
-	const kp_process *pp = NULL;
-	const kp_thread *pt = kp_report_panicked_thread(r, &pp);
-	add_text(p, pt && pp ? ROW_TASK : ROW_TEXT, "Panicked task:   %s%s", pid,
-	         r->panicked_process ? r->panicked_process : (pid[0] ? "" : "-"));
-	if (pt && pp)
-		p->rows[p->nrows - 1].idx = (size_t)(pp - r->processes) * 100000 + (size_t)(pt - pp->threads);
-	if (pt && pp) {
-		char tid[48] = "";
-		if (pt->has_id)
-			snprintf(tid, sizeof tid, "tid %" PRIu64, pt->id);
-		else if (pt->cpu >= 0)
-			snprintf(tid, sizeof tid, "CPU %d", pt->cpu);
-		size_t pi = (size_t)(pp - r->processes), ti = (size_t)(pt - pp->threads);
-		char txt[300];
-		char clean[600];
-		snprintf(txt, sizeof txt, "Panicked thread: %s  %zu frames  %s", tid, pt->nframes, pt->name ? pt->name : "");
-		kp_sanitize(clean, sizeof clean, txt, strlen(txt), 0);
-		add_row(p, ROW_THREAD, pi * 100000 + ti, clean);
-		p->has_bt = true;
-		p->bt_proc = pi;
-		p->bt_thread = ti;
-	} else if (r->has_panicked_thread_id) {
-		add_text(p, ROW_TEXT, "Panicked thread: tid %" PRIu64, r->panicked_thread_id);
-	}
-	if (r->last_started_kext)
-		add_text(p, ROW_TEXT, "Last started:    %s", r->last_started_kext);
-	add_text(p, ROW_TEXT, "File:            %s", p->doc->path ? p->doc->path : "(in the index only)");
-	build_hang(p, r);
-	if (pt && pt->nframes > 0) {   /* the answer on the first screen */
-		add_row(p, ROW_TEXT, 0, "");
-		char bh[96];
-		snprintf(bh, sizeof bh, "Backtrace of the panicked thread%s",
-		         pt->nframes > BT_FRAMES ? " (first 10 frames; Enter: all)" : " (Enter: the thread)");
-		add_row(p, ROW_HEADER, 0, bh);
-		for (size_t f = 0; f < pt->nframes && f < BT_FRAMES; f++)
-			add_row(p, ROW_FRAME, f, NULL);
-	}
+	p->bt_culprit = SIZE_MAX;
+	add_summary(p, r);
 	add_row(p, ROW_TEXT, 0, "");
 	char h[96];
 	if (p->psort)
@@ -533,7 +477,8 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 		char text[1200];
 		kpt_frame_text(r, t, s, rr->idx, text, sizeof text);
 		kpt_put(y, 0, width, "", st, true);
-		int x = kpt_putf(y, 0, 5, st, true, "  %2zu ", rr->idx);
+		int x = rr->idx == p->bt_culprit ? kpt_putf(y, 0, 5, st, true, " \u2026%2zu ", rr->idx)
+		                                 : kpt_putf(y, 0, 5, st, true, "  %2zu ", rr->idx);
 		bool done = s->state == KPT_SYM_DONE && s->status == KP_SYM_OK;
 		x += kpt_put(y, x, width - x, text, sel ? st : done ? KPT_ST_FUNC : KPT_ST_DIM, false);
 		if (s->state != KPT_SYM_DONE)
@@ -606,6 +551,11 @@ static void report_draw(kpt_view *v, int y0, int h, int width)
 			}
 		if (any)
 			kpt_worker_request(v->app, p->doc, p->bt_proc, p->bt_thread, 0, n, true);
+		size_t c = p->bt_culprit;
+		if (c != SIZE_MAX && s[c].state == KPT_SYM_NONE) {
+			s[c].state = KPT_SYM_PENDING;
+			kpt_worker_request(v->app, p->doc, p->bt_proc, p->bt_thread, c, c + 1, true);
+		}
 	}
 	v->list.height = h - 1;
 	wrap_visible(v);

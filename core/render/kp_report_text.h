@@ -10,10 +10,11 @@
 #include "kp_report.h"
 #include "kp_symbols.h"
 
-/* Path, format, date, OS, kernel, headline, panicked task and thread,
- * kexts in the backtrace, the panicked thread's frames (symbolicated with
- * sym, which may be NULL, after kp_symbols_set_report) and the panic
- * string. */
+/* The summary (kp_summary.h: headline, date, OS, kernel, panicked task and
+ * thread, kexts in the backtrace, blame and wait chains), the Extensible
+ * panic log entries, the panicked (else the blamed) thread's frames
+ * (symbolicated with sym, which may be NULL, after kp_symbols_set_report)
+ * and the panic string. */
 void kp_report_text(FILE *out, const kp_report *r, kp_symbols *sym);
 
 /* The same with about ndisasm instructions around every symbolicated frame

@@ -5,43 +5,13 @@
 #include "kp_symbols.h"
 #include "kp_waitchain.h"
 #include "kp_report_text.h"
+#include "kp_summary.h"
 #include "kp_sanitize.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The kernel (or the kernelcache holding it) is no kext. */
-static bool kernel_image(const kp_image *im)
-{
-	return im->kind == 'K' || im->kind == 'U' || (im->name && strcmp(im->name, "kernel") == 0);
-}
-
-static void field(FILE *out, const char *label, const char *value)
-{
-	fprintf(out, "%-18s ", label);
-	if (value)
-		kp_sanitize_write(out, value, strlen(value), 0);
-	else
-		fputs("-", out);
-	fputc('\n', out);
-}
-
-static const char *image_label(const kp_report *r, int idx, char *buf, size_t size)
-{
-	if (idx < 0 || (size_t)idx >= r->nimages)
-		return "?";
-	const kp_image *im = &r->images[idx];
-	if (im->name)
-		return im->name;
-	if (im->uuid) {
-		snprintf(buf, size, "%c:%s", im->kind, im->uuid);
-		return buf;
-	}
-	snprintf(buf, size, "image#%d", idx);
-	return buf;
-}
 
 static void put_sym(FILE *out, const kp_symframe *f)
 {
@@ -134,7 +104,7 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 		else
 			fprintf(out, "%-18s  ", "");
 		if (f->image >= 0) {
-			const char *l = image_label(r, f->image, buf, sizeof buf);
+			const char *l = kp_summary_image_label(r, f->image, 0, buf, sizeof buf);
 			kp_sanitize_write(out, l, strlen(l), 0);
 			if (f->has_offset)
 				fprintf(out, " + 0x%" PRIx64, f->offset);
@@ -249,90 +219,28 @@ static void print_extlogs(FILE *out, const kp_report *r)
 	}
 }
 
-/* Kind, blame, reason, frontmost processes, notes and the wait chains: what
- * a watchdog or stackshot says before any frame. */
-static void print_hang(FILE *out, const kp_report *r)
+/* The summary (kp_summary.h), a line each: fields as "Label:" padded, then
+ * the value; headings with a colon; items and their sub-lines indented. */
+static void print_summary(FILE *out, const kp_report *r)
 {
-	if (r->zone.name) {
-		fprintf(out, "%-18s zone ", "Leak suspect:");
-		put_safe(out, r->zone.name);
-		if (r->zone.has_elements)
-			fprintf(out, ", %" PRIu64 " elements", r->zone.elements);
-		if (r->zone.has_bytes)
-			fprintf(out, ", %" PRIu64 " bytes", r->zone.bytes);
-		fputc('\n', out);
-	}
-	const char *flags[16];
-	size_t nf = kp_report_panic_flag_names(r, flags, 16);
-	if (nf) {
-		fprintf(out, "%-18s", "Panic flags:");
-		for (size_t i = 0; i < nf && i < 16; i++)
-			fprintf(out, " %s", flags[i]);
-		fputc('\n', out);
-	}
-	if (r->kind != KP_KIND_PANIC || r->reason)
-		field(out, "Reason:", r->reason);
-	if (r->sleep_failure_code) {
-		field(out, "Failure code:", r->sleep_failure_code);
-		const char *ph = r->has_sleep_phase ? kp_sleepwake_phase_name(r->sleep_phase) : NULL;
-		if (r->has_sleep_phase)
-			fprintf(out, "%-18s 0x%02x %s\n", "Phase:", r->sleep_phase, ph ? ph : "(unknown)");
-	}
-	if (r->duration)
-		field(out, "Duration:", r->duration);
-	if (r->steps)
-		field(out, "Steps:", r->steps);
-	if (r->kind != KP_KIND_PANIC) {
-		fprintf(out, "%-18s ", "Blamed:");
-		if (r->has_blamed_pid)
-			fprintf(out, "pid %" PRId64 " ", r->blamed_pid);
-		if (r->blamed_process)
-			put_safe(out, r->blamed_process);
-		if (!r->has_blamed_pid && !r->blamed_process)
-			fputs("nobody", out);
-		fputc('\n', out);
-	}
-	if (r->nfrontmost) {
-		fprintf(out, "%-18s", "Frontmost:");
-		for (size_t i = 0; i < r->nfrontmost; i++) {
-			fprintf(out, " %" PRId64, r->frontmost_pids[i]);
-			for (size_t k = 0; k < r->nprocesses; k++)
-				if (r->processes[k].has_pid && r->processes[k].pid == r->frontmost_pids[i] &&
-				    r->processes[k].name) {
-					fputs(" (", out);
-					put_safe(out, r->processes[k].name);
-					fputs(")", out);
-				}
-		}
-		fputc('\n', out);
-	}
-	for (size_t i = 0; r->kind != KP_KIND_PANIC && i < r->notes.n; i++) {
-		fprintf(out, "%-18s ", i ? "" : "Notes:");
-		put_safe(out, r->notes.v[i]);
-		fputc('\n', out);
-	}
-	if (!r->nchains)
+	kp_summary s;
+	kp_error err;
+	if (kp_summary_build(r, &s, &err) != KP_OK) {
+		fprintf(out, "(summary: %s)\n", err.msg);
 		return;
-	fprintf(out, "Wait chains (%zu):\n", r->nchains);
-	kp_sb sb = {0};
-	for (size_t i = 0; i < r->nchains; i++) {
-		kp_sb_reset(&sb);
-		const kp_chain *c = &r->chains[i];
-		const kp_thread *t = &r->processes[c->links[0].proc].threads[c->links[0].thread];
-		if (!kp_waitchain_format(r, c, &sb))
-			break;
-		fputs("  ", out);
-		put_safe(out, sb.s);
-		if (c->nsame)
-			fprintf(out, ", and %zu more thread%s waiting the same way", c->nsame, c->nsame > 1 ? "s" : "");
-		fputc('\n', out);
-		if (t->waits_on) {
-			fputs("      waits on: ", out);
-			put_safe(out, t->waits_on);
-			fputc('\n', out);
-		}
 	}
-	kp_sb_free(&sb);
+	for (size_t i = 0; i < s.n; i++) {
+		const kp_sum_line *l = &s.lines[i];
+		if (l->flags & KP_SUM_ITEM)
+			fputs("  ", out);
+		else if (l->flags & KP_SUM_SUB)
+			fputs("      ", out);
+		else if (l->label)
+			fprintf(out, "%-*s ", KP_SUM_LABEL_WIDTH, l->label);
+		put_safe(out, l->value);
+		fputs(l->flags & KP_SUM_HEADING ? ":\n" : "\n", out);
+	}
+	kp_summary_free(&s);
 }
 
 /* "LABEL (N): proc[pid] tid, state": a thread of a watchdog or stackshot,
@@ -382,74 +290,10 @@ void kp_report_text(FILE *out, const kp_report *r, kp_symbols *sym)
 
 void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_t ndisasm)
 {
-	char buf[128];
-	field(out, "File:", r->path);
-	snprintf(buf, sizeof buf, "%s", kp_format_name(r->format));
-	if (r->has_bug_type)
-		snprintf(buf, sizeof buf, "%s (bug_type %d)", kp_format_name(r->format), r->bug_type);
-	field(out, "Format:", buf);
-	field(out, "Kind:", kp_kind_name(r->kind));
-	field(out, "Date:", r->timestamp);
-	char os[128];   /* as its maker names it today: "iOS", not "iPhone OS" */
-	kp_os_label(r->os_version, false, os, sizeof os);
-	field(out, "OS version:", r->os_version ? os : NULL);
-	field(out, "Product:", r->product);
-	field(out, "Kernel version:", r->kernel_version);
-	field(out, "Kernel UUID:", r->kernel_uuid);
-	field(out, "Architecture:", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
-	char title[512];   /* the whole panic string follows */
-	kp_headline_display(r->headline, title, sizeof title);
-	field(out, "Headline:", title[0] ? title : NULL);
-
-	fprintf(out, "%-18s ", "Panicked task:");
-	if (r->has_panicked_pid)
-		fprintf(out, "pid %" PRId64 " ", r->panicked_pid);
-	if (r->panicked_process)
-		kp_sanitize_write(out, r->panicked_process, strlen(r->panicked_process), 0);
-	if (!r->has_panicked_pid && !r->panicked_process)
-		fputs("-", out);
-	fputc('\n', out);
 	const kp_process *pp;
 	const kp_thread *pt = kp_report_panicked_thread(r, &pp);
-	fprintf(out, "%-18s ", "Panicked thread:");
-	if (r->has_panicked_thread_id)
-		fprintf(out, "tid %" PRIu64 "\n", r->panicked_thread_id);
-	else if (pt && pt->cpu >= 0)
-		fprintf(out, "CPU %d\n", pt->cpu);
-	else
-		fprintf(out, "%s\n", "-");
-
-	size_t nthreads = 0, nbt = 0;
-	for (size_t i = 0; i < r->nprocesses; i++)
-		nthreads += r->processes[i].nthreads;
-	fprintf(out, "%-18s %zu processes, %zu threads, %zu images\n", "Counts:", r->nprocesses, nthreads,
-	       r->nimages);
-
-	for (size_t i = 0; i < r->nimages; i++)
-		nbt += r->images[i].in_backtrace && !kernel_image(&r->images[i]);
-	fprintf(out, "Kexts in backtrace: %s\n", nbt ? "" : "none");
-	for (size_t i = 0; i < r->nimages; i++) {
-		const kp_image *im = &r->images[i];
-		if (!im->in_backtrace || kernel_image(im))
-			continue;
-		fputs("  ", out);
-		const char *n = im->name ? im->name : "?";
-		kp_sanitize_write(out, n, strlen(n), 0);
-		if (im->version) {
-			fputs(" (", out);
-			kp_sanitize_write(out, im->version, strlen(im->version), 0);
-			fputs(")", out);
-		}
-		fprintf(out, " %s", im->uuid ? im->uuid : "(no UUID)");
-		if (im->has_start)
-			fprintf(out, " 0x%" PRIx64, im->start);
-		if (im->has_end)
-			fprintf(out, "->0x%" PRIx64, im->end);
-		fputc('\n', out);
-	}
-
+	print_summary(out, r);
 	print_extlogs(out, r);
-	print_hang(out, r);
 	if (pt) {
 		fprintf(out, "Panicked thread frames (%zu):\n", pt->nframes);
 		print_frames(out, sym, r, pt, ndisasm);

@@ -66,6 +66,11 @@ kp_status kp_sig_compute(const kp_report *r, kp_sig_symbol_fn fn, void *ctx, kp_
 
 void kp_sig_free(kp_sig *s);
 
+/* The first frame of t (NULL: none) in a non-Apple kext, the culprit
+ * kp_sig_compute names first: its index into *frame; false when no frame
+ * of t is in one. */
+bool kp_sig_culprit_frame(const kp_report *r, const kp_thread *t, size_t *frame);
+
 /* The headline normalised: a "panic(cpu N caller 0x...): " wrapper dropped,
  * `@/path/file.c:123` -> `file.c`, hex numbers and long hex runs -> ADDR,
  * other numbers -> NUM (digits inside identifiers such as T8101 are kept),

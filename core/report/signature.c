@@ -275,7 +275,10 @@ static bool image_is_kernel(const kp_report *r, const kp_image *im)
 	return im->uuid && r->kernel_uuid && strcmp(im->uuid, r->kernel_uuid) == 0;
 }
 
-static const char *image_label(const kp_image *im)
+/* An image as the group key hashes it (name, else UUID): part of every
+ * stored group key, so never a label for people (kp_summary_image_label is
+ * that); changing it would move every report to a new group. */
+static const char *image_key_name(const kp_image *im)
 {
 	if (!im)
 		return "?";
@@ -331,11 +334,11 @@ static void frame_label(const frame_ctx *c, size_t i, char *buf, size_t size)
 	const kp_image *im = frame_image(c->r, f);
 	const char *fn = frame_function(c, i, fbuf, sizeof fbuf);
 	if (fn)
-		snprintf(buf, size, "%s!%s", image_label(im), fn);
+		snprintf(buf, size, "%s!%s", image_key_name(im), fn);
 	else if (im && f->has_offset)
-		snprintf(buf, size, "%s+0x%" PRIx64, image_label(im), f->offset);
+		snprintf(buf, size, "%s+0x%" PRIx64, image_key_name(im), f->offset);
 	else
-		snprintf(buf, size, "%s", image_label(im));
+		snprintf(buf, size, "%s", image_key_name(im));
 }
 
 /* Index of the first frame after the machinery (see header). */
@@ -369,16 +372,24 @@ static char *xstrdup(const char *s)
 	return d;
 }
 
+bool kp_sig_culprit_frame(const kp_report *r, const kp_thread *t, size_t *frame)
+{
+	for (size_t i = 0; t && i < t->nframes; i++) {
+		const kp_image *im = frame_image(r, &t->frames[i]);
+		if (!t->frames[i].user && im && im->name && !image_is_kernel(r, im) && !kp_sig_is_apple(im->name) &&
+		    im->kind != 'P' && im->kind != 'S' && im->kind != 'C') {
+			*frame = i;
+			return true;
+		}
+	}
+	return false;
+}
+
 static const char *culprit_kext(const kp_report *r, const kp_thread *t)
 {
-	if (t)
-		for (size_t i = 0; i < t->nframes; i++) {
-			const kp_image *im = frame_image(r, &t->frames[i]);
-			if (!t->frames[i].user && im && im->name && !image_is_kernel(r, im) &&
-			    !kp_sig_is_apple(im->name) && im->kind != 'P' && im->kind != 'S' &&
-			    im->kind != 'C')
-				return im->name;
-		}
+	size_t k;
+	if (kp_sig_culprit_frame(r, t, &k))
+		return r->images[t->frames[k].image].name;
 	for (size_t i = 0; i < r->nimages; i++) {
 		const kp_image *im = &r->images[i];
 		if (im->in_backtrace && im->name && !image_is_kernel(r, im) && !kp_sig_is_apple(im->name))
@@ -409,7 +420,7 @@ static void hash_frame(kp_sha1 *h, const kp_report *r, const kp_frame *f)
 {
 	const kp_image *im = frame_image(r, f);
 	char part[96];
-	snprintf(part, sizeof part, "%s+0x%" PRIx64, im && im->uuid ? im->uuid : image_label(im),
+	snprintf(part, sizeof part, "%s+0x%" PRIx64, im && im->uuid ? im->uuid : image_key_name(im),
 	         f->has_offset ? f->offset : 0);
 	hash_part(h, part);
 }
