@@ -100,9 +100,12 @@ void kpt_doc_release(kpt_docs *docs, kpt_doc **dp)
 		free(d->syms[p]);
 	}
 	free(d->syms);
-	for (size_t i = 0; d->dsyms && d->r && i < d->r->nimages; i++)
+	for (size_t i = 0; d->dsyms && d->r && i < d->r->nimages; i++) {
 		free(d->dsyms[i]);
+		free(d->dsym_said[i]);
+	}
 	free(d->dsyms);
+	free(d->dsym_said);
 	kp_report_free(&d->r);
 	free(d->path);
 	free(d);

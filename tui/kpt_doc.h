@@ -46,6 +46,8 @@ typedef struct kpt_doc {
 	kpt_sym ***syms;         /* [process][thread] -> frame array, lazily */
 	char **dsyms;            /* per image: the dSYM/binary found for its UUID, "" when
 	                            none, NULL not known yet (kpt_worker_find_dsyms) */
+	char **dsym_said;        /* per image with none found: where the symbol
+	                            sources looked and what they said (else NULL) */
 	bool dsyms_asked;
 	int refs;
 } kpt_doc;

@@ -55,9 +55,6 @@ void kpt_options_free(kpt_config *c);
 /* The symbol options for c (paths borrowed from c): --demo uses only the
  * demo's dSYMs (no environment, no system search, no cache folder). */
 void kpt_options_symbols(const kpt_config *c, kp_symbols_opts *o);
-/* Where the symbols of c look for dSYMs, as a line for people ("--dsym
- * paths, KPBROWSE_DSYM_PATH, ..."); cut to size. */
-void kpt_options_dsym_places(const kpt_config *c, char *out, size_t size);
 /* Places every --load kext in r (kp_report_set_load, with the UUID for
  * r's arch); false only when out of memory.  On the thread that owns r,
  * before anything else reads it. */

@@ -269,24 +269,6 @@ void kpt_options_symbols(const kpt_config *c, kp_symbols_opts *o)
 	o->cache_dir = c->demo ? "" : NULL;
 }
 
-void kpt_options_dsym_places(const kpt_config *c, char *out, size_t size)
-{
-	size_t k = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < c->ndsyms && k + 1 < size; i++)
-		k += (size_t)snprintf(out + k, size - k, "%s%s", k ? ", " : "", c->dsyms[i]);
-	/* the places this OS has: KDKs and Spotlight are a Mac's */
-#ifdef __APPLE__
-	const char *system = c->no_system ? "" : ", KDKs, Spotlight";
-#else
-	const char *system = "";
-#endif
-	if (k + 1 < size && !c->demo)
-		snprintf(out + k, size - k, "%sKPBROWSE_DSYM_PATH, the symbol cache%s", k ? ", " : "", system);
-	else if (k == 0)
-		snprintf(out, size, "nowhere (no --dsym)");
-}
-
 void kpt_options_map_source(const kpt_config *c, const char *in, char *out, size_t size)
 {
 	for (size_t i = 0; i < c->nmaps; i++) {

@@ -464,9 +464,8 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 		else if (found[0])
 			snprintf(line, sizeof line, "     dSYM (%s): %s", kp_arch_name(r->arch), found);
 		else {
-			char where[600];
-			kpt_options_dsym_places(&v->app->cfg, where, sizeof where);
-			snprintf(line, sizeof line, "     no dSYM; looked in %s", where);
+			const char *said = p->doc->dsym_said ? p->doc->dsym_said[rr->idx] : NULL;
+			snprintf(line, sizeof line, "     no dSYM: %s", said ? said : "not found");
 		}
 		kpt_put(y, 0, width, line, sel ? st : found && found[0] ? KPT_ST_FILE : KPT_ST_DIM, true);
 		break;

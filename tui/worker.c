@@ -330,20 +330,6 @@ static void remap_lines(kpt_worker *w, const char *uuid, kpt_sym *s)
 			s->lines[i].source = kpt_xstrdup(out);
 }
 
-/* kp_symresult.source as the frame rows mark it */
-static const char *name_source(const char *source)
-{
-	if (!source)
-		return "";
-	if (strcmp(source, "symtab") == 0)
-		return "(symbol table)";
-	if (strcmp(source, "map") == 0)
-		return "(ipsw map)";
-	if (strcmp(source, "function-starts") == 0)
-		return "(function starts)";
-	return "";
-}
-
 /* Answers frame of q; the report is q->doc->r (read-only here). */
 static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 {
@@ -390,7 +376,8 @@ static kpt_wmsg *symbolicate(kpt_worker *w, const wreq *q, size_t frame)
 			/* the offset into the nearest name, and where the name came from
 			 * (a dSYM's is exact: no mark) */
 			char b[220];
-			snprintf(b, sizeof b, "%s %s", res.msg, name_source(res.source));
+			const char *from = kp_symresult_source_label(&res);
+			snprintf(b, sizeof b, from ? "%s (%s)" : "%s", res.msg, from);
 			set_note(&m->sym, b);
 		}
 		break;
@@ -446,6 +433,11 @@ static kpt_wmsg *find_dsym(kpt_worker *w, const wreq *q, size_t i)
 	const char *uuid = i < r->nimages ? r->images[i].uuid : NULL;
 	const char *path = w->sym && uuid ? kp_symbols_find(w->sym, uuid) : NULL;
 	snprintf(m->text, sizeof m->text, "%s", path ? path : "");
+	if (!path && w->sym && uuid) {   /* what the sources said, in the note */
+		char b[1200];
+		where_said(w, uuid, b, sizeof b);
+		set_note(&m->sym, b);
+	}
 	return m;
 }
 
@@ -612,6 +604,7 @@ void kpt_worker_find_dsyms(kpt_app *app, kpt_doc *d)
 		return;
 	d->dsyms_asked = true;
 	d->dsyms = kpt_xcalloc(d->r->nimages, sizeof *d->dsyms);
+	d->dsym_said = kpt_xcalloc(d->r->nimages, sizeof *d->dsym_said);
 	enqueue(app->worker, (wreq){.doc = d, .lo = 0, .hi = d->r->nimages, .visible = true, .images = true});
 }
 
@@ -669,8 +662,11 @@ unsigned kpt_worker_poll(kpt_app *app)
 		if (m->kind == WMSG_PROGRESS) {
 			snprintf(app->work, sizeof app->work, "%s", m->text);
 		} else if (m->kind == WMSG_DSYM) {
-			if (m->doc->dsyms && m->frame < m->doc->r->nimages && !m->doc->dsyms[m->frame])
+			if (m->doc->dsyms && m->frame < m->doc->r->nimages && !m->doc->dsyms[m->frame]) {
 				m->doc->dsyms[m->frame] = kpt_xstrdup(m->text);
+				m->doc->dsym_said[m->frame] = m->sym.note;   /* taken: finish_msg frees the rest */
+				m->sym.note = NULL;
+			}
 		} else if (m->kind == WMSG_DISASM) {
 			m->job->done = true;   /* finish_msg drops the request's reference */
 		} else if (m->kind == WMSG_IDLE) {

@@ -35,8 +35,10 @@ static void print_symbols(FILE *out, kp_symbols *sym, const kp_report *r, const 
 	case KP_SYM_OK:
 		fputs("  ", out);
 		put_sym(out, &res.frames[0]);
-		if (kp_symresult_approximate(&res))
-			fprintf(out, " %s", res.msg);
+		if (kp_symresult_approximate(&res)) {   /* the offset into it, and where the name came from */
+			const char *from = kp_symresult_source_label(&res);
+			fprintf(out, from ? " %s (%s)" : " %s", res.msg, from);
+		}
 		for (size_t k = 1; k < res.nframes; k++) {
 			fputs("\n         inlined into ", out);
 			put_sym(out, &res.frames[k]);

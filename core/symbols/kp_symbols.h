@@ -82,6 +82,10 @@ typedef struct kp_symresult {
 /* True when r's name is only the nearest one (symtab, function starts):
  * r->msg then holds the offset into it, "+0x1c", shown after the name. */
 bool kp_symresult_approximate(const kp_symresult *r);
+/* Where an approximate name came from, as kpbrowse shows it beside the
+ * name: "symbol table", "ipsw map", "function starts"; NULL for a
+ * dSYM's exact answer. */
+const char *kp_symresult_source_label(const kp_symresult *r);
 
 /* Symbolicates frame i of t.  Every frame but the innermost (i > 0) is a
  * return address: its line is looked up at address-1 (x86_64) or address-4

@@ -288,6 +288,17 @@ bool kp_symwhere_map_source(const kp_symwhere *w, const char *file, char *out, s
 	return map_prefix(w->build_source_path, w->source_path, file, out, size);
 }
 
+const char *kp_symresult_source_label(const kp_symresult *r)
+{
+	static const struct { const char *source, *label; } labels[] = {
+		{"symtab", "symbol table"}, {"map", "ipsw map"}, {"function-starts", "function starts"},
+	};
+	for (size_t i = 0; r->source && i < sizeof labels / sizeof labels[0]; i++)
+		if (strcmp(r->source, labels[i].source) == 0)
+			return labels[i].label;
+	return NULL;
+}
+
 void kp_symbols_cancel(kp_symbols *s)
 {
 	kp__symsrc_cancel(s->src);
