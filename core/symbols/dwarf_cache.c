@@ -5,7 +5,7 @@
  * dwarf_lookup.c reads them.  Also the reader of DWARF 5 range lists, which
  * libdwarf is not trusted with. */
 #include "dwarf_priv.h"
-#include "dwarf_rd.h"
+#include "rd.h"
 #include "kp_vec.h"
 
 #include <stdlib.h>
@@ -54,8 +54,8 @@ static bool addrx(const struct kp__dwarf_lists *l, uint64_t idx, uint64_t *out)
 	if (!l->addr || l->addr_base == UINT64_MAX || l->addr_base > l->addr_size ||
 	    idx > (l->addr_size - l->addr_base) / l->asz)
 		return false;
-	struct rd r = {l->addr, l->addr_base + idx * l->asz, l->addr_size, l->little, true};
-	*out = rd_fixed(&r, l->asz);
+	struct kp__rd r = {l->addr, l->addr_base + idx * l->asz, l->addr_size, l->little, true};
+	*out = kp__rd_fixed(&r, l->asz);
 	return r.ok;
 }
 
@@ -64,13 +64,13 @@ static bool addrx(const struct kp__dwarf_lists *l, uint64_t idx, uint64_t *out)
  * fuzz/fuzz_dwarf; tests/hostile/fuzz-dwarf-1), and reads far outside the
  * section when a table's offset array lies.  So libdwarf never sees either
  * section: kpbrowse needs no locations, and reads DWARF 5 range lists itself
- * here, through dwarf_rd.h, checking every offset. */
+ * here, through rd.h, checking every offset. */
 int kp__dwarf_rnglist(const struct kp__dwarf_lists *l, uint64_t val, bool indexed, uint64_t base,
                       struct rngbuf *out)
 {
 	if (!l->rng || (l->asz != 4 && l->asz != 8))
 		return -1;
-	struct rd r = {l->rng, val, l->rng_size, l->little, true};
+	struct kp__rd r = {l->rng, val, l->rng_size, l->little, true};
 	if (indexed) {
 		/* rnglistx: DWARF32 offsets array right after the table header
 		 * (12 bytes: length, version, sizes, offset_entry_count) */
@@ -78,11 +78,11 @@ int kp__dwarf_rnglist(const struct kp__dwarf_lists *l, uint64_t val, bool indexe
 		if (b == UINT64_MAX || b < 12 || b > r.end)
 			return -1;
 		r.pos = b - 4;
-		uint64_t count = rd_fixed(&r, 4);
+		uint64_t count = kp__rd_fixed(&r, 4);
 		if (!r.ok || val >= count || val > (r.end - b) / 4)
 			return -1;
 		r.pos = b + val * 4;
-		uint64_t off = rd_fixed(&r, 4);
+		uint64_t off = kp__rd_fixed(&r, 4);
 		if (!r.ok || off > r.end - b)
 			return -1;
 		r.pos = off + b;
@@ -96,31 +96,31 @@ int kp__dwarf_rnglist(const struct kp__dwarf_lists *l, uint64_t val, bool indexe
 		case 0: /* DW_RLE_end_of_list */
 			return 0;
 		case 1: /* DW_RLE_base_addressx */
-			ok = addrx(l, rd_uleb(&r), &base) && r.ok;
+			ok = addrx(l, kp__rd_uleb(&r), &base) && r.ok;
 			emit = false;
 			break;
 		case 2: /* DW_RLE_startx_endx */
-			ok = addrx(l, rd_uleb(&r), &lo) && r.ok && addrx(l, rd_uleb(&r), &hi) && r.ok;
+			ok = addrx(l, kp__rd_uleb(&r), &lo) && r.ok && addrx(l, kp__rd_uleb(&r), &hi) && r.ok;
 			break;
 		case 3: /* DW_RLE_startx_length */
-			ok = addrx(l, rd_uleb(&r), &lo) && r.ok;
-			hi = lo + rd_uleb(&r);
+			ok = addrx(l, kp__rd_uleb(&r), &lo) && r.ok;
+			hi = lo + kp__rd_uleb(&r);
 			break;
 		case 4: /* DW_RLE_offset_pair */
-			lo = base + rd_uleb(&r);
-			hi = base + rd_uleb(&r);
+			lo = base + kp__rd_uleb(&r);
+			hi = base + kp__rd_uleb(&r);
 			break;
 		case 5: /* DW_RLE_base_address */
-			base = rd_fixed(&r, l->asz);
+			base = kp__rd_fixed(&r, l->asz);
 			emit = false;
 			break;
 		case 6: /* DW_RLE_start_end */
-			lo = rd_fixed(&r, l->asz);
-			hi = rd_fixed(&r, l->asz);
+			lo = kp__rd_fixed(&r, l->asz);
+			hi = kp__rd_fixed(&r, l->asz);
 			break;
 		case 7: /* DW_RLE_start_length */
-			lo = rd_fixed(&r, l->asz);
-			hi = lo + rd_uleb(&r);
+			lo = kp__rd_fixed(&r, l->asz);
+			hi = lo + kp__rd_uleb(&r);
 			break;
 		default:
 			return -1;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_rd.h"
+#include "rd.h"
 #include "kp_vec.h"
 
 #define MAX_DEPTH 256 /* as dwarf.c */
@@ -117,26 +117,26 @@ static void abtab_free(struct kp__abtab *t)
 static bool abtab_parse(const struct kp__dwarf_infosrc *src, struct kp__abtab *t, unsigned asz,
                         unsigned offsz, unsigned refaddr, bool *nomem)
 {
-	struct rd r = {src->abbrev, t->off, src->abbrev_size, src->little, src->abbrev != NULL};
+	struct kp__rd r = {src->abbrev, t->off, src->abbrev_size, src->little, src->abbrev != NULL};
 	size_t capv = 0, caps = 0, nspecs = 0;
 	t->dense = true;
 	if (t->off >= src->abbrev_size)
 		return false;
 	for (;;) {
-		uint64_t code = rd_uleb(&r);
+		uint64_t code = kp__rd_uleb(&r);
 		if (!r.ok)
 			return false;
 		if (code == 0)
 			return true;
 		struct abbrev a = {code, 0, (uint32_t)nspecs, 0, 0, false, false};
-		uint64_t tag = rd_uleb(&r);
-		a.children = rd_fixed(&r, 1) != 0;
+		uint64_t tag = kp__rd_uleb(&r);
+		a.children = kp__rd_fixed(&r, 1) != 0;
 		if (!r.ok || tag > UINT32_MAX)
 			return false;
 		a.tag = (uint32_t)tag;
 		for (;;) {
-			uint64_t at = rd_uleb(&r), form = rd_uleb(&r);
-			int64_t implicit = form == F_implicit_const ? rd_sleb(&r) : 0;
+			uint64_t at = kp__rd_uleb(&r), form = kp__rd_uleb(&r);
+			int64_t implicit = form == F_implicit_const ? kp__rd_sleb(&r) : 0;
 			if (!r.ok || at > 0xffff || form > 0xffff)
 				return false;
 			if (at == 0 && form == 0)
@@ -209,8 +209,8 @@ static bool addrx(const struct unit *u, uint64_t idx, uint64_t *out)
 	if (!s->addr || base == UINT64_MAX || base > s->addr_size || idx > s->addr_size / u->asz ||
 	    s->addr_size - base < (idx + 1) * u->asz)
 		return false;
-	struct rd r = {s->addr, base + idx * u->asz, s->addr_size, s->little, true};
-	*out = rd_fixed(&r, u->asz);
+	struct kp__rd r = {s->addr, base + idx * u->asz, s->addr_size, s->little, true};
+	*out = kp__rd_fixed(&r, u->asz);
 	return r.ok;
 }
 
@@ -222,49 +222,49 @@ static const char *strx(const struct unit *u, uint64_t idx)
 	    idx > s->str_offsets_size / u->offsz ||
 	    s->str_offsets_size - base < (idx + 1) * u->offsz)
 		return NULL;
-	struct rd r = {s->str_offsets, base + idx * u->offsz, s->str_offsets_size, s->little, true};
-	uint64_t off = rd_fixed(&r, u->offsz);
+	struct kp__rd r = {s->str_offsets, base + idx * u->offsz, s->str_offsets_size, s->little, true};
+	uint64_t off = kp__rd_fixed(&r, u->offsz);
 	return r.ok ? sect_cstr(s->str, s->str_size, off) : NULL;
 }
 
 /* Reads one attribute value of form f: numbers and offsets in v->u
  * (references made .debug_info offsets, addrx resolved), strings in v->s.
  * false: out of bounds or a form this reader leaves to libdwarf. */
-static bool read_val(const struct unit *u, struct rd *r, const struct aspec *sp, struct fval *v)
+static bool read_val(const struct unit *u, struct kp__rd *r, const struct aspec *sp, struct fval *v)
 {
 	v->s = NULL;
 	v->u = 0;
 	const struct kp__dwarf_infosrc *s = u->src;
 	switch (sp->form) {
 	case F_addr:
-		v->u = rd_fixed(r, u->asz);
+		v->u = kp__rd_fixed(r, u->asz);
 		break;
 	case F_data1: case F_ref1: case F_flag:
-		v->u = rd_fixed(r, 1);
+		v->u = kp__rd_fixed(r, 1);
 		break;
 	case F_data2: case F_ref2:
-		v->u = rd_fixed(r, 2);
+		v->u = kp__rd_fixed(r, 2);
 		break;
 	case F_data4: case F_ref4:
-		v->u = rd_fixed(r, 4);
+		v->u = kp__rd_fixed(r, 4);
 		break;
 	case F_data8: case F_ref8: case F_ref_sig8:
-		v->u = rd_fixed(r, 8);
+		v->u = kp__rd_fixed(r, 8);
 		break;
 	case F_data16:
-		rd_skip(r, 16);
+		kp__rd_skip(r, 16);
 		break;
 	case F_udata: case F_ref_udata: case F_loclistx: case F_rnglistx:
-		v->u = rd_uleb(r);
+		v->u = kp__rd_uleb(r);
 		break;
 	case F_sdata:
-		v->u = (uint64_t)rd_sleb(r);
+		v->u = (uint64_t)kp__rd_sleb(r);
 		break;
 	case F_sec_offset:
-		v->u = rd_fixed(r, u->offsz);
+		v->u = kp__rd_fixed(r, u->offsz);
 		break;
 	case F_ref_addr:
-		v->u = rd_fixed(r, u->version == 2 ? u->asz : u->offsz);
+		v->u = kp__rd_fixed(r, u->version == 2 ? u->asz : u->offsz);
 		break;
 	case F_flag_present:
 		v->u = 1;
@@ -273,43 +273,43 @@ static bool read_val(const struct unit *u, struct rd *r, const struct aspec *sp,
 		v->u = (uint64_t)sp->implicit;
 		break;
 	case F_string:
-		v->s = rd_cstr(r);
+		v->s = kp__rd_cstr(r);
 		break;
 	case F_strp:
-		if (!(v->s = sect_cstr(s->str, s->str_size, rd_fixed(r, u->offsz))))
+		if (!(v->s = sect_cstr(s->str, s->str_size, kp__rd_fixed(r, u->offsz))))
 			return false;
 		break;
 	case F_line_strp:
-		if (!(v->s = sect_cstr(s->line_str, s->line_str_size, rd_fixed(r, u->offsz))))
+		if (!(v->s = sect_cstr(s->line_str, s->line_str_size, kp__rd_fixed(r, u->offsz))))
 			return false;
 		break;
 	case F_strx: case F_strx1: case F_strx2: case F_strx3: case F_strx4: {
-		uint64_t idx = sp->form == F_strx ? rd_uleb(r)
-		               : rd_fixed(r, sp->form == F_strx3 ? 3 : sp->form == F_strx4 ? 4
+		uint64_t idx = sp->form == F_strx ? kp__rd_uleb(r)
+		               : kp__rd_fixed(r, sp->form == F_strx3 ? 3 : sp->form == F_strx4 ? 4
 		                                                     : sp->form - F_strx1 + 1);
 		if (!r->ok || !(v->s = strx(u, idx)))
 			return false;
 		break;
 	}
 	case F_addrx: case F_addrx1: case F_addrx2: case F_addrx3: case F_addrx4: {
-		uint64_t idx = sp->form == F_addrx ? rd_uleb(r)
-		               : rd_fixed(r, sp->form == F_addrx3 ? 3 : sp->form == F_addrx4 ? 4
+		uint64_t idx = sp->form == F_addrx ? kp__rd_uleb(r)
+		               : kp__rd_fixed(r, sp->form == F_addrx3 ? 3 : sp->form == F_addrx4 ? 4
 		                                                     : sp->form - F_addrx1 + 1);
 		if (!r->ok || !addrx(u, idx, &v->u))
 			return false;
 		break;
 	}
 	case F_block1:
-		rd_skip(r, rd_fixed(r, 1));
+		kp__rd_skip(r, kp__rd_fixed(r, 1));
 		break;
 	case F_block2:
-		rd_skip(r, rd_fixed(r, 2));
+		kp__rd_skip(r, kp__rd_fixed(r, 2));
 		break;
 	case F_block4:
-		rd_skip(r, rd_fixed(r, 4));
+		kp__rd_skip(r, kp__rd_fixed(r, 4));
 		break;
 	case F_block: case F_exprloc:
-		rd_skip(r, rd_uleb(r));
+		kp__rd_skip(r, kp__rd_uleb(r));
 		break;
 	default:
 		return false;
@@ -317,23 +317,23 @@ static bool read_val(const struct unit *u, struct rd *r, const struct aspec *sp,
 	return r->ok;
 }
 
-static bool skip_val(const struct unit *u, struct rd *r, const struct aspec *sp)
+static bool skip_val(const struct unit *u, struct kp__rd *r, const struct aspec *sp)
 {
 	switch (sp->form) {
 	case F_strx: case F_addrx: case F_udata: case F_ref_udata: case F_loclistx:
 	case F_rnglistx: case F_sdata:
-		rd_uleb(r); /* an sleb has the same length */
+		kp__rd_uleb(r); /* an sleb has the same length */
 		return r->ok;
 	case F_string:
-		return rd_cstr(r) != NULL;
+		return kp__rd_cstr(r) != NULL;
 	case F_strp: case F_line_strp:
-		rd_skip(r, u->offsz);
+		kp__rd_skip(r, u->offsz);
 		return r->ok;
 	case F_strx1: case F_strx2: case F_strx3: case F_strx4:
-		rd_skip(r, sp->form == F_strx3 ? 3 : sp->form == F_strx4 ? 4 : sp->form - F_strx1 + 1);
+		kp__rd_skip(r, sp->form == F_strx3 ? 3 : sp->form == F_strx4 ? 4 : sp->form - F_strx1 + 1);
 		return r->ok;
 	case F_addrx1: case F_addrx2: case F_addrx3: case F_addrx4:
-		rd_skip(r, sp->form == F_addrx3 ? 3 : sp->form == F_addrx4 ? 4 : sp->form - F_addrx1 + 1);
+		kp__rd_skip(r, sp->form == F_addrx3 ? 3 : sp->form == F_addrx4 ? 4 : sp->form - F_addrx1 + 1);
 		return r->ok;
 	default: {
 		struct fval v;
@@ -358,7 +358,7 @@ static bool is_local_ref(unsigned f)
 }
 
 /* dwarf.c's read_attrs for the DIE whose attributes start at r. */
-static bool read_attrs(const struct unit *u, struct rd *r, const struct abbrev *ab,
+static bool read_attrs(const struct unit *u, struct kp__rd *r, const struct abbrev *ab,
                        struct dieattrs *a)
 {
 	memset(a, 0, sizeof *a);
@@ -454,10 +454,10 @@ static bool read_attrs(const struct unit *u, struct rd *r, const struct abbrev *
 	return true;
 }
 
-static bool skip_attrs(const struct unit *u, struct rd *r, const struct abbrev *ab)
+static bool skip_attrs(const struct unit *u, struct kp__rd *r, const struct abbrev *ab)
 {
 	if (ab->fixed >= 0) {
-		rd_skip(r, (uint64_t)ab->fixed);
+		kp__rd_skip(r, (uint64_t)ab->fixed);
 		return r->ok;
 	}
 	const struct aspec *sp = specs_of(u->ab, ab);
@@ -516,27 +516,27 @@ static int unit_open(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *
 		return 0;
 	if (cu->ustate == 0) {
 		cu->ustate = -1;
-		struct rd r = {src->info, cu->hdr_off, src->info_size, src->little, src->info != NULL};
-		uint64_t len = rd_fixed(&r, 4);
+		struct kp__rd r = {src->info, cu->hdr_off, src->info_size, src->little, src->info != NULL};
+		uint64_t len = kp__rd_fixed(&r, 4);
 		unsigned offsz = 4;
 		if (len == 0xffffffff) {
-			len = rd_fixed(&r, 8);
+			len = kp__rd_fixed(&r, 8);
 			offsz = 8;
 		}
 		if (!r.ok || len > r.end - r.pos)
 			return 0;
 		cu->uend = r.pos + len;
 		r.end = cu->uend;
-		unsigned ver = (unsigned)rd_fixed(&r, 2);
+		unsigned ver = (unsigned)kp__rd_fixed(&r, 2);
 		uint64_t abbr = 0;
 		unsigned asz = 0;
 		if (ver >= 2 && ver <= 4) {
-			abbr = rd_fixed(&r, offsz);
-			asz = (unsigned)rd_fixed(&r, 1);
+			abbr = kp__rd_fixed(&r, offsz);
+			asz = (unsigned)kp__rd_fixed(&r, 1);
 		} else if (ver == 5) {
-			unsigned ut = (unsigned)rd_fixed(&r, 1);
-			asz = (unsigned)rd_fixed(&r, 1);
-			abbr = rd_fixed(&r, offsz);
+			unsigned ut = (unsigned)kp__rd_fixed(&r, 1);
+			asz = (unsigned)kp__rd_fixed(&r, 1);
+			abbr = kp__rd_fixed(&r, offsz);
 			if (ut != 1 && ut != 3) /* DW_UT_compile, DW_UT_partial */
 				return 0;
 		} else {
@@ -554,7 +554,7 @@ static int unit_open(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *
 		u->ab = &c->abtabs[cu->abtab];
 		u->asz = asz;
 		u->offsz = offsz;
-		const struct abbrev *ab = abbrev_find(u->ab, rd_uleb(&r));
+		const struct abbrev *ab = abbrev_find(u->ab, kp__rd_uleb(&r));
 		if (!r.ok || !ab)
 			return 0;
 		const struct aspec *sp = specs_of(u->ab, ab);
@@ -583,9 +583,9 @@ static int unit_open(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *
 
 /* The abbreviation of the DIE at r (NULL with *null set for a null entry);
  * NULL alone when the code is unknown or the read fails. */
-static const struct abbrev *die_head(const struct unit *u, struct rd *r, bool *null)
+static const struct abbrev *die_head(const struct unit *u, struct kp__rd *r, bool *null)
 {
-	uint64_t code = rd_uleb(r);
+	uint64_t code = kp__rd_uleb(r);
 	*null = r->ok && code == 0;
 	return r->ok && code ? abbrev_find(u->ab, code) : NULL;
 }
@@ -599,10 +599,10 @@ static int ranges_v4(const struct unit *u, uint64_t off, uint64_t base, struct r
 	const struct kp__dwarf_infosrc *s = u->src;
 	if (!s->ranges || off >= s->ranges_size)
 		return 0;
-	struct rd r = {s->ranges, off, s->ranges_size, s->little, true};
+	struct kp__rd r = {s->ranges, off, s->ranges_size, s->little, true};
 	uint64_t max = u->asz == 8 ? UINT64_MAX : 0xffffffffu;
 	for (;;) {
-		uint64_t a = rd_fixed(&r, u->asz), b = rd_fixed(&r, u->asz);
+		uint64_t a = kp__rd_fixed(&r, u->asz), b = kp__rd_fixed(&r, u->asz);
 		if (!r.ok)
 			return 0;
 		if (a == 0 && b == 0)
@@ -626,9 +626,9 @@ struct walk {
 	int res;         /* 1 fine, 0 left to libdwarf, -2 out of memory */
 };
 
-static void walk_children(struct walk *w, struct rd *r, bool children, int32_t parent, int depth);
+static void walk_children(struct walk *w, struct kp__rd *r, bool children, int32_t parent, int depth);
 
-static bool skip_subtree(struct walk *w, struct rd *r)
+static bool skip_subtree(struct walk *w, struct kp__rd *r)
 {
 	for (size_t depth = 1; depth;) {
 		bool null;
@@ -666,7 +666,7 @@ static int ranges_of(struct walk *w, const struct dieattrs *a)
 }
 
 /* dwarf.c's visit() for the DIE at off whose attributes start at r. */
-static void visit(struct walk *w, struct rd *r, const struct abbrev *ab, uint64_t off,
+static void visit(struct walk *w, struct kp__rd *r, const struct abbrev *ab, uint64_t off,
                   int32_t parent, int depth)
 {
 	if (ab->sibling) {
@@ -728,7 +728,7 @@ static void visit(struct walk *w, struct rd *r, const struct abbrev *ab, uint64_
 		w->res = 0;
 }
 
-static void walk_children(struct walk *w, struct rd *r, bool children, int32_t parent, int depth)
+static void walk_children(struct walk *w, struct kp__rd *r, bool children, int32_t parent, int depth)
 {
 	if (depth > MAX_DEPTH) {
 		w->res = 0;
@@ -761,7 +761,7 @@ int kp__dwarf_func_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf
 		return ur;
 	if (fn->die_off < cu->die_off || fn->die_off >= cu->uend)
 		return 0;
-	struct rd r = {src->info, fn->die_off, cu->uend, src->little, true};
+	struct kp__rd r = {src->info, fn->die_off, cu->uend, src->little, true};
 	bool null;
 	const struct abbrev *ab = die_head(&w.u, &r, &null);
 	if (!ab)
@@ -783,7 +783,7 @@ int kp__dwarf_cu_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_i
 	int ur = unit_open(c, src, cu, &w.u);
 	if (ur != 1)
 		return ur;
-	struct rd r = {src->info, cu->die_off, cu->uend, src->little, true};
+	struct kp__rd r = {src->info, cu->die_off, cu->uend, src->little, true};
 	bool null;
 	const struct abbrev *ab = die_head(&w.u, &r, &null);
 	struct dieattrs a;
@@ -816,7 +816,7 @@ int kp__dwarf_die_attrs_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_i
 		return ur;
 	if (off < cu->die_off || off >= cu->uend)
 		return 0;
-	struct rd r = {src->info, off, cu->uend, src->little, true};
+	struct kp__rd r = {src->info, off, cu->uend, src->little, true};
 	bool null;
 	const struct abbrev *ab = die_head(&u, &r, &null);
 	return ab && read_attrs(&u, &r, ab, a) ? 1 : 0;

@@ -1,21 +1,22 @@
-/* dwarf_rd.h: the bounds-checked byte reader of kp_dwarf's own DWARF
- * readers (dwarf_line.c: .debug_line; dwarf_die.c: .debug_info and
- * .debug_abbrev).  A read past end clears ok and yields 0 or NULL; every
- * later read then fails too, so a caller checks ok once after a run of reads. */
-#ifndef KP_DWARF_RD_H
-#define KP_DWARF_RD_H
+/* rd.h: the one bounds-checked byte and LEB128 reader of kpsymfile's own
+ * decoders (dwarf_line.c: .debug_line; dwarf_die.c: .debug_info and
+ * .debug_abbrev; dwarf_cache.c: range lists).  A read
+ * past end clears ok and yields 0 or NULL; every later read then fails too,
+ * so a caller checks ok once after a run of reads. */
+#ifndef KP_RD_H
+#define KP_RD_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
-struct rd {
+struct kp__rd {
 	const unsigned char *p;
 	uint64_t pos, end;
 	bool little, ok;
 };
 
-static inline uint64_t rd_fixed(struct rd *r, unsigned n)
+static inline uint64_t kp__rd_fixed(struct kp__rd *r, unsigned n)
 {
 	if (!r->ok || r->end - r->pos < n) {
 		r->ok = false;
@@ -29,7 +30,7 @@ static inline uint64_t rd_fixed(struct rd *r, unsigned n)
 	return v;
 }
 
-static inline uint64_t rd_uleb(struct rd *r)
+static inline uint64_t kp__rd_uleb(struct kp__rd *r)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -45,7 +46,7 @@ static inline uint64_t rd_uleb(struct rd *r)
 	return 0;
 }
 
-static inline int64_t rd_sleb(struct rd *r)
+static inline int64_t kp__rd_sleb(struct kp__rd *r)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -64,7 +65,7 @@ static inline int64_t rd_sleb(struct rd *r)
 	return 0;
 }
 
-static inline void rd_skip(struct rd *r, uint64_t n)
+static inline void kp__rd_skip(struct kp__rd *r, uint64_t n)
 {
 	if (!r->ok || r->end - r->pos < n)
 		r->ok = false;
@@ -73,7 +74,7 @@ static inline void rd_skip(struct rd *r, uint64_t n)
 }
 
 /* A NUL-terminated string in [pos, end) of r, or NULL (r->ok cleared). */
-static inline const char *rd_cstr(struct rd *r)
+static inline const char *kp__rd_cstr(struct kp__rd *r)
 {
 	if (!r->ok || r->pos >= r->end) {
 		r->ok = false;
@@ -89,7 +90,8 @@ static inline const char *rd_cstr(struct rd *r)
 	return (const char *)s;
 }
 
-static inline const char *sect_str(const unsigned char *sec, uint64_t size, uint64_t off)
+/* The NUL-terminated string at off of a section (sec may be NULL), or NULL. */
+static inline const char *kp__rd_str_at(const unsigned char *sec, uint64_t size, uint64_t off)
 {
 	if (!sec || off >= size || !memchr(sec + off, 0, (size_t)(size - off)))
 		return NULL;
