@@ -1,8 +1,8 @@
 /* rd.h: the one bounds-checked byte and LEB128 reader of kpsymfile's own
  * decoders (dwarf_line.c: .debug_line; dwarf_die.c: .debug_info and
- * .debug_abbrev; dwarf_cache.c: range lists).  A read
- * past end clears ok and yields 0 or NULL; every later read then fails too,
- * so a caller checks ok once after a run of reads. */
+ * .debug_abbrev; dwarf_cache.c: range lists; symcache_read.c: cache blocks).
+ * A read past end clears ok and yields 0 or NULL; every later read then
+ * fails too, so a caller checks ok once after a run of reads. */
 #ifndef KP_RD_H
 #define KP_RD_H
 
