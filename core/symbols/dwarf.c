@@ -1220,6 +1220,7 @@ void kp_dwarf_close(kp_dwarf **pd)
 	kp_dwarf *d = *pd;
 	if (d->dbg)
 		kp_ldw_object_finish(d->dbg);
+	kp__dwarf_die_free(&d->c);
 	kp__dwarf_cache_free(&d->c);
 	free(d);
 	*pd = NULL;

@@ -616,5 +616,4 @@ void kp__dwarf_cache_free(struct kp__dwarf_cache *d)
 	free(d->strtab);
 	free(d->names);
 	free(d->syms_names);
-	kp__dwarf_die_free(d);
 }

@@ -238,12 +238,17 @@ void kp__dwarf_sort_seqs(struct cu *cu);
  * err set. */
 kp_status kp__dwarf_func_done(struct func *fn, kp_status st, kp_error *err);
 kp_status kp__dwarf_cu_done(struct cu *cu, kp_status st, kp_error *err);
+/* Clears what a failed fast decode left in cu or fn. */
+void kp__dwarf_cu_reset(struct cu *cu);
+void kp__dwarf_func_reset(struct func *fn);
 void kp__dwarf_sort_u64(uint64_t *v, size_t n);
 bool kp__dwarf_has_u64(const uint64_t *sorted, size_t n, uint64_t key);
 /* Adds aranges to raw (for the CUs that exist) and builds d->ar from raw. */
 kp_status kp__dwarf_build_index(struct kp__dwarf_cache *d, const struct aarange *aa,
                                 size_t naa, struct arange **raw, size_t *nraw,
                                 size_t *capraw);
+/* Frees what the cache holds but dwarf_die.c's abbreviation tables
+ * (kp__dwarf_die_free): dwarf_cache.c calls nothing above it. */
 void kp__dwarf_cache_free(struct kp__dwarf_cache *d);
 
 /* ---- dwarf_line.c ---------------------------------------------------------- */
@@ -290,10 +295,7 @@ int kp__dwarf_func_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf
 /* The attributes of the DIE at .debug_info offset off (for names). */
 int kp__dwarf_die_attrs_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,
                              uint64_t off, struct dieattrs *a);
-/* Frees the abbreviation tables (kp__dwarf_cache_free calls it). */
+/* Frees the abbreviation tables (before kp__dwarf_cache_free). */
 void kp__dwarf_die_free(struct kp__dwarf_cache *c);
-/* Clears what a failed fast decode left in cu (dwarf_cache.c). */
-void kp__dwarf_cu_reset(struct cu *cu);
-void kp__dwarf_func_reset(struct func *fn);
 
 #endif
