@@ -671,9 +671,7 @@ static void decode_lines(dctx *c, Dwarf_Die cudie, const struct dieattrs *ca)
 	}
 	kp_sb pb = {0};
 
-	/* File table, named the way llvm's getFileNameByIndex(AbsoluteFilePath)
-	 * does: absolute names as they are; else comp_dir (unless the include
-	 * dir is absolute, or DWARF 5 dir 0), include dir, name. */
+	/* File table, named by kp__dwarf_file_name as dwarf_line.c names it. */
 	Dwarf_Signed base = 0, count = 0, end = 0;
 	if ((r = dwarf_srclines_files_indexes(ctx, &base, &count, &end, &e)) != DW_DLV_OK) {
 		ldw_fail(c, &e, r);
@@ -716,32 +714,20 @@ static void decode_lines(dctx *c, Dwarf_Die cudie, const struct dieattrs *ca)
 		}
 		if (!name)
 			continue;
-		pb.n = 0;
-		if (kp__dwarf_path_is_abs(name)) {
-			if (!kp__dwarf_pb_append(&pb, name))
-				goto nomem;
-		} else {
-			bool have_dir = lver >= 5 ? (Dwarf_Signed)diridx < ndirs
-			                          : diridx > 0 && (Dwarf_Signed)diridx <= ndirs;
-			if (have_dir) {
-				Dwarf_Signed di = lver >= 5 ? (Dwarf_Signed)diridx + dir_bias
-				                            : (Dwarf_Signed)diridx;
-				if (dwarf_srclines_include_dir_data(ctx, di, &dir, &e) != DW_DLV_OK) {
-					if (e)
-						dwarf_dealloc_error(d->dbg, e);
-					e = NULL;
-					dir = NULL;
-				}
+		bool have_dir = lver >= 5 ? (Dwarf_Signed)diridx < ndirs
+		                          : diridx > 0 && (Dwarf_Signed)diridx <= ndirs;
+		if (have_dir) {
+			Dwarf_Signed di = lver >= 5 ? (Dwarf_Signed)diridx + dir_bias
+			                            : (Dwarf_Signed)diridx;
+			if (dwarf_srclines_include_dir_data(ctx, di, &dir, &e) != DW_DLV_OK) {
+				if (e)
+					dwarf_dealloc_error(d->dbg, e);
+				e = NULL;
+				dir = NULL;
 			}
-			if ((lver < 5 || diridx != 0) && cu->comp_dir && *cu->comp_dir &&
-			    !kp__dwarf_path_is_abs(dir) && !kp__dwarf_pb_append(&pb, cu->comp_dir))
-				goto nomem;
-			if (!kp__dwarf_pb_append(&pb, dir) || !kp__dwarf_pb_append(&pb, name))
-				goto nomem;
 		}
-		if (pb.n == 0)
-			continue;
-		if (!(cu->files[i - base] = kp__dwarf_intern_n(&d->c, pb.s, pb.n)))
+		if (!kp__dwarf_file_name(&d->c, &pb, cu->comp_dir, lver >= 5, name, dir, diridx,
+		                         &cu->files[i - base]))
 			goto nomem;
 	}
 

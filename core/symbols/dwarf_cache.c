@@ -302,7 +302,9 @@ bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub)
 
 /* ---- paths ----------------------------------------------------------------- */
 
-bool kp__dwarf_pb_append(kp_sb *p, const char *part)
+/* Path join with llvm::sys::path::append's rules: empty parts are skipped,
+ * one '/' between parts, none added after a trailing separator. */
+static bool pb_append(kp_sb *p, const char *part)
 {
 	if (!part || !*part)
 		return true;
@@ -315,7 +317,7 @@ bool kp__dwarf_pb_append(kp_sb *p, const char *part)
 	return kp_sb_add(p, part, strlen(part));
 }
 
-bool kp__dwarf_path_is_abs(const char *s)
+static bool path_is_abs(const char *s)
 {
 	if (!s || !*s)
 		return false;
@@ -326,6 +328,24 @@ bool kp__dwarf_path_is_abs(const char *s)
 	    (s[2] == '\\' || s[2] == '/'))
 		return true;
 	return s[0] == '\\' && s[1] == '\\';
+}
+
+bool kp__dwarf_file_name(struct kp__dwarf_cache *d, kp_sb *pb, const char *comp_dir, bool v5,
+                         const char *name, const char *dir, uint64_t diridx, const char **out)
+{
+	*out = NULL;
+	pb->n = 0;
+	if (path_is_abs(name)) {
+		if (!pb_append(pb, name))
+			return false;
+	} else {
+		if ((!v5 || diridx != 0) && comp_dir && *comp_dir && !path_is_abs(dir) &&
+		    !pb_append(pb, comp_dir))
+			return false;
+		if (!pb_append(pb, dir) || !pb_append(pb, name))
+			return false;
+	}
+	return pb->n == 0 || (*out = kp__dwarf_intern_n(d, pb->s, pb->n)) != NULL;
 }
 
 /* ---- the decoded CU ---------------------------------------------------------- */

@@ -252,7 +252,7 @@ int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_lines
 	if (!r.ok)
 		return 0;
 
-	/* Directories and files, named as decode_lines names them. */
+	/* Directories and files, named by kp__dwarf_file_name. */
 	struct ent *dirs = NULL, *files = NULL;
 	uint64_t ndirs = 0, nfiles = 0;
 	const char **names = NULL;
@@ -314,22 +314,10 @@ int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_lines
 		uint64_t diridx = files[i].dir;
 		if (!name)
 			continue;
-		pb.n = 0;
-		if (kp__dwarf_path_is_abs(name)) {
-			if (!kp__dwarf_pb_append(&pb, name))
-				goto nomem_names;
-		} else {
-			if (h.version >= 5 ? diridx < ndirs : diridx > 0 && diridx <= ndirs)
-				dir = dirs[h.version >= 5 ? diridx : diridx - 1].name;
-			if ((h.version < 5 || diridx != 0) && cu->comp_dir && *cu->comp_dir &&
-			    !kp__dwarf_path_is_abs(dir) && !kp__dwarf_pb_append(&pb, cu->comp_dir))
-				goto nomem_names;
-			if (!kp__dwarf_pb_append(&pb, dir) || !kp__dwarf_pb_append(&pb, name))
-				goto nomem_names;
-		}
-		if (pb.n == 0)
-			continue;
-		if (!(names[i] = kp__dwarf_intern_n(c, pb.s, pb.n)))
+		if (h.version >= 5 ? diridx < ndirs : diridx > 0 && diridx <= ndirs)
+			dir = dirs[h.version >= 5 ? diridx : diridx - 1].name;
+		if (!kp__dwarf_file_name(c, &pb, cu->comp_dir, h.version >= 5, name, dir, diridx,
+		                         &names[i]))
 			goto nomem_names;
 	}
 	free(pb.s);

@@ -213,10 +213,14 @@ const char *kp__dwarf_name_from_raw(struct kp__dwarf_cache *d, const char *raw);
 /* The slot for off (off UINT64_MAX when empty); NULL when out of memory. */
 struct nameent *kp__dwarf_name_slot(struct kp__dwarf_cache *d, uint64_t off);
 bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi);
-/* Path join with llvm::sys::path::append's rules: empty parts are skipped,
- * one '/' between parts, none added after a trailing separator. */
-bool kp__dwarf_pb_append(kp_sb *p, const char *part);
-bool kp__dwarf_path_is_abs(const char *s);
+/* The name of a line-table file entry (name, not NULL; its include
+ * directory dir, NULL when none, at index diridx), as llvm's
+ * getFileNameByIndex(AbsoluteFilePath) gives it: name as it is when
+ * absolute; else comp_dir (unless dir is absolute, or it is DWARF 5's
+ * directory 0), dir, name.  Interned into *out, NULL when that comes out
+ * empty; pb is scratch.  false: out of memory. */
+bool kp__dwarf_file_name(struct kp__dwarf_cache *d, kp_sb *pb, const char *comp_dir, bool v5,
+                         const char *name, const char *dir, uint64_t diridx, const char **out);
 int32_t kp__dwarf_amap_find(struct amapv *m, uint64_t addr);
 bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub);
 /* Indexing: a concrete subprogram with ranges rb (none: not indexed). */
