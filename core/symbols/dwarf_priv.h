@@ -30,6 +30,8 @@ struct sect {
  * KP__DWARF_NSECT + 1.  Never .debug_rnglists or .debug_loclists. */
 unsigned kp__dwarf_sections(const kp_macho_slice *slice, struct sect *out, bool *have_info);
 
+/* ---- dwarf_ranges.c: DWARF 5 range lists and .debug_addr ------------------ */
+
 /* What reading a DWARF 5 range list of one unit needs: the sections (NULL
  * when absent) and the unit's DW_AT_rnglists_base and DW_AT_addr_base
  * (UINT64_MAX when absent); asz is the address size. */
