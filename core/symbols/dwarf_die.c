@@ -195,23 +195,10 @@ struct fval {
 	const char *s;
 };
 
-static const char *sect_cstr(const unsigned char *sec, uint64_t size, uint64_t off)
-{
-	if (!sec || off >= size || !memchr(sec + off, 0, (size_t)(size - off)))
-		return NULL;
-	return (const char *)sec + off;
-}
-
 static bool addrx(const struct unit *u, uint64_t idx, uint64_t *out)
 {
 	const struct kp__dwarf_infosrc *s = u->src;
-	uint64_t base = u->cu->u_addr_base;
-	if (!s->addr || base == UINT64_MAX || base > s->addr_size || idx > s->addr_size / u->asz ||
-	    s->addr_size - base < (idx + 1) * u->asz)
-		return false;
-	struct kp__rd r = {s->addr, base + idx * u->asz, s->addr_size, s->little, true};
-	*out = kp__rd_fixed(&r, u->asz);
-	return r.ok;
+	return kp__dwarf_addrx(s->addr, s->addr_size, u->cu->u_addr_base, u->asz, s->little, idx, out);
 }
 
 static const char *strx(const struct unit *u, uint64_t idx)
@@ -224,7 +211,7 @@ static const char *strx(const struct unit *u, uint64_t idx)
 		return NULL;
 	struct kp__rd r = {s->str_offsets, base + idx * u->offsz, s->str_offsets_size, s->little, true};
 	uint64_t off = kp__rd_fixed(&r, u->offsz);
-	return r.ok ? sect_cstr(s->str, s->str_size, off) : NULL;
+	return r.ok ? kp__rd_str_at(s->str, s->str_size, off) : NULL;
 }
 
 /* Reads one attribute value of form f: numbers and offsets in v->u
@@ -276,11 +263,11 @@ static bool read_val(const struct unit *u, struct kp__rd *r, const struct aspec 
 		v->s = kp__rd_cstr(r);
 		break;
 	case F_strp:
-		if (!(v->s = sect_cstr(s->str, s->str_size, kp__rd_fixed(r, u->offsz))))
+		if (!(v->s = kp__rd_str_at(s->str, s->str_size, kp__rd_fixed(r, u->offsz))))
 			return false;
 		break;
 	case F_line_strp:
-		if (!(v->s = sect_cstr(s->line_str, s->line_str_size, kp__rd_fixed(r, u->offsz))))
+		if (!(v->s = kp__rd_str_at(s->line_str, s->line_str_size, kp__rd_fixed(r, u->offsz))))
 			return false;
 		break;
 	case F_strx: case F_strx1: case F_strx2: case F_strx3: case F_strx4: {
@@ -590,32 +577,6 @@ static const struct abbrev *die_head(const struct unit *u, struct kp__rd *r, boo
 	return r->ok && code ? abbrev_find(u->ab, code) : NULL;
 }
 
-/* ---- ranges --------------------------------------------------------------------- */
-
-/* DWARF <= 4 .debug_ranges at off: what dwarf_get_ranges_b hands dwarf.c's
- * die_ranges, read to its end-of-list entry. */
-static int ranges_v4(const struct unit *u, uint64_t off, uint64_t base, struct rngbuf *out)
-{
-	const struct kp__dwarf_infosrc *s = u->src;
-	if (!s->ranges || off >= s->ranges_size)
-		return 0;
-	struct kp__rd r = {s->ranges, off, s->ranges_size, s->little, true};
-	uint64_t max = u->asz == 8 ? UINT64_MAX : 0xffffffffu;
-	for (;;) {
-		uint64_t a = kp__rd_fixed(&r, u->asz), b = kp__rd_fixed(&r, u->asz);
-		if (!r.ok)
-			return 0;
-		if (a == 0 && b == 0)
-			return 1;
-		if (a == max) {
-			base = b;
-			continue;
-		}
-		if (!kp__dwarf_rng_push(out, a + base, b + base))
-			return -2;
-	}
-}
-
 /* ---- the walks ------------------------------------------------------------------ */
 
 struct walk {
@@ -656,7 +617,8 @@ static int ranges_of(struct walk *w, const struct dieattrs *a)
 	if (!a->has_ranges)
 		return 1;
 	if (w->u.version < 5 && a->ranges_form != F_rnglistx)
-		return ranges_v4(&w->u, a->ranges_off, cu->base, &w->rb);
+		return kp__dwarf_ranges_v4(w->u.src->ranges, w->u.src->ranges_size, w->u.src->little,
+		                           w->u.asz, a->ranges_off, cu->base, &w->rb);
 	struct kp__dwarf_lists l = *w->lists;
 	l.rnglists_base = cu->rnglists_base;
 	l.addr_base = cu->addr_base;

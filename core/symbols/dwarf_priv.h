@@ -42,7 +42,19 @@ struct kp__dwarf_lists {
 	bool little;
 };
 
+/* Entry idx of a .debug_addr (addr, size; addr NULL when absent) from a
+ * unit's DW_AT_addr_base (UINT64_MAX when absent), entries of asz (4 or 8)
+ * bytes; false when any of that is missing or out of bounds. */
+bool kp__dwarf_addrx(const unsigned char *addr, uint64_t size, uint64_t base, unsigned asz,
+                     bool little, uint64_t idx, uint64_t *out);
+
 struct rngbuf;
+/* DWARF <= 4: the .debug_ranges list (sec, size) at off, read to its
+ * end-of-list entry, appended to out relative to base (what libdwarf's
+ * dwarf_get_ranges_b gives dwarf.c's die_ranges).  1 done, 0 absent or
+ * malformed (the caller leaves the DIE to libdwarf), -2 out of memory. */
+int kp__dwarf_ranges_v4(const unsigned char *sec, uint64_t size, bool little, unsigned asz,
+                        uint64_t off, uint64_t base, struct rngbuf *out);
 /* Appends the ranges of the list at val (DW_FORM_sec_offset: an offset in
  * .debug_rnglists; indexed, DW_FORM_rnglistx: an index into the unit's
  * offsets array) to out, offset pairs relative to base.  0 when read to

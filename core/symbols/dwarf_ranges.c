@@ -1,20 +1,25 @@
 /* dwarf_ranges.c: the address ranges of a DIE that kp_dwarf reads itself:
- * DWARF 5 range lists (.debug_rnglists) and the .debug_addr entries they and
- * the addrx forms name.  Every read is bounds-checked (rd.h). */
+ * DWARF 5 range lists (.debug_rnglists), DWARF 4 ones (.debug_ranges) and
+ * the .debug_addr entries that range lists and the addrx forms name.  Every
+ * read is bounds-checked (rd.h). */
 #include "dwarf_priv.h"
 #include "rd.h"
 
 /* ---- DWARF 5 range lists ------------------------------------------------- */
 
-/* Entry idx of .debug_addr from the unit's DW_AT_addr_base. */
+bool kp__dwarf_addrx(const unsigned char *addr, uint64_t size, uint64_t base, unsigned asz,
+                     bool little, uint64_t idx, uint64_t *out)
+{
+	if (!addr || base == UINT64_MAX || base > size || idx > (size - base) / asz)
+		return false;
+	struct kp__rd r = {addr, base + idx * asz, size, little, true};
+	*out = kp__rd_fixed(&r, asz);
+	return r.ok;
+}
+
 static bool addrx(const struct kp__dwarf_lists *l, uint64_t idx, uint64_t *out)
 {
-	if (!l->addr || l->addr_base == UINT64_MAX || l->addr_base > l->addr_size ||
-	    idx > (l->addr_size - l->addr_base) / l->asz)
-		return false;
-	struct kp__rd r = {l->addr, l->addr_base + idx * l->asz, l->addr_size, l->little, true};
-	*out = kp__rd_fixed(&r, l->asz);
-	return r.ok;
+	return kp__dwarf_addrx(l->addr, l->addr_size, l->addr_base, l->asz, l->little, idx, out);
 }
 
 /* libdwarf 20210528 frees its table array twice when a .debug_rnglists (or
@@ -86,6 +91,28 @@ int kp__dwarf_rnglist(const struct kp__dwarf_lists *l, uint64_t val, bool indexe
 		if (!ok || !r.ok)
 			return -1;
 		if (emit && !kp__dwarf_rng_push(out, lo, hi))
+			return -2;
+	}
+}
+
+int kp__dwarf_ranges_v4(const unsigned char *sec, uint64_t size, bool little, unsigned asz,
+                        uint64_t off, uint64_t base, struct rngbuf *out)
+{
+	if (!sec || off >= size)
+		return 0;
+	struct kp__rd r = {sec, off, size, little, true};
+	uint64_t max = asz == 8 ? UINT64_MAX : 0xffffffffu;
+	for (;;) {
+		uint64_t a = kp__rd_fixed(&r, asz), b = kp__rd_fixed(&r, asz);
+		if (!r.ok)
+			return 0;
+		if (a == 0 && b == 0)
+			return 1;
+		if (a == max) {
+			base = b;
+			continue;
+		}
+		if (!kp__dwarf_rng_push(out, a + base, b + base))
 			return -2;
 	}
 }
