@@ -20,14 +20,6 @@
 #include "rd.h"
 #include "kp_vec.h"
 
-#define MAX_DEPTH 256 /* as dwarf.c */
-
-enum {
-	TAG_entry_point = 0x03, TAG_lexical_block = 0x0b, TAG_inlined_subroutine = 0x1d,
-	TAG_module = 0x1e, TAG_catch_block = 0x25, TAG_subprogram = 0x2e, TAG_try_block = 0x32,
-	TAG_namespace = 0x39,
-};
-
 enum {
 	AT_sibling = 0x01, AT_name = 0x03, AT_stmt_list = 0x10, AT_low_pc = 0x11, AT_high_pc = 0x12,
 	AT_comp_dir = 0x1b, AT_abstract_origin = 0x31, AT_specification = 0x47, AT_ranges = 0x55,
@@ -577,28 +569,34 @@ static const struct abbrev *die_head(const struct unit *u, struct kp__rd *r, boo
 	return r->ok && code ? abbrev_find(u->ab, code) : NULL;
 }
 
-/* ---- the walks ------------------------------------------------------------------ */
+/* ---- the walk's DIE reader ------------------------------------------------------ */
 
-struct walk {
+/* One stream through a unit in DIE preorder; a DIE's state says how far the
+ * stream has read it. */
+struct fast {
 	struct unit u;
-	const struct kp__dwarf_lists *lists;
-	struct func *fn; /* NULL while indexing the CU's subprograms */
-	struct rngbuf rb;
-	int res;         /* 1 fine, 0 left to libdwarf, -2 out of memory */
+	struct kp__rd r;
 };
 
-static void walk_children(struct walk *w, struct kp__rd *r, bool children, int32_t parent, int depth);
+enum { AT_ATTRS, AT_CHILDREN, PASSED };
 
-static bool skip_subtree(struct walk *w, struct kp__rd *r)
+static bool fast_fail(struct kp__dwarf_walk *w)
+{
+	if (w->st == KP_OK)
+		w->st = KP_ERR_FORMAT;
+	return false;
+}
+
+static bool skip_subtree(const struct unit *u, struct kp__rd *r)
 {
 	for (size_t depth = 1; depth;) {
 		bool null;
-		const struct abbrev *ab = die_head(&w->u, r, &null);
+		const struct abbrev *ab = die_head(u, r, &null);
 		if (null) {
 			depth--;
 			continue;
 		}
-		if (!ab || !skip_attrs(&w->u, r, ab))
+		if (!ab || !skip_attrs(u, r, ab))
 			return false;
 		if (ab->children)
 			depth++;
@@ -606,164 +604,146 @@ static bool skip_subtree(struct walk *w, struct kp__rd *r)
 	return true;
 }
 
-/* dwarf.c's die_ranges, into w->rb. */
-static int ranges_of(struct walk *w, const struct dieattrs *a)
+/* The DIE at the stream into *out; false at a null entry (the end of a
+ * sibling list) and when it is left to libdwarf. */
+static bool fast_head(struct kp__dwarf_walk *w, struct kp__die *out)
 {
-	struct cu *cu = w->u.cu;
-	w->rb.n = 0;
-	if (a->has_lo && a->has_hi)
-		return kp__dwarf_rng_push(&w->rb, a->lo, a->hi_is_addr ? a->hi : a->lo + a->hi) ? 1
-		                                                                                : -2;
-	if (!a->has_ranges)
-		return 1;
-	if (w->u.version < 5 && a->ranges_form != F_rnglistx)
-		return kp__dwarf_ranges_v4(w->u.src->ranges, w->u.src->ranges_size, w->u.src->little,
-		                           w->u.asz, a->ranges_off, cu->base, &w->rb);
-	struct kp__dwarf_lists l = *w->lists;
-	l.rnglists_base = cu->rnglists_base;
-	l.addr_base = cu->addr_base;
-	/* a malformed list keeps the ranges read before the damage, as dwarf.c */
-	return kp__dwarf_rnglist(&l, a->ranges_off, a->ranges_form == F_rnglistx, cu->base,
-	                         &w->rb) == -2 ? -2 : 1;
+	struct fast *f = w->rd;
+	uint64_t off = f->r.pos;
+	bool null;
+	const struct abbrev *ab = die_head(&f->u, &f->r, &null);
+	if (null)
+		return false;
+	if (!ab || ab->sibling) /* libdwarf follows DW_AT_sibling: leave the walk to it */
+		return fast_fail(w);
+	*out = (struct kp__die){off, ab->tag, (void *)(uintptr_t)ab, AT_ATTRS};
+	return true;
 }
 
-/* dwarf.c's visit() for the DIE at off whose attributes start at r. */
-static void visit(struct walk *w, struct kp__rd *r, const struct abbrev *ab, uint64_t off,
-                  int32_t parent, int depth)
+/* The stream past die's attributes, and past its subtree when subtree. */
+static bool fast_pass(struct kp__dwarf_walk *w, struct kp__die *die, bool subtree)
 {
-	if (ab->sibling) {
-		w->res = 0; /* libdwarf follows DW_AT_sibling: leave the walk to it */
-		return;
+	struct fast *f = w->rd;
+	const struct abbrev *ab = die->h;
+	if (die->state == AT_ATTRS) {
+		if (!skip_attrs(&f->u, &f->r, ab))
+			return fast_fail(w);
+		die->state = AT_CHILDREN;
 	}
-	switch (ab->tag) {
-	case TAG_subprogram:
-	case TAG_inlined_subroutine: {
-		struct dieattrs a;
-		if (!w->fn && ab->tag != TAG_subprogram)
-			break;
-		if (!read_attrs(&w->u, r, ab, &a)) {
-			w->res = 0;
-			return;
-		}
-		if (!w->fn && !(a.has_lo && a.has_hi) && !a.has_ranges) {
-			if (ab->children && !skip_subtree(w, r))
-				w->res = 0;
-			return; /* a declaration or an abstract instance */
-		}
-		int rr = ranges_of(w, &a);
-		if (rr != 1) {
-			w->res = rr;
-			return;
-		}
-		if (!w->fn) {
-			if (!kp__dwarf_cu_add_func(w->u.cu, off, &w->rb))
-				w->res = -2;
-			else if (ab->children && !skip_subtree(w, r))
-				w->res = 0;
-			return;
-		}
-		uint32_t idx = 0;
-		if (!kp__dwarf_func_add_sub(w->fn, &a, off, parent, ab->tag == TAG_subprogram, &w->rb,
-		                            &idx)) {
-			w->res = -2;
-			return;
-		}
-		walk_children(w, r, ab->children, (int32_t)idx, depth + 1);
-		return;
+	if (die->state == AT_CHILDREN && subtree) {
+		if (ab->children && !skip_subtree(&f->u, &f->r))
+			return fast_fail(w);
+		die->state = PASSED;
 	}
-	case TAG_lexical_block:
-	case TAG_namespace:
-	case TAG_module:
-	case TAG_try_block:
-	case TAG_catch_block:
-	case TAG_entry_point:
-		if (!skip_attrs(&w->u, r, ab)) {
-			w->res = 0;
-			return;
-		}
-		walk_children(w, r, ab->children, parent, depth + 1);
-		return;
-	default:
-		break;
-	}
-	if (!skip_attrs(&w->u, r, ab) || (ab->children && !skip_subtree(w, r)))
-		w->res = 0;
+	return true;
 }
 
-static void walk_children(struct walk *w, struct kp__rd *r, bool children, int32_t parent, int depth)
+static bool fast_child(struct kp__dwarf_walk *w, struct kp__die *die, struct kp__die *out)
 {
-	if (depth > MAX_DEPTH) {
-		w->res = 0;
+	if (!fast_pass(w, die, false))
+		return false;
+	/* its children are the walk's now: the stream is past them once it
+	 * has passed the last */
+	die->state = PASSED;
+	return ((const struct abbrev *)die->h)->children && fast_head(w, out);
+}
+
+static bool fast_next(struct kp__dwarf_walk *w, struct kp__die *die, struct kp__die *out)
+{
+	return fast_pass(w, die, true) && fast_head(w, out);
+}
+
+static void fast_release(struct kp__dwarf_walk *w, struct kp__die *die)
+{
+	(void)w;
+	(void)die;
+}
+
+static void fast_attrs(struct kp__dwarf_walk *w, struct kp__die *die, bool index,
+                       struct dieattrs *a)
+{
+	struct fast *f = w->rd;
+	(void)index;
+	if (!read_attrs(&f->u, &f->r, die->h, a)) {
+		fast_fail(w);
 		return;
 	}
-	if (!children)
-		return;
-	for (;;) {
-		uint64_t off = r->pos;
-		bool null;
-		const struct abbrev *ab = die_head(&w->u, r, &null);
-		if (null)
-			return;
-		if (!ab) {
-			w->res = 0;
-			return;
-		}
-		visit(w, r, ab, off, parent, depth);
-		if (w->res != 1)
-			return;
-	}
+	die->state = AT_CHILDREN;
+}
+
+static void fast_ranges_v4(struct kp__dwarf_walk *w, struct kp__die *die, uint64_t off,
+                           uint64_t base, struct rngbuf *out)
+{
+	struct fast *f = w->rd;
+	(void)die;
+	int r = kp__dwarf_ranges_v4(f->u.src->ranges, f->u.src->ranges_size, f->u.src->little,
+	                            f->u.asz, off, base, out);
+	if (r == -2)
+		w->st = KP_ERR_NOMEM;
+	else if (r == 0)
+		fast_fail(w);
+}
+
+static const struct kp__dwarf_dieops fast_ops = {
+	.child = fast_child,
+	.next = fast_next,
+	.release = fast_release,
+	.attrs = fast_attrs,
+	.ranges_v4 = fast_ranges_v4,
+};
+
+/* A walk's status as this file's answer: 1, 0 (left to libdwarf), -2. */
+static int answer(const struct kp__dwarf_walk *w)
+{
+	return w->st == KP_OK ? 1 : w->st == KP_ERR_NOMEM ? -2 : 0;
 }
 
 int kp__dwarf_func_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,
                                const struct kp__dwarf_lists *lists, struct cu *cu, struct func *fn)
 {
-	struct walk w = {.lists = lists, .fn = fn, .res = 1};
-	int ur = unit_open(c, src, cu, &w.u);
+	struct fast f;
+	struct kp__dwarf_walk w = {&fast_ops, &f, lists, c, cu, fn, {0}, KP_OK};
+	int ur = unit_open(c, src, cu, &f.u);
 	if (ur != 1)
 		return ur;
 	if (fn->die_off < cu->die_off || fn->die_off >= cu->uend)
 		return 0;
-	struct kp__rd r = {src->info, fn->die_off, cu->uend, src->little, true};
-	bool null;
-	const struct abbrev *ab = die_head(&w.u, &r, &null);
-	if (!ab)
+	f.r = (struct kp__rd){src->info, fn->die_off, cu->uend, src->little, true};
+	struct kp__die root;
+	if (!fast_head(&w, &root))
 		return 0;
-	visit(&w, &r, ab, fn->die_off, -1, 0);
+	kp__dwarf_walk_func(&w, &root);
 	free(w.rb.v);
-	if (w.res == 1 && fn->nsubs == 0)
-		w.res = 0;
-	if (w.res != 1)
+	int res = answer(&w);
+	if (res != 1)
 		kp__dwarf_func_reset(fn);
-	return w.res;
+	return res;
 }
 
 int kp__dwarf_cu_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,
                              const struct kp__dwarf_lists *lists,
                              const struct kp__dwarf_linesrc *lsrc, struct cu *cu)
 {
-	struct walk w = {.lists = lists, .fn = NULL, .res = 1};
-	int ur = unit_open(c, src, cu, &w.u);
+	struct fast f;
+	struct kp__dwarf_walk w = {&fast_ops, &f, lists, c, cu, NULL, {0}, KP_OK};
+	int ur = unit_open(c, src, cu, &f.u);
 	if (ur != 1)
 		return ur;
-	struct kp__rd r = {src->info, cu->die_off, cu->uend, src->little, true};
+	f.r = (struct kp__rd){src->info, cu->die_off, cu->uend, src->little, true};
 	bool null;
-	const struct abbrev *ab = die_head(&w.u, &r, &null);
-	struct dieattrs a;
-	if (!ab || !read_attrs(&w.u, &r, ab, &a))
+	const struct abbrev *ab = die_head(&f.u, &f.r, &null);
+	if (!ab)
 		return 0;
-	cu->base = a.has_lo ? a.lo : 0;
-	cu->rnglists_base = a.rnglists_base;
-	cu->addr_base = a.addr_base;
-	cu->comp_dir = NULL;
-	if (a.comp_dir && !(cu->comp_dir = kp__dwarf_intern(c, a.comp_dir)))
-		return -2;
-	walk_children(&w, &r, ab->children, -1, 0);
+	struct kp__die root = {cu->die_off, ab->tag, (void *)(uintptr_t)ab, AT_ATTRS};
+	struct dieattrs a;
+	kp__dwarf_walk_unit(&w, &root, &a);
 	free(w.rb.v);
-	if (w.res == 1 && a.has_stmt_list)
-		w.res = kp__dwarf_lines_fast(c, lsrc, a.stmt_list, cu);
-	if (w.res != 1)
+	int res = answer(&w);
+	if (res == 1 && a.has_stmt_list)
+		res = kp__dwarf_lines_fast(c, lsrc, a.stmt_list, cu);
+	if (res != 1)
 		kp__dwarf_cu_reset(cu);
-	return w.res;
+	return res;
 }
 
 int kp__dwarf_die_attrs_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,

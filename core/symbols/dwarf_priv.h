@@ -286,6 +286,59 @@ struct kp__dwarf_linesrc {
 int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_linesrc *src,
                          uint64_t off, struct cu *cu);
 
+/* ---- dwarf_walk.c: the one DIE walk, over either DIE reader ---------------- */
+
+/* A DIE as a reader hands it to the walk. */
+struct kp__die {
+	uint64_t off;  /* in .debug_info */
+	unsigned tag;  /* 0 when unknown: the walk passes it by */
+	void *h;       /* the reader's: libdwarf's Dwarf_Die, dwarf_die.c's abbreviation */
+	int state;     /* the reader's */
+};
+
+struct kp__dwarf_walk;
+/* A DIE reader: dwarf_die.c's own (.debug_info read directly) or dwarf.c's
+ * (libdwarf).  A call that fails sets w->st: KP_ERR_NOMEM, or KP_ERR_FORMAT
+ * for malformed DWARF (dwarf_die.c: anything it leaves to libdwarf). */
+struct kp__dwarf_dieops {
+	/* die's first child into *out; false when it has none (or on failure).
+	 * Called once per DIE, after attrs if at all. */
+	bool (*child)(struct kp__dwarf_walk *w, struct kp__die *die, struct kp__die *out);
+	/* The sibling after die, whose subtree the walk is done with. */
+	bool (*next)(struct kp__dwarf_walk *w, struct kp__die *die, struct kp__die *out);
+	void (*release)(struct kp__dwarf_walk *w, struct kp__die *die);
+	/* die's attributes, right after the walk got die; index: what indexing
+	 * a subprogram needs (the pc range, or all when it has DW_AT_ranges). */
+	void (*attrs)(struct kp__dwarf_walk *w, struct kp__die *die, bool index,
+	              struct dieattrs *a);
+	/* DWARF <= 4: the .debug_ranges list at off, relative to base, into out. */
+	void (*ranges_v4)(struct kp__dwarf_walk *w, struct kp__die *die, uint64_t off,
+	                  uint64_t base, struct rngbuf *out);
+};
+
+/* One walk: the reader, what it fills, how it went. */
+struct kp__dwarf_walk {
+	const struct kp__dwarf_dieops *ops;
+	void *rd; /* the reader's state */
+	const struct kp__dwarf_lists *lists; /* sections; bases are the unit's */
+	struct kp__dwarf_cache *c;
+	struct cu *cu;
+	struct func *fn;  /* NULL while indexing the CU's subprograms */
+	struct rngbuf rb; /* scratch, the caller frees rb.v */
+	kp_status st;
+};
+
+/* The CU DIE's attributes into *a and the fields of w->cu they set, then
+ * the unit's subprogram index. */
+void kp__dwarf_walk_unit(struct kp__dwarf_walk *w, struct kp__die *cudie, struct dieattrs *a);
+/* w->fn's subtree from its DIE: fn->subs and fn->map. */
+void kp__dwarf_walk_func(struct kp__dwarf_walk *w, struct kp__die *die);
+/* The ranges of a DIE with attributes a: DW_AT_low_pc/high_pc, else
+ * DW_AT_ranges (DWARF <= 4 .debug_ranges through the reader, relative to
+ * base; DWARF 5 range lists through kp__dwarf_rnglist), into out. */
+void kp__dwarf_walk_ranges(struct kp__dwarf_walk *w, struct kp__die *die,
+                           const struct dieattrs *a, uint64_t base, struct rngbuf *out);
+
 /* ---- dwarf_die.c: .debug_info read without libdwarf ------------------------ */
 
 /* The sections dwarf_die.c reads (NULL when absent). */
