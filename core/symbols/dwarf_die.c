@@ -9,9 +9,9 @@
  * walk, strx or addrx without their base, a form an attribute does not
  * usually take, depth past MAX_DEPTH, any read out of bounds), so that
  * dwarf.c reads that unit, function or DIE with libdwarf and every answer
- * and error stays what it was.  The walk mirrors dwarf.c's visit() and
- * walk_children(); a change to one must be made to both (test_symcache
- * checks that both give byte-identical symbol caches on every fixture). */
+ * and error stays what it was.  What is walked is dwarf_walk.c's, for this
+ * reader and libdwarf's alike (test_dwarf_die checks that both give
+ * byte-identical symbol caches on every fixture). */
 #include "dwarf_priv.h"
 
 #include <stdlib.h>
