@@ -7,9 +7,9 @@
  * 64-bit offsets, every standard DWARF 5 form) and answers 0 for anything
  * else (GNU and supplementary forms, DW_FORM_indirect, DW_AT_sibling in a
  * walk, strx or addrx without their base, a form an attribute does not
- * usually take, depth past MAX_DEPTH, any read out of bounds), so that
- * dwarf.c reads that unit, function or DIE with libdwarf and every answer
- * and error stays what it was.  What is walked is dwarf_walk.c's, for this
+ * usually take, a walk past dwarf_walk.c's MAX_DEPTH, any read out of
+ * bounds), so that dwarf.c reads that unit, function or DIE with libdwarf
+ * and every answer and error stays what it was.  What is walked is dwarf_walk.c's, for this
  * reader and libdwarf's alike (test_dwarf_die checks that both give
  * byte-identical symbol caches on every fixture). */
 #include "dwarf_priv.h"

@@ -1,8 +1,14 @@
 /* dwarf_priv.h: the libdwarf-free half of kp_dwarf, shared by dwarf.c
- * (the only file that includes or calls libdwarf), dwarf_cache.c (the
- * compact per-CU cache, string interning and the address -> CU table) and
- * dwarf_lookup.c (lookups and boundary enumeration over the cached arrays);
- * the cache owns every array and string below, freed by kp__dwarf_cache_free. */
+ * (the only file that includes or calls libdwarf: the oracle and fallback),
+ * the hand-written fast path (dwarf_die.c: .debug_info; dwarf_line.c:
+ * .debug_line; dwarf_ranges.c: range lists and .debug_addr), dwarf_walk.c
+ * (the one DIE walk, over either DIE reader), dwarf_cache.c (the compact
+ * per-CU cache, string interning and the address -> CU table) and
+ * dwarf_lookup.c (lookups and boundary enumeration over the cached arrays).
+ * Calls point one way, down this list: dwarf.c; dwarf_die.c; dwarf_walk.c
+ * and dwarf_line.c; dwarf_ranges.c; dwarf_cache.c (the walk reaches its
+ * reader only through the reader's ops table).  The cache owns every array
+ * and string below, freed by kp__dwarf_cache_free. */
 #ifndef KP_DWARF_PRIV_H
 #define KP_DWARF_PRIV_H
 
