@@ -30,23 +30,9 @@ static inline uint64_t kp__rd_fixed(struct kp__rd *r, unsigned n)
 	return v;
 }
 
-static inline uint64_t kp__rd_uleb(struct kp__rd *r)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	while (r->ok && r->pos < r->end) {
-		unsigned char b = r->p[r->pos++];
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->ok = false;
-	return 0;
-}
-
-static inline int64_t kp__rd_sleb(struct kp__rd *r)
+/* A LEB128's bits, the count of bits it spans in *bits and whether its
+ * last byte has the sign bit in *neg; 0 when it runs past end. */
+static inline uint64_t kp__rd_leb(struct kp__rd *r, unsigned *bits, bool *neg)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -56,13 +42,30 @@ static inline int64_t kp__rd_sleb(struct kp__rd *r)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
+			*bits = shift;
+			*neg = (b & 0x40) != 0;
+			return v;
 		}
 	}
 	r->ok = false;
 	return 0;
+}
+
+static inline uint64_t kp__rd_uleb(struct kp__rd *r)
+{
+	unsigned bits;
+	bool neg;
+	return kp__rd_leb(r, &bits, &neg);
+}
+
+static inline int64_t kp__rd_sleb(struct kp__rd *r)
+{
+	unsigned bits = 64;
+	bool neg = false;
+	uint64_t v = kp__rd_leb(r, &bits, &neg);
+	if (bits < 64 && neg)
+		v |= ~(uint64_t)0 << bits;
+	return (int64_t)v;
 }
 
 static inline void kp__rd_skip(struct kp__rd *r, uint64_t n)
