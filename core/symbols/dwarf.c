@@ -14,9 +14,10 @@
  *  - First hit in a subprogram: its subtree, giving an interval map address
  *    -> innermost inlined subroutine built in DIE preorder (deeper DIEs
  *    split the ranges of earlier ones: llvm's AddrDieMap).
- *  - Those DIE walks and the DIE reads of name resolution go through
- *    dwarf_die.c's own .debug_info reader first (libdwarf allocates per DIE
- *    and attribute); whatever it leaves alone is read here with libdwarf.
+ *  - Those DIE walks are dwarf_walk.c's, over a DIE reader: dwarf_die.c's
+ *    own .debug_info reader first (libdwarf allocates per DIE and
+ *    attribute), and for whatever it leaves alone libdwarf's, below (the
+ *    oracle and the fallback).  The DIE reads of name resolution likewise.
  *  - All of that lives in our own compact arrays; libdwarf DIEs, attributes
  *    and line contexts are freed as soon as they are read.  Function names
  *    are resolved on first use (linkage name through abstract_origin and
@@ -257,20 +258,28 @@ static void ldw_errhand(Dwarf_Error e, Dwarf_Ptr arg)
 	(void)arg;
 }
 
-/* Decoding status: OK, FORMAT (libdwarf said the data is bad) or NOMEM. */
-typedef struct {
-	kp_dwarf *d;
-	struct cu *cu;
-	struct func *fn; /* NULL while indexing the CU's subprograms */
-	kp_status st;
-} dctx;
+/* A decoding: dwarf_walk.c's walk with libdwarf as its reader (rd is the
+ * kp_dwarf); st OK, FORMAT (libdwarf said the data is bad) or NOMEM. */
+typedef struct kp__dwarf_walk dctx;
+
+static const struct kp__dwarf_dieops ldw_ops;
+
+static dctx ldw_walk(kp_dwarf *d, struct cu *cu, struct func *fn)
+{
+	return (dctx){&ldw_ops, d, &d->lists, &d->c, cu, fn, {0}, KP_OK};
+}
+
+static kp_dwarf *D(const dctx *c)
+{
+	return c->rd;
+}
 
 /* Records a failed libdwarf call.  The error is freed whatever r says:
  * some 20210528 paths (dwarf_highpc_b) fill it and still return NO_ENTRY. */
 static int ldw_fail(dctx *c, Dwarf_Error *e, int r)
 {
 	if (*e)
-		dwarf_dealloc_error(c->d->dbg, *e);
+		dwarf_dealloc_error(D(c)->dbg, *e);
 	*e = NULL;
 	if (r == DW_DLV_ERROR && c->st == KP_OK)
 		c->st = KP_ERR_FORMAT;
@@ -348,7 +357,7 @@ static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a)
 			} else {
 				r = dwarf_global_formref(at, &off, &e);
 				if (r == DW_DLV_ERROR) {
-					dwarf_dealloc_error(c->d->dbg, e);
+					dwarf_dealloc_error(D(c)->dbg, e);
 					e = NULL;
 					r = dwarf_formudata(at, &u, &e);
 					off = u;
@@ -413,69 +422,49 @@ static int read_attrs(dctx *c, Dwarf_Die die, struct dieattrs *a)
 			ldw_fail(c, &e, r);
 		dwarf_dealloc_attribute(at);
 	}
-	dwarf_dealloc(c->d->dbg, list, DW_DLA_LIST);
+	dwarf_dealloc(D(c)->dbg, list, DW_DLA_LIST);
 	return c->st == KP_OK ? DW_DLV_OK : DW_DLV_ERROR;
 }
 
-/* DW_AT_low_pc/high_pc, else DW_AT_ranges (DWARF <= 4: .debug_ranges
- * relative to the CU base; DWARF 5: rnglists, read by kp__dwarf_rnglist). */
-static void die_ranges(dctx *c, Dwarf_Die die, struct dieattrs *a, unsigned version,
-                       uint64_t base, struct rngbuf *out)
+/* DWARF <= 4 .debug_ranges through dwarf_get_ranges_b. */
+static void ldw_ranges_v4(dctx *c, struct kp__die *die, uint64_t off, uint64_t base,
+                          struct rngbuf *out)
 {
 	Dwarf_Error e = NULL;
-	out->n = 0;
-	if (a->has_lo && a->has_hi) {
-		uint64_t hi = a->hi_is_addr ? a->hi : a->lo + a->hi;
-		if (!kp__dwarf_rng_push(out, a->lo, hi))
+	Dwarf_Ranges *rb = NULL;
+	Dwarf_Signed cnt = 0;
+	Dwarf_Unsigned bytes = 0;
+	Dwarf_Off real = 0;
+	int r = dwarf_get_ranges_b(D(c)->dbg, off, die->h, &real, &rb, &cnt, &bytes, &e);
+	if (r != DW_DLV_OK) {
+		ldw_fail(c, &e, r);
+		return;
+	}
+	for (Dwarf_Signed i = 0; i < cnt; i++) {
+		if (rb[i].dwr_type == DW_RANGES_END)
+			break;
+		if (rb[i].dwr_type == DW_RANGES_ADDRESS_SELECTION) {
+			base = rb[i].dwr_addr2;
+			continue;
+		}
+		if (!kp__dwarf_rng_push(out, rb[i].dwr_addr1 + base, rb[i].dwr_addr2 + base)) {
 			c->st = KP_ERR_NOMEM;
-		return;
-	}
-	if (!a->has_ranges)
-		return;
-	if (version < 5 && a->ranges_form != DW_FORM_rnglistx) {
-		Dwarf_Ranges *rb = NULL;
-		Dwarf_Signed cnt = 0;
-		Dwarf_Unsigned bytes = 0;
-		Dwarf_Off real = 0;
-		int r = dwarf_get_ranges_b(c->d->dbg, a->ranges_off, die, &real, &rb, &cnt, &bytes, &e);
-		if (r != DW_DLV_OK) {
-			ldw_fail(c, &e, r);
-			return;
+			break;
 		}
-		for (Dwarf_Signed i = 0; i < cnt; i++) {
-			if (rb[i].dwr_type == DW_RANGES_END)
-				break;
-			if (rb[i].dwr_type == DW_RANGES_ADDRESS_SELECTION) {
-				base = rb[i].dwr_addr2;
-				continue;
-			}
-			if (!kp__dwarf_rng_push(out, rb[i].dwr_addr1 + base, rb[i].dwr_addr2 + base)) {
-				c->st = KP_ERR_NOMEM;
-				break;
-			}
-		}
-		dwarf_dealloc(c->d->dbg, rb, DW_DLA_RANGES);
-		return;
 	}
-	/* A malformed list keeps the ranges read before the damage. */
-	struct kp__dwarf_lists l = c->d->lists;
-	l.rnglists_base = c->cu->rnglists_base;
-	l.addr_base = c->cu->addr_base;
-	if (kp__dwarf_rnglist(&l, a->ranges_off, a->ranges_form == DW_FORM_rnglistx, base, out) == -2)
-		c->st = KP_ERR_NOMEM;
+	dwarf_dealloc(D(c)->dbg, rb, DW_DLA_RANGES);
 }
 
-/* The DW_AT_low_pc/high_pc pair without building the whole attribute list;
- * false (and nothing in rb) when the DIE lacks either.  (Not through
- * dwarf_highpc_b: on a malformed constant form 20210528 overwrites, and so
- * leaks, its own Dwarf_Error.) */
-static bool pc_range(dctx *c, Dwarf_Die die, struct rngbuf *rb)
+/* The DW_AT_low_pc/high_pc pair without building the whole attribute list
+ * (into a, high pc as an address); false when the DIE lacks either.  (Not
+ * through dwarf_highpc_b: on a malformed constant form 20210528 overwrites,
+ * and so leaks, its own Dwarf_Error.) */
+static bool pc_range(dctx *c, Dwarf_Die die, struct dieattrs *a)
 {
 	Dwarf_Error e = NULL;
 	Dwarf_Addr lo = 0, hi = 0;
 	Dwarf_Attribute at = NULL;
 	Dwarf_Half form = 0;
-	rb->n = 0;
 	int r = dwarf_lowpc(die, &lo, &e);
 	if (r == DW_DLV_OK)
 		r = dwarf_attr(die, DW_AT_high_pc, &at, &e);
@@ -494,133 +483,98 @@ static bool pc_range(dctx *c, Dwarf_Die die, struct rngbuf *rb)
 		ldw_fail(c, &e, r);
 		return false;
 	}
-	if (!kp__dwarf_rng_push(rb, lo, hi))
-		c->st = KP_ERR_NOMEM;
+	a->has_lo = a->has_hi = a->hi_is_addr = true;
+	a->lo = lo;
+	a->hi = hi;
 	return true;
 }
 
-/* ---- per-CU decoding ------------------------------------------------------- */
+/* ---- the walk's DIE reader ------------------------------------------------- */
 
-#define MAX_DEPTH 256
-
-static void walk_children(dctx *c, Dwarf_Die die, int32_t parent, int depth, struct rngbuf *rb);
-
-static void visit(dctx *c, Dwarf_Die die, int32_t parent, int depth, struct rngbuf *rb)
+/* die into *out (its offset and tag), or false (released, c->st set); prev:
+ * the sibling before it, whose offset it must pass (NULL for a first child). */
+static bool ldw_die(dctx *c, Dwarf_Die die, const struct kp__die *prev, struct kp__die *out)
 {
 	Dwarf_Error e = NULL;
+	Dwarf_Off off = 0;
 	Dwarf_Half tag = 0;
-	int r = dwarf_tag(die, &tag, &e);
-	if (r != DW_DLV_OK) {
+	int r = dwarf_dieoffset(die, &off, &e);
+	if (r != DW_DLV_OK || (prev && off <= prev->off)) {
+		/* A DW_AT_sibling pointing back (hostile or corrupt DWARF)
+		 * would loop forever: siblings must move forward. */
 		ldw_fail(c, &e, r);
-		return;
+		dwarf_dealloc_die(die);
+		if (c->st == KP_OK)
+			c->st = KP_ERR_FORMAT;
+		return false;
 	}
-	switch (tag) {
-	case DW_TAG_subprogram:
-	case DW_TAG_inlined_subroutine: {
-		struct cu *cu = c->cu;
-		struct func *fn = c->fn;
-		struct dieattrs a = {0};
-		if (!fn && tag != DW_TAG_subprogram)
-			return; /* inlined code outside any subprogram: not valid DWARF */
-		Dwarf_Off off = 0;
-		if ((r = dwarf_dieoffset(die, &off, &e)) != DW_DLV_OK) {
-			ldw_fail(c, &e, r);
-			return;
-		}
-		Dwarf_Bool has_ranges = 0;
-		if (!fn && pc_range(c, die, rb)) {
-			/* indexing needs only the ranges: skip the attribute list */
-		} else if (!fn && c->st == KP_OK &&
-		           dwarf_hasattr(die, DW_AT_ranges, &has_ranges, &e) == DW_DLV_OK &&
-		           !has_ranges) {
-			/* a declaration or an abstract instance: nothing to index */
-			return;
-		} else {
-			if (e) {
-				dwarf_dealloc_error(c->d->dbg, e);
-				e = NULL;
-			}
-			if (c->st != KP_OK ||
-			    read_attrs(c, die, &a) != DW_DLV_OK)
-				return;
-			die_ranges(c, die, &a, cu->version, cu->base, rb);
-		}
-		if (c->st != KP_OK)
-			return;
-		if (!fn) {
-			/* Indexing: the subprogram's ranges only; its subtree waits
-			 * for the first address inside it (libdwarf skips it). */
-			if (!kp__dwarf_cu_add_func(cu, off, rb))
-				c->st = KP_ERR_NOMEM;
-			return;
-		}
-		uint32_t idx = 0;
-		if (!kp__dwarf_func_add_sub(fn, &a, off, parent, tag == DW_TAG_subprogram, rb, &idx)) {
-			c->st = KP_ERR_NOMEM;
-			return;
-		}
-		walk_children(c, die, (int32_t)idx, depth + 1, rb);
-		return;
+	if ((r = dwarf_tag(die, &tag, &e)) != DW_DLV_OK) {
+		ldw_fail(c, &e, r);
+		tag = 0; /* passed by, as the walk passes unknown tags */
 	}
-	/* Scopes that can hold subroutines.  Types are skipped: compilers put
-	 * member function definitions at namespace scope (DW_AT_specification). */
-	case DW_TAG_lexical_block:
-	case DW_TAG_namespace:
-	case DW_TAG_module:
-	case DW_TAG_try_block:
-	case DW_TAG_catch_block:
-	case DW_TAG_entry_point:
-		walk_children(c, die, parent, depth + 1, rb);
-		return;
-	default:
-		return;
-	}
+	*out = (struct kp__die){off, tag, die, 0};
+	return true;
 }
 
-static void walk_children(dctx *c, Dwarf_Die die, int32_t parent, int depth, struct rngbuf *rb)
+static bool ldw_child(dctx *c, struct kp__die *die, struct kp__die *out)
 {
 	Dwarf_Error e = NULL;
 	Dwarf_Die child = NULL;
-	if (depth > MAX_DEPTH) {
-		if (c->st == KP_OK)
-			c->st = KP_ERR_FORMAT;
-		return;
-	}
-	int r = dwarf_child(die, &child, &e);
+	int r = dwarf_child(die->h, &child, &e);
 	if (r != DW_DLV_OK) {
 		ldw_fail(c, &e, r);
-		return;
+		return false;
 	}
-	while (child) {
-		visit(c, child, parent, depth, rb);
-		if (c->st != KP_OK) {
-			dwarf_dealloc_die(child);
-			return;
-		}
-		Dwarf_Die next = NULL;
-		Dwarf_Off off = 0, next_off = 0;
-		r = ldw_sibling(c->d->dbg, child, &next, &e);
-		if (r == DW_DLV_OK && (dwarf_dieoffset(child, &off, &e) != DW_DLV_OK ||
-		                       dwarf_dieoffset(next, &next_off, &e) != DW_DLV_OK ||
-		                       next_off <= off)) {
-			/* A DW_AT_sibling pointing back (hostile or corrupt DWARF)
-			 * would loop here forever: siblings must move forward. */
-			if (e)
-				dwarf_dealloc_error(c->d->dbg, e);
-			dwarf_dealloc_die(next);
-			dwarf_dealloc_die(child);
-			if (c->st == KP_OK)
-				c->st = KP_ERR_FORMAT;
-			return;
-		}
-		dwarf_dealloc_die(child);
-		if (r != DW_DLV_OK) {
-			ldw_fail(c, &e, r);
-			return;
-		}
-		child = next;
-	}
+	return ldw_die(c, child, NULL, out);
 }
+
+static bool ldw_next(dctx *c, struct kp__die *die, struct kp__die *out)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Die next = NULL;
+	int r = ldw_sibling(D(c)->dbg, die->h, &next, &e);
+	if (r != DW_DLV_OK) {
+		ldw_fail(c, &e, r);
+		return false;
+	}
+	return ldw_die(c, next, die, out);
+}
+
+static void ldw_release(dctx *c, struct kp__die *die)
+{
+	(void)c;
+	dwarf_dealloc_die(die->h);
+}
+
+static void ldw_attrs(dctx *c, struct kp__die *die, bool index, struct dieattrs *a)
+{
+	if (index) {
+		/* indexing needs only the ranges: the attribute list only when
+		 * there is no pc pair and there is DW_AT_ranges */
+		Dwarf_Error e = NULL;
+		Dwarf_Bool has_ranges = 0;
+		memset(a, 0, sizeof *a);
+		a->rnglists_base = a->addr_base = UINT64_MAX;
+		if (pc_range(c, die->h, a))
+			return;
+		if (c->st == KP_OK && dwarf_hasattr(die->h, DW_AT_ranges, &has_ranges, &e) == DW_DLV_OK &&
+		    !has_ranges)
+			return;
+		if (e)
+			dwarf_dealloc_error(D(c)->dbg, e);
+		if (c->st != KP_OK)
+			return;
+	}
+	read_attrs(c, die->h, a);
+}
+
+static const struct kp__dwarf_dieops ldw_ops = {
+	.child = ldw_child,
+	.next = ldw_next,
+	.release = ldw_release,
+	.attrs = ldw_attrs,
+	.ranges_v4 = ldw_ranges_v4,
+};
 
 /* Whether a row libdwarf flags end_sequence really ends its sequence.
  * libdwarf from 20210528 up to and including 2.3.1 also sets that flag on
@@ -651,7 +605,7 @@ static bool real_end_sequence(kp_dwarf *d, Dwarf_Line row, Dwarf_Line next, Dwar
 
 static void decode_lines(dctx *c, Dwarf_Die cudie, const struct dieattrs *ca)
 {
-	kp_dwarf *d = c->d;
+	kp_dwarf *d = D(c);
 	struct cu *cu = c->cu;
 	if (ca->has_stmt_list) {
 		int fr = kp__dwarf_lines_fast(&d->c, &d->linesrc, ca->stmt_list, cu);
@@ -671,9 +625,7 @@ static void decode_lines(dctx *c, Dwarf_Die cudie, const struct dieattrs *ca)
 	}
 	kp_sb pb = {0};
 
-	/* File table, named the way llvm's getFileNameByIndex(AbsoluteFilePath)
-	 * does: absolute names as they are; else comp_dir (unless the include
-	 * dir is absolute, or DWARF 5 dir 0), include dir, name. */
+	/* File table, named by kp__dwarf_file_name as dwarf_line.c names it. */
 	Dwarf_Signed base = 0, count = 0, end = 0;
 	if ((r = dwarf_srclines_files_indexes(ctx, &base, &count, &end, &e)) != DW_DLV_OK) {
 		ldw_fail(c, &e, r);
@@ -716,32 +668,20 @@ static void decode_lines(dctx *c, Dwarf_Die cudie, const struct dieattrs *ca)
 		}
 		if (!name)
 			continue;
-		pb.n = 0;
-		if (kp__dwarf_path_is_abs(name)) {
-			if (!kp__dwarf_pb_append(&pb, name))
-				goto nomem;
-		} else {
-			bool have_dir = lver >= 5 ? (Dwarf_Signed)diridx < ndirs
-			                          : diridx > 0 && (Dwarf_Signed)diridx <= ndirs;
-			if (have_dir) {
-				Dwarf_Signed di = lver >= 5 ? (Dwarf_Signed)diridx + dir_bias
-				                            : (Dwarf_Signed)diridx;
-				if (dwarf_srclines_include_dir_data(ctx, di, &dir, &e) != DW_DLV_OK) {
-					if (e)
-						dwarf_dealloc_error(d->dbg, e);
-					e = NULL;
-					dir = NULL;
-				}
+		bool have_dir = lver >= 5 ? (Dwarf_Signed)diridx < ndirs
+		                          : diridx > 0 && (Dwarf_Signed)diridx <= ndirs;
+		if (have_dir) {
+			Dwarf_Signed di = lver >= 5 ? (Dwarf_Signed)diridx + dir_bias
+			                            : (Dwarf_Signed)diridx;
+			if (dwarf_srclines_include_dir_data(ctx, di, &dir, &e) != DW_DLV_OK) {
+				if (e)
+					dwarf_dealloc_error(d->dbg, e);
+				e = NULL;
+				dir = NULL;
 			}
-			if ((lver < 5 || diridx != 0) && cu->comp_dir && *cu->comp_dir &&
-			    !kp__dwarf_path_is_abs(dir) && !kp__dwarf_pb_append(&pb, cu->comp_dir))
-				goto nomem;
-			if (!kp__dwarf_pb_append(&pb, dir) || !kp__dwarf_pb_append(&pb, name))
-				goto nomem;
 		}
-		if (pb.n == 0)
-			continue;
-		if (!(cu->files[i - base] = kp__dwarf_intern_n(&d->c, pb.s, pb.n)))
+		if (!kp__dwarf_file_name(&d->c, &pb, cu->comp_dir, lver >= 5, name, dir, diridx,
+		                         &cu->files[i - base]))
 			goto nomem;
 	}
 
@@ -790,10 +730,9 @@ out:
 /* The subtree of one subprogram: its inlined subroutines and their ranges. */
 kp_status kp__dwarf_func_decode(kp_dwarf *d, struct cu *cu, struct func *fn, kp_error *err)
 {
-	dctx c = {d, cu, fn, KP_OK};
+	dctx c = ldw_walk(d, cu, fn);
 	Dwarf_Error e = NULL;
 	Dwarf_Die die = NULL;
-	struct rngbuf rb = {0};
 	int fr = d->libdwarf_only ? 0 : kp__dwarf_func_decode_fast(&d->c, &d->info, &d->lists, cu, fn);
 	d->c.nfast += fr == 1;
 	if (fr != 0)
@@ -805,21 +744,21 @@ kp_status kp__dwarf_func_decode(kp_dwarf *d, struct cu *cu, struct func *fn, kp_
 		if (c.st == KP_OK)
 			c.st = KP_ERR_FORMAT;
 	} else {
-		visit(&c, die, -1, 0, &rb);
-		dwarf_dealloc_die(die);
-		if (c.st == KP_OK && fn->nsubs == 0)
-			c.st = KP_ERR_FORMAT;
+		struct kp__die root = {fn->die_off, 0, die, 0};
+		if (ldw_die(&c, die, NULL, &root)) {
+			kp__dwarf_walk_func(&c, &root);
+			dwarf_dealloc_die(die);
+		}
 	}
-	free(rb.v);
+	free(c.rb.v);
 	return kp__dwarf_func_done(fn, c.st, err);
 }
 
 kp_status kp__dwarf_cu_decode(kp_dwarf *d, struct cu *cu, kp_error *err)
 {
-	dctx c = {d, cu, NULL, KP_OK};
+	dctx c = ldw_walk(d, cu, NULL);
 	Dwarf_Error e = NULL;
 	Dwarf_Die cudie = NULL;
-	struct rngbuf rb = {0};
 	int fr = d->libdwarf_only ? 0
 	                          : kp__dwarf_cu_decode_fast(&d->c, &d->info, &d->lists, &d->linesrc, cu);
 	d->c.nfast += fr == 1;
@@ -835,23 +774,15 @@ kp_status kp__dwarf_cu_decode(kp_dwarf *d, struct cu *cu, kp_error *err)
 			c.st = KP_ERR_FORMAT;
 		goto done;
 	}
+	struct kp__die root = {cu->die_off, 0, cudie, 0};
 	struct dieattrs a;
-	if (read_attrs(&c, cudie, &a) != DW_DLV_OK)
-		goto done;
-	cu->base = a.has_lo ? a.lo : 0;
-	cu->rnglists_base = a.rnglists_base;
-	cu->addr_base = a.addr_base;
-	if (a.comp_dir && !(cu->comp_dir = kp__dwarf_intern(&d->c, a.comp_dir))) {
-		c.st = KP_ERR_NOMEM;
-		goto done;
-	}
-	walk_children(&c, cudie, -1, 0, &rb);
+	kp__dwarf_walk_unit(&c, &root, &a);
 	if (c.st == KP_OK)
 		decode_lines(&c, cudie, &a);
 	if (c.st == KP_OK && cu->nseqs > 1)
 		kp__dwarf_sort_seqs(cu);
 done:
-	free(rb.v);
+	free(c.rb.v);
 	if (cudie)
 		dwarf_dealloc_die(cudie);
 	return kp__dwarf_cu_done(cu, c.st, err);
@@ -864,7 +795,7 @@ done:
  * why), ERROR when reading its attributes failed (c->st set). */
 static int attrs_at(dctx *c, uint64_t off, struct dieattrs *a)
 {
-	kp_dwarf *d = c->d;
+	kp_dwarf *d = D(c);
 	int fr = d->libdwarf_only ? 0 : kp__dwarf_die_attrs_fast(&d->c, &d->info, off, a);
 	if (fr == 1)
 		return DW_DLV_OK;
@@ -931,14 +862,14 @@ static const char *find_recursive(dctx *c, const struct dieattrs *start, bool li
 static const char *die_name(dctx *c, const struct dieattrs *a)
 {
 	const char *raw = find_recursive(c, a, true);
-	return kp__dwarf_name_from_raw(&c->d->c, raw ? raw : find_recursive(c, a, false));
+	return kp__dwarf_name_from_raw(&D(c)->c, raw ? raw : find_recursive(c, a, false));
 }
 
 /* die_name of the DIE at off, cached by offset: the abstract origin of many
  * inlined copies and concrete instances. */
 static const char *ref_name(dctx *c, uint64_t off)
 {
-	kp_dwarf *d = c->d;
+	kp_dwarf *d = D(c);
 	struct nameent *slot = kp__dwarf_name_slot(&d->c, off);
 	if (!slot) {
 		c->st = KP_ERR_NOMEM;
@@ -965,7 +896,7 @@ const char *kp__dwarf_sub_name(kp_dwarf *d, struct cu *cu, struct sub *sr, kp_st
 {
 	if (sr->resolved)
 		return sr->name;
-	dctx c = {d, cu, NULL, KP_OK};
+	dctx c = ldw_walk(d, cu, NULL);
 	const char *name;
 	if (!sr->raw_linkage && !sr->raw_name && sr->has_origin != sr->has_spec) {
 		/* only a reference: findRecursively starts right at its target */
@@ -992,7 +923,7 @@ const char *kp__dwarf_sub_name(kp_dwarf *d, struct cu *cu, struct sub *sr, kp_st
 
 static kp_status open_index(kp_dwarf *d, kp_error *err)
 {
-	dctx c = {d, NULL, NULL, KP_OK};
+	dctx c = ldw_walk(d, NULL, NULL);
 	Dwarf_Error e = NULL;
 	struct arange *raw = NULL;
 	size_t nraw = 0, capraw = 0, capcu = 0;
@@ -1084,7 +1015,8 @@ static kp_status open_index(kp_dwarf *d, kp_error *err)
 			if (read_attrs(&c, cudie, &a) == DW_DLV_OK) {
 				cu->rnglists_base = a.rnglists_base;
 				cu->addr_base = a.addr_base;
-				die_ranges(&c, cudie, &a, version, a.has_lo ? a.lo : 0, &rb);
+				struct kp__die die = {off, 0, cudie, 0};
+				kp__dwarf_walk_ranges(&c, &die, &a, a.has_lo ? a.lo : 0, &rb);
 				for (size_t i = 0; i < rb.n && c.st == KP_OK; i++) {
 					if (rb.v[i].lo >= rb.v[i].hi)
 						continue;
@@ -1220,6 +1152,7 @@ void kp_dwarf_close(kp_dwarf **pd)
 	kp_dwarf *d = *pd;
 	if (d->dbg)
 		kp_ldw_object_finish(d->dbg);
+	kp__dwarf_die_free(&d->c);
 	kp__dwarf_cache_free(&d->c);
 	free(d);
 	*pd = NULL;

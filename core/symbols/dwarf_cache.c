@@ -2,10 +2,8 @@
  * sections it may see, string interning, the per-CU line rows, subprogram
  * index and inlined-subroutine map (LLVM's AddrDieMap), the die-offset ->
  * name table and the address -> CU table.  dwarf.c fills them from libdwarf;
- * dwarf_lookup.c reads them.  Also the reader of DWARF 5 range lists, which
- * libdwarf is not trusted with. */
+ * dwarf_lookup.c reads them. */
 #include "dwarf_priv.h"
-#include "dwarf_rd.h"
 #include "kp_vec.h"
 
 #include <stdlib.h>
@@ -44,92 +42,6 @@ unsigned kp__dwarf_sections(const kp_macho_slice *slice, struct sect *out, bool 
 		*have_info |= i == 0;
 	}
 	return nsects;
-}
-
-/* ---- DWARF 5 range lists ------------------------------------------------- */
-
-/* Entry idx of .debug_addr from the unit's DW_AT_addr_base. */
-static bool addrx(const struct kp__dwarf_lists *l, uint64_t idx, uint64_t *out)
-{
-	if (!l->addr || l->addr_base == UINT64_MAX || l->addr_base > l->addr_size ||
-	    idx > (l->addr_size - l->addr_base) / l->asz)
-		return false;
-	struct rd r = {l->addr, l->addr_base + idx * l->asz, l->addr_size, l->little, true};
-	*out = rd_fixed(&r, l->asz);
-	return r.ok;
-}
-
-/* libdwarf 20210528 frees its table array twice when a .debug_rnglists (or
- * .debug_loclists) table claims more bytes than the section holds (found by
- * fuzz/fuzz_dwarf; tests/hostile/fuzz-dwarf-1), and reads far outside the
- * section when a table's offset array lies.  So libdwarf never sees either
- * section: kpbrowse needs no locations, and reads DWARF 5 range lists itself
- * here, through dwarf_rd.h, checking every offset. */
-int kp__dwarf_rnglist(const struct kp__dwarf_lists *l, uint64_t val, bool indexed, uint64_t base,
-                      struct rngbuf *out)
-{
-	if (!l->rng || (l->asz != 4 && l->asz != 8))
-		return -1;
-	struct rd r = {l->rng, val, l->rng_size, l->little, true};
-	if (indexed) {
-		/* rnglistx: DWARF32 offsets array right after the table header
-		 * (12 bytes: length, version, sizes, offset_entry_count) */
-		uint64_t b = l->rnglists_base;
-		if (b == UINT64_MAX || b < 12 || b > r.end)
-			return -1;
-		r.pos = b - 4;
-		uint64_t count = rd_fixed(&r, 4);
-		if (!r.ok || val >= count || val > (r.end - b) / 4)
-			return -1;
-		r.pos = b + val * 4;
-		uint64_t off = rd_fixed(&r, 4);
-		if (!r.ok || off > r.end - b)
-			return -1;
-		r.pos = off + b;
-	}
-	for (;;) {
-		if (r.pos >= r.end)
-			return -1;
-		uint64_t lo = 0, hi = 0;
-		bool ok = true, emit = true;
-		switch (r.p[r.pos++]) {
-		case 0: /* DW_RLE_end_of_list */
-			return 0;
-		case 1: /* DW_RLE_base_addressx */
-			ok = addrx(l, rd_uleb(&r), &base) && r.ok;
-			emit = false;
-			break;
-		case 2: /* DW_RLE_startx_endx */
-			ok = addrx(l, rd_uleb(&r), &lo) && r.ok && addrx(l, rd_uleb(&r), &hi) && r.ok;
-			break;
-		case 3: /* DW_RLE_startx_length */
-			ok = addrx(l, rd_uleb(&r), &lo) && r.ok;
-			hi = lo + rd_uleb(&r);
-			break;
-		case 4: /* DW_RLE_offset_pair */
-			lo = base + rd_uleb(&r);
-			hi = base + rd_uleb(&r);
-			break;
-		case 5: /* DW_RLE_base_address */
-			base = rd_fixed(&r, l->asz);
-			emit = false;
-			break;
-		case 6: /* DW_RLE_start_end */
-			lo = rd_fixed(&r, l->asz);
-			hi = rd_fixed(&r, l->asz);
-			break;
-		case 7: /* DW_RLE_start_length */
-			lo = rd_fixed(&r, l->asz);
-			hi = lo + rd_uleb(&r);
-			break;
-		default:
-			return -1;
-		}
-		if (!ok || !r.ok)
-			return -1;
-		if (emit && !kp__dwarf_rng_push(out, lo, hi))
-			return -2;
-	}
 }
 
 /* ---- small utilities ------------------------------------------------------ */
@@ -302,7 +214,9 @@ bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub)
 
 /* ---- paths ----------------------------------------------------------------- */
 
-bool kp__dwarf_pb_append(kp_sb *p, const char *part)
+/* Path join with llvm::sys::path::append's rules: empty parts are skipped,
+ * one '/' between parts, none added after a trailing separator. */
+static bool pb_append(kp_sb *p, const char *part)
 {
 	if (!part || !*part)
 		return true;
@@ -315,7 +229,7 @@ bool kp__dwarf_pb_append(kp_sb *p, const char *part)
 	return kp_sb_add(p, part, strlen(part));
 }
 
-bool kp__dwarf_path_is_abs(const char *s)
+static bool path_is_abs(const char *s)
 {
 	if (!s || !*s)
 		return false;
@@ -326,6 +240,24 @@ bool kp__dwarf_path_is_abs(const char *s)
 	    (s[2] == '\\' || s[2] == '/'))
 		return true;
 	return s[0] == '\\' && s[1] == '\\';
+}
+
+bool kp__dwarf_file_name(struct kp__dwarf_cache *d, kp_sb *pb, const char *comp_dir, bool v5,
+                         const char *name, const char *dir, uint64_t diridx, const char **out)
+{
+	*out = NULL;
+	pb->n = 0;
+	if (path_is_abs(name)) {
+		if (!pb_append(pb, name))
+			return false;
+	} else {
+		if ((!v5 || diridx != 0) && comp_dir && *comp_dir && !path_is_abs(dir) &&
+		    !pb_append(pb, comp_dir))
+			return false;
+		if (!pb_append(pb, dir) || !pb_append(pb, name))
+			return false;
+	}
+	return pb->n == 0 || (*out = kp__dwarf_intern_n(d, pb->s, pb->n)) != NULL;
 }
 
 /* ---- the decoded CU ---------------------------------------------------------- */
@@ -616,5 +548,4 @@ void kp__dwarf_cache_free(struct kp__dwarf_cache *d)
 	free(d->strtab);
 	free(d->names);
 	free(d->syms_names);
-	kp__dwarf_die_free(d);
 }

@@ -7,26 +7,18 @@
  * 64-bit offsets, every standard DWARF 5 form) and answers 0 for anything
  * else (GNU and supplementary forms, DW_FORM_indirect, DW_AT_sibling in a
  * walk, strx or addrx without their base, a form an attribute does not
- * usually take, depth past MAX_DEPTH, any read out of bounds), so that
- * dwarf.c reads that unit, function or DIE with libdwarf and every answer
- * and error stays what it was.  The walk mirrors dwarf.c's visit() and
- * walk_children(); a change to one must be made to both (test_symcache
- * checks that both give byte-identical symbol caches on every fixture). */
+ * usually take, a walk past dwarf_walk.c's MAX_DEPTH, any read out of
+ * bounds), so that dwarf.c reads that unit, function or DIE with libdwarf
+ * and every answer and error stays what it was.  What is walked is dwarf_walk.c's, for this
+ * reader and libdwarf's alike (test_dwarf_die checks that both give
+ * byte-identical symbol caches on every fixture). */
 #include "dwarf_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_rd.h"
+#include "rd.h"
 #include "kp_vec.h"
-
-#define MAX_DEPTH 256 /* as dwarf.c */
-
-enum {
-	TAG_entry_point = 0x03, TAG_lexical_block = 0x0b, TAG_inlined_subroutine = 0x1d,
-	TAG_module = 0x1e, TAG_catch_block = 0x25, TAG_subprogram = 0x2e, TAG_try_block = 0x32,
-	TAG_namespace = 0x39,
-};
 
 enum {
 	AT_sibling = 0x01, AT_name = 0x03, AT_stmt_list = 0x10, AT_low_pc = 0x11, AT_high_pc = 0x12,
@@ -117,26 +109,26 @@ static void abtab_free(struct kp__abtab *t)
 static bool abtab_parse(const struct kp__dwarf_infosrc *src, struct kp__abtab *t, unsigned asz,
                         unsigned offsz, unsigned refaddr, bool *nomem)
 {
-	struct rd r = {src->abbrev, t->off, src->abbrev_size, src->little, src->abbrev != NULL};
+	struct kp__rd r = {src->abbrev, t->off, src->abbrev_size, src->little, src->abbrev != NULL};
 	size_t capv = 0, caps = 0, nspecs = 0;
 	t->dense = true;
 	if (t->off >= src->abbrev_size)
 		return false;
 	for (;;) {
-		uint64_t code = rd_uleb(&r);
+		uint64_t code = kp__rd_uleb(&r);
 		if (!r.ok)
 			return false;
 		if (code == 0)
 			return true;
 		struct abbrev a = {code, 0, (uint32_t)nspecs, 0, 0, false, false};
-		uint64_t tag = rd_uleb(&r);
-		a.children = rd_fixed(&r, 1) != 0;
+		uint64_t tag = kp__rd_uleb(&r);
+		a.children = kp__rd_fixed(&r, 1) != 0;
 		if (!r.ok || tag > UINT32_MAX)
 			return false;
 		a.tag = (uint32_t)tag;
 		for (;;) {
-			uint64_t at = rd_uleb(&r), form = rd_uleb(&r);
-			int64_t implicit = form == F_implicit_const ? rd_sleb(&r) : 0;
+			uint64_t at = kp__rd_uleb(&r), form = kp__rd_uleb(&r);
+			int64_t implicit = form == F_implicit_const ? kp__rd_sleb(&r) : 0;
 			if (!r.ok || at > 0xffff || form > 0xffff)
 				return false;
 			if (at == 0 && form == 0)
@@ -195,23 +187,10 @@ struct fval {
 	const char *s;
 };
 
-static const char *sect_cstr(const unsigned char *sec, uint64_t size, uint64_t off)
-{
-	if (!sec || off >= size || !memchr(sec + off, 0, (size_t)(size - off)))
-		return NULL;
-	return (const char *)sec + off;
-}
-
 static bool addrx(const struct unit *u, uint64_t idx, uint64_t *out)
 {
 	const struct kp__dwarf_infosrc *s = u->src;
-	uint64_t base = u->cu->u_addr_base;
-	if (!s->addr || base == UINT64_MAX || base > s->addr_size || idx > s->addr_size / u->asz ||
-	    s->addr_size - base < (idx + 1) * u->asz)
-		return false;
-	struct rd r = {s->addr, base + idx * u->asz, s->addr_size, s->little, true};
-	*out = rd_fixed(&r, u->asz);
-	return r.ok;
+	return kp__dwarf_addrx(s->addr, s->addr_size, u->cu->u_addr_base, u->asz, s->little, idx, out);
 }
 
 static const char *strx(const struct unit *u, uint64_t idx)
@@ -222,49 +201,49 @@ static const char *strx(const struct unit *u, uint64_t idx)
 	    idx > s->str_offsets_size / u->offsz ||
 	    s->str_offsets_size - base < (idx + 1) * u->offsz)
 		return NULL;
-	struct rd r = {s->str_offsets, base + idx * u->offsz, s->str_offsets_size, s->little, true};
-	uint64_t off = rd_fixed(&r, u->offsz);
-	return r.ok ? sect_cstr(s->str, s->str_size, off) : NULL;
+	struct kp__rd r = {s->str_offsets, base + idx * u->offsz, s->str_offsets_size, s->little, true};
+	uint64_t off = kp__rd_fixed(&r, u->offsz);
+	return r.ok ? kp__rd_str_at(s->str, s->str_size, off) : NULL;
 }
 
 /* Reads one attribute value of form f: numbers and offsets in v->u
  * (references made .debug_info offsets, addrx resolved), strings in v->s.
  * false: out of bounds or a form this reader leaves to libdwarf. */
-static bool read_val(const struct unit *u, struct rd *r, const struct aspec *sp, struct fval *v)
+static bool read_val(const struct unit *u, struct kp__rd *r, const struct aspec *sp, struct fval *v)
 {
 	v->s = NULL;
 	v->u = 0;
 	const struct kp__dwarf_infosrc *s = u->src;
 	switch (sp->form) {
 	case F_addr:
-		v->u = rd_fixed(r, u->asz);
+		v->u = kp__rd_fixed(r, u->asz);
 		break;
 	case F_data1: case F_ref1: case F_flag:
-		v->u = rd_fixed(r, 1);
+		v->u = kp__rd_fixed(r, 1);
 		break;
 	case F_data2: case F_ref2:
-		v->u = rd_fixed(r, 2);
+		v->u = kp__rd_fixed(r, 2);
 		break;
 	case F_data4: case F_ref4:
-		v->u = rd_fixed(r, 4);
+		v->u = kp__rd_fixed(r, 4);
 		break;
 	case F_data8: case F_ref8: case F_ref_sig8:
-		v->u = rd_fixed(r, 8);
+		v->u = kp__rd_fixed(r, 8);
 		break;
 	case F_data16:
-		rd_skip(r, 16);
+		kp__rd_skip(r, 16);
 		break;
 	case F_udata: case F_ref_udata: case F_loclistx: case F_rnglistx:
-		v->u = rd_uleb(r);
+		v->u = kp__rd_uleb(r);
 		break;
 	case F_sdata:
-		v->u = (uint64_t)rd_sleb(r);
+		v->u = (uint64_t)kp__rd_sleb(r);
 		break;
 	case F_sec_offset:
-		v->u = rd_fixed(r, u->offsz);
+		v->u = kp__rd_fixed(r, u->offsz);
 		break;
 	case F_ref_addr:
-		v->u = rd_fixed(r, u->version == 2 ? u->asz : u->offsz);
+		v->u = kp__rd_fixed(r, u->version == 2 ? u->asz : u->offsz);
 		break;
 	case F_flag_present:
 		v->u = 1;
@@ -273,43 +252,43 @@ static bool read_val(const struct unit *u, struct rd *r, const struct aspec *sp,
 		v->u = (uint64_t)sp->implicit;
 		break;
 	case F_string:
-		v->s = rd_cstr(r);
+		v->s = kp__rd_cstr(r);
 		break;
 	case F_strp:
-		if (!(v->s = sect_cstr(s->str, s->str_size, rd_fixed(r, u->offsz))))
+		if (!(v->s = kp__rd_str_at(s->str, s->str_size, kp__rd_fixed(r, u->offsz))))
 			return false;
 		break;
 	case F_line_strp:
-		if (!(v->s = sect_cstr(s->line_str, s->line_str_size, rd_fixed(r, u->offsz))))
+		if (!(v->s = kp__rd_str_at(s->line_str, s->line_str_size, kp__rd_fixed(r, u->offsz))))
 			return false;
 		break;
 	case F_strx: case F_strx1: case F_strx2: case F_strx3: case F_strx4: {
-		uint64_t idx = sp->form == F_strx ? rd_uleb(r)
-		               : rd_fixed(r, sp->form == F_strx3 ? 3 : sp->form == F_strx4 ? 4
+		uint64_t idx = sp->form == F_strx ? kp__rd_uleb(r)
+		               : kp__rd_fixed(r, sp->form == F_strx3 ? 3 : sp->form == F_strx4 ? 4
 		                                                     : sp->form - F_strx1 + 1);
 		if (!r->ok || !(v->s = strx(u, idx)))
 			return false;
 		break;
 	}
 	case F_addrx: case F_addrx1: case F_addrx2: case F_addrx3: case F_addrx4: {
-		uint64_t idx = sp->form == F_addrx ? rd_uleb(r)
-		               : rd_fixed(r, sp->form == F_addrx3 ? 3 : sp->form == F_addrx4 ? 4
+		uint64_t idx = sp->form == F_addrx ? kp__rd_uleb(r)
+		               : kp__rd_fixed(r, sp->form == F_addrx3 ? 3 : sp->form == F_addrx4 ? 4
 		                                                     : sp->form - F_addrx1 + 1);
 		if (!r->ok || !addrx(u, idx, &v->u))
 			return false;
 		break;
 	}
 	case F_block1:
-		rd_skip(r, rd_fixed(r, 1));
+		kp__rd_skip(r, kp__rd_fixed(r, 1));
 		break;
 	case F_block2:
-		rd_skip(r, rd_fixed(r, 2));
+		kp__rd_skip(r, kp__rd_fixed(r, 2));
 		break;
 	case F_block4:
-		rd_skip(r, rd_fixed(r, 4));
+		kp__rd_skip(r, kp__rd_fixed(r, 4));
 		break;
 	case F_block: case F_exprloc:
-		rd_skip(r, rd_uleb(r));
+		kp__rd_skip(r, kp__rd_uleb(r));
 		break;
 	default:
 		return false;
@@ -317,23 +296,23 @@ static bool read_val(const struct unit *u, struct rd *r, const struct aspec *sp,
 	return r->ok;
 }
 
-static bool skip_val(const struct unit *u, struct rd *r, const struct aspec *sp)
+static bool skip_val(const struct unit *u, struct kp__rd *r, const struct aspec *sp)
 {
 	switch (sp->form) {
 	case F_strx: case F_addrx: case F_udata: case F_ref_udata: case F_loclistx:
 	case F_rnglistx: case F_sdata:
-		rd_uleb(r); /* an sleb has the same length */
+		kp__rd_uleb(r); /* an sleb has the same length */
 		return r->ok;
 	case F_string:
-		return rd_cstr(r) != NULL;
+		return kp__rd_cstr(r) != NULL;
 	case F_strp: case F_line_strp:
-		rd_skip(r, u->offsz);
+		kp__rd_skip(r, u->offsz);
 		return r->ok;
 	case F_strx1: case F_strx2: case F_strx3: case F_strx4:
-		rd_skip(r, sp->form == F_strx3 ? 3 : sp->form == F_strx4 ? 4 : sp->form - F_strx1 + 1);
+		kp__rd_skip(r, sp->form == F_strx3 ? 3 : sp->form == F_strx4 ? 4 : sp->form - F_strx1 + 1);
 		return r->ok;
 	case F_addrx1: case F_addrx2: case F_addrx3: case F_addrx4:
-		rd_skip(r, sp->form == F_addrx3 ? 3 : sp->form == F_addrx4 ? 4 : sp->form - F_addrx1 + 1);
+		kp__rd_skip(r, sp->form == F_addrx3 ? 3 : sp->form == F_addrx4 ? 4 : sp->form - F_addrx1 + 1);
 		return r->ok;
 	default: {
 		struct fval v;
@@ -358,7 +337,7 @@ static bool is_local_ref(unsigned f)
 }
 
 /* dwarf.c's read_attrs for the DIE whose attributes start at r. */
-static bool read_attrs(const struct unit *u, struct rd *r, const struct abbrev *ab,
+static bool read_attrs(const struct unit *u, struct kp__rd *r, const struct abbrev *ab,
                        struct dieattrs *a)
 {
 	memset(a, 0, sizeof *a);
@@ -454,10 +433,10 @@ static bool read_attrs(const struct unit *u, struct rd *r, const struct abbrev *
 	return true;
 }
 
-static bool skip_attrs(const struct unit *u, struct rd *r, const struct abbrev *ab)
+static bool skip_attrs(const struct unit *u, struct kp__rd *r, const struct abbrev *ab)
 {
 	if (ab->fixed >= 0) {
-		rd_skip(r, (uint64_t)ab->fixed);
+		kp__rd_skip(r, (uint64_t)ab->fixed);
 		return r->ok;
 	}
 	const struct aspec *sp = specs_of(u->ab, ab);
@@ -516,27 +495,27 @@ static int unit_open(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *
 		return 0;
 	if (cu->ustate == 0) {
 		cu->ustate = -1;
-		struct rd r = {src->info, cu->hdr_off, src->info_size, src->little, src->info != NULL};
-		uint64_t len = rd_fixed(&r, 4);
+		struct kp__rd r = {src->info, cu->hdr_off, src->info_size, src->little, src->info != NULL};
+		uint64_t len = kp__rd_fixed(&r, 4);
 		unsigned offsz = 4;
 		if (len == 0xffffffff) {
-			len = rd_fixed(&r, 8);
+			len = kp__rd_fixed(&r, 8);
 			offsz = 8;
 		}
 		if (!r.ok || len > r.end - r.pos)
 			return 0;
 		cu->uend = r.pos + len;
 		r.end = cu->uend;
-		unsigned ver = (unsigned)rd_fixed(&r, 2);
+		unsigned ver = (unsigned)kp__rd_fixed(&r, 2);
 		uint64_t abbr = 0;
 		unsigned asz = 0;
 		if (ver >= 2 && ver <= 4) {
-			abbr = rd_fixed(&r, offsz);
-			asz = (unsigned)rd_fixed(&r, 1);
+			abbr = kp__rd_fixed(&r, offsz);
+			asz = (unsigned)kp__rd_fixed(&r, 1);
 		} else if (ver == 5) {
-			unsigned ut = (unsigned)rd_fixed(&r, 1);
-			asz = (unsigned)rd_fixed(&r, 1);
-			abbr = rd_fixed(&r, offsz);
+			unsigned ut = (unsigned)kp__rd_fixed(&r, 1);
+			asz = (unsigned)kp__rd_fixed(&r, 1);
+			abbr = kp__rd_fixed(&r, offsz);
 			if (ut != 1 && ut != 3) /* DW_UT_compile, DW_UT_partial */
 				return 0;
 		} else {
@@ -554,7 +533,7 @@ static int unit_open(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *
 		u->ab = &c->abtabs[cu->abtab];
 		u->asz = asz;
 		u->offsz = offsz;
-		const struct abbrev *ab = abbrev_find(u->ab, rd_uleb(&r));
+		const struct abbrev *ab = abbrev_find(u->ab, kp__rd_uleb(&r));
 		if (!r.ok || !ab)
 			return 0;
 		const struct aspec *sp = specs_of(u->ab, ab);
@@ -583,61 +562,41 @@ static int unit_open(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *
 
 /* The abbreviation of the DIE at r (NULL with *null set for a null entry);
  * NULL alone when the code is unknown or the read fails. */
-static const struct abbrev *die_head(const struct unit *u, struct rd *r, bool *null)
+static const struct abbrev *die_head(const struct unit *u, struct kp__rd *r, bool *null)
 {
-	uint64_t code = rd_uleb(r);
+	uint64_t code = kp__rd_uleb(r);
 	*null = r->ok && code == 0;
 	return r->ok && code ? abbrev_find(u->ab, code) : NULL;
 }
 
-/* ---- ranges --------------------------------------------------------------------- */
+/* ---- the walk's DIE reader ------------------------------------------------------ */
 
-/* DWARF <= 4 .debug_ranges at off: what dwarf_get_ranges_b hands dwarf.c's
- * die_ranges, read to its end-of-list entry. */
-static int ranges_v4(const struct unit *u, uint64_t off, uint64_t base, struct rngbuf *out)
-{
-	const struct kp__dwarf_infosrc *s = u->src;
-	if (!s->ranges || off >= s->ranges_size)
-		return 0;
-	struct rd r = {s->ranges, off, s->ranges_size, s->little, true};
-	uint64_t max = u->asz == 8 ? UINT64_MAX : 0xffffffffu;
-	for (;;) {
-		uint64_t a = rd_fixed(&r, u->asz), b = rd_fixed(&r, u->asz);
-		if (!r.ok)
-			return 0;
-		if (a == 0 && b == 0)
-			return 1;
-		if (a == max) {
-			base = b;
-			continue;
-		}
-		if (!kp__dwarf_rng_push(out, a + base, b + base))
-			return -2;
-	}
-}
-
-/* ---- the walks ------------------------------------------------------------------ */
-
-struct walk {
+/* One stream through a unit in DIE preorder; a DIE's state says how far the
+ * stream has read it. */
+struct fast {
 	struct unit u;
-	const struct kp__dwarf_lists *lists;
-	struct func *fn; /* NULL while indexing the CU's subprograms */
-	struct rngbuf rb;
-	int res;         /* 1 fine, 0 left to libdwarf, -2 out of memory */
+	struct kp__rd r;
 };
 
-static void walk_children(struct walk *w, struct rd *r, bool children, int32_t parent, int depth);
+enum { AT_ATTRS, AT_CHILDREN, PASSED };
 
-static bool skip_subtree(struct walk *w, struct rd *r)
+static bool fast_fail(struct kp__dwarf_walk *w)
+{
+	if (w->st == KP_OK)
+		w->st = KP_ERR_FORMAT;
+	return false;
+}
+
+static bool skip_subtree(const struct unit *u, struct kp__rd *r)
 {
 	for (size_t depth = 1; depth;) {
 		bool null;
-		const struct abbrev *ab = die_head(&w->u, r, &null);
+		const struct abbrev *ab = die_head(u, r, &null);
 		if (null) {
 			depth--;
 			continue;
 		}
-		if (!ab || !skip_attrs(&w->u, r, ab))
+		if (!ab || !skip_attrs(u, r, ab))
 			return false;
 		if (ab->children)
 			depth++;
@@ -645,163 +604,146 @@ static bool skip_subtree(struct walk *w, struct rd *r)
 	return true;
 }
 
-/* dwarf.c's die_ranges, into w->rb. */
-static int ranges_of(struct walk *w, const struct dieattrs *a)
+/* The DIE at the stream into *out; false at a null entry (the end of a
+ * sibling list) and when it is left to libdwarf. */
+static bool fast_head(struct kp__dwarf_walk *w, struct kp__die *out)
 {
-	struct cu *cu = w->u.cu;
-	w->rb.n = 0;
-	if (a->has_lo && a->has_hi)
-		return kp__dwarf_rng_push(&w->rb, a->lo, a->hi_is_addr ? a->hi : a->lo + a->hi) ? 1
-		                                                                                : -2;
-	if (!a->has_ranges)
-		return 1;
-	if (w->u.version < 5 && a->ranges_form != F_rnglistx)
-		return ranges_v4(&w->u, a->ranges_off, cu->base, &w->rb);
-	struct kp__dwarf_lists l = *w->lists;
-	l.rnglists_base = cu->rnglists_base;
-	l.addr_base = cu->addr_base;
-	/* a malformed list keeps the ranges read before the damage, as dwarf.c */
-	return kp__dwarf_rnglist(&l, a->ranges_off, a->ranges_form == F_rnglistx, cu->base,
-	                         &w->rb) == -2 ? -2 : 1;
+	struct fast *f = w->rd;
+	uint64_t off = f->r.pos;
+	bool null;
+	const struct abbrev *ab = die_head(&f->u, &f->r, &null);
+	if (null)
+		return false;
+	if (!ab || ab->sibling) /* libdwarf follows DW_AT_sibling: leave the walk to it */
+		return fast_fail(w);
+	*out = (struct kp__die){off, ab->tag, (void *)(uintptr_t)ab, AT_ATTRS};
+	return true;
 }
 
-/* dwarf.c's visit() for the DIE at off whose attributes start at r. */
-static void visit(struct walk *w, struct rd *r, const struct abbrev *ab, uint64_t off,
-                  int32_t parent, int depth)
+/* The stream past die's attributes, and past its subtree when subtree. */
+static bool fast_pass(struct kp__dwarf_walk *w, struct kp__die *die, bool subtree)
 {
-	if (ab->sibling) {
-		w->res = 0; /* libdwarf follows DW_AT_sibling: leave the walk to it */
-		return;
+	struct fast *f = w->rd;
+	const struct abbrev *ab = die->h;
+	if (die->state == AT_ATTRS) {
+		if (!skip_attrs(&f->u, &f->r, ab))
+			return fast_fail(w);
+		die->state = AT_CHILDREN;
 	}
-	switch (ab->tag) {
-	case TAG_subprogram:
-	case TAG_inlined_subroutine: {
-		struct dieattrs a;
-		if (!w->fn && ab->tag != TAG_subprogram)
-			break;
-		if (!read_attrs(&w->u, r, ab, &a)) {
-			w->res = 0;
-			return;
-		}
-		if (!w->fn && !(a.has_lo && a.has_hi) && !a.has_ranges) {
-			if (ab->children && !skip_subtree(w, r))
-				w->res = 0;
-			return; /* a declaration or an abstract instance */
-		}
-		int rr = ranges_of(w, &a);
-		if (rr != 1) {
-			w->res = rr;
-			return;
-		}
-		if (!w->fn) {
-			if (!kp__dwarf_cu_add_func(w->u.cu, off, &w->rb))
-				w->res = -2;
-			else if (ab->children && !skip_subtree(w, r))
-				w->res = 0;
-			return;
-		}
-		uint32_t idx = 0;
-		if (!kp__dwarf_func_add_sub(w->fn, &a, off, parent, ab->tag == TAG_subprogram, &w->rb,
-		                            &idx)) {
-			w->res = -2;
-			return;
-		}
-		walk_children(w, r, ab->children, (int32_t)idx, depth + 1);
-		return;
+	if (die->state == AT_CHILDREN && subtree) {
+		if (ab->children && !skip_subtree(&f->u, &f->r))
+			return fast_fail(w);
+		die->state = PASSED;
 	}
-	case TAG_lexical_block:
-	case TAG_namespace:
-	case TAG_module:
-	case TAG_try_block:
-	case TAG_catch_block:
-	case TAG_entry_point:
-		if (!skip_attrs(&w->u, r, ab)) {
-			w->res = 0;
-			return;
-		}
-		walk_children(w, r, ab->children, parent, depth + 1);
-		return;
-	default:
-		break;
-	}
-	if (!skip_attrs(&w->u, r, ab) || (ab->children && !skip_subtree(w, r)))
-		w->res = 0;
+	return true;
 }
 
-static void walk_children(struct walk *w, struct rd *r, bool children, int32_t parent, int depth)
+static bool fast_child(struct kp__dwarf_walk *w, struct kp__die *die, struct kp__die *out)
 {
-	if (depth > MAX_DEPTH) {
-		w->res = 0;
+	if (!fast_pass(w, die, false))
+		return false;
+	/* its children are the walk's now: the stream is past them once it
+	 * has passed the last */
+	die->state = PASSED;
+	return ((const struct abbrev *)die->h)->children && fast_head(w, out);
+}
+
+static bool fast_next(struct kp__dwarf_walk *w, struct kp__die *die, struct kp__die *out)
+{
+	return fast_pass(w, die, true) && fast_head(w, out);
+}
+
+static void fast_release(struct kp__dwarf_walk *w, struct kp__die *die)
+{
+	(void)w;
+	(void)die;
+}
+
+static void fast_attrs(struct kp__dwarf_walk *w, struct kp__die *die, bool index,
+                       struct dieattrs *a)
+{
+	struct fast *f = w->rd;
+	(void)index;
+	if (!read_attrs(&f->u, &f->r, die->h, a)) {
+		fast_fail(w);
 		return;
 	}
-	if (!children)
-		return;
-	for (;;) {
-		uint64_t off = r->pos;
-		bool null;
-		const struct abbrev *ab = die_head(&w->u, r, &null);
-		if (null)
-			return;
-		if (!ab) {
-			w->res = 0;
-			return;
-		}
-		visit(w, r, ab, off, parent, depth);
-		if (w->res != 1)
-			return;
-	}
+	die->state = AT_CHILDREN;
+}
+
+static void fast_ranges_v4(struct kp__dwarf_walk *w, struct kp__die *die, uint64_t off,
+                           uint64_t base, struct rngbuf *out)
+{
+	struct fast *f = w->rd;
+	(void)die;
+	int r = kp__dwarf_ranges_v4(f->u.src->ranges, f->u.src->ranges_size, f->u.src->little,
+	                            f->u.asz, off, base, out);
+	if (r == -2)
+		w->st = KP_ERR_NOMEM;
+	else if (r == 0)
+		fast_fail(w);
+}
+
+static const struct kp__dwarf_dieops fast_ops = {
+	.child = fast_child,
+	.next = fast_next,
+	.release = fast_release,
+	.attrs = fast_attrs,
+	.ranges_v4 = fast_ranges_v4,
+};
+
+/* A walk's status as this file's answer: 1, 0 (left to libdwarf), -2. */
+static int answer(const struct kp__dwarf_walk *w)
+{
+	return w->st == KP_OK ? 1 : w->st == KP_ERR_NOMEM ? -2 : 0;
 }
 
 int kp__dwarf_func_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,
                                const struct kp__dwarf_lists *lists, struct cu *cu, struct func *fn)
 {
-	struct walk w = {.lists = lists, .fn = fn, .res = 1};
-	int ur = unit_open(c, src, cu, &w.u);
+	struct fast f;
+	struct kp__dwarf_walk w = {&fast_ops, &f, lists, c, cu, fn, {0}, KP_OK};
+	int ur = unit_open(c, src, cu, &f.u);
 	if (ur != 1)
 		return ur;
 	if (fn->die_off < cu->die_off || fn->die_off >= cu->uend)
 		return 0;
-	struct rd r = {src->info, fn->die_off, cu->uend, src->little, true};
-	bool null;
-	const struct abbrev *ab = die_head(&w.u, &r, &null);
-	if (!ab)
+	f.r = (struct kp__rd){src->info, fn->die_off, cu->uend, src->little, true};
+	struct kp__die root;
+	if (!fast_head(&w, &root))
 		return 0;
-	visit(&w, &r, ab, fn->die_off, -1, 0);
+	kp__dwarf_walk_func(&w, &root);
 	free(w.rb.v);
-	if (w.res == 1 && fn->nsubs == 0)
-		w.res = 0;
-	if (w.res != 1)
+	int res = answer(&w);
+	if (res != 1)
 		kp__dwarf_func_reset(fn);
-	return w.res;
+	return res;
 }
 
 int kp__dwarf_cu_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,
                              const struct kp__dwarf_lists *lists,
                              const struct kp__dwarf_linesrc *lsrc, struct cu *cu)
 {
-	struct walk w = {.lists = lists, .fn = NULL, .res = 1};
-	int ur = unit_open(c, src, cu, &w.u);
+	struct fast f;
+	struct kp__dwarf_walk w = {&fast_ops, &f, lists, c, cu, NULL, {0}, KP_OK};
+	int ur = unit_open(c, src, cu, &f.u);
 	if (ur != 1)
 		return ur;
-	struct rd r = {src->info, cu->die_off, cu->uend, src->little, true};
+	f.r = (struct kp__rd){src->info, cu->die_off, cu->uend, src->little, true};
 	bool null;
-	const struct abbrev *ab = die_head(&w.u, &r, &null);
-	struct dieattrs a;
-	if (!ab || !read_attrs(&w.u, &r, ab, &a))
+	const struct abbrev *ab = die_head(&f.u, &f.r, &null);
+	if (!ab)
 		return 0;
-	cu->base = a.has_lo ? a.lo : 0;
-	cu->rnglists_base = a.rnglists_base;
-	cu->addr_base = a.addr_base;
-	cu->comp_dir = NULL;
-	if (a.comp_dir && !(cu->comp_dir = kp__dwarf_intern(c, a.comp_dir)))
-		return -2;
-	walk_children(&w, &r, ab->children, -1, 0);
+	struct kp__die root = {cu->die_off, ab->tag, (void *)(uintptr_t)ab, AT_ATTRS};
+	struct dieattrs a;
+	kp__dwarf_walk_unit(&w, &root, &a);
 	free(w.rb.v);
-	if (w.res == 1 && a.has_stmt_list)
-		w.res = kp__dwarf_lines_fast(c, lsrc, a.stmt_list, cu);
-	if (w.res != 1)
+	int res = answer(&w);
+	if (res == 1 && a.has_stmt_list)
+		res = kp__dwarf_lines_fast(c, lsrc, a.stmt_list, cu);
+	if (res != 1)
 		kp__dwarf_cu_reset(cu);
-	return w.res;
+	return res;
 }
 
 int kp__dwarf_die_attrs_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,
@@ -816,7 +758,7 @@ int kp__dwarf_die_attrs_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_i
 		return ur;
 	if (off < cu->die_off || off >= cu->uend)
 		return 0;
-	struct rd r = {src->info, off, cu->uend, src->little, true};
+	struct kp__rd r = {src->info, off, cu->uend, src->little, true};
 	bool null;
 	const struct abbrev *ab = die_head(&u, &r, &null);
 	return ab && read_attrs(&u, &r, ab, a) ? 1 : 0;

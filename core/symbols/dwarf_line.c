@@ -13,51 +13,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_rd.h"
+#include "rd.h"
 #include "kp_vec.h"
 
 enum { LNCT_path = 1, LNCT_directory_index = 2 };
 
 /* One DWARF 5 entry-format field: its string (path) or number (index),
  * false when the form is one this reader leaves to libdwarf. */
-static bool read_form(struct rd *r, const struct kp__dwarf_linesrc *src, uint64_t form,
+static bool read_form(struct kp__rd *r, const struct kp__dwarf_linesrc *src, uint64_t form,
                       unsigned offsz, const char **s, uint64_t *u)
 {
 	*s = NULL;
 	*u = 0;
 	switch (form) {
 	case 0x08: /* DW_FORM_string */
-		*s = rd_cstr(r);
+		*s = kp__rd_cstr(r);
 		break;
 	case 0x0e: /* DW_FORM_strp */
 	case 0x1f: /* DW_FORM_line_strp */ {
-		uint64_t off = rd_fixed(r, offsz);
-		*s = form == 0x0e ? sect_str(src->str, src->str_size, off)
-		                  : sect_str(src->line_str, src->line_str_size, off);
+		uint64_t off = kp__rd_fixed(r, offsz);
+		*s = form == 0x0e ? kp__rd_str_at(src->str, src->str_size, off)
+		                  : kp__rd_str_at(src->line_str, src->line_str_size, off);
 		if (!*s)
 			return false;
 		break;
 	}
 	case 0x0b: /* DW_FORM_data1 */
-		*u = rd_fixed(r, 1);
+		*u = kp__rd_fixed(r, 1);
 		break;
 	case 0x05: /* DW_FORM_data2 */
-		*u = rd_fixed(r, 2);
+		*u = kp__rd_fixed(r, 2);
 		break;
 	case 0x06: /* DW_FORM_data4 */
-		*u = rd_fixed(r, 4);
+		*u = kp__rd_fixed(r, 4);
 		break;
 	case 0x07: /* DW_FORM_data8 */
-		*u = rd_fixed(r, 8);
+		*u = kp__rd_fixed(r, 8);
 		break;
 	case 0x0f: /* DW_FORM_udata */
-		*u = rd_uleb(r);
+		*u = kp__rd_uleb(r);
 		break;
 	case 0x1e: /* DW_FORM_data16 (MD5) */
-		rd_skip(r, 16);
+		kp__rd_skip(r, 16);
 		break;
 	case 0x09: /* DW_FORM_block */
-		rd_skip(r, rd_uleb(r));
+		kp__rd_skip(r, kp__rd_uleb(r));
 		break;
 	default:
 		return false;
@@ -71,16 +71,16 @@ struct ent {
 };
 
 /* DWARF 5 directory or file entries; *out malloc'd (NULL when n is 0). */
-static bool read_entries(struct rd *r, const struct kp__dwarf_linesrc *src, unsigned offsz,
+static bool read_entries(struct kp__rd *r, const struct kp__dwarf_linesrc *src, unsigned offsz,
                          struct ent **out, uint64_t *nout)
 {
-	unsigned nfmt = (unsigned)rd_fixed(r, 1);
+	unsigned nfmt = (unsigned)kp__rd_fixed(r, 1);
 	uint64_t fmt[2 * 255];
 	for (unsigned i = 0; i < nfmt; i++) {
-		fmt[2 * i] = rd_uleb(r);
-		fmt[2 * i + 1] = rd_uleb(r);
+		fmt[2 * i] = kp__rd_uleb(r);
+		fmt[2 * i + 1] = kp__rd_uleb(r);
 	}
-	uint64_t n = rd_uleb(r);
+	uint64_t n = kp__rd_uleb(r);
 	*out = NULL;
 	*nout = 0;
 	if (!r->ok || n > r->end - r->pos) /* every entry takes a byte at least */
@@ -122,7 +122,7 @@ static const unsigned char std_lengths[12] = {0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1
  * left to libdwarf, -2 out of memory (then the caller frees what is in cu). */
 static int run(const struct hdr *h, const struct kp__dwarf_linesrc *src, struct cu *cu)
 {
-	struct rd r = {src->line, h->prog, h->end, src->little, true};
+	struct kp__rd r = {src->line, h->prog, h->end, src->little, true};
 	struct seqbuild sb = {0};
 	uint64_t addr = 0, file = 1, line = 1, col = 0;
 	size_t cap = 0;
@@ -135,7 +135,7 @@ static int run(const struct hdr *h, const struct kp__dwarf_linesrc *src, struct 
 			line += (uint64_t)(int64_t)(h->line_base + (int)(adj % h->line_range));
 			emit = true;
 		} else if (op == 0) {
-			uint64_t len = rd_uleb(&r);
+			uint64_t len = kp__rd_uleb(&r);
 			if (!r.ok || len == 0 || len > r.end - r.pos)
 				return 0;
 			uint64_t next = r.pos + len;
@@ -147,7 +147,7 @@ static int run(const struct hdr *h, const struct kp__dwarf_linesrc *src, struct 
 			case 2: /* DW_LNE_set_address */
 				if (len - 1 != src->asz)
 					return 0;
-				addr = rd_fixed(&r, src->asz);
+				addr = kp__rd_fixed(&r, src->asz);
 				break;
 			case 4: /* DW_LNE_set_discriminator */
 				break;
@@ -161,25 +161,25 @@ static int run(const struct hdr *h, const struct kp__dwarf_linesrc *src, struct 
 				emit = true;
 				break;
 			case 2: /* DW_LNS_advance_pc */
-				addr += rd_uleb(&r) * h->min_inst;
+				addr += kp__rd_uleb(&r) * h->min_inst;
 				break;
 			case 3: /* DW_LNS_advance_line */
-				line += (uint64_t)rd_sleb(&r);
+				line += (uint64_t)kp__rd_sleb(&r);
 				break;
 			case 4: /* DW_LNS_set_file */
-				file = rd_uleb(&r);
+				file = kp__rd_uleb(&r);
 				break;
 			case 5: /* DW_LNS_set_column */
-				col = rd_uleb(&r);
+				col = kp__rd_uleb(&r);
 				break;
 			case 8: /* DW_LNS_const_add_pc */
 				addr += (uint64_t)((255 - h->opcode_base) / h->line_range) * h->min_inst;
 				break;
 			case 9: /* DW_LNS_fixed_advance_pc */
-				addr += rd_fixed(&r, 2);
+				addr += kp__rd_fixed(&r, 2);
 				break;
 			case 12: /* DW_LNS_set_isa */
-				(void)rd_uleb(&r);
+				(void)kp__rd_uleb(&r);
 				break;
 			default: /* negate_stmt, basic_block, prologue_end, epilogue_begin */
 				break;
@@ -210,11 +210,11 @@ int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_lines
 {
 	if (!src->line || off >= src->line_size)
 		return 0;
-	struct rd r = {src->line, off, src->line_size, src->little, true};
-	uint64_t len = rd_fixed(&r, 4);
+	struct kp__rd r = {src->line, off, src->line_size, src->little, true};
+	uint64_t len = kp__rd_fixed(&r, 4);
 	unsigned offsz = 4;
 	if (len == 0xffffffff) {
-		len = rd_fixed(&r, 8);
+		len = kp__rd_fixed(&r, 8);
 		offsz = 8;
 	} else if (len >= 0xfffffff0) {
 		return 0;
@@ -224,26 +224,26 @@ int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_lines
 	r.end = r.pos + len;
 	struct hdr h = {0};
 	h.end = r.end;
-	h.version = (unsigned)rd_fixed(&r, 2);
+	h.version = (unsigned)kp__rd_fixed(&r, 2);
 	if (h.version < 2 || h.version > 5)
 		return 0;
-	if (h.version >= 5 && (rd_fixed(&r, 1) != src->asz || rd_fixed(&r, 1) != 0))
+	if (h.version >= 5 && (kp__rd_fixed(&r, 1) != src->asz || kp__rd_fixed(&r, 1) != 0))
 		return 0;
-	uint64_t hlen = rd_fixed(&r, offsz);
+	uint64_t hlen = kp__rd_fixed(&r, offsz);
 	if (!r.ok || hlen > r.end - r.pos)
 		return 0;
 	h.prog = r.pos + hlen;
-	h.min_inst = (unsigned)rd_fixed(&r, 1);
-	if (h.version >= 4 && rd_fixed(&r, 1) != 1) /* maximum_operations_per_instruction */
+	h.min_inst = (unsigned)kp__rd_fixed(&r, 1);
+	if (h.version >= 4 && kp__rd_fixed(&r, 1) != 1) /* maximum_operations_per_instruction */
 		return 0;
-	h.default_is_stmt = rd_fixed(&r, 1) != 0;
-	h.line_base = (int)(signed char)rd_fixed(&r, 1);
-	h.line_range = (unsigned)rd_fixed(&r, 1);
-	h.opcode_base = (unsigned)rd_fixed(&r, 1);
+	h.default_is_stmt = kp__rd_fixed(&r, 1) != 0;
+	h.line_base = (int)(signed char)kp__rd_fixed(&r, 1);
+	h.line_range = (unsigned)kp__rd_fixed(&r, 1);
+	h.opcode_base = (unsigned)kp__rd_fixed(&r, 1);
 	if (!r.ok || h.line_range == 0 || h.opcode_base == 0)
 		return 0;
 	for (unsigned i = 1; i < h.opcode_base; i++) {
-		uint64_t l = rd_fixed(&r, 1);
+		uint64_t l = kp__rd_fixed(&r, 1);
 		if (i <= 12 && l != std_lengths[i - 1])
 			return 0;
 		if (i > 12) /* no opcode this reader knows takes them */
@@ -252,7 +252,7 @@ int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_lines
 	if (!r.ok)
 		return 0;
 
-	/* Directories and files, named as decode_lines names them. */
+	/* Directories and files, named by kp__dwarf_file_name. */
 	struct ent *dirs = NULL, *files = NULL;
 	uint64_t ndirs = 0, nfiles = 0;
 	const char **names = NULL;
@@ -267,7 +267,7 @@ int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_lines
 	} else {
 		size_t cap = 0;
 		for (;;) {
-			const char *s = rd_cstr(&r);
+			const char *s = kp__rd_cstr(&r);
 			if (!s)
 				goto out;
 			if (!*s)
@@ -278,14 +278,14 @@ int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_lines
 		}
 		cap = 0;
 		for (;;) {
-			const char *s = rd_cstr(&r);
+			const char *s = kp__rd_cstr(&r);
 			if (!s)
 				goto out;
 			if (!*s)
 				break;
-			uint64_t dir = rd_uleb(&r);
-			(void)rd_uleb(&r);
-			(void)rd_uleb(&r);
+			uint64_t dir = kp__rd_uleb(&r);
+			(void)kp__rd_uleb(&r);
+			(void)kp__rd_uleb(&r);
 			if (!r.ok)
 				goto out;
 			if (!kp_vec_reserve((void **)&files, &cap, (size_t)nfiles + 1, sizeof *files))
@@ -314,22 +314,10 @@ int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_lines
 		uint64_t diridx = files[i].dir;
 		if (!name)
 			continue;
-		pb.n = 0;
-		if (kp__dwarf_path_is_abs(name)) {
-			if (!kp__dwarf_pb_append(&pb, name))
-				goto nomem_names;
-		} else {
-			if (h.version >= 5 ? diridx < ndirs : diridx > 0 && diridx <= ndirs)
-				dir = dirs[h.version >= 5 ? diridx : diridx - 1].name;
-			if ((h.version < 5 || diridx != 0) && cu->comp_dir && *cu->comp_dir &&
-			    !kp__dwarf_path_is_abs(dir) && !kp__dwarf_pb_append(&pb, cu->comp_dir))
-				goto nomem_names;
-			if (!kp__dwarf_pb_append(&pb, dir) || !kp__dwarf_pb_append(&pb, name))
-				goto nomem_names;
-		}
-		if (pb.n == 0)
-			continue;
-		if (!(names[i] = kp__dwarf_intern_n(c, pb.s, pb.n)))
+		if (h.version >= 5 ? diridx < ndirs : diridx > 0 && diridx <= ndirs)
+			dir = dirs[h.version >= 5 ? diridx : diridx - 1].name;
+		if (!kp__dwarf_file_name(c, &pb, cu->comp_dir, h.version >= 5, name, dir, diridx,
+		                         &names[i]))
 			goto nomem_names;
 	}
 	free(pb.s);

@@ -1,8 +1,14 @@
 /* dwarf_priv.h: the libdwarf-free half of kp_dwarf, shared by dwarf.c
- * (the only file that includes or calls libdwarf), dwarf_cache.c (the
- * compact per-CU cache, string interning and the address -> CU table) and
- * dwarf_lookup.c (lookups and boundary enumeration over the cached arrays);
- * the cache owns every array and string below, freed by kp__dwarf_cache_free. */
+ * (the only file that includes or calls libdwarf: the oracle and fallback),
+ * the hand-written fast path (dwarf_die.c: .debug_info; dwarf_line.c:
+ * .debug_line; dwarf_ranges.c: range lists and .debug_addr), dwarf_walk.c
+ * (the one DIE walk, over either DIE reader), dwarf_cache.c (the compact
+ * per-CU cache, string interning and the address -> CU table) and
+ * dwarf_lookup.c (lookups and boundary enumeration over the cached arrays).
+ * Calls point one way, down this list: dwarf.c; dwarf_die.c; dwarf_walk.c
+ * and dwarf_line.c; dwarf_ranges.c; dwarf_cache.c (the walk reaches its
+ * reader only through the reader's ops table).  The cache owns every array
+ * and string below, freed by kp__dwarf_cache_free. */
 #ifndef KP_DWARF_PRIV_H
 #define KP_DWARF_PRIV_H
 
@@ -30,6 +36,8 @@ struct sect {
  * KP__DWARF_NSECT + 1.  Never .debug_rnglists or .debug_loclists. */
 unsigned kp__dwarf_sections(const kp_macho_slice *slice, struct sect *out, bool *have_info);
 
+/* ---- dwarf_ranges.c: DWARF 5 range lists and .debug_addr ------------------ */
+
 /* What reading a DWARF 5 range list of one unit needs: the sections (NULL
  * when absent) and the unit's DW_AT_rnglists_base and DW_AT_addr_base
  * (UINT64_MAX when absent); asz is the address size. */
@@ -40,7 +48,19 @@ struct kp__dwarf_lists {
 	bool little;
 };
 
+/* Entry idx of a .debug_addr (addr, size; addr NULL when absent) from a
+ * unit's DW_AT_addr_base (UINT64_MAX when absent), entries of asz (4 or 8)
+ * bytes; false when any of that is missing or out of bounds. */
+bool kp__dwarf_addrx(const unsigned char *addr, uint64_t size, uint64_t base, unsigned asz,
+                     bool little, uint64_t idx, uint64_t *out);
+
 struct rngbuf;
+/* DWARF <= 4: the .debug_ranges list (sec, size) at off, read to its
+ * end-of-list entry, appended to out relative to base (what libdwarf's
+ * dwarf_get_ranges_b gives dwarf.c's die_ranges).  1 done, 0 absent or
+ * malformed (the caller leaves the DIE to libdwarf), -2 out of memory. */
+int kp__dwarf_ranges_v4(const unsigned char *sec, uint64_t size, bool little, unsigned asz,
+                        uint64_t off, uint64_t base, struct rngbuf *out);
 /* Appends the ranges of the list at val (DW_FORM_sec_offset: an offset in
  * .debug_rnglists; indexed, DW_FORM_rnglistx: an index into the unit's
  * offsets array) to out, offset pairs relative to base.  0 when read to
@@ -213,10 +233,14 @@ const char *kp__dwarf_name_from_raw(struct kp__dwarf_cache *d, const char *raw);
 /* The slot for off (off UINT64_MAX when empty); NULL when out of memory. */
 struct nameent *kp__dwarf_name_slot(struct kp__dwarf_cache *d, uint64_t off);
 bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi);
-/* Path join with llvm::sys::path::append's rules: empty parts are skipped,
- * one '/' between parts, none added after a trailing separator. */
-bool kp__dwarf_pb_append(kp_sb *p, const char *part);
-bool kp__dwarf_path_is_abs(const char *s);
+/* The name of a line-table file entry (name, not NULL; its include
+ * directory dir, NULL when none, at index diridx), as llvm's
+ * getFileNameByIndex(AbsoluteFilePath) gives it: name as it is when
+ * absolute; else comp_dir (unless dir is absolute, or it is DWARF 5's
+ * directory 0), dir, name.  Interned into *out, NULL when that comes out
+ * empty; pb is scratch.  false: out of memory. */
+bool kp__dwarf_file_name(struct kp__dwarf_cache *d, kp_sb *pb, const char *comp_dir, bool v5,
+                         const char *name, const char *dir, uint64_t diridx, const char **out);
 int32_t kp__dwarf_amap_find(struct amapv *m, uint64_t addr);
 bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub);
 /* Indexing: a concrete subprogram with ranges rb (none: not indexed). */
@@ -238,12 +262,17 @@ void kp__dwarf_sort_seqs(struct cu *cu);
  * err set. */
 kp_status kp__dwarf_func_done(struct func *fn, kp_status st, kp_error *err);
 kp_status kp__dwarf_cu_done(struct cu *cu, kp_status st, kp_error *err);
+/* Clears what a failed fast decode left in cu or fn. */
+void kp__dwarf_cu_reset(struct cu *cu);
+void kp__dwarf_func_reset(struct func *fn);
 void kp__dwarf_sort_u64(uint64_t *v, size_t n);
 bool kp__dwarf_has_u64(const uint64_t *sorted, size_t n, uint64_t key);
 /* Adds aranges to raw (for the CUs that exist) and builds d->ar from raw. */
 kp_status kp__dwarf_build_index(struct kp__dwarf_cache *d, const struct aarange *aa,
                                 size_t naa, struct arange **raw, size_t *nraw,
                                 size_t *capraw);
+/* Frees what the cache holds but dwarf_die.c's abbreviation tables
+ * (kp__dwarf_die_free): dwarf_cache.c calls nothing above it. */
 void kp__dwarf_cache_free(struct kp__dwarf_cache *d);
 
 /* ---- dwarf_line.c ---------------------------------------------------------- */
@@ -262,6 +291,59 @@ struct kp__dwarf_linesrc {
  * caller fails the unit). */
 int kp__dwarf_lines_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_linesrc *src,
                          uint64_t off, struct cu *cu);
+
+/* ---- dwarf_walk.c: the one DIE walk, over either DIE reader ---------------- */
+
+/* A DIE as a reader hands it to the walk. */
+struct kp__die {
+	uint64_t off;  /* in .debug_info */
+	unsigned tag;  /* 0 when unknown: the walk passes it by */
+	void *h;       /* the reader's: libdwarf's Dwarf_Die, dwarf_die.c's abbreviation */
+	int state;     /* the reader's */
+};
+
+struct kp__dwarf_walk;
+/* A DIE reader: dwarf_die.c's own (.debug_info read directly) or dwarf.c's
+ * (libdwarf).  A call that fails sets w->st: KP_ERR_NOMEM, or KP_ERR_FORMAT
+ * for malformed DWARF (dwarf_die.c: anything it leaves to libdwarf). */
+struct kp__dwarf_dieops {
+	/* die's first child into *out; false when it has none (or on failure).
+	 * Called once per DIE, after attrs if at all. */
+	bool (*child)(struct kp__dwarf_walk *w, struct kp__die *die, struct kp__die *out);
+	/* The sibling after die, whose subtree the walk is done with. */
+	bool (*next)(struct kp__dwarf_walk *w, struct kp__die *die, struct kp__die *out);
+	void (*release)(struct kp__dwarf_walk *w, struct kp__die *die);
+	/* die's attributes, right after the walk got die; index: what indexing
+	 * a subprogram needs (the pc range, or all when it has DW_AT_ranges). */
+	void (*attrs)(struct kp__dwarf_walk *w, struct kp__die *die, bool index,
+	              struct dieattrs *a);
+	/* DWARF <= 4: the .debug_ranges list at off, relative to base, into out. */
+	void (*ranges_v4)(struct kp__dwarf_walk *w, struct kp__die *die, uint64_t off,
+	                  uint64_t base, struct rngbuf *out);
+};
+
+/* One walk: the reader, what it fills, how it went. */
+struct kp__dwarf_walk {
+	const struct kp__dwarf_dieops *ops;
+	void *rd; /* the reader's state */
+	const struct kp__dwarf_lists *lists; /* sections; bases are the unit's */
+	struct kp__dwarf_cache *c;
+	struct cu *cu;
+	struct func *fn;  /* NULL while indexing the CU's subprograms */
+	struct rngbuf rb; /* scratch, the caller frees rb.v */
+	kp_status st;
+};
+
+/* The CU DIE's attributes into *a and the fields of w->cu they set, then
+ * the unit's subprogram index. */
+void kp__dwarf_walk_unit(struct kp__dwarf_walk *w, struct kp__die *cudie, struct dieattrs *a);
+/* w->fn's subtree from its DIE: fn->subs and fn->map. */
+void kp__dwarf_walk_func(struct kp__dwarf_walk *w, struct kp__die *die);
+/* The ranges of a DIE with attributes a: DW_AT_low_pc/high_pc, else
+ * DW_AT_ranges (DWARF <= 4 .debug_ranges through the reader, relative to
+ * base; DWARF 5 range lists through kp__dwarf_rnglist), into out. */
+void kp__dwarf_walk_ranges(struct kp__dwarf_walk *w, struct kp__die *die,
+                           const struct dieattrs *a, uint64_t base, struct rngbuf *out);
 
 /* ---- dwarf_die.c: .debug_info read without libdwarf ------------------------ */
 
@@ -290,10 +372,7 @@ int kp__dwarf_func_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf
 /* The attributes of the DIE at .debug_info offset off (for names). */
 int kp__dwarf_die_attrs_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_infosrc *src,
                              uint64_t off, struct dieattrs *a);
-/* Frees the abbreviation tables (kp__dwarf_cache_free calls it). */
+/* Frees the abbreviation tables (before kp__dwarf_cache_free). */
 void kp__dwarf_die_free(struct kp__dwarf_cache *c);
-/* Clears what a failed fast decode left in cu (dwarf_cache.c). */
-void kp__dwarf_cu_reset(struct cu *cu);
-void kp__dwarf_func_reset(struct func *fn);
 
 #endif

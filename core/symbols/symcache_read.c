@@ -4,6 +4,7 @@
  * guards against damage, not against a file written to lie. */
 #include "symcache_format.h"
 #include "mapguard.h"
+#include "rd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -243,22 +244,14 @@ kp_status kp__symcache_info(const char *path, kp_symcache_info *out)
 
 /* ---- lookup ---------------------------------------------------------------- */
 
-struct rd {
-	const unsigned char *p, *end;
-	bool ok;
-};
-
-static uint64_t get(struct rd *r)
+/* A ULEB128 of a block: the writer never writes one longer than 10 bytes,
+ * so a longer one is damage. */
+static uint64_t get(struct kp__rd *r)
 {
-	uint64_t v = 0;
-	for (unsigned shift = 0; r->p < r->end && shift < 64; shift += 7) {
-		unsigned char b = *r->p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->ok = false;
-	return 0;
+	uint64_t start = r->pos, v = kp__rd_uleb(r);
+	if (r->pos - start > 10)
+		r->ok = false;
+	return r->ok ? v : 0;
 }
 
 /* A string id (offset + 0: none) as a string; *ok false when out of range. */
@@ -315,7 +308,7 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 	uint32_t off = rd32(c->offs + 4 * bi);
 	if (off >= c->datasize)
 		return false;
-	struct rd r = {c->blocks + off, c->blocks + c->datasize, true};
+	struct kp__rd r = {c->blocks, off, c->datasize, true, true};
 	uint64_t nstrs = get(&r);
 	if (!r.ok || nstrs > KP__SYMCACHE_STRS)
 		return false;
@@ -341,26 +334,24 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 		nodes[i] = (struct cnode){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3],
 		                          (uint32_t)v[4]};
 	}
-	if (r.p >= r.end)
-		return false;
-	unsigned g = *r.p++;
+	unsigned g = (unsigned)kp__rd_fixed(&r, 1);
 	uint64_t nrows = get(&r);
 	if (!r.ok || (g != 0 && g != 2) || nrows == 0 || nrows > KP__SYMCACHE_ROWS)
 		return false;
 	uint64_t name = 0, file = 0, line = 0, col = 0, node = 0;
 	bool empty = true;
 	for (uint64_t i = 0; i < nrows; i++) {
-		if (r.p >= r.end)
+		uint64_t row = r.pos;
+		unsigned head = (unsigned)kp__rd_fixed(&r, 1);
+		if (!r.ok)
 			return false;
-		unsigned head = *r.p;
 		uint64_t d = head >> 5;
-		const unsigned char *row = r.p++;
 		if (!d)
 			d = get(&r);
 		if (!r.ok || (i == 0 && d != 0) || (i > 0 && d == 0) || d > (UINT64_MAX - at) >> g)
 			return false;
 		if (i > 0 && at + (d << g) > rel) {
-			r.p = row;
+			r.pos = row;
 			break;
 		}
 		at += d << g;
