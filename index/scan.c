@@ -42,7 +42,8 @@ static kp_status tx_begin(scan *s)
 		s->in_tx = true;
 		s->batch_work = 0;
 		s->batch_start = mono_ns();
-		s->now = (int64_t)time(NULL);
+		if (!s->now)
+			s->now = (int64_t)time(NULL);
 	}
 	return st;
 }

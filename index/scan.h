@@ -24,7 +24,8 @@ typedef struct scan {
 	kp_error *err;
 	size_t batch_work;
 	int64_t batch_start;
-	int64_t now;
+	int64_t now;   /* the scan's start: every path it sees gets it as seen_at, so two copies
+	                  seen in one scan tie and their order is by path, not by batch timing */
 	int64_t *dirty;       /* groups touched in this batch */
 	size_t ndirty, dirty_cap;
 	size_t errors_cap;    /* of sum->error_list */

@@ -13,7 +13,7 @@
 	"r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, 1, "
 #define ROW_TAIL \
 	", (SELECT path FROM kpbrowse.paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, " \
-	"p.path LIMIT 1), r.host, r.host_key, r.kind"
+	"p.path COLLATE \"C\" LIMIT 1), r.host, r.host_key, r.kind"
 
 /* Row i of a report-row result (columns: id, seq, timestamp, os_version,
  * headline, group_id, group count, archived, match uuid, name, rank, path,
@@ -172,7 +172,7 @@ kp_status kpi__pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err
 	                          "FROM (SELECT coalesce(host_key, host, '') AS ident, max(host_key) AS key, count(*) AS n, "
 	                          "max(" DATED_TS ") AS last, max(id) AS last_id, max(id) FILTER (WHERE model IS NOT NULL) AS model_id, "
 	                          "string_agg(DISTINCT os_version, E'\\n' ORDER BY os_version) AS builds "
-	                          "FROM kpbrowse.reports GROUP BY 1) h ORDER BY h.last DESC NULLS LAST, h.ident",
+	                          "FROM kpbrowse.reports GROUP BY 1) h ORDER BY h.last DESC NULLS LAST, h.ident COLLATE \"C\"",
 	                          NULL, PGRES_TUPLES_OK, err, "listing hosts");
 	if (!r)
 		return KP_ERR_DB;
@@ -256,7 +256,7 @@ static void page_params(kpi__pg_params *p, const kpi_page *page)
 	" AND (r.ts, r.id) < ($" A "::bigint, $" B "::bigint) ORDER BY r.ts DESC, r.id DESC LIMIT $" L "::bigint"
 #define BEST_IMAGE(COND) \
 	"CROSS JOIN LATERAL (SELECT i.uuid_hex, i.name, i.rank FROM kpbrowse.images i " \
-	"WHERE i.report_id = r.id AND " COND " AND i.live ORDER BY i.rank, i.uuid_hex, i.name LIMIT 1) m"
+	"WHERE i.report_id = r.id AND " COND " AND i.live ORDER BY i.rank, i.uuid_hex COLLATE \"C\", i.name COLLATE \"C\" LIMIT 1) m"
 #define UUID_COND "i.uuid_hex BETWEEN $1 AND $2 AND i.uuid_hex <> ''"
 #define KEXT_COND "lower(i.name) = lower($1) AND i.name <> ''"
 /* a bundle id's last part, through images_last (schema 6) */

@@ -57,7 +57,7 @@ kp_status kpi__pg_report_paths(kpi_db *h, int64_t id, kpi__path_fn fn, void *ctx
 	kpi__pg_params p = {0};
 	kpi__pg_int(&p, id);
 	PGresult *r = kpi__pg_run(PG(h), "SELECT path FROM kpbrowse.paths WHERE report_id = $1 "
-	                          "ORDER BY seen_at DESC, path", &p, PGRES_TUPLES_OK, err, "listing paths");
+	                          "ORDER BY seen_at DESC, path COLLATE \"C\"", &p, PGRES_TUPLES_OK, err, "listing paths");
 	if (!r)
 		return KP_ERR_DB;
 	for (int i = 0; i < PQntuples(r); i++)
