@@ -57,7 +57,7 @@ static kpt_app *open_app(void)
 	kpt_app *app = kpt_bench_open(24, 80);
 	snprintf(app->cfg.db_path, sizeof app->cfg.db_path, "%s", db_path);
 	kp_error err;
-	if (kpi_open(db_path, 0, &app->db, &err) != KP_OK || kpt_catalog_reload(app, &err) != KP_OK)
+	if (kpi_open(db_path, 0, &app->db, &err) != KP_OK || kpt_catalog_open(&app->cat, app->db, "", &err) != KP_OK)
 		KT_CHECK(0, "open the index: %s", err.msg);
 	return app;
 }
@@ -78,7 +78,7 @@ static void test_catalog(void)
 	KT_CHECK(app->cat.ng >= 1 && app->cat.ng <= app->cat.n, "catalog: groups (got %zu)", app->cat.ng);
 	unsigned gen = app->cat.generation;
 	kp_error err;
-	KT_CHECK(kpt_catalog_reload(app, &err) == KP_OK && app->cat.generation == gen + 1,
+	KT_CHECK(kpt_catalog_reload(&app->cat, &err) == KP_OK && app->cat.generation == gen + 1,
 	         "catalog: a reload bumps the generation");
 	bool all_found = true, headlines = true;
 	for (size_t i = 0; i < app->cat.n; i++) {
@@ -630,7 +630,7 @@ static void test_dates(void)
 	kpi_close(&idx);
 	KT_CHECK(ok, "date: index the undated report");
 	kpt_app *app = kpt_bench_open(24, 80);
-	if (kpi_open(db, 0, &app->db, &err) == KP_OK && kpt_catalog_reload(app, &err) == KP_OK && app->cat.n == 2) {
+	if (kpi_open(db, 0, &app->db, &err) == KP_OK && kpt_catalog_open(&app->cat, app->db, "", &err) == KP_OK && app->cat.n == 2) {
 		KT_CHECK(app->cat.e[0].date != NULL, "date: the dated report comes first");
 		KT_CHECK(app->cat.e[1].date == NULL, "date: the undated report comes last");
 	} else {
@@ -738,7 +738,7 @@ static void test_catalog_first_page(void)
 	KT_CHECK(ok, "first page: index %d reports", want);
 	kpt_app *app = kpt_bench_open(24, 80);
 	snprintf(app->cfg.db_path, sizeof app->cfg.db_path, "%s", db);
-	if (!ok || kpi_open(db, 0, &app->db, &err) != KP_OK || kpt_catalog_open(app, &err) != KP_OK) {
+	if (!ok || kpi_open(db, 0, &app->db, &err) != KP_OK || kpt_catalog_open(&app->cat, app->db, db, &err) != KP_OK) {
 		KT_CHECK(0, "first page: open");
 		kpt_bench_close(app);
 		return;
@@ -747,7 +747,7 @@ static void test_catalog_first_page(void)
 	         "first page: %d of %zu reports, partial (got %zu)", KPT_CATALOG_FIRST, app->cat.total,
 	         app->cat.n);
 	int64_t first_id = app->cat.n ? app->cat.e[0].id : -1;
-	KT_CHECK(kpt_catalog_fd(app) >= 0, "first page: the rest is loading");
+	KT_CHECK(kpt_catalog_fd(&app->cat) >= 0, "first page: the rest is loading");
 	unsigned gen = app->cat.generation, f = kpt_bench_rest(app);
 	KT_CHECK(app->cat.n == (size_t)want && !app->cat.partial && app->cat.generation == gen + 1 &&
 	         (f & KPT_REDRAW), "first page: the rest came in: %zu reports, a new generation", app->cat.n);
@@ -756,7 +756,7 @@ static void test_catalog_first_page(void)
 		ids[i] = app->cat.e[i].id;
 	size_t n = app->cat.n;
 	KT_CHECK(n && ids[0] == first_id, "first page: its rows lead the whole list");
-	kpt_catalog_reload(app, &err);
+	kpt_catalog_reload(&app->cat, &err);
 	bool same = app->cat.n == n;
 	for (size_t i = 0; same && i < n; i++)
 		same = app->cat.e[i].id == ids[i];
@@ -765,8 +765,8 @@ static void test_catalog_first_page(void)
 	/* a reload while the rest loads wins: the older load is dropped */
 	kpt_catalog_free(&app->cat);
 	memset(&app->cat, 0, sizeof app->cat);
-	kpt_catalog_open(app, &err);
-	kpt_catalog_reload(app, &err);
+	kpt_catalog_open(&app->cat, app->db, db, &err);
+	kpt_catalog_reload(&app->cat, &err);
 	gen = app->cat.generation;
 	kpt_bench_rest(app);
 	KT_CHECK(app->cat.generation == gen && app->cat.n == (size_t)want,

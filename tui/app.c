@@ -17,6 +17,7 @@
  * Quirk: we replace ncurses' own SIGWINCH handler, so a resize is applied
  * by term.c with resizeterm() from TIOCGWINSZ. */
 #include "kpt_app.h"
+#include "kpt_prompt.h"
 #include "kpt_draw.h"
 #include "kp_exit.h"
 #include "kpt_term.h"
@@ -200,6 +201,30 @@ static void draw_all(kpt_app *app)
 		kpt_put(rows - 1, cols - hw, hw, hint, KPT_ST_STATUS, true);
 	}
 	refresh();
+}
+
+/* ---- the catalog as an event source ---- */
+
+int kpt_app_catalog_fd(const kpt_app *app)
+{
+	return kpt_catalog_fd(&app->cat);
+}
+
+unsigned kpt_app_catalog_poll(kpt_app *app)
+{
+	kp_error err = {0};
+	if (!kpt_catalog_poll(&app->cat, &err))
+		return 0;
+	if (err.code != KP_OK)
+		kpt_set_msg(app, "index: %s", err.msg);
+	return KPT_REDRAW;
+}
+
+void kpt_app_catalog_refresh(kpt_app *app)
+{
+	kp_error err;
+	if (kpt_catalog_refresh(&app->cat, &err) != KP_OK)
+		kpt_set_msg(app, "index: %s", err.msg);
 }
 
 /* ---- input ---- */

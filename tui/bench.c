@@ -56,11 +56,11 @@ unsigned kpt_bench_rest(kpt_app *app)
 {
 	unsigned f = 0;
 	int fd;
-	while ((fd = kpt_catalog_fd(app)) >= 0) {
+	while ((fd = kpt_app_catalog_fd(app)) >= 0) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		if (poll(&p, 1, -1) < 0 && errno != EINTR)
 			break;
-		f |= kpt_catalog_poll(app);
+		f |= kpt_app_catalog_poll(app);
 	}
 	return f;
 }

@@ -3,7 +3,6 @@
  * "New since last launch": the largest report seq seen when the browser
  * last quit is kept in the index itself (kpi_meta_set, key tui.seen_seq);
  * rows with a larger seq are new (the store guarantees seqs increase). */
-#include "kpt_app.h"
 #include "kpt_catalog.h"
 #include "kpt_draw.h"
 #include "kpt_pipe.h"
@@ -147,13 +146,12 @@ static void undated_last(kpt_entry *e, size_t n)
 
 #define SEEN_KEY "tui.seen_seq"
 
-static void read_state(kpt_app *app)
+static void read_state(kpt_catalog *c)
 {
-	kpt_catalog *c = &app->cat;
 	c->state_read = true;
 	c->seen_seq = 0;
 	char *v = NULL;
-	if (kpi_meta_get(app->db, SEEN_KEY, &v, NULL) == KP_OK && v) {
+	if (kpi_meta_get(c->db, SEEN_KEY, &v, NULL) == KP_OK && v) {
 		long long n = strtoll(v, NULL, 10);
 		c->seen_seq = n > 0 ? n : 0;
 	}
@@ -161,14 +159,13 @@ static void read_state(kpt_app *app)
 	c->max_seq = c->seen_seq;
 }
 
-void kpt_catalog_save_state(kpt_app *app)
+void kpt_catalog_save_state(kpt_catalog *c)
 {
-	kpt_catalog *c = &app->cat;
-	if (!c->state_read || !app->db || c->max_seq <= c->seen_seq)
+	if (!c->state_read || !c->db || c->max_seq <= c->seen_seq)
 		return;
 	char v[32];
 	snprintf(v, sizeof v, "%" PRId64, c->max_seq);
-	kpi_meta_set(app->db, SEEN_KEY, v, NULL); /* best effort: quitting anyway */
+	kpi_meta_set(c->db, SEEN_KEY, v, NULL); /* best effort: quitting anyway */
 }
 
 static void load_free(load_ctx *lc)
@@ -229,15 +226,14 @@ static void adopt(kpt_catalog *c, load_ctx *lc)
 
 /* The list (a first page of it when page is not NULL) read on this thread
  * and made the catalog's; on failure the catalog is as it was. */
-static kp_status load_adopt(kpt_app *app, kpi_page *page, kp_error *err)
+static kp_status load_adopt(kpt_catalog *c, kpi_page *page, kp_error *err)
 {
-	kpt_catalog *c = &app->cat;
-	if (!app->db)
+	if (!c->db)
 		return kp_error_set(err, KP_ERR_DB, 0, -1, "no index open");
 	if (!c->state_read)
-		read_state(app);
+		read_state(c);
 	load_ctx lc = {.seen_seq = c->seen_seq};
-	kp_status st = load(app->db, &lc, page, err);
+	kp_status st = load(c->db, &lc, page, err);
 	if (st != KP_OK) {
 		load_free(&lc);
 		return st;
@@ -246,9 +242,9 @@ static kp_status load_adopt(kpt_app *app, kpi_page *page, kp_error *err)
 	return KP_OK;
 }
 
-kp_status kpt_catalog_reload(kpt_app *app, kp_error *err)
+kp_status kpt_catalog_reload(kpt_catalog *c, kp_error *err)
 {
-	return load_adopt(app, NULL, err);
+	return load_adopt(c, NULL, err);
 }
 
 /* ---- the rest of the list in the background (kpt_catalog_open) ---- */
@@ -292,9 +288,8 @@ static void job_free(rest_job *j)
 }
 
 /* Starts the load of the whole list; false when no thread could run. */
-static bool rest_start(kpt_app *app)
+static bool rest_start(kpt_catalog *c)
 {
-	kpt_catalog *c = &app->cat;
 	if (!c->rest) {
 		kpt_catload *l = kpt_xcalloc(1, sizeof *l);
 		if (!kpt_pipe_open(l->pipe)) {
@@ -304,7 +299,7 @@ static bool rest_start(kpt_app *app)
 		c->rest = l;
 	}
 	rest_job *j = kpt_xcalloc(1, sizeof *j);
-	j->db_path = kpt_xstrdup(app->cfg.db_path);
+	j->db_path = kpt_xstrdup(c->db_path);
 	j->generation = c->generation;
 	j->wfd = c->rest->pipe[1];
 	j->lc.seen_seq = c->seen_seq;
@@ -316,64 +311,64 @@ static bool rest_start(kpt_app *app)
 	return true;
 }
 
-kp_status kpt_catalog_open(kpt_app *app, kp_error *err)
+kp_status kpt_catalog_open(kpt_catalog *c, kpi_db *db, const char *db_path, kp_error *err)
 {
-	kpt_catalog *c = &app->cat;
+	c->db = db;
+	c->db_path = db_path;
 	kpi_page page = {.limit = KPT_CATALOG_FIRST};
-	kp_status st = load_adopt(app, &page, err);
+	kp_status st = load_adopt(c, &page, err);
 	if (st != KP_OK)
 		return st;
 	if (page.done)
 		return KP_OK;
 	c->partial = true;
 	c->total = page.total;
-	if (!app->cfg.db_path[0] || !rest_start(app))
-		return kpt_catalog_reload(app, err);
+	if (!c->db_path[0] || !rest_start(c))
+		return kpt_catalog_reload(c, err);
 	return KP_OK;
 }
 
-void kpt_catalog_refresh(kpt_app *app)
+kp_status kpt_catalog_refresh(kpt_catalog *c, kp_error *err)
 {
-	kpt_catalog *c = &app->cat;
-	kp_error err;
 	if (c->rest && c->rest->running)
 		c->rest->again = true;
-	else if (!app->db || !app->cfg.db_path[0] || !rest_start(app))
-		if (kpt_catalog_reload(app, &err) != KP_OK)
-			kpt_set_msg(app, "index: %s", err.msg);
+	else if (!c->db || !c->db_path[0] || !rest_start(c))
+		return kpt_catalog_reload(c, err);
+	return KP_OK;
 }
 
-int kpt_catalog_fd(const kpt_app *app)
+int kpt_catalog_fd(const kpt_catalog *c)
 {
-	const kpt_catload *l = app->cat.rest;
+	const kpt_catload *l = c->rest;
 	return l && l->running ? l->pipe[0] : -1;
 }
 
-unsigned kpt_catalog_poll(kpt_app *app)
+bool kpt_catalog_poll(kpt_catalog *c, kp_error *err)
 {
-	kpt_catalog *c = &app->cat;
 	kpt_catload *l = c->rest;
 	rest_job *j;
-	unsigned f = 0;
+	bool changed = false;
 	while (l && read(l->pipe[0], &j, sizeof j) == (ssize_t)sizeof j) {
 		l->running = false;
 		/* a reload since it started has a list at least as new */
 		if (j->st == KP_OK && j->generation == c->generation) {
 			adopt(c, &j->lc);
 			memset(&j->lc, 0, sizeof j->lc);
-			f |= KPT_REDRAW;
+			changed = true;
 		} else if (j->generation == c->generation) {
 			c->partial = false;   /* the first page is all there will be */
-			kpt_set_msg(app, "index: the rest of the list could not be read");
-			f |= KPT_REDRAW;
+			kp_error_set(err, KP_ERR_DB, 0, -1, "the rest of the list could not be read");
+			changed = true;
 		}
 		job_free(j);
 		if (l->again) {
 			l->again = false;
-			kpt_catalog_refresh(app);
+			kp_error e2;
+			if (kpt_catalog_refresh(c, &e2) != KP_OK)
+				*err = e2;
 		}
 	}
-	return f;
+	return changed;
 }
 
 void kpt_catalog_free(kpt_catalog *c)

@@ -28,7 +28,7 @@ static void shutdown_app(kpt_app *app)
 	kpt_worker_stop(app);
 	kpt_loader_stop(app);
 	kpt_app_close_views(app);
-	kpt_catalog_save_state(app);
+	kpt_catalog_save_state(&app->cat);
 	kpt_catalog_free(&app->cat);
 	kpt_docs_free(&app->docs);
 	kpi_close(&app->db);
@@ -84,10 +84,10 @@ int kpt_main(int argc, char **argv)
 	app->sources[app->nsources++] = (kpt_source){kpt_scanner_fd, kpt_scanner_poll};
 	app->sources[app->nsources++] = (kpt_source){kpt_loader_fd, kpt_loader_poll};
 	app->sources[app->nsources++] = (kpt_source){kpt_watch_fd, kpt_watch_poll};
-	app->sources[app->nsources++] = (kpt_source){kpt_catalog_fd, kpt_catalog_poll};
+	app->sources[app->nsources++] = (kpt_source){kpt_app_catalog_fd, kpt_app_catalog_poll};
 	app->rescan = kpt_scanner_rescan;
 
-	if (kpt_catalog_open(app, &err) != KP_OK)   /* the first page now, the rest loading */
+	if (kpt_catalog_open(&app->cat, app->db, app->cfg.db_path, &err) != KP_OK)   /* the first page now, the rest loading */
 		kpt_set_msg(app, "index: %s", err.msg);
 	if (kpt_worker_start(app, &err) != KP_OK)
 		kpt_set_msg(app, "symbols unavailable: %s", err.msg);

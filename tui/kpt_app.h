@@ -72,4 +72,10 @@ void kpt_app_draw(kpt_app *app);
 /* Runs until quit; returns the exit status (128 + signal on a signal). */
 int kpt_app_loop(kpt_app *app);
 
+/* The catalog (app->cat) as one of the loop's event sources, and its
+ * refresh; what goes wrong is said in the status line. */
+int kpt_app_catalog_fd(const kpt_app *app);
+unsigned kpt_app_catalog_poll(kpt_app *app);
+void kpt_app_catalog_refresh(kpt_app *app);
+
 #endif

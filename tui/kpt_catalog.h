@@ -1,7 +1,9 @@
 /* kpt_catalog.h: the panic list as the index has it (catalog.c).  The app
  * owns one catalog; its strings live in a pool that one reload replaces,
  * so borrowed entry/group strings stay valid until the next reload (which
- * bumps generation).  UI thread only. */
+ * bumps generation).  It borrows the index connection and its path from
+ * kpt_catalog_open until kpt_catalog_free, and sees nothing else of the
+ * app: errors come back as values for the caller to show.  UI thread only. */
 #ifndef KPT_CATALOG_H
 #define KPT_CATALOG_H
 
@@ -11,7 +13,7 @@
 
 #include "kp_error.h"
 
-typedef struct kpt_app kpt_app;
+#include "kp_index.h"
 
 typedef struct kpt_entry {
 	int64_t id;
@@ -51,11 +53,13 @@ typedef struct kpt_catalog {
 	bool partial;
 	size_t total;            /* reports in the index when the first page was read */
 	struct kpt_catload *rest;   /* the background load of the rest, or NULL */
+	kpi_db *db;              /* borrowed (kpt_catalog_open) */
+	const char *db_path;     /* borrowed: the rest's thread opens its own connection */
 } kpt_catalog;
 
-/* Re-reads groups and reports from app->db (which also keeps the "seen"
+/* Re-reads groups and reports from the index (which also keeps the "seen"
  * state between launches, kpi_meta). */
-kp_status kpt_catalog_reload(kpt_app *app, kp_error *err);
+kp_status kpt_catalog_reload(kpt_catalog *c, kp_error *err);
 /* The first load, for a quick first paint on a big index: the groups and
  * the newest KPT_CATALOG_FIRST reports now (partial set when there are
  * more), the whole list on a thread of its own with its own connection
@@ -64,16 +68,18 @@ kp_status kpt_catalog_reload(kpt_app *app, kp_error *err);
  * are an event source of the app's loop; without one (no thread) the
  * whole list loads at once. */
 #define KPT_CATALOG_FIRST 200
-kp_status kpt_catalog_open(kpt_app *app, kp_error *err);
+kp_status kpt_catalog_open(kpt_catalog *c, kpi_db *db, const char *db_path, kp_error *err);
 /* A reload on that thread (the scanner's, as reports arrive): the list
  * on screen stays until the new one is in; one load at a time, another
  * after it when asked meanwhile.  At once without a thread. */
-void kpt_catalog_refresh(kpt_app *app);
-int kpt_catalog_fd(const kpt_app *app);   /* -1 when nothing is loading */
-unsigned kpt_catalog_poll(kpt_app *app);  /* KPT_REDRAW when the rest came in */
+kp_status kpt_catalog_refresh(kpt_catalog *c, kp_error *err);
+int kpt_catalog_fd(const kpt_catalog *c);   /* -1 when nothing is loading */
+/* True when the list changed (the rest came in, or stopped: err says why
+ * when it could not be read, else err is untouched). */
+bool kpt_catalog_poll(kpt_catalog *c, kp_error *err);
 void kpt_catalog_free(kpt_catalog *c);
 const kpt_entry *kpt_catalog_find(const kpt_catalog *c, int64_t id);
 /* Remembers the largest id seen, for the next launch's "new" marks. */
-void kpt_catalog_save_state(kpt_app *app);
+void kpt_catalog_save_state(kpt_catalog *c);
 
 #endif

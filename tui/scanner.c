@@ -146,7 +146,7 @@ unsigned kpt_scanner_poll(kpt_app *app)
 		app->cat.scanning = false;
 		if (again)
 			kpt_scanner_rescan(app);
-		kpt_catalog_refresh(app);   /* in the background: the list stays usable */
+		kpt_app_catalog_refresh(app);   /* in the background: the list stays usable */
 		if (msg[0])
 			kpt_set_msg(app, "%s", msg);
 		return KPT_REDRAW;
@@ -155,7 +155,7 @@ unsigned kpt_scanner_poll(kpt_app *app)
 	if (app->cat.scan_new > s->reloaded_at_new && since(&s->last_reload) > 0.5) {
 		s->reloaded_at_new = app->cat.scan_new;
 		clock_gettime(CLOCK_MONOTONIC, &s->last_reload);
-		kpt_catalog_refresh(app);
+		kpt_app_catalog_refresh(app);
 	}
 	return KPT_REDRAW;
 }

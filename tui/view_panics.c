@@ -251,7 +251,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 	}
 	if (v->list.n == 0) {
 		int y = y0 + 2;
-		bool loading = kpt_catalog_fd(app) >= 0;   /* the rest of the list still coming */
+		bool loading = kpt_catalog_fd(&app->cat) >= 0;   /* the rest of the list still coming */
 		if (kinds[p->kind] && !p->groups && app->cat.n && !loading) {
 			kpt_putf(y, 2, width - 4, KPT_ST_NORMAL, false, "No %s reports here (f: the next kind).",
 			         kinds[p->kind]);
