@@ -112,7 +112,7 @@ typedef int (*kpi__path_fn)(void *ctx, const char *path);
 
 typedef struct kpi__store_ops {
 	const char *name;
-	/* The scanner commits after this many files (or half a second): sqlite
+	/* The scanner commits after this many files (or two seconds): sqlite
 	 * batches, a shared server commits each report on its own so that
 	 * concurrent pushers never hold each other's locks for long. */
 	size_t batch_files;

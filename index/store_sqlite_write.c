@@ -364,7 +364,7 @@ static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_e
 
 const kpi__store_ops kpi__sqlite_ops = {
 	.name = "sqlite",
-	.batch_files = 200,
+	.batch_files = 2000,
 	.counts_on_add = false,
 	.close = kpi__sq_close,
 	.begin = sq_begin,
