@@ -620,6 +620,8 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 		db->fts = strcmp((const char *)sqlite3_column_text(q, 0), "fts5") == 0;
 	sqlite3_finalize(q);
 	kpi__sq_note_own_files(db);
+	if (!ro)
+		kpi__sq_ckpt_install(db);
 	db->base.ops = &kpi__sqlite_ops;
 	*out = &db->base;
 	return KP_OK;
@@ -628,6 +630,7 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 void kpi__sq_close(kpi_db *h)
 {
 	kpi__sq *db = (kpi__sq *)h;
+	kpi__sq_ckpt_stop(db);
 	for (int i = 0; i < Q_COUNT; i++)
 		sqlite3_finalize(db->stmt[i]);
 	if (db->db)

@@ -71,9 +71,12 @@ typedef enum kpi__sq_sql {
 	Q_COUNT
 } kpi__sq_sql;
 
+typedef struct kpi__sq_ckpt kpi__sq_ckpt;
+
 typedef struct kpi__sq {
 	kpi_db base;          /* first: a kpi_db * is a kpi__sq * */
 	sqlite3 *db;
+	kpi__sq_ckpt *ckpt;   /* checkpoints off the committing thread, or NULL */
 	char *path;
 	bool fts;             /* FTS5 text search, else LIKE over panic_text */
 	bool readonly;        /* opened read-only: writes are refused by name */
@@ -88,6 +91,12 @@ sqlite3_stmt *kpi__sq_stmt(kpi__sq *db, kpi__sq_sql q, kp_error *err);
 /* KP_ERR_DB with sqlite's message and what was being done. */
 kp_status kpi__sq_err(kpi__sq *db, kp_error *err, const char *what);
 kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err);   /* one-step statements */
+
+/* store_sqlite_ckpt.c: a writable handle's checkpoints moved to a thread
+ * of their own, started when a commit leaves a large WAL (else sqlite's
+ * own stay); stop before the connection closes. */
+void kpi__sq_ckpt_install(kpi__sq *db);
+void kpi__sq_ckpt_stop(kpi__sq *db);
 
 /* Finalizes the statements, closes and frees the handle (the ops' close). */
 void kpi__sq_close(kpi_db *h);
