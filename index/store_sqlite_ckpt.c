@@ -5,7 +5,12 @@
  * committing thread, as sqlite does by default, it was as long as a cold
  * scan's commits themselves (issue 25).  Durability is sqlite's own: the
  * same PASSIVE checkpoint, from another connection; nothing of a commit
- * depends on it. */
+ * depends on it.  The WAL starts over only when a transaction begins with
+ * all of it copied, which a writer committing every few seconds never
+ * meets while the thread copies behind it: once it holds RESTART_PAGES,
+ * the committing thread waits for the thread and copies the rest itself
+ * (the last batch or so), and the next transaction writes the WAL from
+ * its start again (a cold index of 100k reports grew it to 2 GB). */
 #include "store_sqlite.h"
 
 #include <pthread.h>
@@ -15,11 +20,12 @@
 
 /* sqlite's own default threshold (wal_autocheckpoint). */
 #define CKPT_PAGES 1000
+#define RESTART_PAGES 32768
 
 struct kpi__sq_ckpt {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	bool wanted, stop, started, failed;
+	bool wanted, busy, stop, started, failed;
 	pthread_t th;
 	char *path;
 	sqlite3 *conn;            /* the thread's own */
@@ -35,11 +41,14 @@ static void *ckpt_thread(void *arg)
 		if (c->stop)
 			break;
 		c->wanted = false;
+		c->busy = true;
 		pthread_mutex_unlock(&c->mu);
 		/* PASSIVE: copies what no reader still needs, waits for nobody;
 		 * busy (another process checkpointing) is left to the next one */
 		sqlite3_wal_checkpoint_v2(c->conn, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		pthread_mutex_lock(&c->mu);
+		c->busy = false;
+		pthread_cond_broadcast(&c->cv);
 	}
 	pthread_mutex_unlock(&c->mu);
 	return NULL;
@@ -85,9 +94,16 @@ static int on_commit(void *arg, sqlite3 *h, const char *dbname, int pages)
 		return SQLITE_OK;
 	}
 	pthread_mutex_lock(&c->mu);
-	c->wanted = true;
-	pthread_cond_signal(&c->cv);
+	if (pages < RESTART_PAGES) {
+		c->wanted = true;
+		pthread_cond_broadcast(&c->cv);
+	} else {
+		while (c->busy || c->wanted)
+			pthread_cond_wait(&c->cv, &c->mu);
+	}
 	pthread_mutex_unlock(&c->mu);
+	if (pages >= RESTART_PAGES)
+		sqlite3_wal_checkpoint_v2(h, dbname, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return SQLITE_OK;
 }
 
@@ -116,7 +132,7 @@ void kpi__sq_ckpt_stop(kpi__sq *db)
 	if (c->started) {
 		pthread_mutex_lock(&c->mu);
 		c->stop = true;
-		pthread_cond_signal(&c->cv);
+		pthread_cond_broadcast(&c->cv);
 		pthread_mutex_unlock(&c->mu);
 		pthread_join(c->th, NULL);
 	}
