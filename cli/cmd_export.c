@@ -22,7 +22,7 @@ int kpc_cmd_export(int argc, char **argv)
 		case 'd': db_opt = optarg; break;
 		case 'h':
 			return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	int64_t id;
@@ -44,7 +44,7 @@ int kpc_cmd_export(int argc, char **argv)
 	kpi_close(&db);
 	if (st != KP_OK) {
 		kp_report_error(argv[optind], &err);
-		return st == KP_ERR_NOTFOUND ? KP_EXIT_NONE : KP_EXIT_BAD;
+		return KP_EXIT_BAD;   /* a missing @ID is bad input, as for show */
 	}
 	return KP_EXIT_OK;
 }

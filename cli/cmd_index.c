@@ -282,7 +282,7 @@ int kpc_cmd_index(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'h':
 			return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	if (!paths_ok(argv + optind, (size_t)(argc - optind)))

@@ -1,5 +1,6 @@
 /* cmd_list.c: `kpbrowse list`: reports newest first (of one host with
  * --host), or dedup groups; `kpbrowse hosts`: the Macs. */
+#include "kp_dwarf.h"
 #include "kp_index.h"
 #include "kp_report_json.h"
 #include "kp_signature.h"
@@ -92,7 +93,7 @@ int kpc_db_json_options(int argc, char **argv, const char **db_opt, bool *json)
 		case 'd': *db_opt = optarg; break;
 		case 'j': *json = true; break;
 		case 'h': return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	return KP_EXIT_OK;
@@ -234,8 +235,9 @@ static int group_sink(void *ctx, const kpi_group_row *g)
 	put(g->title, 0);
 	putchar('\n');
 	if (g->culprit) {
+		char dm[1024];
 		fputs("              culprit: ", stdout);
-		put(g->culprit, 0);
+		put(kp_demangle_label(g->culprit, dm, sizeof dm), 0);
 		putchar('\n');
 	}
 	fputs("              reports:", stdout);
@@ -283,7 +285,7 @@ int kpc_cmd_list(int argc, char **argv)
 		case 'g': groups = true; break;
 		case 'j': json = true; break;
 		case 'h': return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	if (optind < argc) {

@@ -145,7 +145,7 @@ int kpc_cmd_lookup(int argc, char **argv)
 		case 'a': arch = optarg; break;
 		case 'h':
 			return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	if (!path) {

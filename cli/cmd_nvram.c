@@ -149,7 +149,7 @@ int kpc_cmd_nvram(int argc, char **argv)
 			dsyms[ndsyms++] = optarg;
 			break;
 		case 'h': return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	if (optind != argc - 1) {

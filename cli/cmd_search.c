@@ -46,7 +46,7 @@ int kpc_cmd_search(int argc, char **argv)
 			break;
 		}
 		case 'h': return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	int nwords = argc - optind;
@@ -69,6 +69,18 @@ int kpc_cmd_search(int argc, char **argv)
 	}
 	if (zone && !*zone) {
 		kp_usage_error("search: --zone needs a zone name");
+		return KP_EXIT_BAD;
+	}
+	if (kext && !*kext) {   /* said before anything prints, and not of the database */
+		kp_usage_error("search: --kext needs a bundle id (or its last part)");
+		return KP_EXIT_BAD;
+	}
+	if (uuid && !*uuid) {
+		kp_usage_error("search: --uuid needs a UUID (or its first 8+ hex digits)");
+		return KP_EXIT_BAD;
+	}
+	if (nwords > 0 && !text[strspn(text, " ")]) {
+		kp_usage_error("search: the text to look for is empty");
 		return KP_EXIT_BAD;
 	}
 	kp_error err;

@@ -263,7 +263,7 @@ int kpc_cmd_show(int argc, char **argv)
 		}
 		case 'h':
 			return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	if (o.ndecoders)

@@ -90,7 +90,7 @@ int kpc_source_options(const char *cmd, int argc, char **argv, bool lldb_flags,
 			kp_usage_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
 			return KP_EXIT_BAD;
 		case 'h': return KPC_HELP;
-		default: return KP_EXIT_BAD;
+		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
 	return KP_EXIT_OK;

@@ -186,10 +186,15 @@ int main(int argc, char **argv)
 		printf("kpbrowse %s\n", KP_VERSION);
 		return KP_EXIT_OK;
 	}
+	/* getopt names the program by argv[0]: "kpbrowse list" for a
+	 * subcommand's options (the TUI says its own, tui/options.c) */
+	static char sub[64];
 	const command *c = argc >= 2 ? find_command(argv[1]) : NULL;
 	if (c) {
 		if (argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
 			return help(c);
+		snprintf(sub, sizeof sub, "kpbrowse: %s", c->name);
+		argv[1] = sub;
 		return run(c, argc - 1, argv + 1);
 	}
 	/* The TUI: no arguments, an option other than --help/--version, or a

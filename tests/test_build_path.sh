@@ -9,10 +9,21 @@ set -u
 cli_setup
 src=$(cd "$KP_TESTS_DIR/.." && pwd)
 
+sanitized=no
+grep -q '^KP_SANITIZE:BOOL=ON' "$KP_BUILD_DIR/CMakeCache.txt" 2>/dev/null && sanitized=yes
 if command -v strings >/dev/null 2>&1; then
-	strings -a "$kp" >"$tmp/strings"
+	# the runpath a build against a private library prefix records (the
+	# libdwarf 2.3.1 leg's) names where those libraries are, not this tree's
+	# sources: it is left out
+	rp=$(readelf -d "$kp" 2>/dev/null | sed -n 's/.*(R[UN]*PATH).*\[\(.*\)\]$/\1/p')
+	strings -a "$kp" | awk -v rp="$rp" 'rp == "" || $0 != rp' >"$tmp/strings"
 	for p in "$src" "$KP_BUILD_DIR"; do
-		if grep -qF -- "$p" "$tmp/strings"; then
+		if [ "$sanitized" = yes ] && [ "$p" = "$src" ]; then
+			# ASan's global descriptors name each source file as the
+			# compiler was given it (-ffile-prefix-map leaves them); no
+			# such build ships
+			skip "an ASan build names its sources in its global descriptors: $p not checked"
+		elif grep -qF -- "$p" "$tmp/strings"; then
 			_notok "no $p in the binary (got: $(grep -F -- "$p" "$tmp/strings" | head -n 3 | tr '\n' ' '))"
 		else
 			_ok "no $p in the binary"

@@ -69,4 +69,47 @@ else
 	_notok "cmake --install $KP_BUILD_DIR"
 	cat "$tmp/install.log" 2>/dev/null
 fi
+# the SYNOPSIS as man renders it says what --help says, line for line
+# (case, "X]..." for "X ...]" and line breaks aside): a misplaced .Nm or a
+# lost grouping shows here
+if command -v mandoc >/dev/null 2>&1; then
+	"$kp" --help | sed -n '/^Usage:/,/^$/p' >"$tmp/usage"
+	bs=$(printf '\b')   # overstrike (bold, underline) removed without col(1)
+	mandoc -T ascii "$man" | sed "s/.$bs//g" | sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' >"$tmp/syn"
+	python3 - "$tmp/usage" "$tmp/syn" >"$tmp/synres" 2>&1 <<'PY'
+import re, sys
+def norm_help(h):
+    h = h.lower()
+    h = re.sub(r"\]\.\.\.", " ...]", h)
+    h = re.sub(r"(\S)\.\.\.", r"\1 ...", h)
+    h = h.replace("0xaddr", "addr").replace("|", " | ")
+    return re.sub(r"\s+", " ", h).strip()
+helps = [norm_help(l) for l in open(sys.argv[1]) if l.startswith("  kpbrowse")]
+mans, cur = [], None
+for l in open(sys.argv[2]).read().split("\n")[1:]:
+    if l.startswith("DESCRIPTION"):
+        break
+    if re.match(r"^ {5}kpbrowse", l):
+        if cur:
+            mans.append(cur)
+        cur = l.strip()
+    elif l.strip() and cur:
+        cur += " " + l.strip()
+if cur:
+    mans.append(cur)
+mans = [re.sub(r"\s+", " ", m.lower()) for m in mans]
+for h, m in zip(helps, mans):
+    print(("ok " if h == m else "differs: ") + h + ("" if h == m else "  <man>  " + m))
+print("count %d %d" % (len(helps), len(mans)))
+PY
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) _ok "SYNOPSIS renders: ${line#ok }" ;;
+		count*) set -- $line; check "$3" = "$2" "SYNOPSIS: as many lines as --help's usage ($2)" ;;
+		*) _notok "SYNOPSIS $line" ;;
+		esac
+	done <"$tmp/synres"
+else
+	skip "mandoc not installed: SYNOPSIS rendering"
+fi
 done_testing

@@ -39,6 +39,25 @@ walk() {   # walk W H: one session, every view
 	tt_expect "$s-compare-marked"
 }
 
+# walk_real W H: the real corpus (../shared/corpus/real: other Macs' reports,
+# no dSYMs for them), newest first: the list, the groups, the newest
+# report's panicked process and thread (issue 20: what a kernel developer
+# reads at 80x24 without symbols)
+walk_real() {
+	s="$1x$2-real"
+	mkdir -p "$tt_fix/real"
+	cp "$KP_SHARED_DIR/corpus/real/"* "$tt_fix/real/" 2>/dev/null
+	rm -f "$tt_fix/real/MANIFEST.tsv" "$tt_work/real.db"*
+	tt_start "$1" "$2" "HOME='$tt_work/home' XDG_CACHE_HOME='$tt_work/cache' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$tt_work/real.db' '$tt_fix/real'" ||
+		{ _notok "tmux session $s"; return; }
+	tt_wait "IOCommandGate" 20
+	tt_expect "$s-panics"
+	tt_keys Tab; tt_wait "count" 5; tt_expect "$s-groups"
+	tt_keys Tab Enter; tt_wait "Summary" 5; tt_expect "$s-report"
+	tt_keys Enter; tt_wait "waits on" 5; tt_keys s s; tt_wait "threads by priority" 5; tt_expect "$s-process"
+	tt_keys g Enter; tt_wait "no dSYM" 10; tt_expect "$s-thread"
+}
+
 # the disassembly screens need a kpbrowse built with Capstone
 capstone=yes
 "$KPBROWSE" show --disasm 1 /dev/null 2>&1 | grep -q "without Capstone" && capstone=no
@@ -46,8 +65,10 @@ capstone=yes
 # or all three
 if [ $# -ge 2 ]; then
 	walk "$1" "$2"
+	[ "$1x$2" = 80x24 ] && walk_real 80 24
 else
 	walk 80 24
+	walk_real 80 24
 	walk 120 40
 	walk 40 12
 fi

@@ -46,7 +46,7 @@ check "$?" = 0 "hang: exit 0"
 check_grep "^Kind: *hang$" "$tmp/hang" "hang: kind hang"
 check_grep "^Headline: *hang: Finder$" "$tmp/hang" "hang: headline names the target (Command)"
 check_grep "^Blamed: *pid 245 Finder$" "$tmp/hang" "hang: target blamed by PID"
-check_grep "^OS version: *Mac OS X 10.14.6 (18G103)$" "$tmp/hang" "hang: OS from the header line"
+check_grep "^OS version: *macOS 10.14.6 (18G103)$" "$tmp/hang" "hang: OS from the header line (named as macOS)"
 check_grep "^Blamed thread frames (5): Finder\[245\] 964, state unknown, priority 46, 86 samples$" "$tmp/hang" \
 	"hang: the main thread (the heaviest stack section before Process is not a thread)"
 

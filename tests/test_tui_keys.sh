@@ -236,7 +236,7 @@ alive && tt_keys Q
 demo 200 24
 tt_keys Enter; tt_wait "Summary" 5; tt_stable
 tt_keys Tab
-tt_check "images: the kind letters are explained" "kind: K kernel, U kernelcache, T kext text segment" 5
+tt_check "images: the kind letters the rows use are explained" "kind: M kernelcache, T kernel or kext text segment, A absolute" 5
 tt_check "images: the kernel's dSYM, its architecture and path" "dSYM (arm64): \$DEMO/bin/fakekernel.arm64.dSYM" 10
 tt_check "images: an image without a UUID says so" "no UUID in the report: nothing to look for" 5
 

@@ -22,6 +22,13 @@ start() {
 	keys "clear; sh -c 'echo \$\$ >$work/pid; exec \"\$0\" \"\$@\"' '$KPBROWSE' $*" Enter
 	wait_for "q quit" 30
 }
+# start_list ARGS...: start, then wait for the list's first row (on a slow
+# machine the status bar is drawn before the scan has put a row in the list,
+# and an Enter sent then is lost).
+start_list() {
+	start "$@"
+	wait_for_re '^ 1/[0-9]+ ' 30
+}
 pid() { cat "$work/pid" 2>/dev/null; }
 
 # restored WHAT: the pane is back at the prompt with a restored terminal.
@@ -67,7 +74,7 @@ done
 
 # ---- every signal that ends the browser ----
 for sig in INT TERM HUP PIPE QUIT XFSZ XCPU SEGV BUS ABRT; do
-	start --demo
+	start_list --demo
 	[ "$(flag mouse_any_flag)$(flag mouse_standard_flag)" != 00 ] || not_ok "SIG$sig: the TUI had the mouse on"
 	keys Enter
 	wait_for "Processes (" 10
@@ -130,7 +137,7 @@ quit_within() {
 keys "clear; '$KPBROWSE' index --db '$work/big.db' '$work/big' >/dev/null" Enter
 wait_for 'kpt-prompt$' 60
 for how in Q C-c TERM; do
-	start --db "'$work/big.db'" "'$work/big'"
+	start_list --db "'$work/big.db'" "'$work/big'"
 	keys Enter
 	sleep 0.3
 	case $how in
@@ -153,7 +160,7 @@ wait_for 'kpt-prompt$' 60
 hogs=""
 for h in 1 2; do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
 for how in q Q C-c; do
-	start --db "'$work/word.db'" "'$work/word'"
+	start_list --db "'$work/word.db'" "'$work/word'"
 	keys Enter
 	sleep 0.5
 	if [ "$how" = q ]; then   # q closes the report, q again quits
@@ -175,9 +182,9 @@ rm -f "$work/fsrc/reports/expected.tsv"
 cp "$KP_TESTS_DIR"/fixtures/src/* "$work/fsrc/src/"
 rm -f "$work/fsrc/src/fakekernel.c"
 mkfifo "$work/fsrc/src/fakekernel.c"
-start --db "'$work/fsrc.db'" --dsym "'$KP_TESTS_DIR/fixtures/bin'" --source-map "/kpbrowse/fixtures='$work/fsrc'" "'$work/fsrc/reports'"
-keys Enter; wait_for "Summary" 10
-keys Enter; wait_for "thread" 10
+start_list --db "'$work/fsrc.db'" --dsym "'$KP_TESTS_DIR/fixtures/bin'" --source-map "/kpbrowse/fixtures='$work/fsrc'" "'$work/fsrc/reports'"
+keys Enter; wait_for "Panicked task:" 10
+keys Enter; wait_for "fakeclient.report" 10
 # frame 0's own position (other frames may be symbolicated first, and
 # Enter on a frame not yet done only says so)
 keys Enter; wait_for "fakekernel.c:62" 20
@@ -190,7 +197,7 @@ quit_within "a FIFO as a source file: Q" 2000 keys Q
 # in the scan: the browser must not wait for it)
 start --db "'$work/big-fresh.db'" "'$work/big'"
 quit_within "q during the scan of a 50 MB report" $quit_ms keys q
-start --db "'$work/big.db'" "'$work/big'"
+start_list --db "'$work/big.db'" "'$work/big'"
 keys Enter
 if wait_for "AAAAAAAA" 30; then ok "50 MB panic string: the report shows it"; else not_ok "50 MB panic string: the report shows it"; fi
 keys G

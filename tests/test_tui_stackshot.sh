@@ -26,7 +26,8 @@ keys / f a k e c l i e n t Enter
 check "summary filter finds the process" "fakeclient  4 threads"
 check "process row: state counts and frontmost" "4 threads  0 run 4 wait 2 blocked   frontmost"
 keys j j Enter
-check "thread list: state and priority" "TH_WAIT TH_UNINT 47"
+# the priority right-aligned at the state column's end, in line on every row
+if wait_for_re 'TH_WAIT TH_UNINT +47 ' 10; then ok "thread list: state and priority"; else not_ok "thread list: state and priority"; fi
 check "thread list: what a thread waits on" "-> 5001 kernel mutex 0xfffffe1000aa0000"
 check "thread list: an owner process" "-> pid 400 semaphore port"
 keys o
@@ -35,6 +36,20 @@ keys o
 check "o again follows the chain" "Report 1 > fakeclient > thread 5001 > thread 5002"
 keys Escape Escape
 check "Esc comes back to the thread list" "-> pid 400 semaphore port"
+# s: the threads by state, priority and name, and back as listed
+first_thread() { screen | awk 'f { print; exit } /^  thread  / { f = 1 }'; }
+keys s
+check "s: threads by state" "threads by state"
+keys s
+check "s again: threads by priority" "threads by priority"
+prios=$(screen | sed -nE '/^[* ] [0-9]/s/.* ([0-9]+)(\^[0-9]+)? +[0-9]+  .*/\1/p' | tr '\n' ' ')
+check_sorted=$(echo "$prios" | tr ' ' '\n' | grep . | sort -rn | tr '\n' ' ')
+if [ -n "$prios" ] && [ "$prios" = "$check_sorted" ]; then ok "  highest priority first ($prios)"
+else not_ok "  highest priority first ($prios)"; fi
+keys s
+check "s again: threads by name" "threads by name"
+keys s
+check "s again: as the report lists them" "threads as listed"
 keys / T H _ F U T U R E Enter
 check "thread filter by state" "1/1  /TH_FUTURE (filtered)"
 # a waiting thread's frames start with whom and what it waits for; Enter follows

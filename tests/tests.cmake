@@ -13,6 +13,7 @@ kp_sh_test(test_lookup_batch)
 kp_sh_test(test_kernelcache)
 kp_sh_test(test_trust)
 kp_sh_test(test_not_kernel)
+kp_sh_test(test_cli_truth)
 kp_sh_test(test_show_llvm19)
 kp_sh_test(test_fixtures_llvm19)
 kp_c_test(test_signature index_corpus.c)
@@ -42,7 +43,9 @@ kp_sh_test(test_build_path)
 # hostile input (issue 6): the RSS/timeout helper, fuzz regressions, the corpus
 add_executable(test_hostile_rss test_hostile_rss.c)
 kp_c_test(test_hostile_replay)
-kp_sh_test(test_hostile)
+# two halves, side by side: the long CPU-bound test of the suite
+kp_sh_test_run(test_hostile_small test_hostile small)
+kp_sh_test_run(test_hostile_big test_hostile big)
 kp_sh_test(test_hostile_index)
 kp_c_test(test_symcache)
 kp_c_test(test_macho_hostile)
@@ -74,10 +77,10 @@ set_target_properties(test_rows_json PROPERTIES LINKER_LANGUAGE CXX)
 
 # The long ones first, so that with more jobs than cores (scripts/test.sh)
 # the tmux tests, which mostly wait on the screen, overlap the rest.
-set_tests_properties(test_tui_keys test_screens_80x24 test_screens_120x40 test_screens_40x12
-  test_tui_signals test_lookup test_hostile test_index_pg test_report_json
+set_tests_properties(test_hostile_big test_hostile_small test_tui_signals test_fixtures_llvm19
+  test_index_pg test_kernelcache test_report_json test_show_disasm test_tui_keys
   PROPERTIES COST 100)
-set_tests_properties(test_fixtures_llvm19 test_index_cli test_kernelcache test_show_disasm
+set_tests_properties(test_index_cli test_trust test_index_stackshot test_spindump test_extlog
   PROPERTIES COST 50)
 # Two indexers racing for one sqlite file wait on each other's batches: run
 # alone, so the machine's other tests (CPU hogs among them) cannot starve

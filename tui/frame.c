@@ -49,10 +49,12 @@ const char *kpt_report_symbol(const kp_frame *f, char *buf, size_t size)
 {
 	if (!f->symbol)
 		return NULL;
+	char dm[1024];
+	const char *name = kp_demangle_label(f->symbol, dm, sizeof dm);   /* as DWARF names are */
 	if (f->has_symbol_offset)
-		snprintf(buf, size, "%s + 0x%" PRIx64, f->symbol, f->symbol_offset);
+		snprintf(buf, size, "%s + 0x%" PRIx64, name, f->symbol_offset);
 	else
-		snprintf(buf, size, "%s", f->symbol);
+		snprintf(buf, size, "%s", name);
 	return buf;
 }
 

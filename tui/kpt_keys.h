@@ -33,7 +33,7 @@
 	X(COMPARE,   "c",               "compare two panics: the two marked, or a group's first and last", 'c') \
 	X(OWNER,     "o",               "open the thread the selected one waits for (Esc comes back)", 'o') \
 	X(KIND,      "f",               "panics: all kinds, or one: panic, watchdog, stackshot, reset, hang, stall, sleep-wake (cycles)", 'f') \
-	X(SORT,      "s",               "report: processes by most running, waiting or blocked threads, or as listed (cycles)", 's') \
+	X(SORT,      "s",               "report: processes by most running, waiting or blocked threads; process: threads by state, priority or name (cycles)", 's') \
 	X(COPY,      "y",               "copy the selected frame, UUID or line to the clipboard (OSC 52)", 'y') \
 	X(COPYALL,   "Y",               "copy the whole symbolicated backtrace",   'Y') \
 	X(EDIT,      "e",               "open the frame's source in $VISUAL/$EDITOR (vi) at its line", 'e') \

@@ -159,7 +159,8 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 	c->paths = kpt_xcalloc(cap, sizeof *c->paths);
 	c->loads = kpt_xcalloc(cap, sizeof *c->loads);
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+hd:", opts, NULL)) != -1) {
+	opterr = 0;   /* its messages name the binary's path: ours say kpbrowse */
+	while ((ch = getopt_long(argc, argv, "+:hd:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'D': c->demo = true; break;
 		case 'b': snprintf(c->db_path, sizeof c->db_path, "%s", optarg); break;
@@ -186,7 +187,12 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 			break;
 		}
 		case 'h': tui_usage(stdout); return -1;
-		default: tui_usage(stderr); return KP_EXIT_BAD;
+		case ':':
+			kp_usage_error("option '%s' needs a value", argv[optind - 1]);
+			return KP_EXIT_BAD;
+		default:
+			kp_usage_error("unrecognized option '%s'", argv[optind - 1]);
+			return KP_EXIT_BAD;
 		}
 	}
 	for (int i = optind; i < argc; i++)
@@ -269,9 +275,14 @@ void kpt_options_dsym_places(const kpt_config *c, char *out, size_t size)
 	out[0] = '\0';
 	for (size_t i = 0; i < c->ndsyms && k + 1 < size; i++)
 		k += (size_t)snprintf(out + k, size - k, "%s%s", k ? ", " : "", c->dsyms[i]);
+	/* the places this OS has: KDKs and Spotlight are a Mac's */
+#ifdef __APPLE__
+	const char *system = c->no_system ? "" : ", KDKs, Spotlight";
+#else
+	const char *system = "";
+#endif
 	if (k + 1 < size && !c->demo)
-		snprintf(out + k, size - k, "%sKPBROWSE_DSYM_PATH, the symbol cache%s", k ? ", " : "",
-		         c->no_system ? "" : ", KDKs, Spotlight");
+		snprintf(out + k, size - k, "%sKPBROWSE_DSYM_PATH, the symbol cache%s", k ? ", " : "", system);
 	else if (k == 0)
 		snprintf(out, size, "nowhere (no --dsym)");
 }

@@ -248,7 +248,8 @@ static void group_draw(kpt_view *v, int y0, int h, int width)
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Count:       %" PRId64, g->count);
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "First seen:  %s%s   Last seen: %s%s%s", first,
 	         dated ? " UTC" : "", last, dated ? " UTC" : "", undated);
-	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Culprit:     %s", g->culprit ? g->culprit : "-");
+	char dm[1024];
+	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Culprit:     %s", g->culprit ? kp_demangle_label(g->culprit, dm, sizeof dm) : "-");
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "OS versions: %s", p->os[0] ? p->os : "-");
 	char models[512], kexts[1024], of[64] = "";
 	tally_text(&p->models, models, sizeof models);

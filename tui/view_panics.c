@@ -168,7 +168,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_col c[PC_N];
 	kpt_panics_layout(&v->app->cat, c, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
-	char d[32], os[32], cnt[16];
+	char d[32], os[32], cnt[16], dm[1024];
 	kpi_date_utc(e->date, d, sizeof d);
 	kp_os_label(e->os, true, os, sizeof os);
 	if (e->count > 1)
@@ -186,7 +186,8 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kp_headline_display(e->headline, title, sizeof title);
 	kpt_put(y, c[PC_HEADLINE].x, c[PC_HEADLINE].w, title[0] ? title : "(no panic string)", st, true);
 	if (c[PC_CULPRIT].w > 0)
-		kpt_put_id(y, c[PC_CULPRIT].x, c[PC_CULPRIT].w, e->culprit ? e->culprit : "", sel ? st : KPT_ST_FUNC, true);
+		kpt_put_id(y, c[PC_CULPRIT].x, c[PC_CULPRIT].w, e->culprit ? kp_demangle_label(e->culprit, dm, sizeof dm) : "",
+		           sel ? st : KPT_ST_FUNC, true);
 	if (c[PC_HOST].w > 0)
 		kpt_put(y, c[PC_HOST].x, c[PC_HOST].w, e->host ? e->host : "-", st, true);
 }
@@ -204,13 +205,14 @@ static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 		kpt_put(y, 0, width, "", st, true);
 	kpt_col c[GC_N];
 	kpt_groups_layout(c, width);
-	char cnt[16];
+	char cnt[16], dm[1024];
 	kpt_count_label(g->count, cnt, sizeof cnt);
 	kpt_putf(y, c[GC_COUNT].x, c[GC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[GC_COUNT].w, cnt);
 	kpt_put(y, c[GC_DATE].x, c[GC_DATE].w, d, st, true);
 	kpt_put(y, c[GC_TITLE].x, c[GC_TITLE].w, g->title, st, true);
 	if (c[GC_CULPRIT].w > 0)
-		kpt_put_id(y, c[GC_CULPRIT].x, c[GC_CULPRIT].w, g->culprit ? g->culprit : "", sel ? st : KPT_ST_FUNC, true);
+		kpt_put_id(y, c[GC_CULPRIT].x, c[GC_CULPRIT].w, g->culprit ? kp_demangle_label(g->culprit, dm, sizeof dm) : "",
+		           sel ? st : KPT_ST_FUNC, true);
 }
 
 static void panics_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)

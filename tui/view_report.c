@@ -207,7 +207,8 @@ static void build_hang(report_priv *p, const kp_report *r)
 		const kp_thread *bt = kp_report_blamed_thread(r, &bp);
 		if (bt && bp) {
 			kp_sb sb = {0};
-			kp_sb_str(&sb, "Blamed thread:   ");
+			/* blaming no one, it is the frontmost process's thread */
+			kp_sb_str(&sb, r->has_blamed_pid || r->blamed_process ? "Blamed thread:   " : "Frontmost thread: ");
 			kp_waitchain_thread(r, (kp_thread_ref){(int)(bp - r->processes), (int)(bt - bp->threads)}, &sb);
 			kp_sb_str(&sb, ", ");
 			kp_waitchain_state(bt, &sb);
@@ -260,7 +261,9 @@ static void build_summary(kpt_view *v, int width)
 	bool dated = kpi_date_utc(r->timestamp, utc, sizeof utc);
 	add_text(p, ROW_TEXT, "Date:            %s%s%s%s", r->timestamp ? r->timestamp : "-", dated ? "  (" : "",
 	         dated ? utc : "", dated ? " UTC)" : "");
-	add_text(p, ROW_TEXT, "OS version:      %s", r->os_version ? r->os_version : "-");
+	char os[128];
+	kp_os_label(r->os_version, false, os, sizeof os);
+	add_text(p, ROW_TEXT, "OS version:      %s", os);
 	add_text(p, ROW_TEXT, "Product:         %s   (%s, %s)", r->product ? r->product : "-",
 	         kp_arch_name(r->arch), kp_format_name(r->format));
 	add_text(p, ROW_TEXT, "Kernel version:  %s", r->kernel_version ? r->kernel_version : "-");
@@ -324,9 +327,13 @@ static void build_summary(kpt_view *v, int width)
 	for (size_t i = 0; i < r->nprocesses; i++)
 		add_row(p, ROW_PROCESS, order[i].idx, NULL);
 	free(order);
-	add_row(p, ROW_TEXT, 0, "");
-	add_row(p, ROW_HEADER, 0, "Panic string");
-	p->panic = r->panic_string ? r->panic_string : "(none)";
+	/* no heading over nothing: a stackshot without a panic string has none */
+	bool has_panic = r->panic_string && r->panic_string[0];
+	if (has_panic) {
+		add_row(p, ROW_TEXT, 0, "");
+		add_row(p, ROW_HEADER, 0, "Panic string");
+	}
+	p->panic = has_panic ? r->panic_string : "";
 	p->panic_len = strlen(p->panic);
 	p->wrap_off = 0;
 	p->wrapping = true;
@@ -341,8 +348,43 @@ static void build_images(kpt_view *v)
 	char h[64];
 	snprintf(h, sizeof h, "Binary images (%zu)", r->nimages);
 	add_row(p, ROW_HEADER, 0, h);
-	add_row(p, ROW_TEXT, 0, "  kind: K kernel, U kernelcache, T kext text segment, A absolute, X kext named by");
-	add_row(p, ROW_TEXT, 0, "  the backtrace text only; under each image: its dSYM, or where it was looked for");
+	/* the legend names every letter the rows use, and only those, in as
+	 * many rows as the width needs */
+	static const struct { char k; const char *what; } kinds[] = {
+		{'K', "kernel"}, {'U', "kernelcache"}, {'M', "kernelcache"}, {'T', "kernel or kext text segment"},
+		{'X', "kext named by the text only"}, {'A', "absolute"}, {'P', "process binary"},
+		{'S', "shared cache"}, {'C', "shared-cache library"}, {'?', "unknown"},
+	};
+	bool seen[256] = {false}, named[256] = {false};
+	for (size_t i = 0; i < r->nimages; i++)
+		seen[(unsigned char)r->images[i].kind] = true;
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+		named[(unsigned char)kinds[k].k] = true;
+	char line[512] = "  kind:";
+	size_t n = strlen(line), items = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < (pass ? 256 : sizeof kinds / sizeof *kinds); k++) {
+			char one[64];
+			if (!pass && seen[(unsigned char)kinds[k].k])
+				snprintf(one, sizeof one, " %c %s", kinds[k].k, kinds[k].what);
+			else if (pass && seen[k] && !named[k] && k >= 0x21 && k < 0x7f)
+				snprintf(one, sizeof one, " %c", (int)k);   /* a letter not known: as itself */
+			else
+				continue;
+			size_t m = strlen(one);
+			if (items && n + 1 + m >= (size_t)(p->width > 20 ? p->width : 80)) {
+				add_row(p, ROW_TEXT, 0, line);
+				snprintf(line, sizeof line, "       ");
+				n = strlen(line);
+			} else if (items) {
+				line[n++] = ',';
+			}
+			snprintf(line + n, sizeof line - n, "%s", one);
+			n = strlen(line);
+			items++;
+		}
+	add_row(p, ROW_TEXT, 0, line);
+	add_row(p, ROW_TEXT, 0, "  under each image: its dSYM, or where it was looked for");
 	for (size_t i = 0; i < r->nimages; i++) {
 		add_row(p, ROW_IMAGE, i, NULL);
 		add_row(p, ROW_DSYM, i, NULL);
@@ -426,6 +468,24 @@ static void report_close(kpt_view *v)
 	kpt_doc_release(&v->app->docs, &p->doc);
 }
 
+/* An image or kext row from column 3: its name (cut from the left), its
+ * version (cut with "…", never under the UUID) and its UUID (whole from
+ * 100 columns, its first 8 digits below). */
+static void put_ident(int y, int width, const char *name, const char *version, const char *uuid,
+                      kpt_style name_st, kpt_style st)
+{
+	int uw = width >= 100 ? 37 : 9, vw = 12;
+	int nw = width - 3 - vw - 1 - uw - 1;
+	if (nw < 8)
+		nw = 8;
+	kpt_put_id(y, 3, nw, name ? name : "?", name_st, true);
+	kpt_put(y, 3 + nw + 1, vw, version ? version : "", st, true);
+	if (width >= 100)
+		kpt_put(y, width - uw, uw, uuid ? uuid : "-", st, true);
+	else
+		kpt_putf(y, width - uw, uw, st, true, "%.8s", uuid ? uuid : "-");
+}
+
 static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 {
 	report_priv *p = v->priv;
@@ -506,28 +566,14 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	case ROW_IMAGE: {
 		const kp_image *im = &r->images[rr->idx];
 		kpt_put(y, 0, width, "", st, true);
-		int uw = width >= 100 ? 37 : 0;
 		kpt_putf(y, 0, 3, st, true, " %c", im->kind);
-		int nw = width - 3 - uw - 12;
-		kpt_put_id(y, 3, nw, im->name ? im->name : "?", sel ? st : KPT_ST_FUNC, true);
-		kpt_put(y, 3 + nw, 12, im->version ? im->version : "", st, true);
-		if (uw)
-			kpt_put(y, width - uw, uw, im->uuid ? im->uuid : "-", st, true);
-		else
-			kpt_putf(y, width - 10, 10, st, true, " %.8s", im->uuid ? im->uuid : "-");
+		put_ident(y, width, im->name, im->version, im->uuid, sel ? st : KPT_ST_FUNC, st);
 		break;
 	}
 	case ROW_KEXT: {
 		const kp_kext *k = &r->kexts[rr->idx];
 		kpt_put(y, 0, width, "", st, true);
-		int uw = width >= 100 ? 37 : 0;
-		int nw = width - 3 - uw - 12;
-		kpt_put_id(y, 3, nw, k->name ? k->name : "?", st, true);
-		kpt_put(y, 3 + nw, 12, k->version ? k->version : "", st, true);
-		if (uw)
-			kpt_put(y, width - uw, uw, k->uuid ? k->uuid : "-", st, true);
-		else
-			kpt_putf(y, width - 10, 10, st, true, " %.8s", k->uuid ? k->uuid : "-");
+		put_ident(y, width, k->name, k->version, k->uuid, st, st);
 		break;
 	}
 	}

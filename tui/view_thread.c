@@ -49,6 +49,8 @@ typedef struct thread_priv {
 	char push_file[1024], push_func[512];
 	kpt_process_arg owner;   /* o: the thread this one waits for */
 	kpt_disasm_arg disasm;   /* d: the selected frame */
+	int off_need, img_need;  /* the widest offset and image label */
+	bool named;              /* some frame has (or may yet get) a name */
 } thread_priv;
 
 static const kp_thread *thr(kpt_view *v)
@@ -81,6 +83,18 @@ static void relayout(kpt_view *v)
 		p->cap = p->cap ? p->cap : 64;
 		p->rows = kpt_xrealloc(p->rows, p->cap * sizeof *p->rows);
 		p->rows[p->nrows++] = (trow){OWNER_ROW, 0};
+	}
+	p->off_need = p->img_need = 0;
+	p->named = false;
+	for (size_t f = 0; f < t->nframes; f++) {
+		const kp_frame *fr = &t->frames[f];
+		char ob[40], ib[64];
+		int ow = fr->has_offset ? snprintf(ob, sizeof ob, "+0x%" PRIx64, fr->offset)
+		         : fr->has_address ? snprintf(ob, sizeof ob, "%" PRIx64, fr->address) : 0;
+		int iw = kpt_text_width(kpt_image_label(p->at.doc->r, fr->image, ib, sizeof ib));
+		p->off_need = ow > p->off_need ? ow : p->off_need;
+		p->img_need = iw > p->img_need ? iw : p->img_need;
+		p->named |= fr->symbol || s[f].state != KPT_SYM_DONE || (s[f].status == KP_SYM_OK && s[f].nlines > 0);
 	}
 	for (size_t f = 0; f < t->nframes; f++) {
 		size_t extra = s[f].state == KPT_SYM_DONE && s[f].nlines > 1 ? s[f].nlines - 1 : 0;
@@ -169,6 +183,28 @@ void kpt_thread_layout(kpt_col *c, int width)
 	c[TC_FILE] = (kpt_col){.x = x + (fw > 0 ? fw : 0) + 1, .w = file};
 }
 
+/* The layout fitted to this thread: an offset is never cut while the
+ * function column has room to give (it keeps FUNC_MIN), and when no frame
+ * has a name, the image's name and the whole offset come first (the
+ * function column keeps room for "(no dSYM)" only). */
+static void fit_columns(const thread_priv *p, kpt_col *c)
+{
+	if (!c[TC_OFFSET].w || !c[TC_FUNC].w)
+		return;
+	int give = c[TC_FUNC].w - (p->named ? FUNC_MIN : 12);
+	if (give <= 0)
+		return;
+	int more_off = p->off_need - c[TC_OFFSET].w;
+	more_off = more_off < 0 ? 0 : more_off > give ? give : more_off;
+	int more_img = p->named || !c[TC_IMAGE].w ? 0 : p->img_need - c[TC_IMAGE].w;
+	more_img = more_img < 0 ? 0 : more_img > give - more_off ? give - more_off : more_img;
+	c[TC_IMAGE].w += more_img;
+	c[TC_OFFSET].x += more_img;
+	c[TC_OFFSET].w += more_off;
+	c[TC_FUNC].x += more_img + more_off;
+	c[TC_FUNC].w -= more_img + more_off;
+}
+
 /* "waits for thread 5001 (fakedaemon): kernel mutex 0x... owned by thread
  * 5001" (or pid N, or only what it waits on). */
 static void owner_text(kpt_view *v, char *out, size_t size)
@@ -208,6 +244,7 @@ static void thread_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	const kpt_sym *s = &syms(v)[tr->frame];
 	kpt_col c[TC_N];
 	kpt_thread_layout(c, width);
+	fit_columns(p, c);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	kpt_put(y, 0, width, "", st, true);
 	int x = c[TC_FUNC].x;
@@ -423,6 +460,7 @@ static void thread_draw(kpt_view *v, int y0, int h, int width)
 	const kp_thread *t = thr(v);
 	kpt_col c[TC_N];
 	kpt_thread_layout(c, width);
+	fit_columns(p, c);
 	kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 	kpt_put(y0, c[TC_NUM].x, c[TC_NUM].w, "  #", KPT_ST_HEADER, true);
 	kpt_put(y0, c[TC_IMAGE].x, c[TC_IMAGE].w, "image", KPT_ST_HEADER, true);

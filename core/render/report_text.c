@@ -1,6 +1,7 @@
 /* report_text.c: a report as the text `kpbrowse show` prints
  * (kp_report_text.h); the TUI's `w` writes the same. */
 #include "kp_strbuf.h"
+#include "kp_signature.h"
 #include "kp_symbols.h"
 #include "kp_waitchain.h"
 #include "kp_report_text.h"
@@ -10,6 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The kernel (or the kernelcache holding it) is no kext. */
+static bool kernel_image(const kp_image *im)
+{
+	return im->kind == 'K' || im->kind == 'U' || (im->name && strcmp(im->name, "kernel") == 0);
+}
 
 static void field(FILE *out, const char *label, const char *value)
 {
@@ -136,7 +143,9 @@ static void print_frames(FILE *out, kp_symbols *sym, const kp_report *r, const k
 		}
 		if (f->symbol) {
 			fputs("  [", out);
-			kp_sanitize_write(out, f->symbol, strlen(f->symbol), 0);
+			char dm[1024];
+			const char *name = kp_demangle_label(f->symbol, dm, sizeof dm);
+			kp_sanitize_write(out, name, strlen(name), 0);
 			if (f->has_symbol_offset)
 				fprintf(out, " + 0x%" PRIx64, f->symbol_offset);
 			fputs("]", out);
@@ -381,12 +390,16 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 	field(out, "Format:", buf);
 	field(out, "Kind:", kp_kind_name(r->kind));
 	field(out, "Date:", r->timestamp);
-	field(out, "OS version:", r->os_version);
+	char os[128];   /* as its maker names it today: "iOS", not "iPhone OS" */
+	kp_os_label(r->os_version, false, os, sizeof os);
+	field(out, "OS version:", r->os_version ? os : NULL);
 	field(out, "Product:", r->product);
 	field(out, "Kernel version:", r->kernel_version);
 	field(out, "Kernel UUID:", r->kernel_uuid);
 	field(out, "Architecture:", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
-	field(out, "Headline:", r->headline);
+	char title[512];   /* the whole panic string follows */
+	kp_headline_display(r->headline, title, sizeof title);
+	field(out, "Headline:", title[0] ? title : NULL);
 
 	fprintf(out, "%-18s ", "Panicked task:");
 	if (r->has_panicked_pid)
@@ -413,11 +426,11 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 	       r->nimages);
 
 	for (size_t i = 0; i < r->nimages; i++)
-		nbt += r->images[i].in_backtrace;
+		nbt += r->images[i].in_backtrace && !kernel_image(&r->images[i]);
 	fprintf(out, "Kexts in backtrace: %s\n", nbt ? "" : "none");
 	for (size_t i = 0; i < r->nimages; i++) {
 		const kp_image *im = &r->images[i];
-		if (!im->in_backtrace)
+		if (!im->in_backtrace || kernel_image(im))
 			continue;
 		fputs("  ", out);
 		const char *n = im->name ? im->name : "?";
@@ -441,16 +454,19 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 		fprintf(out, "Panicked thread frames (%zu):\n", pt->nframes);
 		print_frames(out, sym, r, pt, ndisasm);
 	} else if (r->kind != KP_KIND_PANIC && (pt = kp_report_blamed_thread(r, &pp)) != NULL) {
+		/* blaming no one, the thread shown is the frontmost process's:
+		 * said so, never "Blamed: nobody" beside a "Blamed thread" */
+		bool blamed = r->has_blamed_pid || r->blamed_process;
 		print_thread(out, sym, r, (kp_thread_ref){(int)(pp - r->processes), (int)(pt - pp->threads)},
-		             "Blamed thread frames", ndisasm);
+		             blamed ? "Blamed thread frames" : "Frontmost thread frames", ndisasm);
 	} else if ((r->kind == KP_KIND_STACKSHOT && r->format == KP_FORMAT_TEXT) || r->kind == KP_KIND_HANG ||
 	           r->kind == KP_KIND_STALL || r->kind == KP_KIND_SLEEPWAKE) {
 		print_all_threads(out, sym, r, ndisasm);
 	} else {
 		fprintf(out, "%s\n", "Panicked thread frames: none in this report");
 	}
-	fprintf(out, "%s\n", "Panic string:");
-	if (r->panic_string) {
+	if (r->panic_string && r->panic_string[0]) {   /* no heading over nothing */
+		fprintf(out, "%s\n", "Panic string:");
 		const char *s = r->panic_string;
 		while (*s) {
 			const char *nl = strchr(s, '\n');

@@ -623,6 +623,16 @@ static void check_build(kp_report *r)
 	}
 }
 
+/* A stackshot's kernel frames point at its unnamed kernel ('K') or
+ * kernelcache ('U') image: both are labelled "kernel", never "U:291AAED2".
+ * Keys are unchanged: they hash an image's UUID, not its label. */
+static void name_kernel_images(kp_report *r)
+{
+	for (size_t i = 0; i < r->nimages; i++)
+		if (!r->images[i].name && (r->images[i].kind == 'K' || r->images[i].kind == 'U'))
+			r->images[i].name = kp__strdup(r, "kernel");   /* NULL when out of memory: unnamed */
+}
+
 /* Apple's user-space report types (the submission list: app crashes,
  * resource and jetsam reports, analytics...): never a kernel report, even
  * with a termination object or threads of their own. */
@@ -811,6 +821,7 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		r->headline = r->has_bug_type ? kp__sprintf(r, "%s (bug_type %d)", kp_kind_name(kind), r->bug_type)
 		                              : kp__strdup(r, kp_kind_name(kind));
 	check_build(r);
+	name_kernel_images(r);
 	add_slide(r);
 	mark_panicked(r);
 	mark_blamed(r);

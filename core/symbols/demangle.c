@@ -3,6 +3,7 @@
  * kpcore links with the C++ driver (LINKER_LANGUAGE CXX), so libc++abi /
  * libstdc++'s __cxa_demangle is available to C callers; its prototype is
  * declared here by hand because <cxxabi.h> is C++ only. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,4 +30,24 @@ char *kp_demangle(const char *name)
 		return NULL;
 	}
 	return out;
+}
+
+const char *kp_demangle_label(const char *label, char *buf, size_t size)
+{
+	if (!label)
+		return NULL;
+	const char *bang = strchr(label, '!');
+	const char *name = bang ? bang + 1 : label;
+	size_t n = strcspn(name, " +");   /* the name ends where an offset begins */
+	if (n < 2 || n > 4096 || name[0] != '_' || (name[1] != 'Z' && name[1] != '_'))
+		return label;
+	char tmp[4097];
+	memcpy(tmp, name, n);
+	tmp[n] = '\0';
+	char *dm = kp_demangle(tmp);
+	if (!dm)
+		return label;
+	snprintf(buf, size, "%.*s%s%s", (int)(name - label), label, dm, name + n);
+	free(dm);
+	return buf;
 }

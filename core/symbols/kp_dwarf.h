@@ -59,4 +59,11 @@ void kp_dwarf_close(kp_dwarf **d);
  * string the caller frees, or NULL when name is not mangled. */
 char *kp_demangle(const char *name);
 
+/* A label that may hold a mangled name, as reports write them
+ * ("kernel!__ZNK25IOGeneralMemoryDescriptor19dmaCommandOperationEjPvj",
+ * "__ZN7wch_usb16merWriteCompleteEPvS0_ij + 0x1c"): the same with the name
+ * demangled, the "IMAGE!" before it and the " + 0x.." or "+0x.." after it
+ * kept, into buf; label itself when nothing in it is mangled (or NULL). */
+const char *kp_demangle_label(const char *label, char *buf, size_t size);
+
 #endif

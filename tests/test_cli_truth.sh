@@ -1,0 +1,84 @@
+#!/bin/sh
+# test_cli_truth.sh: what list, search and show print for the real corpus
+# (../shared/corpus/real) and the fixtures is right and readable (issue 20):
+# one date form, OS names, a KIND column every kind fits, headlines titled
+# as a person would (first line, call site without its build root), group
+# titles without the culprit, report symbols demangled, and the OS taken
+# from the body when the header disagrees.
+set -u
+. "$KP_TESTS_DIR/tap.sh"
+cli_setup
+real=$KP_SHARED_DIR/corpus/real
+db=$tmp/t.db
+"$kp" index --db "$db" "$real" "$KP_FIXTURES/reports" >/dev/null 2>&1
+"$kp" list --db "$db" >"$tmp/list.txt"
+"$kp" list --db "$db" --groups >"$tmp/groups.txt"
+
+# ---- dates: one form, UTC with the year, whatever the report wrote
+check_grep "^ID  *DATE (UTC)  *OS  *GROUP  *KIND  *HEADLINE$" "$tmp/list.txt" "list: the header names the date's zone"
+check "$(grep '^@' "$tmp/list.txt" | cut -c9-25 | grep -cvE '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}|-) +$')" = 0 \
+	"list: every date is YYYY-MM-DD HH:MM (UTC) or -"
+check_grep "^@[0-9]* *2018-10-29 13:57  " "$tmp/list.txt" "list: a ctime date (Mon Oct 29 13:57:35 2018) in the one form"
+check_grep "^@[0-9]* *2026-11-27 17:30  " "$tmp/list.txt" "list: a +0100 date converted to UTC"
+check_grep "^[0-9]* *[0-9]* *[0-9]*  2026-11-20 09:15  2026-11-27 17:30  FakeDriver" "$tmp/groups.txt" \
+	"list --groups: first and last seen in the one form"
+
+# ---- OS: named as their maker names them, never overflowing the column
+check_grep "  iOS 26.1 (23B85)  " "$tmp/list.txt" "list: iPhone OS shown as iOS"
+check_grep "  bridgeOS 6.2  " "$tmp/list.txt" "list: Bridge OS shown as bridgeOS (brief: the whole would not fit)"
+check_grep "  macOS 10.15.7 (19H2) " "$tmp/list.txt" "list: Mac OS X shown as macOS"
+check "$(awk 'NR == 1 { o = index($0, "OS"); g = index($0, "GROUP"); next }
+	/^@/ && substr($0, g - 1, 1) != " " { bad++ } END { print bad + 0 }' "$tmp/list.txt")" = 0 \
+	"list: no OS pushes the GROUP column out of line"
+
+# ---- headlines: the first line, the call site without its build root
+check_grep " IOGMD: not wired for the IODMACommand @IOMemoryDescriptor.cpp:2337$" "$tmp/list.txt" \
+	"list: a build-root path reduced to the call site"
+check_grep " nvme: Fatal error occurred. .* @IONVMeController.cpp:5499$" "$tmp/list.txt" \
+	"list: a quoted first line keeps the call site xnu appended to its last"
+check_not_grep "BuildRoot\|/Library/Caches/com.apple.xbs" "$tmp/list.txt" "list: no build root in any headline"
+
+# ---- group titles: the headline alone; the culprit on a line of its own
+check_not_grep "\.\.\. (" "$tmp/groups.txt" "list --groups: no title ends in '... (culprit)'"
+check_grep "^ *culprit: com.apple.driver.AppleSEPKeyStore+0xe490$" "$tmp/groups.txt" "list --groups: the culprit on its own line"
+check_grep "^ *culprit: kernel!IOGeneralMemoryDescriptor::dmaCommandOperation(unsigned int, void\*, unsigned int) const$" \
+	"$tmp/groups.txt" "list --groups: a culprit the report wrote mangled is demangled"
+
+# ---- show: the titled headline, demangled report symbols
+"$kp" show --no-symbols "$real/text-intel-hackintosh-bigsur-nvme-1.txt" >"$tmp/nvme.txt" 2>/dev/null
+check_grep "^Headline: *nvme: Fatal error occurred.* @IONVMeController.cpp:5499$" "$tmp/nvme.txt" "show: the titled headline"
+check_grep "\[IONVMeController::CommandTimeout(AppleNVMeRequest\*) \[clone .cold.1\]\]$" "$tmp/nvme.txt" \
+	"show: a report's mangled symbol demangled as DWARF names are"
+check_grep "IONVMeFamily-557.100.13/Common/IONVMeController.cpp:5499" "$tmp/nvme.txt" "show: the panic string itself kept whole"
+
+# ---- the OS from the body when the header disagrees, the header's claim in a warning
+printf '%s\n%s\n' '{"bug_type":"210","os_version":"macOS 14.2 (23C64)","timestamp":"2024-01-02 03:04:05.00 +0000"}' \
+	'{"build":"macOS 14.1 (23B74)","product":"Mac14,2","panicString":"panic(cpu 0 caller 0x1): x"}' >"$tmp/upd.ips"
+"$kp" show --no-symbols "$tmp/upd.ips" >"$tmp/upd.txt" 2>"$tmp/upd.err"
+check_grep "^OS version: *macOS 14.1 (23B74)$" "$tmp/upd.txt" "show: the OS is the body's build"
+check_grep "header's OS version (23C64) is not the body's build (23B74)" "$tmp/upd.err" "show: the header's claim in a warning"
+printf '%s\n%s\n' '{"bug_type":"210","os_version":"iPhone OS 17.1 (21B80)"}' \
+	'{"build":"iPhone OS 17.1 (21B80)","product":"iPad13,4","panicString":"panic(cpu 0 caller 0x1): x"}' >"$tmp/ipad.ips"
+"$kp" show --no-symbols "$tmp/ipad.ips" >"$tmp/ipad.txt" 2>/dev/null
+check_grep "^OS version: *iPadOS 17.1 (21B80)$" "$tmp/ipad.txt" "show: an iPad's report names iPadOS"
+# ---- exit statuses: one table; usage errors say kpbrowse and how to get help
+"$kp" show --db "$db" @99999 >/dev/null 2>"$tmp/e1"; s1=$?
+"$kp" export --db "$db" @99999 "$tmp/x.out" >/dev/null 2>"$tmp/e2"; s2=$?
+check "$s1:$s2" = "2:2" "a missing @ID: the same status for show and export (2)"
+check_grep "^kpbrowse: @99999: no report @99999 in the index$" "$tmp/e2" "  and the same message"
+"$kp" --bogus >/dev/null 2>"$tmp/e3"; s3=$?
+check "$s3:$(head -1 "$tmp/e3")" = "2:kpbrowse: unrecognized option '--bogus'" "an unknown option of the browser: kpbrowse: ..., exit 2"
+check "$(sed -n 2p "$tmp/e3")" = "Try 'kpbrowse --help'." "  then a Try line"
+"$kp" list --bogus >"$tmp/o4" 2>"$tmp/e4"; s4=$?
+check "$s4:$(head -1 "$tmp/e4")" = "2:kpbrowse: list: unrecognized option '--bogus'" "an unknown option of a command: kpbrowse: list: ..., exit 2"
+check_grep "^Try 'kpbrowse --help'.$" "$tmp/e4" "  then a Try line"
+check "$(wc -c <"$tmp/o4" | tr -d ' ')" = 0 "  nothing on stdout"
+"$kp" search --db "$db" --kext '' >"$tmp/o5" 2>"$tmp/e5"; s5=$?
+check "$s5:$(wc -c <"$tmp/o5" | tr -d ' ')" = "2:0" "search --kext '': exit 2, nothing on stdout"
+check_not_grep "$db" "$tmp/e5" "  the database is not blamed"
+check_grep "needs a bundle id" "$tmp/e5" "  it says what is missing"
+# ---- the kernel is no kext: never listed under "Kexts in backtrace"
+"$kp" show --no-symbols "$KP_FIXTURES/reports/Kernel-2020-09-14-201744.panic" >"$tmp/k.txt" 2>/dev/null
+check_grep "^  com.kpbrowse.FakeDriver (1.0) " "$tmp/k.txt" "Kexts in backtrace: the kext in it"
+check "$(sed -n '/^Kexts in backtrace/,/^[A-Z]/p' "$tmp/k.txt" | grep -c '^  kernel ')" = 0 "  and not the kernel"
+done_testing
