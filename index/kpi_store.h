@@ -117,7 +117,8 @@ typedef struct kpi__store_ops {
 	 * concurrent pushers never hold each other's locks for long. */
 	size_t batch_files;
 	/* True when report_add keeps its group's counts itself (then the
-	 * scanner refreshes no groups; re-signing still does). */
+	 * scanner refreshes no group for an added report; superseding and
+	 * re-signing still do). */
 	bool counts_on_add;
 	void (*close)(kpi_db *db);
 	kp_status (*begin)(kpi_db *db, kp_error *err);

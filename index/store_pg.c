@@ -305,9 +305,20 @@ static const char schema_v6[] =
 	"CREATE INDEX IF NOT EXISTS images_last ON kpbrowse.images(lower(" KPI__LAST_PART_SQL("name") ")) "
 	"WHERE name <> '' AND live;";
 
+/* v7 (the sqlite store's group_hosts): this store has kept them from its
+ * start, but only ever adds rows (writers may not delete): a host left in
+ * a group by a superseded report that moved is dropped, and hosts
+ * recounted from the rows. */
+static const char schema_v7[] =
+	"DELETE FROM kpbrowse.group_hosts h WHERE NOT EXISTS (SELECT 1 FROM kpbrowse.reports r "
+	"WHERE r.group_id = h.group_id AND coalesce(r.host_key, r.host, '') = h.ident);"
+	"UPDATE kpbrowse.groups g SET hosts = (SELECT count(*) FROM kpbrowse.group_hosts h "
+	"WHERE h.group_id = g.id);";
+
 /* migrations[v] takes the schema from version v to the next; the store
  * starts at 3, so versions 0..2 are "no schema yet" and go to 3 at once. */
-static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4, schema_v5, schema_v6};
+static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4, schema_v5, schema_v6,
+                                               schema_v7};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
                "one migration per schema version");

@@ -84,12 +84,34 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_GROUP_INSERT] = "INSERT INTO groups(key, title, culprit) VALUES (?1, ?2, ?3) "
 	                   "ON CONFLICT(key) DO NOTHING",
 	[Q_GROUP_GET] = "SELECT id FROM groups WHERE key = ?1",
+	/* a full recount (re-signing, superseding): group_hosts is remade
+	 * first (Q_GROUP_HOSTS_CLEAR, _FILL), then counted */
 	[Q_GROUP_REFRESH] = "UPDATE groups SET "
 	                    "count = (SELECT count(*) FROM reports WHERE group_id = groups.id), "
 	                    "first_seen = (SELECT min(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
 	                    "last_seen = (SELECT max(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
-	                    "hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports WHERE group_id = groups.id) "
+	                    "hosts = (SELECT count(*) FROM group_hosts WHERE group_id = groups.id) "
 	                    "WHERE id = ?1",
+	/* the same before schema 7 (a migration's fill at 4): no group_hosts yet */
+	[Q_GROUP_REFRESH_V6] = "UPDATE groups SET "
+	                       "count = (SELECT count(*) FROM reports WHERE group_id = groups.id), "
+	                       "first_seen = (SELECT min(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
+	                       "last_seen = (SELECT max(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
+	                       "hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports WHERE group_id = groups.id) "
+	                       "WHERE id = ?1",
+	[Q_GROUP_HOSTS_CLEAR] = "DELETE FROM group_hosts WHERE group_id = ?1",
+	[Q_GROUP_HOSTS_FILL] = "INSERT OR IGNORE INTO group_hosts(group_id, ident) SELECT DISTINCT ?1, "
+	                       HOST_IDENT " FROM reports WHERE group_id = ?1",
+	/* rows of groups no longer there (ids may be reused) */
+	[Q_GROUP_HOSTS_PRUNE] = "DELETE FROM group_hosts WHERE NOT EXISTS "
+	                        "(SELECT 1 FROM groups WHERE groups.id = group_hosts.group_id)",
+	/* report_add's counts (schema 7): ?1 the group, ?2 its host (ident),
+	 * ?3 the report's ts when dated (else NULL: first/last seen unchanged) */
+	[Q_GROUP_HOST_ADD] = "INSERT OR IGNORE INTO group_hosts(group_id, ident) VALUES (?1, ?2)",
+	[Q_GROUP_COUNT_ADD] = "UPDATE groups SET count = count + 1, hosts = hosts + ?2, "
+	                      "first_seen = CASE WHEN ?3 IS NULL OR first_seen <= ?3 THEN first_seen ELSE ?3 END, "
+	                      "last_seen = CASE WHEN ?3 IS NULL OR last_seen >= ?3 THEN last_seen ELSE ?3 END "
+	                      "WHERE id = ?1",
 	[Q_GROUP_DELETE_EMPTY] = "DELETE FROM groups WHERE NOT EXISTS "
 	                         "(SELECT 1 FROM reports WHERE group_id = groups.id)",
 	[Q_IMAGE_INSERT] = "INSERT OR IGNORE INTO images(report_id, uuid_hex, name, rank) "
@@ -312,6 +334,24 @@ static kp_status migrate_v6(kpi__sq *db, kp_error *err)
 	return exec_sql(db, schema_v6, err, "indexing kexts' last parts (schema v6)");
 }
 
+/* v7: each group's hosts kept as rows (as the PostgreSQL store has from
+ * its start), so that adding a report counts its group in a few row
+ * writes instead of a recount of every report of the group (a count of
+ * distinct hosts per batch was a seventh of a cold 100k scan, issue 25). */
+static const char schema_v7[] =
+	"CREATE TABLE group_hosts("
+	" group_id INTEGER NOT NULL,"
+	" ident TEXT NOT NULL,"               /* HOST_IDENT of a report of the group */
+	" PRIMARY KEY(group_id, ident)) WITHOUT ROWID;"
+	"INSERT OR IGNORE INTO group_hosts(group_id, ident) SELECT DISTINCT group_id, " HOST_IDENT
+	" FROM reports;"
+	"UPDATE groups SET hosts = (SELECT count(*) FROM group_hosts WHERE group_id = groups.id);";
+
+static kp_status migrate_v7(kpi__sq *db, kp_error *err)
+{
+	return exec_sql(db, schema_v7, err, "keeping groups' hosts (schema v7)");
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
@@ -320,6 +360,7 @@ static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v4,
 	migrate_v5,
 	migrate_v6,
+	migrate_v7,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
@@ -360,10 +401,12 @@ static kp_status migrate(kpi__sq *db, kpi__migrated_fn migrated, kp_error *err)
 		                  db->path);
 		goto fail;
 	}
-	for (int v = uv; v < KPI_SCHEMA_VERSION; v++)
+	for (int v = uv; v < KPI_SCHEMA_VERSION; v++) {
+		db->version = v + 1;
 		if ((st = migrations[v](db, err)) != KP_OK ||
 		    (migrated && (st = migrated(&db->base, v + 1, err)) != KP_OK))
 			goto fail;
+	}
 	if (uv < KPI_SCHEMA_VERSION) {
 		char sql[96];
 		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
@@ -550,6 +593,7 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 	sqlite3_exec(db->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
 
 	db->readonly = ro;
+	db->version = KPI_SCHEMA_VERSION; /* once open; migrate steps it */
 	int uv = 0, app = 0, nobj = 0;
 	int rc = pragma_int(db, "PRAGMA application_id", &app);
 	bool no_shm = ro && ((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY);

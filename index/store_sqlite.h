@@ -68,6 +68,12 @@ typedef enum kpi__sq_sql {
 	Q_PAGE_ZONE,
 	Q_COUNT_KEXT_LAST,
 	Q_COUNT_ZONE,
+	Q_GROUP_HOST_ADD,
+	Q_GROUP_COUNT_ADD,
+	Q_GROUP_HOSTS_CLEAR,
+	Q_GROUP_HOSTS_FILL,
+	Q_GROUP_HOSTS_PRUNE,
+	Q_GROUP_REFRESH_V6,
 	Q_COUNT
 } kpi__sq_sql;
 
@@ -80,6 +86,7 @@ typedef struct kpi__sq {
 	char *path;
 	bool fts;             /* FTS5 text search, else LIKE over panic_text */
 	bool readonly;        /* opened read-only: writes are refused by name */
+	int version;          /* the schema version reached (below KPI_SCHEMA_VERSION while migrating) */
 	sqlite3_stmt *stmt[Q_COUNT];
 	/* the database's own files, never scanned as reports */
 	dev_t own_dev[3];

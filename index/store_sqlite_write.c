@@ -159,6 +159,28 @@ static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report 
 	return KP_OK;
 }
 
+/* r, just added, counted in its group (counts_on_add): one more report,
+ * its host when new to the group, its date in first/last seen. */
+static kp_status count_added(kpi__sq *db, const kpi__new_report *r, kp_error *err)
+{
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_HOST_ADD, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, r->group_id);
+	kpi__sq_bind_text(q, 2, r->host_key ? r->host_key : r->host ? r->host : "");
+	kp_status st = step_done(db, q, err, "counting hosts");
+	if (st != KP_OK)
+		return st;
+	int new_host = sqlite3_changes(db->db) > 0;
+	if (!(q = kpi__sq_stmt(db, Q_GROUP_COUNT_ADD, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, r->group_id);
+	sqlite3_bind_int(q, 2, new_host);
+	if (r->ts > KPI__UNDATED)
+		sqlite3_bind_int64(q, 3, r->ts);
+	return step_done(db, q, err, "updating group counts");
+}
+
 static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
                                kp_error *err)
 {
@@ -177,7 +199,9 @@ static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 		return st;
 	*id = sqlite3_last_insert_rowid(db->db);
 	*added = true;
-	return add_images_text(db, *id, r, err);
+	if ((st = add_images_text(db, *id, r, err)) != KP_OK)
+		return st;
+	return count_added(db, r, err);
 }
 
 static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report *r,
@@ -322,21 +346,26 @@ static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, con
 static kp_status sq_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_REFRESH, err);
-		if (!q)
-			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, gids[i]);
-		kp_status st = step_done(db, q, err, "updating group counts");
-		if (st != KP_OK)
-			return st;
-	}
+	static const kpi__sq_sql steps[3] = {Q_GROUP_HOSTS_CLEAR, Q_GROUP_HOSTS_FILL, Q_GROUP_REFRESH};
+	static const kpi__sq_sql steps_v6[1] = {Q_GROUP_REFRESH_V6};
+	bool v6 = db->version < 7; /* a migration's fill before group_hosts */
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < (v6 ? 1 : 3); k++) {
+			sqlite3_stmt *q = kpi__sq_stmt(db, v6 ? steps_v6[k] : steps[k], err);
+			if (!q)
+				return KP_ERR_DB;
+			sqlite3_bind_int64(q, 1, gids[i]);
+			kp_status st = step_done(db, q, err, "updating group counts");
+			if (st != KP_OK)
+				return st;
+		}
 	return KP_OK;
 }
 
 static kp_status sq_groups_prune(kpi_db *h, kp_error *err)
 {
-	return kpi__sq_exec(SQ(h), Q_GROUP_DELETE_EMPTY, err);
+	kp_status st = kpi__sq_exec(SQ(h), Q_GROUP_DELETE_EMPTY, err);
+	return st == KP_OK ? kpi__sq_exec(SQ(h), Q_GROUP_HOSTS_PRUNE, err) : st;
 }
 
 static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_error *err)
@@ -365,7 +394,7 @@ static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_e
 const kpi__store_ops kpi__sqlite_ops = {
 	.name = "sqlite",
 	.batch_files = 2000,
-	.counts_on_add = false,
+	.counts_on_add = true,
 	.close = kpi__sq_close,
 	.begin = sq_begin,
 	.commit = sq_commit,

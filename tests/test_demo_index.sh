@@ -64,13 +64,17 @@ check "$(python3 -c 'import json,sys; print(sorted(set(r["kind"] for r in json.l
 "$kp" show --db "$tmp/v1.db" --no-symbols @2 >"$tmp/out"
 check_grep "vm_page_check_sanity" "$tmp/out" "v1 index: show @2 from the moved archive"
 if command -v sqlite3 >/dev/null; then
-	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 6 "v1 index: now at schema 6 (hosts, kinds, last parts)"
+	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 7 "v1 index: now at schema 7 (hosts, kinds, last parts, group hosts)"
+	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM group_hosts"):$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM groups g
+		WHERE hosts <> (SELECT count(DISTINCT coalesce(host_key, host, '')) FROM reports WHERE group_id = g.id)")" = "3:0" \
+		"v1 index: each group's hosts kept as rows (schema 7), as many as a recount"
 	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'images_last'")" = 1 \
 		"v1 index: kexts' last parts indexed"
 	check "$(sqlite3 "$tmp/v1.db" "EXPLAIN QUERY PLAN SELECT count(DISTINCT i.report_id) FROM images i WHERE
 		i.name <> '' AND substr(i.name, length(rtrim(i.name, replace(i.name, '.', ''))) + 1) = 'x' COLLATE NOCASE" |
 		grep -c images_last)" = 1 "  and a last-part match reads that index, not every image"
 else
+	skip "sqlite3 CLI absent"
 	skip "sqlite3 CLI absent"
 	skip "sqlite3 CLI absent"
 	skip "sqlite3 CLI absent"
