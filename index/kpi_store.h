@@ -47,6 +47,17 @@ typedef struct kpi__image {
  * store's match rows name (index.c). */
 const char *kpi__role_name(int rank);
 
+/* A report's loaded kexts (schema 8): every one, Apple's too, by bundle
+ * id and UUID ("" when the report gives none).  A store keeps each set
+ * once, shared by every report that loaded the same kexts (a Mac's list
+ * changes little from panic to panic), and searches its members as
+ * matches of rank 2 when a report's images hold none. */
+typedef struct kpi__kext_set {
+	const kpi__image *kexts;    /* sorted by name, then UUID, no two alike; rank unused */
+	size_t n;                   /* 0: no list (no set) */
+	char hash[41];              /* hex SHA-1 of the sorted list: the set's key */
+} kpi__kext_set;
+
 typedef struct kpi__new_report {
 	const char *content_hash;   /* hex SHA-1 of the original bytes */
 	const char *incident_id;    /* or NULL */
@@ -64,6 +75,7 @@ typedef struct kpi__new_report {
 	const char *text;           /* the text to search, or NULL */
 	const char *kind;           /* kp_kind_name */
 	const char *zone;           /* suspect zone name, or NULL */
+	kpi__kext_set kexts;        /* its loaded kexts (n 0: none) */
 } kpi__new_report;
 
 /* The ts of an undated report: below every real date, so "ts DESC" lists
@@ -169,6 +181,9 @@ typedef struct kpi__store_ops {
 	/* Sets kind, zone and ts of report id (re-signing, the schema 4
 	 * fill).  The group's first/last seen are the caller's to refresh. */
 	kp_status (*report_facts)(kpi_db *db, int64_t id, const kpi__facts *f, kp_error *err);
+	/* Sets the loaded kexts of report id (the schema 8 fill; report_add
+	 * and report_replace take them with the report). */
+	kp_status (*report_kexts)(kpi_db *db, int64_t id, const kpi__kext_set *ks, kp_error *err);
 
 	/* Find-or-add the group of key; retitle sets title and culprit of an
 	 * existing one too. */

@@ -480,3 +480,32 @@ kp_status kpi__fill_v4(kpi_db *db, kp_error *err)
 	free(s.dirty);
 	return st;
 }
+
+/* ---- the schema 8 fill ---- */
+
+kp_status kpi__fill_v8(kpi_db *db, kp_error *err)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	kp_status st = db->ops->report_ids(db, &ids, &n, err);
+	for (size_t i = 0; i < n && st == KP_OK; i++) {
+		kp_report *r = NULL;
+		int64_t gid = 0;
+		kp_error lerr;
+		kp_status ls = kpi__load_archived(db, ids[i], &r, &gid, &lerr);
+		if (ls == KP_ERR_NOMEM)
+			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		if (ls != KP_OK)
+			continue; /* a damaged archive: no kexts to give */
+		kpi__image *v = NULL;
+		kpi__kext_set ks;
+		if (kpi__report_kexts(r, &v, &ks) != KP_OK)
+			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		else if (ks.n)
+			st = db->ops->report_kexts(db, ids[i], &ks, err);
+		free(v);
+		kp_report_free(&r);
+	}
+	free(ids);
+	return st;
+}

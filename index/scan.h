@@ -75,6 +75,8 @@ typedef struct kpi__prep {
 	size_t nimages, images_cap;
 	char *body;               /* search text, NULL when r has none */
 	char key[64];             /* the host key, "" when none */
+	kpi__image *kexts;        /* the loaded kext set's members (names borrowed from r) */
+	kpi__kext_set kset;       /* over kexts */
 } kpi__prep;
 
 /* A prep for path (lst: its lstat), nothing done yet; NULL when out of memory. */
@@ -128,6 +130,14 @@ kp_status kpi__scan_look(scan *s, const char *path, const struct stat *lst, bool
  * error; p's steps not done yet (all of them on the writer's own thread)
  * are done here. */
 kp_status kpi__scan_file(scan *s, kpi__prep *p);
+
+/* The loaded kexts of r as a set (schema 8): *kexts malloc'd (names
+ * borrowed from r; NULL when r lists none), out->kexts pointing at it.
+ * KP_ERR_NOMEM only. */
+kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_set *out);
+/* The schema 8 fill, as kpi__fill_v4: every report's loaded kexts from its
+ * archive (a damaged one keeps none). */
+kp_status kpi__fill_v8(kpi_db *db, kp_error *err);
 
 /* The schema 4 fill, run by index.c's migration hook (kpi__migrated_fn) at
  * version 4 inside the migration's transaction: every report's facts from

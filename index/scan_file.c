@@ -97,6 +97,57 @@ static kp_status report_images(const kp_report *r, kpi__prep *out)
 	return st;
 }
 
+static int kext_cmp(const void *a, const void *b)
+{
+	const kpi__image *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->uuid_hex, y->uuid_hex);
+}
+
+kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_set *out)
+{
+	*kexts = NULL;
+	memset(out, 0, sizeof *out);
+	if (!r->nkexts)
+		return KP_OK;
+	kpi__image *v = calloc(r->nkexts, sizeof *v);
+	if (!v)
+		return KP_ERR_NOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < r->nkexts; i++) {
+		kpi__image *e = &v[n];
+		uuid_hex(r->kexts[i].uuid, e->uuid_hex);
+		e->name = r->kexts[i].name ? r->kexts[i].name : "";
+		e->rank = 2;
+		if (*e->name || e->uuid_hex[0])
+			n++;
+	}
+	qsort(v, n, sizeof *v, kext_cmp);
+	size_t u = 0;
+	kp_sha1 h;
+	kp_sha1_init(&h);
+	for (size_t i = 0; i < n; i++) {
+		if (u && kext_cmp(&v[u - 1], &v[i]) == 0)
+			continue;
+		v[u++] = v[i];
+		/* name NUL uuid NUL: no two lists hash the same bytes */
+		kp_sha1_update(&h, v[i].name, strlen(v[i].name) + 1);
+		kp_sha1_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
+	}
+	if (!u) {
+		free(v);
+		return KP_OK;
+	}
+	uint8_t d[20];
+	kp_sha1_final(&h, d);
+	for (int i = 0; i < 20; i++)
+		snprintf(out->hash + 2 * i, 3, "%02x", d[i]);
+	out->kexts = v;
+	out->n = u;
+	*kexts = v;
+	return KP_OK;
+}
+
 /* The Mac's own key, from the report itself: crashReporterKey (.ips), or
  * the "Anonymous UUID:" line of a text report (which the text parser
  * drops as noise).  Into out ("" when none), as written, at most 63 bytes. */
@@ -177,7 +228,8 @@ static void record_parts(kpi__prep *p)
 	p->z = kpi__archive_pack(p->data, p->len, &p->zlen);
 	const char *text = r->panic_string ? r->panic_string : r->headline;
 	p->body = fts_text(text);
-	if (!p->z || report_images(r, p) != KP_OK || (text && !p->body)) {
+	if (!p->z || report_images(r, p) != KP_OK || (text && !p->body) ||
+	    kpi__report_kexts(r, &p->kexts, &p->kset) != KP_OK) {
 		p->rec_st = kp_error_set(&p->rec_err, KP_ERR_NOMEM, 0, -1, "out of memory recording %s",
 		                         p->path);
 		return;
@@ -231,6 +283,7 @@ static kp_status record_make(scan *s, kpi__prep *p, bool no_incident, kpi__new_r
 		.text = p->body,
 		.kind = f.kind,
 		.zone = f.zone,
+		.kexts = p->kset,
 	};
 	return KP_OK;
 }
@@ -436,6 +489,7 @@ void kpi__prep_free(kpi__prep **pp)
 	kp_report_free(&p->r);
 	free(p->z);
 	free(p->images);
+	free(p->kexts);
 	free(p->body);
 	free(p->data);
 	free(p->path);

@@ -133,6 +133,63 @@ static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 	bind_opt(q, 18, r->zone);
 }
 
+/* The id of the kext set ks (schema 8), added with its members when new;
+ * 0 when ks is empty. */
+static kp_status kset_id(kpi__sq *db, const kpi__kext_set *ks, int64_t *out, kp_error *err)
+{
+	*out = 0;
+	if (!ks->n)
+		return KP_OK;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_KSET_GET, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, ks->hash, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return kpi__sq_err(db, err, "looking up a kext set");
+	if (*out)
+		return KP_OK;
+	if (!(q = kpi__sq_stmt(db, Q_KSET_INSERT, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, ks->hash, -1, SQLITE_STATIC);
+	kp_status st = step_done(db, q, err, "recording a kext set");
+	if (st != KP_OK)
+		return st;
+	int64_t set = sqlite3_last_insert_rowid(db->db);
+	for (size_t i = 0; i < ks->n; i++) {
+		const kpi__image *k = &ks->kexts[i];
+		if (!(q = kpi__sq_stmt(db, Q_KEXT_INSERT, err)))
+			return KP_ERR_DB;
+		kpi__sq_bind_text(q, 1, k->name);
+		kpi__sq_bind_text(q, 2, k->uuid_hex);
+		if ((st = step_done(db, q, err, "recording a kext")) != KP_OK)
+			return st;
+		int64_t kid = sqlite3_changes(db->db) ? sqlite3_last_insert_rowid(db->db) : 0;
+		if (!kid) {
+			if (!(q = kpi__sq_stmt(db, Q_KEXT_GET, err)))
+				return KP_ERR_DB;
+			kpi__sq_bind_text(q, 1, k->name);
+			kpi__sq_bind_text(q, 2, k->uuid_hex);
+			if (sqlite3_step(q) == SQLITE_ROW)
+				kid = sqlite3_column_int64(q, 0);
+			sqlite3_reset(q);
+			if (!kid)
+				return kpi__sq_err(db, err, "finding a kext");
+		}
+		if (!(q = kpi__sq_stmt(db, Q_KSET_MEMBER, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, kid);
+		sqlite3_bind_int64(q, 2, set);
+		if ((st = step_done(db, q, err, "recording a kext set")) != KP_OK)
+			return st;
+	}
+	*out = set;
+	return KP_OK;
+}
+
 /* Records r's images and search text for report id. */
 static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report *r, kp_error *err)
 {
@@ -191,10 +248,16 @@ static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 		st = sq_report_find(h, NULL, r->incident_id, id, err);
 	if (st != KP_OK || *id)
 		return st;
+	/* the set first: its statements would reset the report's */
+	int64_t set;
+	if ((st = kset_id(db, &r->kexts, &set, err)) != KP_OK)
+		return st;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_INSERT, err);
 	if (!q)
 		return KP_ERR_DB;
 	bind_report(q, r);
+	if (set)
+		sqlite3_bind_int64(q, 19, set);
 	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
 		return st;
 	*id = sqlite3_last_insert_rowid(db->db);
@@ -209,12 +272,18 @@ static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report 
                                    kp_error *err)
 {
 	kpi__sq *db = SQ(h);
+	int64_t set;
+	kp_status st = kset_id(db, &r->kexts, &set, err);
+	if (st != KP_OK)
+		return st;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_UPDATE, err);
 	if (!q)
 		return KP_ERR_DB;
 	bind_report(q, r);
 	sqlite3_bind_int64(q, 16, id);
-	kp_status st = step_done(db, q, err, "replacing a report");
+	if (set)
+		sqlite3_bind_int64(q, 19, set);
+	st = step_done(db, q, err, "replacing a report");
 	if (st != KP_OK)
 		return st;
 	if (sqlite3_changes(db->db) == 0)
@@ -309,6 +378,22 @@ static kp_status sq_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_
 	bind_opt(q, 3, f->zone);
 	sqlite3_bind_int64(q, 4, f->ts);
 	return step_done(db, q, err, "updating a report");
+}
+
+static kp_status sq_report_kexts(kpi_db *h, int64_t id, const kpi__kext_set *ks, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	int64_t set;
+	kp_status st = kset_id(db, ks, &set, err);
+	if (st != KP_OK)
+		return st;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_KSET, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	if (set)
+		sqlite3_bind_int64(q, 2, set);
+	return step_done(db, q, err, "recording a report's kexts");
 }
 
 static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
@@ -411,6 +496,7 @@ const kpi__store_ops kpi__sqlite_ops = {
 	.report_ids = sq_report_ids,
 	.report_regroup = sq_report_regroup,
 	.report_facts = sq_report_facts,
+	.report_kexts = sq_report_kexts,
 	.group_add = sq_group_add,
 	.groups_refresh = sq_groups_refresh,
 	.groups_prune = sq_groups_prune,
