@@ -164,8 +164,8 @@ typedef struct kpi__store_ops {
 	 * the search text the record was stored with (what report_add got as
 	 * text; NULL for none), for a text index that cannot forget a row
 	 * without it (sqlite's contentless FTS5); others may ignore it.  The
-	 * old group's count is the caller's to refresh (groups_refresh), as
-	 * for report_add.  Which record wins is the scanner's rule, not the
+	 * counts of both groups, old and new, are the caller's to refresh
+	 * (groups_refresh), unlike report_add's.  Which record wins is the scanner's rule, not the
 	 * store's.  KP_ERR_NOTFOUND for an unknown id; KP_ERR_DB when r's hash
 	 * or incident id belongs to another report (never merged). */
 	kp_status (*report_replace)(kpi_db *db, int64_t id, const kpi__new_report *r,

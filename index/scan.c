@@ -19,9 +19,10 @@
 /* A batch is committed after the store's batch_files parsed files or this
  * much time, so a kill loses little and a second process gets the lock
  * soon.  Each commit writes every page its batch touched (the indexes'
- * pages are spread over their width) and recounts the groups it touched:
- * at half a second, a cold index of 100k reports spent more time
- * committing than parsing (issue 25). */
+ * pages are spread over their width) and recounts the groups its
+ * superseded or re-signed reports touched (added ones are counted as they
+ * are added, counts_on_add): at half a second, a cold index of 100k
+ * reports spent more time committing than parsing (issue 25). */
 #define BATCH_NS 2000000000LL
 
 static int64_t mono_ns(void)

@@ -44,7 +44,7 @@
  * ends (a params block may be run twice).  One bad byte in a panic string,
  * a file name or KPBROWSE_HOST must not stop a push (the raw bytes stay in
  * the report's archive). */
-static const char *valid_text(kpi__pg *db, const char *s)
+const char *kpi__pg_valid_text(kpi__pg *db, const char *s)
 {
 	bool oom = false;
 	char *fixed = kp_utf8_repair(s, &oom);
@@ -176,7 +176,7 @@ PGresult *kpi__pg_run(kpi__pg *db, const char *sql, kpi__pg_params *p, ExecStatu
 {
 	for (int i = 0; p && i < p->n; i++)
 		if (p->v[i] && p->fmt[i] == 0)
-			p->v[i] = valid_text(db, p->v[i]);
+			p->v[i] = kpi__pg_valid_text(db, p->v[i]);
 	char name[16];
 	const char *stmt = p && p->n && PQtransactionStatus(db->conn) != PQTRANS_INERROR
 	                       ? prepared(db, sql, name) : NULL;

@@ -135,7 +135,7 @@ static kp_status add_images(kpi__pg *db, int64_t id, const kpi__image *given, si
 			snprintf(rank[i], sizeof rank[i], "%d", im[at + i].rank);
 			v[1 + 3 * i] = rank[i];
 			v[2 + 3 * i] = im[at + i].uuid_hex;
-			v[3 + 3 * i] = im[at + i].name ? im[at + i].name : "";
+			v[3 + 3 * i] = kpi__pg_valid_text(db, im[at + i].name ? im[at + i].name : "");
 		}
 		strcpy(sql + o, " ON CONFLICT (report_id, rank, uuid_hex, name) DO UPDATE SET live = true");
 		PGresult *r = PQexecParams(db->conn, sql, (int)(1 + 3 * k), NULL, v, NULL, NULL, 0);
@@ -174,7 +174,7 @@ static kp_status kexts_chunked(kpi__pg *db, const char *head, const char *tail, 
 		for (size_t i = 0; i < k; i++) {
 			int b = base + 2 * (int)i;
 			o += (size_t)sprintf(sql + o, "%s($%d, $%d)", i ? ", " : "", b, b + 1);
-			v[n++] = ks->kexts[at + i].name;
+			v[n++] = kpi__pg_valid_text(db, ks->kexts[at + i].name);
 			v[n++] = ks->kexts[at + i].uuid_hex;
 		}
 		strcpy(sql + o, tail);

@@ -111,7 +111,8 @@ static kp_status sq_report_find(kpi_db *h, const char *hash, const char *inciden
 }
 
 /* Binds r's columns as ?1..?15, ?17, ?18 (Q_REPORT_INSERT, Q_REPORT_UPDATE;
- * ?16 is the id of an update). */
+ * ?16 is the id of an update, ?19 the kext set, bound by the caller after
+ * kset_id, whose statements come first). */
 static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 {
 	kpi__sq_bind_text(q, 1, r->content_hash);

@@ -539,6 +539,11 @@ static void bad_bytes_stored_alike(const char *be, kpi_db *db)
 	r.headline = "bad \xff byte";
 	r.text = "slot \xc0\xaf busy";
 	r.host = "mac-\xfe";
+	static const kpi__image bad_image[] = {{"", "org.bad.\xfe", 2}};
+	static const kpi__image bad_kext[] = {{"", "com.bad.\xff", 2}};
+	r.images = bad_image;
+	r.nimages = 1;
+	r.kexts = (kpi__kext_set){bad_kext, 1, "badbad0000000000000000000000000000000003"};
 	bad_row b = {.id = add(db, &r, NULL)};
 	KT_CHECK(b.id > 0 && db->ops->begin(db, &err) == KP_OK &&
 	         db->ops->path_put(db, "/r/\xff.panic", b.id, 3, 8, 1000, NULL, &err) == KP_OK &&
@@ -549,6 +554,13 @@ static void bad_bytes_stored_alike(const char *be, kpi_db *db)
 	         db->ops->report_paths(db, b.id, collect_path, &f, &err) == KP_OK && f.n == 1 &&
 	         strcmp(f.path[0], "/r/\xef\xbf\xbd.panic") == 0,
 	         "%s: each bad byte read back as U+FFFD (headline, host, path)", be);
+	size_t ni = 0, nk = 0;
+	found fi = {0}, fk = {0};
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT, "org.bad.\xef\xbf\xbd", collect, &fi, &ni, &err) == KP_OK &&
+	                 ni == 1 && fi.id[0] == b.id &&
+	                 store_search(db, KPI__SEARCH_KEXT, "com.bad.\xef\xbf\xbd", collect, &fk, &nk, &err) == KP_OK &&
+	                 nk == 1 && fk.id[0] == b.id,
+	         "%s: an image's and a loaded kext's bad bytes stored as U+FFFD, found by them", be);
 }
 
 static void meta_set_and_get(const char *be, kpi_db *db)
