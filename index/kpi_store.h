@@ -47,6 +47,17 @@ typedef struct kpi__image {
  * store's match rows name (index.c). */
 const char *kpi__role_name(int rank);
 
+/* A report's loaded kexts (schema 8): every one, Apple's too, by bundle
+ * id and UUID ("" when the report gives none).  A store keeps each set
+ * once, shared by every report that loaded the same kexts (a Mac's list
+ * changes little from panic to panic), and searches its members as
+ * matches of rank 2 when a report's images hold none. */
+typedef struct kpi__kext_set {
+	const kpi__image *kexts;    /* sorted by name, then UUID, no two alike; rank unused */
+	size_t n;                   /* 0: no list (no set) */
+	char hash[41];              /* hex SHA-1 of the sorted list: the set's key */
+} kpi__kext_set;
+
 typedef struct kpi__new_report {
 	const char *content_hash;   /* hex SHA-1 of the original bytes */
 	const char *incident_id;    /* or NULL */
@@ -64,6 +75,7 @@ typedef struct kpi__new_report {
 	const char *text;           /* the text to search, or NULL */
 	const char *kind;           /* kp_kind_name */
 	const char *zone;           /* suspect zone name, or NULL */
+	kpi__kext_set kexts;        /* its loaded kexts (n 0: none) */
 } kpi__new_report;
 
 /* The ts of an undated report: below every real date, so "ts DESC" lists
@@ -115,12 +127,13 @@ typedef int (*kpi__path_fn)(void *ctx, const char *path);
 
 typedef struct kpi__store_ops {
 	const char *name;
-	/* The scanner commits after this many files (or half a second): sqlite
+	/* The scanner commits after this many files (or two seconds): sqlite
 	 * batches, a shared server commits each report on its own so that
 	 * concurrent pushers never hold each other's locks for long. */
 	size_t batch_files;
 	/* True when report_add keeps its group's counts itself (then the
-	 * scanner refreshes no groups; re-signing still does). */
+	 * scanner refreshes no group for an added report; superseding and
+	 * re-signing still do). */
 	bool counts_on_add;
 	void (*close)(kpi_db *db);
 	kp_status (*begin)(kpi_db *db, kp_error *err);
@@ -154,8 +167,8 @@ typedef struct kpi__store_ops {
 	 * the search text the record was stored with (what report_add got as
 	 * text; NULL for none), for a text index that cannot forget a row
 	 * without it (sqlite's contentless FTS5); others may ignore it.  The
-	 * old group's count is the caller's to refresh (groups_refresh), as
-	 * for report_add.  Which record wins is the scanner's rule, not the
+	 * counts of both groups, old and new, are the caller's to refresh
+	 * (groups_refresh), unlike report_add's.  Which record wins is the scanner's rule, not the
 	 * store's.  KP_ERR_NOTFOUND for an unknown id; KP_ERR_DB when r's hash
 	 * or incident id belongs to another report (never merged). */
 	kp_status (*report_replace)(kpi_db *db, int64_t id, const kpi__new_report *r,
@@ -171,6 +184,9 @@ typedef struct kpi__store_ops {
 	/* Sets kind, zone and ts of report id (re-signing, the schema 4
 	 * fill).  The group's first/last seen are the caller's to refresh. */
 	kp_status (*report_facts)(kpi_db *db, int64_t id, const kpi__facts *f, kp_error *err);
+	/* Sets the loaded kexts of report id (the schema 8 fill; report_add
+	 * and report_replace take them with the report). */
+	kp_status (*report_kexts)(kpi_db *db, int64_t id, const kpi__kext_set *ks, kp_error *err);
 
 	/* Find-or-add the group of key; retitle sets title and culprit of an
 	 * existing one too. */

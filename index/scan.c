@@ -1,6 +1,7 @@
 /* scan.c: the scanner's folder walk and its batches (transactions and the
  * groups they touch), and re-signing; scan_file.c reads, parses, signs and
- * records each file.  No query language here: every write is a store op. */
+ * records each file, the reading to signing done ahead on scan_pool.c's
+ * workers.  No query language here: every write is a store op. */
 #include "scan.h"
 #include "archive.h"
 #include "kp_fs.h"
@@ -15,9 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A batch is committed after this many parsed files or this much time, so
- * a kill loses little and a second process gets the lock soon. */
-#define BATCH_NS 500000000LL
+/* A batch is committed after the store's batch_files parsed files or this
+ * much time, so a kill loses little and a second process gets the lock
+ * soon.  Each commit writes every page its batch touched (the indexes'
+ * pages are spread over their width) and recounts the groups its
+ * superseded or re-signed reports touched (added ones are counted as they
+ * are added, counts_on_add): at half a second, a cold index of 100k
+ * reports spent more time committing than parsing (issue 25). */
+#define BATCH_NS 2000000000LL
 
 static int64_t mono_ns(void)
 {
@@ -97,6 +103,64 @@ static kp_status store_failed(scan *s, const char *path)
 	return tx_begin(s);
 }
 
+/* One file kpi__scan_look left work for, recorded (p freed). */
+static kp_status finish(scan *s, kpi__prep *p)
+{
+	kp_status ks = kpi__scan_file(s, p);
+	if (ks == KP_ERR_DB)
+		ks = store_failed(s, p->path);
+	else if (ks == KP_OK)
+		ks = maybe_commit(s);
+	kpi__prep_free(&p);
+	return ks;
+}
+
+/* The files handed to the workers, recorded in walk order. */
+static kp_status drain(scan *s)
+{
+	kp_status ks = KP_OK;
+	kpi__prep *p;
+	while (ks == KP_OK && s->pool && (p = kpi__pool_pop(s->pool)))
+		ks = finish(s, p);
+	return ks;
+}
+
+/* A note of the walk's own, after those of the files before it (the
+ * summary's lists keep walk order). */
+static kp_status walk_note(scan *s, const char *path, const char *msg, bool skip)
+{
+	kp_status ks = drain(s);
+	if (ks != KP_OK)
+		return ks;
+	return skip ? kpi__scan_add_skip(s, path, msg) : kpi__scan_add_error(s, path, msg);
+}
+
+/* A regular file found by the walk: looked at now, recorded now (no
+ * workers) or once the workers have prepared it and the files before it
+ * are recorded. */
+static kp_status regular_file(scan *s, const char *path, const struct stat *st)
+{
+	bool work = false;
+	kp_status ks = kpi__scan_look(s, path, st, &work);
+	if (ks == KP_ERR_DB)
+		return (ks = drain(s)) == KP_OK ? store_failed(s, path) : ks;
+	if (ks != KP_OK || !work)
+		return ks == KP_OK ? maybe_commit(s) : ks;
+	kpi__prep *p = kpi__prep_new(path, st, s->sym == NULL);
+	if (!p)
+		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	if (!s->pool)
+		return finish(s, p);
+	while (ks == KP_OK && !kpi__pool_room(s->pool, p))
+		ks = finish(s, kpi__pool_pop(s->pool));
+	if (ks != KP_OK) {
+		kpi__prep_free(&p);
+		return ks;
+	}
+	kpi__pool_push(s->pool, p);
+	return KP_OK;
+}
+
 static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 {
 	struct stat st;
@@ -105,21 +169,17 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 			return KP_OK;
 		/* listed a moment ago: moved away (into Retired/) or removed */
 		if (errno == ENOENT)
-			return kpi__scan_add_skip(s, path, "gone while indexing (moved or removed)");
+			return walk_note(s, path, "gone while indexing (moved or removed)", true);
 		char msg[300];
 		snprintf(msg, sizeof msg, "cannot stat: %s", strerror(errno));
-		return kpi__scan_add_error(s, path, msg);
+		return walk_note(s, path, msg, false);
 	}
 	if (S_ISLNK(st.st_mode)) {
 		if (stat(path, &st) != 0 || (S_ISDIR(st.st_mode) && depth > 0))
 			return KP_OK; /* dangling, or a folder link inside a tree: not followed */
 	}
-	if (S_ISREG(st.st_mode)) {
-		kp_status ks = kpi__scan_file(s, path, &st);
-		if (ks == KP_ERR_DB)
-			return store_failed(s, path);
-		return ks == KP_OK ? maybe_commit(s) : ks;
-	}
+	if (S_ISREG(st.st_mode))
+		return regular_file(s, path, &st);
 	if (!S_ISDIR(st.st_mode) || depth > 64)
 		return KP_OK;
 	/* sorted, so the order of new ids does not depend on the file system */
@@ -128,14 +188,14 @@ static kp_status walk(scan *s, char *path, size_t plen, size_t cap, int depth)
 	kp_error e;
 	kp_status ks = kp_fs_dir_names(path, &names, &n, &e);
 	if (ks == KP_ERR_IO)
-		return kpi__scan_add_error(s, path, e.msg);
+		return walk_note(s, path, e.msg, false);
 	if (ks != KP_OK)
 		return kp_error_set(s->err, ks, 0, -1, "%s", e.msg);
 	for (size_t i = 0; i < n && ks == KP_OK; i++) {
 		size_t nl = strlen(names[i]);
 		bool slash = plen && path[plen - 1] == '/';
 		if (plen + !slash + nl + 1 > cap) {
-			ks = kpi__scan_add_error(s, path, "path too long");
+			ks = walk_note(s, path, "path too long", false);
 			continue;
 		}
 		size_t at = plen;
@@ -277,19 +337,23 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 	for (size_t i = 0; fn && i < npaths; i++)   /* "N of M": count first */
 		if (root_path(paths[i], have_cwd ? cwd : NULL, buf, CAP))
 			s.total += count_files(db, buf, strlen(buf), CAP, 0);
+	s.pool = kpi__pool_new();
 	kp_status st = tx_begin(&s);
 	for (size_t i = 0; i < npaths && st == KP_OK; i++) {
 		const char *p = paths[i];
 		if (!root_path(p, have_cwd ? cwd : NULL, buf, CAP)) {
-			st = kpi__scan_add_error(&s, p, "path too long");
+			st = walk_note(&s, p, "path too long", false);
 			continue;
 		}
 		st = walk(&s, buf, strlen(buf), CAP, 0);
 	}
 	if (st == KP_OK)
+		st = drain(&s);
+	if (st == KP_OK)
 		st = tx_commit(&s);
 	else if (s.in_tx)
 		db->ops->rollback(db); /* the failed batch only */
+	kpi__pool_free(&s.pool);
 	free(s.dirty);
 	free(buf);
 	return st;
@@ -416,5 +480,34 @@ kp_status kpi__fill_v4(kpi_db *db, kp_error *err)
 	if (st == KP_OK)
 		st = db->ops->groups_refresh(db, s.dirty, s.ndirty, err);
 	free(s.dirty);
+	return st;
+}
+
+/* ---- the schema 8 fill ---- */
+
+kp_status kpi__fill_v8(kpi_db *db, kp_error *err)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	kp_status st = db->ops->report_ids(db, &ids, &n, err);
+	for (size_t i = 0; i < n && st == KP_OK; i++) {
+		kp_report *r = NULL;
+		int64_t gid = 0;
+		kp_error lerr;
+		kp_status ls = kpi__load_archived(db, ids[i], &r, &gid, &lerr);
+		if (ls == KP_ERR_NOMEM)
+			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		if (ls != KP_OK)
+			continue; /* a damaged archive: no kexts to give */
+		kpi__image *v = NULL;
+		kpi__kext_set ks;
+		if (kpi__report_kexts(r, &v, &ks) != KP_OK)
+			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		else if (ks.n)
+			st = db->ops->report_kexts(db, ids[i], &ks, err);
+		free(v);
+		kp_report_free(&r);
+	}
+	free(ids);
 	return st;
 }

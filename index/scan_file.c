@@ -1,6 +1,7 @@
 /* scan_file.c: the scanner's per-file work: read each file once through
- * core's reader, parse, sign, and record it with what it contributes to
- * search (images, host key, text), superseding a report being written. */
+ * core's reader, hash, parse, sign and pack it (kpi__prep: no store, so any
+ * thread), and record it with what it contributes to search (images, host
+ * key, text), superseding a report being written. */
 #include "scan.h"
 #include "archive.h"
 #include "kp_fs.h"
@@ -45,18 +46,13 @@ static void uuid_hex(const char *uuid, char out[33])
 	out[j] = '\0';
 }
 
-typedef struct images {
-	kpi__image *v;
-	size_t n, cap;
-} images;
-
-static kp_status add_image(images *im, const char *uuid, const char *name, int rank)
+static kp_status add_image(kpi__prep *p, const char *uuid, const char *name, int rank)
 {
 	char hex[33];
 	uuid_hex(uuid, hex);
 	if (!hex[0] && !(name && *name))
 		return KP_OK;
-	kpi__image *e = kp_vec_push((void **)&im->v, &im->n, &im->cap, sizeof *e);
+	kpi__image *e = kp_vec_push((void **)&p->images, &p->nimages, &p->images_cap, sizeof *e);
 	if (!e)
 		return KP_ERR_NOMEM;
 	memcpy(e->uuid_hex, hex, sizeof hex);
@@ -67,7 +63,7 @@ static kp_status add_image(images *im, const char *uuid, const char *name, int r
 
 /* The images of r by role: 0 kernel, 1 in the panicked backtrace, 3 a
  * dependency, 2 any other; names are borrowed from r. */
-static kp_status report_images(const kp_report *r, images *out)
+static kp_status report_images(const kp_report *r, kpi__prep *out)
 {
 	kp_status st = KP_OK;
 	bool *in_bt = r->nimages ? calloc(r->nimages, 1) : NULL;
@@ -99,6 +95,57 @@ static kp_status report_images(const kp_report *r, images *out)
 			st = add_image(out, r->kexts[i].uuid, r->kexts[i].name, 2);
 	free(in_bt);
 	return st;
+}
+
+static int kext_cmp(const void *a, const void *b)
+{
+	const kpi__image *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : strcmp(x->uuid_hex, y->uuid_hex);
+}
+
+kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_set *out)
+{
+	*kexts = NULL;
+	memset(out, 0, sizeof *out);
+	if (!r->nkexts)
+		return KP_OK;
+	kpi__image *v = calloc(r->nkexts, sizeof *v);
+	if (!v)
+		return KP_ERR_NOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < r->nkexts; i++) {
+		kpi__image *e = &v[n];
+		uuid_hex(r->kexts[i].uuid, e->uuid_hex);
+		e->name = r->kexts[i].name ? r->kexts[i].name : "";
+		e->rank = 2;
+		if (*e->name || e->uuid_hex[0])
+			n++;
+	}
+	qsort(v, n, sizeof *v, kext_cmp);
+	size_t u = 0;
+	kp_sha1 h;
+	kp_sha1_init(&h);
+	for (size_t i = 0; i < n; i++) {
+		if (u && kext_cmp(&v[u - 1], &v[i]) == 0)
+			continue;
+		v[u++] = v[i];
+		/* name NUL uuid NUL: no two lists hash the same bytes */
+		kp_sha1_update(&h, v[i].name, strlen(v[i].name) + 1);
+		kp_sha1_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
+	}
+	if (!u) {
+		free(v);
+		return KP_OK;
+	}
+	uint8_t d[20];
+	kp_sha1_final(&h, d);
+	for (int i = 0; i < 20; i++)
+		snprintf(out->hash + 2 * i, 3, "%02x", d[i]);
+	out->kexts = v;
+	out->n = u;
+	*kexts = v;
+	return KP_OK;
 }
 
 /* The Mac's own key, from the report itself: crashReporterKey (.ips), or
@@ -159,26 +206,6 @@ static char *fts_text(const char *s)
 	return out;
 }
 
-/* What a report is stored as: keys, group, archive, images, search text.
- * Borrowed from r and the caller's strings; free with record_free. */
-typedef struct record {
-	kpi__new_report nr;
-	kp_sig sig;
-	void *z;
-	size_t zlen;
-	images im;
-	char *body;
-	char key[64];   /* the host key */
-} record;
-
-static void record_free(record *rec)
-{
-	kp_sig_free(&rec->sig);
-	free(rec->z);
-	free(rec->im.v);
-	free(rec->body);
-}
-
 void kpi__report_facts(const kp_report *r, kpi__facts *out)
 {
 	out->kind = kp_kind_name(r->kind);
@@ -188,82 +215,100 @@ void kpi__report_facts(const kp_report *r, kpi__facts *out)
 		out->ts = KPI__UNDATED;
 }
 
-/* no_incident: the report's incident id names another stored report (a
- * collision): this one is stored without it. */
-static kp_status record_make(scan *s, const char *path, const char *data, size_t len,
-                             const char *hash, const kp_report *r, bool no_incident, record *rec)
+/* The parts of p's record that need no store: signature (when p->sign),
+ * archive, images, search text, host key. */
+static void record_parts(kpi__prep *p)
+{
+	const kp_report *r = p->r;
+	if (p->sign) {
+		if ((p->rec_st = kp_sig_compute(r, NULL, NULL, &p->sig, &p->rec_err)) != KP_OK)
+			return;
+		p->have_sig = true;
+	}
+	p->z = kpi__archive_pack(p->data, p->len, &p->zlen);
+	const char *text = r->panic_string ? r->panic_string : r->headline;
+	p->body = fts_text(text);
+	if (!p->z || report_images(r, p) != KP_OK || (text && !p->body) ||
+	    kpi__report_kexts(r, &p->kexts, &p->kset) != KP_OK) {
+		p->rec_st = kp_error_set(&p->rec_err, KP_ERR_NOMEM, 0, -1, "out of memory recording %s",
+		                         p->path);
+		return;
+	}
+	host_key(r, p->data, p->len, p->key);
+}
+
+/* What p's report is stored as (*nr borrows from p and s): its parts, made
+ * by kpi__prep_parse, and its group.  no_incident: the report's incident id
+ * names another stored report (a collision): this one is stored without
+ * it. */
+static kp_status record_make(scan *s, kpi__prep *p, bool no_incident, kpi__new_report *nr)
 {
 	kpi_db *db = s->db;
-	memset(rec, 0, sizeof *rec);
-	kp_status rs = kp_sig_compute(r, s->sym, s->sym_ctx, &rec->sig, s->err);
+	const kp_report *r = p->r;
+	if (p->rec_st != KP_OK) {
+		*s->err = p->rec_err;
+		return p->rec_st;
+	}
+	if (!p->have_sig) { /* a symbol callback signs on this thread */
+		kp_status rs = kp_sig_compute(r, s->sym, s->sym_ctx, &p->sig, s->err);
+		if (rs != KP_OK)
+			return rs;
+		p->have_sig = true;
+	}
+	int64_t gid;
+	kp_status rs = kpi__scan_group_for(db, &p->sig, false, &gid, s->err);
 	if (rs != KP_OK)
 		return rs;
-	int64_t gid;
-	if ((rs = kpi__scan_group_for(db, &rec->sig, false, &gid, s->err)) != KP_OK) {
-		record_free(rec);
-		return rs;
-	}
-	rec->z = kpi__archive_pack(data, len, &rec->zlen);
-	const char *text = r->panic_string ? r->panic_string : r->headline;
-	rec->body = fts_text(text);
-	if (!rec->z || report_images(r, &rec->im) != KP_OK || (text && !rec->body)) {
-		record_free(rec);
-		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory recording %s", path);
-	}
 	kpi__facts f;
 	kpi__report_facts(r, &f);
-	host_key(r, data, len, rec->key);
-	rec->nr = (kpi__new_report){
-		.content_hash = hash,
+	*nr = (kpi__new_report){
+		.content_hash = p->hash,
 		.incident_id = no_incident ? NULL : r->incident_id,
-		.size = (int64_t)len,
+		.size = (int64_t)p->len,
 		.format = kp_format_name(r->format),
 		.timestamp = r->timestamp,
 		.ts = f.ts,
 		.os_version = r->os_version,
 		.kernel_uuid = r->kernel_uuid,
 		/* the report's own headline: the normalised one is only a key */
-		.headline = r->headline ? r->headline : rec->sig.headline,
-		.exact_key = rec->sig.exact_key,
+		.headline = r->headline ? r->headline : p->sig.headline,
+		.exact_key = p->sig.exact_key,
 		.group_id = gid,
 		.indexed_at = s->now,
 		.host = s->db->host,
-		.host_key = rec->key[0] ? rec->key : NULL,
+		.host_key = p->key[0] ? p->key : NULL,
 		.model = r->product,
-		.images = rec->im.v,
-		.nimages = rec->im.n,
-		.text = rec->body,
+		.images = p->images,
+		.nimages = p->nimages,
+		.text = p->body,
 		.kind = f.kind,
 		.zone = f.zone,
+		.kexts = p->kset,
 	};
 	return KP_OK;
 }
 
-static kp_status insert_report(scan *s, const char *path, const struct stat *st,
-                               const char *data, size_t len, const char *hash,
-                               const kp_report *r, bool no_incident)
+static kp_status insert_report(scan *s, kpi__prep *p, bool no_incident)
 {
 	kpi_db *db = s->db;
-	record rec;
-	kp_status rs = record_make(s, path, data, len, hash, r, no_incident, &rec);
+	kpi__new_report nr;
+	kp_status rs = record_make(s, p, no_incident, &nr);
 	if (rs != KP_OK)
 		return rs;
 	int64_t id = 0;
 	bool added = false;
-	rs = db->ops->report_add(db, &rec.nr, &id, &added, s->err);
+	rs = db->ops->report_add(db, &nr, &id, &added, s->err);
 	if (rs == KP_OK && added)
-		rs = db->ops->archive_add(db, id, rec.z, rec.zlen, s->err);
-	int64_t gid = rec.nr.group_id;
-	record_free(&rec);
+		rs = db->ops->archive_add(db, id, p->z, p->zlen, s->err);
 	if (rs == KP_OK)
-		rs = put_path(s, path, id, st, NULL);
+		rs = put_path(s, p->path, id, &p->st, NULL);
 	if (rs != KP_OK)
 		return rs;
 	if (!added) { /* another writer stored it first */
 		s->sum->duplicates++;
 		return KP_OK;
 	}
-	if (!db->ops->counts_on_add && (rs = kpi__scan_mark_dirty(s, gid)) != KP_OK)
+	if (!db->ops->counts_on_add && (rs = kpi__scan_mark_dirty(s, nr.group_id)) != KP_OK)
 		return rs;
 	s->pend_new++;
 	return KP_OK;
@@ -330,9 +375,7 @@ static kp_status supersedes(scan *s, int64_t old_id, bool same_path, const char 
 	return KP_OK;
 }
 
-static kp_status replace_report(scan *s, int64_t id, const char *old_text, const char *path,
-                                const struct stat *st, const char *data, size_t len,
-                                const char *hash, const kp_report *r)
+static kp_status replace_report(scan *s, int64_t id, const char *old_text, kpi__prep *p)
 {
 	kpi_db *db = s->db;
 	int64_t old_gid = 0;
@@ -342,17 +385,15 @@ static kp_status replace_report(scan *s, int64_t id, const char *old_text, const
 		old_gid = a.group_id;
 	free(a.z);
 	kp_error_clear(s->err);
-	record rec;
-	if ((rs = record_make(s, path, data, len, hash, r, false, &rec)) != KP_OK)
+	kpi__new_report nr;
+	if ((rs = record_make(s, p, false, &nr)) != KP_OK)
 		return rs;
-	rs = db->ops->report_replace(db, id, &rec.nr, old_text, rec.z, rec.zlen, s->err);
-	int64_t gid = rec.nr.group_id;
-	record_free(&rec);
+	rs = db->ops->report_replace(db, id, &nr, old_text, p->z, p->zlen, s->err);
 	if (rs == KP_OK)
-		rs = put_path(s, path, id, st, NULL);
+		rs = put_path(s, p->path, id, &p->st, NULL);
 	if (rs == KP_OK)
-		rs = kpi__scan_mark_dirty(s, gid);
-	if (rs == KP_OK && old_gid && old_gid != gid)
+		rs = kpi__scan_mark_dirty(s, nr.group_id);
+	if (rs == KP_OK && old_gid && old_gid != nr.group_id)
 		rs = kpi__scan_mark_dirty(s, old_gid);
 	if (rs == KP_OK)
 		s->pend_superseded++;
@@ -388,9 +429,92 @@ static kp_status read_whole(const char *path, const struct stat *lst, char **dat
 	return KP_OK;
 }
 
-kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
+/* ---- preparing a file: no store, any thread ---- */
+
+kpi__prep *kpi__prep_new(const char *path, const struct stat *lst, bool sign)
+{
+	kpi__prep *p = calloc(1, sizeof *p);
+	if (p && !(p->path = strdup(path))) {
+		free(p);
+		return NULL;
+	}
+	if (p) {
+		p->lst = *lst;
+		p->sign = sign;
+	}
+	return p;
+}
+
+void kpi__prep_read(kpi__prep *p)
+{
+	if (p->read)
+		return;
+	p->read = true;
+	if ((uint64_t)p->lst.st_size > KP_REPORT_MAX_SIZE) { /* kpi__scan_file skips it unread */
+		p->read_st = KP_ERR_LIMIT;
+		return;
+	}
+	/* a report being written is left to the next scan */
+	p->read_st = read_whole(p->path, &p->lst, &p->data, &p->len, &p->st, &p->changing, &p->read_err);
+	if (p->read_st != KP_OK && p->read_st != KP_ERR_LIMIT && p->read_st != KP_ERR_NOMEM)
+		p->gone = access(p->path, F_OK) != 0 && errno == ENOENT;   /* moved away meanwhile */
+	if (p->read_st != KP_OK || p->changing)
+		return;
+	kp_sha1_hex(p->data, p->len, p->hash);
+	p->fmt = kp_report_sniff(p->data, p->len);
+}
+
+void kpi__prep_parse(kpi__prep *p)
+{
+	if (p->parsed)
+		return;
+	p->parsed = true;
+	kpi__prep_read(p);
+	/* core's sniffer: binary is no report (an empty file is left to the
+	 * parser, whose reason is kept) */
+	if (p->read_st != KP_OK || p->changing || (p->fmt == KP_FORMAT_UNKNOWN && p->len > 0))
+		return;
+	p->parse_st = kp_report_parse(p->data, p->len, p->path, &p->r, &p->parse_err);
+	if (p->parse_st == KP_OK)
+		record_parts(p);
+}
+
+void kpi__prep_free(kpi__prep **pp)
+{
+	kpi__prep *p = *pp;
+	if (!p)
+		return;
+	*pp = NULL;
+	kp_sig_free(&p->sig);
+	kp_report_free(&p->r);
+	free(p->z);
+	free(p->images);
+	free(p->kexts);
+	free(p->body);
+	free(p->data);
+	free(p->path);
+	free(p);
+}
+
+/* ---- recording a file, in walk order ---- */
+
+/* Whether the path record known says lst's file is as recorded (counted
+ * then: unchanged, or a skip already known). */
+static bool as_recorded(scan *s, const kpi__path_rec *known, const struct stat *lst)
+{
+	if (!known->known || known->size != (int64_t)lst->st_size || known->mtime_ns != kp_fs_mtime_ns(lst))
+		return false;
+	if (known->report_id)
+		s->sum->unchanged++;
+	else
+		s->sum->skipped++;
+	return true;
+}
+
+kp_status kpi__scan_look(scan *s, const char *path, const struct stat *lst, bool *work)
 {
 	kpi_db *db = s->db;
+	*work = false;
 	if (db->ops->is_own_file && db->ops->is_own_file(db, lst))
 		return KP_OK;
 	s->sum->files++;
@@ -398,50 +522,50 @@ kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
 		kpi_progress p = {s->sum->files, s->sum->new_reports + s->pend_new, path, s->total};
 		s->fn(s->ctx, &p);
 	}
+	kpi__path_rec known;
+	kp_status ks = db->ops->path_get(db, path, &known, s->err);
+	if (ks == KP_OK)
+		*work = !as_recorded(s, &known, lst);
+	return ks;
+}
 
+kp_status kpi__scan_file(scan *s, kpi__prep *p)
+{
+	kpi_db *db = s->db;
+	const char *path = p->path;
+	const struct stat *lst = &p->lst;
+	/* looked up again: a path walked twice (roots that overlap) may have
+	 * been recorded since kpi__scan_look */
 	kpi__path_rec known;
 	kp_status ks = db->ops->path_get(db, path, &known, s->err);
 	if (ks != KP_OK)
 		return ks;
-	int64_t old_report = known.report_id;
-	if (known.known && known.size == (int64_t)lst->st_size && known.mtime_ns == kp_fs_mtime_ns(lst)) {
-		if (old_report)
-			s->sum->unchanged++;
-		else
-			s->sum->skipped++;
+	if (as_recorded(s, &known, lst))
 		return KP_OK;
-	}
+	int64_t old_report = known.report_id;
 
 	if ((uint64_t)lst->st_size > KP_REPORT_MAX_SIZE)
 		return skip_file(s, path, lst, "too large for a report");
 	char msg[300];
-	size_t len;
-	struct stat st;
-	char *data = NULL;
-	kp_error rerr;
-	bool changing = false;
-	/* a report being written is left to the next scan */
-	ks = read_whole(path, lst, &data, &len, &st, &changing, &rerr);
+	kpi__prep_read(p);
+	ks = p->read_st;
 	if (ks == KP_ERR_LIMIT) /* grew since lstat */
 		return skip_file(s, path, lst, "too large for a report");
 	if (ks == KP_ERR_NOMEM)
 		return kp_error_set(s->err, ks, 0, -1, "out of memory reading %s", path);
-	if (ks != KP_OK && access(path, F_OK) != 0 && errno == ENOENT)   /* moved away meanwhile */
+	if (ks != KP_OK && p->gone)
 		return kpi__scan_add_skip(s, path, "gone while indexing (moved or removed)");
 	if (ks != KP_OK)
-		return kpi__scan_add_error(s, path, rerr.msg);
-	if (changing) {
+		return kpi__scan_add_error(s, path, p->read_err.msg);
+	if (p->changing) {
 		s->sum->changing++;
 		return KP_OK;
 	}
 	s->batch_work++;
-	char hash[41];
-	kp_sha1_hex(data, len, hash);
 	int64_t id = 0;
-	ks = db->ops->report_find(db, hash, NULL, &id, s->err);
+	ks = db->ops->report_find(db, p->hash, NULL, &id, s->err);
 	if (ks == KP_OK && id) {
-		free(data);
-		if ((ks = put_path(s, path, id, &st, NULL)) != KP_OK)
+		if ((ks = put_path(s, path, id, &p->st, NULL)) != KP_OK)
 			return ks;
 		if (old_report == id)
 			s->sum->unchanged++;
@@ -449,35 +573,23 @@ kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
 			s->sum->duplicates++;
 		return KP_OK;
 	}
-	if (ks != KP_OK) {
-		free(data);
+	if (ks != KP_OK)
 		return ks;
-	}
-	/* core's sniffer: binary is no report (an empty file is left to the
-	 * parser, whose reason is kept) */
-	kp_format fmt = kp_report_sniff(data, len);
-	if (fmt == KP_FORMAT_UNKNOWN && len > 0) {
-		free(data);
-		return skip_file(s, path, &st, "binary file");
-	}
-	kp_report *r = NULL;
-	kp_error perr;
-	ks = kp_report_parse(data, len, path, &r, &perr);
+	if (p->fmt == KP_FORMAT_UNKNOWN && p->len > 0)
+		return skip_file(s, path, &p->st, "binary file");
+	kpi__prep_parse(p);
+	ks = p->parse_st;
 	/* the text parser fails only on text without anything of a panic, so
 	 * such a failure means "not a panic report"; broken JSON is an error */
-	if (ks == KP_ERR_NOTPANIC || (ks == KP_ERR_FORMAT && fmt != KP_FORMAT_IPS)) {
-		free(data);
-		return skip_file(s, path, &st, perr.msg);
-	}
-	if (ks == KP_ERR_NOMEM) {
-		free(data);
+	if (ks == KP_ERR_NOTPANIC || (ks == KP_ERR_FORMAT && p->fmt != KP_FORMAT_IPS))
+		return skip_file(s, path, &p->st, p->parse_err.msg);
+	if (ks == KP_ERR_NOMEM)
 		return kp_error_set(s->err, ks, 0, -1, "out of memory parsing %s", path);
-	}
 	if (ks != KP_OK) {
-		free(data);
-		kp_error_format(&perr, msg, sizeof msg);
+		kp_error_format(&p->parse_err, msg, sizeof msg);
 		return kpi__scan_add_error(s, path, msg);
 	}
+	const kp_report *r = p->r;
 	/* the same report under other bytes: by incident id, or this path's
 	 * record when the file has grown from it */
 	id = 0;
@@ -492,12 +604,12 @@ kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
 	if (ks == KP_OK && id) {
 		bool yes = false, same = true;
 		char *old_text = NULL;
-		ks = supersedes(s, id, same_path, data, len, r, &yes, &same, &old_text);
+		ks = supersedes(s, id, same_path, p->data, p->len, r, &yes, &same, &old_text);
 		if (ks == KP_OK && yes) {
-			ks = replace_report(s, id, old_text, path, &st, data, len, hash, r);
+			ks = replace_report(s, id, old_text, p);
 		} else if (ks == KP_OK && !same_path && same) {
 			s->sum->duplicates++;
-			ks = put_path(s, path, id, &st, NULL);
+			ks = put_path(s, path, id, &p->st, NULL);
 		} else if (ks == KP_OK && !same_path) {
 			/* the same incident id over bytes that neither match nor
 			 * continue the stored report's: another report (copies get
@@ -509,21 +621,16 @@ kp_status kpi__scan_file(scan *s, const char *path, const struct stat *lst)
 			id = 0; /* this path's file now holds another report */
 		}
 		free(old_text);
-		if (ks != KP_OK || id) {
-			kp_report_free(&r);
-			free(data);
+		if (ks != KP_OK || id)
 			return ks;
-		}
 	}
 	if (ks == KP_OK)
-		ks = insert_report(s, path, &st, data, len, hash, r, collides_with != 0);
+		ks = insert_report(s, p, collides_with != 0);
 	if (ks == KP_OK && collides_with) {
 		char w[300];
 		snprintf(w, sizeof w, "incident id %.60s already names @%lld, whose content differs: "
 		         "stored as a report of its own", r->incident_id, (long long)collides_with);
 		ks = kpi__scan_add_warning(s, path, w);
 	}
-	kp_report_free(&r);
-	free(data);
 	return ks;
 }

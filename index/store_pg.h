@@ -81,7 +81,12 @@ kp_status kpi__pg_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error
 kp_status kpi__pg_report_ids(kpi_db *h, int64_t **out, size_t *nout, kp_error *err);
 kp_status kpi__pg_report_regroup(kpi_db *h, int64_t id, const char *headline,
                                  const char *exact_key, int64_t gid, kp_error *err);
+/* s as the server's UTF8 encoding takes it (U+FFFD for each invalid byte),
+ * valid until the transaction ends: for parameters not sent through
+ * kpi__pg_run, which does this itself. */
+const char *kpi__pg_valid_text(kpi__pg *db, const char *s);
 kp_status kpi__pg_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_error *err);
+kp_status kpi__pg_report_kexts(kpi_db *h, int64_t id, const kpi__kext_set *ks, kp_error *err);
 kp_status kpi__pg_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
                             bool retitle, int64_t *gid, kp_error *err);
 kp_status kpi__pg_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_error *err);

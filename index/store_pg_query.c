@@ -254,13 +254,28 @@ static void page_params(kpi__pg_params *p, const kpi_page *page)
 	"JOIN kpbrowse.groups g ON g.id = r.group_id " MATCH " WHERE " FILTER KEYSET
 #define KEYSET(A, B, L) \
 	" AND (r.ts, r.id) < ($" A "::bigint, $" B "::bigint) ORDER BY r.ts DESC, r.id DESC LIMIT $" L "::bigint"
-#define BEST_IMAGE(COND) \
-	"CROSS JOIN LATERAL (SELECT i.uuid_hex, i.name, i.rank FROM kpbrowse.images i " \
-	"WHERE i.report_id = r.id AND " COND " AND i.live ORDER BY i.rank, i.uuid_hex COLLATE \"C\", i.name COLLATE \"C\" LIMIT 1) m"
+/* A report's best image row (lowest rank, then uuid, then name) where its
+ * images hold one, else its first loaded kext (KX, a condition on kexts
+ * x; schema 8) as rank 2, "image": as the sqlite store's (byte order,
+ * COLLATE "C", whatever the server's locale). */
+#define BEST_IMAGE(COND, KX) \
+	"CROSS JOIN LATERAL (SELECT u.uuid_hex, u.name, u.rank FROM (SELECT 0 AS src, i.uuid_hex, i.name, " \
+	"i.rank FROM kpbrowse.images i WHERE i.report_id = r.id AND " COND " AND i.live UNION ALL SELECT 1, " \
+	"x.uuid_hex, x.name, 2 FROM kpbrowse.kext_set_members s JOIN kpbrowse.kexts x ON x.id = s.kext_id " \
+	"WHERE s.set_id = r.kext_set AND " KX ") u ORDER BY u.src, u.rank, u.uuid_hex COLLATE \"C\", " \
+	"u.name COLLATE \"C\" LIMIT 1) m"
+/* the reports whose images or loaded kexts match */
+#define MATCH_IDS(COND, KX) \
+	"(SELECT i.report_id FROM kpbrowse.images i WHERE " COND " AND i.live UNION SELECT kr.id FROM " \
+	"kpbrowse.reports kr WHERE kr.kext_set IN (SELECT s.set_id FROM kpbrowse.kexts x JOIN " \
+	"kpbrowse.kext_set_members s ON s.kext_id = x.id WHERE " KX "))"
 #define UUID_COND "i.uuid_hex BETWEEN $1 AND $2 AND i.uuid_hex <> ''"
 #define KEXT_COND "lower(i.name) = lower($1) AND i.name <> ''"
 /* a bundle id's last part, through images_last (schema 6) */
 #define KEXT_LAST_COND "i.name <> '' AND lower(" KPI__LAST_PART_SQL("i.name") ") = lower($1)"
+#define UUID_KX "x.uuid_hex BETWEEN $1 AND $2 AND x.uuid_hex <> ''"
+#define KEXT_KX "lower(x.name) = lower($1) AND x.name <> ''"
+#define KEXT_LAST_KX "x.name <> '' AND lower(" KPI__LAST_PART_SQL("x.name") ") = lower($1)"
 #define ZONE_COND "lower(r.zone) = lower($1)"
 
 kp_status kpi__pg_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_page *page,
@@ -280,14 +295,11 @@ kp_status kpi__pg_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_
 	kp_status st = KP_OK;
 	if (page->after_id <= 0)
 		st = count_of(db, kind == KPI__SEARCH_UUID
-		                      ? "SELECT count(DISTINCT i.report_id) FROM kpbrowse.images i WHERE "
-		                        UUID_COND " AND i.live"
+		                      ? "SELECT count(*) FROM " MATCH_IDS(UUID_COND, UUID_KX) " c"
 		                  : kind == KPI__SEARCH_KEXT
-		                      ? "SELECT count(DISTINCT i.report_id) FROM kpbrowse.images i WHERE "
-		                        KEXT_COND " AND i.live"
+		                      ? "SELECT count(*) FROM " MATCH_IDS(KEXT_COND, KEXT_KX) " c"
 		                  : kind == KPI__SEARCH_KEXT_LAST
-		                      ? "SELECT count(DISTINCT i.report_id) FROM kpbrowse.images i WHERE "
-		                        KEXT_LAST_COND " AND i.live"
+		                      ? "SELECT count(*) FROM " MATCH_IDS(KEXT_LAST_COND, KEXT_LAST_KX) " c"
 		                  : kind == KPI__SEARCH_ZONE
 		                      ? "SELECT count(*) FROM kpbrowse.reports r WHERE " ZONE_COND
 		                      : "SELECT count(*) FROM kpbrowse.panic_text t "
@@ -306,26 +318,23 @@ kp_status kpi__pg_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_
 		return st;
 	if (walk && (double)page->limit * (double)nreports < (double)page->total * (double)page->total)
 		return run_page(db, kind == KPI__SEARCH_UUID
-		                        ? PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND), "true",
+		                        ? PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND, UUID_KX), "true",
 		                                   KEYSET("3", "4", "5"))
-		                        : PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND), "true",
+		                        : PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND, KEXT_KX), "true",
 		                                   KEYSET("2", "3", "4")),
 		                &p, true, page, fn, ctx, err);
 	switch (kind) {
 	case KPI__SEARCH_UUID:
-		return run_page(db, PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND),
-		                             "r.id IN (SELECT i.report_id FROM kpbrowse.images i WHERE "
-		                             UUID_COND " AND i.live)", KEYSET("3", "4", "5")),
+		return run_page(db, PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND, UUID_KX),
+		                             "r.id IN " MATCH_IDS(UUID_COND, UUID_KX), KEYSET("3", "4", "5")),
 		                &p, true, page, fn, ctx, err);
 	case KPI__SEARCH_KEXT:
-		return run_page(db, PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND),
-		                             "r.id IN (SELECT i.report_id FROM kpbrowse.images i WHERE "
-		                             KEXT_COND " AND i.live)", KEYSET("2", "3", "4")),
+		return run_page(db, PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND, KEXT_KX),
+		                             "r.id IN " MATCH_IDS(KEXT_COND, KEXT_KX), KEYSET("2", "3", "4")),
 		                &p, true, page, fn, ctx, err);
 	case KPI__SEARCH_KEXT_LAST:
-		return run_page(db, PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_LAST_COND),
-		                             "r.id IN (SELECT i.report_id FROM kpbrowse.images i WHERE "
-		                             KEXT_LAST_COND " AND i.live)", KEYSET("2", "3", "4")),
+		return run_page(db, PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_LAST_COND, KEXT_LAST_KX),
+		                             "r.id IN " MATCH_IDS(KEXT_LAST_COND, KEXT_LAST_KX), KEYSET("2", "3", "4")),
 		                &p, true, page, fn, ctx, err);
 	case KPI__SEARCH_ZONE:
 		return run_page(db, PAGE_SQL("NULL, NULL, NULL", "", ZONE_COND, KEYSET("2", "3", "4")),

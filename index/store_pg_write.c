@@ -135,7 +135,7 @@ static kp_status add_images(kpi__pg *db, int64_t id, const kpi__image *given, si
 			snprintf(rank[i], sizeof rank[i], "%d", im[at + i].rank);
 			v[1 + 3 * i] = rank[i];
 			v[2 + 3 * i] = im[at + i].uuid_hex;
-			v[3 + 3 * i] = im[at + i].name ? im[at + i].name : "";
+			v[3 + 3 * i] = kpi__pg_valid_text(db, im[at + i].name ? im[at + i].name : "");
 		}
 		strcpy(sql + o, " ON CONFLICT (report_id, rank, uuid_hex, name) DO UPDATE SET live = true");
 		PGresult *r = PQexecParams(db->conn, sql, (int)(1 + 3 * k), NULL, v, NULL, NULL, 0);
@@ -148,6 +148,94 @@ static kp_status add_images(kpi__pg *db, int64_t id, const kpi__image *given, si
 	}
 	free(im);
 	return st;
+}
+
+/* Runs head, then chunk rows of "($a, $b)" with first ... as $1 (when
+ * not NULL) and the kexts' name and UUID after, then tail, for every chunk
+ * of ks. */
+static kp_status kexts_chunked(kpi__pg *db, const char *head, const char *tail, const char *first,
+                               const kpi__kext_set *ks, kp_error *err, const char *what)
+{
+	kp_status st = KP_OK;
+	int base = first ? 2 : 1;
+	for (size_t at = 0; at < ks->n && st == KP_OK; at += IMG_CHUNK) {
+		size_t k = ks->n - at < IMG_CHUNK ? ks->n - at : IMG_CHUNK;
+		char *sql = malloc(strlen(head) + strlen(tail) + k * 24 + 1);
+		const char **v = malloc((1 + 2 * k) * sizeof *v);
+		if (!sql || !v) {
+			free(sql);
+			free(v);
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		}
+		size_t o = (size_t)sprintf(sql, "%s", head);
+		int n = 0;
+		if (first)
+			v[n++] = first;
+		for (size_t i = 0; i < k; i++) {
+			int b = base + 2 * (int)i;
+			o += (size_t)sprintf(sql + o, "%s($%d, $%d)", i ? ", " : "", b, b + 1);
+			v[n++] = kpi__pg_valid_text(db, ks->kexts[at + i].name);
+			v[n++] = ks->kexts[at + i].uuid_hex;
+		}
+		strcpy(sql + o, tail);
+		PGresult *r = PQexecParams(db->conn, sql, n, NULL, v, NULL, NULL, 0);
+		if (PQresultStatus(r) != PGRES_COMMAND_OK)
+			st = kpi__pg_fail(db, r, err, what);
+		PQclear(r);
+		free(sql);
+		free(v);
+	}
+	return st;
+}
+
+/* The id of the kext set ks (schema 8) as text into out ("" when ks is
+ * empty), added with its members when new.  A set another writer is adding
+ * waits on its hash until that writer commits, members and all. */
+static kp_status kset_id(kpi__pg *db, const kpi__kext_set *ks, char out[24], kp_error *err)
+{
+	out[0] = '\0';
+	if (!ks->n)
+		return KP_OK;
+	kpi__pg_params h = {0};
+	kpi__pg_text(&h, ks->hash);
+	PGresult *r = kpi__pg_run(db, "INSERT INTO kpbrowse.kext_sets(hash) VALUES ($1) ON CONFLICT (hash) "
+	                          "DO NOTHING RETURNING id", &h, PGRES_TUPLES_OK, err, "recording a kext set");
+	if (!r)
+		return KP_ERR_DB;
+	bool added = PQntuples(r) == 1;
+	if (added)
+		snprintf(out, 24, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	if (!added) {
+		if (!(r = kpi__pg_run(db, "SELECT id FROM kpbrowse.kext_sets WHERE hash = $1", &h, PGRES_TUPLES_OK,
+		                      err, "looking up a kext set")))
+			return KP_ERR_DB;
+		if (PQntuples(r) == 1)
+			snprintf(out, 24, "%s", PQgetvalue(r, 0, 0));
+		PQclear(r);
+		return out[0] ? KP_OK
+		              : kp_error_set(err, KP_ERR_DB, 0, -1, "%s: a kext set vanished", db->display);
+	}
+	kp_status st = kexts_chunked(db, "INSERT INTO kpbrowse.kexts(name, uuid_hex) VALUES ",
+	                             " ON CONFLICT DO NOTHING", NULL, ks, err, "recording kexts");
+	if (st == KP_OK)
+		st = kexts_chunked(db, "INSERT INTO kpbrowse.kext_set_members(kext_id, set_id) SELECT k.id, "
+		                   "$1::bigint FROM kpbrowse.kexts k WHERE (k.name, k.uuid_hex) IN (VALUES ",
+		                   ") ON CONFLICT DO NOTHING", out, ks, err, "recording a kext set");
+	return st;
+}
+
+kp_status kpi__pg_report_kexts(kpi_db *h, int64_t id, const kpi__kext_set *ks, kp_error *err)
+{
+	char set[24];
+	kp_status st = kset_id(PG(h), ks, set, err);
+	if (st != KP_OK)
+		return st;
+	kpi__pg_params p = {0};
+	kpi__pg_int(&p, id);
+	kpi__pg_text(&p, set[0] ? set : NULL);
+	return kpi__pg_cmd(PG(h), "UPDATE kpbrowse.reports SET kext_set = $2::bigint WHERE id = $1", &p, err,
+	                   "recording a report's kexts");
 }
 
 /* A report's 15 columns as $1..$15, in the order of kpbrowse.reports'
@@ -192,13 +280,19 @@ kp_status kpi__pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, b
 	kpi__pg_text(&p, r->text);
 	kpi__pg_text(&p, r->host_key ? r->host_key : r->host ? r->host : "");
 	report_facts_params(&p, r);
+	char set[24];
+	kp_status ks = kset_id(db, &r->kexts, set, err);
+	if (ks != KP_OK)
+		return ks;
+	kpi__pg_text(&p, set[0] ? set : NULL);
 	/* One statement: the report, its text, and its group's counts (count,
 	 * first and last seen, and the host when it is new to the group), in
 	 * the lock order of the file's comment. */
 	PGresult *res = kpi__pg_run(db, "WITH r AS (INSERT INTO kpbrowse.reports(content_hash, incident_id, size, "
 	                            "format, timestamp, ts, os_version, kernel_uuid, headline, exact_key, group_id, "
-	                            "indexed_at, host, host_key, model, kind, zone) VALUES ($1, $2, $3, $4, $5, $6, $7, "
-	                            "$8, $9, $10, $11, $12, $13, $14, $15, $18, $19) ON CONFLICT DO NOTHING RETURNING id), "
+	                            "indexed_at, host, host_key, model, kind, zone, kext_set) VALUES ($1, $2, $3, $4, $5, "
+	                            "$6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $18, $19, $20::bigint) "
+	                            "ON CONFLICT DO NOTHING RETURNING id), "
 	                            "t AS (INSERT INTO kpbrowse.panic_text(report_id, body) "
 	                            "SELECT id, to_tsvector('simple', $16::text) FROM r WHERE $16::text IS NOT NULL), "
 	                            "h AS (INSERT INTO kpbrowse.group_hosts(group_id, ident) SELECT $11, $17 FROM r "
@@ -261,10 +355,16 @@ kp_status kpi__pg_report_replace(kpi_db *h, int64_t id, const kpi__new_report *r
 	report_params(&p, r);
 	kpi__pg_int(&p, id);
 	report_facts_params(&p, r);
+	char set[24];
+	kp_status ks = kset_id(db, &r->kexts, set, err);
+	if (ks != KP_OK)
+		return ks;
+	kpi__pg_text(&p, set[0] ? set : NULL);
 	PGresult *res = kpi__pg_run(db, "UPDATE kpbrowse.reports SET content_hash = $1, incident_id = $2, size = $3, "
 	                            "format = $4, timestamp = $5, ts = $6, os_version = $7, kernel_uuid = $8, "
 	                            "headline = $9, exact_key = $10, group_id = $11, indexed_at = $12, host = $13, "
-	                            "host_key = $14, model = $15, kind = $17, zone = $18 WHERE id = $16",
+	                            "host_key = $14, model = $15, kind = $17, zone = $18, kext_set = $19::bigint "
+	                            "WHERE id = $16",
 	                            &p, PGRES_COMMAND_OK, err, "replacing a report");
 	if (!res)
 		return KP_ERR_DB;

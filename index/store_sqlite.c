@@ -42,17 +42,35 @@
 	"SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, 1, " MATCH_COLS \
 	", " ROW_TAIL ", r.ts FROM reports r JOIN groups g ON g.id = r.group_id " MATCH " WHERE " FILTER \
 	" AND (r.ts, r.id) < (?3, ?4) ORDER BY r.ts DESC, r.id DESC LIMIT ?5"
+/* A search's match: a report's best image row m (lowest rank, then uuid,
+ * then name) where its images hold one, else its first loaded kext (KX, a
+ * condition on kexts x; schema 8) as rank 2, "image". */
 #define BEST_IMAGE(COND) \
-	"JOIN images m ON m.report_id = r.id AND (m.rank, m.uuid_hex, m.name) = (SELECT i.rank, " \
+	"LEFT JOIN images m ON m.report_id = r.id AND (m.rank, m.uuid_hex, m.name) = (SELECT i.rank, " \
 	"i.uuid_hex, i.name FROM images i WHERE i.report_id = r.id AND " COND \
 	" ORDER BY i.rank, i.uuid_hex, i.name LIMIT 1)"
+#define KSET_OF_R(COL, KX) \
+	"(SELECT x." COL " FROM kext_set_members s JOIN kexts x ON x.id = s.kext_id WHERE s.set_id = " \
+	"r.kext_set AND " KX " ORDER BY x.uuid_hex, x.name LIMIT 1)"
+#define MATCH_COLS(KX) \
+	"coalesce(m.uuid_hex, " KSET_OF_R("uuid_hex", KX) "), coalesce(m.name, " KSET_OF_R("name", KX) \
+	"), coalesce(m.rank, 2)"
+/* the kext sets holding a kext that matches KX, and their reports */
+#define KSETS(KX) "(SELECT s.set_id FROM kexts x JOIN kext_set_members s ON s.kext_id = x.id WHERE " KX ")"
+#define KSET_IDS(KX) "SELECT kr.id FROM reports kr WHERE kr.kext_set IN " KSETS(KX)
 #define UUID_COND "i.uuid_hex BETWEEN ?1 AND ?2 AND i.uuid_hex <> ''"
 #define KEXT_COND "i.name = ?1 COLLATE NOCASE AND i.name <> ''"
 /* a bundle id's last part, through images_last (schema 6) */
 #define KEXT_LAST_COND "i.name <> '' AND " KPI__LAST_PART_SQL("i.name") " = ?1 COLLATE NOCASE"
-#define UUID_IDS "(SELECT i.report_id FROM images i WHERE " UUID_COND ")"
-#define KEXT_IDS "(SELECT i.report_id FROM images i WHERE " KEXT_COND ")"
-#define KEXT_LAST_IDS "(SELECT i.report_id FROM images i WHERE " KEXT_LAST_COND ")"
+#define UUID_KX "x.uuid_hex BETWEEN ?1 AND ?2 AND x.uuid_hex <> ''"
+#define KEXT_KX "x.name = ?1 COLLATE NOCASE AND x.name <> ''"
+#define KEXT_LAST_KX "x.name <> '' AND " KPI__LAST_PART_SQL("x.name") " = ?1 COLLATE NOCASE"
+#define UNION_IDS(COND, KX) "(SELECT i.report_id FROM images i WHERE " COND " UNION " KSET_IDS(KX) ")"
+#define UUID_IDS UNION_IDS(UUID_COND, UUID_KX)
+#define KEXT_IDS UNION_IDS(KEXT_COND, KEXT_KX)
+#define KEXT_LAST_IDS UNION_IDS(KEXT_LAST_COND, KEXT_LAST_KX)
+/* a page walking reports newest first: each one's best image, else its set */
+#define SCAN_FILTER(KX) "(m.report_id IS NOT NULL OR r.kext_set IN " KSETS(KX) ")"
 #define ZONE_COND "r.zone = ?1 COLLATE NOCASE"
 #define FTS_IDS "(SELECT rowid FROM panic_fts WHERE panic_fts MATCH ?1)"
 #define LIKE_IDS "(SELECT t.report_id FROM panic_text t WHERE t.body LIKE '%' || ?1 || '%' ESCAPE '\\')"
@@ -70,12 +88,12 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_BY_INCIDENT] = "SELECT id FROM reports WHERE incident_id = ?1",
 	[Q_REPORT_INSERT] = "INSERT INTO reports(content_hash, incident_id, size, format, timestamp, ts, "
 	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at, "
-	                    "host, host_key, model, kind, zone) "
-	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18)",
+	                    "host, host_key, model, kind, zone, kext_set) "
+	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18, ?19)",
 	[Q_REPORT_UPDATE] = "UPDATE reports SET content_hash = ?1, incident_id = ?2, size = ?3, format = ?4, "
 	                    "timestamp = ?5, ts = ?6, os_version = ?7, kernel_uuid = ?8, headline = ?9, "
 	                    "exact_key = ?10, group_id = ?11, indexed_at = ?12, host = ?13, host_key = ?14, "
-	                    "model = ?15, kind = ?17, zone = ?18 WHERE id = ?16",
+	                    "model = ?15, kind = ?17, zone = ?18, kext_set = ?19 WHERE id = ?16",
 	[Q_IMAGE_DELETE] = "DELETE FROM images WHERE report_id = ?1",
 	[Q_FTS_DELETE] = NULL, /* depends on the text search mode, see stmt_text */
 	[Q_ARCHIVE_UPDATE] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2) "
@@ -84,12 +102,41 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_GROUP_INSERT] = "INSERT INTO groups(key, title, culprit) VALUES (?1, ?2, ?3) "
 	                   "ON CONFLICT(key) DO NOTHING",
 	[Q_GROUP_GET] = "SELECT id FROM groups WHERE key = ?1",
+	/* a full recount (re-signing, superseding): group_hosts is remade
+	 * first (Q_GROUP_HOSTS_CLEAR, _FILL), then counted */
 	[Q_GROUP_REFRESH] = "UPDATE groups SET "
 	                    "count = (SELECT count(*) FROM reports WHERE group_id = groups.id), "
 	                    "first_seen = (SELECT min(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
 	                    "last_seen = (SELECT max(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
-	                    "hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports WHERE group_id = groups.id) "
+	                    "hosts = (SELECT count(*) FROM group_hosts WHERE group_id = groups.id) "
 	                    "WHERE id = ?1",
+	/* the same before schema 7 (a migration's fill at 4): no group_hosts yet */
+	[Q_GROUP_REFRESH_V6] = "UPDATE groups SET "
+	                       "count = (SELECT count(*) FROM reports WHERE group_id = groups.id), "
+	                       "first_seen = (SELECT min(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
+	                       "last_seen = (SELECT max(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
+	                       "hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports WHERE group_id = groups.id) "
+	                       "WHERE id = ?1",
+	/* loaded kext sets (schema 8) */
+	[Q_KSET_GET] = "SELECT id FROM kext_sets WHERE hash = ?1",
+	[Q_KSET_INSERT] = "INSERT INTO kext_sets(hash) VALUES (?1)",
+	[Q_KEXT_INSERT] = "INSERT OR IGNORE INTO kexts(name, uuid_hex) VALUES (?1, ?2)",
+	[Q_KEXT_GET] = "SELECT id FROM kexts WHERE name = ?1 AND uuid_hex = ?2",
+	[Q_KSET_MEMBER] = "INSERT OR IGNORE INTO kext_set_members(kext_id, set_id) VALUES (?1, ?2)",
+	[Q_REPORT_KSET] = "UPDATE reports SET kext_set = ?2 WHERE id = ?1",
+	[Q_GROUP_HOSTS_CLEAR] = "DELETE FROM group_hosts WHERE group_id = ?1",
+	[Q_GROUP_HOSTS_FILL] = "INSERT OR IGNORE INTO group_hosts(group_id, ident) SELECT DISTINCT ?1, "
+	                       HOST_IDENT " FROM reports WHERE group_id = ?1",
+	/* rows of groups no longer there (ids may be reused) */
+	[Q_GROUP_HOSTS_PRUNE] = "DELETE FROM group_hosts WHERE NOT EXISTS "
+	                        "(SELECT 1 FROM groups WHERE groups.id = group_hosts.group_id)",
+	/* report_add's counts (schema 7): ?1 the group, ?2 its host (ident),
+	 * ?3 the report's ts when dated (else NULL: first/last seen unchanged) */
+	[Q_GROUP_HOST_ADD] = "INSERT OR IGNORE INTO group_hosts(group_id, ident) VALUES (?1, ?2)",
+	[Q_GROUP_COUNT_ADD] = "UPDATE groups SET count = count + 1, hosts = hosts + ?2, "
+	                      "first_seen = CASE WHEN ?3 IS NULL OR first_seen <= ?3 THEN first_seen ELSE ?3 END, "
+	                      "last_seen = CASE WHEN ?3 IS NULL OR last_seen >= ?3 THEN last_seen ELSE ?3 END "
+	                      "WHERE id = ?1",
 	[Q_GROUP_DELETE_EMPTY] = "DELETE FROM groups WHERE NOT EXISTS "
 	                         "(SELECT 1 FROM reports WHERE group_id = groups.id)",
 	[Q_IMAGE_INSERT] = "INSERT OR IGNORE INTO images(report_id, uuid_hex, name, rank) "
@@ -139,24 +186,24 @@ static const char *const sql_text[Q_COUNT] = {
 	/* pages (kpi_page): ?1 (?2) the search, ?3 ?4 the keyset (ts, id) to
 	 * continue after, ?5 the limit (-1: none); one row per report, its
 	 * best match joined (lowest rank, then uuid, then name) */
-	[Q_PAGE_UUID] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND), "r.id IN " UUID_IDS),
-	[Q_PAGE_KEXT] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND), "r.id IN " KEXT_IDS),
+	[Q_PAGE_UUID] = PAGE_SQL(MATCH_COLS(UUID_KX), BEST_IMAGE(UUID_COND), "r.id IN " UUID_IDS),
+	[Q_PAGE_KEXT] = PAGE_SQL(MATCH_COLS(KEXT_KX), BEST_IMAGE(KEXT_COND), "r.id IN " KEXT_IDS),
 	[Q_PAGE_FTS] = PAGE_SQL("NULL, NULL, NULL", "", "r.id IN " FTS_IDS),
 	[Q_PAGE_LIKE] = PAGE_SQL("NULL, NULL, NULL", "", "r.id IN " LIKE_IDS),
 	[Q_PAGE_LIST] = PAGE_SQL("NULL, NULL, NULL", "", "1"),
-	[Q_COUNT_UUID] = "SELECT count(DISTINCT i.report_id) FROM images i WHERE " UUID_COND,
-	[Q_COUNT_KEXT] = "SELECT count(DISTINCT i.report_id) FROM images i WHERE " KEXT_COND,
+	[Q_COUNT_UUID] = "SELECT count(*) FROM " UUID_IDS,
+	[Q_COUNT_KEXT] = "SELECT count(*) FROM " KEXT_IDS,
 	[Q_COUNT_FTS] = "SELECT count(*) FROM reports r WHERE r.id IN " FTS_IDS,
 	[Q_COUNT_LIKE] = "SELECT count(*) FROM reports r WHERE r.id IN " LIKE_IDS,
 	[Q_COUNT_REPORTS] = "SELECT count(*) FROM reports",
 	/* when most reports match: newest first through reports_ts, each
 	 * checked by its best match (no IN list of every match to sort) */
-	[Q_PAGE_UUID_SCAN] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(UUID_COND), "1"),
-	[Q_PAGE_KEXT_SCAN] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_COND), "1"),
-	[Q_PAGE_KEXT_LAST] = PAGE_SQL("m.uuid_hex, m.name, m.rank", BEST_IMAGE(KEXT_LAST_COND),
+	[Q_PAGE_UUID_SCAN] = PAGE_SQL(MATCH_COLS(UUID_KX), BEST_IMAGE(UUID_COND), SCAN_FILTER(UUID_KX)),
+	[Q_PAGE_KEXT_SCAN] = PAGE_SQL(MATCH_COLS(KEXT_KX), BEST_IMAGE(KEXT_COND), SCAN_FILTER(KEXT_KX)),
+	[Q_PAGE_KEXT_LAST] = PAGE_SQL(MATCH_COLS(KEXT_LAST_KX), BEST_IMAGE(KEXT_LAST_COND),
 	                              "r.id IN " KEXT_LAST_IDS),
 	[Q_PAGE_ZONE] = PAGE_SQL("NULL, NULL, NULL", "", ZONE_COND),
-	[Q_COUNT_KEXT_LAST] = "SELECT count(DISTINCT i.report_id) FROM images i WHERE " KEXT_LAST_COND,
+	[Q_COUNT_KEXT_LAST] = "SELECT count(*) FROM " KEXT_LAST_IDS,
 	[Q_COUNT_ZONE] = "SELECT count(*) FROM reports r WHERE " ZONE_COND,
 };
 
@@ -312,6 +359,55 @@ static kp_status migrate_v6(kpi__sq *db, kp_error *err)
 	return exec_sql(db, schema_v6, err, "indexing kexts' last parts (schema v6)");
 }
 
+/* v7: each group's hosts kept as rows (as the PostgreSQL store has from
+ * its start), so that adding a report counts its group in a few row
+ * writes instead of a recount of every report of the group (a count of
+ * distinct hosts per batch was a seventh of a cold 100k scan, issue 25). */
+static const char schema_v7[] =
+	"CREATE TABLE group_hosts("
+	" group_id INTEGER NOT NULL,"
+	" ident TEXT NOT NULL,"               /* HOST_IDENT of a report of the group */
+	" PRIMARY KEY(group_id, ident)) WITHOUT ROWID;"
+	"INSERT OR IGNORE INTO group_hosts(group_id, ident) SELECT DISTINCT group_id, " HOST_IDENT
+	" FROM reports;"
+	"UPDATE groups SET hosts = (SELECT count(*) FROM group_hosts WHERE group_id = groups.id);";
+
+static kp_status migrate_v7(kpi__sq *db, kp_error *err)
+{
+	return exec_sql(db, schema_v7, err, "keeping groups' hosts (schema v7)");
+}
+
+/* v8: every loaded kext of a report, Apple's too (issue 20: search --kext
+ * com.apple.iokit.IONVMeFamily), before only third-party ones (or ones
+ * with a UUID) as images.  A list is kept once as a set (kext_sets, by
+ * the SHA-1 of its sorted members) that every report which loaded the
+ * same kexts names (reports.kext_set): a Mac's list changes little, so
+ * a cold scan writes one column, not a hundred rows, per report.  Rows
+ * stored before get theirs from their archives: the index layer's step at
+ * 8 (kpi__migrated_fn). */
+static const char schema_v8[] =
+	"CREATE TABLE kexts("
+	" id INTEGER PRIMARY KEY,"
+	" name TEXT NOT NULL,"                /* bundle id, '' when unknown */
+	" uuid_hex TEXT NOT NULL,"            /* 32 upper-case hex digits, '' when unknown */
+	" UNIQUE(name, uuid_hex));"
+	"CREATE INDEX kexts_name ON kexts(name COLLATE NOCASE) WHERE name <> '';"
+	"CREATE INDEX kexts_last ON kexts(" KPI__LAST_PART_SQL("name") " COLLATE NOCASE) WHERE name <> '';"
+	"CREATE INDEX kexts_uuid ON kexts(uuid_hex) WHERE uuid_hex <> '';"
+	"CREATE TABLE kext_sets(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE);"
+	"CREATE TABLE kext_set_members("
+	" kext_id INTEGER NOT NULL REFERENCES kexts(id),"
+	" set_id INTEGER NOT NULL REFERENCES kext_sets(id),"
+	" PRIMARY KEY(kext_id, set_id)) WITHOUT ROWID;"
+	"CREATE INDEX kext_set_members_set ON kext_set_members(set_id);"
+	"ALTER TABLE reports ADD COLUMN kext_set INTEGER REFERENCES kext_sets(id);"
+	"CREATE INDEX reports_kext_set ON reports(kext_set) WHERE kext_set IS NOT NULL;";
+
+static kp_status migrate_v8(kpi__sq *db, kp_error *err)
+{
+	return exec_sql(db, schema_v8, err, "indexing every loaded kext (schema v8)");
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
@@ -320,6 +416,8 @@ static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v4,
 	migrate_v5,
 	migrate_v6,
+	migrate_v7,
+	migrate_v8,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
@@ -360,10 +458,12 @@ static kp_status migrate(kpi__sq *db, kpi__migrated_fn migrated, kp_error *err)
 		                  db->path);
 		goto fail;
 	}
-	for (int v = uv; v < KPI_SCHEMA_VERSION; v++)
+	for (int v = uv; v < KPI_SCHEMA_VERSION; v++) {
+		db->version = v + 1;
 		if ((st = migrations[v](db, err)) != KP_OK ||
 		    (migrated && (st = migrated(&db->base, v + 1, err)) != KP_OK))
 			goto fail;
+	}
 	if (uv < KPI_SCHEMA_VERSION) {
 		char sql[96];
 		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
@@ -550,6 +650,7 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 	sqlite3_exec(db->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
 
 	db->readonly = ro;
+	db->version = KPI_SCHEMA_VERSION; /* once open; migrate steps it */
 	int uv = 0, app = 0, nobj = 0;
 	int rc = pragma_int(db, "PRAGMA application_id", &app);
 	bool no_shm = ro && ((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY);
@@ -620,6 +721,8 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 		db->fts = strcmp((const char *)sqlite3_column_text(q, 0), "fts5") == 0;
 	sqlite3_finalize(q);
 	kpi__sq_note_own_files(db);
+	if (!ro)
+		kpi__sq_ckpt_install(db);
 	db->base.ops = &kpi__sqlite_ops;
 	*out = &db->base;
 	return KP_OK;
@@ -628,6 +731,7 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 void kpi__sq_close(kpi_db *h)
 {
 	kpi__sq *db = (kpi__sq *)h;
+	kpi__sq_ckpt_stop(db);
 	for (int i = 0; i < Q_COUNT; i++)
 		sqlite3_finalize(db->stmt[i]);
 	if (db->db)

@@ -68,15 +68,31 @@ typedef enum kpi__sq_sql {
 	Q_PAGE_ZONE,
 	Q_COUNT_KEXT_LAST,
 	Q_COUNT_ZONE,
+	Q_GROUP_HOST_ADD,
+	Q_GROUP_COUNT_ADD,
+	Q_GROUP_HOSTS_CLEAR,
+	Q_GROUP_HOSTS_FILL,
+	Q_GROUP_HOSTS_PRUNE,
+	Q_GROUP_REFRESH_V6,
+	Q_KSET_GET,
+	Q_KSET_INSERT,
+	Q_KEXT_INSERT,
+	Q_KEXT_GET,
+	Q_KSET_MEMBER,
+	Q_REPORT_KSET,
 	Q_COUNT
 } kpi__sq_sql;
+
+typedef struct kpi__sq_ckpt kpi__sq_ckpt;
 
 typedef struct kpi__sq {
 	kpi_db base;          /* first: a kpi_db * is a kpi__sq * */
 	sqlite3 *db;
+	kpi__sq_ckpt *ckpt;   /* checkpoints off the committing thread, or NULL */
 	char *path;
 	bool fts;             /* FTS5 text search, else LIKE over panic_text */
 	bool readonly;        /* opened read-only: writes are refused by name */
+	int version;          /* the schema version reached (below KPI_SCHEMA_VERSION while migrating) */
 	sqlite3_stmt *stmt[Q_COUNT];
 	/* the database's own files, never scanned as reports */
 	dev_t own_dev[3];
@@ -88,6 +104,12 @@ sqlite3_stmt *kpi__sq_stmt(kpi__sq *db, kpi__sq_sql q, kp_error *err);
 /* KP_ERR_DB with sqlite's message and what was being done. */
 kp_status kpi__sq_err(kpi__sq *db, kp_error *err, const char *what);
 kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err);   /* one-step statements */
+
+/* store_sqlite_ckpt.c: a writable handle's checkpoints moved to a thread
+ * of their own, started when a commit leaves a large WAL (else sqlite's
+ * own stay); stop before the connection closes. */
+void kpi__sq_ckpt_install(kpi__sq *db);
+void kpi__sq_ckpt_stop(kpi__sq *db);
 
 /* Finalizes the statements, closes and frees the handle (the ops' close). */
 void kpi__sq_close(kpi_db *h);

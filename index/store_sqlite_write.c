@@ -111,7 +111,8 @@ static kp_status sq_report_find(kpi_db *h, const char *hash, const char *inciden
 }
 
 /* Binds r's columns as ?1..?15, ?17, ?18 (Q_REPORT_INSERT, Q_REPORT_UPDATE;
- * ?16 is the id of an update). */
+ * ?16 is the id of an update, ?19 the kext set, bound by the caller after
+ * kset_id, whose statements come first). */
 static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 {
 	kpi__sq_bind_text(q, 1, r->content_hash);
@@ -131,6 +132,63 @@ static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 	bind_opt(q, 15, r->model);
 	bind_opt(q, 17, r->kind);
 	bind_opt(q, 18, r->zone);
+}
+
+/* The id of the kext set ks (schema 8), added with its members when new;
+ * 0 when ks is empty. */
+static kp_status kset_id(kpi__sq *db, const kpi__kext_set *ks, int64_t *out, kp_error *err)
+{
+	*out = 0;
+	if (!ks->n)
+		return KP_OK;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_KSET_GET, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, ks->hash, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return kpi__sq_err(db, err, "looking up a kext set");
+	if (*out)
+		return KP_OK;
+	if (!(q = kpi__sq_stmt(db, Q_KSET_INSERT, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, ks->hash, -1, SQLITE_STATIC);
+	kp_status st = step_done(db, q, err, "recording a kext set");
+	if (st != KP_OK)
+		return st;
+	int64_t set = sqlite3_last_insert_rowid(db->db);
+	for (size_t i = 0; i < ks->n; i++) {
+		const kpi__image *k = &ks->kexts[i];
+		if (!(q = kpi__sq_stmt(db, Q_KEXT_INSERT, err)))
+			return KP_ERR_DB;
+		kpi__sq_bind_text(q, 1, k->name);
+		kpi__sq_bind_text(q, 2, k->uuid_hex);
+		if ((st = step_done(db, q, err, "recording a kext")) != KP_OK)
+			return st;
+		int64_t kid = sqlite3_changes(db->db) ? sqlite3_last_insert_rowid(db->db) : 0;
+		if (!kid) {
+			if (!(q = kpi__sq_stmt(db, Q_KEXT_GET, err)))
+				return KP_ERR_DB;
+			kpi__sq_bind_text(q, 1, k->name);
+			kpi__sq_bind_text(q, 2, k->uuid_hex);
+			if (sqlite3_step(q) == SQLITE_ROW)
+				kid = sqlite3_column_int64(q, 0);
+			sqlite3_reset(q);
+			if (!kid)
+				return kpi__sq_err(db, err, "finding a kext");
+		}
+		if (!(q = kpi__sq_stmt(db, Q_KSET_MEMBER, err)))
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, kid);
+		sqlite3_bind_int64(q, 2, set);
+		if ((st = step_done(db, q, err, "recording a kext set")) != KP_OK)
+			return st;
+	}
+	*out = set;
+	return KP_OK;
 }
 
 /* Records r's images and search text for report id. */
@@ -159,6 +217,28 @@ static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report 
 	return KP_OK;
 }
 
+/* r, just added, counted in its group (counts_on_add): one more report,
+ * its host when new to the group, its date in first/last seen. */
+static kp_status count_added(kpi__sq *db, const kpi__new_report *r, kp_error *err)
+{
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_HOST_ADD, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, r->group_id);
+	kpi__sq_bind_text(q, 2, r->host_key ? r->host_key : r->host ? r->host : "");
+	kp_status st = step_done(db, q, err, "counting hosts");
+	if (st != KP_OK)
+		return st;
+	int new_host = sqlite3_changes(db->db) > 0;
+	if (!(q = kpi__sq_stmt(db, Q_GROUP_COUNT_ADD, err)))
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, r->group_id);
+	sqlite3_bind_int(q, 2, new_host);
+	if (r->ts > KPI__UNDATED)
+		sqlite3_bind_int64(q, 3, r->ts);
+	return step_done(db, q, err, "updating group counts");
+}
+
 static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
                                kp_error *err)
 {
@@ -169,15 +249,23 @@ static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 		st = sq_report_find(h, NULL, r->incident_id, id, err);
 	if (st != KP_OK || *id)
 		return st;
+	/* the set first: its statements would reset the report's */
+	int64_t set;
+	if ((st = kset_id(db, &r->kexts, &set, err)) != KP_OK)
+		return st;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_INSERT, err);
 	if (!q)
 		return KP_ERR_DB;
 	bind_report(q, r);
+	if (set)
+		sqlite3_bind_int64(q, 19, set);
 	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
 		return st;
 	*id = sqlite3_last_insert_rowid(db->db);
 	*added = true;
-	return add_images_text(db, *id, r, err);
+	if ((st = add_images_text(db, *id, r, err)) != KP_OK)
+		return st;
+	return count_added(db, r, err);
 }
 
 static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report *r,
@@ -185,12 +273,18 @@ static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report 
                                    kp_error *err)
 {
 	kpi__sq *db = SQ(h);
+	int64_t set;
+	kp_status st = kset_id(db, &r->kexts, &set, err);
+	if (st != KP_OK)
+		return st;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_UPDATE, err);
 	if (!q)
 		return KP_ERR_DB;
 	bind_report(q, r);
 	sqlite3_bind_int64(q, 16, id);
-	kp_status st = step_done(db, q, err, "replacing a report");
+	if (set)
+		sqlite3_bind_int64(q, 19, set);
+	st = step_done(db, q, err, "replacing a report");
 	if (st != KP_OK)
 		return st;
 	if (sqlite3_changes(db->db) == 0)
@@ -287,6 +381,22 @@ static kp_status sq_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_
 	return step_done(db, q, err, "updating a report");
 }
 
+static kp_status sq_report_kexts(kpi_db *h, int64_t id, const kpi__kext_set *ks, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	int64_t set;
+	kp_status st = kset_id(db, ks, &set, err);
+	if (st != KP_OK)
+		return st;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_KSET, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	if (set)
+		sqlite3_bind_int64(q, 2, set);
+	return step_done(db, q, err, "recording a report's kexts");
+}
+
 static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
                               bool retitle, int64_t *gid, kp_error *err)
 {
@@ -322,21 +432,26 @@ static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, con
 static kp_status sq_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_REFRESH, err);
-		if (!q)
-			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, gids[i]);
-		kp_status st = step_done(db, q, err, "updating group counts");
-		if (st != KP_OK)
-			return st;
-	}
+	static const kpi__sq_sql steps[3] = {Q_GROUP_HOSTS_CLEAR, Q_GROUP_HOSTS_FILL, Q_GROUP_REFRESH};
+	static const kpi__sq_sql steps_v6[1] = {Q_GROUP_REFRESH_V6};
+	bool v6 = db->version < 7; /* a migration's fill before group_hosts */
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < (v6 ? 1 : 3); k++) {
+			sqlite3_stmt *q = kpi__sq_stmt(db, v6 ? steps_v6[k] : steps[k], err);
+			if (!q)
+				return KP_ERR_DB;
+			sqlite3_bind_int64(q, 1, gids[i]);
+			kp_status st = step_done(db, q, err, "updating group counts");
+			if (st != KP_OK)
+				return st;
+		}
 	return KP_OK;
 }
 
 static kp_status sq_groups_prune(kpi_db *h, kp_error *err)
 {
-	return kpi__sq_exec(SQ(h), Q_GROUP_DELETE_EMPTY, err);
+	kp_status st = kpi__sq_exec(SQ(h), Q_GROUP_DELETE_EMPTY, err);
+	return st == KP_OK ? kpi__sq_exec(SQ(h), Q_GROUP_HOSTS_PRUNE, err) : st;
 }
 
 static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_error *err)
@@ -364,8 +479,8 @@ static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_e
 
 const kpi__store_ops kpi__sqlite_ops = {
 	.name = "sqlite",
-	.batch_files = 200,
-	.counts_on_add = false,
+	.batch_files = 2000,
+	.counts_on_add = true,
 	.close = kpi__sq_close,
 	.begin = sq_begin,
 	.commit = sq_commit,
@@ -382,6 +497,7 @@ const kpi__store_ops kpi__sqlite_ops = {
 	.report_ids = sq_report_ids,
 	.report_regroup = sq_report_regroup,
 	.report_facts = sq_report_facts,
+	.report_kexts = sq_report_kexts,
 	.group_add = sq_group_add,
 	.groups_refresh = sq_groups_refresh,
 	.groups_prune = sq_groups_prune,

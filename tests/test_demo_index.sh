@@ -61,16 +61,25 @@ sum_v1=$(cksum <"$KP_TESTS_DIR/data/index-v1.sqlite3")
 check "$?" = 0 "a v1 index opens (migrated)"
 check "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/v1.json")" = 4 "v1 index: its 4 reports listed"
 check "$(python3 -c 'import json,sys; print(sorted(set(r["kind"] for r in json.load(open(sys.argv[1])))))' "$tmp/v1.json")" = "['panic']" "v1 index: its reports' kind filled in from the archives"
+# its Apple kexts, never indexed before schema 8, found as in a fresh index
+"$kp" search --db "$db" --json --kext com.apple.iokit.IOPCIFamily >"$tmp/pci.json"
+"$kp" search --db "$tmp/v1.db" --json --kext com.apple.iokit.IOPCIFamily >"$tmp/pci1.json"
+check "$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); print(len(a), sorted(x["id"] for x in a)==sorted(x["id"] for x in b), set(x["match"]["role"] for x in b))' "$tmp/pci.json" "$tmp/pci1.json")" = "4 True {'image'}" \
+	"v1 index: search --kext com.apple.iokit.IOPCIFamily finds its 4 reports, as a fresh index does"
 "$kp" show --db "$tmp/v1.db" --no-symbols @2 >"$tmp/out"
 check_grep "vm_page_check_sanity" "$tmp/out" "v1 index: show @2 from the moved archive"
 if command -v sqlite3 >/dev/null; then
-	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 6 "v1 index: now at schema 6 (hosts, kinds, last parts)"
+	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 8 "v1 index: now at schema 8 (hosts, kinds, last parts, group hosts, loaded kexts)"
+	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM group_hosts"):$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM groups g
+		WHERE hosts <> (SELECT count(DISTINCT coalesce(host_key, host, '')) FROM reports WHERE group_id = g.id)")" = "3:0" \
+		"v1 index: each group's hosts kept as rows (schema 7), as many as a recount"
 	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'images_last'")" = 1 \
 		"v1 index: kexts' last parts indexed"
 	check "$(sqlite3 "$tmp/v1.db" "EXPLAIN QUERY PLAN SELECT count(DISTINCT i.report_id) FROM images i WHERE
 		i.name <> '' AND substr(i.name, length(rtrim(i.name, replace(i.name, '.', ''))) + 1) = 'x' COLLATE NOCASE" |
 		grep -c images_last)" = 1 "  and a last-part match reads that index, not every image"
 else
+	skip "sqlite3 CLI absent"
 	skip "sqlite3 CLI absent"
 	skip "sqlite3 CLI absent"
 	skip "sqlite3 CLI absent"

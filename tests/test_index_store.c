@@ -380,6 +380,62 @@ static void search_by_uuid_kext_text(const char *be, kpi_db *db)
 	         n == 0, "%s: query syntax in the text is text", be);
 }
 
+/* Every loaded kext is searched (schema 8), by bundle id, last part and
+ * UUID, through the set reports that loaded the same kexts share: a match
+ * of rank 2 (image) where the report's images hold none; report_kexts
+ * gives a stored report its set. */
+static void loaded_kexts_searched(const char *be, kpi_db *db)
+{
+	kp_error err;
+	static const kpi__image set_a[] = {
+		{"", "com.apple.iokit.KptOnlyLoaded", 2},
+		{"AB12CD34EF5640718293A4B5C6D7E8F9", "com.apple.driver.KptWithUUID", 2},
+		{"5E7A1C2B9D444F1E8B3A77C0DE11A001", "com.example.driver.Widget", 2},
+	};
+	static const kpi__image set_b[] = {{"", "com.apple.iokit.KptOther", 2}};
+	int64_t gid = group(db, "g-loaded");
+	kpi__new_report r1 = report("h-loaded-1", NULL, 100, gid), r2 = report("h-loaded-2", NULL, 101, gid),
+	                r3 = report("h-loaded-3", NULL, 102, gid), r4 = report("h-loaded-4", NULL, 103, gid);
+	r1.kexts = r2.kexts = (kpi__kext_set){set_a, 3, "aaaa000000000000000000000000000000000001"};
+	r3.kexts = (kpi__kext_set){set_b, 1, "bbbb000000000000000000000000000000000002"};
+	int64_t id1 = add(db, &r1, NULL), id2 = add(db, &r2, NULL), id3 = add(db, &r3, NULL),
+	        id4 = add(db, &r4, NULL);
+	found f = {0};
+	size_t n = 0;
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT, "COM.APPLE.iokit.kptonlyloaded", collect, &f, &n, &err) ==
+	                 KP_OK && n == 2 && f.id[0] == id2 && f.id[1] == id1 && strcmp(f.role[0], "image") == 0,
+	         "%s: a kext only loaded, Apple's, by bundle id: the two reports of its set", be);
+	memset(&f, 0, sizeof f);
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT_LAST, "kptwithuuid", collect, &f, &n, &err) == KP_OK && n == 2,
+	         "%s: by its last part", be);
+	memset(&f, 0, sizeof f);
+	KT_CHECK(store_search(db, KPI__SEARCH_UUID, "AB12CD34EF", collect, &f, &n, &err) == KP_OK && n == 2 &&
+	                 strcmp(f.role[0], "image") == 0,
+	         "%s: by a loaded kext's UUID", be);
+	memset(&f, 0, sizeof f);
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT, "com.apple.iokit.KptOther", collect, &f, &n, &err) == KP_OK &&
+	                 n == 1 && f.id[0] == id3,
+	         "%s: another set, its report alone", be);
+	/* a kext the images hold too keeps the images' match (backtrace) */
+	memset(&f, 0, sizeof f);
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT, "com.example.driver.Widget", collect, &f, &n, &err) == KP_OK &&
+	                 n >= 4 && strcmp(f.role[0], "backtrace") == 0,
+	         "%s: a kext in the images too: their role", be);
+	kpi__kext_set ks = {set_b, 1, "bbbb000000000000000000000000000000000002"};
+	KT_CHECK(db->ops->begin(db, &err) == KP_OK && db->ops->report_kexts(db, id4, &ks, &err) == KP_OK &&
+	                 db->ops->commit(db, &err) == KP_OK,
+	         "%s: report_kexts gives a stored report its set", be);
+	memset(&f, 0, sizeof f);
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT, "com.apple.iokit.KptOther", collect, &f, &n, &err) == KP_OK &&
+	                 n == 2 && f.id[0] == id4 && f.id[1] == id3,
+	         "%s:   found by it then", be);
+	kpi_page page = {.limit = 1};
+	memset(&f, 0, sizeof f);
+	KT_CHECK(db->ops->search_page(db, KPI__SEARCH_KEXT, "com.apple.iokit.KptOnlyLoaded", &page, collect, &f,
+	                              &err) == KP_OK && page.total == 2 && page.rows == 1 && f.id[0] == id2,
+	         "%s: a page of one: the newest, of 2", be);
+}
+
 typedef struct hostrows {
 	int n;
 	char host[8][32], key[8][48], builds[8][64];
@@ -483,6 +539,11 @@ static void bad_bytes_stored_alike(const char *be, kpi_db *db)
 	r.headline = "bad \xff byte";
 	r.text = "slot \xc0\xaf busy";
 	r.host = "mac-\xfe";
+	static const kpi__image bad_image[] = {{"", "org.bad.\xfe", 2}};
+	static const kpi__image bad_kext[] = {{"", "com.bad.\xff", 2}};
+	r.images = bad_image;
+	r.nimages = 1;
+	r.kexts = (kpi__kext_set){bad_kext, 1, "badbad0000000000000000000000000000000003"};
 	bad_row b = {.id = add(db, &r, NULL)};
 	KT_CHECK(b.id > 0 && db->ops->begin(db, &err) == KP_OK &&
 	         db->ops->path_put(db, "/r/\xff.panic", b.id, 3, 8, 1000, NULL, &err) == KP_OK &&
@@ -493,6 +554,13 @@ static void bad_bytes_stored_alike(const char *be, kpi_db *db)
 	         db->ops->report_paths(db, b.id, collect_path, &f, &err) == KP_OK && f.n == 1 &&
 	         strcmp(f.path[0], "/r/\xef\xbf\xbd.panic") == 0,
 	         "%s: each bad byte read back as U+FFFD (headline, host, path)", be);
+	size_t ni = 0, nk = 0;
+	found fi = {0}, fk = {0};
+	KT_CHECK(store_search(db, KPI__SEARCH_KEXT, "org.bad.\xef\xbf\xbd", collect, &fi, &ni, &err) == KP_OK &&
+	                 ni == 1 && fi.id[0] == b.id &&
+	                 store_search(db, KPI__SEARCH_KEXT, "com.bad.\xef\xbf\xbd", collect, &fk, &nk, &err) == KP_OK &&
+	                 nk == 1 && fk.id[0] == b.id,
+	         "%s: an image's and a loaded kext's bad bytes stored as U+FFFD, found by them", be);
 }
 
 static void meta_set_and_get(const char *be, kpi_db *db)
@@ -533,6 +601,7 @@ int main(void)
 		seq_follows_storing_order(be, db);
 		groups_count_and_regroup(be, db);
 		search_by_uuid_kext_text(be, db);
+		loaded_kexts_searched(be, db);
 		meta_set_and_get(be, db);
 		hosts_counted(be, db);
 		groups_count_hosts(be, db);

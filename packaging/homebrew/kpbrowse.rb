@@ -12,6 +12,7 @@ class Kpbrowse < Formula
   depends_on "pkg-config" => :build
   depends_on "capstone"   # disassembly (show --disasm, the TUI's d)
   depends_on "cjson"
+  depends_on "libdeflate" # index archives packed at its level 1 (zlib format)
   depends_on "libdwarf"
   depends_on "libplist"   # dsymForUUID answers, DebugSymbols defaults
   depends_on "lzfse"      # LZFSE-compressed kernelcaches (IM4P)

@@ -18,6 +18,8 @@
 --       pushed_by column that defaults to the login, current_user): a
 --       writer completes its own cut reports and moves its own paths, and
 --       cannot rewrite another Mac's reports or archives.
+--     - loaded kexts (kexts, kext_sets, kext_set_members; schema 8): INSERT
+--       (a set is shared by every report that loaded the same kexts).
 --     - groups: INSERT, and UPDATE of the counts only (count, hosts,
 --       first_seen, last_seen), never a title or a key.
 --     - no DELETE, no DDL anywhere.
@@ -44,7 +46,8 @@ REVOKE ALL ON ALL TABLES IN SCHEMA kpbrowse FROM kpbrowse_writer, kpbrowse_reade
 GRANT USAGE ON SCHEMA kpbrowse TO kpbrowse_writer, kpbrowse_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA kpbrowse TO kpbrowse_reader, kpbrowse_writer;
 GRANT INSERT ON kpbrowse.reports, kpbrowse.paths, kpbrowse.archives, kpbrowse.images,
-	kpbrowse.panic_text, kpbrowse.groups, kpbrowse.group_hosts TO kpbrowse_writer;
+	kpbrowse.panic_text, kpbrowse.groups, kpbrowse.group_hosts, kpbrowse.kexts, kpbrowse.kext_sets,
+	kpbrowse.kext_set_members TO kpbrowse_writer;
 GRANT UPDATE ON kpbrowse.reports, kpbrowse.paths, kpbrowse.archives, kpbrowse.images,
 	kpbrowse.panic_text TO kpbrowse_writer;
 GRANT UPDATE (count, hosts, first_seen, last_seen) ON kpbrowse.groups TO kpbrowse_writer;
