@@ -3,8 +3,9 @@
  *
  * Contract.  A store keeps reports, the paths they were seen at, their
  * archives (the original bytes, compressed by archive.c: opaque to the store),
- * groups, and a key/value meta table.  kpi__store_open picks the store from
- * the --db target and returns a kpi_db whose first member is its ops; every
+ * groups, and a key/value meta table.  kpi_open (index.c) picks the store
+ * from the --db target, whose kpi__NAME_open returns a kpi_db whose first
+ * member is its ops; every
  * op takes that handle.  open creates (KPI_OPEN_CREATE) or migrates the
  * schema and refuses, without writing to it, anything that is not a
  * kpbrowse index or has a newer schema (KP_ERR_DB naming the target).
