@@ -162,6 +162,7 @@ static long negative_left(const kp__symhttp_opts *o, const kp__symhttp_job *j)
 	return age < o->negative_ttl_s ? o->negative_ttl_s - age : 0;
 }
 
+#ifdef KP_HAVE_CURL   /* used only by the transfers */
 static void negative_add(const kp__symhttp_opts *o, const kp__symhttp_job *j, const char *why)
 {
 	char p[4400], line[2800];
@@ -170,6 +171,7 @@ static void negative_add(const kp__symhttp_opts *o, const kp__symhttp_job *j, co
 	if (kp_fs_mkdirs_for(p, 0700, NULL) == KP_OK)
 		kp_fs_write_atomic(p, line, strlen(line), NULL);
 }
+#endif
 
 /* "N min", "N s", "N h" for a trail */
 static void say_span(char *out, size_t size, long secs)
@@ -189,6 +191,7 @@ static void job_say(kp__symhttp_job *j, kp__symhttp_result r, const char *text)
 	kp__symhttp_mask(j->srv, text, j->said, sizeof j->said);
 }
 
+#ifdef KP_HAVE_CURL   /* used only by the transfers */
 /* Checks that the file at tmp holds j's UUID; else says why (refused). */
 static bool verify(kp__symhttp_job *j, const char *tmp, uint64_t got, bool *wrong_uuid)
 {
@@ -217,6 +220,7 @@ static bool verify(kp__symhttp_job *j, const char *tmp, uint64_t got, bool *wron
 	kp_macho_close(&m);
 	return ok;
 }
+#endif
 
 #ifdef KP_HAVE_CURL
 /* Our own calls to curl_easy_setopt go through a pointer: no type-checking

@@ -56,6 +56,8 @@ struct source {
 	const char *off;      /* why it is not consulted, or NULL */
 	char **asked;         /* Spotlight: UUIDs already asked of mdfind */
 	size_t nasked, acap;
+	char **only;          /* Spotlight: DBGSpotlightPaths (mdfind -onlyin each) */
+	size_t nonly, ocap;
 };
 
 /* A symbol server from the config file; note: what the trail adds to
@@ -600,7 +602,8 @@ void kp__symsrc_cancel(kp__symsrc *s)
  * KPBROWSE_CONFIG, else $XDG_CONFIG_HOME/kpbrowse/config, else
  * ~/.config/kpbrowse/config: lines "KEY = VALUE" ('#' starts a comment);
  * the keys are DebugSymbols' (DBGSearchPaths, DBGFileMappedPaths,
- * DBGShellCommands), each line one value, a key repeated for more; and
+ * DBGShellCommands, DBGSpotlightPaths), each line one value, a key
+ * repeated for more; and
  * kpbrowse's own SymbolServer = URL, followed by the lines that apply to
  * the SymbolServer above them: SymbolServerLayout = native | unified |
  * symstore, SymbolServerToken = TOKEN or SymbolServerTokenEnv = VARIABLE
@@ -649,6 +652,12 @@ static void config_value(kp__symsrc *s, const char *key, const char *val)
 		add_root(s, SRC_MAPPED, val);
 	else if (strcmp(key, "DBGShellCommands") == 0)
 		add_root(s, SRC_SHELL, val);
+	else if (strcmp(key, "DBGSpotlightPaths") == 0) {
+		struct source *sp = &s->src[SRC_SPOTLIGHT];
+		char **slot = kp_vec_push((void **)&sp->only, &sp->nonly, &sp->ocap, sizeof *sp->only);
+		if (slot && !(*slot = strdup(val)))
+			sp->nonly--;
+	}
 }
 
 static void config_path(char *out, size_t size)
@@ -719,7 +728,8 @@ static void read_defaults(kp__symsrc *s)
 	snprintf(path, sizeof path, "%s/Library/Preferences/com.apple.DebugSymbols.plist", home);
 	if (kp_fs_read_file(path, KP_PLIST_MAX, &buf, &len, NULL, NULL) != KP_OK)
 		return;
-	static const char *const keys[] = {"DBGSearchPaths", "DBGFileMappedPaths", "DBGShellCommands"};
+	static const char *const keys[] = {"DBGSearchPaths", "DBGFileMappedPaths", "DBGShellCommands",
+	                                   "DBGSpotlightPaths"};
 	for (size_t j = 0; j < sizeof keys / sizeof *keys; j++) {
 		struct defaults_ctx d = {s, keys[j]};
 		kp__plist_strings(buf, len, keys[j], defaults_value, &d, NULL);
@@ -792,11 +802,22 @@ static bool spotlight_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k,
 		char **slot = kp_vec_push((void **)&src->asked, &src->nasked, &src->acap, sizeof *src->asked);
 		if (slot)
 			*slot = strdup(uuid);
-		char *argv[] = {"mdfind", query, NULL};
+		/* mdfind [-onlyin DIR]... QUERY: DBGSpotlightPaths keeps it to those
+		 * folders, as DebugSymbols does */
+		char **argv = calloc(2 * src->nonly + 3, sizeof *argv);
+		size_t a = 0;
+		if (argv) {
+			argv[a++] = "mdfind";
+			for (size_t j = 0; j < src->nonly; j++) {
+				argv[a++] = "-onlyin";
+				argv[a++] = src->only[j];
+			}
+			argv[a++] = query;
+		}
 		char *out = NULL;
 		size_t len = 0;
 		int status = 0;
-		if (kp_proc_run(argv, NULL, 0, 1u << 20, 10000, &out, &len, &status, NULL) == KP_OK) {
+		if (argv && kp_proc_run(argv, NULL, 0, 1u << 20, 10000, &out, &len, &status, NULL) == KP_OK) {
 			for (char *line = out, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 				nl = strchr(line, '\n');
 				if (nl)
@@ -806,9 +827,15 @@ static bool spotlight_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k,
 			}
 		}
 		free(out);
+		free(argv);
 	}
 	if (say) {
 		kp_sb_str(&say->tried, "mdfind ");
+		for (size_t j = 0; j < src->nonly; j++) {
+			kp_sb_str(&say->tried, "-onlyin ");
+			kp_sb_str(&say->tried, src->only[j]);
+			kp_sb_str(&say->tried, " ");
+		}
 		kp_sb_str(&say->tried, query);
 	}
 	hit->path = kp__dsym_find(s->dx, uuid, i, k);
@@ -984,6 +1011,7 @@ void kp__symsrc_free(kp__symsrc **sp)
 		struct source *src = &s->src[i];
 		free_strv(src->roots, src->nroots);
 		free_strv(src->asked, src->nasked);
+		free_strv(src->only, src->nonly);
 		for (size_t j = 0; j < src->nmemos; j++) {
 			free_strv(src->memos[j].paths, src->memos[j].n);
 			free(src->memos[j].tried);
