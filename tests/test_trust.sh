@@ -123,8 +123,10 @@ done
 # moved from the end of the walk's (sorted) order while it runs from the start,
 # so the walk meets names it listed whose files are gone.  The mover is ready
 # (python is slow to start on a loaded machine) before the scan starts, and
-# moves once the scan has made its index: a 4,000-file scan takes about half
-# a second on 2 cores, the moves a few milliseconds.
+# once the scan has made its index moves a file every half millisecond for
+# over a second: whenever the walk lists the folder (an ASan build takes
+# long to get there) and however fast it reads (half a second on 2 cores),
+# files it listed go before it reaches them.
 python3 - "$tmp/busy" "$tmp/b.db" "$tmp/mover-ready" <<'EOF' &
 import os, sys, time
 d, db, ready = sys.argv[1:4]
@@ -132,9 +134,9 @@ names = sorted(n for n in os.listdir(d) if n.endswith(".panic"))
 open(ready, "w").close()
 while not os.path.exists(db):
     time.sleep(0.001)
-time.sleep(0.02)
 for n in reversed(names[len(names) // 3:]):
     os.rename(os.path.join(d, n), os.path.join(d, "Retired", n))
+    time.sleep(0.0005)
 EOF
 mover=$!
 while [ ! -e "$tmp/mover-ready" ]; do sleep 0.01; done
