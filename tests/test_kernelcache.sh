@@ -75,6 +75,17 @@ for f in kernelcache kernelcache.im4p kernelcache.raw.im4p; do
 	check_grep "^$kext_uuid .* symtab FakeDriver::" "$tmp/$f.frames" "$f: the kext's frames from its fileset entry"
 done
 
+# a kernelcache named by the config file (Kernelcache = FILE) or by
+# KPBROWSE_KERNELCACHE_PATH (files or folders), with no --dsym: the same names
+printf 'Kernelcache = %s\n' "$kc/kernelcache.im4p" >"$tmp/kc.config"
+KPBROWSE_CONFIG="$tmp/kc.config" "$kp" show --json "$rep" >"$tmp/cfg.json" 2>/dev/null
+frames "$tmp/cfg.json" >"$tmp/cfg.frames"
+cmp -s "$tmp/bare.frames" "$tmp/cfg.frames"
+check "$?" = 0 "the config's Kernelcache: every frame named as from the binaries' symbol tables"
+KPBROWSE_KERNELCACHE_PATH="$kc" "$kp" symbols where "$kext_uuid" >"$tmp/kcp.out" 2>&1
+check "$?" = 0 "KPBROWSE_KERNELCACHE_PATH (a folder): symbols where finds the kext"
+check_grep "^  from: kernelcaches\$" "$tmp/kcp.out" "  from the kernelcaches source"
+
 # LZFSE inside the IM4P: with liblzfse (CI's libdwarf 2.3.1 leg builds it,
 # and its `lzfse` command that makes the payload), else a named error
 if command -v lzfse >/dev/null 2>&1; then

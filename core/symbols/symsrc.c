@@ -603,7 +603,7 @@ void kp__symsrc_cancel(kp__symsrc *s)
  * ~/.config/kpbrowse/config: lines "KEY = VALUE" ('#' starts a comment);
  * the keys are DebugSymbols' (DBGSearchPaths, DBGFileMappedPaths,
  * DBGShellCommands, DBGSpotlightPaths), each line one value, a key
- * repeated for more; and
+ * repeated for more; kpbrowse's Kernelcache = FILE or FOLDER; and
  * kpbrowse's own SymbolServer = URL, followed by the lines that apply to
  * the SymbolServer above them: SymbolServerLayout = native | unified |
  * symstore, SymbolServerToken = TOKEN or SymbolServerTokenEnv = VARIABLE
@@ -652,6 +652,8 @@ static void config_value(kp__symsrc *s, const char *key, const char *val)
 		add_root(s, SRC_MAPPED, val);
 	else if (strcmp(key, "DBGShellCommands") == 0)
 		add_root(s, SRC_SHELL, val);
+	else if (strcmp(key, "Kernelcache") == 0)
+		add_root(s, SRC_KERNELCACHE, val);
 	else if (strcmp(key, "DBGSpotlightPaths") == 0) {
 		struct source *sp = &s->src[SRC_SPOTLIGHT];
 		char **slot = kp_vec_push((void **)&sp->only, &sp->nonly, &sp->ocap, sizeof *sp->only);
@@ -912,7 +914,8 @@ static const source_ops table[NSRC] = {
 	[SRC_SERVER] = {.name = "symbol servers", .setup = setup_server, .nth = memo_nth,
 	                 .fill = server_fill, .none = "none set (SymbolServer in the config file)"},
 	[SRC_KERNELCACHE] = {.name = "kernelcaches", .setup = setup_kernelcache, .nth = roots_nth,
-	                     .none = "none kept (<cache folder>/kernelcaches) or running"},
+	                     .none = "none set (KPBROWSE_KERNELCACHE_PATH, Kernelcache), kept "
+	                             "(<cache folder>/kernelcaches) or running"},
 };
 
 /* ---- the table ---- */
@@ -955,6 +958,14 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 		char *copy = env ? strdup(env) : NULL, *save = NULL;
 		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
 			add_root(s, SRC_MAPPED, t);
+		free(copy);
+		/* kernelcaches the user keeps (files or folders of them), before
+		 * the kept and running ones setup_kernelcache adds */
+		env = getenv("KPBROWSE_KERNELCACHE_PATH");
+		copy = env ? strdup(env) : NULL;
+		save = NULL;
+		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
+			add_root(s, SRC_KERNELCACHE, t);
 		free(copy);
 		read_config(s);
 #ifdef __APPLE__
