@@ -438,6 +438,24 @@ static int pragma_int(kpi__sq *db, const char *sql, int *out)
 	return rc;
 }
 
+/* The file's application id, schema version and object count, read in one
+ * read transaction: another process creating the index commits its tables
+ * and its id together, and three separate reads could see the tables
+ * without the id (and call the file foreign). */
+static int read_ids(kpi__sq *db, int *app, int *uv, int *nobj)
+{
+	int rc = sqlite3_exec(db->db, "BEGIN", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = pragma_int(db, "PRAGMA application_id", app);
+	if (rc == SQLITE_OK)
+		rc = pragma_int(db, "PRAGMA user_version", uv);
+	if (rc == SQLITE_OK)
+		rc = pragma_int(db, "SELECT count(*) FROM sqlite_master", nobj);
+	sqlite3_exec(db->db, rc == SQLITE_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
 /* The schema steps from the file's version up, each followed by the index
  * layer's (migrated), all in one transaction. */
 static kp_status migrate(kpi__sq *db, kpi__migrated_fn migrated, kp_error *err)
@@ -652,15 +670,14 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 	db->readonly = ro;
 	db->version = KPI_SCHEMA_VERSION; /* once open; migrate steps it */
 	int uv = 0, app = 0, nobj = 0;
-	int rc = pragma_int(db, "PRAGMA application_id", &app);
+	int rc = read_ids(db, &app, &uv, &nobj);
 	bool no_shm = ro && ((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY);
 	if (no_shm) {
 		/* WAL without a -shm sqlite may create: read the file as it is */
 		if ((rc = open_immutable(db)) == SQLITE_OK)
-			rc = pragma_int(db, "PRAGMA application_id", &app);
+			rc = read_ids(db, &app, &uv, &nobj);
 	}
-	if (rc != SQLITE_OK || pragma_int(db, "PRAGMA user_version", &uv) != SQLITE_OK ||
-	    pragma_int(db, "SELECT count(*) FROM sqlite_master", &nobj) != SQLITE_OK) {
+	if (rc != SQLITE_OK) {
 		if (no_shm && rc != SQLITE_OK)
 			s = kp_error_set(err, KP_ERR_DB, 0, -1,
 			                 "%s: cannot read the index read-only (%s): it needs its -shm file "
