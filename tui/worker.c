@@ -54,13 +54,16 @@ typedef struct kpt_wmsg {
 	char text[320];
 } kpt_wmsg;
 
-/* A UUID's source remapping (kp_symwhere's pairs, DBGBuildSourcePath ->
- * DBGSourcePath last), asked of the sources once (worker thread). */
-struct remap {
+/* What the symbol sources said of a UUID, asked once (kp_symbols_where,
+ * worker thread): its source remapping (kp_symwhere's pairs,
+ * DBGBuildSourcePath -> DBGSourcePath last) and, when nothing holds it,
+ * where they looked. */
+struct uuid_said {
 	char uuid[37];
 	const char **pairs;   /* 2 * n strings, malloc'd */
 	size_t n;
-	struct remap *next;
+	char *said;           /* malloc'd; NULL when found */
+	struct uuid_said *next;
 };
 
 struct kpt_worker {
@@ -76,7 +79,7 @@ struct kpt_worker {
 	unsigned serial;         /* the document kp_symbols_set_report was told */
 	kpt_wmsg *undelivered;   /* posts abandoned by stop, read after the join */
 	struct timespec last_progress;
-	struct remap *remaps;    /* per UUID: its dsymForUUID source remapping */
+	struct uuid_said *said;       /* per UUID: what the sources said */
 	bool fetched;            /* the thread below had its dSYMs fetched in parallel */
 	unsigned fetched_serial;
 	size_t fetched_proc, fetched_thread;
@@ -247,49 +250,51 @@ static void fetch_thread(kpt_worker *w, const wreq *q)
 	kp_symbols_prefetch_thread(w->sym, q->doc->r, t);
 }
 
-/* What the symbol sources said of uuid, for a frame left unnamed: each
- * source that looked somewhere, with where and what came of it, else the
- * sources that could have ("none set": --dsym, ...), as
- * `kpbrowse symbols where` says it at length. */
-static void where_said(kpt_worker *w, const char *uuid, char *out, size_t size)
+/* For a UUID nothing holds: each source that looked somewhere, with where
+ * and what came of it, else the sources that could have ("none set":
+ * --dsym, ...), as `kpbrowse symbols where` says it at length. */
+static void said_text(const kp_symwhere *wh, kp_status st, char *out, size_t size)
 {
-	kp_symwhere wh;
-	kp_error err;
 	out[0] = '\0';
-	if (!uuid || kp_symbols_where(w->sym, uuid, &wh, &err) == KP_ERR_USAGE) {
+	if (st == KP_ERR_USAGE) {
 		snprintf(out, size, "no UUID to look for");
 		return;
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < wh.nsteps && k < size; i++) {
-		const kp_symwhere_step *st = &wh.steps[i];
-		if (!st->tried || !st->tried[0])
+	for (size_t i = 0; i < wh->nsteps && k < size; i++) {
+		const kp_symwhere_step *step = &wh->steps[i];
+		if (!step->tried || !step->tried[0])
 			continue;
-		k += (size_t)snprintf(out + k, size - k, "%s%s %s: %s", k ? "; " : "looked in ", st->source,
-		                      st->tried, st->said ? st->said : "");
+		k += (size_t)snprintf(out + k, size - k, "%s%s %s: %s", k ? "; " : "looked in ", step->source,
+		                      step->tried, step->said ? step->said : "");
 	}
 	if (k == 0) {
 		k = (size_t)snprintf(out, size, "nothing to look in (none set:");
-		for (size_t i = 0; i < wh.nsteps && k < size; i++)
-			k += (size_t)snprintf(out + k, size - k, "%s %s", i ? "," : "", wh.steps[i].source);
+		for (size_t i = 0; i < wh->nsteps && k < size; i++)
+			k += (size_t)snprintf(out + k, size - k, "%s %s", i ? "," : "", wh->steps[i].source);
 		if (k < size)
 			snprintf(out + k, size - k, "; kpbrowse symbols where UUID says more)");
 	}
 }
 
-static struct remap *remap_of(kpt_worker *w, const char *uuid)
+static struct uuid_said *uuid_said_of(kpt_worker *w, const char *uuid)
 {
-	for (struct remap *m = w->remaps; m; m = m->next)
+	for (struct uuid_said *m = w->said; m; m = m->next)
 		if (strcmp(m->uuid, uuid) == 0)
 			return m;
-	struct remap *m = kpt_xcalloc(1, sizeof *m);
+	struct uuid_said *m = kpt_xcalloc(1, sizeof *m);
 	snprintf(m->uuid, sizeof m->uuid, "%s", uuid);
-	m->next = w->remaps;
-	w->remaps = m;
+	m->next = w->said;
+	w->said = m;
 	kp_symwhere wh;
 	kp_error err;
-	if (kp_symbols_where(w->sym, uuid, &wh, &err) != KP_OK)
+	kp_status st = kp_symbols_where(w->sym, uuid, &wh, &err);
+	if (st != KP_OK) {
+		char b[1200];
+		said_text(&wh, st, b, sizeof b);
+		m->said = kpt_xstrdup(b);
 		return m;
+	}
 	size_t n = wh.nremap + (wh.build_source_path && wh.source_path ? 1 : 0);
 	m->pairs = kpt_xcalloc(2 * n + 1, sizeof *m->pairs);
 	for (size_t i = 0; i < 2 * wh.nremap; i++)
@@ -302,16 +307,24 @@ static struct remap *remap_of(kpt_worker *w, const char *uuid)
 	return m;
 }
 
-static void remaps_free(kpt_worker *w)
+static void uuid_said_free(kpt_worker *w)
 {
-	while (w->remaps) {
-		struct remap *m = w->remaps;
-		w->remaps = m->next;
+	while (w->said) {
+		struct uuid_said *m = w->said;
+		w->said = m->next;
 		for (size_t i = 0; i < 2 * m->n; i++)
 			free((char *)m->pairs[i]);
 		free(m->pairs);
+		free(m->said);
 		free(m);
 	}
+}
+
+/* What the sources said of uuid, for a frame or image left unnamed. */
+static void where_said(kpt_worker *w, const char *uuid, char *out, size_t size)
+{
+	const struct uuid_said *m = uuid ? uuid_said_of(w, uuid) : NULL;
+	snprintf(out, size, "%s", !uuid ? "no UUID to look for" : m->said ? m->said : "found");
 }
 
 /* Each line's file where the dsymForUUID that gave uuid's dSYM says it is
@@ -320,7 +333,7 @@ static void remap_lines(kpt_worker *w, const char *uuid, kpt_sym *s)
 {
 	if (!uuid)
 		return;
-	struct remap *m = remap_of(w, uuid);
+	struct uuid_said *m = uuid_said_of(w, uuid);
 	if (!m->n)
 		return;
 	kp_symwhere wh = {.remap = m->pairs, .nremap = m->n};
@@ -566,7 +579,7 @@ void kpt_worker_stop(kpt_app *app)
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
 	kp_symbols_free(&w->sym);
-	remaps_free(w);
+	uuid_said_free(w);
 	free(w);
 	app->worker = NULL;
 }
