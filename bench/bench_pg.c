@@ -180,7 +180,7 @@ static void first_paint(const char *target)
 		snprintf(app->cfg.db_path, sizeof app->cfg.db_path, "%s", target);
 		kp_error err;
 		double t0 = now();
-		if (kpi_open(target, 0, &app->db, &err) != KP_OK || kpt_catalog_open(app, &err) != KP_OK) {
+		if (kpi_open(target, 0, &app->db, &err) != KP_OK || kpt_catalog_open(&app->cat, app->db, app->cfg.db_path, &err) != KP_OK) {
 			printf("  TUI first paint: %s\n", err.msg);
 			kpt_bench_close(app);
 			return;

@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 
 	/* first paint: what launch does before the first poll() */
 	double ts = now_ms();
-	if (kpi_open(db_path, 0, &app->db, &err) != KP_OK || kpt_catalog_open(app, &err) != KP_OK) {
+	if (kpi_open(db_path, 0, &app->db, &err) != KP_OK || kpt_catalog_open(&app->cat, app->db, app->cfg.db_path, &err) != KP_OK) {
 		fprintf(stderr, "open/list: %s\n", err.msg);
 		return 1;
 	}
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 	double rl[5];
 	for (int i = 0; i < 5; i++) {
 		double a = now_ms();
-		kpt_catalog_reload(app, &err);
+		kpt_catalog_reload(&app->cat, &err);
 		kpt_app_draw(app);
 		rl[i] = now_ms() - a;
 	}
