@@ -57,6 +57,11 @@ char *kp__kext_expand(kp_report *r, const char *s, size_t n);
  * is cut off (the complete processes before the cut are kept). */
 kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, bool *cut);
 
+/* ips_finish.c: a JSON report's last steps once its body and panic text
+ * are read (build check, kernel images and UUID, slide, panicked and blamed
+ * processes to the front). */
+void kp__ips_finish(kp_report *r);
+
 /* waitchain.c: puts each process's waitInfo / turnstileInfo lines on their
  * threads, resolves the next hops (blocked_proc/thread) and fills r->chains.
  * Call once, after the processes are in their final order.  False only when
