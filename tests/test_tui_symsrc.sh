@@ -67,4 +67,26 @@ if wait_for_re '^  0 kernel .* panic_trap_to_debugger +\+0x[0-9a-f]+ \(symbol ta
 	ok "a symbol table's name: marked as such, with the offset into it"
 else not_ok "a symbol table's name: marked as such, with the offset into it"; fi
 keys Q
+# a dsymForUUID that hangs (a lab server down): quitting while it runs
+# stops it and quits at once, not when its timeout (60 s) ends
+cat >"$work/slowForUUID" <<EOS
+#!/bin/sh
+echo \$\$ >"$work/slow.started"
+exec sleep 60
+EOS
+chmod +x "$work/slowForUUID"
+keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache3' KPBROWSE_DSYM_PATH= KPBROWSE_DSYMFORUUID='$work/slowForUUID' '$KPBROWSE' --db '$work/i.db' '$work/reports'; echo kp-exit-\$?" Enter
+if wait_for_re '^ 1/1 ' 30; then ok "listed with a hanging dsymForUUID"; else not_ok "listed with a hanging dsymForUUID"; fi
+keys Enter
+check "its summary, with the lookup under way" "Panicked task:"
+keys Enter Enter
+i=0
+while [ ! -s "$work/slow.started" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if [ -e "$work/slow.started" ]; then ok "the hanging dsymForUUID runs"; else not_ok "the hanging dsymForUUID runs"; fi
+keys Q
+if wait_for "kp-exit-0" 3; then ok "Q quits within 3 s while dsymForUUID hangs"
+else not_ok "Q quits within 3 s while dsymForUUID hangs"; screen | tail -5; fi
+pid=$(cat "$work/slow.started" 2>/dev/null)
+if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then ok "the hanging program was stopped"
+else not_ok "the hanging program was stopped (pid $pid)"; [ -n "$pid" ] && kill "$pid"; fi
 ts_done

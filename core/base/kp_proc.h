@@ -6,6 +6,7 @@
 #ifndef KP_PROC_H
 #define KP_PROC_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "kp_error.h"
@@ -17,5 +18,11 @@
  * ran past timeout_ms (it is killed); KP_ERR_IO when it cannot start. */
 kp_status kp_proc_run(char *const argv[], const void *input, size_t len, size_t max,
                       int timeout_ms, char **out, size_t *outlen, int *status, kp_error *err);
+/* kp_proc_run that also stops (the program and its group killed) within
+ * 50 ms of *cancel turning true, set by another thread: KP_ERR_LIMIT with
+ * "cancelled" in the message.  cancel NULL: kp_proc_run. */
+kp_status kp_proc_run_cancel(char *const argv[], const void *input, size_t len, size_t max,
+                             int timeout_ms, const atomic_bool *cancel, char **out, size_t *outlen,
+                             int *status, kp_error *err);
 
 #endif

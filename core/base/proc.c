@@ -22,6 +22,13 @@ static long now_ms(void)
 kp_status kp_proc_run(char *const argv[], const void *input, size_t len, size_t max,
                       int timeout_ms, char **out, size_t *outlen, int *status, kp_error *err)
 {
+	return kp_proc_run_cancel(argv, input, len, max, timeout_ms, NULL, out, outlen, status, err);
+}
+
+kp_status kp_proc_run_cancel(char *const argv[], const void *input, size_t len, size_t max,
+                             int timeout_ms, const atomic_bool *cancel, char **out, size_t *outlen,
+                             int *status, kp_error *err)
+{
 	*out = NULL;
 	*outlen = 0;
 	*status = -1;
@@ -58,7 +65,7 @@ kp_status kp_proc_run(char *const argv[], const void *input, size_t len, size_t 
 	fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
 	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
 	size_t sent = 0, got = 0;
-	bool in_open = true, timed_out = false;
+	bool in_open = true, timed_out = false, cancelled = false;
 	if (len == 0)
 		close(in[1]), in_open = false;
 	long deadline = now_ms() + timeout_ms;
@@ -69,6 +76,12 @@ kp_status kp_proc_run(char *const argv[], const void *input, size_t len, size_t 
 			timed_out = true;
 			break;
 		}
+		if (cancel && atomic_load(cancel)) {
+			timed_out = cancelled = true;
+			break;
+		}
+		if (cancel && left > 50)
+			left = 50;
 		if (poll(p, 2, (int)left) < 0 && errno != EINTR)
 			break;
 		if (in_open && (p[1].revents & (POLLOUT | POLLERR | POLLHUP))) {
@@ -104,6 +117,10 @@ kp_status kp_proc_run(char *const argv[], const void *input, size_t len, size_t 
 		;
 	signal(SIGPIPE, old);
 	buf[got] = '\0';
+	if (cancelled) {
+		free(buf);
+		return kp_error_set(err, KP_ERR_LIMIT, 0, -1, "%s: cancelled", argv[0]);
+	}
 	if (timed_out) {
 		free(buf);
 		return kp_error_set(err, KP_ERR_LIMIT, 0, -1, "%s: no answer within %d ms: stopped", argv[0],

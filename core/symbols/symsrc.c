@@ -390,10 +390,12 @@ static void run_one(kp__symsrc *s, const char *cmd, const char *uuid, struct mem
 	size_t len = 0;
 	int status = 0;
 	kp_error err;
-	kp_status st = kp_proc_run(argv, NULL, 0, KP_PLIST_MAX + 1, s->shell_timeout_ms, &out, &len,
-	                           &status, &err);
+	kp_status st = kp_proc_run_cancel(argv, NULL, 0, KP_PLIST_MAX + 1, s->shell_timeout_ms,
+	                                  &s->cancelled, &out, &len, &status, &err);
 	char line[400];
-	if (st == KP_ERR_LIMIT) {
+	if (st == KP_ERR_LIMIT && atomic_load(&s->cancelled)) {
+		kp_sb_str(said, "cancelled");
+	} else if (st == KP_ERR_LIMIT) {
 		snprintf(line, sizeof line, "timed out after %d s", s->shell_timeout_ms / 1000);
 		kp_sb_str(said, line);
 	} else if (st != KP_OK) {
@@ -425,7 +427,7 @@ static void shell_fill(kp__symsrc *s, unsigned i, const char *uuid, struct memo 
                        kp_sb *said)
 {
 	const struct source *src = &s->src[i];
-	for (size_t j = 0; j < src->nroots && !m->n; j++) {
+	for (size_t j = 0; j < src->nroots && !m->n && !atomic_load(&s->cancelled); j++) {
 		if (j) {
 			kp_sb_str(tried, ", ");
 			kp_sb_str(said, "; ");
@@ -819,7 +821,8 @@ static bool spotlight_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k,
 		char *out = NULL;
 		size_t len = 0;
 		int status = 0;
-		if (argv && kp_proc_run(argv, NULL, 0, 1u << 20, 10000, &out, &len, &status, NULL) == KP_OK) {
+		if (argv && kp_proc_run_cancel(argv, NULL, 0, 1u << 20, 10000, &s->cancelled, &out, &len,
+		                              &status, NULL) == KP_OK) {
 			for (char *line = out, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 				nl = strchr(line, '\n');
 				if (nl)
