@@ -124,10 +124,10 @@ if [ -x "$kp" ]; then
 	done
 	rm -rf "$sc"
 fi
-# kernelcaches: MH_FILESET, stripped, in IM4P (LZSS, stored)
+# kernelcaches: MH_FILESET, stripped, in IM4P (LZSS, stored); the older prelinked form
 kc=$(mktemp -d)
 if python3 "$root/tests/fixtures/make_kernelcache.py" "$kc" "$root/tests/fixtures/bin" arm64 2>/dev/null; then
-	for f in "$kc"/kernelcache*; do put macho "$f"; done
+	for f in "$kc"/kernelcache* "$kc"/prelinked*; do put macho "$f"; done
 fi
 rm -rf "$kc"
 # dsymForUUID answers as lldb reads them, XML and binary, and defaults

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_kernelcache.sh: kernelcaches as symbol sources (issue 22).  The fixture
 # kernel and kext assembled into an MH_FILESET kernelcache (make_kernelcache.py),
-# plain, stripped, and in IM4P containers (LZSS, stored), given as --dsym with
+# plain, stripped, and in IM4P containers (LZSS, stored), and into the older
+# prelinked form (the same, and hostile variants), given as --dsym with
 # no dSYM anywhere: every frame of the demo report is named as
 # llvm-symbolizer-19 names it from the binaries' own symbol tables; stripped,
 # each frame is func_<start> of the function LC_FUNCTION_STARTS bounds
@@ -75,6 +76,64 @@ for f in kernelcache kernelcache.im4p kernelcache.raw.im4p; do
 	check_grep "^$kext_uuid .* symtab FakeDriver::" "$tmp/$f.frames" "$f: the kext's frames from its fileset entry"
 done
 
+# the older prelinked form: the kernel an MH_EXECUTE, the kext whole in
+# __PRELINK_TEXT (its file offsets from the cache's start, or from its own
+# header: .rel), found through __PRELINK_INFO's XML; plain and in IM4P
+for f in prelinked prelinked.rel prelinked.im4p; do
+	"$kp" show --json --dsym "$kc/$f" "$rep" >"$tmp/$f.json" 2>"$tmp/$f.err"
+	check "$?" = 0 "$f: show exits 0"
+	frames "$tmp/$f.json" >"$tmp/$f.frames"
+	cmp -s "$tmp/bare.frames" "$tmp/$f.frames"
+	check "$?" = 0 "$f: every frame named as through the fileset cache"
+	check_not_grep "warning" "$tmp/$f.err" "$f: no warning"
+done
+check_grep "^$kext_uuid .* symtab FakeDriver::" "$tmp/prelinked.frames" "prelinked: the kext's frames from its embedded Mach-O"
+KPBROWSE_KERNELCACHE_PATH="$kc/prelinked" "$kp" symbols where "$kext_uuid" >"$tmp/pl.out" 2>&1
+check "$?" = 0 "prelinked in KPBROWSE_KERNELCACHE_PATH: symbols where finds the kext"
+# the x86_64 fixture (no x86 report: lookup names the kext's function by address)
+python3 "$KP_FIXTURES/make_kernelcache.py" "$tmp/kc86" "$bin" x86_64
+x86_kext=$(awk '$1 == "com.kpbrowse.FakeDriver" {print $2}' "$tmp/kc86/uuids.txt")
+"$kp" symbols where --dsym "$tmp/kc86/prelinked" "$x86_kext" >"$tmp/pl86.out" 2>&1
+check "$?" = 0 "x86_64 prelinked: symbols where finds the kext by its UUID"
+# a prelinked cache that lies, made by the same script: the kext's source
+# address far past the file, the XML cut short, the kext's UUID not the
+# report's; each a named warning (or nothing named), the kernel still named
+python3 - "$KP_FIXTURES" "$bin" "$tmp" <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import make_kernelcache as m
+kernel = open(sys.argv[2] + "/fakekernel.arm64", "rb").read()
+kext = open(sys.argv[2] + "/fakekext.arm64", "rb").read()
+kid = "com.kpbrowse.FakeDriver"
+out = sys.argv[3]
+def write(name, b):
+    open(out + "/" + name, "wb").write(b)
+write("pl.far", m.prelinked(kernel, kext, kid, False,
+                            info=lambda i, s, n: m.prelink_info(i, s + 0x10000000, n)))
+write("pl.cut", m.prelinked(kernel, kext, kid, False,
+                            info=lambda i, s, n: m.prelink_info(i, s, n)[:-30]))
+other = bytearray(kext)
+for at, cmd, size in m.commands(other):
+    if cmd == m.LC_UUID:
+        other[at + 8] ^= 0xFF
+write("pl.uuid", m.prelinked(kernel, bytes(other), kid, False))
+PYEOF
+kernel_frames=$(grep -c "^$kernel_uuid " "$tmp/bare.frames")
+for v in far:"warning: prelinked kext com.kpbrowse.FakeDriver left out: its header is outside the file" \
+	cut:"warning: prelinked kexts left out: " uuid:; do
+	f=pl.${v%%:*} want=${v#*:}
+	"$kp" show --json --dsym "$tmp/$f" "$rep" >"$tmp/$f.json" 2>"$tmp/$f.err"
+	check "$?" = 0 "$f: show still exits 0"
+	if [ -n "$want" ]; then
+		check_grep "$want" "$tmp/$f.err" "$f: the warning says what was left out and why"
+	else
+		check_not_grep "warning" "$tmp/$f.err" "$f: another kext's UUID is no error"
+	fi
+	frames "$tmp/$f.json" >"$tmp/$f.frames"
+	check "$(grep -c "^$kernel_uuid .* symtab " "$tmp/$f.frames")" = "$kernel_frames" "$f: the kernel's frames still named"
+	check "$(grep -c "^$kext_uuid .* symtab " "$tmp/$f.frames")" = 0 "$f: the kext's frames unnamed"
+done
+
 # a kernelcache named by the config file (Kernelcache = FILE) or by
 # KPBROWSE_KERNELCACHE_PATH (files or folders), with no --dsym: the same names
 printf 'Kernelcache = %s\n' "$kc/kernelcache.im4p" >"$tmp/kc.config"
@@ -138,6 +197,10 @@ print("func_%x" % max(s for s in starts if s <= a))' "$addr")
 else
 	skip "llvm-objdump-19 absent: function starts not checked against it"
 fi
+"$kp" show --json --dsym "$kc/prelinked.stripped" "$rep" >"$tmp/ps.json" 2>/dev/null
+frames "$tmp/ps.json" >"$tmp/ps.frames"
+cmp -s "$tmp/s.frames" "$tmp/ps.frames"
+check "$?" = 0 "prelinked, stripped: every frame the same func_<start> as the stripped fileset's"
 "$kp" show --dsym "$kc/kernelcache.stripped" "$rep" >"$tmp/s.txt" 2>/dev/null
 check_grep "func_[0-9a-f]* +0x[0-9a-f]" "$tmp/s.txt" "stripped: show text gives the offset into func_<start>"
 

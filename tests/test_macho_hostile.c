@@ -1,6 +1,6 @@
 /* test_macho_hostile.c: kp_macho on hostile input: every prefix and
  * thousands of byte mutations of the real fixtures (tests/fixtures, built by
- * fixtures/build.sh), synthetic thin / 32-bit / fat / fileset files with one
+ * fixtures/build.sh), synthetic thin / 32-bit / fat / fileset / prelinked files with one
  * field wrong at a time, and files on disk that are not Mach-O.  Any outcome
  * but OK or a FORMAT error at a sane position is a failure; run under ASan
  * (KP_SANITIZE) to catch overreads.  The fixture oracles are test_macho.c. */
@@ -572,6 +572,172 @@ static void test_fileset(void)
 	expect_format(w.b, w.n, "fileset entry too short", (long)e2, NULL);
 }
 
+/* A prelinked kernelcache (macho_prelink.c): an MH_EXECUTE kernel with
+ * __TEXT (0x000), __PRELINK_TEXT (0x400, the kext whole) and __PRELINK_INFO
+ * (0x800, the XML).  The kext: MH_KEXT_BUNDLE with LC_UUID and __TEXT,__text
+ * (its addr load + 0x100, its bytes at file 0x500); its file offsets count
+ * from the file's start, or from its header when rel. */
+#define PL_KEXT_VM 0xffffff7f80000000ull
+#define PL_INFO_OK                                                                        \
+	"<dict><key>_PrelinkInfoDictionary</key><array>"                                       \
+	"<dict><key>CFBundleIdentifier</key><string ID=\"1\">com.fake.Prelinked</string>"      \
+	"<key>X</key><integer size=\"64\" ID=\"2\">0xffffff7f80000000</integer></dict>"        \
+	"<dict><key>CFBundleIdentifier</key><string IDREF=\"1\"/>"                              \
+	"<key>_PrelinkExecutableLoadAddr</key><integer IDREF=\"2\"/>"                           \
+	"<key>_PrelinkExecutableSourceAddr</key><integer IDREF=\"2\"/>"                         \
+	"<key>_PrelinkExecutableSize</key><integer size=\"64\">%s</integer></dict>"            \
+	"</array></dict>"
+
+static void plseg(struct w *w, const char *seg, uint64_t vm, uint64_t off, uint64_t size,
+                  const char *sect, uint64_t saddr, uint32_t soff, uint64_t ssize)
+{
+	put32(w, LC_SEGMENT_64);
+	put32(w, SEGMENT_64_CMD_SIZE + (sect ? SECTION_64_SIZE : 0));
+	putname(w, seg);
+	put64(w, vm);
+	put64(w, size);
+	put64(w, off);
+	put64(w, size);
+	put32(w, VM_PROT_READ_EXECUTE);
+	put32(w, VM_PROT_READ_EXECUTE);
+	put32(w, sect ? 1 : 0);
+	put32(w, 0);
+	if (!sect)
+		return;
+	putname(w, sect);
+	putname(w, seg);
+	put64(w, saddr);
+	put64(w, ssize);
+	put32(w, soff);
+	for (int i = 0; i < 7; i++)
+		put32(w, 0);
+}
+
+static void pluuid(struct w *w, unsigned char first)
+{
+	put32(w, LC_UUID);
+	put32(w, UUID_CMD_SIZE);
+	for (int i = 0; i < 16; i++)
+		w->b[w->n++] = (unsigned char)(first + i);
+}
+
+static void make_prelinked(struct w *w, const char *info, bool rel, uint32_t sect_off)
+{
+	memset(w, 0, sizeof *w);
+	put32(w, MH_MAGIC_64);
+	put32(w, CPU_TYPE_X86 | 0x01000000u);
+	put32(w, 3);
+	put32(w, 2); /* MH_EXECUTE */
+	put32(w, 4);
+	put32(w, UUID_CMD_SIZE + SEGMENT_64_CMD_SIZE + 2 * (SEGMENT_64_CMD_SIZE + SECTION_64_SIZE));
+	put32(w, 0);
+	put32(w, 0);
+	pluuid(w, 0xa0);
+	plseg(w, "__TEXT", 0xffffff8000200000ull, 0, 0x400, NULL, 0, 0, 0);
+	plseg(w, "__PRELINK_TEXT", PL_KEXT_VM, 0x400, 0x400, "__text", PL_KEXT_VM, 0x400, 0x400);
+	plseg(w, "__PRELINK_INFO", 0xffffff8000800000ull, 0x800, 0x800, "__info",
+	      0xffffff8000800000ull, 0x800, 0x800);
+	w->n = 0x400;
+	put32(w, MH_MAGIC_64);
+	put32(w, CPU_TYPE_X86 | 0x01000000u);
+	put32(w, 3);
+	put32(w, 0xb); /* MH_KEXT_BUNDLE */
+	put32(w, 2);
+	put32(w, UUID_CMD_SIZE + SEGMENT_64_CMD_SIZE + SECTION_64_SIZE);
+	put32(w, 0);
+	put32(w, 0);
+	pluuid(w, 0xb0);
+	plseg(w, "__TEXT", PL_KEXT_VM, rel ? 0 : 0x400, 0x400, "__text", PL_KEXT_VM + 0x100,
+	      sect_off, 0x100);
+	memset(w->b + 0x500, 0xc3, 0x100);
+	w->n = 0x800;
+	size_t len = strlen(info);
+	memcpy(w->b + w->n, info, len < 0x800 ? len : 0x800);
+	w->n = 0x1000;
+}
+
+/* Opens w, checks it has nslices slices and the warning mentions needle
+ * (NULL: no warning), the kernel and, when two, the kext as they should be. */
+static void expect_prelinked(const struct w *w, const char *what, size_t nslices, const char *needle)
+{
+	kp_macho *m = NULL;
+	kp_error err;
+	KT_CHECK(kp_macho_open_mem(w->b, w->n, &m, &err) == KP_OK, "%s: opens (%s)", what, err.msg);
+	if (!m)
+		return;
+	const char *warn = kp_macho_warning(m);
+	KT_CHECK(kp_macho_nslices(m) == nslices, "%s: %zu slices (got %zu)", what, nslices,
+	         kp_macho_nslices(m));
+	KT_CHECK(needle ? warn && strstr(warn, needle) : !warn, "%s: warning \"%s\" (want %s)", what,
+	         warn ? warn : "", needle ? needle : "none");
+	const kp_macho_slice *k = kp_macho_slice_at(m, 0);
+	KT_CHECK(k && k->fileset_id && !strcmp(k->fileset_id, "com.apple.kernel") &&
+	             kp_macho_find_uuid(m, "A0A1A2A3-A4A5-A6A7-A8A9-AAABACADAEAF") == k,
+	         "%s: the kernel is the file's own slice", what);
+	const kp_macho_slice *x = kp_macho_find_uuid(m, "b0b1b2b3b4b5b6b7b8b9babbbcbdbebf");
+	if (nslices == 2) {
+		const unsigned char *d = NULL;
+		uint64_t size = 0, addr = 0;
+		KT_CHECK(x && x->fileset_id && !strcmp(x->fileset_id, "com.fake.Prelinked"),
+		         "%s: the kext is a slice named by its bundle id (an IDREF)", what);
+		KT_CHECK(x && kp_macho_section(x, "__TEXT", "__text", &d, &size, &addr) &&
+		             d == w->b + 0x500 && size == 0x100 && addr == PL_KEXT_VM + 0x100,
+		         "%s: the kext's __text is its bytes in __PRELINK_TEXT", what);
+	} else {
+		KT_CHECK(!x, "%s: the kext is left out", what);
+	}
+	kp_macho_close(&m);
+}
+
+static void test_prelinked(void)
+{
+	static struct w w;
+	char info[2048];
+	snprintf(info, sizeof info, PL_INFO_OK, "0x400");
+	make_prelinked(&w, info, false, 0x500);
+	expect_prelinked(&w, "prelinked, offsets from the file", 2, NULL);
+	make_prelinked(&w, info, true, 0x100);
+	expect_prelinked(&w, "prelinked, offsets from the kext", 2, NULL);
+	make_prelinked(&w, info, false, 0x700);
+	expect_prelinked(&w, "a section not where its address says", 1,
+	                 "prelinked kext com.fake.Prelinked left out: its sections are not where");
+	snprintf(info, sizeof info, PL_INFO_OK, "0xffffffffffffffff");
+	make_prelinked(&w, info, false, 0x500);
+	expect_prelinked(&w, "a size that overflows", 1, "Prelinked left out: its size 0xffffffffffffffff overflows");
+	snprintf(info, sizeof info, PL_INFO_OK, "0x10000");
+	make_prelinked(&w, info, false, 0x500);
+	expect_prelinked(&w, "a size past the file", 1, "runs outside the file");
+	snprintf(info, sizeof info, PL_INFO_OK, "0x400");
+	char *ref = strstr(info, "ID=\"2\"");
+	if (ref)
+		ref[4] = '7';   /* the integer's ID: 7, IDREFs to 2 go nowhere */
+	make_prelinked(&w, info, false, 0x500);
+	expect_prelinked(&w, "an IDREF to no ID", 1, "prelinked kexts left out: IDREF 2 refers to no earlier ID");
+	make_prelinked(&w, "<dict><key>_PrelinkInfoDictionary</key><array><dict>", false, 0x500);
+	expect_prelinked(&w, "a cut plist", 1, "prelinked kexts left out: ");
+	snprintf(info, sizeof info, PL_INFO_OK, "0x400");
+	char *src = strstr(info, "0xffffff7f80000000");
+	if (src)
+		src[10] = '9';   /* the load and source address 0xffffff7f90000000 */
+	make_prelinked(&w, info, false, 0x500);
+	expect_prelinked(&w, "a kext outside the file", 1,
+	                 "com.fake.Prelinked left out: its header is outside the file (address 0xffffff7f90000000)");
+	/* every byte of the file flipped in turn: OK or FORMAT, never a crash */
+	snprintf(info, sizeof info, PL_INFO_OK, "0x400");
+	make_prelinked(&w, info, false, 0x500);
+	size_t ok = 0, other = 0;
+	kp_error err;
+	for (size_t i = 0; i < 0x800 + strlen(info); i++) {
+		w.b[i] ^= 0x5a;
+		kp_status st = poke(w.b, w.n, &err);
+		ok += st == KP_OK;
+		other += st != KP_OK && st != KP_ERR_FORMAT;
+		w.b[i] ^= 0x5a;
+	}
+	KT_CHECK(other == 0 && ok > 0, "prelinked, each byte flipped: OK or FORMAT (%zu OK, %zu other)",
+	         ok, other);
+}
+
 static void test_files_on_disk(void)
 {
 	char dir[] = "/tmp/kp_test_macho_XXXXXX";
@@ -613,6 +779,7 @@ int main(void)
 	test_synthetic_32();
 	test_synthetic_fat();
 	test_fileset();
+	test_prelinked();
 	test_files_on_disk();
 	return kt_done();
 }

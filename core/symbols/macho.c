@@ -130,7 +130,7 @@ struct parse {
 	const unsigned char *d; /* slice bytes */
 	size_t size;            /* slice size */
 	size_t base;            /* slice offset in the file */
-	size_t sect_cap, fs_cap;
+	size_t sect_cap, fs_cap, seg_cap;
 	kp_error *err;
 };
 
@@ -160,6 +160,15 @@ static kp_status parse_segment(struct parse *p, uint64_t at, uint32_t cmdsize, b
 		return bad(p->err, p->base, at, "segment file range outside the file");
 	if (nsects > (cmdsize - hdr) / secsize)
 		return bad(p->err, p->base, at, "segment section count overflows its command");
+
+	struct mseg *sg = kp_vec_push((void **)&p->s->segs, &p->s->nsegs, &p->seg_cap, sizeof *sg);
+	if (!sg)
+		return kp_error_set(p->err, KP_ERR_NOMEM, 0, -1, "out of memory for segments");
+	memcpy(sg->segname, segname, sizeof sg->segname);
+	sg->vmaddr = vmaddr;
+	sg->vmsize = is64 ? le64(c + 32) : le32(c + 28);
+	sg->fileoff = fileoff;
+	sg->filesize = filesize;
 
 	if (strcmp(segname, "__TEXT") == 0 && !p->s->pub.has_text) {
 		p->s->pub.has_text = true;
@@ -268,8 +277,8 @@ static kp_status parse_fileset_entry(struct parse *p, uint64_t at, uint32_t cmds
 
 /* The Mach-O header at d + hdr (0, or a fileset entry's fileoff: an
  * entry's load commands give file offsets from d, the fileset's start). */
-static kp_status parse_slice(struct mslice *s, const unsigned char *d, size_t size, size_t base,
-                             uint64_t hdr, kp_error *err)
+kp_status kp__macho_parse_slice(struct mslice *s, const unsigned char *d, size_t size, size_t base,
+                                uint64_t hdr, kp_error *err)
 {
 	if (hdr > size || size - hdr < 4)
 		return bad(err, base, hdr, "too short for a Mach-O header");
@@ -384,14 +393,21 @@ static int arc_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+void kp__macho_slice_free(struct mslice *s)
+{
+	free(s->sects);
+	free(s->fileset);
+	free(s->segs);
+	free(s->own_id);
+	free(s->sorted_syms);
+	free(s->funcs);
+	memset(s, 0, sizeof *s);
+}
+
 static void free_slices(kp_macho *m)
 {
-	for (size_t i = 0; i < m->nslices; i++) {
-		free(m->slices[i].sects);
-		free(m->slices[i].fileset);
-		free(m->slices[i].sorted_syms);
-		free(m->slices[i].funcs);
-	}
+	for (size_t i = 0; i < m->nslices; i++)
+		kp__macho_slice_free(&m->slices[i]);
 	free(m->slices);
 	m->slices = NULL;
 	m->nslices = 0;
@@ -408,7 +424,7 @@ static kp_status parse_file(kp_macho *m, kp_error *err)
 		if (!m->slices)
 			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 		m->nslices = 1;
-		return parse_slice(&m->slices[0], d, len, 0, 0, err);
+		return kp__macho_parse_slice(&m->slices[0], d, len, 0, 0, err);
 	}
 
 	bool f64 = be32(d) == FAT_MAGIC_64;
@@ -453,7 +469,7 @@ static kp_status parse_file(kp_macho *m, kp_error *err)
 	}
 	for (uint32_t i = 0; i < n && st == KP_OK; i++) {
 		m->nslices = i + 1;
-		st = parse_slice(&m->slices[i], d + arcs[i].off, (size_t)arcs[i].size,
+		st = kp__macho_parse_slice(&m->slices[i], d + arcs[i].off, (size_t)arcs[i].size,
 		                 (size_t)arcs[i].off, 0, err);
 	}
 	if (st == KP_OK)
@@ -482,13 +498,12 @@ static kp_status add_fileset_entries(kp_macho *m)
 			kp_error perr;
 			kp_status st = f->fileoff >= fs->pub.size
 			                       ? kp_error_set(&perr, KP_ERR_FORMAT, 0, -1, "its header is outside the file")
-			                       : parse_slice(&e, fs->pub.data, fs->pub.size, fs->base, f->fileoff, &perr);
+			                       : kp__macho_parse_slice(&e, fs->pub.data, fs->pub.size, fs->base, f->fileoff, &perr);
 			if (st == KP_OK && e.pub.filetype == MH_FILESET)
 				st = kp_error_set(&perr, KP_ERR_FORMAT, 0, (long)(fs->base + f->fileoff),
 				                  "a fileset inside a fileset");
 			if (st == KP_ERR_NOMEM) {
-				free(e.sects);
-				free(e.fileset);
+				kp__macho_slice_free(&e);
 				return st;
 			}
 			if (st != KP_OK) {
@@ -497,14 +512,12 @@ static kp_status add_fileset_entries(kp_macho *m)
 					         "fileset entry %.80s left out: %.120s (at byte %llu)", f->name, perr.msg,
 					         (unsigned long long)(perr.byte >= 0 ? (uint64_t)perr.byte
 					                                              : fs->base + f->fileoff));
-				free(e.sects);
-				free(e.fileset);
+				kp__macho_slice_free(&e);
 				continue;
 			}
 			e.pub.fileset_id = f->name;
 			if (!kp_vec_reserve((void **)&m->slices, &cap, m->nslices + 1, sizeof e)) {
-				free(e.sects);
-				free(e.fileset);
+				kp__macho_slice_free(&e);
 				return KP_ERR_NOMEM;
 			}
 			m->slices[m->nslices++] = e;
@@ -542,6 +555,8 @@ static kp_status finish_open(kp_macho *m, kp_macho **out, kp_error *err)
 		st = parse_file(m, err);
 	if (st == KP_OK && add_fileset_entries(m) != KP_OK)
 		st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory for fileset entries");
+	if (st == KP_OK && kp__macho_add_prelinked(m) != KP_OK)
+		st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory for prelinked kexts");
 	if (st != KP_OK) {
 		kp_macho_close(&m);
 		return st;

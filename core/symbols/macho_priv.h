@@ -27,6 +27,11 @@ struct msect {
 	uint32_t reserved1, reserved2;  /* stubs: first indirect-table index, stub size */
 };
 
+struct mseg {
+	char segname[17];
+	uint64_t vmaddr, vmsize, fileoff, filesize; /* fileoff: from the slice's data */
+};
+
 struct mfileset {
 	const char *name; /* into the mapping, NUL-terminated inside its command */
 	uint64_t vmaddr, fileoff;
@@ -46,6 +51,9 @@ struct mslice {
 	size_t nsects;
 	struct mfileset *fileset;
 	size_t nfileset;
+	struct mseg *segs;  /* every LC_SEGMENT(_64), in file order */
+	size_t nsegs;
+	char *own_id;       /* a prelinked kext's fileset_id (pub.fileset_id), malloc'd */
 	/* LC_SYMTAB, already validated */
 	bool has_symtab;
 	const unsigned char *syms;
@@ -80,8 +88,21 @@ struct kp_macho {
 	bool fat;
 	struct mslice *slices;   /* the file's, then each fileset entry's */
 	size_t nslices;
-	char warning[256];       /* a fileset entry left out, or "" */
+	char warning[256];       /* a fileset entry or prelinked kext left out, or "" */
 };
+
+/* macho.c: parses the Mach-O header at d + hdr into s (zeroed by the
+ * caller): every file offset in its load commands counts from d, and must
+ * lie inside d[0..size); base is d's offset in the file (error positions).
+ * On failure s may hold arrays to free with kp__macho_slice_free. */
+kp_status kp__macho_parse_slice(struct mslice *s, const unsigned char *d, size_t size, size_t base,
+                                uint64_t hdr, kp_error *err);
+void kp__macho_slice_free(struct mslice *s);
+
+/* macho_prelink.c: each kext of a prelinked kernelcache (an MH_EXECUTE
+ * kernel with __PRELINK_TEXT and __PRELINK_INFO) becomes a slice after
+ * m's; one left out is named in m->warning.  KP_ERR_NOMEM only. */
+kp_status kp__macho_add_prelinked(kp_macho *m);
 
 /* ---- byte decoding: Mach-O fields are little-endian -------------------- */
 

@@ -4,6 +4,8 @@
  * values that became status codes in 2.3 are not relied on. */
 #include "plist.h"
 #include "kp_lex.h"
+#include "kp_strbuf.h"
+#include "kp_vec.h"
 
 #include <plist/plist.h>
 #include <ctype.h>
@@ -240,6 +242,255 @@ kp_status kp__plist_strings(const void *buf, size_t len, const char *key,
 		if (s)
 			fn(ctx, s);
 		free(s);
+	}
+	plist_free(root);
+	return KP_OK;
+}
+
+/* ---- a prelinked kernelcache's __PRELINK_INFO (plist.h) ------------------ */
+
+struct xid {
+	unsigned long id;
+	size_t start, end; /* the element carrying it, in the resolved text */
+};
+
+struct xopen {
+	unsigned long id;
+	size_t depth, start;
+};
+
+struct resolve {
+	kp_sb out;
+	struct xid *ids;
+	size_t nids, idcap;
+	bool ids_sorted;   /* IDs arrive in ascending order in Apple's output */
+	struct xopen *open;
+	size_t nopen, opencap;
+	size_t depth;
+};
+
+/* The value of attribute name in the tag text t[0..n) (between '<' and
+ * '>'), as a number: 1 found, 0 absent, -1 present but no decimal number. */
+static int attr_num(const char *t, size_t n, const char *name, unsigned long *v)
+{
+	size_t nl = strlen(name);
+	for (size_t i = 1; i + nl + 2 < n; i++) {
+		if (!isspace((unsigned char)t[i - 1]) || memcmp(t + i, name, nl) != 0)
+			continue;
+		size_t j = i + nl;
+		while (j < n && isspace((unsigned char)t[j]))
+			j++;
+		if (j >= n || t[j] != '=')
+			continue;
+		j++;
+		while (j < n && isspace((unsigned char)t[j]))
+			j++;
+		if (j >= n || (t[j] != '"' && t[j] != '\''))
+			return -1;
+		char q = t[j++];
+		unsigned long x = 0;
+		size_t nd = 0;
+		for (; j < n && isdigit((unsigned char)t[j]) && nd < 9; j++, nd++)
+			x = x * 10 + (unsigned long)(t[j] - '0');
+		if (!nd || j >= n || t[j] != q)
+			return -1;
+		*v = x;
+		return 1;
+	}
+	return 0;
+}
+
+static const struct xid *find_id(const struct resolve *r, unsigned long id)
+{
+	if (r->ids_sorted) {
+		size_t lo = 0, hi = r->nids;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (r->ids[mid].id < id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < r->nids && r->ids[lo].id == id ? &r->ids[lo] : NULL;
+	}
+	for (size_t i = r->nids; i > 0; i--)   /* the latest definition wins */
+		if (r->ids[i - 1].id == id)
+			return &r->ids[i - 1];
+	return NULL;
+}
+
+static kp_status add_id(struct resolve *r, unsigned long id, size_t start, kp_error *err)
+{
+	struct xid *x = kp_vec_push((void **)&r->ids, &r->nids, &r->idcap, sizeof *x);
+	if (!x)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory for prelink info IDs");
+	x->id = id;
+	x->start = start;
+	x->end = r->out.n;
+	if (r->nids > 1 && r->ids[r->nids - 2].id >= id)
+		r->ids_sorted = false;
+	return KP_OK;
+}
+
+/* The text with every IDREF element replaced by the element its ID names
+ * (see plist.h); the caller frees *out. */
+static kp_status resolve_idrefs(const char *t, size_t n, char **res, size_t *reslen, kp_error *err)
+{
+	struct resolve r = {.ids_sorted = true};
+	kp_status st = KP_OK;
+	size_t i = 0;
+	while (i < n && st == KP_OK) {
+		const char *lt = memchr(t + i, '<', n - i);
+		size_t at = lt ? (size_t)(lt - t) : n;
+		kp_sb_add(&r.out, t + i, at - i);
+		if (at >= n)
+			break;
+		const char *close = NULL;
+		if (n - at >= 4 && memcmp(t + at, "<!--", 4) == 0) {
+			for (size_t k = at + 4; k + 3 <= n && !close; k++)
+				if (memcmp(t + k, "-->", 3) == 0)
+					close = t + k + 2;
+		} else {
+			close = memchr(t + at, '>', n - at);
+		}
+		if (!close) {
+			st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)at, "unterminated tag in the prelink info");
+			break;
+		}
+		size_t tn = (size_t)(close - (t + at)) + 1;   /* "<...>" */
+		const char *tag = t + at;
+		i = at + tn;
+		if (tag[1] == '!' || tag[1] == '?') {
+			kp_sb_add(&r.out, tag, tn);
+			continue;
+		}
+		if (tag[1] == '/') {
+			kp_sb_add(&r.out, tag, tn);
+			if (r.depth == 0) {
+				st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)at, "a closing tag with none open in the prelink info");
+				break;
+			}
+			r.depth--;
+			if (r.nopen && r.open[r.nopen - 1].depth == r.depth) {
+				r.nopen--;
+				st = add_id(&r, r.open[r.nopen].id, r.open[r.nopen].start, err);
+			}
+			continue;
+		}
+		bool empty = tn >= 3 && tag[tn - 2] == '/';
+		unsigned long id = 0, ref = 0;
+		int has_ref = attr_num(tag, tn - 1, "IDREF", &ref);
+		int has_id = attr_num(tag, tn - 1, "ID", &id);
+		if (has_ref < 0 || has_id < 0) {
+			st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)at, "an ID or IDREF that is no number in the prelink info");
+			break;
+		}
+		if (has_ref) {
+			const struct xid *x = find_id(&r, ref);
+			if (!empty)
+				st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)at, "an IDREF element that is not empty in the prelink info");
+			else if (!x)
+				st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)at, "IDREF %lu refers to no earlier ID in the prelink info", ref);
+			else if (x->end - x->start > KP_PRELINK_INFO_MAX - r.out.n)
+				st = kp_error_set(err, KP_ERR_LIMIT, 0, (long)at, "the prelink info grows past %u bytes through its IDREFs", KP_PRELINK_INFO_MAX);
+			else if (r.out.s)
+				/* copied from itself: the buffer may move, so through a copy */
+				for (size_t k = x->start; k < x->end && !r.out.oom; k += 4096) {
+					char chunk[4096];
+					size_t m = x->end - k < sizeof chunk ? x->end - k : sizeof chunk;
+					memcpy(chunk, r.out.s + k, m);
+					kp_sb_add(&r.out, chunk, m);
+				}
+			continue;
+		}
+		size_t start = r.out.n;
+		kp_sb_add(&r.out, tag, tn);
+		if (has_id && empty) {
+			st = add_id(&r, id, start, err);
+		} else if (!empty) {
+			if (has_id) {
+				struct xopen *o = kp_vec_push((void **)&r.open, &r.nopen, &r.opencap, sizeof *o);
+				if (!o) {
+					st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory for prelink info IDs");
+					break;
+				}
+				o->id = id;
+				o->depth = r.depth;
+				o->start = start;
+			}
+			r.depth++;
+		}
+	}
+	if (st == KP_OK && r.out.oom)
+		st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory for the prelink info");
+	free(r.ids);
+	free(r.open);
+	if (st != KP_OK) {
+		kp_sb_free(&r.out);
+		return st;
+	}
+	*reslen = r.out.n;
+	*res = kp_sb_take(&r.out);
+	return *res ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory for the prelink info");
+}
+
+static bool uint_of(plist_t dict, const char *key, uint64_t *v)
+{
+	plist_t node = plist_dict_get_item(dict, key);
+	if (!node || plist_get_node_type(node) != PLIST_UINT)
+		return false;
+	plist_get_uint_val(node, v);
+	return true;
+}
+
+kp_status kp__prelink_info_each(const void *buf, size_t len,
+                                void (*fn)(void *ctx, const kp__prelink_kext *k), void *ctx,
+                                kp_error *err)
+{
+	const char *t = buf;
+	const char *nul = memchr(t, '\0', len);   /* NUL padding to the section's end */
+	size_t n = nul ? (size_t)(nul - t) : len;
+	if (n > KP_PRELINK_INFO_MAX)
+		return kp_error_set(err, KP_ERR_LIMIT, 0, -1, "prelink info larger than %u bytes",
+		                    KP_PRELINK_INFO_MAX);
+	if (n == 0)
+		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "empty prelink info");
+	char *x = NULL;
+	size_t xn = 0;
+	kp_status st = resolve_idrefs(t, n, &x, &xn, err);
+	if (st != KP_OK)
+		return st;
+	const char *why = NULL;
+	if (!xml_without_nul(x, xn, &why) || xn > UINT32_MAX) {
+		free(x);
+		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "prelink info refused: %s",
+		                    why ? why : "too large");
+	}
+	plist_t root = NULL;
+	plist_from_xml(x, (uint32_t)xn, &root);
+	free(x);
+	if (!root)
+		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "the prelink info is not a property list");
+	plist_t arr = plist_get_node_type(root) == PLIST_ARRAY ? root
+	              : plist_get_node_type(root) == PLIST_DICT
+	                      ? plist_dict_get_item(root, "_PrelinkInfoDictionary") : NULL;
+	if (!arr || plist_get_node_type(arr) != PLIST_ARRAY) {
+		plist_free(root);
+		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "the prelink info has no _PrelinkInfoDictionary array");
+	}
+	uint32_t count = plist_array_get_size(arr);
+	for (uint32_t i = 0; i < count; i++) {
+		plist_t d = plist_array_get_item(arr, i);
+		if (!d || plist_get_node_type(d) != PLIST_DICT)
+			continue;
+		kp__prelink_kext k = {0};
+		char *id = item(d, "CFBundleIdentifier");
+		k.id = id;
+		k.has_load = uint_of(d, "_PrelinkExecutableLoadAddr", &k.load);
+		k.has_source = uint_of(d, "_PrelinkExecutableSourceAddr", &k.source);
+		k.has_size = uint_of(d, "_PrelinkExecutableSize", &k.size);
+		fn(ctx, &k);
+		free(id);
 	}
 	plist_free(root);
 	return KP_OK;

@@ -11,7 +11,9 @@
 #ifndef KP_PLIST_H
 #define KP_PLIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kp_error.h"
 
@@ -54,5 +56,37 @@ void kp__dsym_answer_free(kp__dsym_answer *a);
  * as above. */
 kp_status kp__plist_strings(const void *buf, size_t len, const char *key,
                             void (*fn)(void *ctx, const char *s), void *ctx, kp_error *err);
+
+/* ---- a prelinked kernelcache's __PRELINK_INFO,__info ------------------
+ *
+ * The kernel's own XML (OSSerialize, read back by OSUnserializeXML): a
+ * top-level <dict> with no <plist> wrapper or prolog, NUL-padded to the
+ * section's end; integers as <integer size="64">0x...</integer>; and an
+ * object written twice is written once with ID="n" and then as an empty
+ * element IDREF="n" (<integer IDREF="3"/>), which libplist does not know:
+ * each IDREF is replaced by a copy of the element that carries its ID (an
+ * earlier one) before libplist reads the text.  Known limit: OSSerialize's
+ * <set> (an OSSet) is no plist type, so such info is KP_ERR_FORMAT. */
+
+#define KP_PRELINK_INFO_MAX (64u << 20) /* the info after IDREFs are resolved */
+
+/* One kext's entry of _PrelinkInfoDictionary; has_* false when its key is
+ * absent or no integer (a codeless kext has no executable). */
+typedef struct kp__prelink_kext {
+	const char *id;            /* CFBundleIdentifier; NULL when absent or refused */
+	bool has_load, has_source, has_size;
+	uint64_t load;             /* _PrelinkExecutableLoadAddr: its header's vmaddr */
+	uint64_t source;           /* _PrelinkExecutableSourceAddr: where it lies in the cache */
+	uint64_t size;             /* _PrelinkExecutableSize */
+} kp__prelink_kext;
+
+/* Calls fn with each dictionary of _PrelinkInfoDictionary in buf[0..len)
+ * (a top-level array is taken as that array, as kclist does); the strings
+ * are borrowed for the call.  KP_ERR_FORMAT when the text is no such
+ * plist (an IDREF to no earlier ID, an ID that is no number, a NUL inside
+ * the text, ...), KP_ERR_LIMIT past KP_PRELINK_INFO_MAX. */
+kp_status kp__prelink_info_each(const void *buf, size_t len,
+                                void (*fn)(void *ctx, const kp__prelink_kext *k), void *ctx,
+                                kp_error *err);
 
 #endif
