@@ -122,9 +122,9 @@ static void entry(const char *uuid, const kp_symwhere *w, const char *why)
 
 int kpc_cmd_dsym_for_uuid(int argc, char **argv)
 {
-	const char *paths[KPC_MAX_DSYM];
-	size_t npaths;
-	int rc = kpc_source_options("dsym-for-uuid", argc, argv, true, paths, &npaths);
+	const char *paths[KPC_MAX_DSYM], *kcs[KPC_MAX_DSYM];
+	size_t npaths, nkcs;
+	int rc = kpc_source_options("dsym-for-uuid", argc, argv, true, paths, &npaths, kcs, &nkcs);
 	if (rc != KP_EXIT_OK)
 		return rc;
 	if (optind >= argc)
@@ -138,7 +138,8 @@ int kpc_cmd_dsym_for_uuid(int argc, char **argv)
 			free(uuids);
 			return KP_EXIT_BAD;
 		}
-	kp_symbols_opts so = {.paths = paths, .npaths = npaths, .no_shell = getenv(NESTED_ENV) != NULL};
+	kp_symbols_opts so = {.paths = paths, .npaths = npaths, .kernelcaches = kcs,
+	                      .nkernelcaches = nkcs, .no_shell = getenv(NESTED_ENV) != NULL};
 	setenv(NESTED_ENV, "1", 1);
 	kp_symbols *sym = NULL;
 	kp_error err;

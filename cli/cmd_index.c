@@ -225,6 +225,7 @@ static const struct option index_options[] = {
 	{"db", required_argument, NULL, 'd'},
 	{"resign", no_argument, NULL, 'r'},
 	{"dsym", required_argument, NULL, 'y'},
+	{"kernelcache", required_argument, NULL, 'k'},
 	{"no-symbols", no_argument, NULL, 'n'},
 	{"json", no_argument, NULL, 'j'},
 	{"verbose", no_argument, NULL, 'v'},
@@ -262,11 +263,11 @@ int kpc_cmd_index(int argc, char **argv)
 {
 	const char *db_opt = NULL;
 	bool resign = false, json = false, no_symbols = false, verbose = false;
-	const char *dsyms[MAX_DSYMS];
-	size_t ndsyms = 0;
+	const char *dsyms[MAX_DSYMS], *kcs[MAX_DSYMS];
+	size_t ndsyms = 0, nkcs = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:rjhnvy:", index_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:rjhnvy:k:", index_options, NULL)) != -1) {
 		switch (c) {
 		case 'v': verbose = true; break;
 		case 'n': no_symbols = true; break;
@@ -276,6 +277,13 @@ int kpc_cmd_index(int argc, char **argv)
 				return KP_EXIT_BAD;
 			}
 			dsyms[ndsyms++] = optarg;
+			break;
+		case 'k':
+			if (nkcs == MAX_DSYMS) {
+				kp_usage_error("index: at most %d --kernelcache paths", MAX_DSYMS);
+				return KP_EXIT_BAD;
+			}
+			kcs[nkcs++] = optarg;
 			break;
 		case 'd': db_opt = optarg; break;
 		case 'r': resign = true; break;
@@ -290,7 +298,8 @@ int kpc_cmd_index(int argc, char **argv)
 	/* symbols name the frames of the group keys (image!function) */
 	kp_symbols *sym = NULL;
 	if (!no_symbols) {
-		kp_symbols_opts so = {.paths = dsyms, .npaths = ndsyms, .batch = true};
+		kp_symbols_opts so = {.paths = dsyms, .npaths = ndsyms, .kernelcaches = kcs,
+		                      .nkernelcaches = nkcs, .batch = true};
 		kp_error serr;
 		if (kp_symbols_new(&so, &sym, &serr) != KP_OK) {
 			char msg[300];

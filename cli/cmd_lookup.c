@@ -129,6 +129,7 @@ static char *next_line(lines *l)
 
 static const struct option lookup_options[] = {
 	{"dsym", required_argument, NULL, 'd'},
+	{"kernelcache", required_argument, NULL, 'k'},
 	{"arch", required_argument, NULL, 'a'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
@@ -137,19 +138,20 @@ static const struct option lookup_options[] = {
 int kpc_cmd_lookup(int argc, char **argv)
 {
 	const char *path = NULL, *arch = NULL;
-	int c;
+	int c, nfiles = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:a:h", lookup_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:k:a:h", lookup_options, NULL)) != -1) {
 		switch (c) {
-		case 'd': path = optarg; break;
+		case 'd':
+		case 'k': path = optarg; nfiles++; break;
 		case 'a': arch = optarg; break;
 		case 'h':
 			return KPC_HELP;
 		default: return KPC_USAGE;   /* getopt said what was wrong */
 		}
 	}
-	if (!path) {
-		kp_usage_error("lookup: --dsym FILE is required");
+	if (nfiles != 1) {
+		kp_usage_error("lookup: one --dsym FILE or --kernelcache FILE is required");
 		return KP_EXIT_BAD;
 	}
 	/* an address given as an argument is checked before anything prints */

@@ -29,6 +29,7 @@ static const struct option nvram_options[] = {
 	{"json", no_argument, NULL, 'j'},
 	{"no-symbols", no_argument, NULL, 'n'},
 	{"dsym", required_argument, NULL, 's'},
+	{"kernelcache", required_argument, NULL, 'k'},
 	{"index", no_argument, NULL, 'i'},
 	{"db", required_argument, NULL, 'd'},
 	{"unsaved-dir", required_argument, NULL, 'u'},
@@ -130,12 +131,12 @@ static void json_source(const kp_nvram *nv)
 
 int kpc_cmd_nvram(int argc, char **argv)
 {
-	const char *db_opt = NULL, *dir_opt = NULL, *dsyms[MAX_DSYM_PATHS];
-	size_t ndsyms = 0;
+	const char *db_opt = NULL, *dir_opt = NULL, *dsyms[MAX_DSYM_PATHS], *kcs[MAX_DSYM_PATHS];
+	size_t ndsyms = 0, nkcs = 0;
 	bool json = false, no_symbols = false, index = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jns:id:u:h", nvram_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jns:k:id:u:h", nvram_options, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'n': no_symbols = true; break;
@@ -148,6 +149,13 @@ int kpc_cmd_nvram(int argc, char **argv)
 				return KP_EXIT_BAD;
 			}
 			dsyms[ndsyms++] = optarg;
+			break;
+		case 'k':
+			if (nkcs == MAX_DSYM_PATHS) {
+				kp_usage_error("nvram: at most %d --kernelcache paths", MAX_DSYM_PATHS);
+				return KP_EXIT_BAD;
+			}
+			kcs[nkcs++] = optarg;
 			break;
 		case 'h': return KPC_HELP;
 		default: return KPC_USAGE;   /* getopt said what was wrong */
@@ -227,7 +235,8 @@ int kpc_cmd_nvram(int argc, char **argv)
 	}
 	kp_symbols *sym = NULL;
 	if (!no_symbols && !json) {
-		kp_symbols_opts so = {.paths = dsyms, .npaths = ndsyms, .batch = true};
+		kp_symbols_opts so = {.paths = dsyms, .npaths = ndsyms, .kernelcaches = kcs,
+		                      .nkernelcaches = nkcs, .batch = true};
 		if (kp_symbols_new(&so, &sym, &err) != KP_OK)
 			sym = NULL;   /* printed without symbols */
 		else

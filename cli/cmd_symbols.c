@@ -61,6 +61,7 @@ static void print_where(const char *uuid, const kp_symwhere *w)
 
 static const struct option source_options[] = {
 	{"dsym", required_argument, NULL, 'd'},
+	{"kernelcache", required_argument, NULL, 'k'},
 	/* what lldb passes a dsymForUUID (SymbolLocatorDebugSymbols) */
 	{"ignoreNegativeCache", no_argument, NULL, 'n'},
 	{"copyExecutable", no_argument, NULL, 'c'},
@@ -69,10 +70,11 @@ static const struct option source_options[] = {
 };
 
 int kpc_source_options(const char *cmd, int argc, char **argv, bool lldb_flags,
-                       const char *paths[KPC_MAX_DSYM], size_t *npaths)
+                       const char *paths[KPC_MAX_DSYM], size_t *npaths,
+                       const char *kcs[KPC_MAX_DSYM], size_t *nkcs)
 {
 	int c;
-	*npaths = 0;
+	*npaths = *nkcs = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:h", source_options, NULL)) != -1) {
 		switch (c) {
@@ -82,6 +84,13 @@ int kpc_source_options(const char *cmd, int argc, char **argv, bool lldb_flags,
 				return KP_EXIT_BAD;
 			}
 			paths[(*npaths)++] = optarg;
+			break;
+		case 'k':
+			if (*nkcs == KPC_MAX_DSYM) {
+				kp_usage_error("%s: at most %d --kernelcache", cmd, KPC_MAX_DSYM);
+				return KP_EXIT_BAD;
+			}
+			kcs[(*nkcs)++] = optarg;
 			break;
 		case 'n':
 		case 'c':
@@ -103,9 +112,9 @@ int kpc_cmd_symbols(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "where") != 0)
 		return KPC_USAGE;
 	argc--, argv++;
-	const char *paths[KPC_MAX_DSYM];
-	size_t npaths;
-	int rc = kpc_source_options("symbols where", argc, argv, false, paths, &npaths);
+	const char *paths[KPC_MAX_DSYM], *kcs[KPC_MAX_DSYM];
+	size_t npaths, nkcs;
+	int rc = kpc_source_options("symbols where", argc, argv, false, paths, &npaths, kcs, &nkcs);
 	if (rc != KP_EXIT_OK)
 		return rc;
 	if (optind != argc - 1)
@@ -116,7 +125,8 @@ int kpc_cmd_symbols(int argc, char **argv)
 		kp_usage_error("symbols where: '%s' is not a UUID", uuid);
 		return KP_EXIT_BAD;
 	}
-	kp_symbols_opts so = {.paths = paths, .npaths = npaths};
+	kp_symbols_opts so = {.paths = paths, .npaths = npaths, .kernelcaches = kcs,
+	                      .nkernelcaches = nkcs};
 	kp_symbols *sym = NULL;
 	kp_error err;
 	if (kp_symbols_new(&so, &sym, &err) != KP_OK) {

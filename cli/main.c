@@ -39,7 +39,7 @@ typedef struct command {
 
 static const command commands[] = {
 	{"show", kpc_cmd_show,
-	 "show [--json] [--no-symbols] [--dsym PATH]... [--disasm N] [--load BUNDLE_ID=0xADDR]... [--panic-data-decoder UUID=COMMAND]... [--db PATH] FILE|@ID...",
+	 "show [--json] [--no-symbols] [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--disasm N] [--load BUNDLE_ID=0xADDR]... [--panic-data-decoder UUID=COMMAND]... [--db PATH] FILE|@ID...",
 	 "Prints each report (a file, or @ID from the index) with its frames symbolicated.\n"
 	 "--disasm N: N instructions around every symbolicated frame (Capstone), read\n"
 	 "from the binary next to its dSYM.\n"
@@ -49,17 +49,18 @@ static const command commands[] = {
 	 "run without a shell (words split at spaces, the DataID appended), the entry's\n"
 	 "bytes on its stdin, what it prints shown; stopped after 5 s.  Repeatable.\n"},
 	{"nvram", kpc_cmd_nvram,
-	 "nvram [--json] [--no-symbols] [--dsym PATH]... [--index [--db PATH] [--unsaved-dir DIR]] FILE|-",
+	 "nvram [--json] [--no-symbols] [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--index [--db PATH] [--unsaved-dir DIR]] FILE|-",
 	 "Decodes a panic that was never saved as a report: the output of\n"
 	 "nvram -x aapl,panic-info or nvram -p (Intel: 7-bit packed text), or a dump\n"
 	 "of the panic region (FUNK or DEED header), and prints it as show does.\n"
 	 "--index: saves the text as DIR/aapl,panic-info-HASH.panic (DIR: --unsaved-dir,\n"
 	 "else unsaved/ beside the index) and indexes it.  --json: not symbolicated.\n"},
 	{"lookup", kpc_cmd_lookup,
-	 "lookup --dsym FILE [--arch ARCH] [ADDR...]",
-	 "Reads addresses (hex) from the arguments, or one per line from stdin.\n"},
+	 "lookup (--dsym FILE | --kernelcache FILE) [--arch ARCH] [ADDR...]",
+	 "Reads addresses (hex) from the arguments, or one per line from stdin.\n"
+	 "--kernelcache: the file looked in is a kernelcache (the same as --dsym).\n"},
 	{"index", kpc_cmd_index,
-	 "index [--db PATH] [--json] [-v] [--resign] [--dsym PATH]... [--no-symbols] [PATH...]",
+	 "index [--db PATH] [--json] [-v] [--resign] [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--no-symbols] [PATH...]",
 	 "Default folders: /Library/Logs/DiagnosticReports and\n"
 	 "~/Library/Logs/DiagnosticReports (their Retired/ folders included).\n"
 	 "-v: also name every file skipped and why.  A PATH given that does not exist,\n"
@@ -91,7 +92,7 @@ static const command commands[] = {
 	 "DWARF file; clear removes those of the UUIDs given, or all.  Lookups\n"
 	 "never wait for a cache: they answer from the DWARF until one exists.\n"},
 	{"symbols", kpc_cmd_symbols,
-	 "symbols where [--dsym PATH]... UUID",
+	 "symbols where [--dsym PATH]... [--kernelcache FILE|FOLDER]... UUID",
 	 "Asks every symbol source for UUID in their order (next to a --dsym binary,\n"
 	 "--dsym, local folders, file-mapped trees, KDKs, Spotlight, dsymForUUID,\n"
 	 "kernelcaches) until one holds a file with it, and prints what each tried and\n"
@@ -99,7 +100,7 @@ static const command commands[] = {
 	 "binary, its architecture, a binary with the UUID beside it, and what a\n"
 	 "dsymForUUID program said of the sources.  Exit status 1: not found.\n"},
 	{"dsym-for-uuid", kpc_cmd_dsym_for_uuid,
-	 "dsym-for-uuid [--dsym PATH]... UUID...",
+	 "dsym-for-uuid [--dsym PATH]... [--kernelcache FILE|FOLDER]... UUID...",
 	 "kpbrowse as a dsymForUUID for lldb, atos and Xcode (DBGShellCommands,\n"
 	 "LLDB_APPLE_DSYMFORUUID_EXECUTABLE): prints the XML plist lldb reads, a\n"
 	 "dictionary keyed by each UUID with DBGArchitecture, DBGDSYMPath (the dSYM's\n"

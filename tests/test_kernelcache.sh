@@ -145,6 +145,39 @@ KPBROWSE_KERNELCACHE_PATH="$kc" "$kp" symbols where "$kext_uuid" >"$tmp/kcp.out"
 check "$?" = 0 "KPBROWSE_KERNELCACHE_PATH (a folder): symbols where finds the kext"
 check_grep "^  from: kernelcaches\$" "$tmp/kcp.out" "  from the kernelcaches source"
 
+# --kernelcache FILE|FOLDER (repeatable, any command that takes --dsym):
+# the first of the kernelcaches, before KPBROWSE_KERNELCACHE_PATH's
+"$kp" show --json --kernelcache "$kc/kernelcache" "$rep" >"$tmp/kco.json" 2>/dev/null
+check "$?" = 0 "show --kernelcache: exit 0"
+frames "$tmp/kco.json" >"$tmp/kco.frames"
+cmp -s "$tmp/bare.frames" "$tmp/kco.frames"
+check "$?" = 0 "show --kernelcache: every frame named from the cache's symbol tables (source symtab)"
+"$kp" show --json --kernelcache "$tmp/nowhere.kc" --kernelcache "$kc/prelinked" "$rep" >/dev/null 2>/dev/null
+check "$?" = 2 "show with one --kernelcache missing: exit 2"
+KPBROWSE_KERNELCACHE_PATH="$kc/prelinked" "$kp" symbols where --kernelcache "$kc/kernelcache.im4p" \
+	--kernelcache "$kc" "$kext_uuid" >"$tmp/kco.out" 2>&1
+check "$?" = 0 "symbols where --kernelcache: exit 0"
+check_grep "^  tried: $kc/kernelcache.im4p, $kc, $kc/prelinked\$" "$tmp/kco.out" \
+	"  the --kernelcache paths tried first, in order, then the environment's"
+check_grep "^found: $kc/kernelcache.im4p\$" "$tmp/kco.out" "  found in the first --kernelcache"
+mkdir -p "$tmp/kco-empty"
+for cmd in "show $rep" "symbols where $kext_uuid" "lookup 0x10" "index --db $tmp/kco.db $tmp/kco-empty" \
+	"dsym-for-uuid $kext_uuid"; do
+	# shellcheck disable=SC2086
+	set -- $cmd
+	c=$1
+	[ "$c" = symbols ] && { c="symbols where"; shift; }
+	shift
+	# shellcheck disable=SC2086
+	"$kp" $c --kernelcache "$tmp/nowhere.kc" "$@" >/dev/null 2>"$tmp/kco.err"
+	rc=$?
+	check "$rc" = 2 "$c --kernelcache MISSING: exit 2, as with a missing --dsym"
+	check "$(grep -c . "$tmp/kco.err"):$(grep -c "nowhere.kc" "$tmp/kco.err")" = "$(grep -c . "$tmp/kco.err"):1" \
+		"  one line names the missing file ($(head -1 "$tmp/kco.err"))"
+done
+"$kp" lookup --kernelcache "$kc/kernelcache" --dsym "$kc/kernelcache" 0x10 >/dev/null 2>"$tmp/kco.err"
+check "$?" = 2 "lookup with --dsym and --kernelcache: a usage error"
+
 # LZFSE inside the IM4P: with liblzfse (CI's libdwarf 2.3.1 leg builds it,
 # and its `lzfse` command that makes the payload), else a named error
 if command -v lzfse >/dev/null 2>&1; then

@@ -33,6 +33,8 @@ typedef struct kpt_config {
 	char db_path[1024];
 	const char **dsyms;
 	size_t ndsyms;
+	const char **kernelcaches;         /* --kernelcache */
+	size_t nkernelcaches;
 	const char **map_from, **map_to;
 	size_t nmaps;
 	const char **paths;                /* folders/files to index */

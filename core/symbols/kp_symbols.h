@@ -25,6 +25,9 @@ typedef struct kp_symbols kp_symbols;
 typedef struct kp_symbols_opts {
 	const char *const *paths;  /* --dsym: bundles, DWARF/Mach-O files, folders, KDKs */
 	size_t npaths;
+	const char *const *kernelcaches; /* --kernelcache: files or folders of them, asked
+	                              before KPBROWSE_KERNELCACHE_PATH and the config's */
+	size_t nkernelcaches;
 	bool no_env;               /* ignore the environment's and the config file's symbol
 	                              sources (KPBROWSE_DSYM_PATH, file-mapped trees,
 	                              dsymForUUID) */

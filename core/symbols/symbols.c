@@ -135,7 +135,17 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 			                    opts->paths[i]);
 		}
 	}
-	kp__symsrc_cfg sc = {.dsym_paths = opts->paths, .ndsym = opts->npaths, .no_env = opts->no_env,
+	for (size_t i = 0; i < opts->nkernelcaches; i++) {
+		struct stat st;
+		if (stat(opts->kernelcaches[i], &st) != 0) {
+			kp_symbols_free(&s);
+			return kp_error_set(err, KP_ERR_IO, 0, -1, "--kernelcache %s: no such file or folder",
+			                    opts->kernelcaches[i]);
+		}
+	}
+	kp__symsrc_cfg sc = {.dsym_paths = opts->paths, .ndsym = opts->npaths,
+	                     .kernelcache_paths = opts->kernelcaches, .nkernelcache = opts->nkernelcaches,
+	                     .no_env = opts->no_env,
 	                     .no_system = opts->no_system, .no_shell = opts->no_shell,
 	                     .cache_dir = cache};
 	if (kp__symsrc_new(&sc, s->dx, &s->src, err) != KP_OK) {

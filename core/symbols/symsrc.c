@@ -917,7 +917,7 @@ static const source_ops table[NSRC] = {
 	[SRC_SERVER] = {.name = "symbol servers", .setup = setup_server, .nth = memo_nth,
 	                 .fill = server_fill, .none = "none set (SymbolServer in the config file)"},
 	[SRC_KERNELCACHE] = {.name = "kernelcaches", .setup = setup_kernelcache, .nth = roots_nth,
-	                     .none = "none set (KPBROWSE_KERNELCACHE_PATH, Kernelcache), kept "
+	                     .none = "none set (--kernelcache, KPBROWSE_KERNELCACHE_PATH, Kernelcache), kept "
 	                             "(<cache folder>/kernelcaches) or running"},
 };
 
@@ -939,6 +939,8 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 		add_beside(s, cfg->dsym_paths[i]);
 	for (size_t i = 0; i < cfg->ndsym; i++)
 		add_root(s, SRC_DSYM, cfg->dsym_paths[i]);
+	for (size_t i = 0; i < cfg->nkernelcache; i++)
+		add_root(s, SRC_KERNELCACHE, cfg->kernelcache_paths[i]);
 	const char *env = cfg->no_env ? NULL : getenv("KPBROWSE_DSYM_PATH");
 	if (env) {
 		char *copy = strdup(env), *save = NULL;
@@ -962,8 +964,9 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
 			add_root(s, SRC_MAPPED, t);
 		free(copy);
-		/* kernelcaches the user keeps (files or folders of them), before
-		 * the kept and running ones setup_kernelcache adds */
+		/* kernelcaches the user keeps (files or folders of them), after
+		 * --kernelcache's, before the kept and running ones
+		 * setup_kernelcache adds */
 		env = getenv("KPBROWSE_KERNELCACHE_PATH");
 		copy = env ? strdup(env) : NULL;
 		save = NULL;

@@ -36,6 +36,10 @@ typedef struct kp__symsrc kp__symsrc;
 typedef struct kp__symsrc_cfg {
 	const char *const *dsym_paths;  /* --dsym, each already known to exist */
 	size_t ndsym;
+	const char *const *kernelcache_paths; /* --kernelcache, each known to exist:
+	                                   first of the kernelcaches source, even
+	                                   with no_env */
+	size_t nkernelcache;
 	bool no_env;                    /* no environment, config file or defaults */
 	bool no_system;                 /* no KDKs, Spotlight, this Mac's kernelcaches */
 	bool no_shell;                  /* no dsymForUUID command */
