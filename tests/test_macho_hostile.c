@@ -722,6 +722,18 @@ static void test_prelinked(void)
 	make_prelinked(&w, info, false, 0x500);
 	expect_prelinked(&w, "a kext outside the file", 1,
 	                 "com.fake.Prelinked left out: its header is outside the file (address 0xffffff7f90000000)");
+	/* IDREFs to IDREFs, each level twice the last: refused, not 2^28 copies */
+	size_t at = (size_t)snprintf(info, sizeof info, "<dict><key>_PrelinkInfoDictionary</key><array>"
+	                             "<array ID=\"1\"><string>xxxxxxxxxxxxxxxx</string></array>");
+	for (int lv = 2; lv <= 28 && at < sizeof info; lv++)
+		at += (size_t)snprintf(info + at, sizeof info - at,
+		                       "<array ID=\"%d\"><array IDREF=\"%d\"/><array IDREF=\"%d\"/></array>", lv,
+		                       lv - 1, lv - 1);
+	if (at < sizeof info)
+		snprintf(info + at, sizeof info - at, "</array></dict>");
+	make_prelinked(&w, info, false, 0x500);
+	expect_prelinked(&w, "IDREFs that double at each level", 1,
+	                 "prelinked kexts left out: the prelink info grows past");
 	/* every byte of the file flipped in turn: OK or FORMAT, never a crash */
 	snprintf(info, sizeof info, PL_INFO_OK, "0x400");
 	make_prelinked(&w, info, false, 0x500);

@@ -338,6 +338,10 @@ static kp_status resolve_idrefs(const char *t, size_t n, char **res, size_t *res
 {
 	struct resolve r = {.ids_sorted = true};
 	kp_status st = KP_OK;
+	/* Apple's IDREFs stand for short strings and numbers: a text they grow
+	 * past four times its size (IDREFs to IDREFs double at each level) is
+	 * refused before libplist makes a tree of it */
+	size_t limit = n < (KP_PRELINK_INFO_MAX - 65536) / 4 ? 4 * n + 65536 : KP_PRELINK_INFO_MAX;
 	size_t i = 0;
 	while (i < n && st == KP_OK) {
 		const char *lt = memchr(t + i, '<', n - i);
@@ -391,8 +395,8 @@ static kp_status resolve_idrefs(const char *t, size_t n, char **res, size_t *res
 				st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)at, "an IDREF element that is not empty in the prelink info");
 			else if (!x)
 				st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)at, "IDREF %lu refers to no earlier ID in the prelink info", ref);
-			else if (x->end - x->start > KP_PRELINK_INFO_MAX - r.out.n)
-				st = kp_error_set(err, KP_ERR_LIMIT, 0, (long)at, "the prelink info grows past %u bytes through its IDREFs", KP_PRELINK_INFO_MAX);
+			else if (r.out.n > limit || x->end - x->start > limit - r.out.n)
+				st = kp_error_set(err, KP_ERR_LIMIT, 0, (long)at, "the prelink info grows past %zu bytes through its IDREFs", limit);
 			else if (r.out.s)
 				/* copied from itself: the buffer may move, so through a copy */
 				for (size_t k = x->start; k < x->end && !r.out.oom; k += 4096) {

@@ -68,7 +68,9 @@ kp_status kp__plist_strings(const void *buf, size_t len, const char *key,
  * earlier one) before libplist reads the text.  Known limit: OSSerialize's
  * <set> (an OSSet) is no plist type, so such info is KP_ERR_FORMAT. */
 
-#define KP_PRELINK_INFO_MAX (64u << 20) /* the info after IDREFs are resolved */
+#define KP_PRELINK_INFO_MAX (64u << 20) /* the info, before and after IDREFs are
+                                           resolved (then also at most four
+                                           times its size and 64 KiB) */
 
 /* One kext's entry of _PrelinkInfoDictionary; has_* false when its key is
  * absent or no integer (a codeless kext has no executable). */
