@@ -33,6 +33,8 @@ typedef struct kpt_config {
 	char db_path[1024];
 	const char **dsyms;
 	size_t ndsyms;
+	const char **sigs;                 /* --signatures DIR */
+	size_t nsigs;
 	const char **map_from, **map_to;
 	size_t nmaps;
 	const char **paths;                /* folders/files to index */
