@@ -121,24 +121,7 @@ EOF
 }
 
 # frames FILE.json: "uuid lookup_address source function" per symbolicated frame
-frames() {
-	python3 - "$1" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-def walk(x):
-    if isinstance(x, dict):
-        if "symbol_source" in x:
-            f = (x.get("symbols") or [{}])[0].get("function")
-            print(x["image_uuid"], x.get("lookup_address"), x["symbol_source"], f)
-            return
-        for v in x.values():
-            walk(v)
-    elif isinstance(x, list):
-        for v in x:
-            walk(v)
-walk(d)
-EOF
-}
+frames() { python3 "$KP_TESTS_DIR/json_frames.py" "$1"; }
 
 if "$kp" show --disasm 1 /dev/null 2>&1 | grep -q "without Capstone"; then
 	build arm64 && report arm64
