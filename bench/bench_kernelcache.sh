@@ -33,6 +33,12 @@ import json, sys
 names = [l.split() for l in sys.stdin if int(l.split()[0], 16) >= 0xc000]
 json.dump({str(int(a, 16)): n.lstrip("_") for i, (a, _, n) in enumerate(names) if i % 2 == 0},
           open(sys.argv[1], "w"))' "$work/kc/kernelcache.mapped.symbols.json"
+# signature files made from the unstripped binaries, as symbolicator makes
+# them from a KDK (bench/gen_signatures.py), for the Darwin 25 of the report
+python3 "$here/gen_signatures.py" "$nm" "$fix/bin/fakekernel.arm64" com.apple.kernel \
+	"$work/sigs/kernel/25/xnu.json"
+python3 "$here/gen_signatures.py" "$nm" "$fix/bin/fakekext.arm64" com.kpbrowse.FakeDriver \
+	"$work/sigs/kernel/25/kexts/FakeDriver.json"
 # 3,000 threads of 20 frames at instruction addresses of the two binaries
 python3 - "$fix/reports/panic-full-2026-11-20-101500.0001.ips" "$work/stack.ips" \
 	"$("$od" --macho --function-starts "$fix/bin/fakekernel.arm64" | tail -n +2 | tr '\n' ' ')" \
@@ -80,13 +86,17 @@ names "$work/truth.json" >"$work/truth.txt"
 total=$(wc -l <"$work/truth.txt" | tr -d ' ')
 printf 'frames: %s (3,000 threads x 20)\n\n' "$total"
 printf '%-34s %8s %8s %12s %14s   %s\n' source named right "all frames" "first answer" "ipsw"
+extra=""   # more show options for a row (--signatures)
 row() { # label dsym-path
 	rm -rf "$KPBROWSE_CACHE_DIR"
-	set -- "$1" "$2" $("$t" -n 3 "$kp" show --json --dsym "$2" "$work/stack.ips")
+	# shellcheck disable=SC2086
+	set -- "$1" "$2" $("$t" -n 3 "$kp" show --json --dsym "$2" $extra "$work/stack.ips")
 	all=$3
 	rm -rf "$KPBROWSE_CACHE_DIR"
-	first=$("$t" -n 5 "$kp" show --json --dsym "$2" "$fix/reports/panic-full-2026-11-20-101500.0001.ips" | cut -d' ' -f1)
-	"$kp" show --json --dsym "$2" "$work/stack.ips" >"$work/got.json" 2>/dev/null
+	# shellcheck disable=SC2086
+	first=$("$t" -n 5 "$kp" show --json --dsym "$2" $extra "$fix/reports/panic-full-2026-11-20-101500.0001.ips" | cut -d' ' -f1)
+	# shellcheck disable=SC2086
+	"$kp" show --json --dsym "$2" $extra "$work/stack.ips" >"$work/got.json" 2>/dev/null
 	names "$work/got.json" >"$work/got.txt"
 	paste "$work/truth.txt" "$work/got.txt" | python3 -c '
 import sys
@@ -109,6 +119,9 @@ row "kernelcache, symbol tables" "$work/kc/kernelcache"
 row "kernelcache in IM4P (LZSS)" "$work/kc/kernelcache.im4p"
 row "stripped + symbols.json (half)" "$work/kc/kernelcache.mapped"
 row "stripped (function starts only)" "$work/kc/kernelcache.stripped"
+extra="--signatures $work/sigs"
+row "stripped + signatures" "$work/kc/kernelcache.stripped"
+extra=""
 echo
 echo "named: frames given a function name (func_<start> does not count); right: the"
 echo "dSYM's function; first answer: show --json of a one-panic report, fresh process."

@@ -48,10 +48,10 @@ static int one(kp_symbols *sym, const char *path, const char *arch, const char *
 	kp_symresult res;
 	kp_error err;
 	kp_status st = kp_symbols_lookup_file(sym, path, arch, addr, &res, &err);
-	static bool warned;
-	const char *wfile, *w = kp_symbols_warning(sym, &wfile);
-	if (w && !warned) {
-		warned = true;
+	static size_t warned;   /* each warning once, as it comes */
+	const char *wfile, *w;
+	while ((w = kp_symbols_warning_at(sym, warned, &wfile)) != NULL) {
+		warned++;
 		kp_report_warning(wfile, w, 0);
 	}
 	if (st != KP_OK) {
@@ -131,20 +131,29 @@ static const struct option lookup_options[] = {
 	{"dsym", required_argument, NULL, 'd'},
 	{"kernelcache", required_argument, NULL, 'k'},
 	{"arch", required_argument, NULL, 'a'},
+	{"signatures", required_argument, NULL, 'S'},
 	{"help", no_argument, NULL, 'h'},
 	{0, 0, 0, 0},
 };
 
 int kpc_cmd_lookup(int argc, char **argv)
 {
-	const char *path = NULL, *arch = NULL;
+	const char *path = NULL, *arch = NULL, *sigs[64];
+	size_t nsigs = 0;
 	int c, nfiles = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:k:a:h", lookup_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:k:a:hS:", lookup_options, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 		case 'k': path = optarg; nfiles++; break;
 		case 'a': arch = optarg; break;
+		case 'S':
+			if (nsigs == sizeof sigs / sizeof sigs[0]) {
+				kp_usage_error("lookup: at most %zu --signatures folders", nsigs);
+				return KP_EXIT_BAD;
+			}
+			sigs[nsigs++] = optarg;
+			break;
 		case 'h':
 			return KPC_HELP;
 		default: return KPC_USAGE;   /* getopt said what was wrong */
@@ -163,7 +172,8 @@ int kpc_cmd_lookup(int argc, char **argv)
 		}
 	}
 	/* no search roots: the file is named; the symbol cache still serves */
-	kp_symbols_opts so = {.no_env = true, .no_system = true, .batch = true};
+	kp_symbols_opts so = {.no_env = true, .no_system = true, .batch = true, .signatures = sigs,
+	                      .nsignatures = nsigs};
 	kp_symbols *sym = NULL;
 	kp_error err;
 	if (kp_symbols_new(&so, &sym, &err) != KP_OK) {

@@ -24,6 +24,8 @@ typedef struct show_opts {
 	size_t ndsyms;
 	const char *kcs[MAX_DSYM_PATHS];   /* --kernelcache */
 	size_t nkcs;
+	const char *sigs[MAX_DSYM_PATHS];   /* --signatures DIR */
+	size_t nsigs;
 	kp_symbols *sym;   /* NULL with --no-symbols */
 	size_t disasm;     /* --disasm N: instructions around each frame */
 	const char *loads[MAX_DSYM_PATHS];   /* --load BUNDLE_ID=0xADDR */
@@ -202,6 +204,7 @@ static const struct option show_options[] = {
 	{"no-symbols", no_argument, NULL, 'n'},
 	{"dsym", required_argument, NULL, 'd'},
 	{"kernelcache", required_argument, NULL, 'k'},
+	{"signatures", required_argument, NULL, 'S'},
 	{"json", no_argument, NULL, 'j'},
 	{"disasm", required_argument, NULL, 'A'},
 	{"load", required_argument, NULL, 'L'},
@@ -215,7 +218,7 @@ int kpc_cmd_show(int argc, char **argv)
 	show_opts o = {0};
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jhnd:k:D:A:L:P:", show_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jhnd:k:D:A:L:P:S:", show_options, NULL)) != -1) {
 		switch (c) {
 		case 'D': o.db_path = optarg; break;
 		case 'j': o.json = true; break;
@@ -233,6 +236,13 @@ int kpc_cmd_show(int argc, char **argv)
 				return KP_EXIT_BAD;
 			}
 			o.kcs[o.nkcs++] = optarg;
+			break;
+		case 'S':
+			if (o.nsigs == MAX_DSYM_PATHS) {
+				kp_usage_error("show: at most %d --signatures folders", MAX_DSYM_PATHS);
+				return KP_EXIT_BAD;
+			}
+			o.sigs[o.nsigs++] = optarg;
 			break;
 		case 'A': {
 			uint64_t n;
@@ -292,7 +302,8 @@ int kpc_cmd_show(int argc, char **argv)
 	}
 	if (!o.no_symbols) {
 		kp_symbols_opts so = {.paths = o.dsyms, .npaths = o.ndsyms, .kernelcaches = o.kcs,
-		                      .nkernelcaches = o.nkcs, .batch = true};
+		                      .nkernelcaches = o.nkcs, .batch = true, .signatures = o.sigs,
+		                      .nsignatures = o.nsigs};
 		kp_error err;
 		if (kp_symbols_new(&so, &o.sym, &err) != KP_OK) {
 			char msg[300];
@@ -353,8 +364,8 @@ int kpc_cmd_show(int argc, char **argv)
 	}
 	if (arr)
 		fputs("]\n", stdout);
-	const char *wfile, *w = kp_symbols_warning(o.sym, &wfile);
-	if (w)
+	const char *wfile, *w;
+	for (size_t i = 0; (w = kp_symbols_warning_at(o.sym, i, &wfile)) != NULL; i++)
 		kp_report_warning(wfile, w, 0);
 	kp_symbols_free(&o.sym);
 	kpi_close(&o.db);

@@ -39,10 +39,12 @@ typedef struct command {
 
 static const command commands[] = {
 	{"show", kpc_cmd_show,
-	 "show [--json] [--no-symbols] [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--disasm N] [--load BUNDLE_ID=0xADDR]... [--panic-data-decoder UUID=COMMAND]... [--db PATH] FILE|@ID...",
+	 "show [--json] [--no-symbols] [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--signatures DIR]... [--disasm N] [--load BUNDLE_ID=0xADDR]... [--panic-data-decoder UUID=COMMAND]... [--db PATH] FILE|@ID...",
 	 "Prints each report (a file, or @ID from the index) with its frames symbolicated.\n"
 	 "--disasm N: N instructions around every symbolicated frame (Capstone), read\n"
 	 "from the binary next to its dSYM.\n"
+	 "--signatures: a folder of symbolicator signature files (kernel/<darwin>/...):\n"
+	 "names a stripped kernelcache's functions by the strings they reference.\n"
 	 "--load: where a kext was loaded, as kextstat prints it, for reports that do not\n"
 	 "say (stackshot -i text); its dSYM is found by bundle id.  Repeatable.\n"
 	 "--panic-data-decoder: a kext team's decoder of its ExtensiblePanicLog entries,\n"
@@ -56,9 +58,10 @@ static const command commands[] = {
 	 "--index: saves the text as DIR/aapl,panic-info-HASH.panic (DIR: --unsaved-dir,\n"
 	 "else unsaved/ beside the index) and indexes it.  --json: not symbolicated.\n"},
 	{"lookup", kpc_cmd_lookup,
-	 "lookup (--dsym FILE | --kernelcache FILE) [--arch ARCH] [ADDR...]",
+	 "lookup (--dsym FILE | --kernelcache FILE) [--arch ARCH] [--signatures DIR]... [ADDR...]",
 	 "Reads addresses (hex) from the arguments, or one per line from stdin.\n"
-	 "--kernelcache: the file looked in is a kernelcache (the same as --dsym).\n"},
+	 "--kernelcache: the file looked in is a kernelcache (the same as --dsym).\n"
+	 "--signatures: symbolicator signature files naming a stripped kernel's functions.\n"},
 	{"index", kpc_cmd_index,
 	 "index [--db PATH] [--json] [-v] [--resign] [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--no-symbols] [PATH...]",
 	 "Default folders: /Library/Logs/DiagnosticReports and\n"

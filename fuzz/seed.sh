@@ -8,7 +8,7 @@ root=$(dirname "$here")
 out=${1:-$here/corpus}
 real=${KP_SHARED_DIR:-$root/../shared}/corpus/real
 fix=$root/tests/fixtures
-mkdir -p "$out/ips" "$out/text" "$out/nvram" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache" \
+mkdir -p "$out/ips" "$out/text" "$out/nvram" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache" "$out/sigfile" \
 	"$out/dsymplist"
 n=0
 put() {   # put TARGET FILE [HEAD_BYTES]
@@ -145,6 +145,16 @@ for i, s in enumerate(seeds):
     for j, fmt in enumerate((plistlib.FMT_XML, plistlib.FMT_BINARY)):
         open("%s/seed-plist-%d-%d" % (sys.argv[1], i, j), "wb").write(plistlib.dumps(s, fmt=fmt))
 PY
-for t in ips text macho dwarf signature sanitize symcache dsymplist; do
+# symbolicator signature files, as tests/test_signatures.sh writes them
+cat >"$out/sigfile/seed-xnu.json" <<'JSON'
+{"target": "com.apple.kernel", "total": 2, "version": {"min": "23.0.0", "max": "23.6.0"},
+ "signatures": [{"args": 0, "anchors": [{"string": "vm_fault: bad address in map", "segment": "__TEXT",
+   "section": "__cstring", "caller": "_kp_log"}], "symbol": "_vm_fault_check", "prototype": "",
+   "backtrace": ["_vm_fault_enter", "_trap_entry"]},
+  {"args": 1, "anchors": [{"string": "a", "segment": "__TEXT", "section": "__cstring", "caller": null},
+   {"string": "b\n", "segment": "__TEXT", "section": "__cstring"}], "symbol": "__ZN3AUC5startEP9IOService",
+   "backtrace": []}]}
+JSON
+for t in ips text macho dwarf signature sanitize symcache dsymplist sigfile; do
 	echo "seed: $t: $(ls "$out/$t" | wc -l) files in $out/$t"
 done

@@ -25,24 +25,7 @@ od=$(command -v llvm-objdump-19 || true)
 [ -n "$od" ] || [ ! -x /usr/lib/llvm-19/bin/llvm-objdump ] || od=/usr/lib/llvm-19/bin/llvm-objdump
 
 # frames FILE.json: "uuid lookup_address source function" per symbolicated frame
-frames() {
-	python3 - "$1" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-def walk(x):
-    if isinstance(x, dict):
-        if "symbol_source" in x:
-            f = (x.get("symbols") or [{}])[0].get("function")
-            print(x["image_uuid"], x.get("lookup_address"), x["symbol_source"], f)
-            return
-        for v in x.values():
-            walk(v)
-    elif isinstance(x, list):
-        for v in x:
-            walk(v)
-walk(d)
-EOF
-}
+frames() { python3 "$KP_TESTS_DIR/json_frames.py" "$1"; }
 
 kernel_uuid=$(awk '$1 == "com.apple.kernel" {print $2}' "$kc/uuids.txt")
 kext_uuid=$(awk '$1 == "com.kpbrowse.FakeDriver" {print $2}' "$kc/uuids.txt")

@@ -11,6 +11,7 @@ kp_sh_test(test_lookup)
 kp_sh_test(test_lookup_llvm19)
 kp_sh_test(test_lookup_batch)
 kp_sh_test(test_kernelcache)
+kp_sh_test(test_signatures)
 kp_sh_test(test_trust)
 kp_sh_test(test_not_kernel)
 kp_sh_test(test_cli_truth)
@@ -80,7 +81,7 @@ set_target_properties(test_rows_json PROPERTIES LINKER_LANGUAGE CXX)
 # The long ones first, so that with more jobs than cores (scripts/test.sh)
 # the tmux tests, which mostly wait on the screen, overlap the rest.
 set_tests_properties(test_hostile_big test_hostile_small test_tui_signals test_fixtures_llvm19
-  test_index_pg test_kernelcache test_report_json test_show_disasm test_tui_keys
+  test_index_pg test_kernelcache test_signatures test_report_json test_show_disasm test_tui_keys
   PROPERTIES COST 100)
 set_tests_properties(test_index_cli test_trust test_index_stackshot test_spindump test_extlog
   PROPERTIES COST 50)

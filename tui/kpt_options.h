@@ -35,6 +35,8 @@ typedef struct kpt_config {
 	size_t ndsyms;
 	const char **kernelcaches;         /* --kernelcache */
 	size_t nkernelcaches;
+	const char **sigs;                 /* --signatures DIR */
+	size_t nsigs;
 	const char **map_from, **map_to;
 	size_t nmaps;
 	const char **paths;                /* folders/files to index */

@@ -21,13 +21,15 @@
 #include <mach-o/dyld.h>
 #endif
 
-const char kpt_synopsis[] = "[--demo] [--db PATH] [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--source-map FROM=TO]... [--load BUNDLE_ID=0xADDR]... [PATH...]";
+const char kpt_synopsis[] = "[--demo] [--db PATH] [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--signatures DIR]... [--source-map FROM=TO]... [--load BUNDLE_ID=0xADDR]... [PATH...]";
 const char kpt_options_help[] =
 	"  --demo              browse the bundled demo reports with their dSYMs\n"
 	"  --db PATH           the index database (default: per-user data folder)\n"
 	"  --dsym PATH         a dSYM, binary, folder or KDK to symbolicate with\n"
 	"  --kernelcache PATH  a kernelcache or a folder of them, asked before the\n"
 	"                      environment's and the config's\n"
+	"  --signatures DIR    symbolicator signature files naming stripped kernelcaches'\n"
+	"                      functions\n"
 	"  --source-map F=T    show source files under F from T instead\n"
 	"  --load ID=0xADDR    where kext ID was loaded (kextstat), for reports without it\n"
 	"  PATH                report files or folders to index (default: the system's)\n";
@@ -148,6 +150,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 		{"dsym", required_argument, NULL, 'd'},
 		{"kernelcache", required_argument, NULL, 'k'},
 		{"source-map", required_argument, NULL, 'm'},
+		{"signatures", required_argument, NULL, 'S'},
 		{"load", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -158,6 +161,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 	size_t cap = (size_t)argc + 2;
 	c->dsyms = kpt_xcalloc(cap, sizeof *c->dsyms);
 	c->kernelcaches = kpt_xcalloc(cap, sizeof *c->kernelcaches);
+	c->sigs = kpt_xcalloc(cap, sizeof *c->sigs);
 	c->map_from = kpt_xcalloc(cap, sizeof *c->map_from);
 	c->map_to = kpt_xcalloc(cap, sizeof *c->map_to);
 	c->paths = kpt_xcalloc(cap, sizeof *c->paths);
@@ -170,6 +174,7 @@ int kpt_options_parse(kpt_config *c, int argc, char **argv)
 		case 'b': snprintf(c->db_path, sizeof c->db_path, "%s", optarg); break;
 		case 'd': c->dsyms[c->ndsyms++] = optarg; break;
 		case 'k': c->kernelcaches[c->nkernelcaches++] = optarg; break;
+		case 'S': c->sigs[c->nsigs++] = optarg; break;
 		case 'm': {
 			char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg) {
@@ -255,6 +260,9 @@ void kpt_options_free(kpt_config *c)
 {
 	free(c->dsyms);
 	free(c->kernelcaches);
+	free(c->sigs);
+	c->sigs = NULL;
+	c->nsigs = 0;
 	free(c->map_from);
 	free(c->map_to);
 	free(c->paths);
@@ -272,6 +280,8 @@ void kpt_options_symbols(const kpt_config *c, kp_symbols_opts *o)
 	o->npaths = c->ndsyms;
 	o->kernelcaches = c->kernelcaches;
 	o->nkernelcaches = c->nkernelcaches;
+	o->signatures = c->sigs;
+	o->nsignatures = c->nsigs;
 	o->no_env = c->demo;
 	o->no_system = c->no_system;
 	o->cache_dir = c->demo ? "" : NULL;

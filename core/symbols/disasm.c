@@ -10,6 +10,7 @@
 #include "kp_disasm.h"
 #include "kp_lex.h"
 #include "kp_macho.h"
+#include "probe.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -340,7 +341,146 @@ bool kp_disasm_available(void)
 	return true;
 }
 
+/* ---- probe.h: one instruction for the signature matcher ---- */
+
+#if CS_API_MAJOR >= 6
+#define KP_A64(c) ((c)->detail->aarch64)
+#define KP_A64_REG AARCH64_OP_REG
+#define KP_A64_IMM AARCH64_OP_IMM
+#define KP_A64_LSL AARCH64_SFT_LSL
+#else
+#define KP_A64(c) ((c)->detail->arm64)
+#define KP_A64_REG ARM64_OP_REG
+#define KP_A64_IMM ARM64_OP_IMM
+#define KP_A64_LSL ARM64_SFT_LSL
+#endif
+
+struct kp__probe {
+	csh h;
+	cs_insn *insn;
+	bool arm;
+};
+
+kp_status kp__probe_open(bool arm64, kp__probe **out, kp_error *err)
+{
+	*out = NULL;
+	kp_status st = cs_load(err);
+	if (st != KP_OK)
+		return st;
+	kp__probe *p = calloc(1, sizeof *p);
+	if (!p)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	p->arm = arm64;
+	cs_err ce = arm64 ? cs_open(KP_CS_ARCH_ARM64, CS_MODE_ARM, &p->h) : cs_open(CS_ARCH_X86, CS_MODE_64, &p->h);
+	if (ce != CS_ERR_OK) {
+		free(p);
+		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "Capstone cannot decode %s: %s",
+		                    arm64 ? "arm64" : "x86_64", cs_strerror(ce));
+	}
+	cs_option(p->h, CS_OPT_DETAIL, CS_OPT_ON);
+	if (!(p->insn = cs_malloc(p->h))) {
+		cs_close(&p->h);
+		free(p);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	*out = p;
+	return KP_OK;
+}
+
+void kp__probe_close(kp__probe **pp)
+{
+	if (!pp || !*pp)
+		return;
+	cs_free((*pp)->insn, 1);
+	cs_close(&(*pp)->h);
+	free(*pp);
+	*pp = NULL;
+}
+
+static void probe_arm(const cs_insn *c, kp__pinsn *out)
+{
+	const char *mn = c->mnemonic;
+	int n = KP_A64(c).op_count;
+	__typeof__(KP_A64(c).operands[0]) *o = KP_A64(c).operands;
+	if ((strcmp(mn, "adrp") == 0 || strcmp(mn, "adr") == 0) && n == 2 && o[0].type == KP_A64_REG &&
+	    o[1].type == KP_A64_IMM) {
+		out->kind = KP_PI_ADDR;
+		out->reg = (int)o[0].reg;
+		out->value = (uint64_t)o[1].imm;
+	} else if (strcmp(mn, "add") == 0 && n == 3 && o[0].type == KP_A64_REG &&
+	           o[1].type == KP_A64_REG && o[2].type == KP_A64_IMM) {
+		out->kind = KP_PI_ADDI;
+		out->reg = (int)o[0].reg;
+		out->reg2 = (int)o[1].reg;
+		out->value = (uint64_t)o[2].imm;
+		if (o[2].shift.type == KP_A64_LSL)
+			out->value <<= o[2].shift.value;
+	} else if (strcmp(mn, "bl") == 0 && n == 1 && o[0].type == KP_A64_IMM) {
+		out->kind = KP_PI_CALL;
+		out->value = (uint64_t)o[0].imm;
+	}
+}
+
+static void probe_x86(const cs_insn *c, uint64_t addr, kp__pinsn *out)
+{
+	const cs_x86 *x = &c->detail->x86;
+	if (strcmp(c->mnemonic, "lea") == 0 && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	    x->operands[1].type == X86_OP_MEM && x->operands[1].mem.base == X86_REG_RIP &&
+	    x->operands[1].mem.index == X86_REG_INVALID) {
+		out->kind = KP_PI_ADDR;
+		out->reg = (int)x->operands[0].reg;
+		out->value = addr + c->size + (uint64_t)x->operands[1].mem.disp;
+	} else if (strcmp(c->mnemonic, "call") == 0 && x->op_count == 1 &&
+	           x->operands[0].type == X86_OP_IMM) {
+		out->kind = KP_PI_CALL;
+		out->value = (uint64_t)x->operands[0].imm;
+	}
+}
+
+bool kp__probe_decode(kp__probe *p, const unsigned char *code, size_t len, uint64_t addr,
+                      kp__pinsn *out)
+{
+	memset(out, 0, sizeof *out);
+	const uint8_t *c = code;
+	uint64_t a = addr;
+	if (!cs_disasm_iter(p->h, &c, &len, &a, p->insn))
+		return false;
+	out->size = p->insn->size;
+	if (p->insn->detail) {
+		if (p->arm)
+			probe_arm(p->insn, out);
+		else
+			probe_x86(p->insn, addr, out);
+	}
+	return true;
+}
+
 #else /* no Capstone */
+
+struct kp__probe {
+	int unused;
+};
+
+kp_status kp__probe_open(bool arm64, kp__probe **out, kp_error *err)
+{
+	(void)arm64;
+	*out = NULL;
+	return kp_error_set(err, KP_ERR_USAGE, 0, -1, "%s", kp_disasm_missing());
+}
+
+bool kp__probe_decode(kp__probe *p, const unsigned char *code, size_t len, uint64_t addr,
+                      kp__pinsn *out)
+{
+	(void)p, (void)code, (void)len, (void)addr;
+	memset(out, 0, sizeof *out);
+	return false;
+}
+
+void kp__probe_close(kp__probe **pp)
+{
+	if (pp)
+		*pp = NULL;
+}
 
 bool kp_disasm_available(void)
 {

@@ -29,7 +29,8 @@ typedef struct kp_macho_slice {
 	const unsigned char *data; /* the slice's bytes inside the file */
 	size_t size;
 	const char *fileset_id;    /* a kernelcache entry's id (com.apple.kernel, a
-	                              bundle id), NULL for any other slice */
+	                              bundle id; a prelinked cache's kernel and
+	                              kexts too), NULL for any other slice */
 } kp_macho_slice;
 
 /* Maps path read-only (opened O_NONBLOCK, fstat-checked regular).  A file that is not Mach-O, or whose headers, load
@@ -37,7 +38,10 @@ typedef struct kp_macho_slice {
  * A kernelcache (MH_FILESET) is its own slice followed by one slice per
  * fileset entry (kernel, kexts: slice.fileset_id set), each found by its
  * UUID as a fat file's slices are; an entry that lies is left out and
- * named by kp_macho_warning.  A kernelcache in an IM4P container (Preboot's
+ * named by kp_macho_warning.  The older prelinked kernelcache (an MH_EXECUTE
+ * kernel, each kext whole in __PRELINK_TEXT, listed by __PRELINK_INFO's
+ * XML) is the kernel's slice followed by one per kext the same way
+ * (macho_prelink.c).  A kernelcache in an IM4P container (Preboot's
  * form: LZSS or LZFSE inside) is unwrapped into memory first. */
 kp_status kp_macho_open(const char *path, kp_macho **out, kp_error *err);
 
@@ -55,7 +59,8 @@ bool kp_macho_damaged(const kp_macho *m);
  * Mach-O, fat, or an IM4P-wrapped kernelcache (16 bytes are enough). */
 bool kp_macho_sniff(const void *head, size_t n);
 
-/* Why a part of the file was left out (a fileset entry), or NULL. */
+/* Why a part of the file was left out (a fileset entry, a prelinked kext or
+ * the prelink info), or NULL: the first such reason. */
 const char *kp_macho_warning(const kp_macho *m);
 
 size_t kp_macho_nslices(const kp_macho *m);

@@ -38,6 +38,10 @@ typedef struct kp_symbols_opts {
 	                              "" disables the cache */
 	bool batch;                /* many lookups to come (lookup, show): build wanted
 	                              symbol caches on a side thread (see below) */
+	const char *const *signatures;  /* --signatures: folders of symbolicator's
+	                                   signature files, before KPBROWSE_SIGNATURES
+	                                   and the config's Signatures lines */
+	size_t nsignatures;
 } kp_symbols_opts;
 
 kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error *err);
@@ -48,6 +52,11 @@ void kp_symbols_free(kp_symbols **s);
  * read in part (a kernelcache's fileset entry that lies), *file naming it;
  * NULL when none was. */
 const char *kp_symbols_warning(const kp_symbols *s, const char **file);
+/* Every warning so far, oldest first, i from 0 (the one above first): a
+ * file partly read, a signature file or folder left out (the byte where
+ * its JSON breaks), signatures unusable without Capstone; NULL past the
+ * last.  Strings owned by s. */
+const char *kp_symbols_warning_at(const kp_symbols *s, size_t i, const char **file);
 
 /* Tells the symboliser which report the next lookups are for, so KDKs can be
  * picked by build and SoC. */
@@ -72,6 +81,9 @@ typedef struct kp_symresult {
 	                                binary's DWARF: exact), "symtab" (the nearest
 	                                symbol of the binary or kernelcache entry),
 	                                "map" (ipsw's symbols.json beside a cache),
+	                                "signature" (a kernelcache entry's function
+	                                named by symbolicator's signature files:
+	                                the strings it references, its callers),
 	                                "function-starts" (func_<start>: a function
 	                                LC_FUNCTION_STARTS bounds, no name), or NULL */
 	bool has_lookup;
@@ -86,7 +98,7 @@ typedef struct kp_symresult {
  * r->msg then holds the offset into it, "+0x1c", shown after the name. */
 bool kp_symresult_approximate(const kp_symresult *r);
 /* Where an approximate name came from, as kpbrowse shows it beside the
- * name: "symbol table", "ipsw map", "function starts"; NULL for a
+ * name: "symbol table", "ipsw map", "signature", "function starts"; NULL for a
  * dSYM's exact answer. */
 const char *kp_symresult_source_label(const kp_symresult *r);
 

@@ -7,6 +7,9 @@
 #include "kp_vec.h"
 #include "symcache.h"
 #include "symmap.h"
+#include "sigfile.h"
+#include "sigmatch.h"
+#include "kp_disasm.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -33,6 +36,8 @@ typedef struct opened {
 	size_t dwarf_answers; /* lookups the DWARF answered (batch mode) */
 	kp_symmap *map;       /* a kernelcache's <path>.symbols.json (ipsw), once tried */
 	bool map_tried;
+	kp_symmap *sig;       /* names from signature files (sigmatch.h), once tried */
+	bool sig_tried;
 	struct side_build *side;
 } opened;
 
@@ -71,6 +76,22 @@ struct kp_symbols {
 	char warning_file[4096]; /* and that file */
 	kp_symbols_progress_fn progress;
 	void *progress_ctx;
+	/* signature files (sigfile.h): every *.json under the folders, read
+	 * when an entry first wants names from them */
+	struct sigent {
+		char *path;
+		int major;
+		kp__sigfile *f;    /* NULL: not read yet, or left out */
+		bool tried;
+	} *sigs;
+	size_t nsigs, sigcap;
+	bool sigs_walked, sig_missing_said;
+	unsigned darwin[3];      /* the report's Darwin version; [0] 0: unknown */
+	kp__sigstats sigstats;   /* summed over the entries matched */
+	struct warn {
+		char *file, *msg;
+	} *warns;                /* after warning[]: one per signature file and problem */
+	size_t nwarns, wcap;
 };
 
 /* Keeps the first warning of an opened file (kp_macho_warning). */
@@ -143,11 +164,20 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 			                    opts->kernelcaches[i]);
 		}
 	}
+	for (size_t i = 0; i < opts->nsignatures; i++) {
+		struct stat st;
+		if (stat(opts->signatures[i], &st) != 0 || !S_ISDIR(st.st_mode)) {
+			kp_symbols_free(&s);
+			return kp_error_set(err, KP_ERR_IO, 0, -1, "--signatures %s: no such folder",
+			                    opts->signatures[i]);
+		}
+	}
 	kp__symsrc_cfg sc = {.dsym_paths = opts->paths, .ndsym = opts->npaths,
 	                     .kernelcache_paths = opts->kernelcaches, .nkernelcache = opts->nkernelcaches,
 	                     .no_env = opts->no_env,
 	                     .no_system = opts->no_system, .no_shell = opts->no_shell,
-	                     .cache_dir = cache};
+	                     .cache_dir = cache, .sig_paths = opts->signatures,
+	                     .nsig = opts->nsignatures};
 	if (kp__symsrc_new(&sc, s->dx, &s->src, err) != KP_OK) {
 		kp_symbols_free(&s);
 		return err ? err->code : KP_ERR_NOMEM;
@@ -229,12 +259,23 @@ void kp_symbols_free(kp_symbols **sp)
 	for (size_t i = 0; i < s->nopen; i++) {
 		side_join(&s->open[i]);
 		kp__symmap_free(&s->open[i].map);
+		kp__symmap_free(&s->open[i].sig);
 		kp_dwarf_close(&s->open[i].d);
 		kp__symcache_close(&s->open[i].sc);
 		kp_macho_close(&s->open[i].m);
 		free(s->open[i].path);
 	}
 	free(s->open);
+	for (size_t i = 0; i < s->nsigs; i++) {
+		free(s->sigs[i].path);
+		kp__sigfile_free(&s->sigs[i].f);
+	}
+	free(s->sigs);
+	for (size_t i = 0; i < s->nwarns; i++) {
+		free(s->warns[i].file);
+		free(s->warns[i].msg);
+	}
+	free(s->warns);
 	free(s->last_path);
 	free(s->last_arch);
 	for (size_t i = 0; i < s->nowned; i++)
@@ -247,6 +288,47 @@ void kp_symbols_free(kp_symbols **sp)
 	kp__dsym_free(s->dx);
 	free(s);
 	*sp = NULL;
+}
+
+/* The Darwin version of r: its kernel version string ("Darwin Kernel
+ * Version 23.4.0: ..."), else its OS version (macOS 11+ and 10.x, iOS,
+ * iPadOS, tvOS 13+, watchOS), else its build's leading digits (25B78:
+ * 25); v[0] 0 when none says. */
+static void darwin_of(const kp_report *r, unsigned v[3])
+{
+	static const struct { const char *name; int add; } os[] = {
+		{"macOS ", 9}, {"Mac OS X ", 0}, {"OS X ", 0}, {"iPhone OS ", 6}, {"iOS ", 6},
+		{"iPadOS ", 6}, {"tvOS ", 6}, {"watchOS ", 13},
+	};
+	v[0] = v[1] = v[2] = 0;
+	const char *k = r->kernel_version ? strstr(r->kernel_version, "Darwin Kernel Version ") : NULL;
+	if (k) {
+		char num[32];
+		k += strlen("Darwin Kernel Version ");
+		size_t n = strspn(k, "0123456789.");
+		if (n < sizeof num) {
+			memcpy(num, k, n);
+			num[n] = '\0';
+			if (kp__darwin_parse(num, v))
+				return;
+		}
+	}
+	for (size_t i = 0; r->os_version && i < sizeof os / sizeof os[0]; i++) {
+		const char *p = strstr(r->os_version, os[i].name);
+		unsigned maj, min = 0;
+		if (!p || sscanf(p + strlen(os[i].name), "%u.%u", &maj, &min) < 1)
+			continue;
+		if (os[i].add == 0 && maj == 10 && min >= 4)
+			v[0] = min + 4;   /* Mac OS X 10.15: Darwin 19 */
+		else if (os[i].add && maj >= (os[i].add == 9 ? 11u : os[i].add == 6 ? 13u : 6u))
+			v[0] = maj + (unsigned)os[i].add;
+		if (v[0])
+			return;
+	}
+	const char *b = r->os_version ? strrchr(r->os_version, '(') : NULL;
+	b = b ? b + 1 : r->build;
+	if (b && b[0] >= '1' && b[0] <= '9' && b[1] >= '0' && b[1] <= '9' && b[2] >= 'A' && b[2] <= 'Z')
+		v[0] = (unsigned)(b[0] - '0') * 10 + (unsigned)(b[1] - '0');
 }
 
 void kp_symbols_set_report(kp_symbols *s, const kp_report *r)
@@ -263,6 +345,7 @@ void kp_symbols_set_report(kp_symbols *s, const kp_report *r)
 		snprintf(s->build, sizeof s->build, "%s", r->build);
 	}
 	kp__symsrc_set_build(s->src, s->build);
+	darwin_of(r, s->darwin);
 }
 
 void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx)
@@ -301,7 +384,8 @@ bool kp_symwhere_map_source(const kp_symwhere *w, const char *file, char *out, s
 const char *kp_symresult_source_label(const kp_symresult *r)
 {
 	static const struct { const char *source, *label; } labels[] = {
-		{"symtab", "symbol table"}, {"map", "ipsw map"}, {"function-starts", "function starts"},
+		{"symtab", "symbol table"}, {"map", "ipsw map"}, {"signature", "signature"},
+		{"function-starts", "function starts"},
 	};
 	for (size_t i = 0; r->source && i < sizeof labels / sizeof labels[0]; i++)
 		if (strcmp(r->source, labels[i].source) == 0)
@@ -545,19 +629,38 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 	return o;
 }
 
+/* A name found by matching rather than read from the binary: ipsw's map,
+ * signatures, func_<start>. */
+static bool guessed(const kp_symresult *r)
+{
+	return r->source && (strcmp(r->source, "map") == 0 || strcmp(r->source, "signature") == 0 ||
+	                     strcmp(r->source, "function-starts") == 0);
+}
+
 bool kp_symresult_approximate(const kp_symresult *r)
 {
-	return r->source && (strcmp(r->source, "symtab") == 0 || strcmp(r->source, "map") == 0 ||
-	                     strcmp(r->source, "function-starts") == 0);
+	return r->source && (strcmp(r->source, "symtab") == 0 || guessed(r));
 }
 
 const char *kp_symbols_warning(const kp_symbols *s, const char **file)
 {
-	if (!s || !s->warning[0])
+	return kp_symbols_warning_at(s, 0, file);
+}
+
+const char *kp_symbols_warning_at(const kp_symbols *s, size_t i, const char **file)
+{
+	if (!s)
+		return NULL;
+	if (s->warning[0] && i-- == 0) {
+		if (file)
+			*file = s->warning_file;
+		return s->warning;
+	}
+	if (i >= s->nwarns)
 		return NULL;
 	if (file)
-		*file = s->warning_file;
-	return s->warning;
+		*file = s->warns[i].file;
+	return s->warns[i].msg;
 }
 
 static bool arm64_like(const char *arch)
@@ -600,6 +703,143 @@ static kp_symmap *map_of(kp_symbols *s, opened *o)
 		snprintf(s->warning_file, sizeof s->warning_file, "%.4000s", p);
 	}
 	return o->map;
+}
+
+/* A kernelcache's ipsw map, or the names its signatures gave, name what
+ * its symbol table does not: used when the name starts closer to addr than
+ * the symbol's (sym_start, when named) and not before addr's own function
+ * (fstart; 0 unknown), in a section of this entry. */
+static bool from_map(kp_symbols *s, opened *o, const kp_symmap *map, const char *source,
+                     uint64_t addr, uint64_t sym_start, bool named, uint64_t fstart,
+                     kp_symresult *out)
+{
+	const char *mname, *sg, *sc;
+	const unsigned char *sd;
+	uint64_t mstart, ssz, sst;
+	if (!map || !kp__symmap_lookup(map, addr, &mname, &mstart) || (named && mstart <= sym_start) ||
+	    mstart < fstart || !kp_macho_section_at(o->slice, mstart, &sg, &sc, &sd, &ssz, &sst))
+		return false;
+	char *dm = owned_name(s, mname);
+	if (!dm)
+		return false;
+	out->frames[0] = (kp_symframe){.function = dm};
+	out->nframes = 1;
+	out->source = source;
+	snprintf(out->msg, sizeof out->msg, "+0x%llx", (unsigned long long)(addr - mstart));
+	return true;
+}
+
+static void add_warning(kp_symbols *s, const char *file, const char *msg)
+{
+	struct warn *w = kp_vec_push((void **)&s->warns, &s->nwarns, &s->wcap, sizeof *w);
+	if (!w)
+		return;
+	w->file = strdup(file);
+	w->msg = strdup(msg);
+	if (!w->file || !w->msg) {
+		free(w->file);
+		free(w->msg);
+		s->nwarns--;
+	}
+}
+
+static void sig_warn(void *ctx, const char *file, const char *msg)
+{
+	add_warning(ctx, file, msg);
+}
+
+static void sig_found(void *ctx, const char *path, int major)
+{
+	kp_symbols *s = ctx;
+	struct sigent *e = kp_vec_push((void **)&s->sigs, &s->nsigs, &s->sigcap, sizeof *e);
+	if (e && !(*e = (struct sigent){.path = strdup(path), .major = major}).path)
+		s->nsigs--;
+}
+
+/* The signature files for target, read on first use: those whose folder
+ * is the report's Darwin major (or names none) when it is known, all
+ * otherwise; then those for target whose version range holds the Darwin
+ * version.  Of several, those of the folder of the report's major are
+ * kept (unknown: of the newest folder).  *n of them into v. */
+static size_t sig_files(kp_symbols *s, const char *target, const kp__sigfile **v, size_t max)
+{
+	size_t ndirs = 0;
+	const char *const *dirs = kp__symsrc_sigdirs(s->src, &ndirs);
+	if (!s->sigs_walked) {
+		s->sigs_walked = true;
+		for (size_t i = 0; i < ndirs; i++) {
+			kp_error err;
+			if (kp__sigdir_walk(dirs[i], sig_found, s, &err) != KP_OK)
+				add_warning(s, dirs[i], "signature folder left out: not a folder that can be read");
+		}
+	}
+	unsigned maj = s->darwin[0];
+	bool near = false;
+	int newest = -1;
+	size_t n = 0;
+	for (size_t i = 0; i < s->nsigs && n < max; i++) {
+		struct sigent *e = &s->sigs[i];
+		if (maj && e->major >= 0 && (unsigned)e->major != maj)
+			continue;
+		if (!e->tried) {
+			kp_error err;
+			e->tried = true;
+			if (kp__sigfile_load(e->path, e->major, &e->f, &err) != KP_OK) {
+				char m[300], msg[400];
+				snprintf(msg, sizeof msg, "signature file left out: %s", kp_error_format(&err, m, sizeof m));
+				add_warning(s, e->path, msg);
+			}
+		}
+		if (!e->f || strcmp(e->f->target, target) != 0 || (maj && !kp__sigfile_covers(e->f, s->darwin)))
+			continue;
+		near |= maj && e->major >= 0;
+		newest = e->major > newest ? e->major : newest;
+		v[n++] = e->f;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i]->dir_major < 0 || (near ? (unsigned)v[i]->dir_major == maj : v[i]->dir_major == newest))
+			v[k++] = v[i];
+	return k;
+}
+
+/* o's names from signature files, found on first use (sigmatch.h): a
+ * kernelcache entry's by its id, a plain kernel (MH_EXECUTE) as
+ * com.apple.kernel.  Without Capstone that says so once. */
+static kp_symmap *sig_of(kp_symbols *s, opened *o)
+{
+	size_t ndirs = 0;
+	const char *const *dirs = kp__symsrc_sigdirs(s->src, &ndirs);
+	if (o->sig_tried || !ndirs)
+		return o->sig;
+	o->sig_tried = true;
+	const char *target = o->slice->fileset_id ? o->slice->fileset_id
+	                     : o->slice->filetype == 2 ? "com.apple.kernel" : NULL;
+	if (!target)
+		return NULL;
+	if (!kp_disasm_available()) {
+		if (!s->sig_missing_said)
+			add_warning(s, dirs[0], "signatures left out: this kpbrowse was built without Capstone, "
+			                        "which matching them needs");
+		s->sig_missing_said = true;
+		return NULL;
+	}
+	const kp__sigfile *files[256];
+	size_t n = sig_files(s, target, files, sizeof files / sizeof files[0]);
+	kp_error err;
+	kp__sigstats st;
+	if (n && kp__sig_match(o->m, o->slice, files, n, sig_warn, s, &o->sig, &st, &err) != KP_OK) {
+		char m[300], msg[400];
+		snprintf(msg, sizeof msg, "signatures for %.80s left out: %s", target,
+		         kp_error_format(&err, m, sizeof m));
+		add_warning(s, o->path, msg);
+	} else if (n) {
+		s->sigstats.anchors_found += st.anchors_found;
+		s->sigstats.candidates += st.candidates;
+		s->sigstats.confirmed += st.confirmed;
+		s->sigstats.named += st.named;
+	}
+	return o->sig;
 }
 
 /* Looks addr up in o: DWARF first, then the nearest preceding symbol. */
@@ -649,28 +889,16 @@ static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult 
 			return out->status = KP_SYM_OK;
 		}
 	}
-	const char *name, *mname;
-	uint64_t off, fstart, mstart;
+	const char *name;
+	uint64_t off, fstart;
 	bool named = kp_macho_symbol(o->m, o->slice, addr, &name, &off);
 	bool has_start = kp_macho_function_start(o->m, o->slice, addr, &fstart);
 	/* A kernelcache's ipsw map names what its symbol table does not: used
 	 * when its name starts closer to addr than the symbol's (and not
 	 * before addr's own function). */
-	const char *sg, *sc;
-	const unsigned char *sd;
-	uint64_t ssz, sst;
-	if (map_of(s, o) && kp__symmap_lookup(o->map, addr, &mname, &mstart) &&
-	    (!named || mstart > addr - off) && (!has_start || mstart >= fstart) &&
-	    kp_macho_section_at(o->slice, mstart, &sg, &sc, &sd, &ssz, &sst)) {   /* this entry's */
-		char *dm = owned_name(s, mname);
-		if (dm) {
-			out->frames[0] = (kp_symframe){.function = dm};
-			out->nframes = 1;
-			out->source = "map";
-			snprintf(out->msg, sizeof out->msg, "+0x%llx", (unsigned long long)(addr - mstart));
-			return out->status = KP_SYM_OK;
-		}
-	}
+	if (from_map(s, o, map_of(s, o), "map", addr, named ? addr - off : 0, named, has_start ? fstart : 0, out) ||
+	    from_map(s, o, sig_of(s, o), "signature", addr, named ? addr - off : 0, named, has_start ? fstart : 0, out))
+		return out->status = KP_SYM_OK;
 	/* A stripped binary (a release kernelcache) names few functions: the
 	 * nearest symbol may belong to a function before addr's own, whose
 	 * start LC_FUNCTION_STARTS knows.  That function is func_<start>. */
@@ -858,7 +1086,9 @@ const char *kp_symbols_sig_name(void *ctx, const kp_report *r, const kp_thread *
 	kp_symbols *s = ctx;
 	kp_symresult res;
 	kp_symbols_set_report(s, r);
-	if (kp_symbols_frame(s, r, t, i, &res) != KP_SYM_OK || res.nframes == 0)
+	/* a guessed name would change the group key once a better source
+	 * (a dSYM) names the frame: such a frame keys by its offset instead */
+	if (kp_symbols_frame(s, r, t, i, &res) != KP_SYM_OK || res.nframes == 0 || guessed(&res))
 		return NULL;
 	return res.frames[res.nframes - 1].function;
 }

@@ -51,7 +51,7 @@ static bool parse_addr(const cJSON *j, uint64_t *out)
 	return false;
 }
 
-static bool add(kp_symmap *m, uint64_t addr, const char *name)
+bool kp__symmap_add(kp_symmap *m, uint64_t addr, const char *name)
 {
 	if (!name || !*name)
 		return true;   /* nothing to name it with */
@@ -82,7 +82,7 @@ kp_status kp__symmap_load(const char *path, kp_symmap **out, kp_error *err)
 		return kp_error_set(err, KP_ERR_FORMAT, 0, at, "not JSON (a symbol map is ipsw's --json output)");
 	}
 	free(data);
-	kp_symmap *m = calloc(1, sizeof *m);
+	kp_symmap *m = kp__symmap_new();
 	if (!m) {
 		cJSON_Delete(root);
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
@@ -96,13 +96,13 @@ kp_status kp__symmap_load(const char *path, kp_symmap **out, kp_error *err)
 			if (!ad || !cJSON_IsString(sy) || !parse_addr(ad, &a))
 				shaped = false;
 			else
-				ok = add(m, a, sy->valuestring);
+				ok = kp__symmap_add(m, a, sy->valuestring);
 		} else {                      /* {"ADDR": "name"} */
 			cJSON key = {.type = cJSON_String, .valuestring = it->string};
 			if (!it->string || !cJSON_IsString(it) || !parse_addr(&key, &a))
 				shaped = false;
 			else
-				ok = add(m, a, it->valuestring);
+				ok = kp__symmap_add(m, a, it->valuestring);
 		}
 	}
 	cJSON_Delete(root);
@@ -112,10 +112,20 @@ kp_status kp__symmap_load(const char *path, kp_symmap **out, kp_error *err)
 		           : kp_error_set(err, KP_ERR_FORMAT, 0, -1,
 		                          "not a symbol map: want {\"ADDRESS\": \"name\"} or [{\"addr\", \"sym\"}]");
 	}
-	if (m->n > 1)
-		qsort(m->v, m->n, sizeof *m->v, by_addr);
+	kp__symmap_sort(m);
 	*out = m;
 	return KP_OK;
+}
+
+kp_symmap *kp__symmap_new(void)
+{
+	return calloc(1, sizeof(kp_symmap));
+}
+
+void kp__symmap_sort(kp_symmap *m)
+{
+	if (m && m->n > 1)
+		qsort(m->v, m->n, sizeof *m->v, by_addr);
 }
 
 bool kp__symmap_lookup(const kp_symmap *m, uint64_t addr, const char **name, uint64_t *start)

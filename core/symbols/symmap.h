@@ -31,6 +31,13 @@ kp_status kp__symmap_load(const char *path, kp_symmap **out, kp_error *err);
 bool kp__symmap_lookup(const kp_symmap *m, uint64_t addr, const char **name, uint64_t *start);
 
 size_t kp__symmap_count(const kp_symmap *m);
+
+/* A map built by the caller (signature names, sigmatch.h): new, any number
+ * of adds (name copied; an empty name is ignored), then sort before the
+ * first lookup.  new: NULL when out of memory; add: false then. */
+kp_symmap *kp__symmap_new(void);
+bool kp__symmap_add(kp_symmap *m, uint64_t addr, const char *name);
+void kp__symmap_sort(kp_symmap *m);
 void kp__symmap_free(kp_symmap **m);
 
 #endif

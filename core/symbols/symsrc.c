@@ -79,6 +79,8 @@ struct kp__symsrc {
 	int shell_timeout_ms;
 	char cache_dir[4096];
 	char build[32];
+	char **sigdirs;       /* signature folders: --signatures, KPBROWSE_SIGNATURES, config */
+	size_t nsigdirs, sigcap;
 };
 
 typedef struct source_ops {
@@ -642,10 +644,28 @@ static void server_value(kp__symsrc *s, const char *key, const char *val)
 	}
 }
 
+static void add_sigdir(kp__symsrc *s, const char *dir)
+{
+	for (size_t i = 0; i < s->nsigdirs; i++)
+		if (strcmp(s->sigdirs[i], dir) == 0)
+			return;
+	char **slot = kp_vec_push((void **)&s->sigdirs, &s->nsigdirs, &s->sigcap, sizeof *s->sigdirs);
+	if (slot && !(*slot = strdup(dir)))
+		s->nsigdirs--;
+}
+
+const char *const *kp__symsrc_sigdirs(const kp__symsrc *s, size_t *n)
+{
+	*n = s->nsigdirs;
+	return (const char *const *)s->sigdirs;
+}
+
 static void config_value(kp__symsrc *s, const char *key, const char *val)
 {
 	if (!val[0])
 		return;
+	if (strcmp(key, "Signatures") == 0)
+		add_sigdir(s, val);
 	if (strncmp(key, "SymbolServer", 12) == 0)
 		server_value(s, key, val);
 	if (strcmp(key, "DBGSearchPaths") == 0)
@@ -941,6 +961,8 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 		add_root(s, SRC_DSYM, cfg->dsym_paths[i]);
 	for (size_t i = 0; i < cfg->nkernelcache; i++)
 		add_root(s, SRC_KERNELCACHE, cfg->kernelcache_paths[i]);
+	for (size_t i = 0; i < cfg->nsig; i++)
+		add_sigdir(s, cfg->sig_paths[i]);
 	const char *env = cfg->no_env ? NULL : getenv("KPBROWSE_DSYM_PATH");
 	if (env) {
 		char *copy = strdup(env), *save = NULL;
@@ -972,6 +994,12 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 		save = NULL;
 		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
 			add_root(s, SRC_KERNELCACHE, t);
+		free(copy);
+		env = getenv("KPBROWSE_SIGNATURES");
+		copy = env ? strdup(env) : NULL;
+		save = NULL;
+		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
+			add_sigdir(s, t);
 		free(copy);
 		read_config(s);
 #ifdef __APPLE__
@@ -1040,6 +1068,7 @@ void kp__symsrc_free(kp__symsrc **sp)
 	if (s->servers)
 		memset(s->servers, 0, s->nservers * sizeof *s->servers);   /* tokens */
 	free(s->servers);
+	free_strv(s->sigdirs, s->nsigdirs);
 	free(s);
 	*sp = NULL;
 }

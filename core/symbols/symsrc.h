@@ -44,6 +44,8 @@ typedef struct kp__symsrc_cfg {
 	bool no_system;                 /* no KDKs, Spotlight, this Mac's kernelcaches */
 	bool no_shell;                  /* no dsymForUUID command */
 	const char *cache_dir;          /* "" or NULL: no kept kernelcaches */
+	const char *const *sig_paths;   /* --signatures folders */
+	size_t nsig;
 } kp__symsrc_cfg;
 
 kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsrc **out,
@@ -53,6 +55,11 @@ void kp__symsrc_free(kp__symsrc **s);
 /* The report's build (e.g. "25G83"): the KDK whose name holds it is walked
  * first.  Takes effect if set before the KDK source is first asked. */
 void kp__symsrc_set_build(kp__symsrc *s, const char *build);
+
+/* The signature folders (sigfile.h), in order: --signatures, then
+ * KPBROWSE_SIGNATURES (colon-separated), then the config file's
+ * `Signatures = DIR` lines; repeats dropped. */
+const char *const *kp__symsrc_sigdirs(const kp__symsrc *s, size_t *n);
 
 /* Registers the roots of every folder-walking source, system ones too (the
  * search by kext bundle id walks them all). */
