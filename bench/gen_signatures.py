@@ -63,14 +63,14 @@ for i in range(0, len(text) - 3, 4):
         t = pc + sext(w & 0x3FFFFFF, 26) * 4
         if func(pc) and t in starts:
             calls.setdefault(t, set()).add(func(pc)[1])
-name_at = dict(syms)
+addr_of = {n: a for a, n in syms}
 sigs = []
 for f, ss in sorted(refs.items()):
-    bt, cur = [], [a for a, n in syms if n == f][0]
+    bt, cur = [], addr_of[f]
     while len(calls.get(cur, ())) == 1 and len(bt) < 4:
         c = next(iter(calls[cur]))
         bt.append(c)
-        cur = [a for a, n in syms if n == c][0]
+        cur = addr_of[c]
     sigs.append({"args": 0, "anchors": [{"string": s, "segment": "__TEXT", "section": "__cstring", "caller": None} for s in sorted(ss)],
                  "symbol": f, "prototype": "", "backtrace": bt})
 os.makedirs(os.path.dirname(out), exist_ok=True)
