@@ -25,10 +25,12 @@ CC=$(tool clang) LD=$(tool ld64.lld) NM=$(tool llvm-nm) SYM=$(tool llvm-symboliz
 for x in "$CC" "$LD" "$NM" "$SYM" "$STRIP"; do
 	[ -x "$x" ] || { echo "bench_signatures: $x is missing (LLVM 19)" >&2; exit 2; }
 done
-work=$(mktemp -d "${TMPDIR:-/tmp}/kpbrowse-bench-sig.XXXXXX")
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+# KP_BENCH_WORK=DIR keeps the kernel there and builds it only once
+work=${KP_BENCH_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/kpbrowse-bench-sig.XXXXXX")}
+[ -n "${KP_BENCH_WORK:-}" ] || trap 'rm -rf "$work"' EXIT
 export KPBROWSE_CACHE_DIR="$work/cache"
 unset KPBROWSE_DSYM_PATH KPBROWSE_SIGNATURES
+if [ ! -f "$work/kernel.stripped" ]; then
 mkdir -p "$work/src" "$work/obj"
 ncu=40
 per=$(( (nfn + ncu - 1) / ncu ))
@@ -59,7 +61,13 @@ ls "$work"/src/*.c | xargs -P 2 -I{} sh -c '"$0" -target arm64-apple-macos13 -O1
 "$LD" -arch arm64 -platform_version macos 13.0 13.0 -e _kernel_start \
 	-rename_section __TEXT __text __TEXT_EXEC __text -o "$work/kernel" "$work"/obj/*.o
 "$STRIP" -o "$work/kernel.stripped" "$work/kernel"
-python3 "$here/gen_signatures.py" "$NM" "$work/kernel" com.apple.kernel "$work/sigs/kernel/25/xnu.json"
+fi
+# every function's signature, and one in eight (about a real xnu.json's
+# 5,000 signatures and 1.5 MB for one Darwin version)
+[ -f "$work/sigs/kernel/25/xnu.json" ] ||
+	python3 "$here/gen_signatures.py" "$NM" "$work/kernel" com.apple.kernel "$work/sigs/kernel/25/xnu.json"
+[ -f "$work/sigs8/kernel/25/xnu.json" ] ||
+	python3 "$here/gen_signatures.py" "$NM" "$work/kernel" com.apple.kernel "$work/sigs8/kernel/25/xnu.json" 8
 # 1,000 function addresses, 4 bytes in, spread over the whole kernel
 "$NM" -n --defined-only "$work/kernel" | awk '$3 ~ /^_f[0-9]/ { print $1 }' >"$work/starts"
 nstarts=$(wc -l <"$work/starts")
@@ -69,28 +77,29 @@ step = max(1, len(s) // 1000)
 print("\n".join("0x%x" % (a + 4) for a in s[::step][:1000]))' "$work/starts" >"$work/addrs"
 head -1 "$work/addrs" >"$work/addr1"
 text=$("$(tool llvm-size)" -m "$work/kernel" 2>/dev/null | awk '/Section __text/ { print $3; exit }')
-printf 'kernel: %s functions, __text %s bytes, %s signatures (%s KB of JSON); %s addresses\n' \
-	"$nstarts" "${text:-?}" "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["signatures"]))' "$work/sigs/kernel/25/xnu.json")" \
-	"$(( $(wc -c <"$work/sigs/kernel/25/xnu.json") / 1024 ))" "$(wc -l <"$work/addrs")"
-# named right: kpbrowse's first line per address (function name) against
-# llvm-symbolizer-19's on the unstripped kernel
-"$kp" lookup --dsym "$work/kernel.stripped" --signatures "$work/sigs" <"$work/addrs" 2>"$work/kp.err" |
-	awk 'NR % 3 == 1' >"$work/got"
+printf 'kernel: %s functions, __text %s bytes; %s addresses, one in each run of 40 functions\n' \
+	"$nstarts" "${text:-?}" "$(wc -l <"$work/addrs")"
 "$SYM" --obj="$work/kernel" <"$work/addrs" | awk 'NR % 3 == 1' >"$work/want"
 n=$(wc -l <"$work/want")
-named=$(grep -vc '^func_' "$work/got" || true)
-right=$(paste -d' ' "$work/got" "$work/want" | awk '$1 !~ /^func_/ && $1 == $2' | wc -l)
-printf 'named by signature: %d of %d (%d%%), right: %d (%d%% of those named)\n' "$named" "$n" \
-	$((named * 100 / n)) "$right" $((named ? right * 100 / named : 0))
-[ -s "$work/kp.err" ] && sed 's/^/  kpbrowse said: /' "$work/kp.err" | head -3
-printf '%-44s %10s %10s %8s\n' "" "kpbrowse" "llvm-sym" "ratio"
-row() {
-	label=$1 input=$2
-	k=$(rm -rf "$KPBROWSE_CACHE_DIR"; "$t" -n 3 -i "$input" "$kp" lookup --dsym "$work/kernel.stripped" --signatures "$work/sigs" | awk '{print $1}')
-	l=$("$t" -n 3 -i "$input" "$SYM" --obj="$work/kernel" | awk '{print $1}')
-	printf '%-44s %8.1f ms %7.1f ms %7.2fx\n' "$label" "$k" "$l" "$(echo "$k $l" | awk '{print $1 / $2}')"
-}
-row "first answer, cold (whole kernel matched)" "$work/addr1"
-row "1,000 addresses, cold" "$work/addrs"
+l1=$("$t" -n 3 -i "$work/addr1" "$SYM" --obj="$work/kernel" | awk '{print $1}')
+ln=$("$t" -n 3 -i "$work/addrs" "$SYM" --obj="$work/kernel" | awk '{print $1}')
+printf '%-34s %7s %7s %12s %12s\n' "signatures (JSON)" "named" "right" "first answer" "1,000 addrs"
+printf '%-34s %7s %7s %9.1f ms %9.1f ms\n' "llvm-symbolizer-19, unstripped" "-" "-" "$l1" "$ln"
 k=$("$t" -n 3 -i "$work/addr1" "$kp" lookup --dsym "$work/kernel.stripped" | awk '{print $1}')
-printf '%-44s %8.1f ms\n' "first answer, function starts only" "$k"
+printf '%-34s %7s %7s %9.1f ms\n' "none (function starts only)" "0%" "-" "$k"
+for d in sigs sigs8; do
+	f=$work/$d/kernel/25/xnu.json
+	label="$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["signatures"]))' "$f") ($(( $(wc -c <"$f") / 1024 )) KB)"
+	# named right: kpbrowse's function name per address against
+	# llvm-symbolizer-19's on the unstripped kernel
+	"$kp" lookup --dsym "$work/kernel.stripped" --signatures "$work/$d" <"$work/addrs" 2>"$work/kp.err" |
+		awk 'NR % 3 == 1' >"$work/got"
+	named=$(grep -vc '^func_' "$work/got" || true)
+	right=$(paste -d' ' "$work/got" "$work/want" | awk '$1 !~ /^func_/ && $1 == $2' | wc -l)
+	k1=$(rm -rf "$KPBROWSE_CACHE_DIR"; "$t" -n 3 -i "$work/addr1" "$kp" lookup --dsym "$work/kernel.stripped" --signatures "$work/$d" | awk '{print $1}')
+	kn=$(rm -rf "$KPBROWSE_CACHE_DIR"; "$t" -n 3 -i "$work/addrs" "$kp" lookup --dsym "$work/kernel.stripped" --signatures "$work/$d" | awk '{print $1}')
+	printf '%-34s %6d%% %6d%% %9.1f ms %9.1f ms   (%.2fx / %.2fx llvm-symbolizer)\n' "$label" \
+		$((named * 100 / n)) $((named ? right * 100 / named : 0)) "$k1" "$kn" \
+		"$(echo "$k1 $l1" | awk '{print $1 / $2}')" "$(echo "$kn $ln" | awk '{print $1 / $2}')"
+	[ -s "$work/kp.err" ] && sed 's/^/  kpbrowse said: /' "$work/kp.err" | head -3
+done

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_signatures.py NM BINARY TARGET OUT.json: a signature file in the shape
+"""gen_signatures.py NM BINARY TARGET OUT.json [EVERY]: a signature file in the shape
 of the blacktop/symbolicator project's, made from an unstripped arm64 binary
 as symbolicator makes them from a KDK: every function that references
 __cstring strings (adr, adrp+add) gets a signature with those strings as
@@ -7,6 +7,7 @@ anchors, and the chain of its single callers (bl) as its backtrace.  For
 bench_kernelcache.sh; stdlib only."""
 import json, struct, subprocess, sys, os
 nm, binary, target, out = sys.argv[1:5]
+every = int(sys.argv[5]) if len(sys.argv) > 5 else 1   # keep one function in EVERY
 b = open(binary, "rb").read()
 ncmds = struct.unpack_from("<I", b, 16)[0]
 at, sects = 32, {}
@@ -65,7 +66,9 @@ for i in range(0, len(text) - 3, 4):
             calls.setdefault(t, set()).add(func(pc)[1])
 addr_of = {n: a for a, n in syms}
 sigs = []
-for f, ss in sorted(refs.items()):
+for k, (f, ss) in enumerate(sorted(refs.items())):
+    if k % every:
+        continue
     bt, cur = [], addr_of[f]
     while len(calls.get(cur, ())) == 1 and len(bt) < 4:
         c = next(iter(calls[cur]))
