@@ -107,4 +107,10 @@ kp_sym_status kp__symbols_look(kp_symbols *s, kp__opened *o, uint64_t addr, kp_s
  * signatures, func_<start>. */
 bool kp__symresult_guessed(const kp_symresult *r);
 
+/* ---- symbols_sources.c ---- */
+
+/* The skip-th candidate file for uuid (canonical) over every source in
+ * order; borrowed from the source table.  NULL after the last. */
+const char *kp__symbols_candidate(kp_symbols *s, const char *uuid, size_t skip);
+
 #endif
