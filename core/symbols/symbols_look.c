@@ -126,12 +126,17 @@ static void sig_found(void *ctx, const char *path, int major)
 		s->nsigs--;
 }
 
+const char *kp__symbols_sig_target(const kp_macho_slice *sl)
+{
+	return sl->fileset_id ? sl->fileset_id : sl->filetype == 2 ? "com.apple.kernel" : NULL;
+}
+
 /* The signature files for target, read on first use: those whose folder
  * is the report's Darwin major (or names none) when it is known, all
  * otherwise; then those for target whose version range holds the Darwin
  * version.  Of several, those of the folder of the report's major are
  * kept (unknown: of the newest folder).  *n of them into v. */
-static size_t sig_files(kp_symbols *s, const char *target, const kp__sigfile **v, size_t max)
+size_t kp__symbols_sig_files(kp_symbols *s, const char *target, const kp__sigfile **v, size_t max)
 {
 	size_t ndirs = 0;
 	const char *const *dirs = kp__symsrc_sigdirs(s->src, &ndirs);
@@ -183,8 +188,7 @@ static kp_symmap *sig_of(kp_symbols *s, kp__opened *o)
 	if (o->sig_tried || !ndirs)
 		return o->sig;
 	o->sig_tried = true;
-	const char *target = o->slice->fileset_id ? o->slice->fileset_id
-	                     : o->slice->filetype == 2 ? "com.apple.kernel" : NULL;
+	const char *target = kp__symbols_sig_target(o->slice);
 	if (!target)
 		return NULL;
 	if (!kp_disasm_available()) {
@@ -195,7 +199,7 @@ static kp_symmap *sig_of(kp_symbols *s, kp__opened *o)
 		return NULL;
 	}
 	const kp__sigfile *files[256];
-	size_t n = sig_files(s, target, files, sizeof files / sizeof files[0]);
+	size_t n = kp__symbols_sig_files(s, target, files, sizeof files / sizeof files[0]);
 	kp_error err;
 	kp__sigstats st;
 	if (n && kp__sig_match(o->m, o->slice, files, n, sig_warn, s, &o->sig, &st, &err) != KP_OK) {

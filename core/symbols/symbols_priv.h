@@ -106,6 +106,13 @@ kp_sym_status kp__symbols_look(kp_symbols *s, kp__opened *o, uint64_t addr, kp_s
 /* A name found by matching rather than read from the binary: ipsw's map,
  * signatures, func_<start>. */
 bool kp__symresult_guessed(const kp_symresult *r);
+/* The target signature files name for sl: a kernelcache entry's id, a
+ * plain kernel (MH_EXECUTE) com.apple.kernel; NULL for anything else. */
+const char *kp__symbols_sig_target(const kp_macho_slice *sl);
+/* The signature files that apply to target (the report's Darwin version,
+ * when set), read on first use: at most max of them into v, borrowed from
+ * s; how many. */
+size_t kp__symbols_sig_files(kp_symbols *s, const char *target, const kp__sigfile **v, size_t max);
 
 /* ---- symbols_sources.c ---- */
 

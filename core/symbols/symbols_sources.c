@@ -5,11 +5,14 @@
 #include "symbols_priv.h"
 #include "kp_lex.h"
 #include "kp_macho.h"
+#include "kp_disasm.h"
+#include "kp_strbuf.h"
 #include "kp_vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* from as a prefix of file ending at a path component's end */
 static bool map_prefix(const char *from, const char *to, const char *file, char *out, size_t size)
@@ -133,6 +136,61 @@ static bool holds(const char *path, const char *uuid, uint32_t *filetype, const 
 	return sl != NULL;
 }
 
+/* With signature folders, the trail's last step: the folders, and the
+ * files that apply to what was found (a kernelcache entry's or a plain
+ * kernel's, by its target; by the report's Darwin version when one is
+ * set, all versions otherwise), as the ladder would use them. */
+static void sig_step(kp_symbols *s, const char *uuid, const char *path)
+{
+	size_t ndirs = 0;
+	const char *const *dirs = kp__symsrc_sigdirs(s->src, &ndirs);
+	if (!ndirs)
+		return;
+	kp_sb tried = {0}, said = {0};
+	for (size_t i = 0; i < ndirs; i++) {
+		struct stat st;
+		if (i)
+			kp_sb_str(&tried, ", ");
+		kp_sb_str(&tried, dirs[i]);
+		if (stat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode))
+			kp_sb_str(&tried, " (missing)");
+	}
+	kp_macho *m = NULL;
+	const kp_macho_slice *sl = NULL;
+	if (path && kp_macho_open(path, &m, NULL) == KP_OK)
+		sl = kp_macho_find_uuid(m, uuid);
+	const char *target = sl ? kp__symbols_sig_target(sl) : NULL;
+	if (!path) {
+		kp_sb_str(&said, "not consulted: no file holds this UUID");
+	} else if (!target) {
+		kp_sb_str(&said, "not consulted: the file is neither a kernelcache entry nor a kernel");
+	} else if (!kp_disasm_available()) {
+		kp_sb_str(&said, "left out: this kpbrowse was built without Capstone, which matching them needs");
+	} else {
+		const kp__sigfile *files[256];
+		size_t n = kp__symbols_sig_files(s, target, files, sizeof files / sizeof files[0]);
+		char head[200];
+		if (s->darwin[0])
+			snprintf(head, sizeof head, "%s, Darwin %u.%u.%u: ", target, s->darwin[0], s->darwin[1],
+			         s->darwin[2]);
+		else
+			snprintf(head, sizeof head, "%s, any Darwin version (no report): ", target);
+		kp_sb_str(&said, head);
+		if (!n)
+			kp_sb_str(&said, "no file applies");
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				kp_sb_str(&said, ", ");
+			kp_sb_str(&said, files[i]->path);
+		}
+	}
+	kp_macho_close(&m);
+	char *tr = kp_sb_take(&tried), *sd = kp_sb_take(&said);
+	kp__symsrc_trail_add(&s->trail, "signatures", tr ? tr : "", sd ? sd : "", false);
+	free(tr);
+	free(sd);
+}
+
 kp_status kp_symbols_where(kp_symbols *s, const char *any_uuid, kp_symwhere *out, kp_error *err)
 {
 	memset(out, 0, sizeof *out);
@@ -180,6 +238,7 @@ kp_status kp_symbols_where(kp_symbols *s, const char *any_uuid, kp_symwhere *out
 		}
 		break;
 	}
+	sig_step(s, uuid, out->path);
 	free(s->wsteps);
 	s->wsteps = calloc(s->trail.n ? s->trail.n : 1, sizeof *s->wsteps);
 	if (!s->wsteps)
