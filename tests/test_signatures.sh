@@ -270,4 +270,16 @@ for arch in arm64 x86_64; do
 		"$arch: without a Darwin version, the files clashing over sched_tick name nothing"
 	check "$(wc -l <"$tmp/kexe.diff" | tr -d ' ')" = 0 "$arch: each as llvm-symbolizer-19 names it"
 done
+# lookup on the whole stripped kernelcache: the kernel entry, whose segments
+# hold the addresses, answers from the same signature files
+for arch in arm64 x86_64; do
+	"$OD" --macho --function-starts "$tmp/bin.$arch/fakekernel.$arch" | awk '$1 ~ /^[0-9a-f]+$/' |
+		while read -r v _; do printf '0x%x\n' $((0x$v + 4)); done >"$tmp/kc.addrs"
+	"$kp" lookup --kernelcache "$tmp/kc.$arch/kernelcache.stripped" --signatures "$tmp/sigs" \
+		<"$tmp/kc.addrs" 2>/dev/null | awk 'NR % 3 == 1' >"$tmp/kc.got"
+	"$SYM" --obj="$tmp/bin.$arch/fakekernel.$arch" <"$tmp/kc.addrs" | awk 'NR % 3 == 1' >"$tmp/kc.want"
+	check "$(grep -vc '^func_' "$tmp/kc.got")" = 7 "$arch: lookup on the kernelcache names 7 of its kernel's functions by signature"
+	check "$(paste -d' ' "$tmp/kc.got" "$tmp/kc.want" | awk '$1 !~ /^func_/ && $1 != $2' | wc -l | tr -d ' ')" = 0 \
+		"$arch: each as llvm-symbolizer-19 names it"
+done
 done_testing

@@ -196,9 +196,12 @@ void kp_symbols_free(kp_symbols **sp)
 		kp__symmap_free(&s->open[i].sig);
 		kp_dwarf_close(&s->open[i].d);
 		kp__symcache_close(&s->open[i].sc);
-		kp_macho_close(&s->open[i].m);
 		free(s->open[i].path);
 	}
+	/* after every record that may borrow one is done with it */
+	for (size_t i = 0; i < s->nopen; i++)
+		if (!s->open[i].borrowed)
+			kp_macho_close(&s->open[i].m);
 	free(s->open);
 	for (size_t i = 0; i < s->nsigs; i++) {
 		free(s->sigs[i].path);
@@ -465,7 +468,7 @@ static kp_status file_record(kp_symbols *s, const char *path, const char *arch, 
 	path = resolve_bundle(path, dwarf, sizeof dwarf);
 	/* reuse an opened file of the same path and arch */
 	for (size_t i = 0; i < s->nopen; i++)
-		if (s->open[i].path && strcmp(s->open[i].path, path) == 0 &&
+		if (s->open[i].path && !s->open[i].borrowed && strcmp(s->open[i].path, path) == 0 &&
 		    (!arch || strcmp(s->open[i].slice->arch, arch) == 0)) {
 			*out = &s->open[i];
 			return KP_OK;
@@ -506,6 +509,31 @@ static bool same_opt(const char *a, const char *b)
 	return a && b ? strcmp(a, b) == 0 : a == b;
 }
 
+/* The record of entry, a kernelcache entry of the file record s->open[c]
+ * (kp_macho_entry_at), made on first use: it borrows that record's
+ * kp_macho and answers as a frame of that entry does in `show` (symbol
+ * table, ipsw map, signatures, function starts).  NULL when out of memory. */
+static kp__opened *entry_record(kp_symbols *s, size_t c, const kp_macho_slice *entry)
+{
+	for (size_t i = 0; i < s->nopen; i++)
+		if (s->open[i].borrowed && s->open[i].slice == entry)
+			return &s->open[i];
+	char *path = s->open[c].path ? strdup(s->open[c].path) : NULL;
+	if (!path || !kp_vec_push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open)) {
+		free(path);
+		return NULL;
+	}
+	kp__opened *o = &s->open[s->nopen - 1];
+	o->m = s->open[c].m;
+	o->slice = entry;
+	o->path = path;
+	o->borrowed = true;
+	/* keyed by path only: a lookup by UUID must not find this record */
+	snprintf(o->uuid, sizeof o->uuid, "file");
+	attach(s, o);
+	return o;
+}
+
 kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *arch,
                                  uint64_t addr, kp_symresult *out, kp_error *err)
 {
@@ -527,6 +555,13 @@ kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *ar
 			free(s->last_path);
 			s->last_path = NULL;   /* no memo: the next call resolves again */
 		}
+	}
+	/* a whole kernelcache: the entry whose segments hold addr answers */
+	const kp_macho_slice *entry = kp_macho_entry_at(o->m, addr);
+	if (entry && entry != o->slice) {
+		kp__opened *eo = entry_record(s, (size_t)(o - s->open), entry);
+		if (eo)
+			o = eo;
 	}
 	out->has_lookup = true;
 	out->lookup_address = out->symbol_address = addr;

@@ -47,6 +47,8 @@ typedef struct kp__opened {
 	kp_symmap *sig;       /* names from signature files (sigmatch.h), once tried */
 	bool sig_tried;
 	struct side_build *side;
+	bool borrowed;        /* m is another record's: a kernelcache entry that
+	                         kp_symbols_lookup_file found an address in */
 } kp__opened;
 
 struct kp_symbols {
