@@ -124,7 +124,8 @@ int kpc_cmd_dsym_for_uuid(int argc, char **argv)
 {
 	const char *paths[KPC_MAX_DSYM], *kcs[KPC_MAX_DSYM];
 	size_t npaths, nkcs;
-	int rc = kpc_source_options("dsym-for-uuid", argc, argv, true, paths, &npaths, kcs, &nkcs);
+	int rc = kpc_source_options("dsym-for-uuid", argc, argv, true, paths, &npaths, kcs, &nkcs,
+	                            NULL, NULL);
 	if (rc != KP_EXIT_OK)
 		return rc;
 	if (optind >= argc)

@@ -62,6 +62,7 @@ static void print_where(const char *uuid, const kp_symwhere *w)
 static const struct option source_options[] = {
 	{"dsym", required_argument, NULL, 'd'},
 	{"kernelcache", required_argument, NULL, 'k'},
+	{"signatures", required_argument, NULL, 'S'},
 	/* what lldb passes a dsymForUUID (SymbolLocatorDebugSymbols) */
 	{"ignoreNegativeCache", no_argument, NULL, 'n'},
 	{"copyExecutable", no_argument, NULL, 'c'},
@@ -71,10 +72,13 @@ static const struct option source_options[] = {
 
 int kpc_source_options(const char *cmd, int argc, char **argv, bool lldb_flags,
                        const char *paths[KPC_MAX_DSYM], size_t *npaths,
-                       const char *kcs[KPC_MAX_DSYM], size_t *nkcs)
+                       const char *kcs[KPC_MAX_DSYM], size_t *nkcs,
+                       const char *sigs[KPC_MAX_DSYM], size_t *nsigs)
 {
 	int c;
 	*npaths = *nkcs = 0;
+	if (nsigs)
+		*nsigs = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:h", source_options, NULL)) != -1) {
 		switch (c) {
@@ -91,6 +95,17 @@ int kpc_source_options(const char *cmd, int argc, char **argv, bool lldb_flags,
 				return KP_EXIT_BAD;
 			}
 			kcs[(*nkcs)++] = optarg;
+			break;
+		case 'S':
+			if (!sigs) {
+				kp_usage_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
+				return KP_EXIT_BAD;
+			}
+			if (*nsigs == KPC_MAX_DSYM) {
+				kp_usage_error("%s: at most %d --signatures", cmd, KPC_MAX_DSYM);
+				return KP_EXIT_BAD;
+			}
+			sigs[(*nsigs)++] = optarg;
 			break;
 		case 'n':
 		case 'c':
@@ -112,9 +127,10 @@ int kpc_cmd_symbols(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "where") != 0)
 		return KPC_USAGE;
 	argc--, argv++;
-	const char *paths[KPC_MAX_DSYM], *kcs[KPC_MAX_DSYM];
-	size_t npaths, nkcs;
-	int rc = kpc_source_options("symbols where", argc, argv, false, paths, &npaths, kcs, &nkcs);
+	const char *paths[KPC_MAX_DSYM], *kcs[KPC_MAX_DSYM], *sigs[KPC_MAX_DSYM];
+	size_t npaths, nkcs, nsigs;
+	int rc = kpc_source_options("symbols where", argc, argv, false, paths, &npaths, kcs, &nkcs,
+	                            sigs, &nsigs);
 	if (rc != KP_EXIT_OK)
 		return rc;
 	if (optind != argc - 1)
@@ -126,7 +142,7 @@ int kpc_cmd_symbols(int argc, char **argv)
 		return KP_EXIT_BAD;
 	}
 	kp_symbols_opts so = {.paths = paths, .npaths = npaths, .kernelcaches = kcs,
-	                      .nkernelcaches = nkcs};
+	                      .nkernelcaches = nkcs, .signatures = sigs, .nsignatures = nsigs};
 	kp_symbols *sym = NULL;
 	kp_error err;
 	if (kp_symbols_new(&so, &sym, &err) != KP_OK) {

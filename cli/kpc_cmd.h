@@ -30,14 +30,17 @@ int kpc_cmd_dsym_for_uuid(int argc, char **argv);
 
 /* The options of the commands that ask the symbol sources (symbols where,
  * dsym-for-uuid; cmd_symbols.c): --dsym PATH (at most KPC_MAX_DSYM) into
- * paths, --kernelcache FILE|FOLDER (as many) into kcs, --help, and with lldb_flags the --ignoreNegativeCache and
+ * paths, --kernelcache FILE|FOLDER (as many) into kcs, with sigs
+ * --signatures DIR (as many) into sigs (without: an unknown option), --help,
+ * and with lldb_flags the --ignoreNegativeCache and
  * --copyExecutable lldb gives a dsymForUUID, accepted and ignored.
  * KP_EXIT_OK to go on (optind at the first operand), KPC_HELP, or
  * KP_EXIT_BAD (the error printed). */
 #define KPC_MAX_DSYM 64
 int kpc_source_options(const char *cmd, int argc, char **argv, bool lldb_flags,
                        const char *paths[KPC_MAX_DSYM], size_t *npaths,
-                       const char *kcs[KPC_MAX_DSYM], size_t *nkcs);
+                       const char *kcs[KPC_MAX_DSYM], size_t *nkcs,
+                       const char *sigs[KPC_MAX_DSYM], size_t *nsigs);
 
 /* Returned by a command: print its help ("usage: kpbrowse SYNOPSIS" and
  * the help text) to stdout and exit 0 (--help anywhere in its options). */

@@ -95,13 +95,16 @@ static const command commands[] = {
 	 "DWARF file; clear removes those of the UUIDs given, or all.  Lookups\n"
 	 "never wait for a cache: they answer from the DWARF until one exists.\n"},
 	{"symbols", kpc_cmd_symbols,
-	 "symbols where [--dsym PATH]... [--kernelcache FILE|FOLDER]... UUID",
+	 "symbols where [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--signatures DIR]... UUID",
 	 "Asks every symbol source for UUID in their order (next to a --dsym binary,\n"
 	 "--dsym, local folders, file-mapped trees, KDKs, Spotlight, dsymForUUID,\n"
 	 "kernelcaches) until one holds a file with it, and prints what each tried and\n"
 	 "said, then the file (its LC_UUID confirmed), the source it came from, dSYM or\n"
 	 "binary, its architecture, a binary with the UUID beside it, and what a\n"
-	 "dsymForUUID program said of the sources.  Exit status 1: not found.\n"},
+	 "dsymForUUID program said of the sources.  With signature folders (--signatures,\n"
+	 "KPBROWSE_SIGNATURES, the config's Signatures), a last step names them and the\n"
+	 "signature files that apply to the kernelcache entry or kernel found.\n"
+	 "Exit status 1: not found.\n"},
 	{"dsym-for-uuid", kpc_cmd_dsym_for_uuid,
 	 "dsym-for-uuid [--dsym PATH]... [--kernelcache FILE|FOLDER]... UUID...",
 	 "kpbrowse as a dsymForUUID for lldb, atos and Xcode (DBGShellCommands,\n"

@@ -73,6 +73,29 @@ done
 check_grep "^$kext_uuid .* symtab FakeDriver::" "$tmp/prelinked.frames" "prelinked: the kext's frames from its embedded Mach-O"
 KPBROWSE_KERNELCACHE_PATH="$kc/prelinked" "$kp" symbols where "$kext_uuid" >"$tmp/pl.out" 2>&1
 check "$?" = 0 "prelinked in KPBROWSE_KERNELCACHE_PATH: symbols where finds the kext"
+# lookup on a whole kernelcache: the entry whose segments hold the address
+# answers, from its own symbol table (the .slid caches move the kext's
+# vmaddrs clear of the kernel's, as a real cache's entries are)
+slide=0x104000
+python3 -c 'import sys
+for l in open(sys.argv[1]):
+    u, a = l.split()[:2]
+    print(a if u == sys.argv[2] else hex(int(a, 16) + int(sys.argv[3], 16)))' "$tmp/bare.frames" "$kernel_uuid" $slide >"$tmp/slid.addrs"
+for v in "--kernelcache kernelcache.slid" "--dsym kernelcache.slid" "--kernelcache prelinked.slid"; do
+	# shellcheck disable=SC2086
+	set -- $v
+	"$kp" lookup "$1" "$kc/$2" <"$tmp/slid.addrs" >"$tmp/slid.out" 2>"$tmp/slid.err"
+	check "$?" = 0 "lookup $v: exit 0"
+	awk 'NR % 3 == 1' "$tmp/slid.out" >"$tmp/slid.names"
+	if [ -n "$sym" ]; then
+		cmp -s "$tmp/oracle" "$tmp/slid.names"
+		check "$?" = 0 "lookup $v: each address named by its entry, as llvm-symbolizer-19 names it"
+	else
+		cmp -s "$tmp/bare.names" "$tmp/slid.names"
+		check "$?" = 0 "lookup $v: each address named by its entry, as show names its frame"
+	fi
+	check_grep "^FakeDriver::" "$tmp/slid.names" "lookup $v: the kext's addresses from the kext's entry"
+done
 # the x86_64 fixture (no x86 report: lookup names the kext's function by address)
 python3 "$KP_FIXTURES/make_kernelcache.py" "$tmp/kc86" "$bin" x86_64
 x86_kext=$(awk '$1 == "com.kpbrowse.FakeDriver" {print $2}' "$tmp/kc86/uuids.txt")
@@ -213,6 +236,12 @@ print("func_%x" % max(s for s in starts if s <= a))' "$addr")
 else
 	skip "llvm-objdump-19 absent: function starts not checked against it"
 fi
+# lookup on the stripped cache: the kernel entry's function starts, as show's
+grep "^$kernel_uuid " "$tmp/s.frames" >"$tmp/s.kernel"
+cut -d' ' -f2 "$tmp/s.kernel" | "$kp" lookup --kernelcache "$kc/kernelcache.stripped" 2>/dev/null |
+	awk 'NR % 3 == 1' >"$tmp/s.lookup"
+cut -d' ' -f4 "$tmp/s.kernel" | cmp -s - "$tmp/s.lookup"
+check "$?" = 0 "lookup on a stripped kernelcache: the kernel entry's func_<start>, as show's"
 "$kp" show --json --dsym "$kc/prelinked.stripped" "$rep" >"$tmp/ps.json" 2>/dev/null
 frames "$tmp/ps.json" >"$tmp/ps.frames"
 cmp -s "$tmp/s.frames" "$tmp/ps.frames"

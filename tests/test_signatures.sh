@@ -133,6 +133,10 @@ if "$kp" show --disasm 1 /dev/null 2>&1 | grep -q "without Capstone"; then
 	frames "$tmp/nocs.json" >"$tmp/nocs.frames"
 	check_not_grep " signature " "$tmp/nocs.frames" "no Capstone: no name from signatures"
 	check_grep " function-starts func_" "$tmp/nocs.frames" "no Capstone: the function starts still answer"
+	"$kp" symbols where --kernelcache "$tmp/kc.arm64/kernelcache.stripped" --signatures "$tmp/sigs" \
+		"$(awk '$1 == "com.apple.kernel" {print $2}' "$tmp/kc.arm64/uuids.txt")" >"$tmp/nocs.where" 2>&1
+	check_grep "^  said: left out: this kpbrowse was built without Capstone" "$tmp/nocs.where" \
+		"no Capstone: symbols where says the signatures are left out"
 	done_testing
 fi
 
@@ -196,6 +200,39 @@ EOF2
 	check "$(grep -c ' function-starts ' "$tmp/$arch.none.frames")" = 15 "$arch: without signatures, 15 func_<start>"
 done
 
+# symbols where: the folders, and the files whose target and version apply
+kc=$tmp/kc.arm64
+kuuid=$(awk '$1 == "com.apple.kernel" {print $2}' "$kc/uuids.txt")
+xuuid=$(awk '$1 == "com.kpbrowse.FakeDriver" {print $2}' "$kc/uuids.txt")
+"$kp" symbols where --kernelcache "$kc/kernelcache.stripped" --signatures "$tmp/sigs" "$kuuid" >"$tmp/where" 2>&1
+check "$?" = 0 "symbols where --signatures: exit 0"
+check "$(sed -n 's/^[0-9]*\. //p' "$tmp/where" | tail -1)" = signatures "symbols where: signatures, the last step"
+check "$(grep -c "^  tried: $tmp/sigs\$" "$tmp/where")" = 1 "symbols where: the folder tried"
+said=$(grep "^  said: com.apple.kernel, any Darwin version (no report): " "$tmp/where")
+for f in kernel/23/xnu.json kernel/23/xnu_old.json kernel/23/kexts/nosect.json; do
+	case $said in *"$tmp/sigs/$f"*) _ok "symbols where: the kernel's $f applies";;
+	*) _notok "symbols where: the kernel's $f applies";; esac
+done
+case $said in *SigDriver*|*Other.json*|*broken*) _notok "symbols where: no file of another target";;
+*) _ok "symbols where: no file of another target";; esac
+check_grep "^found: $kc/kernelcache.stripped\$" "$tmp/where" "symbols where: still found in the kernelcache"
+KPBROWSE_SIGNATURES="/nonexistent:$tmp/sigs" "$kp" symbols where --kernelcache "$kc/kernelcache.stripped" "$xuuid" \
+	>"$tmp/where" 2>&1
+check_grep "^  tried: /nonexistent (missing), $tmp/sigs\$" "$tmp/where" "symbols where: KPBROWSE_SIGNATURES, a missing folder marked"
+check_grep "^  said: com.kpbrowse.FakeDriver, any Darwin version (no report): $tmp/sigs/kernel/23/kexts/SigDriver.json\$" \
+	"$tmp/where" "symbols where: the kext's one file"
+printf 'Signatures = %s\n' "$tmp/sigs" >"$KPBROWSE_CONFIG"
+"$kp" symbols where --kernelcache "$kc/kernelcache.stripped" "$kuuid" >"$tmp/where" 2>&1
+check_grep "^  said: com.apple.kernel, any Darwin version" "$tmp/where" "symbols where: the config's Signatures"
+"$kp" symbols where --dsym "$tmp/bin.arm64" "$kuuid" >"$tmp/where" 2>&1
+check_grep "^  said: not consulted: the file is neither a kernelcache entry nor a kernel\$" "$tmp/where" \
+	"symbols where: a dylib found, no file consulted"
+"$kp" symbols where 01234567-89AB-CDEF-0123-456789ABCDEF >"$tmp/where" 2>&1
+check_grep "^  said: not consulted: no file holds this UUID\$" "$tmp/where" "symbols where: nothing found, no file consulted"
+rm -f "$KPBROWSE_CONFIG"
+"$kp" symbols where --kernelcache "$kc/kernelcache.stripped" "$kuuid" >"$tmp/where" 2>&1
+check_not_grep "signatures" "$tmp/where" "symbols where: no signature folder, no step"
+
 # the same folder from KPBROWSE_SIGNATURES and from the config file
 KPBROWSE_SIGNATURES="/nonexistent:$tmp/sigs" "$kp" show --json --dsym "$tmp/kc.arm64/kernelcache.stripped" \
 	"$tmp/rep.arm64.ips" >"$tmp/env.json" 2>/dev/null
@@ -232,5 +269,17 @@ for arch in arm64 x86_64; do
 	check "$(paste -d' ' "$tmp/kexe.got" "$tmp/kexe.want" | grep -c '^func_.* sched_tick$')" = 1 \
 		"$arch: without a Darwin version, the files clashing over sched_tick name nothing"
 	check "$(wc -l <"$tmp/kexe.diff" | tr -d ' ')" = 0 "$arch: each as llvm-symbolizer-19 names it"
+done
+# lookup on the whole stripped kernelcache: the kernel entry, whose segments
+# hold the addresses, answers from the same signature files
+for arch in arm64 x86_64; do
+	"$OD" --macho --function-starts "$tmp/bin.$arch/fakekernel.$arch" | awk '$1 ~ /^[0-9a-f]+$/' |
+		while read -r v _; do printf '0x%x\n' $((0x$v + 4)); done >"$tmp/kc.addrs"
+	"$kp" lookup --kernelcache "$tmp/kc.$arch/kernelcache.stripped" --signatures "$tmp/sigs" \
+		<"$tmp/kc.addrs" 2>/dev/null | awk 'NR % 3 == 1' >"$tmp/kc.got"
+	"$SYM" --obj="$tmp/bin.$arch/fakekernel.$arch" <"$tmp/kc.addrs" | awk 'NR % 3 == 1' >"$tmp/kc.want"
+	check "$(grep -vc '^func_' "$tmp/kc.got")" = 7 "$arch: lookup on the kernelcache names 7 of its kernel's functions by signature"
+	check "$(paste -d' ' "$tmp/kc.got" "$tmp/kc.want" | awk '$1 !~ /^func_/ && $1 != $2' | wc -l | tr -d ' ')" = 0 \
+		"$arch: each as llvm-symbolizer-19 names it"
 done
 done_testing

@@ -84,6 +84,19 @@ else
 	_ok "the DBGError's escape sequences are inert"
 fi
 
+# signature folders: a last step names them; a dSYM is not what they name
+mkdir -p "$tmp/sigs"
+"$kp" symbols where --dsym "$bin" --signatures "$tmp/sigs" --signatures "$tmp/sigs" $kext >"$tmp/out" 2>&1
+check "$?" = 0 "--signatures: exit 0"
+check "$(sed -n 's/^3\. //p' "$tmp/out")" = "signatures" "--signatures: the step after the source that found it"
+check_grep "^  tried: $tmp/sigs\$" "$tmp/out" "--signatures: the folder, once"
+check_grep "^  said: not consulted: the file is neither a kernelcache entry nor a kernel\$" "$tmp/out" \
+	"--signatures: a dSYM consults no signature file"
+"$kp" symbols where --signatures "$tmp/nope" $kext >/dev/null 2>"$tmp/err"
+check "$?" = 2 "--signatures of a missing folder: exit 2"
+"$kp" dsym-for-uuid --signatures "$tmp/sigs" $kext >/dev/null 2>"$tmp/err"
+check "$?" = 2 "dsym-for-uuid takes no --signatures"
+
 # usage
 "$kp" symbols where not-a-uuid >/dev/null 2>"$tmp/err"
 check "$?" = 2 "a malformed UUID: exit 2"

@@ -39,7 +39,7 @@
  * no other run of kpbrowse pays for it at start-up: the cs_* names below
  * call through kp_cs, filled by cs_load.  A cs_* function used here must be
  * listed in CS_FUNCS (and #defined after it); Capstone is not linked. */
-#include <dlfcn.h>
+#include "kp_dl.h"
 #include <pthread.h>
 
 #define CS_FUNCS(X) \
@@ -66,25 +66,23 @@ static const char *const cs_names[] = {
 #endif
 };
 
+#define CS_ENTRY(f) {#f, (void **)&kp_cs.f},
+static const kp_dl_sym cs_syms[] = {CS_FUNCS(CS_ENTRY)};
+#undef CS_ENTRY
+
 static void cs_load_once(void)
 {
-	void *h = NULL;
-	const char *tried = cs_names[0];
-	for (size_t i = 0; i < sizeof cs_names / sizeof cs_names[0] && !h; i++)
-		h = dlopen(tried = cs_names[i], RTLD_NOW | RTLD_LOCAL);
+	const char *tried, *e;
+	void *h = kp_dl_open(cs_names, sizeof cs_names / sizeof cs_names[0], &tried, &e);
 	if (!h) {
-		const char *e = dlerror();
-		snprintf(cs_why, sizeof cs_why, "cannot load Capstone (%s): %s", tried, e ? e : "not found");
+		snprintf(cs_why, sizeof cs_why, "cannot load Capstone (%s): %s", tried, e);
 		return;
 	}
-	/* dlsym's void * to a function pointer: the POSIX-sanctioned way */
-#define CS_SYM(f)                                                                      \
-	if (!(*(void **)&kp_cs.f = dlsym(h, #f))) {                                       \
-		snprintf(cs_why, sizeof cs_why, "cannot load Capstone: %s is missing", #f); \
-		return;                                                                       \
+	const char *missing = kp_dl_syms(h, cs_syms, sizeof cs_syms / sizeof cs_syms[0]);
+	if (missing) {
+		snprintf(cs_why, sizeof cs_why, "cannot load Capstone: %s is missing", missing);
+		return;
 	}
-	CS_FUNCS(CS_SYM)
-#undef CS_SYM
 	cs_loaded = true;
 }
 

@@ -72,6 +72,14 @@ const kp_macho_slice *kp_macho_find_uuid(const kp_macho *m, const char *uuid);
  * slice of a thin file, else NULL. */
 const kp_macho_slice *kp_macho_find_arch(const kp_macho *m, const char *arch);
 
+/* The kernelcache entry one of whose segments holds addr (its own vmaddr
+ * space): a fileset entry, or a prelinked cache's kernel or kext; the first
+ * in the cache's order when several do.  __PAGEZERO, __LINKEDIT and the
+ * prelinked kernel's __PRELINK_* segments (its kexts' bytes and their
+ * list) hold no code of the entry's own and are passed over.  NULL when m
+ * is no kernelcache or no entry holds addr. */
+const kp_macho_slice *kp_macho_entry_at(const kp_macho *m, uint64_t addr);
+
 /* seg() of panic-formats.md section 3: __TEXT_EXEC vmaddr, else __TEXT. */
 uint64_t kp_macho_seg(const kp_macho_slice *s);
 

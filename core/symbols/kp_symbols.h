@@ -109,7 +109,9 @@ kp_sym_status kp_symbols_frame(kp_symbols *s, const kp_report *r, const kp_threa
                                size_t i, kp_symresult *out);
 
 /* Looks addr up as given in the file at path (no return-address step back):
- * `kpbrowse lookup`.  arch NULL: the only slice. */
+ * `kpbrowse lookup`.  arch NULL: the only slice.  In a whole kernelcache,
+ * the entry whose segments hold addr (kp_macho_entry_at) answers, as for a
+ * frame of that entry. */
 kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *arch,
                                  uint64_t addr, kp_symresult *out, kp_error *err);
 

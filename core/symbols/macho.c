@@ -712,6 +712,24 @@ const kp_macho_slice *kp_macho_find_arch(const kp_macho *m, const char *arch)
 	return NULL;
 }
 
+const kp_macho_slice *kp_macho_entry_at(const kp_macho *m, uint64_t addr)
+{
+	for (size_t i = 0; m && i < m->nslices; i++) {
+		const struct mslice *s = &m->slices[i];
+		if (!s->pub.fileset_id)
+			continue;
+		for (size_t j = 0; j < s->nsegs; j++) {
+			const struct mseg *g = &s->segs[j];
+			if (strcmp(g->segname, "__PAGEZERO") == 0 || strcmp(g->segname, "__LINKEDIT") == 0 ||
+			    strncmp(g->segname, "__PRELINK_", 10) == 0)
+				continue;
+			if (addr >= g->vmaddr && addr - g->vmaddr < g->vmsize)
+				return &s->pub;
+		}
+	}
+	return NULL;
+}
+
 uint64_t kp_macho_seg(const kp_macho_slice *s)
 {
 	if (!s)

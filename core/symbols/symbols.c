@@ -1,15 +1,11 @@
-/* symbols.c: report frames -> dSYM lookups (panic-formats.md sections 3-4). */
-#include "kp_symbols.h"
-#include "dsym.h"
-#include "symsrc.h"
+/* symbols.c: report frames -> dSYM lookups (panic-formats.md sections 3-4):
+ * the kp_symbols handle, the records of opened files and their symbol
+ * caches (found through symbols_sources.c), a frame or a file address to
+ * the record that names it (symbols_look.c), kexts placed by --load. */
+#include "symbols_priv.h"
 #include "kp_macho.h"
 #include "kp_fs.h"
 #include "kp_vec.h"
-#include "symcache.h"
-#include "symmap.h"
-#include "sigfile.h"
-#include "sigmatch.h"
-#include "kp_disasm.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -19,27 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-typedef struct opened {
-	char uuid[37];
-	char *path;
-	kp_macho *m;
-	const kp_macho_slice *slice;
-	kp_dwarf *d;
-	kp_symcache *sc;      /* when set, answers instead of d (then d is NULL) */
-	bool cache_wanted;    /* kp_symbols_cache_step should build sc */
-	char cache_path[4200];
-	uint64_t dwarf_size;  /* the key of that cache */
-	int64_t dwarf_mtime_ns;
-	bool failed;          /* could not be opened or verified: do not retry */
-	char why[120];
-	size_t dwarf_answers; /* lookups the DWARF answered (batch mode) */
-	kp_symmap *map;       /* a kernelcache's <path>.symbols.json (ipsw), once tried */
-	bool map_tried;
-	kp_symmap *sig;       /* names from signature files (sigmatch.h), once tried */
-	bool sig_tried;
-	struct side_build *side;
-} opened;
 
 /* A symbol cache built on a thread of its own while lookups go on from the
  * DWARF (batch mode): the thread opens the file afresh (a kp_dwarf is not
@@ -51,47 +26,6 @@ struct side_build {
 	char *path, *dir;
 	atomic_bool done;
 	bool built;          /* set by the thread before done */
-};
-
-struct kp_symbols {
-	kp_dsym_index *dx;
-	kp__symsrc *src;      /* where files are looked for, in order (symsrc.h) */
-	kp__symsrc_trail trail;   /* the last kp_symbols_where's */
-	kp_symwhere_step *wsteps;
-	const char **wremap;
-	opened *open;
-	size_t nopen, ocap;
-	char **owned;         /* demangled symtab names */
-	size_t nowned, owcap;
-	char build[32];
-	size_t dsyms_opened, symcaches_used, symcaches_built, dwarf_opened;
-	char symcache_dir[4096]; /* "" : no symbol cache */
-	int symcache_mode;       /* KPBROWSE_SYMCACHE: -1 never, 1 always, 0 by size */
-	bool batch;              /* build wanted caches on a side thread (opts.batch) */
-	/* the last kp_symbols_lookup_file: its path and arch as given and the
-	 * record they resolved to, so a batch on one file stats it once */
-	char *last_path, *last_arch;
-	size_t last_open;
-	char warning[300];       /* the first part of an opened file left out */
-	char warning_file[4096]; /* and that file */
-	kp_symbols_progress_fn progress;
-	void *progress_ctx;
-	/* signature files (sigfile.h): every *.json under the folders, read
-	 * when an entry first wants names from them */
-	struct sigent {
-		char *path;
-		int major;
-		kp__sigfile *f;    /* NULL: not read yet, or left out */
-		bool tried;
-	} *sigs;
-	size_t nsigs, sigcap;
-	bool sigs_walked, sig_missing_said;
-	unsigned darwin[3];      /* the report's Darwin version; [0] 0: unknown */
-	kp__sigstats sigstats;   /* summed over the entries matched */
-	struct warn {
-		char *file, *msg;
-	} *warns;                /* after warning[]: one per signature file and problem */
-	size_t nwarns, wcap;
 };
 
 /* Keeps the first warning of an opened file (kp_macho_warning). */
@@ -203,7 +137,7 @@ static void *side_run(void *arg)
 
 /* Starts building o's cache on a side thread; nothing happens when the
  * thread cannot start (the DWARF goes on answering). */
-static void side_start(kp_symbols *s, opened *o)
+void kp__symbols_side_start(kp_symbols *s, kp__opened *o)
 {
 	struct side_build *b = calloc(1, sizeof *b);
 	if (!b)
@@ -223,7 +157,7 @@ static void side_start(kp_symbols *s, opened *o)
 
 /* Waits for o's side build, if any, and frees it; true when it wrote the
  * cache. */
-static bool side_join(opened *o)
+static bool side_join(kp__opened *o)
 {
 	struct side_build *b = o->side;
 	if (!b)
@@ -239,7 +173,7 @@ static bool side_join(opened *o)
 
 /* Once o's side build is done: answers from the cache it wrote from now on
  * (the DWARF's decoded tables are freed). */
-static void side_adopt(kp_symbols *s, opened *o)
+void kp__symbols_side_adopt(kp_symbols *s, kp__opened *o)
 {
 	if (!o->side || !atomic_load(&o->side->done) || !side_join(o))
 		return;
@@ -262,9 +196,12 @@ void kp_symbols_free(kp_symbols **sp)
 		kp__symmap_free(&s->open[i].sig);
 		kp_dwarf_close(&s->open[i].d);
 		kp__symcache_close(&s->open[i].sc);
-		kp_macho_close(&s->open[i].m);
 		free(s->open[i].path);
 	}
+	/* after every record that may borrow one is done with it */
+	for (size_t i = 0; i < s->nopen; i++)
+		if (!s->open[i].borrowed)
+			kp_macho_close(&s->open[i].m);
 	free(s->open);
 	for (size_t i = 0; i < s->nsigs; i++) {
 		free(s->sigs[i].path);
@@ -355,203 +292,7 @@ void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx
 	kp__symsrc_set_progress(s->src, fn, ctx);
 }
 
-/* from as a prefix of file ending at a path component's end */
-static bool map_prefix(const char *from, const char *to, const char *file, char *out, size_t size)
-{
-	if (!from || !to || !from[0])
-		return false;
-	size_t n = strlen(from);
-	while (n > 1 && from[n - 1] == '/')
-		n--;
-	if (strncmp(file, from, n) != 0 || (file[n] != '/' && file[n] != '\0'))
-		return false;
-	size_t t = strlen(to);
-	while (t > 1 && to[t - 1] == '/')
-		t--;
-	return snprintf(out, size, "%.*s%s", (int)t, to, file + n) < (int)size;
-}
-
-bool kp_symwhere_map_source(const kp_symwhere *w, const char *file, char *out, size_t size)
-{
-	if (!w || !file)
-		return false;
-	for (size_t i = 0; i < w->nremap; i++)
-		if (map_prefix(w->remap[2 * i], w->remap[2 * i + 1], file, out, size))
-			return true;
-	return map_prefix(w->build_source_path, w->source_path, file, out, size);
-}
-
-const char *kp_symresult_source_label(const kp_symresult *r)
-{
-	static const struct { const char *source, *label; } labels[] = {
-		{"symtab", "symbol table"}, {"map", "ipsw map"}, {"signature", "signature"},
-		{"function-starts", "function starts"},
-	};
-	for (size_t i = 0; r->source && i < sizeof labels / sizeof labels[0]; i++)
-		if (strcmp(r->source, labels[i].source) == 0)
-			return labels[i].label;
-	return NULL;
-}
-
-void kp_symbols_cancel(kp_symbols *s)
-{
-	kp__symsrc_cancel(s->src);
-}
-
-size_t kp_symbols_prefetch(kp_symbols *s, const char *const *uuids, size_t n)
-{
-	return kp__symsrc_prefetch(s->src, uuids, n);
-}
-
-/* Appends the image UUIDs of t's frames to v. */
-static void frame_uuids(const kp_report *r, const kp_thread *t, const char ***v, size_t *n,
-                        size_t *cap)
-{
-	for (size_t i = 0; i < t->nframes; i++) {
-		const kp_frame *f = &t->frames[i];
-		if (f->image < 0 || (size_t)f->image >= r->nimages || !r->images[f->image].uuid)
-			continue;
-		const char **slot = kp_vec_push((void **)v, n, cap, sizeof **v);
-		if (slot)
-			*slot = r->images[f->image].uuid;
-	}
-}
-
-size_t kp_symbols_prefetch_thread(kp_symbols *s, const kp_report *r, const kp_thread *t)
-{
-	const char **v = NULL;
-	size_t n = 0, cap = 0;
-	frame_uuids(r, t, &v, &n, &cap);
-	size_t got = n ? kp__symsrc_prefetch(s->src, v, n) : 0;
-	free(v);
-	return got;
-}
-
-size_t kp_symbols_prefetch_report(kp_symbols *s, const kp_report *r)
-{
-	const char **v = NULL;
-	size_t n = 0, cap = 0;
-	for (size_t p = 0; p < r->nprocesses; p++)
-		for (size_t t = 0; t < r->processes[p].nthreads; t++)
-			frame_uuids(r, &r->processes[p].threads[t], &v, &n, &cap);
-	size_t got = n ? kp__symsrc_prefetch(s->src, v, n) : 0;
-	free(v);
-	return got;
-}
-
-/* The skip-th candidate for uuid (canonical) over every source in order. */
-static const char *candidate(kp_symbols *s, const char *uuid, size_t skip)
-{
-	kp__symsrc_iter it;
-	kp__symsrc_hit hit;
-	kp__symsrc_iter_init(&it, uuid);
-	for (size_t k = 0; kp__symsrc_next(s->src, &it, NULL, &hit); k++)
-		if (k == skip)
-			return hit.path;
-	return NULL;
-}
-
-const char *kp_symbols_find(kp_symbols *s, const char *any_uuid)
-{
-	char uuid[37];
-	if (!kp_uuid_canon(any_uuid, strlen(any_uuid), uuid))
-		return NULL;
-	return candidate(s, uuid, 0);
-}
-
-const char *kp_symbols_find_nth(kp_symbols *s, const char *any_uuid, size_t skip)
-{
-	char uuid[37];
-	if (!kp_uuid_canon(any_uuid, strlen(any_uuid), uuid))
-		return NULL;
-	return candidate(s, uuid, skip);
-}
-
-/* Whether the file at path has a slice with uuid: its filetype and arch;
- * else why not, in why. */
-static bool holds(const char *path, const char *uuid, uint32_t *filetype, const char **arch,
-                  char *why, size_t wsize)
-{
-	kp_macho *m = NULL;
-	kp_error err;
-	if (kp_macho_open(path, &m, &err) != KP_OK) {
-		snprintf(why, wsize, "not read: %.150s", err.msg);
-		return false;
-	}
-	const kp_macho_slice *sl = kp_macho_find_uuid(m, uuid);
-	if (sl) {
-		*filetype = sl->filetype;
-		*arch = sl->arch;   /* a static string */
-	} else {
-		snprintf(why, wsize, "refused: the file does not hold this UUID");
-	}
-	kp_macho_close(&m);
-	return sl != NULL;
-}
-
-kp_status kp_symbols_where(kp_symbols *s, const char *any_uuid, kp_symwhere *out, kp_error *err)
-{
-	memset(out, 0, sizeof *out);
-	char uuid[37];
-	if (!kp_uuid_canon(any_uuid, strlen(any_uuid), uuid))
-		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "'%s' is not a UUID", any_uuid);
-	kp__symsrc_trail_free(&s->trail);
-	kp__symsrc_iter it;
-	kp__symsrc_hit hit;
-	kp__symsrc_iter_init(&it, uuid);
-	while (kp__symsrc_next(s->src, &it, &s->trail, &hit)) {
-		char why[200];
-		uint32_t ft = 0;
-		if (!holds(hit.path, uuid, &ft, &out->arch, why, sizeof why)) {
-			if (s->trail.n)
-				s->trail.v[s->trail.n - 1].found = false;
-			kp__symsrc_trail_add(&s->trail, hit.name, hit.path, why, false);
-			continue;
-		}
-		if (s->trail.v[s->trail.n - 1].source != hit.name || s->trail.v[s->trail.n - 1].found == false)
-			kp__symsrc_trail_add(&s->trail, hit.name, hit.path, "found", true);
-		out->path = hit.path;
-		out->source = hit.name;
-		out->is_dsym = ft == KP_MH_DSYM;
-		out->exec = hit.exec;
-		if (hit.answer) {
-			const kp__dsym_answer *a = hit.answer;
-			out->source_path = a->source_path;
-			out->build_source_path = a->build_source_path;
-			free(s->wremap);
-			s->wremap = calloc(2 * a->nremaps + 1, sizeof *s->wremap);
-			for (size_t i = 0; s->wremap && i < a->nremaps; i++) {
-				s->wremap[2 * i] = a->remaps[i].from;
-				s->wremap[2 * i + 1] = a->remaps[i].to;
-			}
-			out->remap = s->wremap;
-			out->nremap = s->wremap ? a->nremaps : 0;
-		}
-		/* a dSYM: a binary with the same UUID from the same source, if any */
-		for (int n = 0; out->is_dsym && !out->exec && n < 8 &&
-		                kp__symsrc_next_here(s->src, &it, &hit); n++) {
-			const char *a;
-			if (holds(hit.path, uuid, &ft, &a, why, sizeof why) && ft != KP_MH_DSYM)
-				out->exec = hit.path;
-		}
-		break;
-	}
-	free(s->wsteps);
-	s->wsteps = calloc(s->trail.n ? s->trail.n : 1, sizeof *s->wsteps);
-	if (!s->wsteps)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	for (size_t i = 0; i < s->trail.n; i++) {
-		const kp__symsrc_step *st = &s->trail.v[i];
-		s->wsteps[i] = (kp_symwhere_step){st->source, st->tried, st->said, st->found};
-	}
-	out->steps = s->wsteps;
-	out->nsteps = s->trail.n;
-	if (!out->path)
-		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no file with UUID %s", uuid);
-	return KP_OK;
-}
-
-static void open_dwarf(kp_symbols *s, opened *o)
+void kp__symbols_open_dwarf(kp_symbols *s, kp__opened *o)
 {
 	kp_error err;
 	if (kp_dwarf_open(o->slice, &o->d, &err) != KP_OK) {
@@ -567,13 +308,13 @@ static void open_dwarf(kp_symbols *s, opened *o)
  * answer must not wait for it): o is marked as wanting one when its DWARF
  * file is large (or KPBROWSE_SYMCACHE=always), and kp_symbols_cache_step
  * builds it off the critical path. */
-static void attach(kp_symbols *s, opened *o)
+static void attach(kp_symbols *s, kp__opened *o)
 {
 	bool never = s->symcache_mode < 0, always = s->symcache_mode > 0;
 	struct stat st;
 	if (never || !s->symcache_dir[0] || !o->slice->has_uuid || stat(o->path, &st) != 0 ||
 	    !kp__symcache_path(o->cache_path, sizeof o->cache_path, s->symcache_dir, o->slice->uuid)) {
-		open_dwarf(s, o);
+		kp__symbols_open_dwarf(s, o);
 		return;
 	}
 	o->dwarf_size = (uint64_t)st.st_size;
@@ -583,12 +324,12 @@ static void attach(kp_symbols *s, opened *o)
 		s->symcaches_used++;
 		return;
 	}
-	open_dwarf(s, o);
+	kp__symbols_open_dwarf(s, o);
 	o->cache_wanted = o->d && (always || o->dwarf_size >= KP_SYMCACHE_MIN_SIZE);
 }
 
 /* Opens (once) the file holding uuid and picks the slice with that UUID. */
-static opened *open_uuid(kp_symbols *s, const char *uuid)
+static kp__opened *open_uuid(kp_symbols *s, const char *uuid)
 {
 	for (size_t i = 0; i < s->nopen; i++)
 		if (strcmp(s->open[i].uuid, uuid) == 0)
@@ -597,10 +338,10 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 		return NULL;
 	if (!kp_vec_push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open))
 		return NULL;
-	opened *o = &s->open[s->nopen - 1];
+	kp__opened *o = &s->open[s->nopen - 1];
 	memcpy(o->uuid, uuid, 37);
 	const char *path;
-	for (size_t skip = 0; (path = candidate(s, uuid, skip)) != NULL; skip++) {
+	for (size_t skip = 0; (path = kp__symbols_candidate(s, uuid, skip)) != NULL; skip++) {
 		kp_error err;
 		if (s->progress)
 			s->progress(s->progress_ctx, path, 0, 1);
@@ -620,26 +361,13 @@ static opened *open_uuid(kp_symbols *s, const char *uuid)
 		if (o->path)
 			attach(s, o);
 		else
-			open_dwarf(s, o);
+			kp__symbols_open_dwarf(s, o);
 		if (s->progress)
 			s->progress(s->progress_ctx, path, 1, 1);
 		return o;
 	}
 	o->failed = true;
 	return o;
-}
-
-/* A name found by matching rather than read from the binary: ipsw's map,
- * signatures, func_<start>. */
-static bool guessed(const kp_symresult *r)
-{
-	return r->source && (strcmp(r->source, "map") == 0 || strcmp(r->source, "signature") == 0 ||
-	                     strcmp(r->source, "function-starts") == 0);
-}
-
-bool kp_symresult_approximate(const kp_symresult *r)
-{
-	return r->source && (strcmp(r->source, "symtab") == 0 || guessed(r));
 }
 
 const char *kp_symbols_warning(const kp_symbols *s, const char **file)
@@ -668,266 +396,6 @@ static bool arm64_like(const char *arch)
 	return arch && strncmp(arch, "arm64", 5) == 0;
 }
 
-/* name as shown (demangled; a C symbol's one leading '_' dropped), owned
- * by s; NULL when out of memory. */
-static char *owned_name(kp_symbols *s, const char *name)
-{
-	char *dm = kp_demangle(name);
-	if (!dm)
-		dm = strdup(name[0] == '_' ? name + 1 : name);
-	if (dm && kp_vec_push((void **)&s->owned, &s->nowned, &s->owcap, sizeof *s->owned)) {
-		s->owned[s->nowned - 1] = dm;
-		return dm;
-	}
-	free(dm);
-	return NULL;
-}
-
-/* o's symbol map, loaded on first use: <path>.symbols.json beside a
- * kernelcache (an entry of a fileset), as ipsw writes it.  A broken one is
- * a warning; the cache still serves. */
-static kp_symmap *map_of(kp_symbols *s, opened *o)
-{
-	if (o->map_tried || !o->slice->fileset_id || !o->path)
-		return o->map;
-	o->map_tried = true;
-	char p[4200];
-	snprintf(p, sizeof p, "%s.symbols.json", o->path);
-	kp_error err;
-	kp_status st = kp__symmap_load(p, &o->map, &err);
-	if (st != KP_OK && st != KP_ERR_NOTFOUND && !(st == KP_ERR_IO && access(p, F_OK) != 0) &&
-	    !s->warning[0]) {
-		char m[300];
-		snprintf(s->warning, sizeof s->warning, "symbol map left out: %s",
-		         kp_error_format(&err, m, sizeof m));
-		snprintf(s->warning_file, sizeof s->warning_file, "%.4000s", p);
-	}
-	return o->map;
-}
-
-/* A kernelcache's ipsw map, or the names its signatures gave, name what
- * its symbol table does not: used when the name starts closer to addr than
- * the symbol's (sym_start, when named) and not before addr's own function
- * (fstart; 0 unknown), in a section of this entry. */
-static bool from_map(kp_symbols *s, opened *o, const kp_symmap *map, const char *source,
-                     uint64_t addr, uint64_t sym_start, bool named, uint64_t fstart,
-                     kp_symresult *out)
-{
-	const char *mname, *sg, *sc;
-	const unsigned char *sd;
-	uint64_t mstart, ssz, sst;
-	if (!map || !kp__symmap_lookup(map, addr, &mname, &mstart) || (named && mstart <= sym_start) ||
-	    mstart < fstart || !kp_macho_section_at(o->slice, mstart, &sg, &sc, &sd, &ssz, &sst))
-		return false;
-	char *dm = owned_name(s, mname);
-	if (!dm)
-		return false;
-	out->frames[0] = (kp_symframe){.function = dm};
-	out->nframes = 1;
-	out->source = source;
-	snprintf(out->msg, sizeof out->msg, "+0x%llx", (unsigned long long)(addr - mstart));
-	return true;
-}
-
-static void add_warning(kp_symbols *s, const char *file, const char *msg)
-{
-	struct warn *w = kp_vec_push((void **)&s->warns, &s->nwarns, &s->wcap, sizeof *w);
-	if (!w)
-		return;
-	w->file = strdup(file);
-	w->msg = strdup(msg);
-	if (!w->file || !w->msg) {
-		free(w->file);
-		free(w->msg);
-		s->nwarns--;
-	}
-}
-
-static void sig_warn(void *ctx, const char *file, const char *msg)
-{
-	add_warning(ctx, file, msg);
-}
-
-static void sig_found(void *ctx, const char *path, int major)
-{
-	kp_symbols *s = ctx;
-	struct sigent *e = kp_vec_push((void **)&s->sigs, &s->nsigs, &s->sigcap, sizeof *e);
-	if (e && !(*e = (struct sigent){.path = strdup(path), .major = major}).path)
-		s->nsigs--;
-}
-
-/* The signature files for target, read on first use: those whose folder
- * is the report's Darwin major (or names none) when it is known, all
- * otherwise; then those for target whose version range holds the Darwin
- * version.  Of several, those of the folder of the report's major are
- * kept (unknown: of the newest folder).  *n of them into v. */
-static size_t sig_files(kp_symbols *s, const char *target, const kp__sigfile **v, size_t max)
-{
-	size_t ndirs = 0;
-	const char *const *dirs = kp__symsrc_sigdirs(s->src, &ndirs);
-	if (!s->sigs_walked) {
-		s->sigs_walked = true;
-		for (size_t i = 0; i < ndirs; i++) {
-			kp_error err;
-			if (kp__sigdir_walk(dirs[i], sig_found, s, &err) != KP_OK)
-				add_warning(s, dirs[i], "signature folder left out: not a folder that can be read");
-		}
-	}
-	unsigned maj = s->darwin[0];
-	bool near = false;
-	int newest = -1;
-	size_t n = 0;
-	for (size_t i = 0; i < s->nsigs && n < max; i++) {
-		struct sigent *e = &s->sigs[i];
-		if (maj && e->major >= 0 && (unsigned)e->major != maj)
-			continue;
-		if (!e->tried) {
-			kp_error err;
-			e->tried = true;
-			if (kp__sigfile_load(e->path, e->major, &e->f, &err) != KP_OK) {
-				char m[300], msg[400];
-				snprintf(msg, sizeof msg, "signature file left out: %s", kp_error_format(&err, m, sizeof m));
-				add_warning(s, e->path, msg);
-			}
-		}
-		if (!e->f || strcmp(e->f->target, target) != 0 || (maj && !kp__sigfile_covers(e->f, s->darwin)))
-			continue;
-		near |= maj && e->major >= 0;
-		newest = e->major > newest ? e->major : newest;
-		v[n++] = e->f;
-	}
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (v[i]->dir_major < 0 || (near ? (unsigned)v[i]->dir_major == maj : v[i]->dir_major == newest))
-			v[k++] = v[i];
-	return k;
-}
-
-/* o's names from signature files, found on first use (sigmatch.h): a
- * kernelcache entry's by its id, a plain kernel (MH_EXECUTE) as
- * com.apple.kernel.  Without Capstone that says so once. */
-static kp_symmap *sig_of(kp_symbols *s, opened *o)
-{
-	size_t ndirs = 0;
-	const char *const *dirs = kp__symsrc_sigdirs(s->src, &ndirs);
-	if (o->sig_tried || !ndirs)
-		return o->sig;
-	o->sig_tried = true;
-	const char *target = o->slice->fileset_id ? o->slice->fileset_id
-	                     : o->slice->filetype == 2 ? "com.apple.kernel" : NULL;
-	if (!target)
-		return NULL;
-	if (!kp_disasm_available()) {
-		if (!s->sig_missing_said)
-			add_warning(s, dirs[0], "signatures left out: this kpbrowse was built without Capstone, "
-			                        "which matching them needs");
-		s->sig_missing_said = true;
-		return NULL;
-	}
-	const kp__sigfile *files[256];
-	size_t n = sig_files(s, target, files, sizeof files / sizeof files[0]);
-	kp_error err;
-	kp__sigstats st;
-	if (n && kp__sig_match(o->m, o->slice, files, n, sig_warn, s, &o->sig, &st, &err) != KP_OK) {
-		char m[300], msg[400];
-		snprintf(msg, sizeof msg, "signatures for %.80s left out: %s", target,
-		         kp_error_format(&err, m, sizeof m));
-		add_warning(s, o->path, msg);
-	} else if (n) {
-		s->sigstats.anchors_found += st.anchors_found;
-		s->sigstats.candidates += st.candidates;
-		s->sigstats.confirmed += st.confirmed;
-		s->sigstats.named += st.named;
-	}
-	return o->sig;
-}
-
-/* Looks addr up in o: DWARF first, then the nearest preceding symbol. */
-static kp_sym_status look(kp_symbols *s, opened *o, uint64_t addr, kp_symresult *out)
-{
-	out->path = o->path;
-	if (kp_macho_damaged(o->m)) {
-		snprintf(out->msg, sizeof out->msg, "%.100s changed while in use (truncated): reopen it",
-		         o->path);
-		return out->status = KP_SYM_ERROR;
-	}
-	if (o->side)
-		side_adopt(s, o);
-	if (o->sc) {
-		size_t n = 0;
-		if (kp__symcache_lookup(o->sc, addr, out->frames, KP_SYM_MAX_FRAMES, &n)) {
-			if (n > 0 && out->frames[n - 1].function) {
-				out->nframes = n;
-				out->source = out->frames[0].file ? "dwarf" : "symtab";
-				return out->status = KP_SYM_OK;
-			}
-		} else {
-			/* a corrupt entry, or the file truncated under us: never
-			 * trusted again, the DWARF answers */
-			kp__symcache_close(&o->sc);
-			open_dwarf(s, o);
-			o->cache_wanted = o->d != NULL;   /* built anew when idle */
-			memset(out->frames, 0, sizeof out->frames);
-			return look(s, o, addr, out);
-		}
-	} else if (o->d) {
-		kp_error err;
-		size_t n = 0;
-		kp_status st = kp_dwarf_lookup(o->d, addr, out->frames, KP_SYM_MAX_FRAMES, &n, &err);
-		if (kp_macho_damaged(o->m))
-			return look(s, o, addr, out);   /* says so, above */
-		if (st != KP_OK) {
-			snprintf(out->msg, sizeof out->msg, "%.150s", err.msg);
-			return out->status = KP_SYM_ERROR;
-		}
-		if (s->batch && o->cache_wanted && ++o->dwarf_answers >= KP_SYMCACHE_BATCH)
-			side_start(s, o);
-		if (n > 0 && out->frames[n - 1].function) {
-			out->nframes = n;
-			/* a name without a line comes from the symbol table (padding) */
-			out->source = out->frames[0].file ? "dwarf" : "symtab";
-			return out->status = KP_SYM_OK;
-		}
-	}
-	const char *name;
-	uint64_t off, fstart;
-	bool named = kp_macho_symbol(o->m, o->slice, addr, &name, &off);
-	bool has_start = kp_macho_function_start(o->m, o->slice, addr, &fstart);
-	/* A kernelcache's ipsw map names what its symbol table does not: used
-	 * when its name starts closer to addr than the symbol's (and not
-	 * before addr's own function). */
-	if (from_map(s, o, map_of(s, o), "map", addr, named ? addr - off : 0, named, has_start ? fstart : 0, out) ||
-	    from_map(s, o, sig_of(s, o), "signature", addr, named ? addr - off : 0, named, has_start ? fstart : 0, out))
-		return out->status = KP_SYM_OK;
-	/* A stripped binary (a release kernelcache) names few functions: the
-	 * nearest symbol may belong to a function before addr's own, whose
-	 * start LC_FUNCTION_STARTS knows.  That function is func_<start>. */
-	if (has_start && (!named || addr - off < fstart)) {
-		char *fn = malloc(32);
-		if (fn && kp_vec_push((void **)&s->owned, &s->nowned, &s->owcap, sizeof *s->owned)) {
-			snprintf(fn, 32, "func_%llx", (unsigned long long)fstart);
-			s->owned[s->nowned - 1] = fn;
-			out->frames[0] = (kp_symframe){.function = fn};
-			out->nframes = 1;
-			out->source = "function-starts";
-			snprintf(out->msg, sizeof out->msg, "+0x%llx", (unsigned long long)(addr - fstart));
-			return out->status = KP_SYM_OK;
-		}
-		free(fn);
-	}
-	if (named) {
-		char *dm = owned_name(s, name);
-		out->frames[0] = (kp_symframe){.function = dm ? dm : name};
-		out->nframes = 1;
-		out->source = "symtab";
-		snprintf(out->msg, sizeof out->msg, "+0x%llx", (unsigned long long)off);
-		return out->status = KP_SYM_OK;
-	}
-	snprintf(out->msg, sizeof out->msg, "no symbol at 0x%llx in %s", (unsigned long long)addr,
-	         o->path);
-	return out->status = KP_SYM_NOT_FOUND;
-}
-
 kp_sym_status kp_symbols_frame(kp_symbols *s, const kp_report *r, const kp_thread *t,
                                size_t i, kp_symresult *out)
 {
@@ -943,7 +411,7 @@ kp_sym_status kp_symbols_frame(kp_symbols *s, const kp_report *r, const kp_threa
 		snprintf(out->msg, sizeof out->msg, "image has no UUID");
 		return out->status = KP_SYM_NO_UUID;
 	}
-	opened *o = open_uuid(s, im->uuid);
+	kp__opened *o = open_uuid(s, im->uuid);
 	if (!o || o->failed) {
 		snprintf(out->msg, sizeof out->msg, "no dSYM for %s", im->uuid);
 		return out->status = KP_SYM_NO_DSYM;
@@ -960,7 +428,7 @@ kp_sym_status kp_symbols_frame(kp_symbols *s, const kp_report *r, const kp_threa
 		back = arm64_like(o->slice->arch) || (r->arch == KP_ARCH_ARM64 && !o->slice->arch) ? 4 : 1;
 	out->has_lookup = true;
 	out->lookup_address = addr >= back ? addr - back : addr;
-	return look(s, o, out->lookup_address, out);
+	return kp__symbols_look(s, o, out->lookup_address, out);
 }
 
 /* A .dSYM bundle (any folder with Contents/Resources/DWARF/) stands for the
@@ -993,14 +461,14 @@ static const char *resolve_bundle(const char *path, char *buf, size_t size)
 
 /* The record of the file at path (a DWARF or Mach-O file, or a .dSYM
  * bundle) with arch's slice, opened on first use. */
-static kp_status file_record(kp_symbols *s, const char *path, const char *arch, opened **out,
+static kp_status file_record(kp_symbols *s, const char *path, const char *arch, kp__opened **out,
                              kp_error *err)
 {
 	char dwarf[4096];
 	path = resolve_bundle(path, dwarf, sizeof dwarf);
 	/* reuse an opened file of the same path and arch */
 	for (size_t i = 0; i < s->nopen; i++)
-		if (s->open[i].path && strcmp(s->open[i].path, path) == 0 &&
+		if (s->open[i].path && !s->open[i].borrowed && strcmp(s->open[i].path, path) == 0 &&
 		    (!arch || strcmp(s->open[i].slice->arch, arch) == 0)) {
 			*out = &s->open[i];
 			return KP_OK;
@@ -1022,7 +490,7 @@ static kp_status file_record(kp_symbols *s, const char *path, const char *arch, 
 		kp_macho_close(&m);
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	}
-	opened *o = &s->open[s->nopen - 1];
+	kp__opened *o = &s->open[s->nopen - 1];
 	o->m = m;
 	o->slice = sl;
 	o->path = strdup(path);
@@ -1031,7 +499,7 @@ static kp_status file_record(kp_symbols *s, const char *path, const char *arch, 
 	if (o->path)
 		attach(s, o);
 	else
-		open_dwarf(s, o);
+		kp__symbols_open_dwarf(s, o);
 	*out = o;
 	return KP_OK;
 }
@@ -1041,11 +509,36 @@ static bool same_opt(const char *a, const char *b)
 	return a && b ? strcmp(a, b) == 0 : a == b;
 }
 
+/* The record of entry, a kernelcache entry of the file record s->open[c]
+ * (kp_macho_entry_at), made on first use: it borrows that record's
+ * kp_macho and answers as a frame of that entry does in `show` (symbol
+ * table, ipsw map, signatures, function starts).  NULL when out of memory. */
+static kp__opened *entry_record(kp_symbols *s, size_t c, const kp_macho_slice *entry)
+{
+	for (size_t i = 0; i < s->nopen; i++)
+		if (s->open[i].borrowed && s->open[i].slice == entry)
+			return &s->open[i];
+	char *path = s->open[c].path ? strdup(s->open[c].path) : NULL;
+	if (!path || !kp_vec_push((void **)&s->open, &s->nopen, &s->ocap, sizeof *s->open)) {
+		free(path);
+		return NULL;
+	}
+	kp__opened *o = &s->open[s->nopen - 1];
+	o->m = s->open[c].m;
+	o->slice = entry;
+	o->path = path;
+	o->borrowed = true;
+	/* keyed by path only: a lookup by UUID must not find this record */
+	snprintf(o->uuid, sizeof o->uuid, "file");
+	attach(s, o);
+	return o;
+}
+
 kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *arch,
                                  uint64_t addr, kp_symresult *out, kp_error *err)
 {
 	memset(out, 0, sizeof *out);
-	opened *o = NULL;
+	kp__opened *o = NULL;
 	if (s->last_path && strcmp(s->last_path, path) == 0 && same_opt(s->last_arch, arch) &&
 	    s->last_open < s->nopen) {
 		o = &s->open[s->last_open];
@@ -1063,9 +556,16 @@ kp_status kp_symbols_lookup_file(kp_symbols *s, const char *path, const char *ar
 			s->last_path = NULL;   /* no memo: the next call resolves again */
 		}
 	}
+	/* a whole kernelcache: the entry whose segments hold addr answers */
+	const kp_macho_slice *entry = kp_macho_entry_at(o->m, addr);
+	if (entry && entry != o->slice) {
+		kp__opened *eo = entry_record(s, (size_t)(o - s->open), entry);
+		if (eo)
+			o = eo;
+	}
 	out->has_lookup = true;
 	out->lookup_address = out->symbol_address = addr;
-	look(s, o, addr, out);
+	kp__symbols_look(s, o, addr, out);
 	return out->status == KP_SYM_ERROR
 	               ? kp_error_set(err, KP_ERR_FORMAT, 0, -1, "%s", out->msg) : KP_OK;
 }
@@ -1088,7 +588,8 @@ const char *kp_symbols_sig_name(void *ctx, const kp_report *r, const kp_thread *
 	kp_symbols_set_report(s, r);
 	/* a guessed name would change the group key once a better source
 	 * (a dSYM) names the frame: such a frame keys by its offset instead */
-	if (kp_symbols_frame(s, r, t, i, &res) != KP_SYM_OK || res.nframes == 0 || guessed(&res))
+	if (kp_symbols_frame(s, r, t, i, &res) != KP_SYM_OK || res.nframes == 0 ||
+	    kp__symresult_guessed(&res))
 		return NULL;
 	return res.frames[res.nframes - 1].function;
 }
@@ -1103,7 +604,7 @@ void kp_symbols_cache_dir(const kp_symbols *s, char *buf, size_t size)
 		default_cache_dir(buf, size);
 }
 
-static opened *pending(const kp_symbols *s)
+static kp__opened *pending(const kp_symbols *s)
 {
 	for (size_t i = 0; i < s->nopen; i++)
 		if (s->open[i].cache_wanted && s->open[i].d && !s->open[i].sc)
@@ -1113,13 +614,13 @@ static opened *pending(const kp_symbols *s)
 
 const char *kp_symbols_cache_pending(const kp_symbols *s)
 {
-	const opened *o = pending(s);
+	const kp__opened *o = pending(s);
 	return o ? o->path : NULL;
 }
 
 kp_status kp_symbols_cache_step(kp_symbols *s, const kp_symbols_cache_cb *cb, kp_error *err)
 {
-	opened *o = pending(s);
+	kp__opened *o = pending(s);
 	if (!o)
 		return KP_OK;
 	kp_symcache_key key = {o->slice->uuid, o->slice->arch, o->dwarf_size, o->dwarf_mtime_ns};

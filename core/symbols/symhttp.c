@@ -227,8 +227,9 @@ static bool verify(kp__symhttp_job *j, const char *tmp, uint64_t got, bool *wron
  * macros over the name. */
 #define CURL_DISABLE_TYPECHECK 1
 #include <curl/curl.h>
-#include <dlfcn.h>
 #include <pthread.h>
+
+#include "kp_dl.h"
 
 /* libcurl's functions this file calls, filled by curl_load; each must be
  * listed here (libcurl is not linked). */
@@ -258,29 +259,27 @@ static const char *const curl_names[] = {
 #endif
 };
 
+#define CURL_ENTRY(f) {#f, (void **)&C.f},
+static const kp_dl_sym curl_syms[] = {CURL_FUNCS(CURL_ENTRY)};
+#undef CURL_ENTRY
+
 static void curl_load_once(void)
 {
-	void *h = NULL;
-	const char *env = getenv("KPBROWSE_LIBCURL"), *tried = env;
-	if (env && env[0])
-		h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-	else
-		for (size_t i = 0; i < sizeof curl_names / sizeof *curl_names && !h; i++)
-			h = dlopen(tried = curl_names[i], RTLD_NOW | RTLD_LOCAL);
+	const char *env = getenv("KPBROWSE_LIBCURL"), *tried, *e;
+	const char *const only[] = {env};
+	void *h = env && env[0] ? kp_dl_open(only, 1, &tried, &e)
+	                        : kp_dl_open(curl_names, sizeof curl_names / sizeof *curl_names, &tried, &e);
 	if (!h) {
-		const char *e = dlerror();
 		snprintf(curl_why, sizeof curl_why,
 		         "cannot load libcurl (%.100s): %.200s; install it (Debian: apt install libcurl4)",
-		         tried ? tried : "", e ? e : "not found");
+		         tried ? tried : "", e);
 		return;
 	}
-#define CURL_SYM(f)                                                                      \
-	if (!(*(void **)&C.f = dlsym(h, #f))) {                                             \
-		snprintf(curl_why, sizeof curl_why, "cannot load libcurl: %s is missing", #f); \
-		return;                                                                         \
+	const char *missing = kp_dl_syms(h, curl_syms, sizeof curl_syms / sizeof *curl_syms);
+	if (missing) {
+		snprintf(curl_why, sizeof curl_why, "cannot load libcurl: %s is missing", missing);
+		return;
 	}
-	CURL_FUNCS(CURL_SYM)
-#undef CURL_SYM
 	if (C.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		snprintf(curl_why, sizeof curl_why, "libcurl would not start (curl_global_init)");
 		return;

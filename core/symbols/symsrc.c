@@ -2,6 +2,7 @@
  * source_ops: its name in the trail and the one call that answers "the
  * k-th file you hold for this UUID", saying at k == 0 what it tried. */
 #include "symsrc.h"
+#include "symconfig.h"
 #include "symhttp.h"
 #include "kp_fs.h"
 #include "kp_lex.h"
@@ -602,18 +603,8 @@ void kp__symsrc_cancel(kp__symsrc *s)
 	atomic_store(&s->cancelled, true);
 }
 
-/* ---- kpbrowse's config file and the DebugSymbols defaults ----
- * KPBROWSE_CONFIG, else $XDG_CONFIG_HOME/kpbrowse/config, else
- * ~/.config/kpbrowse/config: lines "KEY = VALUE" ('#' starts a comment);
- * the keys are DebugSymbols' (DBGSearchPaths, DBGFileMappedPaths,
- * DBGShellCommands, DBGSpotlightPaths), each line one value, a key
- * repeated for more; kpbrowse's Kernelcache = FILE or FOLDER; and
- * kpbrowse's own SymbolServer = URL, followed by the lines that apply to
- * the SymbolServer above them: SymbolServerLayout = native | unified |
- * symstore, SymbolServerToken = TOKEN or SymbolServerTokenEnv = VARIABLE
- * (the token read from the environment).  On macOS the defaults of
- * com.apple.DebugSymbols (~/Library/Preferences, a string or an array of
- * strings a key) come after it. */
+/* ---- what the config file and the DebugSymbols defaults say ----
+ * (read by symconfig.c, which says where they are and their syntax) */
 
 /* A SymbolServer* line; those after SymbolServer apply to the last one. */
 static void server_value(kp__symsrc *s, const char *key, const char *val)
@@ -684,83 +675,10 @@ static void config_value(kp__symsrc *s, const char *key, const char *val)
 	}
 }
 
-static void config_path(char *out, size_t size)
+static void config_entry(void *ctx, const char *key, const char *val)
 {
-	const char *env = getenv("KPBROWSE_CONFIG"), *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
-	out[0] = '\0';
-	if (env)
-		snprintf(out, size, "%s", env);
-	else if (xdg && xdg[0] == '/')
-		snprintf(out, size, "%s/kpbrowse/config", xdg);
-	else if (home)
-		snprintf(out, size, "%s/.config/kpbrowse/config", home);
+	config_value(ctx, key, val);
 }
-
-static char *trim(char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	size_t n = strlen(p);
-	while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
-		p[--n] = '\0';
-	return p;
-}
-
-static void read_config(kp__symsrc *s)
-{
-	char path[4096];
-	config_path(path, sizeof path);
-	char *buf = NULL;
-	size_t len = 0;
-	if (!path[0] || kp_fs_read_file(path, (size_t)1 << 20, &buf, &len, NULL, NULL) != KP_OK)
-		return;
-	for (char *line = buf, *nl; line && line < buf + len; line = nl ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		char *eq = strchr(line, '=');
-		line = trim(line);
-		if (line[0] == '#' || !eq)
-			continue;
-		*eq = '\0';
-		config_value(s, trim(line), trim(eq + 1));
-	}
-	free(buf);
-}
-
-#ifdef __APPLE__
-struct defaults_ctx {
-	kp__symsrc *s;
-	const char *key;
-};
-
-static void defaults_value(void *ctx, const char *val)
-{
-	struct defaults_ctx *d = ctx;
-	config_value(d->s, d->key, val);
-}
-
-static void read_defaults(kp__symsrc *s)
-{
-	const char *home = getenv("HOME");
-	char path[4096];
-	char *buf = NULL;
-	size_t len = 0;
-	if (!home)
-		return;
-	snprintf(path, sizeof path, "%s/Library/Preferences/com.apple.DebugSymbols.plist", home);
-	if (kp_fs_read_file(path, KP_PLIST_MAX, &buf, &len, NULL, NULL) != KP_OK)
-		return;
-	static const char *const keys[] = {"DBGSearchPaths", "DBGFileMappedPaths", "DBGShellCommands",
-	                                   "DBGSpotlightPaths"};
-	for (size_t j = 0; j < sizeof keys / sizeof *keys; j++) {
-		struct defaults_ctx d = {s, keys[j]};
-		kp__plist_strings(buf, len, keys[j], defaults_value, &d, NULL);
-	}
-	free(buf);
-}
-#endif
 
 /* ---- KDKs, the one matching the report's build first ---- */
 
@@ -1001,9 +919,9 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
 			add_sigdir(s, t);
 		free(copy);
-		read_config(s);
+		kp__config_read(config_entry, s);
 #ifdef __APPLE__
-		read_defaults(s);
+		kp__config_read_defaults(config_entry, s);
 #endif
 	} else {
 		s->src[SRC_LOCAL].off = "not searched (environment and config turned off)";
