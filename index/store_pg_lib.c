@@ -2,7 +2,8 @@
 #define KPI__PQ_LIB_IMPL
 #include "store_pg_lib.h"
 
-#include <dlfcn.h>
+#include "kp_dl.h"
+
 #include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,28 +28,24 @@ static const char *const names[] = {
 #endif
 };
 
+/* dlsym's void * to a function pointer: the POSIX-sanctioned way */
+#define KPI__PQ_SYM(f) {#f, (void **)&kpi__pq.f},
+static const kp_dl_sym syms[] = {KPI__PQ_FUNCS(KPI__PQ_SYM)};
+#undef KPI__PQ_SYM
+
 static void load(void)
 {
-	void *h = NULL;
-	const char *tried = names[0];
-	for (size_t i = 0; i < sizeof names / sizeof names[0] && !h; i++) {
-		tried = names[i];
-		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-	}
+	const char *tried, *e;
+	void *h = kp_dl_open(names, sizeof names / sizeof names[0], &tried, &e);
 	if (!h) {
-		const char *e = dlerror();
-		snprintf(why, sizeof why, "cannot load libpq (%s): %s", tried, e ? e : "not found");
+		snprintf(why, sizeof why, "cannot load libpq (%s): %s", tried, e);
 		return;
 	}
-	/* dlsym's void * to a function pointer: the POSIX-sanctioned way */
-#define KPI__PQ_SYM(f)                                                          \
-	*(void **)&kpi__pq.f = dlsym(h, #f);                                       \
-	if (!kpi__pq.f) {                                                          \
-		snprintf(why, sizeof why, "cannot load libpq: %s is missing", #f);   \
-		return;                                                                \
+	const char *missing = kp_dl_syms(h, syms, sizeof syms / sizeof syms[0]);
+	if (missing) {
+		snprintf(why, sizeof why, "cannot load libpq: %s is missing", missing);
+		return;
 	}
-	KPI__PQ_FUNCS(KPI__PQ_SYM)
-#undef KPI__PQ_SYM
 	loaded = true;
 }
 
