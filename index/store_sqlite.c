@@ -408,6 +408,26 @@ static kp_status migrate_v8(kpi__sq *db, kp_error *err)
 	return exec_sql(db, schema_v8, err, "indexing every loaded kext (schema v8)");
 }
 
+/* v9: the text search leaves out the loaded kext list (scan_file.c's
+ * fts_text; searched by kext since schema 8): a contentless FTS5 row is
+ * deleted by naming the words it was given, so rows made by the old rule
+ * cannot stay beside the new.  Emptied here; the index layer's step at 9
+ * (kpi__migrated_fn) adds every report's text again from its archive. */
+static kp_status migrate_v9(kpi__sq *db, kp_error *err)
+{
+	sqlite3_stmt *q;
+	bool fts = false;
+	if (sqlite3_prepare_v2(db->db, "SELECT value FROM meta WHERE key = 'text_search'", -1, &q, NULL) !=
+	    SQLITE_OK)
+		return kpi__sq_err(db, err, "reading the text search mode (schema v9)");
+	if (sqlite3_step(q) == SQLITE_ROW)
+		fts = strcmp((const char *)sqlite3_column_text(q, 0), "fts5") == 0;
+	sqlite3_finalize(q);
+	db->fts = fts; /* the fill's inserts go where the text search is */
+	return exec_sql(db, fts ? "INSERT INTO panic_fts(panic_fts) VALUES ('delete-all');" : "DELETE FROM panic_text;",
+	                err, "emptying the text search (schema v9)");
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
@@ -418,6 +438,7 @@ static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v6,
 	migrate_v7,
 	migrate_v8,
+	migrate_v9,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
