@@ -412,7 +412,10 @@ static kp_status migrate_v8(kpi__sq *db, kp_error *err)
  * fts_text; searched by kext since schema 8): a contentless FTS5 row is
  * deleted by naming the words it was given, so rows made by the old rule
  * cannot stay beside the new.  Emptied here; the index layer's step at 9
- * (kpi__migrated_fn) adds every report's text again from its archive. */
+ * (kpi__migrated_fn) adds every report's text again from its archive.
+ * And reports_exact goes: no query reads it, and a key as random as a
+ * hash cost each added report a B-tree insert and each commit the pages
+ * it touched all over the index (issue 25). */
 static kp_status migrate_v9(kpi__sq *db, kp_error *err)
 {
 	sqlite3_stmt *q;
@@ -424,6 +427,9 @@ static kp_status migrate_v9(kpi__sq *db, kp_error *err)
 		fts = strcmp((const char *)sqlite3_column_text(q, 0), "fts5") == 0;
 	sqlite3_finalize(q);
 	db->fts = fts; /* the fill's inserts go where the text search is */
+	kp_status st = exec_sql(db, "DROP INDEX IF EXISTS reports_exact;", err, "dropping an unused index (schema v9)");
+	if (st != KP_OK)
+		return st;
 	return exec_sql(db, fts ? "INSERT INTO panic_fts(panic_fts) VALUES ('delete-all');" : "DELETE FROM panic_text;",
 	                err, "emptying the text search (schema v9)");
 }

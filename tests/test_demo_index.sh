@@ -75,6 +75,8 @@ if command -v sqlite3 >/dev/null; then
 		"v1 index: each group's hosts kept as rows (schema 7), as many as a recount"
 	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'images_last'")" = 1 \
 		"v1 index: kexts' last parts indexed"
+	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'reports_exact'"):$(sqlite3 "$db" "SELECT count(*) FROM sqlite_master WHERE name = 'reports_exact'")" = 0:0 \
+		"v1 index and a fresh one: no index on exact keys (schema 9: nothing reads it)"
 	check "$(sqlite3 "$tmp/v1.db" "EXPLAIN QUERY PLAN SELECT count(DISTINCT i.report_id) FROM images i WHERE
 		i.name <> '' AND substr(i.name, length(rtrim(i.name, replace(i.name, '.', ''))) + 1) = 'x' COLLATE NOCASE" |
 		grep -c images_last)" = 1 "  and a last-part match reads that index, not every image"
