@@ -176,6 +176,18 @@ static void host_key(const kp_report *r, const char *data, size_t len, char out[
 	}
 }
 
+/* ASCII only, whatever the locale: the text a report gets must not
+ * change between runs (a contentless FTS5 row is deleted by its words). */
+static bool hex_digit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool word_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
 /* Whether line (up to its newline) is an entry of a panic's loaded kext
  * list: a bundle id (a dot in it) then its version, nothing with a colon
  * ("com.apple.driver.AppleUSBMike\t1.0.0d1"). */
@@ -204,23 +216,21 @@ static char *fts_text(const char *s)
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < n;) {
-		if ((i == 0 || s[i - 1] == '\n') && strncmp(s + i, kl, sizeof kl - 1) == 0) {
+		if ((i == 0 || s[i - 1] == '\n') && s[i] == 'l' && strncmp(s + i, kl, sizeof kl - 1) == 0) {
 			i += strcspn(s + i, "\n");
 			while (i < n && s[i] == '\n' && kext_list_line(s + i + 1))
 				i += 1 + strcspn(s + i + 1, "\n");
 			continue;
 		}
-		bool start = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
-		size_t k = 0;
-		if (start && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X'))
-			k = 2;
-		size_t h = k;
-		while (isxdigit((unsigned char)s[i + h]))
-			h++;
-		if (start && ((k == 2 && h > 2) || h - k >= 8) &&
-		    !(isalnum((unsigned char)s[i + h]) || s[i + h] == '_')) {
-			i += h;
-			continue;
+		/* a hex number starts a word with a hex digit ('0' of "0x" too) */
+		if (hex_digit(s[i]) && (i == 0 || !word_char(s[i - 1]))) {
+			size_t k = s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') ? 2 : 0, h = k;
+			while (hex_digit(s[i + h]))
+				h++;
+			if (((k == 2 && h > 2) || h - k >= 8) && !word_char(s[i + h])) {
+				i += h;
+				continue;
+			}
 		}
 		out[o++] = s[i++];
 	}
