@@ -201,8 +201,10 @@ static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report 
 			return KP_ERR_DB;
 		sqlite3_bind_int64(q, 1, id);
 		kpi__sq_bind_text(q, 2, r->images[i].uuid_hex);
-		kpi__sq_bind_text(q, 3, r->images[i].name ? r->images[i].name : "");
+		const char *name = r->images[i].name ? r->images[i].name : "", *dot = strrchr(name, '.');
+		kpi__sq_bind_text(q, 3, name);
 		sqlite3_bind_int(q, 4, r->images[i].rank);
+		kpi__sq_bind_text(q, 5, dot ? dot + 1 : name); /* KPI__LAST_PART_SQL's */
 		if ((st = step_done(db, q, err, "recording images")) != KP_OK)
 			return st;
 	}

@@ -78,9 +78,14 @@ if command -v sqlite3 >/dev/null; then
 	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'reports_exact'"):$(sqlite3 "$db" "SELECT count(*) FROM sqlite_master WHERE name = 'reports_exact'")" = 0:0 \
 		"v1 index and a fresh one: no index on exact keys (schema 9: nothing reads it)"
 	check "$(sqlite3 "$tmp/v1.db" "EXPLAIN QUERY PLAN SELECT count(DISTINCT i.report_id) FROM images i WHERE
-		i.name <> '' AND substr(i.name, length(rtrim(i.name, replace(i.name, '.', ''))) + 1) = 'x' COLLATE NOCASE" |
+		i.name <> '' AND i.last = 'x' COLLATE NOCASE" |
 		grep -c images_last)" = 1 "  and a last-part match reads that index, not every image"
+	last_wrong="SELECT count(*) FROM images WHERE name <> '' AND last <> substr(name, length(rtrim(name, replace(name, '.', ''))) + 1)"
+	check "$(sqlite3 "$tmp/v1.db" "$last_wrong"):$(sqlite3 "$db" "$last_wrong"):$(sqlite3 "$db" "SELECT count(*) > 0 AND count(*) = (SELECT count(*) FROM images WHERE name LIKE '%.FakeDriver') FROM images WHERE last = 'FakeDriver'")" = 0:0:1 \
+		"  each image's last part kept (schema 9), filled in a v1 index, written by a fresh one as the SQL makes it"
 else
+	skip "sqlite3 CLI absent"
+	skip "sqlite3 CLI absent"
 	skip "sqlite3 CLI absent"
 	skip "sqlite3 CLI absent"
 	skip "sqlite3 CLI absent"
