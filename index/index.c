@@ -44,7 +44,10 @@ bool kpi_target_is_postgres(const char *t)
  * driven from here, so a store never reads report files. */
 static kp_status migrated(kpi_db *db, int version, kp_error *err)
 {
-	return version == 4 ? kpi__fill_v4(db, err) : version == 8 ? kpi__fill_v8(db, err) : KP_OK;
+	return version == 4   ? kpi__fill_v4(db, err)
+	       : version == 8 ? kpi__fill_v8(db, err)
+	       : version == 9 ? kpi__fill_v9(db, err)
+	                      : KP_OK;
 }
 
 kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *err)

@@ -25,7 +25,7 @@
 
 typedef struct kpi_db kpi_db;
 
-#define KPI_SCHEMA_VERSION 8
+#define KPI_SCHEMA_VERSION 9
 
 enum {
 	KPI_OPEN_CREATE = 1,   /* create the file (and its folder) when missing */
@@ -304,7 +304,8 @@ kp_status kpi_search_kext(kpi_db *db, const char *bundle_id, kpi_report_fn fn, v
 kp_status kpi_search_zone(kpi_db *db, const char *name, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);
 /* Reports whose panic string contains every word of text, by the store's
- * own text search (hex numbers are not indexed; search them by UUID). */
+ * own text search (hex numbers are not indexed, search them by UUID; nor
+ * the loaded kext list, search it by kext). */
 kp_status kpi_search_text(kpi_db *db, const char *text, kpi_report_fn fn, void *ctx,
                           size_t *nfound, kp_error *err);
 

@@ -188,6 +188,11 @@ typedef struct kpi__store_ops {
 	/* Sets the loaded kexts of report id (the schema 8 fill; report_add
 	 * and report_replace take them with the report). */
 	kp_status (*report_kexts)(kpi_db *db, int64_t id, const kpi__kext_set *ks, kp_error *err);
+	/* Adds the search text of report id, which has none (the schema 9
+	 * fill, after the store's own step at 9 emptied a text search kept
+	 * apart); NULL for a store whose text needs no refill (PostgreSQL's
+	 * is a column of each report, and no delete depends on it). */
+	kp_status (*report_text)(kpi_db *db, int64_t id, const char *text, kp_error *err);
 
 	/* Find-or-add the group of key; retitle sets title and culprit of an
 	 * existing one too. */

@@ -515,3 +515,19 @@ kp_status kpi__fill_v8(kpi_db *db, kp_error *err)
 {
 	return each_archived(db, fill_kexts, NULL, err);
 }
+
+static kp_status fill_text(kpi_db *db, int64_t id, const kp_report *r, int64_t gid, void *ctx, kp_error *err)
+{
+	(void)gid, (void)ctx;
+	bool oom;
+	char *text = kpi__search_text(r, &oom);
+	kp_status st = oom ? kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory")
+	                   : text ? db->ops->report_text(db, id, text, err) : KP_OK;
+	free(text);
+	return st;
+}
+
+kp_status kpi__fill_v9(kpi_db *db, kp_error *err)
+{
+	return db->ops->report_text ? each_archived(db, fill_text, NULL, err) : KP_OK;
+}

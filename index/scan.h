@@ -119,6 +119,9 @@ kp_status kpi__scan_mark_dirty(scan *s, int64_t gid);
 /* scan_file.c.  Finds or creates the group of sig; *gid gets its id. */
 kp_status kpi__scan_group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64_t *gid,
                               kp_error *err);
+/* r's text for the store's text search (malloc'd; NULL when r has none,
+ * or when out of memory: *oom says which). */
+char *kpi__search_text(const kp_report *r, bool *oom);
 /* The schema 4 facts of a parsed report (strings borrowed from r). */
 void kpi__report_facts(const kp_report *r, kpi__facts *out);
 /* The first look at a file found by the walk (lst: its lstat), in walk
@@ -139,6 +142,12 @@ kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_se
 /* The schema 8 fill, as kpi__fill_v4: every report's loaded kexts from its
  * archive (a damaged one keeps none). */
 kp_status kpi__fill_v8(kpi_db *db, kp_error *err);
+
+/* The schema 9 fill, as kpi__fill_v4, for a store that keeps its text
+ * search apart (report_text): every report's text from its archive by
+ * kpi__search_text, after the store's step at 9 emptied it (a damaged
+ * archive leaves its report without text). */
+kp_status kpi__fill_v9(kpi_db *db, kp_error *err);
 
 /* The schema 4 fill, run by index.c's migration hook (kpi__migrated_fn) at
  * version 4 inside the migration's transaction: every report's facts from

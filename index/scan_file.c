@@ -176,34 +176,74 @@ static void host_key(const kp_report *r, const char *data, size_t len, char out[
 	}
 }
 
+/* ASCII only, whatever the locale: the text a report gets must not
+ * change between runs (a contentless FTS5 row is deleted by its words). */
+static bool hex_digit(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool word_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* Whether line (up to its newline) is an entry of a panic's loaded kext
+ * list: a bundle id (a dot in it) then its version, nothing with a colon
+ * ("com.apple.driver.AppleUSBMike\t1.0.0d1"). */
+static bool kext_list_line(const char *line)
+{
+	size_t n = strcspn(line, "\n");
+	size_t id = strcspn(line, " \t\n");
+	return id && id < n && memchr(line, '.', id) && !memchr(line, ':', n);
+}
+
 /* The panic text for full-text search, without hex numbers (0x... and
  * bare runs of 8+ hex digits): addresses differ in every report, would
- * make most of the FTS index, and are searched by UUID instead. */
+ * make most of the FTS index, and are searched by UUID instead.  Nor the
+ * loaded kext list ("loaded kexts:" and the entries under it, up to the
+ * first line that is none): a hundred or more bundle ids and versions,
+ * most of a panic's words (three quarters of a cold scan's text search
+ * work), searched by kext instead (search --kext, K: every loaded kext
+ * since schema 8).  Schema 9 made every stored report's text so. */
 static char *fts_text(const char *s)
 {
 	if (!s)
 		return NULL;
+	static const char kl[] = "loaded kexts:";
 	size_t n = strlen(s), o = 0;
 	char *out = malloc(n + 1);
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < n;) {
-		bool start = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
-		size_t k = 0;
-		if (start && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X'))
-			k = 2;
-		size_t h = k;
-		while (isxdigit((unsigned char)s[i + h]))
-			h++;
-		if (start && ((k == 2 && h > 2) || h - k >= 8) &&
-		    !(isalnum((unsigned char)s[i + h]) || s[i + h] == '_')) {
-			i += h;
+		if ((i == 0 || s[i - 1] == '\n') && s[i] == 'l' && strncmp(s + i, kl, sizeof kl - 1) == 0) {
+			i += strcspn(s + i, "\n");
+			while (i < n && s[i] == '\n' && kext_list_line(s + i + 1))
+				i += 1 + strcspn(s + i + 1, "\n");
 			continue;
+		}
+		/* a hex number starts a word with a hex digit ('0' of "0x" too) */
+		if (hex_digit(s[i]) && (i == 0 || !word_char(s[i - 1]))) {
+			size_t k = s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') ? 2 : 0, h = k;
+			while (hex_digit(s[i + h]))
+				h++;
+			if (((k == 2 && h > 2) || h - k >= 8) && !word_char(s[i + h])) {
+				i += h;
+				continue;
+			}
 		}
 		out[o++] = s[i++];
 	}
 	out[o] = '\0';
 	return out;
+}
+
+char *kpi__search_text(const kp_report *r, bool *oom)
+{
+	const char *t = r->panic_string ? r->panic_string : r->headline;
+	char *body = fts_text(t);
+	*oom = t && !body;
+	return body;
 }
 
 void kpi__report_facts(const kp_report *r, kpi__facts *out)
@@ -226,9 +266,9 @@ static void record_parts(kpi__prep *p)
 		p->have_sig = true;
 	}
 	p->z = kpi__archive_pack(p->data, p->len, &p->zlen);
-	const char *text = r->panic_string ? r->panic_string : r->headline;
-	p->body = fts_text(text);
-	if (!p->z || report_images(r, p) != KP_OK || (text && !p->body) ||
+	bool oom;
+	p->body = kpi__search_text(r, &oom);
+	if (!p->z || report_images(r, p) != KP_OK || oom ||
 	    kpi__report_kexts(r, &p->kexts, &p->kset) != KP_OK) {
 		p->rec_st = kp_error_set(&p->rec_err, KP_ERR_NOMEM, 0, -1, "out of memory recording %s",
 		                         p->path);
@@ -364,8 +404,9 @@ static kp_status supersedes(scan *s, int64_t old_id, bool same_path, const char 
 	if (cut && (!r->truncated || len > olen)) {
 		*yes = true;
 		if (o) {
-			const char *t = o->panic_string ? o->panic_string : o->headline;
-			if (t && !(*old_text = fts_text(t))) {
+			bool oom;
+			*old_text = kpi__search_text(o, &oom);
+			if (oom) {
 				kp_report_free(&o);
 				return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
 			}

@@ -338,10 +338,16 @@ static const char schema_v8[] =
 	"ALTER TABLE kpbrowse.reports ADD COLUMN kext_set bigint REFERENCES kpbrowse.kext_sets(id);"
 	"CREATE INDEX reports_kext_set ON kpbrowse.reports(kext_set) WHERE kext_set IS NOT NULL;";
 
+/* v9 (the sqlite store's refill of its text search without the loaded
+ * kext list): nothing here; a report stored before keeps its tsvector
+ * (a column of its own row: nothing is deleted by naming its words) and
+ * new ones are stored without the list. */
+static const char schema_v9[] = "DO $$BEGIN END$$;";
+
 /* migrations[v] takes the schema from version v to the next; the store
  * starts at 3, so versions 0..2 are "no schema yet" and go to 3 at once. */
 static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4, schema_v5, schema_v6,
-                                               schema_v7, schema_v8};
+                                               schema_v7, schema_v8, schema_v9};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
                "one migration per schema version");

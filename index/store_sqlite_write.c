@@ -201,8 +201,10 @@ static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report 
 			return KP_ERR_DB;
 		sqlite3_bind_int64(q, 1, id);
 		kpi__sq_bind_text(q, 2, r->images[i].uuid_hex);
-		kpi__sq_bind_text(q, 3, r->images[i].name ? r->images[i].name : "");
+		const char *name = r->images[i].name ? r->images[i].name : "", *dot = strrchr(name, '.');
+		kpi__sq_bind_text(q, 3, name);
 		sqlite3_bind_int(q, 4, r->images[i].rank);
+		kpi__sq_bind_text(q, 5, dot ? dot + 1 : name); /* KPI__LAST_PART_SQL's */
 		if ((st = step_done(db, q, err, "recording images")) != KP_OK)
 			return st;
 	}
@@ -397,6 +399,17 @@ static kp_status sq_report_kexts(kpi_db *h, int64_t id, const kpi__kext_set *ks,
 	return step_done(db, q, err, "recording a report's kexts");
 }
 
+static kp_status sq_report_text(kpi_db *h, int64_t id, const char *text, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_FTS_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	kpi__sq_bind_text(q, 2, text);
+	return step_done(db, q, err, "recording the panic text");
+}
+
 static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
                               bool retitle, int64_t *gid, kp_error *err)
 {
@@ -498,6 +511,7 @@ const kpi__store_ops kpi__sqlite_ops = {
 	.report_regroup = sq_report_regroup,
 	.report_facts = sq_report_facts,
 	.report_kexts = sq_report_kexts,
+	.report_text = sq_report_text,
 	.group_add = sq_group_add,
 	.groups_refresh = sq_groups_refresh,
 	.groups_prune = sq_groups_prune,

@@ -6,6 +6,7 @@
 #ifndef KP_SHA1_H
 #define KP_SHA1_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,5 +26,10 @@ void kp_sha1_digest(const void *data, size_t len, uint8_t digest[20]);
 void kp_sha1_hex(const void *data, size_t len, char hex[41]);
 /* A digest as 40 lower-case hex digits + NUL. */
 void kp_sha1_to_hex(const uint8_t digest[20], char hex[41]);
+
+/* Whether digests use the CPU's SHA instructions, where it has them (the
+ * default); false makes every later digest use the portable code (tests
+ * compare the two).  Returns whether the CPU's are in use now. */
+bool kp_sha1_use_cpu(bool on);
 
 #endif
