@@ -370,4 +370,16 @@ check "$(grep -c "^4C4C44BD-5555-3144-A14B-0078EC5E3100 " "$tmp/other.frames")" 
 "$kp" cache build "$kc/kernelcache" >/dev/null 2>"$tmp/cb.err"
 check "$?" = 2 "cache build over a kernelcache: exit 2 (nothing to build)"
 check_grep "no Mach-O file with DWARF" "$tmp/cb.err" "cache build over a kernelcache: says it has no DWARF"
+# a kernelcache's names are on some Macs only (the running one's, a kept
+# copy): the report groups the same with it as without it
+mkdir -p "$tmp/grp"
+cp "$rep" "$tmp/grp/"
+gkey() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select * from groups").fetchone()[1])' "$1"; }
+"$kp" index --db "$tmp/g0.db" "$tmp/grp" >/dev/null 2>&1
+"$kp" index --db "$tmp/g1.db" --kernelcache "$kc/kernelcache" "$tmp/grp" >/dev/null 2>&1
+"$kp" index --db "$tmp/g2.db" --kernelcache "$kc/kernelcache.stripped" "$tmp/grp" >/dev/null 2>&1
+k0=$(gkey "$tmp/g0.db") k1=$(gkey "$tmp/g1.db") k2=$(gkey "$tmp/g2.db")
+check "${#k0}" = 40 "indexed without a kernelcache: a group key"
+check "$k1" = "$k0" "indexed with the kernelcache: the same group key"
+check "$k2" = "$k0" "indexed with the stripped kernelcache: the same group key"
 done_testing

@@ -86,6 +86,9 @@ typedef struct kp_symresult {
 	                                the strings it references, its callers),
 	                                "function-starts" (func_<start>: a function
 	                                LC_FUNCTION_STARTS bounds, no name), or NULL */
+	bool kernelcache;            /* the name is a kernelcache's (any source but
+	                                "dwarf"): present on some Macs only, so
+	                                never a group key (kp_symbols_sig_name) */
 	bool has_lookup;
 	uint64_t lookup_address;     /* what was looked up (after the return-address step back) */
 	uint64_t symbol_address;     /* seg + offset, unadjusted: what the user is shown */

@@ -587,9 +587,11 @@ const char *kp_symbols_sig_name(void *ctx, const kp_report *r, const kp_thread *
 	kp_symresult res;
 	kp_symbols_set_report(s, r);
 	/* a guessed name would change the group key once a better source
-	 * (a dSYM) names the frame: such a frame keys by its offset instead */
+	 * (a dSYM) names the frame, and a kernelcache's names are on some Macs
+	 * only (the running one's, a kept copy): such a frame keys by its
+	 * offset instead, the same on every Mac of a lab */
 	if (kp_symbols_frame(s, r, t, i, &res) != KP_SYM_OK || res.nframes == 0 ||
-	    kp__symresult_guessed(&res))
+	    kp__symresult_guessed(&res) || res.kernelcache)
 		return NULL;
 	return res.frames[res.nframes - 1].function;
 }

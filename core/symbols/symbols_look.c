@@ -294,6 +294,7 @@ kp_sym_status kp__symbols_look(kp_symbols *s, kp__opened *o, uint64_t addr, kp_s
 		out->frames[0] = (kp_symframe){.function = dm ? dm : name};
 		out->nframes = 1;
 		out->source = "symtab";
+		out->kernelcache = o->slice->fileset_id != NULL;
 		snprintf(out->msg, sizeof out->msg, "+0x%llx", (unsigned long long)off);
 		return out->status = KP_SYM_OK;
 	}
