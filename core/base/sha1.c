@@ -6,6 +6,7 @@
  * portable code below.  Both give the same digest. */
 #include "kp_sha1.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -137,9 +138,11 @@ static int cpu_has_sha(void)
 }
 #endif
 
-/* -1 not asked yet, else whether the CPU's instructions are used (one
- * int: threads that race to ask write the same answer). */
-static volatile int use_cpu = -1;
+#ifdef KP_SHA1_X86
+/* -1 not asked yet, else whether the CPU's instructions are used (threads
+ * that race to ask store the same answer). */
+static _Atomic int use_cpu = -1;
+#endif
 
 static void sha1_blocks(uint32_t h[5], const uint8_t *p, size_t n)
 {
