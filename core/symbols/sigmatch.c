@@ -131,7 +131,9 @@ static uint64_t tab_find(const strtab *t, const char *s, size_t n)
 	for (size_t h = hash((const unsigned char *)s, n) & (t->nslot - 1); t->slot[h];
 	     h = (h + 1) & (t->nslot - 1)) {
 		const unsigned char *o = t->data + t->slot[h] - 1;
-		if (memcmp(o, s, n) == 0 && o[n] == 0 && (o + n < t->data + t->size))
+		/* in bounds before reading: a string at the section's end is
+		 * shorter than n, and memcmp may read all n bytes */
+		if ((size_t)(t->data + t->size - o) > n && memcmp(o, s, n) == 0 && o[n] == 0)
 			return t->addr + t->slot[h] - 1;
 	}
 	return 0;
