@@ -861,6 +861,21 @@ static const source_ops table[NSRC] = {
 
 /* ---- the table ---- */
 
+/* Each path of the colon-separated list (an environment variable's
+ * value, or NULL): a search root of source src, or a signature folder when
+ * src < 0. */
+static void add_path_list(kp__symsrc *s, const char *list, int src)
+{
+	char *copy = list ? strdup(list) : NULL, *save = NULL;
+	for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save)) {
+		if (src < 0)
+			add_sigdir(s, t);
+		else
+			add_root(s, (unsigned)src, t);
+	}
+	free(copy);
+}
+
 kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsrc **out,
                          kp_error *err)
 {
@@ -881,13 +896,8 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 		add_root(s, SRC_KERNELCACHE, cfg->kernelcache_paths[i]);
 	for (size_t i = 0; i < cfg->nsig; i++)
 		add_sigdir(s, cfg->sig_paths[i]);
-	const char *env = cfg->no_env ? NULL : getenv("KPBROWSE_DSYM_PATH");
-	if (env) {
-		char *copy = strdup(env), *save = NULL;
-		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
-			add_root(s, SRC_LOCAL, t);
-		free(copy);
-	}
+	if (!cfg->no_env)
+		add_path_list(s, getenv("KPBROWSE_DSYM_PATH"), SRC_LOCAL);
 	const char *t = getenv("KPBROWSE_DSYMFORUUID_TIMEOUT");
 	long secs = t ? strtol(t, NULL, 10) : 0;
 	s->shell_timeout_ms = secs > 0 && secs <= 3600 ? (int)secs * 1000 : 60000;
@@ -899,26 +909,12 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 		cmd = getenv("LLDB_APPLE_DSYMFORUUID_EXECUTABLE");
 		if (cmd && cmd[0] && stat(cmd, &st) == 0)
 			add_root(s, SRC_SHELL, cmd);
-		env = getenv("KPBROWSE_FILE_MAPPED_PATHS");
-		char *copy = env ? strdup(env) : NULL, *save = NULL;
-		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
-			add_root(s, SRC_MAPPED, t);
-		free(copy);
+		add_path_list(s, getenv("KPBROWSE_FILE_MAPPED_PATHS"), SRC_MAPPED);
 		/* kernelcaches the user keeps (files or folders of them), after
 		 * --kernelcache's, before the kept and running ones
 		 * setup_kernelcache adds */
-		env = getenv("KPBROWSE_KERNELCACHE_PATH");
-		copy = env ? strdup(env) : NULL;
-		save = NULL;
-		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
-			add_root(s, SRC_KERNELCACHE, t);
-		free(copy);
-		env = getenv("KPBROWSE_SIGNATURES");
-		copy = env ? strdup(env) : NULL;
-		save = NULL;
-		for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t; t = strtok_r(NULL, ":", &save))
-			add_sigdir(s, t);
-		free(copy);
+		add_path_list(s, getenv("KPBROWSE_KERNELCACHE_PATH"), SRC_KERNELCACHE);
+		add_path_list(s, getenv("KPBROWSE_SIGNATURES"), -1);
 		kp__config_read(config_entry, s);
 #ifdef __APPLE__
 		kp__config_read_defaults(config_entry, s);
