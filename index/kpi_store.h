@@ -44,6 +44,11 @@ typedef struct kpi__image {
 	const char *name;      /* "" when unknown */
 	int rank;              /* 0 kernel, 1 backtrace, 2 image, 3 dependency */
 } kpi__image;
+/* Sorts v[0..n) by rank, then UUID, then name, drops repeats and returns
+ * how many are left; hash gets the hex SHA-1 of that list ("" when n is
+ * 0): the key under which the sqlite store keeps one copy of a list that
+ * many reports share (schema 10).  Defined in scan_file.c. */
+size_t kpi__images_canon(kpi__image *v, size_t n, char hash[41]);
 /* "kernel", "backtrace", "image", "dependency" for rank 0..3: the role a
  * store's match rows name (index.c). */
 const char *kpi__role_name(int rank);
@@ -71,8 +76,9 @@ typedef struct kpi__new_report {
 	const char *host;           /* the pushing machine's name */
 	const char *host_key;       /* crashReporterKey / Anonymous UUID, or NULL */
 	const char *model;          /* or NULL */
-	const kpi__image *images;   /* may repeat: the store keeps one of each */
+	const kpi__image *images;   /* as kpi__images_canon leaves them */
 	size_t nimages;
+	const char *images_hash;    /* kpi__images_canon's hash of them */
 	const char *text;           /* the text to search, or NULL */
 	const char *kind;           /* kp_kind_name */
 	const char *zone;           /* suspect zone name, or NULL */

@@ -72,8 +72,9 @@ typedef struct kpi__prep {
 	kp_sig sig;
 	void *z;                  /* the archive */
 	size_t zlen;
-	kpi__image *images;       /* names borrowed from r */
+	kpi__image *images;       /* names borrowed from r; sorted, no two alike */
 	size_t nimages, images_cap;
+	char images_hash[41];     /* kpi__images_canon's */
 	char *body;               /* search text, NULL when r has none */
 	char key[64];             /* the host key, "" when none */
 	kpi__image *kexts;        /* the loaded kext set's members (names borrowed from r) */

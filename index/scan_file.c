@@ -148,6 +148,41 @@ kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_se
 	return KP_OK;
 }
 
+static int image_cmp(const void *a, const void *b)
+{
+	const kpi__image *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	int c = strcmp(x->uuid_hex, y->uuid_hex);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+size_t kpi__images_canon(kpi__image *v, size_t n, char hash[41])
+{
+	hash[0] = '\0';
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof *v, image_cmp);
+	kp_sha1 h;
+	kp_sha1_init(&h);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (u && image_cmp(&v[u - 1], &v[i]) == 0)
+			continue;
+		v[u++] = v[i];
+		/* rank, uuid NUL, name NUL: no two lists hash the same bytes */
+		char rank = (char)('0' + (v[i].rank & 7));
+		kp_sha1_update(&h, &rank, 1);
+		kp_sha1_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
+		kp_sha1_update(&h, v[i].name, strlen(v[i].name) + 1);
+	}
+	uint8_t d[20];
+	kp_sha1_final(&h, d);
+	for (int i = 0; i < 20; i++)
+		snprintf(hash + 2 * i, 3, "%02x", d[i]);
+	return u;
+}
+
 /* The Mac's own key, from the report itself: crashReporterKey (.ips), or
  * the "Anonymous UUID:" line of a text report (which the text parser
  * drops as noise).  Into out ("" when none), as written, at most 63 bytes. */
@@ -268,7 +303,10 @@ static void record_parts(kpi__prep *p)
 	p->z = kpi__archive_pack(p->data, p->len, &p->zlen);
 	bool oom;
 	p->body = kpi__search_text(r, &oom);
-	if (!p->z || report_images(r, p) != KP_OK || oom ||
+	bool images_ok = report_images(r, p) == KP_OK;
+	if (images_ok)
+		p->nimages = kpi__images_canon(p->images, p->nimages, p->images_hash);
+	if (!p->z || !images_ok || oom ||
 	    kpi__report_kexts(r, &p->kexts, &p->kset) != KP_OK) {
 		p->rec_st = kp_error_set(&p->rec_err, KP_ERR_NOMEM, 0, -1, "out of memory recording %s",
 		                         p->path);
@@ -320,6 +358,7 @@ static kp_status record_make(scan *s, kpi__prep *p, bool no_incident, kpi__new_r
 		.model = r->product,
 		.images = p->images,
 		.nimages = p->nimages,
+		.images_hash = p->images_hash,
 		.text = p->body,
 		.kind = f.kind,
 		.zone = f.zone,

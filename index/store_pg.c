@@ -344,10 +344,14 @@ static const char schema_v8[] =
  * new ones are stored without the list. */
 static const char schema_v9[] = "DO $$BEGIN END$$;";
 
+/* v10 (the sqlite store's image sets): nothing here; a server keeps
+ * image rows per report, written by many pushers at once. */
+static const char schema_v10[] = "DO $$BEGIN END$$;";
+
 /* migrations[v] takes the schema from version v to the next; the store
  * starts at 3, so versions 0..2 are "no schema yet" and go to 3 at once. */
 static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4, schema_v5, schema_v6,
-                                               schema_v7, schema_v8, schema_v9};
+                                               schema_v7, schema_v8, schema_v9, schema_v10};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
                "one migration per schema version");

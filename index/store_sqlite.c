@@ -43,11 +43,11 @@
 	", " ROW_TAIL ", r.ts FROM reports r JOIN groups g ON g.id = r.group_id " MATCH " WHERE " FILTER \
 	" AND (r.ts, r.id) < (?3, ?4) ORDER BY r.ts DESC, r.id DESC LIMIT ?5"
 /* A search's match: a report's best image row m (lowest rank, then uuid,
- * then name) where its images hold one, else its first loaded kext (KX, a
- * condition on kexts x; schema 8) as rank 2, "image". */
+ * then name) where its image set (schema 10) holds one, else its first
+ * loaded kext (KX, a condition on kexts x; schema 8) as rank 2, "image". */
 #define BEST_IMAGE(COND) \
-	"LEFT JOIN images m ON m.report_id = r.id AND (m.rank, m.uuid_hex, m.name) = (SELECT i.rank, " \
-	"i.uuid_hex, i.name FROM images i WHERE i.report_id = r.id AND " COND \
+	"LEFT JOIN image_members m ON m.set_id = r.image_set AND (m.rank, m.uuid_hex, m.name) = (SELECT " \
+	"i.rank, i.uuid_hex, i.name FROM image_members i WHERE i.set_id = r.image_set AND " COND \
 	" ORDER BY i.rank, i.uuid_hex, i.name LIMIT 1)"
 #define KSET_OF_R(COL, KX) \
 	"(SELECT x." COL " FROM kext_set_members s JOIN kexts x ON x.id = s.kext_id WHERE s.set_id = " \
@@ -66,12 +66,16 @@
 #define UUID_KX "x.uuid_hex BETWEEN ?1 AND ?2 AND x.uuid_hex <> ''"
 #define KEXT_KX "x.name = ?1 COLLATE NOCASE AND x.name <> ''"
 #define KEXT_LAST_KX "x.name <> '' AND " KPI__LAST_PART_SQL("x.name") " = ?1 COLLATE NOCASE"
-#define UNION_IDS(COND, KX) "(SELECT i.report_id FROM images i WHERE " COND " UNION " KSET_IDS(KX) ")"
+/* the image sets holding an image that matches COND, and their reports */
+#define ISET_IDS(COND) \
+	"SELECT ir.id FROM reports ir WHERE ir.image_set IN (SELECT i.set_id FROM image_members i WHERE " \
+	COND ")"
+#define UNION_IDS(COND, KX) "(" ISET_IDS(COND) " UNION " KSET_IDS(KX) ")"
 #define UUID_IDS UNION_IDS(UUID_COND, UUID_KX)
 #define KEXT_IDS UNION_IDS(KEXT_COND, KEXT_KX)
 #define KEXT_LAST_IDS UNION_IDS(KEXT_LAST_COND, KEXT_LAST_KX)
 /* a page walking reports newest first: each one's best image, else its set */
-#define SCAN_FILTER(KX) "(m.report_id IS NOT NULL OR r.kext_set IN " KSETS(KX) ")"
+#define SCAN_FILTER(KX) "(m.set_id IS NOT NULL OR r.kext_set IN " KSETS(KX) ")"
 #define ZONE_COND "r.zone = ?1 COLLATE NOCASE"
 #define FTS_IDS "(SELECT rowid FROM panic_fts WHERE panic_fts MATCH ?1)"
 #define LIKE_IDS "(SELECT t.report_id FROM panic_text t WHERE t.body LIKE '%' || ?1 || '%' ESCAPE '\\')"
@@ -89,13 +93,13 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_BY_INCIDENT] = "SELECT id FROM reports WHERE incident_id = ?1",
 	[Q_REPORT_INSERT] = "INSERT INTO reports(content_hash, incident_id, size, format, timestamp, ts, "
 	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at, "
-	                    "host, host_key, model, kind, zone, kext_set) "
-	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18, ?19)",
+	                    "host, host_key, model, kind, zone, kext_set, image_set) "
+	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18, ?19, "
+	                    "?20) ON CONFLICT DO NOTHING",
 	[Q_REPORT_UPDATE] = "UPDATE reports SET content_hash = ?1, incident_id = ?2, size = ?3, format = ?4, "
 	                    "timestamp = ?5, ts = ?6, os_version = ?7, kernel_uuid = ?8, headline = ?9, "
 	                    "exact_key = ?10, group_id = ?11, indexed_at = ?12, host = ?13, host_key = ?14, "
-	                    "model = ?15, kind = ?17, zone = ?18, kext_set = ?19 WHERE id = ?16",
-	[Q_IMAGE_DELETE] = "DELETE FROM images WHERE report_id = ?1",
+	                    "model = ?15, kind = ?17, zone = ?18, kext_set = ?19, image_set = ?20 WHERE id = ?16",
 	[Q_FTS_DELETE] = NULL, /* depends on the text search mode, see stmt_text */
 	[Q_ARCHIVE_UPDATE] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2) "
 	                     "ON CONFLICT(report_id) DO UPDATE SET data = excluded.data",
@@ -131,17 +135,21 @@ static const char *const sql_text[Q_COUNT] = {
 	/* rows of groups no longer there (ids may be reused) */
 	[Q_GROUP_HOSTS_PRUNE] = "DELETE FROM group_hosts WHERE NOT EXISTS "
 	                        "(SELECT 1 FROM groups WHERE groups.id = group_hosts.group_id)",
-	/* report_add's counts (schema 7): ?1 the group, ?2 its host (ident),
-	 * ?3 the report's ts when dated (else NULL: first/last seen unchanged) */
+	/* report_add's counts (schema 7), owed and paid by the transaction:
+	 * ?1 the group, ?2 its new hosts (idents), ?4 its new reports, ?3 and
+	 * ?5 their first and last dated ts (NULL: first/last seen unchanged) */
 	[Q_GROUP_HOST_ADD] = "INSERT OR IGNORE INTO group_hosts(group_id, ident) VALUES (?1, ?2)",
-	[Q_GROUP_COUNT_ADD] = "UPDATE groups SET count = count + 1, hosts = hosts + ?2, "
+	[Q_GROUP_COUNT_ADD] = "UPDATE groups SET count = count + ?4, hosts = hosts + ?2, "
 	                      "first_seen = CASE WHEN ?3 IS NULL OR first_seen <= ?3 THEN first_seen ELSE ?3 END, "
-	                      "last_seen = CASE WHEN ?3 IS NULL OR last_seen >= ?3 THEN last_seen ELSE ?3 END "
+	                      "last_seen = CASE WHEN ?5 IS NULL OR last_seen >= ?5 THEN last_seen ELSE ?5 END "
 	                      "WHERE id = ?1",
 	[Q_GROUP_DELETE_EMPTY] = "DELETE FROM groups WHERE NOT EXISTS "
 	                         "(SELECT 1 FROM reports WHERE group_id = groups.id)",
-	/* ?5: the name's last part, as KPI__LAST_PART_SQL makes it (schema 9) */
-	[Q_IMAGE_INSERT] = "INSERT OR IGNORE INTO images(report_id, uuid_hex, name, rank, last) "
+	/* image sets (schema 10); ?5: the name's last part, as
+	 * KPI__LAST_PART_SQL makes it (schema 9) */
+	[Q_ISET_GET] = "SELECT id FROM image_sets WHERE hash = ?1",
+	[Q_ISET_INSERT] = "INSERT INTO image_sets(hash) VALUES (?1)",
+	[Q_IMAGE_INSERT] = "INSERT OR IGNORE INTO image_members(set_id, uuid_hex, name, rank, last) "
 	                   "VALUES (?1, ?2, ?3, ?4, ?5)",
 	[Q_FTS_INSERT] = NULL, /* depends on the text search mode, see stmt_text */
 	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id, a.report_id IS NOT NULL "
@@ -457,6 +465,101 @@ static kp_status migrate_v9(kpi__sq *db, kp_error *err)
 	                err, "emptying the text search (schema v9)");
 }
 
+/* v10: a report's images kept once per distinct list, as schema 8 keeps
+ * loaded kexts: a set (image_sets, by kpi__images_canon's hash) that
+ * every report with the same list names (reports.image_set).  A report
+ * of five images cost five rows of four B-trees each, the largest part
+ * of recording a small report (issue 25); the reports of a Mac and a bug
+ * share a handful of lists.  The rows stored before are grouped here, a
+ * report at a time, in the images table's own order. */
+static const char schema_v10[] =
+	"CREATE TABLE image_sets(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE);"
+	"CREATE TABLE image_members("
+	" set_id INTEGER NOT NULL REFERENCES image_sets(id),"
+	" rank INTEGER NOT NULL,"             /* role: 0 kernel, 1 backtrace, 2 image, 3 dependency */
+	" uuid_hex TEXT NOT NULL,"            /* 32 upper-case hex digits, '' when unknown */
+	" name TEXT NOT NULL,"                /* '' when unknown */
+	" last TEXT NOT NULL,"                /* the name's last part (schema 9) */
+	" PRIMARY KEY(set_id, rank, uuid_hex, name)) WITHOUT ROWID;"
+	"CREATE INDEX image_members_uuid ON image_members(uuid_hex) WHERE uuid_hex <> '';"
+	"CREATE INDEX image_members_name ON image_members(name COLLATE NOCASE) WHERE name <> '';"
+	"CREATE INDEX image_members_last ON image_members(last COLLATE NOCASE) WHERE name <> '';"
+	"ALTER TABLE reports ADD COLUMN image_set INTEGER REFERENCES image_sets(id);"
+	"CREATE INDEX reports_image_set ON reports(image_set) WHERE image_set IS NOT NULL;";
+
+/* One report's rows of the old images table, as a set. */
+static kp_status regroup_one(kpi__sq *db, int64_t id, kpi__image *v, size_t n, sqlite3_stmt *upd,
+                             kp_error *err)
+{
+	char hash[41];
+	n = kpi__images_canon(v, n, hash);
+	int64_t set;
+	kp_status st = kpi__sq_image_set(db, v, n, hash, &set, err);
+	if (st != KP_OK)
+		return st;
+	sqlite3_bind_int64(upd, 1, id);
+	sqlite3_bind_int64(upd, 2, set);
+	int rc = sqlite3_step(upd);
+	sqlite3_reset(upd);
+	return rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "grouping images (schema v10)");
+}
+
+static kp_status migrate_v10(kpi__sq *db, kp_error *err)
+{
+	kp_status st = exec_sql(db, schema_v10, err, "grouping images (schema v10)");
+	if (st != KP_OK)
+		return st;
+	sqlite3_stmt *q = NULL, *upd = NULL;
+	if (sqlite3_prepare_v2(db->db, "SELECT report_id, rank, uuid_hex, name FROM images "
+	                       "ORDER BY report_id, rank, uuid_hex, name", -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->db, "UPDATE reports SET image_set = ?2 WHERE id = ?1", -1, &upd, NULL) !=
+	        SQLITE_OK) {
+		st = kpi__sq_err(db, err, "grouping images (schema v10)");
+		goto out;
+	}
+	kpi__image *v = NULL;
+	size_t n = 0, cap = 0;
+	int64_t cur = 0;
+	int rc = SQLITE_DONE;
+	while (st == KP_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		if (n && id != cur) {
+			st = regroup_one(db, cur, v, n, upd, err);
+			for (size_t i = 0; i < n; i++)
+				free((char *)v[i].name);
+			n = 0;
+			if (st != KP_OK)
+				break;
+		}
+		cur = id;
+		const char *name = (const char *)sqlite3_column_text(q, 3);
+		const char *uuid = (const char *)sqlite3_column_text(q, 2);
+		char *copy = strdup(name ? name : "");
+		kpi__image *e = copy ? kp_vec_push((void **)&v, &n, &cap, sizeof *v) : NULL;
+		if (!e) {
+			free(copy);
+			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+			break;
+		}
+		e->name = copy;
+		snprintf(e->uuid_hex, sizeof e->uuid_hex, "%s", uuid ? uuid : "");
+		e->rank = sqlite3_column_int(q, 1);
+	}
+	if (st == KP_OK && rc != SQLITE_DONE)
+		st = kpi__sq_err(db, err, "grouping images (schema v10)");
+	if (st == KP_OK && n)
+		st = regroup_one(db, cur, v, n, upd, err);
+	for (size_t i = 0; i < n; i++)
+		free((char *)v[i].name);
+	free(v);
+	if (st == KP_OK)
+		st = exec_sql(db, "DROP TABLE images;", err, "grouping images (schema v10)");
+out:
+	sqlite3_finalize(q);
+	sqlite3_finalize(upd);
+	return st;
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
@@ -468,6 +571,7 @@ static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v7,
 	migrate_v8,
 	migrate_v9,
+	migrate_v10,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
@@ -803,6 +907,10 @@ void kpi__sq_close(kpi_db *h)
 		sqlite3_finalize(db->stmt[i]);
 	if (db->db)
 		sqlite3_close(db->db);
+	kpi__sq_memo_clear(&db->memo);
+	free(db->memo.key);
+	free(db->memo.val);
+	free(db->memo.owed);
 	free(db->path);
 	free(db);
 }

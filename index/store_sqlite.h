@@ -24,7 +24,6 @@ typedef enum kpi__sq_sql {
 	Q_REPORT_BY_INCIDENT,
 	Q_REPORT_INSERT,
 	Q_REPORT_UPDATE,
-	Q_IMAGE_DELETE,
 	Q_FTS_DELETE,
 	Q_ARCHIVE_UPDATE,
 	Q_ARCHIVE_INSERT,
@@ -80,10 +79,29 @@ typedef enum kpi__sq_sql {
 	Q_KEXT_GET,
 	Q_KSET_MEMBER,
 	Q_REPORT_KSET,
+	Q_ISET_GET,
+	Q_ISET_INSERT,
 	Q_COUNT
 } kpi__sq_sql;
 
 typedef struct kpi__sq_ckpt kpi__sq_ckpt;
+
+/* What one write transaction has learnt (store_sqlite_write.c): ids by key
+ * ("g" group key, "k" kext set hash, "i" image set hash, "h" group and
+ * host: known to be counted), so a batch asks the database once for each;
+ * and the counts report_add owes its groups, written before anything
+ * reads or recounts them (commit, groups_refresh, groups_prune).
+ * Emptied by begin, rollback and close: another writer may change the
+ * database between transactions. */
+typedef struct kpi__sq_memo {
+	char **key;
+	int64_t *val;
+	size_t cap, n;            /* cap a power of two or 0 */
+	struct kpi__sq_owed {
+		int64_t gid, count, hosts, first, last;   /* first/last: KPI__UNDATED for none */
+	} *owed;
+	size_t nowed, owed_cap;
+} kpi__sq_memo;
 
 typedef struct kpi__sq {
 	kpi_db base;          /* first: a kpi_db * is a kpi__sq * */
@@ -94,6 +112,7 @@ typedef struct kpi__sq {
 	bool readonly;        /* opened read-only: writes are refused by name */
 	int version;          /* the schema version reached (below KPI_SCHEMA_VERSION while migrating) */
 	sqlite3_stmt *stmt[Q_COUNT];
+	kpi__sq_memo memo;
 	/* the database's own files, never scanned as reports */
 	dev_t own_dev[3];
 	ino_t own_ino[3];
@@ -110,6 +129,13 @@ kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err);   /* one-step
  * own stay); stop before the connection closes. */
 void kpi__sq_ckpt_install(kpi__sq *db);
 void kpi__sq_ckpt_stop(kpi__sq *db);
+
+/* Forgets what the transaction learnt (owed counts too). */
+void kpi__sq_memo_clear(kpi__sq_memo *m);
+/* The id of the image set holding the list v[0..n) (kpi__images_canon's,
+ * its hash), added with its members when new; 0 when n is 0 (schema 10). */
+kp_status kpi__sq_image_set(kpi__sq *db, const kpi__image *v, size_t n, const char *hash, int64_t *out,
+                            kp_error *err);
 
 /* Finalizes the statements, closes and frees the handle (the ops' close). */
 void kpi__sq_close(kpi_db *h);

@@ -4,11 +4,116 @@
 #include "store_sqlite.h"
 #include "kp_vec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #define SQ(h) ((kpi__sq *)(h))
+
+/* ---- what a transaction has learnt (kpi__sq_memo) ---- */
+
+static uint64_t memo_hash(const char *k)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * 1099511628211ULL;
+	return h;
+}
+
+/* The slot of key: its own, or the empty one it would take. */
+static size_t memo_slot(const kpi__sq_memo *m, const char *key)
+{
+	size_t i = (size_t)memo_hash(key) & (m->cap - 1);
+	while (m->key[i] && strcmp(m->key[i], key) != 0)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static bool memo_get(const kpi__sq_memo *m, const char *key, int64_t *val)
+{
+	if (!m->n)
+		return false;
+	size_t i = memo_slot(m, key);
+	if (!m->key[i])
+		return false;
+	*val = m->val[i];
+	return true;
+}
+
+/* Remembers key; out of memory only forgets (the database still answers). */
+static void memo_put(kpi__sq_memo *m, const char *key, int64_t val)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		char **k = calloc(cap, sizeof *k);
+		int64_t *v = calloc(cap, sizeof *v);
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return;
+		}
+		kpi__sq_memo old = *m;
+		m->key = k;
+		m->val = v;
+		m->cap = cap;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.key[i]) {
+				size_t j = memo_slot(m, old.key[i]);
+				m->key[j] = old.key[i];
+				m->val[j] = old.val[i];
+			}
+		free(old.key);
+		free(old.val);
+	}
+	size_t i = memo_slot(m, key);
+	if (!m->key[i]) {
+		if (!(m->key[i] = strdup(key)))
+			return;
+		m->n++;
+	}
+	m->val[i] = val;
+}
+
+void kpi__sq_memo_clear(kpi__sq_memo *m)
+{
+	for (size_t i = 0; i < m->cap && m->n; i++)
+		if (m->key[i]) {
+			free(m->key[i]);
+			m->key[i] = NULL;
+			m->n--;
+		}
+	m->n = 0;
+	m->nowed = 0;
+}
+
+/* The memo key of kind k ('g', 'k', 'i') and s into buf (NULL when too
+ * long to remember: then the database is asked). */
+static const char *memo_key(char *buf, size_t size, char k, const char *s)
+{
+	int n = snprintf(buf, size, "%c%s", k, s);
+	return n > 0 && (size_t)n < size ? buf : NULL;
+}
+
+/* The counts owed to group gid, added when new (NULL when out of memory). */
+static struct kpi__sq_owed *owed_of(kpi__sq_memo *m, int64_t gid)
+{
+	char key[32];
+	int64_t at;
+	snprintf(key, sizeof key, "c%lld", (long long)gid);
+	if (memo_get(m, key, &at) && at >= 0 && (size_t)at < m->nowed && m->owed[at].gid == gid)
+		return &m->owed[at];
+	struct kpi__sq_owed *o = kp_vec_push((void **)&m->owed, &m->nowed, &m->owed_cap, sizeof *o);
+	if (!o)
+		return NULL;
+	*o = (struct kpi__sq_owed){.gid = gid, .first = KPI__UNDATED, .last = KPI__UNDATED};
+	memo_put(m, key, (int64_t)(m->nowed - 1));
+	if (!memo_get(m, key, &at)) { /* not remembered: write it now */
+		m->nowed--;
+		return NULL;
+	}
+	return o;
+}
 
 static kp_status refuse_readonly(kpi__sq *db, kp_error *err)
 {
@@ -22,16 +127,45 @@ static kp_status sq_begin(kpi_db *h, kp_error *err)
 	if (SQ(h)->readonly)
 		return refuse_readonly(SQ(h), err);
 	kpi__sq_note_own_files(SQ(h)); /* -wal and -shm come and go */
+	kpi__sq_memo_clear(&SQ(h)->memo);
 	return kpi__sq_exec(SQ(h), Q_BEGIN, err);
+}
+
+static kp_status step_done(kpi__sq *db, sqlite3_stmt *q, kp_error *err, const char *what);
+
+/* Writes the counts report_add owes (kpi__sq_memo). */
+static kp_status pay_counts(kpi__sq *db, kp_error *err)
+{
+	kpi__sq_memo *m = &db->memo;
+	for (size_t i = 0; i < m->nowed; i++) {
+		const struct kpi__sq_owed *o = &m->owed[i];
+		sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_COUNT_ADD, err);
+		if (!q)
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, o->gid);
+		sqlite3_bind_int64(q, 2, o->hosts);
+		if (o->first > KPI__UNDATED) {
+			sqlite3_bind_int64(q, 3, o->first);
+			sqlite3_bind_int64(q, 5, o->last);
+		}
+		sqlite3_bind_int64(q, 4, o->count);
+		kp_status st = step_done(db, q, err, "updating group counts");
+		if (st != KP_OK)
+			return st;
+	}
+	m->nowed = 0; /* the "c" keys left point past it: owed_of checks */
+	return KP_OK;
 }
 
 static kp_status sq_commit(kpi_db *h, kp_error *err)
 {
-	return kpi__sq_exec(SQ(h), Q_COMMIT, err);
+	kp_status st = pay_counts(SQ(h), err);
+	return st == KP_OK ? kpi__sq_exec(SQ(h), Q_COMMIT, err) : st;
 }
 
 static void sq_rollback(kpi_db *h)
 {
+	kpi__sq_memo_clear(&SQ(h)->memo);
 	sqlite3_exec(SQ(h)->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
@@ -111,8 +245,9 @@ static kp_status sq_report_find(kpi_db *h, const char *hash, const char *inciden
 }
 
 /* Binds r's columns as ?1..?15, ?17, ?18 (Q_REPORT_INSERT, Q_REPORT_UPDATE;
- * ?16 is the id of an update, ?19 the kext set, bound by the caller after
- * kset_id, whose statements come first). */
+ * ?16 is the id of an update, ?19 the kext set and ?20 the image set,
+ * bound by the caller after kset_id and image_set_of, whose statements
+ * come first). */
 static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 {
 	kpi__sq_bind_text(q, 1, r->content_hash);
@@ -141,6 +276,10 @@ static kp_status kset_id(kpi__sq *db, const kpi__kext_set *ks, int64_t *out, kp_
 	*out = 0;
 	if (!ks->n)
 		return KP_OK;
+	char kb[48];
+	const char *mk = memo_key(kb, sizeof kb, 'k', ks->hash);
+	if (mk && memo_get(&db->memo, mk, out))
+		return KP_OK;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_KSET_GET, err);
 	if (!q)
 		return KP_ERR_DB;
@@ -151,8 +290,11 @@ static kp_status kset_id(kpi__sq *db, const kpi__kext_set *ks, int64_t *out, kp_
 	sqlite3_reset(q);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return kpi__sq_err(db, err, "looking up a kext set");
-	if (*out)
+	if (*out) {
+		if (mk)
+			memo_put(&db->memo, mk, *out);
 		return KP_OK;
+	}
 	if (!(q = kpi__sq_stmt(db, Q_KSET_INSERT, err)))
 		return KP_ERR_DB;
 	sqlite3_bind_text(q, 1, ks->hash, -1, SQLITE_STATIC);
@@ -188,84 +330,182 @@ static kp_status kset_id(kpi__sq *db, const kpi__kext_set *ks, int64_t *out, kp_
 			return st;
 	}
 	*out = set;
+	if (mk)
+		memo_put(&db->memo, mk, set);
 	return KP_OK;
 }
 
-/* Records r's images and search text for report id. */
-static kp_status add_images_text(kpi__sq *db, int64_t id, const kpi__new_report *r, kp_error *err)
+kp_status kpi__sq_image_set(kpi__sq *db, const kpi__image *v, size_t n, const char *hash, int64_t *out,
+                            kp_error *err)
 {
-	sqlite3_stmt *q;
-	kp_status st;
-	for (size_t i = 0; i < r->nimages; i++) {
-		if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
+	*out = 0;
+	if (!n)
+		return KP_OK;
+	char kb[48];
+	const char *mk = memo_key(kb, sizeof kb, 'i', hash);
+	if (mk && memo_get(&db->memo, mk, out))
+		return KP_OK;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_ISET_GET, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, hash, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return kpi__sq_err(db, err, "looking up an image set");
+	if (!*out) {
+		if (!(q = kpi__sq_stmt(db, Q_ISET_INSERT, err)))
 			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, id);
-		kpi__sq_bind_text(q, 2, r->images[i].uuid_hex);
-		const char *name = r->images[i].name ? r->images[i].name : "", *dot = strrchr(name, '.');
-		kpi__sq_bind_text(q, 3, name);
-		sqlite3_bind_int(q, 4, r->images[i].rank);
-		kpi__sq_bind_text(q, 5, dot ? dot + 1 : name); /* KPI__LAST_PART_SQL's */
-		if ((st = step_done(db, q, err, "recording images")) != KP_OK)
+		sqlite3_bind_text(q, 1, hash, -1, SQLITE_STATIC);
+		kp_status st = step_done(db, q, err, "recording an image set");
+		if (st != KP_OK)
 			return st;
+		int64_t set = sqlite3_last_insert_rowid(db->db);
+		for (size_t i = 0; i < n; i++) {
+			if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
+				return KP_ERR_DB;
+			sqlite3_bind_int64(q, 1, set);
+			kpi__sq_bind_text(q, 2, v[i].uuid_hex);
+			const char *name = v[i].name ? v[i].name : "", *dot = strrchr(name, '.');
+			kpi__sq_bind_text(q, 3, name);
+			sqlite3_bind_int(q, 4, v[i].rank);
+			kpi__sq_bind_text(q, 5, dot ? dot + 1 : name); /* KPI__LAST_PART_SQL's */
+			if ((st = step_done(db, q, err, "recording images")) != KP_OK)
+				return st;
+		}
+		*out = set;
 	}
-	if (r->text) {
-		if (!(q = kpi__sq_stmt(db, Q_FTS_INSERT, err)))
-			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, id);
-		kpi__sq_bind_text(q, 2, r->text);
-		if ((st = step_done(db, q, err, "recording the panic text")) != KP_OK)
-			return st;
-	}
+	if (mk)
+		memo_put(&db->memo, mk, *out);
 	return KP_OK;
+}
+
+/* The image set of r: a list given without its hash (a caller of the ops
+ * other than the scanner) is made canonical here. */
+static kp_status image_set_of(kpi__sq *db, const kpi__new_report *r, int64_t *out, kp_error *err)
+{
+	if (r->images_hash && r->images_hash[0])
+		return kpi__sq_image_set(db, r->images, r->nimages, r->images_hash, out, err);
+	*out = 0;
+	if (!r->nimages)
+		return KP_OK;
+	kpi__image *v = malloc(r->nimages * sizeof *v);
+	if (!v)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	memcpy(v, r->images, r->nimages * sizeof *v);
+	for (size_t i = 0; i < r->nimages; i++)
+		if (!v[i].name)
+			v[i].name = "";
+	char hash[41];
+	size_t n = kpi__images_canon(v, r->nimages, hash);
+	kp_status st = kpi__sq_image_set(db, v, n, hash, out, err);
+	free(v);
+	return st;
+}
+
+/* Records r's search text for report id. */
+static kp_status add_text(kpi__sq *db, int64_t id, const kpi__new_report *r, kp_error *err)
+{
+	if (!r->text)
+		return KP_OK;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_FTS_INSERT, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	kpi__sq_bind_text(q, 2, r->text);
+	return step_done(db, q, err, "recording the panic text");
 }
 
 /* r, just added, counted in its group (counts_on_add): one more report,
- * its host when new to the group, its date in first/last seen. */
+ * its host when new to the group, its date in first/last seen; owed
+ * until the transaction pays them (pay_counts), so a batch writes each
+ * of its groups once. */
 static kp_status count_added(kpi__sq *db, const kpi__new_report *r, kp_error *err)
 {
-	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_HOST_ADD, err);
+	const char *ident = r->host_key ? r->host_key : r->host ? r->host : "";
+	char hb[320];
+	int len = snprintf(hb, sizeof hb, "h%lld:%s", (long long)r->group_id, ident);
+	const char *mk = len > 0 && (size_t)len < sizeof hb ? hb : NULL;
+	int64_t seen;
+	bool new_host = false;
+	if (!mk || !memo_get(&db->memo, mk, &seen)) {
+		sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_HOST_ADD, err);
+		if (!q)
+			return KP_ERR_DB;
+		sqlite3_bind_int64(q, 1, r->group_id);
+		kpi__sq_bind_text(q, 2, ident);
+		kp_status st = step_done(db, q, err, "counting hosts");
+		if (st != KP_OK)
+			return st;
+		new_host = sqlite3_changes(db->db) > 0;
+		if (mk)
+			memo_put(&db->memo, mk, 1);
+	}
+	struct kpi__sq_owed *o = owed_of(&db->memo, r->group_id);
+	if (o) {
+		o->count++;
+		o->hosts += new_host;
+		if (r->ts > KPI__UNDATED) {
+			if (o->first == KPI__UNDATED || r->ts < o->first)
+				o->first = r->ts;
+			if (o->last == KPI__UNDATED || r->ts > o->last)
+				o->last = r->ts;
+		}
+		return KP_OK;
+	}
+	/* not remembered (out of memory): paid at once */
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_COUNT_ADD, err);
 	if (!q)
 		return KP_ERR_DB;
 	sqlite3_bind_int64(q, 1, r->group_id);
-	kpi__sq_bind_text(q, 2, r->host_key ? r->host_key : r->host ? r->host : "");
-	kp_status st = step_done(db, q, err, "counting hosts");
-	if (st != KP_OK)
-		return st;
-	int new_host = sqlite3_changes(db->db) > 0;
-	if (!(q = kpi__sq_stmt(db, Q_GROUP_COUNT_ADD, err)))
-		return KP_ERR_DB;
-	sqlite3_bind_int64(q, 1, r->group_id);
 	sqlite3_bind_int(q, 2, new_host);
-	if (r->ts > KPI__UNDATED)
+	if (r->ts > KPI__UNDATED) {
 		sqlite3_bind_int64(q, 3, r->ts);
+		sqlite3_bind_int64(q, 5, r->ts);
+	}
+	sqlite3_bind_int(q, 4, 1);
 	return step_done(db, q, err, "updating group counts");
 }
 
+/* Find-or-add in one statement: the insert does nothing when r's content
+ * hash or incident id is stored already (both UNIQUE), and only then are
+ * they looked up.  The sets come first: their statements would reset the
+ * report's (a set made for a report found stored stays, unnamed). */
 static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
                                kp_error *err)
 {
 	kpi__sq *db = SQ(h);
 	*added = false;
-	kp_status st = sq_report_find(h, r->content_hash, NULL, id, err);
-	if (st == KP_OK && !*id && r->incident_id)
-		st = sq_report_find(h, NULL, r->incident_id, id, err);
-	if (st != KP_OK || *id)
-		return st;
-	/* the set first: its statements would reset the report's */
-	int64_t set;
-	if ((st = kset_id(db, &r->kexts, &set, err)) != KP_OK)
+	*id = 0;
+	int64_t kset, iset;
+	kp_status st = kset_id(db, &r->kexts, &kset, err);
+	if (st == KP_OK)
+		st = image_set_of(db, r, &iset, err);
+	if (st != KP_OK)
 		return st;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_INSERT, err);
 	if (!q)
 		return KP_ERR_DB;
 	bind_report(q, r);
-	if (set)
-		sqlite3_bind_int64(q, 19, set);
+	if (kset)
+		sqlite3_bind_int64(q, 19, kset);
+	if (iset)
+		sqlite3_bind_int64(q, 20, iset);
 	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
 		return st;
+	if (sqlite3_changes(db->db) == 0) {
+		st = sq_report_find(h, r->content_hash, NULL, id, err);
+		if (st == KP_OK && !*id && r->incident_id)
+			st = sq_report_find(h, NULL, r->incident_id, id, err);
+		if (st == KP_OK && !*id)
+			return kpi__sq_err(db, err, "recording a report");
+		return st;
+	}
 	*id = sqlite3_last_insert_rowid(db->db);
 	*added = true;
-	if ((st = add_images_text(db, *id, r, err)) != KP_OK)
+	if ((st = add_text(db, *id, r, err)) != KP_OK)
 		return st;
 	return count_added(db, r, err);
 }
@@ -275,8 +515,10 @@ static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report 
                                    kp_error *err)
 {
 	kpi__sq *db = SQ(h);
-	int64_t set;
-	kp_status st = kset_id(db, &r->kexts, &set, err);
+	int64_t kset, iset;
+	kp_status st = kset_id(db, &r->kexts, &kset, err);
+	if (st == KP_OK)
+		st = image_set_of(db, r, &iset, err);
 	if (st != KP_OK)
 		return st;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_UPDATE, err);
@@ -284,19 +526,16 @@ static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report 
 		return KP_ERR_DB;
 	bind_report(q, r);
 	sqlite3_bind_int64(q, 16, id);
-	if (set)
-		sqlite3_bind_int64(q, 19, set);
+	if (kset)
+		sqlite3_bind_int64(q, 19, kset);
+	if (iset)
+		sqlite3_bind_int64(q, 20, iset);
 	st = step_done(db, q, err, "replacing a report");
 	if (st != KP_OK)
 		return st;
 	if (sqlite3_changes(db->db) == 0)
 		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no report @%lld in the index",
 		                    (long long)id);
-	if (!(q = kpi__sq_stmt(db, Q_IMAGE_DELETE, err)))
-		return KP_ERR_DB;
-	sqlite3_bind_int64(q, 1, id);
-	if ((st = step_done(db, q, err, "replacing images")) != KP_OK)
-		return st;
 	if (old_text || !db->fts) {
 		if (!(q = kpi__sq_stmt(db, Q_FTS_DELETE, err)))
 			return KP_ERR_DB;
@@ -306,7 +545,7 @@ static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report 
 		if ((st = step_done(db, q, err, "replacing the panic text")) != KP_OK)
 			return st;
 	}
-	if ((st = add_images_text(db, id, r, err)) != KP_OK)
+	if ((st = add_text(db, id, r, err)) != KP_OK)
 		return st;
 	if (!(q = kpi__sq_stmt(db, Q_ARCHIVE_UPDATE, err)))
 		return KP_ERR_DB;
@@ -415,6 +654,10 @@ static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, con
 {
 	kpi__sq *db = SQ(h);
 	*gid = 0;
+	char kb[96];
+	const char *mk = memo_key(kb, sizeof kb, 'g', key);
+	if (!retitle && mk && memo_get(&db->memo, mk, gid))
+		return KP_OK;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_INSERT, err);
 	if (!q)
 		return KP_ERR_DB;
@@ -432,6 +675,8 @@ static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, con
 	sqlite3_reset(q);
 	if (!*gid)
 		return kpi__sq_err(db, err, "finding a group");
+	if (mk)
+		memo_put(&db->memo, mk, *gid);
 	if (!retitle)
 		return KP_OK;
 	if (!(q = kpi__sq_stmt(db, Q_GROUP_SET_TITLE, err)))
@@ -448,6 +693,9 @@ static kp_status sq_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_
 	static const kpi__sq_sql steps[3] = {Q_GROUP_HOSTS_CLEAR, Q_GROUP_HOSTS_FILL, Q_GROUP_REFRESH};
 	static const kpi__sq_sql steps_v6[1] = {Q_GROUP_REFRESH_V6};
 	bool v6 = db->version < 7; /* a migration's fill before group_hosts */
+	kp_status paid = pay_counts(db, err); /* a recount after, never before */
+	if (paid != KP_OK)
+		return paid;
 	for (size_t i = 0; i < n; i++)
 		for (int k = 0; k < (v6 ? 1 : 3); k++) {
 			sqlite3_stmt *q = kpi__sq_stmt(db, v6 ? steps_v6[k] : steps[k], err);
@@ -463,8 +711,14 @@ static kp_status sq_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_
 
 static kp_status sq_groups_prune(kpi_db *h, kp_error *err)
 {
-	kp_status st = kpi__sq_exec(SQ(h), Q_GROUP_DELETE_EMPTY, err);
-	return st == KP_OK ? kpi__sq_exec(SQ(h), Q_GROUP_HOSTS_PRUNE, err) : st;
+	kp_status st = pay_counts(SQ(h), err);
+	if (st == KP_OK)
+		st = kpi__sq_exec(SQ(h), Q_GROUP_DELETE_EMPTY, err);
+	if (st == KP_OK)
+		st = kpi__sq_exec(SQ(h), Q_GROUP_HOSTS_PRUNE, err);
+	/* ids of groups gone may come back for others */
+	kpi__sq_memo_clear(&SQ(h)->memo);
+	return st;
 }
 
 static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_error *err)

@@ -69,19 +69,19 @@ check "$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[
 "$kp" show --db "$tmp/v1.db" --no-symbols @2 >"$tmp/out"
 check_grep "vm_page_check_sanity" "$tmp/out" "v1 index: show @2 from the moved archive"
 if command -v sqlite3 >/dev/null; then
-	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 9 "v1 index: now at schema 9 (hosts, kinds, last parts, group hosts, loaded kexts, text without them)"
+	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 10 "v1 index: now at schema 10 (hosts, kinds, last parts, group hosts, loaded kexts, text without them, image sets)"
 	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM group_hosts"):$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM groups g
 		WHERE hosts <> (SELECT count(DISTINCT coalesce(host_key, host, '')) FROM reports WHERE group_id = g.id)")" = "3:0" \
 		"v1 index: each group's hosts kept as rows (schema 7), as many as a recount"
-	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'images_last'")" = 1 \
+	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'image_members_last'")" = 1 \
 		"v1 index: kexts' last parts indexed"
 	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM sqlite_master WHERE name = 'reports_exact'"):$(sqlite3 "$db" "SELECT count(*) FROM sqlite_master WHERE name = 'reports_exact'")" = 0:0 \
 		"v1 index and a fresh one: no index on exact keys (schema 9: nothing reads it)"
-	check "$(sqlite3 "$tmp/v1.db" "EXPLAIN QUERY PLAN SELECT count(DISTINCT i.report_id) FROM images i WHERE
+	check "$(sqlite3 "$tmp/v1.db" "EXPLAIN QUERY PLAN SELECT count(DISTINCT i.set_id) FROM image_members i WHERE
 		i.name <> '' AND i.last = 'x' COLLATE NOCASE" |
-		grep -c images_last)" = 1 "  and a last-part match reads that index, not every image"
-	last_wrong="SELECT count(*) FROM images WHERE name <> '' AND last <> substr(name, length(rtrim(name, replace(name, '.', ''))) + 1)"
-	check "$(sqlite3 "$tmp/v1.db" "$last_wrong"):$(sqlite3 "$db" "$last_wrong"):$(sqlite3 "$db" "SELECT count(*) > 0 AND count(*) = (SELECT count(*) FROM images WHERE name LIKE '%.FakeDriver') FROM images WHERE last = 'FakeDriver'")" = 0:0:1 \
+		grep -c image_members_last)" = 1 "  and a last-part match reads that index, not every image"
+	last_wrong="SELECT count(*) FROM image_members WHERE name <> '' AND last <> substr(name, length(rtrim(name, replace(name, '.', ''))) + 1)"
+	check "$(sqlite3 "$tmp/v1.db" "$last_wrong"):$(sqlite3 "$db" "$last_wrong"):$(sqlite3 "$db" "SELECT count(*) > 0 AND count(*) = (SELECT count(*) FROM image_members WHERE name LIKE '%.FakeDriver') FROM image_members WHERE last = 'FakeDriver'")" = 0:0:1 \
 		"  each image's last part kept (schema 9), filled in a v1 index, written by a fresh one as the SQL makes it"
 else
 	skip "sqlite3 CLI absent"

@@ -999,6 +999,70 @@ static void test_flat_folder_rescan_is_fast(void)
 	kpi_close(&h);
 }
 
+/* Schema 10: reports that name the same images share one image set, over
+ * more files than one transaction takes (2000), so the sets and group
+ * counts a batch has learnt carry over into the next one through the
+ * database; every report has its set, no set is unused or a copy of
+ * another, and a UUID search through the sets finds each report. */
+static int64_t sql_int(sqlite3 *h, const char *sql)
+{
+	sqlite3_stmt *q;
+	int64_t v = -1;
+	if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		v = sqlite3_column_int64(q, 0);
+	else
+		printf("# %s: %s\n", sql, sqlite3_errmsg(h));
+	sqlite3_finalize(q);
+	return v;
+}
+
+static void test_image_sets_shared(void)
+{
+	enum { N = 4500 };
+	char d[1200], p[1200];
+	snprintf(d, sizeof d, "%s/sets", tmp);
+	snprintf(p, sizeof p, "%s/sets.sqlite3", tmp);
+	mkdir(d, 0755);
+	kpi_db *h = NULL;
+	kp_error err;
+	kpi_summary s = {0};
+	const char *paths[] = {d};
+	if (gen_large(d, N) != 0 || kpi_open(p, KPI_OPEN_CREATE, &h, &err) != KP_OK ||
+	    kpi_scan(h, paths, 1, NULL, NULL, NULL, NULL, &s, &err) != KP_OK) {
+		KT_CHECK(0, "image sets: scan: %s", err.msg);
+		kpi_close(&h);
+		return;
+	}
+	kpi_summary_free(&s);
+	rows v;
+	/* gen_large: the Gadget kext is bug 2 of 3, in every third report */
+	KT_CHECK(search_n(h, "0B1D2E3F-4A5B-4C6D-8E7F-90A1B2C3D4E5", &v) == N / 3 &&
+	         strcmp(v.role[0], "backtrace") == 0,
+	         "image sets: a kext UUID finds its %d reports, as backtrace", N / 3);
+	KT_CHECK(search_n(h, gen_dep_uuid, &v) == N && strcmp(v.role[0], "dependency") == 0,
+	         "image sets: the dependency every report names finds all %d", N);
+	kpi_close(&h);
+	sqlite3 *q;
+	if (sqlite3_open_v2(p, &q, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		KT_CHECK(0, "image sets: cannot open %s", p);
+		return;
+	}
+	int64_t reports = sql_int(q, "SELECT count(*) FROM reports"),
+	        sets = sql_int(q, "SELECT count(*) FROM image_sets"),
+	        used = sql_int(q, "SELECT count(DISTINCT image_set) FROM reports"),
+	        bare = sql_int(q, "SELECT count(*) FROM reports WHERE image_set IS NULL"),
+	        copies = sql_int(q, "SELECT count(*) - count(DISTINCT l) FROM (SELECT group_concat(rank || ':' || "
+	                            "uuid_hex || ':' || name, ',') AS l FROM (SELECT * FROM image_members ORDER BY "
+	                            "set_id, rank, uuid_hex, name) GROUP BY set_id)");
+	sqlite3_close(q);
+	/* 3 bugs (two of one kext) x 2 kernels */
+	KT_CHECK(reports == N && sets >= 2 && sets <= 6 && used == sets && bare == 0 && copies == 0,
+	         "image sets: %lld reports share %lld sets (%lld named, %lld without, %lld copies)",
+	         (long long)reports, (long long)sets, (long long)used, (long long)bare, (long long)copies);
+	KT_CHECK(groups_off(p) == 0, "image sets: group counts over several transactions are a recount's (%d off)",
+	         groups_off(p));
+}
+
 /* A row's path is one that still exists, else the last one seen, however
  * the existence is found: here 40 reports seen in live/ and then in copy/
  * (the recent paths), enough rows in one folder for the index to list it
@@ -1300,6 +1364,7 @@ int main(int argc, char **argv)
 	test_changing_file_read_later();
 	test_progress_counts_total();
 	test_flat_folder_rescan_is_fast();
+	test_image_sets_shared();
 	test_workers_store_what_one_thread_stores();
 	return kt_done();
 }
