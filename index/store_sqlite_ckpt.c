@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* sqlite's own default threshold (wal_autocheckpoint). */
-#define CKPT_PAGES 1000
+/* 32 MB of WAL: eight times sqlite's own threshold (wal_autocheckpoint).
+ * Each checkpoint copies again every page written since the last one, so
+ * one after every commit copied an index's pages once per batch. */
+#define CKPT_PAGES 8192
 #define RESTART_PAGES 32768
 
 struct kpi__sq_ckpt {
@@ -62,7 +64,10 @@ static bool ckpt_start(kpi__sq_ckpt *c)
 		return c->started;
 	c->failed = true;
 	if (sqlite3_open_v2(c->path, &c->conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
-	    SQLITE_OK) {
+	        SQLITE_OK ||
+	    /* a connection knows the file is in WAL mode once it has read it:
+	     * until then its checkpoints do nothing (and say -1 frames) */
+	    sqlite3_exec(c->conn, "PRAGMA journal_mode", NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite3_close(c->conn);
 		c->conn = NULL;
 		return false;
