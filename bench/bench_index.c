@@ -1,6 +1,7 @@
 /* bench_index.c: the index on 10,000 generated reports (one in fifty a ~1 MB
- * full .ips made from the real one when present): cold scan beside a
- * parse-only pass of the same files (cold / parse, issue 25: at most 2x),
+ * full .ips made from the real one when present): cold scan (and its CPU
+ * time) beside parse-only passes of the same files just before and after
+ * it (cold / parse, issue 25: at most 2x),
  * unchanged rescan, UUID search, index size, list --json (the whole
  * process, and its writer alone on the same rows); then one flat folder of
  * 100,000 small reports (cold scan, its cold / parse, and unchanged rescan:
