@@ -1,5 +1,6 @@
 /* live.c: which recorded paths of a report still exist (contract: live.h). */
 #include "live.h"
+#include "kp_hash.h"
 #include "kp_vec.h"
 
 #include <dirent.h>
@@ -11,18 +12,10 @@
 #define LIVE_LIST_AFTER 16
 #define LIVE_MAX_DIRS 256
 
-static size_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 /* Index of name in d's listing, or -1. */
 static long live_find(const kpi__live_dir *d, const char *name)
 {
-	for (size_t i = name_hash(name) & d->mask; d->slot[i]; i = (i + 1) & d->mask) {
+	for (size_t i = (size_t)kp_hash_str(name) & d->mask; d->slot[i]; i = (i + 1) & d->mask) {
 		size_t k = d->slot[i] - 1;
 		if (strcmp(d->blob + d->offs[k], name) == 0)
 			return (long)k;
@@ -101,7 +94,7 @@ static void live_list(kpi__live_dir *d)
 	d->slot = slot;
 	d->mask = size - 1;
 	for (size_t k = 0; k < n; k++) {
-		size_t i = name_hash(blob + offs[k]) & d->mask;
+		size_t i = (size_t)kp_hash_str(blob + offs[k]) & d->mask;
 		while (slot[i])
 			i = (i + 1) & d->mask;
 		slot[i] = (uint32_t)k + 1;

@@ -2,6 +2,7 @@
  * reports, archives, groups, meta) and its ops table (store_sqlite.c opens
  * the handle; store_sqlite_query.c: the read ops). */
 #include "store_sqlite.h"
+#include "kp_hash.h"
 #include "kp_vec.h"
 
 #include <stdio.h>
@@ -13,18 +14,10 @@
 
 /* ---- what a transaction has learnt (kpi__sq_memo) ---- */
 
-static uint64_t memo_hash(const char *k)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (; *k; k++)
-		h = (h ^ (unsigned char)*k) * 1099511628211ULL;
-	return h;
-}
-
 /* The slot of key: its own, or the empty one it would take. */
 static size_t memo_slot(const kpi__sq_memo *m, const char *key)
 {
-	size_t i = (size_t)memo_hash(key) & (m->cap - 1);
+	size_t i = (size_t)kp_hash_str(key) & (m->cap - 1);
 	while (m->key[i] && strcmp(m->key[i], key) != 0)
 		i = (i + 1) & (m->cap - 1);
 	return i;

@@ -4,6 +4,7 @@
  * name table and the address -> CU table.  dwarf.c fills them from libdwarf;
  * dwarf_lookup.c reads them. */
 #include "dwarf_priv.h"
+#include "kp_hash.h"
 #include "kp_vec.h"
 
 #include <stdlib.h>
@@ -46,14 +47,6 @@ unsigned kp__dwarf_sections(const kp_macho_slice *slice, struct sect *out, bool 
 
 /* ---- small utilities ------------------------------------------------------ */
 
-static uint64_t hash_str(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
 const char *kp__dwarf_intern_n(struct kp__dwarf_cache *d, const char *s, size_t len)
 {
 	if (d->nstr * 2 >= d->capstr) {
@@ -65,7 +58,7 @@ const char *kp__dwarf_intern_n(struct kp__dwarf_cache *d, const char *s, size_t 
 			const char *t = d->strtab[i];
 			if (!t)
 				continue;
-			size_t j = hash_str(t, strlen(t)) & (ncap - 1);
+			size_t j = kp_hash_bytes(t, strlen(t)) & (ncap - 1);
 			while (nt[j])
 				j = (j + 1) & (ncap - 1);
 			nt[j] = t;
@@ -74,7 +67,7 @@ const char *kp__dwarf_intern_n(struct kp__dwarf_cache *d, const char *s, size_t 
 		d->strtab = nt;
 		d->capstr = ncap;
 	}
-	size_t j = hash_str(s, len) & (d->capstr - 1);
+	size_t j = kp_hash_bytes(s, len) & (d->capstr - 1);
 	while (d->strtab[j]) {
 		const char *t = d->strtab[j];
 		if (strncmp(t, s, len) == 0 && t[len] == '\0')

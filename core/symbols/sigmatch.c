@@ -1,5 +1,6 @@
 /* sigmatch.c: signature files applied to one slice (sigmatch.h). */
 #include "sigmatch.h"
+#include "kp_hash.h"
 #include "kp_vec.h"
 #include "probe.h"
 
@@ -66,14 +67,6 @@ typedef struct ctx {
 	bool nomem;
 } ctx;
 
-static uint64_t hash(const unsigned char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 1099511628211ull;
-	return h;
-}
-
 static bool tab_build(strtab *t)
 {
 	size_t n = 0;
@@ -89,7 +82,7 @@ static bool tab_build(strtab *t)
 		if (!e)
 			break;   /* not NUL-terminated: not a string */
 		size_t len = (size_t)(e - (t->data + i));
-		for (size_t h = hash(t->data + i, len) & (t->nslot - 1);; h = (h + 1) & (t->nslot - 1)) {
+		for (size_t h = kp_hash_bytes(t->data + i, len) & (t->nslot - 1);; h = (h + 1) & (t->nslot - 1)) {
 			if (!t->slot[h]) {
 				t->slot[h] = (uint32_t)i + 1;
 				break;
@@ -128,7 +121,7 @@ static strtab *tab_of(ctx *c, const char *seg, const char *sect)
 /* The address of string s[0..n) whole in t, or 0. */
 static uint64_t tab_find(const strtab *t, const char *s, size_t n)
 {
-	for (size_t h = hash((const unsigned char *)s, n) & (t->nslot - 1); t->slot[h];
+	for (size_t h = kp_hash_bytes((const unsigned char *)s, n) & (t->nslot - 1); t->slot[h];
 	     h = (h + 1) & (t->nslot - 1)) {
 		const unsigned char *o = t->data + t->slot[h] - 1;
 		/* in bounds before reading: a string at the section's end is

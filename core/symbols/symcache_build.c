@@ -1,3 +1,4 @@
+
 /* symcache_build.c: building a symbol cache image (format: symcache.h,
  * layout constants: symcache_format.h) from DWARF and the symbol table:
  * every boundary at which an answer may change is answered through
@@ -6,6 +7,7 @@
  * kp_fs_write_atomic. */
 #include "symcache_format.h"
 #include "kp_fs.h"
+#include "kp_hash.h"
 #include "kp_vec.h"
 
 #include <stdio.h>
@@ -80,14 +82,6 @@ struct strtab {
 	size_t mcap, mn;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static size_t hash_ptr(const char *p, size_t cap)
 {
 	return (size_t)(((uintptr_t)p * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
@@ -102,7 +96,7 @@ static bool st_grow(struct strtab *t)
 	for (size_t i = 0; i < t->cap; i++) {
 		if (!t->slot[i])
 			continue;
-		size_t j = hash_str((const char *)t->bytes.v + t->slot[i]) & (nc - 1);
+		size_t j = kp_hash_str((const char *)t->bytes.v + t->slot[i]) & (nc - 1);
 		while (ns[j])
 			j = (j + 1) & (nc - 1);
 		ns[j] = t->slot[i];
@@ -151,7 +145,7 @@ static bool intern(struct strtab *t, const char *s, uint32_t *id)
 		return false;
 	if ((t->n + 1) * 2 > t->cap && !st_grow(t))
 		return false;
-	size_t j = hash_str(s) & (t->cap - 1);
+	size_t j = kp_hash_str(s) & (t->cap - 1);
 	for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
 		if (strcmp((const char *)t->bytes.v + t->slot[j], s) == 0)
 			break;
