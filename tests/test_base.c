@@ -2,6 +2,7 @@
  * kp_lex, kp_utf8, kp_sha1), one function per behaviour. */
 #include "kp_base64.h"
 #include "kp_fs.h"
+#include "kp_hash.h"
 #include "kp_lex.h"
 #include "kp_sha1.h"
 #include "kp_strbuf.h"
@@ -363,6 +364,44 @@ static void sha1_cpu_and_portable(void)
 	free(b);
 }
 
+/* kp_hash.h: names made to share the low 12 bits of plain FNV-1a (the
+ * slot a table of 4,096 probes from), as a hostile dSYM or folder could
+ * be, spread over the slots of the keyed hash; the two forms agree. */
+static uint64_t plain_fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void hash_keyed(void)
+{
+	enum { N = 512, BITS = 12 };
+	static char names[N][16];
+	static unsigned short load[1u << BITS];
+	int n = 0;
+	for (unsigned i = 0; n < N && i < 100000000u; i++) {
+		char b[16];
+		snprintf(b, sizeof b, "s%u", i);
+		if ((plain_fnv1a(b) & ((1u << BITS) - 1)) == 0)
+			memcpy(names[n++], b, sizeof b);
+	}
+	int most = 0;
+	bool same = true;
+	for (int i = 0; i < n; i++) {
+		uint64_t h = kp_hash_str(names[i]);
+		same = same && h == kp_hash_bytes(names[i], strlen(names[i]));
+		int l = ++load[h & ((1u << BITS) - 1)];
+		most = l > most ? l : most;
+	}
+	/* 512 keys in 4,096 slots: a slot of 7 has odds of about 1 in 2.5 million */
+	KT_CHECK(n == N && most <= 6, "keyed hash: %d names one slot apart under plain FNV-1a, at most %d in a slot",
+	         n, most);
+	KT_CHECK(same && kp_hash_seed() != 0 && kp_hash_seed() == kp_hash_seed(),
+	         "keyed hash: bytes and string forms agree, one seed per process");
+}
+
 /* RFC 4648 section 10's vectors, strict and lenient, and what is refused. */
 static void base64(void)
 {
@@ -425,6 +464,7 @@ int main(void)
 	sha1_in_pieces();
 	sha1_cpu_and_portable();
 	base64();
+	hash_keyed();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
