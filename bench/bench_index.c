@@ -154,6 +154,19 @@ static double parse_pass_once(const char *dir, size_t *nfiles, size_t *bytes)
 	return t;
 }
 
+/* Waits for the child pid started at t0: false unless it exited 0; else
+ * its time since t0 goes to *best when better (or *best < 0). */
+static bool timed_exit(pid_t pid, double t0, double *best)
+{
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return false;
+	double t = now() - t0;
+	if (*best < 0 || t < *best)
+		*best = t;
+	return true;
+}
+
 /* The sqlite3 shell (the peer) printing the TUI's first page (200 rows,
  * newest first, with their group counts) from db: a fresh process, as
  * launching kpbrowse is; best of reps, -1 when there is no sqlite3. */
@@ -172,12 +185,8 @@ static double sqlite3_first_page(const char *db, int reps)
 			execlp("sqlite3", "sqlite3", "-readonly", db, q, (char *)NULL);
 			_exit(127);
 		}
-		int st;
-		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		if (!timed_exit(pid, t0, &best))
 			return -1;
-		double t = now() - t0;
-		if (best < 0 || t < best)
-			best = t;
 	}
 	return best;
 }
@@ -357,12 +366,8 @@ static double list_json(const char *db, int reps, size_t *bytes)
 		while ((k = read(pfd[0], sink, sizeof sink)) > 0)
 			n += (size_t)k;
 		close(pfd[0]);
-		int st;
-		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		if (!timed_exit(pid, t0, &best))
 			return -1;
-		double t = now() - t0;
-		if (best < 0 || t < best)
-			best = t;
 		*bytes = n;
 	}
 	return best;

@@ -140,8 +140,7 @@ kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_se
 	}
 	uint8_t d[20];
 	kp_sha1_final(&h, d);
-	for (int i = 0; i < 20; i++)
-		snprintf(out->hash + 2 * i, 3, "%02x", d[i]);
+	kp_sha1_to_hex(d, out->hash);
 	out->kexts = v;
 	out->n = u;
 	*kexts = v;
@@ -178,8 +177,7 @@ size_t kpi__images_canon(kpi__image *v, size_t n, char hash[41])
 	}
 	uint8_t d[20];
 	kp_sha1_final(&h, d);
-	for (int i = 0; i < 20; i++)
-		snprintf(hash + 2 * i, 3, "%02x", d[i]);
+	kp_sha1_to_hex(d, hash);
 	return u;
 }
 

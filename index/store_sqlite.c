@@ -487,6 +487,12 @@ static const char schema_v10[] =
 	"ALTER TABLE reports ADD COLUMN image_set INTEGER REFERENCES image_sets(id);"
 	"CREATE INDEX reports_image_set ON reports(image_set) WHERE image_set IS NOT NULL;";
 
+static void free_names(kpi__image *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)v[i].name);
+}
+
 /* One report's rows of the old images table, as a set. */
 static kp_status regroup_one(kpi__sq *db, int64_t id, kpi__image *v, size_t n, sqlite3_stmt *upd,
                              kp_error *err)
@@ -525,8 +531,7 @@ static kp_status migrate_v10(kpi__sq *db, kp_error *err)
 		int64_t id = sqlite3_column_int64(q, 0);
 		if (n && id != cur) {
 			st = regroup_one(db, cur, v, n, upd, err);
-			for (size_t i = 0; i < n; i++)
-				free((char *)v[i].name);
+			free_names(v, n);
 			n = 0;
 			if (st != KP_OK)
 				break;
@@ -549,8 +554,7 @@ static kp_status migrate_v10(kpi__sq *db, kp_error *err)
 		st = kpi__sq_err(db, err, "grouping images (schema v10)");
 	if (st == KP_OK && n)
 		st = regroup_one(db, cur, v, n, upd, err);
-	for (size_t i = 0; i < n; i++)
-		free((char *)v[i].name);
+	free_names(v, n);
 	free(v);
 	if (st == KP_OK)
 		st = exec_sql(db, "DROP TABLE images;", err, "grouping images (schema v10)");

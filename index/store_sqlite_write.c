@@ -34,8 +34,9 @@ static bool memo_get(const kpi__sq_memo *m, const char *key, int64_t *val)
 	return true;
 }
 
-/* Remembers key; out of memory only forgets (the database still answers). */
-static void memo_put(kpi__sq_memo *m, const char *key, int64_t val)
+/* Remembers key; false when out of memory (then it is only forgotten:
+ * the database still answers). */
+static bool memo_put(kpi__sq_memo *m, const char *key, int64_t val)
 {
 	if (2 * (m->n + 1) > m->cap) {
 		size_t cap = m->cap ? 2 * m->cap : 256;
@@ -44,7 +45,7 @@ static void memo_put(kpi__sq_memo *m, const char *key, int64_t val)
 		if (!k || !v) {
 			free(k);
 			free(v);
-			return;
+			return false;
 		}
 		kpi__sq_memo old = *m;
 		m->key = k;
@@ -62,10 +63,11 @@ static void memo_put(kpi__sq_memo *m, const char *key, int64_t val)
 	size_t i = memo_slot(m, key);
 	if (!m->key[i]) {
 		if (!(m->key[i] = strdup(key)))
-			return;
+			return false;
 		m->n++;
 	}
 	m->val[i] = val;
+	return true;
 }
 
 void kpi__sq_memo_clear(kpi__sq_memo *m)
@@ -100,8 +102,7 @@ static struct kpi__sq_owed *owed_of(kpi__sq_memo *m, int64_t gid)
 	if (!o)
 		return NULL;
 	*o = (struct kpi__sq_owed){.gid = gid, .first = KPI__UNDATED, .last = KPI__UNDATED};
-	memo_put(m, key, (int64_t)(m->nowed - 1));
-	if (!memo_get(m, key, &at)) { /* not remembered: write it now */
+	if (!memo_put(m, key, (int64_t)(m->nowed - 1))) { /* not remembered: written at once */
 		m->nowed--;
 		return NULL;
 	}
@@ -126,23 +127,28 @@ static kp_status sq_begin(kpi_db *h, kp_error *err)
 
 static kp_status step_done(kpi__sq *db, sqlite3_stmt *q, kp_error *err, const char *what);
 
+/* Writes the counts owed to one group. */
+static kp_status pay_one(kpi__sq *db, const struct kpi__sq_owed *o, kp_error *err)
+{
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_COUNT_ADD, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, o->gid);
+	sqlite3_bind_int64(q, 2, o->hosts);
+	if (o->first > KPI__UNDATED) {
+		sqlite3_bind_int64(q, 3, o->first);
+		sqlite3_bind_int64(q, 5, o->last);
+	}
+	sqlite3_bind_int64(q, 4, o->count);
+	return step_done(db, q, err, "updating group counts");
+}
+
 /* Writes the counts report_add owes (kpi__sq_memo). */
 static kp_status pay_counts(kpi__sq *db, kp_error *err)
 {
 	kpi__sq_memo *m = &db->memo;
 	for (size_t i = 0; i < m->nowed; i++) {
-		const struct kpi__sq_owed *o = &m->owed[i];
-		sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_COUNT_ADD, err);
-		if (!q)
-			return KP_ERR_DB;
-		sqlite3_bind_int64(q, 1, o->gid);
-		sqlite3_bind_int64(q, 2, o->hosts);
-		if (o->first > KPI__UNDATED) {
-			sqlite3_bind_int64(q, 3, o->first);
-			sqlite3_bind_int64(q, 5, o->last);
-		}
-		sqlite3_bind_int64(q, 4, o->count);
-		kp_status st = step_done(db, q, err, "updating group counts");
+		kp_status st = pay_one(db, &m->owed[i], err);
 		if (st != KP_OK)
 			return st;
 	}
@@ -262,6 +268,40 @@ static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 	bind_opt(q, 18, r->zone);
 }
 
+/* A set (kind 'k' kext, 'i' image) by its hash: *out its id from the
+ * transaction's memory or through get, 0 when there is none yet. */
+static kp_status set_find(kpi__sq *db, char kind, kpi__sq_sql get, const char *hash, int64_t *out,
+                          kp_error *err)
+{
+	char kb[48];
+	const char *mk = memo_key(kb, sizeof kb, kind, hash);
+	*out = 0;
+	if (mk && memo_get(&db->memo, mk, out))
+		return KP_OK;
+	sqlite3_stmt *q = kpi__sq_stmt(db, get, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_text(q, 1, hash, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(q, 0);
+	sqlite3_reset(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return kpi__sq_err(db, err, kind == 'k' ? "looking up a kext set" : "looking up an image set");
+	if (*out && mk)
+		memo_put(&db->memo, mk, *out);
+	return KP_OK;
+}
+
+/* Remembers the set just added. */
+static void set_added(kpi__sq *db, char kind, const char *hash, int64_t id)
+{
+	char kb[48];
+	const char *mk = memo_key(kb, sizeof kb, kind, hash);
+	if (mk)
+		memo_put(&db->memo, mk, id);
+}
+
 /* The id of the kext set ks (schema 8), added with its members when new;
  * 0 when ks is empty. */
 static kp_status kset_id(kpi__sq *db, const kpi__kext_set *ks, int64_t *out, kp_error *err)
@@ -269,26 +309,11 @@ static kp_status kset_id(kpi__sq *db, const kpi__kext_set *ks, int64_t *out, kp_
 	*out = 0;
 	if (!ks->n)
 		return KP_OK;
-	char kb[48];
-	const char *mk = memo_key(kb, sizeof kb, 'k', ks->hash);
-	if (mk && memo_get(&db->memo, mk, out))
-		return KP_OK;
-	sqlite3_stmt *q = kpi__sq_stmt(db, Q_KSET_GET, err);
+	kp_status fs = set_find(db, 'k', Q_KSET_GET, ks->hash, out, err);
+	if (fs != KP_OK || *out)
+		return fs;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_KSET_INSERT, err);
 	if (!q)
-		return KP_ERR_DB;
-	sqlite3_bind_text(q, 1, ks->hash, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(q, 0);
-	sqlite3_reset(q);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return kpi__sq_err(db, err, "looking up a kext set");
-	if (*out) {
-		if (mk)
-			memo_put(&db->memo, mk, *out);
-		return KP_OK;
-	}
-	if (!(q = kpi__sq_stmt(db, Q_KSET_INSERT, err)))
 		return KP_ERR_DB;
 	sqlite3_bind_text(q, 1, ks->hash, -1, SQLITE_STATIC);
 	kp_status st = step_done(db, q, err, "recording a kext set");
@@ -323,8 +348,7 @@ static kp_status kset_id(kpi__sq *db, const kpi__kext_set *ks, int64_t *out, kp_
 			return st;
 	}
 	*out = set;
-	if (mk)
-		memo_put(&db->memo, mk, set);
+	set_added(db, 'k', ks->hash, set);
 	return KP_OK;
 }
 
@@ -334,44 +358,30 @@ kp_status kpi__sq_image_set(kpi__sq *db, const kpi__image *v, size_t n, const ch
 	*out = 0;
 	if (!n)
 		return KP_OK;
-	char kb[48];
-	const char *mk = memo_key(kb, sizeof kb, 'i', hash);
-	if (mk && memo_get(&db->memo, mk, out))
-		return KP_OK;
-	sqlite3_stmt *q = kpi__sq_stmt(db, Q_ISET_GET, err);
+	kp_status st = set_find(db, 'i', Q_ISET_GET, hash, out, err);
+	if (st != KP_OK || *out)
+		return st;
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_ISET_INSERT, err);
 	if (!q)
 		return KP_ERR_DB;
 	sqlite3_bind_text(q, 1, hash, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(q, 0);
-	sqlite3_reset(q);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return kpi__sq_err(db, err, "looking up an image set");
-	if (!*out) {
-		if (!(q = kpi__sq_stmt(db, Q_ISET_INSERT, err)))
+	if ((st = step_done(db, q, err, "recording an image set")) != KP_OK)
+		return st;
+	int64_t set = sqlite3_last_insert_rowid(db->db);
+	for (size_t i = 0; i < n; i++) {
+		if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
 			return KP_ERR_DB;
-		sqlite3_bind_text(q, 1, hash, -1, SQLITE_STATIC);
-		kp_status st = step_done(db, q, err, "recording an image set");
-		if (st != KP_OK)
+		sqlite3_bind_int64(q, 1, set);
+		kpi__sq_bind_text(q, 2, v[i].uuid_hex);
+		const char *name = v[i].name ? v[i].name : "", *dot = strrchr(name, '.');
+		kpi__sq_bind_text(q, 3, name);
+		sqlite3_bind_int(q, 4, v[i].rank);
+		kpi__sq_bind_text(q, 5, dot ? dot + 1 : name); /* KPI__LAST_PART_SQL's */
+		if ((st = step_done(db, q, err, "recording images")) != KP_OK)
 			return st;
-		int64_t set = sqlite3_last_insert_rowid(db->db);
-		for (size_t i = 0; i < n; i++) {
-			if (!(q = kpi__sq_stmt(db, Q_IMAGE_INSERT, err)))
-				return KP_ERR_DB;
-			sqlite3_bind_int64(q, 1, set);
-			kpi__sq_bind_text(q, 2, v[i].uuid_hex);
-			const char *name = v[i].name ? v[i].name : "", *dot = strrchr(name, '.');
-			kpi__sq_bind_text(q, 3, name);
-			sqlite3_bind_int(q, 4, v[i].rank);
-			kpi__sq_bind_text(q, 5, dot ? dot + 1 : name); /* KPI__LAST_PART_SQL's */
-			if ((st = step_done(db, q, err, "recording images")) != KP_OK)
-				return st;
-		}
-		*out = set;
 	}
-	if (mk)
-		memo_put(&db->memo, mk, *out);
+	*out = set;
+	set_added(db, 'i', hash, set);
 	return KP_OK;
 }
 
@@ -398,16 +408,16 @@ static kp_status image_set_of(kpi__sq *db, const kpi__new_report *r, int64_t *ou
 	return st;
 }
 
-/* Records r's search text for report id. */
-static kp_status add_text(kpi__sq *db, int64_t id, const kpi__new_report *r, kp_error *err)
+/* Records text (NULL: none) as report id's search text. */
+static kp_status add_text(kpi__sq *db, int64_t id, const char *text, kp_error *err)
 {
-	if (!r->text)
+	if (!text)
 		return KP_OK;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_FTS_INSERT, err);
 	if (!q)
 		return KP_ERR_DB;
 	sqlite3_bind_int64(q, 1, id);
-	kpi__sq_bind_text(q, 2, r->text);
+	kpi__sq_bind_text(q, 2, text);
 	return step_done(db, q, err, "recording the panic text");
 }
 
@@ -436,30 +446,19 @@ static kp_status count_added(kpi__sq *db, const kpi__new_report *r, kp_error *er
 		if (mk)
 			memo_put(&db->memo, mk, 1);
 	}
+	struct kpi__sq_owed now = {.gid = r->group_id, .first = KPI__UNDATED, .last = KPI__UNDATED};
 	struct kpi__sq_owed *o = owed_of(&db->memo, r->group_id);
-	if (o) {
-		o->count++;
-		o->hosts += new_host;
-		if (r->ts > KPI__UNDATED) {
-			if (o->first == KPI__UNDATED || r->ts < o->first)
-				o->first = r->ts;
-			if (o->last == KPI__UNDATED || r->ts > o->last)
-				o->last = r->ts;
-		}
-		return KP_OK;
-	}
-	/* not remembered (out of memory): paid at once */
-	sqlite3_stmt *q = kpi__sq_stmt(db, Q_GROUP_COUNT_ADD, err);
-	if (!q)
-		return KP_ERR_DB;
-	sqlite3_bind_int64(q, 1, r->group_id);
-	sqlite3_bind_int(q, 2, new_host);
+	if (!o) /* not remembered (out of memory): paid at once */
+		o = &now;
+	o->count++;
+	o->hosts += new_host;
 	if (r->ts > KPI__UNDATED) {
-		sqlite3_bind_int64(q, 3, r->ts);
-		sqlite3_bind_int64(q, 5, r->ts);
+		if (o->first == KPI__UNDATED || r->ts < o->first)
+			o->first = r->ts;
+		if (o->last == KPI__UNDATED || r->ts > o->last)
+			o->last = r->ts;
 	}
-	sqlite3_bind_int(q, 4, 1);
-	return step_done(db, q, err, "updating group counts");
+	return o == &now ? pay_one(db, o, err) : KP_OK;
 }
 
 /* Find-or-add in one statement: the insert does nothing when r's content
@@ -498,7 +497,7 @@ static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 	}
 	*id = sqlite3_last_insert_rowid(db->db);
 	*added = true;
-	if ((st = add_text(db, *id, r, err)) != KP_OK)
+	if ((st = add_text(db, *id, r->text, err)) != KP_OK)
 		return st;
 	return count_added(db, r, err);
 }
@@ -538,7 +537,7 @@ static kp_status sq_report_replace(kpi_db *h, int64_t id, const kpi__new_report 
 		if ((st = step_done(db, q, err, "replacing the panic text")) != KP_OK)
 			return st;
 	}
-	if ((st = add_text(db, id, r, err)) != KP_OK)
+	if ((st = add_text(db, id, r->text, err)) != KP_OK)
 		return st;
 	if (!(q = kpi__sq_stmt(db, Q_ARCHIVE_UPDATE, err)))
 		return KP_ERR_DB;
@@ -633,13 +632,7 @@ static kp_status sq_report_kexts(kpi_db *h, int64_t id, const kpi__kext_set *ks,
 
 static kp_status sq_report_text(kpi_db *h, int64_t id, const char *text, kp_error *err)
 {
-	kpi__sq *db = SQ(h);
-	sqlite3_stmt *q = kpi__sq_stmt(db, Q_FTS_INSERT, err);
-	if (!q)
-		return KP_ERR_DB;
-	sqlite3_bind_int64(q, 1, id);
-	kpi__sq_bind_text(q, 2, text);
-	return step_done(db, q, err, "recording the panic text");
+	return add_text(SQ(h), id, text, err);
 }
 
 static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
