@@ -171,6 +171,9 @@ if want small; then
 batch "cut" "$g"/cut/*
 batch "types" "$g"/types/*
 batch "enc" "$g"/enc/*
+batch "repeat" "$g"/repeat/*
+measure show --json --no-symbols "$g"/repeat/*
+check "$rc" -lt 128 "repeat --json: no crash (status $rc)"
 measure show --json --no-symbols "$g"/types/* "$g"/enc/*
 check "$rc" -lt 128 "types+enc --json: no crash (status $rc)"
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); print("ok", len(a))' "$tmp/out" >"$tmp/py" 2>&1

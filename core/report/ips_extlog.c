@@ -39,9 +39,9 @@ static bool is_text(const unsigned char *s, size_t n)
 	return true;
 }
 
-static bool entry(kp_report *r, const char *owner, const cJSON *e, bool *cut)
+static bool entry(kp_report *r, size_t room, const char *owner, const cJSON *e, bool *cut)
 {
-	if (r->nextlogs >= MAX_ENTRIES) {
+	if (r->nextlogs >= room) {
 		*cut = true;
 		return true;
 	}
@@ -108,11 +108,21 @@ kp_status kp__ips_extlog(kp_report *r, const cJSON *v, kp_error *err)
 	size_t total = 0;
 	for (const cJSON *o = v->child; o; o = o->next)
 		total += cJSON_IsArray(o) ? (size_t)cJSON_GetArraySize(o) : 1;
-	if (total > MAX_ENTRIES)
-		total = MAX_ENTRIES;
-	r->extlogs = kp__alloc(r, (total ? total : 1) * sizeof *r->extlogs);
-	if (!r->extlogs)
+	/* A body may repeat the member (issue 32 item 0: a second one was
+	 * given a fresh array sized for itself while nextlogs kept counting
+	 * the first one's entries, and entry() wrote past its end): the
+	 * entries of every repetition are appended, within MAX_ENTRIES. */
+	if (r->nextlogs)
+		kp__warn(r, 0, "ExtensiblePanicLog repeated: its entries are appended to the first one's");
+	if (total > MAX_ENTRIES - r->nextlogs)
+		total = MAX_ENTRIES - r->nextlogs;
+	kp_extlog *all = kp__alloc(r, (r->nextlogs + total ? r->nextlogs + total : 1) * sizeof *all);
+	if (!all)
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	if (r->nextlogs)
+		memcpy(all, r->extlogs, r->nextlogs * sizeof *all);
+	r->extlogs = all;
+	size_t room = r->nextlogs + total;
 	bool cut = false;
 	for (const cJSON *o = v->child; o; o = o->next) {
 		char canon[37];
@@ -121,9 +131,9 @@ kp_status kp__ips_extlog(kp_report *r, const cJSON *v, kp_error *err)
 		bool ok = true;
 		if (cJSON_IsArray(o)) {
 			for (const cJSON *e = o->child; e && ok; e = e->next)
-				ok = entry(r, owner, e, &cut);
+				ok = entry(r, room, owner, e, &cut);
 		} else {
-			ok = entry(r, owner, o, &cut);
+			ok = entry(r, room, owner, o, &cut);
 		}
 		if (!ok)
 			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");

@@ -342,6 +342,11 @@ static bool family_member(ips_ctx *c, const kp_jmember *m, const cJSON *v, bool 
 			r->has_blamed_pid = true, r->blamed_pid = (int64_t)pid;
 		else
 			*keep = true;
+	} else if (key_is(m, "frontmostPids") && r->frontmost_pids) {
+		/* repeated: a second array must not be filled on top of the
+		 * first one's count (issue 32 item 0); the first is kept */
+		kp__warn(r, 0, "frontmostPids repeated: the first one is kept");
+		*keep = true;
 	} else if (key_is(m, "frontmostPids")) {
 		int n = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
 		r->frontmost_pids = n > 0 ? kp__alloc(r, (size_t)n * sizeof *r->frontmost_pids) : NULL;

@@ -138,7 +138,9 @@ static kp_status read_strs(kp_report *r, const char *s, const char *end, kp_strs
 	kp_jerr e;
 	if (!kp__json_arr_begin(&it, s, end, &e))
 		return KP_OK;
-	size_t cap = 0;
+	/* a repeated member appends: the array holds exactly out->n so far
+	 * (a fresh cap of 0 wrote past it, issue 32 item 0) */
+	size_t cap = out->n;
 	const char *p, *ve;
 	while (kp__json_arr_next(&it, &p, &ve, &e)) {
 		char *str = read_string(r, p, ve);

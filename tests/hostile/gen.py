@@ -140,6 +140,43 @@ put("enc/crlf.ips", ips.replace(b"\n", b"\r\n"))
 put("enc/cr-only.panic", panic.replace(b"\n", b"\r"))
 put("enc/bom.ips", b"\xef\xbb\xbf" + ips)
 
+# ---- repeat/: every member written twice (issue 32 item 0) ------------------
+# A body member that the parser models as an array and meets twice must not
+# be filled past its end ("ExtensiblePanicLog" twice overflowed the heap).
+# Each file doubles every member of one level: the body, every process,
+# every thread (each with one more element in the second copy, so a count
+# kept from the first copy overruns an array sized for the second).
+def dump_twice(o, depth, at):
+    """JSON text of o with every member of the objects at depth `at` twice."""
+    if isinstance(o, dict):
+        parts = []
+        for k, v in o.items():
+            kv = json.dumps(k) + ":" + dump_twice(v, depth + 1, at)
+            parts.append(kv)
+            if depth == at:
+                w = v + v[:1] if isinstance(v, list) else v
+                parts.append(json.dumps(k) + ":" + dump_twice(w, depth + 1, at))
+        return "{" + ",".join(parts) + "}"
+    if isinstance(o, list):
+        return "[" + ",".join(dump_twice(v, depth + 1, at) for v in o) + "]"
+    return json.dumps(o)
+
+
+def repeats(src, tag):
+    h, b = read(src).decode("utf-8", "replace").split("\n", 1)
+    body = json.loads(b)
+    # 0: the body; 2: a process (processByPid -> pid -> members); 4: a
+    # thread (threadById -> tid -> members); 1, 3: the ExtensiblePanicLog
+    # owners and processByPid's pids
+    for at in range(5):
+        put("repeat/%s.L%d.ips" % (tag, at), h + "\n" + dump_twice(body, 0, at) + "\n")
+
+
+repeats(IPS, "fixture")
+repeats(os.path.join(FIX, "extlog", "panic-full-extlog.ips"), "extlog")
+repeats(os.path.join(FIX, "stackshots", "WatchdogCrash-2026-11-22-100000.ips"), "watchdog")
+repeats(os.path.join(FIX, "stackshots", "Stackshot-2026-11-21-090000.ips"), "stackshot")
+
 # ---- big/ ----------------------------------------------------------------------
 frames = ",".join("[1,%d]" % (400 + (i % 64) * 4) for i in range(1000000))
 put("big/million-frames.ips", hdr_txt + "\n" + body_txt.replace(
