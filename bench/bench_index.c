@@ -387,7 +387,7 @@ int main(int argc, char **argv)
 	mkdir(dir, 0755);
 
 	size_t rlen = 0;
-	char *real = kt_slurp(KP_SHARED_DIR "/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips", &rlen);
+	char *real = kt_slurp(KP_REAL_DIR "/ips-full-ios26-iphone-sepkeystore-1.ips", &rlen);
 	double t0 = now();
 	static char buf[65536];
 	char sub[1200], name[64];

@@ -20,8 +20,8 @@
 #ifndef KPBROWSE
 #define KPBROWSE "kpbrowse"
 #endif
-#ifndef KP_SHARED_DIR
-#define KP_SHARED_DIR "../shared"
+#ifndef KP_REAL_DIR
+#define KP_REAL_DIR "tests/real"
 #endif
 
 static double now_ms(void)
@@ -92,7 +92,7 @@ static double best_child(char *const argv[], long *rss_kib)
 int main(int argc, char **argv)
 {
 	const char *file = argc > 1 ? argv[1]
-	                            : KP_SHARED_DIR "/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips";
+	                            : KP_REAL_DIR "/ips-full-ios26-iphone-sepkeystore-1.ips";
 	int n = argc > 2 ? atoi(argv[2]) : 200;
 	struct stat sb;
 	if (stat(file, &sb) != 0 || n <= 0) {

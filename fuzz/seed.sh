@@ -1,12 +1,12 @@
 #!/bin/sh
 # seed.sh [OUT_DIR]: builds the fuzz seed corpora from the fixtures and the
-# real corpus (../shared/corpus/real when present) into OUT_DIR (default
+# real corpus (tests/real) into OUT_DIR (default
 # fuzz/corpus, not committed): OUT_DIR/TARGET/ for each target.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 out=${1:-$here/corpus}
-real=${KP_SHARED_DIR:-$root/../shared}/corpus/real
+real=$root/tests/real
 fix=$root/tests/fixtures
 mkdir -p "$out/ips" "$out/text" "$out/nvram" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache" "$out/sigfile" \
 	"$out/dsymplist"

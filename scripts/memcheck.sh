@@ -15,7 +15,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export KPBROWSE_CACHE_DIR="$tmp/cache"
 files=$(ls tests/fixtures/reports/*.ips tests/fixtures/reports/*.panic)
-[ -d ../shared/corpus/real ] && files="$files $(ls ../shared/corpus/real/* | grep -v MANIFEST)"
+files="$files $(ls tests/real/* | grep -v MANIFEST)"
 status=0
 run() {
 	# a hostile input's exit 2 is expected: only valgrind's verdict counts

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_cli_truth.sh: what list, search and show print for the real corpus
-# (../shared/corpus/real) and the fixtures is right and readable (issue 20):
+# (tests/real) and the fixtures is right and readable (issue 20):
 # one date form, OS names, a KIND column every kind fits, headlines titled
 # as a person would (first line, call site without its build root), group
 # titles without the culprit, report symbols demangled, and the OS taken
@@ -8,7 +8,7 @@
 set -u
 . "$KP_TESTS_DIR/tap.sh"
 cli_setup
-real=$KP_SHARED_DIR/corpus/real
+real=$KP_REAL_DIR
 db=$tmp/t.db
 "$kp" index --db "$db" "$real" "$KP_FIXTURES/reports" >/dev/null 2>&1
 "$kp" list --db "$db" >"$tmp/list.txt"

@@ -1,4 +1,4 @@
-/* test_corpus_text.c: every text report of ../shared/corpus/real against
+/* test_corpus_text.c: every text report of tests/real (real reports, MANIFEST.tsv) against
  * values read off the files by hand (and grep), not off the parser. */
 #include "kt_slurp.h"
 #include "kt.h"
@@ -251,7 +251,7 @@ static void spot_checks(const char *file, const kp_report *r)
 		KT_CHECK(r->nwarnings >= 1 && strstr(r->warnings[0].msg, "not a UUID"), "sonoma: xxxx uuid warned");
 }
 
-#define CORPUS KP_SHARED_DIR "/corpus/real/"
+#define CORPUS KP_REAL_DIR "/"
 
 /* Every row of the table: the file parses and gives the expected values. */
 static void corpus_reports(void)

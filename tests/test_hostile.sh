@@ -163,7 +163,7 @@ done_testing
 fi
 t_start=$(date +%s)
 g=$tmp/g
-python3 "$hostile/gen.py" "$KP_FIXTURES" "$g" "$KP_SHARED_DIR/corpus/real" 2>"$tmp/generr"
+python3 "$hostile/gen.py" "$KP_FIXTURES" "$g" "$KP_REAL_DIR" 2>"$tmp/generr"
 check "$?" = 0 "hostile corpus generated ($(head -c 200 "$tmp/generr"))"
 
 if want small; then

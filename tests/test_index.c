@@ -220,7 +220,7 @@ static void test_foreign(void)
 static void test_incident(void)
 {
 	size_t len;
-	char *b = kt_slurp(KP_SHARED_DIR "/corpus/real/ips-t2-bridgeos-sleepwake-socwatchdog-1.ips", &len);
+	char *b = kt_slurp(KP_REAL_DIR "/ips-t2-bridgeos-sleepwake-socwatchdog-1.ips", &len);
 	if (!b) {
 		KT_SKIP("real corpus absent: incident id test");
 		return;
@@ -252,7 +252,7 @@ static void test_incident(void)
 
 static void test_real(void)
 {
-	const char *real = KP_SHARED_DIR "/corpus/real";
+	const char *real = KP_REAL_DIR;
 	struct stat st;
 	if (stat(real, &st) != 0) {
 		KT_SKIP("real corpus absent");
@@ -761,7 +761,7 @@ static void test_postgres_targets_recognised(void)
 static bool cut_copy(const char *name, size_t n, const char *dir, const char *out, time_t t)
 {
 	char src[1200], p[1200];
-	snprintf(src, sizeof src, KP_SHARED_DIR "/corpus/real/%s", name);
+	snprintf(src, sizeof src, KP_REAL_DIR "/%s", name);
 	size_t len;
 	char *b = kt_slurp(src, &len);
 	if (!b)
@@ -778,7 +778,7 @@ static bool cut_copy(const char *name, size_t n, const char *dir, const char *ou
 static bool archive_is(kpi_db *h, int64_t id, const char *name)
 {
 	char src[1200], out[1200];
-	snprintf(src, sizeof src, KP_SHARED_DIR "/corpus/real/%s", name);
+	snprintf(src, sizeof src, KP_REAL_DIR "/%s", name);
 	snprintf(out, sizeof out, "%s/export-%lld", tmp, (long long)id);
 	unlink(out);
 	kp_error err;

@@ -122,7 +122,7 @@ KPBROWSE_DB="postgresql://kp@%2Fnonexistent/kp" "$K" index "$C" >/dev/null 2>"$T
 check '[ $? -eq 2 ] && grep -Eq "cannot connect|PostgreSQL support is not built in" "$T/pg.err"' "KPBROWSE_DB likewise"
 
 # the real corpus
-R="${KP_SHARED_DIR:-}/corpus/real"
+R="$KP_REAL_DIR"
 if [ -d "$R" ]; then
 	"$K" index --db "$T/real.sqlite3" --json "$R" >"$T/r.json"
 	check '[ $? -eq 0 ] && grep -Eq "\"errors\":[[:space:]]*\[\]" "$T/r.json"' "real corpus: zero errors"

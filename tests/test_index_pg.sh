@@ -402,7 +402,7 @@ check_grep "$(ls "$T/mac1" | head -n 1).*another login" "$T/b.err" "  naming the
 check_grep "1 new" "$T/b.out" "  and the push goes on with the rest"
 check_not_grep "kpbrowse:" "$T/b.out" "  errors on stderr, not stdout"
 # bob's whole copy of a report alice pushed cut short
-R="${KP_SHARED_DIR:-}/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips"
+R="$KP_REAL_DIR/ips-full-ios26-iphone-sepkeystore-1.ips"
 if [ -f "$R" ]; then
 	mkdir "$T/cut" "$T/whole"
 	head -c 1500 "$R" >"$T/cut/r.ips"

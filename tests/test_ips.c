@@ -183,7 +183,7 @@ static void corpus_ios26(void)
 	char path[4096];
 	kp_report *r;
 	kp_error err;
-	snprintf(path, sizeof path, "%s/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips", KP_SHARED_DIR);
+	snprintf(path, sizeof path, "%s/ips-full-ios26-iphone-sepkeystore-1.ips", KP_REAL_DIR);
 	if (kp_report_load(path, &r, &err) != KP_OK) {
 		KT_SKIP("ips-full-ios26 absent");
 	} else {
@@ -238,7 +238,7 @@ static void corpus_t2(void)
 	char path[4096];
 	kp_report *r;
 	kp_error err;
-	snprintf(path, sizeof path, "%s/corpus/real/ips-t2-bridgeos-sleepwake-socwatchdog-1.ips", KP_SHARED_DIR);
+	snprintf(path, sizeof path, "%s/ips-t2-bridgeos-sleepwake-socwatchdog-1.ips", KP_REAL_DIR);
 	if (kp_report_load(path, &r, &err) != KP_OK) {
 		KT_SKIP("ips-t2 absent");
 	} else {

@@ -305,9 +305,9 @@ static void test_corpora(void)
 	         nreports, ndiff);
 
 	nreports = ndiff = 0;
-	compare_dir(KP_SHARED_DIR "/corpus/real", "", "real", true, false);
+	compare_dir(KP_REAL_DIR, "", "real", true, false);
 	if (nreports == 0)
-		KT_SKIP("no real corpus in " KP_SHARED_DIR);
+		KT_SKIP("no real corpus in " KP_REAL_DIR);
 	else
 		KT_CHECK(ndiff == 0, "real corpus: %d reports, %d differ", nreports, ndiff);
 
@@ -317,8 +317,8 @@ static void test_corpora(void)
 		return;
 	}
 	char cmd[8400];
-	snprintf(cmd, sizeof cmd, "python3 '%s/hostile/gen.py' '%s' '%s' '%s/corpus/real' 2>/dev/null",
-	         KP_TESTS_DIR, KP_FIXTURES, tmp, KP_SHARED_DIR);
+	snprintf(cmd, sizeof cmd, "python3 '%s/hostile/gen.py' '%s' '%s' '%s' 2>/dev/null",
+	         KP_TESTS_DIR, KP_FIXTURES, tmp, KP_REAL_DIR);
 	if (system(cmd) != 0) {
 		KT_SKIP("python3 cannot generate the hostile corpus");
 	} else {

@@ -39,14 +39,14 @@ walk() {   # walk W H: one session, every view
 	tt_expect "$s-compare-marked"
 }
 
-# walk_real W H: the real corpus (../shared/corpus/real: other Macs' reports,
+# walk_real W H: the real corpus (tests/real: other Macs' reports,
 # no dSYMs for them), newest first: the list, the groups, the newest
 # report's panicked process and thread (issue 20: what a kernel developer
 # reads at 80x24 without symbols), and a report whose culprit kext is frame 13
 walk_real() {
 	s="$1x$2-real"
 	mkdir -p "$tt_fix/real"
-	cp "$KP_SHARED_DIR/corpus/real/"* "$tt_fix/real/" 2>/dev/null
+	cp "$KP_REAL_DIR/"* "$tt_fix/real/" 2>/dev/null
 	rm -f "$tt_fix/real/MANIFEST.tsv" "$tt_work/real.db"*
 	tt_start "$1" "$2" "HOME='$tt_work/home' XDG_CACHE_HOME='$tt_work/cache' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$tt_work/real.db' '$tt_fix/real'" ||
 		{ _notok "tmux session $s"; return; }
@@ -72,7 +72,7 @@ walk_real() {
 walk_symbols() {
 	s="$1x$2-symbols"
 	mkdir -p "$tt_fix/sym"
-	cp "$KP_SHARED_DIR/corpus/real/text-intel-1015-ryzen-hackintosh-userspace-watchdog-1.txt" "$tt_fix/sym/"
+	cp "$KP_REAL_DIR/text-intel-1015-ryzen-hackintosh-userspace-watchdog-1.txt" "$tt_fix/sym/"
 	rm -f "$tt_work/sym.db"*
 	tt_start "$1" "$2" "HOME='$tt_work/home' XDG_CACHE_HOME='$tt_work/cache' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$tt_work/sym.db' '$tt_fix/sym'" ||
 		{ _notok "tmux session $s"; return; }

@@ -8,7 +8,7 @@ cli_setup
 reports="$KP_FIXTURES/reports"
 
 # --- the real corpus: every file parses, with no error line ---------------
-corpus="$KP_SHARED_DIR/corpus/real"
+corpus="$KP_REAL_DIR"
 if [ -d "$corpus" ]; then
 	for f in "$corpus"/*; do
 		case "$f" in *MANIFEST.tsv) continue ;; esac

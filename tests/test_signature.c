@@ -186,7 +186,7 @@ static void kernel_only(void)
 {
 	kp_report *real = NULL;
 	kp_error err;
-	kp_status ls = kp_report_load(KP_SHARED_DIR "/corpus/real/text-intel-vm-sonoma143-serial-zonerequire-1.txt",
+	kp_status ls = kp_report_load(KP_REAL_DIR "/text-intel-vm-sonoma143-serial-zonerequire-1.txt",
 	                              &real, &err);
 	if (ls != KP_OK) {
 		KT_SKIP("real corpus absent");

@@ -275,7 +275,7 @@ static void hostile_chains(void)
  * panicked thread: this file does not show that.) */
 static void ios26_chain(void)
 {
-	kp_report *r = load(KP_SHARED_DIR "/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips");
+	kp_report *r = load(KP_REAL_DIR "/ips-full-ios26-iphone-sepkeystore-1.ips");
 	if (!r) {
 		KT_SKIP("ips-full-ios26 absent");
 		return;
@@ -445,7 +445,7 @@ static void panic_flags_v15(void)
 	         strcmp(names[2], "stackshot_incomplete") == 0 && strcmp(names[3], "stackshot_kernel_only") == 0 &&
 	         strcmp(names[4], "userspace_initiated") == 0,
 	         "Intel 0x10445: nested, succeeded, incomplete, kernel-only, userspace (%zu)", n);
-	kp_report *r = load(KP_SHARED_DIR "/corpus/real/ips-full-ios26-iphone-sepkeystore-1.ips");
+	kp_report *r = load(KP_REAL_DIR "/ips-full-ios26-iphone-sepkeystore-1.ips");
 	if (r) {
 		n = kp_report_panic_flag_names(r, names, 16);
 		KT_CHECK(n == 2 && strcmp(names[0], "stackshot_succeeded") == 0 &&
@@ -454,7 +454,7 @@ static void panic_flags_v15(void)
 	} else {
 		KT_SKIP("ios26 absent");
 	}
-	r = load(KP_SHARED_DIR "/corpus/real/panicstring-applesilicon-t8142-macos266-watchdog-kextsskipped-1.txt");
+	r = load(KP_REAL_DIR "/panicstring-applesilicon-t8142-macos266-watchdog-kextsskipped-1.txt");
 	if (!r) {
 		KT_SKIP("macos266 absent");
 		return;
