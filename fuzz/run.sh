@@ -5,15 +5,21 @@
 # (e.g. "-fork=1 -ignore_crashes=1" to keep going after a crash).  Findings land in
 # fuzz/findings/TARGET/ (crash-*, leak-*, timeout-*, oom-*, slow-unit-*).
 # Build first: CC=clang CXX=clang++ cmake -S . -B build-fuzz -DKP_FUZZ=ON &&
-# cmake --build build-fuzz --target fuzz_ips fuzz_text fuzz_macho fuzz_dwarf fuzz_signature fuzz_sanitize fuzz_symcache fuzz_dsymplist fuzz_sigfile
+# cmake --build build-fuzz --target fuzz   (every target; scripts/fuzz-ci.sh does both)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-target=${1:?usage: run.sh TARGET|all SECONDS [BUILD_DIR]}
-secs=${2:?usage: run.sh TARGET|all SECONDS [BUILD_DIR]}
+# every fuzz/fuzz_TARGET.c is a target
+targets=$(cd "$here" && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//' | tr '\n' ' ')
+if [ $# -lt 2 ]; then
+	echo "usage: run.sh TARGET|all SECONDS [BUILD_DIR]; targets: $targets" >&2
+	exit 2
+fi
+target=$1
+secs=$2
 build=${3:-${KP_FUZZ_BUILD:-$root/../build-fuzz}}
 if [ "$target" = all ]; then
-	for t in ips text nvram macho dwarf signature sanitize symcache dsymplist sigfile; do
+	for t in $targets; do
 		sh "$0" "$t" "$secs" "$build"
 	done
 	exit 0
@@ -21,6 +27,7 @@ fi
 case $target in
 ips) maxlen=131072 ;;        # real .ips bodies are 5 KiB .. 1 MiB; seeds are cut at 64 KiB
 text) maxlen=32768 ;;        # the largest real .panic is 17 KiB
+nvram) maxlen=65536 ;;       # nvram -x/-p output: a panic log of a few KiB, hex or base64 encoded
 macho) maxlen=131072 ;;      # fixture binaries up to 100 KiB (universal)
 dwarf) maxlen=65536 ;;       # fixture DWARF files up to 46 KiB
 signature) maxlen=32768 ;;
@@ -28,7 +35,7 @@ sanitize) maxlen=8192 ;;     # display strings: a panic string's lines, names, p
 symcache) maxlen=65536 ;;    # fixture caches are under 2 KiB; room for bigger lies
 dsymplist) maxlen=16384 ;;   # a dsymForUUID answer is a few hundred bytes a UUID
 sigfile) maxlen=65536 ;;     # symbolicator signature files: a few KiB to MBs; lies fit in less
-*) echo "run.sh: unknown target '$target' (ips text macho dwarf signature sanitize symcache dsymplist sigfile all)" >&2; exit 2 ;;
+*) echo "run.sh: unknown target '$target' ($targets all)" >&2; exit 2 ;;
 esac
 bin=$build/fuzz/fuzz_$target
 [ -x "$bin" ] || { echo "run.sh: $bin not built (see the comment at the top)" >&2; exit 2; }
@@ -37,6 +44,8 @@ corpus=$here/corpus/$target
 mkdir -p "$here/findings/$target"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+dict=
+[ -f "$here/$target.dict" ] && dict=-dict="$here/$target.dict"
 exec "$bin" -max_total_time="$secs" -max_len="$maxlen" -rss_limit_mb=2048 -timeout=10 \
-	-dict="$here/$target.dict" -artifact_prefix="$here/findings/$target/" \
+	$dict -artifact_prefix="$here/findings/$target/" \
 	-print_final_stats=1 ${KP_FUZZ_ARGS:-} "$corpus"

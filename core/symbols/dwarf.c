@@ -43,7 +43,8 @@
  * real_end_sequence().
  *
  * dwarf_set_de_alloc_flag(0) is process-wide: every libdwarf user in the
- * process then runs untracked (kpbrowse has no other). */
+ * process then runs untracked (kpbrowse has no other); 0.x and 2.x only
+ * (see kp_dwarf_open). */
 #include "kp_dwarf.h"
 
 #include "dwarf_priv.h"
@@ -1118,8 +1119,14 @@ kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *e
 	d->iface.KP_LDW_IFACE_METHODS = &oa_methods;
 
 	/* Process-wide switch: libdwarf keeps no record of what it hands out,
-	 * so everything must be dealloc'd here (40% faster decoding). */
+	 * so everything must be dealloc'd here (40% faster decoding).  Not on
+	 * 20210528: its dwarf_child and dwarf_siblingof_b return
+	 * DW_DLE_LEB_IMPROPER from inside their LEB macro without freeing the
+	 * DIE they allocated, and no caller can free what it never got (issue
+	 * 32 item 0); there libdwarf's own record reclaims it at dwarf_finish. */
+#if KP_LDW_0X
 	dwarf_set_de_alloc_flag(0);
+#endif
 	Dwarf_Error e = NULL;
 	int r = dwarf_object_init_b(&d->iface, ldw_errhand, NULL, DW_GROUPNUMBER_ANY, &d->dbg, &e);
 	if (r != DW_DLV_OK) {
