@@ -37,5 +37,10 @@ run $vg "$kp" lookup --dsym tests/fixtures/bin/fakekext.arm64.dSYM 0xc1ec 0xc2cc
 for f in tests/hostile/*; do
 	[ -e "$f" ] && run $vg "$kp" show --no-symbols "$f"
 done
+# mutated dSYMs: a malformed DIE must leak nothing (libdwarf 20210528's
+# dwarf_child lost one on DW_DLE_LEB_IMPROPER: fuzz-dwarf-5)
+for f in tests/hostile/fuzz-dwarf-*; do
+	run $vg "$kp" lookup --dsym "$f" --arch arm64 0xc1ec 0xc2cc 0x4000
+done
 [ $status -eq 0 ] && echo "memcheck: $(echo $files | wc -w) reports, no errors, no definite leaks"
 exit $status
