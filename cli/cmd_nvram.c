@@ -207,6 +207,8 @@ int kpc_cmd_nvram(int argc, char **argv)
 		kp_nvram_free(&nv);
 		return KP_EXIT_BAD;
 	}
+	if (nv.warning[0])
+		kp_report_warning(arg, nv.warning, 0);
 	for (size_t w = 0; w < r->nwarnings; w++)
 		kp_report_warning(arg, r->warnings[w].msg, r->warnings[w].line);
 	int status = KP_EXIT_OK;

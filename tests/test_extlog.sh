@@ -65,6 +65,11 @@ check "$?" = 0 "wrong types: exit 0"
 check_grep "an entry of 4C4C44A3-5555-3144-A151-249D146ED38D is no object: skipped" "$tmp/err" "wrong types: a non-object entry is named"
 check_grep "4 values of 4C4C44A3-5555-3144-A151-249D146ED38D are no bytes: left out" "$tmp/err" "wrong types: non-byte values are named"
 check_grep "data of 4C4C44A3-5555-3144-A151-249D146ED38D is neither a string nor bytes" "$tmp/err" "wrong types: object data is named"
+# the spelling DumpPanic writes (IOExtensiblePaniclog's) is read too (issue 31 item 12)
+sed 's/"ExtensiblePanicLog"/"ExtensiblePaniclog"/' "$f" >"$tmp/lower.ips"
+"$kp" show --json --no-symbols "$tmp/lower.ips" >"$tmp/lower.json" 2>/dev/null
+check "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["extensible_paniclog"]))' "$tmp/lower.json")" = 3 \
+	"\"ExtensiblePaniclog\": its 3 entries are read"
 "$kp" show --no-symbols "$tmp/types2.ips" >/dev/null 2>"$tmp/err"
 check "$?" = 0 "an array instead of an object: exit 0"
 check_grep "ExtensiblePanicLog is no object: skipped" "$tmp/err" "  and a warning"

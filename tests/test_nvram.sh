@@ -62,6 +62,36 @@ check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(
 "$kp" nvram --index --unsaved-dir "$tmp/u2" --db "$db" --no-symbols "$nv/region-funk.bin" >/dev/null 2>&1
 check "$(ls "$tmp/u2" | wc -l | tr -d ' ')" = 1 "index: --unsaved-dir"
 
+# --- issue 31 item 12: AAPL,PanicInfo chunks, cut pastes, raw and efivarfs ------
+# (fixtures rebuilt from the format around a real 9,224-character Intel
+# report: tests/fixtures/make_nvram.py says why)
+last="Thunderbolt Bus: MacBook Pro, Apple Inc., 17.1"   # the report's last line
+for f in nvram-p-chunks.txt nvram-x-chunks.plist; do
+	"$kp" nvram --no-symbols "$nv/$f" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 0 "$f: exit 0 ($(head -c 200 "$tmp/err"))"
+	check_grep "11 AAPL,PanicInfo chunks" "$tmp/out" "$f: the 11 chunks are joined"
+	check_grep "$last" "$tmp/out" "$f: the log's last line is there (joined in index order, 000K after 0009)"
+	check_grep "^Headline: *thread_invoke: preemption_level 1" "$tmp/out" "$f: headline"
+	case $f in *-p-*) check_grep "aapl,panic-info (7680 bytes) is a shorter copy" "$tmp/err" \
+		"aapl,panic-info beside the chunks: said, not read" ;; esac
+done
+grep -v 'PanicInfo000' "$nv/nvram-p-chunks.txt" >"$tmp/whole-only"
+"$kp" nvram --no-symbols "$tmp/whole-only" >"$tmp/out" 2>/dev/null
+check_not_grep "$last" "$tmp/out" "aapl,panic-info alone holds 8,777 characters: the last line is not there (the test can fail)"
+grep -v 'PanicInfo0003\|^aapl,panic-info' "$nv/nvram-p-chunks.txt" >"$tmp/hole"
+"$kp" nvram --no-symbols "$tmp/hole" >/dev/null 2>"$tmp/err"
+check_grep "chunks 3 to 3 are missing" "$tmp/err" "a missing chunk is said"
+for f in raw-intel.bin efivarfs-intel.bin; do
+	"$kp" nvram --no-symbols "$nv/$f" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 0 "$f: exit 0 ($(head -c 200 "$tmp/err"))"
+	check_grep "^Headline: *vm_page_check_sanity" "$tmp/out" "$f: the variable's bytes read as they are"
+done
+check_grep "efivarfs file" "$tmp/out" "efivarfs: the form is named"
+"$kp" nvram --no-symbols "$nv/nvram-p-cut.txt" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 0 "a value cut mid-byte: exit 0"
+check_grep "cut mid-byte: decoded up to its last whole byte" "$tmp/err" "a value cut mid-byte: warned"
+check_grep "^Headline: *vm_page_check_sanity" "$tmp/out" "a value cut mid-byte: read up to the cut"
+
 # --- broken input: a named error, exit 2 ----------------------------------------
 bad() {   # bad NAME EXPECTED-MESSAGE
 	"$kp" nvram --no-symbols "$tmp/$1" >/dev/null 2>"$tmp/err"
@@ -74,10 +104,10 @@ bad plain "not nvram output"
 printf '<plist><dict><key>aapl,panic-info</key><data>@@@@</data></dict></plist>\n' >"$tmp/b64"
 bad b64 "bad base64 in <data>"
 printf '<plist><dict><key>boot-args</key><string>x</string></dict></plist>\n' >"$tmp/nokey"
-bad nokey "a property list without aapl,panic-info"
+bad nokey "a property list without aapl,panic-info or AAPL,PanicInfo"
 printf 'aapl,panic-info\tab%%zz\n' >"$tmp/pct"
 bad pct "'%' without two hex digits"
-printf 'aapl,panic-info\tab%%4\n' >"$tmp/pct2"
+printf 'aapl,panic-info\tab%%4x\n' >"$tmp/pct2"
 bad pct2 "'%' without two hex digits"
 python3 - "$tmp" <<'PY'
 import struct, sys

@@ -469,7 +469,9 @@ static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 			if (!c->panic_text_line || !mac)
 				c->panic_text_line = line_at(c, m->val);
 		}
-	} else if (key_is(m, "ExtensiblePanicLog")) {   /* issue 24: a kext's own state */
+	} else if (key_is(m, "ExtensiblePanicLog") || key_is(m, "ExtensiblePaniclog")) {
+		/* issue 24: a kext's own state; DumpPanic spells it as the
+		 * kernel class does (IOExtensiblePaniclog), others with "Log" */
 		st = kp__ips_extlog(r, v, c->err);
 	} else if (key_is(m, "macOSProcessedStackshotData")) {
 		if (cJSON_IsString(v)) {

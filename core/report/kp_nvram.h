@@ -3,11 +3,16 @@
  * report parsers can read it.
  *
  * Forms, sniffed by content:
- *  - `nvram -x aapl,panic-info`: an XML plist whose <data> holds the
- *    variable in base64;
+ *  - `nvram -x`: an XML plist whose <data> holds the variable in base64;
  *  - `nvram -p` (or `nvram aapl,panic-info`): a line "aapl,panic-info",
  *    a tab or blanks, then the bytes with %xx escapes for any that are not
  *    printable;
+ *    in both, a log too long for one variable is split into
+ *    "AAPL,PanicInfo0000" .. "0009", "000K", ... (joined in order, and
+ *    preferred to an aapl,panic-info beside them that holds less); a value
+ *    pasted cut mid-byte decodes up to its last whole byte, with a warning;
+ *  - the variable's bytes as they are, or an efivarfs file of it (a 4-byte
+ *    attribute word first), taken when they decode to a panic log;
  *  - a dump of the Apple silicon / T2 panic region: an
  *    embedded_panic_header ("FUNK") or a macos_panic_header ("DEED") at
  *    offset 0, the panic log at the offset and length it states.
@@ -29,7 +34,10 @@
 typedef struct kp_nvram {
 	char *text;               /* the panic log, NUL-terminated; len bytes */
 	size_t len;
-	const char *form;         /* "nvram -x", "nvram -p", "FUNK panic region", "DEED panic region" */
+	const char *form;         /* "nvram -x", "nvram -p", "FUNK panic region", "DEED panic region",
+	                           * "efivarfs file", "raw variable bytes", or form_buf */
+	char form_buf[96];        /* "nvram -p, 12 AAPL,PanicInfo chunks" */
+	char warning[320];        /* what was read with a doubt, "" if nothing */
 	bool packed;              /* the bytes were packA'd (Intel) */
 	/* region headers only (has_header): */
 	bool has_header;

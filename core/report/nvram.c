@@ -5,8 +5,11 @@
 #include "kp_base64.h"
 #include "kp_lex.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define FUNK_MAGIC 0x46554E4Bu   /* embedded_panic_header, xnu osfmk/kern/debug.h */
 #define DEED_MAGIC 0x44454544u   /* macos_panic_header */
@@ -148,68 +151,260 @@ static kp_status from_bytes(const unsigned char *b, size_t n, kp_nvram *out, kp_
 	return KP_OK;
 }
 
-/* `nvram -x`: the <data> after <key>aapl,panic-info</key>. */
-static kp_status plist(const char *data, size_t len, kp_nvram *out, kp_error *err)
-{
-	const char *end = data + len;
-	const char *k = kp__span_find(data, end, "<key>aapl,panic-info</key>");
-	if (!k)
-		return kp_error_set(err, KP_ERR_FORMAT, 0, 0, "a property list without aapl,panic-info");
-	const char *d = kp__span_find(k, end, "<data>");
-	const char *de = d ? kp__span_find(d, end, "</data>") : NULL;
-	if (!d || !de)
-		return kp_error_set(err, KP_ERR_FORMAT, line_of(data, k), k - data,
-		                    "aapl,panic-info: no <data>...</data> after the key");
-	d += 6;
-	unsigned char *b = malloc(kp_base64_max((size_t)(de - d)));
+/* ---- the variables: aapl,panic-info and the AAPL,PanicInfo chunks ------
+ *
+ * A panic log longer than one variable holds is split into
+ * "AAPL,PanicInfo0000" .. "0009", "000K", "000L", ...: Apple's namer adds a
+ * chunk's index to '0' below ten and to 'A' from ten on (not to 'A' - 10),
+ * so chunk 10 is "000K".  Each holds up to 768 bytes of the packed log; the
+ * bytes are joined in index order before anything is unpacked (a 7-byte
+ * packA group can straddle two chunks).  Both nvram forms name a variable
+ * with or without its GUID ("7C436110-...:AAPL,PanicInfo0000"). */
+#define MAX_CHUNKS 64
+#define WHOLE (-1)   /* aapl,panic-info */
+
+struct var {
+	int index;               /* chunk index, or WHOLE */
+	unsigned char *b;        /* its bytes (malloc'd) */
 	size_t n;
-	if (!b)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	if (!kp_base64_decode(d, (size_t)(de - d), false, b, &n)) {
-		free(b);
-		return kp_error_set(err, KP_ERR_FORMAT, line_of(data, d), d - data, "aapl,panic-info: bad base64 in <data>");
-	}
-	out->form = "nvram -x";
-	kp_status st = from_bytes(b, n, out, err);
-	free(b);
-	return st;
+	bool cut;                /* the value ended mid-byte */
+};
+
+struct vars {
+	struct var v[MAX_CHUNKS + 1];
+	size_t n;
+	bool extra;              /* more chunks than MAX_CHUNKS */
+};
+
+static void vars_free(struct vars *vs)
+{
+	for (size_t i = 0; i < vs->n; i++)
+		free(vs->v[i].b);
+	vs->n = 0;
 }
 
-/* `nvram -p`: "aapl,panic-info<TAB>bytes" with %xx escapes, to the end of
- * the line. */
-static kp_status printed(const char *data, size_t len, const char *at, kp_nvram *out, kp_error *err)
+/* The chunk index of the variable named name[0..len) (after any "GUID:"),
+ * WHOLE for aapl,panic-info, -2 for any other variable. */
+static int var_index(const char *name, size_t len)
 {
-	const char *end = data + len, *p = at + 15 < end ? at + 15 : end;
-	while (p < end && (*p == '\t' || *p == ' '))
-		p++;
-	const char *e = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
-	if (!e)
-		e = end;
-	if (e > p && e[-1] == '\r')
-		e--;
-	unsigned char *b = malloc((size_t)(e - p) + 1);
-	size_t n = 0;
-	if (!b)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	for (const char *q = p; q < e; q++) {
-		if (*q != '%') {
-			b[n++] = (unsigned char)*q;
+	for (size_t i = len; i > 0; i--)
+		if (name[i - 1] == ':') {
+			name += i;
+			len -= i;
+			break;
+		}
+	if (len == 15 && strncasecmp(name, "aapl,panic-info", 15) == 0)
+		return WHOLE;
+	if (len != 18 || !strncasecmp(name, "aapl,panicinfo000", 17) == 0)
+		return -2;
+	char c = name[17];
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'K' && c <= 'Z')
+		return c - 'A';
+	return -2;
+}
+
+static kp_status add_var(struct vars *vs, int index, unsigned char *b, size_t n, bool cut, kp_error *err)
+{
+	for (size_t i = 0; i < vs->n; i++)
+		if (vs->v[i].index == index) {   /* a repeated name: the first is kept */
+			free(b);
+			return KP_OK;
+		}
+	if (vs->n > MAX_CHUNKS) {
+		free(b);
+		vs->extra = true;
+		return KP_OK;
+	}
+	(void)err;
+	vs->v[vs->n++] = (struct var){index, b, n, cut};
+	return KP_OK;
+}
+
+/* `nvram -x`: each <key>NAME</key> of a panic variable and its <data>. */
+static kp_status plist_vars(const char *data, size_t len, struct vars *vs, kp_error *err)
+{
+	const char *end = data + len, *p = data;
+	while ((p = kp__span_find(p, end, "<key>")) != NULL) {
+		const char *name = p + 5, *ke = kp__span_find(name, end, "</key>");
+		if (!ke)
+			break;
+		p = ke + 6;
+		int index = var_index(name, (size_t)(ke - name));
+		if (index == -2)
+			continue;
+		const char *next = kp__span_find(p, end, "<key>");
+		const char *d = kp__span_find(p, next ? next : end, "<data>");
+		const char *de = d ? kp__span_find(d, next ? next : end, "</data>") : NULL;
+		if (!d || !de)
+			return kp_error_set(err, KP_ERR_FORMAT, line_of(data, name), name - data,
+			                    "%.*s: no <data>...</data> after the key", (int)(ke - name), name);
+		d += 6;
+		unsigned char *b = malloc(kp_base64_max((size_t)(de - d)));
+		size_t n = 0;
+		bool cut = false;
+		if (!b)
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		if (!kp_base64_decode(d, (size_t)(de - d), false, b, &n)) {
+			/* a paste cut inside a group: its whole bytes */
+			const char *t = de;
+			while (t > d && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r' || t[-1] == '\n'))
+				t--;
+			if (t == d || !kp_base64_decode(d, (size_t)(t - 1 - d), false, b, &n)) {
+				free(b);
+				return kp_error_set(err, KP_ERR_FORMAT, line_of(data, d), d - data,
+				                    "%.*s: bad base64 in <data>", (int)(ke - name), name);
+			}
+			cut = true;
+		}
+		if (add_var(vs, index, b, n, cut, err) != KP_OK)
+			return KP_ERR_NOMEM;
+		p = de;
+	}
+	return KP_OK;
+}
+
+/* `nvram -p`: "NAME<TAB>bytes" with %xx escapes, to the end of the line. */
+static kp_status printed_vars(const char *data, size_t len, struct vars *vs, kp_error *err)
+{
+	const char *end = data + len;
+	for (const char *line = data; line < end;) {
+		const char *eol = memchr(line, '\n', (size_t)(end - line));
+		const char *next = eol ? eol + 1 : end, *e = eol ? eol : end;
+		const char *sep = line;
+		while (sep < e && *sep != '\t' && *sep != ' ')
+			sep++;
+		int index = sep < e ? var_index(line, (size_t)(sep - line)) : -2;
+		if (index == -2) {
+			line = next;
 			continue;
 		}
-		int hi = e - q >= 3 ? kp_hex_digit((unsigned char)q[1]) : -1;
-		int lo = e - q >= 3 ? kp_hex_digit((unsigned char)q[2]) : -1;
-		if (hi < 0 || lo < 0) {
-			free(b);
-			return kp_error_set(err, KP_ERR_FORMAT, line_of(data, q), q - data,
-			                    "aapl,panic-info: '%%' without two hex digits");
+		const char *p = sep;
+		while (p < e && (*p == '\t' || *p == ' '))
+			p++;
+		if (e > p && e[-1] == '\r')
+			e--;
+		unsigned char *b = malloc((size_t)(e - p) + 1);
+		size_t n = 0;
+		bool cut = false;
+		if (!b)
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		for (const char *q = p; q < e; q++) {
+			if (*q != '%') {
+				b[n++] = (unsigned char)*q;
+				continue;
+			}
+			int hi = e - q >= 3 ? kp_hex_digit((unsigned char)q[1]) : -1;
+			int lo = e - q >= 3 ? kp_hex_digit((unsigned char)q[2]) : -1;
+			if (hi < 0 || lo < 0) {
+				if (e - q < 3 && (e - q < 2 || kp_hex_digit((unsigned char)q[1]) >= 0)) {
+					cut = true;   /* a paste cut mid-byte: its whole bytes */
+					break;
+				}
+				free(b);
+				return kp_error_set(err, KP_ERR_FORMAT, line_of(data, q), q - data,
+				                    "%.*s: '%%' without two hex digits", (int)(sep - line), line);
+			}
+			b[n++] = (unsigned char)(hi << 4 | lo);
+			q += 2;
 		}
-		b[n++] = (unsigned char)(hi << 4 | lo);
-		q += 2;
+		if (add_var(vs, index, b, n, cut, err) != KP_OK)
+			return KP_ERR_NOMEM;
+		line = next;
 	}
-	out->form = "nvram -p";
-	kp_status st = from_bytes(b, n, out, err);
-	free(b);
-	return st;
+	return KP_OK;
+}
+
+static int cmp_var(const void *a, const void *b)
+{
+	const struct var *x = a, *y = b;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static void warn(kp_nvram *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(kp_nvram *out, const char *fmt, ...)
+{
+	size_t used = strlen(out->warning);
+	if (used + 3 >= sizeof out->warning)
+		return;
+	if (used)
+		used += (size_t)snprintf(out->warning + used, sizeof out->warning - used, "; ");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(out->warning + used, sizeof out->warning - used, fmt, ap);
+	va_end(ap);
+}
+
+/* The log the variables hold: the chunks joined when there are any and
+ * they hold more than aapl,panic-info (which a Mac may keep beside them,
+ * cut short), else aapl,panic-info. */
+static kp_status from_vars(struct vars *vs, const char *form, kp_nvram *out, kp_error *err)
+{
+	qsort(vs->v, vs->n, sizeof vs->v[0], cmp_var);
+	const struct var *whole = vs->n && vs->v[0].index == WHOLE ? &vs->v[0] : NULL;
+	const struct var *c = vs->v + (whole != NULL);
+	size_t nc = vs->n - (whole != NULL), total = 0;
+	for (size_t i = 0; i < nc; i++)
+		total += c[i].n;
+	if (nc && (!whole || total > whole->n)) {
+		unsigned char *b = malloc(total ? total : 1);
+		if (!b)
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		size_t o = 0;
+		int want = 0;
+		for (size_t i = 0; i < nc; i++) {
+			if (c[i].index != want)
+				warn(out, "AAPL,PanicInfo chunks %d to %d are missing: the log has a hole there",
+				     want, c[i].index - 1);
+			if (c[i].cut)
+				warn(out, "chunk %d was cut mid-byte: decoded up to its last whole byte", c[i].index);
+			memcpy(b + o, c[i].b, c[i].n);
+			o += c[i].n;
+			want = c[i].index + 1;
+		}
+		if (vs->extra)
+			warn(out, "more than %d AAPL,PanicInfo chunks: the rest are not read", MAX_CHUNKS);
+		if (whole)
+			warn(out, "aapl,panic-info (%zu bytes) is a shorter copy: the %zu chunks (%zu bytes) are read",
+			     whole->n, nc, total);
+		snprintf(out->form_buf, sizeof out->form_buf, "%s, %zu AAPL,PanicInfo chunks", form, nc);
+		out->form = out->form_buf;
+		kp_status st = from_bytes(b, o, out, err);
+		free(b);
+		return st;
+	}
+	if (!whole)
+		return kp_error_set(err, KP_ERR_FORMAT, 0, 0, "no aapl,panic-info or AAPL,PanicInfo variable");
+	if (whole->cut)
+		warn(out, "aapl,panic-info was cut mid-byte: decoded up to its last whole byte");
+	out->form = form;
+	return from_bytes(whole->b, whole->n, out, err);
+}
+
+/* The bytes of one variable as they are: a raw dump, or an efivarfs file
+ * (a 4-byte attribute word, then the bytes).  Taken only when they decode
+ * to a panic log. */
+static bool raw(const unsigned char *b, size_t len, kp_nvram *out)
+{
+	static const struct { size_t skip; const char *form; } tries[] = {
+		{4, "efivarfs file"}, {0, "raw variable bytes"}};
+	for (size_t t = 0; t < 2; t++) {
+		size_t skip = tries[t].skip;
+		if (len <= skip || (skip == 4 && le32(b) > 0x7f))   /* EFI attribute bits */
+			continue;
+		kp_nvram tmp = {0};
+		kp_error e;
+		tmp.form = tries[t].form;
+		if (from_bytes(b + skip, len - skip, &tmp, &e) == KP_OK &&
+		    (kp__span_find(tmp.text, tmp.text + tmp.len, "panic") ||
+		     kp__span_find(tmp.text, tmp.text + tmp.len, "Debugger"))) {
+			*out = tmp;
+			return true;
+		}
+		kp_nvram_free(&tmp);
+	}
+	return false;
 }
 
 kp_status kp_nvram_decode(const char *data, size_t len, kp_nvram *out, kp_error *err)
@@ -224,22 +419,20 @@ kp_status kp_nvram_decode(const char *data, size_t len, kp_nvram *out, kp_error 
 		st = region(b, len, out, err);
 	} else {
 		const char *scan_end = data + (len < 65536 ? len : 65536);
-		const char *line = NULL;
-		for (const char *p = data; p < data + len && !line;) {
-			if ((size_t)(data + len - p) > 15 && memcmp(p, "aapl,panic-info", 15) == 0 &&
-			    (p[15] == '\t' || p[15] == ' '))
-				line = p;
-			const char *nl = memchr(p, '\n', (size_t)(data + len - p));
-			p = nl ? nl + 1 : data + len;
-		}
-		if (kp__span_find(data, scan_end, "<plist"))
-			st = plist(data, len, out, err);
-		else if (line)
-			st = printed(data, len, line, out, err);
-		else
+		bool is_plist = kp__span_find(data, scan_end, "<plist") != NULL;
+		struct vars vs = {0};
+		st = is_plist ? plist_vars(data, len, &vs, err) : printed_vars(data, len, &vs, err);
+		if (st == KP_OK && vs.n)
+			st = from_vars(&vs, is_plist ? "nvram -x" : "nvram -p", out, err);
+		else if (st == KP_OK && is_plist)
 			st = kp_error_set(err, KP_ERR_FORMAT, 0, 0,
-			                  "not nvram output: no aapl,panic-info (nvram -x or nvram -p) and no "
-			                  "FUNK or DEED panic region header at offset 0");
+			                  "a property list without aapl,panic-info or AAPL,PanicInfo variables");
+		else if (st == KP_OK && !raw(b, len, out))
+			st = kp_error_set(err, KP_ERR_FORMAT, 0, 0,
+			                  "not nvram output: no aapl,panic-info or AAPL,PanicInfo variable (nvram -x or "
+			                  "nvram -p), no FUNK or DEED panic region header at offset 0, and no panic "
+			                  "log in the bytes as they are");
+		vars_free(&vs);
 	}
 	if (st != KP_OK)
 		kp_nvram_free(out);
