@@ -155,4 +155,11 @@ print("ok")
 PY
 check "$(cat "$tmp/py")" = ok "text forms: kernel frames by name, ppc frames and arch, arch from addresses, warnings as strings ($(tail -1 "$tmp/py"))"
 
+# issue 31 item 10: a header-only .ips is refused as cut short, never a panic
+"$kp" show --no-symbols "$KP_TESTS_DIR/hostile/ips-header-only.ips" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "header-only .ips: exit 2"
+check_grep "ips-header-only.ips: cut short: a bug_type 210 header and no body after it (line 1" "$tmp/err" \
+	"header-only .ips: one line says it is cut short"
+check "$(wc -c <"$tmp/out" | tr -d ' ')" = 0 "header-only .ips: no report printed"
+
 done_testing

@@ -664,12 +664,20 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		                    ? KP_FORMAT_IPS : KP_FORMAT_INTEL_JSON;
 	} else if (r->has_bug_type && r->bug_type == 210) {
 		r->format = KP_FORMAT_IPS;
-		/* a header and nothing else (no panic string, processes or
-		 * images): cut short, never a clean empty panic */
+		/* a header and nothing after it: cut short (a report caught
+		 * being written, or a paste that lost its body), refused rather
+		 * than listed as a panic that says nothing (issue 31 item 10);
+		 * the index records the error and reads the file again once it
+		 * has grown.  (With no body the header line is read as one.) */
+		if (!c.procs && !r->nimages && (!has_header || !c.saw_body_member))
+			return kp_error_set(err, KP_ERR_FORMAT, 1, (long)(end - data),
+			                    "cut short: a bug_type 210 header and no body after it");
+		/* a body cut before its panic string, processes and images:
+		 * kept as what it is, a truncated report, never a clean panic */
 		if (!c.procs && !r->nimages) {
 			r->truncated = true;
 			kp__warn(r, 1, "report is truncated: a bug_type 210 header and no panic in it");
-			r->headline = kp__strdup(r, "panic report cut short (a header and no body)");
+			r->headline = kp__strdup(r, "panic report cut short (no panic in what is there)");
 		}
 	} else {
 		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0,
