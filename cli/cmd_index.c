@@ -223,6 +223,7 @@ static void print_json(const char *db, const kpi_summary *s, const kpi_resign_su
 
 static const struct option index_options[] = {
 	{"db", required_argument, NULL, 'd'},
+	{"host", required_argument, NULL, 'H'},
 	{"resign", no_argument, NULL, 'r'},
 	{"dsym", required_argument, NULL, 'y'},
 	{"kernelcache", required_argument, NULL, 'k'},
@@ -261,7 +262,7 @@ static bool paths_ok(char *const *paths, size_t n)
 
 int kpc_cmd_index(int argc, char **argv)
 {
-	const char *db_opt = NULL;
+	const char *db_opt = NULL, *host_opt = NULL;
 	bool resign = false, json = false, no_symbols = false, verbose = false;
 	const char *dsyms[MAX_DSYMS], *kcs[MAX_DSYMS];
 	size_t ndsyms = 0, nkcs = 0;
@@ -286,6 +287,7 @@ int kpc_cmd_index(int argc, char **argv)
 			kcs[nkcs++] = optarg;
 			break;
 		case 'd': db_opt = optarg; break;
+		case 'H': host_opt = optarg; break;
 		case 'r': resign = true; break;
 		case 'j': json = true; break;
 		case 'h':
@@ -329,6 +331,12 @@ int kpc_cmd_index(int argc, char **argv)
 		paths = defaults;
 		npaths = ndefaults;
 	}
+	/* the reports' Mac: as the user says, or this Mac for its own folders;
+	 * otherwise unknown (issue 31 item 4) */
+	if (host_opt)
+		kpi_set_report_host(db, host_opt);
+	else if (argc == optind)
+		kpi_set_report_host_own(db);
 
 	kp_error err;
 	kpi_summary sum = {0};

@@ -378,7 +378,9 @@ static int host_sink(void *ctx, const kpi_host_row *h)
 		kp_report_json_end(&ob);
 		return 0;
 	}
-	put(h->host, 24);
+	/* a report that names no Mac, pushed with none named: unknown, never
+	 * the machine that read it (issue 31 item 4) */
+	put(h->host || h->host_key ? h->host : "(unknown)", 24);
 	putchar(' ');
 	put(h->host_key, 42);
 	putchar(' ');

@@ -63,9 +63,11 @@ static const command commands[] = {
 	 "--kernelcache: the file looked in is a kernelcache (the same as --dsym).\n"
 	 "--signatures: symbolicator signature files naming a stripped kernel's functions.\n"},
 	{"index", kpc_cmd_index,
-	 "index [--db PATH] [--json] [-v] [--resign] [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--no-symbols] [PATH...]",
+	 "index [--db PATH] [--host NAME] [--json] [-v] [--resign] [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--no-symbols] [PATH...]",
 	 "Default folders: /Library/Logs/DiagnosticReports and\n"
 	 "~/Library/Logs/DiagnosticReports (their Retired/ folders included).\n"
+	 "--host: the Mac the reports come from (else $KPBROWSE_HOST; a Mac's own\n"
+	 "default folders are its own; other reports without a key name no Mac).\n"
 	 "-v: also name every file skipped and why.  A PATH given that does not exist,\n"
 	 "or is a FIFO or device, is a usage error; a file that is moved or removed\n"
 	 "while the scan runs is skipped, not an error.  Errors go to stderr.\n"},

@@ -72,8 +72,27 @@ kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *e
 			name[0] = '\0';
 		name[sizeof name - 1] = '\0';
 		kpi_set_host(*out, name[0] ? name : "localhost");
+		/* a report's Mac is never guessed from the machine that reads
+		 * it (issue 31 item 4): only KPBROWSE_HOST, or a caller that
+		 * knows (kpi_set_report_host), says it */
+		kpi_set_report_host(*out, h && *h ? name : NULL);
 	}
 	return st;
+}
+
+void kpi_set_report_host(kpi_db *db, const char *name)
+{
+	snprintf(db->report_host, sizeof db->report_host, "%s", name ? name : "");
+}
+
+void kpi_set_report_host_own(kpi_db *db)
+{
+#ifdef __APPLE__
+	if (!db->report_host[0])
+		kpi_set_report_host(db, db->host);
+#else
+	(void)db;   /* a report folder here holds copies from some Mac */
+#endif
 }
 
 void kpi_set_host(kpi_db *db, const char *name)

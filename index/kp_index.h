@@ -84,6 +84,17 @@ void kpi_mask_secrets(const char *target, const char *text, char *buf, size_t si
 void kpi_set_host(kpi_db *db, const char *name);
 const char *kpi_host(const kpi_db *db);
 
+/* The Mac the reports a scan stores come from (reports.host): kpi_open sets
+ * it from $KPBROWSE_HOST only; a caller that knows sets it (index --host, or
+ * a Mac scanning its own report folders); NULL or "" is unknown, stored as
+ * NULL and shown as such.  The report's own key (crashReporterKey,
+ * Anonymous UUID) is kept whatever this says. */
+void kpi_set_report_host(kpi_db *db, const char *name);
+/* The scan reads this machine's own report folders (no PATH given): on a
+ * Mac they are its own reports, and its name (kpi_host) becomes theirs
+ * unless a host is set already; elsewhere they stay unknown. */
+void kpi_set_report_host_own(kpi_db *db);
+
 /* ---- state kept with the index (e.g. the TUI's "seen until") ---- */
 
 /* *value is malloc'd (caller frees), NULL when key is unset.  Keys are

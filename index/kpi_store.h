@@ -234,7 +234,8 @@ typedef struct kpi__store_ops {
 /* Every store's handle starts with this. */
 struct kpi_db {
 	const kpi__store_ops *ops;
-	char host[256];       /* the pushing machine (kpi_set_host) */
+	char host[256];       /* the pushing machine (kpi_set_host): keys paths */
+	char report_host[256];   /* the Mac the scanned reports come from, "" unknown */
 };
 
 /* What a migration needs of the reports is the index layer's to fill, since

@@ -351,7 +351,7 @@ static kp_status record_make(scan *s, kpi__prep *p, bool no_incident, kpi__new_r
 		.exact_key = p->sig.exact_key,
 		.group_id = gid,
 		.indexed_at = s->now,
-		.host = s->db->host,
+		.host = s->db->report_host[0] ? s->db->report_host : NULL,
 		.host_key = p->key[0] ? p->key : NULL,
 		.model = r->product,
 		.images = p->images,

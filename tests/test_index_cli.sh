@@ -133,6 +133,19 @@ if [ -d "$R" ]; then
 	role_of() { # FILE.json REPORT: the match role of REPORT's row, "-" when absent
 		python3 -c 'import json,sys; r=[x["match"]["role"] for x in json.load(open(sys.argv[1])) if x["path"].endswith("/"+sys.argv[2])]; print(r[0] if r else "-")' "$1" "$2"
 	}
+	# issue 31 item 4: copies of other Macs' reports read here are never
+	# this machine's: keyless ones are (unknown); --host says whose they are
+	me=$(hostname 2>/dev/null || uname -n)
+	"$K" hosts --db "$T/real.sqlite3" --json >"$T/h.json"
+	check '[ "$(python3 -c "import json,sys; print(sum(1 for h in json.load(open(sys.argv[1])) if h[\"host\"] == sys.argv[2]))" "$T/h.json" "$me")" = 0 ]' \
+		"hosts: no report is attributed to the machine that indexed them ($me)"
+	"$K" hosts --db "$T/real.sqlite3" >"$T/h.txt"
+	check 'grep -q "^(unknown) " "$T/h.txt"' "hosts: reports without a key are (unknown)"
+	env -u KPBROWSE_HOST "$K" index --db "$T/named.sqlite3" --host lab-mac-07 --no-symbols "$R" >/dev/null 2>&1
+	"$K" hosts --db "$T/named.sqlite3" --json >"$T/hn.json"
+	hn=$(python3 -c 'import json,sys; print(",".join(sorted({str(h["host"]) for h in json.load(open(sys.argv[1]))})))' "$T/hn.json")
+	check '[ "$hn" = lab-mac-07 ]' \
+		"index --host lab-mac-07: every report is that Mac's"
 	"$K" search --db "$T/real.sqlite3" --json --kext com.apple.iokit.IONVMeFamily >"$T/nv.json"
 	check '[ $? -eq 0 ] && [ "$(role_of "$T/nv.json" $m1):$(role_of "$T/nv.json" $hk)" = image:backtrace ]' \
 		"search --kext com.apple.iokit.IONVMeFamily: a report that only loaded it (image), one that ran it (backtrace)"

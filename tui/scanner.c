@@ -64,6 +64,8 @@ static void *scan_main(void *arg)
 	if (kp_symbols_new(&so, &sym, NULL) != KP_OK)
 		sym = NULL;
 	if (st == KP_OK) {
+		if (app->cfg.default_paths)   /* this machine's own folders */
+			kpi_set_report_host_own(db);
 		st = kpi_scan(db, app->cfg.paths, app->cfg.npaths, sym ? kp_symbols_sig_name : NULL, sym,
 		              scan_progress, s, &sum, &err);
 		kpi_close(&db);
