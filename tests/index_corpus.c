@@ -88,7 +88,9 @@ static const char gen_app_crash[] =
 int gen_write(const char *dir, const char *name, const char *data, size_t len)
 {
 	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	int n = snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return -1;
 	FILE *f = fopen(path, "wb");
 	if (!f)
 		return -1;

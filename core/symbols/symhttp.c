@@ -167,7 +167,11 @@ static void negative_add(const kp__symhttp_opts *o, const kp__symhttp_job *j, co
 {
 	char p[4400], line[2800];
 	negative_path(o, j, p, sizeof p);
-	snprintf(line, sizeof line, "%s %s\n", j->url, why);
+	int n = snprintf(line, sizeof line, "%s %s\n", j->url, why);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof line)   /* a long URL: the line still ends */
+		line[sizeof line - 2] = '\n';
 	if (kp_fs_mkdirs_for(p, 0700, NULL) == KP_OK)
 		kp_fs_write_atomic(p, line, strlen(line), NULL);
 }
