@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #define MAX_DEPTH 40
+#define MAX_ENTRIES 1000000   /* names one root's walk looks at, at most */
 
 
 struct seen {
@@ -77,6 +78,8 @@ struct kp_dsym_index {
 	size_t walked, from_cache, probed;
 	struct seen *seen;   /* directories entered by one walk: open addressing */
 	size_t seen_cap, seen_n;
+	char *base;          /* the real path of the root being walked */
+	size_t entries;      /* names it looked at so far (MAX_ENTRIES) */
 };
 
 static bool cacheable(const char *p)
@@ -352,12 +355,42 @@ static bool seen_insert(kp_dsym_index *x, dev_t dev, ino_t ino)
 	return true;
 }
 
-static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth)
+/* Whether the real path of the link p stays inside the walked root: a
+ * link out of it (to /, a parent, another tree) is not followed. */
+static bool link_inside(const kp_dsym_index *x, const char *p)
+{
+	char *real = x->base ? realpath(p, NULL) : NULL;
+	size_t bl = x->base ? strlen(x->base) : 0;
+	bool in = real && strncmp(real, x->base, bl) == 0 &&
+	          (real[bl] == '\0' || real[bl] == '/' || (bl == 1 && x->base[0] == '/'));
+	free(real);
+	return in;
+}
+
+/* Where a walk is in a .dSYM bundle: only X.dSYM/Contents/Resources/DWARF's
+ * files are looked at, never the rest of a bundle (a link to / inside it,
+ * a copy of the binary). */
+enum { OUTSIDE, BUNDLE, CONTENTS, RESOURCES, DWARF };
+
+static bool is_dsym_name(const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n > 5 && memcmp(dir + n - 5, ".dSYM", 5) == 0 && dir[n - 6] != '/';
+}
+
+/* A walk follows links (stat) but stays in the root's real path, at most
+ * MAX_DEPTH folders deep and MAX_ENTRIES names in all; each directory is
+ * entered once (seen_insert), so link loops end. */
+static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth, int in)
 {
 	struct stat st;
 	if (depth > MAX_DEPTH || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
 	    !seen_insert(x, st.st_dev, st.st_ino))
 		return;
+	if (in == OUTSIDE && is_dsym_name(dir))
+		in = BUNDLE;
 	root *r = &x->roots[ri];
 	if (kp_vec_push((void **)&r->dirs, &r->ndirs, &r->dcap, sizeof *r->dirs)) {
 		dirrec *d = &r->dirs[r->ndirs - 1];
@@ -368,12 +401,17 @@ static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth)
 	DIR *dp = opendir(dir);
 	if (!dp)
 		return;
+	static const char *const next[] = {[BUNDLE] = "Contents", [CONTENTS] = "Resources",
+	                                   [RESOURCES] = "DWARF"};
 	struct dirent *de;
 	size_t dl = strlen(dir);
-	while ((de = readdir(dp)) != NULL) {
+	while ((de = readdir(dp)) != NULL && x->entries < MAX_ENTRIES) {
 		const char *name = de->d_name;
 		if (name[0] == '.')
 			continue;   /* ., .., and hidden folders such as .git */
+		x->entries++;
+		if (in != OUTSIDE && in != DWARF && strcmp(name, next[in]) != 0)
+			continue;
 		size_t nl = strlen(name);
 		char *p = malloc(dl + nl + 2);
 		if (!p)
@@ -381,11 +419,11 @@ static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth)
 		memcpy(p, dir, dl);
 		p[dl] = '/';
 		memcpy(p + dl + 1, name, nl + 1);
-		struct stat cs;
-		if (stat(p, &cs) == 0) {   /* follows links; loops stop at seen_insert */
-			if (S_ISDIR(cs.st_mode))
-				walk_dir(x, ri, p, depth + 1);
-			else if (S_ISREG(cs.st_mode))
+		struct stat cs, ls;
+		if (lstat(p, &ls) == 0 && (!S_ISLNK(ls.st_mode) || link_inside(x, p)) && stat(p, &cs) == 0) {
+			if (S_ISDIR(cs.st_mode) && in != DWARF)
+				walk_dir(x, ri, p, depth + 1, in == OUTSIDE ? OUTSIDE : in + 1);
+			else if (S_ISREG(cs.st_mode) && (in == OUTSIDE || in == DWARF))
 				probe(x, ri, p, &cs);
 		}
 		free(p);
@@ -444,10 +482,14 @@ static void walk_root(kp_dsym_index *x, size_t ri)
 		memset(x->seen, 0, x->seen_cap * sizeof *x->seen);
 	struct stat st;
 	if (stat(r->path, &st) == 0) {
+		x->base = realpath(r->path, NULL);
+		x->entries = 0;
 		if (S_ISDIR(st.st_mode))
-			walk_dir(x, ri, r->path, 0);
+			walk_dir(x, ri, r->path, 0, OUTSIDE);
 		else if (S_ISREG(st.st_mode))
 			probe(x, ri, r->path, &st);
+		free(x->base);
+		x->base = NULL;
 	}
 	x->reuse = NULL;
 }

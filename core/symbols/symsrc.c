@@ -305,17 +305,21 @@ static void mapped_path(char *out, size_t size, const char *tree, const char *uu
 	         hex + 16, hex + 20);
 }
 
-/* Mach-O files directly in dir, in name order (a bundle's DWARF folder). */
+#define DWARF_FILES_MAX 64   /* of one bundle's DWARF folder (one per arch, as a rule) */
+
+/* Mach-O files directly in dir, in name order (a bundle's DWARF folder),
+ * the first DWARF_FILES_MAX. */
 static size_t add_files_in(struct memo *m, const char *dir)
 {
 	char **names = NULL;
 	size_t n = 0, added = 0;
 	if (kp_fs_dir_names(dir, &names, &n, NULL) != KP_OK)
 		return 0;
-	for (size_t j = 0; j < n; j++) {
+	for (size_t j = 0; j < n && added < DWARF_FILES_MAX; j++) {
 		char p[4200];
 		struct stat st;
-		snprintf(p, sizeof p, "%s/%s", dir, names[j]);
+		if (snprintf(p, sizeof p, "%s/%s", dir, names[j]) >= (int)sizeof p)
+			continue;   /* too long: never a truncated path */
 		if (names[j][0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
 			memo_add(m, p);
 			added++;
@@ -326,8 +330,9 @@ static size_t add_files_in(struct memo *m, const char *dir)
 }
 
 /* The candidates path stands for: itself (a file), else the files of its
- * Contents/Resources/DWARF (a .dSYM bundle), else the files in it; how
- * many were added. */
+ * Contents/Resources/DWARF (a .dSYM bundle); how many were added.  Any
+ * other folder stands for nothing: a dsymForUUID answer naming one (or /)
+ * never has every file in it opened. */
 static size_t add_target(struct memo *m, const char *path)
 {
 	struct stat st;
@@ -341,8 +346,7 @@ static size_t add_target(struct memo *m, const char *path)
 		return 0;
 	char dwarf[4300];
 	snprintf(dwarf, sizeof dwarf, "%s/Contents/Resources/DWARF", path);
-	size_t n = add_files_in(m, dwarf);
-	return n ? n : add_files_in(m, path);
+	return add_files_in(m, dwarf);
 }
 
 static void mapped_fill(kp__symsrc *s, unsigned i, const char *uuid, struct memo *m, kp_sb *tried,
