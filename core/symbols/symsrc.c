@@ -936,26 +936,13 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 	return KP_OK;
 }
 
-/* A positive whole number from the environment, else def. */
-static long env_long(const char *name, long def, long max)
-{
-	const char *v = getenv(name);
-	char *end;
-	long n = v ? strtol(v, &end, 10) : 0;
-	return v && end != v && !*end && n > 0 && n <= max ? n : def;
-}
-
 static void http_settings(kp__symsrc *s)
 {
 	if (s->cache_dir[0])
 		snprintf(s->dl_dir, sizeof s->dl_dir, "%s/downloads", s->cache_dir);
 	kp__symhttp_opts *o = &s->http;
 	o->dir = s->dl_dir;
-	o->timeout_s = env_long("KPBROWSE_SYMBOL_SERVER_TIMEOUT", 120, 86400);
-	o->connect_timeout_s = o->timeout_s < 10 ? o->timeout_s : 10;
-	o->max_bytes = (uint64_t)env_long("KPBROWSE_SYMBOL_SERVER_MAX_MB", 4096, 1L << 20) << 20;
-	o->negative_ttl_s = env_long("KPBROWSE_SYMBOL_SERVER_NEGATIVE_TTL", 3600, 365L * 86400);
-	o->parallel = (unsigned)env_long("KPBROWSE_SYMBOL_SERVER_PARALLEL", 4, 32);
+	kp__symhttp_opts_env(o);
 }
 
 static void free_strv(char **v, size_t n)
