@@ -432,6 +432,7 @@ struct held {
 
 struct budget {
 	uint64_t cap, used;     /* used: every file and live temporary, and reservations */
+	uint64_t evictable;     /* what v[next..n) holds */
 	struct held *v;         /* evictable downloads, least recently used first */
 	size_t n, vcap, next;   /* next: the first not yet evicted */
 };
@@ -445,8 +446,10 @@ static void budget_add(void *ctx, const char *path, const char *uuid, const stru
 	struct held *h = kp_vec_push((void **)&b->v, &b->n, &b->vcap, sizeof *b->v);
 	if (h && !(h->path = strdup(path)))
 		b->n--;
-	else if (h)
+	else if (h) {
 		h->atime_ns = kp_fs_atime_ns(st), h->size = (uint64_t)st->st_size;
+		b->evictable += h->size;
+	}
 }
 
 static int by_atime(const void *a, const void *b)
@@ -457,12 +460,16 @@ static int by_atime(const void *a, const void *b)
 
 /* Reserves need more bytes, first removing the least recently used
  * downloads while they would not fit; false when they still would not
- * (then nothing is reserved).  *evicted counts what it removed. */
+ * (then nothing is reserved, and nothing removed in vain when even all of
+ * them would not make room).  *evicted counts what it removed. */
 static bool budget_take(struct budget *b, uint64_t need, unsigned *evicted)
 {
+	if (need && b->used + need > b->cap + b->evictable)
+		return false;
 	while (b->used + need > b->cap && b->next < b->n) {
 		const struct held *h = &b->v[b->next++];
 		struct stat st;
+		b->evictable -= h->size;
 		if (lstat(h->path, &st) != 0)
 			b->used -= h->size < b->used ? h->size : b->used;   /* gone already */
 		else if (kp_fs_atime_ns(&st) == h->atime_ns && unlink(h->path) == 0) {
@@ -522,7 +529,15 @@ static size_t on_write(char *p, size_t size, size_t nmemb, void *ud)
 		x->over = true;
 		return 0;   /* aborts the transfer */
 	}
-	if (!reserve(x, x->got + n))
+	/* room for the whole body once its length is known (the headers came
+	 * before the first byte), so nothing is evicted for a body that would
+	 * not fit anyway */
+	curl_off_t clen = -1;
+	uint64_t want = x->got + n;
+	C.curl_easy_getinfo(x->h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &clen);
+	if (clen > 0 && (uint64_t)clen > want && (uint64_t)clen <= x->o->max_bytes)
+		want = (uint64_t)clen;
+	if (!reserve(x, want))
 		return 0;
 	if (fwrite(p, 1, n, x->fp) != n)
 		return 0;
@@ -537,9 +552,6 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 	struct xfer *x = ud;
 	x->now = dlnow;
 	x->total = dltotal;
-	/* a Content-Length within the limit: room for all of it before the body */
-	if (dltotal > 0 && (uint64_t)dltotal <= x->o->max_bytes && !reserve(x, (uint64_t)dltotal))
-		return 1;
 	return x->o->cancel && atomic_load(x->o->cancel);   /* non-zero aborts it */
 }
 
@@ -628,9 +640,9 @@ static void xfer_finish(struct xfer *x, CURLcode rc)
 	char line[700], span[32];
 	bool placed = false;
 	if (x->full) {
-		uint64_t held = x->b->used - x->reserved;
+		uint64_t held = x->b->used - x->b->evictable - x->reserved;   /* what cannot go */
 		snprintf(line, sizeof line, "refused: no room under the downloads' cap of %" PRIu64 " MiB "
-		         "(KPBROWSE_SYMBOL_SERVER_CACHE_MB): %.1f MiB are downloads in use",
+		         "(KPBROWSE_SYMBOL_SERVER_CACHE_MB): %.1f MiB are downloads in use or under way",
 		         o->cap_bytes >> 20, (double)held / 1048576.0);
 		job_say(j, KP__FETCH_REFUSED, line);
 	} else if (rc == CURLE_FILESIZE_EXCEEDED || x->over) {
@@ -747,13 +759,11 @@ static kp_status run(const kp__symhttp_opts *o, kp__symhttp_job *jobs, size_t n,
 	}
 	(void)n;
 	/* the folder as it is: dead writers' temporaries removed, the rest
-	 * counted, a lowered cap applied at once */
+	 * counted (a lowered cap evicts when a download needs the room) */
 	struct budget b = {.cap = o->cap_bytes};
 	kp__symhttp_downloads(o->dir, o->timeout_s + 60, budget_add, &b, NULL, NULL);
 	if (b.n)
 		qsort(b.v, b.n, sizeof *b.v, by_atime);
-	unsigned dropped = 0;
-	budget_take(&b, 0, &dropped);
 	unsigned par = o->parallel ? o->parallel : 1;
 	size_t next = 0, active = 0;
 	struct timespec last = {0};
