@@ -179,6 +179,7 @@ static void mark_in_use(const char *path)
 	pthread_mutex_unlock(&in_use_lock);
 }
 
+#ifdef KP_HAVE_CURL   /* asked only by the transfers' eviction */
 static bool is_in_use(const char *path)
 {
 	pthread_mutex_lock(&in_use_lock);
@@ -188,6 +189,7 @@ static bool is_in_use(const char *path)
 	pthread_mutex_unlock(&in_use_lock);
 	return have;
 }
+#endif
 
 bool kp__symhttp_cached(const char *dir, const char *uuid, char *out, size_t size)
 {
