@@ -101,6 +101,20 @@ check_grep "^found: $tmp/w/root/in/fakekernel.arm64.dSYM/Contents/Resources/DWAR
 cp "$bin/fakekext.arm64" "$tmp/w/odd.dSYM/Contents/Resources/Other/"
 "$kp" symbols where --dsym "$tmp/w/odd.dSYM" $kext >"$tmp/out" 2>&1
 check "$?" = 1 "in a .dSYM, a Mach-O outside Contents/Resources/DWARF is not opened"
+# bounded: names looked at (KPBROWSE_DSYM_WALK_MAX) and depth (40), and said
+mkdir -p "$tmp/w/chain/a/b/c/d/e/f"
+cp -R "$bin/fakekext.arm64.dSYM" "$tmp/w/chain/a/b/c/d/e/f/"
+KPBROWSE_DSYM_WALK_MAX=11 "$kp" symbols where --dsym "$tmp/w/chain" $kext >"$tmp/out" 2>&1
+check "$?" = 1 "a walk past KPBROWSE_DSYM_WALK_MAX names (11 of 12) stops"
+check_grep "^  tried: $tmp/w/chain (walk cut short: too deep or KPBROWSE_DSYM_WALK_MAX names)\$" "$tmp/out" "  and says so"
+KPBROWSE_DSYM_WALK_MAX=12 "$kp" symbols where --dsym "$tmp/w/chain" $kext >"$tmp/out" 2>&1
+check "$?" = 0 "  within it (the 12 names there): found"
+deep=$tmp/w/deep/$(printf 'd/%.0s' $(seq 41))
+mkdir -p "$deep"
+cp -R "$bin/fakekext.arm64.dSYM" "$deep"
+"$kp" symbols where --dsym "$tmp/w/deep" $kext >"$tmp/out" 2>&1
+check "$?" = 1 "a walk past 40 folders deep stops"
+check_grep "^  tried: $tmp/w/deep (walk cut short" "$tmp/out" "  and says so"
 # a dsymForUUID answer naming a folder: only a dSYM bundle's DWARF files
 mkdir -p "$tmp/w/plain"
 cp "$bin/fakekext.arm64" "$tmp/w/plain/"

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define MAX_DEPTH 40
-#define MAX_ENTRIES 1000000   /* names one root's walk looks at, at most */
+#define MAX_ENTRIES 1000000   /* names one root's walk looks at, at most (KPBROWSE_DSYM_WALK_MAX) */
 
 
 struct seen {
@@ -51,6 +51,7 @@ typedef struct root {
 	char *path;
 	unsigned tag;       /* the symbol source that added it (symsrc.c) */
 	bool walked, from_cache;
+	bool cut;           /* its walk stopped at max_entries or MAX_DEPTH */
 	dirrec *dirs;
 	size_t ndirs, dcap;
 } root;
@@ -79,7 +80,8 @@ struct kp_dsym_index {
 	struct seen *seen;   /* directories entered by one walk: open addressing */
 	size_t seen_cap, seen_n;
 	char *base;          /* the real path of the root being walked */
-	size_t entries;      /* names it looked at so far (MAX_ENTRIES) */
+	size_t entries;      /* names it looked at so far */
+	size_t max_entries;
 };
 
 static bool cacheable(const char *p)
@@ -180,7 +182,7 @@ void kp__dsym_save(kp_dsym_index *x)
 	FILE *fp = a.fp;
 	bool ok = fprintf(fp, "kpbrowse-dsym-cache 1\n") > 0;
 	for (size_t i = 0; i < x->nroots && ok; i++)
-		if (x->roots[i].walked)
+		if (x->roots[i].walked && !x->roots[i].cut)   /* a cut walk is walked (and said) again */
 			ok = write_root(fp, x->roots[i].path, x->roots[i].dirs, x->roots[i].ndirs, x->ents,
 			                x->nents, i, true);
 	/* roots cached earlier but not used this run are carried over */
@@ -205,6 +207,10 @@ kp_dsym_index *kp__dsym_new(const char *cache_dir)
 	kp_dsym_index *x = calloc(1, sizeof *x);
 	if (!x)
 		return NULL;
+	const char *env = getenv("KPBROWSE_DSYM_WALK_MAX");
+	char *end;
+	long max = env ? strtol(env, &end, 10) : 0;
+	x->max_entries = env && end != env && !*end && max > 0 && max < MAX_ENTRIES ? (size_t)max : MAX_ENTRIES;
 	if (cache_dir && cache_dir[0]) {
 		size_t n = strlen(cache_dir) + sizeof "/dsym-cache-v1";
 		x->cache_file = malloc(n);
@@ -386,8 +392,11 @@ static bool is_dsym_name(const char *dir)
 static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth, int in)
 {
 	struct stat st;
-	if (depth > MAX_DEPTH || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    !seen_insert(x, st.st_dev, st.st_ino))
+	if (depth > MAX_DEPTH) {
+		x->roots[ri].cut = true;
+		return;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || !seen_insert(x, st.st_dev, st.st_ino))
 		return;
 	if (in == OUTSIDE && is_dsym_name(dir))
 		in = BUNDLE;
@@ -405,11 +414,14 @@ static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth, in
 	                                   [RESOURCES] = "DWARF"};
 	struct dirent *de;
 	size_t dl = strlen(dir);
-	while ((de = readdir(dp)) != NULL && x->entries < MAX_ENTRIES) {
+	while ((de = readdir(dp)) != NULL) {
 		const char *name = de->d_name;
 		if (name[0] == '.')
 			continue;   /* ., .., and hidden folders such as .git */
-		x->entries++;
+		if (++x->entries > x->max_entries) {
+			r->cut = true;
+			break;
+		}
 		if (in != OUTSIDE && in != DWARF && strcmp(name, next[in]) != 0)
 			continue;
 		size_t nl = strlen(name);
@@ -523,6 +535,14 @@ const char *kp__dsym_find(kp_dsym_index *x, const char *uuid, unsigned tag, size
 			return NULL;
 		walk_root(x, ri);
 	}
+}
+
+bool kp__dsym_cut(const kp_dsym_index *x, const char *path)
+{
+	for (size_t i = 0; i < x->nroots; i++)
+		if (strcmp(x->roots[i].path, path) == 0)
+			return x->roots[i].cut;
+	return false;
 }
 
 void kp__dsym_stats(const kp_dsym_index *x, size_t *walked, size_t *from_cache, size_t *probed)

@@ -160,8 +160,8 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Roots as the trail shows them: "a, b (missing), c". */
-static void say_roots(const struct source *src, struct say *say)
+/* Roots as the trail shows them: "a, b (missing), c (walk cut short)". */
+static void say_roots(const kp__symsrc *s, const struct source *src, struct say *say)
 {
 	for (size_t j = 0; j < src->nroots; j++) {
 		struct stat st;
@@ -170,6 +170,8 @@ static void say_roots(const struct source *src, struct say *say)
 		kp_sb_str(&say->tried, src->roots[j]);
 		if (stat(src->roots[j], &st) != 0)
 			kp_sb_str(&say->tried, " (missing)");
+		else if (kp__dsym_cut(s->dx, src->roots[j]))
+			kp_sb_str(&say->tried, " (walk cut short: too deep or KPBROWSE_DSYM_WALK_MAX names)");
 	}
 }
 
@@ -192,7 +194,7 @@ static bool roots_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp_
 		return false;
 	hit->path = kp__dsym_find(s->dx, uuid, i, k);
 	if (say) {
-		say_roots(src, say);
+		say_roots(s, src, say);
 		kp_sb_str(&say->said, hit->path ? "found" : "no file with this UUID");
 	}
 	return hit->path != NULL;
