@@ -167,13 +167,20 @@ static pthread_mutex_t in_use_lock = PTHREAD_MUTEX_INITIALIZER;
 static char **in_use;
 static size_t nin_use, in_use_cap;
 
+/* Whether path is in in_use; in_use_lock held. */
+static bool in_use_has(const char *path)
+{
+	for (size_t i = 0; i < nin_use; i++)
+		if (strcmp(in_use[i], path) == 0)
+			return true;
+	return false;
+}
+
 static void mark_in_use(const char *path)
 {
 	pthread_mutex_lock(&in_use_lock);
-	bool have = false;
-	for (size_t i = 0; i < nin_use && !have; i++)
-		have = strcmp(in_use[i], path) == 0;
-	char **slot = have ? NULL : kp_vec_push((void **)&in_use, &nin_use, &in_use_cap, sizeof *in_use);
+	char **slot = in_use_has(path) ? NULL
+	                               : kp_vec_push((void **)&in_use, &nin_use, &in_use_cap, sizeof *in_use);
 	if (slot && !(*slot = strdup(path)))
 		nin_use--;
 	pthread_mutex_unlock(&in_use_lock);
@@ -183,9 +190,7 @@ static void mark_in_use(const char *path)
 static bool is_in_use(const char *path)
 {
 	pthread_mutex_lock(&in_use_lock);
-	bool have = false;
-	for (size_t i = 0; i < nin_use && !have; i++)
-		have = strcmp(in_use[i], path) == 0;
+	bool have = in_use_has(path);
 	pthread_mutex_unlock(&in_use_lock);
 	return have;
 }

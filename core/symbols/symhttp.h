@@ -123,7 +123,8 @@ kp_status kp__symhttp_downloads(const char *dir, long stale_s, kp__symhttp_dl_fn
                                 size_t *removed, kp_error *err);
 
 /* The downloaded file of uuid in dir when there is one (a regular file):
- * true and its path in out; its access time set to now (a use). */
+ * true and its path in out; its access time set to now (a use), and never
+ * evicted by this process from then on. */
 bool kp__symhttp_cached(const char *dir, const char *uuid, char *out, size_t size);
 
 /* Runs jobs[0..n), up to o->parallel transfers at once; every job gets a
