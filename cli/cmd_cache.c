@@ -65,6 +65,12 @@ static void on_kept(void *ctx, const kp_symcache_entry *e)
 	list_row(ctx, e, "kc", "kept");
 }
 
+/* a symbol server's download */
+static void on_downloaded(void *ctx, const kp_symcache_entry *e)
+{
+	list_row(ctx, e, "dl", "fetched");
+}
+
 int kpc_cmd_cache(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -94,6 +100,10 @@ int kpc_cmd_cache(int argc, char **argv)
 			return KP_EXIT_BAD;
 		}
 		kp_kernelcache_list(NULL, on_kept, &t, &err);
+		uint64_t bytes = 0, cap = 0;
+		if (kp_download_list(NULL, on_downloaded, &t, &bytes, &cap, &err) == KP_OK)
+			printf("downloads: %.1f MiB of the %" PRIu64 " MiB cap (KPBROWSE_SYMBOL_SERVER_CACHE_MB)\n",
+			       (double)bytes / 1048576.0, cap >> 20);
 		return t.ok ? KP_EXIT_OK : KP_EXIT_NONE;
 	}
 	if (strcmp(verb, "clear") == 0) {

@@ -38,11 +38,25 @@ typedef struct show_opts {
 #define DECODER_TIMEOUT_MS 5000
 #define DECODER_MAX_OUT (256u << 10)
 
+/* Whether a report's DataID may be a decoder's argument: a letter or digit,
+ * then letters, digits and "._+:", at most 63 bytes.  Never a leading '-'
+ * (an option: "-o/path" made sort write where the report chose), a '/', a
+ * space or a control.  Ending options with "--" instead would move the
+ * argument decoders already read. */
+static bool plain_data_id(const char *id)
+{
+	static const char ok[] = "._+:0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	size_t n = strlen(id);
+	return n && n <= 63 && strchr(ok + 4, id[0]) && strspn(id, ok) == n;   /* ok + 4: alnum */
+}
+
 /* --panic-data-decoder UUID=COMMAND: the entries of that owner through
  * COMMAND, run without a shell (its words split at spaces, the entry's
  * DataID, or "-", appended as the last argument), the bytes on its stdin,
  * what it prints shown (sanitised), stopped after 5 s, and then not run
- * again in this process (a hung decoder costs its 5 s once, not per entry). */
+ * again in this process (a hung decoder costs its 5 s once, not per entry).
+ * A DataID that is not plain_data_id is not passed: the decoder is not run
+ * for that entry, which is dumped as usual with the reason. */
 static char *run_decoder(void *ctx, const kp_extlog *x, char *why, size_t wsize)
 {
 	show_opts *o = ctx;
@@ -53,6 +67,10 @@ static char *run_decoder(void *ctx, const kp_extlog *x, char *why, size_t wsize)
 			continue;
 		char cmd[1024];
 		snprintf(cmd, sizeof cmd, "%s", eq + 1);
+		if (x->data_id && !plain_data_id(x->data_id)) {
+			snprintf(why, wsize, "its DataID is not a plain number or word: not passed, the decoder not run");
+			return NULL;
+		}
 		if (o->decoder_hung[i]) {
 			snprintf(why, wsize, "%.900s: not run again: it gave no answer before", cmd);
 			return NULL;

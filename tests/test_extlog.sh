@@ -115,4 +115,23 @@ check_grep "cannot run it" "$tmp/n.out" "a decoder that cannot run: said"
 "$kp" show --no-symbols --panic-data-decoder "not-a-uuid=x" "$f" >/dev/null 2>"$tmp/u.err"
 check "$?" = 2 "--panic-data-decoder without UUID=COMMAND: a usage error"
 
+# a DataID is the report's, never an option (issue 32 item 6): sort given
+# "-o<path>" would write where the report chose
+python3 - "$f" "$tmp" <<'PY'
+import sys
+src, d = sys.argv[1], sys.argv[2]
+data = open(src).read()
+i = data.index('  "ExtensiblePanicLog"')
+j = data.index('\n', i) + 1
+m = '{"4C4C44A3-5555-3144-A151-249D146ED38D": [{"DataID": "-o%s/pwned", "data": "QUJD"}, {"DataID": "12", "data": "QUJD"}, {"DataID": -4, "data": "QUJD"}, {"DataID": "a b", "data": "QUJD"}]}' % d
+open(d + "/opt.ips", "w").write(data[:i] + '  "ExtensiblePanicLog": ' + m + ',\n' + data[j:])
+PY
+"$kp" show --no-symbols --panic-data-decoder "$U=sort" "$tmp/opt.ips" >"$tmp/o.out" 2>&1
+check "$?" = 0 "a DataID like an option: show exits 0"
+check "$(ls "$tmp/pwned" 2>/dev/null)" = "" "  the decoder never sees it: nothing written where the report chose"
+check "$(grep -c "DataID is not a plain number or word: not passed, the decoder not run" "$tmp/o.out")" = 3 \
+	"  said for each such DataID (an option, a negative number, a space)"
+"$kp" show --no-symbols --panic-data-decoder "$U=$tmp/dec.sh x" "$tmp/opt.ips" >"$tmp/o2.out" 2>&1
+check_grep "^      decoded DataID 12: 3 bytes$" "$tmp/o2.out" "  a plain DataID still reaches the decoder"
+
 done_testing

@@ -213,6 +213,59 @@ sys.exit(0 if len(starts) == 2 and starts[1] < ends[0] else 1)
 EOF
 check "$?" = 0 "show: the two downloads ran at the same time"
 
+# the downloads' cap (issue 32 item 4): 2 MiB files (DWARF, then zeros)
+# under a cap of 5 MiB: the least recently used download goes for a third
+big() { mkdir -p "$srv/big/$2"; { cat "$(dwarf "$1")"; head -c 2097152 /dev/zero; } >"$srv/big/$2/debuginfo"; }
+big fakekext.arm64 4c/4c44a355553144a151249d146ed38d
+big fakekernel.arm64 4c/4c44bd55553144a14b0078ec5e31e1
+big fakekernel.x86_64 4c/4c44ef55553144a1cd413f9846d32a
+printf 'SymbolServer = %s/big\nSymbolServerLayout = unified\n' "$base" >"$tmp/config.big"
+rm -rf "$tmp/cache"
+export KPBROWSE_CONFIG="$tmp/config.big" KPBROWSE_SYMBOL_SERVER_CACHE_MB=5
+"$kp" symbols where $kext_arm >/dev/null 2>&1
+"$kp" symbols where $kernel_arm >/dev/null 2>&1
+"$kp" symbols where $kext_arm >"$tmp/c1" 2>&1
+check_grep "found (downloaded before)" "$tmp/c1" "cap: a download used again (its access time now)"
+"$kp" symbols where $kernel_x86 >"$tmp/c2" 2>&1
+check "$?" = 0 "cap: a third download that would pass it: found"
+check_grep "downloaded ([0-9]* bytes; 1 older download removed for room under the cap)" "$tmp/c2" "  and says what it removed"
+check "$(ls "$dl" | tr '\n' ' ')" = "$kext_arm $kernel_x86 " "  the least recently used went, the one used again stayed"
+held=$(cat "$dl"/* | wc -c | tr -d ' ')
+check "$held" -le 5242880 "  the folder within the cap ($held bytes)"
+"$kp" cache list >"$tmp/c3" 2>&1
+check_grep "^$kernel_x86 *dl *[0-9]* .* fetched $dl/$kernel_x86\$" "$tmp/c3" "cache list: the downloads"
+check_grep "^downloads: 4.0 MiB of the 5 MiB cap (KPBROWSE_SYMBOL_SERVER_CACHE_MB)\$" "$tmp/c3" "cache list: their total and the cap"
+# a temporary of a live writer is kept and counted; with it the cap is full
+head -c 2621440 /dev/zero >"$dl/.$trunc.$$-0.tmp"
+KPBROWSE_SYMBOL_SERVER_CACHE_MB=4 "$kp" symbols where $kernel_arm >"$tmp/c4" 2>&1
+check "$?" = 1 "cap full with files in use: not found"
+check_grep "refused: no room under the downloads' cap of 4 MiB (KPBROWSE_SYMBOL_SERVER_CACHE_MB): 2.5 MiB are downloads in use or under way" "$tmp/c4" \
+	"  refused, saying so"
+check "$(ls -A "$dl" | grep -c "^\.$trunc\.$$-0\.tmp\$")" = 1 "  the live writer's temporary kept"
+check "$(ls "$dl" | tr '\n' ' ')" = "$kext_arm $kernel_x86 " "  no download removed in vain"
+rm -f "$dl/.$trunc.$$-0.tmp"
+# a download killed by a signal leaves its temporary; the next run removes
+# it, and one of a writer that is gone, and an old one of an older kpbrowse
+KPBROWSE_CONFIG="$tmp/config" "$kp" symbols where $slow >/dev/null 2>&1 &
+kpid=$!
+for _ in $(seq 50); do
+	ls -A "$dl" | grep -q "^\.$slow\.$kpid-" && break
+	sleep 0.1
+done
+kill -9 "$kpid"
+wait "$kpid" 2>/dev/null
+check "$(ls -A "$dl" | grep -c "^\.$slow\.$kpid-[0-9]*\.tmp\$")" = 1 "killed mid-download: its temporary left behind"
+dead=$(sh -c 'echo $$')
+: >"$dl/.$gone.$dead-0.tmp"
+: >"$dl/.$gone.Ab12Cd"
+python3 -c 'import os, sys, time; t = time.time() - 7200; os.utime(sys.argv[1], (t, t))' "$dl/.$gone.Ab12Cd"
+: >"$dl/.$wrong.x9Yz0Q"
+KPBROWSE_CONFIG="$tmp/config" "$kp" symbols where $trunc >/dev/null 2>&1
+check "$(ls -A "$dl" | grep -c '^\.')" = 1 "the next download removed the dead writers' temporaries, old and new names"
+check "$(ls -A "$dl" | grep -c "^\.$wrong\.x9Yz0Q\$")" = 1 "  but not an older kpbrowse's that may still be written"
+unset KPBROWSE_SYMBOL_SERVER_CACHE_MB
+export KPBROWSE_CONFIG="$tmp/config"
+
 # libcurl that cannot be loaded: said in the trail, nothing else breaks
 rm -rf "$tmp/cache"
 KPBROWSE_LIBCURL=/nonexistent/libcurl.so.4 "$kp" symbols where $kext_arm >"$tmp/l1" 2>&1

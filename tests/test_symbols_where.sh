@@ -84,6 +84,51 @@ else
 	_ok "the DBGError's escape sequences are inert"
 fi
 
+# walks stay inside the roots named (issue 32 item 7): a link out of a
+# --dsym folder is not followed (one to / walked the whole file system), a
+# link inside it is; in a .dSYM only Contents/Resources/DWARF is opened
+mkdir -p "$tmp/w/root/.hidden" "$tmp/w/outside" "$tmp/w/odd.dSYM/Contents/Resources/Other"
+cp -R "$bin/fakekext.arm64.dSYM" "$tmp/w/outside/"
+cp -R "$bin/fakekernel.arm64.dSYM" "$tmp/w/root/.hidden/"
+ln -s "$tmp/w/outside" "$tmp/w/root/out"
+ln -s / "$tmp/w/root/slash"
+ln -s .hidden "$tmp/w/root/in"
+"$kp" symbols where --dsym "$tmp/w/root" $kext >"$tmp/out" 2>&1
+check "$?" = 1 "a link out of a --dsym folder is not followed"
+"$kp" symbols where --dsym "$tmp/w/root" $kernel >"$tmp/out" 2>&1
+check_grep "^found: $tmp/w/root/in/fakekernel.arm64.dSYM/Contents/Resources/DWARF/" "$tmp/out" \
+	"a link that stays inside it is"
+cp "$bin/fakekext.arm64" "$tmp/w/odd.dSYM/Contents/Resources/Other/"
+"$kp" symbols where --dsym "$tmp/w/odd.dSYM" $kext >"$tmp/out" 2>&1
+check "$?" = 1 "in a .dSYM, a Mach-O outside Contents/Resources/DWARF is not opened"
+# bounded: names looked at (KPBROWSE_DSYM_WALK_MAX) and depth (40), and said
+mkdir -p "$tmp/w/chain/a/b/c/d/e/f"
+cp -R "$bin/fakekext.arm64.dSYM" "$tmp/w/chain/a/b/c/d/e/f/"
+KPBROWSE_DSYM_WALK_MAX=11 "$kp" symbols where --dsym "$tmp/w/chain" $kext >"$tmp/out" 2>&1
+check "$?" = 1 "a walk past KPBROWSE_DSYM_WALK_MAX names (11 of 12) stops"
+check_grep "^  tried: $tmp/w/chain (walk cut short: too deep or KPBROWSE_DSYM_WALK_MAX names)\$" "$tmp/out" "  and says so"
+KPBROWSE_DSYM_WALK_MAX=12 "$kp" symbols where --dsym "$tmp/w/chain" $kext >"$tmp/out" 2>&1
+check "$?" = 0 "  within it (the 12 names there): found"
+deep=$tmp/w/deep/$(printf 'd/%.0s' $(seq 41))
+mkdir -p "$deep"
+cp -R "$bin/fakekext.arm64.dSYM" "$deep"
+"$kp" symbols where --dsym "$tmp/w/deep" $kext >"$tmp/out" 2>&1
+check "$?" = 1 "a walk past 40 folders deep stops"
+check_grep "^  tried: $tmp/w/deep (walk cut short" "$tmp/out" "  and says so"
+# a dsymForUUID answer naming a folder: only a dSYM bundle's DWARF files
+mkdir -p "$tmp/w/plain"
+cp "$bin/fakekext.arm64" "$tmp/w/plain/"
+for target in "$tmp/w/plain" "$bin/fakekext.arm64.dSYM"; do
+	printf '#!/bin/sh\nprintf "<plist version=\\"1.0\\"><dict><key>%%s</key><dict><key>DBGDSYMPath</key><string>%s</string></dict></dict></plist>" "$1"\n' \
+		"$target" >"$tmp/w/dfu"
+	chmod +x "$tmp/w/dfu"
+	KPBROWSE_DSYMFORUUID="$tmp/w/dfu" "$kp" symbols where $kext >"$tmp/w/$(basename "$target").out" 2>&1
+done
+check_grep "^  said: names no file here: $tmp/w/plain\$" "$tmp/w/plain.out" \
+	"dsymForUUID naming a plain folder: its files are not opened"
+check_grep "^found: $bin/fakekext.arm64.dSYM/Contents/Resources/DWARF/fakekext.arm64\$" "$tmp/w/fakekext.arm64.dSYM.out" \
+	"dsymForUUID naming a .dSYM: its DWARF file"
+
 # signature folders: a last step names them; a dSYM is not what they name
 mkdir -p "$tmp/sigs"
 "$kp" symbols where --dsym "$bin" --signatures "$tmp/sigs" --signatures "$tmp/sigs" $kext >"$tmp/out" 2>&1

@@ -206,6 +206,16 @@ int64_t kp_fs_mtime_ns(const struct stat *st)
 	return (int64_t)st->st_mtime * 1000000000 + kp_fs_mtime_nsec(st);
 }
 
+int64_t kp_fs_atime_ns(const struct stat *st)
+{
+#ifdef __APPLE__
+	long ns = (long)st->st_atimespec.tv_nsec;
+#else
+	long ns = (long)st->st_atim.tv_nsec;
+#endif
+	return (int64_t)st->st_atime * 1000000000 + ns;
+}
+
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -75,5 +75,7 @@ void kp_fs_names_free(char **names, size_t n);
  * part alone (st_mtim on Linux, st_mtimespec on macOS). */
 int64_t kp_fs_mtime_ns(const struct stat *st);
 long kp_fs_mtime_nsec(const struct stat *st);
+/* The access time likewise (st_atim, st_atimespec). */
+int64_t kp_fs_atime_ns(const struct stat *st);
 
 #endif

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #define MAX_DEPTH 40
+#define MAX_ENTRIES 1000000   /* names one root's walk looks at, at most (KPBROWSE_DSYM_WALK_MAX) */
 
 
 struct seen {
@@ -50,6 +51,7 @@ typedef struct root {
 	char *path;
 	unsigned tag;       /* the symbol source that added it (symsrc.c) */
 	bool walked, from_cache;
+	bool cut;           /* its walk stopped at max_entries or MAX_DEPTH */
 	dirrec *dirs;
 	size_t ndirs, dcap;
 } root;
@@ -77,6 +79,9 @@ struct kp_dsym_index {
 	size_t walked, from_cache, probed;
 	struct seen *seen;   /* directories entered by one walk: open addressing */
 	size_t seen_cap, seen_n;
+	char *base;          /* the real path of the root being walked */
+	size_t entries;      /* names it looked at so far */
+	size_t max_entries;
 };
 
 static bool cacheable(const char *p)
@@ -177,7 +182,7 @@ void kp__dsym_save(kp_dsym_index *x)
 	FILE *fp = a.fp;
 	bool ok = fprintf(fp, "kpbrowse-dsym-cache 1\n") > 0;
 	for (size_t i = 0; i < x->nroots && ok; i++)
-		if (x->roots[i].walked)
+		if (x->roots[i].walked && !x->roots[i].cut)   /* a cut walk is walked (and said) again */
 			ok = write_root(fp, x->roots[i].path, x->roots[i].dirs, x->roots[i].ndirs, x->ents,
 			                x->nents, i, true);
 	/* roots cached earlier but not used this run are carried over */
@@ -202,6 +207,10 @@ kp_dsym_index *kp__dsym_new(const char *cache_dir)
 	kp_dsym_index *x = calloc(1, sizeof *x);
 	if (!x)
 		return NULL;
+	const char *env = getenv("KPBROWSE_DSYM_WALK_MAX");
+	char *end;
+	long max = env ? strtol(env, &end, 10) : 0;
+	x->max_entries = env && end != env && !*end && max > 0 && max < MAX_ENTRIES ? (size_t)max : MAX_ENTRIES;
 	if (cache_dir && cache_dir[0]) {
 		size_t n = strlen(cache_dir) + sizeof "/dsym-cache-v1";
 		x->cache_file = malloc(n);
@@ -352,12 +361,45 @@ static bool seen_insert(kp_dsym_index *x, dev_t dev, ino_t ino)
 	return true;
 }
 
-static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth)
+/* Whether the real path of the link p stays inside the walked root: a
+ * link out of it (to /, a parent, another tree) is not followed. */
+static bool link_inside(const kp_dsym_index *x, const char *p)
+{
+	char *real = x->base ? realpath(p, NULL) : NULL;
+	size_t bl = x->base ? strlen(x->base) : 0;
+	bool in = real && strncmp(real, x->base, bl) == 0 &&
+	          (real[bl] == '\0' || real[bl] == '/' || (bl == 1 && x->base[0] == '/'));
+	free(real);
+	return in;
+}
+
+/* Where a walk is in a .dSYM bundle: only X.dSYM/Contents/Resources/DWARF's
+ * files are looked at, never the rest of a bundle (a link to / inside it,
+ * a copy of the binary). */
+enum { OUTSIDE, BUNDLE, CONTENTS, RESOURCES, DWARF };
+
+static bool is_dsym_name(const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return n > 5 && memcmp(dir + n - 5, ".dSYM", 5) == 0 && dir[n - 6] != '/';
+}
+
+/* A walk follows links (stat) but stays in the root's real path, at most
+ * MAX_DEPTH folders deep and MAX_ENTRIES names in all; each directory is
+ * entered once (seen_insert), so link loops end. */
+static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth, int in)
 {
 	struct stat st;
-	if (depth > MAX_DEPTH || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    !seen_insert(x, st.st_dev, st.st_ino))
+	if (depth > MAX_DEPTH) {
+		x->roots[ri].cut = true;
 		return;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || !seen_insert(x, st.st_dev, st.st_ino))
+		return;
+	if (in == OUTSIDE && is_dsym_name(dir))
+		in = BUNDLE;
 	root *r = &x->roots[ri];
 	if (kp_vec_push((void **)&r->dirs, &r->ndirs, &r->dcap, sizeof *r->dirs)) {
 		dirrec *d = &r->dirs[r->ndirs - 1];
@@ -368,12 +410,20 @@ static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth)
 	DIR *dp = opendir(dir);
 	if (!dp)
 		return;
+	static const char *const next[] = {[BUNDLE] = "Contents", [CONTENTS] = "Resources",
+	                                   [RESOURCES] = "DWARF"};
 	struct dirent *de;
 	size_t dl = strlen(dir);
 	while ((de = readdir(dp)) != NULL) {
 		const char *name = de->d_name;
 		if (name[0] == '.')
 			continue;   /* ., .., and hidden folders such as .git */
+		if (++x->entries > x->max_entries) {
+			r->cut = true;
+			break;
+		}
+		if (in != OUTSIDE && in != DWARF && strcmp(name, next[in]) != 0)
+			continue;
 		size_t nl = strlen(name);
 		char *p = malloc(dl + nl + 2);
 		if (!p)
@@ -381,11 +431,11 @@ static void walk_dir(kp_dsym_index *x, size_t ri, const char *dir, int depth)
 		memcpy(p, dir, dl);
 		p[dl] = '/';
 		memcpy(p + dl + 1, name, nl + 1);
-		struct stat cs;
-		if (stat(p, &cs) == 0) {   /* follows links; loops stop at seen_insert */
-			if (S_ISDIR(cs.st_mode))
-				walk_dir(x, ri, p, depth + 1);
-			else if (S_ISREG(cs.st_mode))
+		struct stat cs, ls;
+		if (lstat(p, &ls) == 0 && (!S_ISLNK(ls.st_mode) || link_inside(x, p)) && stat(p, &cs) == 0) {
+			if (S_ISDIR(cs.st_mode) && in != DWARF)
+				walk_dir(x, ri, p, depth + 1, in == OUTSIDE ? OUTSIDE : in + 1);
+			else if (S_ISREG(cs.st_mode) && (in == OUTSIDE || in == DWARF))
 				probe(x, ri, p, &cs);
 		}
 		free(p);
@@ -444,10 +494,14 @@ static void walk_root(kp_dsym_index *x, size_t ri)
 		memset(x->seen, 0, x->seen_cap * sizeof *x->seen);
 	struct stat st;
 	if (stat(r->path, &st) == 0) {
+		x->base = realpath(r->path, NULL);
+		x->entries = 0;
 		if (S_ISDIR(st.st_mode))
-			walk_dir(x, ri, r->path, 0);
+			walk_dir(x, ri, r->path, 0, OUTSIDE);
 		else if (S_ISREG(st.st_mode))
 			probe(x, ri, r->path, &st);
+		free(x->base);
+		x->base = NULL;
 	}
 	x->reuse = NULL;
 }
@@ -481,6 +535,14 @@ const char *kp__dsym_find(kp_dsym_index *x, const char *uuid, unsigned tag, size
 			return NULL;
 		walk_root(x, ri);
 	}
+}
+
+bool kp__dsym_cut(const kp_dsym_index *x, const char *path)
+{
+	for (size_t i = 0; i < x->nroots; i++)
+		if (strcmp(x->roots[i].path, path) == 0)
+			return x->roots[i].cut;
+	return false;
 }
 
 void kp__dsym_stats(const kp_dsym_index *x, size_t *walked, size_t *from_cache, size_t *probed)

@@ -40,6 +40,12 @@ const char *kp__dsym_find_bundle(kp_dsym_index *x, const char *bundle);
 /* Writes the cache file if anything changed (atomically, by rename). */
 void kp__dsym_save(kp_dsym_index *x);
 
+/* Whether the walk of root path stopped short: past 40 folders deep or
+ * KPBROWSE_DSYM_WALK_MAX names (default a million).  A walk never follows a
+ * link whose real path leaves its root, and in a .dSYM looks only at
+ * Contents/Resources/DWARF's files. */
+bool kp__dsym_cut(const kp_dsym_index *x, const char *path);
+
 void kp__dsym_stats(const kp_dsym_index *x, size_t *walked, size_t *from_cache, size_t *probed);
 
 #endif

@@ -280,6 +280,13 @@ kp_status kp_kernelcache_keep(const char *cache_dir, const char *kc_path, const 
 kp_status kp_kernelcache_list(const char *cache_dir, kp_symcache_entry_fn fn, void *ctx,
                               kp_error *err);
 
+/* Every symbol-server download (<cache dir>/downloads/<UUID>): uuid, size,
+ * built_ns (when downloaded), source its path.  Temporaries of writers
+ * that are gone are removed first.  *bytes: what the folder holds (live
+ * temporaries too), *cap: the cap over it all (KPBROWSE_SYMBOL_SERVER_CACHE_MB). */
+kp_status kp_download_list(const char *cache_dir, kp_symcache_entry_fn fn, void *ctx,
+                           uint64_t *bytes, uint64_t *cap, kp_error *err);
+
 /* Progress of a long walk or dSYM load, for the TUI's status line; may be
  * called from kp_symbols_frame.  what is a path; done/total are counts. */
 typedef void (*kp_symbols_progress_fn)(void *ctx, const char *what, size_t done, size_t total);

@@ -8,6 +8,7 @@
 #include "kp_lex.h"
 #include "kp_vec.h"
 #include "symcache.h"
+#include "symhttp.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -369,4 +370,41 @@ kp_status kp_kernelcache_list(const char *cache_dir, kp_symcache_entry_fn fn, vo
 	kp_fs_names_free(names, n);
 	(void)err;
 	return KP_OK;
+}
+
+/* ---- symbol-server downloads ----------------------------------------- */
+
+struct dl_listing {
+	kp_symcache_entry_fn fn;
+	void *ctx;
+	uint64_t bytes;
+};
+
+static void list_download(void *ctx, const char *path, const char *uuid, const struct stat *st)
+{
+	struct dl_listing *l = ctx;
+	l->bytes += (uint64_t)st->st_size;
+	if (!uuid)
+		return;   /* a live writer's temporary: counted only */
+	kp_symcache_entry en = {uuid, "", path, (uint64_t)st->st_size, kp_fs_mtime_ns(st), 0, false,
+	                        KP_OK, NULL};
+	l->fn(l->ctx, &en);
+}
+
+kp_status kp_download_list(const char *cache_dir, kp_symcache_entry_fn fn, void *ctx,
+                           uint64_t *bytes, uint64_t *cap, kp_error *err)
+{
+	char dir[4096], sub[4200];
+	kp__symhttp_opts o = {0};
+	kp__symhttp_opts_env(&o);
+	*cap = o.cap_bytes;
+	*bytes = 0;
+	resolve_dir(cache_dir, dir, sizeof dir);
+	if (!dir[0])
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no cache folder (set KPBROWSE_CACHE_DIR)");
+	snprintf(sub, sizeof sub, "%s/downloads", dir);
+	struct dl_listing l = {fn, ctx, 0};
+	kp_status st = kp__symhttp_downloads(sub, o.timeout_s + 60, list_download, &l, NULL, err);
+	*bytes = l.bytes;
+	return st;
 }

@@ -13,12 +13,22 @@
  * message and trail text goes through kp__symhttp_mask.
  *
  * Downloads land in a folder of their own (<cache dir>/downloads): the
- * body goes to a mkstemp file there, at most max_bytes, and is renamed to
+ * body goes to a temporary file there, at most max_bytes, and is renamed to
  * <dir>/<UUID> only when it is a Mach-O holding that UUID; a 404 or 410,
  * or a file that holds another UUID, is remembered per server and UUID
  * (<dir>/negative/<server key>-<UUID>) for negative_ttl_s seconds, when
  * that server is not asked again for that UUID.  Timeouts, refused
  * connections, 5xx and truncated bodies are not remembered.
+ *
+ * The downloads hold at most cap_bytes in all (issue 32): a transfer that
+ * would pass the cap first removes the least recently used downloads (by
+ * access time, which kp__symhttp_cached sets on every use, so a noatime
+ * mount still orders them), never one this process answered with or made,
+ * nor one used by another since it was listed, and is refused when nothing
+ * else is left.  A temporary is named
+ * .<UUID>.<pid>-<n>.tmp; one whose writer is gone (killed by a signal) is
+ * removed when a fetch starts and by kp__symhttp_downloads, one whose
+ * writer lives never.
  *
  * Ownership: servers and jobs are the caller's; everything written into a
  * job is in its fixed buffers.  Thread-safe apart from the jobs themselves
@@ -30,6 +40,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "kp_error.h"
 
@@ -85,7 +96,8 @@ typedef struct kp__symhttp_opts {
 	const char *dir;            /* the download folder (created when missing) */
 	long timeout_s;             /* a whole transfer */
 	long connect_timeout_s;
-	uint64_t max_bytes;         /* a body larger is refused */
+	uint64_t max_bytes;         /* a body larger is refused (at most cap_bytes) */
+	uint64_t cap_bytes;         /* all downloads together */
 	long negative_ttl_s;
 	unsigned parallel;          /* transfers at once (at least 1) */
 	kp__symhttp_progress_fn progress;   /* bytes so far over all jobs; may be NULL */
@@ -93,8 +105,26 @@ typedef struct kp__symhttp_opts {
 	const atomic_bool *cancel;  /* set (by any thread): transfers end now; may be NULL */
 } kp__symhttp_opts;
 
+/* The settings from the environment into o (dir and the callbacks are
+ * left alone): KPBROWSE_SYMBOL_SERVER_TIMEOUT (s, default
+ * 120), _MAX_MB (per file, default 1024, at most the cap), _CACHE_MB (all
+ * downloads, default 2048), _NEGATIVE_TTL (s, default 3600), _PARALLEL
+ * (default 4). */
+void kp__symhttp_opts_env(kp__symhttp_opts *o);
+
+/* Each finished download in dir (<dir>/<UUID>, a regular file) to fn;
+ * temporaries of writers still alive to fn with uuid NULL.  Temporaries of
+ * dead writers (and of an older kpbrowse's name, .<UUID>.XXXXXX, not
+ * written for stale_s seconds) are removed first, *removed counting them.
+ * KP_OK with nothing told when dir does not exist. */
+typedef void (*kp__symhttp_dl_fn)(void *ctx, const char *path, const char *uuid,
+                                  const struct stat *st);
+kp_status kp__symhttp_downloads(const char *dir, long stale_s, kp__symhttp_dl_fn fn, void *ctx,
+                                size_t *removed, kp_error *err);
+
 /* The downloaded file of uuid in dir when there is one (a regular file):
- * true and its path in out. */
+ * true and its path in out; its access time set to now (a use), and never
+ * evicted by this process from then on. */
 bool kp__symhttp_cached(const char *dir, const char *uuid, char *out, size_t size);
 
 /* Runs jobs[0..n), up to o->parallel transfers at once; every job gets a

@@ -160,8 +160,8 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Roots as the trail shows them: "a, b (missing), c". */
-static void say_roots(const struct source *src, struct say *say)
+/* Roots as the trail shows them: "a, b (missing), c (walk cut short)". */
+static void say_roots(const kp__symsrc *s, const struct source *src, struct say *say)
 {
 	for (size_t j = 0; j < src->nroots; j++) {
 		struct stat st;
@@ -170,6 +170,8 @@ static void say_roots(const struct source *src, struct say *say)
 		kp_sb_str(&say->tried, src->roots[j]);
 		if (stat(src->roots[j], &st) != 0)
 			kp_sb_str(&say->tried, " (missing)");
+		else if (kp__dsym_cut(s->dx, src->roots[j]))
+			kp_sb_str(&say->tried, " (walk cut short: too deep or KPBROWSE_DSYM_WALK_MAX names)");
 	}
 }
 
@@ -192,7 +194,7 @@ static bool roots_nth(kp__symsrc *s, unsigned i, const char *uuid, size_t k, kp_
 		return false;
 	hit->path = kp__dsym_find(s->dx, uuid, i, k);
 	if (say) {
-		say_roots(src, say);
+		say_roots(s, src, say);
 		kp_sb_str(&say->said, hit->path ? "found" : "no file with this UUID");
 	}
 	return hit->path != NULL;
@@ -305,17 +307,21 @@ static void mapped_path(char *out, size_t size, const char *tree, const char *uu
 	         hex + 16, hex + 20);
 }
 
-/* Mach-O files directly in dir, in name order (a bundle's DWARF folder). */
+#define DWARF_FILES_MAX 64   /* of one bundle's DWARF folder (one per arch, as a rule) */
+
+/* Mach-O files directly in dir, in name order (a bundle's DWARF folder),
+ * the first DWARF_FILES_MAX. */
 static size_t add_files_in(struct memo *m, const char *dir)
 {
 	char **names = NULL;
 	size_t n = 0, added = 0;
 	if (kp_fs_dir_names(dir, &names, &n, NULL) != KP_OK)
 		return 0;
-	for (size_t j = 0; j < n; j++) {
+	for (size_t j = 0; j < n && added < DWARF_FILES_MAX; j++) {
 		char p[4200];
 		struct stat st;
-		snprintf(p, sizeof p, "%s/%s", dir, names[j]);
+		if (snprintf(p, sizeof p, "%s/%s", dir, names[j]) >= (int)sizeof p)
+			continue;   /* too long: never a truncated path */
 		if (names[j][0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode)) {
 			memo_add(m, p);
 			added++;
@@ -326,8 +332,9 @@ static size_t add_files_in(struct memo *m, const char *dir)
 }
 
 /* The candidates path stands for: itself (a file), else the files of its
- * Contents/Resources/DWARF (a .dSYM bundle), else the files in it; how
- * many were added. */
+ * Contents/Resources/DWARF (a .dSYM bundle); how many were added.  Any
+ * other folder stands for nothing: a dsymForUUID answer naming one (or /)
+ * never has every file in it opened. */
 static size_t add_target(struct memo *m, const char *path)
 {
 	struct stat st;
@@ -341,8 +348,7 @@ static size_t add_target(struct memo *m, const char *path)
 		return 0;
 	char dwarf[4300];
 	snprintf(dwarf, sizeof dwarf, "%s/Contents/Resources/DWARF", path);
-	size_t n = add_files_in(m, dwarf);
-	return n ? n : add_files_in(m, path);
+	return add_files_in(m, dwarf);
 }
 
 static void mapped_fill(kp__symsrc *s, unsigned i, const char *uuid, struct memo *m, kp_sb *tried,
@@ -932,26 +938,13 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 	return KP_OK;
 }
 
-/* A positive whole number from the environment, else def. */
-static long env_long(const char *name, long def, long max)
-{
-	const char *v = getenv(name);
-	char *end;
-	long n = v ? strtol(v, &end, 10) : 0;
-	return v && end != v && !*end && n > 0 && n <= max ? n : def;
-}
-
 static void http_settings(kp__symsrc *s)
 {
 	if (s->cache_dir[0])
 		snprintf(s->dl_dir, sizeof s->dl_dir, "%s/downloads", s->cache_dir);
 	kp__symhttp_opts *o = &s->http;
 	o->dir = s->dl_dir;
-	o->timeout_s = env_long("KPBROWSE_SYMBOL_SERVER_TIMEOUT", 120, 86400);
-	o->connect_timeout_s = o->timeout_s < 10 ? o->timeout_s : 10;
-	o->max_bytes = (uint64_t)env_long("KPBROWSE_SYMBOL_SERVER_MAX_MB", 4096, 1L << 20) << 20;
-	o->negative_ttl_s = env_long("KPBROWSE_SYMBOL_SERVER_NEGATIVE_TTL", 3600, 365L * 86400);
-	o->parallel = (unsigned)env_long("KPBROWSE_SYMBOL_SERVER_PARALLEL", 4, 32);
+	kp__symhttp_opts_env(o);
 }
 
 static void free_strv(char **v, size_t n)
