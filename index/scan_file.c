@@ -659,8 +659,8 @@ kp_status kpi__scan_file(scan *s, kpi__prep *p)
 	ks = p->parse_st;
 	/* the text parser fails only on text without anything of a panic, so
 	 * such a failure means "not a panic report"; broken JSON is an error */
-	if (ks == KP_ERR_NOTPANIC || (ks == KP_ERR_FORMAT && p->fmt != KP_FORMAT_IPS))
-		return skip_file(s, path, &p->st, p->parse_err.msg);
+	if (ks == KP_ERR_NOTPANIC || ks == KP_ERR_CUT || (ks == KP_ERR_FORMAT && p->fmt != KP_FORMAT_IPS))
+		return skip_file(s, path, &p->st, p->parse_err.msg);   /* CUT: read again once it grows */
 	if (ks == KP_ERR_NOMEM)
 		return kp_error_set(s->err, ks, 0, -1, "out of memory parsing %s", path);
 	if (ks != KP_OK) {

@@ -3,8 +3,8 @@
 # crash .ips (bug_type 309, with a termination object, the most common file in
 # DiagnosticReports) and the other user-space types are refused by show and
 # skipped by index, never read as a watchdog; an unknown type is read only
-# with the kernel's processByPid; a header-only 210 is a cut report, not an
-# empty panic grouped under '-'.
+# with the kernel's processByPid; a header-only 210 is refused as cut short
+# (skipped by index until it grows), never an empty panic grouped under '-'.
 set -u
 . "$KP_TESTS_DIR/tap.sh"
 cli_setup
@@ -29,13 +29,19 @@ check_grep "unknown bug_type 998" "$tmp/err" "  with a warning"
 # a header and nothing else
 printf '{"bug_type":"210"}\n' >"$tmp/r/hdr.ips"
 "$kp" show "$tmp/r/hdr.ips" >"$tmp/out" 2>"$tmp/err"
-check_grep "truncated" "$tmp/err" "a header-only 210: a truncated report, with a warning"
-check_grep "cut short" "$tmp/out" "  titled as cut short"
+check "$?" = 2 "a header-only 210: refused, exit 2 (issue 31 item 10)"
+check_grep "hdr.ips: cut short: a bug_type 210 header and no body after it" "$tmp/err" "  said to be cut short"
+check "$(wc -c <"$tmp/out" | tr -d ' ')" = 0 "  no report shown"
 "$kp" index -v --db "$tmp/i.db" "$tmp/r" >"$tmp/out" 2>"$tmp/err"
 check "$?" = 0 "index over them: exit 0"
-check_grep "2 new, 0 unchanged, 0 duplicates, 8 skipped, 0 errors" "$tmp/out" "  the user-space reports skipped, counted ($(head -1 "$tmp/out"))"
+check_grep "1 new, 0 unchanged, 0 duplicates, 9 skipped, 0 errors" "$tmp/out" "  the user-space reports and the cut one skipped, counted ($(head -1 "$tmp/out"))"
+check_grep "skipped: .*hdr.ips: cut short" "$tmp/out" "  -v names the cut one"
 check_grep "skipped: .*app-309.ips: not a kernel panic report (bug_type 309)" "$tmp/out" "  -v names them"
 "$kp" list --db "$tmp/i.db" >"$tmp/list"
 check_not_grep "Safari\|watchdog" "$tmp/list" "list shows none of them"
 check_not_grep "^@[0-9]* .* - *panic *-\$" "$tmp/list" "no report listed with a '-' title"
+# once the report is written whole, the next scan reads it
+printf '{"bug_type":"210"}\n{"panicString":"panic(cpu 0 caller 0xfffffe0012345678): grown\\n"}\n' >"$tmp/r/hdr.ips"
+"$kp" index --db "$tmp/i.db" "$tmp/r" >"$tmp/out" 2>"$tmp/err"
+check_grep "1 new" "$tmp/out" "  grown whole: indexed by the next scan ($(head -1 "$tmp/out"))"
 done_testing

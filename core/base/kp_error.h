@@ -17,6 +17,8 @@ typedef enum kp_status {
 	KP_ERR_LIMIT,     /* input exceeds a documented size/depth limit */
 	KP_ERR_DB,        /* sqlite reported a failure */
 	KP_ERR_USAGE,     /* the caller passed something invalid */
+	KP_ERR_CUT,       /* the file stops before its report begins (a header
+	                     only): still being written, or cut */
 } kp_status;
 
 typedef struct kp_error {

@@ -667,10 +667,10 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		/* a header and nothing after it: cut short (a report caught
 		 * being written, or a paste that lost its body), refused rather
 		 * than listed as a panic that says nothing (issue 31 item 10);
-		 * the index records the error and reads the file again once it
-		 * has grown.  (With no body the header line is read as one.) */
+		 * the index skips it, saying so, and reads it again once it has
+		 * grown.  (With no body the header line is read as one.) */
 		if (!c.procs && !r->nimages && (!has_header || !c.saw_body_member))
-			return kp_error_set(err, KP_ERR_FORMAT, 1, (long)(end - data),
+			return kp_error_set(err, KP_ERR_CUT, 1, (long)(end - data),
 			                    "cut short: a bug_type 210 header and no body after it");
 		/* a body cut before its panic string, processes and images:
 		 * kept as what it is, a truncated report, never a clean panic */
