@@ -90,6 +90,11 @@ const char *kpi_host(const kpi_db *db);
  * NULL and shown as such.  The report's own key (crashReporterKey,
  * Anonymous UUID) is kept whatever this says. */
 void kpi_set_report_host(kpi_db *db, const char *name);
+/* p (a file or folder as the user named it) spelled as a scan stores the
+ * paths under it: absolute (against the current folder), its folder
+ * resolved; into buf.  False when it does not fit. */
+bool kpi_root_path(const char *p, char *buf, size_t cap);
+
 /* The scan reads this machine's own report folders (no PATH given): on a
  * Mac they are its own reports, and its name (kpi_host) becomes theirs
  * unless a host is set already; elsewhere they stay unknown. */

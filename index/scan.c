@@ -287,6 +287,12 @@ static bool root_path(const char *p, const char *cwd, char *buf, size_t cap)
 	return n >= 0 && (size_t)n < cap && norm_root(buf, cap);
 }
 
+bool kpi_root_path(const char *p, char *buf, size_t cap)
+{
+	char cwd[4096];
+	return root_path(p, getcwd(cwd, sizeof cwd) ? cwd : NULL, buf, cap);
+}
+
 /* The regular files walk() would hand to kpi__scan_file under path (the
  * same links followed, the same depth), for "N of M" progress: names only,
  * nothing read.  Errors count nothing (the walk reports them). */

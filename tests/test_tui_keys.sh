@@ -167,6 +167,27 @@ tt_check "r says it rescans" "rescanning the report folders" 3
 tt_check "r: the rescan finds the third report" "FakeDriver: report length 512" 5
 tt_check "r: the cursor still on its report (now the third row)" " 3/3 " 1
 
+# ---- kpbrowse PATH lists PATH's reports; a: the whole index; a file gone is said (issue 31 item 5)
+mkdir -p "$tt_work/scope/a" "$tt_work/scope/b"
+cp "$R/Kernel_2020-08-03-094512_kpbrowse-demo.panic" "$tt_work/scope/a/"
+cp "$R/panic-full-2026-11-27-183005.0002.ips" "$R/Kernel-2020-09-14-201744.panic" "$tt_work/scope/b/"
+"$KPBROWSE" index --db "$tt_work/scope.db" "$tt_work/scope/a" "$tt_work/scope/b" >/dev/null 2>&1
+tt_start 100 24 "'$KPBROWSE' --db '$tt_work/scope.db' '$tt_work/scope/b'"
+tt_wait "FakeDriver: report length 512" 20
+tt_stable
+if tt_screen | grep -q "vm_page_check_sanity"; then _notok "kpbrowse b: a's report is not listed"; tt_screen | sed 's/^/#   /'
+else _ok "kpbrowse b: a's report is not listed"; fi
+tt_check "kpbrowse b: the title says in b" "Panics in b" 1
+tt_check "kpbrowse b: b's two reports, no more" " 1/2 " 1
+tt_keys a
+tt_check "a: the whole index, a's report too" "vm_page_check_sanity" 3
+tt_check "a: the title says whole index" "Panics (whole index)" 1
+tt_keys a
+tt_check "a again: b's reports only" " 1/2 " 3
+rm "$tt_work/scope/a/Kernel_2020-08-03-094512_kpbrowse-demo.panic"
+tt_keys a
+tt_check "a report whose file is gone is marked" "[file gone] vm_page_check_sanity" 3
+
 # ---- w writes the report as kpbrowse show prints it
 mkdir -p "$tt_work/wdir"
 tt_start 100 24 "sh -c \"cd '$tt_work/wdir' && exec '$KPBROWSE' --demo\""

@@ -32,6 +32,7 @@
 	X(MARK,      "m",               "mark a report for c (two at most; m again unmarks)", 'm') \
 	X(COMPARE,   "c",               "compare two panics: the two marked, or a group's first and last", 'c') \
 	X(OWNER,     "o",               "open the thread the selected one waits for (Esc comes back)", 'o') \
+	X(SCOPE,     "a",               "panics: only the reports under the PATHs given, or the whole index (kpbrowse PATH...)", 'a') \
 	X(KIND,      "f",               "panics: all kinds, or one: panic, watchdog, stackshot, reset, hang, stall, sleep-wake (cycles)", 'f') \
 	X(SORT,      "s",               "report: processes by most running, waiting or blocked threads; process: threads by state, priority or name (cycles)", 's') \
 	X(COPY,      "y",               "copy the selected frame, UUID or line to the clipboard (OSC 52)", 'y') \

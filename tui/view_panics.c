@@ -11,9 +11,11 @@
 #include "kpt_xalloc.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The kind filter's cycle (f): all, then each kind. */
 static const char *const kinds[] = {NULL,  "panic", "watchdog", "stackshot", "reset",
@@ -34,22 +36,58 @@ typedef struct panics_priv {
 	kpt_entry push_entry;
 	kpt_marks marks;        /* m: reports marked for c */
 	kpt_compare_arg cmp;    /* c: handed to the compare view */
+	/* kpbrowse PATH...: only the reports under these (as the index spells
+	 * them, kpi_root_path), unless a shows the whole index (issue 31
+	 * item 5) */
+	char (*roots)[PATH_MAX];
+	size_t nroots;
+	bool whole;             /* a: the whole index, not only PATH's */
 } panics_priv;
 
-/* Reports listed through rows: one group's, or those of one kind. */
-static bool uses_rows(const panics_priv *p)
+static bool scoped(const panics_priv *p)
 {
-	return p->one_group || (!p->groups && p->kind);
+	return p->nroots && !p->whole;
 }
 
-/* "Panics", "Groups" or "group of N", then the kind filter: "[watchdog]". */
+/* Reports listed through rows: one group's, those of one kind, or those
+ * under the PATHs given. */
+static bool uses_rows(const panics_priv *p)
+{
+	return p->one_group || (!p->groups && (p->kind || scoped(p)));
+}
+
+static bool under_roots(const panics_priv *p, const char *path)
+{
+	if (!path)
+		return false;
+	for (size_t i = 0; i < p->nroots; i++) {
+		size_t n = strlen(p->roots[i]);
+		if (strncmp(path, p->roots[i], n) == 0 && (path[n] == '\0' || path[n] == '/' || (n && p->roots[i][n - 1] == '/')))
+			return true;
+	}
+	return false;
+}
+
+/* "Panics", "Groups" or "group of N", then the kind filter: "[watchdog]",
+ * and "in PATH" or "(whole index)" when PATHs were given. */
 static void set_title(kpt_view *v)
 {
 	panics_priv *p = v->priv;
+	char scope[96] = "";
+	if (p->nroots && !p->groups && !p->one_group) {
+		const char *last = strrchr(p->roots[0], '/');   /* the folder's name: its path is in the hint */
+		last = last && last[1] ? last + 1 : p->roots[0];
+		if (p->whole)
+			snprintf(scope, sizeof scope, " (whole index)");
+		else if (p->nroots > 1)
+			snprintf(scope, sizeof scope, " in %.40s +%zu", last, p->nroots - 1);
+		else
+			snprintf(scope, sizeof scope, " in %.40s", last);
+	}
 	if (kinds[p->kind] && !p->groups)
-		snprintf(v->title, sizeof v->title, "%s [%s]", p->base_title, kinds[p->kind]);
+		snprintf(v->title, sizeof v->title, "%s [%s]%s", p->base_title, kinds[p->kind], scope);
 	else
-		snprintf(v->title, sizeof v->title, "%s", p->base_title);
+		snprintf(v->title, sizeof v->title, "%s%s", p->base_title, scope);
 }
 
 static void rebuild(kpt_view *v)
@@ -67,7 +105,8 @@ static void rebuild(kpt_view *v)
 		p->nrows = 0;
 		for (size_t i = 0; i < c->n; i++)
 			if ((!p->one_group || c->e[i].group_id == p->group_id) &&
-			    (!kinds[p->kind] || (c->e[i].kind && strcmp(c->e[i].kind, kinds[p->kind]) == 0)))
+			    (!kinds[p->kind] || (c->e[i].kind && strcmp(c->e[i].kind, kinds[p->kind]) == 0)) &&
+			    (p->one_group || !scoped(p) || under_roots(p, c->e[i].path)))
 				p->rows[p->nrows++] = i;
 		n = p->nrows;
 	} else {
@@ -104,6 +143,13 @@ static int panics_open(kpt_view *v, void *arg)
 		snprintf(p->base_title, sizeof p->base_title, "group of %" PRId64, g->count);
 	} else {
 		snprintf(p->base_title, sizeof p->base_title, "Panics");
+		const kpt_config *o = &v->app->cfg;
+		if (!o->default_paths && !o->demo && o->npaths) {
+			p->roots = kpt_xcalloc(o->npaths, sizeof *p->roots);
+			for (size_t i = 0; i < o->npaths; i++)
+				if (kpi_root_path(o->paths[i], p->roots[p->nroots], sizeof p->roots[0]))
+					p->nroots++;
+		}
 	}
 	set_title(v);
 	rebuild(v);
@@ -114,6 +160,7 @@ static void panics_close(kpt_view *v)
 {
 	panics_priv *p = v->priv;
 	free(p->rows);
+	free(p->roots);
 }
 
 
@@ -185,8 +232,13 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_put(y, c[PC_OS].x, c[PC_OS].w, os, st, true);
 	kpt_putf(y, c[PC_COUNT].x, c[PC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[PC_COUNT].w, cnt);
 	char title[512];
-	kp_headline_display(e->headline, title, sizeof title);
-	kpt_put(y, c[PC_HEADLINE].x, c[PC_HEADLINE].w, title[0] ? title : "(no panic string)", st, true);
+	/* the report's file moved or removed since it was indexed: said before
+	 * its headline (a stat of the rows drawn only) */
+	struct stat fst;
+	bool gone = e->path && stat(e->path, &fst) != 0;
+	size_t off = gone ? (size_t)snprintf(title, sizeof title, "[file gone] ") : 0;
+	kp_headline_display(e->headline, title + off, sizeof title - off);
+	kpt_put(y, c[PC_HEADLINE].x, c[PC_HEADLINE].w, title[off] ? title : "(no panic string)", st, true);
 	if (c[PC_CULPRIT].w > 0)
 		kpt_put_id(y, c[PC_CULPRIT].x, c[PC_CULPRIT].w, e->culprit ? kp_demangle_label(e->culprit, dm, sizeof dm) : "",
 		           sel ? st : KPT_ST_FUNC, true);
@@ -324,6 +376,17 @@ static unsigned panics_request(kpt_view *v, kpt_request req)
 		snprintf(p->base_title, sizeof p->base_title, "%s", p->groups ? "Groups" : "Panics");
 		set_title(v);
 		return KPT_HANDLED | KPT_REDRAW;
+	case KPT_REQ_SCOPE:
+		if (!p->nroots || p->one_group) {
+			kpt_set_msg(v->app, "a: kpbrowse PATH... lists PATH's reports; this is the whole index");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		p->whole = !p->whole;
+		v->list.cur = v->list.top = 0;
+		p->generation = 0;
+		rebuild(v);
+		set_title(v);
+		return KPT_HANDLED | KPT_REDRAW;
 	case KPT_REQ_KIND:
 		if (p->groups) {
 			kpt_set_msg(v->app, "f: the kind filter is for the flat list (Tab)");
@@ -381,6 +444,9 @@ static const char *panics_hint(kpt_view *v)
 	panics_priv *p = v->priv;
 	if (p->one_group)
 		return "Enter open  m mark  c compare  Esc back  / filter";
+	if (p->nroots && !p->groups)
+		return p->whole ? "Enter open  m mark  c compare  Tab groups  / filter  a PATH's only"
+		                : "Enter open  m mark  c compare  Tab groups  / filter  a whole index";
 	return p->groups ? "Enter group  c compare  Tab flat list  / filter  u uuid"
 	                 : "Enter open  m mark  c compare  Tab groups  / filter";
 }
