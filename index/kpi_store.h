@@ -148,6 +148,12 @@ typedef struct kpi__store_ops {
 	void (*rollback)(kpi_db *db);
 	/* True for the store's own files (a scan skips them); may be NULL. */
 	bool (*is_own_file)(kpi_db *db, const struct stat *st);
+	/* True once the store cannot be reached at all (a server's connection
+	 * dropped: killed, or the server restarted): a failure then is the
+	 * store's, not the file's, so a scan stops with that one error instead
+	 * of counting the file and failing again on the next; the next run
+	 * resumes.  NULL for a store that cannot lose one. */
+	bool (*lost)(kpi_db *db);
 
 	kp_status (*path_get)(kpi_db *db, const char *path, kpi__path_rec *out, kp_error *err);
 	/* Records (or updates) a path; report_id 0 with skip = why it is not one. */

@@ -129,10 +129,16 @@ kp_status kpi__pg_fail(kpi__pg *db, const PGresult *res, kp_error *err, const ch
 	if (!m[0])
 		one_line(db, PQerrorMessage(db->conn), m, sizeof m);
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	if (PQstatus(db->conn) == CONNECTION_BAD)
+	if (PQstatus(db->conn) == CONNECTION_BAD) {
+		/* libpq's first line says what happened ("server closed the
+		 * connection unexpectedly", "terminating connection due to
+		 * administrator command"); the lines after it guess why, and
+		 * made the one error line too long for kp_error, cut mid-word */
+		m[strcspn(m, ";")] = '\0';
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
-		                    "%s: the connection to the server was lost while %s: %s", db->display,
-		                    what, m);
+		                    "%.120s: the connection to the server was lost while %s: %.80s",
+		                    db->display, what, m);
+	}
 	/* row-level security (roles.sql) shares the SQLSTATE of a missing grant */
 	if (state && strcmp(state, "42501") == 0 && strstr(m, "row-level security"))
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
@@ -542,6 +548,11 @@ static kp_status pg_commit(kpi_db *h, kp_error *err)
 	                                 db->display);
 }
 
+static bool pg_lost(kpi_db *h)
+{
+	return PQstatus(PG(h)->conn) == CONNECTION_BAD;
+}
+
 static void pg_rollback(kpi_db *h)
 {
 	free_scratch(PG(h));
@@ -587,6 +598,7 @@ static const kpi__store_ops pg_ops = {
 	.commit = pg_commit,
 	.rollback = pg_rollback,
 	.is_own_file = NULL,
+	.lost = pg_lost,
 	.path_get = kpi__pg_path_get,
 	.path_put = kpi__pg_path_put,
 	.report_paths = kpi__pg_report_paths,

@@ -475,7 +475,32 @@ wait "$blocker" 2>/dev/null
 check "$rc" = 2 "server restarted mid-push: exit 2"
 check_grep "connection to the server was lost\|cannot connect\|terminating connection" "$T/r.err" "  a named error"
 sed 's/^/# /' "$T/r.err" | head -3
+check "$(wc -l <"$T/r.err")" = 1 "  in one line (issue 32 item 14)"
+check_not_grep "before or whil" "$T/r.err" "  not cut mid-word"
 check "$(consistent restart)" = 0 "  nothing half-written"
 "$K" index --no-symbols --db "host=$S dbname=restart" "$L" >/dev/null 2>&1
 check "$(pgq restart "SELECT count(*) FROM kpbrowse.reports")" = 600 "  the next run completes it"
+
+# ---- the push's connection killed from another session mid-push (issue 32
+# item 14): one line, exit 2; the next push completes, each report once ----
+pg_createdb killconn
+"$K" db init --db "host=$S dbname=killconn" >/dev/null
+block_push killconn "$last"
+"$K" index --no-symbols --db "host=$S dbname=killconn" "$L" >"$T/k.out" 2>"$T/k.err" &
+kp=$!
+until_blocked killconn
+pgq killconn "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = 'killconn' AND wait_event_type = 'Lock'" >/dev/null
+wait "$kp"
+rc=$?
+unblock killconn
+check "$rc" = 2 "connection killed mid-push: exit 2"
+check "$(wc -l <"$T/k.err")" = 1 "  one line on stderr"
+check_grep "^kpbrowse: host=.*dbname=killconn: the connection to the server was lost while [a-z ]*: [a-zA-Z ]*$" "$T/k.err" \
+	"  naming the target and the lost connection, whole"
+sed 's/^/# /' "$T/k.err" | head -3
+check "$(consistent killconn)" = 0 "  nothing half-written"
+"$K" index --no-symbols --db "host=$S dbname=killconn" "$L" >"$T/k2.out" 2>&1
+check "$?" = 0 "  the next push completes"
+check "$(pgq killconn "SELECT count(*), count(DISTINCT content_hash), (SELECT count(*) FROM kpbrowse.paths), (SELECT sum(count) FROM kpbrowse.groups) FROM kpbrowse.reports")" = "600|600|600|600" \
+	"  every report exactly once, each path once, counts exact"
 done_testing
