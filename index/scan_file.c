@@ -267,6 +267,18 @@ static char *fts_text(const char *s)
 		}
 		out[o++] = s[i++];
 	}
+	if (o > KPI__SEARCH_TEXT_MAX) {
+		/* after the last whole word that fits; a single word longer than
+		 * the last 4 KiB is cut at a character */
+		size_t c = KPI__SEARCH_TEXT_MAX;
+		while (c > KPI__SEARCH_TEXT_MAX - 4096 && word_char(out[c - 1]) && word_char(out[c]))
+			c--;
+		if (c == KPI__SEARCH_TEXT_MAX - 4096)
+			c = KPI__SEARCH_TEXT_MAX;
+		while (c && ((unsigned char)out[c] & 0xC0) == 0x80)
+			c--;
+		o = c;
+	}
 	out[o] = '\0';
 	return out;
 }

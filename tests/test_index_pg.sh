@@ -125,6 +125,34 @@ check_grep 'lab\\ufffdmac\|lab.mac' "$T/b.out" "bad bytes: the host stored with 
 "$K" export --db "$PB" @1 "$T/bad-export" 2>/dev/null
 check "$(grep -c "$(printf '\377\376')" "$T/bad-export")" = 1 "bad bytes: the archive keeps the raw bytes"
 
+# ---- a panic text past the search text bound (issue 32 item 10): stored the
+# same on both stores, searchable up to the bound (512 KiB), not after ----
+BT="$T/bigtext"
+mkdir -p "$BT"
+python3 - "$KP_FIXTURES/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic" "$BT/big.panic" <<'EOF2'
+import sys
+t = open(sys.argv[1]).read()
+# 150,000 distinct words (1.8 MB): their tsvector passes PostgreSQL's 1 MiB
+words = " ".join("zq%06dword" % i for i in range(150000))
+open(sys.argv[2], "w").write(t.replace('bad magic 0x0"', 'bad magic 0x0 earlyword ' + words + ' lateword"', 1))
+EOF2
+pg_createdb bigtext
+BP="host=$S dbname=bigtext"
+"$K" db init --db "$BP" >/dev/null
+"$K" index --no-symbols --db "$BP" "$BT" >"$T/bt.out" 2>"$T/bt.err"
+check "$?" = 0 "a 1.8 MB panic text: PostgreSQL stores it ($(head -c 200 "$T/bt.err"))"
+"$K" index --no-symbols --db "$T/bigtext.sqlite3" "$BT" >/dev/null 2>&1
+for w in earlyword zq010000word zq040000word lateword zq100000word; do
+	# shellcheck disable=SC2086
+	"$K" search $w --json --db "$T/bigtext.sqlite3" >"$T/a.out" 2>&1
+	"$K" search $w --json --db "$BP" >"$T/b.out" 2>&1
+	sed -i 's/"db":.*//' "$T/a.out" "$T/b.out"
+	cmp -s "$T/a.out" "$T/b.out"
+	check "$?" = 0 "  search $w: the same on both stores"
+	case $w in lateword|zq100000word) want=0 ;; *) want=1 ;; esac
+	check "$(grep -c '"id"' "$T/b.out")" = $want "  search $w: $want found (the bound is 512 KiB of text)"
+done
+
 # ---- the same incident id over other content: another report (issue 19 item 5)
 mkdir -p "$T/inc"
 cp "$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips" "$T/inc/a.ips"
