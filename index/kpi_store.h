@@ -112,6 +112,7 @@ typedef struct kpi__archive {
 	int64_t size;
 	char hash[41];
 	int64_t group_id;
+	char host[256];      /* the host that pushed the report ("" when none) */
 } kpi__archive;
 
 typedef enum kpi__search {
@@ -187,8 +188,8 @@ typedef struct kpi__store_ops {
 	kp_status (*report_replace)(kpi_db *db, int64_t id, const kpi__new_report *r,
 	                            const char *old_text, const void *z, size_t zlen, kp_error *err);
 	/* KP_ERR_NOTFOUND for an unknown id; KP_ERR_DB saying so when the
-	 * report is known but its archive is missing (out->group_id is still
-	 * set then). */
+	 * report is known but its archive is missing (out->group_id and
+	 * out->host are still set then). */
 	kp_status (*archive_get)(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);
 	/* Every report id, ascending (*ids malloc'd). */
 	kp_status (*report_ids)(kpi_db *db, int64_t **ids, size_t *n, kp_error *err);

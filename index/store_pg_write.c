@@ -414,7 +414,7 @@ kp_status kpi__pg_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error
 	kpi__pg_int(&p, id);
 	/* binary results: the bytea comes back as its bytes */
 	PGresult *r = PQexecParams(db->conn, "SELECT r.size, r.content_hash, a.data, r.group_id, "
-	                                     "a.report_id IS NOT NULL FROM kpbrowse.reports r LEFT JOIN "
+	                                     "a.report_id IS NOT NULL, r.host FROM kpbrowse.reports r LEFT JOIN "
 	                                     "kpbrowse.archives a ON a.report_id = r.id WHERE r.id = $1::bigint",
 	                           p.n, NULL, p.v, NULL, NULL, 1);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
@@ -439,6 +439,7 @@ kp_status kpi__pg_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error
 	for (int i = 0; i < 8 && PQgetlength(r, 0, 3) == 8; i++)
 		u = u << 8 | b[i];
 	out->group_id = (int64_t)u;
+	snprintf(out->host, sizeof out->host, "%.*s", PQgetlength(r, 0, 5), PQgetvalue(r, 0, 5));
 	if (PQgetlength(r, 0, 4) != 1 || PQgetvalue(r, 0, 4)[0] != 1) {
 		PQclear(r);
 		return kp_error_set(err, KP_ERR_DB, 0, -1,

@@ -439,12 +439,34 @@ if [ -f "$R" ]; then
 	KPBROWSE_HOST=mac1 "$K" index --db "host=$S dbname=rls user=alice" "$T/cut" >/dev/null 2>&1
 	id=$(pgq rls "SELECT max(id) FROM kpbrowse.reports")
 	sum1=$(pgq rls "SELECT md5(data) FROM kpbrowse.archives WHERE report_id = $id")
-	KPBROWSE_HOST=mac5 "$K" index --db "host=$S dbname=rls user=bob" "$T/whole" >"$T/b.out" 2>"$T/b.err"
+	# a longer cut from alice's Mac under bob's login: its completion, not his to make
+	mkdir "$T/longer"
+	head -c 3000 "$R" >"$T/longer/r.ips"
+	cp "$C/bugA-1.panic" "$T/longer/s.panic"
+	KPBROWSE_HOST=mac1 "$K" index --db "host=$S dbname=rls user=bob" "$T/longer" >"$T/b.out" 2>"$T/b.err"
 	check "$?" != 0 "bob cannot complete alice's cut report: exit non-zero"
 	check_grep "1 errors" "$T/b.out" "  one counted error"
 	check_grep "r.ips.*@$id.*another login" "$T/b.err" "  naming the file and the report"
 	check "$(pgq rls "SELECT md5(data) FROM kpbrowse.archives WHERE report_id = $id")" = "$sum1" "  alice's archive unchanged"
 	check_grep "2 files" "$T/b.out" "  and the push goes on"
+	# the whole report from another Mac: kept beside alice's cut (issue 32 item 9)
+	KPBROWSE_HOST=mac5 "$K" index --db "host=$S dbname=rls user=bob" "$T/whole" >"$T/b.out" 2>"$T/b.err"
+	check "$?" = 0 "the whole report pushed from another Mac: exit 0"
+	check_grep "r.ips: warning: incident id .* already names @$id, cut short and pushed by another host" "$T/b.err" \
+		"  kept beside alice's cut, and said"
+	check "$(pgq rls "SELECT md5(data) FROM kpbrowse.archives WHERE report_id = $id")" = "$sum1" "  alice's cut unchanged"
+	check "$(pgq rls "SELECT count(*) FROM kpbrowse.reports WHERE host = 'mac5' AND size = $(wc -c <"$R")")" = 1 "  the whole report stored as mac5's"
+	# a report that reuses the incident id over other bytes: kept beside the cut
+	mkdir "$T/reused"
+	sed 's/modified after free/modified after frex/' "$R" >"$T/reused/r.ips"
+	KPBROWSE_HOST=mac1 "$K" index --db "host=$S dbname=rls user=alice" "$T/reused" >"$T/a.out" 2>"$T/a.err"
+	check "$?" = 0 "alice's other report under the cut's incident id: exit 0"
+	check_grep "already names @$id, whose content differs" "$T/a.err" "  kept beside the cut, and said"
+	check "$(pgq rls "SELECT md5(data) FROM kpbrowse.archives WHERE report_id = $id")" = "$sum1" "  the cut unchanged"
+	# and its own completion, from its own Mac and login, replaces it
+	KPBROWSE_HOST=mac1 "$K" index --db "host=$S dbname=rls user=alice" "$T/longer" >"$T/a.out" 2>"$T/a.err"
+	check_grep "1 completed" "$T/a.out" "  its completion from its own Mac replaces it ($(cat "$T/a.out" "$T/a.err" | head -c 300))"
+	check "$(pgq rls "SELECT size FROM kpbrowse.reports WHERE id = $id")" = 3000 "  the record holds the longer bytes"
 else
 	skip "real corpus absent: a cut completed by another login"
 fi
