@@ -516,6 +516,31 @@ out=$(psql -X -q -t -A -d rls -U bob -c "INSERT INTO kpbrowse.panic_text VALUES 
 case $out in *"permission denied"*) _ok "bob cannot give alice's report a search text" ;;
 *) _notok "bob cannot give alice's report a search text (got: $out)" ;; esac
 
+# ---- a server from before the writer's functions (issue 32 item 8): asks
+# for db init, which adds them; roles.sql then drops the old policies ----
+pg_createdb upgrade
+UP="host=$S dbname=upgrade"
+"$K" db init --db "$UP" >/dev/null
+pgq upgrade "DROP FUNCTION kpbrowse.report_add, kpbrowse.report_images, kpbrowse.archive_add, kpbrowse.report_replace,
+	kpbrowse.path_put, kpbrowse.group_add, kpbrowse.group_recount, kpbrowse.report_own, kpbrowse.kext_set;
+	ALTER TABLE kpbrowse.paths DROP CONSTRAINT paths_pkey, ADD PRIMARY KEY (host, path);
+	ALTER TABLE kpbrowse.reports ALTER pushed_by SET DEFAULT current_user;
+	ALTER TABLE kpbrowse.paths ENABLE ROW LEVEL SECURITY;
+	CREATE POLICY kp_read ON kpbrowse.paths FOR SELECT USING (true);
+	DELETE FROM kpbrowse.meta WHERE key = 'writer_api'"
+"$K" list --db "$UP" >/dev/null 2>"$T/err"
+check "$?" = 2 "a server without the writer's functions: exit 2"
+check_grep "db init" "$T/err" "  asking for db init"
+"$K" db init --db "$UP" >/dev/null
+check "$?" = 0 "  db init adds them"
+psql -X -q -v ON_ERROR_STOP=1 -d upgrade -f "$KP_TESTS_DIR/../packaging/postgresql/roles.sql" >/dev/null 2>&1
+check "$?" = 0 "  roles.sql runs again"
+check "$(pgq upgrade "SELECT count(*) FROM pg_policies WHERE schemaname = 'kpbrowse'")" = 0 "  the old policies dropped"
+KPBROWSE_HOST=mac1 "$K" index --no-symbols --db "$UP user=alice" "$T/mac1" >"$T/u.out" 2>&1
+check "$?" = 0 "  a writer pushes ($(head -c 200 "$T/u.out"))"
+check "$(pgq upgrade "SELECT count(DISTINCT pushed_by) || ':' || count(*) FROM kpbrowse.paths WHERE pushed_by = 'alice'")" = "1:$(ls "$T/mac1" | wc -l)" \
+	"  every path row its own"
+
 # ---- hostile text pushed by one Mac, browsed by another ----
 printf 'panic(cpu 0 caller 0xffffff8000c83e2d): "evil \033]0;pwned\007 \033[2J \342\200\256txet"\n' >"$T/newdir/hostile.panic"
 sed -n '2,$p' "$C/gadget-1.panic" | grep -v '^panic(' >>"$T/newdir/hostile.panic"
