@@ -1,6 +1,7 @@
 /* store_pg_write.c: the PostgreSQL store's writes: paths, reports,
  * archives and groups (contract: store_pg.c, kpi_store.h). */
 #include "store_pg.h"
+#include "kp_strbuf.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -91,66 +92,34 @@ kp_status kpi__pg_report_find(kpi_db *h, const char *hash, const char *incident,
 	return KP_OK;
 }
 
-/* A growing PostgreSQL array literal, bound as one parameter (never SQL):
- * "{" then elements, each quoted with its \\ and " escaped, then "}". */
-typedef struct pg_array {
-	char *s;
-	size_t n, cap;
-	bool oom;
-} pg_array;
-
-static void arr_put(pg_array *a, const char *t, size_t len)
+/* PostgreSQL array literals, bound as one parameter (never SQL): "{",
+ * then elements, each quoted with its \\ and " escaped, then "}". */
+static void arr_add(kp_sb *a, const char *e)
 {
-	if (a->oom)
-		return;
-	if (a->n + len + 1 > a->cap) {
-		size_t cap = a->cap ? a->cap : 256;
-		while (a->n + len + 1 > cap)
-			cap *= 2;
-		char *s = realloc(a->s, cap);
-		if (!s) {
-			a->oom = true;
-			return;
-		}
-		a->s = s;
-		a->cap = cap;
-	}
-	memcpy(a->s + a->n, t, len);
-	a->n += len;
-	a->s[a->n] = '\0';
-}
-
-/* Adds one element (the first after "{" needs no comma). */
-static void arr_add(pg_array *a, const char *e)
-{
-	arr_put(a, a->n > 1 ? ",\"" : "\"", a->n > 1 ? 2 : 1);
+	kp_sb_str(a, a->n > 1 ? ",\"" : "\"");
 	for (const char *c = e ? e : ""; *c; c++) {
 		size_t k = strcspn(c, "\\\"");
-		arr_put(a, c, k);
+		kp_sb_add(a, c, k);
 		c += k;
 		if (!*c)
 			break;
-		arr_put(a, "\\", 1);
-		arr_put(a, c, 1);
+		kp_sb_add(a, "\\", 1);
+		kp_sb_add(a, c, 1);
 	}
-	arr_put(a, "\"", 1);
+	kp_sb_add(a, "\"", 1);
 }
 
-static void arr_open(pg_array *a)
+static void arr_open(kp_sb *a)
 {
-	*a = (pg_array){0};
-	arr_put(a, "{", 1);
+	*a = (kp_sb){0};
+	kp_sb_add(a, "{", 1);
 }
 
-/* Closes a; its text, or NULL when out of memory (then freed). */
-static char *arr_close(pg_array *a)
+/* Closes a; its text (malloc'd), or NULL when out of memory. */
+static char *arr_close(kp_sb *a)
 {
-	arr_put(a, "}", 1);
-	if (a->oom) {
-		free(a->s);
-		a->s = NULL;
-	}
-	return a->s;
+	kp_sb_add(a, "}", 1);
+	return kp_sb_take(a);
 }
 
 /* A kext set as two arrays (names, UUIDs) for kpbrowse.kext_set, which
@@ -160,7 +129,7 @@ static kp_status kext_arrays(const kpi__kext_set *ks, char **names, char **uuids
 	*names = *uuids = NULL;
 	if (!ks->n)
 		return KP_OK;
-	pg_array n, u;
+	kp_sb n, u;
 	arr_open(&n);
 	arr_open(&u);
 	for (size_t i = 0; i < ks->n; i++) {
@@ -181,7 +150,7 @@ static kp_status kext_arrays(const kpi__kext_set *ks, char **names, char **uuids
  * through kpbrowse.report_images (the login's own reports only). */
 static kp_status put_images(kpi__pg *db, int64_t id, const kpi__image *im, size_t n, kp_error *err)
 {
-	pg_array rank, uuid, name;
+	kp_sb rank, uuid, name;
 	arr_open(&rank);
 	arr_open(&uuid);
 	arr_open(&name);

@@ -575,43 +575,44 @@ else
 	skip "tmux absent: the TUI on PostgreSQL"
 fi
 
+# cut_push DB CMD...: a push of $L into a fresh DB, stopped mid-transaction
+# by CMD (run once the push waits on block_push's key); its exit in $rc,
+# its stderr in $T/DB.err
+cut_push() {
+	db=$1
+	shift
+	pg_createdb "$db"
+	"$K" db init --db "host=$S dbname=$db" >/dev/null
+	block_push "$db" "$last"
+	"$K" index --no-symbols --db "host=$S dbname=$db" "$L" >"$T/$db.out" 2>"$T/$db.err" &
+	kp=$!
+	until_blocked "$db"
+	"$@"
+	wait "$kp"
+	rc=$?
+}
 # ---- the server restarted mid-push: a named error, exit 2, nothing half-written ----
-pg_createdb restart
-"$K" db init --db "host=$S dbname=restart" >/dev/null
-block_push restart "$last"
-"$K" index --no-symbols --db "host=$S dbname=restart" "$L" >"$T/r.out" 2>"$T/r.err" &
-kp=$!
-until_blocked restart
-pg_restart
-wait "$kp"
-rc=$?
+cut_push restart pg_restart
 wait "$blocker" 2>/dev/null
 check "$rc" = 2 "server restarted mid-push: exit 2"
-check_grep "connection to the server was lost\|cannot connect\|terminating connection" "$T/r.err" "  a named error"
-sed 's/^/# /' "$T/r.err" | head -3
-check "$(wc -l <"$T/r.err")" = 1 "  in one line (issue 32 item 14)"
-check_not_grep "before or whil" "$T/r.err" "  not cut mid-word"
+check_grep "connection to the server was lost\|cannot connect\|terminating connection" "$T/restart.err" "  a named error"
+sed 's/^/# /' "$T/restart.err" | head -3
+check "$(wc -l <"$T/restart.err")" = 1 "  in one line (issue 32 item 14)"
+check_not_grep "before or whil" "$T/restart.err" "  not cut mid-word"
 check "$(consistent restart)" = 0 "  nothing half-written"
 "$K" index --no-symbols --db "host=$S dbname=restart" "$L" >/dev/null 2>&1
 check "$(pgq restart "SELECT count(*) FROM kpbrowse.reports")" = 600 "  the next run completes it"
 
 # ---- the push's connection killed from another session mid-push (issue 32
 # item 14): one line, exit 2; the next push completes, each report once ----
-pg_createdb killconn
-"$K" db init --db "host=$S dbname=killconn" >/dev/null
-block_push killconn "$last"
-"$K" index --no-symbols --db "host=$S dbname=killconn" "$L" >"$T/k.out" 2>"$T/k.err" &
-kp=$!
-until_blocked killconn
-pgq killconn "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = 'killconn' AND wait_event_type = 'Lock'" >/dev/null
-wait "$kp"
-rc=$?
+kill_waiting() { pgq "$1" "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '$1' AND wait_event_type = 'Lock'" >/dev/null; }
+cut_push killconn kill_waiting killconn
 unblock killconn
 check "$rc" = 2 "connection killed mid-push: exit 2"
-check "$(wc -l <"$T/k.err")" = 1 "  one line on stderr"
-check_grep "^kpbrowse: host=.*dbname=killconn: the connection to the server was lost while [a-z ]*: [a-zA-Z ]*$" "$T/k.err" \
+check "$(wc -l <"$T/killconn.err")" = 1 "  one line on stderr"
+check_grep "^kpbrowse: host=.*dbname=killconn: the connection to the server was lost while [a-z ]*: [a-zA-Z ]*$" "$T/killconn.err" \
 	"  naming the target and the lost connection, whole"
-sed 's/^/# /' "$T/k.err" | head -3
+sed 's/^/# /' "$T/killconn.err" | head -3
 check "$(consistent killconn)" = 0 "  nothing half-written"
 "$K" index --no-symbols --db "host=$S dbname=killconn" "$L" >"$T/k2.out" 2>&1
 check "$?" = 0 "  the next push completes"
