@@ -14,7 +14,7 @@
  * (other processes, other Macs) either wait in begin (sqlite) or run side
  * by side (PostgreSQL: find-or-add is INSERT ... ON CONFLICT, never a read
  * then a write).  Paths are keyed by the pushing host (kpi_db.host) where
- * the store is shared.  Report ids are positive; a report's
+ * the store is shared (on PostgreSQL by the login too: each its own).  Report ids are positive; a report's
  * seq is strictly greater than that of every report stored before it, for
  * "new since" questions.  Rows handed to callbacks are borrowed and valid
  * during the call only; a callback may call other ops of the same handle,
