@@ -14,7 +14,7 @@
  * (other processes, other Macs) either wait in begin (sqlite) or run side
  * by side (PostgreSQL: find-or-add is INSERT ... ON CONFLICT, never a read
  * then a write).  Paths are keyed by the pushing host (kpi_db.host) where
- * the store is shared.  Report ids are positive; a report's
+ * the store is shared (on PostgreSQL by the login too: each its own).  Report ids are positive; a report's
  * seq is strictly greater than that of every report stored before it, for
  * "new since" questions.  Rows handed to callbacks are borrowed and valid
  * during the call only; a callback may call other ops of the same handle,
@@ -112,6 +112,7 @@ typedef struct kpi__archive {
 	int64_t size;
 	char hash[41];
 	int64_t group_id;
+	char host[256];      /* the host that pushed the report ("" when none) */
 } kpi__archive;
 
 typedef enum kpi__search {
@@ -148,6 +149,12 @@ typedef struct kpi__store_ops {
 	void (*rollback)(kpi_db *db);
 	/* True for the store's own files (a scan skips them); may be NULL. */
 	bool (*is_own_file)(kpi_db *db, const struct stat *st);
+	/* True once the store cannot be reached at all (a server's connection
+	 * dropped: killed, or the server restarted): a failure then is the
+	 * store's, not the file's, so a scan stops with that one error instead
+	 * of counting the file and failing again on the next; the next run
+	 * resumes.  NULL for a store that cannot lose one. */
+	bool (*lost)(kpi_db *db);
 
 	kp_status (*path_get)(kpi_db *db, const char *path, kpi__path_rec *out, kp_error *err);
 	/* Records (or updates) a path; report_id 0 with skip = why it is not one. */
@@ -181,8 +188,8 @@ typedef struct kpi__store_ops {
 	kp_status (*report_replace)(kpi_db *db, int64_t id, const kpi__new_report *r,
 	                            const char *old_text, const void *z, size_t zlen, kp_error *err);
 	/* KP_ERR_NOTFOUND for an unknown id; KP_ERR_DB saying so when the
-	 * report is known but its archive is missing (out->group_id is still
-	 * set then). */
+	 * report is known but its archive is missing (out->group_id and
+	 * out->host are still set then). */
 	kp_status (*archive_get)(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);
 	/* Every report id, ascending (*ids malloc'd). */
 	kp_status (*report_ids)(kpi_db *db, int64_t **ids, size_t *n, kp_error *err);

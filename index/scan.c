@@ -84,10 +84,12 @@ static kp_status maybe_commit(scan *s)
 /* The store failed on path: the summary counts it and the message names
  * it.  A store that commits each file on its own (a shared server) loses
  * only that file's transaction: it is rolled back and the walk goes on
- * with the rest (a lost connection then fails in the next begin).  A
- * batching store loses the whole batch, so the scan stops. */
+ * with the rest; a lost connection stops the scan (ops.lost), with its
+ * one error.  A batching store loses the whole batch, so the scan stops. */
 static kp_status store_failed(scan *s, const char *path)
 {
+	if (s->db->ops->lost && s->db->ops->lost(s->db))
+		return KP_ERR_DB;   /* s->err says so; no file is to blame */
 	char m[sizeof s->err->msg];
 	snprintf(m, sizeof m, "%s", s->err->msg);
 	kp_status st = kpi__scan_add_error(s, path, m);

@@ -121,7 +121,11 @@ kp_status kpi__scan_mark_dirty(scan *s, int64_t gid);
 kp_status kpi__scan_group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64_t *gid,
                               kp_error *err);
 /* r's text for the store's text search (malloc'd; NULL when r has none,
- * or when out of memory: *oom says which). */
+ * or when out of memory: *oom says which): at most KPI__SEARCH_TEXT_MAX
+ * bytes, cut after the last whole word that fits, the same for every
+ * store (PostgreSQL refuses a tsvector whose words pass 1 MiB, and
+ * lower-casing can grow UTF-8 text by half). */
+#define KPI__SEARCH_TEXT_MAX ((size_t)512 << 10)
 char *kpi__search_text(const kp_report *r, bool *oom);
 /* The schema 4 facts of a parsed report (strings borrowed from r). */
 void kpi__report_facts(const kp_report *r, kpi__facts *out);

@@ -3,6 +3,7 @@
  * thread), and record it with what it contributes to search (images, host
  * key, text), superseding a report being written. */
 #include "scan.h"
+#include "kp_utf8.h"
 #include "archive.h"
 #include "kp_fs.h"
 #include "kp_lex.h"
@@ -267,6 +268,18 @@ static char *fts_text(const char *s)
 		}
 		out[o++] = s[i++];
 	}
+	if (o > KPI__SEARCH_TEXT_MAX) {
+		/* after the last whole word that fits; a single word longer than
+		 * the last 4 KiB is cut at a character */
+		size_t c = KPI__SEARCH_TEXT_MAX;
+		while (c > KPI__SEARCH_TEXT_MAX - 4096 && word_char(out[c - 1]) && word_char(out[c]))
+			c--;
+		if (c == KPI__SEARCH_TEXT_MAX - 4096)
+			c = KPI__SEARCH_TEXT_MAX;
+		while (c && ((unsigned char)out[c] & 0xC0) == 0x80)
+			c--;
+		o = c;
+	}
 	out[o] = '\0';
 	return out;
 }
@@ -394,11 +407,17 @@ static kp_status insert_report(scan *s, kpi__prep *p, bool no_incident)
 /* ---- reports being written ---- */
 
 /* Whether the new report (data, r) supersedes the stored record old_id of
- * the same report: the record was cut short and the new one is complete,
- * or a longer cut.  same_path: old_id was recorded at this path, so the new
- * bytes must continue the archived ones to be the same report.  *old_text
- * gets the record's search text (for report_replace).  A record whose
- * archive is damaged is superseded by any readable copy. */
+ * the same report: the record was cut short and the new one is its
+ * completion (or a longer cut): the same host pushed it (kpi_db.host), its
+ * bytes begin with the record's (white space at the end aside), and where
+ * both name their Mac's key, they name the same.  same_path: old_id was
+ * recorded at this path.  *same: the bytes are one report's (equal, or
+ * one a cut of the other) and the record stays (a copy, or a cut of it);
+ * neither *yes nor *same: another report that reuses the incident id,
+ * kept beside the record (issue 32 item 9: a record replaced by anything
+ * with its incident id never came back).  *old_text gets the record's
+ * search text (for report_replace).  A record whose archive is damaged is
+ * superseded by any readable copy the same host pushes. */
 /* The trailing white space of a file is no part of its report. */
 static size_t trimmed(const char *d, size_t n)
 {
@@ -408,18 +427,40 @@ static size_t trimmed(const char *d, size_t n)
 }
 
 static kp_status supersedes(scan *s, int64_t old_id, bool same_path, const char *data, size_t len,
-                            const kp_report *r, bool *yes, bool *same, char **old_text)
+                            const kp_report *r, bool *yes, bool *same, bool *other_host,
+                            char **old_text)
 {
 	*yes = false;
+	*other_host = false;
 	*same = true;   /* unless the bytes show otherwise */
 	*old_text = NULL;
+	/* the host that pushed the record (this path's record is this host's) */
+	bool same_host = same_path;
+	if (!same_path) {
+		kpi__archive a = {0};
+		kp_error herr;
+		kp_status hs = s->db->ops->archive_get(s->db, old_id, &a, &herr);
+		free(a.z);
+		if (hs == KP_ERR_NOMEM)
+			return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		/* stored as the server takes text (U+FFFD for a bad byte) */
+		bool oom = false;
+		char *mine = kp_utf8_repair(s->db->host, &oom);
+		if (oom)
+			return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		same_host = (hs == KP_OK || hs == KP_ERR_DB) &&
+		            strcmp(a.host, mine ? mine : s->db->host) == 0;
+		free(mine);
+	}
 	kp_error aerr;
 	size_t olen = 0;
 	char *old = kpi__archive_bytes(s->db, old_id, &olen, NULL, &aerr);
 	if (!old) {
 		if (aerr.code == KP_ERR_NOMEM)
 			return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		*yes = !same_path && aerr.code == KP_ERR_DB;
+		*yes = !same_path && same_host && aerr.code == KP_ERR_DB;
+		*same = *yes;
+		*other_host = !same_host;
 		return KP_OK;
 	}
 	/* one report's bytes: equal but for trailing white space, or one a cut
@@ -430,15 +471,28 @@ static kp_status supersedes(scan *s, int64_t old_id, bool same_path, const char 
 		free(old);
 		return KP_OK;
 	}
+	bool completes = a <= b && *same && same_host;
 	kp_report *o = NULL;
 	kp_error perr;
 	kp_status st = kp_report_parse(old, olen, NULL, &o, &perr);
+	char okey[64] = "";
+	if (st == KP_OK)
+		host_key(o, old, olen, okey);
 	free(old);
 	if (st == KP_ERR_NOMEM)
 		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	/* an archive that no longer parses counts as cut short */
 	bool cut = st != KP_OK || o->truncated;
-	if (cut && (!r->truncated || len > olen)) {
+	char nkey[64];
+	host_key(r, data, len, nkey);
+	if (okey[0] && nkey[0] && strcmp(okey, nkey) != 0)
+		completes = false;
+	/* the record cut, this longer but not its completion: both kept */
+	if (cut && b > a && !completes) {
+		*other_host = *same;
+		*same = false;
+	}
+	if (cut && completes && (!r->truncated || len > olen)) {
 		*yes = true;
 		if (o) {
 			bool oom;
@@ -672,7 +726,7 @@ kp_status kpi__scan_file(scan *s, kpi__prep *p)
 	 * record when the file has grown from it */
 	id = 0;
 	int64_t collides_with = 0;
-	bool same_path = false;
+	bool same_path = false, other_host = false;
 	if (r->incident_id)
 		ks = db->ops->report_find(db, NULL, r->incident_id, &id, s->err);
 	if (ks == KP_OK && !id && old_report) {
@@ -682,7 +736,7 @@ kp_status kpi__scan_file(scan *s, kpi__prep *p)
 	if (ks == KP_OK && id) {
 		bool yes = false, same = true;
 		char *old_text = NULL;
-		ks = supersedes(s, id, same_path, p->data, p->len, r, &yes, &same, &old_text);
+		ks = supersedes(s, id, same_path, p->data, p->len, r, &yes, &same, &other_host, &old_text);
 		if (ks == KP_OK && yes) {
 			ks = replace_report(s, id, old_text, p);
 		} else if (ks == KP_OK && !same_path && same) {
@@ -706,8 +760,10 @@ kp_status kpi__scan_file(scan *s, kpi__prep *p)
 		ks = insert_report(s, p, collides_with != 0);
 	if (ks == KP_OK && collides_with) {
 		char w[300];
-		snprintf(w, sizeof w, "incident id %.60s already names @%lld, whose content differs: "
-		         "stored as a report of its own", r->incident_id, (long long)collides_with);
+		snprintf(w, sizeof w, "incident id %.60s already names @%lld, %s: stored as a report of "
+		         "its own", r->incident_id, (long long)collides_with,
+		         other_host ? "cut short and pushed by another host (only its own host completes it)"
+		                    : "whose content differs");
 		ks = kpi__scan_add_warning(s, path, w);
 	}
 	return ks;

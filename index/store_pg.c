@@ -20,7 +20,10 @@
  * takes its locks in one order (group key, report keys, path, group row),
  * so pushers cannot deadlock.  Group counts are kept by report_add
  * (count, first and last seen, and distinct hosts through group_hosts);
- * re-signing recounts.  The writer role has no DELETE: groups emptied by
+ * re-signing recounts.  A push writes only through the schema's own
+ * functions (writer_api below: what a writer may EXECUTE; it writes no
+ * table itself), which check what they are given.  The writer role has
+ * no DELETE: groups emptied by
  * re-signing stay with count 0 and are not listed (groups_prune does
  * nothing), and group_hosts keeps a host a re-signed group no longer has
  * until the next re-sign recount (hosts is then recounted from reports).
@@ -129,15 +132,23 @@ kp_status kpi__pg_fail(kpi__pg *db, const PGresult *res, kp_error *err, const ch
 	if (!m[0])
 		one_line(db, PQerrorMessage(db->conn), m, sizeof m);
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
-	if (PQstatus(db->conn) == CONNECTION_BAD)
+	if (PQstatus(db->conn) == CONNECTION_BAD) {
+		/* libpq's first line says what happened ("server closed the
+		 * connection unexpectedly", "terminating connection due to
+		 * administrator command"); the lines after it guess why, and
+		 * made the one error line too long for kp_error, cut mid-word */
+		m[strcspn(m, ";")] = '\0';
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
-		                    "%s: the connection to the server was lost while %s: %s", db->display,
-		                    what, m);
-	/* row-level security (roles.sql) shares the SQLSTATE of a missing grant */
-	if (state && strcmp(state, "42501") == 0 && strstr(m, "row-level security"))
+		                    "%.120s: the connection to the server was lost while %s: %.80s",
+		                    db->display, what, m);
+	}
+	/* writer_api's refusal of another login's report (or, before it,
+	 * row-level security) shares the SQLSTATE of a missing grant */
+	if (state && strcmp(state, "42501") == 0 &&
+	    (strstr(m, "another login") || strstr(m, "row-level security")))
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
-		                    "%s: permission denied while %s (a row another login pushed: a "
-		                    "writer changes only its own): %s", db->display, what, m);
+		                    "%.120s: permission denied while %s (a row another login pushed: a "
+		                    "writer changes only its own)", db->display, what);
 	if (state && strcmp(state, "42501") == 0)
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
 		                    "%s: permission denied while %s (this role may not write: pushing "
@@ -348,6 +359,157 @@ static const char schema_v9[] = "DO $$BEGIN END$$;";
  * image rows per report, written by many pushers at once. */
 static const char schema_v10[] = "DO $$BEGIN END$$;";
 
+/* The writer's way in (issue 32 item 8), beside the schema versions, so a
+ * server at any schema gets it from db init (meta writer_api; open asks
+ * for db init while it is older).  Writers (roles.sql) hold SELECT and
+ * EXECUTE on these functions only: every write a push makes is one of
+ * them, run as the schema's owner (SECURITY DEFINER, search_path pinned),
+ * each checking what it is given.  A report, its archive, images and text
+ * are written only by the login that pushed it (pushed_by =
+ * session_user); path rows are each login's own (pushed_by is in their
+ * key: no login can plant a row that another's pushes then trip on); a
+ * kext set's key is made from its members here, so no set can hold a
+ * member its key does not say; group counts are kept by report_add and
+ * recounted, never set.  Installed before the schema steps' fills (their
+ * tables are looked up when a function runs), after the tables exist. */
+#define WRITER_API "1"
+static const char writer_api[] =
+	"ALTER TABLE kpbrowse.reports ADD COLUMN IF NOT EXISTS pushed_by name NOT NULL DEFAULT session_user;\n"
+	"ALTER TABLE kpbrowse.reports ALTER COLUMN pushed_by SET DEFAULT session_user;\n"
+	"ALTER TABLE kpbrowse.paths ADD COLUMN IF NOT EXISTS pushed_by name NOT NULL DEFAULT session_user;\n"
+	"ALTER TABLE kpbrowse.paths ALTER COLUMN pushed_by SET DEFAULT session_user;\n"
+	"ALTER TABLE kpbrowse.paths DROP CONSTRAINT IF EXISTS paths_pkey,\n"
+	"  ADD CONSTRAINT paths_pkey PRIMARY KEY (host, path, pushed_by);\n"
+	"CREATE OR REPLACE FUNCTION kpbrowse.kext_set(names text[], uuids text[]) RETURNS bigint\n"
+	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
+	"DECLARE\n"
+	"  k text;\n"
+	"  sid bigint;\n"
+	"BEGIN\n"
+	"  IF coalesce(cardinality(names), 0) = 0 THEN\n"
+	"    RETURN NULL;\n"
+	"  END IF;\n"
+	"  IF cardinality(names) <> coalesce(cardinality(uuids), 0) THEN\n"
+	"    RAISE EXCEPTION 'kext names and UUIDs differ in number';\n"
+	"  END IF;\n"
+	"  k := encode(sha256(convert_to(ARRAY(SELECT ARRAY[d.n, d.u] FROM (SELECT DISTINCT m.n, m.u\n"
+	"    FROM unnest(names, uuids) AS m(n, u)) d ORDER BY d.n COLLATE \"C\", d.u COLLATE \"C\")::text, 'UTF8')), 'hex');\n"
+	"  INSERT INTO kpbrowse.kext_sets(hash) VALUES (k) ON CONFLICT (hash) DO NOTHING RETURNING id INTO sid;\n"
+	"  IF sid IS NULL THEN\n"
+	"    SELECT s.id INTO sid FROM kpbrowse.kext_sets s WHERE s.hash = k;\n"
+	"    RETURN sid;\n"
+	"  END IF;\n"
+	"  INSERT INTO kpbrowse.kexts(name, uuid_hex) SELECT DISTINCT m.n, m.u FROM unnest(names, uuids) AS m(n, u)\n"
+	"    ON CONFLICT DO NOTHING;\n"
+	"  INSERT INTO kpbrowse.kext_set_members(kext_id, set_id) SELECT x.id, sid FROM kpbrowse.kexts x\n"
+	"    JOIN (SELECT DISTINCT m.n, m.u FROM unnest(names, uuids) AS m(n, u)) d ON x.name = d.n AND x.uuid_hex = d.u\n"
+	"    ON CONFLICT DO NOTHING;\n"
+	"  RETURN sid;\n"
+	"END $f$;\n"
+	"CREATE OR REPLACE FUNCTION kpbrowse.report_add(text, text, bigint, text, text, bigint, text, text, text,\n"
+	"  text, bigint, bigint, text, text, text, text, text, text, text[], text[]) RETURNS bigint\n"
+	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
+	"DECLARE\n"
+	"  rid bigint;\n"
+	"  nh bigint;\n"
+	"  d bigint := CASE WHEN $6 > " KPI__UNDATED_SQL " THEN $6 END;\n"
+	"BEGIN\n"
+	"  INSERT INTO kpbrowse.reports(content_hash, incident_id, size, format, timestamp, ts, os_version,\n"
+	"    kernel_uuid, headline, exact_key, group_id, indexed_at, host, host_key, model, kind, zone, kext_set,\n"
+	"    pushed_by)\n"
+	"  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18,\n"
+	"    kpbrowse.kext_set($19, $20), session_user)\n"
+	"  ON CONFLICT DO NOTHING RETURNING id INTO rid;\n"
+	"  IF rid IS NULL THEN\n"
+	"    RETURN NULL;\n"
+	"  END IF;\n"
+	"  IF $16 IS NOT NULL THEN\n"
+	"    INSERT INTO kpbrowse.panic_text(report_id, body) VALUES (rid, to_tsvector('simple', $16));\n"
+	"  END IF;\n"
+	"  INSERT INTO kpbrowse.group_hosts(group_id, ident) VALUES ($11, coalesce($14, $13, '')) ON CONFLICT DO NOTHING;\n"
+	"  GET DIAGNOSTICS nh = ROW_COUNT;\n"
+	"  UPDATE kpbrowse.groups SET count = count + 1, hosts = hosts + nh, first_seen = least(first_seen, d),\n"
+	"    last_seen = greatest(last_seen, d) WHERE id = $11;\n"
+	"  RETURN rid;\n"
+	"END $f$;\n"
+	"CREATE OR REPLACE FUNCTION kpbrowse.report_own(bigint) RETURNS void\n"
+	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
+	"BEGIN\n"
+	"  IF NOT EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = $1 AND r.pushed_by = session_user) THEN\n"
+	"    RAISE EXCEPTION 'report @% was pushed by another login (a writer changes only its own)', $1\n"
+	"      USING ERRCODE = '42501';\n"
+	"  END IF;\n"
+	"END $f$;\n"
+	"CREATE OR REPLACE FUNCTION kpbrowse.report_images(bigint, int[], text[], text[]) RETURNS void\n"
+	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
+	"BEGIN\n"
+	"  PERFORM kpbrowse.report_own($1);\n"
+	"  UPDATE kpbrowse.images SET live = false WHERE report_id = $1 AND live;\n"
+	"  INSERT INTO kpbrowse.images(report_id, rank, uuid_hex, name) SELECT DISTINCT $1, m.r, m.u, m.n\n"
+	"    FROM unnest($2, $3, $4) AS m(r, u, n)\n"
+	"    ON CONFLICT (report_id, rank, uuid_hex, name) DO UPDATE SET live = true;\n"
+	"END $f$;\n"
+	"CREATE OR REPLACE FUNCTION kpbrowse.archive_add(bigint, bytea) RETURNS void\n"
+	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
+	"BEGIN\n"
+	"  PERFORM kpbrowse.report_own($1);\n"
+	"  INSERT INTO kpbrowse.archives(report_id, data) VALUES ($1, $2) ON CONFLICT DO NOTHING;\n"
+	"END $f$;\n"
+	"CREATE OR REPLACE FUNCTION kpbrowse.report_replace(bigint, text, text, bigint, text, text, bigint, text,\n"
+	"  text, text, text, bigint, bigint, text, text, text, text, text, text, text[], text[], bytea) RETURNS boolean\n"
+	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
+	"BEGIN\n"
+	"  PERFORM 1 FROM kpbrowse.reports r WHERE r.id = $1 FOR UPDATE;\n"
+	"  IF NOT FOUND THEN\n"
+	"    RETURN false;\n"
+	"  END IF;\n"
+	"  PERFORM kpbrowse.report_own($1);\n"
+	"  UPDATE kpbrowse.reports SET content_hash = $2, incident_id = $3, size = $4, format = $5, timestamp = $6,\n"
+	"    ts = $7, os_version = $8, kernel_uuid = $9, headline = $10, exact_key = $11, group_id = $12,\n"
+	"    indexed_at = $13, host = $14, host_key = $15, model = $16, kind = $18, zone = $19,\n"
+	"    kext_set = kpbrowse.kext_set($20, $21) WHERE id = $1;\n"
+	"  INSERT INTO kpbrowse.panic_text(report_id, body) VALUES ($1, to_tsvector('simple', coalesce($17, '')))\n"
+	"    ON CONFLICT (report_id) DO UPDATE SET body = excluded.body;\n"
+	"  INSERT INTO kpbrowse.archives(report_id, data) VALUES ($1, $22)\n"
+	"    ON CONFLICT (report_id) DO UPDATE SET data = excluded.data;\n"
+	"  RETURN true;\n"
+	"END $f$;\n"
+	"CREATE OR REPLACE FUNCTION kpbrowse.path_put(text, text, bigint, bigint, bigint, bigint, text) RETURNS void\n"
+	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
+	"BEGIN\n"
+	"  INSERT INTO kpbrowse.paths(host, path, report_id, size, mtime, seen_at, skip_reason, pushed_by)\n"
+	"  VALUES ($1, $2, $3, $4, $5, $6, $7, session_user)\n"
+	"  ON CONFLICT (host, path, pushed_by) DO UPDATE SET report_id = excluded.report_id, size = excluded.size,\n"
+	"    mtime = excluded.mtime, seen_at = excluded.seen_at, skip_reason = excluded.skip_reason;\n"
+	"END $f$;\n"
+	"CREATE OR REPLACE FUNCTION kpbrowse.group_add(text, text, text) RETURNS bigint\n"
+	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
+	"DECLARE\n"
+	"  gid bigint;\n"
+	"BEGIN\n"
+	"  SELECT g.id INTO gid FROM kpbrowse.groups g WHERE g.key = $1;\n"
+	"  IF gid IS NULL THEN\n"
+	"    INSERT INTO kpbrowse.groups(key, title, culprit) VALUES ($1, $2, $3) ON CONFLICT (key) DO NOTHING\n"
+	"      RETURNING id INTO gid;\n"
+	"  END IF;\n"
+	"  IF gid IS NULL THEN\n"
+	"    SELECT g.id INTO gid FROM kpbrowse.groups g WHERE g.key = $1;\n"
+	"  END IF;\n"
+	"  RETURN gid;\n"
+	"END $f$;\n"
+	"CREATE OR REPLACE FUNCTION kpbrowse.group_recount(bigint) RETURNS void\n"
+	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
+	"BEGIN\n"
+	"  INSERT INTO kpbrowse.group_hosts(group_id, ident) SELECT DISTINCT r.group_id, coalesce(r.host_key, r.host, '')\n"
+	"    FROM kpbrowse.reports r WHERE r.group_id = $1 ON CONFLICT DO NOTHING;\n"
+	"  UPDATE kpbrowse.groups g SET count = s.c, hosts = s.h, first_seen = s.f, last_seen = s.l\n"
+	"  FROM (SELECT count(*) AS c, count(DISTINCT coalesce(r.host_key, r.host, '')) AS h,\n"
+	"    min(CASE WHEN r.ts > " KPI__UNDATED_SQL " THEN r.ts END) AS f,\n"
+	"    max(CASE WHEN r.ts > " KPI__UNDATED_SQL " THEN r.ts END) AS l\n"
+	"    FROM kpbrowse.reports r WHERE r.group_id = $1) s WHERE g.id = $1;\n"
+	"END $f$;\n"
+	"REVOKE ALL ON ALL FUNCTIONS IN SCHEMA kpbrowse FROM PUBLIC;\n";
+
 /* migrations[v] takes the schema from version v to the next; the store
  * starts at 3, so versions 0..2 are "no schema yet" and go to 3 at once. */
 static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4, schema_v5, schema_v6,
@@ -392,6 +554,29 @@ static int schema_version(kpi__pg *db, kp_error *err)
 	return version;
 }
 
+/* meta writer_api: whether the writer's functions are this binary's. */
+static bool api_current(kpi__pg *db)
+{
+	PGresult *r = PQexec(db->conn, "SELECT value FROM kpbrowse.meta WHERE key = 'writer_api'");
+	bool ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
+	          strcmp(PQgetvalue(r, 0, 0), WRITER_API) == 0;
+	PQclear(r);
+	return ok;
+}
+
+static kp_status api_install(kpi__pg *db, kp_error *err)
+{
+	PGresult *m = PQexec(db->conn, writer_api);
+	kp_status st = PQresultStatus(m) == PGRES_COMMAND_OK ? KP_OK
+	                                                     : kpi__pg_fail(db, m, err, "creating the writer's functions");
+	PQclear(m);
+	if (st == KP_OK)
+		st = kpi__pg_cmd(db, "INSERT INTO kpbrowse.meta VALUES ('writer_api', '" WRITER_API "') "
+		                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", NULL, err,
+		                 "creating the writer's functions");
+	return st;
+}
+
 /* db init: creates or migrates under a transaction-scoped advisory lock,
  * so two inits at once do the work once; each step is followed by the
  * index layer's (migrated) in the same transaction. */
@@ -414,6 +599,8 @@ static kp_status migrate(kpi__pg *db, kpi__migrated_fn migrated, kp_error *err)
 		st = kp_error_set(err, KP_ERR_DB, 0, -1,
 		                  "%s: index schema version %d is newer than this kpbrowse (%d)",
 		                  db->display, v, KPI_SCHEMA_VERSION);
+	if (st == KP_OK && v >= 3 && !api_current(db))
+		st = api_install(db, err);
 	for (; st == KP_OK && v < KPI_SCHEMA_VERSION; v++) {
 		if (!migrations[v])
 			continue;
@@ -421,6 +608,8 @@ static kp_status migrate(kpi__pg *db, kpi__migrated_fn migrated, kp_error *err)
 		if (PQresultStatus(m) != PGRES_COMMAND_OK)
 			st = kpi__pg_fail(db, m, err, "creating the schema");
 		PQclear(m);
+		if (st == KP_OK && v + 1 == 3)
+			st = api_install(db, err);
 		if (st == KP_OK && migrated)
 			st = migrated(&db->base, v + 1, err);
 	}
@@ -504,7 +693,7 @@ kp_status kpi__pg_open(const char *target, unsigned flags, kpi__migrated_fn migr
 		st = kp_error_set(err, KP_ERR_DB, 0, -1,
 		                  "%s: index schema version %d is newer than this kpbrowse (%d)",
 		                  db->display, v, KPI_SCHEMA_VERSION);
-	} else if (v < KPI_SCHEMA_VERSION) {
+	} else if (v < KPI_SCHEMA_VERSION || !api_current(db)) {
 		if (flags & KPI_OPEN_INIT)
 			st = migrate(db, migrated, err);
 		else
@@ -540,6 +729,11 @@ static kp_status pg_commit(kpi_db *h, kp_error *err)
 	PQclear(r);
 	return ok ? KP_OK : kp_error_set(err, KP_ERR_DB, 0, -1, "%s: the transaction was rolled back",
 	                                 db->display);
+}
+
+static bool pg_lost(kpi_db *h)
+{
+	return PQstatus(PG(h)->conn) == CONNECTION_BAD;
 }
 
 static void pg_rollback(kpi_db *h)
@@ -587,6 +781,7 @@ static const kpi__store_ops pg_ops = {
 	.commit = pg_commit,
 	.rollback = pg_rollback,
 	.is_own_file = NULL,
+	.lost = pg_lost,
 	.path_get = kpi__pg_path_get,
 	.path_put = kpi__pg_path_put,
 	.report_paths = kpi__pg_report_paths,

@@ -9,11 +9,13 @@
 
 /* ---- queries ---- */
 
+/* A row's path: the most recent of the login that pushed the report (a
+ * path row of another login may name any report: its Mac's copy). */
 #define ROW_COLS \
 	"r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, 1, "
 #define ROW_TAIL \
-	", (SELECT path FROM kpbrowse.paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, " \
-	"p.path COLLATE \"C\" LIMIT 1), r.host, r.host_key, r.kind"
+	", (SELECT path FROM kpbrowse.paths p WHERE p.report_id = r.id ORDER BY p.pushed_by = r.pushed_by " \
+	"DESC, p.seen_at DESC, p.path COLLATE \"C\" LIMIT 1), r.host, r.host_key, r.kind"
 
 /* Row i of a report-row result (columns: id, seq, timestamp, os_version,
  * headline, group_id, group count, archived, match uuid, name, rank, path,

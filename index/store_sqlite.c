@@ -152,7 +152,7 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_IMAGE_INSERT] = "INSERT OR IGNORE INTO image_members(set_id, uuid_hex, name, rank, last) "
 	                   "VALUES (?1, ?2, ?3, ?4, ?5)",
 	[Q_FTS_INSERT] = NULL, /* depends on the text search mode, see stmt_text */
-	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id, a.report_id IS NOT NULL "
+	[Q_REPORT_ARCHIVE] = "SELECT size, content_hash, a.data, group_id, a.report_id IS NOT NULL, host "
 	                     "FROM reports LEFT JOIN archives a ON a.report_id = reports.id WHERE id = ?1",
 	[Q_REPORT_IDS] = "SELECT id FROM reports ORDER BY id",
 	[Q_REPORT_RESIGN] = "UPDATE reports SET headline = ?2, exact_key = ?3, group_id = ?4 WHERE id = ?1",

@@ -50,6 +50,8 @@ kp_status kpi__sq_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error
 		return kpi__sq_err(db, err, "reading the archive");
 	}
 	out->group_id = sqlite3_column_int64(s, 3);
+	const unsigned char *host = sqlite3_column_text(s, 5);
+	snprintf(out->host, sizeof out->host, "%s", host ? (const char *)host : "");
 	if (!sqlite3_column_int(s, 4)) {
 		sqlite3_reset(s);
 		return kp_error_set(err, KP_ERR_DB, 0, -1,

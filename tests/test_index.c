@@ -874,6 +874,86 @@ static void test_complete_supersedes_cut(void)
 	kpi_close(&h);
 }
 
+/* Issue 32 item 9: a cut record is replaced only by its completion (the
+ * same host, the cut bytes a prefix of the new); another report with its
+ * incident id, or the completion pushed by another host, is kept beside
+ * it, and the cut stays until its own completion comes. */
+static void test_cut_kept_unless_completed(void)
+{
+	const char *name = "ips-full-ios26-iphone-sepkeystore-1.ips";
+	char d[1200], e[1200], f[1200], p[1200], src[1200];
+	snprintf(d, sizeof d, "%s/keep-cut", tmp);
+	snprintf(e, sizeof e, "%s/keep-other", tmp);
+	snprintf(f, sizeof f, "%s/keep-whole", tmp);
+	snprintf(p, sizeof p, "%s/keep.sqlite3", tmp);
+	snprintf(src, sizeof src, KP_SHARED_DIR "/corpus/real/%s", name);
+	mkdir(d, 0755);
+	mkdir(e, 0755);
+	mkdir(f, 0755);
+	size_t len;
+	char *b = kt_slurp(src, &len);
+	if (!b || !cut_copy(name, 1500, d, "cut.ips", 1000000)) {
+		free(b);
+		KT_SKIP("real corpus absent: a cut kept beside another report");
+		return;
+	}
+	/* the same incident id over another report: one word changed in the
+	 * part the cut holds */
+	char *w = strstr(b, "modified after free");
+	KT_CHECK(w && (size_t)(w - b) < 1500, "the word to change is in the cut");
+	if (w)
+		memcpy(w, "modified after frex", 19);
+	gen_write(e, "other.ips", b, len);
+	free(b);
+	kpi_db *h = NULL;
+	kp_error err;
+	kpi_summary s;
+	const char *cut[] = {d}, *other[] = {e}, *whole[] = {f};
+	KT_CHECK(kpi_open(p, KPI_OPEN_CREATE, &h, &err) == KP_OK &&
+	         kpi_scan(h, cut, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK && s.new_reports == 1,
+	         "a cut is indexed");
+	kpi_summary_free(&s);
+	int64_t v[2] = {0, 0};
+	kpi_list_reports(h, one_id, v, &err);
+	int64_t cut_id = v[1];
+	KT_CHECK(kpi_scan(h, other, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK &&
+	         s.new_reports == 1 && s.superseded == 0 && s.nwarning_list == 1,
+	         "a complete report with its incident id but other bytes: kept beside the cut, said "
+	         "(%zu new, %zu superseded)", s.new_reports, s.superseded);
+	kpi_summary_free(&s);
+	kp_report *r = NULL;
+	KT_CHECK(kpi_load(h, cut_id, &r, &err) == KP_OK && r->truncated, "  the cut is still the cut");
+	kp_report_free(&r);
+	/* its completion, pushed by another host: kept beside it too */
+	cut_copy(name, 0, f, "whole.ips", 1000100);
+	kpi_set_host(h, "another-mac");
+	KT_CHECK(kpi_scan(h, whole, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK &&
+	         s.new_reports == 1 && s.superseded == 0,
+	         "its completion pushed by another host: kept beside it (%zu new, %zu superseded)",
+	         s.new_reports, s.superseded);
+	kpi_summary_free(&s);
+	KT_CHECK(kpi_load(h, cut_id, &r, &err) == KP_OK && r->truncated, "  the cut is still the cut");
+	kp_report_free(&r);
+	kpi_close(&h);
+	/* the completion from its own host (a fresh index: the copy above
+	 * took the whole bytes) replaces it */
+	snprintf(p, sizeof p, "%s/keep2.sqlite3", tmp);
+	KT_CHECK(kpi_open(p, KPI_OPEN_CREATE, &h, &err) == KP_OK &&
+	         kpi_scan(h, cut, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK && s.new_reports == 1,
+	         "a cut again");
+	kpi_summary_free(&s);
+	KT_CHECK(kpi_scan(h, other, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK && s.new_reports == 1,
+	         "  the other report beside it");
+	kpi_summary_free(&s);
+	KT_CHECK(kpi_scan(h, whole, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK &&
+	         s.superseded == 1 && s.new_reports == 0,
+	         "  its completion from its own host replaces it (%zu superseded, %zu new)", s.superseded,
+	         s.new_reports);
+	kpi_summary_free(&s);
+	KT_CHECK(archive_is(h, cut_id, name), "  the record now holds the complete report");
+	kpi_close(&h);
+}
+
 typedef struct totals {
 	size_t calls, seen, total_min, total_max;
 } totals;
@@ -1361,6 +1441,7 @@ int main(int argc, char **argv)
 	test_live_paths();
 	test_real();
 	test_complete_supersedes_cut();
+	test_cut_kept_unless_completed();
 	test_changing_file_read_later();
 	test_progress_counts_total();
 	test_flat_folder_rescan_is_fast();

@@ -9,24 +9,28 @@
 -- libpq's conventions (~/.pgpass, PGPASSFILE, service files, environment).
 --
 --   kpbrowse_reader: SELECT only (list, search, show, export, the TUI).
---   kpbrowse_writer: what a push needs, and no more:
---     - meta (the schema version): read only.  Migrations and re-signing
---       are the owner's job (`kpbrowse db init`, `index --resign`); the
---       owner is not bound by the policies below.
---     - reports, paths, archives, images, panic text: INSERT, and UPDATE
---       only of the rows its own login pushed (row-level security on a
---       pushed_by column that defaults to the login, current_user): a
---       writer completes its own cut reports and moves its own paths, and
---       cannot rewrite another Mac's reports or archives.
---     - loaded kexts (kexts, kext_sets, kext_set_members; schema 8): INSERT
---       (a set is shared by every report that loaded the same kexts).
---     - groups: INSERT, and UPDATE of the counts only (count, hosts,
---       first_seen, last_seen), never a title or a key.
---     - no DELETE, no DDL anywhere.
---   A push that would change another login's row (complete a report it
---   pushed cut short; a path row of a Mac pushed before under another
---   login) fails on that file alone: one counted error naming it, and the
---   push goes on.  Push each Mac under one login.
+--   kpbrowse_writer: SELECT, and EXECUTE on the functions `db init` made
+--     (kpbrowse.report_add, report_images, archive_add, report_replace,
+--     path_put, group_add, group_recount): no INSERT, UPDATE or DELETE on
+--     any table, no DDL.  Each function runs as the schema's owner and
+--     checks what it is given (issue 32 item 8):
+--     - a report, its archive, images and search text are written only by
+--       the login that pushed it (reports.pushed_by, the server's
+--       session_user): a writer completes its own cut reports only;
+--     - path rows are each login's own (pushed_by is part of their key):
+--       a row another login plants under this Mac's host and file is that
+--       login's, and this Mac's pushes never trip on it;
+--     - a kext set's key is made by the server from its members, and only
+--       a new set gets members: no writer can add a kext to a set others
+--       share, or name a set before its reports come;
+--     - group counts are kept by report_add and recounted from the
+--       reports (group_recount), never set; groups are added, never
+--       retitled (re-signing is the owner's: `index --resign`);
+--     - meta (the schema version) is read only; migrations are the
+--       owner's (`kpbrowse db init`), who is bound by none of this.
+--   A file whose push would change another login's report (complete a
+--   report it pushed cut short) fails on that file alone: one counted
+--   error naming it, and the push goes on.
 DO $$
 BEGIN
 	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'kpbrowse_writer') THEN
@@ -38,70 +42,27 @@ BEGIN
 END
 $$;
 
--- who pushed each row: filled by the server, never by the client
-ALTER TABLE kpbrowse.reports ADD COLUMN IF NOT EXISTS pushed_by name NOT NULL DEFAULT current_user;
-ALTER TABLE kpbrowse.paths ADD COLUMN IF NOT EXISTS pushed_by name NOT NULL DEFAULT current_user;
-
 REVOKE ALL ON ALL TABLES IN SCHEMA kpbrowse FROM kpbrowse_writer, kpbrowse_reader;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA kpbrowse FROM kpbrowse_writer, kpbrowse_reader;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA kpbrowse FROM PUBLIC, kpbrowse_writer, kpbrowse_reader;
 GRANT USAGE ON SCHEMA kpbrowse TO kpbrowse_writer, kpbrowse_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA kpbrowse TO kpbrowse_reader, kpbrowse_writer;
-GRANT INSERT ON kpbrowse.reports, kpbrowse.paths, kpbrowse.archives, kpbrowse.images,
-	kpbrowse.panic_text, kpbrowse.groups, kpbrowse.group_hosts, kpbrowse.kexts, kpbrowse.kext_sets,
-	kpbrowse.kext_set_members TO kpbrowse_writer;
-GRANT UPDATE ON kpbrowse.reports, kpbrowse.paths, kpbrowse.archives, kpbrowse.images,
-	kpbrowse.panic_text TO kpbrowse_writer;
-GRANT UPDATE (count, hosts, first_seen, last_seen) ON kpbrowse.groups TO kpbrowse_writer;
-GRANT USAGE ON ALL SEQUENCES IN SCHEMA kpbrowse TO kpbrowse_writer;
+GRANT EXECUTE ON FUNCTION kpbrowse.report_add, kpbrowse.report_images, kpbrowse.archive_add,
+	kpbrowse.report_replace, kpbrowse.path_put, kpbrowse.group_add, kpbrowse.group_recount
+	TO kpbrowse_writer;
 
--- row-level security: everyone reads every row; a writer inserts rows as
--- itself and updates only its own
-ALTER TABLE kpbrowse.reports ENABLE ROW LEVEL SECURITY;
-ALTER TABLE kpbrowse.paths ENABLE ROW LEVEL SECURITY;
-ALTER TABLE kpbrowse.archives ENABLE ROW LEVEL SECURITY;
-ALTER TABLE kpbrowse.images ENABLE ROW LEVEL SECURITY;
-ALTER TABLE kpbrowse.panic_text ENABLE ROW LEVEL SECURITY;
-
-DROP POLICY IF EXISTS kp_read ON kpbrowse.reports;
-DROP POLICY IF EXISTS kp_insert ON kpbrowse.reports;
-DROP POLICY IF EXISTS kp_update ON kpbrowse.reports;
-CREATE POLICY kp_read ON kpbrowse.reports FOR SELECT USING (true);
-CREATE POLICY kp_insert ON kpbrowse.reports FOR INSERT WITH CHECK (pushed_by = current_user);
-CREATE POLICY kp_update ON kpbrowse.reports FOR UPDATE
-	USING (pushed_by = current_user) WITH CHECK (pushed_by = current_user);
-
-DROP POLICY IF EXISTS kp_read ON kpbrowse.paths;
-DROP POLICY IF EXISTS kp_insert ON kpbrowse.paths;
-DROP POLICY IF EXISTS kp_update ON kpbrowse.paths;
-CREATE POLICY kp_read ON kpbrowse.paths FOR SELECT USING (true);
-CREATE POLICY kp_insert ON kpbrowse.paths FOR INSERT WITH CHECK (pushed_by = current_user);
-CREATE POLICY kp_update ON kpbrowse.paths FOR UPDATE
-	USING (pushed_by = current_user) WITH CHECK (pushed_by = current_user);
-
--- a report's archive, images and text belong to whoever pushed the report
-DROP POLICY IF EXISTS kp_read ON kpbrowse.archives;
-DROP POLICY IF EXISTS kp_write ON kpbrowse.archives;
-CREATE POLICY kp_read ON kpbrowse.archives FOR SELECT USING (true);
-CREATE POLICY kp_write ON kpbrowse.archives FOR ALL
-	USING (EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by = current_user))
-	WITH CHECK (EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by = current_user));
-
-DROP POLICY IF EXISTS kp_read ON kpbrowse.images;
-DROP POLICY IF EXISTS kp_write ON kpbrowse.images;
-CREATE POLICY kp_read ON kpbrowse.images FOR SELECT USING (true);
-CREATE POLICY kp_write ON kpbrowse.images FOR ALL
-	USING (EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by = current_user))
-	WITH CHECK (EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by = current_user));
-
--- the search text is inserted in the same statement as its report, which
--- that statement's policies cannot see yet: an insert for a report no
--- other login pushed (the new one, or its own), updates of its own only
-DROP POLICY IF EXISTS kp_read ON kpbrowse.panic_text;
-DROP POLICY IF EXISTS kp_write ON kpbrowse.panic_text;
-DROP POLICY IF EXISTS kp_insert ON kpbrowse.panic_text;
-DROP POLICY IF EXISTS kp_update ON kpbrowse.panic_text;
-CREATE POLICY kp_read ON kpbrowse.panic_text FOR SELECT USING (true);
-CREATE POLICY kp_insert ON kpbrowse.panic_text FOR INSERT
-	WITH CHECK (NOT EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by <> current_user));
-CREATE POLICY kp_update ON kpbrowse.panic_text FOR UPDATE
-	USING (EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by = current_user))
-	WITH CHECK (EXISTS (SELECT 1 FROM kpbrowse.reports r WHERE r.id = report_id AND r.pushed_by = current_user));
+-- the row-level security policies of earlier versions: writers no longer
+-- write tables at all
+DO $$
+DECLARE
+	t text;
+BEGIN
+	FOREACH t IN ARRAY ARRAY['reports', 'paths', 'archives', 'images', 'panic_text'] LOOP
+		EXECUTE format('DROP POLICY IF EXISTS kp_read ON kpbrowse.%I', t);
+		EXECUTE format('DROP POLICY IF EXISTS kp_insert ON kpbrowse.%I', t);
+		EXECUTE format('DROP POLICY IF EXISTS kp_update ON kpbrowse.%I', t);
+		EXECUTE format('DROP POLICY IF EXISTS kp_write ON kpbrowse.%I', t);
+		EXECUTE format('ALTER TABLE kpbrowse.%I DISABLE ROW LEVEL SECURITY', t);
+	END LOOP;
+END
+$$;
