@@ -886,7 +886,7 @@ static void test_cut_kept_unless_completed(void)
 	snprintf(e, sizeof e, "%s/keep-other", tmp);
 	snprintf(f, sizeof f, "%s/keep-whole", tmp);
 	snprintf(p, sizeof p, "%s/keep.sqlite3", tmp);
-	snprintf(src, sizeof src, KP_SHARED_DIR "/corpus/real/%s", name);
+	snprintf(src, sizeof src, KP_REAL_DIR "/%s", name);
 	mkdir(d, 0755);
 	mkdir(e, 0755);
 	mkdir(f, 0755);

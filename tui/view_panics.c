@@ -42,6 +42,8 @@ typedef struct panics_priv {
 	char (*roots)[PATH_MAX];
 	size_t nroots;
 	bool whole;             /* a: the whole index, not only PATH's */
+	size_t outside;         /* reports of the index not under them: with
+	                           none, the scope is not said (nothing differs) */
 } panics_priv;
 
 static bool scoped(const panics_priv *p)
@@ -74,7 +76,7 @@ static void set_title(kpt_view *v)
 {
 	panics_priv *p = v->priv;
 	char scope[96] = "";
-	if (p->nroots && !p->groups && !p->one_group) {
+	if (p->nroots && p->outside && !p->groups && !p->one_group) {
 		const char *last = strrchr(p->roots[0], '/');   /* the folder's name: its path is in the hint */
 		last = last && last[1] ? last + 1 : p->roots[0];
 		if (p->whole)
@@ -98,7 +100,13 @@ static void rebuild(kpt_view *v)
 	 * the reloaded one, where the old row number means another report */
 	int64_t keep_id = p->generation ? p->cur_id : -1;
 	p->generation = c->generation;
-	size_t n;
+	size_t n, outside = 0;
+	for (size_t i = 0; p->nroots && i < c->n; i++)
+		outside += !under_roots(p, c->e[i].path);
+	if (outside != p->outside) {
+		p->outside = outside;
+		set_title(v);
+	}
 	if (uses_rows(p)) {
 		free(p->rows);
 		p->rows = kpt_xmalloc((c->n ? c->n : 1) * sizeof *p->rows);
@@ -377,8 +385,9 @@ static unsigned panics_request(kpt_view *v, kpt_request req)
 		set_title(v);
 		return KPT_HANDLED | KPT_REDRAW;
 	case KPT_REQ_SCOPE:
-		if (!p->nroots || p->one_group) {
-			kpt_set_msg(v->app, "a: kpbrowse PATH... lists PATH's reports; this is the whole index");
+		if (!p->nroots || !p->outside || p->one_group) {
+			kpt_set_msg(v->app, p->nroots && !p->one_group ? "a: every report of the index is under the PATHs given"
+			                                                : "a: kpbrowse PATH... lists PATH's reports; this is the whole index");
 			return KPT_HANDLED | KPT_REDRAW;
 		}
 		p->whole = !p->whole;
@@ -444,7 +453,7 @@ static const char *panics_hint(kpt_view *v)
 	panics_priv *p = v->priv;
 	if (p->one_group)
 		return "Enter open  m mark  c compare  Esc back  / filter";
-	if (p->nroots && !p->groups)
+	if (p->nroots && p->outside && !p->groups)
 		return p->whole ? "Enter open  m mark  c compare  Tab groups  / filter  a PATH's only"
 		                : "Enter open  m mark  c compare  Tab groups  / filter  a whole index";
 	return p->groups ? "Enter group  c compare  Tab flat list  / filter  u uuid"
