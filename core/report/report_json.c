@@ -137,7 +137,7 @@ static void out_escaped(kp_report_json_out *o, const unsigned char *p, const uns
 			q[0] = '\\';
 			q[1] = "btn\0fr"[c - 8];
 			o->n += 2;
-		} else if (cp > 0xFFFF) {   /* tag characters: a UTF-16 surrogate pair */
+		} else if (cp > 0xFFFF) {   /* tags, format controls: a UTF-16 surrogate pair */
 			out_u16(o, 0xD800 + ((cp - 0x10000) >> 10));
 			out_u16(o, 0xDC00 + ((cp - 0x10000) & 0x3FF));
 		} else {
