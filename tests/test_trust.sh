@@ -21,21 +21,12 @@ check_grep "Fake<U+2060>Driver" "$tmp/fake.txt" "show: a WORD JOINER in a bundle
 check "$(grep -c "$(printf 'Fake\342\201\240Driver')" "$tmp/fake.txt")" = 0 "show: the raw U+2060 never reaches the terminal"
 "$kp" show --json --no-symbols "$tmp/fake.panic" >"$tmp/fake.json" 2>/dev/null
 check_grep 'Fake\\u2060Driver' "$tmp/fake.json" "show --json: the U+2060 stays escaped"
-for cp in 200b 200c 200d 2062 206a 180e 00ad 3164 ffa0; do
-	python3 - "$txt" "$tmp/one.panic" "$cp" <<'EOF'
-import sys
-t = open(sys.argv[1], encoding="utf-8", errors="surrogateescape").read()
-t = t.replace("com.kpbrowse.FakeDriver", "com.kpbrowse.Fake%sDriver" % chr(int(sys.argv[3], 16)))
-open(sys.argv[2], "w", encoding="utf-8", errors="surrogateescape").write(t)
-EOF
-	"$kp" show --no-symbols "$tmp/one.panic" >"$tmp/one.out" 2>&1
-	up=$(echo "$cp" | tr a-f A-F)
-	check_grep "Fake<U+$up>Driver" "$tmp/one.out" "U+$up is shown visibly"
-done
 
-# ---- issue 32 item 3: every default-ignorable code point and the
-# hieroglyph format controls are shown escaped; a name holding one is flagged
-for cp in fe0f fe00 180b 180f 17b4 2065 fff0 1bca0 13430 1343f e0100 e0fff; do
+# ---- issue 19 item 7 and issue 32 item 3: every default-ignorable code
+# point and the hieroglyph format controls are shown escaped; a name holding
+# one is flagged
+for cp in 200b 200c 200d 2062 206a 180e 00ad 3164 ffa0 fe0f fe00 180b 180f 17b4 2065 fff0 1bca0 13430 \
+	1343f e0100 e0fff; do
 	python3 - "$txt" "$tmp/one.panic" "$cp" <<'EOF'
 import sys
 t = open(sys.argv[1], encoding="utf-8", errors="surrogateescape").read()
