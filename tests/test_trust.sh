@@ -73,7 +73,11 @@ check "$(grep -c '/vs/real.ips' "$tmp/vs.search")$(grep -c '/vs/fake.ips' "$tmp/
 "$kp" search --db "$tmp/vs.db" --kext "$(printf 'com.kpbrowse.Fake\357\270\217Driver')" >"$tmp/vs.search" 2>&1
 check "$(grep -c '/vs/real.ips' "$tmp/vs.search")$(grep -c '/vs/fake.ips' "$tmp/vs.search")" = 01 \
 	"search --kext with the look-alike lists only its report"
-check_grep "match: .*com.kpbrowse.Fake<U+FE0F>Driver" "$tmp/vs.search" "search: the look-alike is shown escaped"
+check_grep "match: .*com.kpbrowse.Fake<U+FE0F>Driver .*(holds an invisible character)\$" "$tmp/vs.search" \
+	"search: the look-alike is shown escaped and flagged"
+"$kp" search --json --db "$tmp/vs.db" --kext "$(printf 'com.kpbrowse.Fake\357\270\217Driver')" >"$tmp/vs.sj" 2>&1
+check "$(python3 -c 'import json,sys; print([r["match"].get("invisible") for r in json.load(open(sys.argv[1]))])' "$tmp/vs.sj" 2>&1)" = "[True]" \
+	"search --json: the look-alike's match has \"invisible\": true"
 
 # ---- item 6: export writes a new file only, never blocking
 "$kp" index --db "$tmp/i.db" "$KP_FIXTURES/reports" >/dev/null 2>&1
