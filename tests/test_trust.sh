@@ -70,6 +70,9 @@ check_not_grep '"invisible"' "$tmp/real.json" "show --json: the genuine report h
 "$kp" search --db "$tmp/vs.db" --kext com.kpbrowse.FakeDriver >"$tmp/vs.search" 2>&1
 check "$(grep -c '/vs/real.ips' "$tmp/vs.search")$(grep -c '/vs/fake.ips' "$tmp/vs.search")" = 10 \
 	"search --kext com.kpbrowse.FakeDriver lists the real kext's report, not the look-alike's"
+"$kp" search --db "$tmp/vs.db" --kext FakeDriver >"$tmp/vs.search" 2>&1
+check "$(grep -c '/vs/real.ips' "$tmp/vs.search")$(grep -c '/vs/fake.ips' "$tmp/vs.search")" = 10 \
+	"search --kext FakeDriver (the last part) lists the real kext's report, not the look-alike's"
 "$kp" search --db "$tmp/vs.db" --kext "$(printf 'com.kpbrowse.Fake\357\270\217Driver')" >"$tmp/vs.search" 2>&1
 check "$(grep -c '/vs/real.ips' "$tmp/vs.search")$(grep -c '/vs/fake.ips' "$tmp/vs.search")" = 01 \
 	"search --kext with the look-alike lists only its report"
