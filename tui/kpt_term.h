@@ -2,7 +2,8 @@
  * in app.c drives it.  Call order: kpt_term_usable, kpt_term_pipe_open,
  * kpt_term_start, then the loop polls kpt_term_signal_fd, and
  * kpt_term_restore runs on the way out (it is also registered with atexit,
- * and fatal signals restore the terminal themselves). */
+ * and fatal signals restore the terminal themselves); every thread the TUI
+ * starts calls kpt_term_altstack first. */
 #ifndef KPT_TERM_H
 #define KPT_TERM_H
 
