@@ -6,6 +6,8 @@
 #include "kp_signature.h"
 #include "kpc_cmd.h"
 #include "kp_sanitize.h"
+#include "kp_summary.h"
+#include "kp_utf8.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -142,6 +144,10 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 		m_str(&m, "uuid", r->match->uuid);
 		m_str(&m, "name", r->match->name);
 		m_str(&m, "role", r->match->role);
+		if (r->match->name && kp_text_has_unsafe(r->match->name, strlen(r->match->name))) {
+			kp_report_json_key(&m, "invisible");   /* as show --json flags the name */
+			kp_report_json_bool(&j->out, true);
+		}
 		kp_report_json_end(&m);
 	}
 	kp_report_json_end(&ob);
@@ -209,6 +215,8 @@ void kpc_report_row_print(const kpi_report_row *r)
 		put(r->match->name, 0);
 		if (r->match->uuid)
 			printf(" %s", r->match->uuid);
+		if (r->match->name && kp_text_has_unsafe(r->match->name, strlen(r->match->name)))
+			fputs(KP_SUM_HIDDEN_NOTE, stdout);
 		putchar('\n');
 	}
 }

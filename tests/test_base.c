@@ -278,9 +278,16 @@ static void unsafe_rule(void)
 	                               /* invisible look-alikes (issue 19 item 7) */
 	                               0x200B, 0x200C, 0x200D, 0x2060, 0x2064, 0x206A, 0x206F,
 	                               0x180E, 0x00AD, 0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0,
-	                               0x1D173, 0x1D17A};
-	static const uint32_t good[] = {'A', ' ', 0xA0, 0xE9, 0x20AC, 0xFFFD, 0x1F600, 0xE0080,
-	                                0x2065, 0x2070, 0x1D172, 0x1D17B, 0x3165, 0x00AE};
+	                               0x1D173, 0x1D17A,
+	                               /* the rest of Default_Ignorable_Code_Point and the
+	                                * hieroglyph format controls (issue 32 item 3) */
+	                               0xFE00, 0xFE0F, 0x180B, 0x180D, 0x180F, 0x17B4, 0x17B5,
+	                               0x2065, 0xFFF0, 0xFFF8, 0x1BCA0, 0x1BCA3, 0x13430, 0x1343F,
+	                               0xE0080, 0xE0100, 0xE01EF, 0xE0FFF};
+	static const uint32_t good[] = {'A', ' ', 0xA0, 0xE9, 0x20AC, 0xFFFD, 0x1F600, 0xE1000,
+	                                0x2070, 0x1D172, 0x1D17B, 0x3165, 0x00AE, 0xFE10, 0xFDFF,
+	                                0x180A, 0x17B3, 0x17B6, 0x1342F, 0x13440, 0x1BC9F, 0x1BCA4,
+	                                0xFFFC, 0xDFFFF};
 	bool ok = true;
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		ok &= kp_text_cp_unsafe(bad[i]);
@@ -289,6 +296,9 @@ static void unsafe_rule(void)
 	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
 		ok &= !kp_text_cp_unsafe(good[i]);
 	KT_CHECK(ok, "ordinary text is safe");
+	KT_CHECK(kp_text_has_unsafe("com.x.Fake\xEF\xB8\x8F" "Driver", 20), "a name holding U+FE0F is flagged");
+	KT_CHECK(kp_text_has_unsafe("Fake\xF3\xA0\x84\x80", 8), "a name holding U+E0100 is flagged");
+	KT_CHECK(!kp_text_has_unsafe("com.x.Caf\xC3\xA9\xFF", 12), "accents and a bad byte are not flagged");
 }
 
 static void sha1(void)

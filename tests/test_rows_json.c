@@ -5,6 +5,7 @@
  * of hostile text, NULLs, big ids, with and without a search match (one
  * difference: integers from 1e15 up, which cJSON rounded to 15 digits, are
  * exact); no rows is "[]"; a failed write to stdout is reported. */
+#include "kp_utf8.h"
 #include "kp_index.h"
 #include "kpc_cmd.h"
 #include "kp_report_json.h"
@@ -40,6 +41,8 @@ static cJSON *ref_row(const kpi_report_row *r)
 		cJSON_AddItemToObject(m, "uuid", ref_str(r->match->uuid));
 		cJSON_AddItemToObject(m, "name", ref_str(r->match->name));
 		cJSON_AddItemToObject(m, "role", ref_str(r->match->role));
+		if (r->match->name && kp_text_has_unsafe(r->match->name, strlen(r->match->name)))
+			cJSON_AddTrueToObject(m, "invisible");   /* a look-alike name (issue 32) */
 	}
 	return o;
 }

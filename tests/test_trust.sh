@@ -21,7 +21,12 @@ check_grep "Fake<U+2060>Driver" "$tmp/fake.txt" "show: a WORD JOINER in a bundle
 check "$(grep -c "$(printf 'Fake\342\201\240Driver')" "$tmp/fake.txt")" = 0 "show: the raw U+2060 never reaches the terminal"
 "$kp" show --json --no-symbols "$tmp/fake.panic" >"$tmp/fake.json" 2>/dev/null
 check_grep 'Fake\\u2060Driver' "$tmp/fake.json" "show --json: the U+2060 stays escaped"
-for cp in 200b 200c 200d 2062 206a 180e 00ad 3164 ffa0; do
+
+# ---- issue 19 item 7 and issue 32 item 3: every default-ignorable code
+# point and the hieroglyph format controls are shown escaped; a name holding
+# one is flagged
+for cp in 200b 200c 200d 2062 206a 180e 00ad 3164 ffa0 fe0f fe00 180b 180f 17b4 2065 fff0 1bca0 13430 \
+	1343f e0100 e0fff; do
 	python3 - "$txt" "$tmp/one.panic" "$cp" <<'EOF'
 import sys
 t = open(sys.argv[1], encoding="utf-8", errors="surrogateescape").read()
@@ -30,8 +35,52 @@ open(sys.argv[2], "w", encoding="utf-8", errors="surrogateescape").write(t)
 EOF
 	"$kp" show --no-symbols "$tmp/one.panic" >"$tmp/one.out" 2>&1
 	up=$(echo "$cp" | tr a-f A-F)
-	check_grep "Fake<U+$up>Driver" "$tmp/one.out" "U+$up is shown visibly"
+	check_grep "^Last started: *com.kpbrowse.Fake<U+$up>Driver .*(holds an invisible character)\$" "$tmp/one.out" \
+		"U+$up is shown visibly and the name is flagged"
 done
+mkdir -p "$tmp/vs"
+cp "$rep" "$tmp/vs/real.ips"
+python3 - "$rep" "$tmp/vs/fake.ips" <<'EOF'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+t = t.replace("com.kpbrowse.FakeDriver", "com.kpbrowse.Fake\ufe0fDriver").replace("fakeclient", "fakeclient\u200b")
+open(sys.argv[2], "w", encoding="utf-8").write(t)
+EOF
+"$kp" show --no-symbols "$tmp/vs/fake.ips" >"$tmp/vs.txt" 2>&1
+check_grep "^  com.kpbrowse.Fake<U+FE0F>Driver .*(holds an invisible character)\$" "$tmp/vs.txt" \
+	"show: a kext in the backtrace holding U+FE0F is shown escaped and flagged"
+check_grep "^Panicked task: *pid 321 fakeclient<U+200B> (holds an invisible character)\$" "$tmp/vs.txt" \
+	"show: a process name holding U+200B is flagged"
+check "$(grep -c "$(printf '\357\270\217')" "$tmp/vs.txt")" = 0 "show: the raw U+FE0F never reaches the terminal"
+"$kp" show --no-symbols "$rep" >"$tmp/real.txt" 2>&1
+check_not_grep "invisible" "$tmp/real.txt" "show: the genuine report flags nothing"
+"$kp" show --json --no-symbols "$tmp/vs/fake.ips" >"$tmp/vs.json" 2>/dev/null
+python3 - "$tmp/vs.json" >"$tmp/vs.flags" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("panicked", d["panicked"].get("invisible"))
+print("image", [i.get("invisible") for i in d["images"] if (i.get("name") or "").startswith("com.kpbrowse.Fake")])
+print("other", [i.get("invisible") for i in d["images"] if not (i.get("name") or "").startswith("com.kpbrowse.Fake")].count(True))
+EOF
+check "$(tr '\n' ' ' <"$tmp/vs.flags")" = "panicked True image [True] other 0 " \
+	"show --json: \"invisible\": true on the look-alike kext and process, nowhere else"
+"$kp" show --json --no-symbols "$rep" >"$tmp/real.json" 2>/dev/null
+check_not_grep '"invisible"' "$tmp/real.json" "show --json: the genuine report has no \"invisible\" key"
+"$kp" index --db "$tmp/vs.db" "$tmp/vs" >/dev/null 2>&1
+"$kp" search --db "$tmp/vs.db" --kext com.kpbrowse.FakeDriver >"$tmp/vs.search" 2>&1
+check "$(grep -c '/vs/real.ips' "$tmp/vs.search")$(grep -c '/vs/fake.ips' "$tmp/vs.search")" = 10 \
+	"search --kext com.kpbrowse.FakeDriver lists the real kext's report, not the look-alike's"
+"$kp" search --db "$tmp/vs.db" --kext FakeDriver >"$tmp/vs.search" 2>&1
+check "$(grep -c '/vs/real.ips' "$tmp/vs.search")$(grep -c '/vs/fake.ips' "$tmp/vs.search")" = 10 \
+	"search --kext FakeDriver (the last part) lists the real kext's report, not the look-alike's"
+"$kp" search --db "$tmp/vs.db" --kext "$(printf 'com.kpbrowse.Fake\357\270\217Driver')" >"$tmp/vs.search" 2>&1
+check "$(grep -c '/vs/real.ips' "$tmp/vs.search")$(grep -c '/vs/fake.ips' "$tmp/vs.search")" = 01 \
+	"search --kext with the look-alike lists only its report"
+check_grep "match: .*com.kpbrowse.Fake<U+FE0F>Driver .*(holds an invisible character)\$" "$tmp/vs.search" \
+	"search: the look-alike is shown escaped and flagged"
+"$kp" search --json --db "$tmp/vs.db" --kext "$(printf 'com.kpbrowse.Fake\357\270\217Driver')" >"$tmp/vs.sj" 2>&1
+check "$(python3 -c 'import json,sys; print([r["match"].get("invisible") for r in json.load(open(sys.argv[1]))])' "$tmp/vs.sj" 2>&1)" = "[True]" \
+	"search --json: the look-alike's match has \"invisible\": true"
 
 # ---- item 6: export writes a new file only, never blocking
 "$kp" index --db "$tmp/i.db" "$KP_FIXTURES/reports" >/dev/null 2>&1

@@ -5,6 +5,7 @@
  * options become symbol options. */
 #include "kpt_bench.h"
 #include "kpt_catalog.h"
+#include "kpt_clipboard.h"
 #include "kpt_columns.h"
 #include "kpt_doc.h"
 #include "kpt_draw.h"
@@ -494,6 +495,29 @@ static void test_source_view(void)
 }
 
 /* kp_sanitize_next walks text unit by unit with the widths kpt_put draws. */
+/* What is copied is what is shown (issue 32 item 2): one clipboard line per
+ * line given, every control inside a line escaped, a newline included. */
+static void test_clipboard_text(void)
+{
+	const char *lines[] = {"fn\ntouch /tmp/x", "a\tb\r", "\x1b[201~\xef\xb8\x8f"};
+	bool cut = true;
+	char *t = kpt_clipboard_text(lines, 3, &cut);
+	KT_CHECK(strcmp(t, "fn\\x0atouch /tmp/x\na b\n\\e[201~<U+FE0F>") == 0,
+	         "clipboard: lines joined by newlines, a newline, tab or ESC in a line as shown");
+	KT_CHECK(!cut, "clipboard: not cut");
+	free(t);
+	size_t big = KPT_CLIPBOARD_MAX + 10;
+	char *x = malloc(big + 1);
+	memset(x, 'x', big);
+	x[big] = '\0';
+	const char *two[] = {"first", x};
+	t = kpt_clipboard_text(two, 2, &cut);
+	KT_CHECK(cut && strlen(t) == KPT_CLIPBOARD_MAX && strncmp(t, "first\nxxx", 9) == 0,
+	         "clipboard: capped at KPT_CLIPBOARD_MAX and says so");
+	free(t);
+	free(x);
+}
+
 static void test_sanitize_next(void)
 {
 	if (!setlocale(LC_CTYPE, "C.UTF-8") && !setlocale(LC_CTYPE, "en_US.UTF-8")) {
@@ -794,6 +818,7 @@ static void test_catalog_first_page(void)
 int main(void)
 {
 	test_sanitize_next();
+	test_clipboard_text();
 	test_count_label();
 	test_options_many();
 	test_demo_folder();

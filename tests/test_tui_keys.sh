@@ -116,7 +116,7 @@ check "$got" = "validateReport(ReportHeader const&, unsigned int, unsigned int) 
 tt_keys Y
 tt_check "Y says it copied the backtrace" "copied the backtrace" 5
 $TT show-buffer >"$tt_work/bt.txt" 2>/dev/null
-check "$(wc -l <"$tt_work/bt.txt" | tr -d ' ')" = 6 "Y copies every frame and the inlined call (6 lines)"
+check "$(awk 'END { print NR }' "$tt_work/bt.txt")" = 6 "Y copies every frame and the inlined call (6 lines)"
 check_grep "^#4   kernel +0x348  *kernel_bootstrap_thread (fakekernel.c:195)" "$tt_work/bt.txt" "Y: frames with image, offset, function and file:line"
 check_grep "inlined into FakeDriver::handleReport" "$tt_work/bt.txt" "Y: the inlined call"
 tt_keys Escape Escape Tab
@@ -251,6 +251,39 @@ $TT show-buffer >"$tt_work/evil.clip" 2>/dev/null
 check_grep 'PWNED' "$tt_work/evil.clip" "y: the hostile line is on the clipboard"
 check "$(tr -d -c '\033\r' <"$tt_work/evil.clip" | wc -c | tr -d ' ')" = 0 "y: no ESC and no CR in what was copied"
 check_grep '\\e\[201~' "$tt_work/evil.clip" "y: the ESC copied as inert text, as on screen"
+alive && tt_keys Q
+
+# ---- what is copied is what is shown: a newline inside a field reaches the
+# clipboard as \x0a, one line per shown line (issue 32 item 2); a name that
+# holds an invisible character is marked "!" (issue 32 item 3)
+mkdir -p "$tt_work/nl"
+python3 - "$KP_TESTS_DIR/fixtures/reports/panic-full-2026-11-20-101500.0001.ips" \
+	"$tt_work/nl/panic-full-2026-11-20-101500.0001.ips" <<'EOF'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+t = t.replace('"procname": "fakeclient"', '"procname": "fakeclient\\ntouch /tmp/PWNED-nl\\rx"', 1)
+t = t.replace("com.kpbrowse.FakeDriver", "com.kpbrowse.Fake\ufe0fDriver")
+open(sys.argv[2], "w", encoding="utf-8").write(t)
+EOF
+tt_start 100 24 "'$KPBROWSE' --db '$tt_work/nl.db' '$tt_work/nl'"
+tt_wait "FakeDriver" 20
+$TT set-option -s set-clipboard on
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys / holds Enter
+tt_check "the processes list says what its ! mark means" "! the name holds an invisible character" 5
+tt_keys Escape / PWNED-nl Enter
+tt_check "a newline in a process name is shown as \\x0a" 'fakeclient\x0atouch /tmp/PWNED-nlx' 5
+if tt_screen | grep -q '^.!  *321  *fakeclient.x0atouch'; then _ok "the process holding a newline is marked !"
+else _notok "the process holding a newline is marked !"; tt_screen | sed 's/^/#   /'; fi
+tt_keys y
+tt_check "y on the process row says what it copied" "copied" 5
+$TT show-buffer >"$tt_work/nl.clip" 2>/dev/null
+check "$(cat "$tt_work/nl.clip")" = 'fakeclient\x0atouch /tmp/PWNED-nlx' "y: the clipboard holds the name as shown, \\x0a and all"
+check "$(tr -d -c '\n\r\033' <"$tt_work/nl.clip" | wc -c | tr -d ' ')" = 0 "y: no raw newline, CR or ESC in what was copied"
+tt_keys Escape Tab
+tt_check "images: the legend says what ! means" "! the name holds an invisible character: it is not the name it looks like" 5
+if tt_screen | grep -q '^ T!com\.kpbrowse\.Fake<U+FE0F>Driver'; then _ok "images: the look-alike kext is marked ! and shown escaped"
+else _notok "images: the look-alike kext is marked ! and shown escaped"; tt_screen | sed 's/^/#   /'; fi
 alive && tt_keys Q
 
 # ---- the images tab: kinds explained, each image's dSYM or where it was looked for

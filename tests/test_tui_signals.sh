@@ -30,6 +30,30 @@ start_list() {
 	wait_for_re '^ 1/[0-9]+ ' 30
 }
 pid() { cat "$work/pid" 2>/dev/null; }
+# start_st PREFIX ARGS...: start, under a wrapper that writes how kpbrowse
+# ended to $work/status ("signal SIGSEGV", "exit 0"); PREFIX (e.g. an env
+# command) runs kpbrowse.
+cat >"$work/run.py" <<'EOF'
+import signal, subprocess, sys
+r = subprocess.call(sys.argv[2:])
+open(sys.argv[1], "w").write("signal %s\n" % signal.Signals(-r).name if r < 0 else "exit %d\n" % r)
+EOF
+start_st() {
+	pre=$1
+	shift
+	rm -f "$work/pid" "$work/status"
+	keys "clear; python3 '$work/run.py' '$work/status' sh -c 'echo \$\$ >$work/pid; exec \"\$0\" \"\$@\"' $pre '$KPBROWSE' $*" Enter
+	wait_for "q quit" 30
+}
+# died_of WHAT SIGNAME: kpbrowse ended by SIGNAME's default action (its
+# status says so), not by an exit of its own.
+died_of() {
+	i=0
+	while [ ! -s "$work/status" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	got=$(cat "$work/status" 2>/dev/null)
+	if [ "$got" = "signal $2" ]; then ok "$1: died of $2, as without the handler"
+	else not_ok "$1: died of $2 (ended: ${got:-unknown})"; fi
+}
 
 # restored WHAT: the pane is back at the prompt with a restored terminal.
 restored() {
@@ -73,7 +97,7 @@ for t in unset dumb nosuchterm-kpt; do
 done
 
 # ---- every signal that ends the browser ----
-for sig in INT TERM HUP PIPE QUIT XFSZ XCPU SEGV BUS ABRT; do
+for sig in INT TERM HUP PIPE QUIT XFSZ XCPU; do
 	start_list --demo
 	[ "$(flag mouse_any_flag)$(flag mouse_standard_flag)" != 00 ] || not_ok "SIG$sig: the TUI had the mouse on"
 	keys Enter
@@ -81,6 +105,34 @@ for sig in INT TERM HUP PIPE QUIT XFSZ XCPU SEGV BUS ABRT; do
 	kill -s "$sig" "$(pid)"
 	restored "SIG$sig"
 done
+# the crashes: the terminal back, then death by the same signal's default
+# action, so the exit status and a core dump stay (issue 32 item 1)
+for sig in SEGV BUS ABRT FPE ILL; do
+	start_st "" --demo
+	wait_for_re '^ 1/[0-9]+ ' 30
+	keys Enter
+	wait_for "Processes (" 10
+	kill -s "$sig" "$(pid)"
+	restored "SIG$sig"
+	died_of "SIG$sig" "SIG$sig"
+done
+# real crashes on the UI thread, from a preloaded shim: a null write, and a
+# stack overflow (its handler can only run on an alternate stack)
+if [ "$(uname)" != Linux ]; then
+	skip "a real crash: the shim is preloaded with LD_PRELOAD (Linux only)"
+	skip "a stack overflow: the shim is preloaded with LD_PRELOAD (Linux only)"
+elif [ ! -f "${KP_CRASH_SHIM:-}" ]; then
+	skip "a real crash: KP_CRASH_SHIM (the built crash_shim.c) not given"
+	skip "a stack overflow: KP_CRASH_SHIM (the built crash_shim.c) not given"
+else
+	for how in USR1:"a null write on the UI thread" USR2:"a stack overflow on the UI thread"; do
+		start_st "env ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 LD_PRELOAD='$KP_CRASH_SHIM'" --demo
+		wait_for_re '^ 1/[0-9]+ ' 30
+		kill -s "${how%%:*}" "$(pid)"
+		restored "${how#*:}"
+		died_of "${how#*:}" SIGSEGV
+	done
+fi
 
 # ---- Ctrl-C and Ctrl-\ typed at the keyboard ----
 start --demo

@@ -89,3 +89,11 @@ set_tests_properties(test_index_cli test_trust test_index_stackshot test_spindum
 # alone, so the machine's other tests (CPU hogs among them) cannot starve
 # them past the 30 s busy timeout.
 set_tests_properties(test_index_cli PROPERTIES RUN_SERIAL TRUE)
+
+# test_tui_signals preloads this to crash the browser for real (a null
+# write, a stack overflow) and checks the terminal is given back
+find_package(Threads REQUIRED)
+add_library(kp_crash_shim MODULE crash_shim.c)
+target_link_libraries(kp_crash_shim PRIVATE Threads::Threads)
+target_compile_options(kp_crash_shim PRIVATE -fno-sanitize=all)   # its crashes are the point
+set_property(TEST test_tui_signals APPEND PROPERTY ENVIRONMENT "KP_CRASH_SHIM=$<TARGET_FILE:kp_crash_shim>")

@@ -26,6 +26,8 @@ cleanup() {
 
 n=0
 fails=0
+skips=0
+skip() { n=$((n + 1)); skips=$((skips + 1)); echo "ok $n - # SKIP $1"; }
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
 	n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"
@@ -70,6 +72,6 @@ ts_shell() {   # ts_shell WIDTH HEIGHT
 # ts_done: the TAP plan and the closing line; the exit status.
 ts_done() {
 	echo "1..$n"
-	echo "# $((n - fails)) passed, $fails failed, 0 skipped"
+	echo "# $((n - fails - skips)) passed, $fails failed, $skips skipped"
 	[ "$fails" -eq 0 ]
 }

@@ -4,6 +4,7 @@
  * last quit is kept in the index itself (kpi_meta_set, key tui.seen_seq);
  * rows with a larger seq are new (the store guarantees seqs increase). */
 #include "kpt_catalog.h"
+#include "kpt_term.h"
 #include "kpt_draw.h"
 #include "kpt_pipe.h"
 #include "kpt_xalloc.h"
@@ -269,6 +270,7 @@ typedef struct kpt_catload {
 
 static void *rest_main(void *arg)
 {
+	(void)kpt_term_altstack();   /* an overflow here still gives the terminal back */
 	rest_job *j = arg;
 	kpi_db *db = NULL;
 	kp_error err;

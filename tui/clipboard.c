@@ -1,7 +1,9 @@
 /* clipboard.c: OSC 52 copy (kpt_clipboard.h).  The text is base64'd, so
  * report text cannot end the sequence early or inject its own; and it is
- * sanitised first, so what is pasted cannot act either (a copied name that
- * ends a bracketed paste and carries a CR would run a command in a shell). */
+ * sanitised first, a line at a time, so what is pasted cannot act either
+ * (a copied name that ends a bracketed paste and carries a CR or a newline
+ * would run a command in a shell): the clipboard gets what the screen
+ * shows, \x0a where a field holds a newline. */
 #include "kpt_app.h"
 #include "kpt_clipboard.h"
 #include "kpt_prompt.h"
@@ -33,29 +35,42 @@ char *kpt_clipboard_osc52(const char *text, size_t len)
 	return out;
 }
 
-char *kpt_clipboard_text(const char *text, size_t len, bool *cut)
+char *kpt_clipboard_text(const char *const *lines, size_t n, bool *cut)
 {
-	/* sanitising never shrinks text but for a dropped CR, and grows a byte
-	 * to at most 10 (<U+1D173>): a capped prefix is all that can fit */
-	size_t in = len > KPT_CLIPBOARD_MAX ? KPT_CLIPBOARD_MAX : len;
-	size_t size = in * 10 + 1;
-	char *out = kpt_xmalloc(size);
-	size_t n = kp_sanitize(out, size, text, in, KP_SAN_KEEP_NEWLINES);
-	*cut = in < len;
-	if (n > KPT_CLIPBOARD_MAX) {
-		n = KPT_CLIPBOARD_MAX;
-		while (n > 0 && ((unsigned char)out[n] & 0xC0) == 0x80)
-			n--;   /* never half a UTF-8 sequence */
-		out[n] = '\0';
+	size_t o = 0, cap = 64;
+	char *out = kpt_xmalloc(cap);
+	*cut = false;
+	for (size_t i = 0; i < n; i++) {
+		if (o >= KPT_CLIPBOARD_MAX) {   /* full, and a line is left */
+			*cut = true;
+			break;
+		}
+		size_t len = strlen(lines[i]);
+		size_t in = len > KPT_CLIPBOARD_MAX ? KPT_CLIPBOARD_MAX : len;
+		/* sanitising grows a byte to at most 10 (<U+1D173>) */
+		if (o + in * 10 + 2 > cap) {
+			cap = o + in * 10 + 2;
+			out = kpt_xrealloc(out, cap);
+		}
+		if (i > 0)
+			out[o++] = '\n';
+		o += kp_sanitize(out + o, cap - o, lines[i], in, 0);
+		*cut |= in < len;
+	}
+	if (o > KPT_CLIPBOARD_MAX) {
+		o = KPT_CLIPBOARD_MAX;
+		while (o > 0 && ((unsigned char)out[o] & 0xC0) == 0x80)
+			o--;   /* never half a UTF-8 sequence */
 		*cut = true;
 	}
+	out[o] = '\0';
 	return out;
 }
 
-void kpt_clipboard_copy(kpt_app *app, const char *raw, const char *what)
+void kpt_clipboard_copy_lines(kpt_app *app, const char *const *lines, size_t n, const char *what)
 {
 	bool cut;
-	char *text = kpt_clipboard_text(raw, strlen(raw), &cut);
+	char *text = kpt_clipboard_text(lines, n, &cut);
 	char *seq = kpt_clipboard_osc52(text, strlen(text));
 	size_t len = strlen(seq), off = 0;
 	while (off < len) {
@@ -76,4 +91,9 @@ void kpt_clipboard_copy(kpt_app *app, const char *raw, const char *what)
 		            tl > 60 || text[tl] ? "..." : "");
 	}
 	free(text);
+}
+
+void kpt_clipboard_copy(kpt_app *app, const char *line, const char *what)
+{
+	kpt_clipboard_copy_lines(app, &line, 1, what);
 }

@@ -65,11 +65,10 @@ void kpt_frame_text(const kp_report *r, const kp_thread *t, const kpt_sym *s, si
 		frame_place(r, fr, out, size);
 }
 
-char *kpt_thread_text(const kp_report *r, const kp_thread *t, const kpt_sym *syms)
+char **kpt_thread_lines(const kp_report *r, const kp_thread *t, const kpt_sym *syms, size_t *nlines)
 {
-	size_t cap = 256 + t->nframes * 160, n = 0;
-	char *out = kpt_xmalloc(cap);
-	out[0] = '\0';
+	char **out = NULL;
+	size_t n = 0, cap = 0;
 	for (size_t f = 0; f < t->nframes; f++) {
 		const kpt_sym *s = syms ? &syms[f] : NULL;
 		char place[128], fn[1200];
@@ -81,19 +80,23 @@ char *kpt_thread_text(const kp_report *r, const kp_thread *t, const kpt_sym *sym
 			fn[0] = '\0';
 		size_t lines = sym ? s->nlines : 1;
 		for (size_t k = 0; k < lines; k++) {
-			char in[1200];
-			if (k > 0)
+			char in[1200], line[1400];
+			if (k == 0) {
+				snprintf(line, sizeof line, "#%-3zu %-40s %s", f, place, fn);
+			} else {
 				line_text(&s->lines[k], in, sizeof in);
-			size_t need = strlen(place) + strlen(fn) + strlen(k ? in : "") + 64;
-			if (n + need >= cap) {
-				cap = (cap + need) * 2;
-				out = kpt_xrealloc(out, cap);
+				snprintf(line, sizeof line, "     %-40s   inlined into %s", "", in);
 			}
-			if (k == 0)
-				n += (size_t)snprintf(out + n, cap - n, "#%-3zu %-40s %s\n", f, place, fn);
-			else
-				n += (size_t)snprintf(out + n, cap - n, "     %-40s   inlined into %s\n", "", in);
+			*(char **)kpt_xpush((void **)&out, &n, &cap, sizeof *out) = kpt_xstrdup(line);
 		}
 	}
+	*nlines = n;
 	return out;
+}
+
+void kpt_lines_free(char **lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
 }

@@ -20,8 +20,11 @@ const char *kpt_report_symbol(const kp_frame *f, char *buf, size_t size);
 void kpt_frame_text(const kp_report *r, const kp_thread *t, const kpt_sym *s, size_t f,
                     char *out, size_t size);
 /* Every frame of t, one line each ("#N  image +0xOFF  function (file:line)"),
- * inlined-into calls indented below; malloc'd, the caller frees.  syms may
+ * inlined-into calls indented below, as *nlines malloc'd strings of report
+ * text (a field may hold a newline: each is one line as the screen shows
+ * it, never split); the caller frees them with kpt_lines_free.  syms may
  * be NULL (no symbols yet). */
-char *kpt_thread_text(const kp_report *r, const kp_thread *t, const kpt_sym *syms);
+char **kpt_thread_lines(const kp_report *r, const kp_thread *t, const kpt_sym *syms, size_t *nlines);
+void kpt_lines_free(char **lines, size_t n);
 
 #endif

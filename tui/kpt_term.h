@@ -2,7 +2,8 @@
  * in app.c drives it.  Call order: kpt_term_usable, kpt_term_pipe_open,
  * kpt_term_start, then the loop polls kpt_term_signal_fd, and
  * kpt_term_restore runs on the way out (it is also registered with atexit,
- * and fatal signals restore the terminal themselves). */
+ * and fatal signals restore the terminal themselves); every thread the TUI
+ * starts calls kpt_term_altstack first. */
 #ifndef KPT_TERM_H
 #define KPT_TERM_H
 
@@ -20,6 +21,12 @@ bool kpt_term_pipe_open(void);
  * (cbreak, no echo, keypad, non-blocking input, mouse) and installs the
  * signal handlers; false when initscr() fails. */
 bool kpt_term_start(void);
+/* Gives the calling thread an alternate signal stack (once; freed when
+ * the thread ends), so a stack overflow in it still restores the terminal;
+ * kpt_term_start does it for the UI thread, each TUI thread calls it as
+ * it starts.  NULL when it could not (the crash handler then runs on the
+ * thread's own stack, as before). */
+void *kpt_term_altstack(void);
 /* Ends curses when it is active; safe to call more than once. */
 void kpt_term_restore(void);
 /* Marks the UI thread busy in one long piece of work (on) or back to the

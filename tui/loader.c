@@ -3,6 +3,7 @@
  * stop only when no load is under way: a thread still running at exit
  * must never write to a descriptor number reused for something else. */
 #include "kpt_app.h"
+#include "kpt_term.h"
 #include "kpt_loader.h"
 #include "kpt_pipe.h"
 #include "kpt_xalloc.h"
@@ -35,6 +36,7 @@ struct lreq {
 
 static void *load_main(void *arg)
 {
+	(void)kpt_term_altstack();   /* an overflow here still gives the terminal back */
 	lreq *q = arg;
 	if (q->id >= 0) {
 		kpi_db *db = NULL;

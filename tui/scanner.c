@@ -5,6 +5,7 @@
  * to the UI under a mutex, with a byte on a pipe to wake the loop. */
 #include "kp_symbols.h"
 #include "kpt_app.h"
+#include "kpt_term.h"
 #include "kpt_pipe.h"
 #include "kpt_scanner.h"
 #include "kpt_xalloc.h"
@@ -51,6 +52,7 @@ static void scan_progress(void *ctx, const kpi_progress *p)
 
 static void *scan_main(void *arg)
 {
+	(void)kpt_term_altstack();   /* an overflow here still gives the terminal back */
 	kpt_scanner *s = arg;
 	kpt_app *app = s->app;
 	kpi_db *db = NULL;

@@ -4,7 +4,9 @@
  * event loop in app.c sees SIGWINCH, SIGINT, SIGTERM, SIGHUP and SIGPIPE in
  * poll().  Signals that end the process at once (SIGQUIT, SIGXCPU, SIGXFSZ
  * and the crashes) write the restore sequence and reset the termios
- * themselves, then die of the same signal.
+ * themselves (async-signal-safe: write() and tcsetattr() of what was saved
+ * at start, on an alternate stack so a stack overflow is covered too), then
+ * die of the same signal with its default action (status and core kept).
  *
  * Quirk: we replace ncurses' own SIGWINCH handler, so a resize is applied
  * here with resizeterm() from TIOCGWINSZ. */
@@ -14,6 +16,7 @@
 
 #include <curses.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -110,6 +113,51 @@ static void add_restore_cap(const char *cap)
 	}
 }
 
+/* An alternate signal stack for the calling thread, so a crash that is a
+ * stack overflow still runs on_fatal (without one the kernel cannot push
+ * the handler's frame and kills the process with the terminal raw).  One
+ * per thread, freed by the key's destructor when the thread ends; the main
+ * thread's lives as long as the process. */
+static pthread_key_t alt_key;
+static pthread_once_t alt_once = PTHREAD_ONCE_INIT;
+static void *main_altstack;   /* kept reachable for leak checkers */
+
+static void alt_free(void *p)
+{
+	stack_t ss;
+	memset(&ss, 0, sizeof ss);
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+	free(p);
+}
+
+static void alt_key_make(void)
+{
+	(void)pthread_key_create(&alt_key, alt_free);
+}
+
+void *kpt_term_altstack(void)
+{
+	pthread_once(&alt_once, alt_key_make);
+	void *have = pthread_getspecific(alt_key);
+	if (have)
+		return have;
+	size_t size = 64 * 1024;
+	if ((size_t)SIGSTKSZ > size)   /* not a constant with newer glibc */
+		size = (size_t)SIGSTKSZ;
+	stack_t ss;
+	memset(&ss, 0, sizeof ss);
+	ss.ss_sp = malloc(size);
+	ss.ss_size = size;
+	if (!ss.ss_sp)
+		return NULL;
+	if (sigaltstack(&ss, NULL) != 0 || pthread_setspecific(alt_key, ss.ss_sp) != 0) {
+		alt_free(ss.ss_sp);
+		return NULL;
+	}
+	return ss.ss_sp;
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -125,7 +173,7 @@ static void install_signals(void)
 	 * closed pipe still fails with EPIPE while the handler is installed) */
 	sigaction(SIGPIPE, &sa, NULL);
 	sa.sa_handler = on_fatal;
-	sa.sa_flags = SA_RESETHAND;
+	sa.sa_flags = SA_RESETHAND | SA_ONSTACK;
 	int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGQUIT, SIGXCPU, SIGXFSZ, SIGSYS, SIGTRAP};
 	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
 		sigaction(fatal[i], &sa, NULL);
@@ -180,6 +228,7 @@ bool kpt_term_start(void)
 	add_restore_cap("cnorm");
 	add_restore_cap("rmkx");
 	add_restore_cap("rmcup");
+	main_altstack = kpt_term_altstack();
 	install_signals();
 	cbreak();
 	noecho();

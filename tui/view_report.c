@@ -23,6 +23,7 @@
 #include "kpt_xalloc.h"
 #include "kp_sanitize.h"
 #include "kp_summary.h"
+#include "kp_utf8.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -33,6 +34,13 @@
 #include <time.h>
 
 /* ROW_TASK: the "Panicked task" line, whose Enter opens that process */
+/* A name holding an invisible or control character: its row is marked
+ * "!" (the images tab's legend and the processes heading say why). */
+static bool name_hidden(const char *name)
+{
+	return name && kp_text_has_unsafe(name, strlen(name));
+}
+
 enum row_kind { ROW_TEXT, ROW_HEADER, ROW_PROCESS, ROW_TASK, ROW_THREAD, ROW_IMAGE, ROW_KEXT, ROW_PANIC, ROW_FRAME, ROW_DSYM };
 
 typedef struct rrow {
@@ -260,6 +268,11 @@ static void build_summary(kpt_view *v, int width)
 	else
 		snprintf(h, sizeof h, "Processes (%zu)", r->nprocesses);
 	add_row(p, ROW_HEADER, 0, h);
+	for (size_t i = 0; i < r->nprocesses; i++)
+		if (name_hidden(r->processes[i].name)) {
+			add_row(p, ROW_TEXT, 0, "  ! the name holds an invisible character: it is not the name it looks like");
+			break;
+		}
 	psort_item *order = kpt_xmalloc((r->nprocesses ? r->nprocesses : 1) * sizeof *order);
 	for (size_t i = 0; i < r->nprocesses; i++) {
 		size_t n[PSORT_N];
@@ -328,6 +341,13 @@ static void build_images(kpt_view *v)
 			items++;
 		}
 	add_row(p, ROW_TEXT, 0, line);
+	bool hidden = false;
+	for (size_t i = 0; i < r->nimages; i++)
+		hidden |= name_hidden(r->images[i].name);
+	for (size_t i = 0; i < r->nkexts; i++)
+		hidden |= name_hidden(r->kexts[i].name);
+	if (hidden)
+		add_row(p, ROW_TEXT, 0, "  ! the name holds an invisible character: it is not the name it looks like");
 	add_row(p, ROW_TEXT, 0, "  under each image: its dSYM, or where it was looked for");
 	for (size_t i = 0; i < r->nimages; i++) {
 		add_row(p, ROW_IMAGE, i, NULL);
@@ -422,6 +442,8 @@ static void put_ident(int y, int width, const char *name, const char *version, c
 	int nw = width - 3 - vw - 1 - uw - 1;
 	if (nw < 8)
 		nw = 8;
+	if (name_hidden(name))
+		kpt_put(y, 2, 1, "!", KPT_ST_ERROR, false);
 	kpt_put_id(y, 3, nw, name ? name : "?", name_st, true);
 	kpt_put(y, 3 + nw + 1, vw, version ? version : "", st, true);
 	if (width >= 100)
@@ -494,6 +516,8 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 			snprintf(pid, sizeof pid, "%" PRId64, pr->pid);
 		kpt_put(y, 0, width, "", st, true);
 		kpt_put(y, 0, 2, panicked ? "* " : "  ", sel ? st : KPT_ST_MARK, true);
+		if (name_hidden(pr->name))
+			kpt_put(y, 1, 1, "!", KPT_ST_ERROR, false);
 		kpt_putf(y, 2, 9, st, true, "%7s", pid);
 		int used = kpt_put(y, 11, width - 40 > 20 ? width - 40 : 20, pr->name ? pr->name : "(unnamed)", sel ? st : KPT_ST_FUNC, false);
 		size_t n[PSORT_N];
@@ -640,10 +664,11 @@ static unsigned report_copy(kpt_view *v, bool all)
 			kpt_set_msg(v->app, "this report names no panicked thread");
 			return KPT_HANDLED | KPT_REDRAW;
 		}
-		char *text = kpt_thread_text(r, &r->processes[p->bt_proc].threads[p->bt_thread],
-		                             kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread));
-		kpt_clipboard_copy(v->app, text, "the backtrace");
-		free(text);
+		size_t n;
+		char **lines = kpt_thread_lines(r, &r->processes[p->bt_proc].threads[p->bt_thread],
+		                                kpt_doc_syms(p->doc, p->bt_proc, p->bt_thread), &n);
+		kpt_clipboard_copy_lines(v->app, (const char *const *)lines, n, "the backtrace");
+		kpt_lines_free(lines, n);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	if (!kpt_list_current(&v->list, &row))

@@ -655,9 +655,10 @@ static unsigned thread_copy(kpt_view *v, bool all)
 	const kp_thread *t = thr(v);
 	size_t row;
 	if (all) {
-		char *text = kpt_thread_text(p->at.doc->r, t, syms(v));
-		kpt_clipboard_copy(v->app, text, "the backtrace");
-		free(text);
+		size_t n;
+		char **lines = kpt_thread_lines(p->at.doc->r, t, syms(v), &n);
+		kpt_clipboard_copy_lines(v->app, (const char *const *)lines, n, "the backtrace");
+		kpt_lines_free(lines, n);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	if (!kpt_list_current(&v->list, &row))

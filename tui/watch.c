@@ -8,6 +8,7 @@
  * its report: view_panics keeps it by id). */
 #include "kp_fs.h"
 #include "kpt_app.h"
+#include "kpt_term.h"
 #include "kpt_pipe.h"
 #include "kpt_scanner.h"
 #include "kpt_watch.h"
@@ -144,6 +145,7 @@ static bool native_wait(struct kpt_watch *w)
 
 static void *watch_main(void *arg)
 {
+	(void)kpt_term_altstack();   /* an overflow here still gives the terminal back */
 	struct kpt_watch *w = arg;
 	while (!w->stop) {
 		bool changed = native_wait(w);

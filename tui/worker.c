@@ -17,6 +17,7 @@
  * when idle next; a half-built cache is never written). */
 #include "kp_symbols.h"
 #include "kpt_app.h"
+#include "kpt_term.h"
 #include "kpt_pipe.h"
 #include "kpt_worker.h"
 #include "kpt_xalloc.h"
@@ -456,6 +457,7 @@ static kpt_wmsg *find_dsym(kpt_worker *w, const wreq *q, size_t i)
 
 static void *worker_main(void *arg)
 {
+	(void)kpt_term_altstack();   /* an overflow here still gives the terminal back */
 	kpt_worker *w = arg;
 	pthread_mutex_lock(&w->mu);
 	for (;;) {

@@ -29,14 +29,19 @@ bool kp_utf8_valid(const char *s, size_t len);
 char *kp_utf8_repair(const char *s, bool *oom);
 
 /* True for a code point that report text must never put on a screen or in
- * a JSON string raw: C0 controls, DEL, C1 controls, the bidi controls (marks,
- * embeddings, overrides, isolates, ALM), the line and paragraph separators
- * U+2028/2029, U+FEFF, the interlinear annotation controls U+FFF9..FFFB,
- * the tag characters U+E0000..E007F, and the invisible look-alikes (zero
- * width U+200B..200D, U+2060..2064, U+206A..206F, U+180E, the soft hyphen
- * U+00AD, U+034F, the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, and
- * U+1D173..1D17A), so a bundle id cannot pass for another.  Callers decide the escaped form; a
- * caller may let chosen C0 controls (newline, tab) through first. */
+ * a JSON string raw: C0 controls, DEL, C1 controls, the line and paragraph
+ * separators U+2028/2029, the interlinear annotation controls U+FFF9..FFFB,
+ * and every invisible character: Unicode's whole Default_Ignorable_Code_Point
+ * set (bidi controls, zero widths and joiners, variation selectors, fillers,
+ * soft hyphen, tags, ...) and the Egyptian hieroglyph format controls
+ * U+13430..1343F, so a bundle id cannot pass for another.  Callers decide the
+ * escaped form; a caller may let chosen C0 controls (newline, tab) through
+ * first. */
 bool kp_text_cp_unsafe(uint32_t cp);
+
+/* True when s[0..len) holds a code point kp_text_cp_unsafe names: a name
+ * that does is not what it looks like and is flagged where it is shown
+ * (an invalid byte, shown as U+FFFD, is not counted). */
+bool kp_text_has_unsafe(const char *s, size_t len);
 
 #endif

@@ -62,24 +62,62 @@ size_t kp_utf8_encode(uint32_t cp, char out[4])
 	return 4;
 }
 
+/* Sorted, disjoint.  The invisible ranges are Unicode's whole
+ * Default_Ignorable_Code_Point set (DerivedCoreProperties.txt, the same 4174
+ * code points in Unicode 15.0, 15.1 and 16.0, reserved ones included so a
+ * later assignment stays hidden), plus the Egyptian hieroglyph format
+ * controls U+13430..1343F, which are invisible without being in it. */
+static const struct { uint32_t lo, hi; } unsafe_ranges[] = {
+	{0x0000, 0x001F},   /* C0 */
+	{0x007F, 0x009F},   /* DEL, C1 (CSI 0x9b, OSC 0x9d) */
+	{0x00AD, 0x00AD},   /* soft hyphen */
+	{0x034F, 0x034F},   /* combining grapheme joiner */
+	{0x061C, 0x061C},   /* Arabic letter mark */
+	{0x115F, 0x1160},   /* Hangul choseong/jungseong fillers */
+	{0x17B4, 0x17B5},   /* Khmer inherent vowels */
+	{0x180B, 0x180F},   /* Mongolian free variation selectors, vowel separator */
+	{0x200B, 0x200F},   /* zero width space, joiners, directional marks */
+	{0x2028, 0x202E},   /* line/paragraph separators, embeddings, overrides */
+	{0x2060, 0x206F},   /* word joiner, invisible operators, isolates, deprecated */
+	{0x3164, 0x3164},   /* Hangul filler */
+	{0xFE00, 0xFE0F},   /* variation selectors 1-16 */
+	{0xFEFF, 0xFEFF},   /* BOM / zero width no-break space */
+	{0xFFA0, 0xFFA0},   /* halfwidth Hangul filler */
+	{0xFFF0, 0xFFFB},   /* reserved ignorables, interlinear annotations */
+	{0x13430, 0x1343F}, /* Egyptian hieroglyph format controls */
+	{0x1BCA0, 0x1BCA3}, /* shorthand format controls */
+	{0x1D173, 0x1D17A}, /* musical symbol format controls */
+	{0xE0000, 0xE0FFF}, /* tags, variation selectors 17-256, reserved */
+};
+
 bool kp_text_cp_unsafe(uint32_t cp)
 {
-	return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) ||   /* C0, DEL, C1 (CSI 0x9b, OSC 0x9d) */
-	       cp == 0x061C || cp == 0x200E || cp == 0x200F ||   /* directional marks */
-	       (cp >= 0x202A && cp <= 0x202E) ||                 /* embeddings, overrides */
-	       (cp >= 0x2066 && cp <= 0x2069) ||                 /* isolates */
-	       cp == 0x2028 || cp == 0x2029 ||                   /* line/paragraph separator */
-	       cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) || /* BOM/ZWNBSP, annotations */
-	       (cp >= 0xE0000 && cp <= 0xE007F) ||               /* tags */
-	       /* invisible or blank look-alikes, which make com.x.Fake\u2060Driver
-	        * read as com.x.FakeDriver: zero-width space/joiners, word joiner
-	        * and invisible operators, deprecated format controls, Mongolian
-	        * vowel separator, soft hyphen, Hangul fillers, musical symbol
-	        * format controls */
-	       (cp >= 0x200B && cp <= 0x200D) || (cp >= 0x2060 && cp <= 0x2064) ||
-	       (cp >= 0x206A && cp <= 0x206F) || cp == 0x180E || cp == 0x00AD || cp == 0x034F ||
-	       cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0 ||
-	       (cp >= 0x1D173 && cp <= 0x1D17A);
+	size_t lo = 0, hi = sizeof unsafe_ranges / sizeof unsafe_ranges[0];
+	if (cp >= 0x20 && cp < 0x7F)
+		return false;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cp < unsafe_ranges[mid].lo)
+			hi = mid;
+		else if (cp > unsafe_ranges[mid].hi)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+bool kp_text_has_unsafe(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = kp_utf8_decode(p + i, len - i, &cp);
+		if (kp_text_cp_unsafe(cp))
+			return true;
+		i += n;
+	}
+	return false;
 }
 
 bool kp_utf8_valid(const char *s, size_t len)

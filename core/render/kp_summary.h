@@ -50,6 +50,11 @@ enum {
 	KP_SUM_LINK_THREAD = 1u << 5,  /* ref names the thread */
 };
 
+/* What follows a name (process, thread, bundle id) that holds an invisible
+ * or control character (kp_text_has_unsafe): shown escaped, it still is not
+ * the name it looks like. */
+#define KP_SUM_HIDDEN_NOTE " (holds an invisible character)"
+
 /* Field labels are padded to this width and a space (label and value line
  * up in every renderer); a longer label is followed by one space. */
 #define KP_SUM_LABEL_WIDTH 16

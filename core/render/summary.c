@@ -2,6 +2,7 @@
  * goes into kp_summary_build at its place in the order; every renderer for
  * people shows it from there. */
 #include "kp_summary.h"
+#include "kp_utf8.h"
 #include "kp_signature.h"
 #include "kp_strbuf.h"
 #include "kp_waitchain.h"
@@ -75,6 +76,14 @@ static kp_sum_line *fmt(bld *b, kp_sum_key key, unsigned flags, const char *labe
 	return add(b, key, flags, label, v);
 }
 
+/* The note after a name (process, thread, bundle id) that holds an
+ * invisible or control character, else "": it is not the name it looks
+ * like even shown escaped (a long name is cut on a narrow screen). */
+static const char *hidden(const char *name)
+{
+	return name && kp_text_has_unsafe(name, strlen(name)) ? KP_SUM_HIDDEN_NOTE : "";
+}
+
 /* The kernel (or the kernelcache holding it) is no kext. */
 static bool kernel_image(const kp_image *im)
 {
@@ -106,8 +115,8 @@ static void header(bld *b, const kp_report *r)
 	char pid[32] = "";
 	if (r->has_panicked_pid)
 		snprintf(pid, sizeof pid, "pid %" PRId64 "%s", r->panicked_pid, r->panicked_process ? " " : "");
-	kp_sum_line *l = fmt(b, KP_SUM_PANICKED_TASK, linked ? KP_SUM_LINK_PROCESS : 0, "Panicked task:", "%s%s", pid,
-	                     r->panicked_process ? r->panicked_process : pid[0] ? "" : "-");
+	kp_sum_line *l = fmt(b, KP_SUM_PANICKED_TASK, linked ? KP_SUM_LINK_PROCESS : 0, "Panicked task:", "%s%s%s", pid,
+	                     r->panicked_process ? r->panicked_process : pid[0] ? "" : "-", hidden(r->panicked_process));
 	if (l && linked)
 		l->ref = ref_of(r, pp, pt);
 
@@ -126,6 +135,7 @@ static void header(bld *b, const kp_report *r)
 		if (pt->name) {
 			kp_sb_str(&sb, ", ");
 			kp_sb_str(&sb, pt->name);
+			kp_sb_str(&sb, hidden(pt->name));
 		}
 	}
 	if (!sb.n)
@@ -136,7 +146,10 @@ static void header(bld *b, const kp_report *r)
 	str(b, KP_SUM_KERNEL_VERSION, 0, "Kernel version:", r->kernel_version);
 	str(b, KP_SUM_KERNEL_UUID, 0, "Kernel UUID:", r->kernel_uuid);
 	if (r->last_started_kext)
-		str(b, KP_SUM_LAST_STARTED, 0, "Last started:", r->last_started_kext);
+		/* the report's line: the bundle id, a tab, the version, the address */
+		fmt(b, KP_SUM_LAST_STARTED, 0, "Last started:", "%s%s", r->last_started_kext,
+		    kp_text_has_unsafe(r->last_started_kext, strcspn(r->last_started_kext, " \t"))
+		        ? KP_SUM_HIDDEN_NOTE : "");
 	if (r->has_bug_type)
 		fmt(b, KP_SUM_FORMAT, 0, "Format:", "%s (bug_type %d)", kp_format_name(r->format), r->bug_type);
 	else
@@ -167,9 +180,9 @@ static void images(bld *b, const kp_report *r)
 			snprintf(range, sizeof range, " 0x%" PRIx64 "%s", im->start, end);
 		else
 			snprintf(range, sizeof range, "%s", end);
-		fmt(b, KP_SUM_KEXT, KP_SUM_DETAIL | KP_SUM_ITEM, NULL, "%s%s%s%s %s%s", im->name ? im->name : "?",
+		fmt(b, KP_SUM_KEXT, KP_SUM_DETAIL | KP_SUM_ITEM, NULL, "%s%s%s%s %s%s%s", im->name ? im->name : "?",
 		    im->version ? " (" : "", im->version ? im->version : "", im->version ? ")" : "",
-		    im->uuid ? im->uuid : "(no UUID)", range);
+		    im->uuid ? im->uuid : "(no UUID)", range, hidden(im->name));
 	}
 }
 
@@ -212,8 +225,8 @@ static void hang(bld *b, const kp_report *r)
 		char pid[32] = "";
 		if (r->has_blamed_pid)
 			snprintf(pid, sizeof pid, "pid %" PRId64 "%s", r->blamed_pid, r->blamed_process ? " " : "");
-		fmt(b, KP_SUM_BLAMED, 0, "Blamed:", "%s%s", pid,
-		    r->blamed_process ? r->blamed_process : pid[0] ? "" : "nobody");
+		fmt(b, KP_SUM_BLAMED, 0, "Blamed:", "%s%s%s", pid,
+		    r->blamed_process ? r->blamed_process : pid[0] ? "" : "nobody", hidden(r->blamed_process));
 	}
 	for (size_t i = 0; i < r->nfrontmost; i++) {   /* every one, a line each */
 		kp_sb sb = {0};
@@ -225,6 +238,7 @@ static void hang(bld *b, const kp_report *r)
 				kp_sb_str(&sb, " (");
 				kp_sb_str(&sb, r->processes[k].name);
 				kp_sb_str(&sb, ")");
+				kp_sb_str(&sb, hidden(r->processes[k].name));
 			}
 		add(b, KP_SUM_FRONTMOST, 0, i ? "" : "Frontmost:", kp_sb_take(&sb));
 	}

@@ -137,7 +137,7 @@ static void out_escaped(kp_report_json_out *o, const unsigned char *p, const uns
 			q[0] = '\\';
 			q[1] = "btn\0fr"[c - 8];
 			o->n += 2;
-		} else if (cp > 0xFFFF) {   /* tag characters: a UTF-16 surrogate pair */
+		} else if (cp > 0xFFFF) {   /* tags, format controls: a UTF-16 surrogate pair */
 			out_u16(o, 0xD800 + ((cp - 0x10000) >> 10));
 			out_u16(o, 0xDC00 + ((cp - 0x10000) & 0x3FF));
 		} else {
@@ -443,12 +443,23 @@ static void m_bool(kp_report_json_obj *ob, const char *k, size_t kn, bool v)
 	kp_report_json_bool(ob->out, v);
 }
 
+/* "invisible": true after a name that holds an invisible or control
+ * character (kp_text_has_unsafe), so a script can tell a look-alike from
+ * the name it imitates; absent otherwise, which keeps older output as it
+ * was. */
+static void m_invisible(kp_report_json_obj *ob, const char *name)
+{
+	if (name && kp_text_has_unsafe(name, strlen(name)))
+		m_bool(ob, K("invisible"), true);
+}
+
 static void panicked_json(jw *w, int depth)
 {
 	const kp_report *r = w->r;
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_i64(&ob, K("pid"), r->has_panicked_pid, r->panicked_pid);
 	m_str(&ob, K("process"), r->panicked_process);
+	m_invisible(&ob, r->panicked_process);
 	m_u64(&ob, K("thread_id"), r->has_panicked_thread_id, r->panicked_thread_id);
 	m_hex(&ob, K("task"), r->has_panicked_task, r->panicked_task);
 	kp_report_json_end(&ob);
@@ -474,6 +485,7 @@ static void kext_json(jw *w, size_t i, int depth)
 	const kp_kext *k = &w->r->kexts[i];
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_str(&ob, K("name"), k->name);
+	m_invisible(&ob, k->name);
 	m_str(&ob, K("version"), k->version);
 	m_str(&ob, K("uuid"), k->uuid);
 	m_hex(&ob, K("address"), k->has_address, k->address);
@@ -488,6 +500,7 @@ static void image_json(jw *w, size_t i, int depth)
 	m_i64(&ob, K("index"), true, im->index);
 	m_str(&ob, K("uuid"), im->uuid);
 	m_str(&ob, K("name"), im->name);
+	m_invisible(&ob, im->name);
 	m_str(&ob, K("version"), im->version);
 	m_str(&ob, K("kind"), kind);
 	m_hex(&ob, K("base"), im->has_base, im->base);
@@ -608,6 +621,7 @@ static void thread_json(jw *w, size_t j, int depth)
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_u64(&ob, K("id"), t->has_id, t->id);
 	m_str(&ob, K("name"), t->name);
+	m_invisible(&ob, t->name);
 	m_str(&ob, K("state"), t->state);
 	m_bool(&ob, K("panicked"), t->panicked);
 	m_i64(&ob, K("cpu"), t->cpu >= 0, t->cpu);
@@ -628,6 +642,7 @@ static void process_json(jw *w, size_t i, int depth)
 	kp_report_json_obj ob = kp_report_json_begin(w->o, depth);
 	m_i64(&ob, K("pid"), p->has_pid, p->pid);
 	m_str(&ob, K("name"), p->name);
+	m_invisible(&ob, p->name);
 	strs_json(w, &ob, K("flags"), &p->flags);
 	strs_json(w, &ob, K("wait_info"), &p->wait_info);
 	strs_json(w, &ob, K("turnstile_info"), &p->turnstile_info);
@@ -711,6 +726,7 @@ static void kind_json(jw *w, kp_report_json_obj *ob, int depth)
 		kp_report_json_obj b = kp_report_json_begin(w->o, depth + 1);
 		m_i64(&b, K("pid"), r->has_blamed_pid, r->blamed_pid);
 		m_str(&b, K("process"), r->blamed_process);
+		m_invisible(&b, r->blamed_process);
 		kp_report_json_end(&b);
 	} else {
 		kp_report_json_null(w->o);
