@@ -5,7 +5,7 @@
 # (e.g. "-fork=1 -ignore_crashes=1" to keep going after a crash).  Findings land in
 # fuzz/findings/TARGET/ (crash-*, leak-*, timeout-*, oom-*, slow-unit-*).
 # Build first: CC=clang CXX=clang++ cmake -S . -B build-fuzz -DKP_FUZZ=ON &&
-# cmake --build build-fuzz --target fuzz_ips fuzz_text fuzz_macho fuzz_dwarf fuzz_signature fuzz_sanitize fuzz_symcache fuzz_dsymplist fuzz_sigfile
+# cmake --build build-fuzz --target fuzz_ips fuzz_text fuzz_macho fuzz_dwarf fuzz_signature fuzz_sanitize fuzz_symcache fuzz_dsymplist fuzz_sigfile fuzz_lzfse
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -13,7 +13,7 @@ target=${1:?usage: run.sh TARGET|all SECONDS [BUILD_DIR]}
 secs=${2:?usage: run.sh TARGET|all SECONDS [BUILD_DIR]}
 build=${3:-${KP_FUZZ_BUILD:-$root/../build-fuzz}}
 if [ "$target" = all ]; then
-	for t in ips text nvram macho dwarf signature sanitize symcache dsymplist sigfile; do
+	for t in ips text nvram macho dwarf signature sanitize symcache dsymplist sigfile lzfse; do
 		sh "$0" "$t" "$secs" "$build"
 	done
 	exit 0
@@ -28,7 +28,8 @@ sanitize) maxlen=8192 ;;     # display strings: a panic string's lines, names, p
 symcache) maxlen=65536 ;;    # fixture caches are under 2 KiB; room for bigger lies
 dsymplist) maxlen=16384 ;;   # a dsymForUUID answer is a few hundred bytes a UUID
 sigfile) maxlen=65536 ;;     # symbolicator signature files: a few KiB to MBs; lies fit in less
-*) echo "run.sh: unknown target '$target' (ips text macho dwarf signature sanitize symcache dsymplist sigfile all)" >&2; exit 2 ;;
+lzfse) maxlen=131072 ;;      # LZFSE streams: the fixtures are 0.5 to 67 KiB
+*) echo "run.sh: unknown target '$target' (ips text macho dwarf signature sanitize symcache dsymplist sigfile lzfse all)" >&2; exit 2 ;;
 esac
 bin=$build/fuzz/fuzz_$target
 [ -x "$bin" ] || { echo "run.sh: $bin not built (see the comment at the top)" >&2; exit 2; }

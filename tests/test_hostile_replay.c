@@ -32,6 +32,9 @@
 #define LLVMFuzzerTestOneInput fuzz_dsymplist_one
 #include "../fuzz/fuzz_dsymplist.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_lzfse_one
+#include "../fuzz/fuzz_lzfse.c"
+#undef LLVMFuzzerTestOneInput
 
 static const struct {
 	const char *prefix;
@@ -40,6 +43,7 @@ static const struct {
 	{"fuzz-ips-", fuzz_ips_one},       {"fuzz-text-", fuzz_text_one},
 	{"fuzz-macho-", fuzz_macho_one},   {"fuzz-dwarf-", fuzz_dwarf_one},
 	{"fuzz-signature-", fuzz_signature_one}, {"fuzz-dsymplist-", fuzz_dsymplist_one},
+	{"fuzz-lzfse-", fuzz_lzfse_one},
 };
 
 static unsigned char *slurp(const char *path, size_t *len)
