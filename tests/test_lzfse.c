@@ -274,6 +274,20 @@ static void test_hand(void)
 	static const unsigned char magic[] = {'b', 'v', 'x', '3', 0, 0, 0, 0};
 	st = hand(magic, sizeof magic, sizeof out, msg, out, &got);
 	KT_CHECK(st == KP_ERR_FORMAT, "an unknown block: an error (%s)", msg);
+	/* bvx2 with no literal bytes (4 MiB of zeros: every literal state
+	 * reads 0 bits) claiming 3 padding bits in a last byte it lacks */
+	for (size_t i = 0; i < nfx; i++) {
+		if (strcmp(fx[i].name, "zeros") != 0)
+			continue;
+		unsigned char *d = malloc(fx[i].zn), *big = malloc(fx[i].size);
+		memcpy(d, fx[i].z, fx[i].zn);
+		d[15] = (unsigned char)((d[15] & 0x8f) | 4 << 4);   /* literal_bits: 4 - 7 */
+		st = hand(d, fx[i].zn, fx[i].size, msg, big, &got);
+		KT_CHECK(st == KP_ERR_FORMAT && strstr(msg, "literal stream"),
+		         "bvx2: an empty literal stream with padding bits: an error (%s)", msg);
+		free(d);
+		free(big);
+	}
 	/* bvx2 whose L state is past its 64 states: from the kernel fixture */
 	for (size_t i = 0; i < nfx; i++) {
 		if (strcmp(fx[i].name, "fakekernel") != 0)

@@ -55,8 +55,17 @@ static const uint8_t m_extra[M_SYMS] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
 static const uint16_t m_base[M_SYMS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
                                         16, 24, 56, 312};
 /* D: four symbols per extra-bit count 0..15, each base 2^extra above the last */
-static uint8_t d_extra[D_SYMS];
-static uint32_t d_base[D_SYMS];
+static const uint8_t d_extra[D_SYMS] = {
+	0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
+	8, 8, 8, 9, 9, 9, 9, 10, 10, 10, 10, 11, 11, 11, 11, 12, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14,
+	14, 15, 15, 15, 15
+};
+static const uint32_t d_base[D_SYMS] = {
+	0, 1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 24, 28, 36, 44, 52, 60, 76, 92, 108, 124, 156, 188, 220, 252,
+	316, 380, 444, 508, 636, 764, 892, 1020, 1276, 1532, 1788, 2044, 2556, 3068, 3580, 4092, 5116,
+	6140, 7164, 8188, 10236, 12284, 14332, 16380, 20476, 24572, 28668, 32764, 40956, 49148, 57340,
+	65532, 81916, 98300, 114684, 131068, 163836, 196604, 229372
+};
 
 typedef struct fse_ent {     /* a literal state */
 	uint8_t k;
@@ -111,18 +120,6 @@ static uint64_t le64(const unsigned char *p)
 	v = __builtin_bswap64(v);
 #endif
 	return v;
-}
-
-static void d_tables(void)
-{
-	if (d_base[D_SYMS - 1])
-		return;
-	uint32_t base = 0;
-	for (unsigned i = 0; i < D_SYMS; i++) {
-		d_extra[i] = (uint8_t)(i / 4);
-		d_base[i] = base;
-		base += 1u << d_extra[i];
-	}
 }
 
 static kp_status bad(kp_error *err, size_t at, const char *what, const block *b)
@@ -339,7 +336,8 @@ static bool bits_init(bits *r, int extra, const unsigned char *start, const unsi
 	r->acc = 0;
 	for (size_t i = have; i-- > 0;)
 		r->acc = r->acc << 8 | r->p[i];
-	r->acc <<= 8 * (take - have);
+	if (have)
+		r->acc <<= 8 * (take - have);   /* below 64: have >= 1 */
 	r->phantom = 8 * (unsigned)(take - have);
 	r->n = (unsigned)((int)take * 8 + extra);
 	return (r->acc >> r->n) == 0 && r->n >= r->phantom;   /* n is 56..63 */
@@ -594,7 +592,6 @@ static kp_status lzvn_block(const unsigned char *src, const block *b, unsigned c
 kp_status kp__lzfse_decode(unsigned char *dst, size_t cap, size_t *outlen, const unsigned char *src,
                            size_t n, kp_error *err)
 {
-	d_tables();
 	size_t pos = 0, lcap = 0;
 	unsigned char *lits = NULL;
 	tables *t = NULL;
