@@ -217,6 +217,12 @@ python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$tmp/junk.lzfse" "$tmp/junk.i
 check "$?" = 2 "a broken LZFSE payload: exit 2"
 check_grep "LZFSE payload does not decode" "$tmp/junk.err" "a broken LZFSE payload: says it does not decode"
 check "$(grep -c . "$tmp/junk.err")" = 1 "  in one line ($(head -1 "$tmp/junk.err"))"
+# an LZVN block claiming 2 GiB: past the 1 GiB bound, before any allocation
+printf 'bvxn\000\000\000\200\010\000\000\000\006\000\000\000\000\000\000\000bvx$' >"$tmp/huge.lzfse"
+python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$tmp/huge.lzfse" "$tmp/huge.im4p"
+"$kp" lookup --dsym "$tmp/huge.im4p" 0x10 >/dev/null 2>"$tmp/huge.err"
+check "$?" = 2 "an LZFSE payload claiming 2 GiB: exit 2"
+check_grep "decodes to more than 1024 MiB" "$tmp/huge.err" "  says it is past the bound ($(head -1 "$tmp/huge.err"))"
 # the committed kernelcache cut inside its bvx2 payload: named, exit 2
 head -c 3000 "$lzk" >"$tmp/cut.lzfse"
 python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$tmp/cut.lzfse" "$tmp/cut.im4p"

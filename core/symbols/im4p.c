@@ -8,7 +8,6 @@
  * it was found. */
 #include "im4p.h"
 
-
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -402,7 +402,7 @@ static inline uint32_t val_next(uint16_t *state, const fse_vent *t, bits *r)
 	return e.base + (uint32_t)(v & (((uint64_t)1 << e.extra) - 1));
 }
 
-/* Copies m bytes from o - d to o (d >= 1, d <= what is written), the
+/* Copies m >= 1 bytes from o - d to o (d >= 1, d <= what is written), the
  * periodic way for d < m; o + m + 8 <= lim takes eight bytes at a time. */
 static inline void copy_match(unsigned char *o, size_t d, size_t m, const unsigned char *lim)
 {
@@ -469,8 +469,10 @@ static kp_status fse_block(const unsigned char *src, const block *b, tables *t, 
 		}
 		o += l;
 		lit += l;
-		copy_match(o, d, m, end);
-		o += m;
+		if (m) {   /* a literal run alone may come with distance 0 */
+			copy_match(o, d, m, end);
+			o += m;
+		}
 	}
 	if (!bits_real(&r))
 		return bad(err, b->at, "L/M/D stream cut short", b);
