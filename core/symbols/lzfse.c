@@ -481,7 +481,8 @@ static kp_status fse_block(const unsigned char *src, const block *b, tables *t, 
 	return KP_OK;
 }
 
-/* The header's tables into t: false when a frequency table lies. */
+/* The header's tables into t: KP_ERR_FORMAT when a frequency table or an
+ * initial state lies. */
 static kp_status fse_tables(const unsigned char *src, const block *b, tables *t, kp_error *err)
 {
 	const unsigned char *p = src + b->at;
