@@ -35,6 +35,7 @@ sanitize) maxlen=8192 ;;     # display strings: a panic string's lines, names, p
 symcache) maxlen=65536 ;;    # fixture caches are under 2 KiB; room for bigger lies
 dsymplist) maxlen=16384 ;;   # a dsymForUUID answer is a few hundred bytes a UUID
 sigfile) maxlen=65536 ;;     # symbolicator signature files: a few KiB to MBs; lies fit in less
+lzfse) maxlen=131072 ;;      # LZFSE streams: the fixtures are 0.5 to 67 KiB
 *) echo "run.sh: unknown target '$target' ($targets all)" >&2; exit 2 ;;
 esac
 bin=$build/fuzz/fuzz_$target

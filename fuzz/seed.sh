@@ -9,7 +9,7 @@ out=${1:-$here/corpus}
 real=$root/tests/real
 fix=$root/tests/fixtures
 mkdir -p "$out/ips" "$out/text" "$out/nvram" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache" "$out/sigfile" \
-	"$out/dsymplist"
+	"$out/dsymplist" "$out/lzfse"
 n=0
 put() {   # put TARGET FILE [HEAD_BYTES]
 	n=$((n + 1))
@@ -130,6 +130,16 @@ if python3 "$root/tests/fixtures/make_kernelcache.py" "$kc" "$root/tests/fixture
 	for f in "$kc"/kernelcache* "$kc"/prelinked*; do put macho "$f"; done
 fi
 rm -rf "$kc"
+# LZFSE streams the reference encoder wrote (bvx2, bvxn; bvx1 rewritten), and
+# the kernelcache's in an IM4P for the Mach-O reader
+for f in "$fix"/lzfse/*.lzfse; do
+	put lzfse "$f"
+done
+kc=$(mktemp -d)
+if python3 "$root/tests/fixtures/make_kernelcache.py" --wrap "$fix/lzfse/kernelcache.lzfse" "$kc/kc.im4p" 2>/dev/null; then
+	put macho "$kc/kc.im4p"
+fi
+rm -rf "$kc"
 # dsymForUUID answers as lldb reads them, XML and binary, and defaults
 python3 - "$out/dsymplist" <<'PY' || true
 import plistlib, sys
@@ -155,6 +165,6 @@ cat >"$out/sigfile/seed-xnu.json" <<'JSON'
    {"string": "b\n", "segment": "__TEXT", "section": "__cstring"}], "symbol": "__ZN3AUC5startEP9IOService",
    "backtrace": []}]}
 JSON
-for t in ips text macho dwarf signature sanitize symcache dsymplist sigfile; do
+for t in ips text nvram macho dwarf signature sanitize symcache dsymplist sigfile lzfse; do
 	echo "seed: $t: $(ls "$out/$t" | wc -l) files in $out/$t"
 done

@@ -42,5 +42,12 @@ done
 for f in tests/hostile/fuzz-dwarf-*; do
 	run $vg "$kp" lookup --dsym "$f" --arch arm64 0xc1ec 0xc2cc 0x4000
 done
+# LZFSE (core/symbols/lzfse.c): the reference encoder's fixtures decoded, and
+# the kernelcache's in an IM4P naming a report's frames
+for f in tests/fixtures/lzfse/*.lzfse; do
+	run $vg "$build/tests/test_lzfse" --decode "$f" "$tmp/lzfse.out"
+done
+python3 tests/fixtures/make_kernelcache.py --wrap tests/fixtures/lzfse/kernelcache.lzfse "$tmp/kc.im4p"
+run $vg "$kp" show --dsym "$tmp/kc.im4p" tests/fixtures/reports/panic-full-2026-11-20-101500.0001.ips
 [ $status -eq 0 ] && echo "memcheck: $(echo $files | wc -w) reports, no errors, no definite leaks"
 exit $status

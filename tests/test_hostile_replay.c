@@ -44,6 +44,9 @@
 #define LLVMFuzzerTestOneInput fuzz_sigfile_one
 #include "../fuzz/fuzz_sigfile.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_lzfse_one
+#include "../fuzz/fuzz_lzfse.c"
+#undef LLVMFuzzerTestOneInput
 
 static const struct {
 	const char *prefix;
@@ -54,6 +57,7 @@ static const struct {
 	{"fuzz-signature-", fuzz_signature_one}, {"fuzz-dsymplist-", fuzz_dsymplist_one},
 	{"fuzz-nvram-", fuzz_nvram_one},   {"fuzz-sanitize-", fuzz_sanitize_one},
 	{"fuzz-symcache-", fuzz_symcache_one}, {"fuzz-sigfile-", fuzz_sigfile_one},
+	{"fuzz-lzfse-", fuzz_lzfse_one},
 };
 
 static unsigned char *slurp(const char *path, size_t *len)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_kernelcache.sh: kernelcaches as symbol sources (issue 22).  The fixture
 # kernel and kext assembled into an MH_FILESET kernelcache (make_kernelcache.py),
-# plain, stripped, and in IM4P containers (LZSS, stored), and into the older
+# plain, stripped, and in IM4P containers (LZSS, LZFSE, stored), and into the older
 # prelinked form (the same, and hostile variants), given as --dsym with
 # no dSYM anywhere: every frame of the demo report is named as
 # llvm-symbolizer-19 names it from the binaries' own symbol tables; stripped,
@@ -184,23 +184,30 @@ done
 "$kp" lookup --kernelcache "$kc/kernelcache" --dsym "$kc/kernelcache" 0x10 >/dev/null 2>"$tmp/kco.err"
 check "$?" = 2 "lookup with --dsym and --kernelcache: a usage error"
 
-# LZFSE inside the IM4P: with liblzfse (CI's libdwarf 2.3.1 leg builds it,
-# and its `lzfse` command that makes the payload), else a named error
+# LZFSE inside the IM4P (core/symbols/lzfse.c, in every build): the
+# reference encoder's output for this very kernelcache, committed
+# (tests/fixtures/lzfse, scripts/make-lzfse-fixtures.sh)
+lzk=$KP_FIXTURES/lzfse/kernelcache.lzfse
+want=$(awk '$3 == "kernelcache" {print $1}' "$KP_FIXTURES/lzfse/SHA1SUMS")
+have=$(sha1sum <"$kc/kernelcache" | cut -d' ' -f1)
+check "$have" = "$want" "the committed LZFSE kernelcache is of today's fixtures (else: sh scripts/make-lzfse-fixtures.sh)"
+python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$lzk" "$kc/kernelcache.lzfse.im4p"
+"$kp" show --json --dsym "$kc/kernelcache.lzfse.im4p" "$rep" >"$tmp/lz.json" 2>"$tmp/lz.err"
+frames "$tmp/lz.json" >"$tmp/lz.frames"
+cmp -s "$tmp/bare.frames" "$tmp/lz.frames"
+check "$?" = 0 "kernelcache in IM4P, LZFSE: every frame named as from the binaries"
+# and, with Apple's `lzfse` command (scripts/build-lzfse.sh), a fresh encode
 if command -v lzfse >/dev/null 2>&1; then
-	lzfse -encode -i "$kc/kernelcache" -o "$tmp/kc.lzfse" &&
-		python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$tmp/kc.lzfse" "$kc/kernelcache.lzfse.im4p"
-	"$kp" show --json --dsym "$kc/kernelcache.lzfse.im4p" "$rep" >"$tmp/lz.json" 2>"$tmp/lz.err"
-	"$kp" lookup --dsym "$kc/kernelcache.lzfse.im4p" 0x10 >/dev/null 2>"$tmp/lz2.err"
-	if grep -q "built without liblzfse" "$tmp/lz2.err"; then
-		check_grep "LZFSE-compressed kernelcache" "$tmp/lz2.err" "LZFSE without liblzfse: a named error"
-		skip "kpbrowse built without liblzfse: LZFSE payloads not decoded"
-	else
-		frames "$tmp/lz.json" >"$tmp/lz.frames"
-		cmp -s "$tmp/bare.frames" "$tmp/lz.frames"
-		check "$?" = 0 "kernelcache in IM4P, LZFSE: every frame named as from the binaries"
-	fi
+	lzfse -encode -i "$kc/kernelcache.stripped" -o "$tmp/kcs.lzfse" &&
+		python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$tmp/kcs.lzfse" "$kc/kernelcache.stripped.lzfse.im4p"
+	"$kp" show --json --dsym "$kc/kernelcache.stripped.lzfse.im4p" "$rep" >"$tmp/lzs.json" 2>/dev/null
+	"$kp" show --json --dsym "$kc/kernelcache.stripped" "$rep" >"$tmp/plain-s.json" 2>/dev/null
+	frames "$tmp/lzs.json" >"$tmp/lzs.frames"
+	frames "$tmp/plain-s.json" >"$tmp/plain-s.frames"
+	cmp -s "$tmp/plain-s.frames" "$tmp/lzs.frames" && [ -s "$tmp/lzs.frames" ]
+	check "$?" = 0 "stripped kernelcache, freshly LZFSE-encoded: the frames of the plain one"
 else
-	skip "no lzfse command (scripts/build-lzfse.sh builds one): LZFSE payloads not checked"
+	skip "no lzfse command (scripts/build-lzfse.sh builds one): no fresh LZFSE encode checked"
 fi
 
 # an LZFSE payload that does not decode: named either way
@@ -208,11 +215,20 @@ printf 'bvx2\001\002\003\004garbage' >"$tmp/junk.lzfse"
 python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$tmp/junk.lzfse" "$tmp/junk.im4p"
 "$kp" lookup --dsym "$tmp/junk.im4p" 0x10 >/dev/null 2>"$tmp/junk.err"
 check "$?" = 2 "a broken LZFSE payload: exit 2"
-if grep -q "built without liblzfse" "$tmp/junk.err"; then
-	_ok "a broken LZFSE payload: without liblzfse, says how to decode it"
-else
-	check_grep "LZFSE payload does not decode" "$tmp/junk.err" "a broken LZFSE payload: says it does not decode"
-fi
+check_grep "LZFSE payload does not decode" "$tmp/junk.err" "a broken LZFSE payload: says it does not decode"
+check "$(grep -c . "$tmp/junk.err")" = 1 "  in one line ($(head -1 "$tmp/junk.err"))"
+# an LZVN block claiming 2 GiB: past the 1 GiB bound, before any allocation
+printf 'bvxn\000\000\000\200\010\000\000\000\006\000\000\000\000\000\000\000bvx$' >"$tmp/huge.lzfse"
+python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$tmp/huge.lzfse" "$tmp/huge.im4p"
+"$kp" lookup --dsym "$tmp/huge.im4p" 0x10 >/dev/null 2>"$tmp/huge.err"
+check "$?" = 2 "an LZFSE payload claiming 2 GiB: exit 2"
+check_grep "decodes to more than 1024 MiB" "$tmp/huge.err" "  says it is past the bound ($(head -1 "$tmp/huge.err"))"
+# the committed kernelcache cut inside its bvx2 payload: named, exit 2
+head -c 3000 "$lzk" >"$tmp/cut.lzfse"
+python3 "$KP_FIXTURES/make_kernelcache.py" --wrap "$tmp/cut.lzfse" "$tmp/cut.im4p"
+"$kp" lookup --dsym "$tmp/cut.im4p" 0x10 >/dev/null 2>"$tmp/cut.err"
+check "$?" = 2 "an LZFSE payload cut short: exit 2"
+check_grep "LZFSE payload does not decode" "$tmp/cut.err" "  says it does not decode ($(head -1 "$tmp/cut.err"))"
 
 # stripped: func_<start> from LC_FUNCTION_STARTS
 "$kp" show --json --dsym "$kc/kernelcache.stripped" "$rep" >"$tmp/s.json" 2>/dev/null

@@ -3,18 +3,16 @@
  * An IM4P is DER: SEQUENCE { IA5String "IM4P", IA5String type ("krnl"),
  * IA5String description, OCTET STRING payload, ... }.  The payload is the
  * Mach-O itself, or LZSS behind xnu's 384-byte "complzss" header (big-endian
- * adler32, uncompressed and compressed sizes), or LZFSE ("bvx2" blocks, with
- * liblzfse when the build found it).  Everything is bounds-checked: a lie is
- * KP_ERR_FORMAT at the byte it was found. */
+ * adler32, uncompressed and compressed sizes), or LZFSE ("bvx" blocks,
+ * lzfse.c).  Everything is bounds-checked: a lie is KP_ERR_FORMAT at the byte
+ * it was found. */
 #include "im4p.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef KP_HAVE_LZFSE
-#include <lzfse.h>
-#endif
+#include "lzfse.h"
 
 #define LZSS_N 4096
 #define LZSS_F 18
@@ -160,34 +158,31 @@ static kp_status complzss(const der *pl, unsigned char **out, size_t *outlen, kp
 
 static kp_status lzfse(const der *pl, unsigned char **out, size_t *outlen, kp_error *err)
 {
-#ifdef KP_HAVE_LZFSE
-	/* the size is not stored: grow until a decode leaves room */
-	size_t cap = pl->len * 4 < (1u << 20) ? (1u << 20) : pl->len * 4;
-	for (;;) {
-		unsigned char *buf = malloc(cap);
+	/* the block headers give the size: one buffer of exactly that */
+	size_t size = 0, got = 0;
+	kp_error e;
+	kp_status st = kp__lzfse_size(pl->p, pl->len, &size, &e);
+	if (st == KP_OK && size > KP_IM4P_MAX_SIZE)
+		return kp_error_set(err, KP_ERR_LIMIT, 0, (long)pl->at,
+		                    "LZFSE payload decodes to more than %u MiB",
+		                    (unsigned)(KP_IM4P_MAX_SIZE >> 20));
+	unsigned char *buf = NULL;
+	if (st == KP_OK) {
+		buf = malloc(size ? size : 1);
 		if (!buf)
 			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory decoding LZFSE");
-		size_t got = lzfse_decode_buffer(buf, cap, pl->p, pl->len, NULL);
-		if (got > 0 && got < cap) {
-			*out = buf;
-			*outlen = got;
-			return KP_OK;
-		}
-		free(buf);
-		if (got == 0)
-			return kp_error_set(err, KP_ERR_FORMAT, 0, (long)pl->at, "LZFSE payload does not decode");
-		if (cap >= KP_IM4P_MAX_SIZE)
-			return kp_error_set(err, KP_ERR_LIMIT, 0, (long)pl->at,
-			                    "LZFSE payload decodes to more than %u MiB",
-			                    (unsigned)(KP_IM4P_MAX_SIZE >> 20));
-		cap = cap * 2 > KP_IM4P_MAX_SIZE ? KP_IM4P_MAX_SIZE : cap * 2;
+		st = kp__lzfse_decode(buf, size, &got, pl->p, pl->len, &e);
 	}
-#else
-	(void)out, (void)outlen;
-	return kp_error_set(err, KP_ERR_FORMAT, 0, (long)pl->at,
-	                    "LZFSE-compressed kernelcache: this kpbrowse was built without liblzfse "
-	                    "(decode it with `lzfse -decode` or ipsw, or rebuild with lzfse installed)");
-#endif
+	if (st != KP_OK) {
+		free(buf);
+		if (st == KP_ERR_NOMEM)
+			return kp_error_set(err, st, 0, -1, "%s", e.msg);
+		return kp_error_set(err, KP_ERR_FORMAT, 0, (long)pl->at + e.byte,
+		                    "LZFSE payload does not decode (%s)", e.msg);
+	}
+	*out = buf;
+	*outlen = got;
+	return KP_OK;
 }
 
 kp_status kp__im4p_unwrap(const unsigned char *d, size_t n, unsigned char **out, size_t *outlen,

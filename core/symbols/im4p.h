@@ -1,6 +1,6 @@
 /* im4p.h: private to core/symbols/: kernelcaches as Apple's Preboot volume
  * keeps them, an IM4P container (DER) around the Mach-O, LZSS-compressed
- * (complzss) or LZFSE-compressed (with liblzfse), or stored.  kp_macho_open
+ * (complzss) or LZFSE-compressed (lzfse.h), or stored.  kp_macho_open
  * unwraps them, so a wrapped kernelcache reads like a plain one.
  *
  * Ownership: kp__im4p_unwrap's *out is malloc'd, the caller's to free. */

@@ -15,7 +15,6 @@ class Kpbrowse < Formula
   depends_on "libdeflate" # index archives packed at its level 1 (zlib format)
   depends_on "libdwarf"
   depends_on "libplist"   # dsymForUUID answers, DebugSymbols defaults
-  depends_on "lzfse"      # LZFSE-compressed kernelcaches (IM4P)
   depends_on "ncurses"
   depends_on "sqlite"
 
