@@ -239,6 +239,12 @@ typedef struct kp_report {
 
 	char *panic_string;   /* the whole panic text as the report holds it */
 	char *headline;       /* one line: panic message without the panic(...) wrapper */
+	/* The text before the panic( line, as written, past the report's own
+	 * header (Anonymous UUID, date, "*** Panic Report ***", blank lines):
+	 * machine-check state, "Attempting to forcibly halt cpu N", console
+	 * lines.  NULL when none, and in JSON reports, whose panic_string
+	 * holds it (it is the string as written, from its first line). */
+	char *preamble;
 
 	/* panicked task and thread */
 	bool has_panicked_pid, has_panicked_thread_id, has_panicked_task;

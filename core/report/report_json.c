@@ -792,6 +792,7 @@ static void report_json(jw *w, int depth)
 	m_str(&ob, K("arch"), r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
 	m_str(&ob, K("soc"), r->soc);
 	m_str(&ob, K("headline"), r->headline);
+	m_str(&ob, K("preamble"), r->preamble);
 	m_str(&ob, K("panic_string"), r->panic_string);
 	kind_json(w, &ob, depth);
 	lit_key(&ob, K("panicked"));

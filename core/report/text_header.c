@@ -30,16 +30,27 @@ static bool is_date_line(const char *t)
 	       p[5] == ':';
 }
 
+bool kp__text_is_header(const char *t)
+{
+	static const char *const pre[] = {"```", "Anonymous UUID:", "Date/Time:"};
+	if (!*t || strcmp(t, "null") == 0 || is_date_line(t) || strcmp(t, "*** Panic Report ***") == 0)
+		return true;
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+		if (after(t, pre[i]))
+			return true;
+	return false;
+}
+
 /* Lines that precede or decorate a report without saying anything about
- * the panic: pasted artefacts and the halt chatter of a failed debugger
- * synchronisation. */
+ * the panic: its header, pasted artefacts and the halt chatter of a failed
+ * debugger synchronisation. */
 bool kp__text_is_noise(const char *t)
 {
-	if (!*t || strcmp(t, "null") == 0 || is_date_line(t) || strcmp(t, "*** Panic Report ***") == 0)
+	if (kp__text_is_header(t))
 		return true;
 	static const char *const pre[] = {
 		"Attempting to forcibly halt cpu", "Unable to obtain state for cpu",
-		"Debugger synchronization timed out", "```", "Anonymous UUID:", "Date/Time:",
+		"Debugger synchronization timed out",
 	};
 	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
 		if (after(t, pre[i]))
