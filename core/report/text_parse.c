@@ -154,6 +154,15 @@ static void one_line(tp *c, size_t end)
 			return;
 		}
 	}
+	if (c->head_next && *t) {
+		c->head_next = false;
+		if ((!kp__text_section_start(t) || after(t, "Kernel trap")) && !after(t, "Debugger")) {
+			c->head.n = 0;
+			kp__text_sb_put(c, &c->head, t, strlen(t));
+			c->head_open = kp__text_quotes_open(c->head.s);
+			return;
+		}
+	}
 	if (c->head_open) {
 		if (*t && c->head_lines < HEAD_MAX_LINES && !kp__text_section_start(t)) {
 			kp__text_sb_put(c, &c->head, " ", 1);
@@ -172,9 +181,11 @@ static void one_line(tp *c, size_t end)
 		c->have_pre = true;
 		c->pre_off = c->off + (size_t)(t - s);
 	}
+	bool had_panic = c->saw_panic;
 	kp__text_general_line(c, t);
 	if (!c->have_first && !kp__text_is_noise(t)) {
 		c->have_first = true;
+		c->first_is_panic = c->saw_panic && !had_panic;
 		c->first_off = c->off + (size_t)(t - s);
 		kp__text_sb_put(c, &c->first, t, strlen(t));
 	}
@@ -229,13 +240,13 @@ static void make_headline(tp *c)
 			h = NULL;
 		}
 	}
-	if (!h && c->first.s) {
+	if (!h && c->first.s && !c->first_is_panic) {   /* never "panic(cpu 0 caller 0x…):" */
 		collapse_ws(c->first.s);
 		r->headline = kp__strdup(r, c->first.s);
 	} else if (h) {
 		r->headline = kp__strdup(r, h);
 	}
-	if (!r->headline && (h || c->first.s))
+	if (!r->headline && (h || (c->first.s && !c->first_is_panic)))
 		c->oom = true;
 	free(h);
 }

@@ -58,6 +58,8 @@ typedef struct tp {
 
 	kp_sb head;                  /* panic message so far */
 	bool head_open;
+	bool head_next;             /* the panic line had no message: the next line is it */
+	bool first_is_panic;        /* first is the panic line itself */
 	int head_lines;
 	char *timestamp;            /* set only on success */
 	bool has_calendar;          /* "Epoch Time: ... Calendar: 0xSEC 0xUSEC" */
