@@ -84,6 +84,13 @@ check_grep "$mc" "$tmp/mcs.json" "search: a word only in the machine-check lines
 "$kp" search --db "$db" --json forcibly halt >"$tmp/halt.json" 2>/dev/null
 check_grep "amcc-platformerror" "$tmp/halt.json" "search: the halt chatter before an Apple silicon panic line too"
 
+# ---- issue 31 item 7: a macOS 26 "Post-boot loaded kexts:" list is read
+"$kp" search --db "$db" --json --kext com.apple.driver.usb.AppleUSBHostiOSDevice >"$tmp/pb.json" 2>/dev/null
+check_grep "text-m4-macos26-amcc-postbootkexts-1.txt" "$tmp/pb.json" \
+	"search --kext: a kext only a Post-boot loaded kexts list names finds its report"
+"$kp" show --json "$real/text-m4-macos26-amcc-postbootkexts-1.txt" 2>/dev/null | python3 -c 'import json,sys; k=json.load(sys.stdin)["loaded_kexts"]; sys.exit(0 if len(k) == 5 and k[0] == {"name": "com.apple.filesystems.smbfs", "version": None, "uuid": None, "address": None, "loaded_at": "0x6ab7d161"} else 1)'
+check "$?" = 0 "show --json: its five entries, each with its load time and no version"
+
 # ---- the OS from the body when the header disagrees, the header's claim in a warning
 printf '%s\n%s\n' '{"bug_type":"210","os_version":"macOS 14.2 (23C64)","timestamp":"2024-01-02 03:04:05.00 +0000"}' \
 	'{"build":"macOS 14.1 (23B74)","product":"Mac14,2","panicString":"panic(cpu 0 caller 0x1): x"}' >"$tmp/upd.ips"

@@ -187,6 +187,20 @@ static const expect cases[] = {
 	  "16B2555", "Darwin Kernel Version 16.1.0:", "Mail",
 	  0, { { 0 } },
 	  1, 3, 0xffffff8016af368c, "kernel", false, 125 },
+	/* issue 31 item 7: "Post-boot loaded kexts:" (macOS 26, M4) */
+	{ "text-m4-macos26-amcc-postbootkexts-1.txt", "815C54ED-2B20-3364-B78C-B87C506D28C6",
+	  "AMCC0 DCS GROUP 2 CHANNEL 0 M3_AIC_IRQ_EN_FLD error: INTSTS 0x00000008 CLLT_STATUS 0x007f001f "
+	  "CLLT_GLB_CTL 0x00000216 ISP_CTL 0x7f7f0001 DISP_CTL 0x7f000007 DISPEXT0_CTL 0x7f7f0007 DISPEXT1_CTL "
+	  "0x7f7f0007 SCODEC_CTL 0x7f7f0007 AUDIO_BASE_S_ADMA_CTL 0x7f7f0007 AUDIO_BASE_NS_ADMA_CTL 0x7f7f0007 "
+	  "AUDIO_LEAP_S_ADMA_CTL 0x7f7f0007 AUDIO_LEAP_NS_ADMA_CTL 0x7f7f0007 FREQ_CHANGE_CTL 0x0000001f "
+	  "CALIBRATE_CTL 0x0007001d PMC_ESCALATION_CTL 0x00080000 ACC0CPM_PG_CTL 0x00080100 ACC1CPM_PG_CTL "
+	  "0x00080100 FAST_AF_CLK_SCAL @AppleH16GFamilyPlatformErrorHandler.cpp:4281",
+	  "26A428", "Darwin Kernel Version 27.0.0:", "kernel_task",
+	  2, { { "com.apple.driver.AppleT8132", "D95BD92F-D4A4-3BC4-9AC3-269D14447CD7", 0xfffffe00470f8130,
+	         0xfffffe0047108fdb },
+	       { "com.apple.driver.AppleInterruptControllerV3", "75FC5D32-A881-3EE8-A1D0-D7C807B833C7",
+	         0xfffffe0046a53a30, 0xfffffe0046a58373 } },
+	  1, 25, 0xfffffe0048e40af4, "kernel", false, 5 },
 };
 
 /* Reads the whole file into a heap buffer of exactly its size. */
@@ -292,7 +306,7 @@ static void spot_checks(const char *file, const kp_report *r)
 		         "machinecheck: the preamble ends at the line before panic(");
 		KT_CHECK(r->panic_string && !strncmp(r->panic_string, "panic(cpu 2 caller", 18),
 		         "machinecheck: the panic string starts at panic(");
-	} else if (strstr(file, "amcc")) {
+	} else if (strstr(file, "amcc-platformerror")) {
 		static const char last[] = "\nDebugger synchronization timed out; timeout 240000 nanoseconds";
 		size_t n = r->preamble ? strlen(r->preamble) : 0;
 		KT_CHECK(r->preamble && !strncmp(r->preamble, "Attempting to forcibly halt cpu 0\n", 34) &&
@@ -304,6 +318,14 @@ static void spot_checks(const char *file, const kp_report *r)
 		         "sonoma: the console lines before panic( are the preamble");
 	} else {
 		KT_CHECK(r->preamble == NULL, "%s: no preamble (%.40s)", file, r->preamble ? r->preamble : "");
+	}
+	if (strstr(file, "postbootkexts") && r->nkexts == 5) {
+		/* "com.apple.filesystems.smbfs [loaded at 0x6ab7d161]": no version */
+		const kp_kext *k = &r->kexts[0], *l = &r->kexts[4];
+		KT_CHECK(!strcmp(k->name, "com.apple.filesystems.smbfs") && !k->version && k->has_loaded_at &&
+		         k->loaded_at == 0x6ab7d161, "postboot: the first entry, its load time and no version");
+		KT_CHECK(!strcmp(l->name, "com.apple.driver.driverkit.serial") && l->has_loaded_at &&
+		         l->loaded_at == 0x6ab66bc0, "postboot: the last entry");
 	}
 	if (strstr(file, "sonoma"))
 		KT_CHECK(r->nwarnings >= 1 && strstr(r->warnings[0].msg, "not a UUID"), "sonoma: xxxx uuid warned");

@@ -179,10 +179,14 @@ typedef struct kp_process {
  * abbreviations). */
 typedef struct kp_kext {
 	char *name;
-	char *version;
+	char *version;        /* NULL in a "Post-boot loaded kexts:" list (macOS 26) */
 	char *uuid;
 	bool has_address;
 	uint64_t address;
+	/* "Post-boot loaded kexts:" entries say "[loaded at 0x6ab7d161]": when
+	 * it was loaded, in the seconds of the report's Epoch Time lines */
+	bool has_loaded_at;
+	uint64_t loaded_at;
 } kp_kext;
 
 enum {

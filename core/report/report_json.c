@@ -477,6 +477,7 @@ static void kext_json(jw *w, size_t i, int depth)
 	m_str(&ob, K("version"), k->version);
 	m_str(&ob, K("uuid"), k->uuid);
 	m_hex(&ob, K("address"), k->has_address, k->address);
+	m_hex(&ob, K("loaded_at"), k->has_loaded_at, k->loaded_at);
 	kp_report_json_end(&ob);
 }
 

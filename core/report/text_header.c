@@ -269,7 +269,9 @@ void kp__text_general_line(tp *c, const char *t)
 		c->saw_marker = true;
 		return;
 	}
-	if ((p = after(t, "loaded kexts:"))) {
+	/* macOS 26 lists what was loaded after boot, the boot kernelcache's
+	 * kexts being named by "Kernel Extensions in backtrace" alone */
+	if ((p = after(t, "loaded kexts:")) || (p = after(t, "Post-boot loaded kexts:"))) {
 		c->saw_loaded = true;
 		if (strstr(p, "skipped")) {
 			r->kexts_skipped = true;
