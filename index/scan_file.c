@@ -284,11 +284,27 @@ static char *fts_text(const char *s)
 	return out;
 }
 
+/* The text before the panic line (machine-check state, halt chatter) is
+ * searched as well, ahead of the panic string. */
 char *kpi__search_text(const kp_report *r, bool *oom)
 {
 	const char *t = r->panic_string ? r->panic_string : r->headline;
 	char *body = fts_text(t);
 	*oom = t && !body;
+	if (body && r->preamble && r->preamble[0]) {
+		char *pre = fts_text(r->preamble);
+		size_t a = pre ? strlen(pre) : 0, b = strlen(body);
+		char *both = pre ? malloc(a + 1 + b + 1) : NULL;
+		if (both) {
+			memcpy(both, pre, a);
+			both[a] = '\n';
+			memcpy(both + a + 1, body, b + 1);
+		}
+		free(pre);
+		free(body);
+		body = both;
+		*oom = !both;
+	}
 	return body;
 }
 

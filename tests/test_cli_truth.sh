@@ -55,6 +55,42 @@ check_grep "\[IONVMeController::CommandTimeout(AppleNVMeRequest\*) \[clone .cold
 	"show: a report's mangled symbol demangled as DWARF names are"
 check_grep "IONVMeFamily-557.100.13/Common/IONVMeController.cpp:5499" "$tmp/nvme.txt" "show: the panic string itself kept whole"
 
+# ---- issue 31 item 1: a call site without a path (after a written newline,
+# one escaped twice) kept, without a quote or a backslash, in show, list and
+# the group titles
+"$kp" show --no-symbols "$real/text-intel-monterey1261-mbp114-nvme-cmdtimeout-atsite-1.txt" >"$tmp/n6090.txt" 2>/dev/null
+check_grep "^Headline: *nvme: 3rd party NVMe controller\. .* CRITICAL_WARNING=0x0\. @IONVMeController\.cpp:6090$" "$tmp/n6090.txt" \
+	"show: @IONVMeController.cpp:6090 after a written newline kept"
+"$kp" show --no-symbols "$real/text-m2-macos155-pcie-linkdown-escapednl-atsite-1.txt" >"$tmp/t811x.txt" 2>/dev/null
+check_grep "^Headline: *apcie\[2:lan-1gb\]::_linkDownInterrupt: .* (ltssm 0x0=DETECT_QUIET) @AppleT811xPCIePort\.cpp:1644$" \
+	"$tmp/t811x.txt" "show: @AppleT811xPCIePort.cpp:1644 after a twice-escaped newline kept, no stray backslash"
+check_grep " (ltssm 0x0=DETECT_QUIET) @AppleT811xPCIePort\.cpp:1644$" "$tmp/list.txt" "list: the same headline"
+check_grep " CRITICAL_WARNING=0x0\. @IONVMeController\.cpp:6090$" "$tmp/list.txt" "list: the 6090 headline"
+check_grep "(ltssm ADDR=DETECT_QUIET) @AppleT811xPCIePort\.cpp$" "$tmp/groups.txt" "list --groups: the title keeps the file"
+check_grep "FW Revision=3L1QFXV7 @IONVMeController\.cpp$" "$tmp/groups.txt" "list --groups: a build-root call site's file too"
+check_not_grep '\\$\|\\ @' "$tmp/list.txt" "list: no headline keeps a stray backslash"
+
+# ---- issue 31 item 2: the machine-check state before panic( is kept: show
+# (text and JSON) and search
+mc=legacy-intel-1012-mbp121-machinecheck-mcapreamble-1.panic
+"$kp" show --no-symbols "$real/$mc" >"$tmp/mc.txt" 2>/dev/null
+check "$(sed -n '/^Before the panic line:$/,/^Panic string:$/p' "$tmp/mc.txt" | sed -n '2p;7p;8p')" = \
+	"$(printf '  Machine-check capabilities: 0x0000000001000c07\n  Processor 0: IA32_MCG_STATUS: 0x0000000000000005\n   IA32_MC1_STATUS(0x405): 0xbf80000000000114')" \
+	"show: the machine-check lines before the panic string, as written"
+"$kp" show --json "$real/$mc" 2>/dev/null | python3 -c 'import json,sys; p=json.load(sys.stdin)["preamble"]; sys.exit(0 if p.startswith("Machine-check capabilities:") and p.endswith("0x0000000000000086") and p.count("IA32_MCG_STATUS") == 2 else 1)'
+check "$?" = 0 "show --json: \"preamble\" holds them"
+"$kp" search --db "$db" --json IA32_MC1_STATUS >"$tmp/mcs.json" 2>/dev/null
+check_grep "$mc" "$tmp/mcs.json" "search: a word only in the machine-check lines finds the report"
+"$kp" search --db "$db" --json forcibly halt >"$tmp/halt.json" 2>/dev/null
+check_grep "amcc-platformerror" "$tmp/halt.json" "search: the halt chatter before an Apple silicon panic line too"
+
+# ---- issue 31 item 7: a macOS 26 "Post-boot loaded kexts:" list is read
+"$kp" search --db "$db" --json --kext com.apple.driver.usb.AppleUSBHostiOSDevice >"$tmp/pb.json" 2>/dev/null
+check_grep "text-m4-macos26-amcc-postbootkexts-1.txt" "$tmp/pb.json" \
+	"search --kext: a kext only a Post-boot loaded kexts list names finds its report"
+"$kp" show --json "$real/text-m4-macos26-amcc-postbootkexts-1.txt" 2>/dev/null | python3 -c 'import json,sys; k=json.load(sys.stdin)["loaded_kexts"]; sys.exit(0 if len(k) == 5 and k[0] == {"name": "com.apple.filesystems.smbfs", "version": None, "uuid": None, "address": None, "loaded_at": "0x6ab7d161"} else 1)'
+check "$?" = 0 "show --json: its five entries, each with its load time and no version"
+
 # ---- the OS from the body when the header disagrees, the header's claim in a warning
 printf '%s\n%s\n' '{"bug_type":"210","os_version":"macOS 14.2 (23C64)","timestamp":"2024-01-02 03:04:05.00 +0000"}' \
 	'{"build":"macOS 14.1 (23B74)","product":"Mac14,2","panicString":"panic(cpu 0 caller 0x1): x"}' >"$tmp/upd.ips"

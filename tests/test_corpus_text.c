@@ -157,6 +157,50 @@ static const expect cases[] = {
 	       { "com.apple.driver.AppleInterruptControllerV2", "8DB4EDCE-397B-3729-820C-66A4282E7C49",
 	         0xfffffe001e72e310, 0xfffffe001e730c07 } },
 	  1, 12, 0xfffffe001d2c0ae0, "kernel", false, 244 },
+	/* issue 31 item 1: call sites without a path, after a written newline */
+	{ "text-intel-monterey1261-mbp114-nvme-cmdtimeout-atsite-1.txt", "54B44BAE-1625-30CC-80B0-29E4966EFFDC",
+	  "nvme: \"3rd party NVMe controller. Command timeout. Write. fBuiltIn=1 MODEL=CT1000P2SSD8 FW=P2CR048 "
+	  "CSTS=0x1 US[1]=0x0 US[0]=0x1 VID=0xc0a9 DID=0x540a CRITICAL_WARNING=0x0.\\n\" @IONVMeController.cpp:6090",
+	  "21G217", "Darwin Kernel Version 21.6.0:", "kernel_task",
+	  1, { { "com.apple.iokit.IONVMeFamily", "DD1246CA-DCEA-310E-A5EF-D93F9E3160E0", 0xffffff801b361000,
+	         0xffffff801b38dfff } },
+	  1, 14, 0xffffff8018a7de9d, "kernel", false, 165 },
+	{ "text-m2-macos155-pcie-linkdown-escapednl-atsite-1.txt", "3E4B2638-BBC1-36F7-BEE0-D2E41D599E88",
+	  "apcie[2:lan-1gb]::_linkDownInterrupt: Unexpected link down linksts=0xa9000208 pcielint=0x00004000 "
+	  "linkcdmsts=0x00000000 (ltssm 0x0=DETECT_QUIET)\\\\n @AppleT811xPCIePort.cpp:1644",
+	  "24F74", "Darwin Kernel Version 24.5.0:", "kernel_task",
+	  2, { { "com.apple.driver.AppleEmbeddedPCIE", "0B3B580D-98BD-38CF-B435-B91EA38FF0F0", 0xfffffe0012ea35e0,
+	         0xfffffe0012eba45b },
+	       { "com.apple.driver.AppleT8112PCIe", "7AFC049A-8EBC-3031-A08F-634289536312", 0xfffffe001381fbf0,
+	         0xfffffe00138279f7 } },
+	  1, 13, 0xfffffe0011d54ae0, "kernel", false, 238 },
+	/* issue 31 item 2: machine-check state before the panic line */
+	{ "legacy-intel-1012-mbp121-machinecheck-mcapreamble-1.panic", "8941AC1C-B084-37DE-8A34-4CE638C5CFC9",
+	  "Machine Check at 0x00007fff7dd40e93, registers:\\n CR0: 0x0000000080010033, CR2: 0x000000011485f000, "
+	  "CR3: 0x0000000332cd9085, CR4: 0x00000000003627e0\\n RAX: 0x0000608003c79480, RBX: 0x0000608003c79480, "
+	  "RCX: 0x00007fff7e8bd78e, RDX: 0x0000000000000000\\n RSP: 0x00007fff5113bb38, RBP: 0x00007fff5113bb60, "
+	  "RSI: 0x00007fff7e86b87d, RDI: 0x0000608000765dc0\\n R8: 0x0000000000001914, R9: 0x0000000000001915, "
+	  "R10: 0x00007fff9a3c5ef8, R11: 0x00007f94d5b4c5d0\\n R12: 0x0000608000765dc0, R13: 0x00007fff7e866001, "
+	  "R14: 0x0000608000765dc0, R15: 0x00007fff9485eb40\\n RFL: 0x0000000000000246, RIP: 0x00007fff7dd40e93, "
+	  "CS: 0x000000000000002b, SS: 0x0000000000000023\\n Error code: 0x0000000000000000\\n"
+	  "@/Library/Caches/com.apple.xbs/Sources/xnu/xnu-3789.21.3/osfmk/i386/trap_native.c:168",
+	  "16B2555", "Darwin Kernel Version 16.1.0:", "Mail",
+	  0, { { 0 } },
+	  1, 3, 0xffffff8016af368c, "kernel", false, 125 },
+	/* issue 31 item 7: "Post-boot loaded kexts:" (macOS 26, M4) */
+	{ "text-m4-macos26-amcc-postbootkexts-1.txt", "815C54ED-2B20-3364-B78C-B87C506D28C6",
+	  "AMCC0 DCS GROUP 2 CHANNEL 0 M3_AIC_IRQ_EN_FLD error: INTSTS 0x00000008 CLLT_STATUS 0x007f001f "
+	  "CLLT_GLB_CTL 0x00000216 ISP_CTL 0x7f7f0001 DISP_CTL 0x7f000007 DISPEXT0_CTL 0x7f7f0007 DISPEXT1_CTL "
+	  "0x7f7f0007 SCODEC_CTL 0x7f7f0007 AUDIO_BASE_S_ADMA_CTL 0x7f7f0007 AUDIO_BASE_NS_ADMA_CTL 0x7f7f0007 "
+	  "AUDIO_LEAP_S_ADMA_CTL 0x7f7f0007 AUDIO_LEAP_NS_ADMA_CTL 0x7f7f0007 FREQ_CHANGE_CTL 0x0000001f "
+	  "CALIBRATE_CTL 0x0007001d PMC_ESCALATION_CTL 0x00080000 ACC0CPM_PG_CTL 0x00080100 ACC1CPM_PG_CTL "
+	  "0x00080100 FAST_AF_CLK_SCAL @AppleH16GFamilyPlatformErrorHandler.cpp:4281",
+	  "26A428", "Darwin Kernel Version 27.0.0:", "kernel_task",
+	  2, { { "com.apple.driver.AppleT8132", "D95BD92F-D4A4-3BC4-9AC3-269D14447CD7", 0xfffffe00470f8130,
+	         0xfffffe0047108fdb },
+	       { "com.apple.driver.AppleInterruptControllerV3", "75FC5D32-A881-3EE8-A1D0-D7C807B833C7",
+	         0xfffffe0046a53a30, 0xfffffe0046a58373 } },
+	  1, 25, 0xfffffe0048e40af4, "kernel", false, 5 },
 };
 
 /* Reads the whole file into a heap buffer of exactly its size. */
@@ -247,6 +291,42 @@ static void spot_checks(const char *file, const kp_report *r)
 		KT_STREQ(r->last_unloaded_kext, "com.apple.driver.AppleUSBAudio\t322.2 (addr 0xffffff7f975f1000, size 434176)",
 		         "abbrev: last unloaded kext");
 	}
+	/* issue 31 item 2: nothing before panic( is dropped; the report's own
+	 * header (Anonymous UUID, date, "*** Panic Report ***", a "null") is
+	 * no preamble */
+	if (strstr(file, "machinecheck")) {
+		KT_CHECK(r->preamble && !strncmp(r->preamble, "Machine-check capabilities: 0x0000000001000c07\n", 47),
+		         "machinecheck: the preamble starts at the machine-check state");
+		KT_CHECK(r->preamble && strstr(r->preamble, "\nProcessor 1: IA32_MCG_STATUS: 0x0000000000000005\n"
+		                                            " IA32_MC1_STATUS(0x405): 0xbf80000000000114\n"),
+		         "machinecheck: IA32_MCG_STATUS / IA32_MCi_STATUS lines kept as written");
+		static const char last[] = "\n IA32_MC1_MISC(0x407):   0x0000000000000086";
+		size_t n = r->preamble ? strlen(r->preamble) : 0;
+		KT_CHECK(n > sizeof last && !strcmp(r->preamble + n - (sizeof last - 1), last),
+		         "machinecheck: the preamble ends at the line before panic(");
+		KT_CHECK(r->panic_string && !strncmp(r->panic_string, "panic(cpu 2 caller", 18),
+		         "machinecheck: the panic string starts at panic(");
+	} else if (strstr(file, "amcc-platformerror")) {
+		static const char last[] = "\nDebugger synchronization timed out; timeout 240000 nanoseconds";
+		size_t n = r->preamble ? strlen(r->preamble) : 0;
+		KT_CHECK(r->preamble && !strncmp(r->preamble, "Attempting to forcibly halt cpu 0\n", 34) &&
+		         n > sizeof last && !strcmp(r->preamble + n - (sizeof last - 1), last),
+		         "amcc: the 25 halt lines before panic( are the preamble");
+	} else if (strstr(file, "sonoma")) {
+		KT_CHECK(r->preamble && !strncmp(r->preamble, "AppleKeyStore:12139:96: operation failed", 40) &&
+		         strstr(r->preamble, "\ntx_flush:1336: disk3 xid 3613506"),
+		         "sonoma: the console lines before panic( are the preamble");
+	} else {
+		KT_CHECK(r->preamble == NULL, "%s: no preamble (%.40s)", file, r->preamble ? r->preamble : "");
+	}
+	if (strstr(file, "postbootkexts") && r->nkexts == 5) {
+		/* "com.apple.filesystems.smbfs [loaded at 0x6ab7d161]": no version */
+		const kp_kext *k = &r->kexts[0], *l = &r->kexts[4];
+		KT_CHECK(!strcmp(k->name, "com.apple.filesystems.smbfs") && !k->version && k->has_loaded_at &&
+		         k->loaded_at == 0x6ab7d161, "postboot: the first entry, its load time and no version");
+		KT_CHECK(!strcmp(l->name, "com.apple.driver.driverkit.serial") && l->has_loaded_at &&
+		         l->loaded_at == 0x6ab66bc0, "postboot: the last entry");
+	}
 	if (strstr(file, "sonoma"))
 		KT_CHECK(r->nwarnings >= 1 && strstr(r->warnings[0].msg, "not a UUID"), "sonoma: xxxx uuid warned");
 }
@@ -292,7 +372,9 @@ static void every_file_has_a_row(void)
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;
 		size_t nl = strlen(n);
-		if (n[0] == '.' || !strcmp(n, "MANIFEST.tsv") || (nl > 4 && !strcmp(n + nl - 4, ".ips")))
+		/* JSON reports are test_ips.c's */
+		if (n[0] == '.' || !strcmp(n, "MANIFEST.tsv") || (nl > 4 && !strcmp(n + nl - 4, ".ips")) ||
+		    !strncmp(n, "inteljson-", 10))
 			continue;
 		bool found = false;
 		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

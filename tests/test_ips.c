@@ -254,6 +254,29 @@ static void corpus_t2(void)
 	}
 }
 
+/* Issue 31 item 7: an Intel JSON whose macOSProcessedStackshotData is no
+ * stackshot but base64 words; they are said, as written. */
+static void corpus_inteljson_nested(void)
+{
+	kp_report *r = NULL;
+	kp_error err;
+	char path[1024];
+	snprintf(path, sizeof path, "%s/inteljson-macos1581-vm-nestedpanic-nostackshot-1.panic", KP_REAL_DIR);
+	if (kp_report_load(path, &r, &err) != KP_OK) {
+		KT_SKIP("inteljson-macos1581 absent");
+		return;
+	}
+	KT_CHECK(r->format == KP_FORMAT_INTEL_JSON, "nested: intel-json");
+	KT_STREQ(r->headline, "Nested panic detected - entry count: 2 panic_caller: 0xffffff80109d360e", "nested: headline");
+	bool said = false;
+	for (size_t i = 0; i < r->nwarnings; i++)
+		said |= r->warnings[i].line == 1 &&
+		        strstr(r->warnings[i].msg, "\"no on disk or sleep/wake failure panickstashot found\"") != NULL;
+	KT_CHECK(said, "nested: the stackshot member's words in a warning (line 1)");
+	KT_CHECK(r->nprocesses == 0, "nested: no processes");
+	kp_report_free(&r);
+}
+
 int main(void)
 {
 	ips_fields();
@@ -263,5 +286,6 @@ int main(void)
 	every_prefix();
 	corpus_ios26();
 	corpus_t2();
+	corpus_inteljson_nested();
 	return kt_done();
 }

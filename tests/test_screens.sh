@@ -62,6 +62,11 @@ walk_real() {
 	# after them, its number after a "…" (issue 20)
 	tt_keys Escape Escape Escape; tt_wait "dups" 5
 	tt_keys / C-u N V D A Enter Enter; tt_wait "NVDAResmanWeb +0x" 10; tt_expect "$s-culprit"
+	# the machine-check state a report holds before its panic line, above
+	# the panic string (issue 31 item 2)
+	tt_keys Escape; tt_wait "dups" 5
+	tt_keys / C-u M a c h i n e Space C h e c k Enter Enter; tt_wait "Summary" 5
+	tt_keys NPage; tt_wait "Before the panic line" 5; tt_expect "$s-preamble"
 }
 
 # walk_symbols W H: a real report whose frames carry the report's own

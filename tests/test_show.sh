@@ -28,8 +28,8 @@ if [ -d "$corpus" ]; then
 	python3 - "$tmp/all.json" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
-assert isinstance(a, list) and len(a) == 18, len(a)
-keys = "file format bug_type timestamp os_version incident_id kernel_version kernel_uuid headline panic_string panicked images processes".split()
+assert isinstance(a, list) and len(a) == 23, len(a)
+keys = "file format bug_type timestamp os_version incident_id kernel_version kernel_uuid headline preamble panic_string panicked images processes".split()
 for r in a:
     for k in keys:
         assert k in r, (r["file"], k)

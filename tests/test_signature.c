@@ -86,6 +86,13 @@ static void display(void)
 		{"FakeDriver: report length 8192 exceeds buffer @FakeDriver.cpp:77",
 		 "FakeDriver: report length 8192 exceeds buffer @FakeDriver.cpp:77"},
 		{"  spaced   \t out  ", "spaced out"},
+		/* issue 31 item 1: a call site without a path after a written
+		 * newline, one escaped twice, one glued to the closing quote */
+		{"nvme: \"Command timeout.\\n\" @IONVMeController.cpp:6090", "nvme: Command timeout. @IONVMeController.cpp:6090"},
+		{"link down (ltssm 0x0=DETECT_QUIET)\\\\n @AppleT811xPCIePort.cpp:1644",
+		 "link down (ltssm 0x0=DETECT_QUIET) @AppleT811xPCIePort.cpp:1644"},
+		{"\"GPU hang\"@IntelAccelerator.cpp:7913", "GPU hang @IntelAccelerator.cpp:7913"},
+		{"mail me @home: not a site", "mail me @home: not a site"},
 	};
 	char out[400];
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -201,11 +208,75 @@ static void kernel_only(void)
 	kp_report_free(&real);
 }
 
+/* Issue 31 item 1: real reports whose message ends in a call site; the
+ * headline shown and the group title keep it (file and line shown, file
+ * alone in a title), never a stray backslash; the group key is the one the
+ * normalisation always gave (file name in, line number out). */
+static void real_call_sites(void)
+{
+	static const struct {
+		const char *file, *shown, *title, *key_tail;
+	} cases[] = {
+		{"text-intel-monterey1261-mbp114-nvme-cmdtimeout-atsite-1.txt",
+		 "nvme: 3rd party NVMe controller. Command timeout. Write. fBuiltIn=1 MODEL=CT1000P2SSD8 FW=P2CR048 "
+		 "CSTS=0x1 US[1]=0x0 US[0]=0x1 VID=0xc0a9 DID=0x540a CRITICAL_WARNING=0x0. @IONVMeController.cpp:6090",
+		 "nvme: 3rd party NVMe controller. Command timeout. Write. fBuiltIn=NUM MODEL=CT1000P2SSD8 FW=P2CR048 "
+		 "CSTS=ADDR US[NUM]=ADDR US[NUM]=ADDR VID=ADDR DID=ADDR CRITICAL_WARNING=ADDR. @IONVMeController.cpp",
+		 "\\n @IONVMeController.cpp:NUM"},
+		{"text-m2-macos155-pcie-linkdown-escapednl-atsite-1.txt",
+		 "apcie[2:lan-1gb]::_linkDownInterrupt: Unexpected link down linksts=0xa9000208 pcielint=0x00004000 "
+		 "linkcdmsts=0x00000000 (ltssm 0x0=DETECT_QUIET) @AppleT811xPCIePort.cpp:1644",
+		 "apcie[NUM:lan-1gb]::_linkDownInterrupt: Unexpected link down linksts=ADDR pcielint=ADDR "
+		 "linkcdmsts=ADDR (ltssm ADDR=DETECT_QUIET) @AppleT811xPCIePort.cpp",
+		 "\\\\n @AppleT811xPCIePort.cpp:NUM"},
+		{"text-intel-hackintosh-bigsur-nvme-1.txt",
+		 "nvme: Fatal error occurred. CSTS=0x1 US[1]=0x0 US[0]=0x379 VID=0x144d DID=0xa809 . FW "
+		 "Revision=3L1QFXV7 @IONVMeController.cpp:5499",
+		 "nvme: Fatal error occurred. CSTS=ADDR US[NUM]=ADDR US[NUM]=ADDR VID=ADDR DID=ADDR . FW "
+		 "Revision=3L1QFXV7 @IONVMeController.cpp",
+		 "\\n IONVMeController.cpp"},
+		{"text-intel-monterey123-imac182-amdradeon-windowserver-1.txt",
+		 "virtual bool IOAccelLegacyDisplayMachine::display_mode_did_change(uint32_t): AMDRadeonAccelerator "
+		 "driver returns false @IOAccelLegacyDisplayMachine.cpp:267",
+		 "virtual bool IOAccelLegacyDisplayMachine::display_mode_did_change(uint32_t): AMDRadeonAccelerator "
+		 "driver returns false @IOAccelLegacyDisplayMachine.cpp:NUM",
+		 "false @IOAccelLegacyDisplayMachine.cpp:NUM"},
+		{"legacy-intel-1012-mbp121-machinecheck-mcapreamble-1.panic",
+		 /* the key stops at 240 bytes, inside the register dump */
+		 "Machine Check at 0x00007fff7dd40e93 @trap_native.c:168", "Machine Check at ADDR", NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char path[512], shown[512];
+		snprintf(path, sizeof path, "%s/%s", KP_REAL_DIR, cases[i].file);
+		kp_report *r = NULL;
+		kp_error err;
+		if (kp_report_load(path, &r, &err) != KP_OK) {
+			KT_SKIP("real report absent");
+			continue;
+		}
+		kp_headline_display(r->headline, shown, sizeof shown);
+		KT_STREQ(shown, cases[i].shown, cases[i].file);
+		kp_sig s;
+		if (kp_sig_compute(r, NULL, NULL, &s, &err) == KP_OK) {
+			KT_STREQ(s.title, cases[i].title, "  its group title");
+			const char *kt = cases[i].key_tail ? cases[i].key_tail : "";
+			size_t hn = strlen(s.headline), tn = strlen(kt);
+			KT_CHECK(hn >= tn && !strcmp(s.headline + hn - tn, kt),
+			         "  its group key ends as before: ...%s", hn > 40 ? s.headline + hn - 40 : s.headline);
+			kp_sig_free(&s);
+		} else {
+			KT_CHECK(false, "  signature computed: %s", err.msg);
+		}
+		kp_report_free(&r);
+	}
+}
+
 int main(void)
 {
 	normalise();
 	normalise_caps_length();
 	display();
+	real_call_sites();
 	machinery();
 	apple_ids();
 	static const int gen[NREPORTS][3] = {[A1] = {0, 0, 1}, [A2] = {0, 0, 2}, [A3] = {0, 1, 3},

@@ -60,6 +60,8 @@ typedef struct report_priv {
 	size_t nrows, cap;
 	const char *panic; /* the panic string being laid out (the report's) */
 	size_t panic_len;
+	char *joined;      /* owned: the preamble, a newline, the panic string */
+	size_t split;      /* where the panic string starts in panic (0: no preamble) */
 	size_t wrap_off;   /* next byte of it to lay out */
 	bool wrapping;     /* rows of it are still to come */
 	bool follow_end;   /* End was asked while wrapping: stay on the last row */
@@ -136,6 +138,10 @@ static void wrap_more(report_priv *p, size_t max_rows)
 		avail = 10;   /* wider than any one unit's sanitised form ("<U+10FFFF>") */
 	for (size_t rows = 0; p->wrap_off < n && rows < max_rows; rows++) {
 		size_t off = p->wrap_off, i = off, brk = 0;
+		if (p->split && off == p->split) {   /* the text before the panic line is done */
+			add_row(p, ROW_TEXT, 0, "");
+			add_row(p, ROW_HEADER, 0, "Panic string");
+		}
 		int w = 0;
 		while (i < n && s[i] != '\n') {
 			size_t k = 1;
@@ -286,11 +292,24 @@ static void build_summary(kpt_view *v, int width)
 	free(order);
 	/* no heading over nothing: a stackshot without a panic string has none */
 	bool has_panic = r->panic_string && r->panic_string[0];
-	if (has_panic) {
+	bool has_pre = r->preamble && r->preamble[0];
+	free(p->joined);
+	p->joined = NULL;
+	p->split = 0;
+	if (has_pre) {   /* machine-check state, halt chatter: above the panic string */
+		size_t a = strlen(r->preamble), b = has_panic ? strlen(r->panic_string) : 0;
+		p->joined = kpt_xmalloc(a + 1 + b + 1);
+		memcpy(p->joined, r->preamble, a);
+		p->joined[a] = '\n';
+		memcpy(p->joined + a + 1, has_panic ? r->panic_string : "", b + 1);
+		p->split = has_panic ? a + 1 : 0;
+		add_row(p, ROW_TEXT, 0, "");
+		add_row(p, ROW_HEADER, 0, "Before the panic line");
+	} else if (has_panic) {
 		add_row(p, ROW_TEXT, 0, "");
 		add_row(p, ROW_HEADER, 0, "Panic string");
 	}
-	p->panic = has_panic ? r->panic_string : "";
+	p->panic = p->joined ? p->joined : has_panic ? r->panic_string : "";
 	p->panic_len = strlen(p->panic);
 	p->wrap_off = 0;
 	p->wrapping = true;
@@ -429,6 +448,7 @@ static void report_close(kpt_view *v)
 	report_priv *p = v->priv;
 	free_rows(p);
 	free(p->rows);
+	free(p->joined);
 	kpt_doc_release(&v->app->docs, &p->doc);
 }
 

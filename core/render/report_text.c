@@ -290,6 +290,20 @@ void kp_report_text(FILE *out, const kp_report *r, kp_symbols *sym)
 	kp_report_text_disasm(out, r, sym, 0);
 }
 
+/* A heading, then every line of s indented by two, sanitised. */
+static void print_indented(FILE *out, const char *heading, const char *s)
+{
+	fprintf(out, "%s\n", heading);
+	while (*s) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		fputs("  ", out);
+		kp_sanitize_write(out, s, n, 0);
+		fputc('\n', out);
+		s += n + (nl != NULL);
+	}
+}
+
 void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_t ndisasm)
 {
 	const kp_process *pp;
@@ -311,17 +325,10 @@ void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_
 	} else {
 		fprintf(out, "%s\n", "Panicked thread frames: none in this report");
 	}
-	if (r->panic_string && r->panic_string[0]) {   /* no heading over nothing */
-		fprintf(out, "%s\n", "Panic string:");
-		const char *s = r->panic_string;
-		while (*s) {
-			const char *nl = strchr(s, '\n');
-			size_t n = nl ? (size_t)(nl - s) : strlen(s);
-			fputs("  ", out);
-			kp_sanitize_write(out, s, n, 0);
-			fputc('\n', out);
-			s += n + (nl != NULL);
-		}
-	}
+	/* no heading over nothing */
+	if (r->preamble && r->preamble[0])
+		print_indented(out, "Before the panic line:", r->preamble);
+	if (r->panic_string && r->panic_string[0])
+		print_indented(out, "Panic string:", r->panic_string);
 	fputc('\n', out);
 }

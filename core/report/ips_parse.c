@@ -27,6 +27,7 @@
  * KP_IPS_TREE_MAX is kept as its text with white space squeezed, not
  * re-printed by cJSON. */
 #include "json_scan.h"
+#include "kp_base64.h"
 #include "report_build.h"
 
 #include <stdlib.h>
@@ -429,6 +430,23 @@ static kp_status stackshot_member(ips_ctx *c, const char *val, const char *end, 
 	return KP_OK;
 }
 
+/* A macOSProcessedStackshotData that is no stackshot but a sentence (a
+ * nested panic's report: base64 of "no on disk or sleep/wake failure
+ * panickstashot found", spelt so): said in a warning as written.  A real
+ * stackshot (binary kcdata) stays kept aside, undecoded. */
+static void stackshot_notice(kp_report *r, const char *b64, long line)
+{
+	size_t len = strlen(b64), n = 0;
+	unsigned char text[kp_base64_max(256)];
+	if (len > 256 || !kp_base64_decode(b64, len, false, text, &n) || !n)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (text[i] < 0x20 || text[i] > 0x7e)
+			return;
+	kp__warn(r, line, "macOSProcessedStackshotData holds no stackshot, only the words \"%.*s\"", (int)n,
+	         (const char *)text);
+}
+
 static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 {
 	kp_report *r = c->r;
@@ -477,6 +495,7 @@ static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 		if (cJSON_IsString(v)) {
 			r->stackshot_b64 = kp__strdup(r, v->valuestring);
 			r->stackshot_len = strlen(v->valuestring);
+			stackshot_notice(r, v->valuestring, line_at(c, m->val));
 		}
 	} else if (!common_key(c, m->key, m->keylen, v)) {
 		bool keep;

@@ -179,10 +179,14 @@ typedef struct kp_process {
  * abbreviations). */
 typedef struct kp_kext {
 	char *name;
-	char *version;
+	char *version;        /* NULL in a "Post-boot loaded kexts:" list (macOS 26) */
 	char *uuid;
 	bool has_address;
 	uint64_t address;
+	/* "Post-boot loaded kexts:" entries say "[loaded at 0x6ab7d161]": when
+	 * it was loaded, in the seconds of the report's Epoch Time lines */
+	bool has_loaded_at;
+	uint64_t loaded_at;
 } kp_kext;
 
 enum {
@@ -239,6 +243,12 @@ typedef struct kp_report {
 
 	char *panic_string;   /* the whole panic text as the report holds it */
 	char *headline;       /* one line: panic message without the panic(...) wrapper */
+	/* The text before the panic( line, as written, past the report's own
+	 * header (Anonymous UUID, date, "*** Panic Report ***", blank lines):
+	 * machine-check state, "Attempting to forcibly halt cpu N", console
+	 * lines.  NULL when none, and in JSON reports, whose panic_string
+	 * holds it (it is the string as written, from its first line). */
+	char *preamble;
 
 	/* panicked task and thread */
 	bool has_panicked_pid, has_panicked_thread_id, has_panicked_task;

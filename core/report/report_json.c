@@ -489,6 +489,7 @@ static void kext_json(jw *w, size_t i, int depth)
 	m_str(&ob, K("version"), k->version);
 	m_str(&ob, K("uuid"), k->uuid);
 	m_hex(&ob, K("address"), k->has_address, k->address);
+	m_hex(&ob, K("loaded_at"), k->has_loaded_at, k->loaded_at);
 	kp_report_json_end(&ob);
 }
 
@@ -808,6 +809,7 @@ static void report_json(jw *w, int depth)
 	m_str(&ob, K("arch"), r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
 	m_str(&ob, K("soc"), r->soc);
 	m_str(&ob, K("headline"), r->headline);
+	m_str(&ob, K("preamble"), r->preamble);
 	m_str(&ob, K("panic_string"), r->panic_string);
 	kind_json(w, &ob, depth);
 	lit_key(&ob, K("panicked"));

@@ -119,13 +119,31 @@ char *kp_sig_normalize_headline(const char *h)
 	return kp_sb_take(&b);
 }
 
-/* "@/BuildRoot/.../file.cpp:123" at p (p[0] '@'): the base name and line
- * ("file.cpp:123") in *b and *n and the end of the whole in *end; false
- * when p is no such path. */
+/* A call site at p (p[0] '@'): "@/BuildRoot/.../file.cpp:123" or, as
+ * modern drivers write it, "@file.cpp:123" (a base name with a dot, then
+ * ":" and digits).  The base name and line ("file.cpp:123") in *b and *n,
+ * the end of the whole in *end; false when p is no call site. */
 static bool at_path(const char *p, const char **b, size_t *n, const char **end)
 {
-	if (p[0] != '@' || p[1] != '/')
+	if (p[0] != '@')
 		return false;
+	if (p[1] != '/') {
+		const char *q = p + 1;
+		bool dot = false;
+		while (is_word((unsigned char)*q) || *q == '.' || *q == '-' || *q == '+')
+			dot |= *q++ == '.';
+		if (!dot || q == p + 1 || *q != ':' || !isdigit((unsigned char)q[1]))
+			return false;
+		q++;
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (is_word((unsigned char)*q))
+			return false;
+		*b = p + 1;
+		*n = (size_t)(q - *b);
+		*end = q;
+		return true;
+	}
 	const char *q = p + 1, *base = q;
 	while (*q && !isspace((unsigned char)*q) && *q != '"' && *q != ')' && *q != ',' && *q != '\\') {
 		if (*q == '/')
@@ -138,6 +156,18 @@ static bool at_path(const char *p, const char **b, size_t *n, const char **end)
 	*n = (size_t)(q - base);
 	*end = q;
 	return true;
+}
+
+/* A written newline at p: backslash-n, or two backslashes and n where a
+ * paste escaped it twice
+ * (its backslashes are no part of the message); 0 when none, else its
+ * length. */
+static size_t written_newline(const char *p)
+{
+	size_t k = 0;
+	while (p[k] == '\\' && k < 2)
+		k++;
+	return k && p[k] == 'n' ? k + 1 : 0;
 }
 
 void kp_headline_display(const char *h, char *out, size_t size)
@@ -156,7 +186,7 @@ void kp_headline_display(const char *h, char *out, size_t size)
 	size_t site_n = 0;
 	const char *p = h;
 	for (; *p && o + 1 < size; p++) {
-		if (*p == '\n' || *p == '\r' || (p[0] == '\\' && p[1] == 'n')) {
+		if (*p == '\n' || *p == '\r' || written_newline(p)) {
 			cut = true;
 			break;
 		}
@@ -183,7 +213,7 @@ void kp_headline_display(const char *h, char *out, size_t size)
 	 * first line keeps it */
 	if (cut && !site) {
 		const char *at = NULL;
-		for (const char *q = strstr(p, "@/"); q; q = strstr(q + 1, "@/"))
+		for (const char *q = strchr(p, '@'); q; q = strchr(q + 1, '@'))
 			at = q;
 		const char *b, *end;
 		size_t n;
@@ -426,14 +456,24 @@ static void hash_frame(kp_sha1 *h, const kp_report *r, const kp_frame *f)
 }
 
 /* The group's title: the normalised headline's first line (to a written
- * "\n" as well: a machine check's register dump is not its title), or
- * none.  The culprit is a column of its own beside it, never repeated. */
+ * "\n" as well: a machine check's register dump is not its title) and the
+ * call site's file when the message ends in one, or none.  The culprit is
+ * a column of its own beside it, never repeated. */
 static char *make_title(const char *headline, const char *none)
 {
 	kp_sb title = {0};
 	const char *h = headline ? headline : "";
-	const char *nl = strstr(h, "\\n");
-	size_t n = nl ? (size_t)(nl - h) : strlen(h);
+	size_t n = strlen(h);
+	const char *tail = NULL;   /* after the last written newline */
+	for (const char *q = h; *q; q++) {
+		size_t k = written_newline(q);
+		if (!k)
+			continue;
+		if (!tail)
+			n = (size_t)(q - h);
+		tail = q + k;
+		q += k - 1;
+	}
 	while (n && strchr(" ,:", h[n - 1]))
 		n--;
 	if (n >= 10 && strncmp(h + n - 10, " registers", 10) == 0)
@@ -443,6 +483,22 @@ static char *make_title(const char *headline, const char *none)
 	if (!n)
 		h = none, n = strlen(none);
 	kp_sb_add(&title, h, n);
+	/* the call site xnu appends to the message's last line, as the
+	 * normalised headline writes it ("file.cpp" from "@/.../file.cpp:N",
+	 * "@file.cpp:NUM" from "@file.cpp:N"), stays in a title cut short */
+	if (tail) {
+		tail += strspn(tail, " ");
+		size_t t = strcspn(tail, " ");
+		bool at = tail[0] == '@';
+		const char *colon = memchr(tail, ':', t);
+		size_t b = colon ? (size_t)(colon - tail) : t;
+		const char *dot = memchr(tail, '.', b);
+		if (!tail[t] && dot && dot > tail + at && dot + 1 < tail + b &&
+		    (at ? colon && t - b == 4 && !strncmp(colon, ":NUM", 4) : !colon)) {
+			kp_sb_str(&title, " @");
+			kp_sb_add(&title, tail + at, b - at);
+		}
+	}
 	return kp_sb_take(&title);
 }
 

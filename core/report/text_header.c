@@ -30,16 +30,35 @@ static bool is_date_line(const char *t)
 	       p[5] == ':';
 }
 
+/* "-----", "=====": a poster's separator (three or more of one mark). */
+static bool is_separator(const char *t)
+{
+	size_t n = strspn(t, "-=_*#~+.");
+	return n >= 3 && !t[n] && strspn(t, (char[]){t[0], '\0'}) == n;
+}
+
+bool kp__text_is_header(const char *t)
+{
+	static const char *const pre[] = {"```", "Anonymous UUID:", "Date/Time:"};
+	if (!*t || strcmp(t, "null") == 0 || is_date_line(t) || strcmp(t, "*** Panic Report ***") == 0 ||
+	    is_separator(t))
+		return true;
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+		if (after(t, pre[i]))
+			return true;
+	return false;
+}
+
 /* Lines that precede or decorate a report without saying anything about
- * the panic: pasted artefacts and the halt chatter of a failed debugger
- * synchronisation. */
+ * the panic: its header, pasted artefacts and the halt chatter of a failed
+ * debugger synchronisation. */
 bool kp__text_is_noise(const char *t)
 {
-	if (!*t || strcmp(t, "null") == 0 || is_date_line(t) || strcmp(t, "*** Panic Report ***") == 0)
+	if (kp__text_is_header(t))
 		return true;
 	static const char *const pre[] = {
 		"Attempting to forcibly halt cpu", "Unable to obtain state for cpu",
-		"Debugger synchronization timed out", "```", "Anonymous UUID:", "Date/Time:",
+		"Debugger synchronization timed out",
 	};
 	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
 		if (after(t, pre[i]))
@@ -145,6 +164,9 @@ static void panic_line(tp *c, const char *pp)
 	c->head.n = 0;
 	kp__text_sb_put(c, &c->head, msg, strlen(msg));
 	c->head_lines = 1;
+	/* 32-bit kernels wrote "panic(cpu 1 caller 0x0019CADF): " and the
+	 * message on the next line */
+	c->head_next = !*msg;
 }
 
 /* A line that starts a new part of the report, never a message line. */
@@ -187,13 +209,26 @@ static bool bare_panic(const char *t)
 	return strncmp(p, " caller 0x", 10) == 0 && strstr(p, "):") != NULL;
 }
 
+/* A panic line whose first letters a paste lost ("nic(cpu 0 caller 0x"):
+ * its "(" when t is one, else NULL. */
+static const char *clipped_panic(const char *t)
+{
+	static const char *const tails[] = {"", "c", "ic", "nic", "anic"};
+	for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+		const char *p = after(t, tails[i]);
+		if (p && *p == '(' && bare_panic(p))
+			return p;
+	}
+	return NULL;
+}
+
 /* Header and section lines that may appear anywhere. */
 void kp__text_general_line(tp *c, const char *t)
 {
 	kp_report *r = c->r;
 	const char *p;
 	if (!c->saw_panic && (((p = strstr(t, "panic(")) && (p == t || midline_panic(p))) ||
-	                      (t[0] == '(' && bare_panic(t) && (p = t)))) {
+	                      (p = clipped_panic(t)) != NULL)) {
 		panic_line(c, p);
 		c->head_open = kp__text_quotes_open(c->head.s ? c->head.s : "");
 		return;
@@ -234,7 +269,9 @@ void kp__text_general_line(tp *c, const char *t)
 		c->saw_marker = true;
 		return;
 	}
-	if ((p = after(t, "loaded kexts:"))) {
+	/* macOS 26 lists what was loaded after boot, the boot kernelcache's
+	 * kexts being named by "Kernel Extensions in backtrace" alone */
+	if ((p = after(t, "loaded kexts:")) || (p = after(t, "Post-boot loaded kexts:"))) {
 		c->saw_loaded = true;
 		if (strstr(p, "skipped")) {
 			r->kexts_skipped = true;

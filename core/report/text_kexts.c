@@ -106,10 +106,12 @@ bool kp__text_loaded_kext(tp *c, const char *t, bool need_tab)
 	const char *e = t;
 	while (kext_name_char(*e))
 		e++;
-	if (e == t || (*e != '\t' && (need_tab || *e != ' ')))
+	if (e == t || (*e != '\t' && *e != ' '))
 		return false;
-	const char *v = skip_ws(e);
-	if (!*v)
+	const char *v = skip_ws(e), *q = after(v, "[loaded at "), *qe = NULL;
+	uint64_t at = 0;
+	bool loaded_at = q && hex_at(q, &at, &qe) && qe[0] == ']' && !*skip_ws(qe + 1);
+	if (!*v || (*e != '\t' && need_tab && !loaded_at))
 		return false;
 	if (c->add_kexts) {
 		kp_kext *k = kp__add_kext(c->r);
@@ -120,7 +122,12 @@ bool kp__text_loaded_kext(tp *c, const char *t, bool need_tab)
 		k->name = kp__kext_expand(c->r, t, (size_t)(e - t));
 		if (!k->name)
 			c->oom = true;
-		k->version = kp__text_dup_trim(c, v);
+		if (loaded_at) {   /* "id [loaded at 0x…]": no version written */
+			k->has_loaded_at = true;
+			k->loaded_at = at;
+		} else {
+			k->version = kp__text_dup_trim(c, v);
+		}
 	}
 	return true;
 }

@@ -154,6 +154,15 @@ static void one_line(tp *c, size_t end)
 			return;
 		}
 	}
+	if (c->head_next && *t) {
+		c->head_next = false;
+		if ((!kp__text_section_start(t) || after(t, "Kernel trap")) && !after(t, "Debugger")) {
+			c->head.n = 0;
+			kp__text_sb_put(c, &c->head, t, strlen(t));
+			c->head_open = kp__text_quotes_open(c->head.s);
+			return;
+		}
+	}
 	if (c->head_open) {
 		if (*t && c->head_lines < HEAD_MAX_LINES && !kp__text_section_start(t)) {
 			kp__text_sb_put(c, &c->head, " ", 1);
@@ -168,9 +177,15 @@ static void one_line(tp *c, size_t end)
 		return;
 	if (!*t)
 		return;
+	if (!c->saw_panic && !c->have_pre && !kp__text_is_header(t)) {
+		c->have_pre = true;
+		c->pre_off = c->off + (size_t)(t - s);
+	}
+	bool had_panic = c->saw_panic;
 	kp__text_general_line(c, t);
 	if (!c->have_first && !kp__text_is_noise(t)) {
 		c->have_first = true;
+		c->first_is_panic = c->saw_panic && !had_panic;
 		c->first_off = c->off + (size_t)(t - s);
 		kp__text_sb_put(c, &c->first, t, strlen(t));
 	}
@@ -225,13 +240,13 @@ static void make_headline(tp *c)
 			h = NULL;
 		}
 	}
-	if (!h && c->first.s) {
+	if (!h && c->first.s && !c->first_is_panic) {   /* never "panic(cpu 0 caller 0x…):" */
 		collapse_ws(c->first.s);
 		r->headline = kp__strdup(r, c->first.s);
 	} else if (h) {
 		r->headline = kp__strdup(r, h);
 	}
-	if (!r->headline && (h || c->first.s))
+	if (!r->headline && (h || (c->first.s && !c->first_is_panic)))
 		c->oom = true;
 	free(h);
 }
@@ -256,6 +271,36 @@ static void make_panic_string(tp *c)
 			*w++ = c->text[i];
 	*w = '\0';
 	r->panic_string = d;
+}
+
+/* r->preamble of a text report: the text from the first line past the
+ * header to the panic line (to its "panic(" when a console prefix precedes
+ * it on its line), NULs dropped, trailing blanks cut.  A JSON report's
+ * panic string is kept whole, preamble included: none apart. */
+static void make_preamble(tp *c)
+{
+	kp_report *r = c->r;
+	if (r->format != KP_FORMAT_TEXT || !c->saw_panic || !c->have_pre || c->pre_off >= c->panic_off ||
+	    r->preamble)
+		return;
+	size_t n = 0, end = c->panic_off;
+	while (end > c->pre_off && strchr(" \t\r\n", c->text[end - 1]))
+		end--;
+	for (size_t i = c->pre_off; i < end; i++)
+		n += c->text[i] != '\0';
+	if (!n)
+		return;
+	char *d = kp__alloc(r, n + 1);
+	if (!d) {
+		c->oom = true;
+		return;
+	}
+	char *w = d;
+	for (size_t i = c->pre_off; i < end; i++)
+		if (c->text[i] != '\0')
+			*w++ = c->text[i];
+	*w = '\0';
+	r->preamble = d;
 }
 
 /* A report that has a panic is complete when it reached a known ending:
@@ -332,6 +377,7 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len, long line0,
 	if (!r->timestamp && c.has_calendar)
 		r->timestamp = calendar_date(&c);
 	make_panic_string(&c);
+	make_preamble(&c);
 	make_headline(&c);
 	/* "Backtrace: 0x... 0x..." is the PowerPC form (x86 and arm64 write
 	 * other ones); a kernel version naming another arch still wins */

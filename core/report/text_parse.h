@@ -49,6 +49,8 @@ typedef struct tp {
 	bool have_first;
 	size_t first_off;
 	kp_sb first;                 /* first meaningful line, for the headline */
+	bool have_pre;
+	size_t pre_off;             /* the preamble's first line (r->preamble) */
 	long content_line;          /* first non-blank line, for errors */
 	size_t content_off;
 	bool have_content;
@@ -56,6 +58,8 @@ typedef struct tp {
 
 	kp_sb head;                  /* panic message so far */
 	bool head_open;
+	bool head_next;             /* the panic line had no message: the next line is it */
+	bool first_is_panic;        /* first is the panic line itself */
 	int head_lines;
 	char *timestamp;            /* set only on success */
 	bool has_calendar;          /* "Epoch Time: ... Calendar: 0xSEC 0xUSEC" */
@@ -133,6 +137,10 @@ bool kp__text_quotes_open(const char *s);
 bool kp__text_section_start(const char *t);
 /* A line that says nothing about the panic (blank, pasted artefact, date). */
 bool kp__text_is_noise(const char *t);
+/* A line of the report's own header before its panic line (blank,
+ * Anonymous UUID, date, "*** Panic Report ***", a pasted artefact): never
+ * part of the preamble. */
+bool kp__text_is_header(const char *t);
 /* Header and section lines that may appear anywhere. */
 void kp__text_general_line(tp *c, const char *t);
 
