@@ -424,7 +424,7 @@ static kp_status insert_report(scan *s, kpi__prep *p, bool no_incident)
 
 /* Whether the new report (data, r) supersedes the stored record old_id of
  * the same report: the record was cut short and the new one is its
- * completion (or a longer cut): the same host pushed it (kpi_db.host), its
+ * completion (or a longer cut): from the same Mac (kpi_db.report_host), its
  * bytes begin with the record's (white space at the end aside), and where
  * both name their Mac's key, they name the same.  same_path: old_id was
  * recorded at this path.  *same: the bytes are one report's (equal, or
@@ -459,13 +459,15 @@ static kp_status supersedes(scan *s, int64_t old_id, bool same_path, const char 
 		free(a.z);
 		if (hs == KP_ERR_NOMEM)
 			return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		/* stored as the server takes text (U+FFFD for a bad byte) */
+		/* stored as the server takes text (U+FFFD for a bad byte); the
+		 * record's host is its Mac as this scan would name it
+		 * (kpi_set_report_host: "" when unknown to both) */
 		bool oom = false;
-		char *mine = kp_utf8_repair(s->db->host, &oom);
+		char *mine = kp_utf8_repair(s->db->report_host, &oom);
 		if (oom)
 			return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
 		same_host = (hs == KP_OK || hs == KP_ERR_DB) &&
-		            strcmp(a.host, mine ? mine : s->db->host) == 0;
+		            strcmp(a.host, mine ? mine : s->db->report_host) == 0;
 		free(mine);
 	}
 	kp_error aerr;

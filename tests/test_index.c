@@ -926,7 +926,7 @@ static void test_cut_kept_unless_completed(void)
 	kp_report_free(&r);
 	/* its completion, pushed by another host: kept beside it too */
 	cut_copy(name, 0, f, "whole.ips", 1000100);
-	kpi_set_host(h, "another-mac");
+	kpi_set_report_host(h, "another-mac");   /* the reports' Mac, not only the pusher */
 	KT_CHECK(kpi_scan(h, whole, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK &&
 	         s.new_reports == 1 && s.superseded == 0,
 	         "its completion pushed by another host: kept beside it (%zu new, %zu superseded)",
