@@ -558,6 +558,13 @@ if command -v tmux >/dev/null 2>&1; then
 	tm="tmux -L kppg$$ -f /dev/null"
 	mkdir "$T/empty"
 	$tm new-session -d -s "$sess" -x 160 -y 20 "TERM=xterm-256color '$K' --db '$P' '$T/empty'"
+	# kpbrowse PATH lists PATH's reports (none here); a: the whole index
+	i=0
+	while [ $i -lt 100 ] && ! $tm capture-pane -p -t "$sess" 2>/dev/null | grep -q "a whole index"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	$tm send-keys -t "$sess" a
 	i=0
 	while [ $i -lt 300 ] && ! $tm capture-pane -p -t "$sess" 2>/dev/null | grep -q "Widget"; do
 		sleep 0.1
