@@ -123,10 +123,17 @@ for at, cmd, size in m.commands(other):
     if cmd == m.LC_UUID:
         other[at + 8] ^= 0xFF
 write("pl.uuid", m.prelinked(kernel, bytes(other), kid, False))
+# a million nested <array>s in a kext's entry (libplist recursed into them
+# and every command died of a stack overflow)
+deep = b"<key>Deep</key>" + b"<array>" * 1000000 + b"</array>" * 1000000
+write("pl.deep", m.prelinked(kernel, kext, kid, False,
+                             info=lambda i, s, n: m.prelink_info(i, s, n).replace(
+                                 b"<dict ID=\"8\">", b"<dict ID=\"8\">" + deep)))
 PYEOF
 kernel_frames=$(grep -c "^$kernel_uuid " "$tmp/bare.frames")
 for v in far:"warning: prelinked kext com.kpbrowse.FakeDriver left out: its header is outside the file" \
-	cut:"warning: prelinked kexts left out: " uuid:; do
+	cut:"warning: prelinked kexts left out: " uuid: \
+	deep:"warning: prelinked kexts left out: the prelink info nested deeper than 128 levels"; do
 	f=pl.${v%%:*} want=${v#*:}
 	"$kp" show --json --dsym "$tmp/$f" "$rep" >"$tmp/$f.json" 2>"$tmp/$f.err"
 	check "$?" = 0 "$f: show still exits 0"

@@ -14,6 +14,159 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- bounds checked before libplist sees the bytes ----------------------
+ *
+ * libplist 2.2 parses both forms recursively (a few hundred thousand nested
+ * <array>s overflow the stack) and copies a binary plist's shared objects
+ * once per reference (a small file can stand for an exponential tree).  So
+ * the nesting and the number of nodes the tree would have are counted
+ * first, without recursion, and a plist past either is KP_ERR_LIMIT naming
+ * the byte where it went past. */
+
+static uint64_t be_uint(const unsigned char *p, unsigned n)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static kp_status too_deep(kp_error *err, size_t at, const char *what)
+{
+	return kp_error_set(err, KP_ERR_LIMIT, 0, (long)at, "%s nested deeper than %u levels", what,
+	                    KP_PLIST_DEPTH_MAX);
+}
+
+static kp_status too_many(kp_error *err, size_t at, const char *what, size_t max)
+{
+	return kp_error_set(err, KP_ERR_LIMIT, 0, (long)at, "%s has more than %zu elements", what, max);
+}
+
+/* XML: every start tag not ending in "/>" opens a level, every end tag
+ * closes one; comments and <?...?> are skipped, any other <!...> up to its
+ * '>' (so the text of a CDATA section counts as tags: a stricter count,
+ * never a looser one than libplist's). */
+static kp_status xml_bounded(const char *t, size_t n, size_t max_nodes, const char *what,
+                             kp_error *err)
+{
+	size_t depth = 0, nodes = 0;
+	for (size_t i = 0; i < n;) {
+		const char *lt = memchr(t + i, '<', n - i);
+		if (!lt)
+			break;
+		size_t at = (size_t)(lt - t);
+		const char *endtok = ">";
+		if (n - at >= 4 && memcmp(t + at, "<!--", 4) == 0)
+			endtok = "-->";
+		else if (n - at >= 2 && t[at + 1] == '?')
+			endtok = "?>";
+		size_t el = strlen(endtok), k = at + 1;
+		for (const char *q; k + el <= n; k = (size_t)(q - t) + 1) {
+			if (!(q = memchr(t + k, endtok[0], n - k)))
+				k = n;
+			else if ((size_t)(t + n - q) >= el && memcmp(q, endtok, el) == 0)
+				k = (size_t)(q - t);
+			else
+				continue;
+			break;
+		}
+		if (k + el > n)
+			break;   /* unterminated: libplist refuses it */
+		i = k + el;
+		char c = t[at + 1];
+		if (c == '!' || c == '?')
+			continue;
+		if (c == '/') {
+			depth -= depth > 0;
+			continue;
+		}
+		if (++nodes > max_nodes)
+			return too_many(err, at, what, max_nodes);
+		if (t[k - 1] != '/' && ++depth > KP_PLIST_DEPTH_MAX)
+			return too_deep(err, at, what);
+	}
+	return KP_OK;
+}
+
+struct bvisit {
+	uint64_t obj;
+	unsigned depth;
+};
+
+/* Binary: the tree libplist would build from the top object, walked with a
+ * stack of our own; a shared object counts once per reference (as libplist
+ * copies it) and a cycle is a nesting without end.  A malformed trailer,
+ * offset or count stops the walk there: libplist refuses those itself. */
+static kp_status bin_bounded(const unsigned char *b, size_t n, size_t max_nodes, const char *what,
+                             kp_error *err)
+{
+	if (n < 8 + 32)
+		return KP_OK;
+	const unsigned char *tr = b + n - 32;
+	unsigned osz = tr[6], rsz = tr[7];
+	uint64_t nobj = be_uint(tr + 8, 8), top = be_uint(tr + 16, 8), otab = be_uint(tr + 24, 8);
+	if (osz < 1 || osz > 8 || rsz < 1 || rsz > 8 || top >= nobj || otab >= n ||
+	    nobj > (n - otab) / osz)
+		return KP_OK;
+	struct bvisit *st = NULL;
+	size_t ns = 0, cap = 0, nodes = 1;
+	kp_status rc = KP_OK;
+	struct bvisit *v = kp_vec_push((void **)&st, &ns, &cap, sizeof *v);
+	if (!v)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	*v = (struct bvisit){top, 1};
+	while (ns && rc == KP_OK) {
+		struct bvisit cur = st[--ns];
+		uint64_t off = be_uint(b + otab + cur.obj * osz, osz);
+		if (off >= n - 32)
+			continue;
+		unsigned type = b[off] >> 4;
+		uint64_t count = b[off] & 0xf, p = off + 1;
+		if (type != 0xA && type != 0xC && type != 0xD)
+			continue;   /* a leaf */
+		if (count == 0xf) {   /* the count follows as an integer object */
+			if (p >= n - 32 || b[p] >> 4 != 0x1 || (b[p] & 0xf) > 3)
+				continue;
+			unsigned isz = 1u << (b[p] & 0xf);
+			if (p + 1 + isz > n - 32)
+				continue;
+			count = be_uint(b + p + 1, isz);
+			p += 1 + isz;
+		}
+		uint64_t refs = type == 0xD ? 2 * count : count;
+		if (count > n || refs > (n - 32 - p) / rsz)
+			continue;
+		if (refs && cur.depth + 1 > KP_PLIST_DEPTH_MAX) {
+			rc = too_deep(err, (size_t)off, what);
+			break;
+		}
+		for (uint64_t r = 0; r < refs; r++) {
+			uint64_t obj = be_uint(b + p + r * rsz, rsz);
+			if (obj >= nobj)
+				continue;
+			if (++nodes > max_nodes) {
+				rc = too_many(err, (size_t)off, what, max_nodes);
+				break;
+			}
+			if (!(v = kp_vec_push((void **)&st, &ns, &cap, sizeof *v))) {
+				rc = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+				break;
+			}
+			*v = (struct bvisit){obj, cur.depth + 1};
+		}
+	}
+	free(st);
+	return rc;
+}
+
+static kp_status plist_bounded(const void *buf, size_t len, size_t max_nodes, const char *what,
+                               kp_error *err)
+{
+	if (len >= 8 && memcmp(buf, "bplist00", 8) == 0)
+		return bin_bounded(buf, len, max_nodes, what, err);
+	return xml_bounded(buf, len, max_nodes, what, err);
+}
+
 static kp_status load(const void *buf, size_t len, plist_t *root, kp_error *err)
 {
 	*root = NULL;
@@ -22,6 +175,9 @@ static kp_status load(const void *buf, size_t len, plist_t *root, kp_error *err)
 		                    KP_PLIST_MAX);
 	if (len == 0)
 		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "empty output, not a plist");
+	kp_status st = plist_bounded(buf, len, KP_PLIST_NODES_MAX, "the plist", err);
+	if (st != KP_OK)
+		return st;
 	plist_from_memory(buf, (uint32_t)len, root);
 	if (!*root)
 		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "not a property list");
@@ -469,6 +625,10 @@ kp_status kp__prelink_info_each(const void *buf, size_t len,
 		free(x);
 		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "prelink info refused: %s",
 		                    why ? why : "too large");
+	}
+	if ((st = plist_bounded(x, xn, KP_PRELINK_NODES_MAX, "the prelink info", err)) != KP_OK) {
+		free(x);
+		return st;
 	}
 	plist_t root = NULL;
 	plist_from_xml(x, (uint32_t)xn, &root);

@@ -20,6 +20,11 @@
 #define KP_PLIST_MAX (4u << 20)     /* a larger plist is KP_ERR_LIMIT */
 #define KP_PLIST_STR_MAX 4096       /* a path, an error message */
 #define KP_PLIST_REMAP_MAX 64       /* DBGSourcePathRemapping pairs kept */
+/* Checked (without recursion) before libplist, which recurses and copies a
+ * binary plist's shared objects once per reference, sees the bytes: deeper
+ * nesting or more elements (binary: counted per reference) is KP_ERR_LIMIT. */
+#define KP_PLIST_DEPTH_MAX 128
+#define KP_PLIST_NODES_MAX (1u << 20)
 
 typedef struct kp__remap {
 	char *from, *to;   /* build-time prefix, where the sources are now */
@@ -71,6 +76,7 @@ kp_status kp__plist_strings(const void *buf, size_t len, const char *key,
 #define KP_PRELINK_INFO_MAX (64u << 20) /* the info, before and after IDREFs are
                                            resolved (then also at most four
                                            times its size and 64 KiB) */
+#define KP_PRELINK_NODES_MAX (4u << 20) /* elements, nesting at most KP_PLIST_DEPTH_MAX */
 
 /* One kext's entry of _PrelinkInfoDictionary; has_* false when its key is
  * absent or no integer (a codeless kext has no executable). */
