@@ -129,6 +129,11 @@ deep = b"<key>Deep</key>" + b"<array>" * 1000000 + b"</array>" * 1000000
 write("pl.deep", m.prelinked(kernel, kext, kid, False,
                              info=lambda i, s, n: m.prelink_info(i, s, n).replace(
                                  b"<dict ID=\"8\">", b"<dict ID=\"8\">" + deep)))
+# after the kext, 20,000 IDREFs to one 100 kB dictionary: read again, 2 GB
+refs = (b"<dict ID=\"100\"><key>Pad</key><string>" + b"x" * 100000 + b"</string></dict>" +
+        b"<dict IDREF=\"100\"/>" * 20000 + b"</array></dict>")
+write("pl.refs", m.prelinked(kernel, kext, kid, False,
+                             info=lambda i, s, n: m.prelink_info(i, s, n).replace(b"</array></dict>", refs)))
 PYEOF
 kernel_frames=$(grep -c "^$kernel_uuid " "$tmp/bare.frames")
 for v in far:"warning: prelinked kext com.kpbrowse.FakeDriver left out: its header is outside the file" \
@@ -146,6 +151,14 @@ for v in far:"warning: prelinked kext com.kpbrowse.FakeDriver left out: its head
 	check "$(grep -c "^$kernel_uuid .* symtab " "$tmp/$f.frames")" = "$kernel_frames" "$f: the kernel's frames still named"
 	check "$(grep -c "^$kext_uuid .* symtab " "$tmp/$f.frames")" = 0 "$f: the kext's frames unnamed"
 done
+# IDREFs read again past four times the text: refused once it is, the
+# kexts before it kept
+"$kp" show --json --dsym "$tmp/pl.refs" "$rep" >"$tmp/pl.refs.json" 2>"$tmp/pl.refs.err"
+check "$?" = 0 "pl.refs: show still exits 0"
+check_grep "warning: prelinked kexts left out: the prelink info grows past" "$tmp/pl.refs.err" \
+	"pl.refs: the warning says the IDREFs read too much"
+frames "$tmp/pl.refs.json" >"$tmp/pl.refs.frames"
+check "$(grep -c "^$kext_uuid .* symtab " "$tmp/pl.refs.frames")" -gt 0 "pl.refs: the kext before them still named"
 
 # a kernelcache named by the config file (Kernelcache = FILE) or by
 # KPBROWSE_KERNELCACHE_PATH (files or folders), with no --dsym: the same names
