@@ -292,12 +292,12 @@ json.dump(m, open(sys.argv[1], "w"))' "$kc/kc.mapped.symbols.json"
 	check "$?" = 0 "a stripped cache with ipsw's symbols.json: the kernel's frames named from the map"
 	"$kp" show --dsym "$kc/kc.mapped" "$rep" >"$tmp/map.txt" 2>/dev/null
 	check_grep "panic_trap_to_debugger +0x8" "$tmp/map.txt" "  show gives the offset into the mapped function"
-	python3 -c 'import json,sys; print(json.dumps([{"addr": k, "sym": v} for k, v in json.load(open(sys.argv[1])).items()]))' \
+	python3 -c 'import json,sys; print(json.dumps([{"addr": k, "sym": v} for k, v in reversed(json.load(open(sys.argv[1])).items())]))' \
 		"$kc/kc.mapped.symbols.json" >"$tmp/arr.json" && mv "$tmp/arr.json" "$kc/kc.mapped.symbols.json"
 	"$kp" show --json --dsym "$kc/kc.mapped" "$rep" >"$tmp/map2.json" 2>/dev/null
 	frames "$tmp/map2.json" | grep "^$kernel_uuid " >"$tmp/map2.frames"
 	cmp -s "$tmp/map.want" "$tmp/map2.frames"
-	check "$?" = 0 "  the array form ([{addr, sym}]) reads the same"
+	check "$?" = 0 "  the array form ([{addr, sym}]), addresses descending, reads the same"
 	printf '{"123": "x", ' >"$kc/kc.mapped.symbols.json"
 	"$kp" show --json --dsym "$kc/kc.mapped" "$rep" >"$tmp/map3.json" 2>"$tmp/map3.err"
 	check "$?" = 0 "a broken symbols.json: show still exits 0"

@@ -24,12 +24,6 @@ struct kp_symmap {
 	struct kp_arena *names;
 };
 
-static int by_addr(const void *a, const void *b)
-{
-	const entry *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 /* "18446741874686545420" or "0xfffffe0007004000": s[0..n) */
 static bool parse_addr_str(const char *s, size_t n, uint64_t *out)
 {
@@ -202,10 +196,38 @@ kp_symmap *kp__symmap_new(void)
 	return calloc(1, sizeof(kp_symmap));
 }
 
+static void sift(entry *v, size_t root, size_t n)
+{
+	for (size_t c; (c = 2 * root + 1) < n; root = c) {
+		if (c + 1 < n && v[c + 1].addr > v[c].addr)
+			c++;
+		if (v[root].addr >= v[c].addr)
+			return;
+		entry t = v[root];
+		v[root] = v[c];
+		v[c] = t;
+	}
+}
+
+/* A heap sort, in place: glibc's qsort takes a copy of the array as
+ * scratch (for a map of 8-byte entries, twice the file again). */
 void kp__symmap_sort(kp_symmap *m)
 {
-	if (m && m->n > 1)
-		qsort(m->v, m->n, sizeof *m->v, by_addr);
+	if (!m || m->n < 2)
+		return;
+	size_t i = 1;
+	while (i < m->n && m->v[i - 1].addr <= m->v[i].addr)
+		i++;
+	if (i == m->n)
+		return;   /* sorted already, as ipsw writes them */
+	for (i = m->n / 2; i-- > 0;)
+		sift(m->v, i, m->n);
+	for (i = m->n; --i > 0;) {
+		entry t = m->v[0];
+		m->v[0] = m->v[i];
+		m->v[i] = t;
+		sift(m->v, 0, i);
+	}
 }
 
 bool kp__symmap_lookup(const kp_symmap *m, uint64_t addr, const char **name, uint64_t *start)
