@@ -721,6 +721,26 @@ static void test_prelinked(void)
 	}
 	make_prelinked(&w, info, false, 0x500);
 	expect_prelinked(&w, "a character reference in the bundle id", 2, NULL);
+	make_prelinked(&w, "<dict><key>_PrelinkInfoDictionary</key><string>x</string></dict>", false, 0x500);
+	expect_prelinked(&w, "no array", 1, "prelinked kexts left out: the prelink info has no _PrelinkInfoDictionary array");
+	snprintf(info, sizeof info, PL_INFO_OK, "0x400");
+	char *id2 = strstr(info, "ID=\"2\"");
+	if (id2)
+		id2[4] = '0';   /* ID 0 after ID 1 */
+	make_prelinked(&w, info, false, 0x500);
+	expect_prelinked(&w, "IDs out of order", 1, "prelinked kexts left out: ID 0 out of order");
+	/* the kext's dictionary itself an IDREF (to one in a <set>, skipped) */
+	snprintf(info, sizeof info, PL_INFO_OK, "0x400");
+	char *d2 = strstr(info, "<dict><key>CFBundleIdentifier</key><string IDREF");
+	char *end = strstr(info, "</array>");
+	if (d2 && end) {
+		char kext[1024];
+		snprintf(kext, sizeof kext, "<set><dict ID=\"3\">%.*s</set><dict IDREF=\"3\"/></array></dict>",
+		         (int)(end - d2 - 6), d2 + 6);
+		strcpy(d2, kext);
+	}
+	make_prelinked(&w, info, false, 0x500);
+	expect_prelinked(&w, "the kext's entry an IDREF", 2, NULL);
 	make_prelinked(&w, "<dict><key>_PrelinkInfoDictionary</key><array><dict>", false, 0x500);
 	expect_prelinked(&w, "a cut plist", 1, "prelinked kexts left out: ");
 	snprintf(info, sizeof info, PL_INFO_OK, "0x400");

@@ -708,6 +708,37 @@ static bool int_text(const char *s, uint64_t *v)
 	return true;
 }
 
+/* The next key of the dictionary k (read from c) into key (*key_ok false
+ * when its text was refused) and the start tag of its value into *v: 1 a
+ * pair, 0 the dictionary's end, -1 an error (x->st).  Elements that are no
+ * <key> are skipped; a key without a value ends the dictionary. */
+static int px_pair(struct pxml *x, struct pcur *c, const struct ptok *k, char *key, bool *key_ok,
+                   struct ptok *v)
+{
+	struct ptok t;
+	while (k->kind == T_OPEN) {
+		if (!px_tag(x, c, &t)) {
+			px_skip(x, c, k);   /* names the error */
+			return -1;
+		}
+		if (t.kind == T_CLOSE)
+			return 0;
+		if (!named(&t, "key")) {
+			if (!px_skip(x, c, &t))
+				return -1;
+			continue;
+		}
+		if (!px_text(x, c, &t, key, key_ok))
+			return -1;
+		if (!px_tag(x, c, v)) {
+			px_skip(x, c, k);
+			return -1;
+		}
+		return v->kind != T_CLOSE;
+	}
+	return 0;
+}
+
 /* One dictionary of the array (its start tag k, read from c): fn called
  * with what it says. */
 static bool px_kext(struct pxml *x, struct pcur *c, const struct ptok *k,
@@ -718,23 +749,9 @@ static bool px_kext(struct pxml *x, struct pcur *c, const struct ptok *k,
 	kp__prelink_kext kx = {0};
 	char id[KP_PLIST_STR_MAX + 1], key[KP_PLIST_STR_MAX + 1], val[KP_PLIST_STR_MAX + 1];
 	bool have_id = false, ok;
-	struct ptok t, v;
-	while (k->kind == T_OPEN) {
-		if (!px_tag(x, c, &t))
-			return px_skip(x, c, k);   /* names the error */
-		if (t.kind == T_CLOSE)
-			break;
-		if (!named(&t, "key")) {
-			if (!px_skip(x, c, &t))
-				return false;
-			continue;
-		}
-		if (!px_text(x, c, &t, key, &ok))
-			return false;
-		if (!px_tag(x, c, &v))
-			return px_skip(x, c, k);
-		if (v.kind == T_CLOSE)
-			break;   /* a key without a value ends it */
+	struct ptok v;
+	int more;
+	while ((more = px_pair(x, c, k, key, &ok, &v)) > 0) {
 		size_t w = 0;
 		while (w < 4 && (!ok || strcmp(key, keys[w]) != 0))
 			w++;
@@ -762,6 +779,8 @@ static bool px_kext(struct pxml *x, struct pcur *c, const struct ptok *k,
 		else if (w == 3)
 			kx.has_size = ok, kx.size = num;
 	}
+	if (more < 0)
+		return false;
 	kx.id = have_id ? id : NULL;
 	fn(ctx, &kx);
 	return true;
@@ -771,7 +790,7 @@ static bool px_kext(struct pxml *x, struct pcur *c, const struct ptok *k,
  * to read it from into *ac (c itself, or one over an IDREF's element). */
 static bool px_array(struct pxml *x, struct pcur *c, struct ptok *a, struct pcur *ac)
 {
-	struct ptok k, t, v;
+	struct ptok k, v;
 	char key[KP_PLIST_STR_MAX + 1];
 	bool ok = px_tag(x, c, &k);
 	if (ok && named(&k, "plist") && k.kind == T_OPEN)
@@ -783,20 +802,8 @@ static bool px_array(struct pxml *x, struct pcur *c, struct ptok *a, struct pcur
 		*a = k;
 		return true;
 	}
-	while (k.kind == T_OPEN) {
-		if (!px_tag(x, c, &t))
-			return px_skip(x, c, &k);
-		if (t.kind == T_CLOSE)
-			break;
-		if (!named(&t, "key")) {
-			if (!px_skip(x, c, &t))
-				return false;
-			continue;
-		}
-		if (!px_text(x, c, &t, key, &ok) || !px_tag(x, c, &v))
-			return px_skip(x, c, &k);
-		if (v.kind == T_CLOSE)
-			break;
+	int more;
+	while ((more = px_pair(x, c, &k, key, &ok, &v)) > 0) {
 		if (ok && strcmp(key, "_PrelinkInfoDictionary") == 0) {
 			if (!px_deref(x, &v, ac))
 				return false;
@@ -810,7 +817,8 @@ static bool px_array(struct pxml *x, struct pcur *c, struct ptok *a, struct pcur
 		if (!px_skip(x, c, &v))
 			return false;
 	}
-	return px_fail(x, KP_ERR_FORMAT, k.start, "the prelink info has no _PrelinkInfoDictionary array");
+	return more >= 0 && px_fail(x, KP_ERR_FORMAT, k.start,
+	                            "the prelink info has no _PrelinkInfoDictionary array");
 }
 
 kp_status kp__prelink_info_each(const void *buf, size_t len,
