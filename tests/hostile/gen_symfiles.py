@@ -7,6 +7,7 @@ about MB (default 24) megabytes:
                                   short backtrace each (com.apple.kernel)
   sigs/kernel/23/kexts/bt.json    one signature with millions of "" in its
                                   backtrace (also com.apple.kernel)
+  sigs/kernel/23/kexts/deep.json  a million nested arrays (2 MB)
   kc.mapped.symbols.json          ipsw's map, {"ADDRESS": "a"}, addresses
                                   descending (the test puts the stripped
                                   fixture cache beside it as kc.mapped)
@@ -47,6 +48,9 @@ put("sigs/kernel/23/xnu.json", json.dumps({"target": "com.apple.kernel", "total"
 put("sigs/kernel/23/kexts/bt.json",
     ('{"target":"com.apple.kernel","signatures":[{"anchors":[],"symbol":"_x","backtrace":[' +
      ",".join(['""'] * (SIZE // 2 // 3)) + "]}]}").encode())
+
+put("sigs/kernel/23/kexts/deep.json",
+    ('{"target":"com.apple.kernel","signatures":[' + "[" * 1000000 + "]" * 1000000 + "]}").encode())
 
 count = SIZE // 14
 put("kc.mapped.symbols.json",
