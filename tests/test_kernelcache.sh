@@ -151,6 +151,13 @@ for v in far:"warning: prelinked kext com.kpbrowse.FakeDriver left out: its head
 	check "$(grep -c "^$kernel_uuid .* symtab " "$tmp/$f.frames")" = "$kernel_frames" "$f: the kernel's frames still named"
 	check "$(grep -c "^$kext_uuid .* symtab " "$tmp/$f.frames")" = 0 "$f: the kext's frames unnamed"
 done
+# the same cache merely lying in a dSYM folder (it crashed every command)
+mkdir -p "$tmp/deepdir"
+cp "$tmp/pl.deep" "$tmp/deepdir/"
+KPBROWSE_DSYM_PATH="$tmp/deepdir" "$kp" show --json "$rep" >/dev/null 2>"$tmp/deepdir.err"
+check "$?" = 0 "pl.deep in a KPBROWSE_DSYM_PATH folder: show exits 0"
+KPBROWSE_DSYM_PATH="$tmp/deepdir" "$kp" symbols where "$kext_uuid" >"$tmp/deepdir.out" 2>&1
+check "$?" -lt 128 "pl.deep in a KPBROWSE_DSYM_PATH folder: symbols where does not crash"
 # IDREFs read again past four times the text: refused once it is, the
 # kexts before it kept
 "$kp" show --json --dsym "$tmp/pl.refs" "$rep" >"$tmp/pl.refs.json" 2>"$tmp/pl.refs.err"
