@@ -2,8 +2,12 @@
  * program a lab names) through kp__dsym_answer_parse, for the UUID the
  * seeds use and for one no seed has, and the DebugSymbols defaults' reader
  * (kp__plist_strings) over the same bytes, XML or binary.
+ * The same bytes also go through the prelinked kernelcache's streaming
+ * __PRELINK_INFO reader (kp__prelink_info_each).
  * tests/hostile/fuzz-dsymplist-1: a binary plist whose dictionary key holds
- * NULs, on which libplist 2.2's key iteration asserts (now refused first). */
+ * NULs, on which libplist 2.2's key iteration asserts (now refused first).
+ * tests/hostile/fuzz-dsymplist-2: a binary plist of 620 bytes whose shared
+ * objects stand for 2^60 nodes (now refused by the element count first). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +19,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void count_strings(void *ctx, const char *s)
 {
 	*(size_t *)ctx += strlen(s);
+}
+
+static void count_kext(void *ctx, const kp__prelink_kext *k)
+{
+	*(size_t *)ctx += (k->id ? strlen(k->id) : 0) + k->has_load + k->has_source + k->has_size;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,5 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	size_t total = 0;
 	kp__plist_strings(data, size, "DBGFileMappedPaths", count_strings, &total, NULL);
+	kp_error err;
+	kp__prelink_info_each(data, size, count_kext, &total, &err);
 	return 0;
 }

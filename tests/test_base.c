@@ -3,6 +3,7 @@
 #include "kp_base64.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
+#include "kp_json.h"
 #include "kp_lex.h"
 #include "kp_sha1.h"
 #include "kp_strbuf.h"
@@ -450,6 +451,21 @@ static void base64(void)
 	         "every byte value round trips");
 }
 
+/* kp_json_str: escapes, a surrogate pair, a lone one (U+FFFD), \u0000 (a
+ * NUL), decoded in place; a bad escape refused. */
+static void json_str_in_place(void)
+{
+	char buf[] = "\"a\\\"b\\\\c\\/\\n\\t\\u00e9\\ud83d\\ude00\\ud800x\\u0000y\"";
+	size_t n = kp_json_str(buf, buf + strlen(buf), buf);
+	static const char want[] = "a\"b\\c/\n\t\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbdx\0y";
+	KT_CHECK(n == sizeof want - 1 && memcmp(buf, want, n) == 0 && buf[n] == '\0',
+	         "json string decoded in place (length %zu, want %zu)", n, sizeof want - 1);
+	char bad[] = "\"a\\qb\"", cut[] = "\"a\\u12\"", noq[] = "abc";
+	KT_CHECK(kp_json_str(bad, bad + strlen(bad), bad) == (size_t)-1, "json string: \\q refused");
+	KT_CHECK(kp_json_str(cut, cut + strlen(cut), cut) == (size_t)-1, "json string: short \\u refused");
+	KT_CHECK(kp_json_str(noq, noq + 3, noq) == (size_t)-1, "json string: no quotes refused");
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/kp-test-base.XXXXXX");
@@ -475,6 +491,7 @@ int main(void)
 	sha1_cpu_and_portable();
 	base64();
 	hash_keyed();
+	json_str_in_place();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

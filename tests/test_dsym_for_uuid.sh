@@ -105,6 +105,20 @@ check "$(wc -l <"$tmp/loops" | tr -d ' ')" = 1 "a self-calling wrapper: run once
 plist_check "$tmp/loop.plist" "'DBGError' in p['$none']"
 check "$?" = 0 "a self-calling wrapper: DBGError"
 
+# an answer nesting 200,000 <array>s (libplist recursed into them and the
+# process died of a stack overflow): refused by name, the lookup goes on
+python3 -c "
+import sys
+sys.stdout.write('<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>$kext_arm</key><dict>'
+                 '<key>DBGDSYMPath</key><string>/nowhere</string><key>Deep</key>'
+                 + '<array>' * 200000 + '</array>' * 200000 + '</dict></dict></plist>')" >"$tmp/deep.plist"
+printf '#!/bin/sh\ncat "%s"\n' "$tmp/deep.plist" >"$tmp/deep"
+chmod +x "$tmp/deep"
+KPBROWSE_DSYMFORUUID="$tmp/deep" "$kp" symbols where $kext_arm >"$tmp/deep.out" 2>&1
+check "$?" = 1 "a 200,000-deep answer: no crash, not found (exit 1)"
+check_grep "^  said: its output: the plist nested deeper than 128 levels\$" "$tmp/deep.out" \
+	"a 200,000-deep answer: refused as nested too deeply"
+
 # usage
 "$kp" dsym-for-uuid >/dev/null 2>&1
 check "$?" = 2 "no UUID: exit 2"

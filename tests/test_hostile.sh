@@ -230,6 +230,38 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("ok", sum(len
 	"$tmp/out" >"$tmp/py" 2>&1
 check_grep "^ok 100000[0-9]" "$tmp/py" "million-frames.panic --json: all frames ($(tail -1 "$tmp/py"))"
 
+# ---- big symbol files (issue 32 item 5): skimmed or streamed, never whole
+# trees (they cost 17x to 40x the file, and the prelink info's IDs took
+# 30 s); each within its bound: signature files 4x, a symbols.json and a
+# __PRELINK_INFO 3x their size, plus the constant
+sf=$tmp/symfiles
+python3 "$hostile/gen_symfiles.py" "$KP_FIXTURES" "$sf" 24 2>"$tmp/generr" &&
+	python3 "$KP_FIXTURES/make_kernelcache.py" "$tmp/kc" "$KP_FIXTURES/bin" arm64 >/dev/null 2>>"$tmp/generr"
+check "$?" = 0 "big symbol files generated ($(head -c 200 "$tmp/generr"))"
+cp "$tmp/kc/kernelcache.stripped" "$sf/kc.mapped"
+sigs_kb=$(( $(size_kb "$sf/sigs/kernel/23/xnu.json") + $(size_kb "$sf/sigs/kernel/23/kexts/bt.json") ))
+measure lookup --kernelcache "$tmp/kc/kernelcache.stripped" --signatures "$sf/sigs" 0xc04c
+check "$to" = 0 "two big signature files: within ${TIMEOUT}s (${ms} ms)"
+check "$rc" = 0 "two big signature files: lookup exits 0 (status $rc)"
+check "$kb" -le $((4 * sigs_kb + CONST_KB)) "two big signature files: peak RSS ${kb} KiB <= 4x ${sigs_kb} KiB + $CONST_KB KiB"
+check_grep "deep.json: warning: signature file left out: .*nested too deeply (byte [0-9]*)" "$tmp/err" \
+	"a signature file nesting a million arrays: one warning naming it and the byte"
+"$kp" symbols where --kernelcache "$tmp/kc/kernelcache.stripped" --signatures "$sf/sigs" \
+	4C4C44BD-5555-3144-A14B-0078EC5E31E1 >"$tmp/out" 2>&1
+check_grep "said: com.apple.kernel, .*bt.json, .*xnu.json" "$tmp/out" "two big signature files: both read"
+rep=$KP_FIXTURES/reports/panic-full-2026-11-20-101500.0001.ips
+map_kb=$(size_kb "$sf/kc.mapped.symbols.json")
+measure show --json --dsym "$sf/kc.mapped" "$rep"
+check "$to" = 0 "big symbols.json: within ${TIMEOUT}s (${ms} ms)"
+check "$rc" = 0 "big symbols.json: show exits 0 (status $rc)"
+check_not_grep "warning" "$tmp/err" "big symbols.json: read without a warning"
+check "$kb" -le $((3 * map_kb + CONST_KB)) "big symbols.json: peak RSS ${kb} KiB <= 3x ${map_kb} KiB + $CONST_KB KiB"
+pl_kb=$(size_kb "$sf/pl.big")
+measure symbols where --dsym "$sf/pl.big" 4C4C44A3-5555-3144-A151-249D146ED38D
+check "$to" = 0 "big __PRELINK_INFO: within ${TIMEOUT}s (${ms} ms)"
+check "$rc" = 0 "big __PRELINK_INFO: the kext after 50,000 others found (status $rc)"
+check "$kb" -le $((3 * pl_kb + CONST_KB)) "big __PRELINK_INFO: peak RSS ${kb} KiB <= 3x ${pl_kb} KiB + $CONST_KB KiB"
+
 fi   # big
 # the halves: small files (and the Mach-O and DWARF ones) and the big ones
 if want small; then

@@ -123,10 +123,22 @@ for at, cmd, size in m.commands(other):
     if cmd == m.LC_UUID:
         other[at + 8] ^= 0xFF
 write("pl.uuid", m.prelinked(kernel, bytes(other), kid, False))
+# a million nested <array>s in a kext's entry (libplist recursed into them
+# and every command died of a stack overflow)
+deep = b"<key>Deep</key>" + b"<array>" * 1000000 + b"</array>" * 1000000
+write("pl.deep", m.prelinked(kernel, kext, kid, False,
+                             info=lambda i, s, n: m.prelink_info(i, s, n).replace(
+                                 b"<dict ID=\"8\">", b"<dict ID=\"8\">" + deep)))
+# after the kext, 20,000 IDREFs to one 100 kB dictionary: read again, 2 GB
+refs = (b"<dict ID=\"100\"><key>Pad</key><string>" + b"x" * 100000 + b"</string></dict>" +
+        b"<dict IDREF=\"100\"/>" * 20000 + b"</array></dict>")
+write("pl.refs", m.prelinked(kernel, kext, kid, False,
+                             info=lambda i, s, n: m.prelink_info(i, s, n).replace(b"</array></dict>", refs)))
 PYEOF
 kernel_frames=$(grep -c "^$kernel_uuid " "$tmp/bare.frames")
 for v in far:"warning: prelinked kext com.kpbrowse.FakeDriver left out: its header is outside the file" \
-	cut:"warning: prelinked kexts left out: " uuid:; do
+	cut:"warning: prelinked kexts left out: " uuid: \
+	deep:"warning: prelinked kexts left out: the prelink info nested deeper than 128 levels"; do
 	f=pl.${v%%:*} want=${v#*:}
 	"$kp" show --json --dsym "$tmp/$f" "$rep" >"$tmp/$f.json" 2>"$tmp/$f.err"
 	check "$?" = 0 "$f: show still exits 0"
@@ -139,6 +151,21 @@ for v in far:"warning: prelinked kext com.kpbrowse.FakeDriver left out: its head
 	check "$(grep -c "^$kernel_uuid .* symtab " "$tmp/$f.frames")" = "$kernel_frames" "$f: the kernel's frames still named"
 	check "$(grep -c "^$kext_uuid .* symtab " "$tmp/$f.frames")" = 0 "$f: the kext's frames unnamed"
 done
+# the same cache merely lying in a dSYM folder (it crashed every command)
+mkdir -p "$tmp/deepdir"
+cp "$tmp/pl.deep" "$tmp/deepdir/"
+KPBROWSE_DSYM_PATH="$tmp/deepdir" "$kp" show --json "$rep" >/dev/null 2>"$tmp/deepdir.err"
+check "$?" = 0 "pl.deep in a KPBROWSE_DSYM_PATH folder: show exits 0"
+KPBROWSE_DSYM_PATH="$tmp/deepdir" "$kp" symbols where "$kext_uuid" >"$tmp/deepdir.out" 2>&1
+check "$?" -lt 128 "pl.deep in a KPBROWSE_DSYM_PATH folder: symbols where does not crash"
+# IDREFs read again past four times the text: refused once it is, the
+# kexts before it kept
+"$kp" show --json --dsym "$tmp/pl.refs" "$rep" >"$tmp/pl.refs.json" 2>"$tmp/pl.refs.err"
+check "$?" = 0 "pl.refs: show still exits 0"
+check_grep "warning: prelinked kexts left out: the prelink info grows past" "$tmp/pl.refs.err" \
+	"pl.refs: the warning says the IDREFs read too much"
+frames "$tmp/pl.refs.json" >"$tmp/pl.refs.frames"
+check "$(grep -c "^$kext_uuid .* symtab " "$tmp/pl.refs.frames")" -gt 0 "pl.refs: the kext before them still named"
 
 # a kernelcache named by the config file (Kernelcache = FILE) or by
 # KPBROWSE_KERNELCACHE_PATH (files or folders), with no --dsym: the same names
@@ -288,12 +315,12 @@ json.dump(m, open(sys.argv[1], "w"))' "$kc/kc.mapped.symbols.json"
 	check "$?" = 0 "a stripped cache with ipsw's symbols.json: the kernel's frames named from the map"
 	"$kp" show --dsym "$kc/kc.mapped" "$rep" >"$tmp/map.txt" 2>/dev/null
 	check_grep "panic_trap_to_debugger +0x8" "$tmp/map.txt" "  show gives the offset into the mapped function"
-	python3 -c 'import json,sys; print(json.dumps([{"addr": k, "sym": v} for k, v in json.load(open(sys.argv[1])).items()]))' \
+	python3 -c 'import json,sys; print(json.dumps([{"addr": k, "sym": v} for k, v in reversed(json.load(open(sys.argv[1])).items())]))' \
 		"$kc/kc.mapped.symbols.json" >"$tmp/arr.json" && mv "$tmp/arr.json" "$kc/kc.mapped.symbols.json"
 	"$kp" show --json --dsym "$kc/kc.mapped" "$rep" >"$tmp/map2.json" 2>/dev/null
 	frames "$tmp/map2.json" | grep "^$kernel_uuid " >"$tmp/map2.frames"
 	cmp -s "$tmp/map.want" "$tmp/map2.frames"
-	check "$?" = 0 "  the array form ([{addr, sym}]) reads the same"
+	check "$?" = 0 "  the array form ([{addr, sym}]), addresses descending, reads the same"
 	printf '{"123": "x", ' >"$kc/kc.mapped.symbols.json"
 	"$kp" show --json --dsym "$kc/kc.mapped" "$rep" >"$tmp/map3.json" 2>"$tmp/map3.err"
 	check "$?" = 0 "a broken symbols.json: show still exits 0"

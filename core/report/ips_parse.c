@@ -234,10 +234,10 @@ static kp_status parse_images(ips_ctx *c, const char *s, const char *end)
 	kp_report *r = c->r;
 	kp_jiter it;
 	kp_jerr e;
-	if (!kp__json_arr_begin(&it, s, end, &e))
+	if (!kp_json_arr_begin(&it, s, end, &e))
 		return KP_OK;
 	const char *p, *ve;
-	while (kp__json_arr_next(&it, &p, &ve, &e)) {
+	while (kp_json_arr_next(&it, &p, &ve, &e)) {
 		if (r->nimages >= KP_IPS_MAX_IMAGES) {
 			kp__warn(r, line_at(c, p), "more than %zu binary images: the rest are ignored",
 			         KP_IPS_MAX_IMAGES);
@@ -384,7 +384,7 @@ static void procs_after_cut(ips_ctx *c, const char *key, const char *end)
 	const char *colon = key && (size_t)(end - key) > 13 && memcmp(key, "processByPid\"", 13) == 0
 	                            ? memchr(key + 13, ':', (size_t)(end - key - 13)) : NULL;
 	if (colon) {
-		c->procs = kp__json_ws(colon + 1, end);
+		c->procs = kp_json_ws(colon + 1, end);
 		c->procs_end = end;
 	}
 }
@@ -398,11 +398,11 @@ static kp_status stackshot_member(ips_ctx *c, const char *val, const char *end, 
 	kp_jiter it;
 	kp_jmember m;
 	kp_jerr je = {0};
-	if (!kp__json_obj_begin(&it, val, end, &je))
+	if (!kp_json_obj_begin(&it, val, end, &je))
 		return KP_OK;
 	for (;;) {
 		m.key = NULL;
-		if (!kp__json_obj_next(&it, &m, &je))
+		if (!kp_json_obj_next(&it, &m, &je))
 			break;
 		if (key_is(&m, "processByPid")) {
 			c->procs = m.val;
@@ -516,9 +516,9 @@ static kp_status parse_header(ips_ctx *c, const char *s, const char *e)
 		 * big one says in scalars, member by member. */
 		kp_jiter it;
 		kp_jmember m;
-		if (!kp__json_obj_begin(&it, s, e, &je))
+		if (!kp_json_obj_begin(&it, s, e, &je))
 			return jerr_to_error(c, &je, "header line");
-		while (kp__json_obj_next(&it, &m, &je)) {
+		while (kp_json_obj_next(&it, &m, &je)) {
 			if (*m.val == '{' || *m.val == '[')
 				continue;
 			cJSON *v = kp__json_parse_span(m.val, m.val_end, &je);
@@ -589,16 +589,16 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 	if (len >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
 	    (unsigned char)p[2] == 0xBF)
 		p += 3;
-	p = kp__json_ws(p, end);
+	p = kp_json_ws(p, end);
 	/* Header line: a complete JSON object ending before the first newline
 	 * that is followed by more JSON. */
 	const char *body = p;
 	kp_jerr je = {0};
-	const char *first_end = kp__json_skip(p, end, &je);
+	const char *first_end = kp_json_skip(p, end, &je);
 	if (!first_end && !je.truncated)
 		return jerr_to_error(&c, &je, "JSON");
 	/* A cut-off first value is a body without header line. */
-	const char *rest = first_end ? kp__json_ws(first_end, end) : end;
+	const char *rest = first_end ? kp_json_ws(first_end, end) : end;
 	bool has_header = false;
 	if (rest < end && *rest == '{') {
 		kp_status st = parse_header(&c, p, first_end);
@@ -615,11 +615,11 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 	kp_jiter it;
 	kp_jmember m;
 	bool cut = false;
-	if (!kp__json_obj_begin(&it, body, end, &je))
+	if (!kp_json_obj_begin(&it, body, end, &je))
 		return jerr_to_error(&c, &je, "body");
 	for (;;) {
 		m.key = NULL;   /* still NULL after a failure: no member had begun */
-		if (!kp__json_obj_next(&it, &m, &je))
+		if (!kp_json_obj_next(&it, &m, &je))
 			break;
 		c.saw_body_member = true;
 		if ((st = body_member(&c, &m, &cut)) != KP_OK)
@@ -632,7 +632,7 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		const char *key = m.key;
 		if (key && (size_t)(end - key) > 10 && memcmp(key, "stackshot\"", 10) == 0) {
 			const char *colon = memchr(key + 10, ':', (size_t)(end - key - 10));
-			const char *val = colon ? kp__json_ws(colon + 1, end) : end;
+			const char *val = colon ? kp_json_ws(colon + 1, end) : end;
 			if (val < end && *val == '{' && (st = stackshot_member(&c, val, end, &cut)) != KP_OK)
 				return st;
 		} else {

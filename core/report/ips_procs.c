@@ -110,14 +110,14 @@ static char *read_joined(kp_report *r, const char *s, const char *end)
 		return read_string(r, s, end);
 	kp_jiter it;
 	kp_jerr e;
-	if (!kp__json_arr_begin(&it, s, end, &e))
+	if (!kp_json_arr_begin(&it, s, end, &e))
 		return NULL;
 	char *out = kp__alloc(r, (size_t)(end - s) + 1), *o = out;
 	if (!out)
 		return NULL;
 	*o = '\0';
 	const char *p, *ve;
-	while (kp__json_arr_next(&it, &p, &ve, &e)) {
+	while (kp_json_arr_next(&it, &p, &ve, &e)) {
 		char *str = read_string(r, p, ve);
 		if (str) {
 			size_t n = strlen(str);
@@ -136,13 +136,13 @@ static kp_status read_strs(kp_report *r, const char *s, const char *end, kp_strs
 {
 	kp_jiter it;
 	kp_jerr e;
-	if (!kp__json_arr_begin(&it, s, end, &e))
+	if (!kp_json_arr_begin(&it, s, end, &e))
 		return KP_OK;
 	/* a repeated member appends: the array holds exactly out->n so far
 	 * (a fresh cap of 0 wrote past it, issue 32 item 0) */
 	size_t cap = out->n;
 	const char *p, *ve;
-	while (kp__json_arr_next(&it, &p, &ve, &e)) {
+	while (kp_json_arr_next(&it, &p, &ve, &e)) {
 		char *str = read_string(r, p, ve);
 		if (!str)
 			continue;
@@ -188,13 +188,13 @@ static bool read_int(const char *s, const char *end, int *out)
 /* [image, offset, ...] at [p, ve): false unless it starts with two integers. */
 static bool read_pair(const char *p, const char *ve, uint64_t *idx, uint64_t *off)
 {
-	const char *q = kp__json_ws(p + 1, ve);
+	const char *q = kp_json_ws(p + 1, ve);
 	if (*p != '[' || !read_u64(q, ve, idx))
 		return false;
 	while (q < ve && *q >= '0' && *q <= '9')
 		q++;
-	q = kp__json_ws(q, ve);
-	return q < ve && *q == ',' && read_u64(kp__json_ws(q + 1, ve), ve, off);
+	q = kp_json_ws(q, ve);
+	return q < ve && *q == ',' && read_u64(kp_json_ws(q + 1, ve), ve, off);
 }
 
 /* A frame at image idx + off: the address is the image's base + offset
@@ -220,10 +220,10 @@ static kp_status read_frames(kp_report *r, kp_thread *t, const char *s, const ch
 {
 	kp_jiter it;
 	kp_jerr e;
-	if (!kp__json_arr_begin(&it, s, end, &e))
+	if (!kp_json_arr_begin(&it, s, end, &e))
 		return KP_OK;
 	const char *p, *ve;
-	while (kp__json_arr_next(&it, &p, &ve, &e)) {
+	while (kp_json_arr_next(&it, &p, &ve, &e)) {
 		uint64_t idx, off;
 		if (!read_pair(p, ve, &idx, &off))
 			continue;
@@ -268,7 +268,7 @@ static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm)
 	kp_jiter it;
 	kp_jmember m;
 	kp_jerr e;
-	if (!kp__json_obj_begin(&it, tm->val, tm->val_end, &e))
+	if (!kp_json_obj_begin(&it, tm->val, tm->val_end, &e))
 		return KP_OK;
 	kp_thread *t = kp__add_thread(r, p);
 	if (!t)
@@ -278,7 +278,7 @@ static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm)
 		t->has_id = true, t->id = id;
 	/* frames are read after the other members: kernelFrames come first */
 	const char *kf = NULL, *kfe = NULL, *uf = NULL, *ufe = NULL;
-	while (kp__json_obj_next(&it, &m, &e)) {
+	while (kp_json_obj_next(&it, &m, &e)) {
 		if (KEY(&m, "id")) {
 			if (read_u64(m.val, m.val_end, &id))
 				t->has_id = true, t->id = id;
@@ -329,7 +329,7 @@ static kp_status read_process(kp_report *r, const kp_jmember *pm, size_t *nthrea
 	kp_jiter it;
 	kp_jmember m;
 	kp_jerr e;
-	if (!kp__json_obj_begin(&it, pm->val, pm->val_end, &e))
+	if (!kp_json_obj_begin(&it, pm->val, pm->val_end, &e))
 		return KP_OK;   /* not an object: skip it */
 	kp_process *p = kp__add_process(r);
 	if (!p)
@@ -338,7 +338,7 @@ static kp_status read_process(kp_report *r, const kp_jmember *pm, size_t *nthrea
 	uint64_t pid;
 	if (kp_parse_u64(pm->key, pm->keylen, &pid) && pid <= INT64_MAX)
 		p->has_pid = true, p->pid = (int64_t)pid;
-	while (kp__json_obj_next(&it, &m, &e)) {
+	while (kp_json_obj_next(&it, &m, &e)) {
 		p = &r->processes[pi];
 		if (KEY(&m, "pid")) {
 			if (read_u64(m.val, m.val_end, &pid) && pid <= INT64_MAX)
@@ -363,9 +363,9 @@ static kp_status read_process(kp_report *r, const kp_jmember *pm, size_t *nthrea
 		} else if (KEY(&m, "threadById")) {
 			kp_jiter ti;
 			kp_jmember tm;
-			if (!kp__json_obj_begin(&ti, m.val, m.val_end, &e))
+			if (!kp_json_obj_begin(&ti, m.val, m.val_end, &e))
 				continue;
-			while (kp__json_obj_next(&ti, &tm, &e)) {
+			while (kp_json_obj_next(&ti, &tm, &e)) {
 				if ((*nthreads)++ >= KP_IPS_MAX_THREADS) {
 					kp__warn(r, 0, "more than %zu threads: the rest are dropped",
 					         KP_IPS_MAX_THREADS);
@@ -385,12 +385,12 @@ kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, bool
 	kp_jiter it;
 	kp_jmember pm;
 	kp_jerr e = {0};
-	if (!kp__json_obj_begin(&it, val, end, &e)) {
+	if (!kp_json_obj_begin(&it, val, end, &e)) {
 		kp__warn(r, 0, "processByPid is not an object");
 		return KP_OK;
 	}
 	size_t nthreads = count_threads(r);
-	while (kp__json_obj_next(&it, &pm, &e)) {
+	while (kp_json_obj_next(&it, &pm, &e)) {
 		if (r->nprocesses >= KP_IPS_MAX_PROCESSES) {
 			kp__warn(r, 0, "more than %zu processes: the rest are dropped",
 			         KP_IPS_MAX_PROCESSES);

@@ -140,8 +140,8 @@ static const char *header_line(const char *data, size_t len, const char **start)
 		return NULL;
 	const char *le = nl ? nl : end;
 	kp_jerr je = {0};
-	const char *ve = kp__json_skip(p, le, &je);
-	if (!ve || kp__json_ws(ve, le) != le)
+	const char *ve = kp_json_skip(p, le, &je);
+	if (!ve || kp_json_ws(ve, le) != le)
 		return NULL;
 	*start = p;
 	return le;

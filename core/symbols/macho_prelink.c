@@ -25,8 +25,9 @@
  *
  * A kext whose entry or header lies (outside the file, a size that
  * overflows, sections that are not where their addresses say, a broken
- * Mach-O) is left out and named by kp_macho_warning; a plist that does not
- * read leaves out every kext, named the same way; the kernel stays. */
+ * Mach-O) is left out and named by kp_macho_warning; a plist that stops
+ * reading leaves out the kexts from there on, named the same way; the
+ * kernel stays. */
 #include "kp_vec.h"
 #include "macho_priv.h"
 #include "plist.h"

@@ -20,6 +20,11 @@
 #define KP_PLIST_MAX (4u << 20)     /* a larger plist is KP_ERR_LIMIT */
 #define KP_PLIST_STR_MAX 4096       /* a path, an error message */
 #define KP_PLIST_REMAP_MAX 64       /* DBGSourcePathRemapping pairs kept */
+/* Checked (without recursion) before libplist, which recurses and copies a
+ * binary plist's shared objects once per reference, sees the bytes: deeper
+ * nesting or more elements (binary: counted per reference) is KP_ERR_LIMIT. */
+#define KP_PLIST_DEPTH_MAX 128
+#define KP_PLIST_NODES_MAX (1u << 20)
 
 typedef struct kp__remap {
 	char *from, *to;   /* build-time prefix, where the sources are now */
@@ -63,14 +68,15 @@ kp_status kp__plist_strings(const void *buf, size_t len, const char *key,
  * top-level <dict> with no <plist> wrapper or prolog, NUL-padded to the
  * section's end; integers as <integer size="64">0x...</integer>; and an
  * object written twice is written once with ID="n" and then as an empty
- * element IDREF="n" (<integer IDREF="3"/>), which libplist does not know:
- * each IDREF is replaced by a copy of the element that carries its ID (an
- * earlier one) before libplist reads the text.  Known limit: OSSerialize's
- * <set> (an OSSet) is no plist type, so such info is KP_ERR_FORMAT. */
+ * element IDREF="n" (<integer IDREF="3"/>).  Read as it streams, without
+ * libplist (whose tree cost 8x to 17x the text): only the kexts' entries
+ * and in them the four keys below are read, an IDREF there where its ID's
+ * element lies; everything else (an OSSet's <set> too) is skipped unread.
+ * The IDs must ascend, as OSSerialize numbers them. */
 
-#define KP_PRELINK_INFO_MAX (64u << 20) /* the info, before and after IDREFs are
-                                           resolved (then also at most four
-                                           times its size and 64 KiB) */
+#define KP_PRELINK_INFO_MAX (64u << 20) /* the info; and what its IDREFs make read
+                                           again: at most four times its size
+                                           and 64 KiB */
 
 /* One kext's entry of _PrelinkInfoDictionary; has_* false when its key is
  * absent or no integer (a codeless kext has no executable). */
@@ -83,10 +89,13 @@ typedef struct kp__prelink_kext {
 } kp__prelink_kext;
 
 /* Calls fn with each dictionary of _PrelinkInfoDictionary in buf[0..len)
- * (a top-level array is taken as that array, as kclist does); the strings
- * are borrowed for the call.  KP_ERR_FORMAT when the text is no such
- * plist (an IDREF to no earlier ID, an ID that is no number, a NUL inside
- * the text, ...), KP_ERR_LIMIT past KP_PRELINK_INFO_MAX. */
+ * (a top-level array is taken as that array, as kclist does) in order, as
+ * it reads them; the strings are borrowed for the call.  Then
+ * KP_ERR_FORMAT where the text stops being such a plist (an IDREF to no
+ * earlier ID, an ID that is no number or out of order, a tag cut short,
+ * ...: the kexts before it were given), KP_ERR_LIMIT past
+ * KP_PRELINK_INFO_MAX or nested deeper than KP_PLIST_DEPTH_MAX.  Strings
+ * with a NUL or a reference to none are taken as absent. */
 kp_status kp__prelink_info_each(const void *buf, size_t len,
                                 void (*fn)(void *ctx, const kp__prelink_kext *k), void *ctx,
                                 kp_error *err);

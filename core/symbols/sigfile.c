@@ -1,8 +1,8 @@
 /* sigfile.c: symbolicator's signature files (sigfile.h). */
 #include "sigfile.h"
 #include "kp_fs.h"
+#include "kp_json.h"
 
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 typedef struct priv {
-	cJSON *root;
+	char *text;
 	kp__sig *sigs;
 	kp__sig_anchor *anchors;
 	const char **bt;
@@ -23,7 +23,7 @@ void kp__sigfile_free(kp__sigfile **fp)
 		return;
 	priv *p = (*fp)->priv;
 	if (p) {
-		cJSON_Delete(p->root);
+		free(p->text);
 		free(p->sigs);
 		free(p->anchors);
 		free(p->bt);
@@ -70,162 +70,259 @@ bool kp__sigfile_covers(const kp__sigfile *f, const unsigned v[3])
 	return !f->has_version || (vcmp(f->vmin, v) <= 0 && vcmp(v, f->vmax) <= 0);
 }
 
-/* A string member (NULL allowed when nullable): false, with err set, when
- * it is of another type or too long. */
-static bool str_of(const cJSON *obj, const char *key, bool nullable, const char **out,
-                   const char *where, kp_error *err)
+/* The file is skimmed (kp_json.h), never made a tree: its text is kept
+ * and every string used is decoded in place inside it, so a file costs its
+ * size plus the arrays below (a signature 40 bytes, an anchor 48, a
+ * backtrace entry 8; see KP_SIGFILE_MAX_SIZE).  A string decoded in place
+ * leaves its span no longer JSON, so each object's members are found in
+ * one pass before any of them is decoded, and no span is skimmed twice
+ * once something in it is decoded. */
+
+typedef struct skim {
+	char *text;        /* the file's text, strings decoded in place */
+	const char *end;
+	kp_error *err;
+} skim;
+
+typedef struct span {
+	const char *v, *ve;   /* v NULL: absent */
+} span;
+
+static bool bad_json(skim *k, const kp_jerr *je)
 {
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+	kp_error_set(k->err, KP_ERR_FORMAT, 0, je->pos ? (long)(je->pos - k->text) : -1,
+	             "not JSON (a signature file is symbolicator's JSON): %s", je->msg);
+	return false;
+}
+
+/* The spans of the first members named keys[0..n) of the object at obj
+ * (after white space).  False with err set when it is no object or the
+ * JSON breaks. */
+static bool members(skim *k, const char *obj, const char *const *keys, size_t n, span *out)
+{
+	kp_jiter it;
+	kp_jmember m;
+	kp_jerr je;
+	memset(out, 0, n * sizeof *out);
+	if (!kp_json_obj_begin(&it, obj, k->end, &je))
+		return bad_json(k, &je);
+	while (kp_json_obj_next(&it, &m, &je))
+		for (size_t i = 0; i < n; i++)
+			if (!out[i].v && m.keylen == strlen(keys[i]) && memcmp(m.key, keys[i], m.keylen) == 0)
+				out[i] = (span){m.val, m.val_end};
+	return je.msg ? bad_json(k, &je) : true;
+}
+
+static bool is_null(span s)
+{
+	return s.v && s.ve - s.v == 4 && memcmp(s.v, "null", 4) == 0;
+}
+
+static long at(const skim *k, const char *p)
+{
+	return p ? (long)(p - k->text) : -1;
+}
+
+/* The string member key (its span s), decoded in place (NULL when nullable
+ * and absent or null): false, with err set, when it is of another type or
+ * too long. */
+static bool str_of(skim *k, span s, const char *key, bool nullable, const char **out,
+                   const char *where)
+{
 	*out = NULL;
-	if ((!j || cJSON_IsNull(j)) && nullable)
+	if ((!s.v || is_null(s)) && nullable)
 		return true;
-	if (!cJSON_IsString(j) || !j->valuestring) {
-		kp_error_set(err, KP_ERR_FORMAT, 0, -1, "%s\"%s\" is %s, not a string", where, key,
-		             j ? "of another type" : "missing");
-		return false;
-	}
-	if (strlen(j->valuestring) > KP_SIGFILE_MAX_STRING) {
-		kp_error_set(err, KP_ERR_FORMAT, 0, -1, "%s\"%s\" is longer than %u bytes", where, key,
-		             KP_SIGFILE_MAX_STRING);
-		return false;
-	}
-	*out = j->valuestring;
+	size_t n = s.v && *s.v == '"' ? kp_json_str(s.v, s.ve, (char *)s.v) : (size_t)-1;
+	if (n == (size_t)-1)
+		return kp_error_set(k->err, KP_ERR_FORMAT, 0, at(k, s.v), "%s\"%s\" is %s, not a string",
+		                    where, key, s.v ? "of another type" : "missing"), false;
+	if (strlen(s.v) > KP_SIGFILE_MAX_STRING)
+		return kp_error_set(k->err, KP_ERR_FORMAT, 0, at(k, s.v), "%s\"%s\" is longer than %u bytes",
+		                    where, key, KP_SIGFILE_MAX_STRING), false;
+	*out = s.v;
 	return true;
 }
 
-static bool version_of(const cJSON *root, kp__sigfile *f, kp_error *err)
+static bool version_of(skim *k, span v, kp__sigfile *f)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "version");
-	if (!v || cJSON_IsNull(v))
-		return true;
+	static const char *const keys[] = {"min", "max"};
+	span m[2];
 	const char *mn, *mx;
-	if (!cJSON_IsObject(v)) {
-		kp_error_set(err, KP_ERR_FORMAT, 0, -1, "\"version\" is not an object");
+	if (!v.v || is_null(v))
+		return true;
+	if (*v.v != '{')
+		return kp_error_set(k->err, KP_ERR_FORMAT, 0, at(k, v.v), "\"version\" is not an object"), false;
+	if (!members(k, v.v, keys, 2, m) || !str_of(k, m[0], "min", false, &mn, "version: ") ||
+	    !str_of(k, m[1], "max", false, &mx, "version: "))
 		return false;
-	}
-	if (!str_of(v, "min", false, &mn, "version: ", err) ||
-	    !str_of(v, "max", false, &mx, "version: ", err))
-		return false;
-	if (!kp__darwin_parse(mn, f->vmin) || !kp__darwin_parse(mx, f->vmax)) {
-		kp_error_set(err, KP_ERR_FORMAT, 0, -1, "version \"%.40s\"..\"%.40s\" is not a Darwin version "
-		             "(MAJOR.MINOR.PATCH)", mn, mx);
-		return false;
-	}
+	if (!kp__darwin_parse(mn, f->vmin) || !kp__darwin_parse(mx, f->vmax))
+		return kp_error_set(k->err, KP_ERR_FORMAT, 0, at(k, v.v),
+		                    "version \"%.40s\"..\"%.40s\" is not a Darwin version "
+		                    "(MAJOR.MINOR.PATCH)", mn, mx), false;
 	f->has_version = true;
 	return true;
 }
 
-/* Counts the anchors and backtrace entries of every signature, checking
- * the shapes: false (err set) at the first that is wrong. */
-static bool count(const cJSON *sigs, size_t *nanch, size_t *nbt, kp_error *err)
+/* The number of elements of the array s; false (err set) when the JSON
+ * breaks. */
+static bool arr_count(skim *k, span s, size_t *n)
 {
-	size_t i = 0;
-	for (const cJSON *s = sigs->child; s; s = s->next, i++) {
-		const cJSON *a = cJSON_GetObjectItemCaseSensitive(s, "anchors");
-		const cJSON *b = cJSON_GetObjectItemCaseSensitive(s, "backtrace");
-		if (!cJSON_IsObject(s) || !cJSON_IsArray(a) || (b && !cJSON_IsNull(b) && !cJSON_IsArray(b))) {
-			kp_error_set(err, KP_ERR_FORMAT, 0, -1,
-			             "signature %zu is not {\"anchors\": [...], \"symbol\", \"backtrace\": [...]}", i);
-			return false;
-		}
-		*nanch += (size_t)cJSON_GetArraySize(a);
-		*nbt += cJSON_IsArray(b) ? (size_t)cJSON_GetArraySize(b) : 0;
-	}
-	return true;
+	kp_jiter it;
+	kp_jerr je;
+	const char *v, *ve;
+	*n = 0;
+	if (!kp_json_arr_begin(&it, s.v, s.ve, &je))
+		return bad_json(k, &je);
+	while (kp_json_arr_next(&it, &v, &ve, &je))
+		(*n)++;
+	return je.msg ? bad_json(k, &je) : true;
 }
 
-static bool fill(const cJSON *sigs, priv *p, kp__sigfile *f, kp_error *err)
+static const char *const sig_keys[] = {"anchors", "backtrace", "symbol"};
+
+/* Counts the signatures, anchors and backtrace entries, checking the
+ * shapes: false (err set) at the first that is wrong. */
+static bool count(skim *k, span sigs, size_t *ns, size_t *nanch, size_t *nbt)
 {
+	kp_jiter it;
+	kp_jerr je;
+	const char *s, *se;
+	if (!kp_json_arr_begin(&it, sigs.v, sigs.ve, &je))
+		return bad_json(k, &je);
+	for (*ns = 0; kp_json_arr_next(&it, &s, &se, &je); (*ns)++) {
+		span m[3] = {{0}};
+		size_t n;
+		if (*s == '{' && !members(k, s, sig_keys, 3, m))
+			return false;
+		if (*s != '{' || !m[0].v || *m[0].v != '[' || (m[1].v && !is_null(m[1]) && *m[1].v != '['))
+			return kp_error_set(k->err, KP_ERR_FORMAT, 0, at(k, s),
+			                    "signature %zu is not {\"anchors\": [...], \"symbol\", \"backtrace\": [...]}",
+			                    *ns), false;
+		if (!arr_count(k, m[0], &n))
+			return false;
+		*nanch += n;
+		if (m[1].v && *m[1].v == '[') {
+			if (!arr_count(k, m[1], &n))
+				return false;
+			*nbt += n;
+		}
+	}
+	return je.msg ? bad_json(k, &je) : true;
+}
+
+/* Fills the arrays count() sized; the shapes are known good. */
+static bool fill(skim *k, span sigs, priv *p, kp__sigfile *f)
+{
+	static const char *const anchor_keys[] = {"string", "segment", "section", "caller"};
 	size_t i = 0, na = 0, nb = 0;
 	char where[64];
-	for (const cJSON *s = sigs->child; s; s = s->next, i++) {
+	kp_jiter it, ai;
+	kp_jerr je;
+	const char *s, *se, *v, *ve;
+	kp_json_arr_begin(&it, sigs.v, sigs.ve, &je);
+	for (; kp_json_arr_next(&it, &s, &se, &je); i++) {
 		kp__sig *g = &p->sigs[i];
+		span m[3], am[4];
 		snprintf(where, sizeof where, "signature %zu: ", i);
-		if (!str_of(s, "symbol", false, &g->symbol, where, err))
+		if (!members(k, s, sig_keys, 3, m) || !str_of(k, m[2], "symbol", false, &g->symbol, where))
 			return false;
 		g->anchors = &p->anchors[na];
-		size_t k = 0;
-		for (const cJSON *a = cJSON_GetObjectItemCaseSensitive(s, "anchors")->child; a; a = a->next, k++) {
+		size_t n = 0;
+		kp_json_arr_begin(&ai, m[0].v, m[0].ve, &je);
+		for (; kp_json_arr_next(&ai, &v, &ve, &je); n++) {
 			kp__sig_anchor *an = &p->anchors[na++];
-			snprintf(where, sizeof where, "signature %zu anchor %zu: ", i, k);
-			if (!cJSON_IsObject(a)) {
-				kp_error_set(err, KP_ERR_FORMAT, 0, -1, "%sis not an object", where);
-				return false;
-			}
-			if (!str_of(a, "string", false, &an->string, where, err) ||
-			    !str_of(a, "segment", false, &an->segment, where, err) ||
-			    !str_of(a, "section", false, &an->section, where, err) ||
-			    !str_of(a, "caller", true, &an->caller, where, err))
+			snprintf(where, sizeof where, "signature %zu anchor %zu: ", i, n);
+			if (*v != '{')
+				return kp_error_set(k->err, KP_ERR_FORMAT, 0, at(k, v), "%sis not an object", where), false;
+			if (!members(k, v, anchor_keys, 4, am) ||
+			    !str_of(k, am[0], "string", false, &an->string, where) ||
+			    !str_of(k, am[1], "segment", false, &an->segment, where) ||
+			    !str_of(k, am[2], "section", false, &an->section, where) ||
+			    !str_of(k, am[3], "caller", true, &an->caller, where))
 				return false;
 			an->len = strlen(an->string);
 			if (an->caller && !an->caller[0])
 				an->caller = NULL;
 		}
-		g->nanchors = k;
+		g->nanchors = n;
 		g->backtrace = &p->bt[nb];
-		const cJSON *b = cJSON_GetObjectItemCaseSensitive(s, "backtrace");
-		k = 0;
-		for (const cJSON *e = cJSON_IsArray(b) ? b->child : NULL; e; e = e->next, k++) {
-			if (!cJSON_IsString(e) || !e->valuestring || strlen(e->valuestring) > KP_SIGFILE_MAX_STRING) {
-				kp_error_set(err, KP_ERR_FORMAT, 0, -1,
-				             "signature %zu backtrace %zu is not a string (of at most %u bytes)", i, k,
-				             KP_SIGFILE_MAX_STRING);
-				return false;
+		n = 0;
+		if (m[1].v && *m[1].v == '[') {
+			kp_json_arr_begin(&ai, m[1].v, m[1].ve, &je);
+			for (; kp_json_arr_next(&ai, &v, &ve, &je); n++) {
+				if (*v != '"' || kp_json_str(v, ve, (char *)v) == (size_t)-1 ||
+				    strlen(v) > KP_SIGFILE_MAX_STRING)
+					return kp_error_set(k->err, KP_ERR_FORMAT, 0, at(k, v),
+					                    "signature %zu backtrace %zu is not a string (of at most %u bytes)",
+					                    i, n, KP_SIGFILE_MAX_STRING), false;
+				p->bt[nb++] = v;
 			}
-			p->bt[nb++] = e->valuestring;
 		}
-		g->nbacktrace = k;
+		g->nbacktrace = n;
 	}
 	f->sigs = p->sigs;
 	f->nsigs = i;
 	return true;
 }
 
-kp_status kp__sigfile_parse(const char *data, size_t len, kp__sigfile **out, kp_error *err)
+/* Parses text[0..len) (NUL-terminated, malloc'd), which the result keeps
+ * (freed here on failure). */
+static kp_status parse_owned(char *text, size_t len, kp__sigfile **out, kp_error *err)
 {
+	static const char *const root_keys[] = {"signatures", "target", "version"};
 	*out = NULL;
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
-	if (!root)
-		return kp_error_set(err, KP_ERR_FORMAT, 0, end ? (long)(end - data) : -1,
-		                    "not JSON (a signature file is symbolicator's JSON)");
 	kp__sigfile *f = calloc(1, sizeof *f);
 	priv *p = f ? calloc(1, sizeof *p) : NULL;
 	if (!p) {
 		free(f);
-		cJSON_Delete(root);
+		free(text);
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	}
 	f->priv = p;
-	p->root = root;
+	p->text = text;
 	f->path = "";
 	f->dir_major = -1;
-	const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(root, "signatures");
-	size_t na = 0, nb = 0;
-	if (!cJSON_IsObject(root) || !cJSON_IsArray(sigs)) {
-		kp__sigfile_free(&f);
-		return kp_error_set(err, KP_ERR_FORMAT, 0, -1,
-		                    "not a signature file: want {\"target\", \"version\", \"signatures\": [...]}");
+	kp_error local;
+	skim k = {text, text + len, err ? err : &local};
+	const char *root = kp_json_ws(text, k.end);
+	span m[3] = {{0}};
+	kp_jerr je;
+	size_t ns = 0, na = 0, nb = 0;
+	/* text after the value is not looked at (cJSON, which read these
+	 * files before, did not either) */
+	bool ok = kp_json_skip(root, k.end, &je) ? true : bad_json(&k, &je);
+	if (ok && *root == '{')
+		ok = members(&k, root, root_keys, 3, m);
+	if (ok && (*root != '{' || !m[0].v || *m[0].v != '['))
+		ok = (kp_error_set(k.err, KP_ERR_FORMAT, 0, -1,
+		                   "not a signature file: want {\"target\", \"version\", \"signatures\": [...]}"),
+		      false);
+	ok = ok && str_of(&k, m[1], "target", false, &f->target, "") && version_of(&k, m[2], f) &&
+	     count(&k, m[0], &ns, &na, &nb);
+	if (ok) {
+		p->sigs = calloc(ns ? ns : 1, sizeof *p->sigs);
+		p->anchors = calloc(na ? na : 1, sizeof *p->anchors);
+		p->bt = calloc(nb ? nb : 1, sizeof *p->bt);
+		if (!p->sigs || !p->anchors || !p->bt)
+			ok = (kp_error_set(k.err, KP_ERR_NOMEM, 0, -1, "out of memory"), false);
 	}
-	if (!str_of(root, "target", false, &f->target, "", err) || !version_of(root, f, err) ||
-	    !count(sigs, &na, &nb, err)) {
+	if (!ok || !fill(&k, m[0], p, f)) {
 		kp__sigfile_free(&f);
-		return err ? err->code : KP_ERR_FORMAT;
-	}
-	size_t ns = (size_t)cJSON_GetArraySize(sigs);
-	p->sigs = calloc(ns ? ns : 1, sizeof *p->sigs);
-	p->anchors = calloc(na ? na : 1, sizeof *p->anchors);
-	p->bt = calloc(nb ? nb : 1, sizeof *p->bt);
-	if (!p->sigs || !p->anchors || !p->bt) {
-		kp__sigfile_free(&f);
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	}
-	if (!fill(sigs, p, f, err)) {
-		kp__sigfile_free(&f);
-		return err ? err->code : KP_ERR_FORMAT;
+		return k.err->code;
 	}
 	*out = f;
 	return KP_OK;
+}
+
+kp_status kp__sigfile_parse(const char *data, size_t len, kp__sigfile **out, kp_error *err)
+{
+	*out = NULL;
+	char *text = malloc(len + 1);
+	if (!text)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	memcpy(text, data, len);
+	text[len] = '\0';
+	return parse_owned(text, len, out, err);
 }
 
 kp_status kp__sigfile_load(const char *path, int dir_major, kp__sigfile **out, kp_error *err)
@@ -236,8 +333,7 @@ kp_status kp__sigfile_load(const char *path, int dir_major, kp__sigfile **out, k
 	kp_status st = kp_fs_read_file(path, KP_SIGFILE_MAX_SIZE, &data, &len, NULL, err);
 	if (st != KP_OK)
 		return st;
-	st = kp__sigfile_parse(data, len, out, err);
-	free(data);
+	st = parse_owned(data, len, out, err);
 	if (st != KP_OK)
 		return st;
 	priv *p = (*out)->priv;

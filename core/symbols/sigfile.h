@@ -17,7 +17,8 @@
  * "args" and "prototype" are not read.
  *
  * Ownership: a kp__sigfile owns everything in it (its strings point into
- * the parsed JSON it keeps); kp__sigfile_free clears the caller's pointer.
+ * the file's text it keeps, decoded in place); kp__sigfile_free clears the
+ * caller's pointer.
  * Read-only after load. */
 #ifndef KP_SIGFILE_H
 #define KP_SIGFILE_H
@@ -28,7 +29,8 @@
 
 #include "kp_error.h"
 
-#define KP_SIGFILE_MAX_SIZE (64u << 20)   /* one file, at most */
+#define KP_SIGFILE_MAX_SIZE (64u << 20)   /* one file, at most; kept whole, and at
+                                             most 8/3 of its size again in arrays */
 #define KP_SIGFILE_MAX_STRING 4096u       /* one anchor string or name, at most */
 
 typedef struct kp__sig_anchor {

@@ -192,7 +192,8 @@ void kp_symbols_free(kp_symbols **sp)
 	kp__dsym_save(s->dx);
 	for (size_t i = 0; i < s->nopen; i++) {
 		side_join(&s->open[i]);
-		kp__symmap_free(&s->open[i].map);
+		if (!s->open[i].map_borrowed)
+			kp__symmap_free(&s->open[i].map);
 		kp__symmap_free(&s->open[i].sig);
 		kp_dwarf_close(&s->open[i].d);
 		kp__symcache_close(&s->open[i].sc);

@@ -54,13 +54,22 @@ static char *owned_name(kp_symbols *s, const char *name)
 }
 
 /* o's symbol map, loaded on first use: <path>.symbols.json beside a
- * kernelcache (an entry of a fileset), as ipsw writes it.  A broken one is
+ * kernelcache (an entry of a fileset), as ipsw writes it, once per cache
+ * (its entries share it: the addresses are the cache's).  A broken one is
  * a warning; the cache still serves. */
 static kp_symmap *map_of(kp_symbols *s, kp__opened *o)
 {
 	if (o->map_tried || !o->slice->fileset_id || !o->path)
 		return o->map;
 	o->map_tried = true;
+	for (size_t i = 0; i < s->nopen; i++) {
+		const kp__opened *e = &s->open[i];
+		if (e != o && e->map_tried && e->path && e->slice && e->slice->fileset_id &&
+		    strcmp(e->path, o->path) == 0) {
+			o->map_borrowed = e->map != NULL;
+			return o->map = e->map;
+		}
+	}
 	char p[4200];
 	snprintf(p, sizeof p, "%s.symbols.json", o->path);
 	kp_error err;

@@ -44,6 +44,7 @@ typedef struct kp__opened {
 	size_t dwarf_answers; /* lookups the DWARF answered (batch mode) */
 	kp_symmap *map;       /* a kernelcache's <path>.symbols.json (ipsw), once tried */
 	bool map_tried;
+	bool map_borrowed;    /* map is another entry's of the same cache: not freed here */
 	kp_symmap *sig;       /* names from signature files (sigmatch.h), once tried */
 	bool sig_tried;
 	struct side_build *side;

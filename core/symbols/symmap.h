@@ -6,8 +6,8 @@
  * array of {"addr": ..., "sym": ...}.  Addresses are the cache's own
  * (unslid) virtual addresses of function starts.
  *
- * Ownership: a kp_symmap owns its names; kp__symmap_free clears the
- * caller's pointer.  Read-only after load: safe to share across lookups. */
+ * Ownership: a kp_symmap owns its names (a loaded one the file's text);
+ * kp__symmap_free clears the caller's pointer.  Read-only after load: safe to share across lookups. */
 #ifndef KP_SYMMAP_H
 #define KP_SYMMAP_H
 
@@ -19,7 +19,9 @@
 
 typedef struct kp_symmap kp_symmap;
 
-/* The largest map read (a whole kernelcache's map is a few MB). */
+/* The largest map read (a whole kernelcache's map is a few MB); one is kept
+ * whole, names decoded in place, plus 16 bytes per entry (each at least 8
+ * bytes of JSON): at most three times its size. */
 #define KP_SYMMAP_MAX_SIZE (256u << 20)
 
 /* Reads path: KP_ERR_IO when it cannot be read (KP_ERR_NOTFOUND when it
