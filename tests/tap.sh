@@ -8,7 +8,13 @@ check() {
 	if [ "$1" "$2" "$3" ] 2>/dev/null; then _ok "$4"; else _notok "$4 (got '$1', want $2 '$3')"; fi
 }
 check_grep() { if grep -q -- "$1" "$2" 2>/dev/null; then _ok "$3"; else _notok "$3"; fi; }
-check_not_grep() { if grep -q -- "$1" "$2" 2>/dev/null; then _notok "$3"; else _ok "$3"; fi; }
+# check_not_grep PATTERN FILE WHAT: FILE exists and has no line matching
+# (a missing file proves nothing: it fails)
+check_not_grep() {
+	if [ ! -f "$2" ]; then _notok "$3 (no file $2)"
+	elif grep -q -- "$1" "$2"; then _notok "$3"
+	else _ok "$3"; fi
+}
 skip() { _n=$((_n + 1)); _skip=$((_skip + 1)); echo "ok $_n - # SKIP $1"; }
 # cli_setup: the CLI tests' common start: $kp the program under test, $tmp a
 # private folder removed at exit, a private symbol cache, and no symbol
