@@ -117,10 +117,29 @@ typedef struct kpi__sq {
 	dev_t own_dev[3];
 	ino_t own_ino[3];
 	int nown;
+	/* The query time limit (issue 32): a read op's statements stop with
+	 * SQLITE_INTERRUPT (timed_out set) once CLOCK_MONOTONIC passes
+	 * deadline (ms; 0: no limit running).  Time spent in the caller's
+	 * callbacks does not count (kpi__sq_limit_pause/resume). */
+	int64_t deadline;
+	int64_t limit_ms;
+	bool timed_out;
 } kpi__sq;
 
+/* Starts a read op's time limit and returns the deadline it replaces (a
+ * callback's op nested in another's), for kpi__sq_limit_end. */
+int64_t kpi__sq_limit_begin(kpi__sq *db);
+void kpi__sq_limit_end(kpi__sq *db, int64_t saved);
+/* Around a callback: its time is added to the running deadline. */
+typedef struct kpi__sq_pause {
+	int64_t deadline, at;
+} kpi__sq_pause;
+kpi__sq_pause kpi__sq_limit_pause(kpi__sq *db);
+void kpi__sq_limit_resume(kpi__sq *db, kpi__sq_pause p);
+
 sqlite3_stmt *kpi__sq_stmt(kpi__sq *db, kpi__sq_sql q, kp_error *err);
-/* KP_ERR_DB with sqlite's message and what was being done. */
+/* KP_ERR_DB with sqlite's message and what was being done; a damaged file
+ * and a query stopped by the time limit are said as such. */
 kp_status kpi__sq_err(kpi__sq *db, kp_error *err, const char *what);
 kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err);   /* one-step statements */
 
