@@ -132,7 +132,7 @@ static void keep_kernelcache(kpi_db *db, char *kept, size_t size)
 
 /* Errors name their file (or @ID) on stderr, one line each, whatever the
  * output format: stdout carries only the summary. */
-static void print_errors(const kpi_summary *s, const kpi_resign_summary *rs)
+void kpc_print_scan_errors(const struct kpi_summary *s, const struct kpi_resign_summary *rs)
 {
 	for (size_t i = 0; i < s->nwarning_list; i++)
 		kp_report_warning(s->warning_list[i].path, s->warning_list[i].msg, 0);
@@ -350,7 +350,7 @@ int kpc_cmd_index(int argc, char **argv)
 	char kept[4300] = "";
 	if (st == KP_OK && sum.new_reports)
 		keep_kernelcache(db, kept, sizeof kept);
-	print_errors(&sum, resigned ? &rs : NULL);
+	kpc_print_scan_errors(&sum, resigned ? &rs : NULL);
 	if (json)
 		print_json(dbpath, &sum, resigned ? &rs : NULL, verbose, kept);
 	else

@@ -1235,3 +1235,95 @@ void kpi__sq_bind_text(sqlite3_stmt *q, int i, const char *s)
 		sqlite3_bind_text(q, i, oom ? "\xEF\xBF\xBD" : s, -1, SQLITE_STATIC);
 	}
 }
+
+/* ---- reading a damaged index (kpi_rebuild) ---- */
+
+/* After this many reports in a row that cannot be read, the rest of the
+ * ids are taken to be lost with them (a damaged interior page hides a
+ * range of ids; each failed seek is quick). */
+#define SALVAGE_MAX_MISSES 100000
+
+kp_status kpi__sqlite_salvage(const char *path, kpi__salvage_fn fn, void *ctx, size_t *unreadable,
+                              bool *foreign, kp_error *err)
+{
+	*unreadable = 0;
+	*foreign = false;
+	kpi__sq db = {.path = (char *)path};
+	sqlite3_stmt *q = NULL, *pq = NULL;
+	kp_status st = KP_OK;
+	int app = 0, uv = 0, nobj = 0;
+	char msg[256] = "";
+	if (sqlite3_open_v2(path, &db.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: cannot open: %s", path,
+		                  db.db ? sqlite3_errmsg(db.db) : "out of memory");
+		goto out;
+	}
+	harden(db.db); /* views and triggers never run; rows are only read */
+	sqlite3_extended_result_codes(db.db, 1);
+	sqlite3_busy_timeout(db.db, BUSY_TIMEOUT_MS);
+	int rc = read_ids(&db, &app, &uv, &nobj, msg, sizeof msg);
+	if ((rc & 0xff) == SQLITE_CORRUPT)
+		app = KPI_APPLICATION_ID; /* its header is ours (kpi_open read it); the rows may still be there */
+	else if (rc != SQLITE_OK) {
+		st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: cannot be read: %s", path, msg);
+		goto out;
+	}
+	if (app != KPI_APPLICATION_ID) {
+		*foreign = app != 0 || nobj != 0;
+		st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index%s", path,
+		                  *foreign ? "; refusing to touch it" : " (empty)");
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db.db, "SELECT r.id, r.size, r.content_hash, a.data FROM reports r JOIN "
+	                       "archives a ON a.report_id = r.id WHERE r.id > ?1 ORDER BY r.id LIMIT 1",
+	                       -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db.db, "SELECT path FROM paths WHERE report_id = ?1 "
+	                       "ORDER BY seen_at DESC, path LIMIT 1", -1, &pq, NULL) != SQLITE_OK) {
+		st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: cannot be read: %s", path, sqlite3_errmsg(db.db));
+		goto out;
+	}
+	/* the largest id, when the way to it can be read: no miss is counted
+	 * past it */
+	int64_t after = 0, max = INT64_MAX;
+	sqlite3_stmt *mq;
+	if (sqlite3_prepare_v2(db.db, "SELECT max(id) FROM reports", -1, &mq, NULL) == SQLITE_OK) {
+		if (sqlite3_step(mq) == SQLITE_ROW)
+			max = sqlite3_column_type(mq, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(mq, 0);
+		sqlite3_finalize(mq);
+	}
+	for (size_t misses = 0; misses < SALVAGE_MAX_MISSES && after < max;) {
+		sqlite3_reset(q);
+		sqlite3_bind_int64(q, 1, after);
+		int rc = sqlite3_step(q);
+		if (rc == SQLITE_DONE)
+			break;
+		if (rc != SQLITE_ROW || sqlite3_column_type(q, 3) != SQLITE_BLOB ||
+		    !sqlite3_column_text(q, 2)) {
+			/* the row, or the way to it, is damaged: past it by one */
+			if (rc == SQLITE_ROW)
+				after = sqlite3_column_int64(q, 0);
+			else
+				after++;
+			(*unreadable)++;
+			misses++;
+			continue;
+		}
+		misses = 0;
+		after = sqlite3_column_int64(q, 0);
+		kpi__archive a = {.z = (void *)sqlite3_column_blob(q, 3),
+		                  .zlen = (size_t)sqlite3_column_bytes(q, 3),
+		                  .size = sqlite3_column_int64(q, 1)};
+		snprintf(a.hash, sizeof a.hash, "%s", (const char *)sqlite3_column_text(q, 2));
+		sqlite3_reset(pq);
+		sqlite3_bind_int64(pq, 1, after);
+		const char *p = sqlite3_step(pq) == SQLITE_ROW ? (const char *)sqlite3_column_text(pq, 0) : NULL;
+		if (fn(ctx, &a, p ? p : ""))
+			break;
+	}
+	/* ids past a long run of misses are not counted: unknown */
+out:
+	sqlite3_finalize(q);
+	sqlite3_finalize(pq);
+	sqlite3_close(db.db);
+	return st;
+}
