@@ -22,6 +22,8 @@
 #define KPI_APPLICATION_ID 0x6B706278
 
 #define BUSY_TIMEOUT_MS 30000
+/* How long a reader waits for an empty file to become an index. */
+#define EMPTY_WAIT_MS 3000
 
 /* What a damaged index's message ends with. */
 #define REBUILD_HINT "'kpbrowse db rebuild' makes it anew from the report folders and its archive"
@@ -1072,6 +1074,15 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 		kpi__sq_close(&db->base);
 		return s;
 	}
+	/* an empty file: an index another process is creating (its schema
+	 * and id commit together in a moment), which a reader waits for
+	 * rather than fail; or one whose creator was killed first */
+	for (int waited = 0; ro && nobj == 0 && uv == 0 && waited < EMPTY_WAIT_MS; waited += 20) {
+		struct timespec ts = {0, 20 * 1000000L};
+		nanosleep(&ts, NULL);
+		if (read_ids(db, &app, &uv, &nobj, msg, sizeof msg) != SQLITE_OK)
+			break;
+	}
 	if (ro && uv < KPI_SCHEMA_VERSION && nobj && can_write(path)) {
 		/* an older index that may be written: migrate it, then read */
 		kpi__sq_close(&db->base);
@@ -1083,8 +1094,8 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 			                 "%s: the index (schema version %d) needs an upgrade and is read-only "
 			                 "here: open it once with write access", path, uv);
 		else
-			s = kp_error_set(err, KP_ERR_DB, 0, -1,
-			                 "%s: an empty file, not an index yet, and read-only here", path);
+			s = kp_error_set(err, KP_ERR_NOTFOUND, 0, -1,
+			                 "%s: an empty file, no index yet (run 'kpbrowse index')", path);
 		kpi__sq_close(&db->base);
 		return s;
 	}

@@ -288,6 +288,7 @@ static int check_db(const char *path)
 	sqlite3 *h;
 	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		return 2;
+	sqlite3_busy_timeout(h, 30000); /* a writer closing still holds its locks a moment */
 	sqlite3_stmt *q;
 	const char *sql = "SELECT (SELECT integrity_check FROM pragma_integrity_check LIMIT 1),"
 	                  " (SELECT count(*) FROM reports), (SELECT count(*) FROM paths WHERE report_id IS NOT NULL),"
