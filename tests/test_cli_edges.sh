@@ -248,6 +248,22 @@ for pg in (pages // 3, pages // 2, 2 * pages // 3):
 EOF
 "$kp" list --db "$tmp/rb/d.sqlite3" >/dev/null 2>"$tmp/err"
 check "$?" = 2 "bytes overwritten inside the index: list exit 2 ($(head -c 200 "$tmp/err"))"
+cp "$tmp/rb/good.sqlite3" "$tmp/rb/t.sqlite3"
+python3 - "$tmp/rb/t.sqlite3" <<'EOF'
+import random, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+root = c.execute("SELECT rootpage FROM sqlite_schema WHERE name IN ('panic_fts_data', 'panic_text') "
+                 "ORDER BY name LIMIT 1").fetchone()[0]
+c.close()
+random.seed(5)
+f = open(sys.argv[1], "r+b")
+f.seek((root - 1) * 4096 + 8)
+f.write(bytes(random.randrange(256) for _ in range(3000)))
+EOF
+"$kp" search --db "$tmp/rb/t.sqlite3" panic >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "bytes overwritten inside the text search: search exit 2"
+check_grep "t.sqlite3: .*the index is damaged" "$tmp/err" "bytes overwritten: search names the damage ($(head -c 200 "$tmp/err"))"
+check "$(wc -c <"$tmp/out" | tr -d ' ')" = 0 "bytes overwritten: search prints no header before its error"
 timeout 120 "$kp" db rebuild --db "$tmp/rb/d.sqlite3" "$tmp/rb/rep" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "$rc" = 2 "db rebuild of a damaged index: exit 2 (damage found; 124: hung)"
