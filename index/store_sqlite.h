@@ -110,6 +110,8 @@ typedef struct kpi__sq {
 	char *path;
 	bool fts;             /* FTS5 text search, else LIKE over panic_text */
 	bool readonly;        /* opened read-only: writes are refused by name */
+	bool schema_only;     /* check_objects' copy in memory: the plain text search (FTS5's
+	                         objects are known by name), made quickly */
 	int version;          /* the schema version reached (below KPI_SCHEMA_VERSION while migrating) */
 	sqlite3_stmt *stmt[Q_COUNT];
 	kpi__sq_memo memo;
@@ -155,6 +157,10 @@ void kpi__sq_memo_clear(kpi__sq_memo *m);
  * its hash), added with its members when new; 0 when n is 0 (schema 10). */
 kp_status kpi__sq_image_set(kpi__sq *db, const kpi__image *v, size_t n, const char *hash, int64_t *out,
                             kp_error *err);
+
+/* Whether store_sqlite.c's list of the current schema's objects is the one
+ * its migrations make (KP_ERR_DB naming the first difference): a test's. */
+kp_status kpi__sq_known_check(kp_error *err);
 
 /* Finalizes the statements, closes and frees the handle (the ops' close). */
 void kpi__sq_close(kpi_db *h);

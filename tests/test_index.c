@@ -8,6 +8,7 @@
  * store instead, leaving out the sqlite file's own checks. */
 #include "kt_slurp.h"
 #include "kp_index.h"
+#include "store_sqlite.h"
 #include "kp_sha1.h"
 #include "kt.h"
 #include "index_corpus.h"
@@ -184,6 +185,15 @@ static size_t search_n(kpi_db *db, const char *uuid, rows *v)
 	if (kpi_search_uuid(db, uuid, collect, v, &n, &err) != KP_OK)
 		printf("# search %s: %s\n", uuid, err.msg);
 	return n;
+}
+
+/* issue 32 item 7: the objects an index is checked against when opened
+ * are those the migrations make (a stale list would only be slow; this
+ * says it is stale) */
+static void test_known_objects(void)
+{
+	kp_error e = {0};
+	KT_CHECK(kpi__sq_known_check(&e) == KP_OK, "the known objects are the migrations' (%s)", e.msg);
 }
 
 static void test_foreign(void)
@@ -1358,6 +1368,7 @@ int main(int argc, char **argv)
 	test_postgres_targets_recognised();
 	test_password_masked();
 	test_foreign();
+	test_known_objects();
 	test_incident();
 	test_live_paths();
 	test_real();
