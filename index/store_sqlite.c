@@ -679,9 +679,10 @@ static void add_object(kp_sb *b, const char *type, const char *name, const char 
 /* The schema objects an index of schema `version` holds, as lines
  * "type\tname\ttable\n" after a "\n" in b: made by running the migrations
  * up to it in a database in memory, so the list never drifts from what
- * they create.  A file's text search is one of two kinds, the other's
- * tables (FTS5's shadow tables by name) are added; and the statistics
- * tables sqlite's own ANALYZE or PRAGMA optimize make (data, not code). */
+ * they create.  A file's text search is one of two kinds: the plain one
+ * is made (quicker), FTS5's table and shadow tables are added by name; and
+ * the statistics tables sqlite's own ANALYZE or PRAGMA optimize make (data,
+ * not code). */
 static kp_status known_objects(int version, kp_sb *b, kp_error *err)
 {
 	kpi__sq mem = {.path = (char *)":memory:", .version = version, .schema_only = true};
@@ -797,9 +798,8 @@ static kp_status check_objects(kpi__sq *db, bool full, kp_error *err)
 	kp_sb known = {0};   /* known_objects', built when known_now lacks an object */
 	kp_status st = KP_OK;
 	sqlite3_stmt *q = NULL;
-	if (st == KP_OK && sqlite3_prepare_v2(db->db, "SELECT type, name, tbl_name FROM sqlite_schema "
-	                                      "ORDER BY type IN ('view', 'trigger') DESC, name", -1, &q,
-	                                      NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->db, "SELECT type, name, tbl_name FROM sqlite_schema "
+	                       "ORDER BY type IN ('view', 'trigger') DESC, name", -1, &q, NULL) != SQLITE_OK)
 		st = kpi__sq_err(db, err, "reading the schema");
 	kp_sb line = {0};
 	int rc = SQLITE_DONE;

@@ -58,7 +58,7 @@ kill_at() {
 	# makes
 	case $c in
 	*"no such table"* | *"readonly database"*)
-		if grep -q "no index yet" "$T/lerr" && [ "$(wc -c <"$db" | tr -d ' ')" = 0 ]; then
+		if grep -q "no index yet" "$T/lerr"; then
 			ok "kill $2 at $1 ms: before the schema was committed (list: no index yet)"
 		else
 			no "kill $2 at $1 ms: check '$c', and list says '$(head -c 200 "$T/lerr")'"
