@@ -892,7 +892,9 @@ void kpi__sq_limit_end(kpi__sq *db, int64_t saved)
 
 kpi__sq_pause kpi__sq_limit_pause(kpi__sq *db)
 {
-	return (kpi__sq_pause){db->deadline, db->deadline ? now_ms() : 0};
+	kpi__sq_pause p = {db->deadline, db->deadline ? now_ms() : 0};
+	db->deadline = 0; /* the callback's own ops, if any, run under limits of their own */
+	return p;
 }
 
 void kpi__sq_limit_resume(kpi__sq *db, kpi__sq_pause p)

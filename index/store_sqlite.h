@@ -132,7 +132,8 @@ typedef struct kpi__sq {
  * callback's op nested in another's), for kpi__sq_limit_end. */
 int64_t kpi__sq_limit_begin(kpi__sq *db);
 void kpi__sq_limit_end(kpi__sq *db, int64_t saved);
-/* Around a callback: its time is added to the running deadline. */
+/* Around a callback: no limit runs during it (an op it calls has its own),
+ * and its time is added to the running deadline after. */
 typedef struct kpi__sq_pause {
 	int64_t deadline, at;
 } kpi__sq_pause;

@@ -90,7 +90,8 @@ p2=$!
 tui=""
 if command -v tmux >/dev/null 2>&1; then
 	tui="kp-tui-$$"
-	while [ ! -e "$T/c.sqlite3" ]; do sleep 0.01; done
+	w=0
+	while [ ! -e "$T/c.sqlite3" ] && [ $w -lt 1000 ]; do sleep 0.01; w=$((w + 1)); done
 	tmux new-session -d -s "$tui" -x 120 -y 30 "\"$K\" --db \"$T/c.sqlite3\" 2>\"$T/tui.err\"; sleep 30"
 fi
 : >"$T/readers.err"
