@@ -21,18 +21,11 @@ static int rebuild(const char *db_opt, bool json, const char *const *paths, size
 		return KP_EXIT_BAD;
 	}
 	kpi_target_display(target, shown, sizeof shown);
-	/* the folders index reads by default */
 	char home_reports[4096];
-	const char *defaults[2] = {"/Library/Logs/DiagnosticReports", NULL};
-	size_t ndefaults = 1;
-	const char *home = getenv("HOME");
-	if (home && *home) {
-		snprintf(home_reports, sizeof home_reports, "%s/Library/Logs/DiagnosticReports", home);
-		defaults[ndefaults++] = home_reports;
-	}
+	const char *defaults[2];
 	if (npaths == 0) {
+		npaths = kpc_default_folders(defaults, home_reports, sizeof home_reports);
 		paths = defaults;
-		npaths = ndefaults;
 	}
 	kp_symbols *sym = NULL;
 	kp_symbols_opts so = {.batch = true};
