@@ -108,6 +108,16 @@ while kill -0 $p1 2>/dev/null || kill -0 $p2 2>/dev/null; do
 done
 wait $p1; r1=$?
 wait $p2; r2=$?
+# the moment that race hits: a reader opening the file another process has
+# made but not yet given its schema waits for it
+: >"$T/e.sqlite3"
+"$K" list --db "$T/e.sqlite3" >"$T/e.out" 2>"$T/e.err" &
+pe=$!
+sleep 0.3
+"$K" index --db "$T/e.sqlite3" "$C" >/dev/null 2>&1
+wait $pe
+check '[ $? -eq 0 ] && grep -q "^@" "$T/e.out" && [ ! -s "$T/e.err" ]' \
+	"a reader of an index being created waits for its schema ($(head -c 200 "$T/e.err"))"
 check '[ ! -s "$T/readers.err" ]' "readers during two indexers: $reads runs, no error ($(head -c 200 "$T/readers.err"))"
 check '! grep -qi "locked" "$T/c1.json" "$T/c2.json" "$T/readers.err"' "two indexers and readers: no 'database is locked'"
 if [ -n "$tui" ]; then
