@@ -1,13 +1,87 @@
 /* cmd_db.c: `kpbrowse db init`: creates or migrates the index's schema (on a
  * PostgreSQL server the only command that does; a file is created by any
- * indexing command too). */
+ * indexing command too); `kpbrowse db rebuild`: a damaged sqlite index made
+ * anew from the report folders and its archive (kpi_rebuild). */
 #include "kp_index.h"
+#include "kp_symbols.h"
 #include "kpc_cmd.h"
 #include "kp_sanitize.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
+
+static int rebuild(const char *db_opt, bool json, const char *const *paths, size_t npaths)
+{
+	kp_error err;
+	char target[4096], shown[4096];
+	if (kpi_default_path(db_opt, target, sizeof target, &err) != KP_OK) {
+		kp_report_error("--db", &err);
+		return KP_EXIT_BAD;
+	}
+	kpi_target_display(target, shown, sizeof shown);
+	char home_reports[4096];
+	const char *defaults[2];
+	if (npaths == 0) {
+		npaths = kpc_default_folders(defaults, home_reports, sizeof home_reports);
+		paths = defaults;
+	}
+	kp_symbols *sym = NULL;
+	kp_symbols_opts so = {.batch = true};
+	kp_error serr;
+	if (kp_symbols_new(&so, &sym, &serr) != KP_OK)
+		sym = NULL; /* the reports' own symbols, as index --no-symbols */
+	kpi_rebuild_summary sum;
+	kp_status st = kpi_rebuild(target, paths, npaths, sym ? kp_symbols_sig_name : NULL, sym, &sum, &err);
+	kp_symbols_free(&sym);
+	memset(target, 0, sizeof target);
+	if (st != KP_OK) {
+		kpc_report_db_error(shown, &err);
+		kpi_rebuild_summary_free(&sum);
+		return KP_EXIT_BAD;
+	}
+	kpc_print_scan_errors(&sum.scan, NULL);
+	kpc_print_scan_errors(&sum.archive, NULL);
+	if (sum.old_unreadable) {
+		kp_error e;
+		kp_error_set(&e, KP_ERR_DB, 0, -1, "the old index could not be read (%s): rebuilt from the "
+		             "folders only", sum.old_error);
+		kpc_report_db_error(shown, &e);
+	} else if (sum.unreadable) {
+		kp_error e;
+		kp_error_set(&e, KP_ERR_DB, 0, -1, "%zu reports of the old index could not be read (damage)",
+		             sum.unreadable);
+		kpc_report_db_error(shown, &e);
+	}
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "db", shown);
+		cJSON_AddNumberToObject(o, "files", (double)sum.scan.files);
+		cJSON_AddNumberToObject(o, "from_files", (double)sum.scan.new_reports);
+		cJSON_AddNumberToObject(o, "archived", (double)sum.archived);
+		cJSON_AddNumberToObject(o, "restored", (double)sum.restored);
+		cJSON_AddNumberToObject(o, "unreadable", (double)sum.unreadable);
+		cJSON_AddBoolToObject(o, "old_unreadable", sum.old_unreadable);
+		if (sum.kept[0])
+			cJSON_AddStringToObject(o, "kept", sum.kept);
+		kpc_print_json(o);
+	} else {
+		fputs("Rebuilt ", stdout);
+		kp_sanitize_write(stdout, shown, strlen(shown), 0);
+		printf(": %zu reports from %zu files, %zu more from the old archive (%zu read back, %zu "
+		       "unreadable)\n",
+		       sum.scan.new_reports, sum.scan.files, sum.restored, sum.archived, sum.unreadable);
+		if (sum.kept[0]) {
+			fputs("The damaged index is kept as ", stdout);
+			kp_sanitize_write(stdout, sum.kept, strlen(sum.kept), 0);
+			putchar('\n');
+		}
+	}
+	bool lost = sum.unreadable || sum.old_unreadable || sum.scan.errors || sum.archive.errors;
+	kpi_rebuild_summary_free(&sum);
+	return lost ? KP_EXIT_BAD : KP_EXIT_OK;
+}
 
 int kpc_cmd_db(int argc, char **argv)
 {
@@ -16,6 +90,8 @@ int kpc_cmd_db(int argc, char **argv)
 	int rc = kpc_db_json_options(argc, argv, &db_opt, &json);
 	if (rc != KP_EXIT_OK)
 		return rc;
+	if (optind < argc && strcmp(argv[optind], "rebuild") == 0)
+		return rebuild(db_opt, json, (const char *const *)argv + optind + 1, (size_t)(argc - optind - 1));
 	if (optind + 1 != argc || strcmp(argv[optind], "init") != 0) {
 		if (optind < argc)
 			kp_usage_error("db: unknown action '%s'", argv[optind]);

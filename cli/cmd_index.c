@@ -132,7 +132,18 @@ static void keep_kernelcache(kpi_db *db, char *kept, size_t size)
 
 /* Errors name their file (or @ID) on stderr, one line each, whatever the
  * output format: stdout carries only the summary. */
-static void print_errors(const kpi_summary *s, const kpi_resign_summary *rs)
+size_t kpc_default_folders(const char *folders[2], char *home_buf, size_t size)
+{
+	folders[0] = "/Library/Logs/DiagnosticReports";
+	const char *home = getenv("HOME");
+	if (!home || !*home)
+		return 1;
+	snprintf(home_buf, size, "%s/Library/Logs/DiagnosticReports", home);
+	folders[1] = home_buf;
+	return 2;
+}
+
+void kpc_print_scan_errors(const struct kpi_summary *s, const struct kpi_resign_summary *rs)
 {
 	for (size_t i = 0; i < s->nwarning_list; i++)
 		kp_report_warning(s->warning_list[i].path, s->warning_list[i].msg, 0);
@@ -318,13 +329,8 @@ int kpc_cmd_index(int argc, char **argv)
 	}
 
 	char home_reports[4096];
-	const char *defaults[2] = {"/Library/Logs/DiagnosticReports", NULL};
-	size_t ndefaults = 1;
-	const char *home = getenv("HOME");
-	if (home && *home) {
-		snprintf(home_reports, sizeof home_reports, "%s/Library/Logs/DiagnosticReports", home);
-		defaults[ndefaults++] = home_reports;
-	}
+	const char *defaults[2];
+	size_t ndefaults = kpc_default_folders(defaults, home_reports, sizeof home_reports);
 	const char *const *paths = (const char *const *)argv + optind;
 	size_t npaths = (size_t)(argc - optind);
 	if (npaths == 0 && !resign) {
@@ -358,7 +364,7 @@ int kpc_cmd_index(int argc, char **argv)
 	char kept[4300] = "";
 	if (st == KP_OK && sum.new_reports)
 		keep_kernelcache(db, kept, sizeof kept);
-	print_errors(&sum, resigned ? &rs : NULL);
+	kpc_print_scan_errors(&sum, resigned ? &rs : NULL);
 	if (json)
 		print_json(dbpath, &sum, resigned ? &rs : NULL, verbose, kept);
 	else

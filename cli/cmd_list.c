@@ -421,5 +421,5 @@ int kpc_cmd_hosts(int argc, char **argv)
 		       "LAST SEEN", "BUILDS");
 	kp_error err;
 	kp_status st = kpi_list_hosts(db, host_sink, arr, &err);
-	return kpc_rows_end(&db, arr, st, dbpath, &err, kp_report_error);
+	return kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);
 }

@@ -22,6 +22,21 @@ static const struct option search_options[] = {
 };
 
 
+typedef struct sink_ctx {
+	kpc_json_rows *arr;
+	bool header_due;
+} sink_ctx;
+
+static int search_sink(void *ctx, const kpi_report_row *row)
+{
+	sink_ctx *sc = ctx;
+	if (sc->header_due) {
+		kpc_report_row_header();
+		sc->header_due = false;
+	}
+	return kpc_row_sink(sc->arr, row);
+}
+
 int kpc_cmd_search(int argc, char **argv)
 {
 	const char *db_opt = NULL, *uuid = NULL, *kext = NULL, *zone = NULL;
@@ -95,15 +110,18 @@ int kpc_cmd_search(int argc, char **argv)
 	int rc = kpc_rows_begin(db_opt, json, &db, &arr, dbpath, sizeof dbpath);
 	if (rc != KP_EXIT_OK)
 		return rc;
-	if (!json)
-		kpc_report_row_header();
+	/* the header comes with the first row (or after a search that found
+	 * none): a search that fails at once prints none before its error */
+	sink_ctx sc = {arr, !json};
 	/* one page: --limit's, else every row in one go (pages of a few
 	 * thousand would each walk the matches again) */
 	kpi_page page = {.limit = limit};
 	kpi_search_kind kind = uuid ? KPI_SEARCH_UUID : kext ? KPI_SEARCH_KEXT : zone ? KPI_SEARCH_ZONE
 	                                                                      : KPI_SEARCH_TEXT;
 	kp_status st = kpi_search_page(db, kind, uuid ? uuid : kext ? kext : zone ? zone : text, &page,
-	                               kpc_row_sink, arr, &err);
+	                               search_sink, &sc, &err);
+	if (st == KP_OK && sc.header_due)
+		kpc_report_row_header();
 	rc = kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);
 	if (rc != KP_EXIT_OK)
 		return rc;

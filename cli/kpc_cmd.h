@@ -96,5 +96,13 @@ int kpc_rows_end(struct kpi_db **db, kpc_json_rows *arr, kp_status st, const cha
  * (hosts, db): KP_EXIT_OK to go on (optind at the first operand), KPC_HELP,
  * or KP_EXIT_BAD (getopt printed why). */
 int kpc_db_json_options(int argc, char **argv, const char **db_opt, bool *json);
+/* A scan's warnings and errors (and a re-sign's, rs may be NULL), one line
+ * each on stderr, naming the file (cmd_index.c). */
+/* The folders index reads by default into folders (the one under $HOME
+ * written into home_buf), and how many. */
+size_t kpc_default_folders(const char *folders[2], char *home_buf, size_t size);
+struct kpi_summary;
+struct kpi_resign_summary;
+void kpc_print_scan_errors(const struct kpi_summary *s, const struct kpi_resign_summary *rs);
 
 #endif

@@ -117,11 +117,14 @@ static const command commands[] = {
 	 "status 0 whenever the plist is printed (lldb reads it only then).  lldb's\n"
 	 "--ignoreNegativeCache and --copyExecutable are accepted and ignored.\n"},
 	{"db", kpc_cmd_db,
-	 "db init [--db PATH|URI] [--json]",
-	 "Creates or migrates the index's schema.  On a PostgreSQL server\n"
+	 "db init [--db PATH|URI] [--json] | db rebuild [--db PATH] [--json] [PATH...]",
+	 "init: creates or migrates the index's schema.  On a PostgreSQL server\n"
 	 "(--db postgresql://..., postgres://... or a libpq key=value string)\n"
 	 "this is the only command that changes the schema; run\n"
-	 "packaging/postgresql/roles.sql with psql -f after it.\n"},
+	 "packaging/postgresql/roles.sql with psql -f after it.\n"
+	 "rebuild: a damaged sqlite index made anew from the report folders (PATH...,\n"
+	 "else index's) and every report its archive still holds, then renamed over\n"
+	 "it; a damaged old file is kept as INDEX.damaged (exit 2).\n"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

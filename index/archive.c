@@ -88,6 +88,34 @@ void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
 }
 #endif
 
+char *kpi__archive_unpack(const kpi__archive *a, const char *what, size_t *len, kp_error *err)
+{
+	if (a->size < 0 || (uint64_t)a->size > KP_REPORT_MAX_SIZE) {
+		kp_error_set(err, KP_ERR_DB, 0, -1,
+		             "the archive of %s is damaged: its recorded size %lld is impossible", what,
+		             (long long)a->size);
+		return NULL;
+	}
+	char *buf = malloc((size_t)a->size + 1);
+	if (!buf) {
+		kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		return NULL;
+	}
+	uLongf out = (uLongf)a->size;
+	int zr = uncompress((Bytef *)buf, &out, a->z, (uLong)a->zlen);
+	char got[41];
+	if (zr == Z_OK)
+		kp_sha1_hex(buf, (size_t)out, got);
+	if (zr != Z_OK || out != (uLongf)a->size || strcmp(got, a->hash) != 0) {
+		free(buf);
+		kp_error_set(err, KP_ERR_DB, 0, -1, "the archive of %s is damaged", what);
+		return NULL;
+	}
+	buf[a->size] = '\0';
+	*len = (size_t)a->size;
+	return buf;
+}
+
 char *kpi__archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err)
 {
 	kpi__archive a = {0};
@@ -95,32 +123,10 @@ char *kpi__archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id,
 		return NULL;
 	if (group_id)
 		*group_id = a.group_id;
-	if (a.size < 0 || (uint64_t)a.size > KP_REPORT_MAX_SIZE) {
-		free(a.z);
-		kp_error_set(err, KP_ERR_DB, 0, -1,
-		             "the archive of report @%lld is damaged: its recorded size %lld is impossible",
-		             (long long)id, (long long)a.size);
-		return NULL;
-	}
-	char *buf = malloc((size_t)a.size + 1);
-	if (!buf) {
-		free(a.z);
-		kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		return NULL;
-	}
-	uLongf out = (uLongf)a.size;
-	int zr = uncompress((Bytef *)buf, &out, a.z, (uLong)a.zlen);
+	char what[32];
+	snprintf(what, sizeof what, "report @%lld", (long long)id);
+	char *buf = kpi__archive_unpack(&a, what, len, err);
 	free(a.z);
-	char got[41];
-	if (zr == Z_OK)
-		kp_sha1_hex(buf, (size_t)out, got);
-	if (zr != Z_OK || out != (uLongf)a.size || strcmp(got, a.hash) != 0) {
-		free(buf);
-		kp_error_set(err, KP_ERR_DB, 0, -1, "the archive of report @%lld is damaged", (long long)id);
-		return NULL;
-	}
-	buf[a.size] = '\0';
-	*len = (size_t)a.size;
 	return buf;
 }
 

@@ -17,6 +17,11 @@ void *kpi__archive_pack(const char *data, size_t len, size_t *zlen);
  * damage, KP_ERR_NOMEM).  *group_id (may be NULL) gets its group. */
 char *kpi__archive_bytes(kpi_db *db, int64_t id, size_t *len, int64_t *group_id, kp_error *err);
 
+/* The original bytes of archive a (malloc'd, NUL-terminated, *len set),
+ * checked against its size and hash; NULL with err set (KP_ERR_DB naming
+ * what, e.g. "report @12", as damaged; KP_ERR_NOMEM) otherwise. */
+char *kpi__archive_unpack(const kpi__archive *a, const char *what, size_t *len, kp_error *err);
+
 /* For re-signing and the schema 4 fill: report id parsed from its archive
  * (checked against its hash), nameless, and its current group. */
 kp_status kpi__load_archived(kpi_db *db, int64_t id, kp_report **out, int64_t *group_id,

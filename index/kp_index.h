@@ -193,6 +193,34 @@ void kpi_resign_summary_free(kpi_resign_summary *s);
 kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, kpi_resign_summary *out,
                      kp_error *err);
 
+/* ---- rebuilding a damaged index ---- */
+
+typedef struct kpi_rebuild_summary {
+	kpi_summary scan;      /* the folders' scan into the new index */
+	kpi_summary archive;   /* the old archive's reports recorded as a scan of them (its
+	                          errors name a report by its last path) */
+	size_t archived;       /* reports read back from the old index's archive */
+	size_t restored;       /* of those, stored from the archive alone (no file of them found) */
+	size_t unreadable;     /* reports of the old index that could not be read (damage) */
+	bool old_unreadable;   /* the old index could not be read at all (old_error says why) */
+	char old_error[300];
+	char kept[4200];       /* the old file kept there (damage found), "" when replaced */
+} kpi_rebuild_summary;
+
+/* Makes a new sqlite index for target (a file) from the report folders
+ * (paths, as kpi_scan) and every report the old index's archive still
+ * holds (its reports no file is left of included, at their last paths),
+ * in target.rebuild, then renames it over target: a reader sees the old
+ * index or the new, never a part.  Report ids and groups are made anew.
+ * When the old index had damage (reports it could not read, or the file
+ * not readable at all) it is kept as target.damaged (in kept); else it is
+ * replaced, its -wal and -shm removed.  The database of another program
+ * at target is refused (KP_ERR_DB) and left as it is.  Run it with no
+ * other kpbrowse using the index.  KP_ERR_USAGE for a PostgreSQL target. */
+kp_status kpi_rebuild(const char *target, const char *const *paths, size_t npaths,
+                      kp_sig_symbol_fn sym, void *sym_ctx, kpi_rebuild_summary *out, kp_error *err);
+void kpi_rebuild_summary_free(kpi_rebuild_summary *s);
+
 /* ---- archive ---- */
 
 /* Loads report id from its archived original bytes (so it works after the

@@ -255,6 +255,17 @@ typedef kp_status (*kpi__migrated_fn)(kpi_db *db, int version, kp_error *err);
 /* The sqlite store: target is a file path. */
 kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn migrated, kpi_db **out,
                            kp_error *err);
+/* kpi_rebuild's reading of an old sqlite index that may be damaged: every
+ * report whose row and archive can still be read, in id order, with its
+ * most recently seen path ("" when none can be read), passed to fn (a
+ * non-zero return stops).  A report that cannot be read is counted in
+ * *unreadable and skipped: damage stops no more than the rows it is in.
+ * KP_ERR_DB naming path when the file cannot be read at all or is the
+ * database of another program (*foreign true then: never to be replaced). */
+typedef int (*kpi__salvage_fn)(void *ctx, const kpi__archive *a, const char *path);
+kp_status kpi__sqlite_salvage(const char *path, kpi__salvage_fn fn, void *ctx, size_t *unreadable,
+                              bool *foreign, kp_error *err);
+
 /* The PostgreSQL store (store_pg*.c, the only files that include libpq-fe.h;
  * built with KPI_HAVE_PG): target is a libpq URI or key=value string. */
 kp_status kpi__pg_open(const char *target, unsigned flags, kpi__migrated_fn migrated, kpi_db **out,

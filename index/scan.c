@@ -539,3 +539,71 @@ kp_status kpi__fill_v9(kpi_db *db, kp_error *err)
 {
 	return db->ops->report_text ? each_archived(db, fill_text, NULL, err) : KP_OK;
 }
+
+/* ---- rebuilding: the old index's archive ---- */
+
+typedef struct salvage {
+	scan s;
+	kpi_rebuild_summary *out;
+	kp_status st;
+} salvage;
+
+static int salvaged(void *ctx, const kpi__archive *a, const char *path)
+{
+	salvage *sv = ctx;
+	kp_error e;
+	size_t len;
+	char *data = kpi__archive_unpack(a, "a report of the old index", &len, &e);
+	if (!data) {
+		if (e.code == KP_ERR_NOMEM) {
+			*sv->s.err = e;
+			sv->st = KP_ERR_NOMEM;
+			return 1;
+		}
+		sv->out->unreadable++;
+		return 0;
+	}
+	sv->out->archived++;
+	bool stored = false;
+	kp_status ks = kpi__scan_bytes(&sv->s, path, data, len, &stored);
+	if (ks == KP_OK && stored)
+		sv->out->restored++;
+	if (ks == KP_OK)
+		ks = maybe_commit(&sv->s);
+	if (ks != KP_OK) {
+		sv->st = ks;
+		return 1;
+	}
+	return 0;
+}
+
+kp_status kpi__scan_salvage(kpi_db *db, const char *old_path, kp_sig_symbol_fn sym, void *sym_ctx,
+                            kpi_rebuild_summary *out, kp_error *err)
+{
+	salvage sv = {.s = {.db = db, .sym = sym, .sym_ctx = sym_ctx, .sum = &out->archive, .err = err},
+	              .out = out};
+	kp_status st = tx_begin(&sv.s);
+	if (st != KP_OK)
+		return st;
+	size_t unreadable = 0;
+	bool foreign = false;
+	kp_error oe;
+	kp_status os = kpi__sqlite_salvage(old_path, salvaged, &sv, &unreadable, &foreign, &oe);
+	out->unreadable += unreadable;
+	st = sv.st;
+	if (st == KP_OK && os != KP_OK) {
+		if (foreign) {
+			*err = oe;
+			st = os;
+		} else {
+			out->old_unreadable = true;
+			snprintf(out->old_error, sizeof out->old_error, "%s", oe.msg);
+		}
+	}
+	if (st == KP_OK)
+		st = tx_commit(&sv.s);
+	else if (sv.s.in_tx)
+		db->ops->rollback(db);
+	free(sv.s.dirty);
+	return st;
+}

@@ -117,6 +117,17 @@ kp_status kpi__scan_add_warning(scan *s, const char *path, const char *msg);
 kp_status kpi__scan_add_skip(scan *s, const char *path, const char *why);
 /* Notes group gid as touched in this batch (refreshed when it commits). */
 kp_status kpi__scan_mark_dirty(scan *s, int64_t gid);
+/* scan_file.c.  Records a report from its bytes (data: malloc'd, NUL-
+ * terminated, taken over) as a scan records a file, at path (its last path
+ * in an old index, "" for none; left out when the path is recorded with
+ * another file's report): kpi_rebuild's reports that only an archive
+ * holds.  *stored: it was not in the index yet and now is. */
+kp_status kpi__scan_bytes(scan *s, const char *path, char *data, size_t len, bool *stored);
+/* scan.c.  kpi_rebuild's second half: every report the old index at path
+ * still holds (kpi__sqlite_salvage), recorded by kpi__scan_bytes in
+ * batches into db. */
+kp_status kpi__scan_salvage(kpi_db *db, const char *old_path, kp_sig_symbol_fn sym, void *sym_ctx,
+                            kpi_rebuild_summary *out, kp_error *err);
 /* scan_file.c.  Finds or creates the group of sig; *gid gets its id. */
 kp_status kpi__scan_group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64_t *gid,
                               kp_error *err);

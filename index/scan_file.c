@@ -21,6 +21,8 @@
 static kp_status put_path(scan *s, const char *path, int64_t report_id, const struct stat *st,
                           const char *skip)
 {
+	if (!*path) /* a report from an archive whose path holds another now (kpi__scan_bytes) */
+		return KP_OK;
 	return s->db->ops->path_put(s->db, path, report_id, (int64_t)st->st_size,
 	                            kp_fs_mtime_ns(st), s->now, skip, s->err);
 }
@@ -784,5 +786,45 @@ kp_status kpi__scan_file(scan *s, kpi__prep *p)
 		                    : "whose content differs");
 		ks = kpi__scan_add_warning(s, path, w);
 	}
+	return ks;
+}
+
+kp_status kpi__scan_bytes(scan *s, const char *path, char *data, size_t len, bool *stored)
+{
+	kpi_db *db = s->db;
+	*stored = false;
+	char hash[41];
+	kp_sha1_hex(data, len, hash);
+	int64_t id = 0;
+	kpi__path_rec known = {0};
+	kp_status ks = db->ops->report_find(db, hash, NULL, &id, s->err);
+	if (ks == KP_OK && !id && *path)
+		ks = db->ops->path_get(db, path, &known, s->err);
+	if (ks != KP_OK || id) { /* already stored from a file */
+		free(data);
+		return ks;
+	}
+	/* the path's file now holds another report (scanned before): this one
+	 * is kept without it; else it keeps its last path, the file gone or
+	 * outside the folders (size as the report's, mtime 0: a file there
+	 * is read again by the next scan) */
+	struct stat st;
+	memset(&st, 0, sizeof st);
+	st.st_size = (off_t)len;
+	kpi__prep *p = kpi__prep_new(known.known ? "" : path, &st, s->sym == NULL);
+	if (!p) {
+		free(data);
+		return kp_error_set(s->err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	p->read = true;
+	p->data = data;
+	p->len = len;
+	p->st = st;
+	memcpy(p->hash, hash, sizeof hash);
+	p->fmt = kp_report_sniff(data, len);
+	size_t before = s->pend_new + s->pend_superseded;
+	ks = kpi__scan_file(s, p);
+	*stored = s->pend_new + s->pend_superseded > before;
+	kpi__prep_free(&p);
 	return ks;
 }

@@ -5,6 +5,7 @@
 #include "kp_utf8.h"
 #include "kp_fs.h"
 #include "kp_vec.h"
+#include "kp_strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,11 @@
 #define KPI_APPLICATION_ID 0x6B706278
 
 #define BUSY_TIMEOUT_MS 30000
+/* How long a reader waits for an empty file to become an index. */
+#define EMPTY_WAIT_MS 3000
+
+/* What a damaged index's message ends with. */
+#define REBUILD_HINT "'kpbrowse db rebuild' makes it anew from the report folders and its archive"
 
 /* Values are only ever bound, never spliced into SQL text.  Report rows
  * carry their id as seq too: reports are never deleted, so a new rowid is
@@ -292,7 +298,8 @@ static kp_status migrate_v1(kpi__sq *db, kp_error *err)
 {
 	kp_status st = exec_sql(db, schema_v1, err, "creating the schema");
 	if (st == KP_OK)
-		st = exec_sql(db, sqlite_has_fts5(db->db) ? fts_v1 : like_v1, err, "creating text search");
+		st = exec_sql(db, !db->schema_only && sqlite_has_fts5(db->db) ? fts_v1 : like_v1, err,
+		              "creating text search");
 	return st;
 }
 
@@ -599,17 +606,21 @@ static int pragma_int(kpi__sq *db, const char *sql, int *out)
 /* The file's application id, schema version and object count, read in one
  * read transaction: another process creating the index commits its tables
  * and its id together, and three separate reads could see the tables
- * without the id (and call the file foreign). */
-static int read_ids(kpi__sq *db, int *app, int *uv, int *nobj)
+ * without the id (and call the file foreign).  On failure msg gets sqlite's
+ * word for it (the ROLLBACK after would leave "not an error"). */
+static int read_ids(kpi__sq *db, int *app, int *uv, int *nobj, char *msg, size_t size)
 {
 	int rc = sqlite3_exec(db->db, "BEGIN", NULL, NULL, NULL);
+	if (rc == SQLITE_OK) {
+		rc = pragma_int(db, "PRAGMA application_id", app);
+		if (rc == SQLITE_OK)
+			rc = pragma_int(db, "PRAGMA user_version", uv);
+		if (rc == SQLITE_OK)
+			rc = pragma_int(db, "SELECT count(*) FROM sqlite_master", nobj);
+	}
 	if (rc != SQLITE_OK)
-		return rc;
-	rc = pragma_int(db, "PRAGMA application_id", app);
-	if (rc == SQLITE_OK)
-		rc = pragma_int(db, "PRAGMA user_version", uv);
-	if (rc == SQLITE_OK)
-		rc = pragma_int(db, "SELECT count(*) FROM sqlite_master", nobj);
+		snprintf(msg, size, "%s", sqlite3_errcode(db->db) != SQLITE_OK ? sqlite3_errmsg(db->db)
+		                                                               : sqlite3_errstr(rc));
 	sqlite3_exec(db->db, rc == SQLITE_OK ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
 	return rc;
 }
@@ -651,6 +662,244 @@ static kp_status migrate(kpi__sq *db, kpi__migrated_fn migrated, kp_error *err)
 fail:
 	sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 	return st;
+}
+
+/* ---- what a handed-over index may hold (issue 32) ---- */
+
+static void add_object(kp_sb *b, const char *type, const char *name, const char *table)
+{
+	kp_sb_str(b, type);
+	kp_sb_str(b, "\t");
+	kp_sb_str(b, name);
+	kp_sb_str(b, "\t");
+	kp_sb_str(b, table);
+	kp_sb_str(b, "\n");
+}
+
+/* The schema objects an index of schema `version` holds, as lines
+ * "type\tname\ttable\n" after a "\n" in b: made by running the migrations
+ * up to it in a database in memory, so the list never drifts from what
+ * they create.  A file's text search is one of two kinds: the plain one
+ * is made (quicker), FTS5's table and shadow tables are added by name; and
+ * the statistics tables sqlite's own ANALYZE or PRAGMA optimize make (data,
+ * not code). */
+static kp_status known_objects(int version, kp_sb *b, kp_error *err)
+{
+	kpi__sq mem = {.path = (char *)":memory:", .version = version, .schema_only = true};
+	if (sqlite3_open_v2(":memory:", &mem.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		sqlite3_close(mem.db);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	}
+	kp_status st = KP_OK;
+	for (int v = 0; v < version && st == KP_OK; v++)
+		st = migrations[v](&mem, err);
+	sqlite3_stmt *q = NULL;
+	if (st == KP_OK &&
+	    sqlite3_prepare_v2(mem.db, "SELECT type, name, tbl_name FROM sqlite_schema", -1, &q, NULL) !=
+	        SQLITE_OK)
+		st = kp_error_set(err, KP_ERR_DB, 0, -1, "listing the schema: %s", sqlite3_errmsg(mem.db));
+	kp_sb_str(b, "\n");
+	while (st == KP_OK && sqlite3_step(q) == SQLITE_ROW)
+		add_object(b, (const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1),
+		           (const char *)sqlite3_column_text(q, 2));
+	sqlite3_finalize(q);
+	sqlite3_close(mem.db);
+	static const char *const other[] = {"panic_text", "panic_fts", "panic_fts_data", "panic_fts_idx",
+	                                    "panic_fts_docsize", "panic_fts_config", "panic_fts_content",
+	                                    "sqlite_stat1", "sqlite_stat4"};
+	for (size_t i = 0; i < sizeof other / sizeof *other; i++)
+		add_object(b, "table", other[i], other[i]);
+	if (st == KP_OK && b->oom)
+		st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	return st;
+}
+
+/* The objects of an index of the current schema version (known_objects'
+ * list, the extras included), so that opening one builds nothing; a stale
+ * copy costs only the build (check_objects falls back to it), and
+ * kpi__sq_known_check, run by test_index, says so. */
+static const char known_now[] =
+	"\n"
+	"table\tmeta\tmeta\n"
+	"index\tsqlite_autoindex_meta_1\tmeta\n"
+	"table\tgroups\tgroups\n"
+	"index\tsqlite_autoindex_groups_1\tgroups\n"
+	"table\treports\treports\n"
+	"index\tsqlite_autoindex_reports_1\treports\n"
+	"index\tsqlite_autoindex_reports_2\treports\n"
+	"index\treports_group\treports\n"
+	"index\treports_ts\treports\n"
+	"table\tpaths\tpaths\n"
+	"index\tpaths_report\tpaths\n"
+	"table\tarchives\tarchives\n"
+	"index\treports_host\treports\n"
+	"index\treports_host_key\treports\n"
+	"index\treports_ident\treports\n"
+	"index\treports_zone\treports\n"
+	"table\tgroup_hosts\tgroup_hosts\n"
+	"table\tkexts\tkexts\n"
+	"index\tsqlite_autoindex_kexts_1\tkexts\n"
+	"index\tkexts_name\tkexts\n"
+	"index\tkexts_last\tkexts\n"
+	"index\tkexts_uuid\tkexts\n"
+	"table\tkext_sets\tkext_sets\n"
+	"index\tsqlite_autoindex_kext_sets_1\tkext_sets\n"
+	"table\tkext_set_members\tkext_set_members\n"
+	"index\tkext_set_members_set\tkext_set_members\n"
+	"index\treports_kext_set\treports\n"
+	"table\timage_sets\timage_sets\n"
+	"index\tsqlite_autoindex_image_sets_1\timage_sets\n"
+	"table\timage_members\timage_members\n"
+	"index\timage_members_uuid\timage_members\n"
+	"index\timage_members_name\timage_members\n"
+	"index\timage_members_last\timage_members\n"
+	"index\treports_image_set\treports\n"
+	"table\tpanic_text\tpanic_text\n"
+	"table\tpanic_fts\tpanic_fts\n"
+	"table\tpanic_fts_data\tpanic_fts_data\n"
+	"table\tpanic_fts_idx\tpanic_fts_idx\n"
+	"table\tpanic_fts_docsize\tpanic_fts_docsize\n"
+	"table\tpanic_fts_config\tpanic_fts_config\n"
+	"table\tpanic_fts_content\tpanic_fts_content\n"
+	"table\tsqlite_stat1\tsqlite_stat1\n"
+	"table\tsqlite_stat4\tsqlite_stat4\n";
+
+kp_status kpi__sq_known_check(kp_error *err)
+{
+	kp_sb b = {0};
+	kp_status st = known_objects(KPI_SCHEMA_VERSION, &b, err);
+	/* the same lines both ways */
+	for (int dir = 0; st == KP_OK && dir < 2; dir++) {
+		const char *from = dir ? known_now : b.s, *in = dir ? b.s : known_now;
+		for (const char *l = from + 1; *l; l = strchr(l, '\n') + 1) {
+			size_t n = (size_t)(strchr(l, '\n') - l);
+			char line[256];
+			snprintf(line, sizeof line, "\n%.*s\n", (int)n, l);
+			if (!strstr(in, line)) {
+				st = kp_error_set(err, KP_ERR_DB, 0, -1, "'%.*s' %s", (int)n, l,
+				                  dir ? "is in known_now, not made by the migrations"
+				                      : "is made by the migrations, not in known_now");
+				break;
+			}
+		}
+	}
+	kp_sb_free(&b);
+	return st;
+}
+
+/* Refuses an index holding a schema object kpbrowse did not create: a view
+ * or trigger always (kpbrowse makes none: a planted one could run any
+ * query, for ever, inside every read or write of its table), and at the
+ * current schema version (full: after any migration) anything else not
+ * in known_objects.  A handed-over file is untrusted input. */
+static kp_status check_objects(kpi__sq *db, bool full, kp_error *err)
+{
+	kp_sb known = {0};   /* known_objects', built when known_now lacks an object */
+	kp_status st = KP_OK;
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(db->db, "SELECT type, name, tbl_name FROM sqlite_schema "
+	                       "ORDER BY type IN ('view', 'trigger') DESC, name", -1, &q, NULL) != SQLITE_OK)
+		st = kpi__sq_err(db, err, "reading the schema");
+	kp_sb line = {0};
+	int rc = SQLITE_DONE;
+	while (st == KP_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(q, 0);
+		const char *name = (const char *)sqlite3_column_text(q, 1);
+		const char *table = (const char *)sqlite3_column_text(q, 2);
+		type = type ? type : "";
+		name = name ? name : "";
+		table = table ? table : "";
+		bool foreign = strcmp(type, "view") == 0 || strcmp(type, "trigger") == 0 ||
+		               strpbrk(name, "\t\n") || strpbrk(table, "\t\n");
+		if (!foreign && full) {
+			kp_sb_reset(&line);
+			kp_sb_str(&line, "\n");
+			add_object(&line, type, name, table);
+			if (line.oom) {
+				st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+				break;
+			}
+			foreign = db->version != KPI_SCHEMA_VERSION || !strstr(known_now, line.s);
+			if (foreign && !known.s && (st = known_objects(db->version, &known, err)) != KP_OK)
+				break;
+			foreign = foreign && !strstr(known.s, line.s);
+		}
+		if (foreign) {
+			st = kp_error_set(err, KP_ERR_DB, 0, -1,
+			                  "%s: the index holds a %.16s '%.80s' that kpbrowse did not create; "
+			                  "refusing to use it (an index handed over may be hostile)",
+			                  db->path, type, name);
+		}
+	}
+	if (st == KP_OK && rc != SQLITE_DONE)
+		st = kpi__sq_err(db, err, "reading the schema");
+	sqlite3_finalize(q);
+	kp_sb_free(&line);
+	kp_sb_free(&known);
+	return st;
+}
+
+/* ---- the query time limit (issue 32) ---- */
+
+/* seconds, KPBROWSE_QUERY_TIMEOUT; 0 for none */
+#define QUERY_LIMIT_DEFAULT_S 60
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int64_t query_limit_ms(void)
+{
+	const char *e = getenv("KPBROWSE_QUERY_TIMEOUT");
+	char *end;
+	double s = e && *e ? strtod(e, &end) : QUERY_LIMIT_DEFAULT_S;
+	if (e && *e && (*end || !(s >= 0) || s > 1e9))
+		s = QUERY_LIMIT_DEFAULT_S;
+	return s > 0 && s * 1000 < 1 ? 1 : (int64_t)(s * 1000);
+}
+
+/* sqlite calls this every PROGRESS_OPS virtual machine steps: a non-zero
+ * return interrupts the statement (SQLITE_INTERRUPT). */
+#define PROGRESS_OPS 1000
+static int on_progress(void *ctx)
+{
+	kpi__sq *db = ctx;
+	if (db->deadline && now_ms() > db->deadline) {
+		db->timed_out = true;
+		return 1;
+	}
+	return 0;
+}
+
+int64_t kpi__sq_limit_begin(kpi__sq *db)
+{
+	int64_t saved = db->deadline;
+	if (!saved)
+		db->timed_out = false;
+	if (db->limit_ms > 0)
+		db->deadline = now_ms() + db->limit_ms;
+	return saved;
+}
+
+void kpi__sq_limit_end(kpi__sq *db, int64_t saved)
+{
+	db->deadline = saved;
+}
+
+kpi__sq_pause kpi__sq_limit_pause(kpi__sq *db)
+{
+	kpi__sq_pause p = {db->deadline, db->deadline ? now_ms() : 0};
+	db->deadline = 0; /* the callback's own ops, if any, run under limits of their own */
+	return p;
+}
+
+void kpi__sq_limit_resume(kpi__sq *db, kpi__sq_pause p)
+{
+	db->deadline = p.deadline ? p.deadline + (now_ms() - p.at) : 0;
 }
 
 /* ---- opening ---- */
@@ -755,6 +1004,31 @@ static void harden(sqlite3 *h)
 #else
 	sqlite3_exec(h, "PRAGMA trusted_schema = OFF", NULL, NULL, NULL);
 #endif
+	/* kpbrowse makes no view or trigger: none may run (check_objects
+	 * refuses a file holding one, by name; this is the second lock) */
+	sqlite3_db_config(h, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, (int *)NULL);
+#ifdef SQLITE_DBCONFIG_ENABLE_VIEW
+	sqlite3_db_config(h, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)NULL);
+#endif
+	/* as sqlite's advice for untrusted files: damage found early, as
+	 * damage, not as a wrong answer */
+	sqlite3_exec(h, "PRAGMA cell_size_check = ON", NULL, NULL, NULL);
+}
+
+/* True when path's -wal holds more than its header: commits an immutable
+ * open would not see. */
+static bool wal_has_frames(const char *path)
+{
+	size_t n = strlen(path);
+	char *w = malloc(n + 5);
+	if (!w)
+		return true;
+	memcpy(w, path, n);
+	memcpy(w + n, "-wal", 5);
+	struct stat st;
+	bool frames = stat(w, &st) == 0 && st.st_size > 32;
+	free(w);
+	return frames;
 }
 
 static int open_immutable(kpi__sq *db)
@@ -789,7 +1063,7 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 	struct stat st;
 	int oflags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
 	bool ro = false;
-	kp_status s;
+	kp_status s = KP_OK;
 	if (stat(path, &st) != 0) {
 		if (errno != ENOENT)
 			return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", path, strerror(errno));
@@ -821,6 +1095,8 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 	harden(db->db);
 	sqlite3_extended_result_codes(db->db, 1);
 	sqlite3_busy_timeout(db->db, BUSY_TIMEOUT_MS);
+	db->limit_ms = query_limit_ms();
+	sqlite3_progress_handler(db->db, PROGRESS_OPS, on_progress, db);
 	/* a rescan looks up every path: keep a large index's pages in memory
 	 * (the default 2 MB cache rereads them from the OS for 100k paths) */
 	sqlite3_exec(db->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
@@ -828,22 +1104,40 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 	db->readonly = ro;
 	db->version = KPI_SCHEMA_VERSION; /* once open; migrate steps it */
 	int uv = 0, app = 0, nobj = 0;
-	int rc = read_ids(db, &app, &uv, &nobj);
+	char msg[256];
+	int rc = read_ids(db, &app, &uv, &nobj, msg, sizeof msg);
 	bool no_shm = ro && ((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY);
 	if (no_shm) {
-		/* WAL without a -shm sqlite may create: read the file as it is */
-		if ((rc = open_immutable(db)) == SQLITE_OK)
-			rc = read_ids(db, &app, &uv, &nobj);
+		/* WAL without a -shm sqlite may create: an immutable open reads
+		 * the main file as it is, and never the -wal.  Commits still in
+		 * the -wal would be missing in silence: refuse instead. */
+		if (wal_has_frames(path))
+			s = kp_error_set(err, KP_ERR_DB, 0, -1,
+			                 "%s: cannot read the index read-only: its last commits are still in "
+			                 "its -wal file, which sqlite reads only through a -shm file this user "
+			                 "cannot create in that folder; open it once with write access (or copy "
+			                 "the index with its -wal to a folder you can write)", path);
+		else if ((rc = open_immutable(db)) == SQLITE_OK) {
+			sqlite3_progress_handler(db->db, PROGRESS_OPS, on_progress, db);
+			rc = read_ids(db, &app, &uv, &nobj, msg, sizeof msg);
+		}
+		if (s != KP_OK) {
+			kpi__sq_close(&db->base);
+			return s;
+		}
 	}
 	if (rc != SQLITE_OK) {
-		if (no_shm && rc != SQLITE_OK)
+		if (no_shm)
 			s = kp_error_set(err, KP_ERR_DB, 0, -1,
 			                 "%s: cannot read the index read-only (%s): it needs its -shm file "
 			                 "or a folder this user can write",
-			                 path, db->db ? sqlite3_errmsg(db->db) : "out of memory");
+			                 path, db->db ? msg : "out of memory");
+		else if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB)
+			s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: the index is damaged (%s); " REBUILD_HINT,
+			                 path, msg);
 		else
 			s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index or corrupt: %s",
-			                 path, db->db ? sqlite3_errmsg(db->db) : "out of memory");
+			                 path, db->db ? msg : "out of memory");
 		kpi__sq_close(&db->base);
 		return s;
 	}
@@ -859,6 +1153,15 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 		kpi__sq_close(&db->base);
 		return s;
 	}
+	/* an empty file: an index another process is creating (its schema
+	 * and id commit together in a moment), which a reader waits for
+	 * rather than fail; or one whose creator was killed first */
+	for (int waited = 0; ro && nobj == 0 && uv == 0 && waited < EMPTY_WAIT_MS; waited += 20) {
+		struct timespec ts = {0, 20 * 1000000L};
+		nanosleep(&ts, NULL);
+		if (read_ids(db, &app, &uv, &nobj, msg, sizeof msg) != SQLITE_OK)
+			break;
+	}
 	if (ro && uv < KPI_SCHEMA_VERSION && nobj && can_write(path)) {
 		/* an older index that may be written: migrate it, then read */
 		kpi__sq_close(&db->base);
@@ -870,30 +1173,42 @@ kp_status kpi__sqlite_open(const char *path, unsigned flags, kpi__migrated_fn mi
 			                 "%s: the index (schema version %d) needs an upgrade and is read-only "
 			                 "here: open it once with write access", path, uv);
 		else
-			s = kp_error_set(err, KP_ERR_DB, 0, -1,
-			                 "%s: an empty file, not an index yet, and read-only here", path);
+			s = kp_error_set(err, KP_ERR_NOTFOUND, 0, -1,
+			                 "%s: an empty file, no index yet (run 'kpbrowse index')", path);
 		kpi__sq_close(&db->base);
 		return s;
 	}
 	db->base.ops = &kpi__sqlite_ops; /* the migration hook reads and writes through them */
-	/* Only now that the file is known to be ours (or empty) may it change. */
+	/* Only now that the file is known to be ours (or empty) may it change;
+	 * and only when it holds nothing a migration's writes could set off. */
+	db->version = uv;
+	if ((s = check_objects(db, uv == KPI_SCHEMA_VERSION, err)) != KP_OK) {
+		kpi__sq_close(&db->base);
+		return s;
+	}
+	db->version = KPI_SCHEMA_VERSION;
 	if (ro) {
 		/* read-only: nothing to switch or migrate */
 	} else if ((s = set_wal(db, err)) != KP_OK ||
-	    (uv < KPI_SCHEMA_VERSION && (s = migrate(db, migrated, err)) != KP_OK)) {
+	    (uv < KPI_SCHEMA_VERSION && (s = migrate(db, migrated, err)) != KP_OK) ||
+	    (uv < KPI_SCHEMA_VERSION && (s = check_objects(db, true, err)) != KP_OK)) {
 		kpi__sq_close(&db->base);
 		return s;
 	}
+	/* the text search's kind; a damaged meta page is damage, not "like" */
 	sqlite3_stmt *q;
-	if (sqlite3_prepare_v2(db->db, "SELECT value FROM meta WHERE key = 'text_search'", -1, &q,
-	                       NULL) != SQLITE_OK) {
-		s = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index or corrupt: %s", path,
-		                 sqlite3_errmsg(db->db));
+	rc = sqlite3_prepare_v2(db->db, "SELECT value FROM meta WHERE key = 'text_search'", -1, &q, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *mode = (const char *)sqlite3_column_text(q, 0);
+		db->fts = mode && strcmp(mode, "fts5") == 0;
+		rc = SQLITE_DONE;
+	}
+	if (rc != SQLITE_DONE) {
+		s = kpi__sq_err(db, err, "reading the text search mode");
+		sqlite3_finalize(q);
 		kpi__sq_close(&db->base);
 		return s;
 	}
-	if (sqlite3_step(q) == SQLITE_ROW)
-		db->fts = strcmp((const char *)sqlite3_column_text(q, 0), "fts5") == 0;
 	sqlite3_finalize(q);
 	kpi__sq_note_own_files(db);
 	if (!ro)
@@ -972,6 +1287,15 @@ sqlite3_stmt *kpi__sq_stmt(kpi__sq *db, kpi__sq_sql q, kp_error *err)
 
 kp_status kpi__sq_err(kpi__sq *db, kp_error *err, const char *what)
 {
+	int rc = db->db ? sqlite3_extended_errcode(db->db) & 0xff : SQLITE_NOMEM;
+	if (rc == SQLITE_INTERRUPT && db->timed_out)
+		return kp_error_set(err, KP_ERR_DB, 0, -1,
+		                    "%s: %s: stopped after %.3g s, the query time limit (a damaged or hostile "
+		                    "index? KPBROWSE_QUERY_TIMEOUT sets the limit)",
+		                    db->path, what, (double)db->limit_ms / 1000);
+	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB)
+		return kp_error_set(err, KP_ERR_DB, 0, -1, "%s: %s: the index is damaged (%s); " REBUILD_HINT,
+		                    db->path, what, sqlite3_errmsg(db->db));
 	return kp_error_set(err, KP_ERR_DB, 0, -1, "%s: %s: %s", db->path, what,
 	                    db->db ? sqlite3_errmsg(db->db) : "out of memory");
 }
@@ -1000,4 +1324,96 @@ void kpi__sq_bind_text(sqlite3_stmt *q, int i, const char *s)
 	} else {
 		sqlite3_bind_text(q, i, oom ? "\xEF\xBF\xBD" : s, -1, SQLITE_STATIC);
 	}
+}
+
+/* ---- reading a damaged index (kpi_rebuild) ---- */
+
+/* After this many reports in a row that cannot be read, the rest of the
+ * ids are taken to be lost with them (a damaged interior page hides a
+ * range of ids; each failed seek is quick). */
+#define SALVAGE_MAX_MISSES 100000
+
+kp_status kpi__sqlite_salvage(const char *path, kpi__salvage_fn fn, void *ctx, size_t *unreadable,
+                              bool *foreign, kp_error *err)
+{
+	*unreadable = 0;
+	*foreign = false;
+	kpi__sq db = {.path = (char *)path};
+	sqlite3_stmt *q = NULL, *pq = NULL;
+	kp_status st = KP_OK;
+	int app = 0, uv = 0, nobj = 0;
+	char msg[256] = "";
+	if (sqlite3_open_v2(path, &db.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: cannot open: %s", path,
+		                  db.db ? sqlite3_errmsg(db.db) : "out of memory");
+		goto out;
+	}
+	harden(db.db); /* views and triggers never run; rows are only read */
+	sqlite3_extended_result_codes(db.db, 1);
+	sqlite3_busy_timeout(db.db, BUSY_TIMEOUT_MS);
+	int rc = read_ids(&db, &app, &uv, &nobj, msg, sizeof msg);
+	if ((rc & 0xff) == SQLITE_CORRUPT)
+		app = KPI_APPLICATION_ID; /* its header is ours (kpi_open read it); the rows may still be there */
+	else if (rc != SQLITE_OK) {
+		st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: cannot be read: %s", path, msg);
+		goto out;
+	}
+	if (app != KPI_APPLICATION_ID) {
+		*foreign = app != 0 || nobj != 0;
+		st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: not a kpbrowse index%s", path,
+		                  *foreign ? "; refusing to touch it" : " (empty)");
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db.db, "SELECT r.id, r.size, r.content_hash, a.data FROM reports r JOIN "
+	                       "archives a ON a.report_id = r.id WHERE r.id > ?1 ORDER BY r.id LIMIT 1",
+	                       -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db.db, "SELECT path FROM paths WHERE report_id = ?1 "
+	                       "ORDER BY seen_at DESC, path LIMIT 1", -1, &pq, NULL) != SQLITE_OK) {
+		st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: cannot be read: %s", path, sqlite3_errmsg(db.db));
+		goto out;
+	}
+	/* the largest id, when the way to it can be read: no miss is counted
+	 * past it */
+	int64_t after = 0, max = INT64_MAX;
+	sqlite3_stmt *mq;
+	if (sqlite3_prepare_v2(db.db, "SELECT max(id) FROM reports", -1, &mq, NULL) == SQLITE_OK) {
+		if (sqlite3_step(mq) == SQLITE_ROW)
+			max = sqlite3_column_type(mq, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(mq, 0);
+		sqlite3_finalize(mq);
+	}
+	for (size_t misses = 0; misses < SALVAGE_MAX_MISSES && after < max;) {
+		sqlite3_reset(q);
+		sqlite3_bind_int64(q, 1, after);
+		int rc = sqlite3_step(q);
+		if (rc == SQLITE_DONE)
+			break;
+		if (rc != SQLITE_ROW || sqlite3_column_type(q, 3) != SQLITE_BLOB ||
+		    !sqlite3_column_text(q, 2)) {
+			/* the row, or the way to it, is damaged: past it by one */
+			if (rc == SQLITE_ROW)
+				after = sqlite3_column_int64(q, 0);
+			else
+				after++;
+			(*unreadable)++;
+			misses++;
+			continue;
+		}
+		misses = 0;
+		after = sqlite3_column_int64(q, 0);
+		kpi__archive a = {.z = (void *)sqlite3_column_blob(q, 3),
+		                  .zlen = (size_t)sqlite3_column_bytes(q, 3),
+		                  .size = sqlite3_column_int64(q, 1)};
+		snprintf(a.hash, sizeof a.hash, "%s", (const char *)sqlite3_column_text(q, 2));
+		sqlite3_reset(pq);
+		sqlite3_bind_int64(pq, 1, after);
+		const char *p = sqlite3_step(pq) == SQLITE_ROW ? (const char *)sqlite3_column_text(pq, 0) : NULL;
+		if (fn(ctx, &a, p ? p : ""))
+			break;
+	}
+	/* ids past a long run of misses are not counted: unknown */
+out:
+	sqlite3_finalize(q);
+	sqlite3_finalize(pq);
+	sqlite3_close(db.db);
+	return st;
 }

@@ -110,6 +110,8 @@ typedef struct kpi__sq {
 	char *path;
 	bool fts;             /* FTS5 text search, else LIKE over panic_text */
 	bool readonly;        /* opened read-only: writes are refused by name */
+	bool schema_only;     /* check_objects' copy in memory: the plain text search (FTS5's
+	                         objects are known by name), made quickly */
 	int version;          /* the schema version reached (below KPI_SCHEMA_VERSION while migrating) */
 	sqlite3_stmt *stmt[Q_COUNT];
 	kpi__sq_memo memo;
@@ -117,10 +119,30 @@ typedef struct kpi__sq {
 	dev_t own_dev[3];
 	ino_t own_ino[3];
 	int nown;
+	/* The query time limit (issue 32): a read op's statements stop with
+	 * SQLITE_INTERRUPT (timed_out set) once CLOCK_MONOTONIC passes
+	 * deadline (ms; 0: no limit running).  Time spent in the caller's
+	 * callbacks does not count (kpi__sq_limit_pause/resume). */
+	int64_t deadline;
+	int64_t limit_ms;
+	bool timed_out;
 } kpi__sq;
 
+/* Starts a read op's time limit and returns the deadline it replaces (a
+ * callback's op nested in another's), for kpi__sq_limit_end. */
+int64_t kpi__sq_limit_begin(kpi__sq *db);
+void kpi__sq_limit_end(kpi__sq *db, int64_t saved);
+/* Around a callback: no limit runs during it (an op it calls has its own),
+ * and its time is added to the running deadline after. */
+typedef struct kpi__sq_pause {
+	int64_t deadline, at;
+} kpi__sq_pause;
+kpi__sq_pause kpi__sq_limit_pause(kpi__sq *db);
+void kpi__sq_limit_resume(kpi__sq *db, kpi__sq_pause p);
+
 sqlite3_stmt *kpi__sq_stmt(kpi__sq *db, kpi__sq_sql q, kp_error *err);
-/* KP_ERR_DB with sqlite's message and what was being done. */
+/* KP_ERR_DB with sqlite's message and what was being done; a damaged file
+ * and a query stopped by the time limit are said as such. */
 kp_status kpi__sq_err(kpi__sq *db, kp_error *err, const char *what);
 kp_status kpi__sq_exec(kpi__sq *db, kpi__sq_sql q, kp_error *err);   /* one-step statements */
 
@@ -136,6 +158,10 @@ void kpi__sq_memo_clear(kpi__sq_memo *m);
  * its hash), added with its members when new; 0 when n is 0 (schema 10). */
 kp_status kpi__sq_image_set(kpi__sq *db, const kpi__image *v, size_t n, const char *hash, int64_t *out,
                             kp_error *err);
+
+/* Whether store_sqlite.c's list of the current schema's objects is the one
+ * its migrations make (KP_ERR_DB naming the first difference): a test's. */
+kp_status kpi__sq_known_check(kp_error *err);
 
 /* Finalizes the statements, closes and frees the handle (the ops' close). */
 void kpi__sq_close(kpi_db *h);

@@ -26,14 +26,18 @@ kp_status kpi__sq_report_paths(kpi_db *h, int64_t id, kpi__path_fn fn, void *ctx
 		return KP_ERR_DB;
 	sqlite3_bind_int64(q, 1, id);
 	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
-		if (fn(ctx, (const char *)sqlite3_column_text(q, 0)))
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		kpi__sq_pause p = kpi__sq_limit_pause(db);
+		int stop = fn(ctx, (const char *)sqlite3_column_text(q, 0));
+		kpi__sq_limit_resume(db, p);
+		if (stop)
 			break;
+	}
 	sqlite3_reset(q);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "listing paths");
 }
 
-kp_status kpi__sq_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error *err)
+static kp_status do_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
 	memset(out, 0, sizeof *out);
@@ -238,7 +242,9 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 			page->after_ts = sqlite3_column_int64(q, 15);
 			page->after_id = id;
 		}
+		kpi__sq_pause p = kpi__sq_limit_pause(db);
 		int stop = fn && fn(ctx, &row);
+		kpi__sq_limit_resume(db, p);
 		free(late);
 		if (stop)
 			break;
@@ -258,7 +264,7 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 
 static void col_time(sqlite3_stmt *q, int col, char out[32]);
 
-kp_status kpi__sq_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, void *ctx,
+static kp_status do_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, void *ctx,
                                kp_error *err)
 {
 	kpi__sq *db = SQ(h);
@@ -278,7 +284,7 @@ kp_status kpi__sq_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, vo
 	return st;
 }
 
-kp_status kpi__sq_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err)
+static kp_status do_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_HOSTS, err);
@@ -296,7 +302,10 @@ kp_status kpi__sq_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err
 			.reports = sqlite3_column_int64(q, 4),
 			.last_seen = last[0] ? last : NULL,
 		};
-		if (fn && fn(ctx, &row))
+		kpi__sq_pause p = kpi__sq_limit_pause(db);
+		int stop = fn && fn(ctx, &row);
+		kpi__sq_limit_resume(db, p);
+		if (stop)
 			break;
 	}
 	kp_status st = rc == SQLITE_DONE || rc == SQLITE_ROW ? KP_OK : kpi__sq_err(db, err, "listing hosts");
@@ -312,7 +321,7 @@ static void col_time(sqlite3_stmt *q, int col, char out[32])
 }
 
 /* with_ids: every group's report ids too (Q_GROUP_MEMBERS per group) */
-static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ctx, kp_error *err)
+static kp_status do_list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ctx, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_LIST_GROUPS, err);
@@ -345,7 +354,8 @@ static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ct
 		}
 		if (m)
 			sqlite3_bind_int64(m, 1, g.group_id);
-		while (m && sqlite3_step(m) == SQLITE_ROW) {
+		int mrc = SQLITE_DONE;
+		while (m && (mrc = sqlite3_step(m)) == SQLITE_ROW) {
 			int64_t *slot = kp_vec_push((void **)&ids, &n, &cap, sizeof *ids);
 			if (!slot) {
 				st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
@@ -353,11 +363,15 @@ static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ct
 			}
 			*slot = sqlite3_column_int64(m, 0);
 		}
+		if (st == KP_OK && mrc != SQLITE_DONE)
+			st = kpi__sq_err(db, err, "listing a group's reports");
 		if (m)
 			sqlite3_reset(m);
 		g.report_ids = ids;
 		g.nreport_ids = n;
+		kpi__sq_pause p = kpi__sq_limit_pause(db);
 		int stop = st == KP_OK && fn ? fn(ctx, &g) : 0;
+		kpi__sq_limit_resume(db, p);
 		free(ids);
 		if (stop)
 			break;
@@ -367,6 +381,8 @@ static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ct
 	sqlite3_reset(q);
 	return st;
 }
+
+static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ctx, kp_error *err);
 
 kp_status kpi__sq_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err)
 {
@@ -501,7 +517,7 @@ static kp_status page_rows(kpi__sq *db, kpi__sq_sql count, kpi__sq_sql page_q, k
 	return run_rows(db, q, with_match, NULL, page, fn, ctx, NULL, err);
 }
 
-kp_status kpi__sq_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_page *page,
+static kp_status do_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_page *page,
                               kpi_report_fn fn, void *ctx, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
@@ -521,8 +537,49 @@ kp_status kpi__sq_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_
 	               : page_rows(db, Q_COUNT_LIKE, Q_PAGE_LIKE, kind, arg, false, page, fn, ctx, err);
 }
 
-kp_status kpi__sq_list_page(kpi_db *h, kpi_page *page, kpi_report_fn fn, void *ctx, kp_error *err)
+static kp_status do_list_page(kpi_db *h, kpi_page *page, kpi_report_fn fn, void *ctx, kp_error *err)
 {
 	return page_rows(SQ(h), Q_COUNT_REPORTS, Q_PAGE_LIST, KPI__SEARCH_TEXT, NULL, false, page, fn,
 	                 ctx, err);
+}
+
+/* ---- the read ops, each under the query time limit ---- */
+
+#define LIMITED(CALL) \
+	do { \
+		int64_t saved_ = kpi__sq_limit_begin(SQ(h)); \
+		kp_status st_ = CALL; \
+		kpi__sq_limit_end(SQ(h), saved_); \
+		return st_; \
+	} while (0)
+
+kp_status kpi__sq_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, void *ctx, kp_error *err)
+{
+	LIMITED(do_list_reports(h, host, fn, ctx, err));
+}
+
+kp_status kpi__sq_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err)
+{
+	LIMITED(do_list_hosts(h, fn, ctx, err));
+}
+
+static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ctx, kp_error *err)
+{
+	LIMITED(do_list_groups(h, with_ids, fn, ctx, err));
+}
+
+kp_status kpi__sq_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_page *page,
+                              kpi_report_fn fn, void *ctx, kp_error *err)
+{
+	LIMITED(do_search_page(h, kind, arg, page, fn, ctx, err));
+}
+
+kp_status kpi__sq_list_page(kpi_db *h, kpi_page *page, kpi_report_fn fn, void *ctx, kp_error *err)
+{
+	LIMITED(do_list_page(h, page, fn, ctx, err));
+}
+
+kp_status kpi__sq_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_error *err)
+{
+	LIMITED(do_archive_get(h, id, out, err));
 }

@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char dir[256];
@@ -138,6 +139,36 @@ static void atomic_abort_removes_temp(void)
 	kp_fs_atomic_abort(&a);
 	KT_CHECK(access(tmp, F_OK) != 0 && access(p, F_OK) != 0,
 	         "abort removes the temporary and creates nothing");
+}
+
+/* issue 32: a writer killed before its rename leaves <path>.<pid>.<n>.tmp;
+ * the next write of path removes it when that pid is gone, and leaves a
+ * live process's alone */
+static void atomic_sweeps_stale(void)
+{
+	char p[512], dead[600], live[600], other[600];
+	kp_error e;
+	pid_t child = fork();
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	snprintf(p, sizeof p, "%s/UUID.kpsym", dir);
+	snprintf(dead, sizeof dead, "%s.%ld.0.tmp", p, (long)child);
+	snprintf(live, sizeof live, "%s.%ld.0.tmp", p, (long)getppid());
+	snprintf(other, sizeof other, "%s.%ld.0.tmp.keep", p, (long)child);
+	const char *made[] = {dead, live, other};
+	for (int i = 0; i < 3; i++) {
+		FILE *f = fopen(made[i], "w");
+		if (f)
+			fclose(f);
+	}
+	KT_CHECK(kp_fs_write_atomic(p, "x", 1, &e) == KP_OK, "write_atomic beside stale temporaries");
+	KT_CHECK(access(dead, F_OK) != 0, "a dead writer's temporary is removed");
+	KT_CHECK(access(live, F_OK) == 0, "a live writer's temporary is left");
+	KT_CHECK(access(other, F_OK) == 0, "a name of another shape is left");
+	unlink(live);
+	unlink(other);
+	unlink(p);
 }
 
 static void mtime(void)
@@ -478,6 +509,7 @@ int main(void)
 	write_atomic_replaces();
 	write_atomic_symlink_not_followed();
 	atomic_abort_removes_temp();
+	atomic_sweeps_stale();
 	mtime();
 	dir_names_sorted();
 	vec_push_grows();

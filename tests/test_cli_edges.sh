@@ -165,4 +165,120 @@ done
 check_grep "1 unchanged, 0 duplicates" "$tmp/out" "respelled folders: the file is unchanged, not a duplicate ($(cat "$tmp/out"))"
 check "$(sqlite3 "$tmp/paths.sqlite3" 'SELECT count(*) FROM paths' 2>/dev/null || echo 1)" = 1 "respelled folders: one path row"
 
+# ---- issue 32 item 12: a damaged or half-readable index says so, by name,
+# and `db rebuild` makes it anew from the folders and its archive
+mkdir -p "$tmp/rb/rep"
+"$KP_BUILD_DIR/tests/test_index" --gen-large "$tmp/rb/rep" 300
+"$kp" index --no-symbols --db "$tmp/rb/i.sqlite3" "$tmp/rb/rep" >/dev/null 2>&1
+python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).execute("PRAGMA wal_checkpoint(TRUNCATE)")' "$tmp/rb/i.sqlite3"
+cp "$tmp/rb/i.sqlite3" "$tmp/rb/good.sqlite3"
+size=$(wc -c <"$tmp/rb/i.sqlite3" | tr -d ' ')
+head -c $((size / 2)) "$tmp/rb/i.sqlite3" >"$tmp/rb/half.sqlite3"
+"$kp" list --db "$tmp/rb/half.sqlite3" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "a truncated index: exit 2"
+check_grep "half.sqlite3: the index is damaged (database disk image is malformed); 'kpbrowse db rebuild'" "$tmp/err" \
+	"a truncated index: named as damaged, with the way out ($(head -c 200 "$tmp/err"))"
+check_not_grep "not an error" "$tmp/err" "a truncated index: never 'not an error'"
+# random bytes over the meta page (page 2: the text search's kind)
+cp "$tmp/rb/good.sqlite3" "$tmp/rb/meta.sqlite3"
+python3 - "$tmp/rb/meta.sqlite3" <<'EOF'
+import random, sys
+random.seed(32)
+f = open(sys.argv[1], "r+b")
+f.seek(4096 + 8)
+f.write(bytes(random.randrange(256) for _ in range(3000)))
+EOF
+"$kp" search --db "$tmp/rb/meta.sqlite3" FakeDriver >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "a damaged meta page: search exit 2"
+check_grep "meta.sqlite3: .*the index is damaged" "$tmp/err" "a damaged meta page: named as damage ($(head -c 200 "$tmp/err"))"
+check_not_grep "no such table" "$tmp/err" "a damaged meta page: never 'no such table: panic_text'"
+# a read-only index whose last commits are still in its -wal, no -shm
+mkdir -p "$tmp/rw/w"
+python3 - "$tmp/rw/w/i.sqlite3" "$tmp/rb/good.sqlite3" "$tmp/rw" <<'EOF'
+import shutil, sqlite3, sys, os
+db, good, out = sys.argv[1:4]
+shutil.copy(good, db)
+c = sqlite3.connect(db)
+c.execute("PRAGMA wal_autocheckpoint = 0")
+c.execute("UPDATE reports SET headline = 'in the wal only' WHERE id = 1")
+c.commit()
+os.makedirs(out + "/ro", exist_ok=True)
+shutil.copy(db, out + "/ro/i.sqlite3")
+shutil.copy(db + "-wal", out + "/ro/i.sqlite3-wal")
+c.close()
+EOF
+chmod 755 "$tmp/rw"
+chmod 555 "$tmp/rw/ro"
+chmod 444 "$tmp/rw/ro/i.sqlite3" "$tmp/rw/ro/i.sqlite3-wal"
+as_user "$kp" list --db "$tmp/rw/ro/i.sqlite3" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" = 77 ] || [ ! -s "$tmp/rw/ro/i.sqlite3-wal" ]; then
+	skip "root without setpriv, or no -wal left: a read-only index with commits in its -wal"
+else
+	check "$rc" = 2 "a read-only index with commits only in its -wal, no -shm: exit 2, never listed short"
+	check_grep "i.sqlite3: cannot read the index read-only: its last commits are still in its -wal" "$tmp/err" \
+		"a read-only index with commits in its -wal: says why ($(head -c 200 "$tmp/err"))"
+fi
+chmod -R u+w "$tmp/rw"
+# db rebuild: a third of the files gone, pages of the file overwritten
+find "$tmp/rb/rep" -type f | sort | awk 'NR % 3 == 0' >"$tmp/rb/gone"
+xargs rm -f <"$tmp/rb/gone"
+left=$(find "$tmp/rb/rep" -type f | wc -l | tr -d ' ')
+gone=$(head -1 "$tmp/rb/gone")
+cp "$tmp/rb/good.sqlite3" "$tmp/rb/i.sqlite3"
+rm -f "$tmp/rb/i.sqlite3-wal" "$tmp/rb/i.sqlite3-shm"
+"$kp" db rebuild --db "$tmp/rb/i.sqlite3" "$tmp/rb/rep" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 0 "db rebuild of a sound index: exit 0 ($(head -c 200 "$tmp/err"))"
+check_grep "Rebuilt .*i.sqlite3: $left reports from $left files, $((300 - left)) more from the old archive" "$tmp/out" \
+	"db rebuild: the files' reports and the archive's others ($(cat "$tmp/out"))"
+check "$("$KP_BUILD_DIR/tests/test_index" --check "$tmp/rb/i.sqlite3")" = "ok 300 300 3 300 0" \
+	"db rebuild: every report once, the index consistent"
+check "$(ls "$tmp/rb" | grep -c 'rebuild\|damaged')" = 0 "db rebuild of a sound index: no file left beside it"
+"$kp" list --db "$tmp/rb/i.sqlite3" >"$tmp/out" 2>&1
+check_grep "$gone" "$tmp/out" "db rebuild: a report whose file is gone keeps its last path"
+cp "$tmp/rb/good.sqlite3" "$tmp/rb/d.sqlite3"
+python3 - "$tmp/rb/d.sqlite3" <<'EOF'
+import random, sys
+random.seed(12)
+f = open(sys.argv[1], "r+b")
+pages = f.seek(0, 2) // 4096
+for pg in (pages // 3, pages // 2, 2 * pages // 3):
+    f.seek(pg * 4096 + 100)
+    f.write(bytes(random.randrange(256) for _ in range(2000)))
+EOF
+"$kp" list --db "$tmp/rb/d.sqlite3" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "bytes overwritten inside the index: list exit 2 ($(head -c 200 "$tmp/err"))"
+cp "$tmp/rb/good.sqlite3" "$tmp/rb/t.sqlite3"
+python3 - "$tmp/rb/t.sqlite3" <<'EOF'
+import random, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+root = c.execute("SELECT rootpage FROM sqlite_schema WHERE name IN ('panic_fts_data', 'panic_text') "
+                 "ORDER BY name LIMIT 1").fetchone()[0]
+c.close()
+random.seed(5)
+f = open(sys.argv[1], "r+b")
+f.seek((root - 1) * 4096 + 8)
+f.write(bytes(random.randrange(256) for _ in range(3000)))
+EOF
+"$kp" search --db "$tmp/rb/t.sqlite3" panic >"$tmp/out" 2>"$tmp/err"
+check "$?" = 2 "bytes overwritten inside the text search: search exit 2"
+check_grep "t.sqlite3: .*the index is damaged" "$tmp/err" "bytes overwritten: search names the damage ($(head -c 200 "$tmp/err"))"
+check "$(wc -c <"$tmp/out" | tr -d ' ')" = 0 "bytes overwritten: search prints no header before its error"
+timeout 120 "$kp" db rebuild --db "$tmp/rb/d.sqlite3" "$tmp/rb/rep" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+check "$rc" = 2 "db rebuild of a damaged index: exit 2 (damage found; 124: hung)"
+check_grep "d.sqlite3: [0-9]* reports of the old index could not be read" "$tmp/err" \
+	"db rebuild of a damaged index: says how many ($(head -c 200 "$tmp/err"))"
+check_grep "kept as .*d.sqlite3.damaged" "$tmp/out" "db rebuild of a damaged index: the old file kept"
+check "$(sqlite3 "$tmp/rb/d.sqlite3" 'PRAGMA integrity_check' 2>&1)" = ok "db rebuild: the new index passes its integrity check"
+n=$("$kp" list --db "$tmp/rb/d.sqlite3" 2>/dev/null | grep -c '^@')
+check "$n" -ge "$left" "db rebuild of a damaged index: at least every report with a file ($n of 300)"
+"$kp" db rebuild --db "$tmp/rb/none.sqlite3" "$tmp/rb/rep" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "db rebuild of no index: exit 2"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("PRAGMA application_id = 7"); c.execute("CREATE TABLE t(x)"); c.commit()' "$tmp/rb/other.sqlite3"
+cp "$tmp/rb/other.sqlite3" "$tmp/rb/other.orig"
+"$kp" db rebuild --db "$tmp/rb/other.sqlite3" "$tmp/rb/rep" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "db rebuild of another program's database: refused"
+check "$(cmp -s "$tmp/rb/other.sqlite3" "$tmp/rb/other.orig" && echo same)" = same "another program's database: untouched"
+
 done_testing

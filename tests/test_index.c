@@ -8,6 +8,7 @@
  * store instead, leaving out the sqlite file's own checks. */
 #include "kt_slurp.h"
 #include "kp_index.h"
+#include "store_sqlite.h"
 #include "kp_sha1.h"
 #include "kt.h"
 #include "index_corpus.h"
@@ -186,6 +187,15 @@ static size_t search_n(kpi_db *db, const char *uuid, rows *v)
 	return n;
 }
 
+/* issue 32 item 7: the objects an index is checked against when opened
+ * are those the migrations make (a stale list would only be slow; this
+ * says it is stale) */
+static void test_known_objects(void)
+{
+	kp_error e = {0};
+	KT_CHECK(kpi__sq_known_check(&e) == KP_OK, "the known objects are the migrations' (%s)", e.msg);
+}
+
 static void test_foreign(void)
 {
 	char p[1200], hex1[41], hex2[41];
@@ -288,6 +298,7 @@ static int check_db(const char *path)
 	sqlite3 *h;
 	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
 		return 2;
+	sqlite3_busy_timeout(h, 30000); /* a writer closing still holds its locks a moment */
 	sqlite3_stmt *q;
 	const char *sql = "SELECT (SELECT integrity_check FROM pragma_integrity_check LIMIT 1),"
 	                  " (SELECT count(*) FROM reports), (SELECT count(*) FROM paths WHERE report_id IS NOT NULL),"
@@ -1437,6 +1448,7 @@ int main(int argc, char **argv)
 	test_postgres_targets_recognised();
 	test_password_masked();
 	test_foreign();
+	test_known_objects();
 	test_incident();
 	test_live_paths();
 	test_real();

@@ -119,7 +119,62 @@ c.commit()
 EOF
 "$kp" index --db "$tmp/h.db" "$txt" >"$tmp/out" 2>"$tmp/err"
 check "$?" = 2 "a planted trigger: the index refuses to run it (exit 2)"
-check_grep "unsafe use of load_extension" "$tmp/err" "a planted trigger: refused as an untrusted schema ($(head -c 200 "$tmp/err"))"
+check_grep "h.db: the index holds a trigger 'evil' that kpbrowse did not create" "$tmp/err" \
+	"a planted trigger: refused by name before anything runs ($(head -c 200 "$tmp/err"))"
+
+# ---- issue 32 item 7: objects kpbrowse did not create, and a time limit on
+# every query.  A recursive view in place of a table hung list, search and
+# hosts for ever; each is refused at once, naming the object.
+"$kp" index --db "$tmp/v.db" "$KP_FIXTURES/reports" >/dev/null 2>&1
+python3 - "$tmp/v.db" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("ALTER TABLE groups RENAME TO g2")
+c.execute("CREATE VIEW groups AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+          "SELECT g.* FROM g2 g, (SELECT max(x) FROM c)")
+c.commit()
+EOF
+for cmd in list "search FakeDriver" hosts "index $txt"; do
+	# shellcheck disable=SC2086
+	timeout 30 "$kp" $cmd --db "$tmp/v.db" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "$rc" = 2 "a recursive view: ${cmd%% *} refuses the index at once (exit $rc; 124: hung)"
+	check_grep "v.db: the index holds a view 'groups' that kpbrowse did not create" "$tmp/err" \
+		"a recursive view: ${cmd%% *} names it ($(head -c 200 "$tmp/err"))"
+done
+cp "$tmp/i.db" "$tmp/x.db"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TABLE extra(x)"); c.commit()' "$tmp/x.db"
+"$kp" list --db "$tmp/x.db" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "a table kpbrowse did not create: refused"
+check_grep "holds a table 'extra'" "$tmp/err" "a table kpbrowse did not create: named"
+"$kp" list --db "$tmp/h.db" >/dev/null 2>&1
+check "$?" = 2 "the planted trigger's index: list refuses it too"
+# the time limit: an index of 50,000 rows (nothing foreign, only large)
+# with a limit of a millisecond; time spent writing rows to a slow reader
+# is not the query's
+"$kp" index --db "$tmp/big.db" "$KP_FIXTURES/reports" >/dev/null 2>&1
+python3 - "$tmp/big.db" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("""WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < 50000)
+INSERT INTO reports(content_hash, size, ts, exact_key, group_id, indexed_at, host, headline, kind)
+SELECT printf('%040d', v), 1, v, 'k', 1, 0, 'h' || (v % 500), 'bulk ' || v, 'panic' FROM n""")
+c.execute("INSERT INTO panic_fts(rowid, body) SELECT id, 'bulk' FROM reports WHERE headline LIKE 'bulk %'")
+c.commit()
+EOF
+for cmd in list "search bulk" hosts; do
+	# shellcheck disable=SC2086
+	KPBROWSE_QUERY_TIMEOUT=0.001 "$kp" $cmd --db "$tmp/big.db" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 2 "a 1 ms query time limit: ${cmd%% *} stops, exit 2"
+	check_grep "big.db: .*stopped after 0.001 s, the query time limit" "$tmp/err" \
+		"a 1 ms query time limit: ${cmd%% *} says so, naming the index ($(head -c 200 "$tmp/err"))"
+	check "$(grep -c "big.db: .*big.db" "$tmp/err")" = 0 "a 1 ms query time limit: ${cmd%% *} names the index once"
+	# shellcheck disable=SC2086
+	"$kp" $cmd --db "$tmp/big.db" >"$tmp/out" 2>"$tmp/err"
+	check "$?" = 0 "the default query time limit: ${cmd%% *} of 50,000 reports runs ($(head -c 200 "$tmp/err"))"
+done
+KPBROWSE_QUERY_TIMEOUT=2 "$kp" list --db "$tmp/big.db" 2>"$tmp/err" | (sleep 4; wc -l >"$tmp/n")
+check "$(cat "$tmp/n")" -gt 100000 "a 2 s limit: a reader slower than that still gets every row ($(head -c 200 "$tmp/err"))"
 
 # ---- item 5: the same incident id over other content is another report
 mkdir -p "$tmp/inc"

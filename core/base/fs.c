@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,8 +107,49 @@ kp_status kp_fs_mkdirs_for(const char *path, mode_t mode, kp_error *err)
 	return st;
 }
 
+/* The temporaries "<base>.<pid>.<try>.tmp" of path that a process killed
+ * before its rename left (its pid is gone), removed: nothing else would
+ * (issue 32: a killed `cache build`).  A live writer's, ours included, is
+ * left alone; so is any name of another shape. */
+static void sweep_stale(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t blen = strlen(base);
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		const char *n = e->d_name;
+		if (strncmp(n, base, blen) != 0 || n[blen] != '.')
+			continue;
+		char *end;
+		errno = 0;
+		long pid = strtol(n + blen + 1, &end, 10);
+		if (errno || end == n + blen + 1 || *end != '.' || pid <= 0 || pid == (long)getpid())
+			continue;
+		const char *t = end + 1;
+		strtoul(t, &end, 10);
+		if (end == t || strcmp(end, ".tmp") != 0)
+			continue;
+		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
+			size_t len = strlen(dir) + strlen(n) + 2;
+			char *full = malloc(len);
+			if (full) {
+				snprintf(full, len, "%s/%s", dir, n);
+				unlink(full);
+				free(full);
+			}
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 kp_status kp_fs_atomic_open(kp_fs_atomic *a, const char *path, kp_error *err)
 {
+	sweep_stale(path);
 	*a = (kp_fs_atomic){0};
 	size_t n = strlen(path) + 48;
 	a->path = strdup(path);

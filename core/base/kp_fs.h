@@ -47,7 +47,9 @@ kp_status kp_fs_create_new(const char *path, bool next_free, char *used, size_t 
 /* Replaces path with data[0..len) atomically: a temporary file in the same
  * folder (created O_EXCL|O_NOFOLLOW, so nothing planted there is followed),
  * written, fsync'd, renamed over path.  The temporary is removed on any
- * failure; path is then unchanged.  Mode 0644 (less the umask). */
+ * failure; path is then unchanged.  Mode 0644 (less the umask).  The
+ * temporaries of path that a killed writer left (its pid gone) are removed
+ * first. */
 kp_status kp_fs_write_atomic(const char *path, const void *data, size_t len, kp_error *err);
 
 /* Streaming form of kp_fs_write_atomic for writers that print. */
