@@ -195,7 +195,7 @@ static int var_index(const char *name, size_t len)
 		}
 	if (len == 15 && strncasecmp(name, "aapl,panic-info", 15) == 0)
 		return WHOLE;
-	if (len != 18 || !strncasecmp(name, "aapl,panicinfo000", 17) == 0)
+	if (len != 18 || strncasecmp(name, "aapl,panicinfo000", 17) != 0)
 		return -2;
 	char c = name[17];
 	if (c >= '0' && c <= '9')
