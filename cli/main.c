@@ -4,6 +4,7 @@
  * With no subcommand the TUI runs (kpt_main); its own synopsis and option
  * help live with its options (kpt_main.h).  Built without it (KP_TUI=OFF),
  * the program is the subcommands alone and links no curses. */
+#include "kp_dwarf.h"
 #include "kp_exit.h"
 #include "kp_sanitize.h"
 #include "kpc_cmd.h"
@@ -29,6 +30,13 @@ static int kpt_main(int argc, char **argv)
 #ifndef KP_VERSION
 #define KP_VERSION "0.0"
 #endif
+
+void kpc_demangle_notice(void)
+{
+	const char *why;
+	if (!kp_demangle_available(&why))
+		fprintf(stderr, "kpbrowse: notice: %s\n", why);
+}
 
 typedef struct command {
 	const char *name;

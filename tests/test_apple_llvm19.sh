@@ -1,0 +1,64 @@
+#!/bin/sh
+# test_apple_llvm19.sh: `kpbrowse lookup` prints exactly what
+# `llvm-symbolizer-19 --inlining` prints on DWARF that Apple's clang and
+# dsymutil wrote (fixtures/apple, MANIFEST.tsv says where each file comes
+# from): every line-table row and every function symbol of each file, straight
+# from DWARF and then through the symbol cache.  oracle/NAME.addrs and
+# NAME.want are llvm-symbolizer-19's answers, committed; where it is installed
+# its live answers are compared too, else those checks are skipped, counted.
+set -u
+. "$KP_TESTS_DIR/tap.sh"
+kp=$KPBROWSE
+dir=$KP_FIXTURES/apple
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sym=$(command -v llvm-symbolizer-19 || true)
+[ -n "$sym" ] || [ ! -x /usr/lib/llvm-19/bin/llvm-symbolizer ] || sym=/usr/lib/llvm-19/bin/llvm-symbolizer
+names="crash overlapping_funcs"
+
+compare() { # label name
+	addrs=$dir/oracle/$2.addrs want=$dir/oracle/$2.want
+	n=$(wc -l <"$addrs" | tr -d ' ')
+	"$kp" lookup --dsym "$dir/dwarf/$2" <"$addrs" >"$tmp/got" 2>"$tmp/err"
+	if cmp -s "$want" "$tmp/got"; then
+		_ok "$1: $n addresses, byte for byte as llvm-symbolizer-19"
+	else
+		_notok "$1: differs from llvm-symbolizer-19 over $n addresses"
+		diff "$want" "$tmp/got" | head -20 | sed 's/^/# /'
+		sed 's/^/# stderr: /' "$tmp/err" | head -5
+	fi
+}
+
+for f in $names; do
+	check_grep "^dwarf/$f	" "$dir/MANIFEST.tsv" "$f: its source and licence in MANIFEST.tsv"
+	check "$(grep -c . "$dir/oracle/$f.addrs")" -gt 5 "$f: addresses to compare"
+	if [ -n "$sym" ]; then
+		"$sym" --inlining --obj="$dir/dwarf/$f" <"$dir/oracle/$f.addrs" >"$tmp/live"
+		check "$(cmp -s "$tmp/live" "$dir/oracle/$f.want" && echo same)" = same \
+			"$f: committed oracle = live llvm-symbolizer-19"
+	else
+		skip "$f: llvm-symbolizer-19 absent: compared with the committed oracle only"
+	fi
+done
+
+export KPBROWSE_SYMCACHE=never
+for f in $names; do compare "$f" $f; done
+export KPBROWSE_SYMCACHE=always KPBROWSE_CACHE_DIR="$tmp/cache"
+for f in $names; do
+	"$kp" cache build "$dir/dwarf/$f" >/dev/null 2>"$tmp/err"
+	check "$?" = 0 "$f: cache build"
+done
+check "$(ls "$tmp/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')" = 2 "symbol caches written"
+for f in $names; do compare "symcache $f" $f; done
+
+# Without libc++abi: one notice, the names left raw, the same through a cache
+# written with LLVM's names (not used: stale) as straight from DWARF.
+export KPBROWSE_LIBCXXABI=/nonexistent/libc++abi.so.1
+"$kp" lookup --dsym "$dir/dwarf/crash" <"$dir/oracle/crash.addrs" >"$tmp/raw" 2>"$tmp/rawerr"
+check "$(grep -c '^kpbrowse: notice: C++ names left mangled: cannot load libc++abi' "$tmp/rawerr")" = 1 \
+	"no libc++abi: one notice"
+check_grep '^_ZN15google_breakpad14ReadTaskMemory' "$tmp/raw" "no libc++abi: raw names"
+KPBROWSE_SYMCACHE=never "$kp" lookup --dsym "$dir/dwarf/crash" <"$dir/oracle/crash.addrs" >"$tmp/raw2" 2>/dev/null
+check "$(cmp -s "$tmp/raw" "$tmp/raw2" && echo same)" = same "no libc++abi: the same with the cache on and off"
+unset KPBROWSE_LIBCXXABI
+done_testing
