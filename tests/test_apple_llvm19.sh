@@ -14,12 +14,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sym=$(command -v llvm-symbolizer-19 || true)
 [ -n "$sym" ] || [ ! -x /usr/lib/llvm-19/bin/llvm-symbolizer ] || sym=/usr/lib/llvm-19/bin/llvm-symbolizer
-names="crash overlapping_funcs"
+# dwarf/NAME, whole; bin/NAME.ARCH: that slice of a universal file (--arch)
+names="crash overlapping_funcs overlapping_funcs.empty-unit overlapping_funcs.cut-unit"
+slices="plcr-test.ios.armv7 plcr-test.ios.armv7s plcr-test.ios.arm64 plcr-test.macosx.x86_64
+plcr-test.macosx.i386"
 
-compare() { # label name
+compare() { # label name [file arch]
 	addrs=$dir/oracle/$2.addrs want=$dir/oracle/$2.want
 	n=$(wc -l <"$addrs" | tr -d ' ')
-	"$kp" lookup --dsym "$dir/dwarf/$2" <"$addrs" >"$tmp/got" 2>"$tmp/err"
+	"$kp" lookup --dsym "${3:-$dir/dwarf/$2}" ${4:+--arch $4} <"$addrs" >"$tmp/got" 2>"$tmp/err"
 	if cmp -s "$want" "$tmp/got"; then
 		_ok "$1: $n addresses, byte for byte as llvm-symbolizer-19"
 	else
@@ -41,15 +44,35 @@ for f in $names; do
 	fi
 done
 
+for sa in $slices; do
+	f=${sa%.*} a=${sa##*.}
+	check_grep "^bin/$f	" "$dir/MANIFEST.tsv" "$f: its source and licence in MANIFEST.tsv"
+	if [ -n "$sym" ]; then
+		"$sym" --inlining --obj="$dir/bin/$f" --default-arch=$a <"$dir/oracle/$sa.addrs" >"$tmp/live"
+		check "$(cmp -s "$tmp/live" "$dir/oracle/$sa.want" && echo same)" = same \
+			"$f --arch $a: committed oracle = live llvm-symbolizer-19"
+	else
+		skip "$f --arch $a: llvm-symbolizer-19 absent: compared with the committed oracle only"
+	fi
+done
+
 export KPBROWSE_SYMCACHE=never
 for f in $names; do compare "$f" $f; done
+for sa in $slices; do compare "--arch ${sa##*.}: ${sa%.*}" $sa "$dir/bin/${sa%.*}" ${sa##*.}; done
+# a damaged unit is left out with one warning; the others answer
+for f in overlapping_funcs.empty-unit overlapping_funcs.cut-unit; do
+	"$kp" lookup --dsym "$dir/dwarf/$f" 0x100003f50 >/dev/null 2>"$tmp/err"
+	check "$(grep -c 'warning: 1 DWARF unit left out' "$tmp/err")" = 1 "$f: one warning"
+done
 export KPBROWSE_SYMCACHE=always KPBROWSE_CACHE_DIR="$tmp/cache"
+# each built just before its lookups: overlapping_funcs' variants share a UUID
 for f in $names; do
 	"$kp" cache build "$dir/dwarf/$f" >/dev/null 2>"$tmp/err"
 	check "$?" = 0 "$f: cache build"
+	check "$("$kp" cache list | grep -c ' fresh ')" -ge 1 "$f: its cache is fresh"
+	compare "symcache $f" $f
 done
 check "$(ls "$tmp/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')" = 2 "symbol caches written"
-for f in $names; do compare "symcache $f" $f; done
 
 # Without libc++abi: one notice, the names left raw, the same through a cache
 # written with LLVM's names (not used: stale) as straight from DWARF.

@@ -52,6 +52,11 @@ kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t
                                      void (*progress)(void *ctx, size_t done, size_t total),
                                      void *ctx, kp_error *err);
 
+/* How many units kp_dwarf_open left out (a header with no readable DIE
+ * after it; a header that does not read, which ends the walk): their
+ * addresses answer from the symbol table, the rest of the file as before. */
+size_t kp_dwarf_units_skipped(const kp_dwarf *d);
+
 void kp_dwarf_close(kp_dwarf **d);
 
 /* Demangles an Itanium C++ name ("_Z...", a block's "___Z..._block_invoke",
