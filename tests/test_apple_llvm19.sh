@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 sym=$(command -v llvm-symbolizer-19 || true)
 [ -n "$sym" ] || [ ! -x /usr/lib/llvm-19/bin/llvm-symbolizer ] || sym=/usr/lib/llvm-19/bin/llvm-symbolizer
 # dwarf/NAME, whole; bin/NAME.ARCH: that slice of a universal file (--arch)
-names="crash overlapping_funcs overlapping_funcs.empty-unit overlapping_funcs.cut-unit"
+names="crash overlapping_funcs overlapping_funcs.empty-unit overlapping_funcs.cut-unit nest"
 slices="plcr-test.ios.armv7 plcr-test.ios.armv7s plcr-test.ios.arm64 plcr-test.macosx.x86_64
 plcr-test.macosx.i386"
 
@@ -59,6 +59,7 @@ done
 export KPBROWSE_SYMCACHE=never
 for f in $names; do compare "$f" $f; done
 for sa in $slices; do compare "--arch ${sa##*.}: ${sa%.*}" $sa "$dir/bin/${sa%.*}" ${sa##*.}; done
+check_grep 'helperyS2iF' "$dir/oracle/nest.want" "nest: the oracle has the call inlined in a method inside a structure"
 # a damaged unit is left out with one warning; the others answer
 for f in overlapping_funcs.empty-unit overlapping_funcs.cut-unit; do
 	"$kp" lookup --dsym "$dir/dwarf/$f" 0x100003f50 >/dev/null 2>"$tmp/err"
@@ -72,7 +73,7 @@ for f in $names; do
 	check "$("$kp" cache list | grep -c ' fresh ')" -ge 1 "$f: its cache is fresh"
 	compare "symcache $f" $f
 done
-check "$(ls "$tmp/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')" = 2 "symbol caches written"
+check "$(ls "$tmp/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')" = 3 "symbol caches written"
 
 # Without libc++abi: one notice, the names left raw, the same through a cache
 # written with LLVM's names (not used: stale) as straight from DWARF.
