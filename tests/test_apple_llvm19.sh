@@ -15,7 +15,9 @@ trap 'rm -rf "$tmp"' EXIT
 sym=$(command -v llvm-symbolizer-19 || true)
 [ -n "$sym" ] || [ ! -x /usr/lib/llvm-19/bin/llvm-symbolizer ] || sym=/usr/lib/llvm-19/bin/llvm-symbolizer
 # dwarf/NAME, whole; bin/NAME.ARCH: that slice of a universal file (--arch)
-names="crash overlapping_funcs overlapping_funcs.empty-unit overlapping_funcs.cut-unit nest"
+names="crash overlapping_funcs overlapping_funcs.empty-unit overlapping_funcs.cut-unit nest
+libswiftDarwin.arm64 libswiftObjectiveC.armv7 CrashProbeiOS.arm64 CrashProbeiOS.armv7
+PLCrashReporter.arm64 SentrySwift.arm64 Electron.x86_64"
 slices="plcr-test.ios.armv7 plcr-test.ios.armv7s plcr-test.ios.arm64 plcr-test.macosx.x86_64
 plcr-test.macosx.i386"
 
@@ -34,7 +36,7 @@ compare() { # label name [file arch]
 
 for f in $names; do
 	check_grep "^dwarf/$f	" "$dir/MANIFEST.tsv" "$f: its source and licence in MANIFEST.tsv"
-	check "$(grep -c . "$dir/oracle/$f.addrs")" -gt 5 "$f: addresses to compare"
+	check "$(grep -c . "$dir/oracle/$f.addrs")" -gt 2 "$f: addresses to compare"
 	if [ -n "$sym" ]; then
 		"$sym" --inlining --obj="$dir/dwarf/$f" <"$dir/oracle/$f.addrs" >"$tmp/live"
 		check "$(cmp -s "$tmp/live" "$dir/oracle/$f.want" && echo same)" = same \
@@ -73,7 +75,12 @@ for f in $names; do
 	check "$("$kp" cache list | grep -c ' fresh ')" -ge 1 "$f: its cache is fresh"
 	compare "symcache $f" $f
 done
-check "$(ls "$tmp/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')" = 3 "symbol caches written"
+# one per UUID: overlapping_funcs' two variants share its UUID
+check "$(ls "$tmp/cache/symcache" 2>/dev/null | grep -c '\.kpsym$')" = $(($(echo $names | wc -w) - 2)) \
+	"symbol caches written"
+# Xcode 8's dSYMs hold empty units of their own: left out, said once
+KPBROWSE_SYMCACHE=never "$kp" lookup --dsym "$dir/dwarf/SentrySwift.arm64" 0 >/dev/null 2>"$tmp/err"
+check_grep 'warning: 30 DWARF units left out' "$tmp/err" "SentrySwift: its 30 empty units left out, in one warning"
 
 # Without libc++abi: one notice, the names left raw, the same through a cache
 # written with LLVM's names (not used: stale) as straight from DWARF.
