@@ -63,10 +63,10 @@ bool kp_demangle_available(const char **why)
 
 /* What llvm::nonMicrosoftDemangle takes as Itanium: "_Z..." or a block's
  * "___Z..._block_invoke" (one or three underscores before the Z). */
-static bool itanium(const char *s)
+bool kp_demangle_itanium(const char *s)
 {
-	return (s[0] == '_' && s[1] == 'Z') ||
-	       (s[0] == '_' && s[1] == '_' && s[2] == '_' && s[3] == 'Z');
+	return s && ((s[0] == '_' && s[1] == 'Z') ||
+	             (s[0] == '_' && s[1] == '_' && s[2] == '_' && s[3] == 'Z'));
 }
 
 char *kp_demangle(const char *name)
@@ -75,9 +75,9 @@ char *kp_demangle(const char *name)
 		return NULL;
 	/* Mach-O symbol tables prefix every C symbol with '_', so "_Z" arrives
 	 * as "__Z" and "___Z" (a block) as "____Z"; DWARF names come without it. */
-	if (name[0] == '_' && !itanium(name) && itanium(name + 1))
+	if (name[0] == '_' && !kp_demangle_itanium(name) && kp_demangle_itanium(name + 1))
 		name++;
-	if (!itanium(name) || !kp_demangle_available(NULL))
+	if (!kp_demangle_itanium(name) || !kp_demangle_available(NULL))
 		return NULL;
 	int status = 0;
 	char *out = cxa_demangle(name, NULL, NULL, &status);

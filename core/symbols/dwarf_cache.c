@@ -106,7 +106,7 @@ const char *kp__dwarf_name_from_raw(struct kp__dwarf_cache *d, const char *raw)
 {
 	if (!raw)
 		return NULL;
-	if (raw[0] == '_' && (raw[1] == 'Z' || (raw[1] == '_' && raw[2] == '_' && raw[3] == 'Z'))) {
+	if (kp_demangle_itanium(raw)) {
 		char *dm = kp_demangle(raw);
 		if (dm) {
 			const char *s = kp__dwarf_intern(d, dm);

@@ -65,6 +65,10 @@ void kp_dwarf_close(kp_dwarf **d);
  * the caller frees, or NULL when name is not mangled or libc++abi is absent. */
 char *kp_demangle(const char *name);
 
+/* Whether name, as it stands (no Mach-O '_' dropped), is a name
+ * llvm-symbolizer demangles: "_Z..." or a block's "___Z...". */
+bool kp_demangle_itanium(const char *name);
+
 /* Whether kp_demangle can demangle (loads libc++abi once); when not, *why
  * (if why) is one line saying why, for a front end to print once. */
 bool kp_demangle_available(const char **why);
