@@ -206,7 +206,8 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const 
 		k--;
 	const struct msym *y = &ms->sorted_syms[k];
 	const struct msect *sec = &ms->sects[y->sect - 1];
-	if (y->end ? addr >= y->end : addr - sec->addr >= sec->size || addr < sec->addr)
+	/* inside its extent (llvm-symbolizer's size), else inside its section */
+	if (y->end ? addr >= y->end : (addr < sec->addr || addr - sec->addr >= sec->size))
 		return false;
 	if (name)
 		*name = ms->strtab + y->strx;
