@@ -180,7 +180,6 @@ int kpc_cmd_lookup(int argc, char **argv)
 		kp_report_error(path, &err);
 		return KP_EXIT_BAD;
 	}
-	kpc_demangle_notice();
 	int status = KP_EXIT_OK;
 	if (optind < argc) {
 		for (int i = optind; i < argc && status == KP_EXIT_OK; i++)

@@ -311,7 +311,6 @@ int kpc_cmd_show(int argc, char **argv)
 			return KP_EXIT_BAD;
 		}
 	}
-	kpc_demangle_notice();
 	int status = KP_EXIT_OK;
 	int nfiles = argc - optind;
 	/* Several files: one JSON array, each report streamed as it is read. */

@@ -28,10 +28,6 @@ int kpc_cmd_nvram(int argc, char **argv);
 int kpc_cmd_symbols(int argc, char **argv);
 int kpc_cmd_dsym_for_uuid(int argc, char **argv);
 
-/* A command that prints symbol names says once, on stderr, when C++ names
- * stay mangled because libc++abi (LLVM's demangler) cannot be loaded. */
-void kpc_demangle_notice(void);
-
 /* The options of the commands that ask the symbol sources (symbols where,
  * dsym-for-uuid; cmd_symbols.c): --dsym PATH (at most KPC_MAX_DSYM) into
  * paths, --kernelcache FILE|FOLDER (as many) into kcs, with sigs

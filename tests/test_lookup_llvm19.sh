@@ -165,5 +165,7 @@ check "$(grep -c '^kpbrowse: notice: C++ names left mangled: cannot load libc++a
 check_grep '^_ZN15google_breakpad14ReadTaskMemory' "$tmp/raw" "no libc++abi: raw names"
 KPBROWSE_SYMCACHE=never "$kp" lookup --dsym "$dir/dwarf/crash" <"$dir/oracle/crash.addrs" >"$tmp/raw2" 2>/dev/null
 check "$(cmp -s "$tmp/raw" "$tmp/raw2" && echo same)" = same "no libc++abi: the same with the cache on and off"
+KPBROWSE_SYMCACHE=never "$kp" lookup --dsym "$dir/dwarf/overlapping_funcs" 0x100003f50 >/dev/null 2>"$tmp/rawerr"
+check "$(grep -c 'notice' "$tmp/rawerr")" = 0 "no libc++abi: no notice where no name is mangled (C)"
 unset KPBROWSE_LIBCXXABI
 done_testing

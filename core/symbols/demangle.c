@@ -5,8 +5,10 @@
  * libc++abi's __cxa_demangle is LLVM's demangler; it is loaded at run time
  * through kp_dl (kpbrowse is C and links no C++ runtime): the system's on
  * macOS, Debian's libc++abi1-19 on Linux.  Without it names stay mangled and
- * kp_demangle_available() says why, for a front end's one-line notice. */
+ * kp_demangle_missed() says whether one did and why, for a front end's
+ * one-line notice. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@ typedef char *cxa_demangle_fn(const char *mangled, char *buf, size_t *len, int *
 static cxa_demangle_fn *cxa_demangle;
 static pthread_once_t dm_once = PTHREAD_ONCE_INIT;
 static char dm_why[300];
+static atomic_bool dm_missed;   /* a mangled name stayed so: no libc++abi */
 
 /* KPBROWSE_LIBCXXABI when set (a test's way to make it absent), else LLVM
  * 19's (its spelling is the oracle's), then the system's. */
@@ -61,6 +64,14 @@ bool kp_demangle_available(const char **why)
 	return cxa_demangle != NULL;
 }
 
+bool kp_demangle_missed(const char **why)
+{
+	bool missed = atomic_load(&dm_missed);
+	if (why)
+		*why = missed ? dm_why : NULL;
+	return missed;
+}
+
 /* What llvm::nonMicrosoftDemangle takes as Itanium: "_Z..." or a block's
  * "___Z..._block_invoke" (one or three underscores before the Z). */
 bool kp_demangle_itanium(const char *s)
@@ -77,8 +88,12 @@ char *kp_demangle(const char *name)
 	 * as "__Z" and "___Z" (a block) as "____Z"; DWARF names come without it. */
 	if (name[0] == '_' && !kp_demangle_itanium(name) && kp_demangle_itanium(name + 1))
 		name++;
-	if (!kp_demangle_itanium(name) || !kp_demangle_available(NULL))
+	if (!kp_demangle_itanium(name))
 		return NULL;
+	if (!kp_demangle_available(NULL)) {
+		atomic_store(&dm_missed, true);
+		return NULL;
+	}
 	int status = 0;
 	char *out = cxa_demangle(name, NULL, NULL, &status);
 	if (status != 0) {

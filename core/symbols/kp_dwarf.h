@@ -70,8 +70,12 @@ char *kp_demangle(const char *name);
 bool kp_demangle_itanium(const char *name);
 
 /* Whether kp_demangle can demangle (loads libc++abi once); when not, *why
- * (if why) is one line saying why, for a front end to print once. */
+ * (if why) is one line saying why. */
 bool kp_demangle_available(const char **why);
+
+/* Whether some Itanium name has stayed mangled in this process for want of
+ * libc++abi, and then why (one line, for a front end to print once). */
+bool kp_demangle_missed(const char **why);
 
 /* A label that may hold a mangled name, as reports write them
  * ("kernel!__ZNK25IOGeneralMemoryDescriptor19dmaCommandOperationEjPvj",
