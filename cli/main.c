@@ -4,6 +4,7 @@
  * With no subcommand the TUI runs (kpt_main); its own synopsis and option
  * help live with its options (kpt_main.h).  Built without it (KP_TUI=OFF),
  * the program is the subcommands alone and links no curses. */
+#include "kp_dwarf.h"
 #include "kp_exit.h"
 #include "kp_sanitize.h"
 #include "kpc_cmd.h"
@@ -29,6 +30,16 @@ static int kpt_main(int argc, char **argv)
 #ifndef KP_VERSION
 #define KP_VERSION "0.0"
 #endif
+
+/* After a command or the browser: one line when a C++ name it met stayed
+ * mangled because libc++abi (LLVM's demangler) could not be loaded. */
+static int demangle_notice(int rc)
+{
+	const char *why;
+	if (kp_demangle_missed(&why))
+		fprintf(stderr, "kpbrowse: notice: %s\n", why);
+	return rc;
+}
 
 typedef struct command {
 	const char *name;
@@ -169,7 +180,7 @@ static int run(const command *c, int argc, char **argv)
 		kp_usage_error("%s: usage: kpbrowse %s", c->name, c->synopsis);
 		return KP_EXIT_BAD;
 	}
-	return finish_stdout(rc);
+	return demangle_notice(finish_stdout(rc));
 }
 
 /* README.md's Usage block is these synopsis lines without their indent
@@ -212,7 +223,7 @@ int main(int argc, char **argv)
 	/* The TUI: no arguments, an option other than --help/--version, or a
 	 * path to browse. */
 	if (argc < 2 || argv[1][0] == '-' || access(argv[1], F_OK) == 0)
-		return kpt_main(argc, argv);
+		return demangle_notice(kpt_main(argc, argv));
 	int e = errno;
 	/* a path (it has a slash) is not a command: say what is wrong with it */
 	if (strchr(argv[1], '/')) {

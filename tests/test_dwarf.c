@@ -456,6 +456,29 @@ static void test_demangle(void)
 	s = kp_demangle("_Zgarbage");
 	KT_STREQ(s, NULL, "bad mangling gives NULL");
 	KT_STREQ(kp_demangle(NULL), NULL, "NULL in, NULL out");
+	/* LLVM's spelling (llvm-cxxfilt-19's), on every platform */
+	const char *why = NULL;
+	KT_CHECK(kp_demangle_available(&why), "libc++abi loads: %s", why ? why : "");
+	static const char *const llvm[][3] = {
+		{"_ZNSt3__16vectorIhNS_9allocatorIhEEE8__appendEm",
+		 "std::__1::vector<unsigned char, std::__1::allocator<unsigned char>>::__append(unsigned long)",
+		 "'>>', not '> >'"},
+		{"_ZZ3barvENKUlPvE_clES_", "bar()::'lambda'(void*)::operator()(void*) const",
+		 "'lambda'(void*), not {lambda(void*)#1}"},
+		{"_Z3fooOi", "foo(int&&)", "an rvalue reference"},
+		{"___Z3foov_block_invoke", "invocation function for block in foo()",
+		 "a block, as DWARF names it"},
+		{"____Z3foov_block_invoke_2", "invocation function for block in foo()",
+		 "a block, as the symbol table names it"},
+	};
+	for (size_t i = 0; i < sizeof llvm / sizeof llvm[0]; i++) {
+		s = kp_demangle(llvm[i][0]);
+		KT_STREQ(s, llvm[i][1], llvm[i][2]);
+		free(s);
+	}
+	s = kp_demangle("__Z3foov_block_invoke");
+	KT_STREQ(s, NULL, "two underscores before Z: not Itanium (llvm leaves it)");
+	free(s);
 }
 
 /* Timing: repeated random lookups over one fixture (all CUs cached). */

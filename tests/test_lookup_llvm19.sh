@@ -11,6 +11,12 @@
 # The addresses and llvm's answers are committed in oracle/ (build.sh writes
 # them); where llvm-symbolizer-19 is installed its live answers are compared
 # too, and where it is not those checks are skipped and counted.
+#
+# Then the same on DWARF that Apple's compilers, ld and dsymutil wrote
+# (fixtures/apple; MANIFEST.tsv says where each file comes from, and names
+# the variants derived from them and the hand-written one): every line-table
+# row and every function symbol of each file, and every slice of universal
+# files by --arch, straight from DWARF and through the symbol cache.
 set -u
 . "$KP_TESTS_DIR/tap.sh"
 kp=$KPBROWSE
@@ -92,4 +98,74 @@ for v in 5 4; do
 	check "$(grep -c ' fresh ' "$tmp/list")" = 4 "dwarf$v: cache list: four fresh caches"
 	unset KPBROWSE_SYMCACHE KPBROWSE_CACHE_DIR
 done
+
+# ---- Apple-built DWARF (fixtures/apple)
+dir=$KP_FIXTURES/apple
+# dwarf/NAME, whole; bin/NAME.ARCH: that slice of a universal file (--arch)
+names="crash overlapping_funcs overlapping_funcs.empty-unit overlapping_funcs.cut-unit nest
+libswiftDarwin.arm64 libswiftObjectiveC.armv7 CrashProbeiOS.arm64 CrashProbeiOS.armv7
+PLCrashReporter.arm64 SentrySwift.arm64 Electron.x86_64"
+slices="plcr-test.ios.armv7 plcr-test.ios.armv7s plcr-test.ios.arm64 plcr-test.macosx.x86_64
+plcr-test.macosx.i386"
+
+for f in $names; do
+	check_grep "^dwarf/$f	" "$dir/MANIFEST.tsv" "$f: its source and licence in MANIFEST.tsv"
+	check "$(grep -c . "$dir/oracle/$f.addrs")" -gt 2 "$f: addresses to compare"
+	if [ -n "$sym" ]; then
+		"$sym" --inlining --obj="$dir/dwarf/$f" <"$dir/oracle/$f.addrs" >"$tmp/live"
+		check "$(cmp -s "$tmp/live" "$dir/oracle/$f.want" && echo same)" = same \
+			"$f: committed oracle = live llvm-symbolizer-19"
+	else
+		skip "$f: llvm-symbolizer-19 absent: compared with the committed oracle only"
+	fi
+done
+
+for sa in $slices; do
+	f=${sa%.*} a=${sa##*.}
+	check_grep "^bin/$f	" "$dir/MANIFEST.tsv" "$f: its source and licence in MANIFEST.tsv"
+	if [ -n "$sym" ]; then
+		"$sym" --inlining --obj="$dir/bin/$f" --default-arch=$a <"$dir/oracle/$sa.addrs" >"$tmp/live"
+		check "$(cmp -s "$tmp/live" "$dir/oracle/$sa.want" && echo same)" = same \
+			"$f --arch $a: committed oracle = live llvm-symbolizer-19"
+	else
+		skip "$f --arch $a: llvm-symbolizer-19 absent: compared with the committed oracle only"
+	fi
+done
+
+export KPBROWSE_SYMCACHE=never
+for f in $names; do compare "$f" $f "$dir/dwarf/$f"; done
+for sa in $slices; do compare "--arch ${sa##*.}: ${sa%.*}" $sa "$dir/bin/${sa%.*}" ${sa##*.}; done
+check_grep 'helperyS2iF' "$dir/oracle/nest.want" "nest: the oracle has the call inlined in a method inside a structure"
+# a damaged unit is left out with one warning; the others answer
+for f in overlapping_funcs.empty-unit overlapping_funcs.cut-unit; do
+	"$kp" lookup --dsym "$dir/dwarf/$f" 0x100003f50 >/dev/null 2>"$tmp/err"
+	check "$(grep -c 'warning: 1 DWARF unit left out' "$tmp/err")" = 1 "$f: one warning"
+done
+export KPBROWSE_SYMCACHE=always KPBROWSE_CACHE_DIR="$tmp/cache-apple"
+# each built just before its lookups: overlapping_funcs' variants share a UUID
+for f in $names; do
+	"$kp" cache build "$dir/dwarf/$f" >/dev/null 2>"$tmp/err"
+	check "$?" = 0 "$f: cache build"
+	check "$("$kp" cache list | grep -c ' fresh ')" -ge 1 "$f: its cache is fresh"
+	compare "symcache $f" $f "$dir/dwarf/$f"
+done
+# one per UUID: overlapping_funcs' two variants share its UUID
+check "$(ls "$tmp/cache-apple/symcache" 2>/dev/null | grep -c '\.kpsym$')" = $(($(echo $names | wc -w) - 2)) \
+	"symbol caches written"
+# Xcode 8's dSYMs hold empty units of their own: left out, said once
+KPBROWSE_SYMCACHE=never "$kp" lookup --dsym "$dir/dwarf/SentrySwift.arm64" 0 >/dev/null 2>"$tmp/err"
+check_grep 'warning: 30 DWARF units left out' "$tmp/err" "SentrySwift: its 30 empty units left out, in one warning"
+
+# Without libc++abi: one notice, the names left raw, the same through a cache
+# written with LLVM's names (not used: stale) as straight from DWARF.
+export KPBROWSE_LIBCXXABI=/nonexistent/libc++abi.so.1
+"$kp" lookup --dsym "$dir/dwarf/crash" <"$dir/oracle/crash.addrs" >"$tmp/raw" 2>"$tmp/rawerr"
+check "$(grep -c '^kpbrowse: notice: C++ names left mangled: cannot load libc++abi' "$tmp/rawerr")" = 1 \
+	"no libc++abi: one notice"
+check_grep '^_ZN15google_breakpad14ReadTaskMemory' "$tmp/raw" "no libc++abi: raw names"
+KPBROWSE_SYMCACHE=never "$kp" lookup --dsym "$dir/dwarf/crash" <"$dir/oracle/crash.addrs" >"$tmp/raw2" 2>/dev/null
+check "$(cmp -s "$tmp/raw" "$tmp/raw2" && echo same)" = same "no libc++abi: the same with the cache on and off"
+KPBROWSE_SYMCACHE=never "$kp" lookup --dsym "$dir/dwarf/overlapping_funcs" 0x100003f50 >/dev/null 2>"$tmp/rawerr"
+check "$(grep -c 'notice' "$tmp/rawerr")" = 0 "no libc++abi: no notice where no name is mangled (C)"
+unset KPBROWSE_LIBCXXABI
 done_testing

@@ -404,7 +404,7 @@ static void test_synthetic_32(void)
 	put32(&w, 0x1100);
 	put32(&w, 8);
 	w.b[w.n++] = N_SECT | N_EXT, w.b[w.n++] = 1, w.n += 2;
-	put32(&w, 0x1100); /* alias at the same address: external, ties by strtab order */
+	put32(&w, 0x1100); /* alias at the same address: the last one wins, as in llvm-symbolizer */
 	memcpy(w.b + 0x240, "\0_start\0_go\0", 12);
 	w.n = 0x300;
 
@@ -419,8 +419,9 @@ static void test_synthetic_32(void)
 	KT_STREQ(s->arch, "i386", "i386 arch");
 	KT_CHECK(!s->is64 && !s->has_uuid, "32-bit, no uuid");
 	KT_U64EQ(kp_macho_seg(s), 0x1000, "i386 seg = __TEXT");
-	KT_CHECK(kp_macho_symbol(m, s, 0x1120, &name, &off) && !strcmp(name, "_start") && off == 0x20,
-	         "i386 alias resolves to the first name: %s", name ? name : "(none)");
+	KT_CHECK(kp_macho_symbol(m, s, 0x1120, &name, &off) && !strcmp(name, "_go") && off == 0x20,
+	         "i386 alias resolves to the last name, as llvm-symbolizer's: %s",
+	         name ? name : "(none)");
 	KT_CHECK(!kp_macho_symbol(m, s, 0x1140, &name, &off), "i386 past __text");
 	kp_macho_close(&m);
 }
@@ -803,6 +804,32 @@ static void test_files_on_disk(void)
 	rmdir(dir);
 }
 
+/* Slice names as lipo and llvm-symbolizer --default-arch spell them. */
+static void test_arch_names(void)
+{
+	static const struct { uint32_t cputype, subtype; const char *name; } t[] = {
+		{0x01000007u, 3, "x86_64"}, {0x01000007u, 8, "x86_64h"}, {12, 9, "armv7"},
+		{12, 11, "armv7s"}, {12, 12, "armv7k"}, {12, 16, "armv7em"}, {12, 99, "arm"},
+		{0x0100000cu, 0, "arm64"}, {0x0100000cu, 0x80000002u, "arm64e"},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		struct w w;
+		struct layout L;
+		kp_error err;
+		kp_macho *m = NULL;
+		make_thin64(&w, t[i].subtype, &L);
+		w.b[4] = (unsigned char)t[i].cputype, w.b[7] = (unsigned char)(t[i].cputype >> 24);
+		KT_CHECK(kp_macho_open_mem(w.b, w.n, &m, &err) == KP_OK, "%s opens: %s", t[i].name,
+		         err.msg);
+		if (!m)
+			continue;
+		const kp_macho_slice *s = kp_macho_slice_at(m, 0);
+		KT_STREQ(s->arch, t[i].name, "cputype and subtype name the slice");
+		KT_CHECK(kp_macho_find_arch(m, t[i].name) == s, "--arch %s finds it", t[i].name);
+		kp_macho_close(&m);
+	}
+}
+
 int main(void)
 {
 	/* without the fixtures test_macho counts the skip */
@@ -817,6 +844,7 @@ int main(void)
 	}
 	test_synthetic_thin();
 	test_synthetic_32();
+	test_arch_names();
 	test_synthetic_fat();
 	test_fileset();
 	test_prelinked();

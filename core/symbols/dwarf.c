@@ -48,6 +48,7 @@
 #include "kp_dwarf.h"
 
 #include "dwarf_priv.h"
+#include "rd.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,10 +117,14 @@ static int ldw_sibling(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Die *out, Dwarf_Err
 #endif
 }
 
-/* Next CU header: its CU DIE (caller deallocs) and the next header offset. */
+/* Next CU header: its CU DIE (caller deallocs) and the next header offset.
+ * A unit whose header reads but that holds no readable DIE (Xcode-era
+ * dSYMs hold 7-byte units, a header and nothing else) is DW_DLV_OK with
+ * *cudie NULL: the caller skips it and goes on at *next. */
 static int ldw_next_cu(Dwarf_Debug dbg, Dwarf_Die *cudie, Dwarf_Half *version,
                        Dwarf_Unsigned *next, Dwarf_Error *e)
 {
+	*cudie = NULL;
 	Dwarf_Unsigned len = 0, typeoff = 0;
 	Dwarf_Off abbrev = 0;
 	Dwarf_Half asize = 0, lsize = 0, esize = 0, utype = 0;
@@ -134,7 +139,13 @@ static int ldw_next_cu(Dwarf_Debug dbg, Dwarf_Die *cudie, Dwarf_Half *version,
 		return r;
 	/* Must follow dwarf_next_cu_header_d immediately. */
 	r = dwarf_siblingof_b(dbg, NULL, 1, cudie, e);
-	return r == DW_DLV_NO_ENTRY ? DW_DLV_ERROR : r;
+	if (r != DW_DLV_OK) {
+		if (*e)
+			dwarf_dealloc_error(dbg, *e);
+		*e = NULL;
+		*cudie = NULL;
+	}
+	return DW_DLV_OK;
 #endif
 }
 
@@ -149,6 +160,7 @@ struct kp_dwarf {
 	struct kp__dwarf_infosrc info;    /* what dwarf_die.c reads */
 	bool little, is64;
 	bool libdwarf_only; /* kp__dwarf_libdwarf_only: no dwarf_die.c */
+	size_t units_skipped; /* units left out: no DIE in them */
 	kp_ldw_iface iface;
 	Dwarf_Debug dbg;
 };
@@ -922,6 +934,23 @@ const char *kp__dwarf_sub_name(kp_dwarf *d, struct cu *cu, struct sub *sr, kp_st
 	return name;
 }
 
+/* Where the unit whose header is at off in .debug_info ends, as its
+ * initial length says; false when that does not read or leaves the
+ * section. */
+static bool unit_end(const kp_dwarf *d, uint64_t off, uint64_t *end)
+{
+	struct kp__rd r = {d->info.info, off, d->info.info_size, d->little, d->info.info != NULL};
+	uint64_t len = kp__rd_fixed(&r, 4);
+	if (len == 0xffffffffu)
+		len = kp__rd_fixed(&r, 8);
+	else if (len >= 0xfffffff0u)
+		return false;
+	if (!r.ok || len > r.end - r.pos)
+		return false;
+	*end = r.pos + len;
+	return true;
+}
+
 static kp_status open_index(kp_dwarf *d, kp_error *err)
 {
 	dctx c = ldw_walk(d, NULL, NULL);
@@ -986,16 +1015,44 @@ static kp_status open_index(kp_dwarf *d, kp_error *err)
 		Dwarf_Half version = 0;
 		Dwarf_Unsigned next = 0;
 		r = ldw_next_cu(d->dbg, &cudie, &version, &next, &e);
-		if (r == DW_DLV_NO_ENTRY)
+		if (r == DW_DLV_NO_ENTRY) {
+			/* libdwarf 0.9 and later say NO_ENTRY for a unit without
+			 * a DIE, past which they go on: a unit that ends inside
+			 * the section is skipped, as 20210528's path does above. */
+			uint64_t end;
+			if (KP_LDW_HAS_E && unit_end(d, hdr, &end) && end > hdr &&
+			    end < d->info.info_size) {
+				d->units_skipped++;
+				hdr = end;
+				continue;
+			}
 			break;
+		}
 		if (r != DW_DLV_OK) {
-			ldw_fail(&c, &e, r);
+			/* a header that does not read (a unit cut short by the
+			 * section's end): the units before it still answer */
+			if (e)
+				dwarf_dealloc_error(d->dbg, e);
+			e = NULL;
+			d->units_skipped++;
 			break;
+		}
+		if (!cudie) {   /* a unit without a DIE: the others still answer */
+			if (next <= hdr)
+				break;
+			d->units_skipped++;
+			hdr = next;
+			continue;
 		}
 		Dwarf_Off off = 0;
 		if ((r = dwarf_dieoffset(cudie, &off, &e)) != DW_DLV_OK) {
 			ldw_fail(&c, &e, r);
 			dwarf_dealloc_die(cudie);
+			break;
+		}
+		if (off <= hdr || next <= off) {   /* not the unit expected at hdr */
+			dwarf_dealloc_die(cudie);
+			d->units_skipped++;
 			break;
 		}
 		if (d->c.ncus >= UINT32_MAX ||
@@ -1150,6 +1207,11 @@ kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *e
 void kp__dwarf_libdwarf_only(kp_dwarf *d, bool on)
 {
 	d->libdwarf_only = on;
+}
+
+size_t kp_dwarf_units_skipped(const kp_dwarf *d)
+{
+	return d ? d->units_skipped : 0;
 }
 
 void kp_dwarf_close(kp_dwarf **pd)

@@ -99,13 +99,14 @@ const char *kp__dwarf_intern(struct kp__dwarf_cache *d, const char *s)
 	return kp__dwarf_intern_n(d, s, strlen(s));
 }
 
-/* llvm-symbolizer's DemangleName: only names starting with "_Z" are
- * demangled (a failure keeps the name); applies to DWARF and nlist names. */
+/* llvm-symbolizer's DemangleName: only Itanium names ("_Z...", a block's
+ * "___Z..._block_invoke") are demangled (a failure keeps the name); applies
+ * to DWARF and nlist names. */
 const char *kp__dwarf_name_from_raw(struct kp__dwarf_cache *d, const char *raw)
 {
 	if (!raw)
 		return NULL;
-	if (raw[0] == '_' && raw[1] == 'Z') {
+	if (kp_demangle_itanium(raw)) {
 		char *dm = kp_demangle(raw);
 		if (dm) {
 			const char *s = kp__dwarf_intern(d, dm);

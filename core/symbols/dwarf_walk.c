@@ -10,9 +10,10 @@
 #define FORM_rnglistx 0x23
 
 enum {
-	TAG_entry_point = 0x03, TAG_lexical_block = 0x0b, TAG_inlined_subroutine = 0x1d,
+	TAG_class_type = 0x02, TAG_entry_point = 0x03, TAG_lexical_block = 0x0b,
+	TAG_structure_type = 0x13, TAG_union_type = 0x17, TAG_inlined_subroutine = 0x1d,
 	TAG_module = 0x1e, TAG_catch_block = 0x25, TAG_subprogram = 0x2e, TAG_try_block = 0x32,
-	TAG_namespace = 0x39,
+	TAG_interface_type = 0x38, TAG_namespace = 0x39,
 };
 
 void kp__dwarf_walk_ranges(struct kp__dwarf_walk *w, struct kp__die *die,
@@ -75,8 +76,15 @@ static void visit(struct kp__dwarf_walk *w, struct kp__die *die, int32_t parent,
 		walk_children(w, die, (int32_t)idx, depth + 1);
 		return;
 	}
-	/* Scopes that can hold subroutines.  Types are skipped: compilers put
-	 * member function definitions at namespace scope (DW_AT_specification). */
+	/* Scopes that can hold subroutines with code.  Clang puts C++ member
+	 * function definitions at namespace scope (DW_AT_specification), but
+	 * Swift and others put them, and their inlined calls, inside the
+	 * class, structure or module entry: llvm-symbolizer walks every entry,
+	 * so these are walked too (their other children end at the default). */
+	case TAG_class_type:
+	case TAG_structure_type:
+	case TAG_union_type:
+	case TAG_interface_type:
 	case TAG_lexical_block:
 	case TAG_namespace:
 	case TAG_module:

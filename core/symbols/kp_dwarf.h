@@ -52,12 +52,30 @@ kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t
                                      void (*progress)(void *ctx, size_t done, size_t total),
                                      void *ctx, kp_error *err);
 
+/* How many units kp_dwarf_open left out (a header with no readable DIE
+ * after it; a header that does not read, which ends the walk): their
+ * addresses answer from the symbol table, the rest of the file as before. */
+size_t kp_dwarf_units_skipped(const kp_dwarf *d);
+
 void kp_dwarf_close(kp_dwarf **d);
 
-/* Demangles an Itanium C++ name (with or without the extra leading '_' of
- * Mach-O symbols) through the C++ runtime's __cxa_demangle; returns a malloc'd
- * string the caller frees, or NULL when name is not mangled. */
+/* Demangles an Itanium C++ name ("_Z...", a block's "___Z..._block_invoke",
+ * either with the extra leading '_' of Mach-O symbols) with LLVM's demangler
+ * (libc++abi's __cxa_demangle, loaded on first use); returns a malloc'd string
+ * the caller frees, or NULL when name is not mangled or libc++abi is absent. */
 char *kp_demangle(const char *name);
+
+/* Whether name, as it stands (no Mach-O '_' dropped), is a name
+ * llvm-symbolizer demangles: "_Z..." or a block's "___Z...". */
+bool kp_demangle_itanium(const char *name);
+
+/* Whether kp_demangle can demangle (loads libc++abi once); when not, *why
+ * (if why) is one line saying why. */
+bool kp_demangle_available(const char **why);
+
+/* Whether some Itanium name has stayed mangled in this process for want of
+ * libc++abi, and then why (one line, for a front end to print once). */
+bool kp_demangle_missed(const char **why);
 
 /* A label that may hold a mangled name, as reports write them
  * ("kernel!__ZNK25IOGeneralMemoryDescriptor19dmaCommandOperationEjPvj",

@@ -96,8 +96,11 @@ bool kp_macho_section_at(const kp_macho_slice *s, uint64_t addr, const char **se
                          uint64_t *start);
 
 /* Nearest preceding defined symbol in the slice's LC_SYMTAB (names as the
- * symtab holds them, leading '_' included): false when none precedes addr
- * inside its section.  *name is owned by m. */
+ * symtab holds them, leading '_' included), as llvm-symbolizer picks it: a
+ * symbol reaches up to the next symbol or the end of its own section (from
+ * before the section's start too: _mh_execute_header), and of aliases the
+ * one with the longest reach, then the last in the table.  False when no
+ * symbol reaches addr.  *name is owned by m. */
 bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
                      const char **name, uint64_t *offset);
 

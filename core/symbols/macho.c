@@ -48,6 +48,7 @@
 #define CPU_TYPE_ARM 12u
 #define CPU_SUBTYPE_MASK 0xff000000u /* capability bits (arm64e PAC ABI version) */
 #define CPU_SUBTYPE_ARM64E 2u
+#define CPU_SUBTYPE_X86_64_H 8u
 
 #define LC_SEGMENT 0x1u
 #define LC_SYMTAB 0x2u
@@ -107,11 +108,26 @@ static const char *arch_name(uint32_t cputype, uint32_t cpusubtype)
 	case CPU_TYPE_ARM | CPU_ARCH_ABI64_32:
 		return "arm64_32";
 	case CPU_TYPE_X86 | CPU_ARCH_ABI64:
-		return "x86_64";
+		return (cpusubtype & ~CPU_SUBTYPE_MASK) == CPU_SUBTYPE_X86_64_H ? "x86_64h" : "x86_64";
 	case CPU_TYPE_X86:
 		return "i386";
 	case CPU_TYPE_ARM:
-		return "arm";
+		/* the names lipo, llvm-symbolizer --default-arch and Xcode use */
+		switch (cpusubtype & ~CPU_SUBTYPE_MASK) {
+		case 5: return "armv4t";
+		case 6: return "armv6";
+		case 7: return "armv5";
+		case 8: return "xscale";
+		case 9: return "armv7";
+		case 10: return "armv7f";
+		case 11: return "armv7s";
+		case 12: return "armv7k";
+		case 13: return "armv8";
+		case 14: return "armv6m";
+		case 15: return "armv7m";
+		case 16: return "armv7em";
+		default: return "arm";
+		}
 	default:
 		return "unknown";
 	}

@@ -41,7 +41,8 @@ struct msym {
 	uint64_t addr;
 	uint32_t strx;
 	uint8_t sect; /* 1-based section ordinal, as n_sect */
-	uint8_t ext;
+	uint64_t end; /* where its extent ends (macho_symtab.c); 0: its section's end */
+	uint32_t idx;     /* its index in the symbol table */
 };
 
 struct mslice {

@@ -14,19 +14,76 @@
 
 #define N_STAB 0xe0u
 #define N_TYPE 0x0eu
-#define N_EXT 0x01u
 #define N_SECT 0x0eu
 
-/* Lower addresses first; at one address, external before local, then the
- * string table's order, so aliases resolve the same way on every run. */
+/* Lower addresses first; at one address the symbol llvm-symbolizer keeps
+ * (SymbolizableObjectFile: a stable sort on address and extent, the last
+ * of each address kept): the largest extent, then the last in the symbol
+ * table (externals follow locals: IOService::start before its ltmp0). */
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct msym *x = a, *y = b;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	if (x->ext != y->ext)
-		return x->ext ? -1 : 1;
-	return x->strx < y->strx ? -1 : x->strx > y->strx;
+	uint64_t xs = x->end ? x->end - x->addr : 0, ys = y->end ? y->end - y->addr : 0;
+	if (xs != ys)
+		return xs > ys ? -1 : 1;
+	return x->idx > y->idx ? -1 : x->idx < y->idx;
+}
+
+/* A point of llvm's object::computeSymbolSizes: every nlist entry with a
+ * section and every section's end, ordered by section then address.  (llvm
+ * counts stabs too; dSYMs and shipped binaries have none among their code,
+ * and a stab inside a function is not let cut the function's name short.) */
+struct mark {
+	uint64_t addr;
+	uint32_t sect;
+};
+
+static int mark_cmp(const void *a, const void *b)
+{
+	const struct mark *x = a, *y = b;
+	if (x->sect != y->sect)
+		return x->sect < y->sect ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Each symbol's extent as llvm-symbolizer sizes it: up to the next symbol
+ * (of any kind) or section end in its own section, even when the symbol
+ * lies before its section's start (_mh_execute_header at the __TEXT
+ * segment's start, in __text).  end stays 0 where nothing follows. */
+static bool size_syms(struct mslice *s, struct msym *v, size_t n)
+{
+	size_t ent = s->pub.is64 ? NLIST_SIZE_64 : NLIST_SIZE;
+	size_t nm = 0, cap = (size_t)s->nsyms + s->nsects;
+	struct mark *m = cap ? malloc(cap * sizeof *m) : NULL;
+	if (cap && !m)
+		return false;
+	for (uint32_t i = 0; i < s->nsyms; i++) {
+		const unsigned char *e = s->syms + (size_t)i * ent;
+		uint8_t type = e[4], sect = e[5];
+		if ((type & N_STAB) || sect == 0 || sect > s->nsects)
+			continue;
+		m[nm++] = (struct mark){s->pub.is64 ? le64(e + 8) : le32(e + 8), sect};
+	}
+	for (size_t i = 0; i < s->nsects; i++)
+		m[nm++] = (struct mark){s->sects[i].addr + s->sects[i].size, (uint32_t)i + 1};
+	if (nm > 1)
+		qsort(m, nm, sizeof *m, mark_cmp);
+	for (size_t i = 0; i < n; i++) {
+		/* the first mark of v[i]'s section above its address */
+		size_t lo = 0, hi = nm;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m[mid].sect < v[i].sect || (m[mid].sect == v[i].sect && m[mid].addr <= v[i].addr))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		v[i].end = lo < nm && m[lo].sect == v[i].sect ? m[lo].addr : 0;
+	}
+	free(m);
+	return true;
 }
 
 static bool build_sorted(struct mslice *s)
@@ -44,8 +101,12 @@ static bool build_sorted(struct mslice *s)
 		v[n].addr = s->pub.is64 ? le64(e + 8) : le32(e + 8);
 		v[n].strx = le32(e);
 		v[n].sect = sect;
-		v[n].ext = (type & N_EXT) != 0;
+		v[n].idx = i;
 		n++;
+	}
+	if (!size_syms(s, v, n)) {
+		free(v);
+		return false;
 	}
 	if (n > 1)
 		qsort(v, n, sizeof *v, sym_cmp);
@@ -145,7 +206,8 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const 
 		k--;
 	const struct msym *y = &ms->sorted_syms[k];
 	const struct msect *sec = &ms->sects[y->sect - 1];
-	if (addr - sec->addr >= sec->size || addr < sec->addr)
+	/* inside its extent (llvm-symbolizer's size), else inside its section */
+	if (y->end ? addr >= y->end : (addr < sec->addr || addr - sec->addr >= sec->size))
 		return false;
 	if (name)
 		*name = ms->strtab + y->strx;

@@ -302,6 +302,13 @@ void kp__symbols_open_dwarf(kp_symbols *s, kp__opened *o)
 	}
 	kp_dwarf_use_symbols(o->d, o->m);
 	s->dwarf_opened++;
+	size_t skipped = kp_dwarf_units_skipped(o->d);
+	if (skipped && !s->warning[0]) {
+		snprintf(s->warning, sizeof s->warning,
+		         "%zu DWARF unit%s left out (empty, cut short or unreadable); the others answer",
+		         skipped, skipped == 1 ? "" : "s");
+		snprintf(s->warning_file, sizeof s->warning_file, "%.4000s", o->path);
+	}
 }
 
 /* Gives o (its slice chosen) what answers lookups: a valid symbol cache if

@@ -42,7 +42,15 @@
 #include "kp_error.h"
 #include "kp_macho.h"
 
-#define KP_SYMCACHE_VERSION 2
+/* The version a cache is written with and must have to be read: format 3
+ * holds names as LLVM's demangler spells them (2: the C++ runtime's); one
+ * written while libc++abi could not be loaded holds raw names and has the
+ * KP_SYMCACHE_RAW bit, so that a cache answers only where DWARF would give
+ * the same names (the other kind is stale and rebuilt). */
+#define KP_SYMCACHE_FORMAT 3u
+#define KP_SYMCACHE_RAW 0x100u
+uint32_t kp__symcache_version(void);
+#define KP_SYMCACHE_VERSION (kp__symcache_version())
 #define KP_SYMCACHE_HDR 192
 #define KP_SYMCACHE_MAX_FRAMES 32 /* chains are recorded at most this deep */
 

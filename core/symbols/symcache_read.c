@@ -164,6 +164,11 @@ static kp_status map_file(const char *path, kp_symcache **out)
 	return KP_OK;
 }
 
+uint32_t kp__symcache_version(void)
+{
+	return KP_SYMCACHE_FORMAT | (kp_demangle_available(NULL) ? 0 : KP_SYMCACHE_RAW);
+}
+
 kp_status kp__symcache_open(const char *path, const kp_symcache_key *key, kp_symcache **out)
 {
 	kp_symcache *c;
