@@ -254,8 +254,27 @@ static void corpus_t2(void)
 	}
 }
 
+/* A stackshot (bug_type 288) that names its Mac only by modelCode: that is
+ * the model.  Reconstructed from the format (the body keys of
+ * panic-formats.md and the stackshot fixtures): no public stackshot .ips of
+ * this shape was found to keep in tests/real. */
+static void stackshot_model_code(void)
+{
+	kp_error err;
+	kp_report *r = parse("{\"bug_type\":\"288\",\"timestamp\":\"2026-11-22 10:00:00.00 +0100\","
+	                     "\"os_version\":\"macOS 26.1 (25B78)\"}\n"
+	                     "{\n \"modelCode\" : \"Mac14,2\",\n \"reason\" : \"stackshot taken\"\n}\n", &err);
+	KT_CHECK(r != NULL, "stackshot with modelCode parses (%s)", r ? "" : err.msg);
+	if (!r)
+		return;
+	KT_CHECK(r->kind == KP_KIND_STACKSHOT, "bug_type 288: a stackshot");
+	KT_STREQ(r->product, "Mac14,2", "modelCode is the model");
+	kp_report_free(&r);
+}
+
 int main(void)
 {
+	stackshot_model_code();
 	ips_fields();
 	ips_truncated_in_processes();
 	intel_json();

@@ -186,6 +186,12 @@ static bool common_key(ips_ctx *c, const char *key, size_t keylen, const cJSON *
 	} else if (K("product")) {
 		if (!r->product)
 			r->product = str_of(r, v);
+	} else if (K("modelCode")) {
+		/* the model as a stackshot or watchdog report names it, kept as
+		 * written too (issue 31 item 8) */
+		if (!r->product)
+			r->product = str_of(r, v);
+		return keep_field(r, "", key, keylen, v);
 	} else if (K("kernel")) {
 		if (!r->kernel_version)
 			r->kernel_version = str_of(r, v);
