@@ -107,6 +107,19 @@ check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["t
 "$kp" show --no-symbols "$tmp/binsp.shutdownStall" >"$tmp/binsp" 2>"$tmp/err"
 check "$?" = 0 "binary spindump body: exit 0"
 check_grep "binary data (a binary spindump?)" "$tmp/err" "binary spindump body: named"
+# the same bodies without a header line: refused, and named as what they
+# are, never "no kernel panic here" (issue 31 item 6; reconstructed: no
+# public binary spindump was found to keep)
+tail -n +2 "$tmp/binsp.shutdownStall" >"$tmp/binsp.spin"
+"$kp" show --no-symbols "$tmp/binsp.spin" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "binary spindump, no header: refused (exit 2)"
+check_grep "binsp.spin: binary data (a binary spindump?), not a text or JSON report" "$tmp/err" \
+	"binary spindump, no header: named as such"
+check "$(grep -c "no kernel panic here" "$tmp/err")" = 0 "binary spindump, no header: not 'no kernel panic here'"
+tail -n +2 "$bin" >"$tmp/bplist.spin"
+"$kp" show --no-symbols "$tmp/bplist.spin" >/dev/null 2>"$tmp/err"
+check_grep "bplist.spin: a binary property list (bplist00), not a text or JSON report" "$tmp/err" \
+	"bplist, no header: named as such"
 
 # --- Sleep Wake Failure (item 3) ------------------------------------------------
 sw="$fx/sleepwake-fakedriver.diag"

@@ -850,8 +850,7 @@ static void read_header(kp_report *r, const char *s, const char *le)
 	cJSON_Delete(h);
 }
 
-/* What a body that is no text is. */
-static const char *binary_name(const char *b, size_t n)
+const char *kp__binary_what(const char *b, size_t n)
 {
 	if (n >= 8 && memcmp(b, "bplist00", 8) == 0)
 		return "a binary property list (bplist00)";
@@ -891,7 +890,7 @@ kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_erro
 		}
 		free(c);
 		bool binary = memchr(p, '\0', rest < 4096 ? rest : 4096) || (rest >= 8 && !memcmp(p, "bplist00", 8));
-		const char *what = binary ? binary_name(p, rest) : rest ? "text without a spindump" : "empty";
+		const char *what = binary ? kp__binary_what(p, rest) : rest ? "text without a spindump" : "empty";
 		kp__warn(r, line, "the body after the header is %s: kpbrowse reads its header only", what);
 		r->headline = kp__sprintf(r, "%s: body not readable (%s)", what_kind(r), what);
 		r->truncated = true;
