@@ -54,8 +54,9 @@ check_grep "^Blamed thread frames (5): Finder\[245\] 964, state unknown, priorit
 "$kp" show --no-symbols "$tl" >"$tmp/tl" 2>"$tmp/err"
 check "$?" = 0 "timeline: exit 0"
 check_grep "^Format: *text$" "$tmp/tl" "timeline: no header, text"
-check_grep "^Headline: *hang: usbd in com.apple.iokit.IOUSBHostFamily$" "$tmp/tl" \
+check_grep "^Headline: *spindump: usbd in com.apple.iokit.IOUSBHostFamily$" "$tmp/tl" \
 	"timeline: 'Command: spindump' is the sampler, not a target; blamed by kext samples"
+check_grep "^Kind: *stackshot$" "$tmp/tl" "timeline: run by hand (no header, no Event): a stackshot, not a hang"
 check_grep "^Architecture: *arm64$" "$tmp/tl" "timeline: arm64e"
 check_grep "(heaviest of 2 stacks)$" "$tmp/tl" "timeline: siblings over time, the heavier (2 samples) chosen"
 check_grep "^    1  0xfffffe000a1e5234  com.apple.iokit.IOUSBHostFamily + 0x1234  \[IOUSBHostDevice::deviceRequest(IOService\*, StandardUSB::DeviceRequest&, void\*, IOMemoryDescriptor\*, unsigned int&, unsigned int) + 0x78\]  2 samples$" \
@@ -87,7 +88,7 @@ assert fr[1]["image_name"] == "com.kpbrowse.FakeDriver" and fr[1]["offset"] == "
 assert fr[1]["image_uuid"] == "4C4C4449-5555-3144-A1F6-9DFF5C39A349", fr[1]
 assert fr[6]["report_symbol"] == "main" and fr[6]["user"], fr[6]
 assert a["fields"]["Event"] == "Shutdown stall" and a["fields"]["header.bug_type"] == "17", a["fields"]
-assert b["kind"] == "hang" and b["bug_type"] is None and b["blamed"]["process"] == "usbd", b["blamed"]
+assert b["kind"] == "stackshot" and b["bug_type"] is None and b["blamed"]["process"] == "usbd", b["blamed"]
 print("ok")
 PY
 check "$(cat "$tmp/py")" = ok "json: kind, duration, steps, samples on threads and frames, images ($(tail -1 "$tmp/py"))"
@@ -160,7 +161,7 @@ sed 's/6B1F0C2A-55D3/7C2F1D3B-66E4/; s/Date\/Time:        2021-02-14/Date\/Time:
 	>"$tmp/reports/second.shutdownStall"
 "$kp" index --db "$db" --no-symbols "$tmp/reports" >/dev/null 2>"$tmp/err"
 check "$?" = 0 "index: exit 0 ($(head -c 200 "$tmp/err"))"
-for k in shutdown-stall:3 hang:2 sleep-wake:2; do
+for k in shutdown-stall:3 hang:1 stackshot:1 sleep-wake:2; do   # the timeline, run by hand: no hang
 	"$kp" list --db "$db" --kind "${k%:*}" --json >"$tmp/k.json"
 	check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), all(x["kind"]==sys.argv[2] for x in r))' "$tmp/k.json" "${k%:*}")" = "${k#*:} True" "list --kind ${k%:*}: ${k#*:} rows"
 done

@@ -5,7 +5,8 @@
  *  - a one-line JSON header ({"bug_type":"11",...}: 11 .spin, 12 .hang,
  *    17 .shutdownStall, 28 .watchdog_timeout.spin, 29
  *    .userspace_watchdog_timeout.spin), then the spindump text;
- *  - the spindump text alone (`spindump` output, heavy or -timeline);
+ *  - the spindump text alone (`spindump` output, heavy or -timeline): run
+ *    by hand when it has no Event line, a stackshot kind, not a hang;
  *  - the same header before a binary body (a bplist00 stub or a binary
  *    spindump): read as far as the header goes, with a warning that names
  *    what the body is; never an empty report passed off as a full one.
@@ -680,7 +681,10 @@ static uint64_t kext_samples(const kp_report *r, const kp_thread *t, int *kext)
 /* The headline's word for the kind. */
 static const char *what_kind(const kp_report *r)
 {
-	return r->kind == KP_KIND_STALL ? "shutdown stall" : r->kind == KP_KIND_SLEEPWAKE ? "sleep wake failure" : "hang";
+	return r->kind == KP_KIND_STALL       ? "shutdown stall"
+	       : r->kind == KP_KIND_SLEEPWAKE ? "sleep wake failure"
+	       : r->kind == KP_KIND_STACKSHOT ? "spindump"
+	                                      : "hang";
 }
 
 static void move_first(kp_report *r, size_t i)
@@ -938,6 +942,10 @@ kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_erro
 		r->kind = KP_KIND_STALL;
 	if (r->kind == KP_KIND_HANG && ev && strcmp(ev, "Sleep Wake Failure") == 0)
 		r->kind = KP_KIND_SLEEPWAKE;
+	/* a spindump run by hand (no header line, no Event): a sample of the
+	 * system, not a hang (issue 31 item 6) */
+	if (r->kind == KP_KIND_HANG && !le && !ev)
+		r->kind = KP_KIND_STACKSHOT;
 	if (!c->oom)
 		finish(c);
 	bool oom = c->oom;
