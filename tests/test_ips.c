@@ -272,9 +272,33 @@ static void stackshot_model_code(void)
 	kp_report_free(&r);
 }
 
+/* A watchdog report (bug_type 409) that names the process it blames by
+ * procName only: the pid is the stackshot's process of that name.
+ * Reconstructed from the format (the fixture WatchdogCrash's keys, its pid
+ * left out): no public watchdog .ips of this shape was found to keep. */
+static void watchdog_name_only(void)
+{
+	kp_error err;
+	kp_report *r = parse("{\"bug_type\":\"409\",\"timestamp\":\"2026-11-22 10:00:00.00 +0100\"}\n"
+	                     "{\n \"procName\" : \"fakedaemon\",\n \"reason\" : \"monitoring timed out for service\",\n"
+	                     " \"processByPid\" : {\n"
+	                     "  \"0\" : {\"pid\":0,\"procname\":\"kernel_task\",\"threadById\":{\"9\":{\"id\":9}}},\n"
+	                     "  \"400\" : {\"pid\":400,\"procname\":\"fakedaemon\",\"threadById\":{\"5001\":{\"id\":5001}}}\n"
+	                     " }\n}\n", &err);
+	KT_CHECK(r != NULL, "watchdog naming its process only parses (%s)", r ? "" : err.msg);
+	if (!r)
+		return;
+	KT_CHECK(r->kind == KP_KIND_WATCHDOG, "bug_type 409: a watchdog report");
+	KT_STREQ(r->blamed_process, "fakedaemon", "blamed by procName");
+	KT_CHECK(r->has_blamed_pid && r->blamed_pid == 400, "its pid from the stackshot (400)");
+	KT_CHECK(r->nprocesses == 2 && r->processes[0].pid == 400, "the blamed process first");
+	kp_report_free(&r);
+}
+
 int main(void)
 {
 	stackshot_model_code();
+	watchdog_name_only();
 	ips_fields();
 	ips_truncated_in_processes();
 	intel_json();
