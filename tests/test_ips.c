@@ -295,9 +295,33 @@ static void watchdog_name_only(void)
 	kp_report_free(&r);
 }
 
+/* An iOS forceReset (bug_type 151) saying what happened in "string", with
+ * the panicked task: its headline and panicked task come from there.
+ * Reconstructed from the format (no public forceReset .ips was found to
+ * keep); the string's lines follow the panic text grammar. */
+static void force_reset_string(void)
+{
+	kp_error err;
+	kp_report *r = parse("{\"bug_type\":\"151\",\"timestamp\":\"2026-11-24 12:00:00.00 +0100\","
+	                     "\"os_version\":\"iPhone OS 26.1 (23B85)\"}\n"
+	                     "{\n \"product\" : \"iPhone12,5\",\n"
+	                     " \"string\" : \"forceReset: user requested (button combination held)\\n"
+	                     "Panicked task 0xfffffe1000000000: 10 pages, 2 threads: pid 77: backboardd\\n\"\n}\n", &err);
+	KT_CHECK(r != NULL, "forceReset with a string parses (%s)", r ? "" : err.msg);
+	if (!r)
+		return;
+	KT_CHECK(r->kind == KP_KIND_RESET, "bug_type 151: a reset");
+	KT_STREQ(r->headline, "forceReset: user requested (button combination held)", "headline from string");
+	KT_STREQ(r->panicked_process, "backboardd", "the panicked task from string");
+	KT_CHECK(r->has_panicked_pid && r->panicked_pid == 77, "  its pid 77");
+	KT_CHECK(r->nwarnings == 0, "no warning (%s)", r->nwarnings ? r->warnings[0].msg : "");
+	kp_report_free(&r);
+}
+
 int main(void)
 {
 	stackshot_model_code();
+	force_reset_string();
 	watchdog_name_only();
 	ips_fields();
 	ips_truncated_in_processes();
