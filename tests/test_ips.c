@@ -318,8 +318,36 @@ static void force_reset_string(void)
 	kp_report_free(&r);
 }
 
+/* A nested panic (bug_type 210) whose panic string has no panic( line,
+ * backtrace or Kernel version: listed as the panic it is, its first line
+ * the headline, without a "no kernel panic here" warning beside it.
+ * Reconstructed from the format (xnu's "Nested panic detected:" prefix; no
+ * public report of this shape was found to keep). */
+static void nested_panic_string(void)
+{
+	kp_error err;
+	kp_report *r = parse("{\"bug_type\":\"210\",\"timestamp\":\"2026-11-24 12:00:00.00 +0100\","
+	                     "\"os_version\":\"macOS 26.1 (25B78)\"}\n"
+	                     "{\n \"product\" : \"Mac14,2\",\n \"panicFlags\" : \"0x1\",\n"
+	                     " \"panicString\" : \"Nested panic detected:Kernel data abort. at pc 0xfffffe0012345678\\n\"\n}\n",
+	                     &err);
+	KT_CHECK(r != NULL, "nested panic parses (%s)", r ? "" : err.msg);
+	if (!r)
+		return;
+	KT_CHECK(r->kind == KP_KIND_PANIC, "a panic");
+	KT_STREQ(r->headline, "Nested panic detected:Kernel data abort. at pc 0xfffffe0012345678", "headline: its first line");
+	bool said = false;
+	for (size_t i = 0; i < r->nwarnings; i++)
+		said |= strstr(r->warnings[i].msg, "no kernel panic here") != NULL;
+	KT_CHECK(!said, "no 'no kernel panic here' warning beside the panic");
+	KT_CHECK(r->nwarnings == 1 && strstr(r->warnings[0].msg, "shown as written"),
+	         "said plainly: the string has no panic( line (%s)", r->nwarnings ? r->warnings[0].msg : "none");
+	kp_report_free(&r);
+}
+
 int main(void)
 {
+	nested_panic_string();
 	stackshot_model_code();
 	force_reset_string();
 	watchdog_name_only();

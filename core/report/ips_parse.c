@@ -708,8 +708,17 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		r->panic_string = (char *)text;
 		kp_error terr;
 		/* The embedded text is the panic text grammar: one parser for both.
-		 * Its failure is not fatal here: the JSON already made a report. */
-		if (kp__text_parse(r, text, strlen(text), c.panic_text_line, -1, &terr) != KP_OK)
+		 * Its failure is not fatal here: the JSON already made a report.
+		 * A text with no panic( line, backtrace or Kernel version (a nested
+		 * panic's "Nested panic detected:...") is still the panic the JSON
+		 * says it is: shown as written, its first line the headline, and
+		 * said so, never "no kernel panic here" beside a panic (issue 31
+		 * item 10). */
+		kp_status tst = kp__text_parse(r, text, strlen(text), c.panic_text_line, -1, &terr);
+		if (tst == KP_ERR_FORMAT)
+			kp__warn(r, c.panic_text_line, "panic string: no panic( line, backtrace or Kernel version "
+			                               "in it; shown as written");
+		else if (tst != KP_OK)
 			kp__warn(r, c.panic_text_line, "panic string: %s", terr.msg);
 	}
 	if (!r->headline && r->reason) {
