@@ -64,6 +64,16 @@ check_grep "^    1  0xfffffe000a1e5234  com.apple.iokit.IOUSBHostFamily + 0x1234
 check_grep "^    0  0xfffffe0007219ee4  kernel + 0x5ee4  2 samples$" "$tmp/tl" \
 	"timeline: kernel.release.t6000 is the kernel; a trailing '(blocked by ...)' ignored"
 
+# --- a .spin with a Reason line: that is its reason, not the Event ---------
+# (reconstructed: the .hang fixture under a bug_type 11 header with a
+# Reason line after its Event; no public .spin was found to keep)
+{ printf '{"bug_type":"11","timestamp":"2019-11-02 09:12:44.00 +0100","os_version":"Mac OS X 10.14.6 (18G103)"}\n'
+  tail -n +2 "$hang" | awk '{ print } /^Event: *hang$/ { print "Reason:          Finder (245) is not responding to events" }'; } >"$tmp/reason.spin"
+"$kp" show --no-symbols "$tmp/reason.spin" >"$tmp/reason" 2>"$tmp/err"
+check "$?" = 0 "spin with Reason: exit 0"
+check_grep "^Reason: *Finder (245) is not responding to events$" "$tmp/reason" "spin with Reason: its Reason is the reason"
+check_grep "^Kind: *hang$" "$tmp/reason" "spin with Reason: a hang"
+
 # --- every spin bug_type: the header names it, the kind is hang -------------
 for bt in 11 12 28 29; do
 	{ printf '{"bug_type":"%s","timestamp":"2024-05-06 21:03:13.00 -0700","os_version":"macOS 14.4.1 (23E224)"}\n' "$bt"; cat "$tl"; } >"$tmp/bt$bt.spin"

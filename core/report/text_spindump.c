@@ -634,6 +634,10 @@ static void header_kv(spd *c, const char *s, const char *e)
 		r->product = dup_span(c, v, ve);
 	} else if (KEY("Event") && !r->reason) {
 		r->reason = dup_span(c, v, ve);
+	} else if (KEY("Reason")) {
+		/* a .spin's own reason wins over its Event ("hang", "spin"),
+		 * which stays a field (issue 31 item 6) */
+		r->reason = dup_span(c, v, ve);
 	} else if (KEY("Duration") && !r->duration) {
 		r->duration = dup_span(c, v, ve);
 	} else if (KEY("Steps") && !r->steps) {
