@@ -40,6 +40,18 @@ check_grep "^    6  0x000000010a1a2602  configd + 0x5602  \[main + 0x4d2\]  (use
 	"$tmp/stall" "stall: user frame with its own symbol and samples"
 check_grep "^    0  0xffffff800038f0e0  kernel + 0x16e360  30 samples" "$tmp/stall" "stall: innermost kernel frame"
 
+# --- a stall whose Custom Output holds a heap report: its "Process:" heading
+# is no second configd; each process once, the blamed one named (issue 31
+# item 6; reconstructed: the fixture with a heap report as heap(1) heads it
+# appended, no public stall with one was found to keep)
+{ cat "$stall"; printf '\nCustom Output:\nProcess:         configd [61]\nPath:            /usr/libexec/configd\n'
+  printf 'Identifier:      configd\nParent Process:  launchd [1]\n\nAnalysis Tool:   /usr/bin/heap\n----\n\n'
+  printf 'Process 61: 3 zones\n\nAll zones: 10000 nodes malloced - Sizes: 2MB[1] 1MB[2]\n'; } >"$tmp/heap.shutdownStall"
+"$kp" show --json --no-symbols "$tmp/heap.shutdownStall" >"$tmp/heap.json" 2>/dev/null
+check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sorted(p["name"] for p in r["processes"]), r["headline"], r["blamed"]["process"])' "$tmp/heap.json" 2>&1)" = \
+	"['configd', 'kernel_task'] shutdown stall: configd in com.kpbrowse.FakeDriver configd" \
+	"stall with a heap report in Custom Output: each process once, the blamed one named"
+
 # --- a hang: its target is blamed --------------------------------------------
 "$kp" show --no-symbols "$hang" >"$tmp/hang" 2>"$tmp/err"
 check "$?" = 0 "hang: exit 0"

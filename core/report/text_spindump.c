@@ -745,9 +745,32 @@ static void blame_sleepwake(spd *c, int *blamed, int *kext)
 
 /* Orders threads, marks kexts in the heaviest stacks, chooses whom to blame
  * and writes the headline. */
+/* Drops a "Process:" block with no threads whose pid and name another
+ * block with threads has: a heap report's heading in a stall's "Custom
+ * Output", not a process of the spindump, so that each is listed once
+ * (issue 31 item 6). */
+static void drop_echoes(kp_report *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nprocesses; i++) {
+		const kp_process *p = &r->processes[i];
+		bool echo = false;
+		for (size_t j = 0; j < r->nprocesses && !echo && !p->nthreads && p->has_pid && p->name; j++) {
+			const kp_process *q = &r->processes[j];
+			echo = j != i && q->nthreads && q->has_pid && q->pid == p->pid && q->name && !strcmp(q->name, p->name);
+		}
+		if (echo)
+			free(r->processes[i].threads);   /* none, but never leaked */
+		else
+			r->processes[n++] = r->processes[i];
+	}
+	r->nprocesses = n;
+}
+
 static void finish(spd *c)
 {
 	kp_report *r = c->r;
+	drop_echoes(r);
 	for (size_t i = 0; i < r->nprocesses; i++) {
 		kp_process *p = &r->processes[i];
 		if (p->nthreads > 1)
