@@ -277,8 +277,103 @@ static void corpus_inteljson_nested(void)
 	kp_report_free(&r);
 }
 
+/* A stackshot (bug_type 288) that names its Mac only by modelCode: that is
+ * the model.  Reconstructed from the format (the body keys of
+ * panic-formats.md and the stackshot fixtures): no public stackshot .ips of
+ * this shape was found to keep in tests/real. */
+static void stackshot_model_code(void)
+{
+	kp_error err;
+	kp_report *r = parse("{\"bug_type\":\"288\",\"timestamp\":\"2026-11-22 10:00:00.00 +0100\","
+	                     "\"os_version\":\"macOS 26.1 (25B78)\"}\n"
+	                     "{\n \"modelCode\" : \"Mac14,2\",\n \"reason\" : \"stackshot taken\"\n}\n", &err);
+	KT_CHECK(r != NULL, "stackshot with modelCode parses (%s)", r ? "" : err.msg);
+	if (!r)
+		return;
+	KT_CHECK(r->kind == KP_KIND_STACKSHOT, "bug_type 288: a stackshot");
+	KT_STREQ(r->product, "Mac14,2", "modelCode is the model");
+	kp_report_free(&r);
+}
+
+/* A watchdog report (bug_type 409) that names the process it blames by
+ * procName only: the pid is the stackshot's process of that name.
+ * Reconstructed from the format (the fixture WatchdogCrash's keys, its pid
+ * left out): no public watchdog .ips of this shape was found to keep. */
+static void watchdog_name_only(void)
+{
+	kp_error err;
+	kp_report *r = parse("{\"bug_type\":\"409\",\"timestamp\":\"2026-11-22 10:00:00.00 +0100\"}\n"
+	                     "{\n \"procName\" : \"fakedaemon\",\n \"reason\" : \"monitoring timed out for service\",\n"
+	                     " \"processByPid\" : {\n"
+	                     "  \"0\" : {\"pid\":0,\"procname\":\"kernel_task\",\"threadById\":{\"9\":{\"id\":9}}},\n"
+	                     "  \"400\" : {\"pid\":400,\"procname\":\"fakedaemon\",\"threadById\":{\"5001\":{\"id\":5001}}}\n"
+	                     " }\n}\n", &err);
+	KT_CHECK(r != NULL, "watchdog naming its process only parses (%s)", r ? "" : err.msg);
+	if (!r)
+		return;
+	KT_CHECK(r->kind == KP_KIND_WATCHDOG, "bug_type 409: a watchdog report");
+	KT_STREQ(r->blamed_process, "fakedaemon", "blamed by procName");
+	KT_CHECK(r->has_blamed_pid && r->blamed_pid == 400, "its pid from the stackshot (400)");
+	KT_CHECK(r->nprocesses == 2 && r->processes[0].pid == 400, "the blamed process first");
+	kp_report_free(&r);
+}
+
+/* An iOS forceReset (bug_type 151) saying what happened in "string", with
+ * the panicked task: its headline and panicked task come from there.
+ * Reconstructed from the format (no public forceReset .ips was found to
+ * keep); the string's lines follow the panic text grammar. */
+static void force_reset_string(void)
+{
+	kp_error err;
+	kp_report *r = parse("{\"bug_type\":\"151\",\"timestamp\":\"2026-11-24 12:00:00.00 +0100\","
+	                     "\"os_version\":\"iPhone OS 26.1 (23B85)\"}\n"
+	                     "{\n \"product\" : \"iPhone12,5\",\n"
+	                     " \"string\" : \"forceReset: user requested (button combination held)\\n"
+	                     "Panicked task 0xfffffe1000000000: 10 pages, 2 threads: pid 77: backboardd\\n\"\n}\n", &err);
+	KT_CHECK(r != NULL, "forceReset with a string parses (%s)", r ? "" : err.msg);
+	if (!r)
+		return;
+	KT_CHECK(r->kind == KP_KIND_RESET, "bug_type 151: a reset");
+	KT_STREQ(r->headline, "forceReset: user requested (button combination held)", "headline from string");
+	KT_STREQ(r->panicked_process, "backboardd", "the panicked task from string");
+	KT_CHECK(r->has_panicked_pid && r->panicked_pid == 77, "  its pid 77");
+	KT_CHECK(r->nwarnings == 0, "no warning (%s)", r->nwarnings ? r->warnings[0].msg : "");
+	kp_report_free(&r);
+}
+
+/* A nested panic (bug_type 210) whose panic string has no panic( line,
+ * backtrace or Kernel version: listed as the panic it is, its first line
+ * the headline, without a "no kernel panic here" warning beside it.
+ * Reconstructed from the format (xnu's "Nested panic detected:" prefix; no
+ * public report of this shape was found to keep). */
+static void nested_panic_string(void)
+{
+	kp_error err;
+	kp_report *r = parse("{\"bug_type\":\"210\",\"timestamp\":\"2026-11-24 12:00:00.00 +0100\","
+	                     "\"os_version\":\"macOS 26.1 (25B78)\"}\n"
+	                     "{\n \"product\" : \"Mac14,2\",\n \"panicFlags\" : \"0x1\",\n"
+	                     " \"panicString\" : \"Nested panic detected:Kernel data abort. at pc 0xfffffe0012345678\\n\"\n}\n",
+	                     &err);
+	KT_CHECK(r != NULL, "nested panic parses (%s)", r ? "" : err.msg);
+	if (!r)
+		return;
+	KT_CHECK(r->kind == KP_KIND_PANIC, "a panic");
+	KT_STREQ(r->headline, "Nested panic detected:Kernel data abort. at pc 0xfffffe0012345678", "headline: its first line");
+	bool said = false;
+	for (size_t i = 0; i < r->nwarnings; i++)
+		said |= strstr(r->warnings[i].msg, "no kernel panic here") != NULL;
+	KT_CHECK(!said, "no 'no kernel panic here' warning beside the panic");
+	KT_CHECK(r->nwarnings == 1 && strstr(r->warnings[0].msg, "shown as written"),
+	         "said plainly: the string has no panic( line (%s)", r->nwarnings ? r->warnings[0].msg : "none");
+	kp_report_free(&r);
+}
+
 int main(void)
 {
+	nested_panic_string();
+	stackshot_model_code();
+	force_reset_string();
+	watchdog_name_only();
 	ips_fields();
 	ips_truncated_in_processes();
 	intel_json();

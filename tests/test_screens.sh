@@ -67,6 +67,17 @@ walk_real() {
 	tt_keys Escape; tt_wait "dups" 5
 	tt_keys / C-u M a c h i n e Space C h e c k Enter Enter; tt_wait "Summary" 5
 	tt_keys NPage; tt_wait "Before the panic line" 5; tt_expect "$s-preamble"
+	# Enter on frame 6 of the summary's backtrace opens the thread at frame
+	# 6, not at its top (issue 31 item 11)
+	tt_keys Escape Escape; tt_wait "dups" 5
+	tt_keys / C-u I O C o m m a n d G a t e Enter Enter; tt_wait "Summary" 5
+	tt_keys / S E P K e y S t o r e Enter; tt_wait "(filtered)" 5
+	tt_keys Enter; tt_wait "#6 " 10; tt_expect "$s-frame"
+	# a group whose backtrace kexts are more than a line: the Kexts line
+	# wraps, no bundle id cut (issue 31 item 11)
+	tt_keys Escape Escape Escape; tt_wait "dups" 5
+	tt_keys Tab; tt_wait "count" 5
+	tt_keys / S l e e p Space t r a n s i t i o n Space t i m e d Enter Enter; tt_wait "Members" 5; tt_wait "Kexts:       com" 10; tt_expect "$s-group-kexts"
 }
 
 # walk_symbols W H: a real report whose frames carry the report's own

@@ -40,6 +40,18 @@ check_grep "^    6  0x000000010a1a2602  configd + 0x5602  \[main + 0x4d2\]  (use
 	"$tmp/stall" "stall: user frame with its own symbol and samples"
 check_grep "^    0  0xffffff800038f0e0  kernel + 0x16e360  30 samples" "$tmp/stall" "stall: innermost kernel frame"
 
+# --- a stall whose Custom Output holds a heap report: its "Process:" heading
+# is no second configd; each process once, the blamed one named (issue 31
+# item 6; reconstructed: the fixture with a heap report as heap(1) heads it
+# appended, no public stall with one was found to keep)
+{ cat "$stall"; printf '\nCustom Output:\nProcess:         configd [61]\nPath:            /usr/libexec/configd\n'
+  printf 'Identifier:      configd\nParent Process:  launchd [1]\n\nAnalysis Tool:   /usr/bin/heap\n----\n\n'
+  printf 'Process 61: 3 zones\n\nAll zones: 10000 nodes malloced - Sizes: 2MB[1] 1MB[2]\n'; } >"$tmp/heap.shutdownStall"
+"$kp" show --json --no-symbols "$tmp/heap.shutdownStall" >"$tmp/heap.json" 2>/dev/null
+check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sorted(p["name"] for p in r["processes"]), r["headline"], r["blamed"]["process"])' "$tmp/heap.json" 2>&1)" = \
+	"['configd', 'kernel_task'] shutdown stall: configd in com.kpbrowse.FakeDriver configd" \
+	"stall with a heap report in Custom Output: each process once, the blamed one named"
+
 # --- a hang: its target is blamed --------------------------------------------
 "$kp" show --no-symbols "$hang" >"$tmp/hang" 2>"$tmp/err"
 check "$?" = 0 "hang: exit 0"
@@ -54,14 +66,25 @@ check_grep "^Blamed thread frames (5): Finder\[245\] 964, state unknown, priorit
 "$kp" show --no-symbols "$tl" >"$tmp/tl" 2>"$tmp/err"
 check "$?" = 0 "timeline: exit 0"
 check_grep "^Format: *text$" "$tmp/tl" "timeline: no header, text"
-check_grep "^Headline: *hang: usbd in com.apple.iokit.IOUSBHostFamily$" "$tmp/tl" \
+check_grep "^Headline: *spindump: usbd in com.apple.iokit.IOUSBHostFamily$" "$tmp/tl" \
 	"timeline: 'Command: spindump' is the sampler, not a target; blamed by kext samples"
+check_grep "^Kind: *stackshot$" "$tmp/tl" "timeline: run by hand (no header, no Event): a stackshot, not a hang"
 check_grep "^Architecture: *arm64$" "$tmp/tl" "timeline: arm64e"
 check_grep "(heaviest of 2 stacks)$" "$tmp/tl" "timeline: siblings over time, the heavier (2 samples) chosen"
 check_grep "^    1  0xfffffe000a1e5234  com.apple.iokit.IOUSBHostFamily + 0x1234  \[IOUSBHostDevice::deviceRequest(IOService\*, StandardUSB::DeviceRequest&, void\*, IOMemoryDescriptor\*, unsigned int&, unsigned int) + 0x78\]  2 samples$" \
 	"$tmp/tl" "timeline: C++ symbol with parentheses, hex image offset, range suffix ignored"
 check_grep "^    0  0xfffffe0007219ee4  kernel + 0x5ee4  2 samples$" "$tmp/tl" \
 	"timeline: kernel.release.t6000 is the kernel; a trailing '(blocked by ...)' ignored"
+
+# --- a .spin with a Reason line: that is its reason, not the Event ---------
+# (reconstructed: the .hang fixture under a bug_type 11 header with a
+# Reason line after its Event; no public .spin was found to keep)
+{ printf '{"bug_type":"11","timestamp":"2019-11-02 09:12:44.00 +0100","os_version":"Mac OS X 10.14.6 (18G103)"}\n'
+  tail -n +2 "$hang" | awk '{ print } /^Event: *hang$/ { print "Reason:          Finder (245) is not responding to events" }'; } >"$tmp/reason.spin"
+"$kp" show --no-symbols "$tmp/reason.spin" >"$tmp/reason" 2>"$tmp/err"
+check "$?" = 0 "spin with Reason: exit 0"
+check_grep "^Reason: *Finder (245) is not responding to events$" "$tmp/reason" "spin with Reason: its Reason is the reason"
+check_grep "^Kind: *hang$" "$tmp/reason" "spin with Reason: a hang"
 
 # --- every spin bug_type: the header names it, the kind is hang -------------
 for bt in 11 12 28 29; do
@@ -87,7 +110,7 @@ assert fr[1]["image_name"] == "com.kpbrowse.FakeDriver" and fr[1]["offset"] == "
 assert fr[1]["image_uuid"] == "4C4C4449-5555-3144-A1F6-9DFF5C39A349", fr[1]
 assert fr[6]["report_symbol"] == "main" and fr[6]["user"], fr[6]
 assert a["fields"]["Event"] == "Shutdown stall" and a["fields"]["header.bug_type"] == "17", a["fields"]
-assert b["kind"] == "hang" and b["bug_type"] is None and b["blamed"]["process"] == "usbd", b["blamed"]
+assert b["kind"] == "stackshot" and b["bug_type"] is None and b["blamed"]["process"] == "usbd", b["blamed"]
 print("ok")
 PY
 check "$(cat "$tmp/py")" = ok "json: kind, duration, steps, samples on threads and frames, images ($(tail -1 "$tmp/py"))"
@@ -107,6 +130,19 @@ check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["t
 "$kp" show --no-symbols "$tmp/binsp.shutdownStall" >"$tmp/binsp" 2>"$tmp/err"
 check "$?" = 0 "binary spindump body: exit 0"
 check_grep "binary data (a binary spindump?)" "$tmp/err" "binary spindump body: named"
+# the same bodies without a header line: refused, and named as what they
+# are, never "no kernel panic here" (issue 31 item 6; reconstructed: no
+# public binary spindump was found to keep)
+tail -n +2 "$tmp/binsp.shutdownStall" >"$tmp/binsp.spin"
+"$kp" show --no-symbols "$tmp/binsp.spin" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "binary spindump, no header: refused (exit 2)"
+check_grep "binsp.spin: binary data (a binary spindump?), not a text or JSON report" "$tmp/err" \
+	"binary spindump, no header: named as such"
+check "$(grep -c "no kernel panic here" "$tmp/err")" = 0 "binary spindump, no header: not 'no kernel panic here'"
+tail -n +2 "$bin" >"$tmp/bplist.spin"
+"$kp" show --no-symbols "$tmp/bplist.spin" >/dev/null 2>"$tmp/err"
+check_grep "bplist.spin: a binary property list (bplist00), not a text or JSON report" "$tmp/err" \
+	"bplist, no header: named as such"
 
 # --- Sleep Wake Failure (item 3) ------------------------------------------------
 sw="$fx/sleepwake-fakedriver.diag"
@@ -147,7 +183,7 @@ sed 's/6B1F0C2A-55D3/7C2F1D3B-66E4/; s/Date\/Time:        2021-02-14/Date\/Time:
 	>"$tmp/reports/second.shutdownStall"
 "$kp" index --db "$db" --no-symbols "$tmp/reports" >/dev/null 2>"$tmp/err"
 check "$?" = 0 "index: exit 0 ($(head -c 200 "$tmp/err"))"
-for k in shutdown-stall:3 hang:2 sleep-wake:2; do
+for k in shutdown-stall:3 hang:1 stackshot:1 sleep-wake:2; do   # the timeline, run by hand: no hang
 	"$kp" list --db "$db" --kind "${k%:*}" --json >"$tmp/k.json"
 	check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), all(x["kind"]==sys.argv[2] for x in r))' "$tmp/k.json" "${k%:*}")" = "${k#*:} True" "list --kind ${k%:*}: ${k#*:} rows"
 done

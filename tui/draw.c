@@ -188,6 +188,43 @@ int kpt_text_width(const char *s)
 	return clean_width(buf);
 }
 
+int kpt_wrap(int y, int x, int rows, int width, const char *text, kpt_style st, bool draw)
+{
+	size_t len = strlen(text), at = 0;
+	int used = 0;
+	while (used < rows && (at < len || used == 0)) {
+		size_t end = at;
+		int cols = 0;
+		while (end < len && used < rows - 1) {
+			size_t n;
+			int w = kp_sanitize_next(text + end, len - end, &n);
+			if (cols + w > width)
+				break;
+			cols += w;
+			end += n;
+		}
+		if (used == rows - 1) {
+			end = len;   /* the last line: kpt_put cuts it with ... */
+		} else if (end < len) {
+			/* break after a space when one is in the line's second half */
+			size_t sp = end;
+			while (sp > at && text[sp - 1] != ' ')
+				sp--;
+			if (sp > at + (end - at) / 2)
+				end = sp;
+		}
+		if (draw) {
+			char line[1600];
+			snprintf(line, sizeof line, "%.*s", (int)(end - at), text + at);
+			kpt_put(y + used, x, width, line, st, true);
+		}
+		used++;
+		at = end;
+		while (at < len && text[at] == ' ' && used < rows)   /* no line starts with the space it broke at */
+			at++;
+	}
+	return used;
+}
 
 static int col_width(const kpt_col *c, int width, bool tight)
 {

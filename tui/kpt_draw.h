@@ -45,6 +45,11 @@ int kpt_putf(int y, int x, int width, kpt_style st, bool pad, const char *fmt, .
 	__attribute__((format(printf, 6, 7)));
 void kpt_attr_on(kpt_style st);
 void kpt_attr_off(kpt_style st);
+/* text (untrusted) over up to rows lines of width columns from y,x, broken
+ * after a space in a full line's second half, else where it is full (a long
+ * function name has no better place), spaces at a break dropped; the last line used is cut with "…"
+ * if text goes on.  Draws only when draw; returns the lines used. */
+int kpt_wrap(int y, int x, int rows, int width, const char *text, kpt_style st, bool draw);
 /* display width of UTF-8 s after sanitising */
 int kpt_text_width(const char *s);
 /* "x" and n in at most 4 columns (a dups column): exact up to 999, then

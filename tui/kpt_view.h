@@ -75,6 +75,8 @@ extern const kpt_view_ops kpt_view_disasm;   /* arg: kpt_disasm_arg* */
 typedef struct kpt_process_arg {
 	kpt_doc *doc;
 	size_t proc, thread;
+	bool at_frame;   /* the thread view opens on frame `frame` (else its first row) */
+	size_t frame;
 } kpt_process_arg;
 
 /* Two reports of the index to compare (A, B), by id. */

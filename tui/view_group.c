@@ -259,7 +259,15 @@ static void group_draw(kpt_view *v, int y0, int h, int width)
 	else if (p->nread < p->nrows)
 		snprintf(of, sizeof of, "  (of the newest %zu)", p->nread);
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Mac models:  %s%s", models[0] ? models : "-", of);
-	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Kexts:       %s%s", kexts[0] ? kexts : "-", of);
+	/* the kexts wrap (up to 3 lines, 1 on a short screen): every bundle id
+	 * of a group is a lead, none cut while there is room below */
+	char kline[1100];
+	snprintf(kline, sizeof kline, "%s%s", kexts[0] ? kexts : "-", of);
+	kpt_put(y, 0, 13, "Kexts:", KPT_ST_NORMAL, true);
+	int kmax = h >= 16 ? 3 : 1, kneed = kpt_wrap(0, 0, kmax, width - 13, kline, KPT_ST_NORMAL, false);
+	for (int i = 1; i < kneed; i++)
+		kpt_put(y + i, 0, 13, "", KPT_ST_NORMAL, true);
+	y += kpt_wrap(y, 13, kneed, width - 13, kline, KPT_ST_NORMAL, true);
 	kpt_putf(y++, 0, width, KPT_ST_HEADER, true, "Members (%zu)", p->nrows);
 	if (y < y0 + h)
 		kpt_list_draw(v, y, y0 + h - y, width);

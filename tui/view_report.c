@@ -73,6 +73,7 @@ typedef struct report_priv {
 	size_t bt_culprit; /* the culprit kext's frame shown after a gap, else SIZE_MAX */
 	bool bt_asked;     /* they went to the worker */
 	int psort;         /* processes: 0 as the report lists them, else by PSORT_* count */
+	int name_need, ver_need;   /* images tab: the widest name and version */
 } report_priv;
 
 /* s cycles the process order: as listed, then most running, waiting,
@@ -368,6 +369,14 @@ static void build_images(kpt_view *v)
 	if (hidden)
 		add_row(p, ROW_TEXT, 0, "  ! the name holds an invisible character: it is not the name it looks like");
 	add_row(p, ROW_TEXT, 0, "  under each image: its dSYM, or where it was looked for");
+	p->name_need = p->ver_need = 0;
+	for (size_t i = 0; i < r->nimages + r->nkexts; i++) {
+		const char *nm = i < r->nimages ? r->images[i].name : r->kexts[i - r->nimages].name;
+		const char *ver = i < r->nimages ? r->images[i].version : r->kexts[i - r->nimages].version;
+		int nw = kpt_text_width(nm ? nm : "?"), vw = kpt_text_width(ver ? ver : "");
+		p->name_need = nw > p->name_need ? nw : p->name_need;
+		p->ver_need = vw > p->ver_need ? vw : p->ver_need;
+	}
 	for (size_t i = 0; i < r->nimages; i++) {
 		add_row(p, ROW_IMAGE, i, NULL);
 		add_row(p, ROW_DSYM, i, NULL);
@@ -452,24 +461,71 @@ static void report_close(kpt_view *v)
 	kpt_doc_release(&v->app->docs, &p->doc);
 }
 
-/* An image or kext row from column 3: its name (cut from the left), its
- * version (cut with "…", never under the UUID) and its UUID (whole from
- * 100 columns, its first 8 digits below). */
-static void put_ident(int y, int width, const char *name, const char *version, const char *uuid,
-                      kpt_style name_st, kpt_style st)
+/* The images tab's columns from column 3: name (cut from the left),
+ * version (cut with "…") and UUID.  The UUID is whole while the name keeps
+ * NAME_KEEP columns (or all it needs), else as many of its first digits as
+ * fit (8 at least) and "…", the whole of it then on the detail line at the
+ * bottom; the version is as wide as the widest (12 at most). */
+#define NAME_KEEP 24
+#define UUID_LEN 36
+typedef struct ident_cols {
+	int nw, vw, uw;
+	bool cut;   /* some name or UUID does not show whole: the detail line */
+} ident_cols;
+
+static ident_cols ident_layout(const report_priv *p, int width)
 {
-	int uw = width >= 100 ? 37 : 9, vw = 12;
-	int nw = width - 3 - vw - 1 - uw - 1;
-	if (nw < 8)
-		nw = 8;
+	ident_cols c;
+	c.vw = p->ver_need < 12 ? p->ver_need : 12;
+	int rest = width - 3 - (c.vw ? c.vw + 1 : 0) - 1;   /* name, a gap, UUID */
+	int keep = p->name_need < NAME_KEEP ? p->name_need : NAME_KEEP;
+	c.uw = rest - keep >= UUID_LEN ? UUID_LEN : rest - keep > 9 ? rest - keep : 9;
+	c.nw = rest - c.uw;
+	if (c.nw < 8)
+		c.nw = 8;
+	c.cut = c.uw < UUID_LEN || p->name_need > c.nw || p->ver_need > c.vw;
+	return c;
+}
+
+static void put_ident(int y, int width, const ident_cols *c, const char *name, const char *version,
+                      const char *uuid, kpt_style name_st, kpt_style st)
+{
 	if (name_hidden(name))
 		kpt_put(y, 2, 1, "!", KPT_ST_ERROR, false);
-	kpt_put_id(y, 3, nw, name ? name : "?", name_st, true);
-	kpt_put(y, 3 + nw + 1, vw, version ? version : "", st, true);
-	if (width >= 100)
-		kpt_put(y, width - uw, uw, uuid ? uuid : "-", st, true);
-	else
-		kpt_putf(y, width - uw, uw, st, true, "%.8s", uuid ? uuid : "-");
+	kpt_put_id(y, 3, c->nw, name ? name : "?", name_st, true);
+	if (c->vw)
+		kpt_put(y, 3 + c->nw + 1, c->vw, version ? version : "", st, true);
+	kpt_put(y, width - c->uw, c->uw, uuid ? uuid : "-", st, true);   /* cut: its first digits and "…" */
+}
+
+/* The detail line of the images tab: the selected image or kext whole. */
+static void draw_ident_detail(kpt_view *v, int y, int width)
+{
+	report_priv *p = v->priv;
+	const kp_report *r = p->doc->r;
+	size_t row;
+	kpt_put(y, 0, width, "", KPT_ST_STATUS, true);
+	if (!kpt_list_current(&v->list, &row) || row >= p->nrows)
+		return;
+	const rrow *rr = &p->rows[row];
+	const char *name, *ver, *uuid;
+	if (rr->kind == ROW_IMAGE || rr->kind == ROW_DSYM) {
+		name = r->images[rr->idx].name;
+		ver = r->images[rr->idx].version;
+		uuid = r->images[rr->idx].uuid;
+	} else if (rr->kind == ROW_KEXT) {
+		name = r->kexts[rr->idx].name;
+		ver = r->kexts[rr->idx].version;
+		uuid = r->kexts[rr->idx].uuid;
+	} else {
+		kpt_put(y, 0, width, "the selected image in full here (y copies its UUID)", KPT_ST_STATUS, true);
+		return;
+	}
+	char line[1024];
+	/* the UUID first: it is what a narrow row cuts */
+	snprintf(line, sizeof line, "%s  %s%s%s", uuid ? uuid : "(no UUID)", name ? name : "?", ver ? " " : "",
+	         ver ? ver : "");
+	kpt_put(y, 0, width, line, KPT_ST_STATUS, true);
 }
 
 static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -555,13 +611,15 @@ static void report_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 		const kp_image *im = &r->images[rr->idx];
 		kpt_put(y, 0, width, "", st, true);
 		kpt_putf(y, 0, 3, st, true, " %c", im->kind);
-		put_ident(y, width, im->name, im->version, im->uuid, sel ? st : KPT_ST_FUNC, st);
+		ident_cols ic = ident_layout(p, width);
+		put_ident(y, width, &ic, im->name, im->version, im->uuid, sel ? st : KPT_ST_FUNC, st);
 		break;
 	}
 	case ROW_KEXT: {
 		const kp_kext *k = &r->kexts[rr->idx];
 		kpt_put(y, 0, width, "", st, true);
-		put_ident(y, width, k->name, k->version, k->uuid, st, st);
+		ident_cols ic = ident_layout(p, width);
+		put_ident(y, width, &ic, k->name, k->version, k->uuid, st, st);
 		break;
 	}
 	}
@@ -600,13 +658,18 @@ static void report_draw(kpt_view *v, int y0, int h, int width)
 			kpt_worker_request(v->app, p->doc, p->bt_proc, p->bt_thread, c, c + 1, true);
 		}
 	}
-	v->list.height = h - 1;
+	/* the images tab: a detail line with the selected row whole when some
+	 * name or UUID is cut at this width */
+	int detail = p->images && h > 6 && ident_layout(p, width).cut ? 1 : 0;
+	v->list.height = h - 1 - detail;
 	wrap_visible(v);
 	int x = kpt_put(y0, 0, width, " Summary ", p->images ? KPT_ST_DIM : KPT_ST_CURSOR, false);
 	x += kpt_put(y0, x, width - x, " ", KPT_ST_NORMAL, false);
 	x += kpt_put(y0, x, width - x, " Images ", p->images ? KPT_ST_CURSOR : KPT_ST_DIM, false);
 	kpt_put(y0, x, width - x, "   (Tab switches)", KPT_ST_DIM, false);
-	kpt_list_draw(v, y0 + 1, h - 1, width);
+	kpt_list_draw(v, y0 + 1, h - 1 - detail, width);
+	if (detail)
+		draw_ident_detail(v, y0 + h - 1, width);
 }
 
 static const char *report_row_text(kpt_view *v, size_t row, char *buf, size_t size)
@@ -773,16 +836,16 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 	const char *uuid = NULL;
 	switch (rr->kind) {
 	case ROW_PROCESS:
-		p->push = (kpt_process_arg){p->doc, rr->idx, 0};
+		p->push = (kpt_process_arg){.doc = p->doc, .proc = rr->idx};
 		return kpt_push_later(v->app, &kpt_view_process, &p->push);
 	case ROW_TASK:
-		p->push = (kpt_process_arg){p->doc, rr->idx / 100000, rr->idx % 100000};
+		p->push = (kpt_process_arg){.doc = p->doc, .proc = rr->idx / 100000, .thread = rr->idx % 100000};
 		return kpt_push_later(v->app, &kpt_view_process, &p->push);
 	case ROW_THREAD:
-		p->push = (kpt_process_arg){p->doc, rr->idx / 100000, rr->idx % 100000};
+		p->push = (kpt_process_arg){.doc = p->doc, .proc = rr->idx / 100000, .thread = rr->idx % 100000};
 		return kpt_push_later(v->app, &kpt_view_thread, &p->push);
-	case ROW_FRAME:
-		p->push = (kpt_process_arg){p->doc, p->bt_proc, p->bt_thread};
+	case ROW_FRAME:   /* the thread, at this frame */
+		p->push = (kpt_process_arg){.doc = p->doc, .proc = p->bt_proc, .thread = p->bt_thread, .at_frame = true, .frame = rr->idx};
 		return kpt_push_later(v->app, &kpt_view_thread, &p->push);
 	case ROW_IMAGE: uuid = r->images[rr->idx].uuid; break;
 	case ROW_KEXT:   /* its bundle id finds it in more panics than a UUID */

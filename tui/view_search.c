@@ -35,6 +35,7 @@ typedef struct search_priv {
 	bool kext;              /* the query is a bundle id */
 	bool kext_only;         /* K: every query is one */
 	kpi_page page;          /* where the next page starts; total */
+	int name_need, role_need;   /* the widest name and role of the rows loaded */
 	char error[300];
 	kpt_entry push;
 } search_priv;
@@ -84,6 +85,17 @@ static bool looks_like_uuid(const char *q)
 	return hex >= 8;
 }
 
+static void measure_hits(search_priv *p)
+{
+	p->name_need = p->role_need = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const hit *h = &p->hits[i];
+		int nw = kpt_text_width(h->name ? h->name : h->uuid ? h->uuid : ""), rw = kpt_text_width(h->role ? h->role : "");
+		p->name_need = nw > p->name_need ? nw : p->name_need;
+		p->role_need = rw > p->role_need ? rw : p->role_need;
+	}
+}
+
 static void run_search(kpt_view *v, const char *q)
 {
 	search_priv *p = v->priv;
@@ -112,6 +124,7 @@ static void run_search(kpt_view *v, const char *q)
 		snprintf(p->error, sizeof p->error, "%s", err.msg);
 	v->list.cur = v->list.top = 0;
 	kpt_list_reset(&v->list, p->n);
+	measure_hits(p);
 }
 
 /* The next page when the cursor is within a screen of the last row. */
@@ -129,6 +142,7 @@ static void more_hits(kpt_view *v, int h)
 		return;
 	}
 	kpt_list_reset(&v->list, p->n);
+	measure_hits(p);
 	if (v->list.filter[0])
 		kpt_list_refilter(v);
 }
@@ -195,19 +209,43 @@ void kpt_search_layout(kpt_col *c, int width)
 	kpt_cols_layout(c, SC_N, width);
 }
 
+#define HEADLINE_MIN 16   /* what the headline keeps when a name grows */
+
+/* The layout fitted to the rows: the role column as wide as its widest
+ * role, and a bundle id not cut while the role column or the headline
+ * (down to HEADLINE_MIN) has room for it. */
+static void fit_search(const search_priv *p, kpt_col *c, int width)
+{
+	kpt_search_layout(c, width);
+	if (!c[SC_NAME].w)
+		return;
+	int give = 0;
+	if (c[SC_ROLE].w && p->role_need + 1 < c[SC_ROLE].w) {
+		give = c[SC_ROLE].w - (p->role_need + 1);
+		c[SC_ROLE].w -= give;
+		c[SC_NAME].x -= give;
+	}
+	int want = p->name_need - c[SC_NAME].w, room = give + c[SC_HEADLINE].w - HEADLINE_MIN;
+	want = want > room ? room : want;
+	want = want < 0 ? 0 : want;
+	c[SC_NAME].w += want;
+	c[SC_HEADLINE].x += want - give;
+	c[SC_HEADLINE].w -= want - give;
+}
+
 static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 {
 	search_priv *p = v->priv;
 	const hit *h = &p->hits[row];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	kpt_col c[SC_N];
-	kpt_search_layout(c, width);
+	fit_search(p, c, width);
 	kpt_put(y, 0, width, "", st, true);
 	char d[32];
 	kpi_date_utc(h->date, d, sizeof d);
 	kpt_putf(y, c[SC_DATE].x, c[SC_DATE].w, st, true, "  %s", d);
 	kpt_put(y, c[SC_ROLE].x, c[SC_ROLE].w, h->role ? h->role : "", sel ? st : KPT_ST_MARK, true);
-	kpt_put(y, c[SC_NAME].x, c[SC_NAME].w, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);
+	kpt_put_id(y, c[SC_NAME].x, c[SC_NAME].w, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);
 	kpt_put(y, c[SC_HEADLINE].x, c[SC_HEADLINE].w, h->headline ? h->headline : "", st, true);
 }
 

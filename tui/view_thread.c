@@ -53,6 +53,7 @@ typedef struct thread_priv {
 	kpt_process_arg owner;   /* o: the thread this one waits for */
 	kpt_disasm_arg disasm;   /* d: the selected frame */
 	int off_need, img_need;  /* the widest offset and image label */
+	int func_need;           /* the widest text of the function column */
 	bool named;              /* some frame has (or may yet get) a name */
 	bool filed;              /* some frame has (or may yet get) a file:line */
 } thread_priv;
@@ -105,7 +106,7 @@ static void relayout(kpt_view *v)
 		p->rows = kpt_xrealloc(p->rows, p->cap * sizeof *p->rows);
 		p->rows[p->nrows++] = (trow){OWNER_ROW, 0};
 	}
-	p->off_need = p->img_need = 0;
+	p->off_need = p->img_need = p->func_need = 0;
 	p->named = p->filed = false;
 	for (size_t f = 0; f < nshown(t); f++) {
 		const kp_frame *fr = frame_at(t, f);
@@ -115,6 +116,16 @@ static void relayout(kpt_view *v)
 		int iw = kpt_text_width(kpt_image_label(p->at.doc->r, fr->image, ib, sizeof ib));
 		p->off_need = ow > p->off_need ? ow : p->off_need;
 		p->img_need = iw > p->img_need ? iw : p->img_need;
+		char rsbuf[512];
+		const char *rs = kpt_report_symbol(fr, rsbuf, sizeof rsbuf);
+		for (size_t k = 0; k < (s[f].state == KPT_SYM_DONE ? s[f].nlines : 0); k++) {
+			const char *fn = s[f].lines[k].function;
+			int fw = (k ? 15 : 0) + kpt_text_width(fn ? fn : "??");   /* "  inlined into " */
+			p->func_need = fw > p->func_need ? fw : p->func_need;
+		}
+		int rw = rs ? kpt_text_width(rs) : 9;   /* "(no dSYM)", "..." */
+		if (s[f].state != KPT_SYM_DONE || s[f].status != KP_SYM_OK || s[f].nlines == 0)
+			p->func_need = rw > p->func_need ? rw : p->func_need;
 		p->named |= fr->symbol || s[f].state != KPT_SYM_DONE || (s[f].status == KP_SYM_OK && s[f].nlines > 0);
 		p->filed |= s[f].state != KPT_SYM_DONE || (s[f].status == KP_SYM_OK && s[f].nlines > 0 && s[f].lines[0].file);
 	}
@@ -156,6 +167,11 @@ static int thread_open(kpt_view *v, void *arg)
 	else
 		snprintf(v->title, sizeof v->title, "thread %zu", p->at.thread);
 	relayout(v);
+	for (size_t i = 0; a->at_frame && i < p->nrows; i++)
+		if (p->rows[i].frame == a->frame && p->rows[i].sub == 0) {
+			kpt_list_select_row(&v->list, i);
+			break;
+		}
 	return 0;
 }
 
@@ -177,6 +193,7 @@ static const char *base(const char *path)
 enum { TC_NUM, TC_IMAGE, TC_OFFSET, TC_FUNC, TC_FILE, TC_N };
 _Static_assert(TC_N == KPT_THREAD_COLS, "kpt_columns.h");
 #define FUNC_MIN 26   /* the function is what matters: the others give way first */
+#define IMG_MAX 40    /* an image label grows to its need up to this */
 
 /* Column priority: the function keeps FUNC_MIN columns while the image
  * shrinks, then the offset goes, then file:line shrinks and goes, then the
@@ -212,8 +229,9 @@ void kpt_thread_layout(kpt_col *c, int width)
 /* The layout fitted to this thread: when no frame has a name, the image's
  * name and the whole offset come first and the function column keeps what
  * is left ("(no dSYM)"); when no frame has a file:line, the function takes
- * that column too; and an offset is never cut while the function column
- * has room to give (it keeps FUNC_MIN). */
+ * that column too, but for what the widest image label needs; and an offset
+ * is never cut while the function column has room to give (it keeps
+ * FUNC_MIN). */
 static void fit_columns(const thread_priv *p, kpt_col *c, int width)
 {
 	if (!p->named) {
@@ -231,9 +249,25 @@ static void fit_columns(const thread_priv *p, kpt_col *c, int width)
 		c[TC_FILE] = (kpt_col){.x = width, .w = 0};
 		return;
 	}
+	int freed = 0;   /* the file column's room, which mattered less */
 	if (!p->filed && c[TC_FILE].w) {
-		c[TC_FUNC].w += c[TC_FILE].w + 1;
+		freed = c[TC_FILE].w + 1;
+		c[TC_FUNC].w += freed;
 		c[TC_FILE] = (kpt_col){.x = width, .w = 0};
+	}
+	/* a bundle id is not cut while the freed file column or what the
+	 * widest function leaves unused has room (the function keeps FUNC_MIN) */
+	int img_want = (p->img_need < IMG_MAX ? p->img_need : IMG_MAX) - c[TC_IMAGE].w;
+	if (c[TC_IMAGE].w && img_want > 0) {
+		int slack = c[TC_FUNC].w - p->func_need, room = slack > freed ? slack : freed;
+		room = room > c[TC_FUNC].w - FUNC_MIN ? c[TC_FUNC].w - FUNC_MIN : room;
+		int g = img_want < room ? img_want : room;
+		if (g > 0) {
+			c[TC_IMAGE].w += g;
+			c[TC_OFFSET].x += g;
+			c[TC_FUNC].x += g;
+			c[TC_FUNC].w -= g;
+		}
 	}
 	if (!c[TC_OFFSET].w || !c[TC_FUNC].w)
 		return;
@@ -427,55 +461,15 @@ static int draw_no_dsym(kpt_view *v, int y, int max, int width)
 	return used;
 }
 
-/* text over up to rows lines of width columns, broken after a space in a
- * full line's second half, else where it is full (a long function name has
- * no better place); the last line used is cut with an ellipsis if text goes
- * on.  Returns the lines used. */
-static int wrap(int y, int rows, int width, const char *text, kpt_style st, bool draw)
-{
-	size_t len = strlen(text), at = 0;
-	int used = 0;
-	while (used < rows && (at < len || used == 0)) {
-		size_t end = at;
-		int cols = 0;
-		while (end < len && used < rows - 1) {
-			size_t n;
-			int w = kp_sanitize_next(text + end, len - end, &n);
-			if (cols + w > width)
-				break;
-			cols += w;
-			end += n;
-		}
-		if (used == rows - 1) {
-			end = len;   /* the last line: kpt_put cuts it with ... */
-		} else if (end < len) {
-			/* break after a space when one is in the line's second half */
-			size_t sp = end;
-			while (sp > at && text[sp - 1] != ' ')
-				sp--;
-			if (sp > at + (end - at) / 2)
-				end = sp;
-		}
-		if (draw) {
-			char line[1600];
-			snprintf(line, sizeof line, "%.*s", (int)(end - at), text + at);
-			kpt_put(y + used, 0, width, line, st, true);
-		}
-		used++;
-		at = end;
-	}
-	return used;
-}
-
 static int put_wrapped(int y, int rows, int width, const char *text, kpt_style st)
 {
-	return wrap(y, rows, width, text, st, true);
+	return kpt_wrap(y, 0, rows, width, text, st, true);
 }
 
 /* the lines put_wrapped would use for all of text */
 static int wrapped_lines(int width, const char *text)
 {
-	return wrap(0, 64, width, text, KPT_ST_NORMAL, false);
+	return kpt_wrap(0, 0, 64, width, text, KPT_ST_NORMAL, false);
 }
 
 /* The selected row's detail texts: the function line, where it is (file:line,
@@ -725,6 +719,7 @@ static unsigned thread_request(kpt_view *v, kpt_request req)
 			return KPT_HANDLED | KPT_REDRAW;
 		}
 		p->owner = p->at;
+		p->owner.at_frame = false;
 		p->owner.proc = (size_t)t->blocked_proc;
 		p->owner.thread = (size_t)t->blocked_thread;
 		return kpt_push_later(v->app, &kpt_view_thread, &p->owner);

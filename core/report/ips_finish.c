@@ -37,8 +37,9 @@ static void mark_panicked(kp_report *r)
 }
 
 /* For a panic the blamed process is the panicked one; for the rest it is
- * the report's pid (moved to the front when no thread panicked), and the
- * frontmostPids mark their processes. */
+ * the report's pid, or the one process its procName names (moved to the
+ * front when no thread panicked), and the frontmostPids mark their
+ * processes. */
 static void mark_blamed(kp_report *r)
 {
 	if (r->kind == KP_KIND_PANIC) {
@@ -53,7 +54,17 @@ static void mark_blamed(kp_report *r)
 			if (r->frontmost_pids[k] == p->pid)
 				p->frontmost = true;
 	}
-	if (r->kind == KP_KIND_PANIC || !r->has_blamed_pid || kp_report_panicked_thread(r, NULL))
+	if (r->kind == KP_KIND_PANIC || kp_report_panicked_thread(r, NULL))
+		return;
+	/* named by procName only: its pid from the stackshot, when exactly one
+	 * process there has that name (issue 31 item 8) */
+	size_t named = 0, at = 0;
+	for (size_t i = 0; !r->has_blamed_pid && r->blamed_process && i < r->nprocesses; i++)
+		if (r->processes[i].has_pid && r->processes[i].name && !strcmp(r->processes[i].name, r->blamed_process))
+			named++, at = i;
+	if (named == 1)
+		r->has_blamed_pid = true, r->blamed_pid = r->processes[at].pid;
+	if (!r->has_blamed_pid)
 		return;
 	for (size_t i = 0; i < r->nprocesses; i++) {
 		kp_process *p = &r->processes[i];

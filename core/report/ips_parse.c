@@ -42,6 +42,7 @@ typedef struct ips_ctx {
 	const char *data, *end;
 	kp_error *err;
 	const char *panic_text, *panic_text_key;   /* decoded copies in r's arena */
+	const char *reset_text;   /* a force reset's (bug_type 151) "string" */
 	char *mac_panic_text;
 	bool saw_body_member;
 	const char *procs, *procs_end;   /* processByPid, read once images are known */
@@ -187,6 +188,12 @@ static bool common_key(ips_ctx *c, const char *key, size_t keylen, const cJSON *
 	} else if (K("product")) {
 		if (!r->product)
 			r->product = str_of(r, v);
+	} else if (K("modelCode")) {
+		/* the model as a stackshot or watchdog report names it, kept as
+		 * written too (issue 31 item 8) */
+		if (!r->product)
+			r->product = str_of(r, v);
+		return keep_field(r, "", key, keylen, v);
 	} else if (K("kernel")) {
 		if (!r->kernel_version)
 			r->kernel_version = str_of(r, v);
@@ -487,6 +494,11 @@ static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 			if (!c->panic_text_line || !mac)
 				c->panic_text_line = line_at(c, m->val);
 		}
+	} else if (key_is(m, "string") && cJSON_IsString(v)) {
+		/* an iOS or bridgeOS forceReset's text: its panic string when it has none */
+		c->reset_text = kp__strdup(r, v->valuestring);
+		if (!c->panic_text_line)
+			c->panic_text_line = line_at(c, m->val);
 	} else if (key_is(m, "ExtensiblePanicLog") || key_is(m, "ExtensiblePaniclog")) {
 		/* issue 24: a kext's own state; DumpPanic spells it as the
 		 * kernel class does (IOExtensiblePaniclog), others with "Log" */
@@ -674,6 +686,10 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		/* a panic string in a stackshot is read for its fields */
 		text = is_real_text(c.panic_text) ? c.panic_text
 		       : is_real_text(c.mac_panic_text) ? c.mac_panic_text : NULL;
+		/* a force reset says what happened in "string": its headline and
+		 * panicked task, read as the panic text (issue 31 item 8) */
+		if (!text && kind == KP_KIND_RESET && is_real_text(c.reset_text))
+			text = c.reset_text;
 	} else if (is_real_text(c.panic_text)) {
 		text = c.panic_text;
 		r->format = KP_FORMAT_IPS;
@@ -703,14 +719,25 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		                    has_header ? "JSON report without bug_type 210 or a panic string"
 		                               : "JSON without a panic string: not a panic report");
 	}
+	if (c.reset_text && text != c.reset_text)   /* not read as the panic text: a field as written */
+		kp__add_field(r, "string", 6, c.reset_text, strlen(c.reset_text));
 	if (c.mac_panic_text && text != c.mac_panic_text)
 		kp__add_field(r, "macOSPanicString", 16, c.mac_panic_text, strlen(c.mac_panic_text));
 	if (text) {
 		r->panic_string = (char *)text;
 		kp_error terr;
 		/* The embedded text is the panic text grammar: one parser for both.
-		 * Its failure is not fatal here: the JSON already made a report. */
-		if (kp__text_parse(r, text, strlen(text), c.panic_text_line, -1, &terr) != KP_OK)
+		 * Its failure is not fatal here: the JSON already made a report.
+		 * A text with no panic( line, backtrace or Kernel version (a nested
+		 * panic's "Nested panic detected:...") is still the panic the JSON
+		 * says it is: shown as written, its first line the headline, and
+		 * said so, never "no kernel panic here" beside a panic (issue 31
+		 * item 10). */
+		kp_status tst = kp__text_parse(r, text, strlen(text), c.panic_text_line, -1, &terr);
+		if (tst == KP_ERR_FORMAT)
+			kp__warn(r, c.panic_text_line, "panic string: no panic( line, backtrace or Kernel version "
+			                               "in it; shown as written");
+		else if (tst != KP_OK)
 			kp__warn(r, c.panic_text_line, "panic string: %s", terr.msg);
 	}
 	if (!r->headline && r->reason) {

@@ -172,6 +172,14 @@ int kp__image_by_uuid(const kp_report *r, const char *uuid)
 	return -1;
 }
 
+int kp__image_by_name(const kp_report *r, const char *name, size_t n)
+{
+	for (size_t i = 0; i < r->nimages; i++)
+		if (r->images[i].name && strlen(r->images[i].name) == n && memcmp(r->images[i].name, name, n) == 0)
+			return (int)i;
+	return -1;
+}
+
 /* The arch the kernel-side addresses imply when no version line names it:
  * x86_64 kernels and kexts live at 0xffffff7f.. / 0xffffff80..; arm64 ones
  * at 0xfffffe.. (macOS) or 0xfffffff0.. (iOS, older macOS); addresses that

@@ -29,6 +29,11 @@ bool kp__warn(kp_report *r, long line, const char *fmt, ...) __attribute__((form
 
 /* The image whose UUID equals uuid (canonical), or -1. */
 int kp__image_by_uuid(const kp_report *r, const char *uuid);
+/* What binary content b[0..n) is, for a message: "a binary property list
+ * (bplist00)", "binary data (a binary spindump?)" or "empty". */
+const char *kp__binary_what(const char *b, size_t n);
+/* The image named name[0..n), or -1. */
+int kp__image_by_name(const kp_report *r, const char *name, size_t n);
 
 /* Derives arch and soc from kernel_version when they are not set yet. */
 void kp__derive_arch(kp_report *r);

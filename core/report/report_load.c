@@ -58,6 +58,16 @@ kp_status kp_report_parse(const char *data, size_t len, const char *path,
 	} else {
 		r->format = KP_FORMAT_TEXT;
 		st = kp__text_parse(r, data, len, 1, 0, err);
+		/* binary content that is no panic text (a binary spindump or
+		 * tailspin, a property list): named, not "no kernel panic here"
+		 * (a text report padded with NULs still parses above) */
+		if (st == KP_ERR_FORMAT && err && (memchr(data, '\0', len < 4096 ? len : 4096) ||
+		                                   (len >= 8 && !memcmp(data, "bplist00", 8)))) {
+			long line = err->line, byte = err->byte;   /* where its first content is */
+			st = kp_error_set(err, KP_ERR_FORMAT, line, byte, "%s, not a text or JSON report: kpbrowse "
+			                  "reads text (on a Mac, spindump -i FILE writes a binary spindump as text)",
+			                  kp__binary_what(data, len));
+		}
 	}
 	if (st != KP_OK) {
 		kp_report_free(&r);

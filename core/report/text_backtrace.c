@@ -1,6 +1,7 @@
 /* text_backtrace.c: backtrace blocks, their frames (PAC stripped), the
  * panicked process and its threads, and the mapping of frames to kext and
  * kernel images (part of kp__text_parse; shared state: text_parse.h). */
+#include "kp_vec.h"
 #include "text_parse.h"
 
 #include <stdlib.h>
@@ -75,7 +76,8 @@ void kp__text_start_block(tp *c, enum sect s, int cpu, bool named)
 /* "0xFP : 0xRA", then maybe "(args)", "module : _sym + 0xNN" or a glued
  * "Backtrace terminated-invalid frame pointer 0x0".  The symbol is kept
  * without its " + 0xNN", which goes to symbol_offset; module mach_kernel
- * marks the frame the kernel's (report_kernel). */
+ * marks the frame the kernel's (report_kernel), any other module names the
+ * frame's image. */
 bool kp__text_x86_frame(tp *c, const char *t)
 {
 	uint64_t fp, ra;
@@ -110,6 +112,15 @@ bool kp__text_x86_frame(tp *c, const char *t)
 			f->has_symbol_offset = true;
 		}
 		f->report_kernel = sp - p == 11 && strncmp(p, "mach_kernel", 11) == 0;
+		struct tp_mod *m = f->report_kernel ? NULL
+		                   : kp_vec_push((void **)&c->mods, &c->nmods, &c->mods_cap, sizeof *c->mods);
+		if (m) {   /* a kext the frame names (keepsyms=1): its image, even unlisted */
+			kp_thread *t = &c->r->processes[c->proc].threads[c->thread];
+			*m = (struct tp_mod){(size_t)c->thread, t->nframes - 1, kp__strndup(c->r, p, (size_t)(sp - p))};
+			c->oom |= !m->name;
+		} else if (!f->report_kernel) {
+			c->oom = true;
+		}
 	}
 	c->x86_frames = true;
 	return true;
@@ -219,12 +230,38 @@ static int map_kext(const kp_report *r, const span *sp, size_t ns, uint64_t ra, 
 	return -1;
 }
 
+/* The frames that name their module get its image: the one listed by
+ * that name, else one added as kind 'X' (named by the text only), after
+ * the listed ones so that their order stays the report's. */
+static void map_modules(tp *c)
+{
+	kp_report *r = c->r;
+	for (size_t i = 0; i < c->nmods && !c->oom; i++) {
+		const struct tp_mod *m = &c->mods[i];
+		int k = kp__image_by_name(r, m->name, strlen(m->name));
+		if (k < 0) {
+			kp_image *im = kp__add_image(r);
+			if (!im) {
+				c->oom = true;
+				return;
+			}
+			im->kind = 'X';
+			im->name = m->name;
+			k = im->index;
+		}
+		kp_frame *f = &r->processes[c->proc].threads[m->thread].frames[m->frame];
+		f->image = k;
+		f->report_image = true;
+	}
+}
+
 void kp__text_map_frames(tp *c)
 {
 	kp_report *r = c->r;
 	int k = kernel_image(c);
 	if (c->proc < 0 || k < 0)
 		return;
+	map_modules(c);
 	bool arm = r->arch == KP_ARCH_ARM64 || (r->arch == KP_ARCH_UNKNOWN && c->arm_frames);
 	bool has_kbase = false;
 	uint64_t kbase = 0;
@@ -254,7 +291,14 @@ void kp__text_map_frames(tp *c)
 		for (size_t fi = 0; fi < t->nframes; fi++) {
 			kp_frame *f = &t->frames[fi];
 			int im = map_kext(r, sp, ns, f->address, has_kbase, kbase);
-			if (im >= 0) {
+			if (f->report_image && im != f->image) {   /* named by the frame: the name wins */
+				const kp_image *named = &r->images[f->image];
+				if (named->has_start && f->address >= named->start &&
+				    (!named->has_end || f->address <= named->end)) {
+					f->offset = f->address - named->start;
+					f->has_offset = true;
+				}
+			} else if (im >= 0) {
 				f->image = im;
 				f->offset = f->address - r->images[im].start;
 				f->has_offset = true;

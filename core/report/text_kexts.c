@@ -8,15 +8,6 @@
 
 /* ---- kexts in backtrace ---- */
 
-static int image_by_name(const kp_report *r, const char *name, size_t n)
-{
-	for (size_t i = 0; i < r->nimages; i++)
-		if (r->images[i].name && strlen(r->images[i].name) == n &&
-		    memcmp(r->images[i].name, name, n) == 0)
-			return (int)i;
-	return -1;
-}
-
 /* "[dependency: ]bundle.id(version)[UUID]@0xSTART[->0xEND]". */
 bool kp__text_bt_image(tp *c, const char *t)
 {
@@ -57,7 +48,7 @@ bool kp__text_bt_image(tp *c, const char *t)
 	c->nbt_images++;
 	char uuid[37];
 	bool has_uuid = u && kp_uuid_canon(u, ulen, uuid);
-	int idx = has_uuid ? kp__image_by_uuid(r, uuid) : image_by_name(r, p, (size_t)(lp - p));
+	int idx = has_uuid ? kp__image_by_uuid(r, uuid) : kp__image_by_name(r, p, (size_t)(lp - p));
 	kp_image *im;
 	if (idx >= 0) {
 		im = &r->images[idx];

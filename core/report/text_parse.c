@@ -394,6 +394,7 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len, long line0,
 nomem:
 	st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 out:
+	free(c.mods);
 	free(c.line.s);
 	free(c.first.s);
 	free(c.head.s);

@@ -42,6 +42,10 @@ typedef struct tp {
 	int named_thread;           /* first thread so named, -1 */
 	bool arm_frames, x86_frames, ppc_frames;
 	size_t nbt_images, bt_images_dropped;
+	/* frames naming a module other than mach_kernel ("com.apple.x : _sym"):
+	 * mapped to that image by name once the kext lists are read */
+	struct tp_mod { size_t thread, frame; char *name; } *mods;
+	size_t nmods, mods_cap;
 
 	bool saw_panic, saw_bt, saw_kv, saw_marker, saw_loaded, ending, kext_last;
 	int panic_cpu;

@@ -5,7 +5,8 @@
  *  - a one-line JSON header ({"bug_type":"11",...}: 11 .spin, 12 .hang,
  *    17 .shutdownStall, 28 .watchdog_timeout.spin, 29
  *    .userspace_watchdog_timeout.spin), then the spindump text;
- *  - the spindump text alone (`spindump` output, heavy or -timeline);
+ *  - the spindump text alone (`spindump` output, heavy or -timeline): run
+ *    by hand when it has no Event line, a stackshot kind, not a hang;
  *  - the same header before a binary body (a bplist00 stub or a binary
  *    spindump): read as far as the header goes, with a warning that names
  *    what the body is; never an empty report passed off as a full one.
@@ -633,6 +634,10 @@ static void header_kv(spd *c, const char *s, const char *e)
 		r->product = dup_span(c, v, ve);
 	} else if (KEY("Event") && !r->reason) {
 		r->reason = dup_span(c, v, ve);
+	} else if (KEY("Reason")) {
+		/* a .spin's own reason wins over its Event ("hang", "spin"),
+		 * which stays a field (issue 31 item 6) */
+		r->reason = dup_span(c, v, ve);
 	} else if (KEY("Duration") && !r->duration) {
 		r->duration = dup_span(c, v, ve);
 	} else if (KEY("Steps") && !r->steps) {
@@ -680,7 +685,10 @@ static uint64_t kext_samples(const kp_report *r, const kp_thread *t, int *kext)
 /* The headline's word for the kind. */
 static const char *what_kind(const kp_report *r)
 {
-	return r->kind == KP_KIND_STALL ? "shutdown stall" : r->kind == KP_KIND_SLEEPWAKE ? "sleep wake failure" : "hang";
+	return r->kind == KP_KIND_STALL       ? "shutdown stall"
+	       : r->kind == KP_KIND_SLEEPWAKE ? "sleep wake failure"
+	       : r->kind == KP_KIND_STACKSHOT ? "spindump"
+	                                      : "hang";
 }
 
 static void move_first(kp_report *r, size_t i)
@@ -737,9 +745,32 @@ static void blame_sleepwake(spd *c, int *blamed, int *kext)
 
 /* Orders threads, marks kexts in the heaviest stacks, chooses whom to blame
  * and writes the headline. */
+/* Drops a "Process:" block with no threads whose pid and name another
+ * block with threads has: a heap report's heading in a stall's "Custom
+ * Output", not a process of the spindump, so that each is listed once
+ * (issue 31 item 6). */
+static void drop_echoes(kp_report *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nprocesses; i++) {
+		const kp_process *p = &r->processes[i];
+		bool echo = false;
+		for (size_t j = 0; j < r->nprocesses && !echo && !p->nthreads && p->has_pid && p->name; j++) {
+			const kp_process *q = &r->processes[j];
+			echo = j != i && q->nthreads && q->has_pid && q->pid == p->pid && q->name && !strcmp(q->name, p->name);
+		}
+		if (echo)
+			free(r->processes[i].threads);   /* none, but never leaked */
+		else
+			r->processes[n++] = r->processes[i];
+	}
+	r->nprocesses = n;
+}
+
 static void finish(spd *c)
 {
 	kp_report *r = c->r;
+	drop_echoes(r);
 	for (size_t i = 0; i < r->nprocesses; i++) {
 		kp_process *p = &r->processes[i];
 		if (p->nthreads > 1)
@@ -850,8 +881,7 @@ static void read_header(kp_report *r, const char *s, const char *le)
 	cJSON_Delete(h);
 }
 
-/* What a body that is no text is. */
-static const char *binary_name(const char *b, size_t n)
+const char *kp__binary_what(const char *b, size_t n)
 {
 	if (n >= 8 && memcmp(b, "bplist00", 8) == 0)
 		return "a binary property list (bplist00)";
@@ -891,7 +921,7 @@ kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_erro
 		}
 		free(c);
 		bool binary = memchr(p, '\0', rest < 4096 ? rest : 4096) || (rest >= 8 && !memcmp(p, "bplist00", 8));
-		const char *what = binary ? binary_name(p, rest) : rest ? "text without a spindump" : "empty";
+		const char *what = binary ? kp__binary_what(p, rest) : rest ? "text without a spindump" : "empty";
 		kp__warn(r, line, "the body after the header is %s: kpbrowse reads its header only", what);
 		r->headline = kp__sprintf(r, "%s: body not readable (%s)", what_kind(r), what);
 		r->truncated = true;
@@ -939,6 +969,10 @@ kp_status kp__spindump_parse(kp_report *r, const char *data, size_t len, kp_erro
 		r->kind = KP_KIND_STALL;
 	if (r->kind == KP_KIND_HANG && ev && strcmp(ev, "Sleep Wake Failure") == 0)
 		r->kind = KP_KIND_SLEEPWAKE;
+	/* a spindump run by hand (no header line, no Event): a sample of the
+	 * system, not a hang (issue 31 item 6) */
+	if (r->kind == KP_KIND_HANG && !le && !ev)
+		r->kind = KP_KIND_STACKSHOT;
 	if (!c->oom)
 		finish(c);
 	bool oom = c->oom;

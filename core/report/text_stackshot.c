@@ -124,9 +124,9 @@ static kp_process *block_proc(sp *c, bool by_pid)
 static int image_named(sp *c, const char *s, size_t n, char kind)
 {
 	kp_report *r = c->r;
-	for (size_t i = 0; i < r->nimages; i++)
-		if (r->images[i].name && strlen(r->images[i].name) == n && memcmp(r->images[i].name, s, n) == 0)
-			return (int)i;
+	int k = kp__image_by_name(r, s, n);
+	if (k >= 0)
+		return k;
 	kp_image *im = kp__add_image(r);
 	if (!im || !(im->name = kp__strndup(r, s, n))) {
 		c->oom = true;
