@@ -619,7 +619,7 @@ static kp_status decode(kp_report *r, const unsigned char *b, size_t len, long l
 		nthreads_before += r->processes[i].nthreads;
 	c.nthreads = nthreads_before;
 	size_t at = 0;
-	bool ended = false, cut = false;
+	bool ended = false, cut = false, stopped = false;
 	while (at < len && !c.oom) {
 		if (len - at < 16) {
 			/* zero bytes short of an item header: the buffer's slack */
@@ -645,21 +645,30 @@ static kp_status decode(kp_report *r, const unsigned char *b, size_t len, long l
 			ended = true;
 			break;
 		}
-		if (!item(&c, type, flags, b + at + 16, size, at))
+		if (!item(&c, type, flags, b + at + 16, size, at)) {
+			stopped = true;
 			break;
+		}
 		at += 16 + (size_t)size;
 	}
 	if (c.oom) {
 		free(c.imgs);
 		return KP_ERR_NOMEM;
 	}
-	for (int d = c.depth; d > 0; d--) {
-		const char *what = c.open[d - 1].type == SS_TASK ? "task" : c.open[d - 1].type == SS_THREAD ? "thread" : "container";
-		bad(&c, c.open[d - 1].at, "%s container (type 0x%x) never closed", what, c.open[d - 1].type);
+	if (c.depth && !stopped) {
+		/* the outermost one (a task, where it is one) is what lost its end */
+		uint32_t ot = c.open[0].type;
+		const char *what = ot == SS_TASK ? "a task" : ot == SS_THREAD ? "a thread" : "one";
+		if (c.depth == 1)
+			bad(&c, c.open[0].at, "%s container (type 0x%x) never closed", what, ot);
+		else
+			bad(&c, c.open[0].at, "%d containers never closed, the outermost %s (type 0x%x)", c.depth, what, ot);
 	}
 	if (c.nbad > KC_MAX_WARNINGS)
 		kp__warn(r, line, "stackshot (kcdata): %u more malformed items", c.nbad - KC_MAX_WARNINGS);
-	if ((cut || c.depth) && !ended)
+	/* cut off: an item past the end, or the end reached with containers
+	 * open (a malformed item that stopped the walk is no cut) */
+	if (cut || (c.depth && !ended && !stopped))
 		r->truncated = true;
 	map_frames(&c, first_proc);
 	free(c.imgs);
