@@ -315,7 +315,9 @@ static void thread_snapshot(kc *c, const unsigned char *p, size_t n, size_t at)
 static void add_frame(kc *c, uint64_t lr, bool user)
 {
 	kp_thread *t = cur_thread(c);
-	if (!t || c->text_thread || !lr)
+	/* the text's panicked thread keeps its kernel frames; the user ones,
+	 * which no panic text lists, follow them */
+	if (!t || (c->text_thread && !user) || !lr)
 		return;
 	if (t->nframes >= KP_IPS_MAX_FRAMES) {
 		if (!c->warned_frames)
@@ -566,10 +568,12 @@ static const img_ent *img_below(const kc *c, int proc, uint64_t addr)
 	return addr - e->base < (e->kind == 'S' ? KC_CACHE_SPAN : KC_IMAGE_SPAN) ? e : NULL;
 }
 
-static void map_thread(kc *c, int proc, kp_thread *t, uint64_t slide)
+static void map_thread(kc *c, int proc, kp_thread *t, uint64_t slide, bool user_only, bool cont)
 {
 	for (size_t k = 0; k < t->nframes; k++) {
 		kp_frame *f = &t->frames[k];
+		if (user_only && !f->user)
+			continue;
 		const img_ent *e = img_below(c, f->user ? proc : -1, f->address);
 		if (e) {
 			f->image = e->image;
@@ -579,7 +583,7 @@ static void map_thread(kc *c, int proc, kp_thread *t, uint64_t slide)
 		if (!f->user)
 			f->address += slide;
 	}
-	if (t->has_continuation) {
+	if (t->has_continuation && cont) {
 		const img_ent *e = img_below(c, -1, t->continuation.address);
 		if (e) {
 			t->continuation.image = e->image;
@@ -599,9 +603,11 @@ static void map_frames(kc *c, size_t first_proc)
 		qsort(c->imgs, c->nimgs, sizeof *c->imgs, img_cmp);
 	for (size_t i = 0; i < r->nprocesses; i++) {
 		kp_process *p = &r->processes[i];
-		size_t from = (int)i == c->text_proc ? c->text_threads : i >= first_proc ? 0 : p->nthreads;
-		for (size_t j = from; j < p->nthreads; j++)
-			map_thread(c, (int)i, &p->threads[j], slide);
+		/* the text's threads: only the user frames and continuation the
+		 * stackshot added (a panic text has neither) */
+		size_t text = (int)i == c->text_proc ? c->text_threads : i >= first_proc ? 0 : p->nthreads;
+		for (size_t j = 0; j < p->nthreads; j++)
+			map_thread(c, (int)i, &p->threads[j], slide, j < text, j >= text || (int)i == c->text_proc);
 	}
 }
 
