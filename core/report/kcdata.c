@@ -681,22 +681,12 @@ static kp_status decode(kp_report *r, const unsigned char *b, size_t len, long l
 	return KP_OK;
 }
 
-kp_status kp__kcdata_stackshot(kp_report *r, const char *b64, size_t len, long line)
+kp_status kp__kcdata_decode(kp_report *r, const unsigned char *b, size_t n, long line)
 {
-	unsigned char *b = malloc(kp_base64_max(len) + 1);
-	size_t n = 0;
-	if (!b)
-		return KP_ERR_NOMEM;
-	if (!kp_base64_decode(b64, len, false, b, &n)) {
-		kp__warn(r, line, "macOSProcessedStackshotData is not base64: the stackshot is not read");
-		free(b);
-		return KP_OK;
-	}
 	uint32_t magic = n >= 16 ? kp__le32(b) : 0;
-	kp_status st = KP_OK;
-	if (magic == KC_BEGIN_STACKSHOT) {
-		st = decode(r, b, n, line);
-	} else if (magic == KC_BEGIN_DELTA) {
+	if (magic == KC_BEGIN_STACKSHOT)
+		return decode(r, b, n, line);
+	if (magic == KC_BEGIN_DELTA) {
 		kp__warn(r, line, "macOSProcessedStackshotData is a delta stackshot (kcdata 0x%08x): not supported, "
 		         "only the panic text's threads are shown", magic);
 	} else if (magic == KC_BEGIN_COMPRESSED) {
@@ -711,6 +701,20 @@ kp_status kp__kcdata_stackshot(kp_report *r, const char *b64, size_t len, long l
 			kp__warn(r, line, "macOSProcessedStackshotData is no kcdata stackshot (it begins 0x%08x): not read",
 			         n >= 4 ? kp__le32(b) : 0);
 	}
+	return KP_OK;
+}
+
+kp_status kp__kcdata_stackshot(kp_report *r, const char *b64, size_t len, long line)
+{
+	unsigned char *b = malloc(kp_base64_max(len) + 1);
+	size_t n = 0;
+	if (!b)
+		return KP_ERR_NOMEM;
+	kp_status st = KP_OK;
+	if (!kp_base64_decode(b64, len, false, b, &n))
+		kp__warn(r, line, "macOSProcessedStackshotData is not base64: the stackshot is not read");
+	else
+		st = kp__kcdata_decode(r, b, n, line);
 	free(b);
 	return st;
 }

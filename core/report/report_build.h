@@ -131,6 +131,8 @@ const char *kp__notkernel_sniff(const char *data, size_t len);
  * (a delta or compressed stackshot, other bytes) is named in a warning and
  * left as it is.  Fails only when out of memory. */
 kp_status kp__kcdata_stackshot(kp_report *r, const char *b64, size_t len, long line);
+/* The same on the decoded bytes b[0..n) (the fuzz target's entry). */
+kp_status kp__kcdata_decode(kp_report *r, const unsigned char *b, size_t n, long line);
 
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);
