@@ -191,7 +191,8 @@ static void kcdata_prefixes(const char *path)
 	s += sizeof key - 1;
 	unsigned char *raw = malloc(kp_base64_max((size_t)(e - s)));
 	size_t n = 0;
-	KT_CHECK(raw && kp_base64_decode(s, (size_t)(e - s), true, raw, &n) && n > 1000, "%s: %zu stackshot bytes", path, n);
+	bool decoded = raw && kp_base64_decode(s, (size_t)(e - s), true, raw, &n);
+	KT_CHECK(decoded && n > 1000, "%s: %zu stackshot bytes", path, n);
 	double t0 = now();
 	for (size_t i = 0; raw && i <= n; i++)
 		fuzz_kcdata_one(raw, i);
