@@ -119,7 +119,7 @@ typedef struct kc {
 	size_t nimgs, imgs_cap;
 	unsigned nbad;
 	bool warned_procs, warned_threads, warned_frames, warned_images;
-	size_t ntasks, nthread_items;
+	size_t nframes;       /* frames made, all threads */
 } kc;
 
 static void bad(kc *c, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -165,7 +165,6 @@ static char *str_at(kc *c, const unsigned char *s, size_t n)
 static void begin_task(kc *c)
 {
 	kp_report *r = c->r;
-	c->ntasks++;
 	if (r->nprocesses >= KP_IPS_MAX_PROCESSES) {
 		if (!c->warned_procs)
 			kp__warn(r, c->line, "stackshot (kcdata): more than %zu processes: the rest are dropped",
@@ -220,7 +219,6 @@ static void task_snapshot(kc *c, const unsigned char *p, size_t n, size_t at)
 static void begin_thread(kc *c, size_t at)
 {
 	kp_report *r = c->r;
-	c->nthread_items++;
 	kp_process *p = cur_proc(c);
 	if (!p) {
 		bad(c, at, "a thread outside any task: skipped");
@@ -319,13 +317,17 @@ static void add_frame(kc *c, uint64_t lr, bool user)
 	 * which no panic text lists, follow them */
 	if (!t || (c->text_thread && !user) || !lr)
 		return;
-	if (t->nframes >= KP_IPS_MAX_FRAMES) {
+	/* a thread's cap, and the same for the whole stackshot: 4 bytes of a
+	 * 32-bit LR array make a frame of ~70, so a 256 MiB report of nothing
+	 * else would otherwise make gigabytes (a real one has < 2 M frames) */
+	if (t->nframes >= KP_IPS_MAX_FRAMES || c->nframes >= KP_IPS_MAX_FRAMES) {
 		if (!c->warned_frames)
-			kp__warn(c->r, c->line, "stackshot (kcdata): a thread with more than %zu frames: the rest are dropped",
-			         KP_IPS_MAX_FRAMES);
+			kp__warn(c->r, c->line, "stackshot (kcdata): more than %zu frames in a thread or in all: "
+			         "the rest are dropped", KP_IPS_MAX_FRAMES);
 		c->warned_frames = true;
 		return;
 	}
+	c->nframes++;
 	kp_frame *f = kp__add_frame(c->r, t);
 	if (!f) {
 		c->oom = true;
@@ -339,7 +341,7 @@ static void add_frame(kc *c, uint64_t lr, bool user)
 /* One image load info: the kernel's images (proc -1) are matched by UUID
  * to those the text named (which keep their runtime start) and get their
  * unslid base; a task's are its own ('P'), the shared cache 'S'. */
-static void add_image(kc *c, uint64_t base, const unsigned char *uuid, char kind)
+static void add_image(kc *c, uint64_t base, const unsigned char *uuid, char kind, int proc)
 {
 	kp_report *r = c->r;
 	static const unsigned char zero[16];
@@ -349,9 +351,10 @@ static void add_image(kc *c, uint64_t base, const unsigned char *uuid, char kind
 	snprintf(u, sizeof u, "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X",
 	         uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7], uuid[8], uuid[9],
 	         uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15]);
-	int proc = kind == 'P' && !c->kernel_task ? c->proc : -1;
-	if (kind == 'P' && c->kernel_task)
+	if (kind == 'P' && c->kernel_task) {
 		kind = r->kernel_uuid && strcmp(r->kernel_uuid, u) == 0 ? 'K' : 'X';
+		proc = -1;
+	}
 	int idx = -1;
 	for (size_t i = 0; proc < 0 && i < c->base_images && i < r->nimages; i++)
 		if (r->images[i].uuid && strcmp(r->images[i].uuid, u) == 0)
@@ -414,9 +417,9 @@ static void element(kc *c, uint32_t et, const unsigned char *e)
 	case SS_USER_STACKFRAME: add_frame(c, kp__le32(e), true); break;
 	case SS_KERN_STACKLR64: case SS_KERN_STACKFRAME64: add_frame(c, kp__le64(e), false); break;
 	case SS_USER_STACKLR64: case SS_USER_STACKFRAME64: add_frame(c, kp__le64(e), true); break;
-	case KC_LOADINFO: if (c->proc >= 0) add_image(c, kp__le32(e), e + 4, 'P'); break;
-	case KC_LOADINFO64: if (c->proc >= 0) add_image(c, kp__le64(e), e + 8, 'P'); break;
-	case SS_KERNELCACHE_LOADINFO: add_image(c, kp__le64(e), e + 8, 'K'); break;
+	case KC_LOADINFO: if (c->proc >= 0) add_image(c, kp__le32(e), e + 4, 'P', c->proc); break;
+	case KC_LOADINFO64: if (c->proc >= 0) add_image(c, kp__le64(e), e + 8, 'P', c->proc); break;
+	case SS_KERNELCACHE_LOADINFO: add_image(c, kp__le64(e), e + 8, 'K', -1); break;
 	default: break;
 	}
 }
@@ -522,9 +525,7 @@ static bool item(kc *c, uint32_t type, uint64_t flags, const unsigned char *p, s
 		if (in(c, SS_TASK) && c->proc >= 0 && n >= 24) {
 			/* the slid base when written (>= 10.14), else the slide */
 			uint64_t base = n >= 32 && kp__le64(p + 24) ? kp__le64(p + 24) : kp__le64(p);
-			add_image(c, base, p + 8, 'S');
-			if (c->nimgs && c->imgs[c->nimgs - 1].kind == 'S')
-				c->imgs[c->nimgs - 1].proc = c->proc;
+			add_image(c, base, p + 8, 'S', c->proc);
 		}
 		break;
 	case KC_LOADINFO64: case SS_KERNELCACHE_LOADINFO: case KC_LOADINFO:
