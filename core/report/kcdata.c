@@ -86,6 +86,9 @@
 #define KC_IMAGE_SPAN ((uint64_t)256 << 20)
 #define KC_CACHE_SPAN ((uint64_t)4 << 30)
 #define KC_MAX_WARNINGS 8                 /* malformed items named one by one */
+/* frames of all threads: a real stackshot has < 200,000 (1,500 threads of
+ * < 100 frames) */
+#define KC_MAX_FRAMES_ALL ((size_t)1 << 21)
 
 typedef struct img_ent {
 	uint64_t base;
@@ -317,13 +320,13 @@ static void add_frame(kc *c, uint64_t lr, bool user)
 	 * which no panic text lists, follow them */
 	if (!t || (c->text_thread && !user) || !lr)
 		return;
-	/* a thread's cap, and the same for the whole stackshot: 4 bytes of a
-	 * 32-bit LR array make a frame of ~70, so a 256 MiB report of nothing
-	 * else would otherwise make gigabytes (a real one has < 2 M frames) */
-	if (t->nframes >= KP_IPS_MAX_FRAMES || c->nframes >= KP_IPS_MAX_FRAMES) {
+	/* a thread's cap, and one for the whole stackshot: 4 bytes of a
+	 * 32-bit LR array make a ~70-byte frame, so a 256 MiB report of nothing
+	 * else would otherwise make gigabytes */
+	if (t->nframes >= KP_IPS_MAX_FRAMES || c->nframes >= KC_MAX_FRAMES_ALL) {
 		if (!c->warned_frames)
-			kp__warn(c->r, c->line, "stackshot (kcdata): more than %zu frames in a thread or in all: "
-			         "the rest are dropped", KP_IPS_MAX_FRAMES);
+			kp__warn(c->r, c->line, "stackshot (kcdata): more than %zu frames in a thread or %zu in all: "
+			         "the rest are dropped", KP_IPS_MAX_FRAMES, KC_MAX_FRAMES_ALL);
 		c->warned_frames = true;
 		return;
 	}
