@@ -3,6 +3,7 @@
  * and the two real .ips reports with values read off the files by hand. */
 #include "kt.h"
 #include "kp_report.h"
+#include "kp_signature.h"
 
 #include <stdlib.h>
 
@@ -377,10 +378,23 @@ static void intel_kcdata(void)
 	}
 	kp_report_free(&r);
 
-	/* the old fixture's stand-in: a begin marker and zeros, nothing said */
+	/* the old fixture's stand-in: a begin marker and zeros, nothing said;
+	 * the same text with a whole stackshot groups with it (same keys) */
 	kp_error err;
 	if (kp_report_load(KP_FIXTURES "/reports/Kernel-2020-09-14-201744.panic", &r, &err) == KP_OK) {
 		KT_CHECK(r->nprocesses == 1 && r->nwarnings == 0, "empty kcdata stackshot: the text's process only, no warning");
+		kp_report *full = load_kc("kcdata.panic");
+		kp_sig a, b;
+		if (full && kp_sig_compute(r, NULL, NULL, &a, &err) == KP_OK) {
+			if (kp_sig_compute(full, NULL, NULL, &b, &err) == KP_OK) {
+				KT_CHECK(!strcmp(a.exact_key, b.exact_key) && !strcmp(a.group_key, b.group_key) &&
+				         a.culprit && b.culprit && !strcmp(a.culprit, b.culprit),
+				         "kcdata: the stackshot changes no signature (culprit %s)", b.culprit ? b.culprit : "-");
+				kp_sig_free(&b);
+			}
+			kp_sig_free(&a);
+		}
+		kp_report_free(&full);
 		kp_report_free(&r);
 	}
 }
