@@ -36,6 +36,7 @@ symcache) maxlen=65536 ;;    # fixture caches are under 2 KiB; room for bigger l
 dsymplist) maxlen=16384 ;;   # a dsymForUUID answer is a few hundred bytes a UUID
 sigfile) maxlen=65536 ;;     # symbolicator signature files: a few KiB to MBs; lies fit in less
 lzfse) maxlen=131072 ;;      # LZFSE streams: the fixtures are 0.5 to 67 KiB
+kcdata) maxlen=65536 ;;      # Intel kcdata stackshots (decoded): the fixtures are 2 KiB; real ones < 1 MiB
 *) echo "run.sh: unknown target '$target' ($targets all)" >&2; exit 2 ;;
 esac
 bin=$build/fuzz/fuzz_$target

@@ -9,7 +9,7 @@ out=${1:-$here/corpus}
 real=$root/tests/real
 fix=$root/tests/fixtures
 mkdir -p "$out/ips" "$out/text" "$out/nvram" "$out/macho" "$out/dwarf" "$out/signature" "$out/sanitize" "$out/symcache" "$out/sigfile" \
-	"$out/dsymplist" "$out/lzfse"
+	"$out/dsymplist" "$out/lzfse" "$out/kcdata"
 n=0
 put() {   # put TARGET FILE [HEAD_BYTES]
 	n=$((n + 1))
@@ -140,6 +140,14 @@ if python3 "$root/tests/fixtures/make_kernelcache.py" --wrap "$fix/lzfse/kernelc
 	put macho "$kc/kc.im4p"
 fi
 rm -rf "$kc"
+# Intel kcdata stackshots, decoded from the kcdata fixtures (make_kcdata.py)
+python3 - "$out/kcdata" "$fix"/kcdata/*.panic <<'PY' || true
+import base64, json, os, sys
+for p in sys.argv[2:]:
+    body = json.loads(open(p).read().split("\n", 1)[1])
+    open(os.path.join(sys.argv[1], "seed-" + os.path.basename(p)), "wb").write(
+        base64.b64decode(body["macOSProcessedStackshotData"]))
+PY
 # dsymForUUID answers as lldb reads them, XML and binary, and defaults
 python3 - "$out/dsymplist" <<'PY' || true
 import plistlib, sys
@@ -165,6 +173,6 @@ cat >"$out/sigfile/seed-xnu.json" <<'JSON'
    {"string": "b\n", "segment": "__TEXT", "section": "__cstring"}], "symbol": "__ZN3AUC5startEP9IOService",
    "backtrace": []}]}
 JSON
-for t in ips text nvram macho dwarf signature sanitize symcache dsymplist sigfile lzfse; do
+for t in ips text nvram macho dwarf signature sanitize symcache dsymplist sigfile lzfse kcdata; do
 	echo "seed: $t: $(ls "$out/$t" | wc -l) files in $out/$t"
 done

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kp_base64.h"
 #include "kt.h"
 
 /* The fuzz targets, each under its own name. */
@@ -47,6 +48,9 @@
 #define LLVMFuzzerTestOneInput fuzz_lzfse_one
 #include "../fuzz/fuzz_lzfse.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_kcdata_one
+#include "../fuzz/fuzz_kcdata.c"
+#undef LLVMFuzzerTestOneInput
 
 static const struct {
 	const char *prefix;
@@ -57,7 +61,7 @@ static const struct {
 	{"fuzz-signature-", fuzz_signature_one}, {"fuzz-dsymplist-", fuzz_dsymplist_one},
 	{"fuzz-nvram-", fuzz_nvram_one},   {"fuzz-sanitize-", fuzz_sanitize_one},
 	{"fuzz-symcache-", fuzz_symcache_one}, {"fuzz-sigfile-", fuzz_sigfile_one},
-	{"fuzz-lzfse-", fuzz_lzfse_one},
+	{"fuzz-lzfse-", fuzz_lzfse_one},   {"fuzz-kcdata-", fuzz_kcdata_one},
 };
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -163,6 +167,40 @@ static void prefixes(const char *path)
 	         base ? base + 1 : path, len + 1, ok, errs, bad, now() - t0);
 }
 
+/* Issue 31 item 7: every byte prefix of the fixture's decoded kcdata
+ * stackshot through the kcdata target (a JSON prefix never completes the
+ * base64 member, so prefixes() cannot reach the decoder's cuts). */
+static void kcdata_prefixes(const char *path)
+{
+	size_t len = 0;
+	unsigned char *f = slurp(path, &len);
+	char *b = f ? malloc(len + 1) : NULL;   /* NUL-terminated for strstr */
+	if (b) {
+		memcpy(b, f, len);
+		b[len] = '\0';
+	}
+	free(f);
+	static const char key[] = "\"macOSProcessedStackshotData\":\"";
+	char *s = b ? strstr(b, key) : NULL;
+	char *e = s ? strchr(s + sizeof key - 1, '"') : NULL;
+	KT_CHECK(e != NULL, "%s: has a stackshot member", path);
+	if (!e) {
+		free(b);
+		return;
+	}
+	s += sizeof key - 1;
+	unsigned char *raw = malloc(kp_base64_max((size_t)(e - s)));
+	size_t n = 0;
+	bool decoded = raw && kp_base64_decode(s, (size_t)(e - s), true, raw, &n);
+	KT_CHECK(decoded && n > 1000, "%s: %zu stackshot bytes", path, n);
+	double t0 = now();
+	for (size_t i = 0; raw && i <= n; i++)
+		fuzz_kcdata_one(raw, i);
+	KT_CHECK(true, "kcdata.panic: its stackshot cut at each of %zu bytes, no crash (%.2f s)", n + 1, now() - t0);
+	free(raw);
+	free(b);
+}
+
 /* Every fuzz/fuzz_TARGET.c has an entry above, so its crashes replay here
  * (issue 32 item 0: four targets had none). */
 static void every_target(void)
@@ -195,5 +233,6 @@ int main(void)
 	prefixes(KP_FIXTURES "/reports/panic-full-2026-11-20-101500.0001.ips");
 	prefixes(KP_FIXTURES "/reports/Kernel-2020-09-14-201744.panic");
 	prefixes(KP_FIXTURES "/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic");
+	kcdata_prefixes(KP_FIXTURES "/kcdata/kcdata.panic");
 	return kt_done();
 }

@@ -3,6 +3,7 @@
  * and the two real .ips reports with values read off the files by hand. */
 #include "kt.h"
 #include "kp_report.h"
+#include "kp_signature.h"
 
 #include <stdlib.h>
 
@@ -117,7 +118,10 @@ static void intel_json(void)
 	kp_report *r = parse(intel, &err);
 	KT_CHECK(r && r->format == KP_FORMAT_INTEL_JSON, "Intel JSON without header");
 	if (r) {
-		KT_STREQ(r->stackshot_b64, "AAAA", "stackshot kept aside");
+		KT_STREQ(r->stackshot_b64, "AAAA", "stackshot kept as written");
+		KT_CHECK(r->nprocesses == 1 && r->nwarnings &&
+		         strstr(r->warnings[r->nwarnings - 1].msg, "no kcdata stackshot (it begins 0x00000000)"),
+		         "bytes that are no kcdata stackshot: said, not read");
 		KT_STREQ(r->headline, "Intel@/a.c:1", "Intel headline");
 		KT_CHECK(r->arch == KP_ARCH_X86_64, "arch from kernel version");
 		const kp_thread *it = kp_report_panicked_thread(r, NULL);
@@ -368,6 +372,153 @@ static void nested_panic_string(void)
 	kp_report_free(&r);
 }
 
+/* ---- issue 31 item 7: the Intel JSON kcdata stackshot (fixtures written
+ * by tests/fixtures/make_kcdata.py) ---- */
+
+static kp_report *load_kc(const char *name)
+{
+	char path[1024];
+	kp_report *r = NULL;
+	kp_error err;
+	snprintf(path, sizeof path, "%s/kcdata/%s", KP_FIXTURES, name);
+	KT_CHECK(kp_report_load(path, &r, &err) == KP_OK, "%s loads (%s)", name, r ? "" : err.msg);
+	return r;
+}
+
+static bool warned(const kp_report *r, const char *sub)
+{
+	for (size_t i = 0; i < r->nwarnings; i++)
+		if (strstr(r->warnings[i].msg, sub))
+			return true;
+	return false;
+}
+
+static const kp_process *proc_pid(const kp_report *r, int64_t pid)
+{
+	for (size_t i = 0; i < r->nprocesses; i++)
+		if (r->processes[i].has_pid && r->processes[i].pid == pid)
+			return &r->processes[i];
+	return NULL;
+}
+
+static void intel_kcdata(void)
+{
+	kp_report *r = load_kc("kcdata.panic");
+	if (!r)
+		return;
+	KT_CHECK(r->format == KP_FORMAT_INTEL_JSON, "kcdata: intel-json");
+	KT_CHECK(r->nwarnings == 0 && !r->truncated, "kcdata: no warning (%zu), not truncated", r->nwarnings);
+	KT_CHECK(r->nprocesses == 3, "kcdata: 3 processes (%zu)", r->nprocesses);
+	const kp_process *fc = &r->processes[0];
+	KT_CHECK(fc->has_pid && fc->pid == 412 && fc->name && !strcmp(fc->name, "fakeclient"),
+	         "kcdata: the text's panicked process first, its pid from the task");
+	KT_CHECK(fc->nthreads == 3 && fc->threads[0].panicked && fc->threads[0].nframes == 5,
+	         "kcdata: the text's panicked thread first, its 5 frames, then the task's threads");
+	if (fc->nthreads == 3) {
+		const kp_thread *t = &fc->threads[1];
+		KT_CHECK(t->has_id && t->id == 5012 && t->state && !strcmp(t->state, "TH_RUN") &&
+		         t->base_priority == 31 && t->sched_priority == 47, "kcdata: thread 5012's snapshot");
+		KT_CHECK(t->nframes == 7 && !t->frames[4].user && t->frames[5].user, "kcdata: 5 kernel then 2 user frames");
+		if (t->nframes == 7) {
+			const kp_frame *k = &t->frames[2], *u = &t->frames[5];
+			KT_CHECK(k->image >= 0 && r->images[k->image].kind == 'X' && k->offset == 0x6a9 &&
+			         k->address == 0xffffff7f81a006a9ull, "kcdata: an unslid kext frame placed and slid");
+			KT_CHECK(t->frames[0].image >= 0 && r->images[t->frames[0].image].kind == 'K' &&
+			         t->frames[0].address == 0xffffff800b000544ull, "kcdata: a kernel frame (runtime = text's)");
+			KT_CHECK(u->image >= 0 && r->images[u->image].kind == 'P' && r->images[u->image].base == 0x100000000ull &&
+			         u->offset == 0x6a9, "kcdata: a user frame in its task's image");
+		}
+		KT_CHECK(fc->threads[2].has_id && fc->threads[2].id == 5013 && fc->threads[2].nframes == 0,
+		         "kcdata: a thread without frames");
+	}
+	const kp_process *kt = proc_pid(r, 0);
+	KT_CHECK(kt && kt->name && !strcmp(kt->name, "kernel_task") && kt->nthreads == 2, "kcdata: kernel_task, 2 threads");
+	if (kt && kt->nthreads == 2) {
+		const kp_thread *t = &kt->threads[0];
+		KT_CHECK(t->id == 101 && t->name && !strcmp(t->name, "vm_pageout") && t->state &&
+		         !strcmp(t->state, "TH_WAIT TH_UNINT") && t->nframes == 1, "kcdata: thread 101 (LR64)");
+		KT_CHECK(t->has_continuation && t->continuation.image >= 0 && t->continuation.offset == 0x821,
+		         "kcdata: its continuation placed in the kernel");
+		KT_CHECK(kt->threads[1].nframes == 3 && kt->threads[1].frames[0].offset == 0x6a9,
+		         "kcdata: thread 102's {lr, sp} frames (FRAME64)");
+	}
+	const kp_process *lg = proc_pid(r, 77);
+	KT_CHECK(lg && lg->nthreads == 1 && lg->threads[0].nframes == 2 && lg->threads[0].name &&
+	         !strcmp(lg->threads[0].name, "main") && lg->threads[0].dispatch_queue &&
+	         !strcmp(lg->threads[0].dispatch_queue, "com.apple.main-thread"), "kcdata: legacyd's thread");
+	if (lg && lg->nthreads == 1 && lg->threads[0].nframes == 2) {
+		const kp_frame *f = &lg->threads[0].frames[1];
+		KT_CHECK(f->user && f->address == 0x1750 && f->image >= 0 && r->images[f->image].base == 0x1000 &&
+		         f->offset == 0x750, "kcdata: 32-bit LR and load info");
+	}
+	int shared = 0;
+	for (size_t i = 0; i < r->nimages; i++)
+		shared += r->images[i].kind == 'S' && r->images[i].base == 0x7fff20000000ull;
+	KT_CHECK(shared == 1, "kcdata: the shared cache image at its slid base");
+	kp_report_free(&r);
+
+	/* the text names thread 5012: it is the text's, filled in */
+	r = load_kc("kcdata-tid.panic");
+	if (r) {
+		const kp_thread *t = r->nprocesses ? &r->processes[0].threads[0] : NULL;
+		KT_CHECK(r->nprocesses == 3 && r->processes[0].nthreads == 2, "kcdata-tid: no second copy of the panicked thread");
+		KT_CHECK(t && t->panicked && t->id == 5012 && t->state && !strcmp(t->state, "TH_RUN") &&
+		         t->sched_priority == 47 && t->nframes == 7 && t->frames[5].user && t->frames[5].offset == 0x6a9,
+		         "kcdata-tid: state, priorities and user frames on the text's thread");
+	}
+	kp_report_free(&r);
+
+	/* the old fixture's stand-in: a begin marker and zeros, nothing said;
+	 * the same text with a whole stackshot groups with it (same keys) */
+	kp_error err;
+	if (kp_report_load(KP_FIXTURES "/reports/Kernel-2020-09-14-201744.panic", &r, &err) == KP_OK) {
+		KT_CHECK(r->nprocesses == 1 && r->nwarnings == 0, "empty kcdata stackshot: the text's process only, no warning");
+		kp_report *full = load_kc("kcdata.panic");
+		kp_sig a, b;
+		if (full && kp_sig_compute(r, NULL, NULL, &a, &err) == KP_OK) {
+			if (kp_sig_compute(full, NULL, NULL, &b, &err) == KP_OK) {
+				KT_CHECK(!strcmp(a.exact_key, b.exact_key) && !strcmp(a.group_key, b.group_key) &&
+				         a.culprit && b.culprit && !strcmp(a.culprit, b.culprit),
+				         "kcdata: the stackshot changes no signature (culprit %s)", b.culprit ? b.culprit : "-");
+				kp_sig_free(&b);
+			}
+			kp_sig_free(&a);
+		}
+		kp_report_free(&full);
+		kp_report_free(&r);
+	}
+}
+
+/* Hostile stackshots: a warning naming the fault, what came before kept. */
+static void intel_kcdata_hostile(void)
+{
+	static const struct {
+		const char *file, *warning;
+		size_t nprocs;
+		bool truncated;
+	} cases[] = {
+		{"hostile-past-end.panic", "claims 2147483632 bytes, past the end", 3, true},
+		{"hostile-unclosed.panic", "a task container (type 0x903) never closed", 3, true},
+		{"hostile-count-overflow.panic", "array of 4294967295 elements of type 0x914 does not fit", 3, false},
+		{"hostile-deep.panic", "containers nested deeper than 8", 2, false},
+		{"hostile-huge-count.panic", "array of 4294967295 elements of type 0x31 does not fit", 3, false},
+		{"hostile-stray-end.panic", "closes no open container", 2, false},
+		{"delta.panic", "a delta stackshot (kcdata 0xde17a59a): not supported", 1, false},
+		{"compressed.panic", "compressed kcdata buffer: not supported", 1, false},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		kp_report *r = load_kc(cases[i].file);
+		if (!r)
+			continue;
+		KT_CHECK(warned(r, cases[i].warning), "%s: warns \"%s\"", cases[i].file, cases[i].warning);
+		KT_CHECK(r->nprocesses == cases[i].nprocs && r->truncated == cases[i].truncated,
+		         "%s: %zu processes (want %zu), truncated %d", cases[i].file, r->nprocesses, cases[i].nprocs,
+		         r->truncated);
+		KT_CHECK(r->processes[0].threads[0].panicked, "%s: the text's panicked thread first", cases[i].file);
+		kp_report_free(&r);
+	}
+}
+
 int main(void)
 {
 	nested_panic_string();
@@ -382,5 +533,7 @@ int main(void)
 	corpus_ios26();
 	corpus_t2();
 	corpus_inteljson_nested();
+	intel_kcdata();
+	intel_kcdata_hostile();
 	return kt_done();
 }

@@ -300,6 +300,7 @@ static void test_corpora(void)
 	compare_dir(KP_FIXTURES "/stackshots", "", "fixtures/stackshots", true, true);
 	compare_dir(KP_FIXTURES "/spindump", "", "fixtures/spindump", true, true);   /* issue 24: samples, duration, failure code */
 	compare_dir(KP_FIXTURES "/extlog", "", "fixtures/extlog", true, true);       /* issue 24: ExtensiblePanicLog */
+	compare_dir(KP_FIXTURES "/kcdata", "", "fixtures/kcdata", true, true);       /* issue 31 item 7: Intel kcdata stackshots */
 	compare_dir(KP_TESTS_DIR "/hostile", "", "hostile", true, true);
 	KT_CHECK(nreports >= 5 && ndiff == 0, "fixtures and committed hostile corpus: %d reports, %d differ",
 	         nreports, ndiff);

@@ -21,7 +21,8 @@
  * items costs ~30x their text); it is kept as its compacted text, and
  * binaryImages is read one element at a time.
  *
- * Known limits: the stackshot (base64 kcdata) is kept aside, undecoded; keys
+ * An Intel JSON's macOSProcessedStackshotData (base64 kcdata) is decoded by
+ * kcdata.c once the panic text is read.  Known limits: keys
  * with escape sequences in their names are compared raw; at most
  * KP_IPS_MAX_IMAGES binary images; an unmodelled member bigger than
  * KP_IPS_TREE_MAX is kept as its text with white space squeezed, not
@@ -35,7 +36,6 @@
 
 #define KP_IPS_TREE_MAX ((size_t)1 << 20)
 #define KP_IPS_IMAGE_MAX_TEXT 4096   /* a real image entry is < 300 bytes */
-#define KP_IPS_MAX_IMAGES ((size_t)1 << 16)
 
 typedef struct ips_ctx {
 	kp_report *r;
@@ -48,6 +48,7 @@ typedef struct ips_ctx {
 	const char *procs, *procs_end;   /* processByPid, read once images are known */
 	bool saw_termination;
 	long panic_text_line;
+	long stackshot_line;   /* macOSProcessedStackshotData's */
 	const char *line_pos;   /* line_at's memo: line_no is the line of line_pos */
 	long line_no;
 } ips_ctx;
@@ -440,7 +441,7 @@ static kp_status stackshot_member(ips_ctx *c, const char *val, const char *end, 
 /* A macOSProcessedStackshotData that is no stackshot but a sentence (a
  * nested panic's report: base64 of "no on disk or sleep/wake failure
  * panickstashot found", spelt so): said in a warning as written.  A real
- * stackshot (binary kcdata) stays kept aside, undecoded. */
+ * stackshot (binary kcdata) is decoded by kcdata.c. */
 static void stackshot_notice(kp_report *r, const char *b64, long line)
 {
 	size_t len = strlen(b64), n = 0;
@@ -507,6 +508,7 @@ static kp_status body_member(ips_ctx *c, const kp_jmember *m, bool *cut)
 		if (cJSON_IsString(v)) {
 			r->stackshot_b64 = kp__strdup(r, v->valuestring);
 			r->stackshot_len = strlen(v->valuestring);
+			c->stackshot_line = line_at(c, m->val);
 			stackshot_notice(r, v->valuestring, line_at(c, m->val));
 		}
 	} else if (!common_key(c, m->key, m->keylen, v)) {
@@ -740,6 +742,11 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		else if (tst != KP_OK)
 			kp__warn(r, c.panic_text_line, "panic string: %s", terr.msg);
 	}
+	/* Intel JSON: the kcdata stackshot's tasks after the text's panicked
+	 * process (issue 31 item 7) */
+	if (r->format == KP_FORMAT_INTEL_JSON && r->stackshot_b64 &&
+	    kp__kcdata_stackshot(r, r->stackshot_b64, r->stackshot_len, c.stackshot_line) != KP_OK)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	if (!r->headline && r->reason) {
 		const char *nl = strchr(r->reason, '\n');
 		r->headline = kp__strndup(r, r->reason, nl ? (size_t)(nl - r->reason) : strlen(r->reason));

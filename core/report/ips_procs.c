@@ -16,10 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KP_IPS_MAX_PROCESSES ((size_t)1 << 16)
-#define KP_IPS_MAX_THREADS ((size_t)1 << 18)
-#define KP_IPS_MAX_FRAMES ((size_t)1 << 22)
-
 static bool is_key(const kp_jmember *m, const char *k, size_t n)
 {
 	return m->keylen == n && memcmp(m->key, k, n) == 0;

@@ -54,7 +54,8 @@ typedef enum kp_arch {
 /* Image kinds: the .ips letters (K kernel, U kernelcache, T text-exec
  * segment, A absolute, P process, S shared cache, C shared-cache library),
  * plus 'X' for a kext named only by the text "Kernel Extensions in
- * backtrace" section, 'M' for what a paniclog 15 header line names (name
+ * backtrace" section or by an Intel kcdata stackshot's kernel load infos
+ * (UUID and unslid base, no name), 'M' for what a paniclog 15 header line names (name
  * "SPTM", "TXM" or "kernelcache", load address as start) and '?' when
  * unknown. */
 typedef struct kp_image {
@@ -306,7 +307,8 @@ typedef struct kp_report {
 	kp_process *processes;    /* the panicked process first when known */
 	size_t nprocesses, processes_cap;
 
-	/* Intel JSON: macOSProcessedStackshotData kept aside, undecoded. */
+	/* Intel JSON: macOSProcessedStackshotData as written (base64 kcdata,
+	 * decoded into the processes when it is a stackshot: kcdata.c). */
 	char *stackshot_b64;
 	size_t stackshot_len;
 

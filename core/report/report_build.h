@@ -13,6 +13,16 @@
 
 kp_report *kp__report_new(const char *path);
 
+/* Bounds on what one report's stackshot makes of the model (.ips
+ * processByPid and the Intel kcdata stackshot alike), so a hostile file of
+ * tiny members cannot make it many times its size: a real report has < 100
+ * processes, < 10,000 threads, < 200 frames a thread and < 2,000 images.
+ * What is past them is dropped with a warning. */
+#define KP_IPS_MAX_PROCESSES ((size_t)1 << 16)
+#define KP_IPS_MAX_THREADS ((size_t)1 << 18)    /* in all */
+#define KP_IPS_MAX_FRAMES ((size_t)1 << 22)     /* a thread */
+#define KP_IPS_MAX_IMAGES ((size_t)1 << 16)
+
 /* Arena copies; NULL only when out of memory (or s is NULL). */
 char *kp__strndup(kp_report *r, const char *s, size_t n);
 char *kp__strdup(kp_report *r, const char *s);
@@ -118,6 +128,16 @@ kp_status kp__ips_extlog(kp_report *r, const cJSON *v, kp_error *err);
  * is ("an application crash report", "a resource report (wakeups)"), or
  * NULL; data may start with a JSON header line. */
 const char *kp__notkernel_sniff(const char *data, size_t len);
+
+/* kcdata.c (issue 31 item 7): an Intel JSON report's
+ * macOSProcessedStackshotData (base64 text b64[0..len), line its place for
+ * messages), decoded when it is a kcdata stackshot: its tasks, threads,
+ * frames and images join r after the panic text is parsed.  Anything else
+ * (a delta or compressed stackshot, other bytes) is named in a warning and
+ * left as it is.  Fails only when out of memory. */
+kp_status kp__kcdata_stackshot(kp_report *r, const char *b64, size_t len, long line);
+/* The same on the decoded bytes b[0..n) (the fuzz target's entry). */
+kp_status kp__kcdata_decode(kp_report *r, const unsigned char *b, size_t n, long line);
 
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
 kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);

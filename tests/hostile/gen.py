@@ -10,7 +10,8 @@ family; test_hostile.sh decides what a file must do from its folder:
            an out-of-range number (2^64-1, 2^64, negative, fractional ...)
   enc/     NUL bytes, invalid UTF-8, CRLF line ends
   big/     a million frames (.ips and .panic), JSON nested 100,000 deep, a
-           100 MB report
+           100 MB report, Intel kcdata stackshots past the frame and
+           process caps and a million open containers
   macho/   Mach-O / fat files with lying sizes and offsets
   dwarf/   copies of a fixture dSYM with bytes flipped or zeroed inside
            __debug_info/__debug_abbrev/__debug_line/__debug_aranges
@@ -237,6 +238,44 @@ with open(os.path.join(OUT, "big/100mb-sparse.panic"), "wb") as f:
     f.truncate(100 << 20)   # a hole: all NUL bytes, no disk
 
 
+# Intel JSON kcdata stackshots (issue 31 item 7): items of a few bytes each,
+# past the caps (frames in all, processes), around the Intel fixture's text
+def kc_item(t, payload, flags=0):
+    pad = -len(payload) & 0xf
+    return struct.pack("<IIQ", t, len(payload) + pad, flags) + payload + b"\0" * pad
+
+
+def kc_task(pid, name, body):
+    snap = struct.pack("<7Q7Ii32s", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, pid, name)
+    return (kc_item(0x13, struct.pack("<I", 0x903), pid) + kc_item(0x905, snap) + body +
+            kc_item(0x14, struct.pack("<I", 0x903), pid))
+
+
+def kc_thread(tid, body, name=b""):
+    snap = struct.pack("<11QIIhh4B3Q", tid, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 31, 31, 0, 0, 0, 0, 0, 0, 0)
+    return (kc_item(0x13, struct.pack("<I", 0x904), tid) + kc_item(0x906, snap) +
+            (kc_item(0x909, name + b"\0") if name else b"") + body + kc_item(0x14, struct.pack("<I", 0x904), tid))
+
+
+def kc_report(rel, buf):
+    intel = read(os.path.join(FIX, "reports", "Kernel-2020-09-14-201744.panic")).decode()
+    head, body = intel.split("\n", 1)
+    text = json.loads(body)["macOSPanicString"]
+    data = kc_item(0x59a25807, b"") + buf + kc_item(0xf19158ed, b"")
+    put(rel, head + "\n" + json.dumps({"macOSProcessedStackshotData": base64.b64encode(data).decode(),
+                                       "macOSPanicString": text}, separators=(",", ":")))
+
+
+n32 = 8 << 20   # 32-bit user return addresses: 4 bytes a frame, twice the frames cap
+kc_report("big/kcdata-8m-frames.panic",
+          kc_task(7, b"many", kc_thread(70, struct.pack("<IIQ", 0x20, 4 * n32, 0x915 << 32 | n32) +
+                                        b"\x00\x10\x00\x00" * n32)))
+kc_report("big/kcdata-100k-tasks.panic",
+          b"".join(kc_task(i + 1000, b"t%d" % i, kc_thread(i + 1, b"")) for i in range(100000)))
+kc_report("big/kcdata-nested-million.panic",   # a million containers opened, never closed
+          kc_item(0x13, struct.pack("<I", 0x903), 1) * 1000000)
+
+
 # ---- macho/: lying load commands and fat headers -------------------------------
 kext = bytearray(read(os.path.join(BIN, "fakekext.arm64")))
 dsym_path = os.path.join(BIN, "fakekext.arm64.dSYM/Contents/Resources/DWARF/fakekext.arm64")
@@ -400,6 +439,9 @@ sw = read(os.path.join(FIX, "spindump", "sleepwake-fakedriver.diag"))
 sw = sw.replace(b"Suspected bundle: com.kpbrowse.FakeDriver.", b"Suspected bundle: com.evil" + evil_raw + b".")
 sw = sw.replace(b"Failure code:: 0x00000040 00000027", b"Failure code:: 0x00000040 " + evil_raw)
 put("tty/evil-sleepwake.diag", sw)
+# an Intel kcdata stackshot: task and thread names
+kc_report("tty/evil-kcdata.panic", kc_task(66, ("x" + EVIL).encode("utf-8", "surrogateescape")[:31],
+                                           kc_thread(6601, b"", ("t" + EVIL).encode("utf-8", "surrogateescape")[:63])))
 # ExtensiblePanicLog: an owner key, a DataID and text data with the evil text
 xl = read(os.path.join(FIX, "extlog", "panic-full-extlog.ips")).decode()
 xi = xl.index('  "ExtensiblePanicLog"')
