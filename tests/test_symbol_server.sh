@@ -222,11 +222,17 @@ check "$?" = 0 "show: the two downloads ran at the same time"
 # the report's deadline, a transfer under the minimum speed ends by itself
 printf 'SymbolServer = %s/trickle\nSymbolServerLayout = unified\n' "$base" >"$tmp/config.trickle"
 rm -rf "$tmp/cache"
-bounded 60 env KPBROWSE_CONFIG="$tmp/config.trickle" KPBROWSE_SYMBOL_DEADLINE=3 \
+bounded 60 env KPBROWSE_CONFIG="$tmp/config.trickle" KPBROWSE_SYMBOL_DEADLINE=3 KPBROWSE_SYMBOL_SERVER_MIN_SPEED=0 \
 	"$kp" show "$report" >"$tmp/tr1" 2>"$tmp/tr1.err"
 check "$?:$to" = 0:0 "trickle: show exits 0"
 check "$took" -le 10 "  within the report's deadline of 3 s ($took s; the transfer takes 200 s)"
 check_grep "kernel + 0x4c" "$tmp/tr1" "  the report shown"
+mkdir -p "$tmp/one"
+cp "$report" "$tmp/one/"
+bounded 60 env KPBROWSE_CONFIG="$tmp/config.trickle" KPBROWSE_SYMBOL_DEADLINE=3 KPBROWSE_SYMBOL_SERVER_MIN_SPEED=0 \
+	"$kp" index --db "$tmp/one.sqlite3" "$tmp/one" >"$tmp/tr3" 2>&1
+check "$?:$to" = 0:0 "trickle: index of the report exits 0"
+check "$took" -le 10 "  within the report's deadline of 3 s ($took s)"
 bounded 60 env KPBROWSE_CONFIG="$tmp/config.trickle" KPBROWSE_SYMBOL_SERVER_MIN_SPEED=100/2 \
 	"$kp" symbols where $kernel_arm >"$tmp/tr2" 2>&1
 check "$?:$to" = 1:0 "trickle: symbols where: not found"

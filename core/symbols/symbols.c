@@ -586,6 +586,12 @@ const char *kp_symbols_sig_name(void *ctx, const kp_report *r, const kp_thread *
 	kp_symbols *s = ctx;
 	kp_symresult res;
 	kp_symbols_set_report(s, r);
+	/* the thread's images asked at once, within one deadline, before its
+	 * first frame waits on one of them (`index`) */
+	if (i == 0 || t != s->sig_thread) {
+		s->sig_thread = t;
+		kp_symbols_prefetch_thread(s, r, t);
+	}
 	/* a guessed name would change the group key once a better source
 	 * (a dSYM) names the frame, and a kernelcache's names are on some Macs
 	 * only (the running one's, a kept copy): such a frame keys by its

@@ -90,6 +90,7 @@ struct kp_symbols {
 		char *file, *msg;
 	} *warns;                /* after warning[]: one per signature file and problem */
 	size_t nwarns, wcap;
+	const kp_thread *sig_thread;  /* kp_symbols_sig_name's last: its images prefetched */
 };
 
 /* ---- symbols.c ---- */
