@@ -105,6 +105,17 @@ check "$(wc -l <"$tmp/loops" | tr -d ' ')" = 1 "a self-calling wrapper: run once
 plist_check "$tmp/loop.plist" "'DBGError' in p['$none']"
 check "$?" = 0 "a self-calling wrapper: DBGError"
 
+# a lab program's DBGError passes through (issue 30 item 4), made inert
+cat >"$tmp/lab" <<'EOF'
+#!/bin/sh
+printf '<plist version="1.0"><dict><key>%s</key><dict><key>DBGError</key><string>build 25G83 purged from the lab store \033[2J</string></dict></dict></plist>' "$1"
+EOF
+chmod +x "$tmp/lab"
+KPBROWSE_DSYMFORUUID="$tmp/lab" "$kp" dsym-for-uuid $none >"$tmp/lab.plist" 2>&1
+plist_check "$tmp/lab.plist" "'build 25G83 purged from the lab store' in p['$none']['DBGError'] and 'no symbol source' not in p['$none']['DBGError']"
+check "$?" = 0 "a lab program's DBGError: its text, not \"no symbol source holds\""
+if LC_ALL=C grep -q "$(printf '\033')" "$tmp/lab.plist"; then _notok "  its ESC made inert"; else _ok "  its ESC made inert"; fi
+
 # usage
 "$kp" dsym-for-uuid >/dev/null 2>&1
 check "$?" = 2 "no UUID: exit 2"
