@@ -100,7 +100,7 @@ static const command commands[] = {
 	 "symbols where [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--signatures DIR]... UUID",
 	 "Asks every symbol source for UUID in their order (next to a --dsym binary,\n"
 	 "--dsym, local folders, file-mapped trees, KDKs, Spotlight, dsymForUUID,\n"
-	 "kernelcaches) until one holds a file with it, and prints what each tried and\n"
+	 "symbol servers, kernelcaches) until one holds a file with it, and prints what each tried and\n"
 	 "said, then the file (its LC_UUID confirmed), the source it came from, dSYM or\n"
 	 "binary, its architecture, a binary with the UUID beside it, and what a\n"
 	 "dsymForUUID program said of the sources.  With signature folders (--signatures,\n"

@@ -206,4 +206,8 @@ check "$?" = 2 "no subcommand: exit 2"
 "$kp" symbols where --help >"$tmp/out" 2>&1
 check "$?" = 0 "--help: exit 0"
 check_grep "^usage: kpbrowse symbols where " "$tmp/out" "--help: the synopsis"
+for src in "next to a --dsym binary" "--dsym" "local folders" "file-mapped trees" "KDKs" "Spotlight" "dsymForUUID" "symbol servers" "kernelcaches"; do
+	tr '\n' ' ' <"$tmp/out" | grep -q -- "$src[,)]" || { _notok "--help lists every source it tries: $src missing"; src=; break; }
+done
+[ -n "$src" ] && _ok "--help lists every source it tries, symbol servers too"
 done_testing

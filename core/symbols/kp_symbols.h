@@ -58,6 +58,15 @@ const char *kp_symbols_warning(const kp_symbols *s, const char **file);
  * last.  Strings owned by s. */
 const char *kp_symbols_warning_at(const kp_symbols *s, size_t i, const char **file);
 
+/* The sources the user named outright (--dsym, --kernelcache) that cannot
+ * serve r, each one warning (kp_symbols_warning_at, once per path and s):
+ * a file no Mach-O with a UUID can be read from (the parser's reason: cut
+ * short, compressed in a way kpbrowse cannot read, not Mach-O), a folder
+ * holding none, or, with other_build, files of another build (their UUIDs
+ * match no image of r: for one report, not for a scan of many, where a
+ * path serves some reports only).  Walks those paths when not walked yet. */
+void kp_symbols_check_named(kp_symbols *s, const kp_report *r, bool other_build);
+
 /* Tells the symboliser which report the next lookups are for, so KDKs can be
  * picked by build and SoC. */
 void kp_symbols_set_report(kp_symbols *s, const kp_report *r);

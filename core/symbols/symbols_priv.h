@@ -91,7 +91,16 @@ struct kp_symbols {
 	} *warns;                /* after warning[]: one per signature file and problem */
 	size_t nwarns, wcap;
 	const kp_thread *sig_thread;  /* kp_symbols_sig_name's last: its images prefetched */
+	struct named {            /* --dsym and --kernelcache paths, for kp_symbols_check_named */
+		char *path;
+		const char *flag;     /* "--dsym", "--kernelcache" */
+		bool said;            /* warned of already */
+	} *named;
+	size_t nnamed, ncap;
 };
+
+/* Appends a warning (kp_symbols_warning_at); strings copied. */
+void kp__symbols_add_warning(kp_symbols *s, const char *file, const char *msg);
 
 /* ---- symbols.c ---- */
 

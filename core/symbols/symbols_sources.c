@@ -86,6 +86,73 @@ size_t kp_symbols_prefetch_report(kp_symbols *s, const kp_report *r)
 	return got;
 }
 
+/* ---- what is wrong with a source the user named (kp_symbols_check_named) ---- */
+
+struct named_uuids {
+	const kp_report *r;
+	bool match;
+	kp_sb shown;          /* the first few UUIDs, for the warning */
+	size_t n;
+};
+
+static void named_uuid(void *ctx, const char *uuid)
+{
+	struct named_uuids *u = ctx;
+	for (size_t i = 0; i < u->r->nimages && !u->match; i++) {
+		const char *iu = u->r->images[i].uuid;
+		char c[37];
+		u->match = iu && kp_uuid_canon(iu, strlen(iu), c) && strcmp(c, uuid) == 0;
+	}
+	if (u->n < 3) {
+		kp_sb_str(&u->shown, u->n ? ", " : "");
+		kp_sb_str(&u->shown, uuid);
+	} else if (u->n == 3) {
+		kp_sb_str(&u->shown, ", ...");
+	}
+	u->n++;
+}
+
+void kp_symbols_check_named(kp_symbols *s, const kp_report *r, bool other_build)
+{
+	bool any = false;
+	for (size_t i = 0; r && i < r->nimages && !any; i++)
+		any = r->images[i].uuid != NULL;
+	for (size_t i = 0; any && i < s->nnamed; i++) {
+		struct named *nm = &s->named[i];
+		if (nm->said)
+			continue;
+		struct named_uuids u = {.r = r};
+		kp__dsym_root_uuids(s->dx, nm->path, named_uuid, &u);
+		char msg[600];
+		msg[0] = '\0';
+		struct stat st;
+		if (u.n == 0 && stat(nm->path, &st) == 0 && S_ISREG(st.st_mode)) {
+			/* the parser says why it holds no UUID it could read */
+			kp_macho *m = NULL;
+			kp_error err = {0};
+			if (kp_macho_open(nm->path, &m, &err) != KP_OK)
+				snprintf(msg, sizeof msg, "%s: left out: %s", nm->flag, err.msg);
+			else
+				snprintf(msg, sizeof msg, "%s: left out: no Mach-O slice with a UUID in it", nm->flag);
+			kp_macho_close(&m);
+		} else if (u.n == 0) {
+			snprintf(msg, sizeof msg, "%s: left out: no file with a UUID in it that kpbrowse can read%s",
+			         nm->flag, kp__dsym_cut(s->dx, nm->path) ? " (walk cut short: too deep or "
+			                                                   "KPBROWSE_DSYM_WALK_MAX names)" : "");
+		} else if (!u.match && other_build) {
+			char *shown = kp_sb_take(&u.shown);
+			snprintf(msg, sizeof msg, "%s: another build: its UUIDs (%s) match no image of the report",
+			         nm->flag, shown ? shown : "");
+			free(shown);
+		}
+		kp_sb_free(&u.shown);
+		if (msg[0]) {
+			kp__symbols_add_warning(s, nm->path, msg);
+			nm->said = true;
+		}
+	}
+}
+
 /* The skip-th candidate for uuid (canonical) over every source in order. */
 const char *kp__symbols_candidate(kp_symbols *s, const char *uuid, size_t skip)
 {
