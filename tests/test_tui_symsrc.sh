@@ -89,6 +89,14 @@ else not_ok "Q quits within 3 s while dsymForUUID hangs"; screen | tail -5; fi
 pid=$(cat "$work/slow.started" 2>/dev/null)
 if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then ok "the hanging program was stopped"
 else not_ok "the hanging program was stopped (pid $pid)"; [ -n "$pid" ] && kill "$pid"; fi
+# a --dsym of another build (issue 30 item 3): the message line says so,
+# naming the file, when a backtrace is opened
+keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache5' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/i.db' --dsym '$bin/fakekext.x86_64.dSYM' '$work/reports'; echo kp-exit-\$?" Enter
+if wait_for_re '^ 1/1 ' 30; then ok "listed with a --dsym of another build"; else not_ok "listed with a --dsym of another build"; fi
+keys Enter
+check "the message line, with the report's backtrace: the --dsym of another build, named" "fakekext.x86_64.dSYM: --dsym: another build: its UUIDs (4C4C4449" 10
+keys Q
+if wait_for "kp-exit-0" 3; then ok "quit"; else not_ok "quit"; fi
 # w with a hanging dsymForUUID (issue 30 item 4): it says what it waits
 # for, and q cancels it at once (the program stopped, no file left), then
 # does what q does; before, w held every key for 60 s a UUID

@@ -29,7 +29,7 @@ void kpt_write_default_path(const kpt_doc *d, char *out, size_t size)
  * and for keys: symbol sources may take up to their deadline
  * (KPBROWSE_SYMBOL_DEADLINE), and q, Q, Esc or Ctrl-C cancel it at once
  * (kp_symbols_cancel ends every program and transfer); q and Q then do
- * what they do.  Other keys wait for the write. */
+ * what they do.  Other keys pressed meanwhile are dropped. */
 struct wjob {
 	const kp_report *r;
 	kp_symbols *sym;
