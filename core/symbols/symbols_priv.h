@@ -95,6 +95,7 @@ struct kp_symbols {
 		char *path;
 		const char *flag;     /* "--dsym", "--kernelcache" */
 		bool said;            /* warned of already */
+		bool readable;        /* holds a file with a UUID */
 	} *named;
 	size_t nnamed, ncap;
 };

@@ -119,10 +119,11 @@ void kp_symbols_check_named(kp_symbols *s, const kp_report *r, bool other_build)
 		any = r->images[i].uuid != NULL;
 	for (size_t i = 0; any && i < s->nnamed; i++) {
 		struct named *nm = &s->named[i];
-		if (nm->said)
-			continue;
+		if (nm->said || (nm->readable && !other_build))
+			continue;   /* a scan asks per thread: a readable path is not walked over again */
 		struct named_uuids u = {.r = r};
 		kp__dsym_root_uuids(s->dx, nm->path, named_uuid, &u);
+		nm->readable = u.n > 0;
 		char msg[600];
 		msg[0] = '\0';
 		struct stat st;
