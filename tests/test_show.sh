@@ -184,6 +184,16 @@ cp "$intel" "$tmp/one/"
 "$kp" show --dsym "$tmp/none" "$intel" >/dev/null 2>"$tmp/n2.err"
 check_grep "^kpbrowse: $tmp/none: warning: --dsym: left out: no file with a UUID in it that kpbrowse can read\$" "$tmp/n2.err" \
 	"  a folder with no Mach-O: said"
+# configured sources: a file cut short or of another build is said; a
+# configured folder of other builds is a library, not warned of
+KPBROWSE_KERNELCACHE_PATH="$tmp/cut.macho" KPBROWSE_DSYM_PATH="$bin/fakekext.arm64.dSYM:$bin/fakekernel.arm64" \
+	"$kp" show "$intel" >/dev/null 2>"$tmp/n4.err"
+check "$?" = 0 "configured sources that cannot serve: exit 0"
+check_grep "^kpbrowse: $tmp/cut.macho: warning: kernelcache (KPBROWSE_KERNELCACHE_PATH, Kernelcache): left out: segment file range outside the file\$" \
+	"$tmp/n4.err" "  a configured kernelcache cut short: said"
+check_grep "^kpbrowse: $bin/fakekernel.arm64: warning: local folder (KPBROWSE_DSYM_PATH, DBGSearchPaths): another build: " \
+	"$tmp/n4.err" "  a configured file of another build: said"
+check_not_grep "fakekext.arm64.dSYM" "$tmp/n4.err" "  a configured folder of other builds: not warned of"
 "$kp" index --db "$tmp/n.sqlite3" --dsym "$tmp/cut.macho" "$tmp/one" >/dev/null 2>"$tmp/n3.err"
 check "$?" = 0 "index with a --dsym cut short: exit 0"
 check_grep "^kpbrowse: $tmp/cut.macho: warning: --dsym: left out: segment file range outside the file\$" "$tmp/n3.err" \

@@ -106,18 +106,6 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 			                    opts->signatures[i]);
 		}
 	}
-	for (size_t i = 0; i < opts->npaths + opts->nkernelcaches; i++) {
-		bool kc = i >= opts->npaths;
-		struct named *nm = kp_vec_push((void **)&s->named, &s->nnamed, &s->ncap, sizeof *nm);
-		if (!nm || !(nm->path = strdup(kc ? opts->kernelcaches[i - opts->npaths] : opts->paths[i]))) {
-			if (nm)
-				s->nnamed--;
-			kp_symbols_free(&s);
-			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		}
-		nm->flag = kc ? "--kernelcache" : "--dsym";
-		nm->said = false;
-	}
 	kp__symsrc_cfg sc = {.dsym_paths = opts->paths, .ndsym = opts->npaths,
 	                     .kernelcache_paths = opts->kernelcaches, .nkernelcache = opts->nkernelcaches,
 	                     .no_env = opts->no_env,
@@ -225,8 +213,6 @@ void kp_symbols_free(kp_symbols **sp)
 		free(s->warns[i].msg);
 	}
 	free(s->warns);
-	for (size_t i = 0; i < s->nnamed; i++)
-		free(s->named[i].path);
 	free(s->named);
 	free(s->last_path);
 	free(s->last_arch);

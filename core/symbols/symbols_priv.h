@@ -91,13 +91,11 @@ struct kp_symbols {
 	} *warns;                /* after warning[]: one per signature file and problem */
 	size_t nwarns, wcap;
 	const kp_thread *sig_thread;  /* kp_symbols_sig_name's last: its images prefetched */
-	struct named {            /* --dsym and --kernelcache paths, for kp_symbols_check_named */
-		char *path;
-		const char *flag;     /* "--dsym", "--kernelcache" */
+	struct named {            /* per kp__symsrc_named_root, for kp_symbols_check_named */
 		bool said;            /* warned of already */
 		bool readable;        /* holds a file with a UUID */
 	} *named;
-	size_t nnamed, ncap;
+	size_t nnamed;
 };
 
 /* Appends a warning (kp_symbols_warning_at); strings copied. */

@@ -84,6 +84,7 @@ struct kp__symsrc {
 	long deadline_at;         /* CLOCK_MONOTONIC ms it ends at while a prefetch runs, else 0 */
 	char cache_dir[4096];
 	char build[32];
+	size_t nkc_cli, nkc_user;   /* kernelcache roots from --kernelcache, and from the user at all */
 	char **sigdirs;       /* signature folders: --signatures, KPBROWSE_SIGNATURES, config */
 	size_t nsigdirs, sigcap;
 };
@@ -1076,6 +1077,8 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 	}
 	if (cfg->no_shell)
 		s->src[SRC_SHELL].off = "not run (inside kpbrowse dsym-for-uuid)";
+	s->nkc_cli = cfg->nkernelcache;
+	s->nkc_user = s->src[SRC_KERNELCACHE].nroots;   /* setup adds kept and running ones later */
 	http_settings(s);
 	*out = s;
 	return KP_OK;
@@ -1121,6 +1124,30 @@ void kp__symsrc_free(kp__symsrc **sp)
 	free_strv(s->sigdirs, s->nsigdirs);
 	free(s);
 	*sp = NULL;
+}
+
+bool kp__symsrc_named_root(const kp__symsrc *s, size_t k, const char **path, const char **what,
+                           bool *outright)
+{
+	const struct source *d = &s->src[SRC_DSYM], *l = &s->src[SRC_LOCAL];
+	if (k < d->nroots) {
+		*path = d->roots[k], *what = "--dsym", *outright = true;
+		return true;
+	}
+	k -= d->nroots;
+	if (k < s->nkc_user) {
+		*path = s->src[SRC_KERNELCACHE].roots[k];
+		*outright = k < s->nkc_cli;
+		*what = *outright ? "--kernelcache" : "kernelcache (KPBROWSE_KERNELCACHE_PATH, Kernelcache)";
+		return true;
+	}
+	k -= s->nkc_user;
+	if (k < l->nroots) {
+		*path = l->roots[k], *what = "local folder (KPBROWSE_DSYM_PATH, DBGSearchPaths)";
+		*outright = false;
+		return true;
+	}
+	return false;
 }
 
 void kp__symsrc_set_build(kp__symsrc *s, const char *build)

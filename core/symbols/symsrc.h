@@ -61,6 +61,13 @@ void kp__symsrc_set_build(kp__symsrc *s, const char *build);
  * `Signatures = DIR` lines; repeats dropped. */
 const char *const *kp__symsrc_sigdirs(const kp__symsrc *s, size_t *n);
 
+/* The k-th path the user named for a folder-walking source: --dsym, then
+ * the kernelcaches (--kernelcache, KPBROWSE_KERNELCACHE_PATH, the config's),
+ * then the local folders; *what names the setting, *outright says it was
+ * named on the command line.  false past the last. */
+bool kp__symsrc_named_root(const kp__symsrc *s, size_t k, const char **path, const char **what,
+                           bool *outright);
+
 /* Registers the roots of every folder-walking source, system ones too (the
  * search by kext bundle id walks them all). */
 void kp__symsrc_add_all_roots(kp__symsrc *s);
