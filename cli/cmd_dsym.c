@@ -13,6 +13,7 @@
  * Paths are untrusted (folders, config, a dsymForUUID program): every
  * string is XML-escaped, and one XML 1.0 cannot carry (a control
  * character, invalid UTF-8) turns its entry into a DBGError. */
+#include "kp_sanitize.h"
 #include "kp_symbols.h"
 #include "kp_utf8.h"
 #include "kpc_cmd.h"
@@ -93,7 +94,7 @@ static void entry(const char *uuid, const kp_symwhere *w, const char *why)
 		ok = xml_ok(w->remap[i]);
 	printf("\t<key>%s</key>\n\t<dict>\n", uuid);
 	if (!ok) {
-		char msg[200];
+		char msg[500];
 		snprintf(msg, sizeof msg, "kpbrowse: %s", w && w->path ? "the file's path cannot be written in XML" : why);
 		kv(in, "DBGError", msg);
 		fputs("\t</dict>\n", stdout);
@@ -118,6 +119,26 @@ static void entry(const char *uuid, const kp_symwhere *w, const char *why)
 		kv(in, "DBGVersion", "3");
 	}
 	fputs("\t</dict>\n", stdout);
+}
+
+/* A UUID no source holds that a dsymForUUID program answered with a
+ * DBGError (a lab's store: "not archived", "build purged"): its text, made
+ * inert, for lldb to show instead of ours.  false when none said one. */
+static bool lab_error(const kp_symwhere *w, kp_status st, char *out, size_t size)
+{
+	static const char tag[] = "DBGError: ";
+	for (size_t k = 0; st == KP_ERR_NOTFOUND && k < w->nsteps; k++) {
+		const char *e = strcmp(w->steps[k].source, "dsymForUUID") == 0 ? strstr(w->steps[k].said, tag) : NULL;
+		if (!e)
+			continue;
+		e += sizeof tag - 1;
+		size_t n = strcspn(e, ";");   /* the next program's answer follows "; " */
+		char raw[400];
+		snprintf(raw, sizeof raw, "dsymForUUID: %.*s", (int)(n < 300 ? n : 300), e);
+		kp_sanitize(out, size, raw, strlen(raw), 0);
+		return true;
+	}
+	return false;
 }
 
 int kpc_cmd_dsym_for_uuid(int argc, char **argv)
@@ -162,8 +183,9 @@ int kpc_cmd_dsym_for_uuid(int argc, char **argv)
 			continue;   /* a dictionary holds a key once */
 		kp_symwhere w;
 		kp_status st = kp_symbols_where(sym, uuids[i], &w, &err);
-		char why[120];
-		snprintf(why, sizeof why, "no symbol source holds %s", uuids[i]);
+		char why[400];
+		if (!lab_error(&w, st, why, sizeof why))
+			snprintf(why, sizeof why, "no symbol source holds %s", uuids[i]);
 		entry(uuids[i], st == KP_OK ? &w : NULL, st == KP_ERR_NOTFOUND ? why : "out of memory");
 	}
 	fputs("</dict>\n</plist>\n", stdout);

@@ -365,6 +365,9 @@ int kpc_cmd_index(int argc, char **argv)
 	if (st == KP_OK && sum.new_reports)
 		keep_kernelcache(db, kept, sizeof kept);
 	kpc_print_scan_errors(&sum, resigned ? &rs : NULL);
+	const char *wfile, *wmsg;   /* the symbol sources' (a --dsym left out) */
+	for (size_t i = 0; sym && (wmsg = kp_symbols_warning_at(sym, i, &wfile)) != NULL; i++)
+		kp_report_warning(wfile, wmsg, 0);
 	if (json)
 		print_json(dbpath, &sum, resigned ? &rs : NULL, verbose, kept);
 	else

@@ -344,8 +344,10 @@ int kpc_cmd_show(int argc, char **argv)
 			status = KP_EXIT_BAD;
 			continue;
 		}
-		if (o.sym)
+		if (o.sym) {
 			kp_symbols_set_report(o.sym, r);
+			kp_symbols_check_named(o.sym, r, true);
+		}
 		if (apply_loads(&o, argv[i], r) != KP_OK) {
 			kp_report_free(&r);
 			status = KP_EXIT_BAD;

@@ -111,12 +111,13 @@ static const command commands[] = {
 	 "symbols where [--dsym PATH]... [--kernelcache FILE|FOLDER]... [--signatures DIR]... UUID",
 	 "Asks every symbol source for UUID in their order (next to a --dsym binary,\n"
 	 "--dsym, local folders, file-mapped trees, KDKs, Spotlight, dsymForUUID,\n"
-	 "kernelcaches) until one holds a file with it, and prints what each tried and\n"
-	 "said, then the file (its LC_UUID confirmed), the source it came from, dSYM or\n"
-	 "binary, its architecture, a binary with the UUID beside it, and what a\n"
-	 "dsymForUUID program said of the sources.  With signature folders (--signatures,\n"
-	 "KPBROWSE_SIGNATURES, the config's Signatures), a last step names them and the\n"
-	 "signature files that apply to the kernelcache entry or kernel found.\n"
+	 "symbol servers, kernelcaches) until one holds a file with it, and prints\n"
+	 "what each tried and said, then the file (its LC_UUID confirmed), the source\n"
+	 "it came from, dSYM or binary, its architecture, a binary with the UUID beside\n"
+	 "it, and what a dsymForUUID program said of the sources.  With signature\n"
+	 "folders (--signatures, KPBROWSE_SIGNATURES, the config's Signatures), a last\n"
+	 "step names them and the signature files that apply to the kernelcache entry\n"
+	 "or kernel found.\n"
 	 "Exit status 1: not found.\n"},
 	{"dsym-for-uuid", kpc_cmd_dsym_for_uuid,
 	 "dsym-for-uuid [--dsym PATH]... [--kernelcache FILE|FOLDER]... UUID...",

@@ -7,6 +7,8 @@ PORT_FILE once listening, one thread per request.  ROOT/.behaviour (lines
   PATH slow N       wait N seconds before answering
   PATH truncate N   say the whole Content-Length, send only N bytes, close
   PATH status N     answer HTTP N with no body
+  PATH trickle N    say the whole Content-Length, send one byte a second
+                    for N seconds, then the rest
 Paths under /private/ need "Authorization: Bearer TOKEN" (--token), else 401.
 Each request is logged to LOG as "start|end MONOTONIC PATH auth=yes|no|bad".
 Exits by itself after --lifetime seconds (a test that dies cannot leave it
@@ -87,6 +89,12 @@ def main():
                 self.close_connection = True
                 return
             self.end_headers()
+            if "trickle" in b:
+                for i in range(min(b["trickle"], len(data))):
+                    self.wfile.write(data[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(1)
+                data = data[b["trickle"]:]
             self.wfile.write(data)
 
         def empty(self, code):

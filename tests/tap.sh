@@ -27,6 +27,28 @@ cli_setup() {
 	unset KPBROWSE_DSYM_PATH KPBROWSE_FILE_MAPPED_PATHS
 	export KPBROWSE_CONFIG="$tmp/no-config"
 }
+# bounded SECONDS CMD...: runs CMD (its status returned), killed past SECONDS
+# (a hang fails the check, never the suite); $took its seconds, $to 1 when killed.
+bounded() {
+	_lim=$1
+	shift
+	_t0=$(date +%s)
+	"$@" &
+	_pid=$!
+	to=0
+	while kill -0 "$_pid" 2>/dev/null; do
+		if [ $(($(date +%s) - _t0)) -ge "$_lim" ]; then
+			kill "$_pid" 2>/dev/null
+			to=1
+			break
+		fi
+		sleep 0.2
+	done
+	wait "$_pid" 2>/dev/null
+	_rc=$?
+	took=$(($(date +%s) - _t0))
+	return $_rc
+}
 done_testing() {
 	echo "1..$_n"
 	echo "# $((_n - _fail - _skip)) passed, $_fail failed, $_skip skipped"

@@ -118,6 +118,16 @@ KPBROWSE_DSYMFORUUID="$tmp/deep" "$kp" symbols where $kext_arm >"$tmp/deep.out" 
 check "$?" = 1 "a 200,000-deep answer: no crash, not found (exit 1)"
 check_grep "^  said: its output: the plist nested deeper than 128 levels\$" "$tmp/deep.out" \
 	"a 200,000-deep answer: refused as nested too deeply"
+# a lab program's DBGError passes through (issue 30 item 4), made inert
+cat >"$tmp/lab" <<'EOF'
+#!/bin/sh
+printf '<plist version="1.0"><dict><key>%s</key><dict><key>DBGError</key><string>build 25G83 purged from the lab store \033[2J</string></dict></dict></plist>' "$1"
+EOF
+chmod +x "$tmp/lab"
+KPBROWSE_DSYMFORUUID="$tmp/lab" "$kp" dsym-for-uuid $none >"$tmp/lab.plist" 2>&1
+plist_check "$tmp/lab.plist" "'build 25G83 purged from the lab store' in p['$none']['DBGError'] and 'no symbol source' not in p['$none']['DBGError']"
+check "$?" = 0 "a lab program's DBGError: its text, not \"no symbol source holds\""
+if LC_ALL=C grep -q "$(printf '\033')" "$tmp/lab.plist"; then _notok "  its ESC made inert"; else _ok "  its ESC made inert"; fi
 
 # usage
 "$kp" dsym-for-uuid >/dev/null 2>&1

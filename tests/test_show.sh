@@ -162,4 +162,41 @@ check_grep "ips-header-only.ips: cut short: a bug_type 210 header and no body af
 	"header-only .ips: one line says it is cut short"
 check "$(wc -c <"$tmp/out" | tr -d ' ')" = 0 "header-only .ips: no report printed"
 
+# --- a symbol source the user named that cannot serve the report (issue 30
+# item 3): one warning line per source, naming the file and why; exit 0
+bin=$KP_FIXTURES/bin
+intel=$reports/Kernel-2020-09-14-201744.panic
+head -c 3000 "$bin/fakekernel.x86_64" >"$tmp/cut.macho"
+"$kp" show --dsym "$bin/fakekext.arm64.dSYM" --dsym "$tmp/cut.macho" --dsym "$bin/fakekext.x86_64.dSYM" \
+	--kernelcache "$tmp/cut.macho" "$intel" >"$tmp/n.out" 2>"$tmp/n.err"
+check "$?" = 0 "named sources that cannot serve: the report still shown, exit 0"
+check_grep "^kpbrowse: $bin/fakekext.arm64.dSYM: warning: --dsym: another build: its UUIDs (4C4C44A3-5555-3144-A151-249D146ED38D) match no image of the report\$" \
+	"$tmp/n.err" "  a dSYM of another build: said, with its UUID"
+check_grep "^kpbrowse: $tmp/cut.macho: warning: --dsym: left out: segment file range outside the file\$" "$tmp/n.err" \
+	"  a --dsym file cut short: said, with the parser's reason"
+check_grep "^kpbrowse: $tmp/cut.macho: warning: --kernelcache: left out: " "$tmp/n.err" "  a --kernelcache cut short: said"
+check_not_grep "fakekext.x86_64.dSYM" "$tmp/n.err" "  the one that serves the report: nothing said"
+check "$(wc -l <"$tmp/n.err" | tr -d ' ')" = 3 "  one line per source"
+check_grep "validateReport" "$tmp/n.out" "  the frames the good one names are named"
+mkdir -p "$tmp/none" "$tmp/one"
+: >"$tmp/none/empty"
+cp "$intel" "$tmp/one/"
+"$kp" show --dsym "$tmp/none" "$intel" >/dev/null 2>"$tmp/n2.err"
+check_grep "^kpbrowse: $tmp/none: warning: --dsym: left out: no file with a UUID in it that kpbrowse can read\$" "$tmp/n2.err" \
+	"  a folder with no Mach-O: said"
+# configured sources: a file cut short or of another build is said; a
+# configured folder of other builds is a library, not warned of
+KPBROWSE_KERNELCACHE_PATH="$tmp/cut.macho" KPBROWSE_DSYM_PATH="$bin/fakekext.arm64.dSYM:$bin/fakekernel.arm64" \
+	"$kp" show "$intel" >/dev/null 2>"$tmp/n4.err"
+check "$?" = 0 "configured sources that cannot serve: exit 0"
+check_grep "^kpbrowse: $tmp/cut.macho: warning: kernelcache (KPBROWSE_KERNELCACHE_PATH, Kernelcache): left out: segment file range outside the file\$" \
+	"$tmp/n4.err" "  a configured kernelcache cut short: said"
+check_grep "^kpbrowse: $bin/fakekernel.arm64: warning: local folder (KPBROWSE_DSYM_PATH, DBGSearchPaths): another build: " \
+	"$tmp/n4.err" "  a configured file of another build: said"
+check_not_grep "fakekext.arm64.dSYM" "$tmp/n4.err" "  a configured folder of other builds: not warned of"
+"$kp" index --db "$tmp/n.sqlite3" --dsym "$tmp/cut.macho" "$tmp/one" >/dev/null 2>"$tmp/n3.err"
+check "$?" = 0 "index with a --dsym cut short: exit 0"
+check_grep "^kpbrowse: $tmp/cut.macho: warning: --dsym: left out: segment file range outside the file\$" "$tmp/n3.err" \
+	"  and says so"
+
 done_testing

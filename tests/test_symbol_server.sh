@@ -46,11 +46,13 @@ put native/1111/1111/2222/3333/4444/555555555555 "$(dwarf fakekernel.x86_64)"
 put native/2222/2222/3333/4444/5555/666666666666 "$(dwarf fakekernel.x86_64)"
 mkdir -p "$srv/native/4C4C/4449/5555/3144/A1F6"
 { cat "$(dwarf fakekext.x86_64)"; head -c 2097152 /dev/zero; } >"$srv/native/4C4C/4449/5555/3144/A1F6/9DFF5C39A349"
+put trickle/4c/4c44bd55553144a14b0078ec5e31e1/debuginfo "$(dwarf fakekernel.arm64)"
 put par/4c/4c44a355553144a151249d146ed38d/debuginfo "$(dwarf fakekext.arm64)"
 put par/4c/4c44bd55553144a14b0078ec5e31e1/debuginfo "$(dwarf fakekernel.arm64)"
 cat >"$srv/.behaviour" <<EOF
 /native/1111/1111/2222/3333/4444/555555555555 truncate 3000
 /native/2222/2222/3333/4444/5555/666666666666 slow 4
+/trickle/4c/4c44bd55553144a14b0078ec5e31e1/debuginfo trickle 200
 /par/4c/4c44a355553144a151249d146ed38d/debuginfo slow 1
 /par/4c/4c44bd55553144a14b0078ec5e31e1/debuginfo slow 1
 EOF
@@ -133,6 +135,9 @@ check "$?" = 1 "wrong UUID: not found"
 check_grep "^  said: server 1: refused: the file holds UUID $kernel_arm, not this one" "$tmp/w5" "wrong UUID: refused, naming the UUID it holds"
 check_grep "^  tried: $base/native/0123/4567/89AB/CDEF/0123/456789ABCDEF," "$tmp/w5" "wrong UUID: the URL named"
 check "$(ls "$dl" | grep -c "$wrong")" = 0 "wrong UUID: no file put in place"
+"$kp" symbols where $wrong >"$tmp/w5b" 2>&1
+check_grep "^  said: server 1: refused: the file holds UUID $kernel_arm, not this one (negative cache; asked again in" "$tmp/w5b" \
+	"wrong UUID again: the negative cache says it was refused, not \"not on the server\""
 
 # a truncated body: refused at its byte, not remembered
 "$kp" symbols where $trunc >"$tmp/w6" 2>&1
@@ -212,6 +217,27 @@ ends = sorted(float(e[1]) for e in ev if e[0] == "end")
 sys.exit(0 if len(starts) == 2 and starts[1] < ends[0] else 1)
 EOF
 check "$?" = 0 "show: the two downloads ran at the same time"
+
+# a server that trickles a byte a second (issue 30 item 4): show ends at
+# the report's deadline, a transfer under the minimum speed ends by itself
+printf 'SymbolServer = %s/trickle\nSymbolServerLayout = unified\n' "$base" >"$tmp/config.trickle"
+rm -rf "$tmp/cache"
+bounded 60 env KPBROWSE_CONFIG="$tmp/config.trickle" KPBROWSE_SYMBOL_DEADLINE=3 KPBROWSE_SYMBOL_SERVER_MIN_SPEED=0 \
+	"$kp" show "$report" >"$tmp/tr1" 2>"$tmp/tr1.err"
+check "$?:$to" = 0:0 "trickle: show exits 0"
+check "$took" -le 10 "  within the report's deadline of 3 s ($took s; the transfer takes 200 s)"
+check_grep "kernel + 0x4c" "$tmp/tr1" "  the report shown"
+mkdir -p "$tmp/one"
+cp "$report" "$tmp/one/"
+bounded 60 env KPBROWSE_CONFIG="$tmp/config.trickle" KPBROWSE_SYMBOL_DEADLINE=3 KPBROWSE_SYMBOL_SERVER_MIN_SPEED=0 \
+	"$kp" index --db "$tmp/one.sqlite3" "$tmp/one" >"$tmp/tr3" 2>&1
+check "$?:$to" = 0:0 "trickle: index of the report exits 0"
+check "$took" -le 10 "  within the report's deadline of 3 s ($took s)"
+bounded 60 env KPBROWSE_CONFIG="$tmp/config.trickle" KPBROWSE_SYMBOL_SERVER_MIN_SPEED=100/2 \
+	"$kp" symbols where $kernel_arm >"$tmp/tr2" 2>&1
+check "$?:$to" = 1:0 "trickle: symbols where: not found"
+check "$took" -le 10 "  under the minimum speed (100 bytes/s for 2 s): given up ($took s)"
+check_grep "^  said: too slow: under 100 bytes/s for 2 s (KPBROWSE_SYMBOL_SERVER_MIN_SPEED), stopped at byte" "$tmp/tr2" "  and says so"
 
 # the downloads' cap (issue 32 item 4): 2 MiB files (DWARF, then zeros)
 # under a cap of 5 MiB: the least recently used download goes for a third

@@ -142,6 +142,61 @@ check "$?" = 2 "--signatures of a missing folder: exit 2"
 "$kp" dsym-for-uuid --signatures "$tmp/sigs" $kext >/dev/null 2>"$tmp/err"
 check "$?" = 2 "dsym-for-uuid takes no --signatures"
 
+# no dsymForUUID stalls a report (issue 30 item 4): a report of 13 images
+# (the kernel, 12 kexts) asks its UUIDs at most 4 at a time within one
+# deadline (KPBROWSE_SYMBOL_DEADLINE), each UUID once for the run
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$tmp/r13.panic" <<'PY'
+import json, sys
+bt, kx, names = ["0xffffff81f5a3bc40 : 0xffffff800b000544 "], [], []
+for k in range(12):
+    base = 0xffffff7f81a00000 + k * 0x10000
+    bt.append("0xffffff81f5a3bc%02x : 0x%x " % (0x50 + k, base + 0x6a9))
+    kx.append("         com.kpbrowse.Hung%d(1.0)[%08X-5555-3144-A1F6-9DFF5C39A349]@0x%x->0x%x"
+              % (k, 0xAB000000 + k, base, base + 0xfff))
+    names.append("com.kpbrowse.Hung%d\t1.0" % k)
+ps = ("panic(cpu 0 caller 0xffffff7f81a006a9): \"hung\"@/x.cpp:74\nBacktrace (CPU 0), Frame : Return Address\n"
+      + "\n".join(bt) + "\n      Kernel Extensions in backtrace:\n" + "\n".join(kx)
+      + "\n\nBSD process name corresponding to current thread: fakeclient\n\nMac OS version:\n19H2\n\n"
+      "Kernel version:\nDarwin Kernel Version 19.6.0: Thu Jun 18 20:49:00 PDT 2020; root:xnu-6153.141.1~1/RELEASE_X86_64\n"
+      "Kernel UUID: 4C4C44EF-5555-3144-A1CD-413F9846D32A\nKernel slide:     0x000000000ae00000\n"
+      "Kernel text base: 0xffffff800b000000\nSystem model name: MacBookPro16,1 (Mac-E1008331FDC96864)\n\n"
+      "System uptime in nanoseconds: 123456789012\nloaded kexts:\n" + "\n".join(names) + "\n\nEOF\n")
+with open(sys.argv[1], "w") as f:
+    f.write('{"bug_type":"210","timestamp":"2020-09-14 20:17:44.00 +0200","os_version":"Mac OS X 10.15.7 (19H2)"}\n')
+    f.write(json.dumps({"macOSPanicString": ps}) + "\n")
+PY
+	# a program that hangs (60 s, the default timeout): 13 x 60 s before
+	printf '#!/bin/sh\necho "$1" >>"%s"\nsleep 60\n' "$tmp/calls" >"$tmp/hang"
+	chmod +x "$tmp/hang"
+	: >"$tmp/calls"
+	bounded 40 env KPBROWSE_SYMBOL_DEADLINE=2 KPBROWSE_DSYMFORUUID="$tmp/hang" \
+		"$kp" show "$tmp/r13.panic" >"$tmp/h.out" 2>"$tmp/h.err"
+	check "$?:$to" = 0:0 "13 hung UUIDs: show exits 0"
+	check "$took" -le 10 "  within one deadline of 2 s, not 13 timeouts ($took s)"
+	check_grep "com.kpbrowse.Hung11 + 0x6a9" "$tmp/h.out" "  every frame shown"
+	check "$(wc -l <"$tmp/calls" | tr -d ' ')" -le 4 "  at most 4 asked at once, none after the deadline ($(wc -l <"$tmp/calls" | tr -d ' '))"
+	check "$(sort "$tmp/calls" | uniq -d | wc -l | tr -d ' ')" = 0 "  no UUID asked twice"
+	# a program that answers in 1 s: 13 asks in parallel, ~4 s, not 13 s
+	printf '#!/bin/sh\necho "$1" >>"%s"\nsleep 1\nprintf "<plist version=\\"1.0\\"><dict><key>%%s</key><dict><key>DBGError</key><string>not in the lab</string></dict></dict></plist>" "$1"\n' \
+		"$tmp/calls" >"$tmp/slow"
+	chmod +x "$tmp/slow"
+	: >"$tmp/calls"
+	bounded 40 env KPBROWSE_DSYMFORUUID="$tmp/slow" "$kp" show "$tmp/r13.panic" >"$tmp/h.out" 2>"$tmp/h.err"
+	check "$?:$to" = 0:0 "13 UUIDs answered in 1 s each: exit 0"
+	check "$(sort -u "$tmp/calls" | wc -l | tr -d ' ')" = 13 "  every UUID asked, once ($(wc -l <"$tmp/calls" | tr -d ' ') asks)"
+	check "$took" -le 8 "  4 at a time: $took s, not 13"
+else
+	skip "python3 absent: no 13-image report"
+	skip "python3 absent: no 13-image report"
+	skip "python3 absent: no 13-image report"
+	skip "python3 absent: no 13-image report"
+	skip "python3 absent: no 13-image report"
+	skip "python3 absent: no 13-image report"
+	skip "python3 absent: no 13-image report"
+	skip "python3 absent: no 13-image report"
+fi
+
 # usage
 "$kp" symbols where not-a-uuid >/dev/null 2>"$tmp/err"
 check "$?" = 2 "a malformed UUID: exit 2"
@@ -151,4 +206,8 @@ check "$?" = 2 "no subcommand: exit 2"
 "$kp" symbols where --help >"$tmp/out" 2>&1
 check "$?" = 0 "--help: exit 0"
 check_grep "^usage: kpbrowse symbols where " "$tmp/out" "--help: the synopsis"
+for src in "next to a --dsym binary" "--dsym" "local folders" "file-mapped trees" "KDKs" "Spotlight" "dsymForUUID" "symbol servers" "kernelcaches"; do
+	tr '\n' ' ' <"$tmp/out" | grep -q -- "$src[,)]" || { _notok "--help lists every source it tries: $src missing"; src=; break; }
+done
+[ -n "$src" ] && _ok "--help lists every source it tries, symbol servers too"
 done_testing

@@ -89,4 +89,34 @@ else not_ok "Q quits within 3 s while dsymForUUID hangs"; screen | tail -5; fi
 pid=$(cat "$work/slow.started" 2>/dev/null)
 if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then ok "the hanging program was stopped"
 else not_ok "the hanging program was stopped (pid $pid)"; [ -n "$pid" ] && kill "$pid"; fi
+# a --dsym of another build (issue 30 item 3): the message line says so,
+# naming the file, when a backtrace is opened
+keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache5' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/i.db' --dsym '$bin/fakekext.x86_64.dSYM' '$work/reports'; echo kp-exit-\$?" Enter
+if wait_for_re '^ 1/1 ' 30; then ok "listed with a --dsym of another build"; else not_ok "listed with a --dsym of another build"; fi
+keys Enter
+check "the message line, with the report's backtrace: the --dsym of another build, named" "fakekext.x86_64.dSYM: --dsym: another build: its UUIDs (4C4C4449" 10
+keys Q
+if wait_for "kp-exit-0" 3; then ok "quit"; else not_ok "quit"; fi
+# w with a hanging dsymForUUID (issue 30 item 4): it says what it waits
+# for, and q cancels it at once (the program stopped, no file left), then
+# does what q does; before, w held every key for 60 s a UUID
+rm -f "$work/slow.started"
+keys "clear; cd '$work'; HOME='$work' XDG_CACHE_HOME='$work/cache4' KPBROWSE_DSYM_PATH= KPBROWSE_DSYMFORUUID='$work/slowForUUID' '$KPBROWSE' --db '$work/i.db' '$work/reports'; echo kp-exit-\$?" Enter
+if wait_for_re '^ 1/1 ' 30; then ok "listed for w"; else not_ok "listed for w"; fi
+keys Enter
+check "the summary, for w" "Panicked task:"
+keys w
+check "w asks where" "write the report to:"
+keys Enter
+check "w says it waits for the symbol sources, and how to cancel" "q, Esc or Ctrl-C cancels" 5
+keys q
+if wait_for_re '^ 1/1 ' 3; then ok "q cancels w and goes back to the list within 3 s while dsymForUUID hangs"
+else not_ok "q cancels w and goes back to the list within 3 s while dsymForUUID hangs"; screen | tail -3; fi
+if ls "$work"/kpbrowse-report-*.txt >/dev/null 2>&1; then not_ok "no half-written report left"
+else ok "no half-written report left"; fi
+pid=$(cat "$work/slow.started" 2>/dev/null)
+if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then ok "the hanging program was stopped by the cancel"
+else not_ok "the hanging program was stopped by the cancel (pid $pid)"; [ -n "$pid" ] && kill "$pid"; fi
+keys Q
+if wait_for "kp-exit-0" 3; then ok "Q then quits"; else not_ok "Q then quits"; fi
 ts_done

@@ -1,6 +1,8 @@
 /* kpt_write.h: the TUI's `w` (write.c): the current report written to a
  * file as `kpbrowse show` prints it (kp_report_text.h), symbolicated by a
- * symboliser of its own (the worker's is not shared), the same options. */
+ * symboliser of its own (the worker's is not shared), the same options, on
+ * a thread of its own: the symbol sources' waits end at their deadline,
+ * and q, Q, Esc or Ctrl-C cancel the write at once (no file left). */
 #ifndef KPT_WRITE_H
 #define KPT_WRITE_H
 
@@ -12,7 +14,8 @@ typedef struct kpt_app kpt_app;
 
 /* The path `w` offers: kpbrowse-report-ID.txt in the current directory. */
 void kpt_write_default_path(const kpt_doc *d, char *out, size_t size);
-/* Writes d's report to path (replacing it) and says so on the message line. */
+/* Writes d's report to path (a new file) and says so on the message line;
+ * returns when written or cancelled. */
 void kpt_write_report(kpt_app *app, const kpt_doc *d, const char *path);
 
 #endif

@@ -42,7 +42,7 @@ typedef struct wreq {
 	unsigned long seq;
 } wreq;
 
-enum { WMSG_RESULT, WMSG_PROGRESS, WMSG_IDLE, WMSG_DSYM, WMSG_DISASM };
+enum { WMSG_RESULT, WMSG_PROGRESS, WMSG_IDLE, WMSG_DSYM, WMSG_DISASM, WMSG_WARN };
 
 typedef struct kpt_wmsg {
 	struct kpt_wmsg *next;   /* in the undelivered list */
@@ -84,6 +84,7 @@ struct kpt_worker {
 	bool fetched;            /* the thread below had its dSYMs fetched in parallel */
 	unsigned fetched_serial;
 	size_t fetched_proc, fetched_thread;
+	size_t warned;           /* the symbol warnings put on the message line so far */
 };
 
 static bool stopping(kpt_worker *w)
@@ -248,6 +249,16 @@ static void fetch_thread(kpt_worker *w, const wreq *q)
 	w->fetched_serial = q->doc->serial;
 	w->fetched_proc = q->proc;
 	w->fetched_thread = q->thread;
+	/* a --dsym or --kernelcache that cannot serve the report: said on the
+	 * message line, one source at a time, each once */
+	kp_symbols_check_named(w->sym, q->doc->r, true);
+	const char *wfile, *wmsg;
+	for (; (wmsg = kp_symbols_warning_at(w->sym, w->warned, &wfile)) != NULL; w->warned++) {
+		kpt_wmsg *m = kpt_xcalloc(1, sizeof *m);
+		m->kind = WMSG_WARN;
+		snprintf(m->text, sizeof m->text, "%s: %s", wfile ? wfile : "", wmsg);
+		post(w, m);
+	}
 	kp_symbols_prefetch_thread(w->sym, q->doc->r, t);
 }
 
@@ -686,6 +697,8 @@ unsigned kpt_worker_poll(kpt_app *app)
 			m->job->done = true;   /* finish_msg drops the request's reference */
 		} else if (m->kind == WMSG_IDLE) {
 			app->work[0] = '\0';   /* the status says what happens now: nothing */
+		} else if (m->kind == WMSG_WARN) {
+			kpt_set_msg(app, "%s", m->text);   /* drawn sanitised (kpt_put) */
 		} else {
 			if (m->text[0]) {
 				char name[256];

@@ -4,9 +4,14 @@
 #include "kpt_prompt.h"
 #include "kp_report_text.h"
 #include "kpt_write.h"
+#include "kpt_pipe.h"
+#include "kpt_term.h"
 #include "kp_fs.h"
 
+#include <curses.h>
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +23,80 @@ void kpt_write_default_path(const kpt_doc *d, char *out, size_t size)
 		snprintf(out, size, "kpbrowse-report-%" PRId64 ".txt", d->id);
 	else
 		snprintf(out, size, "kpbrowse-report.txt");
+}
+
+/* The report written on a thread of its own while this one waits for it
+ * and for keys: symbol sources may take up to their deadline
+ * (KPBROWSE_SYMBOL_DEADLINE), and q, Q, Esc or Ctrl-C cancel it at once
+ * (kp_symbols_cancel ends every program and transfer); q and Q then do
+ * what they do.  Other keys pressed meanwhile are dropped. */
+struct wjob {
+	const kp_report *r;
+	kp_symbols *sym;
+	FILE *f;
+	int done[2];
+};
+
+static void *write_job(void *arg)
+{
+	struct wjob *j = arg;
+	if (j->sym)
+		kp_symbols_prefetch_report(j->sym, j->r);   /* every image at once, one deadline */
+	kp_report_text(j->f, j->r, j->sym);
+	(void)!write(j->done[1], "", 1);
+	return NULL;
+}
+
+/* True when cancelled. */
+static bool write_waiting(kpt_app *app, const kp_report *r, kp_symbols *sym, FILE *f)
+{
+	struct wjob j = {.r = r, .sym = sym, .f = f};
+	pthread_t th;
+	if (!kpt_pipe_open(j.done)) {
+		kp_report_text(f, r, sym);   /* no pipe: no thread either */
+		return false;
+	}
+	if (pthread_create(&th, NULL, write_job, &j) != 0) {
+		write_job(&j);
+		kpt_pipe_close(j.done);
+		return false;
+	}
+	bool cancelled = false, said = false;
+	for (;;) {
+		struct pollfd fds[3] = {{.fd = j.done[0], .events = POLLIN},
+		                        {.fd = STDIN_FILENO, .events = POLLIN},
+		                        {.fd = kpt_term_signal_fd(), .events = POLLIN}};
+		int n = poll(fds, cancelled ? 1 : 3, said ? -1 : 300);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (fds[0].revents)
+			break;
+		if (n == 0 && !said) {   /* not done at once: say what it waits for */
+			kpt_set_msg(app, "writing the report: asking the symbol sources (q, Esc or Ctrl-C cancels)");
+			kpt_app_draw(app);
+			said = true;
+			continue;
+		}
+		if (cancelled)
+			continue;
+		if (fds[2].revents & POLLIN) {
+			kpt_term_drain_signals();
+			cancelled = kpt_term_quit_signal() != 0;   /* the loop then quits */
+		}
+		if (fds[1].revents & (POLLIN | POLLHUP | POLLERR)) {
+			int ch = getch();
+			if (ch == 'q' || ch == 'Q' || ch == 27 || ch == 3) {
+				cancelled = true;
+				if (ch == 'q' || ch == 'Q')
+					ungetch(ch);   /* and it does what it does */
+			}
+		}
+		if (cancelled && sym)
+			kp_symbols_cancel(sym);
+	}
+	pthread_join(th, NULL);
+	kpt_pipe_close(j.done);
+	return cancelled;
 }
 
 void kpt_write_report(kpt_app *app, const kpt_doc *d, const char *path)
@@ -48,11 +127,15 @@ void kpt_write_report(kpt_app *app, const kpt_doc *d, const char *path)
 		sym = NULL;
 	if (sym)
 		kp_symbols_set_report(sym, d->r);
-	kp_report_text(f, d->r, sym);
+	bool cancelled = write_waiting(app, d->r, sym, f);
 	kp_symbols_free(&sym);
 	bool bad = ferror(f) != 0;
 	long n = ftell(f);
-	if (fclose(f) != 0 || bad)
+	if (cancelled) {
+		fclose(f);
+		unlink(used);
+		kpt_set_msg(app, "w cancelled: %s not written", used);
+	} else if (fclose(f) != 0 || bad)
 		kpt_set_msg(app, "cannot write %s: %s", used, strerror(errno));
 	else if (strcmp(used, path) != 0)
 		kpt_set_msg(app, "%s exists: wrote the report (%ld bytes) to %s instead", path, n, used);

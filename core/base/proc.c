@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -17,6 +18,28 @@ static long now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Runs from several threads at once (a report's dsymForUUID asks): the
+ * pipes are made close-on-exec under one lock, so no other child inherits
+ * them and holds a pipe open past its own program's end, and SIGPIPE is
+ * ignored while any run is under way, restored by the last one. */
+static pthread_mutex_t spawn_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned running;
+static void (*old_sigpipe)(int);
+
+static void pipe_cloexec(int fd[2])
+{
+	fcntl(fd[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fd[1], F_SETFD, FD_CLOEXEC);
+}
+
+static void run_end(void)
+{
+	pthread_mutex_lock(&spawn_lock);
+	if (--running == 0)
+		signal(SIGPIPE, old_sigpipe);
+	pthread_mutex_unlock(&spawn_lock);
 }
 
 kp_status kp_proc_run(char *const argv[], const void *input, size_t len, size_t max,
@@ -33,16 +56,29 @@ kp_status kp_proc_run_cancel(char *const argv[], const void *input, size_t len, 
 	*outlen = 0;
 	*status = -1;
 	int in[2], o[2];
-	if (pipe(in) != 0)
-		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", argv[0], strerror(errno));
-	if (pipe(o) != 0) {
-		close(in[0]), close(in[1]);
-		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", argv[0], strerror(errno));
-	}
 	char *buf = malloc(max + 1);
-	pid_t pid = buf ? fork() : -1;
+	if (!buf)
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", argv[0], strerror(ENOMEM));
+	pthread_mutex_lock(&spawn_lock);
+	if (pipe(in) != 0) {
+		int e = errno;
+		pthread_mutex_unlock(&spawn_lock);
+		free(buf);
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", argv[0], strerror(e));
+	}
+	if (pipe(o) != 0) {
+		int e = errno;
+		pthread_mutex_unlock(&spawn_lock);
+		free(buf);
+		close(in[0]), close(in[1]);
+		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", argv[0], strerror(e));
+	}
+	pipe_cloexec(in);
+	pipe_cloexec(o);
+	pid_t pid = fork();
 	if (pid < 0) {
-		int e = buf ? errno : ENOMEM;
+		int e = errno;
+		pthread_mutex_unlock(&spawn_lock);
 		free(buf);
 		close(in[0]), close(in[1]), close(o[0]), close(o[1]);
 		return kp_error_set(err, KP_ERR_IO, 0, -1, "%s: %s", argv[0], strerror(e));
@@ -50,6 +86,7 @@ kp_status kp_proc_run_cancel(char *const argv[], const void *input, size_t len, 
 	if (pid == 0) {
 		/* a group of its own: a timeout stops whatever it started too */
 		setpgid(0, 0);
+		signal(SIGPIPE, SIG_DFL);   /* another run may have it ignored */
 		int null = open("/dev/null", O_WRONLY);
 		dup2(in[0], 0);
 		dup2(o[1], 1);
@@ -59,11 +96,13 @@ kp_status kp_proc_run_cancel(char *const argv[], const void *input, size_t len, 
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	if (running++ == 0)
+		old_sigpipe = signal(SIGPIPE, SIG_IGN);
+	pthread_mutex_unlock(&spawn_lock);
 	close(in[0]);
 	close(o[1]);
 	/* a decoder that ignores its input must not block us: never block on it */
 	fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
-	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
 	size_t sent = 0, got = 0;
 	bool in_open = true, timed_out = false, cancelled = false;
 	if (len == 0)
@@ -115,7 +154,7 @@ kp_status kp_proc_run_cancel(char *const argv[], const void *input, size_t len, 
 	}
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	signal(SIGPIPE, old);
+	run_end();
 	buf[got] = '\0';
 	if (cancelled) {
 		free(buf);

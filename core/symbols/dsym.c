@@ -537,6 +537,24 @@ const char *kp__dsym_find(kp_dsym_index *x, const char *uuid, unsigned tag, size
 	}
 }
 
+size_t kp__dsym_root_uuids(kp_dsym_index *x, const char *path, void (*fn)(void *ctx, const char *uuid),
+                           void *ctx)
+{
+	size_t ri = 0, n = 0;
+	while (ri < x->nroots && strcmp(x->roots[ri].path, path) != 0)
+		ri++;
+	if (ri >= x->nroots)
+		return 0;
+	if (!x->roots[ri].walked)
+		walk_root(x, ri);
+	for (size_t i = 0; i < x->nents; i++)
+		if (x->ents[i].root == ri) {
+			fn(ctx, x->ents[i].uuid);
+			n++;
+		}
+	return n;
+}
+
 bool kp__dsym_cut(const kp_dsym_index *x, const char *path)
 {
 	for (size_t i = 0; i < x->nroots; i++)

@@ -46,6 +46,11 @@ void kp__dsym_save(kp_dsym_index *x);
  * Contents/Resources/DWARF's files. */
 bool kp__dsym_cut(const kp_dsym_index *x, const char *path);
 
+/* The root added as path: walked first when it was not yet; each UUID of
+ * a file it holds (per slice) to fn; how many.  0 for a path not added. */
+size_t kp__dsym_root_uuids(kp_dsym_index *x, const char *path, void (*fn)(void *ctx, const char *uuid),
+                           void *ctx);
+
 void kp__dsym_stats(const kp_dsym_index *x, size_t *walked, size_t *from_cache, size_t *probed);
 
 #endif

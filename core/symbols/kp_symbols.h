@@ -58,6 +58,15 @@ const char *kp_symbols_warning(const kp_symbols *s, const char **file);
  * last.  Strings owned by s. */
 const char *kp_symbols_warning_at(const kp_symbols *s, size_t i, const char **file);
 
+/* The sources the user named outright (--dsym, --kernelcache) that cannot
+ * serve r, each one warning (kp_symbols_warning_at, once per path and s):
+ * a file no Mach-O with a UUID can be read from (the parser's reason: cut
+ * short, compressed in a way kpbrowse cannot read, not Mach-O), a folder
+ * holding none, or, with other_build, files of another build (their UUIDs
+ * match no image of r: for one report, not for a scan of many, where a
+ * path serves some reports only).  Walks those paths when not walked yet. */
+void kp_symbols_check_named(kp_symbols *s, const kp_report *r, bool other_build);
+
 /* Tells the symboliser which report the next lookups are for, so KDKs can be
  * picked by build and SoC. */
 void kp_symbols_set_report(kp_symbols *s, const kp_report *r);
@@ -291,21 +300,25 @@ kp_status kp_download_list(const char *cache_dir, kp_symcache_entry_fn fn, void 
  * called from kp_symbols_frame.  what is a path; done/total are counts. */
 typedef void (*kp_symbols_progress_fn)(void *ctx, const char *what, size_t done, size_t total);
 void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx);
-/* Safe from any thread while another uses s: symbol-server downloads
- * running end at once and none starts after (a quitting TUI does not wait
- * out a slow server).  Lookups after it go on from local sources only. */
+/* Safe from any thread while another uses s: dsymForUUID programs and
+ * symbol-server downloads running end at once (within 50 ms) and none
+ * starts after (a quitting TUI, a cancelled `w`, does not wait out a slow
+ * source).  Lookups after it go on from local sources only. */
 void kp_symbols_cancel(kp_symbols *s);
 
-/* Symbol servers (README "Symbols: where dSYMs are found"): a lookup asks
- * them one UUID at a time.  These ask them for many at once, in parallel
- * (KPBROWSE_SYMBOL_SERVER_PARALLEL transfers), for the UUIDs no source
- * before the servers holds and that were not asked for yet; the lookups
- * and kp_symbols_where calls that follow answer from what came of it.
+/* dsymForUUID programs and symbol servers (README "Symbols: where dSYMs
+ * are found"): a lookup asks them one UUID at a time.  These ask them for
+ * many at once, for the UUIDs no source before them holds and that were
+ * not asked for yet: the programs 4 at a time, then the servers in
+ * parallel (KPBROWSE_SYMBOL_SERVER_PARALLEL transfers), all within one
+ * deadline (KPBROWSE_SYMBOL_DEADLINE, default 30 s, 0 none); the lookups
+ * and kp_symbols_where calls that follow answer from what came of each
+ * UUID (a timeout, the deadline passing) for the rest of s's life.
  * Progress (bytes, what: the URL or "N downloads") goes to the
- * kp_symbols_set_progress callback.  Blocks until every transfer ended
- * (each within KPBROWSE_SYMBOL_SERVER_TIMEOUT): call it where the lookups
- * would block anyway (the TUI's worker, not its UI thread).  How many
- * files were downloaded, or found downloaded before. */
+ * kp_symbols_set_progress callback.  Blocks until every ask ended: call it
+ * where the lookups would block anyway (the TUI's worker, not its UI
+ * thread; kp_symbols_cancel from another ends it).  How many files were
+ * downloaded, or found downloaded before. */
 size_t kp_symbols_prefetch(kp_symbols *s, const char *const *uuids, size_t n);
 /* The same for the images of thread t's frames, and of every thread's
  * frames in r (`kpbrowse show`). */

@@ -214,6 +214,7 @@ void kp_symbols_free(kp_symbols **sp)
 		free(s->warns[i].msg);
 	}
 	free(s->warns);
+	free(s->named);
 	free(s->last_path);
 	free(s->last_arch);
 	for (size_t i = 0; i < s->nowned; i++)
@@ -594,6 +595,13 @@ const char *kp_symbols_sig_name(void *ctx, const kp_report *r, const kp_thread *
 	kp_symbols *s = ctx;
 	kp_symresult res;
 	kp_symbols_set_report(s, r);
+	/* the thread's images asked at once, within one deadline, before its
+	 * first frame waits on one of them (`index`) */
+	if (i == 0 || t != s->sig_thread) {
+		s->sig_thread = t;
+		kp_symbols_check_named(s, r, false);   /* `index`: an unreadable --dsym said */
+		kp_symbols_prefetch_thread(s, r, t);
+	}
 	/* a guessed name would change the group key once a better source
 	 * (a dSYM) names the frame, and a kernelcache's names are on some Macs
 	 * only (the running one's, a kept copy): such a frame keys by its

@@ -108,7 +108,7 @@ static bool from_map(kp_symbols *s, kp__opened *o, const kp_symmap *map, const c
 	return true;
 }
 
-static void add_warning(kp_symbols *s, const char *file, const char *msg)
+void kp__symbols_add_warning(kp_symbols *s, const char *file, const char *msg)
 {
 	struct warn *w = kp_vec_push((void **)&s->warns, &s->nwarns, &s->wcap, sizeof *w);
 	if (!w)
@@ -124,7 +124,7 @@ static void add_warning(kp_symbols *s, const char *file, const char *msg)
 
 static void sig_warn(void *ctx, const char *file, const char *msg)
 {
-	add_warning(ctx, file, msg);
+	kp__symbols_add_warning(ctx, file, msg);
 }
 
 static void sig_found(void *ctx, const char *path, int major)
@@ -154,7 +154,7 @@ size_t kp__symbols_sig_files(kp_symbols *s, const char *target, const kp__sigfil
 		for (size_t i = 0; i < ndirs; i++) {
 			kp_error err;
 			if (kp__sigdir_walk(dirs[i], sig_found, s, &err) != KP_OK)
-				add_warning(s, dirs[i], "signature folder left out: not a folder that can be read");
+				kp__symbols_add_warning(s, dirs[i], "signature folder left out: not a folder that can be read");
 		}
 	}
 	unsigned maj = s->darwin[0];
@@ -171,7 +171,7 @@ size_t kp__symbols_sig_files(kp_symbols *s, const char *target, const kp__sigfil
 			if (kp__sigfile_load(e->path, e->major, &e->f, &err) != KP_OK) {
 				char m[300], msg[400];
 				snprintf(msg, sizeof msg, "signature file left out: %s", kp_error_format(&err, m, sizeof m));
-				add_warning(s, e->path, msg);
+				kp__symbols_add_warning(s, e->path, msg);
 			}
 		}
 		if (!e->f || strcmp(e->f->target, target) != 0 || (maj && !kp__sigfile_covers(e->f, s->darwin)))
@@ -202,7 +202,7 @@ static kp_symmap *sig_of(kp_symbols *s, kp__opened *o)
 		return NULL;
 	if (!kp_disasm_available()) {
 		if (!s->sig_missing_said)
-			add_warning(s, dirs[0], "signatures left out: this kpbrowse was built without Capstone, "
+			kp__symbols_add_warning(s, dirs[0], "signatures left out: this kpbrowse was built without Capstone, "
 			                        "which matching them needs");
 		s->sig_missing_said = true;
 		return NULL;
@@ -215,7 +215,7 @@ static kp_symmap *sig_of(kp_symbols *s, kp__opened *o)
 		char m[300], msg[400];
 		snprintf(msg, sizeof msg, "signatures for %.80s left out: %s", target,
 		         kp_error_format(&err, m, sizeof m));
-		add_warning(s, o->path, msg);
+		kp__symbols_add_warning(s, o->path, msg);
 	} else if (n) {
 		s->sigstats.anchors_found += st.anchors_found;
 		s->sigstats.candidates += st.candidates;

@@ -91,7 +91,16 @@ struct kp_symbols {
 		char *file, *msg;
 	} *warns;                /* after warning[]: one per signature file and problem */
 	size_t nwarns, wcap;
+	const kp_thread *sig_thread;  /* kp_symbols_sig_name's last: its images prefetched */
+	struct named {            /* per kp__symsrc_named_root, for kp_symbols_check_named */
+		bool said;            /* warned of already */
+		bool readable;        /* holds a file with a UUID */
+	} *named;
+	size_t nnamed;
 };
+
+/* Appends a warning (kp_symbols_warning_at); strings copied. */
+void kp__symbols_add_warning(kp_symbols *s, const char *file, const char *msg);
 
 /* ---- symbols.c ---- */
 

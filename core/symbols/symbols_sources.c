@@ -86,6 +86,95 @@ size_t kp_symbols_prefetch_report(kp_symbols *s, const kp_report *r)
 	return got;
 }
 
+/* ---- what is wrong with a source the user named (kp_symbols_check_named) ---- */
+
+struct named_uuids {
+	const kp_report *r;
+	bool match;
+	kp_sb shown;          /* the first few UUIDs, for the warning */
+	size_t n;
+};
+
+static void named_uuid(void *ctx, const char *uuid)
+{
+	struct named_uuids *u = ctx;
+	for (size_t i = 0; i < u->r->nimages && !u->match; i++) {
+		const char *iu = u->r->images[i].uuid;
+		char c[37];
+		u->match = iu && kp_uuid_canon(iu, strlen(iu), c) && strcmp(c, uuid) == 0;
+	}
+	if (u->n < 3) {
+		kp_sb_str(&u->shown, u->n ? ", " : "");
+		kp_sb_str(&u->shown, uuid);
+	} else if (u->n == 3) {
+		kp_sb_str(&u->shown, ", ...");
+	}
+	u->n++;
+}
+
+void kp_symbols_check_named(kp_symbols *s, const kp_report *r, bool other_build)
+{
+	bool any = false;
+	for (size_t i = 0; r && i < r->nimages && !any; i++)
+		any = r->images[i].uuid != NULL;
+	if (!any)
+		return;
+	size_t total = 0;
+	const char *path, *what;
+	bool outright;
+	while (kp__symsrc_named_root(s->src, total, &path, &what, &outright))
+		total++;
+	if (total > s->nnamed) {
+		struct named *v = realloc(s->named, total * sizeof *v);
+		if (!v)
+			return;
+		memset(v + s->nnamed, 0, (total - s->nnamed) * sizeof *v);
+		s->named = v;
+		s->nnamed = total;
+	}
+	for (size_t i = 0; kp__symsrc_named_root(s->src, i, &path, &what, &outright); i++) {
+		struct named *nm = &s->named[i];
+		struct stat st;
+		bool file = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+		/* another build: a path named for this run, or one configured file;
+		 * a configured folder is a library of many builds */
+		bool build = other_build && (outright || file);
+		if (nm->said || (nm->readable && !build))
+			continue;   /* a scan asks per thread: a readable path is not walked over again */
+		if (!outright && !file && (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)))
+			continue;   /* a configured folder that is not there: the trail says "missing" */
+		struct named_uuids u = {.r = r};
+		kp__dsym_root_uuids(s->dx, path, named_uuid, &u);
+		nm->readable = u.n > 0;
+		char msg[600];
+		msg[0] = '\0';
+		if (u.n == 0 && file) {
+			/* the parser says why it holds no UUID it could read */
+			kp_macho *m = NULL;
+			kp_error err = {0};
+			if (kp_macho_open(path, &m, &err) != KP_OK)
+				snprintf(msg, sizeof msg, "%s: left out: %s", what, err.msg);
+			else
+				snprintf(msg, sizeof msg, "%s: left out: no Mach-O slice with a UUID in it", what);
+			kp_macho_close(&m);
+		} else if (u.n == 0) {
+			snprintf(msg, sizeof msg, "%s: left out: no file with a UUID in it that kpbrowse can read%s",
+			         what, kp__dsym_cut(s->dx, path) ? " (walk cut short: too deep or "
+			                                                   "KPBROWSE_DSYM_WALK_MAX names)" : "");
+		} else if (!u.match && build) {
+			char *shown = kp_sb_take(&u.shown);
+			snprintf(msg, sizeof msg, "%s: another build: its UUIDs (%s) match no image of the report",
+			         what, shown ? shown : "");
+			free(shown);
+		}
+		kp_sb_free(&u.shown);
+		if (msg[0]) {
+			kp__symbols_add_warning(s, path, msg);
+			nm->said = true;
+		}
+	}
+}
+
 /* The skip-th candidate for uuid (canonical) over every source in order. */
 const char *kp__symbols_candidate(kp_symbols *s, const char *uuid, size_t skip)
 {

@@ -157,6 +157,18 @@ void kp__symhttp_opts_env(kp__symhttp_opts *o)
 		o->max_bytes = o->cap_bytes;
 	o->negative_ttl_s = env_long("KPBROWSE_SYMBOL_SERVER_NEGATIVE_TTL", 3600, 365L * 86400);
 	o->parallel = (unsigned)env_long("KPBROWSE_SYMBOL_SERVER_PARALLEL", 4, 32);
+	/* "BYTES[/SECONDS]": a transfer under BYTES a second for SECONDS ends */
+	const char *v = getenv("KPBROWSE_SYMBOL_SERVER_MIN_SPEED");
+	o->min_speed = 1024;
+	o->min_speed_s = 10;
+	if (v && v[0]) {
+		char *end;
+		long b = strtol(v, &end, 10), t = o->min_speed_s;
+		if (end != v && *end == '/')
+			t = strtol(end + 1, &end, 10);
+		if (!*end && b >= 0 && b <= (1L << 30) && t > 0 && t <= 86400)
+			o->min_speed = b, o->min_speed_s = t;
+	}
 }
 
 /* ---- the download folder: downloads, temporaries ---- */
@@ -283,14 +295,25 @@ static void negative_path(const kp__symhttp_opts *o, const kp__symhttp_job *j, c
 	snprintf(out, size, "%s/negative/%s-%s", o->dir, j->srv->key, j->uuid);
 }
 
-/* Seconds the entry of j has left, 0 when none or expired. */
-static long negative_left(const kp__symhttp_opts *o, const kp__symhttp_job *j)
+/* Seconds the entry of j has left, 0 when none or expired; a refusal it
+ * remembers ("refused: the file holds UUID ...") into why, else "". */
+static long negative_left(const kp__symhttp_opts *o, const kp__symhttp_job *j, char *why,
+                          size_t wsize)
 {
 	char p[4400];
 	struct stat st;
+	why[0] = '\0';
 	negative_path(o, j, p, sizeof p);
 	if (stat(p, &st) != 0 || !S_ISREG(st.st_mode))
 		return 0;
+	FILE *f = fopen(p, "r");
+	if (f) {
+		char line[2800];
+		const char *r = fgets(line, sizeof line, f) ? strstr(line, " refused: ") : NULL;
+		if (r)
+			snprintf(why, wsize, "%.*s", (int)strcspn(r + 1, "\n"), r + 1);
+		fclose(f);
+	}
 	long age = (long)(time(NULL) - st.st_mtime);
 	if (age < 0)
 		age = 0;
@@ -609,6 +632,10 @@ static bool xfer_start(struct xfer *x, CURLM *m)
 #endif
 	C.curl_easy_setopt(h, CURLOPT_USERAGENT, "kpbrowse");
 	C.curl_easy_setopt(h, CURLOPT_TIMEOUT, o->timeout_s);
+	if (o->min_speed && o->min_speed_s) {
+		C.curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, o->min_speed);
+		C.curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, o->min_speed_s);
+	}
 	C.curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, o->connect_timeout_s);
 	C.curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_bytes);
 	C.curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
@@ -668,8 +695,19 @@ static void xfer_finish(struct xfer *x, CURLcode rc)
 			snprintf(line, sizeof line, "refused: truncated: the body ended at byte %" PRIu64, x->got);
 		job_say(j, KP__FETCH_REFUSED, line);
 	} else if (rc == CURLE_OPERATION_TIMEDOUT) {
-		snprintf(line, sizeof line, "timed out after %ld s (KPBROWSE_SYMBOL_SERVER_TIMEOUT), at byte %" PRIu64,
-		         o->timeout_s, x->got);
+		/* curl says the same for its timeout and its minimum speed: the
+		 * time taken tells them apart */
+		curl_off_t us = 0;
+		C.curl_easy_getinfo(x->h, CURLINFO_TOTAL_TIME_T, &us);
+		if (o->min_speed && o->min_speed_s && us < (curl_off_t)o->timeout_s * 1000000 - 500000)
+			snprintf(line, sizeof line, "too slow: under %ld bytes/s for %ld s (KPBROWSE_SYMBOL_SERVER_MIN_SPEED), "
+			         "stopped at byte %" PRIu64, o->min_speed, o->min_speed_s, x->got);
+		else if (o->deadline_s)
+			snprintf(line, sizeof line, "stopped at the report's deadline (%ld s, KPBROWSE_SYMBOL_DEADLINE), at byte %" PRIu64,
+			         o->deadline_s, x->got);
+		else
+			snprintf(line, sizeof line, "timed out after %ld s (KPBROWSE_SYMBOL_SERVER_TIMEOUT), at byte %" PRIu64,
+			         o->timeout_s, x->got);
 		job_say(j, KP__FETCH_FAILED, line);
 	} else if (rc == CURLE_ABORTED_BY_CALLBACK && o->cancel && atomic_load(o->cancel)) {
 		job_say(j, KP__FETCH_FAILED, "cancelled");
@@ -705,7 +743,7 @@ static void xfer_finish(struct xfer *x, CURLcode rc)
 				job_say(j, KP__FETCH_FAILED, line);
 			}
 		} else if (wrong) {
-			negative_add(o, j, "another UUID");
+			negative_add(o, j, j->said);   /* "refused: the file holds UUID X, ..." */
 		}
 	}
 	if (!placed) {
@@ -844,17 +882,21 @@ kp_status kp__symhttp_fetch(const kp__symhttp_opts *o, kp__symhttp_job *jobs, si
 	size_t *todo = calloc(n ? n : 1, sizeof *todo), ntodo = 0;
 	if (!todo)
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	char why[500], span[32];
+	char why[700], span[32];
 	for (size_t i = 0; i < n; i++) {
 		kp__symhttp_job *j = &jobs[i];
 		char url[2100];
 		kp__symhttp_url(j->srv, j->uuid, url, sizeof url);
 		kp__symhttp_mask(j->srv, url, j->url, sizeof j->url);
 		j->path[0] = '\0';
-		long left = negative_left(o, j);
+		char refused[600];
+		long left = negative_left(o, j, refused, sizeof refused);
 		if (left > 0) {
 			say_span(span, sizeof span, left);
-			snprintf(why, sizeof why, "not on the server (negative cache; asked again in %s)", span);
+			if (refused[0])
+				snprintf(why, sizeof why, "%.400s (negative cache; asked again in %s)", refused, span);
+			else
+				snprintf(why, sizeof why, "not on the server (negative cache; asked again in %s)", span);
 			job_say(j, KP__FETCH_NEGATIVE, why);
 		} else {
 			todo[ntodo++] = i;

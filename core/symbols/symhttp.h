@@ -100,6 +100,10 @@ typedef struct kp__symhttp_opts {
 	uint64_t cap_bytes;         /* all downloads together */
 	long negative_ttl_s;
 	unsigned parallel;          /* transfers at once (at least 1) */
+	long min_speed, min_speed_s; /* a transfer under min_speed bytes/s for min_speed_s
+	                               seconds ends (0: never) */
+	long deadline_s;            /* not 0: timeout_s is what is left of a report's
+	                               deadline of this many seconds (said so) */
 	kp__symhttp_progress_fn progress;   /* bytes so far over all jobs; may be NULL */
 	void *ctx;
 	const atomic_bool *cancel;  /* set (by any thread): transfers end now; may be NULL */
@@ -109,7 +113,7 @@ typedef struct kp__symhttp_opts {
  * left alone): KPBROWSE_SYMBOL_SERVER_TIMEOUT (s, default
  * 120), _MAX_MB (per file, default 1024, at most the cap), _CACHE_MB (all
  * downloads, default 2048), _NEGATIVE_TTL (s, default 3600), _PARALLEL
- * (default 4). */
+ * (default 4), _MIN_SPEED (BYTES[/SECONDS], default 1024/10; 0 none). */
 void kp__symhttp_opts_env(kp__symhttp_opts *o);
 
 /* Each finished download in dir (<dir>/<UUID>, a regular file) to fn;

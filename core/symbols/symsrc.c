@@ -13,10 +13,12 @@
 #include "kp_vec.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* The table's order; README and the man page list it the same way. */
 enum {
@@ -78,8 +80,11 @@ struct kp__symsrc {
 	char dl_dir[4200];        /* <cache dir>/downloads, "" : none */
 	bool no_system;
 	int shell_timeout_ms;
+	long deadline_s;          /* KPBROWSE_SYMBOL_DEADLINE: one report's asks; 0 none */
+	long deadline_at;         /* CLOCK_MONOTONIC ms it ends at while a prefetch runs, else 0 */
 	char cache_dir[4096];
 	char build[32];
+	size_t nkc_cli, nkc_user;   /* kernelcache roots from --kernelcache, and from the user at all */
 	char **sigdirs;       /* signature folders: --signatures, KPBROWSE_SIGNATURES, config */
 	size_t nsigdirs, sigcap;
 };
@@ -391,7 +396,34 @@ static void say_clipped(kp_sb *b, const char *what, const char *text)
 		kp_sb_str(b, "...");
 }
 
-/* Runs cmd for uuid into m; appends what came of it to said. */
+static long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Milliseconds left of the report's deadline (at least 0), or -1 when
+ * none runs. */
+static long deadline_left(const kp__symsrc *s)
+{
+	if (!s->deadline_at)
+		return -1;
+	long left = s->deadline_at - mono_ms();
+	return left > 0 ? left : 0;
+}
+
+static void say_deadline(const kp__symsrc *s, kp_sb *said, const char *what)
+{
+	char line[160];
+	snprintf(line, sizeof line, "%sthe report's deadline passed (%ld s, KPBROWSE_SYMBOL_DEADLINE)",
+	         what, s->deadline_s);
+	kp_sb_str(said, line);
+}
+
+/* Runs cmd for uuid into m; appends what came of it to said.  Called by
+ * the prefetch's threads at once: touches only m, said and what no
+ * thread writes while they run. */
 static void run_one(kp__symsrc *s, const char *cmd, const char *uuid, struct memo *m, kp_sb *said)
 {
 	char *argv[] = {(char *)cmd, (char *)uuid, NULL};
@@ -399,11 +431,22 @@ static void run_one(kp__symsrc *s, const char *cmd, const char *uuid, struct mem
 	size_t len = 0;
 	int status = 0;
 	kp_error err;
-	kp_status st = kp_proc_run_cancel(argv, NULL, 0, KP_PLIST_MAX + 1, s->shell_timeout_ms,
-	                                  &s->cancelled, &out, &len, &status, &err);
 	char line[400];
+	int ms = s->shell_timeout_ms;
+	long left = deadline_left(s);
+	bool by_deadline = left >= 0 && left < ms;
+	if (by_deadline && left <= 0) {
+		say_deadline(s, said, "not run: ");
+		return;
+	}
+	if (by_deadline)
+		ms = (int)left;
+	kp_status st = kp_proc_run_cancel(argv, NULL, 0, KP_PLIST_MAX + 1, ms, &s->cancelled, &out,
+	                                  &len, &status, &err);
 	if (st == KP_ERR_LIMIT && atomic_load(&s->cancelled)) {
 		kp_sb_str(said, "cancelled");
+	} else if (st == KP_ERR_LIMIT && by_deadline) {
+		say_deadline(s, said, "stopped: ");
 	} else if (st == KP_ERR_LIMIT) {
 		snprintf(line, sizeof line, "timed out after %d s", s->shell_timeout_ms / 1000);
 		kp_sb_str(said, line);
@@ -479,6 +522,19 @@ static void server_ask(kp__symsrc *s, struct ask *a, size_t n)
 			left++;
 		}
 	}
+	/* within the report's deadline: a transfer ends with it */
+	kp__symhttp_opts o = s->http;
+	long ms = deadline_left(s);
+	if (left && ms == 0) {
+		for (size_t k = 0; k < n; k++)
+			if (!a[k].path[0])
+				say_deadline(s, &a[k].said, "not asked: ");
+		return;
+	}
+	if (ms > 0 && (ms + 999) / 1000 < o.timeout_s) {
+		o.timeout_s = (ms + 999) / 1000;
+		o.deadline_s = s->deadline_s;
+	}
 	kp__symhttp_job *jobs = left ? calloc(left, sizeof *jobs) : NULL;
 	size_t *of = left ? calloc(left, sizeof *of) : NULL;
 	for (size_t j = 0; jobs && of && j < s->nservers; j++) {
@@ -491,7 +547,7 @@ static void server_ask(kp__symsrc *s, struct ask *a, size_t n)
 			}
 		if (!nj)
 			break;
-		kp__symhttp_fetch(&s->http, jobs, nj, NULL);
+		kp__symhttp_fetch(&o, jobs, nj, NULL);
 		for (size_t q = 0; q < nj; q++) {
 			struct ask *x = &a[of[q]];
 			if (j) {
@@ -552,34 +608,96 @@ static void setup_server(kp__symsrc *s, unsigned i)
 		s->src[i].off = "not asked (no cache folder to download into)";
 }
 
-size_t kp__symsrc_prefetch(kp__symsrc *s, const char *const *uuids, size_t n)
+/* ---- a report's UUIDs at once (kp__symsrc_prefetch): dsymForUUID runs
+ * SHELL_PARALLEL at a time, then the servers' transfers in parallel, all
+ * within one deadline (KPBROWSE_SYMBOL_DEADLINE): what came of each UUID,
+ * a timeout or the deadline included, is its memo for the rest of the run,
+ * so no later lookup waits for it again. ---- */
+
+#define SHELL_PARALLEL 4
+
+struct shell_job {
+	const char *uuid;
+	size_t memo;          /* index in the source's memos */
+	kp_sb tried, said;
+};
+
+struct shell_pool {
+	kp__symsrc *s;
+	struct shell_job *jobs;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *shell_worker(void *arg)
+{
+	struct shell_pool *p = arg;
+	struct source *src = &p->s->src[SRC_SHELL];
+	for (size_t k; (k = atomic_fetch_add(&p->next, 1)) < p->n;) {
+		struct shell_job *j = &p->jobs[k];
+		shell_fill(p->s, SRC_SHELL, j->uuid, &src->memos[j->memo], &j->tried, &j->said);
+	}
+	return NULL;
+}
+
+/* Whether a source before `before` has a file for uuid (then it is not asked). */
+static bool held_before(kp__symsrc *s, unsigned before, const char *uuid)
+{
+	for (unsigned e = 0; e < before; e++) {
+		kp__symsrc_hit hit;
+		ready(s, e);
+		memset(&hit, 0, sizeof hit);
+		if (table[e].nth(s, e, uuid, 0, &hit, NULL))
+			return true;
+	}
+	return false;
+}
+
+static void shell_prefetch(kp__symsrc *s, char (*u)[37], size_t n)
+{
+	ready(s, SRC_SHELL);
+	struct source *src = &s->src[SRC_SHELL];
+	if (says_idle(s, SRC_SHELL, NULL) || !n)
+		return;
+	struct shell_job *jobs = calloc(n, sizeof *jobs);
+	size_t nj = 0;
+	for (size_t k = 0; jobs && k < n; k++) {
+		if (memo_of(src, u[k]) || held_before(s, SRC_SHELL, u[k]) || !memo_new(src, u[k]))
+			continue;
+		jobs[nj++] = (struct shell_job){.uuid = u[k], .memo = src->nmemos - 1};
+	}
+	/* the memos are all made: their vector moves no more while threads fill them */
+	struct shell_pool p = {.s = s, .jobs = jobs, .n = nj};
+	atomic_init(&p.next, 0);
+	pthread_t th[SHELL_PARALLEL];
+	size_t nt = 0;
+	for (; nt + 1 < SHELL_PARALLEL && nt + 1 < nj; nt++)
+		if (pthread_create(&th[nt], NULL, shell_worker, &p) != 0)
+			break;
+	shell_worker(&p);   /* this thread is one of them */
+	for (size_t t = 0; t < nt; t++)
+		pthread_join(th[t], NULL);
+	for (size_t k = 0; k < nj; k++) {
+		struct memo *m = &src->memos[jobs[k].memo];
+		m->tried = kp_sb_take(&jobs[k].tried);
+		m->said = kp_sb_take(&jobs[k].said);
+	}
+	free(jobs);
+}
+
+static void server_prefetch(kp__symsrc *s, char (*u)[37], size_t n, size_t *got)
 {
 	ready(s, SRC_SERVER);
 	struct source *src = &s->src[SRC_SERVER];
 	if (says_idle(s, SRC_SERVER, NULL) || !n)
-		return 0;
+		return;
 	struct ask *a = calloc(n, sizeof *a);
 	if (!a)
-		return 0;
-	size_t na = 0, got = 0;
-	for (size_t k = 0; k < n; k++) {
-		char uuid[37];
-		if (!kp_uuid_canon(uuids[k], strlen(uuids[k]), uuid) || memo_of(src, uuid))
-			continue;
-		bool dup = false;
-		for (size_t q = 0; q < na && !dup; q++)
-			dup = strcmp(a[q].uuid, uuid) == 0;
-		/* a source before the servers has a file for it: not fetched */
-		kp__symsrc_hit hit;
-		bool earlier = false;
-		for (unsigned e = 0; e < SRC_SERVER && !earlier && !dup; e++) {
-			ready(s, e);
-			memset(&hit, 0, sizeof hit);
-			earlier = table[e].nth(s, e, uuid, 0, &hit, NULL);
-		}
-		if (!dup && !earlier)
-			snprintf(a[na++].uuid, sizeof a->uuid, "%s", uuid);
-	}
+		return;
+	size_t na = 0;
+	for (size_t k = 0; k < n; k++)
+		if (!memo_of(src, u[k]) && !held_before(s, SRC_SERVER, u[k]))
+			snprintf(a[na++].uuid, sizeof a->uuid, "%s", u[k]);
 	server_ask(s, a, na);
 	for (size_t k = 0; k < na; k++) {
 		struct memo *m = memo_new(src, a[k].uuid);
@@ -588,13 +706,36 @@ size_t kp__symsrc_prefetch(kp__symsrc *s, const char *const *uuids, size_t n)
 			ask_to_memo(&a[k], m, &tried, &said);
 			m->tried = kp_sb_take(&tried);
 			m->said = kp_sb_take(&said);
-			got += m->n;
+			*got += m->n;
 		} else {
 			kp_sb_free(&a[k].tried);
 			kp_sb_free(&a[k].said);
 		}
 	}
 	free(a);
+}
+
+size_t kp__symsrc_prefetch(kp__symsrc *s, const char *const *uuids, size_t n)
+{
+	char (*u)[37] = n ? calloc(n, sizeof *u) : NULL;
+	size_t nu = 0, got = 0;
+	for (size_t k = 0; u && k < n; k++) {
+		char uuid[37];
+		if (!kp_uuid_canon(uuids[k], strlen(uuids[k]), uuid))
+			continue;
+		bool dup = false;
+		for (size_t q = 0; q < nu && !dup; q++)
+			dup = strcmp(u[q], uuid) == 0;
+		if (!dup)
+			memcpy(u[nu++], uuid, sizeof uuid);
+	}
+	if (nu) {
+		s->deadline_at = s->deadline_s ? mono_ms() + s->deadline_s * 1000 : 0;
+		shell_prefetch(s, u, nu);
+		server_prefetch(s, u, nu, &got);
+		s->deadline_at = 0;
+	}
+	free(u);
 	return got;
 }
 
@@ -907,6 +1048,9 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 	const char *t = getenv("KPBROWSE_DSYMFORUUID_TIMEOUT");
 	long secs = t ? strtol(t, NULL, 10) : 0;
 	s->shell_timeout_ms = secs > 0 && secs <= 3600 ? (int)secs * 1000 : 60000;
+	t = getenv("KPBROWSE_SYMBOL_DEADLINE");
+	secs = t && t[0] ? strtol(t, NULL, 10) : 30;
+	s->deadline_s = secs >= 0 && secs <= 86400 ? secs : 30;
 	if (!cfg->no_env) {
 		const char *cmd = getenv("KPBROWSE_DSYMFORUUID");
 		struct stat st;
@@ -933,6 +1077,8 @@ kp_status kp__symsrc_new(const kp__symsrc_cfg *cfg, kp_dsym_index *dx, kp__symsr
 	}
 	if (cfg->no_shell)
 		s->src[SRC_SHELL].off = "not run (inside kpbrowse dsym-for-uuid)";
+	s->nkc_cli = cfg->nkernelcache;
+	s->nkc_user = s->src[SRC_KERNELCACHE].nroots;   /* setup adds kept and running ones later */
 	http_settings(s);
 	*out = s;
 	return KP_OK;
@@ -978,6 +1124,30 @@ void kp__symsrc_free(kp__symsrc **sp)
 	free_strv(s->sigdirs, s->nsigdirs);
 	free(s);
 	*sp = NULL;
+}
+
+bool kp__symsrc_named_root(const kp__symsrc *s, size_t k, const char **path, const char **what,
+                           bool *outright)
+{
+	const struct source *d = &s->src[SRC_DSYM], *l = &s->src[SRC_LOCAL];
+	if (k < d->nroots) {
+		*path = d->roots[k], *what = "--dsym", *outright = true;
+		return true;
+	}
+	k -= d->nroots;
+	if (k < s->nkc_user) {
+		*path = s->src[SRC_KERNELCACHE].roots[k];
+		*outright = k < s->nkc_cli;
+		*what = *outright ? "--kernelcache" : "kernelcache (KPBROWSE_KERNELCACHE_PATH, Kernelcache)";
+		return true;
+	}
+	k -= s->nkc_user;
+	if (k < l->nroots) {
+		*path = l->roots[k], *what = "local folder (KPBROWSE_DSYM_PATH, DBGSearchPaths)";
+		*outright = false;
+		return true;
+	}
+	return false;
 }
 
 void kp__symsrc_set_build(kp__symsrc *s, const char *build)

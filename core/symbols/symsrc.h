@@ -61,15 +61,25 @@ void kp__symsrc_set_build(kp__symsrc *s, const char *build);
  * `Signatures = DIR` lines; repeats dropped. */
 const char *const *kp__symsrc_sigdirs(const kp__symsrc *s, size_t *n);
 
+/* The k-th path the user named for a folder-walking source: --dsym, then
+ * the kernelcaches (--kernelcache, KPBROWSE_KERNELCACHE_PATH, the config's),
+ * then the local folders; *what names the setting, *outright says it was
+ * named on the command line.  false past the last. */
+bool kp__symsrc_named_root(const kp__symsrc *s, size_t k, const char **path, const char **what,
+                           bool *outright);
+
 /* Registers the roots of every folder-walking source, system ones too (the
  * search by kext bundle id walks them all). */
 void kp__symsrc_add_all_roots(kp__symsrc *s);
 
-/* Downloads, in parallel, the files of uuids[0..n) (any case, dashes
- * optional) from the symbol servers, for those no source before the
- * servers holds and the servers were not asked for yet; what came of each
- * is kept, so the iterations that follow answer from it (and say it in the
- * trail) without asking again.  How many files were downloaded. */
+/* Asks for uuids[0..n) (any case, dashes optional) at once: the
+ * dsymForUUID programs 4 at a time (threads), then the symbol servers'
+ * downloads in parallel, each for the UUIDs no source before it holds and
+ * it was not asked for yet, all within one deadline
+ * (KPBROWSE_SYMBOL_DEADLINE, default 30 s, 0 none); what came of each (a
+ * time-out, the deadline passing) is kept, so the iterations that follow
+ * answer from it (and say it in the trail) without asking again.  How
+ * many files were downloaded. */
 size_t kp__symsrc_prefetch(kp__symsrc *s, const char *const *uuids, size_t n);
 
 /* Progress of downloads (bytes), for kp_symbols_set_progress. */
