@@ -9,7 +9,9 @@
 
 #include "kp_fs.h"
 
-static void *kt_slurp(const char *path, size_t *len) __attribute__((unused));
+/* noinline: inlined, gcc -O2 takes the returned buffer for a pointer to the
+ * local that received it (-Wdangling-pointer) */
+static void *kt_slurp(const char *path, size_t *len) __attribute__((unused, noinline));
 static void *kt_slurp(const char *path, size_t *len)
 {
 	char *b;

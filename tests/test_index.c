@@ -779,7 +779,9 @@ static bool cut_copy(const char *name, size_t n, const char *dir, const char *ou
 		return false;
 	gen_write(dir, out, b, n && n < len ? n : len);
 	free(b);
-	snprintf(p, sizeof p, "%s/%s", dir, out);
+	int pn = snprintf(p, sizeof p, "%s/%s", dir, out);
+	if (pn < 0 || (size_t)pn >= sizeof p)
+		return false;
 	struct timespec ts[2] = {{t, 0}, {t, 0}};
 	utimensat(AT_FDCWD, p, ts, 0);
 	return true;

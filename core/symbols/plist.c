@@ -839,7 +839,7 @@ kp_status kp__prelink_info_each(const void *buf, size_t len,
 	 * again through them than four times the text (and 64 KiB) is refused */
 	x.budget = n < (KP_PRELINK_INFO_MAX - 65536) / 4 ? 4 * n + 65536 : KP_PRELINK_INFO_MAX;
 	struct pcur c = {0, n, true}, ac, rc;
-	struct ptok a, e;
+	struct ptok a = {0}, e = {0};   /* gcc -O2 cannot see px_array fill a */
 	if (px_array(&x, &c, &a, &ac)) {
 		while (a.kind == T_OPEN) {
 			if (!px_tag(&x, &ac, &e)) {
