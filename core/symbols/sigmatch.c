@@ -421,7 +421,8 @@ static int by_name(const void *a, const void *b)
 /* Resolves conflicts (sigmatch.h) and fills the map. */
 static bool settle(ctx *c, kp_symmap *map)
 {
-	qsort(c->names, c->nnames, sizeof *c->names, by_addr_rank);
+	if (c->nnames)   /* qsort(NULL, 0, ...) is undefined */
+		qsort(c->names, c->nnames, sizeof *c->names, by_addr_rank);
 	for (size_t i = 0, j; i < c->nnames; i = j) {
 		/* [i, j): one address, best first; the best must be alone in its
 		 * rank and votes, or agree with those that tie it */
