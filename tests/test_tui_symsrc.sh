@@ -95,8 +95,27 @@ keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache5' KPBROWSE_DSYM_PATH= '$KP
 if wait_for_re '^ 1/1 ' 30; then ok "listed with a --dsym of another build"; else not_ok "listed with a --dsym of another build"; fi
 keys Enter
 check "the message line, with the report's backtrace: the --dsym of another build, named" "fakekext.x86_64.dSYM: --dsym: another build: its UUIDs (4C4C4449" 10
+# the images tab, the browser's `symbols where`, lists it at its top, after
+# the message line is gone (Tab clears it)
+keys Tab
+check "the images tab" "under each image: its dSYM, or where it was looked for"
+if wait_for_re '^  ! .*fakekext\.x86_64\.dSYM: --dsym: another build: its UUIDs \(4C4C4449' 10; then
+	ok "the images tab lists the --dsym of another build, one row"
+else not_ok "the images tab lists the --dsym of another build, one row"; screen | head -12; fi
 keys Q
 if wait_for "kp-exit-0" 3; then ok "quit"; else not_ok "quit"; fi
+# a --dsym cut short: its row says why it cannot be read
+head -c 64 "$bin/fakekernel.arm64" >"$work/cut.arm64"
+keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache6' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/i.db' --dsym '$work/cut.arm64' '$work/reports'; echo kp-exit-\$?" Enter
+if wait_for_re '^ 1/1 ' 30; then ok "listed with a --dsym cut short"; else not_ok "listed with a --dsym cut short"; fi
+keys Enter
+check "its summary, with the --dsym cut short" "Panicked task:"
+keys Tab
+if wait_for_re '^  ! .*cut\.arm64: --dsym: left out: ' 10; then
+	ok "the images tab lists the --dsym cut short, with the parser's reason"
+else not_ok "the images tab lists the --dsym cut short, with the parser's reason"; screen | head -12; fi
+keys Q
+if wait_for "kp-exit-0" 3; then ok "quit again"; else not_ok "quit again"; fi
 # w with a hanging dsymForUUID (issue 30 item 4): it says what it waits
 # for, and q cancels it at once (the program stopped, no file left), then
 # does what q does; before, w held every key for 60 s a UUID

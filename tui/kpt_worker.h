@@ -47,6 +47,14 @@ kpt_disasm_job *kpt_worker_disasm(kpt_app *app, kpt_doc *d, size_t proc, size_t 
                                   size_t frame, size_t count);
 void kpt_disasm_job_release(kpt_disasm_job **j);
 
+/* The symbol sources' warnings delivered so far by kpt_worker_poll, oldest
+ * first, each "FILE: reason" (a --dsym of another build, a --kernelcache
+ * that cannot be read), as the message line said them; untrusted text,
+ * owned by the worker until kpt_worker_stop.  UI thread; NULL past the
+ * last. */
+size_t kpt_worker_nwarnings(const kpt_app *app);
+const char *kpt_worker_warning(const kpt_app *app, size_t i);
+
 /* drains results into the documents; KPT_REDRAW when anything arrived */
 unsigned kpt_worker_poll(kpt_app *app);
 

@@ -1,7 +1,8 @@
 /* view_report.c: one report: a summary tab (the report's summary as show
  * prints it, kp_summary.h, with the panicked thread's first frames under its
  * line, the processes, the panic string wrapped to the screen) and an
- * images tab (every binary image and loaded kext with its UUID; Enter lists
+ * images tab (every binary image and loaded kext with its UUID, below the
+ * symbol sources' warnings (kpt_worker_warning); Enter lists
  * every panic with that UUID).  Rows are rebuilt when the width changes.
  *
  * The panic string may be tens of megabytes on one line: its rows are laid
@@ -74,6 +75,7 @@ typedef struct report_priv {
 	bool bt_asked;     /* they went to the worker */
 	int psort;         /* processes: 0 as the report lists them, else by PSORT_* count */
 	int name_need, ver_need;   /* images tab: the widest name and version */
+	size_t warns_shown;        /* images tab: the symbol sources' warnings listed */
 } report_priv;
 
 /* s cycles the process order: as listed, then most running, waiting,
@@ -369,6 +371,12 @@ static void build_images(kpt_view *v)
 	if (hidden)
 		add_row(p, ROW_TEXT, 0, "  ! the name holds an invisible character: it is not the name it looks like");
 	add_row(p, ROW_TEXT, 0, "  under each image: its dSYM, or where it was looked for");
+	/* what is wrong with a symbol source the user named (a --dsym of
+	 * another build, one that cannot be read), as `symbols where` says it:
+	 * one row each, as the worker learns them */
+	const char *warn;
+	for (p->warns_shown = 0; (warn = kpt_worker_warning(v->app, p->warns_shown)) != NULL; p->warns_shown++)
+		add_text(p, ROW_TEXT, "  ! %s", warn);
 	p->name_need = p->ver_need = 0;
 	for (size_t i = 0; i < r->nimages + r->nkexts; i++) {
 		const char *nm = i < r->nimages ? r->images[i].name : r->kexts[i - r->nimages].name;
@@ -635,8 +643,8 @@ static void report_draw(kpt_view *v, int y0, int h, int width)
 			kpt_put(y0 + 1, 2, width - 4, "Loading the report...", KPT_ST_DIM, false);
 		return;
 	}
-	if (p->width != width)
-		rebuild(v, width);
+	if (p->width != width || (p->images && p->warns_shown != kpt_worker_nwarnings(v->app)))
+		rebuild(v, width);   /* a new warning: its row, the cursor kept on its image */
 	if (p->images)
 		kpt_worker_find_dsyms(v->app, p->doc);
 	if (p->has_bt && !p->bt_asked) {   /* symbols for the summary's backtrace, first */

@@ -85,6 +85,9 @@ struct kpt_worker {
 	unsigned fetched_serial;
 	size_t fetched_proc, fetched_thread;
 	size_t warned;           /* the symbol warnings put on the message line so far */
+	/* UI-thread state: the warnings delivered (WMSG_WARN), "FILE: reason" */
+	char **warns;
+	size_t nwarns, warncap;
 };
 
 static bool stopping(kpt_worker *w)
@@ -235,6 +238,24 @@ static const kp_thread *frame_thread(kpt_worker *w, const wreq *q, size_t frame,
 	return t;
 }
 
+/* A --dsym or --kernelcache that cannot serve r: each new warning of the
+ * symbol sources posted once (the UI puts it on the message line and keeps
+ * it for the images tab, kpt_worker_warning); worker thread, which alone
+ * reads w->sym. */
+static void check_named(kpt_worker *w, const kp_report *r)
+{
+	if (!w->sym)
+		return;
+	kp_symbols_check_named(w->sym, r, true);
+	const char *wfile, *wmsg;
+	for (; (wmsg = kp_symbols_warning_at(w->sym, w->warned, &wfile)) != NULL; w->warned++) {
+		kpt_wmsg *m = kpt_xcalloc(1, sizeof *m);
+		m->kind = WMSG_WARN;
+		snprintf(m->text, sizeof m->text, "%s: %s", wfile ? wfile : "", wmsg);
+		post(w, m);
+	}
+}
+
 /* Before q's thread's first frame: the dSYMs of all its images from the
  * symbol servers at once, in parallel (nothing when none is configured or
  * every image is found locally), once per thread. */
@@ -249,16 +270,7 @@ static void fetch_thread(kpt_worker *w, const wreq *q)
 	w->fetched_serial = q->doc->serial;
 	w->fetched_proc = q->proc;
 	w->fetched_thread = q->thread;
-	/* a --dsym or --kernelcache that cannot serve the report: said on the
-	 * message line, one source at a time, each once */
-	kp_symbols_check_named(w->sym, q->doc->r, true);
-	const char *wfile, *wmsg;
-	for (; (wmsg = kp_symbols_warning_at(w->sym, w->warned, &wfile)) != NULL; w->warned++) {
-		kpt_wmsg *m = kpt_xcalloc(1, sizeof *m);
-		m->kind = WMSG_WARN;
-		snprintf(m->text, sizeof m->text, "%s: %s", wfile ? wfile : "", wmsg);
-		post(w, m);
-	}
+	check_named(w, q->doc->r);
 	kp_symbols_prefetch_thread(w->sym, q->doc->r, t);
 }
 
@@ -504,6 +516,8 @@ static void *worker_main(void *arg)
 			post(w, pm);
 			if (!copy.job && !copy.images)
 				fetch_thread(w, &copy);
+			else if (copy.images)   /* the images tab lists them too */
+				check_named(w, copy.doc->r);
 		}
 		kpt_wmsg *m = copy.job ? disassemble(w, &copy, frame)
 		            : copy.images ? find_dsym(w, &copy, frame) : symbolicate(w, &copy, frame);
@@ -593,8 +607,21 @@ void kpt_worker_stop(kpt_app *app)
 	pthread_cond_destroy(&w->cv);
 	kp_symbols_free(&w->sym);
 	uuid_said_free(w);
+	for (size_t i = 0; i < w->nwarns; i++)
+		free(w->warns[i]);
+	free(w->warns);
 	free(w);
 	app->worker = NULL;
+}
+
+size_t kpt_worker_nwarnings(const kpt_app *app)
+{
+	return app->worker ? app->worker->nwarns : 0;
+}
+
+const char *kpt_worker_warning(const kpt_app *app, size_t i)
+{
+	return app->worker && i < app->worker->nwarns ? app->worker->warns[i] : NULL;
 }
 
 int kpt_worker_fd(const kpt_app *app)
@@ -699,6 +726,8 @@ unsigned kpt_worker_poll(kpt_app *app)
 			app->work[0] = '\0';   /* the status says what happens now: nothing */
 		} else if (m->kind == WMSG_WARN) {
 			kpt_set_msg(app, "%s", m->text);   /* drawn sanitised (kpt_put) */
+			char **slot = kpt_xpush((void **)&w->warns, &w->nwarns, &w->warncap, sizeof *w->warns);
+			*slot = kpt_xstrdup(m->text);
 		} else {
 			if (m->text[0]) {
 				char name[256];
