@@ -625,14 +625,22 @@ static void test_long_panic_string(void)
 static void test_dates(void)
 {
 	char d[32];
-	KT_CHECK(kpi_date_utc("2026-11-27 18:30:05.00 +0100", d, sizeof d) && strcmp(d, "2026-11-27 17:30") == 0,
+	KT_CHECK(kpi_date_label("2026-11-27 18:30:05.00 +0100", d, sizeof d) == KPI_DATE_UTC &&
+	             strcmp(d, "2026-11-27 17:30") == 0,
 	         "date: a report's local time with its zone shows as UTC (got %s)", d);
-	KT_CHECK(kpi_date_utc("Mon Aug  3 09:45:12 2020", d, sizeof d) && strcmp(d, "2020-08-03 09:45") == 0,
-	         "date: a ctime date keeps its year (got %s)", d);
-	KT_CHECK(kpi_date_utc("2024-05-01T10:00:00Z", d, sizeof d) && strcmp(d, "2024-05-01 10:00") == 0,
+	/* issue 31 item 9: ctime's line gives no zone: the Mac's clock, marked, never UTC */
+	KT_CHECK(kpi_date_label("Mon Aug  3 09:45:12 2020", d, sizeof d) == KPI_DATE_LOCAL &&
+	             strcmp(d, "2020-08-03 09:45~") == 0,
+	         "date: a ctime date keeps its year and is marked the Mac's local time (got %s)", d);
+	KT_CHECK(strstr(kpi_date_zone(KPI_DATE_LOCAL), "UTC") == NULL && strcmp(kpi_date_zone(KPI_DATE_UTC), " UTC") == 0,
+	         "date: only a zoned date is said to be UTC");
+	KT_CHECK(kpi_date_label("2024-05-01T10:00:00Z", d, sizeof d) == KPI_DATE_UTC && strcmp(d, "2024-05-01 10:00") == 0,
 	         "date: the index's ISO 8601 UTC (got %s)", d);
-	KT_CHECK(!kpi_date_utc(NULL, d, sizeof d) && strcmp(d, "-") == 0, "date: none shows as -");
-	KT_CHECK(!kpi_date_utc("yesterday", d, sizeof d) && strcmp(d, "-") == 0, "date: unreadable shows as -");
+	KT_CHECK(kpi_date_label("2026-01-13T12:23:35-05:00", d, sizeof d) == KPI_DATE_UTC &&
+	             strcmp(d, "2026-01-13 17:23") == 0,
+	         "date: JSON's ISO 8601 with an offset (got %s)", d);
+	KT_CHECK(!kpi_date_label(NULL, d, sizeof d) && strcmp(d, "-") == 0, "date: none shows as -");
+	KT_CHECK(!kpi_date_label("yesterday", d, sizeof d) && strcmp(d, "-") == 0, "date: unreadable shows as -");
 
 	/* an undated copy of the .panic report, its file newer than every report */
 	char dir[300], cmd[4000], db[400];

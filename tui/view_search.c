@@ -204,7 +204,7 @@ static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_search_layout(c, width);
 	kpt_put(y, 0, width, "", st, true);
 	char d[32];
-	kpi_date_utc(h->date, d, sizeof d);
+	kpi_date_label(h->date, d, sizeof d);
 	kpt_putf(y, c[SC_DATE].x, c[SC_DATE].w, st, true, "  %s", d);
 	kpt_put(y, c[SC_ROLE].x, c[SC_ROLE].w, h->role ? h->role : "", sel ? st : KPT_ST_MARK, true);
 	kpt_put(y, c[SC_NAME].x, c[SC_NAME].w, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);

@@ -271,12 +271,18 @@ void kp_os_label(const char *os, bool brief, char *out, size_t size)
 		const char *v = os + n;
 		size_t vn = strcspn(v, " (");
 		bool mac = strcmp(names[i].is, "macOS") == 0;
+		const char *is = names[i].is;
+		/* the Mac's OS by the name Apple gives that release: Mac OS X to
+		 * 10.7, OS X 10.8 to 10.11, macOS from 10.12 */
+		int major = 0, minor = 0;
+		if (mac && sscanf(v, "%d.%d", &major, &minor) == 2 && major == 10 && minor < 12)
+			is = minor < 8 ? "Mac OS X" : "OS X";
 		if (brief && mac)
 			snprintf(out, size, "%.*s", (int)vn, v);
 		else if (brief)
-			snprintf(out, size, "%s %.*s", names[i].is, (int)vn, v);
+			snprintf(out, size, "%s %.*s", is, (int)vn, v);
 		else
-			snprintf(out, size, "%s %s", names[i].is, v);
+			snprintf(out, size, "%s %s", is, v);
 		return;
 	}
 	const char *s = os;
