@@ -205,7 +205,7 @@ int kpt_panics_layout(const kpt_catalog *cat, kpt_col *c, int width)
 enum { GC_COUNT, GC_DATE, GC_TITLE, GC_CULPRIT, GC_N };
 static const kpt_col group_cols[GC_N] = {
 	[GC_COUNT] = {.width = 5, .gap = 1},
-	[GC_DATE] = {.width = 16, .gap = 1},
+	[GC_DATE] = {.width = 17, .gap = 1},   /* as the flat list's */
 	[GC_TITLE] = {.gap = 1},
 	[GC_CULPRIT] = {.width = 18, .wide = 32, .optional = true},
 };
