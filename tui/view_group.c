@@ -217,6 +217,8 @@ static void group_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	kp_os_label(e->os, false, os, sizeof os);
 	/* the OS column as wide as the list's widest label (kpt_panics_layout's cap) */
 	int osw = v->app->cat.os_w < 12 ? 12 : v->app->cat.os_w > 21 ? 21 : v->app->cat.os_w;
+	if (width < KPT_COL_WIDE && osw > 14)   /* as the flat list narrows it */
+		osw = width < 80 ? 9 : 14;
 	kpt_put(y, 21, osw, os, st, true);
 	int x = 21 + osw + 1;
 	/* the file's own name first: members of a group share their folder */

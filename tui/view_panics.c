@@ -192,8 +192,15 @@ static const kpt_col panic_cols[PC_N] = {
 int kpt_panics_layout(const kpt_catalog *cat, kpt_col *c, int width)
 {
 	memcpy(c, panic_cols, sizeof panic_cols);
-	if (cat->os_w > c[PC_OS].width)   /* "macOS 14.2 (23C64)" whole: the headline gives way */
-		c[PC_OS].width = c[PC_OS].wide = cat->os_w < 21 ? cat->os_w : 21;
+	/* "macOS 14.2 (23C64)" whole on a wide screen (the headline gives way);
+	 * on a narrow one the same label cut at 14 ("macOS 14.2 (2…"), at 9
+	 * on a tight one */
+	if (cat->os_w > c[PC_OS].width) {
+		c[PC_OS].narrow = c[PC_OS].width;   /* and at 9 when the panic would get under 10 */
+		c[PC_OS].width = cat->os_w < 14 ? cat->os_w : 14;
+	}
+	if (cat->os_w > c[PC_OS].wide)
+		c[PC_OS].wide = cat->os_w < 21 ? cat->os_w : 21;
 	int n = cat->many_hosts ? PC_N : PC_HOST;
 	if (!cat->many_hosts)
 		c[PC_CULPRIT].gap = 0;
