@@ -165,7 +165,9 @@ static void rebuild(kpt_view *v)
 		} else {
 			p->undated++;
 		}
-		const char *os = c->e[i].os ? c->e[i].os : "?";
+		char os[128] = "?";   /* as every view labels it */
+		if (c->e[i].os)
+			kp_os_label(c->e[i].os, false, os, sizeof os);
 		if (!strstr(p->os, os)) {
 			size_t n = strlen(p->os);
 			snprintf(p->os + n, sizeof p->os - n, "%s%s", n ? ", " : "", os);
