@@ -132,7 +132,7 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 	m_str(&ob, "timestamp", kp_timestamp_iso(r->timestamp, iso, sizeof iso) ? iso : NULL);
 	m_str(&ob, "timestamp_raw", r->timestamp);
 	m_str(&ob, "os_version", r->os_version);
-	kp_os_label(r->os_version, false, os, sizeof os);
+	kp_os_label(r->os_version, os, sizeof os);
 	m_str(&ob, "os", r->os_version ? os : NULL);
 	kp_headline_display(r->headline, title, sizeof title);
 	m_str(&ob, "headline", r->headline ? title : NULL);
@@ -194,7 +194,7 @@ void kpc_report_row_print(const kpi_report_row *r)
 	snprintf(id, sizeof id, "@%" PRId64, r->id);
 	snprintf(grp, sizeof grp, "%" PRId64 "(%" PRId64 ")", r->group_id, r->group_count);
 	kpi_date_label(r->timestamp, date, sizeof date);
-	kp_os_label(r->os_version, false, os, sizeof os);
+	kp_os_label(r->os_version, os, sizeof os);
 	printf("%-7s %-17s ", id, date);
 	put(os, 22);
 	putchar(' ');
@@ -360,7 +360,7 @@ static void build_label(const char *b, size_t n, char *out, size_t size)
 {
 	char raw[256];
 	snprintf(raw, sizeof raw, "%.*s", (int)n, b);
-	kp_os_label(raw, false, out, size);
+	kp_os_label(raw, out, size);
 }
 
 static void build_json_raw(void *ctx, const char *b, size_t n, bool first)

@@ -107,7 +107,7 @@ static void labels(void)
 	};
 	for (size_t i = 0; i < sizeof os / sizeof *os; i++) {
 		char out[64];
-		kp_os_label(os[i].in, false, out, sizeof out);
+		kp_os_label(os[i].in, out, sizeof out);
 		KT_CHECK(strcmp(out, os[i].want) == 0, "OS label of %s: %s (got %s)", os[i].in ? os[i].in : "NULL",
 		         os[i].want, out);
 	}

@@ -33,7 +33,7 @@ static cJSON *ref_row(const kpi_report_row *r)
 	cJSON_AddItemToObject(o, "timestamp", ref_str(kp_timestamp_iso(r->timestamp, iso, sizeof iso) ? iso : NULL));
 	cJSON_AddItemToObject(o, "timestamp_raw", ref_str(r->timestamp));
 	cJSON_AddItemToObject(o, "os_version", ref_str(r->os_version));
-	kp_os_label(r->os_version, false, os, sizeof os);
+	kp_os_label(r->os_version, os, sizeof os);
 	cJSON_AddItemToObject(o, "os", ref_str(r->os_version ? os : NULL));
 	kp_headline_display(r->headline, title, sizeof title);
 	cJSON_AddItemToObject(o, "headline", ref_str(r->headline ? title : NULL));

@@ -167,7 +167,7 @@ static void rebuild(kpt_view *v)
 		}
 		char os[128] = "?";   /* as every view labels it */
 		if (c->e[i].os)
-			kp_os_label(c->e[i].os, false, os, sizeof os);
+			kp_os_label(c->e[i].os, os, sizeof os);
 		if (!strstr(p->os, os)) {
 			size_t n = strlen(p->os);
 			snprintf(p->os + n, sizeof p->os - n, "%s%s", n ? ", " : "", os);
@@ -216,7 +216,7 @@ static void group_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_put(y, 0, width, "", st, true);
 	kpt_putf(y, 0, 21, st, true, "%s%c %s", e->is_new ? "*" : " ", kpt_marks_label(&p->marks, e->id), d);
 	char os[128];
-	kp_os_label(e->os, false, os, sizeof os);
+	kp_os_label(e->os, os, sizeof os);
 	/* the OS column as wide as the list's widest label (kpt_panics_layout's cap) */
 	int osw = v->app->cat.os_w < 12 ? 12 : v->app->cat.os_w > 21 ? 21 : v->app->cat.os_w;
 	if (width < KPT_COL_WIDE && osw > 14)   /* as the flat list narrows it */

@@ -234,7 +234,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32], os[32], cnt[16], dm[1024];
 	kpi_date_label(e->date, d, sizeof d);
-	kp_os_label(e->os, false, os, sizeof os);
+	kp_os_label(e->os, os, sizeof os);
 	if (e->count > 1)
 		kpt_count_label(e->count, cnt, sizeof cnt);
 	else

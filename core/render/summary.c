@@ -110,7 +110,7 @@ static void header(bld *b, const kp_report *r)
 	else
 		str(b, KP_SUM_DATE, 0, "Date:", r->timestamp);
 	char os[128];   /* as its maker names it today: "iOS", not "iPhone OS" */
-	kp_os_label(r->os_version, false, os, sizeof os);
+	kp_os_label(r->os_version, os, sizeof os);
 	str(b, KP_SUM_OS, 0, "OS version:", r->os_version ? os : NULL);
 	str(b, KP_SUM_PRODUCT, 0, "Product:", r->product);
 	str(b, KP_SUM_ARCH, 0, "Architecture:", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));

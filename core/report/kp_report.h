@@ -349,12 +349,10 @@ const char *kp_kind_name(kp_kind k);
 /* An OS as its maker names that release: "iPhone OS" -> "iOS", "Bridge OS"
  * -> "bridgeOS", "Mac OS X" / "OS X" -> "macOS" from 10.12 ("Mac OS X
  * 10.9.3 (13E28)" -> "OS X 10.9.3 (13E28)", 10.6 stays "Mac OS X"); the one
- * label of every view (list, report view, show, JSON's "os").  brief: the version alone
- * for macOS ("26.1"), the name and version otherwise ("iOS 26.1"); else
- * the whole ("iOS 26.1 (23B85)").  A text naming no OS it knows comes
- * back as written (brief: its first word with a digit, e.g. a bare build
- * "19H2"); NULL gives "-". */
-void kp_os_label(const char *os, bool brief, char *out, size_t size);
+ * label of every view (list, hosts, report view, show, JSON's "os"), whole:
+ * "iOS 26.1 (23B85)".  A text naming no OS it knows comes back as written
+ * (a bare build "19H2": all the report says); NULL gives "-". */
+void kp_os_label(const char *os, char *out, size_t size);
 
 /* A report's date as its timestamp states it: "2024-05-01 10:00:00.00
  * -0700" (.ips, spindump's Date/Time, the Calendar clock's +0000), ISO 8601

@@ -807,7 +807,7 @@ static void report_json(jw *w, int depth)
 	m_str(&ob, K("timestamp_raw"), r->timestamp);
 	m_str(&ob, K("os_version"), r->os_version);
 	char os[128];
-	kp_os_label(r->os_version, false, os, sizeof os);
+	kp_os_label(r->os_version, os, sizeof os);
 	m_str(&ob, K("os"), r->os_version ? os : NULL);
 	m_str(&ob, K("incident_id"), r->incident_id);
 	m_str(&ob, K("product"), r->product);
