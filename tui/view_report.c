@@ -221,7 +221,8 @@ static void add_backtrace(report_priv *p, const kp_report *r)
 
 /* The summary (kp_summary.h), a row each but the lines the screen shows
  * elsewhere (KP_SUM_DETAIL: the Processes heading, the Images tab): fields
- * as "Label:" padded, the date with its UTC beside it; a heading after a
+ * as "Label:" padded, the date with its UTC beside it (a date without a
+ * zone says it is the Mac's clock instead, kp_summary); a heading after a
  * blank row; a line naming a process or thread is a row whose Enter opens
  * it; the short backtrace under the Panicked thread line. */
 static void add_summary(report_priv *p, const kp_report *r)
