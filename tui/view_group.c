@@ -1,6 +1,7 @@
 /* view_group.c: one group of duplicates as an object: its title and
- * culprit, count, first and last seen (UTC, or the Mac's clock marked ~, from the members' own dates:
- * "-" when none has one), the OS versions, Mac models and backtrace kexts
+ * culprit, count, first and last seen (UTC, or the Mac's clock marked ~,
+ * from the members' own dates: "-" when none has one), the OS versions
+ * (kp_os_label), Mac models and backtrace kexts
  * it occurred with, then its members newest first (Enter opens one, m
  * marks, c compares).  Rows are catalog indices, re-found by report id
  * when the catalog reloads.  Models and kexts need the reports themselves:
