@@ -128,9 +128,15 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 	kp_report_json_obj ob = rows_next(j);
 	m_int(&ob, "id", r->id);
 	m_str(&ob, "path", r->path);
-	m_str(&ob, "timestamp", r->timestamp);
+	char iso[32], os[128], title[KP_HEADLINE_DISPLAY_SIZE];
+	m_str(&ob, "timestamp", kp_timestamp_iso(r->timestamp, iso, sizeof iso) ? iso : NULL);
+	m_str(&ob, "timestamp_raw", r->timestamp);
 	m_str(&ob, "os_version", r->os_version);
-	m_str(&ob, "headline", r->headline);
+	kp_os_label(r->os_version, os, sizeof os);
+	m_str(&ob, "os", r->os_version ? os : NULL);
+	kp_headline_display(r->headline, title, sizeof title);
+	m_str(&ob, "headline", r->headline ? title : NULL);
+	m_str(&ob, "headline_raw", r->headline);
 	m_int(&ob, "group_id", r->group_id);
 	m_int(&ob, "group_count", r->group_count);
 	kp_report_json_key(&ob, "archived");
@@ -174,12 +180,12 @@ static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 	kp_report_json_end(&ob);
 }
 
-/* The table's columns: one date form (UTC, kpi_date_utc), the OS as
- * kp_os_label names it (brief when the whole would not fit), every kind's
+/* The table's columns: one date form (kpi_date_label: UTC, or the Mac's
+ * clock marked ~), the OS whole as kp_os_label names it, every kind's
  * name; a longer id or group only pushes its own row. */
 void kpc_report_row_header(void)
 {
-	printf("%-7s %-16s  %-20s %-10s %-14s %s\n", "ID", "DATE (UTC)", "OS", "GROUP", "KIND", "HEADLINE");
+	printf("%-7s %-17s %-22s %-10s %-14s %s\n", "ID", "DATE (UTC)", "OS", "GROUP", "KIND", "HEADLINE");
 }
 
 void kpc_report_row_print(const kpi_report_row *r)
@@ -187,17 +193,15 @@ void kpc_report_row_print(const kpi_report_row *r)
 	char id[24], grp[40], date[32], os[64];
 	snprintf(id, sizeof id, "@%" PRId64, r->id);
 	snprintf(grp, sizeof grp, "%" PRId64 "(%" PRId64 ")", r->group_id, r->group_count);
-	kpi_date_utc(r->timestamp, date, sizeof date);
-	kp_os_label(r->os_version, false, os, sizeof os);
-	if (strlen(os) > 20)
-		kp_os_label(r->os_version, true, os, sizeof os);
-	printf("%-7s %-16s  ", id, date);
-	put(os, 20);
+	kpi_date_label(r->timestamp, date, sizeof date);
+	kp_os_label(r->os_version, os, sizeof os);
+	printf("%-7s %-17s ", id, date);
+	put(os, 22);
 	putchar(' ');
 	printf("%-10s ", grp);
 	put(r->kind, 14);
 	putchar(' ');
-	char title[512];
+	char title[KP_HEADLINE_DISPLAY_SIZE];
 	kp_headline_display(r->headline, title, sizeof title);
 	put(title[0] ? title : NULL, 0);
 	putchar('\n');
@@ -237,9 +241,9 @@ static int group_sink(void *ctx, const kpi_group_row *g)
 		return 0;
 	}
 	char first[32], last[32];
-	kpi_date_utc(g->first_seen, first, sizeof first);
-	kpi_date_utc(g->last_seen, last, sizeof last);
-	printf("%-6" PRId64 " %5" PRId64 " %5" PRId64 "  %-16s  %-16s  ", g->group_id, g->count, g->hosts, first, last);
+	kpi_date_label(g->first_seen, first, sizeof first);
+	kpi_date_label(g->last_seen, last, sizeof last);
+	printf("%-6" PRId64 " %5" PRId64 " %5" PRId64 "  %-17s %-17s ", g->group_id, g->count, g->hosts, first, last);
 	put(g->title, 0);
 	putchar('\n');
 	if (g->culprit) {
@@ -325,7 +329,7 @@ int kpc_cmd_list(int argc, char **argv)
 	kp_status st;
 	if (groups) {
 		if (!json)
-			printf("%-6s %5s %5s  %-16s  %-16s  %s\n", "GROUP", "COUNT", "MACS", "FIRST SEEN (UTC)",
+			printf("%-6s %5s %5s  %-17s %-17s %s\n", "GROUP", "COUNT", "MACS", "FIRST SEEN (UTC)",
 			       "LAST SEEN (UTC)", "TITLE");
 		st = kpi_list_groups(db, group_sink, arr, &err);
 	} else {
@@ -351,7 +355,15 @@ static void each_build(const char *s, void (*fn)(void *ctx, const char *b, size_
 	}
 }
 
-static void build_json(void *ctx, const char *b, size_t n, bool first)
+/* An OS version of the index's as every view names it (kp_os_label) */
+static void build_label(const char *b, size_t n, char *out, size_t size)
+{
+	char raw[256];
+	snprintf(raw, sizeof raw, "%.*s", (int)n, b);
+	kp_os_label(raw, out, size);
+}
+
+static void build_json_raw(void *ctx, const char *b, size_t n, bool first)
 {
 	kp_report_json_out *out = ctx;
 	if (!first)
@@ -359,11 +371,19 @@ static void build_json(void *ctx, const char *b, size_t n, bool first)
 	kp_report_json_string(out, b, n);
 }
 
+static void build_json(void *ctx, const char *b, size_t n, bool first)
+{
+	char os[256];
+	build_label(b, n, os, sizeof os);
+	build_json_raw(ctx, os, strlen(os), first);
+}
+
 static void build_text(void *ctx, const char *b, size_t n, bool first)
 {
 	(void)ctx;
-	char buf[512];
-	kp_sanitize(buf, sizeof buf, b, n, 0);
+	char buf[512], os[256];
+	build_label(b, n, os, sizeof os);
+	kp_sanitize(buf, sizeof buf, os, strlen(os), 0);
 	if (!first)
 		fputs(", ", stdout);
 	fputs(buf, stdout);
@@ -381,6 +401,10 @@ static int host_sink(void *ctx, const kpi_host_row *h)
 		kp_report_json_raw(&j->out, "[", 1);
 		each_build(h->builds, build_json, &j->out);
 		kp_report_json_raw(&j->out, "]", 1);
+		kp_report_json_key(&ob, "builds_raw");
+		kp_report_json_raw(&j->out, "[", 1);
+		each_build(h->builds, build_json_raw, &j->out);
+		kp_report_json_raw(&j->out, "]", 1);
 		m_int(&ob, "reports", h->reports);
 		m_str(&ob, "last_seen", h->last_seen);
 		kp_report_json_end(&ob);
@@ -393,7 +417,9 @@ static int host_sink(void *ctx, const kpi_host_row *h)
 	put(h->host_key, 42);
 	putchar(' ');
 	put(h->model, 16);
-	printf(" %7" PRId64 "  %-20s  ", h->reports, h->last_seen ? h->last_seen : "-");
+	char last[32];
+	kpi_date_label(h->last_seen, last, sizeof last);
+	printf(" %7" PRId64 "  %-17s ", h->reports, last);
 	each_build(h->builds, build_text, NULL);
 	putchar('\n');
 	return 0;
@@ -417,8 +443,8 @@ int kpc_cmd_hosts(int argc, char **argv)
 	if (rc != KP_EXIT_OK)
 		return rc;
 	if (!json)
-		printf("%-24s %-42s %-16s %7s  %-20s  %s\n", "HOST", "HOST KEY", "MODEL", "REPORTS",
-		       "LAST SEEN", "BUILDS");
+		printf("%-24s %-42s %-16s %7s  %-17s %s\n", "HOST", "HOST KEY", "MODEL", "REPORTS",
+		       "LAST SEEN (UTC)", "BUILDS");
 	kp_error err;
 	kp_status st = kpi_list_hosts(db, host_sink, arr, &err);
 	return kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);

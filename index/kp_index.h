@@ -276,8 +276,9 @@ typedef struct kpi_group_row {
 	const char *culprit;   /* or NULL */
 	int64_t count;
 	int64_t hosts;         /* distinct Macs (host key, else host name) */
-	/* ISO 8601 UTC "2024-05-01T10:00:00Z" of its oldest and newest dated
-	 * reports; NULL when none of its reports has a date */
+	/* ISO 8601 of its oldest and newest dated reports as they state them
+	 * (kp_timestamp_iso: "2024-05-01T10:00:00-07:00", or no offset for a
+	 * Mac's wall clock); NULL when none of its reports has a date */
 	const char *first_seen;
 	const char *last_seen;
 	const int64_t *report_ids;   /* newest first */
@@ -288,16 +289,25 @@ typedef struct kpi_group_row {
 typedef int (*kpi_report_fn)(void *ctx, const kpi_report_row *row);
 typedef int (*kpi_group_fn)(void *ctx, const kpi_group_row *row);
 
-/* A report's timestamp as the report wrote it ("2024-05-01 10:00:00.00
- * -0700", or ctime's "Wed May  1 10:00:00 2024", taken as UTC) in seconds
- * since the epoch, UTC; false when it is none of these. */
+/* A report's timestamp as the report wrote it (kp_timestamp_parse's forms:
+ * "2024-05-01 10:00:00.00 -0700", ISO 8601, or ctime's "Wed May  1
+ * 10:00:00 2024", a wall clock without a zone, read as if UTC) in seconds
+ * since the epoch, the index's order; false when it is none of these. */
 bool kpi_report_time(const char *timestamp, int64_t *utc);
 
 /* The one date rule of every screen and table: ts (as a report wrote it,
- * or the index's ISO 8601 UTC "...T...Z") as UTC "YYYY-MM-DD HH:MM", the
- * column or line labelled UTC; false (and "-" in out) when it cannot be
- * read (an undated report sorts last). */
-bool kpi_date_utc(const char *ts, char *out, size_t size);
+ * or the index's ISO 8601 UTC "...T...Z") as UTC "YYYY-MM-DD HH:MM"
+ * (KPI_DATE_UTC) when it states its offset; as the Mac's own wall clock
+ * marked "YYYY-MM-DD HH:MM~" (KPI_DATE_LOCAL) when it states none (a
+ * legacy .panic's ctime line: never shown as UTC, the zone is unknown);
+ * KPI_DATE_NONE (and "-" in out) when it cannot be read (an undated report
+ * sorts last).  A column headed "(UTC)" holds both: the ~ says which. */
+#define KPI_DATE_LOCAL_MARK "~"
+typedef enum kpi_date_kind { KPI_DATE_NONE, KPI_DATE_UTC, KPI_DATE_LOCAL } kpi_date_kind;
+kpi_date_kind kpi_date_label(const char *ts, char *out, size_t size);
+/* What a line says after kpi_date_label's date: " UTC", " (the Mac's
+ * local time)", or "" for none. */
+const char *kpi_date_zone(kpi_date_kind k);
 
 /* Reports newest first by their own date; undated reports (no timestamp
  * the index understands: never the file's or the index's time) after
@@ -316,7 +326,7 @@ typedef struct kpi_host_row {
 	const char *model;     /* "MacBookPro18,3", or NULL */
 	const char *builds;    /* the OS versions of its reports, distinct, sorted, joined by "\n" */
 	int64_t reports;
-	const char *last_seen; /* ISO 8601 UTC of its newest report, or NULL */
+	const char *last_seen; /* ISO 8601 of its newest report (as first_seen), or NULL */
 } kpi_host_row;
 typedef int (*kpi_host_fn)(void *ctx, const kpi_host_row *row);
 /* Hosts, most recent report first. */

@@ -90,12 +90,17 @@ kp_status kpi__pg_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, vo
 	                &p, false, fn, ctx, NULL, err);
 }
 
-static void time_of(const PGresult *r, int row, int col, char out[32])
+/* The epoch in column col, written as the report in column raw states it */
+static void time_of(const PGresult *r, int row, int col, int raw, char out[32])
 {
 	out[0] = '\0';
 	if (!PQgetisnull(r, row, col))
-		kpi__iso_time(kpi__pg_val_int(r, row, col), out);
+		kpi__seen_time(kpi__pg_val_int(r, row, col), kpi__pg_val(r, row, raw), out);
 }
+
+/* the first and last seen reports' own timestamps (columns 8 and 9) */
+#define SEEN_RAW "(SELECT timestamp FROM kpbrowse.reports r WHERE r.group_id = g.id AND r.ts = g.first_seen LIMIT 1), " \
+                 "(SELECT timestamp FROM kpbrowse.reports r WHERE r.group_id = g.id AND r.ts = g.last_seen LIMIT 1)"
 
 /* with_ids: every group's report ids too (column 7) */
 static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ctx, kp_error *err)
@@ -103,10 +108,10 @@ static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ct
 	PGresult *r = kpi__pg_run(PG(h), with_ids
 	                          ? "SELECT g.id, g.title, g.culprit, g.count, g.first_seen, g.last_seen, "
 	                            "g.hosts, array(SELECT id FROM kpbrowse.reports WHERE group_id = g.id "
-	                            "ORDER BY ts DESC, id DESC) FROM kpbrowse.groups g "
+	                            "ORDER BY ts DESC, id DESC), " SEEN_RAW " FROM kpbrowse.groups g "
 	                            "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC NULLS LAST, g.id"
 	                          : "SELECT g.id, g.title, g.culprit, g.count, g.first_seen, g.last_seen, "
-	                            "g.hosts, NULL FROM kpbrowse.groups g "
+	                            "g.hosts, NULL, " SEEN_RAW " FROM kpbrowse.groups g "
 	                            "WHERE g.count > 0 ORDER BY g.count DESC, g.last_seen DESC NULLS LAST, g.id",
 	                          NULL, PGRES_TUPLES_OK, err, "listing groups");
 	if (!r)
@@ -121,8 +126,8 @@ static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ct
 			.hosts = kpi__pg_val_int(r, i, 6),
 		};
 		char first[32], last[32];
-		time_of(r, i, 4, first);
-		time_of(r, i, 5, last);
+		time_of(r, i, 4, 8, first);
+		time_of(r, i, 5, 9, last);
 		g.first_seen = first[0] ? first : NULL;
 		g.last_seen = last[0] ? last : NULL;
 		int64_t *ids = NULL;
@@ -170,7 +175,9 @@ kp_status kpi__pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err
 {
 	PGresult *r = kpi__pg_run(PG(h),
 	                          "SELECT (SELECT host FROM kpbrowse.reports x WHERE x.id = h.last_id), h.key, "
-	                          "(SELECT model FROM kpbrowse.reports x WHERE x.id = h.model_id), h.builds, h.n, h.last "
+	                          "(SELECT model FROM kpbrowse.reports x WHERE x.id = h.model_id), h.builds, h.n, h.last, "
+	                          "(SELECT timestamp FROM kpbrowse.reports x WHERE coalesce(x.host_key, x.host, '') = h.ident "
+	                          "AND x.ts = h.last LIMIT 1) "
 	                          "FROM (SELECT coalesce(host_key, host, '') AS ident, max(host_key) AS key, count(*) AS n, "
 	                          "max(" DATED_TS ") AS last, max(id) AS last_id, max(id) FILTER (WHERE model IS NOT NULL) AS model_id, "
 	                          "string_agg(DISTINCT os_version, E'\\n' ORDER BY os_version) AS builds "
@@ -180,7 +187,7 @@ kp_status kpi__pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err
 		return KP_ERR_DB;
 	for (int i = 0; i < PQntuples(r); i++) {
 		char last[32];
-		time_of(r, i, 5, last);
+		time_of(r, i, 5, 6, last);
 		kpi_host_row row = {
 			.host = kpi__pg_val(r, i, 0),
 			.host_key = kpi__pg_val(r, i, 1),

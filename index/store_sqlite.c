@@ -175,11 +175,17 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_LIST_HOSTS] = "SELECT (SELECT host FROM reports x WHERE x.id = h.last_id), h.key, "
 	                 "(SELECT model FROM reports x WHERE x.id = h.model_id), "
 	                 "(SELECT group_concat(v, char(10)) FROM (SELECT DISTINCT os_version AS v FROM reports "
-	                 "WHERE " HOST_IDENT " = h.ident AND os_version IS NOT NULL ORDER BY v)), h.n, h.last "
+	                 "WHERE " HOST_IDENT " = h.ident AND os_version IS NOT NULL ORDER BY v)), h.n, h.last, "
+	                 "(SELECT timestamp FROM reports x WHERE " HOST_IDENT " = h.ident AND x.ts = h.last LIMIT 1) "
 	                 "FROM (SELECT " HOST_IDENT " AS ident, max(host_key) AS key, count(*) AS n, "
 	                 "max(" DATED_TS ") AS last, max(id) AS last_id, max(CASE WHEN model IS NOT NULL THEN id END) AS model_id "
 	                 "FROM reports GROUP BY 1) h ORDER BY h.last DESC, h.ident",
-	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen, hosts FROM groups "
+	/* the first and last seen reports' own timestamps beside the epochs:
+	 * kpi__seen_time writes them as the reports state them */
+	[Q_LIST_GROUPS] = "SELECT id, title, culprit, count, first_seen, last_seen, hosts, "
+	                  "(SELECT timestamp FROM reports r WHERE r.group_id = groups.id AND r.ts = first_seen LIMIT 1), "
+	                  "(SELECT timestamp FROM reports r WHERE r.group_id = groups.id AND r.ts = last_seen LIMIT 1) "
+	                  "FROM groups "
 	                  "ORDER BY count DESC, last_seen DESC, id",
 	[Q_GROUP_MEMBERS] = "SELECT id FROM reports WHERE group_id = ?1 ORDER BY ts DESC, id DESC",
 	[Q_REPORT_PATHS] = "SELECT path FROM paths WHERE report_id = ?1 ORDER BY seen_at DESC, path",

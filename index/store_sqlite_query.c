@@ -262,7 +262,7 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 	return st;
 }
 
-static void col_time(sqlite3_stmt *q, int col, char out[32]);
+static void col_time(sqlite3_stmt *q, int col, int raw, char out[32]);
 
 static kp_status do_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, void *ctx,
                                kp_error *err)
@@ -293,7 +293,7 @@ static kp_status do_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *e
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		char last[32];
-		col_time(q, 5, last);
+		col_time(q, 5, 6, last);
 		kpi_host_row row = {
 			.host = col_text(q, 0),
 			.host_key = col_text(q, 1),
@@ -313,11 +313,12 @@ static kp_status do_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *e
 	return st;
 }
 
-static void col_time(sqlite3_stmt *q, int col, char out[32])
+/* The epoch in column col, written as the report in column raw states it */
+static void col_time(sqlite3_stmt *q, int col, int raw, char out[32])
 {
 	out[0] = '\0';
 	if (sqlite3_column_type(q, col) != SQLITE_NULL)
-		kpi__iso_time(sqlite3_column_int64(q, col), out);
+		kpi__seen_time(sqlite3_column_int64(q, col), col_text(q, raw), out);
 }
 
 /* with_ids: every group's report ids too (Q_GROUP_MEMBERS per group) */
@@ -341,8 +342,8 @@ static kp_status do_list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void 
 			.hosts = sqlite3_column_int64(q, 6),
 		};
 		char first[32], last[32];
-		col_time(q, 4, first);
-		col_time(q, 5, last);
+		col_time(q, 4, 7, first);
+		col_time(q, 5, 8, last);
 		g.first_seen = first[0] ? first : NULL;
 		g.last_seen = last[0] ? last : NULL;
 		int64_t *ids = NULL;

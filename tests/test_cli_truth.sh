@@ -16,9 +16,10 @@ db=$tmp/t.db
 
 # ---- dates: one form, UTC with the year, whatever the report wrote
 check_grep "^ID  *DATE (UTC)  *OS  *GROUP  *KIND  *HEADLINE$" "$tmp/list.txt" "list: the header names the date's zone"
-check "$(grep '^@' "$tmp/list.txt" | cut -c9-25 | grep -cvE '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}|-) +$')" = 0 \
-	"list: every date is YYYY-MM-DD HH:MM (UTC) or -"
-check_grep "^@[0-9]* *2018-10-29 13:57  " "$tmp/list.txt" "list: a ctime date (Mon Oct 29 13:57:35 2018) in the one form"
+check "$(grep '^@' "$tmp/list.txt" | cut -c9-26 | grep -cvE '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}~?|-) +$')" = 0 \
+	"list: every date is YYYY-MM-DD HH:MM (UTC, or the Mac's clock marked ~) or -"
+check_grep "^@[0-9]* *2018-10-29 13:57~ " "$tmp/list.txt" \
+	"list: a ctime date (Mon Oct 29 13:57:35 2018, no zone) in the one form, marked the Mac's clock (issue 31 item 9)"
 check_grep "^@[0-9]* *2026-11-27 17:30  " "$tmp/list.txt" "list: a +0100 date converted to UTC"
 check_grep "^@[0-9]* *2022-03-22 06:25  21D49 " "$tmp/list.txt" \
 	"list: a panic string with no Date line dated by its Calendar clock (0x62396bd8)"
@@ -29,7 +30,7 @@ check_grep "^[0-9]* *[0-9]* *[0-9]*  2026-11-20 09:15  2026-11-27 17:30  FakeDri
 
 # ---- OS: named as their maker names them, never overflowing the column
 check_grep "  iOS 26.1 (23B85)  " "$tmp/list.txt" "list: iPhone OS shown as iOS"
-check_grep "  bridgeOS 6.2  " "$tmp/list.txt" "list: Bridge OS shown as bridgeOS (brief: the whole would not fit)"
+check_grep "  bridgeOS 6.2 (19P744) " "$tmp/list.txt" "list: Bridge OS shown as bridgeOS, whole as every view shows it (issue 31 item 9)"
 check_grep "  macOS 10.15.7 (19H2) " "$tmp/list.txt" "list: Mac OS X shown as macOS"
 check "$(awk 'NR == 1 { o = index($0, "OS"); g = index($0, "GROUP"); next }
 	/^@/ && substr($0, g - 1, 1) != " " { bad++ } END { print bad + 0 }' "$tmp/list.txt")" = 0 \
@@ -121,4 +122,53 @@ check_grep "needs a bundle id" "$tmp/e5" "  it says what is missing"
 "$kp" show --no-symbols "$KP_FIXTURES/reports/Kernel-2020-09-14-201744.panic" >"$tmp/k.txt" 2>/dev/null
 check_grep "^  com.kpbrowse.FakeDriver (1.0) " "$tmp/k.txt" "Kexts in backtrace: the kext in it"
 check "$(sed -n '/^Kexts in backtrace/,/^[A-Z]/p' "$tmp/k.txt" | grep -c '^  kernel ')" = 0 "  and not the kernel"
+# ---- issue 31 item 9: one date, one OS, one headline
+# JSON: ISO 8601 with the report's own offset, none when it states none
+# (never Z on a Mac's wall clock); what the report wrote beside it
+json_keys() {   # FILE KEY...: the keys' values of show --json, joined by |
+	f=$1; shift
+	"$kp" show --json --no-symbols "$f" 2>/dev/null |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print("|".join(str(d.get(k)) for k in sys.argv[1:]))' "$@"
+}
+check "$(json_keys "$real/ips-full-ios26-iphone-sepkeystore-1.ips" timestamp timestamp_raw os)" = \
+	"2026-01-13T12:23:35-05:00|2026-01-13 12:23:35.00 -0500|iOS 26.1 (23B85)" "show --json: an .ips date in ISO 8601 with its offset, the raw beside"
+check "$(json_keys "$real/legacy-intel-1013-mbp113-nvidiaweb-threadinvoke-1.panic" timestamp timestamp_raw os)" = \
+	"2018-08-18T13:08:26|Sat Aug 18 13:08:26 2018|17E199" "show --json: a ctime date without any offset (not UTC), the build alone"
+check "$(json_keys "$real/text-m1-macos12-usbhost-dataabort-1.txt" timestamp)" = \
+	"2022-03-22T06:25:28+00:00" "show --json: the Calendar clock's date (UTC) with its offset"
+check "$(json_keys "$KP_FIXTURES/reports/Kernel-2020-09-14-201744.panic" timestamp os os_version)" = \
+	"2020-09-14T20:17:44+02:00|macOS 10.15.7 (19H2)|Mac OS X 10.15.7 (19H2)" "show --json: the OS labelled as every view names it, the raw beside"
+"$kp" list --db "$db" --json >"$tmp/list.json"
+"$kp" list --db "$db" --groups --json >"$tmp/groups.json"
+"$kp" hosts --db "$db" --json >"$tmp/hosts.json"
+"$kp" hosts --db "$db" >"$tmp/hosts.txt"
+check "$(python3 -c 'import json,sys,re
+iso = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d([+-]\d\d:\d\d)?$")
+bad = [r["id"] for r in json.load(open(sys.argv[1])) if r["timestamp"] is not None and not iso.match(r["timestamp"])]
+bad += [g["group_id"] for g in json.load(open(sys.argv[2])) for k in ("first_seen", "last_seen") if g[k] and not iso.match(g[k])]
+bad += [h["host_key"] for h in json.load(open(sys.argv[3])) if h["last_seen"] and not iso.match(h["last_seen"])]
+print(len(bad))' "$tmp/list.json" "$tmp/groups.json" "$tmp/hosts.json")" = 0 \
+	"list, list --groups, hosts --json: every date in the one ISO 8601 form (no Z)"
+check_grep '"timestamp":	"2018-10-29T13:57:35",' "$tmp/list.json" "list --json: a ctime date without an offset"
+check_grep '"timestamp_raw":	"Mon Oct 29 13:57:35 2018",' "$tmp/list.json" "  and as the report wrote it"
+check_grep '"last_seen":	"2018-08-18T13:08:26",' "$tmp/groups.json" "list --groups --json: a ctime report's group seen without an offset"
+check_grep '"last_seen":	"2015-06-13T17:31:08"' "$tmp/hosts.json" "hosts --json: a ctime report's Mac seen without an offset"
+check_grep " 2015-06-13 17:31~ *13E28$" "$tmp/hosts.txt" "hosts: its date marked the Mac's clock, not UTC"
+check_grep " bridgeOS 6.2 (19P744)$" "$tmp/hosts.txt" "hosts: builds labelled as every view labels them"
+check_grep "2017-01-28 04:53~ 2017-01-28 04:53~ Machine Check" "$tmp/groups.txt" "list --groups: a ctime group's dates marked"
+"$kp" show --no-symbols "$real/legacy-intel-1014-iousbfamily-iogmd-userclient-1.panic" >"$tmp/ctime.txt" 2>/dev/null
+check_grep "^Date: *Mon Oct 29 13:57:35 2018 (the Mac's local time)$" "$tmp/ctime.txt" "show: a date without a zone said to be the Mac's clock"
+# the headline: list, list --json and show print one string for every report
+check "$(python3 -c 'import json,sys
+rows = json.load(open(sys.argv[1]))
+text = {}
+for line in open(sys.argv[2]):
+    if line.startswith("@"):
+        text[int(line.split()[0][1:])] = line.rstrip("\n")
+bad = [r["id"] for r in rows if r["headline"] and not text[r["id"]].endswith("  " + r["headline"])]
+bad += [r["id"] for r in rows if r["headline_raw"] is None and r["headline"] is not None]
+print(len(bad), len(rows))' "$tmp/list.json" "$tmp/list.txt")" = "0 27" "list --json: each headline the list's own, the raw beside"
+check "$(json_keys "$real/text-m2-macos155-pcie-linkdown-escapednl-atsite-1.txt" headline)" = \
+	"$("$kp" show --no-symbols "$real/text-m2-macos155-pcie-linkdown-escapednl-atsite-1.txt" 2>/dev/null | sed -n 's/^Headline: *//p')" \
+	"show --json: the headline show prints"
 done_testing

@@ -88,8 +88,54 @@ static void summary_says_it_all(void)
 	kp_report_free(&r);
 }
 
+/* Issue 31 item 9: one OS label for every view, by the name Apple gave
+ * the release; one ISO 8601 date form, an offset only when the report
+ * states one. */
+static void labels(void)
+{
+	static const struct { const char *in, *want; } os[] = {
+		{"macOS 14.2 (23C64)", "macOS 14.2 (23C64)"},
+		{"Mac OS X 10.15.7 (19H2)", "macOS 10.15.7 (19H2)"},
+		{"Mac OS X 10.12.6 (16G29)", "macOS 10.12.6 (16G29)"},
+		{"Mac OS X 10.9.3 (13E28)", "OS X 10.9.3 (13E28)"},   /* OS X Mavericks */
+		{"OS X 10.11.6 (15G31)", "OS X 10.11.6 (15G31)"},
+		{"Mac OS X 10.6.8 (10K549)", "Mac OS X 10.6.8 (10K549)"},
+		{"iPhone OS 26.1 (23B85)", "iOS 26.1 (23B85)"},
+		{"Bridge OS 6.2 (19P744)", "bridgeOS 6.2 (19P744)"},
+		{"17E199", "17E199"},   /* the build alone: all the file says */
+		{NULL, "-"},
+	};
+	for (size_t i = 0; i < sizeof os / sizeof *os; i++) {
+		char out[64];
+		kp_os_label(os[i].in, out, sizeof out);
+		KT_CHECK(strcmp(out, os[i].want) == 0, "OS label of %s: %s (got %s)", os[i].in ? os[i].in : "NULL",
+		         os[i].want, out);
+	}
+	static const struct { const char *in, *want; } ts[] = {
+		{"2026-01-13 12:23:35.00 -0500", "2026-01-13T12:23:35-05:00"},
+		{"2022-03-22 06:25:28 +0000", "2022-03-22T06:25:28+00:00"},
+		{"Sat Aug 18 13:08:26 2018", "2018-08-18T13:08:26"},   /* no zone: no offset, never Z */
+		{"Mon Aug  3 09:45:12 2020", "2020-08-03T09:45:12"},
+		{"2024-05-01T10:00:00Z", "2024-05-01T10:00:00+00:00"},
+		{"2024-05-01 10:00:00.000 +0530", "2024-05-01T10:00:00+05:30"},
+	};
+	for (size_t i = 0; i < sizeof ts / sizeof *ts; i++) {
+		char out[32];
+		KT_CHECK(kp_timestamp_iso(ts[i].in, out, sizeof out) && strcmp(out, ts[i].want) == 0,
+		         "ISO 8601 of %s: %s (got %s)", ts[i].in, ts[i].want, out);
+	}
+	char out[32];
+	KT_CHECK(!kp_timestamp_iso("yesterday", out, sizeof out) && !out[0] && !kp_timestamp_iso(NULL, out, sizeof out),
+	         "ISO 8601 of an unreadable date: none");
+	kp_timestamp a, b;
+	KT_CHECK(kp_timestamp_parse("2026-01-13 12:23:35.00 -0500", &a) && kp_timestamp_parse("2026-01-13T17:23:35Z", &b) &&
+	             kp_timestamp_seconds(&a) == kp_timestamp_seconds(&b) && a.zoned,
+	         "one instant written with two offsets: the same seconds");
+}
+
 int main(void)
 {
+	labels();
 	arena_holds_strings();
 	frames_grow();
 	sniff();

@@ -27,9 +27,17 @@ static cJSON *ref_row(const kpi_report_row *r)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)r->id);
 	cJSON_AddItemToObject(o, "path", ref_str(r->path));
-	cJSON_AddItemToObject(o, "timestamp", ref_str(r->timestamp));
+	/* issue 31 item 9: one date form, the OS and headline as every view
+	 * shows them, each beside what the report wrote */
+	char iso[32], os[128], title[KP_HEADLINE_DISPLAY_SIZE];
+	cJSON_AddItemToObject(o, "timestamp", ref_str(kp_timestamp_iso(r->timestamp, iso, sizeof iso) ? iso : NULL));
+	cJSON_AddItemToObject(o, "timestamp_raw", ref_str(r->timestamp));
 	cJSON_AddItemToObject(o, "os_version", ref_str(r->os_version));
-	cJSON_AddItemToObject(o, "headline", ref_str(r->headline));
+	kp_os_label(r->os_version, os, sizeof os);
+	cJSON_AddItemToObject(o, "os", ref_str(r->os_version ? os : NULL));
+	kp_headline_display(r->headline, title, sizeof title);
+	cJSON_AddItemToObject(o, "headline", ref_str(r->headline ? title : NULL));
+	cJSON_AddItemToObject(o, "headline_raw", ref_str(r->headline));
 	cJSON_AddNumberToObject(o, "group_id", (double)r->group_id);
 	cJSON_AddNumberToObject(o, "group_count", (double)r->group_count);
 	cJSON_AddBoolToObject(o, "archived", r->archived);

@@ -222,42 +222,43 @@ static void test_columns(void)
 		bool wide = w >= 120;
 		int os = wide ? 12 : 9, culprit = wide ? 32 : 18, mac = wide ? 20 : 14;
 
-		/* the flat list: mark 3, date 16, OS, dups 4, the panic (the rest), the
-		 * culprit, dropped before the panic gets under 10 */
+		/* the flat list: mark 3, date 17 (a Mac's clock marked ~), OS, dups 4,
+		 * the panic (the rest), the culprit, dropped before the panic gets
+		 * under 10 */
 		kpt_catalog one = {.many_hosts = false}, many = {.many_hosts = true};
 		kpt_col c[KPT_PANICS_COLS];
 		int n = kpt_panics_layout(&one, c, w);
-		int head = w - (27 + os + culprit), cul = culprit;
+		int head = w - (28 + os + culprit), cul = culprit;
 		if (head < 10)
-			cul = 0, head = w - (26 + os);
-		bool ok = n == 6 && c[0].x == 0 && c[0].w == 3 && c[1].x == 3 && c[1].w == 16 && c[2].x == 20 &&
-		          c[2].w == os && c[3].x == 21 + os && c[3].w == 4 && c[4].x == 26 + os && c[4].w == head &&
-		          c[5].w == cul && (!cul || c[5].x == 27 + os + head) && c[6].w == 0;
+			cul = 0, head = w - (27 + os);
+		bool ok = n == 6 && c[0].x == 0 && c[0].w == 3 && c[1].x == 3 && c[1].w == 17 && c[2].x == 21 &&
+		          c[2].w == os && c[3].x == 22 + os && c[3].w == 4 && c[4].x == 27 + os && c[4].w == head &&
+		          c[5].w == cul && (!cul || c[5].x == 28 + os + head) && c[6].w == 0;
 		if (!ok && flat)
 			printf("# flat list at %d: panic %d/%d culprit %d/%d\n", w, c[4].w, head, c[5].w, cul);
 		flat &= ok;
 		/* ... and from more than one Mac, the Mac column last; both go together */
 		n = kpt_panics_layout(&many, c, w);
 		int mw = mac;
-		head = w - (28 + os + culprit + mac), cul = culprit;
+		head = w - (29 + os + culprit + mac), cul = culprit;
 		if (head < 10)
-			cul = mw = 0, head = w - (26 + os);
-		ok = n == 7 && c[4].x == 26 + os && c[4].w == head && c[5].w == cul && c[6].w == mw &&
-		     (!cul || (c[5].x == 27 + os + head && c[6].x == 28 + os + head + culprit));
+			cul = mw = 0, head = w - (27 + os);
+		ok = n == 7 && c[4].x == 27 + os && c[4].w == head && c[5].w == cul && c[6].w == mw &&
+		     (!cul || (c[5].x == 28 + os + head && c[6].x == 29 + os + head + culprit));
 		if (!ok && hosts)
 			printf("# many Macs at %d: panic %d/%d culprit %d/%d Mac %d/%d\n", w, c[4].w, head, c[5].w, cul,
 			       c[6].w, mw);
 		hosts &= ok;
 
-		/* groups: count 5, last seen 16, the title (the rest), the culprit */
+		/* groups: count 5, last seen 17, the title (the rest), the culprit */
 		kpt_col g[KPT_GROUPS_COLS];
 		kpt_groups_layout(g, w);
-		int title = w - (24 + culprit);
+		int title = w - (25 + culprit);
 		cul = culprit;
 		if (title < 10)
-			cul = 0, title = w - 23;
-		ok = g[0].x == 0 && g[0].w == 5 && g[1].x == 6 && g[1].w == 16 && g[2].x == 23 && g[2].w == title &&
-		     g[3].w == cul && (!cul || g[3].x == 24 + title);
+			cul = 0, title = w - 24;
+		ok = g[0].x == 0 && g[0].w == 5 && g[1].x == 6 && g[1].w == 17 && g[2].x == 24 && g[2].w == title &&
+		     g[3].w == cul && (!cul || g[3].x == 25 + title);
 		if (!ok && groups)
 			printf("# groups at %d: title %d/%d culprit %d/%d\n", w, g[2].w, title, g[3].w, cul);
 		groups &= ok;
@@ -277,16 +278,16 @@ static void test_columns(void)
 			printf("# process at %d: name %d/%d waits on %d\n", w, p[2].w, name, p[5].w);
 		process &= ok;
 
-		/* a UUID or kext search: date 19, role 11, image name (30 from 110),
+		/* a UUID or kext search: date 20, role 11, image name (30 from 110),
 		 * the headline (the rest); under 10 the role goes and the name is 10 */
 		kpt_col h[KPT_SEARCH_COLS];
 		kpt_search_layout(h, w);
 		name = w >= 110 ? 30 : 20;
 		int role = 11;
-		if (w - (31 + name) < 10)
+		if (w - (32 + name) < 10)
 			role = 0, name = 10;
-		ok = h[0].x == 0 && h[0].w == 19 && h[1].w == role && h[2].x == 19 + role && h[2].w == name &&
-		     h[3].x == 20 + role + name && h[3].w == w - (20 + role + name);
+		ok = h[0].x == 0 && h[0].w == 20 && h[1].w == role && h[2].x == 20 + role && h[2].w == name &&
+		     h[3].x == 21 + role + name && h[3].w == w - (21 + role + name);
 		if (!ok && search)
 			printf("# search at %d: role %d/%d name %d/%d\n", w, h[1].w, role, h[2].w, name);
 		search &= ok;
@@ -625,14 +626,22 @@ static void test_long_panic_string(void)
 static void test_dates(void)
 {
 	char d[32];
-	KT_CHECK(kpi_date_utc("2026-11-27 18:30:05.00 +0100", d, sizeof d) && strcmp(d, "2026-11-27 17:30") == 0,
+	KT_CHECK(kpi_date_label("2026-11-27 18:30:05.00 +0100", d, sizeof d) == KPI_DATE_UTC &&
+	             strcmp(d, "2026-11-27 17:30") == 0,
 	         "date: a report's local time with its zone shows as UTC (got %s)", d);
-	KT_CHECK(kpi_date_utc("Mon Aug  3 09:45:12 2020", d, sizeof d) && strcmp(d, "2020-08-03 09:45") == 0,
-	         "date: a ctime date keeps its year (got %s)", d);
-	KT_CHECK(kpi_date_utc("2024-05-01T10:00:00Z", d, sizeof d) && strcmp(d, "2024-05-01 10:00") == 0,
+	/* issue 31 item 9: ctime's line gives no zone: the Mac's clock, marked, never UTC */
+	KT_CHECK(kpi_date_label("Mon Aug  3 09:45:12 2020", d, sizeof d) == KPI_DATE_LOCAL &&
+	             strcmp(d, "2020-08-03 09:45~") == 0,
+	         "date: a ctime date keeps its year and is marked the Mac's local time (got %s)", d);
+	KT_CHECK(strstr(kpi_date_zone(KPI_DATE_LOCAL), "UTC") == NULL && strcmp(kpi_date_zone(KPI_DATE_UTC), " UTC") == 0,
+	         "date: only a zoned date is said to be UTC");
+	KT_CHECK(kpi_date_label("2024-05-01T10:00:00Z", d, sizeof d) == KPI_DATE_UTC && strcmp(d, "2024-05-01 10:00") == 0,
 	         "date: the index's ISO 8601 UTC (got %s)", d);
-	KT_CHECK(!kpi_date_utc(NULL, d, sizeof d) && strcmp(d, "-") == 0, "date: none shows as -");
-	KT_CHECK(!kpi_date_utc("yesterday", d, sizeof d) && strcmp(d, "-") == 0, "date: unreadable shows as -");
+	KT_CHECK(kpi_date_label("2026-01-13T12:23:35-05:00", d, sizeof d) == KPI_DATE_UTC &&
+	             strcmp(d, "2026-01-13 17:23") == 0,
+	         "date: JSON's ISO 8601 with an offset (got %s)", d);
+	KT_CHECK(!kpi_date_label(NULL, d, sizeof d) && strcmp(d, "-") == 0, "date: none shows as -");
+	KT_CHECK(!kpi_date_label("yesterday", d, sizeof d) && strcmp(d, "-") == 0, "date: unreadable shows as -");
 
 	/* an undated copy of the .panic report, its file newer than every report */
 	char dir[300], cmd[4000], db[400];

@@ -49,8 +49,11 @@ tt_keys Tab; tt_wait "count" 5
 tt_keys Enter
 tt_check "group detail: first/last seen from the dated member, the undated counted" \
 	"First seen:  2020-09-14 18:17 UTC   Last seen: 2020-09-14 18:17 UTC   (1 undated)" 10
-if tt_screen | grep -qE '^[* ]  -  +10\.15\.7 '; then _ok "group detail: the undated member's date is -"
+if tt_screen | grep -qE '^[* ]  -  +macOS 10\.15\.7'; then _ok "group detail: the undated member's date is -"
 else _notok "group detail: the undated member's date is -"; tt_screen | sed 's/^/#   /'; fi
+# issue 31 item 9: the group's OS versions labelled as every view labels them
+tt_check "group detail: OS versions as kp_os_label names them (Mac OS X 10.15.7 is macOS)" \
+	"OS versions: macOS 10.15.7 (19H2)" 5
 rm "$tt_work/undated/dated.panic"
 sed 's/"timestamp":"[^"]*",//; s/"incident_id":"55AA55AA/"incident_id":"77AA55AA/; s/length 512/length 513/' \
 	"$tt_fix/reports/Kernel-2020-09-14-201744.panic" >"$tt_work/undated/undated2.panic"

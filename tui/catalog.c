@@ -102,7 +102,7 @@ static int on_report(void *ctx, const kpi_report_row *row)
 	    (!e->host || !lc->e[0].host || strcmp(e->host, lc->e[0].host) != 0))
 		lc->many_hosts = true;
 	char os[64];
-	kp_os_label(e->os, true, os, sizeof os);
+	kp_os_label(e->os, os, sizeof os);
 	int w = kpt_text_width(os);
 	lc->os_w = w > lc->os_w ? w : lc->os_w;
 	e->culprit = NULL;

@@ -79,7 +79,7 @@ unsigned kpt_compare_group(kpt_app *app, const kpt_group *g, kpt_compare_arg *ou
 		if (newest < 0)
 			newest = c->e[i].id;
 		oldest_any = c->e[i].id;
-		if (kpi_date_utc(c->e[i].date, d, sizeof d))
+		if (kpi_date_label(c->e[i].date, d, sizeof d))
 			oldest = c->e[i].id;
 	}
 	if (oldest < 0 || oldest == newest)
@@ -368,10 +368,11 @@ static int draw_side(kpt_view *v, int k, int y, int x, int w, bool short_)
 	const side *s = &p->s[k];
 	const kp_report *r = s->doc->r;
 	char d[32];
-	kpi_date_utc(r->timestamp, d, sizeof d);
-	kpt_putf(y++, x, w, KPT_ST_HEADER, true, "%c  Report %" PRId64 "  %s%s", 'A' + k, s->id, d,
-	         strcmp(d, "-") ? " UTC" : "");
-	kpt_put(y++, x, w, r->headline ? r->headline : "(no panic string)", KPT_ST_NORMAL, true);
+	kpi_date_kind dk = kpi_date_label(r->timestamp, d, sizeof d);
+	kpt_putf(y++, x, w, KPT_ST_HEADER, true, "%c  Report %" PRId64 "  %s%s", 'A' + k, s->id, d, kpi_date_zone(dk));
+	char title[KP_HEADLINE_DISPLAY_SIZE];
+	kp_headline_display(r->headline, title, sizeof title);
+	kpt_put(y++, x, w, title[0] ? title : "(no panic string)", KPT_ST_NORMAL, true);
 	if (short_)
 		return y;
 	char os[300];

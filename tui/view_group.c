@@ -1,6 +1,7 @@
 /* view_group.c: one group of duplicates as an object: its title and
- * culprit, count, first and last seen (UTC, from the members' own dates:
- * "-" when none has one), the OS versions, Mac models and backtrace kexts
+ * culprit, count, first and last seen (UTC, or the Mac's clock marked ~,
+ * from the members' own dates: "-" when none has one), the OS versions
+ * (kp_os_label), Mac models and backtrace kexts
  * it occurred with, then its members newest first (Enter opens one, m
  * marks, c compares).  Rows are catalog indices, re-found by report id
  * when the catalog reloads.  Models and kexts need the reports themselves:
@@ -165,7 +166,9 @@ static void rebuild(kpt_view *v)
 		} else {
 			p->undated++;
 		}
-		const char *os = c->e[i].os ? c->e[i].os : "?";
+		char os[128] = "?";   /* as every view labels it */
+		if (c->e[i].os)
+			kp_os_label(c->e[i].os, os, sizeof os);
 		if (!strstr(p->os, os)) {
 			size_t n = strlen(p->os);
 			snprintf(p->os + n, sizeof p->os - n, "%s%s", n ? ", " : "", os);
@@ -210,20 +213,25 @@ static void group_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	const kpt_entry *e = &v->app->cat.e[p->rows[row]];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32];
-	kpi_date_utc(e->date, d, sizeof d);
+	kpi_date_label(e->date, d, sizeof d);
 	kpt_put(y, 0, width, "", st, true);
-	kpt_putf(y, 0, 20, st, true, "%s%c %s", e->is_new ? "*" : " ", kpt_marks_label(&p->marks, e->id), d);
-	char os[48];
-	kp_os_label(e->os, true, os, sizeof os);
-	kpt_put(y, 20, 12, os, st, true);
+	kpt_putf(y, 0, 21, st, true, "%s%c %s", e->is_new ? "*" : " ", kpt_marks_label(&p->marks, e->id), d);
+	char os[128];
+	kp_os_label(e->os, os, sizeof os);
+	/* the OS column as wide as the list's widest label (kpt_panics_layout's cap) */
+	int osw = v->app->cat.os_w < 12 ? 12 : v->app->cat.os_w > 21 ? 21 : v->app->cat.os_w;
+	if (width < KPT_COL_WIDE && osw > 14)   /* as the flat list narrows it */
+		osw = width < 80 ? 9 : 14;
+	kpt_put(y, 21, osw, os, st, true);
+	int x = 21 + osw + 1;
 	/* the file's own name first: members of a group share their folder */
 	const char *path = e->path ? e->path : "", *base = strrchr(path, '/');
 	base = base && base[1] ? base + 1 : path;
-	int used = kpt_put(y, 33, width - 33, base, st, false);
-	if (base != path && 33 + used + 2 < width) {
+	int used = kpt_put(y, x, width - x, base, st, false);
+	if (base != path && x + used + 2 < width) {
 		char dir[1024];
 		snprintf(dir, sizeof dir, "%.*s", (int)(base - 1 - path), path);
-		kpt_put_path(y, 33 + used + 2, width - 33 - used - 2, dir, sel ? st : KPT_ST_DIM, true);
+		kpt_put_path(y, x + used + 2, width - x - used - 2, dir, sel ? st : KPT_ST_DIM, true);
 	}
 }
 
@@ -239,15 +247,15 @@ static void group_draw(kpt_view *v, int y0, int h, int width)
 	}
 	read_members(v);
 	char first[32], last[32], undated[48] = "";
-	bool dated = kpi_date_utc(p->first[0] ? p->first : NULL, first, sizeof first);
-	kpi_date_utc(p->last[0] ? p->last : NULL, last, sizeof last);
+	kpi_date_kind df = kpi_date_label(p->first[0] ? p->first : NULL, first, sizeof first);
+	kpi_date_kind dl = kpi_date_label(p->last[0] ? p->last : NULL, last, sizeof last);
 	if (p->undated)
 		snprintf(undated, sizeof undated, "   (%zu undated)", p->undated);
 	int y = y0;
 	kpt_put(y++, 0, width, g->title, KPT_ST_HEADER, true);
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Count:       %" PRId64, g->count);
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "First seen:  %s%s   Last seen: %s%s%s", first,
-	         dated ? " UTC" : "", last, dated ? " UTC" : "", undated);
+	         kpi_date_zone(df), last, kpi_date_zone(dl), undated);
 	char dm[1024];
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Culprit:     %s", g->culprit ? kp_demangle_label(g->culprit, dm, sizeof dm) : "-");
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "OS versions: %s", p->os[0] ? p->os : "-");

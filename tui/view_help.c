@@ -41,7 +41,7 @@ static const help_row help_notes[] = {
 	{"T:2899AE9D", "an image the report does not name: its kind letter and UUID start "
 	               "(K kernel, U kernelcache, T kext text, A absolute, P process, "
 	               "S shared cache, X kext named by the backtrace text only)"},
-	{"dates", "UTC everywhere; - when the report has none (listed last)"},
+	{"dates", "UTC; ~ marks a time the report gives without a zone (the Mac's own clock); - when none (listed last)"},
 	{"*1 *2", "reports marked with m for c (compare), in the order marked"},
 	{"= ! < >", "compare: the same function, a different one, only in A, only in B"},
 	{" ->", "a thread's continuation: where a parked thread resumes"},

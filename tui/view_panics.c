@@ -179,7 +179,7 @@ enum { PC_MARK, PC_DATE, PC_OS, PC_COUNT, PC_HEADLINE, PC_CULPRIT, PC_HOST, PC_N
  * layout.  It goes first when space runs out. */
 static const kpt_col panic_cols[PC_N] = {
 	[PC_MARK] = {.width = 3},   /* new, then the m mark (1, 2) */
-	[PC_DATE] = {.width = 16, .gap = 1},
+	[PC_DATE] = {.width = 17, .gap = 1},   /* "2018-08-18 13:08~": the Mac's clock */
 	[PC_OS] = {.width = 9, .wide = 12, .gap = 1},
 	[PC_COUNT] = {.width = 4, .gap = 1},
 	[PC_HEADLINE] = {.gap = 1},
@@ -192,8 +192,15 @@ static const kpt_col panic_cols[PC_N] = {
 int kpt_panics_layout(const kpt_catalog *cat, kpt_col *c, int width)
 {
 	memcpy(c, panic_cols, sizeof panic_cols);
-	if (cat->os_w > c[PC_OS].width)   /* "bridgeOS 6.2" whole: the headline gives way */
-		c[PC_OS].width = c[PC_OS].wide = cat->os_w < 14 ? cat->os_w : 14;
+	/* "macOS 14.2 (23C64)" whole on a wide screen (the headline gives way);
+	 * on a narrow one the same label cut at 14 ("macOS 14.2 (2…"), at 9
+	 * on a tight one */
+	if (cat->os_w > c[PC_OS].width) {
+		c[PC_OS].narrow = c[PC_OS].width;   /* and at 9 when the panic would get under 10 */
+		c[PC_OS].width = cat->os_w < 14 ? cat->os_w : 14;
+	}
+	if (cat->os_w > c[PC_OS].wide)
+		c[PC_OS].wide = cat->os_w < 21 ? cat->os_w : 21;
 	int n = cat->many_hosts ? PC_N : PC_HOST;
 	if (!cat->many_hosts)
 		c[PC_CULPRIT].gap = 0;
@@ -205,7 +212,7 @@ int kpt_panics_layout(const kpt_catalog *cat, kpt_col *c, int width)
 enum { GC_COUNT, GC_DATE, GC_TITLE, GC_CULPRIT, GC_N };
 static const kpt_col group_cols[GC_N] = {
 	[GC_COUNT] = {.width = 5, .gap = 1},
-	[GC_DATE] = {.width = 16, .gap = 1},
+	[GC_DATE] = {.width = 17, .gap = 1},   /* as the flat list's */
 	[GC_TITLE] = {.gap = 1},
 	[GC_CULPRIT] = {.width = 18, .wide = 32, .optional = true},
 };
@@ -226,8 +233,8 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_panics_layout(&v->app->cat, c, width);
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32], os[32], cnt[16], dm[1024];
-	kpi_date_utc(e->date, d, sizeof d);
-	kp_os_label(e->os, true, os, sizeof os);
+	kpi_date_label(e->date, d, sizeof d);
+	kp_os_label(e->os, os, sizeof os);
 	if (e->count > 1)
 		kpt_count_label(e->count, cnt, sizeof cnt);
 	else
@@ -239,7 +246,7 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_put(y, c[PC_DATE].x, c[PC_DATE].w, d, st, true);
 	kpt_put(y, c[PC_OS].x, c[PC_OS].w, os, st, true);
 	kpt_putf(y, c[PC_COUNT].x, c[PC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[PC_COUNT].w, cnt);
-	char title[512];
+	char title[KP_HEADLINE_DISPLAY_SIZE];
 	/* the report's file moved or removed since it was indexed: said before
 	 * its headline (a stat of the rows drawn only) */
 	struct stat fst;
@@ -262,7 +269,7 @@ static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 	const kpt_group *g = &cat->g[row];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32];
-	kpi_date_utc(g->last_seen, d, sizeof d);
+	kpi_date_label(g->last_seen, d, sizeof d);
 	if (sel)
 		kpt_put(y, 0, width, "", st, true);
 	kpt_col c[GC_N];

@@ -224,7 +224,8 @@ static void add_backtrace(report_priv *p, const kp_report *r)
 
 /* The summary (kp_summary.h), a row each but the lines the screen shows
  * elsewhere (KP_SUM_DETAIL: the Processes heading, the Images tab): fields
- * as "Label:" padded, the date with its UTC beside it; a heading after a
+ * as "Label:" padded, the date with its UTC beside it (a date without a
+ * zone says it is the Mac's clock instead, kp_summary); a heading after a
  * blank row; a line naming a process or thread is a row whose Enter opens
  * it; the short backtrace under the Panicked thread line. */
 static void add_summary(report_priv *p, const kp_report *r)
@@ -245,10 +246,11 @@ static void add_summary(report_priv *p, const kp_report *r)
 			continue;
 		}
 		int kind = l->flags & KP_SUM_LINK_PROCESS ? ROW_TASK : l->flags & KP_SUM_LINK_THREAD ? ROW_THREAD : ROW_TEXT;
-		char utc[32] = "";
-		if (l->key == KP_SUM_DATE && kpi_date_utc(r->timestamp, utc, sizeof utc))
-			snprintf(utc + strlen(utc), sizeof utc - strlen(utc), " UTC");
-		else
+		char utc[64] = "";
+		kpi_date_kind dk = l->key == KP_SUM_DATE ? kpi_date_label(r->timestamp, utc, sizeof utc) : KPI_DATE_NONE;
+		if (dk == KPI_DATE_UTC)
+			snprintf(utc + strlen(utc), sizeof utc - strlen(utc), "%s", kpi_date_zone(dk));
+		else   /* a date without a zone is already the Mac's, as the line gives it */
 			utc[0] = '\0';
 		if (l->flags & (KP_SUM_ITEM | KP_SUM_SUB))
 			add_text(p, kind, "%s%s", l->flags & KP_SUM_ITEM ? "  " : "      ", l->value);

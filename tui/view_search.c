@@ -196,7 +196,7 @@ static void search_close(kpt_view *v)
  * role goes and the name shrinks first, so no row runs off the screen */
 enum { SC_DATE, SC_ROLE, SC_NAME, SC_HEADLINE, SC_N };
 static const kpt_col search_cols[SC_N] = {
-	[SC_DATE] = {.width = 19},
+	[SC_DATE] = {.width = 20},   /* "  2018-08-18 13:08~ " */
 	[SC_ROLE] = {.width = 11, .optional = true},
 	[SC_NAME] = {.width = 20, .wide = 30, .wide_at = 110, .gap = 1, .narrow = 10},
 	[SC_HEADLINE] = {0},
@@ -242,11 +242,13 @@ static void search_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	fit_search(p, c, width);
 	kpt_put(y, 0, width, "", st, true);
 	char d[32];
-	kpi_date_utc(h->date, d, sizeof d);
+	kpi_date_label(h->date, d, sizeof d);
 	kpt_putf(y, c[SC_DATE].x, c[SC_DATE].w, st, true, "  %s", d);
 	kpt_put(y, c[SC_ROLE].x, c[SC_ROLE].w, h->role ? h->role : "", sel ? st : KPT_ST_MARK, true);
 	kpt_put_id(y, c[SC_NAME].x, c[SC_NAME].w, h->name ? h->name : (h->uuid ? h->uuid : ""), sel ? st : KPT_ST_FUNC, true);
-	kpt_put(y, c[SC_HEADLINE].x, c[SC_HEADLINE].w, h->headline ? h->headline : "", st, true);
+	char title[KP_HEADLINE_DISPLAY_SIZE];   /* titled as the list titles it */
+	kp_headline_display(h->headline, title, sizeof title);
+	kpt_put(y, c[SC_HEADLINE].x, c[SC_HEADLINE].w, title, st, true);
 }
 
 static void search_draw(kpt_view *v, int y0, int h, int width)

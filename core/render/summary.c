@@ -98,13 +98,19 @@ static kp_thread_ref ref_of(const kp_report *r, const kp_process *p, const kp_th
 /* Headline to File: what every report says. */
 static void header(bld *b, const kp_report *r)
 {
-	char title[512];   /* the titled headline; the whole panic string follows the summary */
+	char title[KP_HEADLINE_DISPLAY_SIZE];   /* the titled headline; the whole panic string follows the summary */
 	kp_headline_display(r->headline, title, sizeof title);
 	str(b, KP_SUM_HEADLINE, 0, "Headline:", title[0] ? title : NULL);
 	str(b, KP_SUM_KIND, 0, "Kind:", kp_kind_name(r->kind));
-	str(b, KP_SUM_DATE, 0, "Date:", r->timestamp);
+	/* as the report wrote it; a time it gave without a zone is said to be
+	 * the Mac's own clock, never taken for UTC */
+	kp_timestamp ts;
+	if (kp_timestamp_parse(r->timestamp, &ts) && !ts.zoned)
+		fmt(b, KP_SUM_DATE, 0, "Date:", "%s (the Mac's local time)", r->timestamp);
+	else
+		str(b, KP_SUM_DATE, 0, "Date:", r->timestamp);
 	char os[128];   /* as its maker names it today: "iOS", not "iPhone OS" */
-	kp_os_label(r->os_version, false, os, sizeof os);
+	kp_os_label(r->os_version, os, sizeof os);
 	str(b, KP_SUM_OS, 0, "OS version:", r->os_version ? os : NULL);
 	str(b, KP_SUM_PRODUCT, 0, "Product:", r->product);
 	str(b, KP_SUM_ARCH, 0, "Architecture:", r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));

@@ -348,13 +348,35 @@ const char *kp_format_name(kp_format f);   /* "ips", "intel-json", "text", "unkn
 const char *kp_arch_name(kp_arch a);       /* "arm64", "x86_64", "i386", "ppc", "unknown" */
 /* "panic", "watchdog", "stackshot", "reset", "hang", "shutdown-stall", "sleep-wake" */
 const char *kp_kind_name(kp_kind k);
-/* An OS as its maker names it today: "iPhone OS" -> "iOS", "Bridge OS" ->
- * "bridgeOS", "Mac OS X" / "OS X" -> "macOS".  brief: the version alone
- * for macOS ("26.1"), the name and version otherwise ("iOS 26.1"); else
- * the whole ("iOS 26.1 (23B85)").  A text naming no OS it knows comes
- * back as written (brief: its first word with a digit, e.g. a bare build
- * "19H2"); NULL gives "-". */
-void kp_os_label(const char *os, bool brief, char *out, size_t size);
+/* An OS as its maker names that release: "iPhone OS" -> "iOS", "Bridge OS"
+ * -> "bridgeOS", "Mac OS X" / "OS X" -> "macOS" from 10.12 ("Mac OS X
+ * 10.9.3 (13E28)" -> "OS X 10.9.3 (13E28)", 10.6 stays "Mac OS X"); the one
+ * label of every view (list, hosts, report view, show, JSON's "os"), whole:
+ * "iOS 26.1 (23B85)".  A text naming no OS it knows comes back as written
+ * (a bare build "19H2": all the report says); NULL gives "-". */
+void kp_os_label(const char *os, char *out, size_t size);
+
+/* A report's date as its timestamp states it: "2024-05-01 10:00:00.00
+ * -0700" (.ips, spindump's Date/Time, the Calendar clock's +0000), ISO 8601
+ * ("2024-05-01T10:00:00Z", "...-07:00") or ctime's "Wed May  1 10:00:00
+ * 2024" (legacy .panic files: the Mac's local time, no zone).  zoned:
+ * the text gave an offset (offset_min east of UTC); a date without one is
+ * the Mac's wall clock and never UTC. */
+typedef struct kp_timestamp {
+	int year, month, day, hour, min, sec;   /* as written (fractions dropped) */
+	bool zoned;
+	int offset_min;
+} kp_timestamp;
+/* false (out untouched) when ts is NULL or none of these forms. */
+bool kp_timestamp_parse(const char *ts, kp_timestamp *out);
+/* Seconds since the epoch: UTC when zoned, else the wall clock read as if
+ * it were UTC (good for ordering, not for display). */
+int64_t kp_timestamp_seconds(const kp_timestamp *t);
+/* The one date form of every JSON output: ISO 8601 with the offset the
+ * report states ("2026-01-13T12:23:35-05:00", "+00:00" for +0000), or no
+ * offset at all when it states none ("2018-08-18T13:08:26"); "" and false
+ * when ts cannot be read.  size 32 always suffices. */
+bool kp_timestamp_iso(const char *ts, char *out, size_t size);
 
 /* The name of a sleep/wake phase (an xnu PM trace point, e.g. 0x27 "wake:
  * power plane drivers", 0x1f "system sleep (firmware / EFI)"); NULL when

@@ -85,6 +85,9 @@ char *kp_sig_normalize_headline(const char *headline);
  * shown alone), white space collapsed.  Into out (size bytes, cut at a
  * character boundary); "" for NULL. */
 void kp_headline_display(const char *headline, char *out, size_t size);
+/* The buffer every view titles a report with (list, search, compare,
+ * report view, show, JSON's "headline"): one size, so one string. */
+#define KP_HEADLINE_DISPLAY_SIZE 512
 
 /* True when function (with or without its leading '_', with or without a
  * " + 0x.." suffix) is a panic machinery frame. */

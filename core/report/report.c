@@ -259,7 +259,7 @@ const char *kp_format_name(kp_format f)
 	}
 }
 
-void kp_os_label(const char *os, bool brief, char *out, size_t size)
+void kp_os_label(const char *os, char *out, size_t size)
 {
 	static const struct { const char *was, *is; } names[] = {
 		{"Mac OS X ", "macOS"}, {"OS X ", "macOS"}, {"macOS ", "macOS"},
@@ -277,27 +277,14 @@ void kp_os_label(const char *os, bool brief, char *out, size_t size)
 		if (strncmp(os, names[i].was, n) != 0)
 			continue;
 		const char *v = os + n;
-		size_t vn = strcspn(v, " (");
 		bool mac = strcmp(names[i].is, "macOS") == 0;
-		if (brief && mac)
-			snprintf(out, size, "%.*s", (int)vn, v);
-		else if (brief)
-			snprintf(out, size, "%s %.*s", names[i].is, (int)vn, v);
-		else
-			snprintf(out, size, "%s %s", names[i].is, v);
-		return;
-	}
-	const char *s = os;
-	if (brief) {   /* the first word with a digit in it */
-		for (const char *w = os; *w; w += strspn(w, " ")) {
-			size_t n = strcspn(w, " ");
-			if (strcspn(w, "0123456789") < n) {
-				s = w;
-				break;
-			}
-			w += n;
-		}
-		snprintf(out, size, "%.*s", (int)strcspn(s, " ("), s);
+		const char *is = names[i].is;
+		/* the Mac's OS by the name Apple gives that release: Mac OS X to
+		 * 10.7, OS X 10.8 to 10.11, macOS from 10.12 */
+		int major = 0, minor = 0;
+		if (mac && sscanf(v, "%d.%d", &major, &minor) == 2 && major == 10 && minor < 12)
+			is = minor < 8 ? "Mac OS X" : "OS X";
+		snprintf(out, size, "%s %s", is, v);
 		return;
 	}
 	snprintf(out, size, "%s", os);

@@ -8,6 +8,7 @@
  * below (report, panicked, addresses, kext, image, process, thread, frame,
  * fields, warning): a new key goes into its object's function. */
 #include "kp_report_json.h"
+#include "kp_signature.h"
 #include "kp_utf8.h"
 
 #include <inttypes.h>
@@ -799,8 +800,15 @@ static void report_json(jw *w, int depth)
 	m_str(&ob, K("file"), r->path);
 	m_str(&ob, K("format"), kp_format_name(r->format));
 	m_i64(&ob, K("bug_type"), r->has_bug_type, r->bug_type);
-	m_str(&ob, K("timestamp"), r->timestamp);
+	/* one date form (ISO 8601, the report's own offset or none) and the
+	 * text it was read from */
+	char iso[32];
+	m_str(&ob, K("timestamp"), kp_timestamp_iso(r->timestamp, iso, sizeof iso) ? iso : NULL);
+	m_str(&ob, K("timestamp_raw"), r->timestamp);
 	m_str(&ob, K("os_version"), r->os_version);
+	char os[128];
+	kp_os_label(r->os_version, os, sizeof os);
+	m_str(&ob, K("os"), r->os_version ? os : NULL);
 	m_str(&ob, K("incident_id"), r->incident_id);
 	m_str(&ob, K("product"), r->product);
 	m_str(&ob, K("build"), r->build);
@@ -808,7 +816,11 @@ static void report_json(jw *w, int depth)
 	m_str(&ob, K("kernel_uuid"), r->kernel_uuid);
 	m_str(&ob, K("arch"), r->arch == KP_ARCH_UNKNOWN ? NULL : kp_arch_name(r->arch));
 	m_str(&ob, K("soc"), r->soc);
-	m_str(&ob, K("headline"), r->headline);
+	/* the title every view shows; the message as the report has it beside */
+	char title[KP_HEADLINE_DISPLAY_SIZE];
+	kp_headline_display(r->headline, title, sizeof title);
+	m_str(&ob, K("headline"), r->headline ? title : NULL);
+	m_str(&ob, K("headline_raw"), r->headline);
 	m_str(&ob, K("preamble"), r->preamble);
 	m_str(&ob, K("panic_string"), r->panic_string);
 	kind_json(w, &ob, depth);
