@@ -78,7 +78,9 @@ else
 	check "$?" = 0 "read-only index: show @1 works ($(head -c 200 "$tmp/err"))"
 	as_user "$kp" search --db "$ro/i.sqlite3" FakeDriver >"$tmp/out" 2>"$tmp/err"
 	check "$?" = 0 "read-only index: search works ($(head -c 200 "$tmp/err"))"
-	as_user "$kp" index --no-symbols --db "$ro/i.sqlite3" "$reports" >"$tmp/out" 2>"$tmp/err"
+	# reports the other user can reach (the clone may sit in a 0700 folder)
+	cp -R "$reports" "$tmp/reports-ro" && chmod -R a+rX "$tmp/reports-ro"
+	as_user "$kp" index --no-symbols --db "$ro/i.sqlite3" "$tmp/reports-ro" >"$tmp/out" 2>"$tmp/err"
 	check "$?" = 2 "read-only index: index fails"
 	check_grep "read-only" "$tmp/err" "read-only index: index says it is read-only ($(cat "$tmp/err"))"
 	check_not_grep "corrupt" "$tmp/err" "read-only index: not called corrupt"
