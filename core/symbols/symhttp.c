@@ -7,6 +7,7 @@
  * (KP_CURL=OFF, or AUTO without them) keeps the same API and says so when a
  * server is asked. */
 #include "symhttp.h"
+#include "symhttp_store.h"
 #include "kp_fs.h"
 #include "kp_lex.h"
 #include "kp_macho.h"
@@ -169,121 +170,6 @@ void kp__symhttp_opts_env(kp__symhttp_opts *o)
 		if (!*end && b >= 0 && b <= (1L << 30) && t > 0 && t <= 86400)
 			o->min_speed = b, o->min_speed_s = t;
 	}
-}
-
-/* ---- the download folder: downloads, temporaries ---- */
-
-/* Downloads this process answered with or made: never evicted by it (a
- * path handed out must stay there until the caller opens it). */
-static pthread_mutex_t in_use_lock = PTHREAD_MUTEX_INITIALIZER;
-static char **in_use;
-static size_t nin_use, in_use_cap;
-
-/* Whether path is in in_use; in_use_lock held. */
-static bool in_use_has(const char *path)
-{
-	for (size_t i = 0; i < nin_use; i++)
-		if (strcmp(in_use[i], path) == 0)
-			return true;
-	return false;
-}
-
-static void mark_in_use(const char *path)
-{
-	pthread_mutex_lock(&in_use_lock);
-	char **slot = in_use_has(path) ? NULL
-	                               : kp_vec_push((void **)&in_use, &nin_use, &in_use_cap, sizeof *in_use);
-	if (slot && !(*slot = strdup(path)))
-		nin_use--;
-	pthread_mutex_unlock(&in_use_lock);
-}
-
-#ifdef KP_HAVE_CURL   /* asked only by the transfers' eviction */
-static bool is_in_use(const char *path)
-{
-	pthread_mutex_lock(&in_use_lock);
-	bool have = in_use_has(path);
-	pthread_mutex_unlock(&in_use_lock);
-	return have;
-}
-#endif
-
-bool kp__symhttp_cached(const char *dir, const char *uuid, char *out, size_t size)
-{
-	struct stat st;
-	snprintf(out, size, "%s/%s", dir, uuid);
-	if (stat(out, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
-		return false;
-	mark_in_use(out);
-	/* a use: the eviction order (explicit, so noatime mounts keep it);
-	 * the mtime, which the symbol cache is keyed by, stays */
-	const struct timespec ts[2] = {{0, UTIME_NOW}, {0, UTIME_OMIT}};
-	utimensat(AT_FDCWD, out, ts, 0);
-	return true;
-}
-
-/* Whose temporary name is: its writer's pid for ".<UUID>.<pid>-<n>.tmp",
- * 0 for an older kpbrowse's mkstemp name ".<UUID>.XXXXXX", -1 for any
- * other name. */
-static long tmp_writer(const char *name)
-{
-	char u[37];
-	if (strlen(name) < 44 || name[0] != '.' || name[37] != '.' || !kp_uuid_canon(name + 1, 36, u) ||
-	    memcmp(u, name + 1, 36) != 0)
-		return -1;
-	const char *p = name + 38;
-	if (strlen(p) == 6)
-		return 0;
-	long pid = 0;
-	size_t d = 0;
-	for (; p[d] >= '0' && p[d] <= '9' && d < 9; d++)
-		pid = pid * 10 + (p[d] - '0');
-	if (!d || p[d] != '-' || pid <= 0)
-		return -1;
-	p += d + 1;
-	d = strspn(p, "0123456789");
-	return d && strcmp(p + d, ".tmp") == 0 ? pid : -1;
-}
-
-static bool writer_alive(long pid)
-{
-	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
-}
-
-kp_status kp__symhttp_downloads(const char *dir, long stale_s, kp__symhttp_dl_fn fn, void *ctx,
-                                size_t *removed, kp_error *err)
-{
-	if (removed)
-		*removed = 0;
-	char **names = NULL;
-	size_t n = 0;
-	kp_error e;
-	kp_status ks = kp_fs_dir_names(dir, &names, &n, &e);
-	if (ks == KP_ERR_IO && errno == ENOENT)
-		return KP_OK;
-	if (ks != KP_OK)
-		return kp_error_set(err, ks, 0, -1, "%s", e.msg);
-	time_t now = time(NULL);
-	for (size_t i = 0; i < n; i++) {
-		char p[4400];
-		struct stat st;
-		if (snprintf(p, sizeof p, "%s/%s", dir, names[i]) >= (int)sizeof p || lstat(p, &st) != 0 ||
-		    !S_ISREG(st.st_mode))
-			continue;
-		long w = tmp_writer(names[i]);
-		if (w > 0 ? !writer_alive(w) : w == 0 && now - st.st_mtime > stale_s) {
-			if (unlink(p) == 0 && removed)
-				(*removed)++;
-			continue;
-		}
-		char u[37];
-		if (w >= 0 && fn)
-			fn(ctx, p, NULL, &st);
-		else if (strlen(names[i]) == 36 && kp_uuid_canon(names[i], 36, u) && strcmp(u, names[i]) == 0 && fn)
-			fn(ctx, p, names[i], &st);
-	}
-	kp_fs_names_free(names, n);
-	return KP_OK;
 }
 
 /* ---- the negative cache: <dir>/negative/<server key>-<UUID>, its mtime
@@ -456,79 +342,11 @@ bool kp__symhttp_available(char *why, size_t size)
 	return curl_loaded;
 }
 
-/* ---- the cap over all downloads, for one run of transfers ---- */
-
-struct held {
-	char *path;
-	int64_t atime_ns;
-	uint64_t size;
-};
-
-struct budget {
-	uint64_t cap, used;     /* used: every file and live temporary, and reservations */
-	uint64_t evictable;     /* what v[next..n) holds */
-	struct held *v;         /* evictable downloads, least recently used first */
-	size_t n, vcap, next;   /* next: the first not yet evicted */
-};
-
-static void budget_add(void *ctx, const char *path, const char *uuid, const struct stat *st)
-{
-	struct budget *b = ctx;
-	b->used += (uint64_t)st->st_size;
-	if (!uuid || is_in_use(path))
-		return;   /* a live writer's temporary, or in use by this process: kept */
-	struct held *h = kp_vec_push((void **)&b->v, &b->n, &b->vcap, sizeof *b->v);
-	if (h && !(h->path = strdup(path)))
-		b->n--;
-	else if (h) {
-		h->atime_ns = kp_fs_atime_ns(st), h->size = (uint64_t)st->st_size;
-		b->evictable += h->size;
-	}
-}
-
-static int by_atime(const void *a, const void *b)
-{
-	const struct held *x = a, *y = b;
-	return x->atime_ns < y->atime_ns ? -1 : x->atime_ns > y->atime_ns ? 1 : strcmp(x->path, y->path);
-}
-
-/* Reserves need more bytes, first removing the least recently used
- * downloads while they would not fit; false when they still would not
- * (then nothing is reserved, and nothing removed in vain when even all of
- * them would not make room).  *evicted counts what it removed. */
-static bool budget_take(struct budget *b, uint64_t need, unsigned *evicted)
-{
-	if (need && b->used + need > b->cap + b->evictable)
-		return false;
-	while (b->used + need > b->cap && b->next < b->n) {
-		const struct held *h = &b->v[b->next++];
-		struct stat st;
-		b->evictable -= h->size;
-		if (lstat(h->path, &st) != 0)
-			b->used -= h->size < b->used ? h->size : b->used;   /* gone already */
-		else if (kp_fs_atime_ns(&st) == h->atime_ns && unlink(h->path) == 0) {
-			b->used -= h->size < b->used ? h->size : b->used;
-			(*evicted)++;
-		}   /* else used since the listing (another kpbrowse): kept */
-	}
-	if (b->used + need > b->cap)
-		return false;
-	b->used += need;
-	return true;
-}
-
-static void budget_free(struct budget *b)
-{
-	for (size_t i = 0; i < b->n; i++)
-		free(b->v[i].path);
-	free(b->v);
-}
-
 /* One transfer. */
 struct xfer {
 	kp__symhttp_job *job;
 	const kp__symhttp_opts *o;
-	struct budget *b;
+	struct kp__symhttp_budget *b;
 	CURL *h;
 	struct curl_slist *hdr;
 	FILE *fp;
@@ -547,7 +365,7 @@ static bool reserve(struct xfer *x, uint64_t want)
 {
 	if (want <= x->reserved)
 		return true;
-	if (!budget_take(x->b, want - x->reserved, &x->evicted)) {
+	if (!kp__symhttp_budget_take(x->b, want - x->reserved, &x->evicted)) {
 		x->full = true;
 		return false;
 	}
@@ -731,7 +549,7 @@ static void xfer_finish(struct xfer *x, CURLcode rc)
 			snprintf(j->path, sizeof j->path, "%s/%s", o->dir, j->uuid);
 			if (rename(x->tmp, j->path) == 0) {
 				placed = true;
-				mark_in_use(j->path);
+				kp__symhttp_mark_in_use(j->path);
 				if (x->evicted)
 					snprintf(line, sizeof line, "downloaded (%" PRIu64 " bytes; %u older download%s "
 					         "removed for room under the cap)", x->got, x->evicted, x->evicted == 1 ? "" : "s");
@@ -809,10 +627,8 @@ static kp_status run(const kp__symhttp_opts *o, kp__symhttp_job *jobs, size_t n,
 	(void)n;
 	/* the folder as it is: dead writers' temporaries removed, the rest
 	 * counted (a lowered cap evicts when a download needs the room) */
-	struct budget b = {.cap = o->cap_bytes};
-	kp__symhttp_downloads(o->dir, o->timeout_s + 60, budget_add, &b, NULL, NULL);
-	if (b.n)
-		qsort(b.v, b.n, sizeof *b.v, by_atime);
+	struct kp__symhttp_budget b = {.cap = o->cap_bytes};
+	kp__symhttp_budget_fill(&b, o->dir, o->timeout_s + 60);
 	unsigned par = o->parallel ? o->parallel : 1;
 	size_t next = 0, active = 0;
 	struct timespec last = {0};
@@ -856,7 +672,7 @@ static kp_status run(const kp__symhttp_opts *o, kp__symhttp_job *jobs, size_t n,
 	}
 	C.curl_multi_cleanup(m);
 	free(xs);
-	budget_free(&b);
+	kp__symhttp_budget_free(&b);
 	return KP_OK;
 }
 #else
