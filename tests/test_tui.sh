@@ -10,7 +10,7 @@ set -u
 . "$KP_TESTS_DIR/tui_shell.sh"
 ts_init tui
 ts_shell 100 30
-keys "clear; '$KPBROWSE' --demo" Enter
+run_line "'$KPBROWSE' --demo"
 
 check "demo opens on the panic list" "FakeDriver: report length" 20
 check "list shows the status bar" "q quit"
@@ -80,13 +80,13 @@ if screen | grep -qF "Tab groups"; then not_ok "no TUI left on the shell screen"
 # "New since last launch" is kept in the index, not in a file beside it.
 mkdir -p "$work/seen"
 cp "$KP_TESTS_DIR/fixtures/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic" "$work/seen/"
-keys "clear; '$KPBROWSE' --db '$work/seen.db' '$work/seen'" Enter
+run_line "'$KPBROWSE' --db '$work/seen.db' '$work/seen'"
 wait_for "q quit" 20
 if wait_for_re '^\* .*bad magic' 10; then ok "first launch marks the report new"
 else not_ok "first launch marks the report new"; fi
 keys q
 wait_for 'kpt-prompt$' 10
-keys "clear; '$KPBROWSE' --db '$work/seen.db' '$work/seen'" Enter
+run_line "'$KPBROWSE' --db '$work/seen.db' '$work/seen'"
 wait_for "q quit" 20
 if wait_for_re '^  .*bad magic' 10; then ok "second launch: no longer new"
 else not_ok "second launch: no longer new"; fi
@@ -100,7 +100,7 @@ mkdir -p "$work/evil"
 esc=$(printf '\033')
 awk -v e="$esc" '{ sub(/has bad magic/, "has " e "[31mRED" e "[0m" e "]0;PWNED" e "\\ bad magic"); print }' \
 	"$KP_TESTS_DIR/fixtures/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic" >"$work/evil/Kernel_evil.panic"
-keys "clear; '$KPBROWSE' --db '$work/evil.db' '$work/evil'" Enter
+run_line "'$KPBROWSE' --db '$work/evil.db' '$work/evil'"
 check "planted ESC shows as text in the list" '\e[31mRED\e[0m' 20
 keys Enter
 check "planted ESC shows as text in the report" '\e]0;PWNED\e\' 10
@@ -130,7 +130,7 @@ fi
 wait_for 'kpt-prompt$' 10
 mkdir -p "$work/sc"
 cp "$KP_TESTS_DIR/fixtures/reports/panic-full-2026-11-20-101500.0001.ips" "$work/sc/"
-keys "clear; KPBROWSE_SYMCACHE=always KPBROWSE_CACHE_DIR='$work/cache' '$KPBROWSE' --db '$work/sc.db' --dsym '$KP_TESTS_DIR/fixtures/bin' '$work/sc'" Enter
+run_line "KPBROWSE_SYMCACHE=always KPBROWSE_CACHE_DIR='$work/cache' '$KPBROWSE' --db '$work/sc.db' --dsym '$KP_TESTS_DIR/fixtures/bin' '$work/sc'"
 check "symbol cache run: the list" "FakeDriver: report length" 20
 keys Enter
 check "symbol cache run: the report" "Processes (" 10
@@ -148,5 +148,15 @@ keys q q q q q
 check "symbol cache run: quits" 'kpt-prompt$' 10
 if ls "$work/cache/symcache" 2>/dev/null | grep -q 'tmp$'; then not_ok "no half-built cache file left"
 else ok "no half-built cache file left"; fi
+
+# A PATH that is not there is said so on the empty list (a typo, or a
+# folder the live watch will fill once made); one that is there is bare.
+mkdir -p "$work/empty"
+run_line "'$KPBROWSE' --db '$work/miss.db' '$work/no-such-folder' '$work/empty'"
+check "a missing PATH: said so" "$work/no-such-folder  (no such file or folder)" 20
+if wait_for_re "^    $work/empty\$" 10; then ok "  the PATH that is there: bare"
+else not_ok "  the PATH that is there: bare"; fi
+keys q
+check "and quits" 'kpt-prompt$' 10
 
 ts_done

@@ -19,7 +19,7 @@ keys "ulimit -c 0" Enter
 # pid, and waits for the status bar.
 start() {
 	rm -f "$work/pid"
-	keys "clear; sh -c 'echo \$\$ >$work/pid; exec \"\$0\" \"\$@\"' '$KPBROWSE' $*" Enter
+	run_line "sh -c 'echo \$\$ >$work/pid; exec \"\$0\" \"\$@\"' '$KPBROWSE' $*"
 	wait_for "q quit" 30
 }
 # start_list ARGS...: start, then wait for the list's first row (on a slow
@@ -42,7 +42,7 @@ start_st() {
 	pre=$1
 	shift
 	rm -f "$work/pid" "$work/status"
-	keys "clear; python3 '$work/run.py' '$work/status' sh -c 'echo \$\$ >$work/pid; exec \"\$0\" \"\$@\"' $pre '$KPBROWSE' $*" Enter
+	run_line "python3 '$work/run.py' '$work/status' sh -c 'echo \$\$ >$work/pid; exec \"\$0\" \"\$@\"' $pre '$KPBROWSE' $*"
 	wait_for "q quit" 30
 }
 # died_of WHAT SIGNAME: kpbrowse ended by SIGNAME's default action (its
@@ -70,6 +70,7 @@ restored() {
 	[ "$(flag keypad_cursor_flag)" = 0 ] || bad="$bad keypad"
 	for try in 1 2; do   # a second try: a loaded machine has failed an exec once
 		rm -f "$work/stty"
+		shell_ready
 		keys "stty -a >'$work/stty'" Enter
 		i=0
 		while [ ! -s "$work/stty" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -86,7 +87,7 @@ restored() {
 # ---- terminals the browser cannot drive: one line and exit 2 ----
 for t in unset dumb nosuchterm-kpt; do
 	if [ "$t" = unset ]; then envp="env -u TERM"; else envp="env TERM=$t"; fi
-	keys "clear; $envp '$KPBROWSE' --db '$work/t.db' '$work/none' 2>'$work/err'; echo rc-$t=\$?" Enter
+	run_line "$envp '$KPBROWSE' --db '$work/t.db' '$work/none' 2>'$work/err'; echo rc-$t=\$?"
 	if poll_screen -E "rc-$t=[0-9]+\$" 10 && screen | grep -q "rc-$t=2\$" && [ "$(wc -l <"$work/err")" -eq 1 ] &&
 	   ! grep -q "Error opening terminal" "$work/err" && grep -q "TERM" "$work/err"; then
 		ok "TERM=$t: one line naming TERM, exit 2"
@@ -186,7 +187,7 @@ quit_within() {
 	restored "$what"
 }
 # index it once, outside the timing (Q quits from any view; q would close the report)
-keys "clear; '$KPBROWSE' index --db '$work/big.db' '$work/big' >/dev/null" Enter
+run_line "'$KPBROWSE' index --db '$work/big.db' '$work/big' >/dev/null"
 wait_for 'kpt-prompt$' 60
 for how in Q C-c TERM; do
 	start_list --db "'$work/big.db'" "'$work/big'"
@@ -207,7 +208,7 @@ t = open(sys.argv[1]).read()
 t = t.replace("exceeds buffer", "exceeds buffer " + "B" * (8 << 20), 1)
 open(sys.argv[2], "w").write(t)
 EOF
-keys "clear; '$KPBROWSE' index --db '$work/word.db' '$work/word' >/dev/null" Enter
+run_line "'$KPBROWSE' index --db '$work/word.db' '$work/word' >/dev/null"
 wait_for 'kpt-prompt$' 60
 hogs=""
 for h in 1 2; do sh -c 'while :; do :; done' & hogs="$hogs $!"; done

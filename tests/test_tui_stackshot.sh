@@ -12,7 +12,7 @@ set -u
 ts_init tui-ss
 ts_shell 140 40
 ss="$KP_FIXTURES/stackshots"
-keys "clear; '$KPBROWSE' --db '$work/index.db' '$ss/WatchdogCrash-2026-11-22-100000.ips'" Enter
+run_line "'$KPBROWSE' --db '$work/index.db' '$ss/WatchdogCrash-2026-11-22-100000.ips'"
 check "the watchdog is listed by its reason" "monitoring timed out for service" 20
 keys Enter
 check "summary: the reason" "Reason:          monitoring timed out for service"
@@ -97,7 +97,7 @@ check "  and round to where it began" "thread 6001 > thread 6002 > thread 6001"
 keys Escape Escape Escape Escape
 keys q q
 # f: one kind at a time on the panic list
-keys "clear; '$KPBROWSE' --db '$work/all.db' '$ss'" Enter
+run_line "'$KPBROWSE' --db '$work/all.db' '$ss'"
 check "every kind listed" "button reset: power button held" 20
 keys f
 check "f: the title names the kind" "Panics [panic]"
@@ -120,7 +120,7 @@ if screen | grep -q "Panics \["; then not_ok "  the title without a kind"; else 
 keys q
 # a thread parked on a continuation (no frames): where it resumes,
 # symbolicated, and the event it waits for (issue 20)
-keys "clear; '$KPBROWSE' --db '$work/parked.db' --dsym '$KP_FIXTURES/bin' '$ss/Stackshot-2026-11-21-090000.ips'" Enter
+run_line "'$KPBROWSE' --db '$work/parked.db' --dsym '$KP_FIXTURES/bin' '$ss/Stackshot-2026-11-21-090000.ips'"
 check "the stackshot is listed" "fakeclient hang" 20
 keys Enter
 check "its summary" "Frontmost thread:"

@@ -12,7 +12,7 @@ ts_shell 160 40
 mkdir -p "$work/syms"
 cp -R "$KP_FIXTURES/bin/fakekext.x86_64.dSYM" "$work/syms/FakeDriver.kext.dSYM"
 ss="$KP_FIXTURES/textforms/stackshot-i.txt"
-keys "clear; KPBROWSE_CACHE_DIR='$work/cache' '$KPBROWSE' --db '$work/index.db' --dsym '$work/syms' --load com.kpbrowse.FakeDriver=0xffffff7f80e40000 '$ss'" Enter
+run_line "KPBROWSE_CACHE_DIR='$work/cache' '$KPBROWSE' --db '$work/index.db' --dsym '$work/syms' --load com.kpbrowse.FakeDriver=0xffffff7f80e40000 '$ss'"
 check "the text is listed by its headline" "stackshot (text): 2 processes, 3 threads" 20
 keys Enter
 check "summary: the kind" "Kind:            stackshot"

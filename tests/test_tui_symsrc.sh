@@ -35,7 +35,7 @@ esac
 EOS
 chmod +x "$work/dsymForUUID"
 ts_shell 120 40
-keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache' KPBROWSE_DSYM_PATH= KPBROWSE_DSYMFORUUID='$work/dsymForUUID' '$KPBROWSE' --db '$work/i.db' '$work/reports'" Enter
+run_line "HOME='$work' XDG_CACHE_HOME='$work/cache' KPBROWSE_DSYM_PATH= KPBROWSE_DSYMFORUUID='$work/dsymForUUID' '$KPBROWSE' --db '$work/i.db' '$work/reports'"
 if wait_for_re '^ 1/1 ' 30; then ok "the report is listed"; else not_ok "the report is listed"; fi
 keys Enter
 check "its summary" "Panicked task:"
@@ -56,7 +56,7 @@ keys Q
 # with where it came from and the offset into it (issue 22 item 4)
 mkdir -p "$work/bare"
 cp "$bin/fakekernel.arm64" "$bin/fakekext.arm64" "$work/bare/"
-keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache2' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/i.db' --dsym '$work/bare' '$work/reports'" Enter
+run_line "HOME='$work' XDG_CACHE_HOME='$work/cache2' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/i.db' --dsym '$work/bare' '$work/reports'"
 if wait_for_re '^ 1/1 ' 30; then ok "listed again"; else not_ok "listed again"; fi
 keys Enter
 check "the summary again" "Panicked task:"
@@ -75,7 +75,7 @@ echo \$\$ >"$work/slow.started"
 exec sleep 60
 EOS
 chmod +x "$work/slowForUUID"
-keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache3' KPBROWSE_DSYM_PATH= KPBROWSE_DSYMFORUUID='$work/slowForUUID' '$KPBROWSE' --db '$work/i.db' '$work/reports'; echo kp-exit-\$?" Enter
+run_line "HOME='$work' XDG_CACHE_HOME='$work/cache3' KPBROWSE_DSYM_PATH= KPBROWSE_DSYMFORUUID='$work/slowForUUID' '$KPBROWSE' --db '$work/i.db' '$work/reports'; echo kp-exit-\$?"
 if wait_for_re '^ 1/1 ' 30; then ok "listed with a hanging dsymForUUID"; else not_ok "listed with a hanging dsymForUUID"; fi
 keys Enter
 check "its summary, with the lookup under way" "Panicked task:"
@@ -91,7 +91,7 @@ if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then ok "the hanging program w
 else not_ok "the hanging program was stopped (pid $pid)"; [ -n "$pid" ] && kill "$pid"; fi
 # a --dsym of another build (issue 30 item 3): the message line says so,
 # naming the file, when a backtrace is opened
-keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache5' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/i.db' --dsym '$bin/fakekext.x86_64.dSYM' '$work/reports'; echo kp-exit-\$?" Enter
+run_line "HOME='$work' XDG_CACHE_HOME='$work/cache5' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/i.db' --dsym '$bin/fakekext.x86_64.dSYM' '$work/reports'; echo kp-exit-\$?"
 if wait_for_re '^ 1/1 ' 30; then ok "listed with a --dsym of another build"; else not_ok "listed with a --dsym of another build"; fi
 keys Enter
 check "the message line, with the report's backtrace: the --dsym of another build, named" "fakekext.x86_64.dSYM: --dsym: another build: its UUIDs (4C4C4449" 10
@@ -106,7 +106,7 @@ keys Q
 if wait_for "kp-exit-0" 3; then ok "quit"; else not_ok "quit"; fi
 # a --dsym cut short: its row says why it cannot be read
 head -c 64 "$bin/fakekernel.arm64" >"$work/cut.arm64"
-keys "clear; HOME='$work' XDG_CACHE_HOME='$work/cache6' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/i.db' --dsym '$work/cut.arm64' '$work/reports'; echo kp-exit-\$?" Enter
+run_line "HOME='$work' XDG_CACHE_HOME='$work/cache6' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/i.db' --dsym '$work/cut.arm64' '$work/reports'; echo kp-exit-\$?"
 if wait_for_re '^ 1/1 ' 30; then ok "listed with a --dsym cut short"; else not_ok "listed with a --dsym cut short"; fi
 keys Enter
 check "its summary, with the --dsym cut short" "Panicked task:"
@@ -120,7 +120,7 @@ if wait_for "kp-exit-0" 3; then ok "quit again"; else not_ok "quit again"; fi
 # for, and q cancels it at once (the program stopped, no file left), then
 # does what q does; before, w held every key for 60 s a UUID
 rm -f "$work/slow.started"
-keys "clear; cd '$work'; HOME='$work' XDG_CACHE_HOME='$work/cache4' KPBROWSE_DSYM_PATH= KPBROWSE_DSYMFORUUID='$work/slowForUUID' '$KPBROWSE' --db '$work/i.db' '$work/reports'; echo kp-exit-\$?" Enter
+run_line "cd '$work'; HOME='$work' XDG_CACHE_HOME='$work/cache4' KPBROWSE_DSYM_PATH= KPBROWSE_DSYMFORUUID='$work/slowForUUID' '$KPBROWSE' --db '$work/i.db' '$work/reports'; echo kp-exit-\$?"
 if wait_for_re '^ 1/1 ' 30; then ok "listed for w"; else not_ok "listed for w"; fi
 keys Enter
 check "the summary, for w" "Panicked task:"

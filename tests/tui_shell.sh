@@ -59,6 +59,25 @@ check() {   # check DESCRIPTION TEXT [SECONDS]
 }
 
 keys() { $T send-keys -t kpt "$@"; }
+# run_line TEXT: types "clear; TEXT" and Enter at the prompt, once the shell
+# is in the foreground again.  Typed while the last program still runs (a
+# sanitizer build can take a second to exit after q), the keys would reach
+# that program, or arrive in its raw mode, where Enter is a bare CR the
+# shell later reads as part of the last word (CI saw a path end in one).
+shell_ready() {   # shell_ready: waits (30 s at most) for the shell to be in the foreground
+	_i=0
+	while [ "$_i" -lt 300 ]; do
+		[ "$($T display-message -p -t kpt '#{pane_current_command}' 2>/dev/null)" = "$ts_sh" ] && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "# shell_ready: '$($T display-message -p -t kpt '#{pane_current_command}')' still runs after 30 s"
+	return 1
+}
+run_line() {
+	shell_ready
+	$T send-keys -t kpt "clear; $1" Enter
+}
 
 ts_shell() {   # ts_shell WIDTH HEIGHT
 	$T new-session -d -s kpt -x "$1" -y "$2" "env PS1='kpt-prompt\$ ' TMPDIR='$work' sh" || {
@@ -67,6 +86,7 @@ ts_shell() {   # ts_shell WIDTH HEIGHT
 	}
 	$T set-option -g remain-on-exit on >/dev/null 2>&1
 	wait_for 'kpt-prompt$' 5
+	ts_sh=$($T display-message -p -t kpt '#{pane_current_command}' 2>/dev/null)
 }
 
 # ts_done: the TAP plan and the closing line; the exit status.

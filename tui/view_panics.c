@@ -10,6 +10,7 @@
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -332,8 +333,15 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 			kpt_put(y++, 2, width - 4, "      kpbrowse PATH...       report files or folders", KPT_ST_NORMAL, false);
 		} else {
 			kpt_put(y++, 2, width - 4, "No panic reports found in:", KPT_ST_NORMAL, false);
+			/* a path that is not there is said so: a typo, or a folder
+			 * not made yet (the list fills when it is: live folders) */
+			struct stat st;
 			for (size_t i = 0; i < app->cfg.npaths && y < y0 + h; i++)
-				kpt_put(y++, 4, width - 6, app->cfg.paths[i], KPT_ST_NORMAL, false);
+				if (stat(app->cfg.paths[i], &st) == 0)
+					kpt_put(y++, 4, width - 6, app->cfg.paths[i], KPT_ST_NORMAL, false);
+				else
+					kpt_putf(y++, 4, width - 6, KPT_ST_NORMAL, false, "%s  (%s)", app->cfg.paths[i],
+					         errno == ENOENT ? "no such file or folder" : strerror(errno));
 		}
 		return;
 	}
