@@ -46,12 +46,14 @@ int main(int argc, char **argv)
 	size_t (*ref_scratch)(void) = NULL;
 	const char *why = "no library given (bench/bench_lzfse.sh builds it)";
 	if (argc > 2 && argv[2][0]) {
-		const char *names[] = {argv[2]}, *tried;
-		void *h = kp_dl_open(names, 1, &tried, &why);
+		const char *names[] = {argv[2]};
 		const kp_dl_sym syms[] = {{"lzfse_decode_buffer", (void **)&ref_decode},
 		                          {"lzfse_decode_scratch_size", (void **)&ref_scratch}};
-		if (h && (why = kp_dl_syms(h, syms, 2)) != NULL)
-			ref_decode = NULL;
+		static kp_dl_lib ref_lib = {.what = "Apple's LZFSE", .n_names = 1, .n_syms = 2};
+		ref_lib.names = names;
+		ref_lib.syms = syms;
+		if (!kp_dl_load(&ref_lib, &why))
+			ref_decode = NULL, ref_scratch = NULL;
 	}
 	void *scratch = ref_scratch ? malloc(ref_scratch()) : NULL;
 	double best_ours = 1e9, best_ref = 1e9;

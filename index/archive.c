@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#ifdef KPI_HAVE_LIBDEFLATE
+#ifdef KP_HAVE_LIBDEFLATE
+#include "kp_dl.h"
 #include <libdeflate.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -18,12 +19,58 @@
 
 /* Level 1: the archive is a cold copy, read back only for export,
  * --resign and show @ID.  zlib's level 1 is 1.6x level 6's speed for
- * archives a fifth larger (0.19 of the reports against 0.15).  Where the
- * build found libdeflate, its level 1 writes the same format (a zlib
- * stream: zlib reads it back, and kpbrowse built without it too) 2.4x as
- * fast as zlib's and smaller (0.17), the largest share of a cold index's
- * work otherwise (issue 25). */
-#ifdef KPI_HAVE_LIBDEFLATE
+ * archives a fifth larger (0.19 of the reports against 0.15).  Where
+ * libdeflate loads (a build with its headers, KP_LIBDEFLATE, and the
+ * library on this machine), its level 1 writes the same format (a zlib
+ * stream: zlib reads it back, and kpbrowse without it too) 2.4x as fast as
+ * zlib's and smaller (0.17), the largest share of a cold index's work
+ * otherwise (issue 25).  Without it archives are packed by zlib. */
+static void *zlib_pack(const char *data, size_t len, size_t *zlen)
+{
+	uLongf n = compressBound((uLong)len);
+	Bytef *z = malloc(n);
+	if (!z || compress2(z, &n, (const Bytef *)data, (uLong)len, 1) != Z_OK) {
+		free(z);
+		return NULL;
+	}
+	*zlen = (size_t)n;
+	return z;
+}
+
+#ifdef KP_HAVE_LIBDEFLATE
+/* libdeflate is not linked: loaded on the first pack, so that a run that
+ * never indexes never maps it. */
+#define DEFLATE_FUNCS(X) \
+	X(libdeflate_alloc_compressor) X(libdeflate_free_compressor) \
+	X(libdeflate_zlib_compress_bound) X(libdeflate_zlib_compress)
+#define DEFLATE_MEMBER(f) __typeof__(f) *f;
+static struct { DEFLATE_FUNCS(DEFLATE_MEMBER) } D;
+#undef DEFLATE_MEMBER
+#define DEFLATE_ENTRY(f) {#f, (void **)&D.f},
+static const kp_dl_sym deflate_syms[] = {DEFLATE_FUNCS(DEFLATE_ENTRY)};
+#undef DEFLATE_ENTRY
+
+/* The library the build found (KP_LIBDEFLATE_PATH), then its run-time name. */
+static const char *const deflate_names[] = {
+#ifdef KP_LIBDEFLATE_PATH
+	KP_LIBDEFLATE_PATH,
+#endif
+#ifdef __APPLE__
+	"libdeflate.0.dylib", "libdeflate.dylib",
+#else
+	"libdeflate.so.0",
+#endif
+};
+
+static kp_dl_lib libdeflate = {
+	.what = "libdeflate",
+	.env = "KPBROWSE_LIBDEFLATE",
+	.names = deflate_names,
+	.n_names = KP_DL_COUNT(deflate_names),
+	.syms = deflate_syms,
+	.n_syms = KP_DL_COUNT(deflate_syms),
+};
+
 /* One compressor per thread, kept until the thread ends: making one sets
  * up tables of its own, as much work as packing a small report (4% of a
  * cold scan of small reports, one per report). */
@@ -33,7 +80,7 @@ static bool compressor_key_ok;
 
 static void compressor_free(void *c)
 {
-	libdeflate_free_compressor(c);
+	D.libdeflate_free_compressor(c);
 }
 
 static void compressor_key_make(void)
@@ -50,7 +97,7 @@ static struct libdeflate_compressor *compressor(bool *own)
 	*own = false;
 	if (c)
 		return c;
-	if (!(c = libdeflate_alloc_compressor(1)))
+	if (!(c = D.libdeflate_alloc_compressor(1)))
 		return NULL;
 	*own = !compressor_key_ok || pthread_setspecific(compressor_key, c) != 0;
 	return c;
@@ -58,15 +105,17 @@ static struct libdeflate_compressor *compressor(bool *own)
 
 void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
 {
+	if (!kp_dl_load(&libdeflate, NULL))
+		return zlib_pack(data, len, zlen);
 	bool own;
 	struct libdeflate_compressor *c = compressor(&own);
 	if (!c)
 		return NULL;
-	size_t n = libdeflate_zlib_compress_bound(c, len);
+	size_t n = D.libdeflate_zlib_compress_bound(c, len);
 	void *z = malloc(n ? n : 1);
-	n = z ? libdeflate_zlib_compress(c, data, len, z, n) : 0;
+	n = z ? D.libdeflate_zlib_compress(c, data, len, z, n) : 0;
 	if (own)
-		libdeflate_free_compressor(c);
+		D.libdeflate_free_compressor(c);
 	if (!n) { /* only when out of memory: the bound always fits */
 		free(z);
 		return NULL;
@@ -77,14 +126,7 @@ void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
 #else
 void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
 {
-	uLongf n = compressBound((uLong)len);
-	Bytef *z = malloc(n);
-	if (!z || compress2(z, &n, (const Bytef *)data, (uLong)len, 1) != Z_OK) {
-		free(z);
-		return NULL;
-	}
-	*zlen = (size_t)n;
-	return z;
+	return zlib_pack(data, len, zlen);
 }
 #endif
 

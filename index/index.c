@@ -56,7 +56,7 @@ kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *e
 	kp_error_clear(err);
 	if (!target || !*target)
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "empty database path");
-#ifndef KPI_HAVE_PG
+#ifndef KP_HAVE_LIBPQ
 	if (kpi_target_is_postgres(target))
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1,
 		                    "PostgreSQL support is not built in (build with libpq installed)");

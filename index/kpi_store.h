@@ -267,7 +267,7 @@ kp_status kpi__sqlite_salvage(const char *path, kpi__salvage_fn fn, void *ctx, s
                               bool *foreign, kp_error *err);
 
 /* The PostgreSQL store (store_pg*.c, the only files that include libpq-fe.h;
- * built with KPI_HAVE_PG): target is a libpq URI or key=value string. */
+ * built with KP_HAVE_LIBPQ): target is a libpq URI or key=value string. */
 kp_status kpi__pg_open(const char *target, unsigned flags, kpi__migrated_fn migrated, kpi_db **out,
                        kp_error *err);
 

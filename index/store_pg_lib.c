@@ -4,15 +4,7 @@
 
 #include "kp_dl.h"
 
-#include <stdbool.h>
-#include <pthread.h>
-#include <stdio.h>
-
 struct kpi__pq kpi__pq;
-
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static bool loaded;
-static char why[300];   /* why not, when not loaded */
 
 /* The library the build found (KP_LIBPQ_PATH, from pkg-config: a Homebrew
  * keg on macOS, which no default search path holds), then the platform's
@@ -33,26 +25,20 @@ static const char *const names[] = {
 static const kp_dl_sym syms[] = {KPI__PQ_FUNCS(KPI__PQ_SYM)};
 #undef KPI__PQ_SYM
 
-static void load(void)
-{
-	const char *tried, *e;
-	void *h = kp_dl_open(names, sizeof names / sizeof names[0], &tried, &e);
-	if (!h) {
-		snprintf(why, sizeof why, "cannot load libpq (%s): %s", tried, e);
-		return;
-	}
-	const char *missing = kp_dl_syms(h, syms, sizeof syms / sizeof syms[0]);
-	if (missing) {
-		snprintf(why, sizeof why, "cannot load libpq: %s is missing", missing);
-		return;
-	}
-	loaded = true;
-}
+static kp_dl_lib libpq = {
+	.what = "libpq",
+	.env = "KPBROWSE_LIBPQ",
+	.names = names,
+	.n_names = KP_DL_COUNT(names),
+	.syms = syms,
+	.n_syms = KP_DL_COUNT(syms),
+	.hint = "Debian: apt install libpq5; macOS: brew install libpq",
+};
 
 kp_status kpi__pq_load(kp_error *err)
 {
-	pthread_once(&once, load);
-	if (!loaded)
-		return kp_error_set(err, KP_ERR_DB, 0, -1, "%s", why[0] ? why : "cannot load libpq");
+	const char *why;
+	if (!kp_dl_load(&libpq, &why))
+		return kp_error_set(err, KP_ERR_DB, 0, -1, "%s", why);
 	return KP_OK;
 }

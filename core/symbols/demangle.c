@@ -21,8 +21,7 @@
 typedef char *cxa_demangle_fn(const char *mangled, char *buf, size_t *len, int *status);
 
 static cxa_demangle_fn *cxa_demangle;
-static pthread_once_t dm_once = PTHREAD_ONCE_INIT;
-static char dm_why[300];
+static char dm_why[440];
 static atomic_bool dm_missed;   /* a mangled name stayed so: no libc++abi */
 
 /* KPBROWSE_LIBCXXABI when set (a test's way to make it absent), else LLVM
@@ -35,33 +34,36 @@ static const char *const dm_names[] = {
 #endif
 };
 
-static void dm_load_once(void)
+static const kp_dl_sym dm_syms[] = {{"__cxa_demangle", (void **)&cxa_demangle}};
+
+static kp_dl_lib libcxxabi = {
+	.what = "libc++abi",
+	.env = "KPBROWSE_LIBCXXABI",
+	.names = dm_names,
+	.n_names = KP_DL_COUNT(dm_names),
+	.syms = dm_syms,
+	.n_syms = KP_DL_COUNT(dm_syms),
+	.hint = "Debian: apt install libc++abi1-19",
+};
+
+/* dm_why, the notice's line, is written once (the loader's reason behind
+ * what it means here). */
+static pthread_once_t dm_once = PTHREAD_ONCE_INIT;
+
+static void dm_say(void)
 {
-	const char *env = getenv("KPBROWSE_LIBCXXABI"), *tried, *e;
-	(void)tried;   /* dlerror's message names the file */
-	const char *const only[] = {env};
-	void *h = env && env[0] ? kp_dl_open(only, 1, &tried, &e)
-	                        : kp_dl_open(dm_names, sizeof dm_names / sizeof *dm_names, &tried, &e);
-	if (!h) {
-		snprintf(dm_why, sizeof dm_why,
-		         "C++ names left mangled: cannot load libc++abi: %.200s "
-		         "(Debian: apt install libc++abi1-19)", e);
-		return;
-	}
-	const kp_dl_sym syms[] = {{"__cxa_demangle", (void **)&cxa_demangle}};
-	const char *missing = kp_dl_syms(h, syms, 1);
-	if (missing) {
-		cxa_demangle = NULL;
-		snprintf(dm_why, sizeof dm_why, "C++ names left mangled: libc++abi has no %s", missing);
-	}
+	const char *e;
+	if (!kp_dl_load(&libcxxabi, &e))
+		snprintf(dm_why, sizeof dm_why, "C++ names left mangled: %s", e);
 }
 
 bool kp_demangle_available(const char **why)
 {
-	pthread_once(&dm_once, dm_load_once);
+	pthread_once(&dm_once, dm_say);
+	bool ok = kp_dl_load(&libcxxabi, NULL);
 	if (why)
-		*why = cxa_demangle ? NULL : dm_why;
-	return cxa_demangle != NULL;
+		*why = ok ? NULL : dm_why;
+	return ok;
 }
 
 bool kp_demangle_missed(const char **why)

@@ -37,10 +37,9 @@
 
 /* Capstone is loaded (dlopen) when the first disassembly is asked for, so
  * no other run of kpbrowse pays for it at start-up: the cs_* names below
- * call through kp_cs, filled by cs_load.  A cs_* function used here must be
- * listed in CS_FUNCS (and #defined after it); Capstone is not linked. */
+ * call through kp_cs, filled by kp_dl_load.  A cs_* function used here must
+ * be listed in CS_FUNCS (and #defined after it); Capstone is not linked. */
 #include "kp_dl.h"
-#include <pthread.h>
 
 #define CS_FUNCS(X) \
 	X(cs_open) X(cs_close) X(cs_option) X(cs_strerror) X(cs_malloc) X(cs_free) \
@@ -48,10 +47,6 @@
 #define CS_MEMBER(f) __typeof__(f) *f;
 static struct { CS_FUNCS(CS_MEMBER) } kp_cs;
 #undef CS_MEMBER
-
-static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
-static bool cs_loaded;
-static char cs_why[300];
 
 /* The library the build found (KP_CAPSTONE_PATH, from pkg-config), then
  * the run-time names of Capstone 5 and 4. */
@@ -70,28 +65,21 @@ static const char *const cs_names[] = {
 static const kp_dl_sym cs_syms[] = {CS_FUNCS(CS_ENTRY)};
 #undef CS_ENTRY
 
-static void cs_load_once(void)
-{
-	const char *tried, *e;
-	void *h = kp_dl_open(cs_names, sizeof cs_names / sizeof cs_names[0], &tried, &e);
-	if (!h) {
-		snprintf(cs_why, sizeof cs_why, "cannot load Capstone (%s): %s", tried, e);
-		return;
-	}
-	const char *missing = kp_dl_syms(h, cs_syms, sizeof cs_syms / sizeof cs_syms[0]);
-	if (missing) {
-		snprintf(cs_why, sizeof cs_why, "cannot load Capstone: %s is missing", missing);
-		return;
-	}
-	cs_loaded = true;
-}
+static kp_dl_lib capstone = {
+	.what = "Capstone",
+	.env = "KPBROWSE_LIBCAPSTONE",
+	.names = cs_names,
+	.n_names = KP_DL_COUNT(cs_names),
+	.syms = cs_syms,
+	.n_syms = KP_DL_COUNT(cs_syms),
+	.hint = "Debian: apt install libcapstone4; macOS: brew install capstone",
+};
 
 static kp_status cs_load(kp_error *err)
 {
-	pthread_once(&cs_once, cs_load_once);
-	if (!cs_loaded)
-		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "%s",
-		                    cs_why[0] ? cs_why : "cannot load Capstone");
+	const char *why;
+	if (!kp_dl_load(&capstone, &why))
+		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "%s", why);
 	return KP_OK;
 }
 
@@ -110,6 +98,11 @@ static kp_status cs_load(kp_error *err)
 
 const char *kp_disasm_missing(void)
 {
+#ifdef KP_HAVE_CAPSTONE
+	const char *why;
+	if (!kp_dl_load(&capstone, &why))
+		return why;   /* built with it, but it does not load here */
+#endif
 	return "this kpbrowse was built without Capstone: install it (Debian: apt install "
 	       "libcapstone-dev; macOS: brew install capstone; or scripts/install-deps.sh) and rebuild";
 }
@@ -336,7 +329,7 @@ static kp_status decode(const namer *nm, kp_macho *m, const kp_macho_slice *sl, 
 
 bool kp_disasm_available(void)
 {
-	return true;
+	return kp_dl_load(&capstone, NULL);
 }
 
 /* ---- probe.h: one instruction for the signature matcher ---- */

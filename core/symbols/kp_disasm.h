@@ -11,7 +11,9 @@
  *
  * A build without Capstone (KP_HAVE_CAPSTONE undefined) keeps this API:
  * kp_disasm_available() is false and every call fails with KP_ERR_USAGE
- * and kp_disasm_missing() as its message.
+ * and kp_disasm_missing() as its message.  Capstone is loaded at run time
+ * (kp_dl.h) by the first kp_disasm_available() or disassembly: where it
+ * does not load, the same, kp_disasm_missing() saying why.
  *
  * Ownership: a kp_disasm owns its instruction array (every string inside
  * is an array of the instruction itself); kp_disasm_free releases it and

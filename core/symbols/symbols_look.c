@@ -201,9 +201,12 @@ static kp_symmap *sig_of(kp_symbols *s, kp__opened *o)
 	if (!target)
 		return NULL;
 	if (!kp_disasm_available()) {
-		if (!s->sig_missing_said)
-			kp__symbols_add_warning(s, dirs[0], "signatures left out: this kpbrowse was built without Capstone, "
-			                        "which matching them needs");
+		if (!s->sig_missing_said) {
+			char msg[600];
+			snprintf(msg, sizeof msg, "signatures left out (matching them needs Capstone): %s",
+			         kp_disasm_missing());
+			kp__symbols_add_warning(s, dirs[0], msg);
+		}
 		s->sig_missing_said = true;
 		return NULL;
 	}

@@ -254,7 +254,8 @@ static void sig_step(kp_symbols *s, const char *uuid, const char *path)
 	} else if (!target) {
 		kp_sb_str(&said, "not consulted: the file is neither a kernelcache entry nor a kernel");
 	} else if (!kp_disasm_available()) {
-		kp_sb_str(&said, "left out: this kpbrowse was built without Capstone, which matching them needs");
+		kp_sb_str(&said, "left out (matching them needs Capstone): ");
+		kp_sb_str(&said, kp_disasm_missing());
 	} else {
 		const kp__sigfile *files[256];
 		size_t n = kp__symbols_sig_files(s, target, files, sizeof files / sizeof files[0]);

@@ -278,7 +278,7 @@ static bool verify(kp__symhttp_job *j, const char *tmp, uint64_t got, bool *wron
 
 #include "kp_dl.h"
 
-/* libcurl's functions this file calls, filled by curl_load; each must be
+/* libcurl's functions this file calls, filled by kp_dl_load; each must be
  * listed here (libcurl is not linked). */
 #define CURL_FUNCS(X) \
 	X(curl_global_init) X(curl_easy_init) X(curl_easy_setopt) X(curl_easy_getinfo) \
@@ -288,10 +288,6 @@ static bool verify(kp__symhttp_job *j, const char *tmp, uint64_t got, bool *wron
 #define CURL_MEMBER(f) __typeof__(f) *f;
 static struct { CURL_FUNCS(CURL_MEMBER) } C;
 #undef CURL_MEMBER
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static bool curl_loaded;
-static char curl_why[400];
 
 /* KPBROWSE_LIBCURL when set (a test's way to make it absent), else the
  * library the build found, then the run-time names. */
@@ -310,36 +306,29 @@ static const char *const curl_names[] = {
 static const kp_dl_sym curl_syms[] = {CURL_FUNCS(CURL_ENTRY)};
 #undef CURL_ENTRY
 
-static void curl_load_once(void)
+static const char *curl_start(void)
 {
-	const char *env = getenv("KPBROWSE_LIBCURL"), *tried, *e;
-	const char *const only[] = {env};
-	void *h = env && env[0] ? kp_dl_open(only, 1, &tried, &e)
-	                        : kp_dl_open(curl_names, sizeof curl_names / sizeof *curl_names, &tried, &e);
-	if (!h) {
-		snprintf(curl_why, sizeof curl_why,
-		         "cannot load libcurl (%.100s): %.200s; install it (Debian: apt install libcurl4)",
-		         tried ? tried : "", e);
-		return;
-	}
-	const char *missing = kp_dl_syms(h, curl_syms, sizeof curl_syms / sizeof *curl_syms);
-	if (missing) {
-		snprintf(curl_why, sizeof curl_why, "cannot load libcurl: %s is missing", missing);
-		return;
-	}
-	if (C.curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		snprintf(curl_why, sizeof curl_why, "libcurl would not start (curl_global_init)");
-		return;
-	}
-	curl_loaded = true;
+	return C.curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? NULL : "curl_global_init failed";
 }
+
+static kp_dl_lib libcurl = {
+	.what = "libcurl",
+	.env = "KPBROWSE_LIBCURL",
+	.names = curl_names,
+	.n_names = KP_DL_COUNT(curl_names),
+	.syms = curl_syms,
+	.n_syms = KP_DL_COUNT(curl_syms),
+	.hint = "Debian: apt install libcurl4",
+	.start = curl_start,
+};
 
 bool kp__symhttp_available(char *why, size_t size)
 {
-	pthread_once(&curl_once, curl_load_once);
-	if (!curl_loaded && why)
-		snprintf(why, size, "%s", curl_why[0] ? curl_why : "cannot load libcurl");
-	return curl_loaded;
+	const char *e;
+	bool ok = kp_dl_load(&libcurl, &e);
+	if (!ok && why)
+		snprintf(why, size, "%s", e);
+	return ok;
 }
 
 /* One transfer. */

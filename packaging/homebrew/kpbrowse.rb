@@ -26,7 +26,7 @@ class Kpbrowse < Formula
     # the macOS SDK's (ncurses 5.7) before Homebrew's.
     kegs = %w[ncurses sqlite].map { |f| Formula[f].opt_prefix }
     kegs.each { |k| ENV.prepend_path "PKG_CONFIG_PATH", k/"lib/pkgconfig" }
-    system "cmake", "-S", ".", "-B", "build", "-DBUILD_TESTING=OFF", "-DKP_CAPSTONE=ON",
+    system "cmake", "-S", ".", "-B", "build", "-DBUILD_TESTING=OFF", "-DKP_CAPSTONE=ON", "-DKP_LIBDEFLATE=ON",
            "-DCMAKE_PREFIX_PATH=#{kegs.join(";")}", *std_cmake_args
     system "cmake", "--build", "build"
     # installs bin/kpbrowse, share/man/man1/kpbrowse.1 and --demo's
