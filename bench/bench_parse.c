@@ -6,6 +6,7 @@
  * timed best of five (start-up included): `show`, `show --json` (target: at
  * most 0.5x python's json.loads of the same file) and python, jq. */
 #include "kp_report.h"
+#include "kt_slurp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,15 +65,10 @@ static char *python3(void)
 	if (path[0])
 		return path;
 	snprintf(path, sizeof path, "python3");
-	FILE *p = popen("python3 -c 'import sys; print(sys.executable)' 2>/dev/null", "r");
-	if (p) {
-		char buf[sizeof path];
-		if (fgets(buf, sizeof buf, p) && buf[0] == '/') {
-			buf[strcspn(buf, "\n")] = '\0';
-			snprintf(path, sizeof path, "%s", buf);
-		}
-		pclose(p);
-	}
+	char buf[sizeof path];
+	if (kt_capture_line("python3 -c 'import sys; print(sys.executable)' 2>/dev/null", buf, sizeof buf) &&
+	    buf[0] == '/')
+		snprintf(path, sizeof path, "%s", buf);
 	return path;
 }
 

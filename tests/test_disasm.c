@@ -7,6 +7,7 @@
 #include "kp_disasm.h"
 #include "kp_macho.h"
 #include "kt.h"
+#include "kt_slurp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,15 +78,15 @@ static void file_cases(void)
 	st = kp_disasm_file(BIN "/no-such-file", NULL, 0xc000, 6, &d, &err);
 	KT_CHECK(st == KP_ERR_IO, "missing file: %s", err.msg);
 
-	FILE *in = fopen(BIN "/fakekext.x86_64", "rb");
 	char tmp[] = "/tmp/kpdisasm.XXXXXX";
 	int fd = mkstemp(tmp);
-	static unsigned char buf[1 << 20];
-	size_t len = in ? fread(buf, 1, sizeof buf, in) : 0;
-	if (in)
-		fclose(in);
+	size_t len = 0;
+	unsigned char *buf = kt_slurp(BIN "/fakekext.x86_64", &len);
+	if (!buf)
+		len = 0;
 	/* cut inside __text: the header now points past the end of the file */
 	KT_CHECK(fd >= 0 && len > 0x560 && write(fd, buf, 0x560) == 0x560, "truncated copy written");
+	free(buf);
 	if (fd >= 0)
 		close(fd);
 	st = kp_disasm_file(tmp, NULL, 0x550, 6, &d, &err);

@@ -77,16 +77,12 @@ static void buf_printf(struct buf *b, const char *fmt, ...)
 		buf_add(b, tmp, (size_t)len < sizeof tmp ? (size_t)len : sizeof tmp - 1);
 }
 
+/* cmd's stdout in out (kt_capture): false when it failed. */
 static bool run_capture(const char *cmd, struct buf *out)
 {
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return false;
-	char tmp[65536];
-	size_t k;
-	while ((k = fread(tmp, 1, sizeof tmp, p)) > 0)
-		buf_add(out, tmp, k);
-	return pclose(p) == 0;
+	out->s = kt_capture(cmd, &out->n);
+	out->cap = out->s ? out->n + 1 : 0;
+	return out->s != NULL;
 }
 
 /* The __text section of a slice: address and size. */

@@ -13,6 +13,7 @@
 
 #include "kp_base64.h"
 #include "kt.h"
+#include "kt_slurp.h"
 
 /* The fuzz targets, each under its own name. */
 #define LLVMFuzzerTestOneInput fuzz_ips_one
@@ -64,27 +65,6 @@ static const struct {
 	{"fuzz-lzfse-", fuzz_lzfse_one},   {"fuzz-kcdata-", fuzz_kcdata_one},
 };
 
-static unsigned char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0, got;
-	unsigned char *b = malloc(cap);
-	while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			unsigned char *nb = realloc(b, cap *= 2);
-			if (!nb)
-				free(b);
-			b = nb;
-		}
-	}
-	fclose(f);
-	*len = n;
-	return b;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -111,7 +91,7 @@ static void replay(void)
 			char path[1024];
 			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 			size_t len;
-			unsigned char *b = slurp(path, &len);
+			unsigned char *b = kt_slurp(path, &len);
 			if (!b) {
 				KT_CHECK(0, "read %s", path);
 				continue;
@@ -136,7 +116,7 @@ static void replay(void)
 static void prefixes(const char *path)
 {
 	size_t len;
-	unsigned char *b = slurp(path, &len);
+	unsigned char *b = kt_slurp(path, &len);
 	if (!b) {
 		KT_CHECK(0, "read %s", path);
 		return;
@@ -173,7 +153,7 @@ static void prefixes(const char *path)
 static void kcdata_prefixes(const char *path)
 {
 	size_t len = 0;
-	unsigned char *f = slurp(path, &len);
+	unsigned char *f = kt_slurp(path, &len);
 	char *b = f ? malloc(len + 1) : NULL;   /* NUL-terminated for strstr */
 	if (b) {
 		memcpy(b, f, len);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "kt.h"
+#include "kt_slurp.h"
 #include "macho_fixture.h"
 
 /* ---- small helpers ----------------------------------------------------------- */
@@ -25,48 +26,13 @@ static const char *tool(int slot, const char *name)
 {
 	char cmd[512];
 	snprintf(cmd, sizeof cmd, "command -v %s 2>/dev/null", name);
-	FILE *p = popen(cmd, "r");
-	if (p) {
-		if (fgets(tool_path[slot], sizeof tool_path[slot], p)) {
-			tool_path[slot][strcspn(tool_path[slot], "\n")] = '\0';
-			pclose(p);
-			return tool_path[slot];
-		}
-		pclose(p);
-	}
+	if (kt_capture_line(cmd, tool_path[slot], sizeof tool_path[slot]))
+		return tool_path[slot];
 	snprintf(tool_path[slot], sizeof tool_path[slot], "/usr/lib/llvm-14/bin/%s", name);
 	return access(tool_path[slot], X_OK) == 0 ? tool_path[slot] : NULL;
 }
 
 static const char *dwarfdump, *objdump, *nm;
-
-/* Runs cmd and returns its stdout (malloc'd, NUL-terminated) or NULL. */
-static char *capture(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return NULL;
-	size_t cap = 1 << 14, n = 0, r;
-	char *b = malloc(cap);
-	while (b && (r = fread(b + n, 1, cap - n - 1, p)) > 0) {
-		n += r;
-		if (n + 1 == cap) {
-			char *nb = realloc(b, cap *= 2);
-			if (!nb)
-				free(b);
-			b = nb;
-		}
-	}
-	int rc = pclose(p);
-	if (!b)
-		return NULL;
-	b[n] = '\0';
-	if (rc != 0) {
-		free(b);
-		return NULL;
-	}
-	return b;
-}
 
 static const kp_macho_slice *open_slice(const char *path, const char *arch, kp_macho **m)
 {
@@ -120,7 +86,7 @@ static void test_dwarfdump_uuids(const char *file)
 		return;
 	}
 	snprintf(cmd, sizeof cmd, "'%s' --uuid '%s'", dwarfdump, path);
-	char *out = capture(cmd);
+	char *out = kt_capture(cmd, NULL);
 	KT_CHECK(out != NULL, "llvm-dwarfdump --uuid %s ran", file);
 	if (!out)
 		return;
@@ -157,7 +123,7 @@ static void test_objdump_headers(const char *file, const char *arch)
 	}
 	snprintf(cmd, sizeof cmd, "'%s' --macho --private-headers --arch=%s '%s'", objdump, arch,
 	         path);
-	char *out = capture(cmd);
+	char *out = kt_capture(cmd, NULL);
 	KT_CHECK(out != NULL, "llvm-objdump on %s ran", file);
 	if (!out)
 		return;
@@ -339,7 +305,7 @@ static void test_symbols_nm(const char *file, const char *arch)
 		return;
 	}
 	snprintf(cmd, sizeof cmd, "'%s' -n --defined-only --arch=%s '%s'", nm, arch, path);
-	char *out = capture(cmd);
+	char *out = kt_capture(cmd, NULL);
 	KT_CHECK(out != NULL, "llvm-nm on %s ran", file);
 	if (!out)
 		return;

@@ -15,6 +15,7 @@
 #include "kp_report_json.h"
 #include "kp_sha1.h"
 #include "kt.h"
+#include "kt_slurp.h"
 
 #include <dirent.h>
 #include <inttypes.h>
@@ -358,12 +359,9 @@ static void strings_load(void)
 /* out (one string's output) against line str_at of strings.txt. */
 static bool string_line_same(FILE *out)
 {
-	long len = ftell(out);
-	char *got = malloc((size_t)len + 1);
 	rewind(out);
-	bool ok = got && fread(got, 1, (size_t)len, out) == (size_t)len;
-	if (ok)
-		got[len] = '\0';
+	char *got = kt_slurp_stream(out, NULL);
+	bool ok = got != NULL;
 	size_t i = str_at++;
 	if (update) {
 		if (nstr_lines == str_cap && !(str_lines = realloc(str_lines, (str_cap = str_cap ? 2 * str_cap : 256) * sizeof *str_lines)))

@@ -10,6 +10,7 @@
 #include "kpc_cmd.h"
 #include "kp_report_json.h"
 #include "kt.h"
+#include "kt_slurp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,17 +56,6 @@ static cJSON *ref_row(const kpi_report_row *r)
 	return o;
 }
 
-static char *slurp_file(FILE *f)
-{
-	fflush(f);
-	long n = ftell(f);
-	char *b = calloc(1, (size_t)(n > 0 ? n : 0) + 1);
-	rewind(f);
-	if (n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n)
-		b[0] = '\0';
-	return b;
-}
-
 /* What the streamed writer prints for rows[0..n), via stdout. */
 static char *streamed(const kpi_report_row *rows, size_t n, bool *ok)
 {
@@ -82,8 +72,8 @@ static char *streamed(const kpi_report_row *rows, size_t n, bool *ok)
 	dup2(saved, 1);
 	close(saved);
 	FILE *f = fdopen(fd, "r");
-	fseek(f, 0, SEEK_END);
-	char *txt = slurp_file(f);
+	rewind(f);
+	char *txt = kt_slurp_stream(f, NULL);
 	fclose(f);
 	unlink(path);
 	return txt;
@@ -98,7 +88,8 @@ static char *reference(const kpi_report_row *rows, size_t n)
 	FILE *f = tmpfile();
 	kp_report_json_fputs_safe(f, s);
 	fputc('\n', f);
-	char *txt = slurp_file(f);
+	rewind(f);
+	char *txt = kt_slurp_stream(f, NULL);
 	fclose(f);
 	cJSON_free(s);
 	cJSON_Delete(arr);

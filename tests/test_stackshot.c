@@ -228,11 +228,11 @@ static void sniffing(void)
 	kp_report_free(&r);
 	/* every prefix of a 288 parses or fails with one error */
 	size_t len;
-	FILE *fp = fopen(SS "Stackshot-2026-11-21-090000.ips", "rb");
-	char *buf = malloc(1 << 16);
-	len = fp ? fread(buf, 1, 1 << 16, fp) : 0;
-	if (fp)
-		fclose(fp);
+	char *buf = kt_slurp(SS "Stackshot-2026-11-21-090000.ips", &len);
+	if (!buf)
+		len = 0;
+	else if (len > 1 << 16)
+		len = 1 << 16;   /* the prefixes of its first 64 KiB */
 	int ok = len > 0;
 	for (size_t i = 1; i < len; i += 7) {
 		kp_report *q = NULL;
