@@ -90,15 +90,12 @@ int main(int argc, char **argv)
 	const char *file = argc > 1 ? argv[1]
 	                            : KP_REAL_DIR "/ips-full-ios26-iphone-sepkeystore-1.ips";
 	int n = argc > 2 ? atoi(argv[2]) : 200;
-	struct stat sb;
-	if (stat(file, &sb) != 0 || n <= 0) {
+	size_t len = 0;
+	char *buf = n > 0 ? kt_slurp(file, &len) : NULL;
+	if (!buf) {
 		fprintf(stderr, "bench_parse: cannot read %s\n", file);
 		return 2;
 	}
-	FILE *fp = fopen(file, "rb");
-	char *buf = malloc((size_t)sb.st_size + 1);
-	size_t len = fread(buf, 1, (size_t)sb.st_size, fp);
-	fclose(fp);
 
 	/* in-process: kpbrowse's parser */
 	double t0 = now_ms();
