@@ -8,32 +8,32 @@
 set -u
 
 : "${KP_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
-. "$KP_TESTS_DIR/tui_shell.sh"
-ts_init sig
-ts_before_cleanup() { [ -s "$work/pid" ] && kill -9 "$(cat "$work/pid")" 2>/dev/null; }
-flag() { $T display-message -p -t kpt "#{$1}"; }
-ts_shell 100 30
-keys "ulimit -c 0" Enter
+. "$KP_TESTS_DIR/tap.sh"
+. "$KP_TESTS_DIR/tui_tmux.sh"
+tt_before_cleanup() { [ -s "$tt_work/pid" ] && kill -9 "$(cat "$tt_work/pid")" 2>/dev/null; }
+flag() { $TT display-message -p -t tt "#{$1}"; }
+tt_shell 100 30
+tt_keys "ulimit -c 0" Enter
 
 # start ARGS...: runs kpbrowse in the pane through a shell that records its
 # pid, and waits for the status bar.
 start() {
-	rm -f "$work/pid"
-	run_line "sh -c 'echo \$\$ >$work/pid; exec \"\$0\" \"\$@\"' '$KPBROWSE' $*"
-	wait_for "q quit" 30
+	rm -f "$tt_work/pid"
+	tt_run_line "sh -c 'echo \$\$ >$tt_work/pid; exec \"\$0\" \"\$@\"' '$KPBROWSE' $*"
+	tt_wait "q quit" 30
 }
 # start_list ARGS...: start, then wait for the list's first row (on a slow
 # machine the status bar is drawn before the scan has put a row in the list,
 # and an Enter sent then is lost).
 start_list() {
 	start "$@"
-	wait_for_re '^ 1/[0-9]+ ' 30
+	tt_wait_re '^ 1/[0-9]+ ' 30
 }
-pid() { cat "$work/pid" 2>/dev/null; }
+pid() { cat "$tt_work/pid" 2>/dev/null; }
 # start_st PREFIX ARGS...: start, under a wrapper that writes how kpbrowse
 # ended to $work/status ("signal SIGSEGV", "exit 0"); PREFIX (e.g. an env
 # command) runs kpbrowse.
-cat >"$work/run.py" <<'EOF'
+cat >"$tt_work/run.py" <<'EOF'
 import signal, subprocess, sys
 r = subprocess.call(sys.argv[2:])
 open(sys.argv[1], "w").write("signal %s\n" % signal.Signals(-r).name if r < 0 else "exit %d\n" % r)
@@ -41,24 +41,24 @@ EOF
 start_st() {
 	pre=$1
 	shift
-	rm -f "$work/pid" "$work/status"
-	run_line "python3 '$work/run.py' '$work/status' sh -c 'echo \$\$ >$work/pid; exec \"\$0\" \"\$@\"' $pre '$KPBROWSE' $*"
-	wait_for "q quit" 30
+	rm -f "$tt_work/pid" "$tt_work/status"
+	tt_run_line "python3 '$tt_work/run.py' '$tt_work/status' sh -c 'echo \$\$ >$tt_work/pid; exec \"\$0\" \"\$@\"' $pre '$KPBROWSE' $*"
+	tt_wait "q quit" 30
 }
 # died_of WHAT SIGNAME: kpbrowse ended by SIGNAME's default action (its
 # status says so), not by an exit of its own.
 died_of() {
 	i=0
-	while [ ! -s "$work/status" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	got=$(cat "$work/status" 2>/dev/null)
-	if [ "$got" = "signal $2" ]; then ok "$1: died of $2, as without the handler"
-	else not_ok "$1: died of $2 (ended: ${got:-unknown})"; fi
+	while [ ! -s "$tt_work/status" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	got=$(cat "$tt_work/status" 2>/dev/null)
+	if [ "$got" = "signal $2" ]; then _ok "$1: died of $2, as without the handler"
+	else tt_notok "$1: died of $2 (ended: ${got:-unknown})"; fi
 }
 
 # restored WHAT: the pane is back at the prompt with a restored terminal.
 restored() {
-	if ! wait_for 'kpt-prompt$' 10; then
-		not_ok "$1: back at the shell prompt"
+	if ! tt_wait 'kpt-prompt$' 10; then
+		tt_notok "$1: back at the shell prompt"
 		return
 	fi
 	bad=""
@@ -69,40 +69,40 @@ restored() {
 	done
 	[ "$(flag keypad_cursor_flag)" = 0 ] || bad="$bad keypad"
 	for try in 1 2; do   # a second try: a loaded machine has failed an exec once
-		rm -f "$work/stty"
-		shell_ready
-		keys "stty -a >'$work/stty'" Enter
+		rm -f "$tt_work/stty"
+		tt_shell_ready
+		tt_keys "stty -a >'$tt_work/stty'" Enter
 		i=0
-		while [ ! -s "$work/stty" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		while [ ! -s "$tt_work/stty" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 		sleep 0.1
-		grep -qw -- 'icanon' "$work/stty" && break
+		grep -qw -- 'icanon' "$tt_work/stty" && break
 	done
-	grep -qw -- '-icanon' "$work/stty" && bad="$bad -icanon"
-	grep -qw -- '-echo' "$work/stty" && bad="$bad -echo"
-	grep -qw -- 'icanon' "$work/stty" || bad="$bad no-stty-output"
-	if [ -z "$bad" ]; then ok "$1: terminal restored"; else not_ok "$1: terminal restored (left:$bad)"; fi
-	keys "clear" Enter
+	grep -qw -- '-icanon' "$tt_work/stty" && bad="$bad -icanon"
+	grep -qw -- '-echo' "$tt_work/stty" && bad="$bad -echo"
+	grep -qw -- 'icanon' "$tt_work/stty" || bad="$bad no-stty-output"
+	if [ -z "$bad" ]; then _ok "$1: terminal restored"; else tt_notok "$1: terminal restored (left:$bad)"; fi
+	tt_keys "clear" Enter
 }
 
 # ---- terminals the browser cannot drive: one line and exit 2 ----
 for t in unset dumb nosuchterm-kpt; do
 	if [ "$t" = unset ]; then envp="env -u TERM"; else envp="env TERM=$t"; fi
-	run_line "$envp '$KPBROWSE' --db '$work/t.db' '$work/none' 2>'$work/err'; echo rc-$t=\$?"
-	if poll_screen -E "rc-$t=[0-9]+\$" 10 && screen | grep -q "rc-$t=2\$" && [ "$(wc -l <"$work/err")" -eq 1 ] &&
-	   ! grep -q "Error opening terminal" "$work/err" && grep -q "TERM" "$work/err"; then
-		ok "TERM=$t: one line naming TERM, exit 2"
+	tt_run_line "$envp '$KPBROWSE' --db '$tt_work/t.db' '$tt_work/none' 2>'$tt_work/err'; echo rc-$t=\$?"
+	if tt_poll -E "rc-$t=[0-9]+\$" 10 && tt_screen | grep -q "rc-$t=2\$" && [ "$(wc -l <"$tt_work/err")" -eq 1 ] &&
+	   ! grep -q "Error opening terminal" "$tt_work/err" && grep -q "TERM" "$tt_work/err"; then
+		_ok "TERM=$t: one line naming TERM, exit 2"
 	else
-		not_ok "TERM=$t: one line naming TERM, exit 2 ($(cat "$work/err"))"
+		tt_notok "TERM=$t: one line naming TERM, exit 2 ($(cat "$tt_work/err"))"
 	fi
-	[ "$(flag alternate_on)" = 0 ] || not_ok "TERM=$t: no alternate screen left"
+	[ "$(flag alternate_on)" = 0 ] || tt_notok "TERM=$t: no alternate screen left"
 done
 
 # ---- every signal that ends the browser ----
 for sig in INT TERM HUP PIPE QUIT XFSZ XCPU; do
 	start_list --demo
-	[ "$(flag mouse_any_flag)$(flag mouse_standard_flag)" != 00 ] || not_ok "SIG$sig: the TUI had the mouse on"
-	keys Enter
-	wait_for "Processes (" 10
+	[ "$(flag mouse_any_flag)$(flag mouse_standard_flag)" != 00 ] || tt_notok "SIG$sig: the TUI had the mouse on"
+	tt_keys Enter
+	tt_wait "Processes (" 10
 	kill -s "$sig" "$(pid)"
 	restored "SIG$sig"
 done
@@ -110,9 +110,9 @@ done
 # action, so the exit status and a core dump stay (issue 32 item 1)
 for sig in SEGV BUS ABRT FPE ILL; do
 	start_st "" --demo
-	wait_for_re '^ 1/[0-9]+ ' 30
-	keys Enter
-	wait_for "Processes (" 10
+	tt_wait_re '^ 1/[0-9]+ ' 30
+	tt_keys Enter
+	tt_wait "Processes (" 10
 	kill -s "$sig" "$(pid)"
 	restored "SIG$sig"
 	died_of "SIG$sig" "SIG$sig"
@@ -128,7 +128,7 @@ elif [ ! -f "${KP_CRASH_SHIM:-}" ]; then
 else
 	for how in USR1:"a null write on the UI thread" USR2:"a stack overflow on the UI thread"; do
 		start_st "env ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 LD_PRELOAD='$KP_CRASH_SHIM'" --demo
-		wait_for_re '^ 1/[0-9]+ ' 30
+		tt_wait_re '^ 1/[0-9]+ ' 30
 		kill -s "${how%%:*}" "$(pid)"
 		restored "${how#*:}"
 		died_of "${how#*:}" SIGSEGV
@@ -137,39 +137,39 @@ fi
 
 # ---- Ctrl-C and Ctrl-\ typed at the keyboard ----
 start --demo
-keys C-c
+tt_keys C-c
 restored "Ctrl-C"
 start --demo
-keys 'C-\'
+tt_keys 'C-\'
 restored "Ctrl-\\"
 
 # ---- resize storms: 200 resizes while it runs, then it still answers ----
 start --demo
 i=0
 while [ $i -lt 100 ]; do
-	$T resize-window -t kpt -x $((40 + i % 60)) -y $((10 + i % 25)) 2>/dev/null
-	$T resize-window -t kpt -x 100 -y 30 2>/dev/null
+	$TT resize-window -t tt -x $((40 + i % 60)) -y $((10 + i % 25)) 2>/dev/null
+	$TT resize-window -t tt -x 100 -y 30 2>/dev/null
 	i=$((i + 1))
 done
-keys '?'
-if wait_for "Ctrl-d" 10; then ok "resize storm: still answers keys"; else not_ok "resize storm: still answers keys"; fi
-keys Escape q
+tt_keys '?'
+if tt_wait "Ctrl-d" 10; then _ok "resize storm: still answers keys"; else tt_notok "resize storm: still answers keys"; fi
+tt_keys Escape q
 restored "resize storm then q"
 start --demo
-( i=0; while [ $i -lt 200 ]; do $T resize-window -t kpt -x $((40 + i % 60)) -y $((10 + i % 25)) 2>/dev/null; i=$((i + 1)); done ) &
+( i=0; while [ $i -lt 200 ]; do $TT resize-window -t tt -x $((40 + i % 60)) -y $((10 + i % 25)) 2>/dev/null; i=$((i + 1)); done ) &
 storm=$!
 sleep 0.2
 kill -s TERM "$(pid)"
 wait $storm
-$T resize-window -t kpt -x 100 -y 30 2>/dev/null
+$TT resize-window -t tt -x 100 -y 30 2>/dev/null
 restored "SIGTERM during a resize storm"
 
 # ---- a 50 MB one-line panic string: opens, scrolls and quits at once ----
-mkdir -p "$work/big"
+mkdir -p "$tt_work/big"
 awk -v big=50 'BEGIN { s = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA "; while (length(s) < 1048576) s = s s }
 	{ if (!done && sub(/exceeds buffer/, "exceeds buffer")) { line = $0; r = ""; for (i = 0; i < big; i++) r = r s;
 	    sub(/exceeds buffer/, "exceeds buffer " r, line); print line; done = 1 } else print }' \
-	"$KP_TESTS_DIR/fixtures/reports/panic-full-2026-11-20-101500.0001.ips" >"$work/big/panic-full-2026-11-20-101500.0050.ips"
+	"$KP_TESTS_DIR/fixtures/reports/panic-full-2026-11-20-101500.0001.ips" >"$tt_work/big/panic-full-2026-11-20-101500.0050.ips"
 now_ms() { date +%s%3N; }
 # A quit that waited for the load of this report would take its whole load
 # (seconds); 3 s leaves room for a CI machine whose two cores run four
@@ -181,46 +181,46 @@ quit_within() {
 	what=$1; ms=$2; shift 2
 	t0=$(now_ms)
 	"$@"
-	while ! screen | grep -q 'kpt-prompt\$ *$' && [ $(( $(now_ms) - t0 )) -lt 20000 ]; do sleep 0.02; done
+	while ! tt_screen | grep -q 'kpt-prompt\$ *$' && [ $(( $(now_ms) - t0 )) -lt 20000 ]; do sleep 0.02; done
 	dt=$(( $(now_ms) - t0 ))
-	if [ "$dt" -le "$ms" ]; then ok "$what: quits in $dt ms"; else not_ok "$what: quits within $ms ms (took $dt)"; fi
+	if [ "$dt" -le "$ms" ]; then _ok "$what: quits in $dt ms"; else tt_notok "$what: quits within $ms ms (took $dt)"; fi
 	restored "$what"
 }
 # index it once, outside the timing (Q quits from any view; q would close the report)
-run_line "'$KPBROWSE' index --db '$work/big.db' '$work/big' >/dev/null"
-wait_for 'kpt-prompt$' 60
+tt_run_line "'$KPBROWSE' index --db '$tt_work/big.db' '$tt_work/big' >/dev/null"
+tt_wait 'kpt-prompt$' 60
 for how in Q C-c TERM; do
-	start_list --db "'$work/big.db'" "'$work/big'"
-	keys Enter
+	start_list --db "'$tt_work/big.db'" "'$tt_work/big'"
+	tt_keys Enter
 	sleep 0.3
 	case $how in
 	TERM) quit_within "50 MB panic string, SIGTERM" $quit_ms kill -s TERM "$(pid)" ;;
-	*) quit_within "50 MB panic string, $how" $quit_ms keys "$how" ;;
+	*) quit_within "50 MB panic string, $how" $quit_ms tt_keys "$how" ;;
 	esac
 done
 # an 8 MiB panic string of one word (no place to break a line) on a machine
 # whose two cores are busy: q, Q and Ctrl-C still act within 3 s (issue 19)
-mkdir -p "$work/word"
+mkdir -p "$tt_work/word"
 python3 - "$KP_TESTS_DIR/fixtures/reports/panic-full-2026-11-20-101500.0001.ips" \
-	"$work/word/panic-full-2026-11-20-101500.0008.ips" <<'EOF'
+	"$tt_work/word/panic-full-2026-11-20-101500.0008.ips" <<'EOF'
 import sys
 t = open(sys.argv[1]).read()
 t = t.replace("exceeds buffer", "exceeds buffer " + "B" * (8 << 20), 1)
 open(sys.argv[2], "w").write(t)
 EOF
-run_line "'$KPBROWSE' index --db '$work/word.db' '$work/word' >/dev/null"
-wait_for 'kpt-prompt$' 60
+tt_run_line "'$KPBROWSE' index --db '$tt_work/word.db' '$tt_work/word' >/dev/null"
+tt_wait 'kpt-prompt$' 60
 hogs=""
 for h in 1 2; do sh -c 'while :; do :; done' & hogs="$hogs $!"; done
 for how in q Q C-c; do
-	start_list --db "'$work/word.db'" "'$work/word'"
-	keys Enter
+	start_list --db "'$tt_work/word.db'" "'$tt_work/word'"
+	tt_keys Enter
 	sleep 0.5
 	if [ "$how" = q ]; then   # q closes the report, q again quits
-		keys q
-		quit_within "8 MiB one-word panic string, two CPU hogs, q q" 3000 keys q
+		tt_keys q
+		quit_within "8 MiB one-word panic string, two CPU hogs, q q" 3000 tt_keys q
 	else
-		quit_within "8 MiB one-word panic string, two CPU hogs, $how" 3000 keys "$how"
+		quit_within "8 MiB one-word panic string, two CPU hogs, $how" 3000 tt_keys "$how"
 	fi
 done
 # shellcheck disable=SC2086
@@ -229,36 +229,36 @@ wait 2>/dev/null
 
 # a FIFO planted where a frame's source file should be: the source view
 # says so at once, and q still quits (issue 19 item 9)
-mkdir -p "$work/fsrc/src"
-cp -R "$KP_TESTS_DIR/fixtures/reports" "$work/fsrc/"
-rm -f "$work/fsrc/reports/expected.tsv"
-cp "$KP_TESTS_DIR"/fixtures/src/* "$work/fsrc/src/"
-rm -f "$work/fsrc/src/fakekernel.c"
-mkfifo "$work/fsrc/src/fakekernel.c"
-start_list --db "'$work/fsrc.db'" --dsym "'$KP_TESTS_DIR/fixtures/bin'" --source-map "/kpbrowse/fixtures='$work/fsrc'" "'$work/fsrc/reports'"
-keys Enter; wait_for "Panicked task:" 10
-keys Enter; wait_for "fakeclient.report" 10
+mkdir -p "$tt_work/fsrc/src"
+cp -R "$KP_TESTS_DIR/fixtures/reports" "$tt_work/fsrc/"
+rm -f "$tt_work/fsrc/reports/expected.tsv"
+cp "$KP_TESTS_DIR"/fixtures/src/* "$tt_work/fsrc/src/"
+rm -f "$tt_work/fsrc/src/fakekernel.c"
+mkfifo "$tt_work/fsrc/src/fakekernel.c"
+start_list --db "'$tt_work/fsrc.db'" --dsym "'$KP_TESTS_DIR/fixtures/bin'" --source-map "/kpbrowse/fixtures='$tt_work/fsrc'" "'$tt_work/fsrc/reports'"
+tt_keys Enter; tt_wait "Panicked task:" 10
+tt_keys Enter; tt_wait "fakeclient.report" 10
 # frame 0's own position (other frames may be symbolicated first, and
 # Enter on a frame not yet done only says so)
-keys Enter; wait_for "fakekernel.c:62" 20
-keys Enter
-if wait_for "not a regular file" 10; then ok "a FIFO as a source file: the source view says it is not a regular file"
-else not_ok "a FIFO as a source file: the source view says it is not a regular file"; fi
-quit_within "a FIFO as a source file: Q" 2000 keys Q
+tt_keys Enter; tt_wait "fakekernel.c:62" 20
+tt_keys Enter
+if tt_wait "not a regular file" 10; then _ok "a FIFO as a source file: the source view says it is not a regular file"
+else tt_notok "a FIFO as a source file: the source view says it is not a regular file"; fi
+quit_within "a FIFO as a source file: Q" 2000 tt_keys Q
 
 # q while the index scan is still reading the 50 MB report (no cancel hook
 # in the scan: the browser must not wait for it)
-start --db "'$work/big-fresh.db'" "'$work/big'"
-quit_within "q during the scan of a 50 MB report" $quit_ms keys q
-start_list --db "'$work/big.db'" "'$work/big'"
-keys Enter
-if wait_for "AAAAAAAA" 30; then ok "50 MB panic string: the report shows it"; else not_ok "50 MB panic string: the report shows it"; fi
-keys G
+start --db "'$tt_work/big-fresh.db'" "'$tt_work/big'"
+quit_within "q during the scan of a 50 MB report" $quit_ms tt_keys q
+start_list --db "'$tt_work/big.db'" "'$tt_work/big'"
+tt_keys Enter
+if tt_wait "AAAAAAAA" 30; then _ok "50 MB panic string: the report shows it"; else tt_notok "50 MB panic string: the report shows it"; fi
+tt_keys G
 # End must land on the last row: the position reads N/N (it read 1/N before)
 # and the report's last line, after the 50 MB string, is on screen.
-if wait_for_re ' ([0-9]+)/\1 ' 30 && wait_for "Stackshot Succeeded" 1; then ok "50 MB panic string: End reaches the last row"
-else not_ok "50 MB panic string: End"; fi
-keys Q
+if tt_wait_re ' ([0-9]+)/\1 ' 30 && tt_wait "Stackshot Succeeded" 1; then _ok "50 MB panic string: End reaches the last row"
+else tt_notok "50 MB panic string: End"; fi
+tt_keys Q
 restored "50 MB panic string, scrolled"
 
-ts_done
+done_testing

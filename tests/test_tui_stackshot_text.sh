@@ -6,26 +6,26 @@
 set -u
 
 : "${KP_TESTS_DIR:=$(cd "$(dirname "$0")" && pwd)}"
-. "$KP_TESTS_DIR/tui_shell.sh"
-ts_init tui-sst
-ts_shell 160 40
-mkdir -p "$work/syms"
-cp -R "$KP_FIXTURES/bin/fakekext.x86_64.dSYM" "$work/syms/FakeDriver.kext.dSYM"
+. "$KP_TESTS_DIR/tap.sh"
+. "$KP_TESTS_DIR/tui_tmux.sh"
+tt_shell 160 40
+mkdir -p "$tt_work/syms"
+cp -R "$KP_FIXTURES/bin/fakekext.x86_64.dSYM" "$tt_work/syms/FakeDriver.kext.dSYM"
 ss="$KP_FIXTURES/textforms/stackshot-i.txt"
-run_line "KPBROWSE_CACHE_DIR='$work/cache' '$KPBROWSE' --db '$work/index.db' --dsym '$work/syms' --load com.kpbrowse.FakeDriver=0xffffff7f80e40000 '$ss'"
-check "the text is listed by its headline" "stackshot (text): 2 processes, 3 threads" 20
-keys Enter
-check "summary: the kind" "Kind:            stackshot"
-keys / f a k e c l i e n t Enter
-check "the process" "fakeclient  2 threads"
-keys Enter
+tt_run_line "KPBROWSE_CACHE_DIR='$tt_work/cache' '$KPBROWSE' --db '$tt_work/index.db' --dsym '$tt_work/syms' --load com.kpbrowse.FakeDriver=0xffffff7f80e40000 '$ss'"
+tt_check "the text is listed by its headline" "stackshot (text): 2 processes, 3 threads" 20
+tt_keys Enter
+tt_check "summary: the kind" "Kind:            stackshot"
+tt_keys / f a k e c l i e n t Enter
+tt_check "the process" "fakeclient  2 threads"
+tt_keys Enter
 # the priority right-aligned at the state column's end, in line on every row
-if wait_for_re 'TH_WAIT TH_UNINT +47 ' 10; then ok "its thread list"; else not_ok "its thread list"; fi
-keys Enter
-if wait_for_re 'com\.kpbrowse\.FakeDriver +\+0x6a9 +validateReport\(ReportHeader const&, unsigned int, unsigned int\) +fakekext\.cpp:74' 20; then
-	ok "the bare kext frame is placed by --load and symbolicated by the dSYM found by bundle id"
+if tt_wait_re 'TH_WAIT TH_UNINT +47 ' 10; then _ok "its thread list"; else tt_notok "its thread list"; fi
+tt_keys Enter
+if tt_wait_re 'com\.kpbrowse\.FakeDriver +\+0x6a9 +validateReport\(ReportHeader const&, unsigned int, unsigned int\) +fakekext\.cpp:74' 20; then
+	_ok "the bare kext frame is placed by --load and symbolicated by the dSYM found by bundle id"
 else
-	not_ok "the bare kext frame is placed by --load and symbolicated by the dSYM found by bundle id"
+	tt_notok "the bare kext frame is placed by --load and symbolicated by the dSYM found by bundle id"
 fi
-keys q q q q q
-ts_done
+tt_keys q q q q q
+done_testing

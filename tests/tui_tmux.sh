@@ -1,11 +1,18 @@
-# tui_tmux.sh: drives kpbrowse in a private tmux server for the TUI tests
-# (sourced after tap.sh).  tt_start W H CMD opens a session of that size
-# running CMD under a private $TMPDIR; tt_screen prints the whole screen
-# (every row, trailing blanks kept off, paths normalised); tt_wait TEXT
-# polls for TEXT; tt_stable waits until the screen stops changing; tt_expect
-# NAME compares the screen with tests/screens/NAME.txt, or writes it when
-# KP_SCREENS_UPDATE=1 (a changed screen is then a reviewed diff in git).
-# Exits 77 when tmux is missing.  Needs KPBROWSE and KP_TESTS_DIR.
+# tui_tmux.sh: the one tmux driver of the TUI tests (sourced after tap.sh):
+# kpbrowse in a private tmux server, in session "tt", under a private
+# $TMPDIR ($tt_work).  Two ways in: tt_start W H CMD runs CMD in a session
+# of that size; tt_shell W H opens a shell at the prompt `kpt-prompt$ `
+# there, for the tests that type command lines as a user would
+# (tt_run_line).  tt_screen prints the whole screen (every row, trailing
+# blanks kept off; after tt_start, paths normalised: $WORK, $DEMO, $SRC);
+# tt_wait TEXT and tt_wait_re REGEX poll for a line; tt_check and
+# tt_check_re are the TAP checks of those (the screen printed when they
+# fail, as tt_notok does); tt_stable waits until the screen stops
+# changing; tt_expect NAME compares the screen with tests/screens/NAME.txt,
+# or writes it when KP_SCREENS_UPDATE=1 (a changed screen is then a
+# reviewed diff in git).
+# A script may define tt_before_cleanup (run first on exit).  Exits 77 when
+# tmux is missing or cannot start.  Needs KPBROWSE and KP_TESTS_DIR.
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "1..0 # SKIP tmux not installed"
 	exit 77
@@ -20,6 +27,7 @@ tt_src=$(cd "$KP_TESTS_DIR/.." && pwd)
 # share/kpbrowse/demo, as an install's prefix holds them)
 tt_demo_dir=$(cd "$(dirname "$KPBROWSE")/../share/kpbrowse/demo" 2>/dev/null && pwd -P)
 tt_cleanup() {
+	command -v tt_before_cleanup >/dev/null 2>&1 && tt_before_cleanup
 	$TT kill-server >/dev/null 2>&1
 	rm -rf "$tt_work" "$tt_fix"
 }
@@ -35,6 +43,7 @@ tt_demo_cmd="HOME='$tt_work/home' XDG_CACHE_HOME='$tt_work/cache' KPBROWSE_DSYM_
 
 # tt_start W H CMD...: a fresh session "tt" (any old one is killed)
 tt_start() {
+	tt_raw=0
 	_w=$1 _h=$2
 	shift 2
 	# a session that stays, so killing "tt" never ends the server
@@ -46,26 +55,71 @@ tt_start() {
 	$TT set-option -t tt status off >/dev/null 2>&1
 	return 0
 }
+# tt_shell W H: a fresh session "tt" of that size with a shell at the
+# prompt `kpt-prompt$ ` (and the tmux status line), everything it runs, and
+# the script itself, under TMPDIR=$tt_work; waits for the prompt.
+tt_shell() {
+	tt_raw=1
+	export TMPDIR="$tt_work"   # nothing of the user's is touched
+	$TT kill-session -t tt >/dev/null 2>&1
+	$TT new-session -d -s tt -x "$1" -y "$2" "env PS1='kpt-prompt\$ ' TMPDIR='$tt_work' sh" || {
+		echo "1..0 # SKIP cannot start tmux"
+		exit 77
+	}
+	$TT set-option -g remain-on-exit on >/dev/null 2>&1
+	tt_wait 'kpt-prompt$' 5
+	tt_sh=$($TT display-message -p -t tt '#{pane_current_command}' 2>/dev/null)
+}
+# tt_shell_ready: waits (30 s at most) for tt_shell's shell to be in the
+# foreground again
+tt_shell_ready() {
+	_i=0
+	while [ "$_i" -lt 300 ]; do
+		[ "$($TT display-message -p -t tt '#{pane_current_command}' 2>/dev/null)" = "$tt_sh" ] && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	echo "# tt_shell_ready: '$($TT display-message -p -t tt '#{pane_current_command}')' still runs after 30 s"
+	return 1
+}
+# tt_run_line TEXT: types "clear; TEXT" and Enter at tt_shell's prompt, once
+# the shell is in the foreground again.  Typed while the last program still
+# runs (a sanitizer build can take a second to exit after q), the keys would
+# reach that program, or arrive in its raw mode, where Enter is a bare CR
+# the shell later reads as part of the last word (CI saw a path end in one).
+tt_run_line() {
+	tt_shell_ready
+	$TT send-keys -t tt "clear; $1" Enter
+}
 tt_keys() { $TT send-keys -t tt "$@"; }
-# the screen as text; the work folder and the source tree normalised
+# the screen as text; the work folder and the source tree normalised, but
+# for tt_shell's (its tests type real paths and wait for them)
+tt_raw=0
 tt_screen() {
+	if [ "$tt_raw" = 1 ]; then
+		$TT capture-pane -t tt -p 2>/dev/null
+		return
+	fi
 	$TT capture-pane -t tt -p 2>/dev/null |
 		sed -e "s|$tt_fix|\$DEMO|g" -e "s|${tt_demo_dir:-$tt_fix}|\$DEMO|g" -e "s|$tt_work|\$WORK|g" \
 		    -e "s|$tt_src|\$SRC|g"
 }
-# tt_wait TEXT [SECONDS]: the screen shows TEXT (fixed string)
-tt_wait() {
-	_i=0 _lim=$(( ${2:-10} * 10 ))
+# tt_wait TEXT [SECONDS]: the screen shows TEXT (fixed string);
+# tt_wait_re REGEX [SECONDS]: a line matches REGEX (grep -E)
+tt_poll() {   # tt_poll GREP_MODE PATTERN SECONDS
+	_i=0 _lim=$(( $3 * 10 ))
 	while [ "$_i" -lt "$_lim" ]; do
-		tt_screen | grep -qF -- "$1" && return 0
+		tt_screen | grep -q "$1" -- "$2" && return 0
 		sleep 0.1
 		_i=$((_i + 1))
 	done
 	# said, so that a wait that can never match (it costs its whole
 	# time on every run) shows in the log
-	echo "# tt_wait: '$1' not on screen after ${2:-10} s"
+	echo "# tt_wait: '$2' not on screen after $3 s"
 	return 1
 }
+tt_wait() { tt_poll -F "$1" "${2:-10}"; }
+tt_wait_re() { tt_poll -E "$1" "${2:-10}"; }
 # tt_stable: the screen is the same 0.4 s apart (up to 10 s)
 tt_stable() {
 	_prev=$(tt_screen)
@@ -94,11 +148,17 @@ tt_expect() {
 		sed 's/^/#   /' "$tt_work/diff.txt"
 	fi
 }
+# tt_notok DESCRIPTION: a failed check, the screen printed after it
+tt_notok() {
+	_notok "$1"
+	echo "# screen:"
+	tt_screen | sed 's/^/#   /'
+}
 # tt_check DESCRIPTION TEXT [SECONDS]: a substring check, for content
-# that is not deterministic
+# that is not deterministic; tt_check_re DESCRIPTION REGEX [SECONDS]
 tt_check() {
-	if tt_wait "$2" "${3:-10}"; then _ok "$1"; else
-		_notok "$1 (waited for '$2')"
-		tt_screen | sed 's/^/#   /'
-	fi
+	if tt_wait "$2" "${3:-10}"; then _ok "$1"; else tt_notok "$1 (waited for '$2')"; fi
+}
+tt_check_re() {
+	if tt_wait_re "$2" "${3:-10}"; then _ok "$1"; else tt_notok "$1 (waited for /$2/)"; fi
 }
