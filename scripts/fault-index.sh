@@ -23,9 +23,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/kp-fault-XXXXXX") || exit 2
 trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT INT TERM
 SEED=${SEED:-$$}
 echo "# seed $SEED, $KILLS kills, $N reports, in $T"
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-no() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+. "$(dirname "$0")/../tests/tap.sh"
 # a random whole number below $1, from the seed and the step $2
 rnd() { awk -v m="$1" -v s="$SEED" -v i="$2" 'BEGIN { srand(s * 7919 + i); print int(rand() * m) }'; }
 
@@ -48,7 +46,7 @@ kill_at() {
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	if [ ! -e "$db" ]; then
-		ok "kill $2 at $1 ms: before the index was made"
+		_ok "kill $2 at $1 ms: before the index was made"
 		return
 	fi
 	c=$("$GEN" --check "$db" 2>&1)
@@ -59,17 +57,17 @@ kill_at() {
 	case $c in
 	*"no such table"* | *"readonly database"*)
 		if grep -q "no index yet" "$T/lerr"; then
-			ok "kill $2 at $1 ms: before the schema was committed (list: no index yet)"
+			_ok "kill $2 at $1 ms: before the schema was committed (list: no index yet)"
 		else
-			no "kill $2 at $1 ms: check '$c', and list says '$(head -c 200 "$T/lerr")'"
+			_notok "kill $2 at $1 ms: check '$c', and list says '$(head -c 200 "$T/lerr")'"
 		fi
 		return
 	esac
 	set -- "$1" "$2" $c
 	if [ "$3" = ok ] && [ "$8" = 0 ] && [ "$7" = "$4" ] && [ "$rows" = "$4" ] && [ ! -s "$T/lerr" ]; then
-		ok "kill $2 at $1 ms: opens, intact, $4 reports once each"
+		_ok "kill $2 at $1 ms: opens, intact, $4 reports once each"
 	else
-		no "kill $2 at $1 ms: check '$c', list $rows rows ($(head -c 200 "$T/lerr"))"
+		_notok "kill $2 at $1 ms: check '$c', list $rows rows ($(head -c 200 "$T/lerr"))"
 	fi
 }
 i=0
@@ -83,9 +81,9 @@ while [ $i -lt "$KILLS" ]; do
 	rc=$?
 	c=$("$GEN" --check "$db")
 	if [ $rc = 0 ] && [ "$c" = "ok $N $N 3 $N 0" ]; then
-		ok "the run after kill $i: every report exactly once"
+		_ok "the run after kill $i: every report exactly once"
 	else
-		no "the run after kill $i: exit $rc, check '$c' (want 'ok $N $N 3 $N 0'; $(head -c 200 "$T/err"))"
+		_notok "the run after kill $i: exit $rc, check '$c' (want 'ok $N $N 3 $N 0'; $(head -c 200 "$T/err"))"
 	fi
 	rm -f "$db" "$db-wal" "$db-shm"
 done
@@ -95,7 +93,7 @@ done
 dsym=$(find "$(dirname "$0")/../tests/fixtures/bin" -path '*.dSYM/Contents/Resources/DWARF/*' -type f 2>/dev/null |
 	xargs ls -S 2>/dev/null | head -1)
 if [ -z "$dsym" ]; then
-	n=$((n + 1)); echo "ok $n - # SKIP no dSYM fixture for cache build"
+	skip "no dSYM fixture for cache build"
 else
 	ckills=$((KILLS / 10 + 1))
 	i=0
@@ -112,12 +110,10 @@ else
 		left=$(find "$T/cache" -name '*.tmp' 2>/dev/null | wc -l | tr -d ' ')
 		"$K" cache list >"$T/clist" 2>&1
 		if [ $crc = 0 ] && [ "$left" = 0 ] && grep -q . "$T/clist"; then
-			ok "cache build killed ($i): the next build completes, no temporary left"
+			_ok "cache build killed ($i): the next build completes, no temporary left"
 		else
-			no "cache build killed ($i): exit $crc, $left temporaries left ($(head -c 200 "$T/cerr"))"
+			_notok "cache build killed ($i): exit $crc, $left temporaries left ($(head -c 200 "$T/cerr"))"
 		fi
 	done
 fi
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed"
-[ $failed = 0 ]
+done_testing

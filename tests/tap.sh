@@ -1,11 +1,19 @@
-# tap.sh: TAP helpers for the shell tests; ends with a "N passed, N failed,
-# N skipped" line and exit 0 / 1 / 77 (all skipped).
+# tap.sh: the one TAP library of the shell tests (and scripts/fault-index.sh);
+# done_testing ends with a "N passed, N failed, N skipped" line and exit
+# 0 / 1 / 77 (all skipped).
 _n=0 _fail=0 _skip=0
 _ok() { _n=$((_n + 1)); echo "ok $_n - $1"; }
 _notok() { _n=$((_n + 1)); _fail=$((_fail + 1)); echo "not ok $_n - $1"; }
 # check A OP B WHAT: test(1) comparison
+# check 'CONDITION' WHAT: a shell condition, eval'd, in which $? is still
+# the status of the command before check ('[ $? -eq 2 ] && cmp -s a b')
+_tap_ret() { return "$1"; }
 check() {
-	if [ "$1" "$2" "$3" ] 2>/dev/null; then _ok "$4"; else _notok "$4 (got '$1', want $2 '$3')"; fi
+	_tap_st=$?
+	if [ $# -eq 2 ]; then
+		if _tap_ret "$_tap_st"; eval "$1"; then _ok "$2"; else _notok "$2"; fi
+	elif [ "$1" "$2" "$3" ] 2>/dev/null; then _ok "$4"
+	else _notok "$4 (got '$1', want $2 '$3')"; fi
 }
 check_grep() { if grep -q -- "$1" "$2" 2>/dev/null; then _ok "$3"; else _notok "$3"; fi; }
 # check_not_grep PATTERN FILE WHAT: FILE exists and has no line matching

@@ -7,10 +7,7 @@ K=${KPBROWSE:?}
 GEN="$KP_BUILD_DIR/tests/test_index"
 T=$(mktemp -d "${TMPDIR:-/tmp}/kpi-sh-XXXXXX") || exit 2
 trap 'chmod -R u+w "$T" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT INT TERM
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-no() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { if eval "$1"; then ok "$2"; else no "$2"; fi; }
+. "$KP_TESTS_DIR/tap.sh"
 count() { grep -c "$1" "$2" 2>/dev/null || true; }
 
 C="$T/DiagnosticReports"
@@ -126,7 +123,7 @@ if [ -n "$tui" ]; then
 	tmux kill-session -t "$tui" 2>/dev/null
 	check '! grep -qi "locked\|error" "$T/tui.screen" "$T/tui.err"' "the TUI during two indexers: no error on its screen"
 else
-	n=$((n + 1)); echo "ok $n - # SKIP tmux not installed: the TUI during two indexers"
+	skip "tmux not installed: the TUI during two indexers"
 fi
 new1=$(sed -n 's/.*"new":[[:space:]]*\([0-9]*\).*/\1/p' "$T/c1.json")
 new2=$(sed -n 's/.*"new":[[:space:]]*\([0-9]*\).*/\1/p' "$T/c2.json")
@@ -215,8 +212,8 @@ if [ -d "$R" ]; then
 		check '[ $? -eq 0 ] && cmp -s "$T/nv.json" "$T/nv7.json"' "a schema 7 index: the same rows once opened (migrated, filled from the archives)"
 		check '[ "$(sqlite3 "$T/v7.sqlite3" "PRAGMA user_version")" = 10 ]' "  now at schema 10"
 	else
-		n=$((n + 1)); echo "ok $n - # SKIP sqlite3 CLI absent"
-		n=$((n + 1)); echo "ok $n - # SKIP sqlite3 CLI absent"
+		skip "sqlite3 CLI absent"
+		skip "sqlite3 CLI absent"
 	fi
 	# schema 9: the text search leaves the loaded kext list out (searched
 	# by kext: autofs above); the words around it stay
@@ -249,12 +246,10 @@ if [ -d "$R" ]; then
 		check 'cmp -s "$T/p8.json" "$T/p9.json" && [ "$(count "\"id\":" "$T/p9.json")" -ge 10 ]' \
 			"  search panic: the same $(count "\"id\":" "$T/p9.json") rows as the fresh index"
 	else
-		for i in 1 2 3 4; do n=$((n + 1)); echo "ok $n - # SKIP sqlite3 CLI absent"; done
+		for i in 1 2 3 4; do skip "sqlite3 CLI absent"; done
 	fi
 else
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do n=$((n + 1)); echo "ok $n - # SKIP real corpus absent"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do skip "real corpus absent"; done
 fi
 
-echo "1..$n"
-echo "# $((n - failed)) passed, $failed failed"
-[ $failed -eq 0 ]
+done_testing

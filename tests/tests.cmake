@@ -26,6 +26,7 @@ kp_sh_test(test_index_pg)
 target_link_libraries(test_index PRIVATE PkgConfig::SQLITE3)
 kp_c_test(test_ips)
 kp_sh_test(test_index_cli)
+kp_sh_test(test_tap)
 # each optional library absent at run time; told which ones this build has
 kp_sh_test_run(test_optional_libs test_optional_libs CAPSTONE=${KP_CAPSTONE_FOUND}
                LIBPQ=${KP_LIBPQ_FOUND} LIBDEFLATE=${KP_LIBDEFLATE_FOUND})
