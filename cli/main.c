@@ -8,12 +8,17 @@
 #include "kp_exit.h"
 #include "kp_sanitize.h"
 #include "kpc_cmd.h"
+/* The browser (tui/, kpt_main.h), or what stands for it without one. */
 #ifdef KP_HAVE_TUI
 #include "kpt_main.h"
+#define KPC_BROWSER_MAIN kpt_main
+#define KPC_BROWSER_SYNOPSIS kpt_synopsis
+#define KPC_BROWSER_OPTIONS_HELP kpt_options_help
 #else
-static const char kpt_synopsis[] = "COMMAND ...";
-static const char kpt_options_help[] = "  (this kpbrowse was built without the browser: -DKP_TUI=OFF)\n";
-static int kpt_main(int argc, char **argv)
+#define KPC_BROWSER_SYNOPSIS "COMMAND ..."
+#define KPC_BROWSER_OPTIONS_HELP "  (this kpbrowse was built without the browser: -DKP_TUI=OFF)\n"
+#define KPC_BROWSER_MAIN no_browser
+static int no_browser(int argc, char **argv)
 {
 	(void)argc, (void)argv;
 	fputs("kpbrowse: built without the browser (cmake -DKP_TUI=ON); "
@@ -190,14 +195,14 @@ static void usage(FILE *fp)
 {
 	fprintf(fp, "kpbrowse %s: a terminal browser for macOS kernel panic reports\n\n"
 	            "Usage:\n  kpbrowse %s\n",
-	        KP_VERSION, kpt_synopsis);
+	        KP_VERSION, KPC_BROWSER_SYNOPSIS);
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(fp, "  kpbrowse %s\n", commands[i].synopsis);
 	fprintf(fp, "  kpbrowse --help | --version\n\n"
 	            "With no command: the TUI.\n%s\n"
 	            "Each command: kpbrowse COMMAND --help.\n"
 	            "Exit status: 0 success, 1 nothing found, 2 bad input or usage.\n",
-	        kpt_options_help);
+	        KPC_BROWSER_OPTIONS_HELP);
 }
 
 int main(int argc, char **argv)
@@ -224,7 +229,7 @@ int main(int argc, char **argv)
 	/* The TUI: no arguments, an option other than --help/--version, or a
 	 * path to browse. */
 	if (argc < 2 || argv[1][0] == '-' || access(argv[1], F_OK) == 0)
-		return demangle_notice(kpt_main(argc, argv));
+		return demangle_notice(KPC_BROWSER_MAIN(argc, argv));
 	int e = errno;
 	/* a path (it has a slash) is not a command: say what is wrong with it */
 	if (strchr(argv[1], '/')) {

@@ -75,7 +75,7 @@ static void disasm_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
 	const kp_disasm_insn *in = &p->job->d.insns[row];
 	char line[600];
 	if (width >= BYTES_FROM) {
-		kpt_disasm_line(in, line, sizeof line);
+		kp_report_text_disasm_line(in, line, sizeof line);
 	} else {   /* narrow: the instruction matters more than its bytes */
 		char text[400];
 		kp_disasm_format(in, text, sizeof text);
@@ -114,7 +114,7 @@ static const char *disasm_row_text(kpt_view *v, size_t row, char *buf, size_t si
 	disasm_priv *p = v->priv;
 	if (!ready(p) || row >= p->job->d.n)
 		return NULL;
-	kpt_disasm_line(&p->job->d.insns[row], buf, size);
+	kp_report_text_disasm_line(&p->job->d.insns[row], buf, size);
 	return buf;
 }
 

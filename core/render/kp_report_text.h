@@ -31,6 +31,6 @@ void kp_report_text_set_decoder(kp_extlog_decoder fn, void *ctx);
 /* One decoded instruction as a line without the newline: marker ("->" on
  * the frame's address), address, bytes, "mnemonic operands <target>"
  * (shared by `show --disasm` and the TUI's disassembly view). */
-void kpt_disasm_line(const kp_disasm_insn *in, char *buf, size_t size);
+void kp_report_text_disasm_line(const kp_disasm_insn *in, char *buf, size_t size);
 
 #endif

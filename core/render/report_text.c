@@ -58,7 +58,7 @@ static void print_symbols(FILE *out, kp_symbols *sym, const kp_report *r, const 
 	}
 }
 
-void kpt_disasm_line(const kp_disasm_insn *in, char *buf, size_t size)
+void kp_report_text_disasm_line(const kp_disasm_insn *in, char *buf, size_t size)
 {
 	char hex[3 * sizeof in->bytes + 1] = "";
 	for (unsigned k = 0; k < in->nbytes; k++)
@@ -86,7 +86,7 @@ static void print_disasm(FILE *out, kp_symbols *sym, const kp_report *r, const k
 	}
 	char line[600];
 	for (size_t k = 0; k < d.n; k++) {
-		kpt_disasm_line(&d.insns[k], line, sizeof line);
+		kp_report_text_disasm_line(&d.insns[k], line, sizeof line);
 		fputs("       ", out);
 		kp_sanitize_write(out, line, strlen(line), 0);
 		fputc('\n', out);
