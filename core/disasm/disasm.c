@@ -623,27 +623,18 @@ static kp_status try_file(const char *path, const char *uuid, const char *dsym, 
 	return st;
 }
 
-kp_status kp_disasm_frame(kp_symbols *s, const kp_report *r, const kp_thread *t, size_t i,
-                          size_t count, kp_disasm *out, kp_error *err)
+kp_status kp_disasm_image(const char *uuid, const char *dsym, uint64_t addr, size_t count,
+                          kp_disasm_find_fn *find, void *ctx, kp_disasm *out, kp_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (!kp_disasm_available())
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "%s", kp_disasm_missing());
-	kp_symresult res;
-	kp_sym_status ss = kp_symbols_frame(s, r, t, i, &res);
-	char uuid[37];
-	if (ss == KP_SYM_NO_IMAGE || ss == KP_SYM_NO_UUID || ss == KP_SYM_NO_DSYM || !res.path ||
-	    !res.uuid || !kp_uuid_canon(res.uuid, strlen(res.uuid), uuid))
-		return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "%s", res.msg[0] ? res.msg : "no image");
-	uint64_t addr = res.symbol_address;
 	count = clamp_count(count);
-	char dsym[1024];
-	snprintf(dsym, sizeof dsym, "%s", res.path);
 	/* the candidates in order, each tried once */
 	char cand[3][1024];
 	size_t nc = 0;
 	snprintf(cand[nc++], sizeof cand[0], "%s", dsym);
-	nc += siblings(dsym, cand + nc, 3 - nc);
+	nc += siblings(cand[0], cand + nc, 3 - nc);
 	char looked[200] = "";
 	bool outside = false;
 	kp_status st;
@@ -653,7 +644,7 @@ kp_status kp_disasm_frame(kp_symbols *s, const kp_report *r, const kp_thread *t,
 		if (k < nc) {
 			path = cand[k];
 		} else {
-			path = kp_symbols_find_nth(s, uuid, k - nc);
+			path = find ? find(ctx, uuid, k - nc) : NULL;
 			if (!path)
 				break;
 			bool dup = false;
@@ -662,7 +653,7 @@ kp_status kp_disasm_frame(kp_symbols *s, const kp_report *r, const kp_thread *t,
 			if (dup)
 				continue;
 		}
-		st = try_file(path, uuid, dsym, addr, count, &fit, out, err);
+		st = try_file(path, uuid, cand[0], addr, count, &fit, out, err);
 		if (st != KP_ERR_NOTFOUND)
 			return st;
 		outside |= fit == FIT_OUTSIDE;

@@ -15,8 +15,10 @@
  *
  * Ownership: a kp_disasm owns its instruction array (every string inside
  * is an array of the instruction itself); kp_disasm_free releases it and
- * zeroes the struct.  No state is kept between calls; kp_disasm_frame uses
- * the kp_symbols it is given (on that kp_symbols' thread). */
+ * zeroes the struct.  No state is kept between calls.  A report's frame is
+ * disassembled by kp_disasm_frame (kp_symbols.h), which finds the frame's
+ * image and asks kp_disasm_image here: this library knows Mach-O files,
+ * never a report or the symbol sources (it is given a finder instead). */
 #ifndef KP_DISASM_H
 #define KP_DISASM_H
 
@@ -25,8 +27,6 @@
 #include <stdint.h>
 
 #include "kp_error.h"
-#include "kp_report.h"
-#include "kp_symbols.h"
 
 #define KP_DISASM_MAX 1000   /* instructions in one answer, at most */
 
@@ -55,15 +55,22 @@ bool kp_disasm_available(void);
 /* How to get a kpbrowse that disassembles (one sentence). */
 const char *kp_disasm_missing(void);
 
-/* About count instructions around frame i of t (count/2 before its
- * address, the one holding it, the rest after; fewer at a section's
- * edge), t's frames symbolicated by s after kp_symbols_set_report.
- * KP_ERR_NOTFOUND: no dSYM or binary for the frame's image, no code bytes
- * (the message says where the binary was looked for), or an address
- * outside every section of it; KP_ERR_FORMAT: an architecture other than
- * arm64/x86_64, or a file that changed while read. */
-kp_status kp_disasm_frame(kp_symbols *s, const kp_report *r, const kp_thread *t, size_t i,
-                          size_t count, kp_disasm *out, kp_error *err);
+/* The files beyond dsym and the binaries beside it that may hold the code
+ * of the image with UUID uuid: the k-th (from 0), or NULL when there are no
+ * more.  The string is borrowed until the next call. */
+typedef const char *kp_disasm_find_fn(void *ctx, const char *uuid, size_t k);
+
+/* About count instructions around addr (the image's own, unslid address)
+ * of the image with UUID uuid (canonical) whose dSYM, or binary, is dsym
+ * (count/2 before it, the one holding it, the rest after; fewer at a
+ * section's edge).  The bytes come from dsym when its __TEXT has them, else
+ * the binary beside it, else each file find (NULL: none) gives, each tried
+ * once.  KP_ERR_NOTFOUND: no code bytes (the message says where the binary
+ * was looked for), or an address outside every section of the image;
+ * KP_ERR_FORMAT: an architecture other than arm64/x86_64, or a file that
+ * changed while read. */
+kp_status kp_disasm_image(const char *uuid, const char *dsym, uint64_t addr, size_t count,
+                          kp_disasm_find_fn *find, void *ctx, kp_disasm *out, kp_error *err);
 
 /* The same at addr in the file at path (arch NULL: its only slice). */
 kp_status kp_disasm_file(const char *path, const char *arch, uint64_t addr, size_t count,

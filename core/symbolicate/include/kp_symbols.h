@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kp_disasm.h"
 #include "kp_dwarf.h"
 #include "kp_error.h"
 #include "kp_report.h"
@@ -324,5 +325,16 @@ size_t kp_symbols_prefetch(kp_symbols *s, const char *const *uuids, size_t n);
  * frames in r (`kpbrowse show`). */
 size_t kp_symbols_prefetch_thread(kp_symbols *s, const kp_report *r, const kp_thread *t);
 size_t kp_symbols_prefetch_report(kp_symbols *s, const kp_report *r);
+
+/* Disassembly around frame i of t (kp_disasm.h: count/2 instructions
+ * before its address, the one holding it, the rest after; fewer at a
+ * section's edge), t's frames symbolicated by s after
+ * kp_symbols_set_report: the frame's image and unslid address come from
+ * its lookup, the bytes from its dSYM, the binary beside it or another
+ * file with its UUID the symbol sources give (disasm_frame.c).  Errors as
+ * kp_disasm_image; KP_ERR_NOTFOUND too when the frame has no image, UUID
+ * or dSYM.  Uses s on its thread. */
+kp_status kp_disasm_frame(kp_symbols *s, const kp_report *r, const kp_thread *t, size_t i,
+                          size_t count, kp_disasm *out, kp_error *err);
 
 #endif
