@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "kp_dl.h"
-#include "kp_dwarf.h"
+#include "kp_demangle.h"
 
 /* The Itanium C++ ABI entry point: a malloc'd string and *status 0 on
  * success; -2 when the name is not mangled. */

@@ -1,4 +1,4 @@
-/* mapguard.h: private to core/symbols/: keeps a read-only file mapping from
+/* kp_mapguard.h: keeps a read-only file mapping from
  * killing the process when its file is truncated in place (a `cp` of a
  * rebuilt dSYM over an open one): a SIGBUS inside a guarded mapping
  * replaces the vanished page with a page of zeros and marks the mapping

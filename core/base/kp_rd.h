@@ -1,4 +1,4 @@
-/* rd.h: the one bounds-checked byte and LEB128 reader of kpsymfile's own
+/* kp_rd.h: the one bounds-checked byte and LEB128 reader of the symbol files' own
  * decoders (dwarf_line.c: .debug_line; dwarf_die.c: .debug_info and
  * .debug_abbrev; dwarf_cache.c: range lists; symcache_read.c: cache blocks).
  * A read past end clears ok and yields 0 or NULL; every later read then

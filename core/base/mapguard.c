@@ -2,7 +2,7 @@
  * slot table (plain words written under a mutex, hi last on add and first
  * on remove) and calls mmap, which is safe in practice on Linux and macOS
  * though POSIX does not list it. */
-#include "mapguard.h"
+#include "kp_mapguard.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -11,6 +11,7 @@
 #include "kp_lex.h"
 #include "kp_macho.h"
 #include "probe.h"
+#include "kp_demangle.h"
 
 #include <inttypes.h>
 #include <stdio.h>

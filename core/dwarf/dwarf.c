@@ -48,7 +48,7 @@
 #include "kp_dwarf.h"
 
 #include "dwarf_priv.h"
-#include "rd.h"
+#include "kp_rd.h"
 #include <stdlib.h>
 #include <string.h>
 

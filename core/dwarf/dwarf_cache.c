@@ -6,6 +6,7 @@
 #include "dwarf_priv.h"
 #include "kp_hash.h"
 #include "kp_vec.h"
+#include "kp_demangle.h"
 
 #include <stdlib.h>
 #include <string.h>

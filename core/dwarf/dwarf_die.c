@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rd.h"
+#include "kp_rd.h"
 #include "kp_vec.h"
 
 enum {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rd.h"
+#include "kp_rd.h"
 #include "kp_vec.h"
 
 enum { LNCT_path = 1, LNCT_directory_index = 2 };

@@ -3,7 +3,7 @@
  * the .debug_addr entries that range lists and the addrx forms name.  Every
  * read is bounds-checked (rd.h). */
 #include "dwarf_priv.h"
-#include "rd.h"
+#include "kp_rd.h"
 
 /* ---- DWARF 5 range lists ------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* im4p.h: private to core/symbols/: kernelcaches as Apple's Preboot volume
+/* im4p.h: private to core/macho/: kernelcaches as Apple's Preboot volume
  * keeps them, an IM4P container (DER) around the Mach-O, LZSS-compressed
  * (complzss) or LZFSE-compressed (lzfse.h), or stored.  kp_macho_open
  * unwraps them, so a wrapped kernelcache reads like a plain one.

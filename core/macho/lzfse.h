@@ -1,4 +1,4 @@
-/* lzfse.h: private to core/symbols/: LZFSE streams (Apple's compression of
+/* lzfse.h: private to core/macho/: LZFSE streams (Apple's compression of
  * IM4P kernelcaches), written from the format: "bvx2" and "bvx1" blocks
  * (FSE-coded literals and literal/match/distance triples), "bvxn" (LZVN),
  * "bvx-" (stored), up to the "bvx$" that ends the stream.  im4p.c is the

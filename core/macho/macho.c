@@ -21,7 +21,7 @@
 #include "kp_lex.h"
 #include "kp_vec.h"
 #include "macho_priv.h"
-#include "mapguard.h"
+#include "kp_mapguard.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
  * The layout, as xnu's OSKext and kext_tools' kclist read it:
  * - the file is the kernel, an MH_EXECUTE: it stays the file's own slice
  *   (fileset_id "com.apple.kernel", as in a fileset).
- * - __PRELINK_INFO,__info holds the kernel's own XML (plist.h): a
+ * - __PRELINK_INFO,__info holds the kernel's own XML (plist_prelink.h): a
  *   _PrelinkInfoDictionary array with one dictionary per kext.  A kext with
  *   code has _PrelinkExecutableLoadAddr (its Mach header's vmaddr, where the
  *   kernel runs it) and usually _PrelinkExecutableSourceAddr (where its
@@ -30,7 +30,7 @@
  * kernel stays. */
 #include "kp_vec.h"
 #include "macho_priv.h"
-#include "plist.h"
+#include "plist_prelink.h"
 
 #include <stdio.h>
 #include <stdlib.h>

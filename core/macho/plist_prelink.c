@@ -1,7 +1,7 @@
 /* plist_prelink.c: a prelinked kernelcache's __PRELINK_INFO read as it
- * streams (contract: kp__prelink_info_each in plist.h).  No libplist here:
+ * streams (contract: kp__prelink_info_each in plist_prelink.h).  No libplist here:
  * the rest of plist.c is what reaches it. */
-#include "plist.h"
+#include "plist_prelink.h"
 #include "kp_lex.h"
 #include "kp_utf8.h"
 #include "kp_vec.h"
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a prelinked kernelcache's __PRELINK_INFO (plist.h) ------------------
+/* ---- a prelinked kernelcache's __PRELINK_INFO (plist_prelink.h) ------------------
  *
  * Read as it streams, never made a tree (libplist's cost about 8x to 17x
  * the text): the tags are walked once, each element with an ID noted (its
@@ -50,7 +50,7 @@ struct pxml {
 	const char *t;
 	struct xid *ids;
 	size_t nids, idcap;
-	size_t open[KP_PLIST_DEPTH_MAX + 1];   /* per open level: its ID's index + 1, or 0 */
+	size_t open[KP_PRELINK_DEPTH_MAX + 1];   /* per open level: its ID's index + 1, or 0 */
 	size_t depth;
 	size_t reread, budget;  /* bytes read again through IDREFs, and at most */
 	kp_error *err;
@@ -181,9 +181,9 @@ static bool px_tag(struct pxml *x, struct pcur *c, struct ptok *k)
 			ix = x->nids;
 		}
 		if (k->kind == T_OPEN) {
-			if (x->depth >= KP_PLIST_DEPTH_MAX) {
+			if (x->depth >= KP_PRELINK_DEPTH_MAX) {
 				kp_error_set(x->err, KP_ERR_LIMIT, 0, (long)at, "%s nested deeper than %u levels",
-				             "the prelink info", KP_PLIST_DEPTH_MAX);
+				             "the prelink info", KP_PRELINK_DEPTH_MAX);
 				x->st = KP_ERR_LIMIT;
 				return false;
 			}
@@ -237,7 +237,7 @@ static bool named(const struct ptok *k, const char *name)
 }
 
 /* The text of the element k (read from c; up to its end tag), its
- * entities decoded, into out[0..KP_PLIST_STR_MAX]: false (and *ok false)
+ * entities decoded, into out[0..KP_PRELINK_STR_MAX]: false (and *ok false)
  * when it holds a tag, a NUL, an entity that is none or is too long. */
 static bool px_text(struct pxml *x, struct pcur *c, const struct ptok *k, char *out, bool *ok)
 {
@@ -289,7 +289,7 @@ static bool px_text(struct pxml *x, struct pcur *c, const struct ptok *k, char *
 		size_t ul = cp < 0x80 || ch != '&' ? 1 : kp_utf8_encode(cp, u);
 		if (ul == 1)
 			u[0] = ch == '&' ? (char)cp : ch;
-		if (cp == 0 || o + ul > KP_PLIST_STR_MAX)
+		if (cp == 0 || o + ul > KP_PRELINK_STR_MAX)
 			*ok = false;   /* a NUL, an entity that is none, too long */
 		else
 			for (size_t i = 0; i < ul; i++)
@@ -355,7 +355,7 @@ static bool px_kext(struct pxml *x, struct pcur *c, const struct ptok *k,
 	static const char *const keys[] = {"CFBundleIdentifier", "_PrelinkExecutableLoadAddr",
 	                                   "_PrelinkExecutableSourceAddr", "_PrelinkExecutableSize"};
 	kp__prelink_kext kx = {0};
-	char id[KP_PLIST_STR_MAX + 1], key[KP_PLIST_STR_MAX + 1], val[KP_PLIST_STR_MAX + 1];
+	char id[KP_PRELINK_STR_MAX + 1], key[KP_PRELINK_STR_MAX + 1], val[KP_PRELINK_STR_MAX + 1];
 	bool have_id = false, ok;
 	struct ptok v;
 	int more;
@@ -399,7 +399,7 @@ static bool px_kext(struct pxml *x, struct pcur *c, const struct ptok *k,
 static bool px_array(struct pxml *x, struct pcur *c, struct ptok *a, struct pcur *ac)
 {
 	struct ptok k, v;
-	char key[KP_PLIST_STR_MAX + 1];
+	char key[KP_PRELINK_STR_MAX + 1];
 	bool ok = px_tag(x, c, &k);
 	if (ok && named(&k, "plist") && k.kind == T_OPEN)
 		ok = px_tag(x, c, &k);   /* not the kernel's own form, but taken */

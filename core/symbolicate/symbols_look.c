@@ -7,6 +7,7 @@
 #include "symbols_priv.h"
 #include "kp_disasm.h"
 #include "kp_vec.h"
+#include "kp_demangle.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* symbols_priv.h: private to core/symbols/: what the files of kpsymbols
+/* symbols_priv.h: private to core/symbolicate/: what the files of kpsymbolicate
  * (symbols.c, symbols_look.c, symbols_sources.c) share: the record of one
  * opened file and the kp_symbols handle itself (kp_symbols.h).
  *

@@ -3,8 +3,9 @@
  * checksum.  Every byte a lookup decodes is bounds-checked: the checksum
  * guards against damage, not against a file written to lie. */
 #include "symcache_format.h"
-#include "mapguard.h"
-#include "rd.h"
+#include "kp_mapguard.h"
+#include "kp_rd.h"
+#include "kp_demangle.h"
 
 #include <errno.h>
 #include <fcntl.h>

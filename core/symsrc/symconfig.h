@@ -1,4 +1,4 @@
-/* symconfig.h: private to core/symbols/: kpbrowse's config file and the
+/* symconfig.h: private to core/symsrc/: kpbrowse's config file and the
  * DebugSymbols defaults, read as KEY = VALUE pairs handed to a callback in
  * file order; what each key means is the symbol-source table's (symsrc.c).
  *

@@ -1,5 +1,5 @@
-/* probe.h: private to core/symbols/: one instruction decoded by Capstone
- * (disasm.c, still the only file that includes it) and reduced to what the
+/* probe.h: kpdisasm's header for kpsignatures: one instruction decoded by Capstone
+ * (disasm.c; kpsignatures' sigmatch.c is its one caller) and reduced to what the
  * signature matcher (sigmatch.c) confirms its bit-pattern candidates with:
  * an address formed into a register (arm64 adrp/adr, x86_64 rip-relative
  * lea), an add of an immediate (the low half of an adrp pair), a call.

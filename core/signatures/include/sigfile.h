@@ -1,4 +1,4 @@
-/* sigfile.h: private to core/symbols/: the signature files of the
+/* sigfile.h: kpsignatures' public header: the signature files of the
  * blacktop/symbolicator project (MIT), which name the functions of a
  * stripped kernelcache entry by the strings they reference:
  *

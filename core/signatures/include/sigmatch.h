@@ -1,4 +1,4 @@
-/* sigmatch.h: private to core/symbols/: names the functions of one
+/* sigmatch.h: kpsignatures' public header: names the functions of one
  * kernelcache entry (or any slice with LC_FUNCTION_STARTS) from
  * symbolicator's signature files (sigfile.h), as ipsw applies them:
  *

@@ -1,4 +1,4 @@
-/* symmap.h: private to core/symbols/: the address-to-name map that
+/* symmap.h: kpsignatures' public header: the address-to-name map that
  * `ipsw kernel symbolicate --json` writes beside a kernelcache
  * (<kernelcache>.symbols.json), naming functions of a stripped cache by
  * signature.  Two shapes are read: an object of decimal (or 0x-hex) address

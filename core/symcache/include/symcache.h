@@ -1,4 +1,4 @@
-/* symcache.h: private to core/symbols/ (reader: symcache_read.c, builder:
+/* symcache.h: kpsymcache's public header (reader: symcache_read.c, builder:
  * symcache_build.c): a compact per-UUID symbol cache ("symcache"), shaped
  * like LLVM's GSYM: a sorted table of functions, per function an inline
  * tree and a delta-encoded line table, one deduplicated string table; and,

@@ -1,4 +1,4 @@
-/* dsym.h: private to core/symbols/: where the files with a given Mach-O UUID are.
+/* dsym.h: kpsymsrc's public header: where the files with a given Mach-O UUID are.
  *
  * Roots are walked lazily, in the order added, only until a UUID is found;
  * what a walk found is kept in a cache file and trusted on the next launch

@@ -1,4 +1,4 @@
-/* symhttp.h: private to core/symbols/: fetching a file by Mach-O UUID from
+/* symhttp.h: kpsymsrc's public header: fetching a file by Mach-O UUID from
  * symbol servers over HTTP(S), the one file that includes libcurl
  * (symhttp.c), which loads it with dlopen on the first fetch so no run that
  * fetches nothing pays for it.

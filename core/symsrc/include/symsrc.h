@@ -1,4 +1,4 @@
-/* symsrc.h: private to core/symbols/: the one ordered table of symbol
+/* symsrc.h: kpsymsrc's public header: the one ordered table of symbol
  * sources, the places a file with a given Mach-O UUID is looked for.  Each
  * source has one interface (symsrc.c's source_ops): asked for the k-th file
  * it holds for a UUID, it answers one or none and, the first time it is
