@@ -21,19 +21,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(img, data, size);
 	memcpy(img + H_MAGIC, KP__SYMCACHE_MAGIC, 8);
-	wr32(img + H_VERSION, KP_SYMCACHE_VERSION);
-	wr32(img + H_HDRSIZE, KP_SYMCACHE_HDR);
+	kp_put_le(img + H_VERSION, KP_SYMCACHE_VERSION, 4);
+	kp_put_le(img + H_HDRSIZE, KP_SYMCACHE_HDR, 4);
 	memset(img + H_UUID, 0, UUID_LEN);
 	memcpy(img + H_UUID, "FUZZ", 4);
 	memset(img + H_ARCH, 0, ARCH_LEN);
 	memcpy(img + H_ARCH, "arm64", 5);
-	wr64(img + H_FSIZE, len);
-	wr64(img + H_SUM, kp__symcache_checksum(img, len));
-	kp_symcache_key key = {"FUZZ", "arm64", rd64(img + H_DSIZE), (int64_t)rd64(img + H_DMTIME)};
-	uint64_t base = rd64(img + H_BASE);
-	uint32_t nblocks = rd32(img + H_NBLOCKS);
-	unsigned width = rd32(img + H_WIDTH);
-	uint64_t starts = rd64(img + H_OFFS + 8 * S_STARTS);
+	kp_put_le(img + H_FSIZE, len, 8);
+	kp_put_le(img + H_SUM, kp__symcache_checksum(img, len), 8);
+	kp_symcache_key key = {"FUZZ", "arm64", kp_le64(img + H_DSIZE), (int64_t)kp_le64(img + H_DMTIME)};
+	uint64_t base = kp_le64(img + H_BASE);
+	uint32_t nblocks = kp_le32(img + H_NBLOCKS);
+	unsigned width = kp_le32(img + H_WIDTH);
+	uint64_t starts = kp_le64(img + H_OFFS + 8 * S_STARTS);
 	/* addresses to probe, read before the cache owns the image */
 	uint64_t probe[64];
 	size_t np = 0;
@@ -44,13 +44,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t at = starts + (uint64_t)i * (width == 8 ? 8 : 4);
 		if (at > len || len - at < 8)
 			break;
-		uint64_t s = base + (width == 8 ? rd64(img + at) : rd32(img + at));
+		uint64_t s = base + (width == 8 ? kp_le64(img + at) : kp_le32(img + at));
 		probe[np++] = s;
 		probe[np++] = s + 3;
 		probe[np++] = s + 0x40;
 	}
 	for (size_t at = KP_SYMCACHE_HDR; at + 8 <= size && np < sizeof probe / sizeof probe[0]; at += 97)
-		probe[np++] = base + rd32(img + at) % 0x10000;
+		probe[np++] = base + kp_le32(img + at) % 0x10000;
 	kp_symcache *c = NULL;
 	if (kp__symcache_open_mem(img, len, &key, &c) == KP_OK) {
 		kp_symframe fr[KP_SYMCACHE_MAX_FRAMES];

@@ -4,6 +4,7 @@
 #include "store_sqlite.h"
 #include "kp_utf8.h"
 #include "kp_fs.h"
+#include "kp_bytes.h"
 #include "kp_vec.h"
 #include "kp_strbuf.h"
 
@@ -911,11 +912,6 @@ void kpi__sq_limit_resume(kpi__sq *db, kpi__sq_pause p)
 /* ---- opening ---- */
 
 
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Looks at the file header before sqlite opens it: only an SQLite file
  * that is ours (application_id), or has no id and no schema yet, passes. */
 static kp_status check_header(const char *path, kp_error *err)
@@ -932,7 +928,7 @@ static kp_status check_header(const char *path, kp_error *err)
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
 		                    "%s: not a kpbrowse index (not an SQLite database); refusing to touch it",
 		                    path);
-	uint32_t app = be32(h + 68), uv = be32(h + 60);
+	uint32_t app = kp_be32(h + 68), uv = kp_be32(h + 60);
 	if (app != 0 && app != KPI_APPLICATION_ID)
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
 		                    "%s: an SQLite database of another program, not a kpbrowse index; "

@@ -1,6 +1,7 @@
 /* test_base.c: the base library's helpers (kp_fs, kp_vec, kp_strbuf,
  * kp_lex, kp_utf8, kp_sha1), one function per behaviour. */
 #include "kp_base64.h"
+#include "kp_bytes.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
 #include "kp_json.h"
@@ -497,6 +498,28 @@ static void json_str_in_place(void)
 	KT_CHECK(kp_json_str(noq, noq + 3, noq) == (size_t)-1, "json string: no quotes refused");
 }
 
+/* kp_bytes.h: each order, each width, at an odd (unaligned) address. */
+static void bytes_orders(void)
+{
+	unsigned char b[17] = {0xee, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0xf9};
+	const unsigned char *p = b + 1;
+	KT_U64EQ(kp_le32(p), 0x04030201u, "kp_le32");
+	KT_U64EQ(kp_be32(p), 0x01020304u, "kp_be32");
+	KT_U64EQ(kp_le64(p), 0x0807060504030201u, "kp_le64");
+	KT_U64EQ(kp_be64(p), 0x0102030405060708u, "kp_be64");
+	KT_U64EQ(kp_le32(b + 6), 0xf9080706u, "kp_le32: the top byte's high bit kept (no sign)");
+	KT_U64EQ(kp_le_uint(p, 3), 0x030201u, "kp_le_uint of 3 bytes");
+	KT_U64EQ(kp_be_uint(p, 3), 0x010203u, "kp_be_uint of 3 bytes");
+	KT_U64EQ(kp_le_uint(p, 8), kp_le64(p), "kp_le_uint of 8 bytes is kp_le64");
+	KT_U64EQ(kp_be_uint(p, 8), kp_be64(p), "kp_be_uint of 8 bytes is kp_be64");
+	KT_U64EQ(kp_le_uint(p, 0) + kp_be_uint(p, 0), 0, "0 bytes: 0");
+	unsigned char w[9] = {0};
+	kp_put_le(w + 1, 0x1122334455667788u, 8);
+	KT_U64EQ(kp_le64(w + 1), 0x1122334455667788u, "kp_put_le then kp_le64");
+	kp_put_le(w, 0xaabbccdd, 2);
+	KT_CHECK(w[0] == 0xdd && w[1] == 0xcc && w[2] == 0x77, "kp_put_le of 2 bytes writes only those");
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/kp-test-base.XXXXXX");
@@ -524,6 +547,7 @@ int main(void)
 	base64();
 	hash_keyed();
 	json_str_in_place();
+	bytes_orders();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

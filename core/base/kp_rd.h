@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kp_bytes.h"
+
 struct kp__rd {
 	const unsigned char *p;
 	uint64_t pos, end;
@@ -22,12 +24,9 @@ static inline uint64_t kp__rd_fixed(struct kp__rd *r, unsigned n)
 		r->ok = false;
 		return 0;
 	}
-	uint64_t v = 0;
 	const unsigned char *p = r->p + r->pos;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[r->little ? i : n - 1 - i] << (8 * (r->little ? i : n - 1 - i));
 	r->pos += n;
-	return v;
+	return r->little ? kp_le_uint(p, n) : kp_be_uint(p, n);
 }
 
 /* A LEB128's bits, the count of bits it spans in *bits and whether its

@@ -7,6 +7,7 @@
  * lzfse.c).  Everything is bounds-checked: a lie is KP_ERR_FORMAT at the byte
  * it was found. */
 #include "im4p.h"
+#include "kp_bytes.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,11 +28,6 @@ typedef struct der {
 	size_t len;
 	size_t at;                /* its offset in the file */
 } der;
-
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* The DER element at d[*at..n) with tag; *at moves past it. */
 static bool der_next(const unsigned char *d, size_t n, size_t *at, unsigned char tag, der *out)
@@ -132,7 +128,7 @@ static kp_status complzss(const der *pl, unsigned char **out, size_t *outlen, kp
 	if (pl->len < COMPLZSS_HEADER)
 		return kp_error_set(err, KP_ERR_FORMAT, 0, (long)pl->at, "complzss header cut short");
 	const unsigned char *h = pl->p;
-	uint32_t sum = be32(h + 8), size = be32(h + 12), csize = be32(h + 16);
+	uint32_t sum = kp_be32(h + 8), size = kp_be32(h + 12), csize = kp_be32(h + 16);
 	size_t avail = pl->len - COMPLZSS_HEADER;
 	if (csize > avail)
 		return kp_error_set(err, KP_ERR_FORMAT, 0, (long)pl->at + 16,

@@ -23,6 +23,7 @@
  * loop long on zero-bit states), every L/M must fit the block, every
  * distance what is decoded, every stream read stays inside its bytes. */
 #include "lzfse.h"
+#include "kp_bytes.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -107,21 +108,6 @@ typedef struct bits {
 	const unsigned char *p, *start;
 } bits;
 
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
-#endif
-	return v;
-}
-
 static kp_status bad(kp_error *err, size_t at, const char *what, const block *b)
 {
 	char m[5] = "?";
@@ -144,7 +130,7 @@ static kp_status block_head(const unsigned char *src, size_t n, size_t at, block
 	if (left < 4)
 		return bad(err, at, "the stream ends without its end-of-stream block (bvx$)", NULL);
 	const unsigned char *p = src + at;
-	b->magic = le32(p);
+	b->magic = kp_le32(p);
 	switch (b->magic) {
 	case MAGIC_END:
 		b->head = 4;
@@ -153,26 +139,26 @@ static kp_status block_head(const unsigned char *src, size_t n, size_t at, block
 		if (left < 8)
 			return bad(err, at, "header cut short", b);
 		b->head = 8;
-		b->n_raw = le32(p + 4);
+		b->n_raw = kp_le32(p + 4);
 		b->body = b->n_raw;
 		break;
 	case MAGIC_LZVN:
 		if (left < 12)
 			return bad(err, at, "header cut short", b);
 		b->head = 12;
-		b->n_raw = le32(p + 4);
-		b->body = le32(p + 8);
+		b->n_raw = kp_le32(p + 4);
+		b->body = kp_le32(p + 8);
 		break;
 	case MAGIC_V1: {
 		if (left < V1_HEADER)
 			return bad(err, at, "header cut short", b);
 		b->head = V1_HEADER;
-		b->n_raw = le32(p + 4);
-		b->n_lit = le32(p + 12);
-		b->n_match = le32(p + 16);
-		b->lit_bytes = le32(p + 20);
-		b->lmd_bytes = le32(p + 24);
-		int32_t lb = (int32_t)le32(p + 28), mb = (int32_t)le32(p + 40);
+		b->n_raw = kp_le32(p + 4);
+		b->n_lit = kp_le32(p + 12);
+		b->n_match = kp_le32(p + 16);
+		b->lit_bytes = kp_le32(p + 20);
+		b->lmd_bytes = kp_le32(p + 24);
+		int32_t lb = (int32_t)kp_le32(p + 28), mb = (int32_t)kp_le32(p + 40);
 		if (lb < -7 || lb > 0 || mb < -7 || mb > 0)
 			return bad(err, at + 28, "stream bit counts out of range", b);
 		b->lit_bits = lb;
@@ -191,8 +177,8 @@ static kp_status block_head(const unsigned char *src, size_t n, size_t at, block
 	case MAGIC_V2: {
 		if (left < V2_HEADER)
 			return bad(err, at, "header cut short", b);
-		b->n_raw = le32(p + 4);
-		uint64_t f0 = le64(p + 8), f1 = le64(p + 16), f2 = le64(p + 24);
+		b->n_raw = kp_le32(p + 4);
+		uint64_t f0 = kp_le64(p + 8), f1 = kp_le64(p + 16), f2 = kp_le64(p + 24);
 		b->n_lit = (uint32_t)(f0 & 0xfffff);
 		b->lit_bytes = (uint32_t)(f0 >> 20 & 0xfffff);
 		b->n_match = (uint32_t)(f0 >> 40 & 0xfffff);
@@ -356,7 +342,7 @@ static inline bool bits_fill(bits *r)
 		r->p -= nb;
 		/* r->p + 8 <= the old p + 7: inside the stream, which ends >= 7
 		 * past it (or p is start, and this branch loads nothing) */
-		uint64_t in = le64(r->p) & (((uint64_t)1 << (8 * nb)) - 1);
+		uint64_t in = kp_le64(r->p) & (((uint64_t)1 << (8 * nb)) - 1);
 		r->acc = r->acc << (8 * nb) | in;
 		r->n += 8 * nb;
 		return true;

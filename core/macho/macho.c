@@ -71,18 +71,6 @@
 #define S_GB_ZEROFILL 0xcu
 #define S_THREAD_LOCAL_ZEROFILL 0x12u
 
-/* ---- byte decoding (le32/le64 are in macho_priv.h) ------------------------- */
-
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-static uint64_t be64(const unsigned char *p)
-{
-	return (uint64_t)be32(p) << 32 | (uint64_t)be32(p + 4);
-}
-
 /* True when [off, off+len) lies inside a buffer of size total (no overflow). */
 static bool in_range(uint64_t off, uint64_t len, uint64_t total)
 {
@@ -162,15 +150,15 @@ static kp_status parse_segment(struct parse *p, uint64_t at, uint32_t cmdsize, b
 	uint64_t vmaddr, fileoff, filesize;
 	uint32_t nsects;
 	if (is64) {
-		vmaddr = le64(c + 24);
-		fileoff = le64(c + 40);
-		filesize = le64(c + 48);
-		nsects = le32(c + 64);
+		vmaddr = kp_le64(c + 24);
+		fileoff = kp_le64(c + 40);
+		filesize = kp_le64(c + 48);
+		nsects = kp_le32(c + 64);
 	} else {
-		vmaddr = le32(c + 24);
-		fileoff = le32(c + 32);
-		filesize = le32(c + 36);
-		nsects = le32(c + 48);
+		vmaddr = kp_le32(c + 24);
+		fileoff = kp_le32(c + 32);
+		filesize = kp_le32(c + 36);
+		nsects = kp_le32(c + 48);
 	}
 	if (!in_range(fileoff, filesize, p->size))
 		return bad(p->err, p->base, at, "segment file range outside the file");
@@ -182,7 +170,7 @@ static kp_status parse_segment(struct parse *p, uint64_t at, uint32_t cmdsize, b
 		return kp_error_set(p->err, KP_ERR_NOMEM, 0, -1, "out of memory for segments");
 	memcpy(sg->segname, segname, sizeof sg->segname);
 	sg->vmaddr = vmaddr;
-	sg->vmsize = is64 ? le64(c + 32) : le32(c + 28);
+	sg->vmsize = is64 ? kp_le64(c + 32) : kp_le32(c + 28);
 	sg->fileoff = fileoff;
 	sg->filesize = filesize;
 
@@ -202,20 +190,20 @@ static kp_status parse_segment(struct parse *p, uint64_t at, uint32_t cmdsize, b
 		copy_name16(m.sectname, q);
 		copy_name16(m.segname, q + 16);
 		if (is64) {
-			m.addr = le64(q + 32);
-			m.size = le64(q + 40);
-			offset = le32(q + 48);
-			flags = le32(q + 64);
+			m.addr = kp_le64(q + 32);
+			m.size = kp_le64(q + 40);
+			offset = kp_le32(q + 48);
+			flags = kp_le32(q + 64);
 		} else {
-			m.addr = le32(q + 32);
-			m.size = le32(q + 36);
-			offset = le32(q + 40);
-			flags = le32(q + 56);
+			m.addr = kp_le32(q + 32);
+			m.size = kp_le32(q + 36);
+			offset = kp_le32(q + 40);
+			flags = kp_le32(q + 56);
 		}
 		uint32_t type = flags & SECTION_TYPE;
 		m.type = type;
-		m.reserved1 = le32(q + (is64 ? 68 : 60));
-		m.reserved2 = le32(q + (is64 ? 72 : 64));
+		m.reserved1 = kp_le32(q + (is64 ? 68 : 60));
+		m.reserved2 = kp_le32(q + (is64 ? 72 : 64));
 		m.data = NULL;
 		/* A dSYM keeps the binary's segments with filesize 0 and their
 		 * sections' offsets 0: the headers are there, the bytes are not. */
@@ -239,8 +227,8 @@ static kp_status parse_symtab(struct parse *p, uint64_t at, uint32_t cmdsize)
 		return bad(p->err, p->base, at, "LC_SYMTAB shorter than 24 bytes");
 	if (p->s->has_symtab)
 		return KP_OK; /* the first one wins */
-	uint32_t symoff = le32(c + 8), nsyms = le32(c + 12);
-	uint32_t stroff = le32(c + 16), strsize = le32(c + 20);
+	uint32_t symoff = kp_le32(c + 8), nsyms = kp_le32(c + 12);
+	uint32_t stroff = kp_le32(c + 16), strsize = kp_le32(c + 20);
 	uint32_t ent = p->s->pub.is64 ? NLIST_SIZE_64 : NLIST_SIZE;
 	if (!in_range(symoff, (uint64_t)nsyms * ent, p->size))
 		return bad(p->err, p->base, at + 8, "symbol table outside the file");
@@ -256,7 +244,7 @@ static kp_status parse_symtab(struct parse *p, uint64_t at, uint32_t cmdsize)
 		}
 	for (uint32_t i = 0; i < nsyms; i++) {
 		uint64_t no = (uint64_t)symoff + (uint64_t)i * ent;
-		uint32_t strx = le32(p->d + no);
+		uint32_t strx = kp_le32(p->d + no);
 		if (strx >= strsize)
 			return bad(p->err, p->base, no, "symbol name index outside the string table");
 		if (lastnul == UINT64_MAX || strx > lastnul)
@@ -276,9 +264,9 @@ static kp_status parse_fileset_entry(struct parse *p, uint64_t at, uint32_t cmds
 	if (cmdsize < 32)
 		return bad(p->err, p->base, at, "LC_FILESET_ENTRY shorter than 32 bytes");
 	struct mfileset f;
-	f.vmaddr = le64(c + 8);
-	f.fileoff = le64(c + 16);
-	uint32_t nameoff = le32(c + 24); /* lc_str: offset from the command's start */
+	f.vmaddr = kp_le64(c + 8);
+	f.fileoff = kp_le64(c + 16);
+	uint32_t nameoff = kp_le32(c + 24); /* lc_str: offset from the command's start */
 	/* an entry outside the file is left out by add_fileset_entries */
 	if (nameoff < 32 || nameoff >= cmdsize)
 		return bad(p->err, p->base, at + 24, "fileset entry name outside its command");
@@ -299,7 +287,7 @@ kp_status kp__macho_parse_slice(struct mslice *s, const unsigned char *d, size_t
 	if (hdr > size || size - hdr < 4)
 		return bad(err, base, hdr, "too short for a Mach-O header");
 	const unsigned char *h = d + hdr;
-	uint32_t magic = le32(h);
+	uint32_t magic = kp_le32(h);
 	if (magic == MH_CIGAM || magic == MH_CIGAM_64)
 		return bad(err, base, hdr, "big-endian Mach-O is not supported");
 	if (magic != MH_MAGIC && magic != MH_MAGIC_64)
@@ -309,15 +297,15 @@ kp_status kp__macho_parse_slice(struct mslice *s, const unsigned char *d, size_t
 	if (size - hdr < hsize)
 		return bad(err, base, hdr, "truncated Mach-O header");
 
-	s->pub.cputype = le32(h + 4);
-	s->pub.cpusubtype = le32(h + 8);
+	s->pub.cputype = kp_le32(h + 4);
+	s->pub.cpusubtype = kp_le32(h + 8);
 	s->pub.arch = arch_name(s->pub.cputype, s->pub.cpusubtype);
-	s->pub.filetype = le32(h + 12);
+	s->pub.filetype = kp_le32(h + 12);
 	s->pub.is64 = is64;
 	s->pub.data = d;
 	s->pub.size = size;
 	s->base = base;
-	uint32_t ncmds = le32(h + 16), sizeofcmds = le32(h + 20);
+	uint32_t ncmds = kp_le32(h + 16), sizeofcmds = kp_le32(h + 20);
 	if (!in_range(hdr + hsize, sizeofcmds, size))
 		return bad(err, base, hdr + 20, "load commands extend past the end of the file");
 	if (ncmds > sizeofcmds / 8)
@@ -328,7 +316,7 @@ kp_status kp__macho_parse_slice(struct mslice *s, const unsigned char *d, size_t
 	for (uint32_t i = 0; i < ncmds; i++) {
 		if (end - at < 8)
 			return bad(err, base, at, "load command past sizeofcmds");
-		uint32_t cmd = le32(d + at), cmdsize = le32(d + at + 4);
+		uint32_t cmd = kp_le32(d + at), cmdsize = kp_le32(d + at + 4);
 		if (cmdsize < 8)
 			return bad(err, base, at + 4, "load command size smaller than 8");
 		if (cmdsize % 4)
@@ -348,7 +336,7 @@ kp_status kp__macho_parse_slice(struct mslice *s, const unsigned char *d, size_t
 			/* only the indirect symbol table (stub names); a table out of
 			 * bounds is ignored, not an error: nothing else needs it */
 			if (cmdsize >= 80 && !s->indirect) {
-				uint32_t off = le32(d + at + 56), n = le32(d + at + 60);
+				uint32_t off = kp_le32(d + at + 56), n = kp_le32(d + at + 60);
 				if (n && in_range(off, (uint64_t)n * 4, p.size)) {
 					s->indirect = p.d + off;
 					s->nindirect = n;
@@ -379,7 +367,7 @@ kp_status kp__macho_parse_slice(struct mslice *s, const unsigned char *d, size_t
 			/* ULEB128 deltas from __TEXT (macho_symtab.c decodes them); a
 			 * table out of bounds is ignored: only unnamed functions need it */
 			if (cmdsize >= 16 && !s->fstarts) {
-				uint32_t off = le32(d + at + 8), n = le32(d + at + 12);
+				uint32_t off = kp_le32(d + at + 8), n = kp_le32(d + at + 12);
 				if (n && in_range(off, n, p.size)) {
 					s->fstarts = p.d + off;
 					s->fstarts_size = n;
@@ -435,7 +423,7 @@ static kp_status parse_file(kp_macho *m, kp_error *err)
 	size_t len = m->len;
 	if (len == 0)
 		return kp_error_set(err, KP_ERR_FORMAT, 0, 0, "empty file");
-	if (len < 8 || (be32(d) != FAT_MAGIC && be32(d) != FAT_MAGIC_64)) {
+	if (len < 8 || (kp_be32(d) != FAT_MAGIC && kp_be32(d) != FAT_MAGIC_64)) {
 		m->slices = calloc(1, sizeof *m->slices);
 		if (!m->slices)
 			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
@@ -443,8 +431,8 @@ static kp_status parse_file(kp_macho *m, kp_error *err)
 		return kp__macho_parse_slice(&m->slices[0], d, len, 0, 0, err);
 	}
 
-	bool f64 = be32(d) == FAT_MAGIC_64;
-	uint32_t n = be32(d + 4);
+	bool f64 = kp_be32(d) == FAT_MAGIC_64;
+	uint32_t n = kp_be32(d + 4);
 	size_t ent = f64 ? 32 : 20;
 	if (n == 0)
 		return bad(err, 0, 4, "fat file with no architectures");
@@ -462,8 +450,8 @@ static kp_status parse_file(kp_macho *m, kp_error *err)
 	for (uint32_t i = 0; i < n && st == KP_OK; i++) {
 		const unsigned char *a = d + 8 + (size_t)i * ent;
 		arcs[i].index = i;
-		arcs[i].off = f64 ? be64(a + 8) : be32(a + 8);
-		arcs[i].size = f64 ? be64(a + 16) : be32(a + 12);
+		arcs[i].off = f64 ? kp_be64(a + 8) : kp_be32(a + 8);
+		arcs[i].size = f64 ? kp_be64(a + 16) : kp_be32(a + 12);
 		if (!in_range(arcs[i].off, arcs[i].size, len))
 			st = bad(err, 0, 8 + (uint64_t)i * ent, "fat architecture outside the file");
 		else if (arcs[i].off < hdr_end)
@@ -799,7 +787,7 @@ bool kp_macho_sniff(const void *head, size_t n)
 {
 	const unsigned char *d = head;
 	if (n >= 4) {
-		uint32_t le = le32(d), be = be32(d);
+		uint32_t le = kp_le32(d), be = kp_be32(d);
 		if (le == MH_MAGIC || le == MH_MAGIC_64 || be == FAT_MAGIC || be == FAT_MAGIC_64)
 			return true;
 	}

@@ -7,6 +7,7 @@
 #define KP_MACHO_PRIV_H
 
 #include "kp_macho.h"
+#include "kp_bytes.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -104,17 +105,5 @@ void kp__macho_slice_free(struct mslice *s);
  * kernel with __PRELINK_TEXT and __PRELINK_INFO) becomes a slice after
  * m's; one left out is named in m->warning.  KP_ERR_NOMEM only. */
 kp_status kp__macho_add_prelinked(kp_macho *m);
-
-/* ---- byte decoding: Mach-O fields are little-endian -------------------- */
-
-static inline uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t le64(const unsigned char *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 #endif

@@ -64,7 +64,7 @@ static bool size_syms(struct mslice *s, struct msym *v, size_t n)
 		uint8_t type = e[4], sect = e[5];
 		if ((type & N_STAB) || sect == 0 || sect > s->nsects)
 			continue;
-		m[nm++] = (struct mark){s->pub.is64 ? le64(e + 8) : le32(e + 8), sect};
+		m[nm++] = (struct mark){s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8), sect};
 	}
 	for (size_t i = 0; i < s->nsects; i++)
 		m[nm++] = (struct mark){s->sects[i].addr + s->sects[i].size, (uint32_t)i + 1};
@@ -98,8 +98,8 @@ static bool build_sorted(struct mslice *s)
 		uint8_t type = e[4], sect = e[5];
 		if ((type & N_STAB) || (type & N_TYPE) != N_SECT || sect == 0 || sect > s->nsects)
 			continue;
-		v[n].addr = s->pub.is64 ? le64(e + 8) : le32(e + 8);
-		v[n].strx = le32(e);
+		v[n].addr = s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8);
+		v[n].strx = kp_le32(e);
 		v[n].sect = sect;
 		v[n].idx = i;
 		n++;
@@ -274,12 +274,12 @@ bool kp_macho_stub_symbol(const kp_macho_slice *s, uint64_t addr, const char **n
 		uint64_t k = (uint64_t)x->reserved1 + (addr - x->addr) / x->reserved2;
 		if (k >= ms->nindirect)
 			return false;
-		uint32_t sym = le32(ms->indirect + 4 * k);
+		uint32_t sym = kp_le32(ms->indirect + 4 * k);
 		if (sym & (INDIRECT_SYMBOL_LOCAL | INDIRECT_SYMBOL_ABS) || sym >= ms->nsyms)
 			return false;
 		/* every symtab entry's name index was checked when the file was opened */
 		uint32_t ent = ms->pub.is64 ? NLIST_SIZE_64 : NLIST_SIZE;
-		*name = ms->strtab + le32(ms->syms + (uint64_t)sym * ent);
+		*name = ms->strtab + kp_le32(ms->syms + (uint64_t)sym * ent);
 		return true;
 	}
 	return false;

@@ -41,7 +41,7 @@
  * that closes no open container, nesting too deep) ends the walk, keeping
  * what was read before it. */
 #include "kp_base64.h"
-#include "le.h"
+#include "kp_bytes.h"
 #include "report_build.h"
 
 #include <stdarg.h>
@@ -196,7 +196,7 @@ static void task_snapshot(kc *c, const unsigned char *p, size_t n, size_t at)
 		bad(c, at, "task_snapshot of %zu bytes (at least %d): skipped", n, TASK_SNAP_MIN);
 		return;
 	}
-	int32_t pid = (int32_t)kp__le32(p + 84);
+	int32_t pid = (int32_t)kp_le32(p + 84);
 	char *name = str_at(c, p + 88, 32);
 	pr->has_pid = true;
 	pr->pid = pid;
@@ -277,7 +277,7 @@ static void thread_snapshot(kc *c, const unsigned char *p, size_t n, size_t at)
 		bad(c, at, "thread_snapshot of %zu bytes (at least %d): skipped", n, THREAD_SNAP_MIN);
 		return;
 	}
-	uint64_t id = kp__le64(p);
+	uint64_t id = kp_le64(p);
 	kp_report *r = c->r;
 	if (c->proc == c->text_proc && !c->text_thread && !t->nframes) {
 		kp_process *pr = &r->processes[c->proc];
@@ -298,12 +298,12 @@ static void thread_snapshot(kc *c, const unsigned char *p, size_t n, size_t at)
 	if (!t->has_id)
 		t->has_id = true, t->id = id;
 	if (!t->state)
-		t->state = state_names(c, kp__le32(p + 88));
+		t->state = state_names(c, kp_le32(p + 88));
 	if (!t->has_base_priority)
-		t->has_base_priority = true, t->base_priority = (int16_t)(kp__le32(p + 96) & 0xffff);
+		t->has_base_priority = true, t->base_priority = (int16_t)(kp_le32(p + 96) & 0xffff);
 	if (!t->has_sched_priority)
-		t->has_sched_priority = true, t->sched_priority = (int16_t)(kp__le32(p + 98) & 0xffff);
-	uint64_t cont = kp__le64(p + 16);
+		t->has_sched_priority = true, t->sched_priority = (int16_t)(kp_le32(p + 98) & 0xffff);
+	uint64_t cont = kp_le64(p + 16);
 	if (cont && !t->has_continuation) {
 		memset(&t->continuation, 0, sizeof t->continuation);
 		t->continuation.image = -1;
@@ -414,15 +414,15 @@ static size_t elem_min(uint32_t et)
 static void element(kc *c, uint32_t et, const unsigned char *e)
 {
 	switch (et) {
-	case SS_KERN_STACKLR: add_frame(c, kp__le32(e), false); break;
-	case SS_USER_STACKLR: add_frame(c, kp__le32(e), true); break;
-	case SS_KERN_STACKFRAME: add_frame(c, kp__le32(e), false); break;
-	case SS_USER_STACKFRAME: add_frame(c, kp__le32(e), true); break;
-	case SS_KERN_STACKLR64: case SS_KERN_STACKFRAME64: add_frame(c, kp__le64(e), false); break;
-	case SS_USER_STACKLR64: case SS_USER_STACKFRAME64: add_frame(c, kp__le64(e), true); break;
-	case KC_LOADINFO: if (c->proc >= 0) add_image(c, kp__le32(e), e + 4, 'P', c->proc); break;
-	case KC_LOADINFO64: if (c->proc >= 0) add_image(c, kp__le64(e), e + 8, 'P', c->proc); break;
-	case SS_KERNELCACHE_LOADINFO: add_image(c, kp__le64(e), e + 8, 'K', -1); break;
+	case SS_KERN_STACKLR: add_frame(c, kp_le32(e), false); break;
+	case SS_USER_STACKLR: add_frame(c, kp_le32(e), true); break;
+	case SS_KERN_STACKFRAME: add_frame(c, kp_le32(e), false); break;
+	case SS_USER_STACKFRAME: add_frame(c, kp_le32(e), true); break;
+	case SS_KERN_STACKLR64: case SS_KERN_STACKFRAME64: add_frame(c, kp_le64(e), false); break;
+	case SS_USER_STACKLR64: case SS_USER_STACKFRAME64: add_frame(c, kp_le64(e), true); break;
+	case KC_LOADINFO: if (c->proc >= 0) add_image(c, kp_le32(e), e + 4, 'P', c->proc); break;
+	case KC_LOADINFO64: if (c->proc >= 0) add_image(c, kp_le64(e), e + 8, 'P', c->proc); break;
+	case SS_KERNELCACHE_LOADINFO: add_image(c, kp_le64(e), e + 8, 'K', -1); break;
 	default: break;
 	}
 }
@@ -466,7 +466,7 @@ static void array_item(kc *c, uint32_t type, uint64_t flags, const unsigned char
 static bool item(kc *c, uint32_t type, uint64_t flags, const unsigned char *p, size_t n, size_t at)
 {
 	if (type == KC_CONTAINER_BEGIN) {
-		uint32_t ct = n >= 4 ? kp__le32(p) : 0;
+		uint32_t ct = n >= 4 ? kp_le32(p) : 0;
 		if (c->depth >= KC_MAX_DEPTH) {
 			bad(c, at, "containers nested deeper than %d: the rest is not read", KC_MAX_DEPTH);
 			return false;
@@ -484,7 +484,7 @@ static bool item(kc *c, uint32_t type, uint64_t flags, const unsigned char *p, s
 		return true;
 	}
 	if (type == KC_CONTAINER_END) {
-		uint32_t ct = n >= 4 ? kp__le32(p) : 0;
+		uint32_t ct = n >= 4 ? kp_le32(p) : 0;
 		if (!c->depth || c->open[c->depth - 1].type != ct) {
 			bad(c, at, "container end (type 0x%x) closes no open container of its type: the rest is not read", ct);
 			return false;
@@ -527,7 +527,7 @@ static bool item(kc *c, uint32_t type, uint64_t flags, const unsigned char *p, s
 	case SS_SHAREDCACHE_LOADINFO:
 		if (in(c, SS_TASK) && c->proc >= 0 && n >= 24) {
 			/* the slid base when written (>= 10.14), else the slide */
-			uint64_t base = n >= 32 && kp__le64(p + 24) ? kp__le64(p + 24) : kp__le64(p);
+			uint64_t base = n >= 32 && kp_le64(p + 24) ? kp_le64(p + 24) : kp_le64(p);
 			add_image(c, base, p + 8, 'S', c->proc);
 		}
 		break;
@@ -640,8 +640,8 @@ static kp_status decode(kp_report *r, const unsigned char *b, size_t len, long l
 				bad(&c, at, "%zu bytes after the last item are no item", len - at);
 			break;
 		}
-		uint32_t type = kp__le32(b + at), size = kp__le32(b + at + 4);
-		uint64_t flags = kp__le64(b + at + 8);
+		uint32_t type = kp_le32(b + at), size = kp_le32(b + at + 4);
+		uint64_t flags = kp_le64(b + at + 8);
 		if (size > len - at - 16) {
 			bad(&c, at, "item of type 0x%x claims %u bytes, past the end of the stackshot: the rest is not read", type, size);
 			cut = true;
@@ -687,7 +687,7 @@ static kp_status decode(kp_report *r, const unsigned char *b, size_t len, long l
 
 kp_status kp__kcdata_decode(kp_report *r, const unsigned char *b, size_t n, long line)
 {
-	uint32_t magic = n >= 16 ? kp__le32(b) : 0;
+	uint32_t magic = n >= 16 ? kp_le32(b) : 0;
 	if (magic == KC_BEGIN_STACKSHOT)
 		return decode(r, b, n, line);
 	if (magic == KC_BEGIN_DELTA) {
@@ -703,7 +703,7 @@ kp_status kp__kcdata_decode(kp_report *r, const unsigned char *b, size_t n, long
 			words = b[i] >= 0x20 && b[i] <= 0x7e;
 		if (!words && n)
 			kp__warn(r, line, "macOSProcessedStackshotData is no kcdata stackshot (it begins 0x%08x): not read",
-			         n >= 4 ? kp__le32(b) : 0);
+			         n >= 4 ? kp_le32(b) : 0);
 	}
 	return KP_OK;
 }

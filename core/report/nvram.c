@@ -4,7 +4,7 @@
 #include "text_span.h"
 #include "kp_base64.h"
 #include "kp_lex.h"
-#include "le.h"
+#include "kp_bytes.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,7 +64,7 @@ static char *unpack7(const unsigned char *b, size_t n, size_t *outlen)
 /* A region header at b[0..n): the panic log it points at. */
 static kp_status region(const unsigned char *b, size_t n, kp_nvram *out, kp_error *err)
 {
-	uint32_t magic = kp__le32(b);
+	uint32_t magic = kp_le32(b);
 	bool funk = magic == FUNK_MAGIC;
 	size_t hsize = funk ? FUNK_SIZE : DEED_SIZE;
 	if (n < hsize)
@@ -72,25 +72,25 @@ static kp_status region(const unsigned char *b, size_t n, kp_nvram *out, kp_erro
 		                    funk ? "FUNK" : "DEED", n, hsize);
 	out->has_header = true;
 	out->form = funk ? "FUNK panic region" : "DEED panic region";
-	out->version = kp__le32(b + 8);
+	out->version = kp_le32(b + 8);
 	uint32_t off, len;
 	if (funk) {
-		out->flags = kp__le64(b + 12);
-		off = kp__le32(b + 20);
-		len = kp__le32(b + 24);
-		out->stackshot_offset = kp__le32(b + 28);
-		out->stackshot_len = kp__le32(b + 32);
-		out->other_log_offset = kp__le32(b + 36);
-		out->other_log_len = kp__le32(b + 40);
+		out->flags = kp_le64(b + 12);
+		off = kp_le32(b + 20);
+		len = kp_le32(b + 24);
+		out->stackshot_offset = kp_le32(b + 28);
+		out->stackshot_len = kp_le32(b + 32);
+		out->other_log_offset = kp_le32(b + 36);
+		out->other_log_len = kp_le32(b + 40);
 	} else {
-		out->flags = kp__le64(b + 16);
-		off = kp__le32(b + 24);
-		len = kp__le32(b + 28);
+		out->flags = kp_le64(b + 16);
+		off = kp_le32(b + 24);
+		len = kp_le32(b + 28);
 		if (out->version >= 2 && n >= DEED_SIZE2) {
-			out->stackshot_offset = kp__le32(b + 32);
-			out->stackshot_len = kp__le32(b + 36);
-			out->other_log_offset = kp__le32(b + 40);
-			out->other_log_len = kp__le32(b + 44);
+			out->stackshot_offset = kp_le32(b + 32);
+			out->stackshot_len = kp_le32(b + 36);
+			out->other_log_offset = kp_le32(b + 40);
+			out->other_log_len = kp_le32(b + 44);
 		}
 	}
 	if (off < hsize || off > n || len > n - off)
@@ -115,7 +115,7 @@ static kp_status region(const unsigned char *b, size_t n, kp_nvram *out, kp_erro
 
 static kp_status from_bytes(const unsigned char *b, size_t n, kp_nvram *out, kp_error *err)
 {
-	if (n >= 4 && (kp__le32(b) == FUNK_MAGIC || kp__le32(b) == DEED_MAGIC)) {
+	if (n >= 4 && (kp_le32(b) == FUNK_MAGIC || kp_le32(b) == DEED_MAGIC)) {
 		const char *form = out->form;
 		kp_status st = region(b, n, out, err);
 		if (st == KP_OK && form)
@@ -382,7 +382,7 @@ static bool raw(const unsigned char *b, size_t len, kp_nvram *out)
 		{4, "efivarfs file"}, {0, "raw variable bytes"}};
 	for (size_t t = 0; t < 2; t++) {
 		size_t skip = tries[t].skip;
-		if (len <= skip || (skip == 4 && kp__le32(b) > 0x7f))   /* EFI attribute bits */
+		if (len <= skip || (skip == 4 && kp_le32(b) > 0x7f))   /* EFI attribute bits */
 			continue;
 		kp_nvram tmp = {0};
 		kp_error e;
@@ -406,7 +406,7 @@ kp_status kp_nvram_decode(const char *data, size_t len, kp_nvram *out, kp_error 
 		return kp_error_set(err, KP_ERR_FORMAT, 0, 0, "empty input");
 	const unsigned char *b = (const unsigned char *)data;
 	kp_status st;
-	if (len >= 4 && (kp__le32(b) == FUNK_MAGIC || kp__le32(b) == DEED_MAGIC)) {
+	if (len >= 4 && (kp_le32(b) == FUNK_MAGIC || kp_le32(b) == DEED_MAGIC)) {
 		st = region(b, len, out, err);
 	} else {
 		const char *scan_end = data + (len < 65536 ? len : 65536);

@@ -1,6 +1,7 @@
 /* sigmatch.c: signature files applied to one slice (sigmatch.h). */
 #include "sigmatch.h"
 #include "kp_hash.h"
+#include "kp_bytes.h"
 #include "kp_vec.h"
 #include "probe.h"
 
@@ -189,17 +190,12 @@ static void add_ref(ctx *c, uint64_t target, uint64_t at, uint64_t func)
 	c->st.confirmed++;
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* arm64: adr Xd, target; adrp Xd, page then add Xn, Xd, #off. */
 static void sweep_arm(ctx *c, const code *k)
 {
 	uint64_t lo = c->wanted[0] & ~0xfffull, hi = c->wanted[c->nwanted - 1];
 	for (uint64_t i = 0; i + 4 <= k->size; i += 4) {
-		uint32_t w = le32(k->data + i);
+		uint32_t w = kp_le32(k->data + i);
 		if ((w & 0x1F000000) != 0x10000000)
 			continue;   /* neither adr nor adrp */
 		uint64_t pc = k->addr + i;
@@ -218,7 +214,7 @@ static void sweep_arm(ctx *c, const code *k)
 			continue;
 		unsigned rd = w & 31;
 		for (uint64_t j = i + 4; j + 4 <= k->size && j <= i + 4 * ADRP_REACH; j += 4) {
-			uint32_t x = le32(k->data + j);
+			uint32_t x = kp_le32(k->data + j);
 			if ((x & 0xFFC00000) != 0x91000000 || ((x >> 5) & 31) != rd)
 				continue;   /* not add Xn, Xd, #imm12 */
 			uint64_t t = page + ((x >> 10) & 0xFFF);
@@ -239,7 +235,7 @@ static void sweep_x86(ctx *c, const code *k)
 		const unsigned char *p = k->data + i;
 		if (p[1] != 0x8D || (p[0] & 0xF8) != 0x48 || (p[2] & 0xC7) != 0x05)
 			continue;
-		int32_t disp = (int32_t)le32(p + 3);
+		int32_t disp = (int32_t)kp_le32(p + 3);
 		uint64_t pc = k->addr + i, t = pc + X86_LEA_LEN + (uint64_t)(int64_t)disp;
 		kp__pinsn a;
 		if (!wanted(c, t))
@@ -276,14 +272,14 @@ static void build_calls(ctx *c)
 		for (uint64_t i = 0; i + len <= k->size; i += step) {
 			uint64_t pc = k->addr + i, t, fs;
 			if (c->arm) {
-				uint32_t w = le32(k->data + i);
+				uint32_t w = kp_le32(k->data + i);
 				if ((w & 0xFC000000) != 0x94000000)
 					continue;
 				t = pc + (uint64_t)((int64_t)sext(w & 0x3FFFFFF, 26) * 4);
 			} else {
 				if (k->data[i] != 0xE8)
 					continue;
-				t = pc + 5 + (uint64_t)(int64_t)(int32_t)le32(k->data + i + 1);
+				t = pc + 5 + (uint64_t)(int64_t)(int32_t)kp_le32(k->data + i + 1);
 			}
 			if (!code_at(c, t) || !kp_macho_function_start(c->m, c->sl, t, &fs) || fs != t)
 				continue;

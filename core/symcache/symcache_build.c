@@ -434,34 +434,34 @@ static unsigned char *assemble(const struct out *o, const struct strtab *t, uint
 	if (!img)
 		return NULL;
 	memcpy(img + H_MAGIC, KP__SYMCACHE_MAGIC, 8);
-	wr32(img + H_VERSION, KP_SYMCACHE_VERSION);
-	wr32(img + H_HDRSIZE, KP_SYMCACHE_HDR);
+	kp_put_le(img + H_VERSION, KP_SYMCACHE_VERSION, 4);
+	kp_put_le(img + H_HDRSIZE, KP_SYMCACHE_HDR, 4);
 	snprintf((char *)img + H_UUID, UUID_LEN, "%s", key->uuid);
 	snprintf((char *)img + H_ARCH, ARCH_LEN, "%s", key->arch ? key->arch : "");
-	wr64(img + H_DSIZE, key->dwarf_size);
-	wr64(img + H_DMTIME, (uint64_t)key->dwarf_mtime_ns);
-	wr64(img + H_FSIZE, total);
-	wr64(img + H_BASE, base);
-	wr32(img + H_WIDTH, width);
-	wr32(img + H_NBLOCKS, (uint32_t)nb);
-	wr32(img + H_DATASIZE, (uint32_t)o->data.n);
-	wr32(img + H_STRSIZE, (uint32_t)t->bytes.n);
-	wr32(img + H_SOURCE, source);
-	wr32(img + H_NROWS, o->nrows > NONE ? NONE : (uint32_t)o->nrows);
+	kp_put_le(img + H_DSIZE, key->dwarf_size, 8);
+	kp_put_le(img + H_DMTIME, (uint64_t)key->dwarf_mtime_ns, 8);
+	kp_put_le(img + H_FSIZE, total, 8);
+	kp_put_le(img + H_BASE, base, 8);
+	kp_put_le(img + H_WIDTH, width, 4);
+	kp_put_le(img + H_NBLOCKS, (uint32_t)nb, 4);
+	kp_put_le(img + H_DATASIZE, (uint32_t)o->data.n, 4);
+	kp_put_le(img + H_STRSIZE, (uint32_t)t->bytes.n, 4);
+	kp_put_le(img + H_SOURCE, source, 4);
+	kp_put_le(img + H_NROWS, o->nrows > NONE ? NONE : (uint32_t)o->nrows, 4);
 	for (int i = 0; i < NSECTIONS; i++)
-		wr64(img + H_OFFS + 8 * i, off[i]);
+		kp_put_le(img + H_OFFS + 8 * i, off[i], 8);
 	for (size_t i = 0; i < nb; i++) {
 		if (width == 4)
-			wr32(img + off[S_STARTS] + 4 * i, (uint32_t)(sa[i] - base));
+			kp_put_le(img + off[S_STARTS] + 4 * i, (uint32_t)(sa[i] - base), 4);
 		else
-			wr64(img + off[S_STARTS] + 8 * i, sa[i] - base);
-		wr32(img + off[S_OFFS] + 4 * i, ((const uint32_t *)o->offs.v)[i]);
+			kp_put_le(img + off[S_STARTS] + 8 * i, sa[i] - base, 8);
+		kp_put_le(img + off[S_OFFS] + 4 * i, ((const uint32_t *)o->offs.v)[i], 4);
 	}
 	if (o->data.n)
 		memcpy(img + off[S_DATA], o->data.v, o->data.n);
 	if (t->bytes.n)
 		memcpy(img + off[S_STRINGS], t->bytes.v, t->bytes.n);
-	wr64(img + H_SUM, kp__symcache_checksum(img, total));
+	kp_put_le(img + H_SUM, kp__symcache_checksum(img, total), 8);
 	*len = total;
 	return img;
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kp_bytes.h"
+
 #include "symcache.h"
 
 /* multipliers of the checksum and the builder's hashes */
@@ -42,25 +44,6 @@ enum {
 
 #define NONE UINT32_MAX
 
-/* ---- little-endian helpers ---------------------------------------------- */
-
-static inline uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t rd64(const unsigned char *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
-static inline void wr(unsigned char *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-#define wr32(p, v) wr((p), (v), 4)
-#define wr64(p, v) wr((p), (v), 8)
 
 /* The file's checksum, its H_SUM field read as zero; data holds at least
  * KP_SYMCACHE_HDR bytes.  Defined in symcache_read.c. */

@@ -94,17 +94,17 @@ static kp_status validate_layout(kp_symcache *c)
 	const unsigned char *h = c->data;
 	size_t len = c->len;
 	if (len < KP_SYMCACHE_HDR || memcmp(h + H_MAGIC, KP__SYMCACHE_MAGIC, 8) != 0 ||
-	    rd32(h + H_VERSION) != KP_SYMCACHE_VERSION || rd32(h + H_HDRSIZE) != KP_SYMCACHE_HDR ||
-	    rd64(h + H_FSIZE) != len)
+	    kp_le32(h + H_VERSION) != KP_SYMCACHE_VERSION || kp_le32(h + H_HDRSIZE) != KP_SYMCACHE_HDR ||
+	    kp_le64(h + H_FSIZE) != len)
 		return KP_ERR_FORMAT;
-	c->base = rd64(h + H_BASE);
-	c->width = rd32(h + H_WIDTH);
-	c->nblocks = rd32(h + H_NBLOCKS);
-	c->datasize = rd32(h + H_DATASIZE);
-	c->strsize = rd32(h + H_STRSIZE);
+	c->base = kp_le64(h + H_BASE);
+	c->width = kp_le32(h + H_WIDTH);
+	c->nblocks = kp_le32(h + H_NBLOCKS);
+	c->datasize = kp_le32(h + H_DATASIZE);
+	c->strsize = kp_le32(h + H_STRSIZE);
 	uint64_t off[NSECTIONS];
 	for (int i = 0; i < NSECTIONS; i++)
-		off[i] = rd64(h + H_OFFS + 8 * i);
+		off[i] = kp_le64(h + H_OFFS + 8 * i);
 	if ((c->width != 4 && c->width != 8) || c->strsize == 0 ||
 	    !section_ok(off[S_STARTS], c->nblocks, c->width, len) ||
 	    !section_ok(off[S_OFFS], c->nblocks, 4, len) ||
@@ -112,7 +112,7 @@ static kp_status validate_layout(kp_symcache *c)
 	    !section_ok(off[S_STRINGS], c->strsize, 1, len) ||
 	    h[off[S_STRINGS] + c->strsize - 1] != '\0')
 		return KP_ERR_FORMAT;
-	if (rd64(h + H_SUM) != kp__symcache_checksum(h, len))
+	if (kp_le64(h + H_SUM) != kp__symcache_checksum(h, len))
 		return KP_ERR_FORMAT;
 	c->starts = h + off[S_STARTS];
 	c->offs = h + off[S_OFFS];
@@ -129,7 +129,7 @@ static kp_status validate(kp_symcache *c, const kp_symcache_key *key)
 	const unsigned char *h = c->data;
 	if (!same_text(h + H_UUID, UUID_LEN, key->uuid) ||
 	    !same_text(h + H_ARCH, ARCH_LEN, key->arch ? key->arch : "") ||
-	    rd64(h + H_DSIZE) != key->dwarf_size || (int64_t)rd64(h + H_DMTIME) != key->dwarf_mtime_ns)
+	    kp_le64(h + H_DSIZE) != key->dwarf_size || (int64_t)kp_le64(h + H_DMTIME) != key->dwarf_mtime_ns)
 		return KP_ERR_FORMAT;
 	return KP_OK;
 }
@@ -235,10 +235,10 @@ kp_status kp__symcache_info(const char *path, kp_symcache_info *out)
 	if (s == KP_OK && !kp__mapguard_hit(c->guard)) {
 		memcpy(out->uuid, h + H_UUID, UUID_LEN - 1);
 		memcpy(out->arch, h + H_ARCH, ARCH_LEN - 1);
-		out->dwarf_size = rd64(h + H_DSIZE);
-		out->dwarf_mtime_ns = (int64_t)rd64(h + H_DMTIME);
+		out->dwarf_size = kp_le64(h + H_DSIZE);
+		out->dwarf_mtime_ns = (int64_t)kp_le64(h + H_DMTIME);
 		out->size = c->len;
-		uint32_t src = rd32(h + H_SOURCE);
+		uint32_t src = kp_le32(h + H_SOURCE);
 		if (src && src < c->strsize)
 			snprintf(out->source, sizeof out->source, "%s", c->strings + src);
 	} else {
@@ -301,7 +301,7 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 		lo = hi;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		uint64_t s = c->width == 4 ? rd32(c->starts + 4 * mid) : rd64(c->starts + 8 * mid);
+		uint64_t s = c->width == 4 ? kp_le32(c->starts + 4 * mid) : kp_le64(c->starts + 8 * mid);
 		if (s <= rel)
 			lo = mid + 1;
 		else
@@ -310,8 +310,8 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 	if (lo == 0)
 		return !kp__mapguard_hit(c->guard);
 	size_t bi = lo - 1;
-	uint64_t at = c->width == 4 ? rd32(c->starts + 4 * bi) : rd64(c->starts + 8 * bi);
-	uint32_t off = rd32(c->offs + 4 * bi);
+	uint64_t at = c->width == 4 ? kp_le32(c->starts + 4 * bi) : kp_le64(c->starts + 8 * bi);
+	uint32_t off = kp_le32(c->offs + 4 * bi);
 	if (off >= c->datasize)
 		return false;
 	struct kp__rd r = {c->blocks, off, c->datasize, true, true};

@@ -5,6 +5,7 @@
  * values that became status codes in 2.3 are not relied on. */
 #include "plist.h"
 #include "kp_lex.h"
+#include "kp_bytes.h"
 #include "kp_utf8.h"
 #include "kp_strbuf.h"
 #include "kp_vec.h"
@@ -26,14 +27,6 @@
  * the nesting and the number of nodes the tree would have are counted
  * first, without recursion, and a plist past either is KP_ERR_LIMIT naming
  * the byte where it went past. */
-
-static uint64_t be_uint(const unsigned char *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 static kp_status too_deep(kp_error *err, size_t at, const char *what)
 {
@@ -108,7 +101,7 @@ static kp_status bin_bounded(const unsigned char *b, size_t n, size_t max_nodes,
 		return KP_OK;
 	const unsigned char *tr = b + n - 32;
 	unsigned osz = tr[6], rsz = tr[7];
-	uint64_t nobj = be_uint(tr + 8, 8), top = be_uint(tr + 16, 8), otab = be_uint(tr + 24, 8);
+	uint64_t nobj = kp_be_uint(tr + 8, 8), top = kp_be_uint(tr + 16, 8), otab = kp_be_uint(tr + 24, 8);
 	if (osz < 1 || osz > 8 || rsz < 1 || rsz > 8 || top >= nobj || otab >= n ||
 	    nobj > (n - otab) / osz)
 		return KP_OK;
@@ -121,7 +114,7 @@ static kp_status bin_bounded(const unsigned char *b, size_t n, size_t max_nodes,
 	*v = (struct bvisit){top, 1};
 	while (ns && rc == KP_OK) {
 		struct bvisit cur = st[--ns];
-		uint64_t off = be_uint(b + otab + cur.obj * osz, osz);
+		uint64_t off = kp_be_uint(b + otab + cur.obj * osz, osz);
 		if (off >= n - 32)
 			continue;
 		unsigned type = b[off] >> 4;
@@ -134,7 +127,7 @@ static kp_status bin_bounded(const unsigned char *b, size_t n, size_t max_nodes,
 			unsigned isz = 1u << (b[p] & 0xf);
 			if (p + 1 + isz > n - 32)
 				continue;
-			count = be_uint(b + p + 1, isz);
+			count = kp_be_uint(b + p + 1, isz);
 			p += 1 + isz;
 		}
 		uint64_t refs = type == 0xD ? 2 * count : count;
@@ -145,7 +138,7 @@ static kp_status bin_bounded(const unsigned char *b, size_t n, size_t max_nodes,
 			break;
 		}
 		for (uint64_t r = 0; r < refs; r++) {
-			uint64_t obj = be_uint(b + p + r * rsz, rsz);
+			uint64_t obj = kp_be_uint(b + p + r * rsz, rsz);
 			if (obj >= nobj)
 				continue;
 			if (++nodes > max_nodes) {
