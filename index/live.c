@@ -12,15 +12,18 @@
 #define LIVE_LIST_AFTER 16
 #define LIVE_MAX_DIRS 256
 
+/* Whether name v - 1 of d's listing is key. */
+static bool name_eq(const void *ctx, uint32_t v, const void *key)
+{
+	const kpi__live_dir *d = ctx;
+	return strcmp(d->blob + d->offs[v - 1], key) == 0;
+}
+
 /* Index of name in d's listing, or -1. */
 static long live_find(const kpi__live_dir *d, const char *name)
 {
-	for (size_t i = (size_t)kp_hash_str(name) & d->mask; d->slot[i]; i = (i + 1) & d->mask) {
-		size_t k = d->slot[i] - 1;
-		if (strcmp(d->blob + d->offs[k], name) == 0)
-			return (long)k;
-	}
-	return -1;
+	uint32_t v = d->names.slot[kp_htab_probe(&d->names, kp_hash_str(name), name_eq, d, name)];
+	return v ? (long)v - 1 : -1;
 }
 
 /* Lists d->dir; leaves d->state -1 when the listing cannot stand in for stat(). */
@@ -81,8 +84,7 @@ static void live_list(kpi__live_dir *d)
 	size_t size = 64;
 	while (size < 2 * n)
 		size *= 2;
-	uint32_t *slot = ok ? calloc(size, sizeof *slot) : NULL;
-	if (!slot) {
+	if (!ok || !kp_htab_size(&d->names, size)) {
 		free(blob);
 		free(offs);
 		free(types);
@@ -91,14 +93,8 @@ static void live_list(kpi__live_dir *d)
 	d->blob = blob;
 	d->offs = offs;
 	d->types = types;
-	d->slot = slot;
-	d->mask = size - 1;
-	for (size_t k = 0; k < n; k++) {
-		size_t i = (size_t)kp_hash_str(blob + offs[k]) & d->mask;
-		while (slot[i])
-			i = (i + 1) & d->mask;
-		slot[i] = (uint32_t)k + 1;
-	}
+	for (size_t k = 0; k < n; k++)   /* a folder's names are distinct */
+		kp_htab_put(&d->names, kp_htab_empty(&d->names, kp_hash_str(blob + offs[k])), (uint32_t)k + 1);
 	d->state = 1;
 }
 
@@ -162,7 +158,7 @@ void kpi__live_free(kpi__live_cache *c)
 		free(c->dirs[i].blob);
 		free(c->dirs[i].offs);
 		free(c->dirs[i].types);
-		free(c->dirs[i].slot);
+		kp_htab_free(&c->dirs[i].names);
 	}
 	free(c->dirs);
 }

@@ -22,6 +22,8 @@
 
 #include <stdint.h>
 
+#include "kp_htab.h"
+
 typedef struct kpi__live_dir {
 	char *dir;            /* as the paths spell it */
 	size_t dlen;
@@ -30,8 +32,7 @@ typedef struct kpi__live_dir {
 	char *blob;           /* the names, NUL-separated */
 	size_t *offs;         /* name i at blob + offs[i] */
 	unsigned char *types; /* d_type of name i */
-	uint32_t *slot;       /* hash table of i + 1 (0 empty), mask + 1 slots */
-	size_t mask;
+	kp_htab names;        /* i + 1 of each name */
 } kpi__live_dir;
 
 typedef struct kpi__live_cache {

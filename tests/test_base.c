@@ -4,6 +4,7 @@
 #include "kp_bytes.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
+#include "kp_htab.h"
 #include "kp_json.h"
 #include "kp_lex.h"
 #include "kp_sha1.h"
@@ -498,6 +499,51 @@ static void json_str_in_place(void)
 	KT_CHECK(kp_json_str(noq, noq + 3, noq) == (size_t)-1, "json string: no quotes refused");
 }
 
+/* kp_htab.h over strings in one buffer (values: offset + 1), as the
+ * symbol cache builder's table: grows from 16 slots, finds every one,
+ * keeps its load at 1/2 at most, refuses a second copy. */
+static char htab_buf[20000 * 8];
+static bool htab_eq(const void *ctx, uint32_t v, const void *key)
+{
+	return strcmp((const char *)ctx + v - 1, key) == 0;
+}
+static uint64_t htab_hash(const void *ctx, uint32_t v)
+{
+	return kp_hash_str((const char *)ctx + v - 1);
+}
+static void htab_strings(void)
+{
+	kp_htab t = {0};
+	size_t at = 0, inserts = 20000;
+	bool ok = true;
+	for (size_t i = 0; i < inserts; i++) {
+		char key[8];
+		snprintf(key, sizeof key, "k%zu", i % 10000);   /* each twice */
+		ok &= kp_htab_room(&t, 16, htab_hash, htab_buf);
+		size_t j = kp_htab_probe(&t, kp_hash_str(key), htab_eq, htab_buf, key);
+		if (!t.slot[j]) {
+			memcpy(htab_buf + at, key, strlen(key) + 1);
+			kp_htab_put(&t, j, (uint32_t)at + 1);
+			at += strlen(key) + 1;
+		}
+	}
+	KT_CHECK(ok && t.n == 10000, "htab: 10000 distinct of 20000 inserts (%zu)", t.n);
+	KT_CHECK(t.cap >= 2 * t.n && (t.cap & (t.cap - 1)) == 0, "htab: grown to %zu slots, a power of two, load <= 1/2",
+	         t.cap);
+	size_t found = 0;
+	for (size_t i = 0; i < 10000; i++) {
+		char key[8];
+		snprintf(key, sizeof key, "k%zu", i);
+		uint32_t v = t.slot[kp_htab_probe(&t, kp_hash_str(key), htab_eq, htab_buf, key)];
+		found += v && strcmp(htab_buf + v - 1, key) == 0;
+	}
+	KT_CHECK(found == 10000, "htab: every key found at its value (%zu)", found);
+	KT_CHECK(!t.slot[kp_htab_probe(&t, kp_hash_str("k10000"), htab_eq, htab_buf, "k10000")],
+	         "htab: an absent key lands on an empty slot");
+	kp_htab_free(&t);
+	KT_CHECK(!t.slot && !t.cap && !t.n, "htab: freed and empty");
+}
+
 /* kp_bytes.h: each order, each width, at an odd (unaligned) address. */
 static void bytes_orders(void)
 {
@@ -548,6 +594,7 @@ int main(void)
 	hash_keyed();
 	json_str_in_place();
 	bytes_orders();
+	htab_strings();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -1,6 +1,7 @@
 /* sigmatch.c: signature files applied to one slice (sigmatch.h). */
 #include "sigmatch.h"
 #include "kp_hash.h"
+#include "kp_htab.h"
 #include "kp_bytes.h"
 #include "kp_vec.h"
 #include "probe.h"
@@ -24,8 +25,7 @@ typedef struct strtab {
 	const char *seg, *sect;
 	const unsigned char *data;
 	uint64_t addr, size;
-	uint32_t *slot;       /* offset + 1 of a string start, 0 empty */
-	size_t nslot;         /* a power of two */
+	kp_htab strs;         /* offset + 1 of each string start */
 } strtab;
 
 typedef struct ref {
@@ -68,31 +68,42 @@ typedef struct ctx {
 	bool nomem;
 } ctx;
 
+/* A string's bytes (a tab key), without its NUL. */
+typedef struct tab_key {
+	const unsigned char *s;
+	size_t n;
+} tab_key;
+
+/* Whether the string at offset v - 1 of t is key whole. */
+static bool tab_eq(const void *ctx, uint32_t v, const void *key)
+{
+	const strtab *t = ctx;
+	const tab_key *k = key;
+	const unsigned char *o = t->data + v - 1;
+	/* in bounds before reading: a string at the section's end is shorter
+	 * than n, and memcmp may read all n bytes */
+	return (size_t)(t->data + t->size - o) > k->n && memcmp(o, k->s, k->n) == 0 && o[k->n] == 0;
+}
+
 static bool tab_build(strtab *t)
 {
 	size_t n = 0;
 	for (uint64_t i = 0; i < t->size; i++)
 		n += t->data[i] == 0;
-	t->nslot = 16;
-	while (t->nslot < 2 * n + 16)
-		t->nslot *= 2;
-	if (t->size >= UINT32_MAX || !(t->slot = calloc(t->nslot, sizeof *t->slot)))
+	size_t nslot = 16;
+	while (nslot < 2 * n + 16)
+		nslot *= 2;
+	if (t->size >= UINT32_MAX || !kp_htab_size(&t->strs, nslot))
 		return false;
 	for (uint64_t i = 0; i < t->size;) {
 		const unsigned char *e = memchr(t->data + i, 0, (size_t)(t->size - i));
 		if (!e)
 			break;   /* not NUL-terminated: not a string */
-		size_t len = (size_t)(e - (t->data + i));
-		for (size_t h = kp_hash_bytes(t->data + i, len) & (t->nslot - 1);; h = (h + 1) & (t->nslot - 1)) {
-			if (!t->slot[h]) {
-				t->slot[h] = (uint32_t)i + 1;
-				break;
-			}
-			const unsigned char *o = t->data + t->slot[h] - 1;
-			if (strlen((const char *)o) == len && memcmp(o, t->data + i, len) == 0)
-				break;   /* the first one is kept */
-		}
-		i += len + 1;
+		tab_key k = {t->data + i, (size_t)(e - (t->data + i))};
+		size_t h = kp_htab_probe(&t->strs, kp_hash_bytes(k.s, k.n), tab_eq, t, &k);
+		if (!t->strs.slot[h])   /* else the first one is kept */
+			kp_htab_put(&t->strs, h, (uint32_t)i + 1);
+		i += k.n + 1;
 	}
 	return true;
 }
@@ -103,7 +114,7 @@ static strtab *tab_of(ctx *c, const char *seg, const char *sect)
 {
 	for (size_t i = 0; i < c->ntabs; i++)
 		if (strcmp(c->tabs[i].seg, seg) == 0 && strcmp(c->tabs[i].sect, sect) == 0)
-			return c->tabs[i].slot ? &c->tabs[i] : NULL;
+			return c->tabs[i].strs.slot ? &c->tabs[i] : NULL;
 	strtab *t = kp_vec_push((void **)&c->tabs, &c->ntabs, &c->tcap, sizeof *t);
 	if (!t) {
 		c->nomem = true;
@@ -116,21 +127,15 @@ static strtab *tab_of(ctx *c, const char *seg, const char *sect)
 		return NULL;
 	if (!tab_build(t))
 		c->nomem = true;
-	return t->slot ? t : NULL;
+	return t->strs.slot ? t : NULL;
 }
 
 /* The address of string s[0..n) whole in t, or 0. */
 static uint64_t tab_find(const strtab *t, const char *s, size_t n)
 {
-	for (size_t h = kp_hash_bytes((const unsigned char *)s, n) & (t->nslot - 1); t->slot[h];
-	     h = (h + 1) & (t->nslot - 1)) {
-		const unsigned char *o = t->data + t->slot[h] - 1;
-		/* in bounds before reading: a string at the section's end is
-		 * shorter than n, and memcmp may read all n bytes */
-		if ((size_t)(t->data + t->size - o) > n && memcmp(o, s, n) == 0 && o[n] == 0)
-			return t->addr + t->slot[h] - 1;
-	}
-	return 0;
+	tab_key k = {(const unsigned char *)s, n};
+	uint32_t v = t->strs.slot[kp_htab_probe(&t->strs, kp_hash_bytes(k.s, n), tab_eq, t, &k)];
+	return v ? t->addr + v - 1 : 0;
 }
 
 static bool wanted(const ctx *c, uint64_t a)
@@ -504,7 +509,7 @@ static uint64_t *resolve(ctx *c, const kp__sigfile *const *files, size_t n, kp__
 static void ctx_free(ctx *c)
 {
 	for (size_t i = 0; i < c->ntabs; i++)
-		free(c->tabs[i].slot);
+		kp_htab_free(&c->tabs[i].strs);
 	free(c->tabs);
 	free(c->wanted);
 	free(c->refs);

@@ -8,6 +8,7 @@
 #include "symcache_format.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
+#include "kp_htab.h"
 #include "kp_vec.h"
 
 #include <stdio.h>
@@ -74,8 +75,7 @@ struct memo {
 
 struct strtab {
 	struct vec bytes;   /* starts with one NUL: offset 0 is never a string id */
-	uint32_t *slot;     /* open addressing over offsets; 0 is empty */
-	size_t cap, n;
+	kp_htab strs;       /* the offsets of the strings in bytes */
 	/* kp_dwarf hands out interned strings: their pointers are memoized so
 	 * most strings are found without hashing their bytes */
 	struct memo *memo;
@@ -87,24 +87,15 @@ static size_t hash_ptr(const char *p, size_t cap)
 	return (size_t)(((uintptr_t)p * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
 }
 
-static bool st_grow(struct strtab *t)
+/* strs' key: a string; its values: offsets into bytes */
+static bool st_eq(const void *ctx, uint32_t v, const void *key)
 {
-	size_t nc = t->cap ? t->cap * 2 : 4096;
-	uint32_t *ns = calloc(nc, sizeof *ns);
-	if (!ns)
-		return false;
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->slot[i])
-			continue;
-		size_t j = kp_hash_str((const char *)t->bytes.v + t->slot[i]) & (nc - 1);
-		while (ns[j])
-			j = (j + 1) & (nc - 1);
-		ns[j] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = ns;
-	t->cap = nc;
-	return true;
+	return strcmp((const char *)((const struct strtab *)ctx)->bytes.v + v, key) == 0;
+}
+
+static uint64_t st_hash(const void *ctx, uint32_t v)
+{
+	return kp_hash_str((const char *)((const struct strtab *)ctx)->bytes.v + v);
 }
 
 static bool memo_grow(struct strtab *t)
@@ -143,22 +134,18 @@ static bool intern(struct strtab *t, const char *s, uint32_t *id)
 		}
 	if (!t->bytes.n && !push_bytes(&t->bytes, "", 1))
 		return false;
-	if ((t->n + 1) * 2 > t->cap && !st_grow(t))
+	if (!kp_htab_room(&t->strs, 4096, st_hash, t))
 		return false;
-	size_t j = kp_hash_str(s) & (t->cap - 1);
-	for (; t->slot[j]; j = (j + 1) & (t->cap - 1))
-		if (strcmp((const char *)t->bytes.v + t->slot[j], s) == 0)
-			break;
-	if (!t->slot[j]) {
+	size_t j = kp_htab_probe(&t->strs, kp_hash_str(s), st_eq, t, s);
+	if (!t->strs.slot[j]) {
 		size_t len = strlen(s) + 1;
 		if (t->bytes.n + len >= NONE)
 			return false;
-		t->slot[j] = (uint32_t)t->bytes.n;
+		kp_htab_put(&t->strs, j, (uint32_t)t->bytes.n);
 		if (!push_bytes(&t->bytes, s, len))
 			return false;
-		t->n++;
 	}
-	*id = t->slot[j];
+	*id = t->strs.slot[j];
 	t->memo[mj] = (struct memo){s, *id};
 	t->mn++;
 	return true;
@@ -473,7 +460,7 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	*image = NULL;
 	*len = 0;
 	struct collect col = {{0}, cb, false};
-	struct strtab t = {{0}, NULL, 0, 0, NULL, 0, 0};
+	struct strtab t = {{0}, {0}, NULL, 0, 0};
 	struct out o = {{0}, {0}, {0}, 0};
 	struct block *b = calloc(1, sizeof *b);
 	kp_status st = b ? KP_OK : KP_ERR_NOMEM;
@@ -565,7 +552,7 @@ out:
 	free(o.offs.v);
 	free(o.data.v);
 	free(t.bytes.v);
-	free(t.slot);
+	kp_htab_free(&t.strs);
 	free(t.memo);
 	free(b);
 	return st;
