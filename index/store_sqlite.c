@@ -1229,8 +1229,8 @@ void kpi__sq_close(kpi_db *h)
 	if (db->db)
 		sqlite3_close(db->db);
 	kpi__sq_memo_clear(&db->memo);
-	free(db->memo.key);
-	free(db->memo.val);
+	free(db->memo.e);
+	kp_htab_free(&db->memo.idx);
 	free(db->memo.owed);
 	free(db->path);
 	free(db);

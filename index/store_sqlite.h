@@ -9,6 +9,7 @@
 #define KPI_STORE_SQLITE_H
 
 #include "kpi_store.h"
+#include "kp_htab.h"
 
 #include <sqlite3.h>
 #include <sys/types.h>
@@ -94,9 +95,12 @@ typedef struct kpi__sq_ckpt kpi__sq_ckpt;
  * Emptied by begin, rollback and close: another writer may change the
  * database between transactions. */
 typedef struct kpi__sq_memo {
-	char **key;
-	int64_t *val;
-	size_t cap, n;            /* cap a power of two or 0 */
+	struct kpi__sq_learnt {
+		char *key;
+		int64_t val;
+	} *e;                     /* what is remembered, in the order learnt */
+	size_t n, e_cap;
+	kp_htab idx;              /* i + 1 of each e[i], by its key */
 	struct kpi__sq_owed {
 		int64_t gid, count, hosts, first, last;   /* first/last: KPI__UNDATED for none */
 	} *owed;

@@ -14,23 +14,24 @@
 
 /* ---- what a transaction has learnt (kpi__sq_memo) ---- */
 
-/* The slot of key: its own, or the empty one it would take. */
-static size_t memo_slot(const kpi__sq_memo *m, const char *key)
+static bool memo_eq(const void *ctx, uint32_t v, const void *key)
 {
-	size_t i = (size_t)kp_hash_str(key) & (m->cap - 1);
-	while (m->key[i] && strcmp(m->key[i], key) != 0)
-		i = (i + 1) & (m->cap - 1);
-	return i;
+	return strcmp(((const kpi__sq_memo *)ctx)->e[v - 1].key, key) == 0;
+}
+
+static uint64_t memo_hash(const void *ctx, uint32_t v)
+{
+	return kp_hash_str(((const kpi__sq_memo *)ctx)->e[v - 1].key);
 }
 
 static bool memo_get(const kpi__sq_memo *m, const char *key, int64_t *val)
 {
 	if (!m->n)
 		return false;
-	size_t i = memo_slot(m, key);
-	if (!m->key[i])
+	uint32_t v = m->idx.slot[kp_htab_probe(&m->idx, kp_hash_str(key), memo_eq, m, key)];
+	if (!v)
 		return false;
-	*val = m->val[i];
+	*val = m->e[v - 1].val;
 	return true;
 }
 
@@ -38,47 +39,31 @@ static bool memo_get(const kpi__sq_memo *m, const char *key, int64_t *val)
  * the database still answers). */
 static bool memo_put(kpi__sq_memo *m, const char *key, int64_t val)
 {
-	if (2 * (m->n + 1) > m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 256;
-		char **k = calloc(cap, sizeof *k);
-		int64_t *v = calloc(cap, sizeof *v);
-		if (!k || !v) {
-			free(k);
-			free(v);
+	if (m->n >= UINT32_MAX - 1 || !kp_htab_room(&m->idx, 256, memo_hash, m))
+		return false;
+	size_t i = kp_htab_probe(&m->idx, kp_hash_str(key), memo_eq, m, key);
+	if (!m->idx.slot[i]) {
+		struct kpi__sq_learnt *e = kp_vec_push((void **)&m->e, &m->n, &m->e_cap, sizeof *e);
+		if (!e)
+			return false;
+		if (!(e->key = strdup(key))) {
+			m->n--;
 			return false;
 		}
-		kpi__sq_memo old = *m;
-		m->key = k;
-		m->val = v;
-		m->cap = cap;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.key[i]) {
-				size_t j = memo_slot(m, old.key[i]);
-				m->key[j] = old.key[i];
-				m->val[j] = old.val[i];
-			}
-		free(old.key);
-		free(old.val);
+		kp_htab_put(&m->idx, i, (uint32_t)m->n);
 	}
-	size_t i = memo_slot(m, key);
-	if (!m->key[i]) {
-		if (!(m->key[i] = strdup(key)))
-			return false;
-		m->n++;
-	}
-	m->val[i] = val;
+	m->e[m->idx.slot[i] - 1].val = val;
 	return true;
 }
 
 void kpi__sq_memo_clear(kpi__sq_memo *m)
 {
-	for (size_t i = 0; i < m->cap && m->n; i++)
-		if (m->key[i]) {
-			free(m->key[i]);
-			m->key[i] = NULL;
-			m->n--;
-		}
+	for (size_t i = 0; i < m->n; i++)
+		free(m->e[i].key);
 	m->n = 0;
+	if (m->idx.slot)
+		memset(m->idx.slot, 0, m->idx.cap * sizeof *m->idx.slot);
+	m->idx.n = 0;
 	m->nowed = 0;
 }
 
