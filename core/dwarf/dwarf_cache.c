@@ -48,33 +48,35 @@ unsigned kp__dwarf_sections(const kp_macho_slice *slice, struct sect *out, bool 
 
 /* ---- small utilities ------------------------------------------------------ */
 
+/* A string's bytes (a stridx key), without its NUL. */
+struct str_key {
+	const char *s;
+	size_t len;
+};
+
+static bool str_eq(const void *ctx, uint32_t v, const void *key)
+{
+	const char *t = ((const struct kp__dwarf_cache *)ctx)->strs[v - 1];
+	const struct str_key *k = key;
+	return strncmp(t, k->s, k->len) == 0 && t[k->len] == '\0';
+}
+
+static uint64_t str_hash(const void *ctx, uint32_t v)
+{
+	const char *t = ((const struct kp__dwarf_cache *)ctx)->strs[v - 1];
+	return kp_hash_bytes(t, strlen(t));
+}
+
 const char *kp__dwarf_intern_n(struct kp__dwarf_cache *d, const char *s, size_t len)
 {
-	if (d->nstr * 2 >= d->capstr) {
-		size_t ncap = d->capstr ? d->capstr * 2 : 1024;
-		const char **nt = calloc(ncap, sizeof *nt);
-		if (!nt)
-			return NULL;
-		for (size_t i = 0; i < d->capstr; i++) {
-			const char *t = d->strtab[i];
-			if (!t)
-				continue;
-			size_t j = kp_hash_bytes(t, strlen(t)) & (ncap - 1);
-			while (nt[j])
-				j = (j + 1) & (ncap - 1);
-			nt[j] = t;
-		}
-		free(d->strtab);
-		d->strtab = nt;
-		d->capstr = ncap;
-	}
-	size_t j = kp_hash_bytes(s, len) & (d->capstr - 1);
-	while (d->strtab[j]) {
-		const char *t = d->strtab[j];
-		if (strncmp(t, s, len) == 0 && t[len] == '\0')
-			return t;
-		j = (j + 1) & (d->capstr - 1);
-	}
+	if (d->nstr >= UINT32_MAX - 1 || !kp_htab_room(&d->stridx, 1024, str_hash, d))
+		return NULL;
+	struct str_key k = {s, len};
+	size_t j = kp_htab_probe(&d->stridx, kp_hash_bytes(s, len), str_eq, d, &k);
+	if (d->stridx.slot[j])
+		return d->strs[d->stridx.slot[j] - 1];
+	if (!kp_vec_reserve((void **)&d->strs, &d->capstr, d->nstr + 1, sizeof *d->strs))
+		return NULL;
 	struct strblock *b = d->blocks;
 	if (!b || b->cap - b->used < len + 1) {
 		size_t cap = len + 1 > 65536 ? len + 1 : 65536;
@@ -90,8 +92,8 @@ const char *kp__dwarf_intern_n(struct kp__dwarf_cache *d, const char *s, size_t 
 	memcpy(t, s, len);
 	t[len] = '\0';
 	b->used += len + 1;
-	d->strtab[j] = t;
-	d->nstr++;
+	d->strs[d->nstr++] = t;
+	kp_htab_put(&d->stridx, j, (uint32_t)d->nstr);
 	return t;
 }
 
@@ -540,7 +542,8 @@ void kp__dwarf_cache_free(struct kp__dwarf_cache *d)
 		free(d->blocks);
 		d->blocks = b;
 	}
-	free(d->strtab);
+	free(d->strs);
+	kp_htab_free(&d->stridx);
 	free(d->names);
 	free(d->syms_names);
 }

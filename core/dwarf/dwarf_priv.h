@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kp_htab.h"
 #include "kp_dwarf.h"
 #include "kp_strbuf.h"
 #include "kp_vec.h"
@@ -186,8 +187,9 @@ struct kp__dwarf_cache {
 	size_t nar, ar_hint;
 
 	struct strblock *blocks;
-	const char **strtab;
+	const char **strs;      /* the interned strings, in the order met */
 	size_t nstr, capstr;
+	kp_htab stridx;         /* i + 1 of each strs[i], by its bytes */
 
 	struct nameent *names;
 	size_t nnames, capnames;
