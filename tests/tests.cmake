@@ -77,6 +77,8 @@ kp_sh_test(test_show_disasm)
 kp_c_test(test_rows_json ${CMAKE_SOURCE_DIR}/cli/cmd_list.c ${CMAKE_SOURCE_DIR}/cli/cmd_index.c)
 target_include_directories(test_rows_json PRIVATE ${CMAKE_SOURCE_DIR}/cli)
 target_link_libraries(test_rows_json PRIVATE kpindex kpcore)
+# every command's --json byte for byte (tests/golden/cli)
+kp_sh_test(test_cli_json)
 
 # The long ones first, so that with more jobs than cores (scripts/test.sh)
 # the tmux tests, which mostly wait on the screen, overlap the rest.
