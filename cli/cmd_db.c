@@ -5,6 +5,7 @@
 #include "kp_index.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 #include "kp_sanitize.h"
 
 #include <cjson/cJSON.h>

@@ -15,6 +15,7 @@
 #include "kp_sha1.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -5,6 +5,7 @@
 #include "kp_report.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 #include "kp_proc.h"
 #include "kp_report_text.h"
 #include "kp_sanitize.h"

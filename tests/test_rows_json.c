@@ -1,4 +1,4 @@
-/* test_rows_json.c: `list --json` and `search --json` rows (cli/cmd_list.c's
+/* test_rows_json.c: `list --json` and `search --json` rows (the CLI library's
  * streamed writer) print byte for byte what the cJSON tree printed whole
  * did (cJSON_Print, then made safe by kp_report_json_fputs_safe, whose
  * output test_report_json pins to golden files), for rows
@@ -7,7 +7,7 @@
  * exact); no rows is "[]"; a failed write to stdout is reported. */
 #include "kp_utf8.h"
 #include "kp_index.h"
-#include "kpc_cmd.h"
+#include "kpc_rows.h"
 #include "kp_report_json.h"
 #include "kt.h"
 
