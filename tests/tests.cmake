@@ -71,6 +71,8 @@ kp_sh_test(test_tui_stackshot_text)
 kp_sh_test(test_tui_symsrc)
 kp_c_test(test_rnglists)
 kp_c_test(test_report_json)
+# the one JSON writer (core/base/kp_jw.h) on its own
+kp_c_test(test_json_writer)
 kp_c_test(test_disasm)
 kp_sh_test(test_show_disasm)
 # list/search --json rows: the CLI library's rows writer (kpcli)
