@@ -5,7 +5,6 @@
 #include "kpc_common.h"
 #include "kp_sanitize.h"
 
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <sys/stat.h>
 #include <errno.h>
@@ -99,44 +98,60 @@ static void print_summary(const char *db, const kpi_summary *s, const kpi_resign
 		       rs->reports, rs->changed, rs->nerror_list);
 }
 
-/* o[name]: one {path_key, msg_key} object per entry of list. */
-static void add_list(cJSON *o, const char *name, const kpi_scan_error *list, size_t n,
+/* name: [{path_key, msg_key}, ...], one object per entry of list. */
+static void add_list(kp_jw *w, const char *name, const kpi_scan_error *list, size_t n,
                      const char *path_key, const char *msg_key)
 {
-	cJSON *a = cJSON_AddArrayToObject(o, name);
+	kp_jw_key(w, name);
+	kp_jw_arr(w);
 	for (size_t i = 0; i < n; i++) {
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, path_key, list[i].path);
-		cJSON_AddStringToObject(e, msg_key, list[i].msg);
-		cJSON_AddItemToArray(a, e);
+		kp_jw_obj(w);
+		kp_jw_key(w, path_key);
+		kp_jw_str(w, list[i].path);
+		kp_jw_key(w, msg_key);
+		kp_jw_str(w, list[i].msg);
+		kp_jw_end(w);
 	}
+	kp_jw_end(w);
+}
+
+static void add_count(kp_jw *w, const char *key, size_t n)
+{
+	kp_jw_key(w, key);
+	kp_jw_int(w, (int64_t)n);
 }
 
 static void print_json(const char *db, const kpi_summary *s, const kpi_resign_summary *rs,
                        bool verbose, const char *kept)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "db", db);
-	cJSON_AddNumberToObject(o, "files", (double)s->files);
-	cJSON_AddNumberToObject(o, "new", (double)s->new_reports);
-	cJSON_AddNumberToObject(o, "unchanged", (double)s->unchanged);
-	cJSON_AddNumberToObject(o, "duplicates", (double)s->duplicates);
-	cJSON_AddNumberToObject(o, "skipped", (double)s->skipped);
-	cJSON_AddNumberToObject(o, "superseded", (double)s->superseded);
-	cJSON_AddNumberToObject(o, "changing", (double)s->changing);
-	add_list(o, "errors", s->error_list, s->nerror_list, "path", "message");
-	if (kept[0])
-		cJSON_AddStringToObject(o, "kept_kernelcache", kept);
-	add_list(o, "warnings", s->warning_list, s->nwarning_list, "path", "message");
-	if (verbose)
-		add_list(o, "skipped_files", s->skip_list, s->nskip_list, "path", "why");
-	if (rs) {
-		cJSON_AddNumberToObject(o, "resign_changed", (double)rs->changed);
-		cJSON_AddNumberToObject(o, "resigned", (double)rs->resigned);
-		cJSON_AddNumberToObject(o, "reports", (double)rs->reports);
-		add_list(o, "resign_skipped", rs->error_list, rs->nerror_list, "report", "message");
+	kp_jw w;
+	kpc_json_open(&w);
+	kp_jw_obj(&w);
+	kp_jw_key(&w, "db");
+	kp_jw_str(&w, db);
+	add_count(&w, "files", s->files);
+	add_count(&w, "new", s->new_reports);
+	add_count(&w, "unchanged", s->unchanged);
+	add_count(&w, "duplicates", s->duplicates);
+	add_count(&w, "skipped", s->skipped);
+	add_count(&w, "superseded", s->superseded);
+	add_count(&w, "changing", s->changing);
+	add_list(&w, "errors", s->error_list, s->nerror_list, "path", "message");
+	if (kept[0]) {
+		kp_jw_key(&w, "kept_kernelcache");
+		kp_jw_str(&w, kept);
 	}
-	kpc_print_json(o);
+	add_list(&w, "warnings", s->warning_list, s->nwarning_list, "path", "message");
+	if (verbose)
+		add_list(&w, "skipped_files", s->skip_list, s->nskip_list, "path", "why");
+	if (rs) {
+		add_count(&w, "resign_changed", rs->changed);
+		add_count(&w, "resigned", rs->resigned);
+		add_count(&w, "reports", rs->reports);
+		add_list(&w, "resign_skipped", rs->error_list, rs->nerror_list, "report", "message");
+	}
+	kp_jw_end(&w);
+	kpc_json_close(&w);
 }
 
 static const struct option index_options[] = {

@@ -3,11 +3,10 @@
  * default report folders, a scan's errors, and the option parsers of the
  * --db/--json commands and of the symbol-source commands. */
 #include "kp_index.h"
-#include "kp_report_json.h"
+#include "kp_jw.h"
 #include "kp_sanitize.h"
 #include "kpc_common.h"
 
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,15 +64,17 @@ void kpc_report_db_error(const char *dbpath, const kp_error *err)
 	fputc('\n', stderr);
 }
 
-void kpc_print_json(struct cJSON *o)
+void kpc_json_open(kp_jw *w)
 {
-	char *txt = cJSON_Print(o);
-	if (txt) {
-		kp_report_json_fputs_safe(stdout, txt);
-		putchar('\n');
-	}
-	cJSON_free(txt);
-	cJSON_Delete(o);
+	kp_jw_init(w, stdout);
+}
+
+bool kpc_json_close(kp_jw *w)
+{
+	kp_jw_raw(w, "\n", 1);
+	bool ok = kp_jw_flush(w);
+	kp_jw_free(w);
+	return ok;   /* a failed write is main.c's to report, once (finish_stdout) */
 }
 
 /* Errors name their file (or @ID) on stderr, one line each, whatever the

@@ -15,6 +15,7 @@
 
 #include "kp_error.h"
 #include "kp_exit.h"
+#include "kp_jw.h"
 #include "kpc_cmd.h"
 
 /* The options of the commands that ask the symbol sources (symbols where,
@@ -44,10 +45,12 @@ void kpc_report_db_error(const char *dbpath, const kp_error *err);
 const char *kpc_bad_id_reason(const char *arg);
 /* "kpbrowse: CMD: ARG: reason" on stderr. */
 void kpc_bad_id(const char *cmd, const char *arg);
-/* Prints o as cJSON_Print does (strings made safe: kp_report_json.h) and a
- * newline to stdout, then deletes o (NULL: nothing printed). */
-struct cJSON;
-void kpc_print_json(struct cJSON *o);
+/* One JSON document on stdout (index, db): kpc_json_open starts w (kp_jw.h)
+ * on stdout, the caller writes one value, kpc_json_close ends it with a
+ * newline, writes it out and frees w; false when a write failed (main.c
+ * reports that, once). */
+void kpc_json_open(kp_jw *w);
+bool kpc_json_close(kp_jw *w);
 /* The options of a command that takes only --db PATH, --json and --help
  * (hosts, db): KP_EXIT_OK to go on (optind at the first operand), KPC_HELP,
  * or KP_EXIT_BAD (getopt printed why). */

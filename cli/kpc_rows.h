@@ -1,7 +1,7 @@
 /* kpc_rows.h: the rows of list, search and hosts (rows.c): each kind of
  * row as a text line (its table's header printed once first) or as an
- * element of one JSON array streamed to stdout as rows come (cJSON_Print's
- * layout, strings made safe: kp_report_json.h).  The sinks are
+ * element of one JSON array streamed to stdout as rows come (the one JSON
+ * writer, kp_jw.h: cJSON_Print's layout, strings made safe).  The sinks are
  * kpi_report_fn / kpi_group_fn / kpi_host_fn callbacks whose ctx is a
  * kpc_json_rows to write to, or NULL to print text.
  * Ownership: a kpc_json_rows is made by kpc_rows_open (or kpc_rows_begin)
@@ -21,8 +21,8 @@ struct kpi_host_row;
 /* A report row as text (header first). */
 void kpc_report_row_header(void);
 void kpc_report_row_print(const struct kpi_report_row *r);
-/* Rows as one JSON array streamed to stdout as they come (cJSON_Print's
- * layout, strings made safe: kp_report_json.h): kpc_rows_open (NULL when out
+/* Rows as one JSON array streamed to stdout as they come (kp_jw.h):
+ * kpc_rows_open (NULL when out
  * of memory), kpc_row_sink with it as ctx for each row, then kpc_rows_close
  * (NULL is a no-op), which ends the array ("[]" when empty; nothing at all
  * when failed and no row came, as before streaming), flushes, frees and

@@ -2,7 +2,7 @@
  * (contract: kpc_rows.h). */
 #include "kp_dwarf.h"
 #include "kp_index.h"
-#include "kp_report_json.h"
+#include "kp_jw.h"
 #include "kp_signature.h"
 #include "kp_sanitize.h"
 #include "kp_summary.h"
@@ -23,10 +23,10 @@ static void put(const char *s, int width)
 		putchar(' ');
 }
 
-/* ---- JSON: streamed in cJSON_Print's layout (kp_report_json.h) ---------- */
+/* ---- JSON: one array streamed through the JSON writer (kp_jw.h) ---------- */
 
 struct kpc_json_rows {
-	kp_report_json_out out;
+	kp_jw out;
 	size_t n;   /* elements written */
 };
 
@@ -35,7 +35,7 @@ kpc_json_rows *kpc_rows_open(void)
 	kpc_json_rows *j = malloc(sizeof *j);
 	if (!j)
 		return NULL;
-	kp_report_json_init(&j->out, stdout);
+	kp_jw_init(&j->out, stdout);
 	j->n = 0;
 	return j;
 }
@@ -44,11 +44,14 @@ bool kpc_rows_close(kpc_json_rows *j, bool failed)
 {
 	if (!j)
 		return true;
-	if (j->n)
-		kp_report_json_raw(&j->out, "]\n", 2);
-	else if (!failed)
-		kp_report_json_raw(&j->out, "[]\n", 3);
-	bool ok = kp_report_json_flush(&j->out) && fflush(stdout) == 0;
+	if (j->n) {
+		kp_jw_end(&j->out);
+		KP_JW_LIT(&j->out, "\n");
+	} else if (!failed) {
+		KP_JW_LIT(&j->out, "[]\n");
+	}
+	bool ok = kp_jw_flush(&j->out) && fflush(stdout) == 0;
+	kp_jw_free(&j->out);
 	free(j);
 	return ok;   /* a failed write is main.c's to report, once (finish_stdout) */
 }
@@ -79,83 +82,83 @@ int kpc_rows_end(kpi_db **db, kpc_json_rows *arr, kp_status st, const char *dbpa
 	return written ? KP_EXIT_OK : KP_EXIT_BAD;
 }
 
-/* The separator before the next array element, then its object. */
-static kp_report_json_obj rows_next(kpc_json_rows *j)
+/* The next element of the array (opened with the first), an object. */
+static kp_jw *rows_next(kpc_json_rows *j)
 {
-	if (j->n++)
-		kp_report_json_raw(&j->out, ", ", 2);
-	else
-		kp_report_json_raw(&j->out, "[", 1);
-	return kp_report_json_begin(&j->out, 1);
+	if (!j->n++)
+		kp_jw_arr(&j->out);
+	kp_jw_obj(&j->out);
+	return &j->out;
 }
 
-static void m_str(kp_report_json_obj *ob, const char *k, const char *v)
+static void m_str(kp_jw *w, const char *k, const char *v)
 {
-	kp_report_json_key(ob, k);
-	kp_report_json_str(ob->out, v);
+	kp_jw_key(w, k);
+	kp_jw_str(w, v);
 }
 
-static void m_int(kp_report_json_obj *ob, const char *k, int64_t v)
+static void m_int(kp_jw *w, const char *k, int64_t v)
 {
-	kp_report_json_key(ob, k);
-	kp_report_json_int(ob->out, v);
+	kp_jw_key(w, k);
+	kp_jw_int(w, v);
+}
+
+static void m_bool(kp_jw *w, const char *k, bool v)
+{
+	kp_jw_key(w, k);
+	kp_jw_bool(w, v);
 }
 
 static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 {
-	kp_report_json_obj ob = rows_next(j);
-	m_int(&ob, "id", r->id);
-	m_str(&ob, "path", r->path);
+	kp_jw *w = rows_next(j);
+	m_int(w, "id", r->id);
+	m_str(w, "path", r->path);
 	char iso[32], os[128], title[KP_HEADLINE_DISPLAY_SIZE];
-	m_str(&ob, "timestamp", kp_timestamp_iso(r->timestamp, iso, sizeof iso) ? iso : NULL);
-	m_str(&ob, "timestamp_raw", r->timestamp);
-	m_str(&ob, "os_version", r->os_version);
+	m_str(w, "timestamp", kp_timestamp_iso(r->timestamp, iso, sizeof iso) ? iso : NULL);
+	m_str(w, "timestamp_raw", r->timestamp);
+	m_str(w, "os_version", r->os_version);
 	kp_os_label(r->os_version, os, sizeof os);
-	m_str(&ob, "os", r->os_version ? os : NULL);
+	m_str(w, "os", r->os_version ? os : NULL);
 	kp_headline_display(r->headline, title, sizeof title);
-	m_str(&ob, "headline", r->headline ? title : NULL);
-	m_str(&ob, "headline_raw", r->headline);
-	m_int(&ob, "group_id", r->group_id);
-	m_int(&ob, "group_count", r->group_count);
-	kp_report_json_key(&ob, "archived");
-	kp_report_json_bool(&j->out, r->archived);
-	m_str(&ob, "host", r->host);
-	m_str(&ob, "host_key", r->host_key);
-	m_str(&ob, "kind", r->kind);
+	m_str(w, "headline", r->headline ? title : NULL);
+	m_str(w, "headline_raw", r->headline);
+	m_int(w, "group_id", r->group_id);
+	m_int(w, "group_count", r->group_count);
+	m_bool(w, "archived", r->archived);
+	m_str(w, "host", r->host);
+	m_str(w, "host_key", r->host_key);
+	m_str(w, "kind", r->kind);
 	if (r->match) {
-		kp_report_json_key(&ob, "match");
-		kp_report_json_obj m = kp_report_json_begin(&j->out, 2);
-		m_str(&m, "uuid", r->match->uuid);
-		m_str(&m, "name", r->match->name);
-		m_str(&m, "role", r->match->role);
+		kp_jw_key(w, "match");
+		kp_jw_obj(w);
+		m_str(w, "uuid", r->match->uuid);
+		m_str(w, "name", r->match->name);
+		m_str(w, "role", r->match->role);
 		if (r->match->name && kp_text_has_unsafe(r->match->name, strlen(r->match->name))) {
-			kp_report_json_key(&m, "invisible");   /* as show --json flags the name */
-			kp_report_json_bool(&j->out, true);
+			m_bool(w, "invisible", true);   /* as show --json flags the name */
 		}
-		kp_report_json_end(&m);
+		kp_jw_end(w);
 	}
-	kp_report_json_end(&ob);
+	kp_jw_end(w);
 }
 
 static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 {
-	kp_report_json_obj ob = rows_next(j);
-	m_int(&ob, "group_id", g->group_id);
-	m_str(&ob, "title", g->title);
-	m_str(&ob, "culprit", g->culprit);
-	m_int(&ob, "count", g->count);
-	m_int(&ob, "hosts", g->hosts);
-	m_str(&ob, "first_seen", g->first_seen);
-	m_str(&ob, "last_seen", g->last_seen);
-	kp_report_json_key(&ob, "report_ids");
-	kp_report_json_raw(&j->out, "[", 1);
-	for (size_t i = 0; i < g->nreport_ids; i++) {
-		if (i)
-			kp_report_json_raw(&j->out, ", ", 2);
-		kp_report_json_int(&j->out, g->report_ids[i]);
-	}
-	kp_report_json_raw(&j->out, "]", 1);
-	kp_report_json_end(&ob);
+	kp_jw *w = rows_next(j);
+	m_int(w, "group_id", g->group_id);
+	m_str(w, "title", g->title);
+	m_str(w, "culprit", g->culprit);
+	m_int(w, "count", g->count);
+	m_int(w, "hosts", g->hosts);
+	m_str(w, "first_seen", g->first_seen);
+	m_str(w, "last_seen", g->last_seen);
+	kp_jw_key(w, "report_ids");
+	kp_jw_arr(w);
+	for (size_t i = 0; i < g->nreport_ids; i++)
+		kp_jw_int(w, g->report_ids[i]);
+	kp_jw_end(w);
+	kp_jw_end(w);
 }
 
 /* The table's columns: one date form (kpi_date_label: UTC, or the Mac's
@@ -267,10 +270,8 @@ static void build_label(const char *b, size_t n, char *out, size_t size)
 
 static void build_json_raw(void *ctx, const char *b, size_t n, bool first)
 {
-	kp_report_json_out *out = ctx;
-	if (!first)
-		kp_report_json_raw(out, ", ", 2);
-	kp_report_json_string(out, b, n);
+	(void)first;   /* the writer puts the separators */
+	kp_jw_strn(ctx, b, n);
 }
 
 static void build_json(void *ctx, const char *b, size_t n, bool first)
@@ -301,21 +302,21 @@ int kpc_host_sink(void *ctx, const kpi_host_row *h)
 {
 	kpc_json_rows *j = ctx;
 	if (j) {
-		kp_report_json_obj ob = rows_next(j);
-		m_str(&ob, "host", h->host);
-		m_str(&ob, "host_key", h->host_key);
-		m_str(&ob, "model", h->model);
-		kp_report_json_key(&ob, "builds");
-		kp_report_json_raw(&j->out, "[", 1);
-		each_build(h->builds, build_json, &j->out);
-		kp_report_json_raw(&j->out, "]", 1);
-		kp_report_json_key(&ob, "builds_raw");
-		kp_report_json_raw(&j->out, "[", 1);
-		each_build(h->builds, build_json_raw, &j->out);
-		kp_report_json_raw(&j->out, "]", 1);
-		m_int(&ob, "reports", h->reports);
-		m_str(&ob, "last_seen", h->last_seen);
-		kp_report_json_end(&ob);
+		kp_jw *w = rows_next(j);
+		m_str(w, "host", h->host);
+		m_str(w, "host_key", h->host_key);
+		m_str(w, "model", h->model);
+		kp_jw_key(w, "builds");
+		kp_jw_arr(w);
+		each_build(h->builds, build_json, w);
+		kp_jw_end(w);
+		kp_jw_key(w, "builds_raw");
+		kp_jw_arr(w);
+		each_build(h->builds, build_json_raw, w);
+		kp_jw_end(w);
+		m_int(w, "reports", h->reports);
+		m_str(w, "last_seen", h->last_seen);
+		kp_jw_end(w);
 		return 0;
 	}
 	/* a report that names no Mac, pushed with none named: unknown, never
