@@ -135,9 +135,8 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 		m_str(w, "uuid", r->match->uuid);
 		m_str(w, "name", r->match->name);
 		m_str(w, "role", r->match->role);
-		if (r->match->name && kp_text_has_unsafe(r->match->name, strlen(r->match->name))) {
+		if (r->match->name && kp_text_has_unsafe(r->match->name, strlen(r->match->name)))
 			m_bool(w, "invisible", true);   /* as show --json flags the name */
-		}
 		kp_jw_end(w);
 	}
 	kp_jw_end(w);

@@ -39,11 +39,7 @@ void kp_jw_free(kp_jw *w)
 static void fail(kp_jw *w)
 {
 	w->failed = true;
-	free(w->heap);
-	w->heap = NULL;
-	w->buf = w->spare;
-	w->cap = sizeof w->spare;
-	w->n = 0;
+	kp_jw_free(w);
 }
 
 /* Writes the buffer out to the FILE. */
