@@ -1,6 +1,6 @@
 /* rows.c: the rows of list, search and hosts, as text or streamed JSON
  * (contract: kpc_rows.h). */
-#include "kp_dwarf.h"
+#include "kp_demangle.h"
 #include "kp_index.h"
 #include "kp_jw.h"
 #include "kp_signature.h"
