@@ -91,52 +91,39 @@ static kp_jw *rows_next(kpc_json_rows *j)
 	return &j->out;
 }
 
-static void m_str(kp_jw *w, const char *k, const char *v)
-{
-	kp_jw_key(w, k);
-	kp_jw_str(w, v);
-}
-
-static void m_int(kp_jw *w, const char *k, int64_t v)
-{
-	kp_jw_key(w, k);
-	kp_jw_int(w, v);
-}
-
-static void m_bool(kp_jw *w, const char *k, bool v)
-{
-	kp_jw_key(w, k);
-	kp_jw_bool(w, v);
-}
+/* Members with a literal key (KP_JW_KEY's inline path) and their value. */
+#define M_STR(w, k, v) (KP_JW_KEY(w, k), kp_jw_str(w, v))
+#define M_INT(w, k, v) (KP_JW_KEY(w, k), kp_jw_int(w, v))
+#define M_BOOL(w, k, v) (KP_JW_KEY(w, k), kp_jw_bool(w, v))
 
 static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 {
 	kp_jw *w = rows_next(j);
-	m_int(w, "id", r->id);
-	m_str(w, "path", r->path);
+	M_INT(w, "id", r->id);
+	M_STR(w, "path", r->path);
 	char iso[32], os[128], title[KP_HEADLINE_DISPLAY_SIZE];
-	m_str(w, "timestamp", kp_timestamp_iso(r->timestamp, iso, sizeof iso) ? iso : NULL);
-	m_str(w, "timestamp_raw", r->timestamp);
-	m_str(w, "os_version", r->os_version);
+	M_STR(w, "timestamp", kp_timestamp_iso(r->timestamp, iso, sizeof iso) ? iso : NULL);
+	M_STR(w, "timestamp_raw", r->timestamp);
+	M_STR(w, "os_version", r->os_version);
 	kp_os_label(r->os_version, os, sizeof os);
-	m_str(w, "os", r->os_version ? os : NULL);
+	M_STR(w, "os", r->os_version ? os : NULL);
 	kp_headline_display(r->headline, title, sizeof title);
-	m_str(w, "headline", r->headline ? title : NULL);
-	m_str(w, "headline_raw", r->headline);
-	m_int(w, "group_id", r->group_id);
-	m_int(w, "group_count", r->group_count);
-	m_bool(w, "archived", r->archived);
-	m_str(w, "host", r->host);
-	m_str(w, "host_key", r->host_key);
-	m_str(w, "kind", r->kind);
+	M_STR(w, "headline", r->headline ? title : NULL);
+	M_STR(w, "headline_raw", r->headline);
+	M_INT(w, "group_id", r->group_id);
+	M_INT(w, "group_count", r->group_count);
+	M_BOOL(w, "archived", r->archived);
+	M_STR(w, "host", r->host);
+	M_STR(w, "host_key", r->host_key);
+	M_STR(w, "kind", r->kind);
 	if (r->match) {
-		kp_jw_key(w, "match");
+		KP_JW_KEY(w, "match");
 		kp_jw_obj(w);
-		m_str(w, "uuid", r->match->uuid);
-		m_str(w, "name", r->match->name);
-		m_str(w, "role", r->match->role);
+		M_STR(w, "uuid", r->match->uuid);
+		M_STR(w, "name", r->match->name);
+		M_STR(w, "role", r->match->role);
 		if (r->match->name && kp_text_has_unsafe(r->match->name, strlen(r->match->name)))
-			m_bool(w, "invisible", true);   /* as show --json flags the name */
+			M_BOOL(w, "invisible", true);   /* as show --json flags the name */
 		kp_jw_end(w);
 	}
 	kp_jw_end(w);
@@ -145,14 +132,14 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 {
 	kp_jw *w = rows_next(j);
-	m_int(w, "group_id", g->group_id);
-	m_str(w, "title", g->title);
-	m_str(w, "culprit", g->culprit);
-	m_int(w, "count", g->count);
-	m_int(w, "hosts", g->hosts);
-	m_str(w, "first_seen", g->first_seen);
-	m_str(w, "last_seen", g->last_seen);
-	kp_jw_key(w, "report_ids");
+	M_INT(w, "group_id", g->group_id);
+	M_STR(w, "title", g->title);
+	M_STR(w, "culprit", g->culprit);
+	M_INT(w, "count", g->count);
+	M_INT(w, "hosts", g->hosts);
+	M_STR(w, "first_seen", g->first_seen);
+	M_STR(w, "last_seen", g->last_seen);
+	KP_JW_KEY(w, "report_ids");
 	kp_jw_arr(w);
 	for (size_t i = 0; i < g->nreport_ids; i++)
 		kp_jw_int(w, g->report_ids[i]);
@@ -302,19 +289,19 @@ int kpc_host_sink(void *ctx, const kpi_host_row *h)
 	kpc_json_rows *j = ctx;
 	if (j) {
 		kp_jw *w = rows_next(j);
-		m_str(w, "host", h->host);
-		m_str(w, "host_key", h->host_key);
-		m_str(w, "model", h->model);
-		kp_jw_key(w, "builds");
+		M_STR(w, "host", h->host);
+		M_STR(w, "host_key", h->host_key);
+		M_STR(w, "model", h->model);
+		KP_JW_KEY(w, "builds");
 		kp_jw_arr(w);
 		each_build(h->builds, build_json, w);
 		kp_jw_end(w);
-		kp_jw_key(w, "builds_raw");
+		KP_JW_KEY(w, "builds_raw");
 		kp_jw_arr(w);
 		each_build(h->builds, build_json_raw, w);
 		kp_jw_end(w);
-		m_int(w, "reports", h->reports);
-		m_str(w, "last_seen", h->last_seen);
+		M_INT(w, "reports", h->reports);
+		M_STR(w, "last_seen", h->last_seen);
 		kp_jw_end(w);
 		return 0;
 	}
