@@ -557,6 +557,52 @@ static void test_values(void)
 	cJSON_Delete(root);
 }
 
+/* A callback that opens containers and leaves them open, and one that
+ * closes the same ones. */
+static void frame_open(kp_jw *w, bool close)
+{
+	kp_jw_key(w, "extra");
+	kp_jw_arr(w);
+	kp_jw_obj(w);
+	kp_jw_key(w, "k");
+	kp_jw_int(w, 1);
+	if (close) {
+		kp_jw_end(w);
+		kp_jw_end(w);
+	}
+}
+
+static void frame_left_open(void *ctx, const kp_report *r, const kp_process *p, const kp_thread *t,
+                            size_t i, kp_jw *w)
+{
+	(void)ctx, (void)r, (void)p, (void)t, (void)i;
+	frame_open(w, false);
+}
+
+static void frame_closed(void *ctx, const kp_report *r, const kp_process *p, const kp_thread *t,
+                         size_t i, kp_jw *w)
+{
+	(void)ctx, (void)r, (void)p, (void)t, (void)i;
+	frame_open(w, true);
+}
+
+/* The frame callback's contract: what it leaves open is closed for it. */
+static void test_callback_left_open(void)
+{
+	kp_report *r = NULL;
+	kp_error err;
+	if (kp_report_load(KP_FIXTURES "/reports/panic-full-2026-11-20-101500.0001.ips", &r, &err) != KP_OK) {
+		KT_CHECK(false, "fixture loads");
+		return;
+	}
+	FILE *a = tmpfile(), *b = tmpfile();
+	bool ok = write_report(a, r, frame_left_open, 0) && write_report(b, r, frame_closed, 0);
+	KT_CHECK(ok && same_files(a, b, "left open"), "containers a frame callback leaves open are closed for it");
+	fclose(a);
+	fclose(b);
+	kp_report_free(&r);
+}
+
 /* A FILE that refuses writes: opened for reading. */
 static void test_write_error(void)
 {
@@ -593,6 +639,7 @@ int main(void)
 	test_strings();
 	test_values();
 	test_write_error();
+	test_callback_left_open();
 	test_corpora();
 	if (update)
 		KT_CHECK(digests_write(), "wrote " GOLDEN "/digests.txt");
