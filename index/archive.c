@@ -62,14 +62,8 @@ static const char *const deflate_names[] = {
 #endif
 };
 
-static kp_dl_lib libdeflate = {
-	.what = "libdeflate",
-	.env = "KPBROWSE_LIBDEFLATE",
-	.names = deflate_names,
-	.n_names = KP_DL_COUNT(deflate_names),
-	.syms = deflate_syms,
-	.n_syms = KP_DL_COUNT(deflate_syms),
-};
+static kp_dl_lib libdeflate = KP_DL_LIB("libdeflate", "KPBROWSE_LIBDEFLATE", deflate_names, deflate_syms,
+	NULL, NULL);
 
 /* One compressor per thread, kept until the thread ends: making one sets
  * up tables of its own, as much work as packing a small report (4% of a

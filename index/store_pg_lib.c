@@ -25,15 +25,8 @@ static const char *const names[] = {
 static const kp_dl_sym syms[] = {KPI__PQ_FUNCS(KPI__PQ_SYM)};
 #undef KPI__PQ_SYM
 
-static kp_dl_lib libpq = {
-	.what = "libpq",
-	.env = "KPBROWSE_LIBPQ",
-	.names = names,
-	.n_names = KP_DL_COUNT(names),
-	.syms = syms,
-	.n_syms = KP_DL_COUNT(syms),
-	.hint = "Debian: apt install libpq5; macOS: brew install libpq",
-};
+static kp_dl_lib libpq = KP_DL_LIB("libpq", "KPBROWSE_LIBPQ", names, syms,
+	"Debian: apt install libpq5; macOS: brew install libpq", NULL);
 
 kp_status kpi__pq_load(kp_error *err)
 {

@@ -36,15 +36,8 @@ static const char *const dm_names[] = {
 
 static const kp_dl_sym dm_syms[] = {{"__cxa_demangle", (void **)&cxa_demangle}};
 
-static kp_dl_lib libcxxabi = {
-	.what = "libc++abi",
-	.env = "KPBROWSE_LIBCXXABI",
-	.names = dm_names,
-	.n_names = KP_DL_COUNT(dm_names),
-	.syms = dm_syms,
-	.n_syms = KP_DL_COUNT(dm_syms),
-	.hint = "Debian: apt install libc++abi1-19",
-};
+static kp_dl_lib libcxxabi = KP_DL_LIB("libc++abi", "KPBROWSE_LIBCXXABI", dm_names, dm_syms,
+	"Debian: apt install libc++abi1-19", NULL);
 
 /* dm_why, the notice's line, is written once (the loader's reason behind
  * what it means here). */

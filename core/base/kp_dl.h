@@ -57,4 +57,11 @@ bool kp_dl_load(kp_dl_lib *lib, const char **why);
 /* The number of elements of a static array (kp_dl_lib's names and syms). */
 #define KP_DL_COUNT(a) (sizeof(a) / sizeof *(a))
 
+/* A kp_dl_lib's initializer from its static arrays names[] and syms[]:
+ * static kp_dl_lib libpq = KP_DL_LIB("libpq", "KPBROWSE_LIBPQ", names,
+ * syms, "Debian: apt install libpq5", NULL); */
+#define KP_DL_LIB(what_, env_, names_, syms_, hint_, start_)                                   \
+	{.what = (what_), .env = (env_), .names = (names_), .n_names = KP_DL_COUNT(names_),     \
+	 .syms = (syms_), .n_syms = KP_DL_COUNT(syms_), .hint = (hint_), .start = (start_)}
+
 #endif

@@ -66,15 +66,8 @@ static const char *const cs_names[] = {
 static const kp_dl_sym cs_syms[] = {CS_FUNCS(CS_ENTRY)};
 #undef CS_ENTRY
 
-static kp_dl_lib capstone = {
-	.what = "Capstone",
-	.env = "KPBROWSE_LIBCAPSTONE",
-	.names = cs_names,
-	.n_names = KP_DL_COUNT(cs_names),
-	.syms = cs_syms,
-	.n_syms = KP_DL_COUNT(cs_syms),
-	.hint = "Debian: apt install libcapstone4; macOS: brew install capstone",
-};
+static kp_dl_lib capstone = KP_DL_LIB("Capstone", "KPBROWSE_LIBCAPSTONE", cs_names, cs_syms,
+	"Debian: apt install libcapstone4; macOS: brew install capstone", NULL);
 
 static kp_status cs_load(kp_error *err)
 {

@@ -311,16 +311,8 @@ static const char *curl_start(void)
 	return C.curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? NULL : "curl_global_init failed";
 }
 
-static kp_dl_lib libcurl = {
-	.what = "libcurl",
-	.env = "KPBROWSE_LIBCURL",
-	.names = curl_names,
-	.n_names = KP_DL_COUNT(curl_names),
-	.syms = curl_syms,
-	.n_syms = KP_DL_COUNT(curl_syms),
-	.hint = "Debian: apt install libcurl4",
-	.start = curl_start,
-};
+static kp_dl_lib libcurl = KP_DL_LIB("libcurl", "KPBROWSE_LIBCURL", curl_names, curl_syms,
+	"Debian: apt install libcurl4", curl_start);
 
 bool kp__symhttp_available(char *why, size_t size)
 {
