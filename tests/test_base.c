@@ -10,6 +10,7 @@
 #include "kp_utf8.h"
 #include "kp_vec.h"
 #include "kt.h"
+#include "kt_slurp.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -497,6 +498,62 @@ static void json_str_in_place(void)
 	KT_CHECK(kp_json_str(noq, noq + 3, noq) == (size_t)-1, "json string: no quotes refused");
 }
 
+
+/* One skip_memo answer against kp_json_skip's from the same place and end:
+ * the same end, or the same error at the same place. */
+static bool memo_agrees(kp_jmemo *m, const char *p, const char *end)
+{
+	kp_jerr e1 = {0}, e2 = {0};
+	const char *a = kp_json_skip_memo(p, end, m, &e1), *b = kp_json_skip(p, end, &e2);
+	return a == b && (a || (e1.pos == e2.pos && e1.msg == e2.msg && e1.truncated == e2.truncated));
+}
+
+/* kp_json_skip_memo (the parser's memo of container ends) answers as
+ * kp_json_skip does from every bracket of a text, to its end and cut short,
+ * walking forward and back: the real full .ips and texts where brackets sit
+ * in scalars and strings, mismatch, or are never closed. */
+static void json_memo_same_ends(void)
+{
+	static const char *const texts[] = {
+		"{\"a\":[1,2,{\"b\":\"x]}\\\"[\"}],\"c\":tr{ue, \"d\":[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]}",
+		"{\"a\":[0,1],\"b\":{\"c\":[\"0123456789012345678901234567890123456789012345678901234567890123\"]]}",
+		"[{\"long\":\"01234567890123456789012345678901234567890123456789012345678901234567890\"},{\"cut\":[1,2",
+		"{\"x\":x\"y, \"z\":[\"0123456789012345678901234567890123456789012345678901234567890123456789\"]}}",
+	};
+	size_t rlen = 0;
+	char *real = kt_slurp(KP_REAL_DIR "/ips-full-ios26-iphone-sepkeystore-1.ips", &rlen);
+	for (size_t t = 0; t <= sizeof texts / sizeof *texts; t++) {
+		const char *s = t < sizeof texts / sizeof *texts ? texts[t] : real;
+		size_t len = t < sizeof texts / sizeof *texts ? strlen(s) : rlen;
+		if (!s) {
+			KT_CHECK(0, "json memo: the real full .ips is readable");
+			continue;
+		}
+		kp_jmemo m = {.base = s};
+		kp_jerr e;
+		kp_json_skip_memo(s, s + len, &m, &e);   /* records */
+		/* after the header line of the .ips: its body */
+		const char *nl = memchr(s, '\n', len);
+		if (nl)
+			kp_json_skip_memo(nl + 1, s + len, &m, &e);
+		size_t recorded = m.n, brackets = 0, bad = 0;   /* (lookups past them record more) */
+		for (int pass = 0; pass < 2; pass++)   /* forward, then backward */
+			for (size_t k = 0; k < len; k++) {
+				size_t i = pass ? len - 1 - k : k;
+				if (s[i] != '{' && s[i] != '[')
+					continue;
+				brackets += !pass;
+				size_t cut = i + 1 + (i * 7919) % (len - i);   /* somewhere after it */
+				if (!memo_agrees(&m, s + i, s + len) || !memo_agrees(&m, s + i, s + cut))
+					bad++;
+			}
+		KT_CHECK(bad == 0 && recorded > 0, "json memo: text %zu: %zu of %zu brackets skip differently "
+		         "(%zu containers recorded)", t, bad, brackets, recorded);
+		kp_json_memo_free(&m);
+	}
+	free(real);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/kp-test-base.XXXXXX");
@@ -524,6 +581,7 @@ int main(void)
 	base64();
 	hash_keyed();
 	json_str_in_place();
+	json_memo_same_ends();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
