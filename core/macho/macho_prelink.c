@@ -37,7 +37,6 @@
 #include <string.h>
 
 #define MH_EXECUTE 0x2u
-#define MH_FILESET 0xcu
 
 /* addr's file offset (from the slice's data) through s's file-backed
  * segments; false when no segment holds bytes for it. */
