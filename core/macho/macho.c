@@ -23,7 +23,7 @@
 #include "im4p.h"
 #include "kp_lex.h"
 #include "kp_vec.h"
-#include "macho_priv.h"
+#include "macho_model.h"
 #include "kp_mapguard.h"
 
 #include <errno.h>
@@ -36,7 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ---- byte decoding (le32/le64 are in macho_priv.h) ------------------------- */
+/* ---- byte decoding (le32/le64 are in macho_model.h) ------------------------- */
 
 static uint32_t be32(const unsigned char *p)
 {

@@ -29,7 +29,7 @@
  * reading leaves out the kexts from there on, named the same way; the
  * kernel stays. */
 #include "kp_vec.h"
-#include "macho_priv.h"
+#include "macho_model.h"
 #include "plist_prelink.h"
 
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * slice's segments and sections (kp_macho.h).  Any lie is KP_ERR_FORMAT with
  * kp_error.byte the absolute file offset of the offending field. */
 #include "kp_macho.h"
-#include "macho_priv.h"
+#include "macho_model.h"
 #include "kp_vec.h"
 
 #include <stdio.h>

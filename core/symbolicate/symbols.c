@@ -2,7 +2,7 @@
  * the kp_symbols handle, the records of opened files and their symbol
  * caches (found through symbols_sources.c), a frame or a file address to
  * the record that names it (symbols_look.c), kexts placed by --load. */
-#include "symbols_priv.h"
+#include "symbols_model.h"
 #include "kp_macho.h"
 #include "kp_fs.h"
 #include "kp_vec.h"

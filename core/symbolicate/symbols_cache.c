@@ -2,7 +2,7 @@
  * folder (kp_symbols.h), without a kp_symbols: walking a path for Mach-O
  * files with DWARF, building each slice's cache, listing and removing
  * cache files. */
-#include "symbols_priv.h"
+#include "symbols_model.h"
 #include "kp_fs.h"
 #include "kp_macho.h"
 #include "kp_lex.h"

@@ -1,8 +1,8 @@
 /* symbols_open.c: what answers lookups in an opened file's record
- * (symbols_priv.h): its DWARF, and in batch mode the symbol cache built
+ * (symbols_model.h): its DWARF, and in batch mode the symbol cache built
  * from it on a side thread and adopted once written.  Below symbols.c
  * (which opens the records) and symbols_look.c (which asks them). */
-#include "symbols_priv.h"
+#include "symbols_model.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

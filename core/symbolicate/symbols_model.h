@@ -1,4 +1,4 @@
-/* symbols_priv.h: private to core/symbolicate/: what the files of kpsymbolicate
+/* symbols_model.h: private to core/symbolicate/: what the files of kpsymbolicate
  * share: the record of one opened file and the kp_symbols handle itself
  * (kp_symbols.h).  The files call downwards only, in this order:
  *
@@ -17,8 +17,8 @@
  * Ownership: records, names and warnings belong to the kp_symbols and die
  * with kp_symbols_free; a kp_symresult's strings are borrowed from it.
  * Not thread-safe. */
-#ifndef KP_SYMBOLS_PRIV_H
-#define KP_SYMBOLS_PRIV_H
+#ifndef KP_SYMBOLS_MODEL_H
+#define KP_SYMBOLS_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* macho_priv.h: private to the Mach-O reader (core/macho), shared by its
+/* macho_model.h: private to the Mach-O reader (core/macho), shared by its
  * files: macho.c (files, fat arcs, filesets) above macho_prelink.c
  * (prelinked kexts) above macho_slice.c (one Mach-O's load commands) and
  * macho_symtab.c (its symbol table).
@@ -6,8 +6,8 @@
  * Ownership: macho.c and macho_slice.c build, validate and free everything below, except
  * each slice's sorted_syms, which macho_symtab.c builds on the slice's first
  * kp_macho_symbol() and kp__macho_slice_free frees with the slice. */
-#ifndef KP_MACHO_PRIV_H
-#define KP_MACHO_PRIV_H
+#ifndef KP_MACHO_MODEL_H
+#define KP_MACHO_MODEL_H
 
 #include "kp_macho.h"
 
