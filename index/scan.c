@@ -336,6 +336,11 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 	kp_error_clear(err);
 	memset(out, 0, sizeof *out);
 	scan s = {.db = db, .sym = sym, .sym_ctx = sym_ctx, .fn = fn, .ctx = ctx, .sum = out, .err = err};
+	char *left = NULL;
+	if (db->ops->meta_get(db, KPI__META_SHA1_LEFT, &left, err) != KP_OK)
+		return err->code;
+	s.sha1_left = left && strcmp(left, "0") != 0;
+	free(left);
 	enum { CAP = 4096 };
 	char *buf = malloc(CAP);
 	if (!buf)
@@ -538,6 +543,75 @@ static kp_status fill_text(kpi_db *db, int64_t id, const kp_report *r, int64_t g
 kp_status kpi__fill_v9(kpi_db *db, kp_error *err)
 {
 	return db->ops->report_text ? each_archived(db, fill_text, NULL, err) : KP_OK;
+}
+
+/* ---- the schema 11 fill: content hashes become SHA-256 ---- */
+
+typedef struct old_bytes {
+	const char *sha1;             /* the stored content hash */
+	int64_t size;                 /* the stored size */
+	char sha256[KP_SHA256_HEX];   /* of the bytes once found, else "" */
+} old_bytes;
+
+/* One of the report's paths (kpi__path_fn): its file, when it still holds
+ * the report's bytes (the stored size and SHA-1), gives the SHA-256. */
+static int rehash_from_path(void *ctx, const char *path)
+{
+	old_bytes *ob = ctx;
+	char *data = NULL;
+	size_t len = 0;
+	kp_error e;
+	if (!*path || kp_fs_read_file(path, KP_REPORT_MAX_SIZE, &data, &len, NULL, &e) != KP_OK)
+		return 0;
+	char sha1[41];
+	kp_sha1_hex(data, len, sha1);
+	if ((int64_t)len == ob->size && strcmp(sha1, ob->sha1) == 0)
+		KPI__CONTENT_HASH(data, len, ob->sha256);
+	free(data);
+	return ob->sha256[0] != '\0';
+}
+
+kp_status kpi__fill_v11(kpi_db *db, kp_error *err)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, left = 0;
+	kp_status st = db->ops->report_ids(db, &ids, &n, err);
+	for (size_t i = 0; i < n && st == KP_OK; i++) {
+		kpi__archive a = {0};
+		kp_error lerr;
+		kp_status as = db->ops->archive_get(db, ids[i], &a, &lerr);
+		if (as == KP_ERR_NOMEM)
+			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		if (st != KP_OK || strlen(a.hash) != 40) {
+			free(a.z);   /* a SHA-256 already (an index taken back by hand), or no row */
+			continue;
+		}
+		old_bytes ob = {.sha1 = a.hash, .size = a.size};
+		if (as == KP_OK) {
+			size_t len;
+			kp_error ue;
+			char *data = kpi__archive_unpack(&a, "a report", &len, &ue);
+			if (data)
+				KPI__CONTENT_HASH(data, len, ob.sha256);
+			else if (ue.code == KP_ERR_NOMEM)
+				st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+			free(data);
+		}
+		if (st == KP_OK && !ob.sha256[0])   /* no archive, or a damaged one */
+			st = db->ops->report_paths(db, ids[i], rehash_from_path, &ob, err);
+		if (st == KP_OK && ob.sha256[0])
+			st = db->ops->report_rehash(db, ids[i], ob.sha256, err);
+		else if (st == KP_OK)
+			left++;
+		free(a.z);
+	}
+	free(ids);
+	if (st == KP_OK && left) {
+		char v[24];
+		snprintf(v, sizeof v, "%zu", left);
+		st = db->ops->meta_set(db, KPI__META_SHA1_LEFT, v, err);
+	}
+	return st;
 }
 
 /* ---- rebuilding: the old index's archive ---- */

@@ -39,6 +39,7 @@ typedef struct scan {
 	bool in_tx;
 	size_t total;         /* files counted before the walk, for progress */
 	struct kpi__pool *pool; /* the workers preparing files ahead, or NULL */
+	bool sha1_left;       /* the index holds SHA-1 content hashes (KPI__META_SHA1_LEFT) */
 } scan;
 
 /* A file's work that needs no store, done by kpi__prep_read and
@@ -59,7 +60,7 @@ typedef struct kpi__prep {
 	char *data;               /* NUL-terminated, len bytes */
 	size_t len;
 	struct stat st;           /* of the open file */
-	char hash[41];            /* of data */
+	char hash[KP_SHA256_HEX]; /* of data: KPI__CONTENT_HASH */
 	kp_format fmt;            /* kp_report_sniff's */
 	/* kpi__prep_parse */
 	bool parsed;
@@ -164,6 +165,13 @@ kp_status kpi__fill_v8(kpi_db *db, kp_error *err);
  * kpi__search_text, after the store's step at 9 emptied it (a damaged
  * archive leaves its report without text). */
 kp_status kpi__fill_v9(kpi_db *db, kp_error *err);
+
+/* The schema 11 fill, as kpi__fill_v4: every report's content hash made
+ * the SHA-256 of its bytes, read from its archive (checked against its
+ * SHA-1), else from a file at one of its paths that still holds them
+ * (size and SHA-1 as stored).  A report neither has keeps its SHA-1 and
+ * is counted in the meta key KPI__META_SHA1_LEFT (kpi_store.h). */
+kp_status kpi__fill_v11(kpi_db *db, kp_error *err);
 
 /* The schema 4 fill, run by index.c's migration hook (kpi__migrated_fn) at
  * version 4 inside the migration's transaction: every report's facts from

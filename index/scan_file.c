@@ -612,7 +612,7 @@ void kpi__prep_read(kpi__prep *p)
 		p->gone = access(p->path, F_OK) != 0 && errno == ENOENT;   /* moved away meanwhile */
 	if (p->read_st != KP_OK || p->changing)
 		return;
-	kp_sha1_hex(p->data, p->len, p->hash);
+	KPI__CONTENT_HASH(p->data, p->len, p->hash);
 	p->fmt = kp_report_sniff(p->data, p->len);
 }
 
@@ -716,6 +716,13 @@ kp_status kpi__scan_file(scan *s, kpi__prep *p)
 	s->batch_work++;
 	int64_t id = 0;
 	ks = db->ops->report_find(db, p->hash, NULL, &id, s->err);
+	if (ks == KP_OK && !id && s->sha1_left) {
+		/* a report whose bytes the schema 11 migration could not read,
+		 * kept under its SHA-1 (kpi_store.h): these bytes may be it */
+		char sha1[41];
+		kp_sha1_hex(p->data, p->len, sha1);
+		ks = db->ops->report_find(db, sha1, NULL, &id, s->err);
+	}
 	if (ks == KP_OK && id) {
 		if ((ks = put_path(s, path, id, &p->st, NULL)) != KP_OK)
 			return ks;
@@ -793,8 +800,8 @@ kp_status kpi__scan_bytes(scan *s, const char *path, char *data, size_t len, boo
 {
 	kpi_db *db = s->db;
 	*stored = false;
-	char hash[41];
-	kp_sha1_hex(data, len, hash);
+	char hash[KP_SHA256_HEX];
+	KPI__CONTENT_HASH(data, len, hash);
 	int64_t id = 0;
 	kpi__path_rec known = {0};
 	kp_status ks = db->ops->report_find(db, hash, NULL, &id, s->err);

@@ -359,6 +359,11 @@ static const char schema_v9[] = "DO $$BEGIN END$$;";
  * image rows per report, written by many pushers at once. */
 static const char schema_v10[] = "DO $$BEGIN END$$;";
 
+/* v11 (as the sqlite store's): content hashes become SHA-256, filled
+ * from the archives by the index layer's step at 11 (the owner's UPDATE:
+ * a writer never changes a hash). */
+static const char schema_v11[] = "DO $$BEGIN END$$;";
+
 /* The writer's way in (issue 32 item 8), beside the schema versions, so a
  * server at any schema gets it from db init (meta writer_api; open asks
  * for db init while it is older).  Writers (roles.sql) hold SELECT and
@@ -513,7 +518,8 @@ static const char writer_api[] =
 /* migrations[v] takes the schema from version v to the next; the store
  * starts at 3, so versions 0..2 are "no schema yet" and go to 3 at once. */
 static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4, schema_v5, schema_v6,
-                                               schema_v7, schema_v8, schema_v9, schema_v10};
+                                               schema_v7, schema_v8, schema_v9, schema_v10,
+                                               schema_v11};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
                "one migration per schema version");
@@ -794,6 +800,7 @@ static const kpi__store_ops pg_ops = {
 	.report_regroup = kpi__pg_report_regroup,
 	.report_facts = kpi__pg_report_facts,
 	.report_kexts = kpi__pg_report_kexts,
+	.report_rehash = kpi__pg_report_rehash,
 	.group_add = kpi__pg_group_add,
 	.groups_refresh = kpi__pg_groups_refresh,
 	.groups_prune = kpi__pg_groups_prune,

@@ -87,6 +87,7 @@ kp_status kpi__pg_report_regroup(kpi_db *h, int64_t id, const char *headline,
 const char *kpi__pg_valid_text(kpi__pg *db, const char *s);
 kp_status kpi__pg_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_error *err);
 kp_status kpi__pg_report_kexts(kpi_db *h, int64_t id, const kpi__kext_set *ks, kp_error *err);
+kp_status kpi__pg_report_rehash(kpi_db *h, int64_t id, const char *hash, kp_error *err);
 kp_status kpi__pg_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
                             bool retitle, int64_t *gid, kp_error *err);
 kp_status kpi__pg_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_error *err);

@@ -420,6 +420,16 @@ kp_status kpi__pg_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_er
 	                   &p, err, "updating a report");
 }
 
+/* The schema 11 fill's: the owner's UPDATE (db init), never a writer's. */
+kp_status kpi__pg_report_rehash(kpi_db *h, int64_t id, const char *hash, kp_error *err)
+{
+	kpi__pg_params p = {0};
+	kpi__pg_int(&p, id);
+	kpi__pg_text(&p, hash);
+	return kpi__pg_cmd(PG(h), "UPDATE kpbrowse.reports SET content_hash = $2 WHERE id = $1", &p, err,
+	                   "recording a content hash");
+}
+
 /* ---- groups ---- */
 
 kp_status kpi__pg_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,

@@ -204,6 +204,7 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_PATHS_ALL] = "SELECT report_id, seen_at, path FROM paths NOT INDEXED "
 	                       "WHERE report_id IS NOT NULL",
 	[Q_REPORT_FACTS] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4 WHERE id = ?1",
+	[Q_REPORT_REHASH] = "UPDATE reports SET content_hash = ?2 WHERE id = ?1",
 	[Q_REPORT_SPAN] = "SELECT max(id), (SELECT count(*) FROM reports) FROM reports", /* count alone: no scan */
 	/* pages (kpi_page): ?1 (?2) the search, ?3 ?4 the keyset (ts, id) to
 	 * continue after, ?5 the limit (-1: none); one row per report, its
@@ -242,7 +243,7 @@ static const char schema_v1[] =
 	" first_seen INTEGER, last_seen INTEGER);" /* epoch seconds */
 	"CREATE TABLE reports("
 	" id INTEGER PRIMARY KEY,"
-	" content_hash TEXT NOT NULL UNIQUE," /* hex SHA-1 of the original bytes */
+	" content_hash TEXT NOT NULL UNIQUE," /* hex SHA-1 of the original bytes (v11: SHA-256) */
 	" incident_id TEXT UNIQUE,"
 	" size INTEGER NOT NULL,"
 	" format TEXT,"
@@ -577,6 +578,16 @@ out:
 	return st;
 }
 
+/* v11: a report's content hash is the SHA-256 of its bytes (issue 33
+ * item 7; kpi_store.h's KPI__CONTENT_HASH): the same column, filled anew
+ * from the archives by the index layer's step at 11. */
+static kp_status migrate_v11(kpi__sq *db, kp_error *err)
+{
+	(void)db;
+	(void)err;
+	return KP_OK;
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
@@ -589,6 +600,7 @@ static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v8,
 	migrate_v9,
 	migrate_v10,
+	migrate_v11,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,

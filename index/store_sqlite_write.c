@@ -635,6 +635,17 @@ static kp_status sq_report_text(kpi_db *h, int64_t id, const char *text, kp_erro
 	return add_text(SQ(h), id, text, err);
 }
 
+static kp_status sq_report_rehash(kpi_db *h, int64_t id, const char *hash, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_REHASH, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	kpi__sq_bind_text(q, 2, hash);
+	return step_done(db, q, err, "recording a content hash");
+}
+
 static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
                               bool retitle, int64_t *gid, kp_error *err)
 {
@@ -712,7 +723,8 @@ static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_e
 	kpi__sq *db = SQ(h);
 	if (db->readonly)
 		return refuse_readonly(db, err);
-	kp_status st = kpi__sq_exec(db, Q_BEGIN, err);
+	bool own = sqlite3_get_autocommit(db->db) != 0;   /* else a migration's, open */
+	kp_status st = own ? kpi__sq_exec(db, Q_BEGIN, err) : KP_OK;
 	if (st != KP_OK)
 		return st;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_META_SET, err);
@@ -723,6 +735,8 @@ static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_e
 		kpi__sq_bind_text(q, 2, value ? value : "");
 		st = step_done(db, q, err, "saving state");
 	}
+	if (!own)
+		return st;   /* the open transaction's to commit or roll back */
 	if (st == KP_OK)
 		st = kpi__sq_exec(db, Q_COMMIT, err);
 	if (st != KP_OK)
@@ -752,6 +766,7 @@ const kpi__store_ops kpi__sqlite_ops = {
 	.report_facts = sq_report_facts,
 	.report_kexts = sq_report_kexts,
 	.report_text = sq_report_text,
+	.report_rehash = sq_report_rehash,
 	.group_add = sq_group_add,
 	.groups_refresh = sq_groups_refresh,
 	.groups_prune = sq_groups_prune,
