@@ -156,27 +156,5 @@ kp_status kpi__scan_file(scan *s, kpi__prep *p);
  * borrowed from r; NULL when r lists none), out->kexts pointing at it.
  * KP_ERR_NOMEM only. */
 kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_set *out);
-/* The schema 8 fill, as kpi__fill_v4: every report's loaded kexts from its
- * archive (a damaged one keeps none). */
-kp_status kpi__fill_v8(kpi_db *db, kp_error *err);
-
-/* The schema 9 fill, as kpi__fill_v4, for a store that keeps its text
- * search apart (report_text): every report's text from its archive by
- * kpi__search_text, after the store's step at 9 emptied it (a damaged
- * archive leaves its report without text). */
-kp_status kpi__fill_v9(kpi_db *db, kp_error *err);
-
-/* The schema 11 fill, as kpi__fill_v4: every report's content hash made
- * the SHA-256 of its bytes, read from its archive (checked against its
- * SHA-1), else from a file at one of its paths that still holds them
- * (size and SHA-1 as stored).  A report neither has keeps its SHA-1 and
- * is counted in the meta key KPI__META_SHA1_LEFT (kpi_store.h). */
-kp_status kpi__fill_v11(kpi_db *db, kp_error *err);
-
-/* The schema 4 fill, run by index.c's migration hook (kpi__migrated_fn) at
- * version 4 inside the migration's transaction: every report's facts from
- * its archive (a damaged one is left as it was), then its groups
- * recounted. */
-kp_status kpi__fill_v4(kpi_db *db, kp_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #define KPI_STORE_PG_H
 
 #include "kpi_store.h"
+#include "schema.h"
 
 #include "store_pg_lib.h"   /* libpq-fe.h, its PQ* called through kpi__pq (dlopen) */
 
@@ -40,8 +41,7 @@ typedef struct kpi__pg_params {
 	char num[MAXP][24];
 } kpi__pg_params;
 
-/* A report's ts when it has a date, else NULL (min/max leave it out). */
-#define DATED_TS "CASE WHEN ts > " KPI__UNDATED_SQL " THEN ts END"
+#define DATED_TS KPI__DATED_TS_SQL   /* schema.h */
 
 /* Bound parameters $1, $2, ... in order: text (NULL is SQL NULL; bytes that
  * are not UTF-8 are sent as U+FFFD, which the server's UTF8 encoding would
