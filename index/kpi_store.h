@@ -46,10 +46,15 @@ typedef struct kpi__image {
 	int rank;              /* 0 kernel, 1 backtrace, 2 image, 3 dependency */
 } kpi__image;
 /* Sorts v[0..n) by rank, then UUID, then name, drops repeats and returns
- * how many are left; hash gets the hex SHA-1 of that list ("" when n is
+ * how many are left; hash gets the hex SHA-256 of that list ("" when n is
  * 0): the key under which the sqlite store keeps one copy of a list that
- * many reports share (schema 10).  Defined in scan_file.c. */
-size_t kpi__images_canon(kpi__image *v, size_t n, char hash[41]);
+ * many reports share (schema 10; SHA-256 since 11, as a list comes from
+ * an untrusted file: one made to collide with another Mac's would take
+ * its place).  Defined in scan_file.c. */
+size_t kpi__images_canon(kpi__image *v, size_t n, char hash[KP_SHA256_HEX]);
+/* The same for a loaded kext list (kpi__kext_set): sorted by name, then
+ * UUID, repeats dropped, hash its key. */
+size_t kpi__kexts_canon(kpi__image *v, size_t n, char hash[KP_SHA256_HEX]);
 /* "kernel", "backtrace", "image", "dependency" for rank 0..3: the role a
  * store's match rows name (index.c). */
 const char *kpi__role_name(int rank);
@@ -62,7 +67,7 @@ const char *kpi__role_name(int rank);
 typedef struct kpi__kext_set {
 	const kpi__image *kexts;    /* sorted by name, then UUID, no two alike; rank unused */
 	size_t n;                   /* 0: no list (no set) */
-	char hash[41];              /* hex SHA-1 of the sorted list: the set's key */
+	char hash[KP_SHA256_HEX];   /* kpi__kexts_canon's: the set's key */
 } kpi__kext_set;
 
 typedef struct kpi__new_report {

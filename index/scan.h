@@ -75,7 +75,7 @@ typedef struct kpi__prep {
 	size_t zlen;
 	kpi__image *images;       /* names borrowed from r; sorted, no two alike */
 	size_t nimages, images_cap;
-	char images_hash[41];     /* kpi__images_canon's */
+	char images_hash[KP_SHA256_HEX]; /* kpi__images_canon's */
 	char *body;               /* search text, NULL when r has none */
 	char key[64];             /* the host key, "" when none */
 	kpi__image *kexts;        /* the loaded kext set's members (names borrowed from r) */

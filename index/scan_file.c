@@ -125,29 +125,38 @@ kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_se
 		if (*e->name || e->uuid_hex[0])
 			n++;
 	}
+	size_t u = kpi__kexts_canon(v, n, out->hash);
+	if (!u) {
+		free(v);
+		return KP_OK;
+	}
+	out->kexts = v;
+	out->n = u;
+	*kexts = v;
+	return KP_OK;
+}
+
+size_t kpi__kexts_canon(kpi__image *v, size_t n, char hash[KP_SHA256_HEX])
+{
+	hash[0] = '\0';
+	if (!n)
+		return 0;
 	qsort(v, n, sizeof *v, kext_cmp);
 	size_t u = 0;
-	kp_sha1 h;
-	kp_sha1_init(&h);
+	kp_sha256 h;
+	kp_sha256_init(&h);
 	for (size_t i = 0; i < n; i++) {
 		if (u && kext_cmp(&v[u - 1], &v[i]) == 0)
 			continue;
 		v[u++] = v[i];
 		/* name NUL uuid NUL: no two lists hash the same bytes */
-		kp_sha1_update(&h, v[i].name, strlen(v[i].name) + 1);
-		kp_sha1_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
+		kp_sha256_update(&h, v[i].name, strlen(v[i].name) + 1);
+		kp_sha256_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
 	}
-	if (!u) {
-		free(v);
-		return KP_OK;
-	}
-	uint8_t d[20];
-	kp_sha1_final(&h, d);
-	kp_sha1_to_hex(d, out->hash);
-	out->kexts = v;
-	out->n = u;
-	*kexts = v;
-	return KP_OK;
+	uint8_t d[32];
+	kp_sha256_final(&h, d);
+	kp_sha256_to_hex(d, hash);
+	return u;
 }
 
 static int image_cmp(const void *a, const void *b)
@@ -159,14 +168,14 @@ static int image_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
-size_t kpi__images_canon(kpi__image *v, size_t n, char hash[41])
+size_t kpi__images_canon(kpi__image *v, size_t n, char hash[KP_SHA256_HEX])
 {
 	hash[0] = '\0';
 	if (!n)
 		return 0;
 	qsort(v, n, sizeof *v, image_cmp);
-	kp_sha1 h;
-	kp_sha1_init(&h);
+	kp_sha256 h;
+	kp_sha256_init(&h);
 	size_t u = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (u && image_cmp(&v[u - 1], &v[i]) == 0)
@@ -174,13 +183,13 @@ size_t kpi__images_canon(kpi__image *v, size_t n, char hash[41])
 		v[u++] = v[i];
 		/* rank, uuid NUL, name NUL: no two lists hash the same bytes */
 		char rank = (char)('0' + (v[i].rank & 7));
-		kp_sha1_update(&h, &rank, 1);
-		kp_sha1_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
-		kp_sha1_update(&h, v[i].name, strlen(v[i].name) + 1);
+		kp_sha256_update(&h, &rank, 1);
+		kp_sha256_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
+		kp_sha256_update(&h, v[i].name, strlen(v[i].name) + 1);
 	}
-	uint8_t d[20];
-	kp_sha1_final(&h, d);
-	kp_sha1_to_hex(d, hash);
+	uint8_t d[32];
+	kp_sha256_final(&h, d);
+	kp_sha256_to_hex(d, hash);
 	return u;
 }
 

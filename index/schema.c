@@ -187,7 +187,9 @@ static const char sq_v10[] =
 
 /* v11: a report's content hash is the SHA-256 of its bytes (issue 33
  * item 7; kpi_store.h's KPI__CONTENT_HASH): the same column, filled anew
- * from the archives by the index layer's step at 11. */
+ * from the archives by the index layer's step at 11.  And the image and
+ * kext sets are keyed by the SHA-256 of their members (the store's
+ * rekey_v11; the PostgreSQL store's kext set keys were SHA-256 already). */
 
 /* ---- the PostgreSQL store's SQL (schema "kpbrowse") ---- */
 

@@ -310,7 +310,7 @@ static void free_names(kpi__image *v, size_t n)
 static kp_status regroup_one(kpi__sq *db, int64_t id, kpi__image *v, size_t n, sqlite3_stmt *upd,
                              kp_error *err)
 {
-	char hash[41];
+	char hash[KP_SHA256_HEX];
 	n = kpi__images_canon(v, n, hash);
 	int64_t set;
 	kp_status st = kpi__sq_image_set(db, v, n, hash, &set, err);
@@ -377,6 +377,76 @@ out:
 	return st;
 }
 
+/* v11, after the list's SQL: every image and kext set keyed anew by the
+ * SHA-256 of its members (kpi__images_canon, kpi__kexts_canon), read in
+ * set order (rows: set, rank, uuid, name), so that a report of a list
+ * stored before finds its set.  A key another set holds already (two
+ * sets of one list: never made by kpbrowse) stays as it was. */
+static kp_status rekey_sets(kpi__sq *db, const char *rows_sql, const char *update_sql,
+                            size_t (*canon)(kpi__image *, size_t, char *), kp_error *err)
+{
+	sqlite3_stmt *q = NULL, *upd = NULL;
+	kp_status st = KP_OK;
+	if (sqlite3_prepare_v2(db->db, rows_sql, -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->db, update_sql, -1, &upd, NULL) != SQLITE_OK) {
+		st = kpi__sq_err(db, err, "keying sets by SHA-256 (schema v11)");
+		goto out;
+	}
+	kpi__image *v = NULL;
+	size_t n = 0, cap = 0;
+	int64_t cur = 0;
+	int rc = SQLITE_ROW;
+	while (st == KP_OK && rc == SQLITE_ROW) {
+		rc = sqlite3_step(q);
+		int64_t set = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+		if (n && set != cur) {
+			char hash[KP_SHA256_HEX];
+			canon(v, n, hash);
+			sqlite3_bind_int64(upd, 1, cur);
+			sqlite3_bind_text(upd, 2, hash, -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(upd) != SQLITE_DONE)
+				st = kpi__sq_err(db, err, "keying sets by SHA-256 (schema v11)");
+			sqlite3_reset(upd);
+			free_names(v, n);
+			n = 0;
+		}
+		if (rc != SQLITE_ROW || st != KP_OK)
+			break;
+		cur = set;
+		const char *uuid = (const char *)sqlite3_column_text(q, 2);
+		const char *name = (const char *)sqlite3_column_text(q, 3);
+		char *copy = strdup(name ? name : "");
+		kpi__image *e = copy ? kp_vec_push((void **)&v, &n, &cap, sizeof *v) : NULL;
+		if (!e) {
+			free(copy);
+			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+			break;
+		}
+		e->name = copy;
+		snprintf(e->uuid_hex, sizeof e->uuid_hex, "%s", uuid ? uuid : "");
+		e->rank = sqlite3_column_int(q, 1);
+	}
+	if (st == KP_OK && rc != SQLITE_DONE)
+		st = kpi__sq_err(db, err, "keying sets by SHA-256 (schema v11)");
+	free_names(v, n);
+	free(v);
+out:
+	sqlite3_finalize(q);
+	sqlite3_finalize(upd);
+	return st;
+}
+
+static kp_status rekey_v11(kpi__sq *db, kp_error *err)
+{
+	kp_status st = rekey_sets(db, "SELECT set_id, rank, uuid_hex, name FROM image_members ORDER BY set_id",
+	                          "UPDATE OR IGNORE image_sets SET hash = ?2 WHERE id = ?1", kpi__images_canon, err);
+	if (st == KP_OK)
+		st = rekey_sets(db, "SELECT s.set_id, 2, x.uuid_hex, x.name FROM kext_set_members s JOIN kexts x "
+		                "ON x.id = s.kext_id ORDER BY s.set_id",
+		                "UPDATE OR IGNORE kext_sets SET hash = ?2 WHERE id = ?1", kpi__kexts_canon, err);
+	return st;
+}
+
 static kp_status apply_step(kpi__sq *db, int version, kp_error *err)
 {
 	const kpi__step *step = &kpi__steps[version - 1];
@@ -388,6 +458,7 @@ static kp_status apply_step(kpi__sq *db, int version, kp_error *err)
 	return version == 1    ? text_search_v1(db, err)
 	       : version == 9  ? empty_text_v9(db, err)
 	       : version == 10 ? regroup_v10(db, err)
+	       : version == 11 ? rekey_v11(db, err)
 	                       : KP_OK;
 }
 

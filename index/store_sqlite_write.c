@@ -273,7 +273,7 @@ static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 static kp_status set_find(kpi__sq *db, char kind, kpi__sq_sql get, const char *hash, int64_t *out,
                           kp_error *err)
 {
-	char kb[48];
+	char kb[80];   /* a kind and a SHA-256 */
 	const char *mk = memo_key(kb, sizeof kb, kind, hash);
 	*out = 0;
 	if (mk && memo_get(&db->memo, mk, out))
@@ -296,7 +296,7 @@ static kp_status set_find(kpi__sq *db, char kind, kpi__sq_sql get, const char *h
 /* Remembers the set just added. */
 static void set_added(kpi__sq *db, char kind, const char *hash, int64_t id)
 {
-	char kb[48];
+	char kb[80];   /* a kind and a SHA-256 */
 	const char *mk = memo_key(kb, sizeof kb, kind, hash);
 	if (mk)
 		memo_put(&db->memo, mk, id);
@@ -401,7 +401,7 @@ static kp_status image_set_of(kpi__sq *db, const kpi__new_report *r, int64_t *ou
 	for (size_t i = 0; i < r->nimages; i++)
 		if (!v[i].name)
 			v[i].name = "";
-	char hash[41];
+	char hash[KP_SHA256_HEX];
 	size_t n = kpi__images_canon(v, r->nimages, hash);
 	kp_status st = kpi__sq_image_set(db, v, n, hash, out, err);
 	free(v);

@@ -1219,7 +1219,9 @@ static void test_sha256_migration(void)
 	set_sha1(q, d, "c.panic", c, nc);
 	char sql[2700];
 	snprintf(sql, sizeof sql, "DELETE FROM archives WHERE report_id IN (SELECT report_id FROM paths "
-	                          "WHERE path IN ('%s/b.panic', '%s/c.panic')); PRAGMA user_version = 10;", d, d);
+	                          "WHERE path IN ('%s/b.panic', '%s/c.panic')); UPDATE image_sets SET hash = "
+	                          "substr(hash, 1, 40); UPDATE kext_sets SET hash = substr(hash, 1, 40); "
+	                          "PRAGMA user_version = 10;", d, d);
 	KT_CHECK(sqlite3_exec(q, sql, NULL, NULL, NULL) == SQLITE_OK, "sha256: taken back to schema 10, "
 	         "b's and c's archives gone (%s)", sqlite3_errmsg(q));
 	sqlite3_close(q);
@@ -1241,6 +1243,12 @@ static void test_sha256_migration(void)
 	KT_CHECK(hash_is(q, c, nc, false) == 1 && sql_int(q, "SELECT count(*) FROM reports") == 3 &&
 	         sql_int(q, "PRAGMA user_version") == KPI_SCHEMA_VERSION,
 	         "sha256: c, whose bytes are gone, kept under its SHA-1: no report lost");
+	int64_t isets = sql_int(q, "SELECT count(*) FROM image_sets"), ksets = sql_int(q, "SELECT count(*) FROM kext_sets");
+	KT_CHECK(isets > 0 && ksets > 0 &&
+	         sql_int(q, "SELECT count(*) FROM image_sets WHERE length(hash) <> 64") == 0 &&
+	         sql_int(q, "SELECT count(*) FROM kext_sets WHERE length(hash) <> 64") == 0,
+	         "sha256: the %lld image and %lld kext sets keyed anew (SHA-1-long keys before)", (long long)isets,
+	         (long long)ksets);
 	sqlite3_close(q);
 
 	/* rescanned: nothing new; c's bytes back under another name: c again */
@@ -1258,7 +1266,22 @@ static void test_sha256_migration(void)
 	rows all = {0};
 	kpi_list_reports(h, collect, &all, &err);
 	KT_CHECK(all.n == 3, "sha256: still 3 reports (%d)", all.n);
+	/* another panic of a's bug and build: its lists are a's sets, found by their new keys */
+	static char a2[16384];
+	size_t na2 = gen_report(a2, sizeof a2, 0, 0, 5);
+	gen_write(d, "a2.panic", a2, na2);
+	ss = kpi_scan(h, roots, 1, NULL, NULL, NULL, NULL, &s, &err);
+	KT_CHECK(ss == KP_OK && s.new_reports == 1, "sha256: a report of a's lists added (%zu new)", s.new_reports);
+	kpi_summary_free(&s);
 	kpi_close(&h);
+	if (sqlite3_open(p, &q) != SQLITE_OK)
+		return;
+	KT_CHECK(sql_int(q, "SELECT count(*) FROM image_sets") == isets &&
+	         sql_int(q, "SELECT count(*) FROM kext_sets") == ksets,
+	         "sha256: it shares a's sets, no new one (%lld image, %lld kext sets)",
+	         (long long)sql_int(q, "SELECT count(*) FROM image_sets"),
+	         (long long)sql_int(q, "SELECT count(*) FROM kext_sets"));
+	sqlite3_close(q);
 }
 
 /* A row's path is one that still exists, else the last one seen, however
