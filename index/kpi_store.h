@@ -186,8 +186,10 @@ typedef struct kpi__store_ops {
 	 * (hash NULL); *id 0 when none. */
 	kp_status (*report_find)(kpi_db *db, const char *hash, const char *incident_id, int64_t *id,
 	                         kp_error *err);
-	/* Find-or-add: the id of the report with r's content hash or incident
-	 * id, adding r (images and text with it) when there is none. */
+	/* Adds r (images and text with it) unless a report with r's content
+	 * hash or incident id is stored (or is being stored by a writer it
+	 * waited for): then *added is false and *id 0.  Callers find-or-add
+	 * through kpi__report_add. */
 	kp_status (*report_add)(kpi_db *db, const kpi__new_report *r, int64_t *id, bool *added,
 	                        kp_error *err);
 	kp_status (*archive_add)(kpi_db *db, int64_t id, const void *z, size_t zlen, kp_error *err);
@@ -259,6 +261,12 @@ typedef struct kpi__store_ops {
 	kp_status (*meta_get)(kpi_db *db, const char *key, char **value, kp_error *err);
 	kp_status (*meta_set)(kpi_db *db, const char *key, const char *value, kp_error *err);
 } kpi__store_ops;
+
+/* Above the seam, the same for every store (seam.c). */
+
+/* Find-or-add: the id of the report with r's content hash or incident id,
+ * adding r through report_add when there is none (*added then). */
+kp_status kpi__report_add(kpi_db *db, const kpi__new_report *r, int64_t *id, bool *added, kp_error *err);
 
 /* Every store's handle starts with this. */
 struct kpi_db {

@@ -414,7 +414,7 @@ static kp_status insert_report(scan *s, kpi__prep *p, bool no_incident)
 		return rs;
 	int64_t id = 0;
 	bool added = false;
-	rs = db->ops->report_add(db, &nr, &id, &added, s->err);
+	rs = kpi__report_add(db, &nr, &id, &added, s->err);
 	if (rs == KP_OK && added)
 		rs = db->ops->archive_add(db, id, p->z, p->zlen, s->err);
 	if (rs == KP_OK)

@@ -461,9 +461,9 @@ static kp_status count_added(kpi__sq *db, const kpi__new_report *r, kp_error *er
 	return o == &now ? pay_one(db, o, err) : KP_OK;
 }
 
-/* Find-or-add in one statement: the insert does nothing when r's content
- * hash or incident id is stored already (both UNIQUE), and only then are
- * they looked up.  The sets come first: their statements would reset the
+/* Add unless stored, in one statement: the insert does nothing when r's
+ * content hash or incident id is stored already (both UNIQUE).  The sets
+ * come first: their statements would reset the
  * report's (a set made for a report found stored stays, unnamed). */
 static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
                                kp_error *err)
@@ -487,14 +487,8 @@ static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 		sqlite3_bind_int64(q, 20, iset);
 	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
 		return st;
-	if (sqlite3_changes(db->db) == 0) {
-		st = sq_report_find(h, r->content_hash, NULL, id, err);
-		if (st == KP_OK && !*id && r->incident_id)
-			st = sq_report_find(h, NULL, r->incident_id, id, err);
-		if (st == KP_OK && !*id)
-			return kpi__sq_err(db, err, "recording a report");
-		return st;
-	}
+	if (sqlite3_changes(db->db) == 0)
+		return KP_OK; /* stored: kpi__report_add finds it */
 	*id = sqlite3_last_insert_rowid(db->db);
 	*added = true;
 	if ((st = add_text(db, *id, r->text, err)) != KP_OK)

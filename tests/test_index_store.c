@@ -85,7 +85,7 @@ static int64_t add(kpi_db *db, const kpi__new_report *r, bool *added)
 	int64_t id = 0;
 	kp_error err;
 	bool a = false;
-	if (db->ops->begin(db, &err) != KP_OK || db->ops->report_add(db, r, &id, &a, &err) != KP_OK ||
+	if (db->ops->begin(db, &err) != KP_OK || kpi__report_add(db, r, &id, &a, &err) != KP_OK ||
 	    db->ops->groups_refresh(db, &r->group_id, 1, &err) != KP_OK ||
 	    db->ops->commit(db, &err) != KP_OK)
 		printf("# add: %s\n", err.msg);
@@ -156,6 +156,16 @@ static void report_find_or_add(const char *be, kpi_db *db)
 	int64_t id3 = add(db, &other, &inc);
 	KT_CHECK(id > 0 && added && id2 == id && !again && id3 == id && !inc,
 	         "%s: find-or-add: the same hash or incident id is one report", be);
+	/* the op alone adds or says it did not (kpi__report_add finds) */
+	int64_t none_id = 7;
+	bool none_added = true;
+	kp_error e;
+	kp_status st = db->ops->begin(db, &e);
+	if (st == KP_OK)
+		st = db->ops->report_add(db, &other, &none_id, &none_added, &e);
+	db->ops->rollback(db);
+	KT_CHECK(st == KP_OK && !none_added && none_id == 0, "%s: report_add of a stored report adds nothing, "
+	         "id 0 (%s)", be, st == KP_OK ? "ok" : e.msg);
 	int64_t by_hash = 0, by_inc = 0, none = 1;
 	kp_error err;
 	KT_CHECK(db->ops->report_find(db, "h-find-1", NULL, &by_hash, &err) == KP_OK && by_hash == id &&
