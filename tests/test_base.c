@@ -1,11 +1,12 @@
 /* test_base.c: the base library's helpers (kp_fs, kp_vec, kp_strbuf,
- * kp_lex, kp_utf8, kp_sha1), one function per behaviour. */
+ * kp_lex, kp_utf8, kp_sha1, kp_sha256), one function per behaviour. */
 #include "kp_base64.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
 #include "kp_json.h"
 #include "kp_lex.h"
 #include "kp_sha1.h"
+#include "kp_sha256.h"
 #include "kp_strbuf.h"
 #include "kp_utf8.h"
 #include "kp_vec.h"
@@ -407,6 +408,77 @@ static void sha1_cpu_and_portable(void)
 	free(b);
 }
 
+/* FIPS 180-4's examples and NIST's CAVS vectors for SHA-256: one block,
+ * none, 448 and 896 bits (two blocks), a million 'a's in pieces. */
+static void sha256(void)
+{
+	char hex[KP_SHA256_HEX];
+	kp_sha256_hex("abc", 3, hex);
+	KT_STREQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "sha256(abc)");
+	kp_sha256_hex("", 0, hex);
+	KT_STREQ(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "sha256()");
+	const char *q = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	kp_sha256_hex(q, strlen(q), hex);
+	KT_STREQ(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", "sha256(448 bits)");
+	q = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrs"
+	    "mnopqrstnopqrstu";
+	kp_sha256_hex(q, strlen(q), hex);
+	KT_STREQ(hex, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1", "sha256(896 bits)");
+	char *mil = malloc(1000000);
+	if (!mil)
+		return;
+	memset(mil, 'a', 1000000);
+	kp_sha256 s;
+	kp_sha256_init(&s);
+	for (size_t off = 0; off < 1000000; off += 7)
+		kp_sha256_update(&s, mil + off, off + 7 <= 1000000 ? 7 : 1000000 - off);
+	uint8_t d[32];
+	kp_sha256_final(&s, d);
+	kp_sha256_to_hex(d, hex);
+	KT_STREQ(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0", "sha256(million a) in pieces");
+	free(mil);
+}
+
+/* As sha1_cpu_and_portable: the vectors without the CPU's instructions,
+ * then every length 0..300 and some large ones, at once and in pieces. */
+static void sha256_cpu_and_portable(void)
+{
+	bool cpu = kp_sha256_use_cpu(true);
+	printf("# sha256: %s\n", cpu ? "the CPU's SHA instructions are used" : "portable code only");
+	kp_sha256_use_cpu(false);
+	sha256();
+	size_t cap = 70000;
+	unsigned char *b = malloc(cap);
+	if (!b)
+		return;
+	uint32_t x = 88172645u;
+	for (size_t i = 0; i < cap; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		b[i] = (unsigned char)x;
+	}
+	bool same = true;
+	for (size_t len = 0; len <= 70000; len = len < 300 ? len + 1 : len * 3 + 17) {
+		char a[KP_SHA256_HEX], c[KP_SHA256_HEX], pieces[KP_SHA256_HEX];
+		kp_sha256_use_cpu(false);
+		kp_sha256_hex(b, len, a);
+		kp_sha256_use_cpu(true);
+		kp_sha256_hex(b, len, c);
+		kp_sha256 s;
+		kp_sha256_init(&s);
+		for (size_t off = 0, step = 1; off < len; off += step, step = step * 2 + 3)
+			kp_sha256_update(&s, b + off, off + step <= len ? step : len - off);
+		uint8_t d[32];
+		kp_sha256_final(&s, d);
+		kp_sha256_to_hex(d, pieces);
+		if (strcmp(a, c) != 0 || strcmp(a, pieces) != 0) {
+			same = false;
+			printf("# length %zu: portable %s, cpu %s, in pieces %s\n", len, a, c, pieces);
+		}
+	}
+	KT_CHECK(same, "sha256: the same digest with and without the CPU's instructions, at once and in pieces");
+	free(b);
+}
+
 /* kp_hash.h: names made to share the low 12 bits of plain FNV-1a (the
  * slot a table of 4,096 probes from), as a hostile dSYM or folder could
  * be, spread over the slots of the keyed hash; the two forms agree. */
@@ -578,6 +650,8 @@ int main(void)
 	sha1();
 	sha1_in_pieces();
 	sha1_cpu_and_portable();
+	sha256();
+	sha256_cpu_and_portable();
 	base64();
 	hash_keyed();
 	json_str_in_place();
