@@ -60,11 +60,6 @@ static bool uleb(struct vec *x, uint64_t v)
 	return push_bytes(x, b, n);
 }
 
-static uint64_t zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
 /* ---- the string table: one copy of each string ------------------------- */
 
 struct memo {
@@ -261,14 +256,16 @@ static bool flush_block(struct out *o, struct block *b)
 	    !uleb(d, b->nstrs))
 		return false;
 	for (size_t i = 0; i < b->nstrs; i++)
-		if (!uleb(d, b->strs[i]))
+		if (!uleb(d, zigzag((int64_t)b->strs[i] - (i ? (int64_t)b->strs[i - 1] : 0))))
 			return false;
 	if (!uleb(d, b->nnodes))
 		return false;
 	for (size_t i = 0; i < b->nnodes; i++) {
 		const struct node *n = &b->nodes[i];
-		if (!uleb(d, n->f.name) || !uleb(d, n->f.file) || !uleb(d, n->f.line) ||
-		    !uleb(d, n->f.col) || !uleb(d, n->parent))
+		const struct frame *p = i ? &b->nodes[i - 1].f : &(struct frame){0, 0, 0, 0};
+		if (!uleb(d, n->f.name) || !uleb(d, n->f.file) ||
+		    !uleb(d, zigzag((int64_t)n->f.line - (int64_t)p->line)) ||
+		    !uleb(d, zigzag((int64_t)n->f.col - (int64_t)p->col)) || !uleb(d, n->parent))
 			return false;
 	}
 	unsigned char gb = (unsigned char)g;
@@ -295,7 +292,8 @@ static bool flush_block(struct out *o, struct block *b)
 			return false;
 		if (((flags & R_NAME) && !uleb(d, r->f.name)) || ((flags & R_FILE) && !uleb(d, r->f.file)) ||
 		    ((flags & R_LINE) && !uleb(d, zigzag((int64_t)r->f.line - (int64_t)st.line))) ||
-		    ((flags & R_COL) && !uleb(d, r->f.col)) || ((flags & R_NODE) && !uleb(d, r->node)))
+		    ((flags & R_COL) && !uleb(d, zigzag((int64_t)r->f.col - (int64_t)st.col))) ||
+		    ((flags & R_NODE) && !uleb(d, r->node)))
 			return false;
 		if (!r->empty) {
 			st = r->f;
