@@ -14,9 +14,34 @@
 #include <string.h>
 #include <unistd.h>
 
+/* s as a terminal may see it: printable ASCII (nearly every name and path)
+ * as it is, in the one pass that finds its end; anything else through
+ * kp_sanitize_write. */
 static void put(const char *s)
 {
-	kp_sanitize_write(stdout, s, strlen(s), 0);
+	size_t n = 0;
+	while ((unsigned char)s[n] >= 0x20 && (unsigned char)s[n] < 0x7f)
+		n++;
+	if (s[n])
+		kp_sanitize_write(stdout, s, n + strlen(s + n), 0);
+	else
+		fwrite(s, 1, n, stdout);
+}
+
+/* ":LINE:COLUMN\n" (printf's cost is most of a cached lookup's). */
+static void put_pos(unsigned line, unsigned column)
+{
+	char b[32], *p = b + sizeof b;
+	*--p = '\n';
+	do
+		*--p = (char)('0' + column % 10);
+	while (column /= 10);
+	*--p = ':';
+	do
+		*--p = (char)('0' + line % 10);
+	while (line /= 10);
+	*--p = ':';
+	fwrite(p, 1, (size_t)(b + sizeof b - p), stdout);
 }
 
 /* An address as llvm-symbolizer reads it: hex with or without 0x, blanks
@@ -67,7 +92,7 @@ static int one(kp_symbols *sym, const char *path, const char *arch, const char *
 		put(f->function ? f->function : "??");
 		putchar('\n');
 		put(f->file ? f->file : "??");
-		printf(":%u:%u\n", f->line, f->column);
+		put_pos(f->line, f->column);
 	}
 	putchar('\n');
 	return 0;
