@@ -219,6 +219,7 @@ static bool node_of(struct block *b, const struct answer *a, size_t k, uint32_t 
 
 struct out {
 	struct vec starts, offs, data;   /* u64, u32, bytes */
+	struct vec nodes;                /* scratch: one block's nodes */
 	size_t nrows;
 };
 
@@ -258,16 +259,18 @@ static bool flush_block(struct out *o, struct block *b)
 	for (size_t i = 0; i < b->nstrs; i++)
 		if (!uleb(d, zigzag((int64_t)b->strs[i] - (i ? (int64_t)b->strs[i - 1] : 0))))
 			return false;
-	if (!uleb(d, b->nnodes))
-		return false;
+	struct vec *nd = &o->nodes;   /* its byte length goes first */
+	nd->n = 0;
 	for (size_t i = 0; i < b->nnodes; i++) {
 		const struct node *n = &b->nodes[i];
 		const struct frame *p = i ? &b->nodes[i - 1].f : &(struct frame){0, 0, 0, 0};
-		if (!uleb(d, n->f.name) || !uleb(d, n->f.file) ||
-		    !uleb(d, zigzag((int64_t)n->f.line - (int64_t)p->line)) ||
-		    !uleb(d, zigzag((int64_t)n->f.col - (int64_t)p->col)) || !uleb(d, n->parent))
+		if (!uleb(nd, n->f.name) || !uleb(nd, n->f.file) ||
+		    !uleb(nd, zigzag((int64_t)n->f.line - (int64_t)p->line)) ||
+		    !uleb(nd, zigzag((int64_t)n->f.col - (int64_t)p->col)) || !uleb(nd, n->parent))
 			return false;
 	}
+	if (!uleb(d, b->nnodes) || !uleb(d, nd->n) || !push_bytes(d, nd->v, nd->n))
+		return false;
 	unsigned char gb = (unsigned char)g;
 	if (!push_bytes(d, &gb, 1) || !uleb(d, b->nrows))
 		return false;
@@ -472,7 +475,7 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	*len = 0;
 	struct collect col = {{0}, cb, false};
 	struct strtab t = {{0}, NULL, 0, 0, NULL, 0, 0};
-	struct out o = {{0}, {0}, {0}, 0};
+	struct out o = {{0}, {0}, {0}, {0}, 0};
 	struct block *b = calloc(1, sizeof *b);
 	kp_status st = b ? KP_OK : KP_ERR_NOMEM;
 	if (st == KP_OK)
@@ -562,6 +565,7 @@ out:
 	free(o.starts.v);
 	free(o.offs.v);
 	free(o.data.v);
+	free(o.nodes.v);
 	free(t.bytes.v);
 	free(t.slot);
 	free(t.memo);

@@ -22,7 +22,9 @@
  *   nstrs, strs: the block's strings (offsets into strings), each a zigzag
  *            delta from the one before (the first from 0); "name+1" and
  *            "file+1" below index them
- *   nnodes, nodes: {name+1, file+1, line, column, parent+1}: the outer frames
+ *   nnodes, their size in bytes (a lookup skips them, then decodes only
+ *            the chain of the row it found),
+ *            nodes: {name+1, file+1, line, column, parent+1}: the outer frames
  *            (callers of an inlined call, with the call site), parent < self;
  *            line and column zigzag deltas from the node before's (0, 0)
  *   granule (one byte: address deltas are in units of 1 << granule),
