@@ -110,12 +110,17 @@ typedef struct kp_symcache_cb {
 	void (*progress)(void *ctx, size_t done, size_t total);
 	bool (*cancel)(void *ctx);
 	void *ctx;
+	unsigned threads;   /* 0: two when the DWARF file is large; else 1 or 2 */
 } kp_symcache_cb;
 
 /* Builds the image of d (kp_dwarf_use_symbols set to m, the kp_macho of
  * slice): every boundary of d and of slice's symbol table (read through the
  * Mach-O reader), answered through kp_dwarf_lookup.  source is recorded as
- * the DWARF file's path.  The image is malloc'd; the caller owns it. */
+ * the DWARF file's path.  The image is malloc'd; the caller owns it.  With
+ * two threads the second decodes the later half of the units on a handle
+ * of its own (kp_dwarf_clone) and answers their addresses; callbacks are
+ * called on the caller's thread only; the image is byte for byte the one a
+ * single thread builds. */
 kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *slice,
                              const kp_symcache_key *key, const char *source,
                              const kp_symcache_cb *cb, void **image, size_t *len, kp_error *err);
