@@ -92,12 +92,20 @@ static bool size_syms(struct mslice *s, struct msym *v, size_t n)
 		else
 			m[k - 1] = end, j--;
 	}
+	size_t lo = 0;
 	for (size_t i = 0; i < n; i++) {
-		/* the first mark of v[i]'s section above its address */
-		size_t lo = 0, hi = nm;
+		/* the first mark of v[i]'s section above its address: a few steps
+		 * on from the last one's when the symbols come in order (the next
+		 * mark is mostly the next symbol), else a binary search */
+		struct mark key = {v[i].addr, v[i].sect};
+		if (i == 0 || mark_cmp(&(struct mark){v[i - 1].addr, v[i - 1].sect}, &key) > 0)
+			lo = 0;
+		size_t hi = nm;
+		for (int step = 0; step < 4 && lo < hi && mark_cmp(&m[lo], &key) <= 0; step++)
+			lo++;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (m[mid].sect < v[i].sect || (m[mid].sect == v[i].sect && m[mid].addr <= v[i].addr))
+			if (mark_cmp(&m[mid], &key) <= 0)
 				lo = mid + 1;
 			else
 				hi = mid;
