@@ -25,6 +25,8 @@ struct vec {
 
 static bool push_bytes(struct vec *x, const void *p, size_t n)
 {
+	if (!n)
+		return true;   /* p may be NULL (a block without nodes) */
 	if (!kp_vec_reserve(&x->v, &x->cap, x->n + n, 1))
 		return false;
 	memcpy((char *)x->v + x->n, p, n);
