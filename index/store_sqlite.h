@@ -81,6 +81,7 @@ typedef enum kpi__sq_sql {
 	Q_REPORT_KSET,
 	Q_ISET_GET,
 	Q_ISET_INSERT,
+	Q_REPORT_REHASH,
 	Q_COUNT
 } kpi__sq_sql;
 
