@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void put(const char *s, int width)
 {
@@ -159,7 +160,49 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 	kp_report_json_end(&ob);
 }
 
-static void group_json(kpc_json_rows *j, const kpi_group_row *g)
+/* "trend": how the group moves (kp_index.h kpi_trend): reports per day
+ * from days_from (YYYY-MM-DD, UTC) to now, its builds and flags. */
+static void trend_json(kpc_json_rows *j, kp_report_json_obj *ob, const kpi_trend *t, int64_t hosts)
+{
+	kp_report_json_key(ob, "trend");
+	kp_report_json_obj o = kp_report_json_begin(&j->out, 2);
+	char from[16] = "";
+	time_t d0 = (time_t)(t ? t->day0 : 0) * 86400;
+	struct tm tm;
+	if (t && t->ndays && gmtime_r(&d0, &tm))
+		strftime(from, sizeof from, "%Y-%m-%d", &tm);
+	m_str(&o, "days_from", from[0] ? from : NULL);
+	kp_report_json_key(&o, "days");
+	kp_report_json_raw(&j->out, "[", 1);
+	for (int i = 0; t && i < t->ndays; i++) {
+		if (i)
+			kp_report_json_raw(&j->out, ", ", 2);
+		kp_report_json_int(&j->out, t->days[i]);
+	}
+	kp_report_json_raw(&j->out, "]", 1);
+	m_str(&o, "first_build", t ? t->first_build : NULL);
+	m_str(&o, "last_build", t ? t->last_build : NULL);
+	kp_report_json_key(&o, "builds");
+	kp_report_json_obj b = kp_report_json_begin(&j->out, 3);
+	for (size_t i = 0; t && i < t->nbuilds; i++)
+		m_int(&b, t->builds[i].build, t->builds[i].count);
+	kp_report_json_end(&b);
+	m_int(&o, "hosts", hosts);
+	kp_report_json_key(&o, "new");
+	kp_report_json_bool(&j->out, t && t->is_new);
+	kp_report_json_key(&o, "regressed");
+	kp_report_json_bool(&j->out, t && t->regressed);
+	/* why, for a triager who asks */
+	m_int(&o, "last_7_days", t ? t->last7 : 0);
+	m_int(&o, "previous_7_days", t ? t->prev7 : 0);
+	kp_report_json_key(&o, "new_build");
+	kp_report_json_bool(&j->out, t && t->new_build);
+	m_int(&o, "quiet_days", t ? t->quiet_days : 0);
+	m_str(&o, "stopped_build", t ? t->stopped_build : NULL);
+	kp_report_json_end(&o);
+}
+
+static void group_json(kpc_json_rows *j, const kpi_group_row *g, const kpi_trend *t)
 {
 	kp_report_json_obj ob = rows_next(j);
 	m_int(&ob, "group_id", g->group_id);
@@ -177,6 +220,7 @@ static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 		kp_report_json_int(&j->out, g->report_ids[i]);
 	}
 	kp_report_json_raw(&j->out, "]", 1);
+	trend_json(j, &ob, t, g->hosts);
 	kp_report_json_end(&ob);
 }
 
@@ -234,10 +278,16 @@ int kpc_row_sink(void *ctx, const kpi_report_row *row)
 	return 0;
 }
 
+typedef struct group_out {
+	kpc_json_rows *arr;      /* NULL: the table */
+	kpi_trends *trends;
+} group_out;
+
 static int group_sink(void *ctx, const kpi_group_row *g)
 {
-	if (ctx) {
-		group_json(ctx, g);
+	group_out *o = ctx;
+	if (o->arr) {
+		group_json(o->arr, g, kpi_trends_get(o->trends, g->group_id));
 		return 0;
 	}
 	char first[32], last[32];
@@ -331,7 +381,11 @@ int kpc_cmd_list(int argc, char **argv)
 		if (!json)
 			printf("%-6s %5s %5s  %-17s %-17s %s\n", "GROUP", "COUNT", "MACS", "FIRST SEEN (UTC)",
 			       "LAST SEEN (UTC)", "TITLE");
-		st = kpi_list_groups(db, group_sink, arr, &err);
+		group_out o = {arr, NULL};
+		st = json ? kpi_group_trends(db, &o.trends, &err) : KP_OK;
+		if (st == KP_OK)
+			st = kpi_list_groups(db, group_sink, &o, &err);
+		kpi_trends_free(&o.trends);
 	} else {
 		if (!json)
 			kpc_report_row_header();
