@@ -67,6 +67,8 @@ typedef struct load_ctx {
 	int64_t max_seq;
 	bool many_hosts;
 	int os_w;
+	kpi_trends *trends;
+	char trend_error[160];
 } load_ctx;
 
 static int on_group(void *ctx, const kpi_group_row *row)
@@ -176,6 +178,7 @@ static void load_free(load_ctx *lc)
 	free(lc->g);
 	free(lc->e);
 	pool_free(&lc->pool);
+	kpi_trends_free(&lc->trends);
 }
 
 /* The groups (their counts) and the reports: page NULL every one, else
@@ -183,6 +186,11 @@ static void load_free(load_ctx *lc)
 static kp_status load(kpi_db *db, load_ctx *lc, kpi_page *page, kp_error *err)
 {
 	kp_status st = kpi_list_group_counts(db, on_group, lc, err);
+	kp_error terr;
+	if (st == KP_OK && kpi_group_trends(db, &lc->trends, &terr) != KP_OK)
+		snprintf(lc->trend_error, sizeof lc->trend_error, "%s", terr.msg);
+	for (size_t i = 0; st == KP_OK && i < lc->ng; i++)
+		lc->g[i].trend = kpi_trends_get(lc->trends, lc->g[i].id);
 	if (st == KP_OK)
 		st = page ? kpi_list_reports_page(db, page, on_report, lc, err)
 		          : kpi_list_reports(db, on_report, lc, err);
@@ -210,6 +218,9 @@ static void adopt(kpt_catalog *c, load_ctx *lc)
 	free(c->g);
 	free(c->e);
 	pool_free(&c->pool);
+	kpi_trends_free(&c->trends);
+	c->trends = lc->trends;
+	memcpy(c->trend_error, lc->trend_error, sizeof c->trend_error);
 	c->e = lc->e;
 	c->n = lc->n;
 	c->cap = lc->cap;
@@ -389,6 +400,7 @@ void kpt_catalog_free(kpt_catalog *c)
 	free(c->g);
 	free(c->e);
 	pool_free(&c->pool);
+	kpi_trends_free(&c->trends);
 	c->g = NULL;
 	c->e = NULL;
 	c->n = c->ng = 0;
