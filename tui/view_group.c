@@ -336,11 +336,15 @@ static void group_draw(kpt_view *v, int y0, int h, int width)
 	else if (p->nread < p->nrows)
 		snprintf(of, sizeof of, "  (of the newest %zu)", p->nread);
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Mac models:  %s%s", models[0] ? models : "-", of);
-	char hosts[1024];
-	tally_text(&p->hosts, hosts, sizeof hosts);
-	kpt_put(y, 0, 13, "Macs:", KPT_ST_NORMAL, true);
-	kpt_put(y++, 13, width - 13, hosts[0] ? hosts : "-", KPT_ST_NORMAL, true);
-	y += draw_trend(g, kpi_trends_today(v->app->cat.trends), y, width);
+	/* the Macs and the trend where the members keep room (as the kexts
+	 * get one line only on a short screen) */
+	if (h >= 16) {
+		char hosts[1024];
+		tally_text(&p->hosts, hosts, sizeof hosts);
+		kpt_put(y, 0, 13, "Macs:", KPT_ST_NORMAL, true);
+		kpt_put(y++, 13, width - 13, hosts[0] ? hosts : "-", KPT_ST_NORMAL, true);
+		y += draw_trend(g, kpi_trends_today(v->app->cat.trends), y, width);
+	}
 	/* the kexts wrap (up to 3 lines, 1 on a short screen): every bundle id
 	 * of a group is a lead, none cut while there is room below */
 	char kline[1100];

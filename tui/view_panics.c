@@ -373,8 +373,9 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 		static const char *const head[GC_N] = {"count", "", "13 weeks", "last seen UTC", "group (normalised headline)", "culprit"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 		for (int i = 0; i < GC_N; i++)
-			if (c[i].w > 0)
-				kpt_put(y0, c[i].x, c[i].w + c[i].gap, head[i], KPT_ST_HEADER, true);
+			if (c[i].w > 0)   /* a narrow title column says only what it is */
+				kpt_put(y0, c[i].x, c[i].w + c[i].gap,
+				        i == GC_TITLE && c[i].w < (int)strlen(head[i]) ? "group" : head[i], KPT_ST_HEADER, true);
 	} else {
 		kpt_col c[PC_N];
 		int nc = kpt_panics_layout(&app->cat, c, width);
