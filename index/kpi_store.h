@@ -230,7 +230,9 @@ typedef struct kpi__store_ops {
 	kp_status (*list_group_counts)(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 	/* Every report once as (group, day, OS version): rows may repeat a
 	 * combination (the caller adds them up) and come in no order; what
-	 * kpi_group_trends (trend.c) reads, in one pass. */
+	 * kpi_group_trends (trend.c) reads, in one pass.  Unlike other
+	 * callbacks', fn calls no op of the handle (a row costs no more than
+	 * its summing: the query time limit runs on through it). */
 	kp_status (*trend_rows)(kpi_db *db, kpi__trend_fn fn, void *ctx, kp_error *err);
 	/* Pages of search and list_reports (kp_index.h kpi_page): rows in
 	 * the same order, one per report (its best match: lowest rank, then

@@ -137,8 +137,13 @@ typedef struct osv {
 } osv;
 
 typedef struct reader {
-	rec *r;
+	rec *r;                  /* one per (group, day, build), summed as read */
 	size_t n, cap;
+	uint32_t *slot;          /* open addressing over r: index + 1, 0 free; nslot a power of two */
+	size_t nslot;
+	const char *last_os;     /* the previous row's OS version (rows of a Mac come together) */
+	char last_os_buf[128];
+	int last_build;
 	osv *os;                 /* open addressing, cap a power of two */
 	size_t nos, oscap;
 	char **builds;           /* distinct builds, in the order met (in arena) */
@@ -241,16 +246,62 @@ static int os_build(reader *rd, const char *os)
 	return id;
 }
 
+static uint64_t rec_hash(int64_t gid, int64_t day, int build)
+{
+	return kp_hash_mix((uint64_t)gid * 0x9e3779b97f4a7c15ull ^ (uint64_t)day * 0xc2b2ae3d27d4eb4full ^
+	                   (uint64_t)(build + 1));
+}
+
+static bool slots_grow(reader *rd)
+{
+	size_t n = rd->nslot ? rd->nslot * 2 : 1024;
+	uint32_t *t = calloc(n, sizeof *t);
+	if (!t)
+		return false;
+	for (size_t i = 0; i < rd->n; i++) {
+		size_t j = rec_hash(rd->r[i].gid, rd->r[i].day, rd->r[i].build) & (n - 1);
+		while (t[j])
+			j = (j + 1) & (n - 1);
+		t[j] = (uint32_t)i + 1;
+	}
+	free(rd->slot);
+	rd->slot = t;
+	rd->nslot = n;
+	return true;
+}
+
+/* Sums n into the record of (gid, day, build), added when new. */
 static int on_row(void *ctx, int64_t gid, int64_t day, const char *os, int64_t n)
 {
 	reader *rd = ctx;
-	int b = os_build(rd, os);
+	int b;
+	if (os && rd->last_os && strcmp(os, rd->last_os) == 0) {
+		b = rd->last_build;
+	} else {
+		b = os_build(rd, os);
+		size_t len = os ? strlen(os) : 0;
+		rd->last_os = os && len < sizeof rd->last_os_buf ? memcpy(rd->last_os_buf, os, len + 1) : NULL;
+		rd->last_build = b;
+	}
+	if ((rd->n + 1) * 2 > rd->nslot && (rd->n >= UINT32_MAX - 1 || !slots_grow(rd)))
+		rd->nomem = true;
+	if (rd->nomem)
+		return 1;
+	size_t j = rec_hash(gid, day, b) & (rd->nslot - 1);
+	for (; rd->slot[j]; j = (j + 1) & (rd->nslot - 1)) {
+		rec *r = &rd->r[rd->slot[j] - 1];
+		if (r->gid == gid && r->day == day && r->build == b) {
+			r->n += n;
+			return 0;
+		}
+	}
 	rec *r = kp_vec_push((void **)&rd->r, &rd->n, &rd->cap, sizeof *r);
-	if (!r || rd->nomem) {
+	if (!r) {
 		rd->nomem = true;
 		return 1;
 	}
 	*r = (rec){gid, day, n, b};
+	rd->slot[j] = (uint32_t)rd->n;
 	return 0;
 }
 
@@ -267,6 +318,7 @@ static int cmp_rec(const void *a, const void *b)
 static void reader_free(reader *rd)
 {
 	free(rd->r);
+	free(rd->slot);
 	for (size_t i = 0; i < rd->oscap; i++)
 		free(rd->os[i].s);
 	free(rd->os);

@@ -67,6 +67,7 @@ typedef struct load_ctx {
 	int64_t max_seq;
 	bool many_hosts;
 	int os_w;
+	bool no_trends;
 	kpi_trends *trends;
 	char trend_error[160];
 } load_ctx;
@@ -187,7 +188,7 @@ static kp_status load(kpi_db *db, load_ctx *lc, kpi_page *page, kp_error *err)
 {
 	kp_status st = kpi_list_group_counts(db, on_group, lc, err);
 	kp_error terr;
-	if (st == KP_OK && kpi_group_trends(db, &lc->trends, &terr) != KP_OK)
+	if (st == KP_OK && !lc->no_trends && kpi_group_trends(db, &lc->trends, &terr) != KP_OK)
 		snprintf(lc->trend_error, sizeof lc->trend_error, "%s", terr.msg);
 	for (size_t i = 0; st == KP_OK && i < lc->ng; i++)
 		lc->g[i].trend = kpi_trends_get(lc->trends, lc->g[i].id);
@@ -244,7 +245,7 @@ static kp_status load_adopt(kpt_catalog *c, kpi_page *page, kp_error *err)
 		return kp_error_set(err, KP_ERR_DB, 0, -1, "no index open");
 	if (!c->state_read)
 		read_state(c);
-	load_ctx lc = {.seen_seq = c->seen_seq};
+	load_ctx lc = {.seen_seq = c->seen_seq, .no_trends = c->no_trends};
 	kp_status st = load(c->db, &lc, page, err);
 	if (st != KP_OK) {
 		load_free(&lc);
@@ -316,6 +317,7 @@ static bool rest_start(kpt_catalog *c)
 	j->generation = c->generation;
 	j->wfd = c->rest->pipe[1];
 	j->lc.seen_seq = c->seen_seq;
+	j->lc.no_trends = c->no_trends;
 	if (!kpt_pipe_job(rest_main, j)) {
 		job_free(j);
 		return false;

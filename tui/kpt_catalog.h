@@ -44,6 +44,8 @@ typedef struct kpt_catalog {
 	 * be: the list goes on without, trend_error says why) */
 	kpi_trends *trends;
 	char trend_error[160];
+	bool no_trends;          /* set before kpt_catalog_open: none read (the
+	                            list as before them, for the benchmarks) */
 	unsigned generation;     /* bumped by every reload */
 	int64_t seen_seq;        /* report seqs above it are "new since last launch" */
 	int64_t max_seq;         /* the largest seq loaded, saved at quit */
