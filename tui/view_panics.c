@@ -47,6 +47,7 @@ typedef struct panics_priv {
 	                           none, the scope is not said (nothing differs) */
 	bool by_growth;         /* s: groups by recent growth (kpi_trend_growth) */
 	size_t *gorder;         /* by_growth: row -> catalog group index */
+	size_t ngorder;         /* rows of gorder (the catalog's groups when sorted) */
 } panics_priv;
 
 /* The catalog group of a row of the groups list, NULL past the end. */
@@ -55,8 +56,8 @@ static const kpt_group *group_at(kpt_view *v, size_t row)
 	panics_priv *p = v->priv;
 	kpt_catalog *c = &v->app->cat;
 	size_t i = row;
-	if (p->by_growth && p->gorder && row < c->ng)
-		i = p->gorder[row];
+	if (p->by_growth && p->gorder)
+		i = row < p->ngorder ? p->gorder[row] : c->ng;
 	return i < c->ng ? &c->g[i] : NULL;
 }
 
@@ -81,6 +82,7 @@ static void sort_by_growth(panics_priv *p, const kpt_catalog *c)
 	p->gorder = kpt_xmalloc((c->ng ? c->ng : 1) * sizeof *p->gorder);
 	for (size_t i = 0; i < c->ng; i++)
 		p->gorder[i] = i;
+	p->ngorder = c->ng;
 	sort_groups = c->g;   /* the UI thread's alone */
 	qsort(p->gorder, c->ng, sizeof *p->gorder, cmp_growth);
 }
