@@ -172,13 +172,14 @@ kp_status kpi__pg_list_group_counts(kpi_db *h, kpi_group_fn fn, void *ctx, kp_er
 }
 
 /* Summed by the server (a hash aggregate: one row per group, day and OS
- * version, far fewer rows to send than reports); floor, as the sqlite
- * store's day. */
+ * version, far fewer rows to send than reports); the day is floor(ts /
+ * 86400) as the sqlite store's, in bigint arithmetic (a numeric division
+ * per row tripled the query). */
 kp_status kpi__pg_trend_rows(kpi_db *h, kpi__trend_fn fn, void *ctx, kp_error *err)
 {
 	PGresult *r = kpi__pg_run(PG(h),
-	                          "SELECT group_id, CASE WHEN ts = " KPI__UNDATED_SQL " THEN ts "
-	                          "ELSE floor(ts / 86400.0)::bigint END AS day, os_version, count(*) "
+	                          "SELECT group_id, CASE WHEN ts >= 0 THEN ts / 86400 WHEN ts = " KPI__UNDATED_SQL
+	                          " THEN ts ELSE (ts - 86399) / 86400 END AS day, os_version, count(*) "
 	                          "FROM kpbrowse.reports GROUP BY 1, 2, 3",
 	                          NULL, PGRES_TUPLES_OK, err, "reading the groups' trends");
 	if (!r)

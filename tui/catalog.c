@@ -68,6 +68,10 @@ typedef struct load_ctx {
 	bool many_hosts;
 	int os_w;
 	bool no_trends;
+	/* the rest of kpt_catalog_open's list: the first load's trends are
+	 * every report's already (the server is not asked twice while the
+	 * first screen paints); adopt keeps them */
+	bool reuse_trends;
 	kpi_trends *trends;
 	char trend_error[160];
 } load_ctx;
@@ -188,7 +192,7 @@ static kp_status load(kpi_db *db, load_ctx *lc, kpi_page *page, kp_error *err)
 {
 	kp_status st = kpi_list_group_counts(db, on_group, lc, err);
 	kp_error terr;
-	if (st == KP_OK && !lc->no_trends && kpi_group_trends(db, &lc->trends, &terr) != KP_OK)
+	if (st == KP_OK && !lc->no_trends && !lc->reuse_trends && kpi_group_trends(db, &lc->trends, &terr) != KP_OK)
 		snprintf(lc->trend_error, sizeof lc->trend_error, "%s", terr.msg);
 	for (size_t i = 0; st == KP_OK && i < lc->ng; i++)
 		lc->g[i].trend = kpi_trends_get(lc->trends, lc->g[i].id);
@@ -219,9 +223,15 @@ static void adopt(kpt_catalog *c, load_ctx *lc)
 	free(c->g);
 	free(c->e);
 	pool_free(&c->pool);
-	kpi_trends_free(&c->trends);
-	c->trends = lc->trends;
-	memcpy(c->trend_error, lc->trend_error, sizeof c->trend_error);
+	if (lc->reuse_trends) {
+		for (size_t i = 0; i < lc->ng; i++)
+			lc->g[i].trend = kpi_trends_get(c->trends, lc->g[i].id);
+	} else {
+		kpi_trends_free(&c->trends);
+		c->trends = lc->trends;
+		lc->trends = NULL;
+		memcpy(c->trend_error, lc->trend_error, sizeof c->trend_error);
+	}
 	c->e = lc->e;
 	c->n = lc->n;
 	c->cap = lc->cap;
@@ -302,7 +312,7 @@ static void job_free(rest_job *j)
 }
 
 /* Starts the load of the whole list; false when no thread could run. */
-static bool rest_start(kpt_catalog *c)
+static bool rest_start(kpt_catalog *c, bool reuse_trends)
 {
 	if (!c->rest) {
 		kpt_catload *l = kpt_xcalloc(1, sizeof *l);
@@ -318,6 +328,7 @@ static bool rest_start(kpt_catalog *c)
 	j->wfd = c->rest->pipe[1];
 	j->lc.seen_seq = c->seen_seq;
 	j->lc.no_trends = c->no_trends;
+	j->lc.reuse_trends = reuse_trends;
 	if (!kpt_pipe_job(rest_main, j)) {
 		job_free(j);
 		return false;
@@ -338,7 +349,7 @@ kp_status kpt_catalog_open(kpt_catalog *c, kpi_db *db, const char *db_path, kp_e
 		return KP_OK;
 	c->partial = true;
 	c->total = page.total;
-	if (!c->db_path[0] || !rest_start(c))
+	if (!c->db_path[0] || !rest_start(c, true))
 		return kpt_catalog_reload(c, err);
 	return KP_OK;
 }
@@ -347,7 +358,7 @@ kp_status kpt_catalog_refresh(kpt_catalog *c, kp_error *err)
 {
 	if (c->rest && c->rest->running)
 		c->rest->again = true;
-	else if (!c->db || !c->db_path[0] || !rest_start(c))
+	else if (!c->db || !c->db_path[0] || !rest_start(c, false))
 		return kpt_catalog_reload(c, err);
 	return KP_OK;
 }
