@@ -1,6 +1,7 @@
 /* cmd_export.c: `kpbrowse export @ID FILE`: the archived original bytes. */
 #include "kp_index.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 
 #include <getopt.h>
 #include <string.h>

@@ -25,7 +25,7 @@
 
 typedef struct kpi_db kpi_db;
 
-#define KPI_SCHEMA_VERSION 10
+#define KPI_SCHEMA_VERSION 11
 
 enum {
 	KPI_OPEN_CREATE = 1,   /* create the file (and its folder) when missing */

@@ -82,6 +82,7 @@ typedef enum kpi__sq_sql {
 	Q_ISET_GET,
 	Q_ISET_INSERT,
 	Q_TREND_ROWS,
+	Q_REPORT_REHASH,
 	Q_COUNT
 } kpi__sq_sql;
 
