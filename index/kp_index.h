@@ -342,9 +342,10 @@ kp_status kpi_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error
 
 /* "Now" for every trend is a day (UTC): $KPBROWSE_NOW when set (epoch
  * seconds, or a date as kpi_report_time reads it, "2026-01-13" too), else
- * the day of the newest dated report in the index, no later than the
- * clock's: an index read later, copied from a lab or a test's fixture
- * shows the same trends any day.  KPI_TREND_DAYS days end on it. */
+ * the day of the newest dated report in the index (the clock's only when
+ * none is dated): an index read later, copied from a lab or a test's
+ * fixture shows the same trends any day and on any machine; a report
+ * dated ahead (a Mac's clock set wrong) moves it, KPBROWSE_NOW sets it.  KPI_TREND_DAYS days end on it. */
 #define KPI_TREND_DAYS 90
 #define KPI_TREND_NEW_DAYS 7      /* new: first seen within these last days */
 #define KPI_TREND_QUIET_DAYS 30   /* regressed: seen again after this many days without */

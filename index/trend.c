@@ -553,10 +553,10 @@ static kp_status compute(kpi_trends *T, reader *rd, bool today_set, kp_error *er
 		fd[w++] = fd[i];
 	}
 	nfd = w;
-	if (!today_set) {
-		int64_t clock = floor_day((int64_t)time(NULL));
-		T->today = newest == KPI__UNDATED ? clock : newest < clock ? newest : clock;
-	}
+	/* the newest report's day, never the clock's: the same trends on any
+	 * machine and any day (a clock set back would move them) */
+	if (!today_set)
+		T->today = newest == KPI__UNDATED ? floor_day((int64_t)time(NULL)) : newest;
 	qsort(rd->r, rd->n, sizeof *rd->r, cmp_rec);
 	size_t ngroups = 0;
 	for (size_t i = 0; i < rd->n; i++)
