@@ -8,6 +8,7 @@
  * below (report, panicked, addresses, kext, image, process, thread, frame,
  * fields, warning): a new key goes into its object's function. */
 #include "kp_report_json.h"
+#include "kp_triage.h"
 #include "kp_signature.h"
 #include "kp_utf8.h"
 
@@ -821,6 +822,16 @@ static void report_json(jw *w, int depth)
 	kp_headline_display(r->headline, title, sizeof title);
 	m_str(&ob, K("headline"), r->headline ? title : NULL);
 	m_str(&ob, K("headline_raw"), r->headline);
+	/* the cause class (issue 34): its id, the line that decided as the
+	 * report wrote it, and the field that line is in */
+	kp_triage t;
+	kp_triage_classify(r, &t);
+	lit_key(&ob, K("class"));
+	kp_report_json_obj cl = kp_report_json_begin(o, depth + 1);
+	m_str(&cl, K("id"), kp_class_name(t.cls));
+	m_str(&cl, K("evidence"), t.evidence[0] ? t.evidence : NULL);
+	m_str(&cl, K("field"), t.field);
+	kp_report_json_end(&cl);
 	m_str(&ob, K("preamble"), r->preamble);
 	m_str(&ob, K("panic_string"), r->panic_string);
 	kind_json(w, &ob, depth);
