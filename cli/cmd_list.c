@@ -7,6 +7,7 @@
 #include "kpc_cmd.h"
 #include "kp_sanitize.h"
 #include "kp_summary.h"
+#include "kp_triage.h"
 #include "kp_utf8.h"
 
 #include <getopt.h>
@@ -144,6 +145,7 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 	m_str(&ob, "host", r->host);
 	m_str(&ob, "host_key", r->host_key);
 	m_str(&ob, "kind", r->kind);
+	m_str(&ob, "class", r->cls);
 	if (r->match) {
 		kp_report_json_key(&ob, "match");
 		kp_report_json_obj m = kp_report_json_begin(&j->out, 2);
@@ -182,10 +184,12 @@ static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 
 /* The table's columns: one date form (kpi_date_label: UTC, or the Mac's
  * clock marked ~), the OS whole as kp_os_label names it, every kind's
- * name; a longer id or group only pushes its own row. */
+ * name, the cause class's short name (kp_class_short); a longer id or group
+ * only pushes its own row. */
 void kpc_report_row_header(void)
 {
-	printf("%-7s %-17s %-22s %-10s %-14s %s\n", "ID", "DATE (UTC)", "OS", "GROUP", "KIND", "HEADLINE");
+	printf("%-7s %-17s %-22s %-10s %-14s %-6s %s\n", "ID", "DATE (UTC)", "OS", "GROUP", "KIND", "CLASS",
+	       "HEADLINE");
 }
 
 void kpc_report_row_print(const kpi_report_row *r)
@@ -201,6 +205,8 @@ void kpc_report_row_print(const kpi_report_row *r)
 	printf("%-10s ", grp);
 	put(r->kind, 14);
 	putchar(' ');
+	kp_class cls;
+	printf("%-6s ", kp_class_parse(r->cls, &cls) ? kp_class_short(cls) : "-");
 	char title[KP_HEADLINE_DISPLAY_SIZE];
 	kp_headline_display(r->headline, title, sizeof title);
 	put(title[0] ? title : NULL, 0);
@@ -259,16 +265,19 @@ static int group_sink(void *ctx, const kpi_group_row *g)
 	return 0;
 }
 
-/* list --kind: rows of one kind (kpi_report_row.kind) to the row sink. */
+/* list --kind and --class: rows of one kind (kpi_report_row.kind) and
+ * one cause class (kpi_report_row.cls) to the row sink. */
 typedef struct kind_filter {
 	const char *kind;   /* NULL: all */
+	const char *cls;    /* NULL: all */
 	kpc_json_rows *arr;
 } kind_filter;
 
 static int kind_sink(void *ctx, const kpi_report_row *row)
 {
 	kind_filter *f = ctx;
-	if (f->kind && (!row->kind || strcmp(row->kind, f->kind) != 0))
+	if ((f->kind && (!row->kind || strcmp(row->kind, f->kind) != 0)) ||
+	    (f->cls && (!row->cls || strcmp(row->cls, f->cls) != 0)))
 		return 0;
 	return kpc_row_sink(f->arr, row);
 }
@@ -276,6 +285,7 @@ static int kind_sink(void *ctx, const kpi_report_row *row)
 static const struct option list_options[] = {
 	{"db", required_argument, NULL, 'd'},
 	{"kind", required_argument, NULL, 'k'},
+	{"class", required_argument, NULL, 'c'},
 	{"groups", no_argument, NULL, 'g'},
 	{"host", required_argument, NULL, 'H'},
 	{"json", no_argument, NULL, 'j'},
@@ -285,14 +295,15 @@ static const struct option list_options[] = {
 
 int kpc_cmd_list(int argc, char **argv)
 {
-	const char *db_opt = NULL, *host = NULL, *kind = NULL;
+	const char *db_opt = NULL, *host = NULL, *kind = NULL, *cls = NULL;
 	bool groups = false, json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:gjhH:k:", list_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:d:gjhH:k:", list_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db_opt = optarg; break;
 		case 'k': kind = optarg; break;
+		case 'c': cls = optarg; break;
 		case 'H': host = optarg; break;
 		case 'g': groups = true; break;
 		case 'j': json = true; break;
@@ -319,6 +330,17 @@ int kpc_cmd_list(int argc, char **argv)
 		kp_usage_error("list: --kind lists reports, not --groups");
 		return KP_EXIT_BAD;
 	}
+	kp_class want;
+	if (cls && strcmp(cls, "all") != 0 && !kp_class_parse(cls, &want)) {
+		kp_usage_error("list: --class is hardware, firmware, heap-corruption, resource-exhaustion, lock, "
+		               "null-deref, bad-pointer, gpu, storage-io, sleep-wake, watchdog, assertion, other or "
+		               "all, not '%s'", cls);
+		return KP_EXIT_BAD;
+	}
+	if (groups && cls) {
+		kp_usage_error("list: --class lists reports, not --groups");
+		return KP_EXIT_BAD;
+	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	kpc_json_rows *arr = NULL;
@@ -335,7 +357,8 @@ int kpc_cmd_list(int argc, char **argv)
 	} else {
 		if (!json)
 			kpc_report_row_header();
-		kind_filter f = {kind && strcmp(kind, "all") != 0 ? kind : NULL, arr};
+		kind_filter f = {kind && strcmp(kind, "all") != 0 ? kind : NULL,
+		                 cls && strcmp(cls, "all") != 0 ? cls : NULL, arr};
 		st = kpi_list_reports_host(db, host, kind_sink, &f, &err);
 	}
 	return kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);

@@ -83,10 +83,13 @@ static const command commands[] = {
 	 "or is a FIFO or device, is a usage error; a file that is moved or removed\n"
 	 "while the scan runs is skipped, not an error.  Errors go to stderr.\n"},
 	{"list", kpc_cmd_list,
-	 "list [--db PATH] [--groups | --host HOST] [--kind KIND] [--json]",
+	 "list [--db PATH] [--groups | --host HOST] [--kind KIND] [--class CLASS] [--json]",
 	 "--host: only the reports of one Mac (its host name or host key).\n"
 	 "--kind: panic, watchdog, stackshot, reset, hang, shutdown-stall, sleep-wake\n"
 	 "or all (the default).\n"
+	 "--class: the cause class: hardware, firmware, heap-corruption,\n"
+	 "resource-exhaustion, lock, null-deref, bad-pointer, gpu, storage-io,\n"
+	 "sleep-wake, watchdog, assertion, other or all (the default).\n"
 	 "Newest first by the reports' own dates; undated reports last.\n"},
 	{"hosts", kpc_cmd_hosts,
 	 "hosts [--db PATH] [--json]",

@@ -47,6 +47,7 @@ static kp_status migrated(kpi_db *db, int version, kp_error *err)
 	return version == 4   ? kpi__fill_v4(db, err)
 	       : version == 8 ? kpi__fill_v8(db, err)
 	       : version == 9 ? kpi__fill_v9(db, err)
+	       : version == 11 ? kpi__fill_v4(db, err)   /* the cause class: facts again */
 	                      : KP_OK;
 }
 

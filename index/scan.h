@@ -138,7 +138,8 @@ kp_status kpi__scan_group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64
  * lower-casing can grow UTF-8 text by half). */
 #define KPI__SEARCH_TEXT_MAX ((size_t)512 << 10)
 char *kpi__search_text(const kp_report *r, bool *oom);
-/* The schema 4 facts of a parsed report (strings borrowed from r). */
+/* The schema 4 and 11 facts of a parsed report (strings borrowed from r
+ * or static). */
 void kpi__report_facts(const kp_report *r, kpi__facts *out);
 /* The first look at a file found by the walk (lst: its lstat), in walk
  * order: counted, shown to progress, and compared with its path record.
@@ -168,7 +169,8 @@ kp_status kpi__fill_v9(kpi_db *db, kp_error *err);
 /* The schema 4 fill, run by index.c's migration hook (kpi__migrated_fn) at
  * version 4 inside the migration's transaction: every report's facts from
  * its archive (a damaged one is left as it was), then its groups
- * recounted. */
+ * recounted.  Also the schema 11 fill (the cause class of every report:
+ * the same facts, recomputed). */
 kp_status kpi__fill_v4(kpi_db *db, kp_error *err);
 
 #endif

@@ -359,6 +359,11 @@ static const char schema_v9[] = "DO $$BEGIN END$$;";
  * image rows per report, written by many pushers at once. */
 static const char schema_v10[] = "DO $$BEGIN END$$;";
 
+/* v11 (as the sqlite store's): every report's cause class, filled from
+ * the archives by the index layer's step at 11; report_add and
+ * report_replace (writer_api 2) take it with the report. */
+static const char schema_v11[] = "ALTER TABLE kpbrowse.reports ADD COLUMN class text;";
+
 /* The writer's way in (issue 32 item 8), beside the schema versions, so a
  * server at any schema gets it from db init (meta writer_api; open asks
  * for db init while it is older).  Writers (roles.sql) hold SELECT and
@@ -372,7 +377,7 @@ static const char schema_v10[] = "DO $$BEGIN END$$;";
  * member its key does not say; group counts are kept by report_add and
  * recounted, never set.  Installed before the schema steps' fills (their
  * tables are looked up when a function runs), after the tables exist. */
-#define WRITER_API "1"
+#define WRITER_API "2"   /* 2: report_add and report_replace take the cause class last */
 static const char writer_api[] =
 	"ALTER TABLE kpbrowse.reports ADD COLUMN IF NOT EXISTS pushed_by name NOT NULL DEFAULT session_user;\n"
 	"ALTER TABLE kpbrowse.reports ALTER COLUMN pushed_by SET DEFAULT session_user;\n"
@@ -380,6 +385,12 @@ static const char writer_api[] =
 	"ALTER TABLE kpbrowse.paths ALTER COLUMN pushed_by SET DEFAULT session_user;\n"
 	"ALTER TABLE kpbrowse.paths DROP CONSTRAINT IF EXISTS paths_pkey,\n"
 	"  ADD CONSTRAINT paths_pkey PRIMARY KEY (host, path, pushed_by);\n"
+	/* api 1's, without the class: one of each name, so roles.sql's GRANT
+	 * (rerun after a db init that migrated) names it alone */
+	"DROP FUNCTION IF EXISTS kpbrowse.report_add(text, text, bigint, text, text, bigint, text, text, text,\n"
+	"  text, bigint, bigint, text, text, text, text, text, text, text[], text[]);\n"
+	"DROP FUNCTION IF EXISTS kpbrowse.report_replace(bigint, text, text, bigint, text, text, bigint, text,\n"
+	"  text, text, text, bigint, bigint, text, text, text, text, text, text, text[], text[], bytea);\n"
 	"CREATE OR REPLACE FUNCTION kpbrowse.kext_set(names text[], uuids text[]) RETURNS bigint\n"
 	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
 	"DECLARE\n"
@@ -407,7 +418,7 @@ static const char writer_api[] =
 	"  RETURN sid;\n"
 	"END $f$;\n"
 	"CREATE OR REPLACE FUNCTION kpbrowse.report_add(text, text, bigint, text, text, bigint, text, text, text,\n"
-	"  text, bigint, bigint, text, text, text, text, text, text, text[], text[]) RETURNS bigint\n"
+	"  text, bigint, bigint, text, text, text, text, text, text, text[], text[], text) RETURNS bigint\n"
 	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
 	"DECLARE\n"
 	"  rid bigint;\n"
@@ -416,9 +427,9 @@ static const char writer_api[] =
 	"BEGIN\n"
 	"  INSERT INTO kpbrowse.reports(content_hash, incident_id, size, format, timestamp, ts, os_version,\n"
 	"    kernel_uuid, headline, exact_key, group_id, indexed_at, host, host_key, model, kind, zone, kext_set,\n"
-	"    pushed_by)\n"
+	"    pushed_by, class)\n"
 	"  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18,\n"
-	"    kpbrowse.kext_set($19, $20), session_user)\n"
+	"    kpbrowse.kext_set($19, $20), session_user, $21)\n"
 	"  ON CONFLICT DO NOTHING RETURNING id INTO rid;\n"
 	"  IF rid IS NULL THEN\n"
 	"    RETURN NULL;\n"
@@ -456,7 +467,7 @@ static const char writer_api[] =
 	"  INSERT INTO kpbrowse.archives(report_id, data) VALUES ($1, $2) ON CONFLICT DO NOTHING;\n"
 	"END $f$;\n"
 	"CREATE OR REPLACE FUNCTION kpbrowse.report_replace(bigint, text, text, bigint, text, text, bigint, text,\n"
-	"  text, text, text, bigint, bigint, text, text, text, text, text, text, text[], text[], bytea) RETURNS boolean\n"
+	"  text, text, text, bigint, bigint, text, text, text, text, text, text, text[], text[], bytea, text) RETURNS boolean\n"
 	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
 	"BEGIN\n"
 	"  PERFORM 1 FROM kpbrowse.reports r WHERE r.id = $1 FOR UPDATE;\n"
@@ -467,7 +478,7 @@ static const char writer_api[] =
 	"  UPDATE kpbrowse.reports SET content_hash = $2, incident_id = $3, size = $4, format = $5, timestamp = $6,\n"
 	"    ts = $7, os_version = $8, kernel_uuid = $9, headline = $10, exact_key = $11, group_id = $12,\n"
 	"    indexed_at = $13, host = $14, host_key = $15, model = $16, kind = $18, zone = $19,\n"
-	"    kext_set = kpbrowse.kext_set($20, $21) WHERE id = $1;\n"
+	"    kext_set = kpbrowse.kext_set($20, $21), class = $23 WHERE id = $1;\n"
 	"  INSERT INTO kpbrowse.panic_text(report_id, body) VALUES ($1, to_tsvector('simple', coalesce($17, '')))\n"
 	"    ON CONFLICT (report_id) DO UPDATE SET body = excluded.body;\n"
 	"  INSERT INTO kpbrowse.archives(report_id, data) VALUES ($1, $22)\n"
@@ -513,7 +524,8 @@ static const char writer_api[] =
 /* migrations[v] takes the schema from version v to the next; the store
  * starts at 3, so versions 0..2 are "no schema yet" and go to 3 at once. */
 static const char *const migrations[] = {NULL, NULL, schema_v3, schema_v4, schema_v5, schema_v6,
-                                               schema_v7, schema_v8, schema_v9, schema_v10};
+                                               schema_v7, schema_v8, schema_v9, schema_v10,
+                                               schema_v11};
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
                "one migration per schema version");
@@ -610,8 +622,10 @@ static kp_status migrate(kpi__pg *db, kpi__migrated_fn migrated, kp_error *err)
 		PQclear(m);
 		if (st == KP_OK && v + 1 == 3)
 			st = api_install(db, err);
+		db->migrating = v + 1;
 		if (st == KP_OK && migrated)
 			st = migrated(&db->base, v + 1, err);
+		db->migrating = 0;
 	}
 	if (st == KP_OK) {
 		kpi__pg_params p = {0};

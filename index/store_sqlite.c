@@ -38,8 +38,8 @@
 /* What makes two reports the same Mac: the report's own key, else the
  * pushing host's name ('' for reports indexed before hosts were kept). */
 #define HOST_IDENT "coalesce(host_key, host, '')"
-/* The tail of every report-row query: path, host, host key, kind. */
-#define ROW_TAIL RECENT_PATH ", r.host, r.host_key, r.kind"
+/* The tail of every report-row query: path, host, host key, kind, class. */
+#define ROW_TAIL RECENT_PATH ", r.host, r.host_key, r.kind, r.class"
 /* A report's ts when it has a date, else NULL (min/max leave it out). */
 #define DATED_TS "CASE WHEN ts > " KPI__UNDATED_SQL " THEN ts END"
 
@@ -99,13 +99,13 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_BY_INCIDENT] = "SELECT id FROM reports WHERE incident_id = ?1",
 	[Q_REPORT_INSERT] = "INSERT INTO reports(content_hash, incident_id, size, format, timestamp, ts, "
 	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at, "
-	                    "host, host_key, model, kind, zone, kext_set, image_set) "
+	                    "host, host_key, model, kind, zone, kext_set, image_set, class) "
 	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18, ?19, "
-	                    "?20) ON CONFLICT DO NOTHING",
+	                    "?20, ?21) ON CONFLICT DO NOTHING",
 	[Q_REPORT_UPDATE] = "UPDATE reports SET content_hash = ?1, incident_id = ?2, size = ?3, format = ?4, "
 	                    "timestamp = ?5, ts = ?6, os_version = ?7, kernel_uuid = ?8, headline = ?9, "
 	                    "exact_key = ?10, group_id = ?11, indexed_at = ?12, host = ?13, host_key = ?14, "
-	                    "model = ?15, kind = ?17, zone = ?18, kext_set = ?19, image_set = ?20 WHERE id = ?16",
+	                    "model = ?15, kind = ?17, zone = ?18, kext_set = ?19, image_set = ?20, class = ?21 WHERE id = ?16",
 	[Q_FTS_DELETE] = NULL, /* depends on the text search mode, see stmt_text */
 	[Q_ARCHIVE_UPDATE] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2) "
 	                     "ON CONFLICT(report_id) DO UPDATE SET data = excluded.data",
@@ -197,13 +197,14 @@ static const char *const sql_text[Q_COUNT] = {
 	 * path) and the group counts are read in one pass each and matched to
 	 * the rows in C (store_sqlite_query.c) */
 	[Q_LIST_REPORTS_BARE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, "
-	                        "NULL, 1, NULL, NULL, NULL, NULL, r.host, r.host_key, r.kind FROM reports r "
+	                        "NULL, 1, NULL, NULL, NULL, NULL, r.host, r.host_key, r.kind, r.class FROM reports r "
 	                        "ORDER BY r.ts DESC, r.id DESC",
 	[Q_GROUP_COUNTS] = "SELECT id, count FROM groups",
 	[Q_GROUP_SPAN] = "SELECT max(id), (SELECT count(*) FROM groups) FROM groups",
 	[Q_REPORT_PATHS_ALL] = "SELECT report_id, seen_at, path FROM paths NOT INDEXED "
 	                       "WHERE report_id IS NOT NULL",
-	[Q_REPORT_FACTS] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4 WHERE id = ?1",
+	[Q_REPORT_FACTS] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4, class = ?5 WHERE id = ?1",
+	[Q_REPORT_FACTS_V10] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4 WHERE id = ?1",
 	[Q_REPORT_SPAN] = "SELECT max(id), (SELECT count(*) FROM reports) FROM reports", /* count alone: no scan */
 	/* pages (kpi_page): ?1 (?2) the search, ?3 ?4 the keyset (ts, id) to
 	 * continue after, ?5 the limit (-1: none); one row per report, its
@@ -577,6 +578,15 @@ out:
 	return st;
 }
 
+/* v11: every report's cause class (issue 34, kp_triage.h), the id
+ * kp_class_name spells: list --class and the TUI's filter read it with the
+ * row.  Filled from the archives by the index layer's step at 11
+ * (kpi__migrated_fn), as the schema 4 facts are. */
+static kp_status migrate_v11(kpi__sq *db, kp_error *err)
+{
+	return exec_sql(db, "ALTER TABLE reports ADD COLUMN class TEXT;", err, "recording cause classes (schema v11)");
+}
+
 /* migrations[i] takes a database from user_version i to i + 1. */
 static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v1,
@@ -589,6 +599,7 @@ static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
 	migrate_v8,
 	migrate_v9,
 	migrate_v10,
+	migrate_v11,
 };
 
 _Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,

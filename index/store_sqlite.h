@@ -73,6 +73,7 @@ typedef enum kpi__sq_sql {
 	Q_GROUP_HOSTS_FILL,
 	Q_GROUP_HOSTS_PRUNE,
 	Q_GROUP_REFRESH_V6,
+	Q_REPORT_FACTS_V10,   /* Q_REPORT_FACTS in a migration's fill before schema 11 (no class) */
 	Q_KSET_GET,
 	Q_KSET_INSERT,
 	Q_KEXT_INSERT,
