@@ -98,6 +98,7 @@ static int on_report(void *ctx, const kpi_report_row *row)
 	e->headline = pool_dup(&lc->pool, row->headline);
 	e->host = pool_dup(&lc->pool, row->host);
 	e->kind = pool_dup(&lc->pool, row->kind);
+	e->cls = pool_dup(&lc->pool, row->cls);
 	if (lc->n > 1 && !lc->many_hosts && e->host != lc->e[0].host &&
 	    (!e->host || !lc->e[0].host || strcmp(e->host, lc->e[0].host) != 0))
 		lc->many_hosts = true;
