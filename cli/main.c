@@ -99,9 +99,15 @@ static const command commands[] = {
 	 "search [--db PATH] [--json] [--limit N] (--uuid UUID | --kext BUNDLE_ID | --zone NAME | TEXT...)",
 	 "--zone: zone exhaustion panics whose leak suspect is zone NAME.\n"},
 	{"export", kpc_cmd_export,
-	 "export [--db PATH] @ID FILE|-",
+	 "export [--db PATH] (@ID FILE|- | --markdown [--no-symbols] [--dsym PATH]... @ID|gGROUP [FILE|-])",
 	 "Writes report ID's original bytes to FILE, which must not exist, or to\n"
-	 "standard output for -.\n"},
+	 "standard output for -.\n"
+	 "--markdown: a bug report to paste into an issue or Feedback Assistant: headline,\n"
+	 "cause class and evidence, the group's count and builds, the panicked thread\n"
+	 "symbolicated with file:line, the kexts in the backtrace with versions and\n"
+	 "UUIDs, where the raw report is, the panic string; every field sanitised and\n"
+	 "set as code.  gGROUP: a group's newest report (list --groups names them).\n"
+	 "To FILE (new; never in a report folder), else standard output.\n"},
 	{"cache", kpc_cmd_cache,
 	 "cache build PATH... | cache list | cache clear [UUID...]",
 	 "The symbol cache (KPBROWSE_CACHE_DIR, else the platform cache folder):\n"

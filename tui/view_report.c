@@ -794,6 +794,14 @@ static unsigned write_done(kpt_app *app, kpt_view *v, const char *text, bool fin
 	return KPT_REDRAW;
 }
 
+static unsigned bug_done(kpt_app *app, kpt_view *v, const char *text, bool final)
+{
+	report_priv *p = v->priv;
+	if (text && final && text[0])
+		kpt_write_bug_report(app, p->doc, text);
+	return KPT_REDRAW;
+}
+
 static unsigned report_request(kpt_view *v, kpt_request req)
 {
 	report_priv *p = v->priv;
@@ -836,6 +844,12 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		char path[512];
 		kpt_write_default_path(p->doc, path, sizeof path);
 		kpt_prompt_start(v->app, v, "write the report to: ", path, write_done);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (req == KPT_REQ_BUGREPORT) {
+		char path[512];
+		kpt_write_bug_default_path(p->doc, path, sizeof path);
+		kpt_prompt_start(v->app, v, "write the Markdown bug report to: ", path, bug_done);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	if (req != KPT_REQ_ENTER)
