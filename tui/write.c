@@ -155,8 +155,8 @@ static void write_file(kpt_app *app, const kpt_doc *d, const char *path, const k
 		kpt_set_msg(app, "%s exists: wrote the %s (%ld bytes) to %s instead", path, md ? "bug report" : "report",
 		            n, used);
 	else if (md)
-		kpt_set_msg(app, "wrote the bug report (%ld bytes of Markdown, as export --markdown writes it) to %s", n,
-		            used);
+		kpt_set_msg(app, "wrote the bug report to %s (%ld bytes of Markdown, as export --markdown writes it)", used,
+		            n);
 	else
 		kpt_set_msg(app, "wrote the report (%ld bytes, as kpbrowse show prints it) to %s", n, used);
 }
