@@ -1,4 +1,4 @@
-/* bench_lzfse.c: LZFSE decode speed of kpbrowse's decoder (core/symbols/
+/* bench_lzfse.c: LZFSE decode speed of kpbrowse's decoder (core/macho/
  * lzfse.c) side by side with Apple's reference (liblzfse, loaded at run
  * time, never linked), on the same compressed file, in one process, in
  * memory: best of N runs each (CPU time), interleaved (the machine may be
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 	printf("payload: %s, %.1f MB compressed to %.1f MB (%.2fx), best of %d\n\n", argv[1], mb,
 	       (double)n / 1e6, (double)size / (double)n, runs);
 	printf("%-28s %10s %10s\n", "decoder", "CPU ms", "MB/s");
-	printf("%-28s %10.1f %10.0f\n", "kpbrowse (core/symbols)", best_ours * 1e3, mb / best_ours);
+	printf("%-28s %10.1f %10.0f\n", "kpbrowse (core/macho)", best_ours * 1e3, mb / best_ours);
 	if (ref_decode) {
 		bool same = ref_got == size && memcmp(ours, ref, size) == 0;
 		printf("%-28s %10.1f %10.0f\n", "lzfse 1.0 (Apple reference)", best_ref * 1e3, mb / best_ref);

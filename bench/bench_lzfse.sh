@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench_lzfse.sh [BUILD_DIR] [MB]: LZFSE decode speed, kpbrowse's decoder
-# (core/symbols/lzfse.c) vs Apple's reference (../shared/vendor/lzfse-1.0,
+# (core/macho/lzfse.c) vs Apple's reference (../shared/vendor/lzfse-1.0,
 # built by scripts/build-lzfse.sh, -O3 Release), on a kernel-sized payload
 # (bench/gen_kernel_payload.py, MB megabytes, default 32) the reference
 # encodes; bench_lzfse times both in one process, best of 7.  Where

@@ -1,6 +1,6 @@
 /* cmd_list.c: `kpbrowse list`: reports newest first (of one host with
  * --host), or dedup groups; `kpbrowse hosts`: the Macs. */
-#include "kp_dwarf.h"
+#include "kp_demangle.h"
 #include "kp_index.h"
 #include "kp_report_json.h"
 #include "kp_signature.h"

@@ -4,7 +4,7 @@
  * With no subcommand the TUI runs (kpt_main); its own synopsis and option
  * help live with its options (kpt_main.h).  Built without it (KP_TUI=OFF),
  * the program is the subcommands alone and links no curses. */
-#include "kp_dwarf.h"
+#include "kp_demangle.h"
 #include "kp_exit.h"
 #include "kp_sanitize.h"
 #include "kpc_cmd.h"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "plist.h"
+#include "plist_prelink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

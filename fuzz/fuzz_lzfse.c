@@ -1,4 +1,4 @@
-/* fuzz_lzfse.c: the LZFSE/LZVN decoder (core/symbols/lzfse.c) over
+/* fuzz_lzfse.c: the LZFSE/LZVN decoder (core/macho/lzfse.c) over
  * arbitrary bytes: the size its headers claim (capped at 16 MiB), then a
  * decode into an exactly sized heap buffer, and one into half that room
  * (KP_ERR_LIMIT, never a write past it).  Any status is fine; a crash, an

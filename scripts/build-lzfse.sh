@@ -2,7 +2,7 @@
 # build-lzfse.sh [PREFIX]: builds Apple's reference LZFSE (../shared/vendor/
 # lzfse-1.0, BSD-3-Clause; Debian has no package, Homebrew's is `lzfse`) as a
 # shared library and the `lzfse` command into PREFIX (default
-# build-lzfse/prefix): the oracle kpbrowse's own decoder (core/symbols/
+# build-lzfse/prefix): the oracle kpbrowse's own decoder (core/macho/
 # lzfse.c) is checked against (check-lzfse.sh, make-lzfse-fixtures.sh,
 # bench/bench_lzfse.sh, test_kernelcache's fresh encode); never linked.
 # Cached: nothing is rebuilt when PREFIX holds it.  Where ../shared/vendor is

@@ -1,5 +1,5 @@
 #!/bin/sh
-# check-lzfse.sh [BUILD_DIR]: kpbrowse's LZFSE decoder (core/symbols/lzfse.c,
+# check-lzfse.sh [BUILD_DIR]: kpbrowse's LZFSE decoder (core/macho/lzfse.c,
 # through BUILD_DIR/tests/test_lzfse --decode) against Apple's reference
 # (../shared/vendor/lzfse-1.0, built by build-lzfse.sh) as the oracle, on
 # payloads too big to commit: each is encoded by the reference's `lzfse`

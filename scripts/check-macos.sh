@@ -58,17 +58,17 @@ for h in libpq-fe.h postgres_ext.h pg_config_ext.h; do
 	[ -f "/usr/include/postgresql/$h" ] || fail "/usr/include/postgresql/$h missing (libpq-dev)"
 	cp "/usr/include/postgresql/$h" "$inc/$h"
 done
-# libplist (Homebrew's libplist): core/symbols/plist.c's header
+# libplist (Homebrew's libplist): core/symsrc/plist.c's header
 [ -f /usr/include/plist/plist.h ] || fail "/usr/include/plist/plist.h missing (libplist-dev)"
 mkdir -p "$inc/plist"
 cp /usr/include/plist/*.h "$inc/plist/"
-# Capstone (Homebrew's capstone; optional): core/symbols/disasm.c is
+# Capstone (Homebrew's capstone; optional): core/disasm/disasm.c is
 # compiled both without it (below, with everything) and with it
 capstone=""
 if [ -f /usr/include/capstone/capstone.h ]; then
 	mkdir -p "$inc/capstone"
 	cp /usr/include/capstone/*.h "$inc/capstone/"
-	capstone=core/symbols/disasm.c
+	capstone=core/disasm/disasm.c
 else
 	say "note: no Capstone headers (libcapstone-dev): disasm.c checked without it only"
 fi

@@ -42,7 +42,7 @@ done
 for f in tests/hostile/fuzz-dwarf-*; do
 	run $vg "$kp" lookup --dsym "$f" --arch arm64 0xc1ec 0xc2cc 0x4000
 done
-# LZFSE (core/symbols/lzfse.c): the reference encoder's fixtures decoded, and
+# LZFSE (core/macho/lzfse.c): the reference encoder's fixtures decoded, and
 # the kernelcache's in an IM4P naming a report's frames
 for f in tests/fixtures/lzfse/*.lzfse; do
 	run $vg "$build/tests/test_lzfse" --decode "$f" "$tmp/lzfse.out"

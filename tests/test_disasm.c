@@ -6,6 +6,7 @@
  * error each, no crash (run under ASan with KP_SANITIZE). */
 #include "kp_disasm.h"
 #include "kp_macho.h"
+#include "kp_symbols.h"
 #include "kt.h"
 
 #include <stdio.h>

@@ -2,6 +2,7 @@
  * for every instruction of every fixture dSYM slice; DWARF-less slices;
  * mutated dSYMs (must fail cleanly, never crash); kp_demangle. */
 #include "kt_slurp.h"
+#include "kp_demangle.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

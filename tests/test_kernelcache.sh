@@ -211,7 +211,7 @@ done
 "$kp" lookup --kernelcache "$kc/kernelcache" --dsym "$kc/kernelcache" 0x10 >/dev/null 2>"$tmp/kco.err"
 check "$?" = 2 "lookup with --dsym and --kernelcache: a usage error"
 
-# LZFSE inside the IM4P (core/symbols/lzfse.c, in every build): the
+# LZFSE inside the IM4P (core/macho/lzfse.c, in every build): the
 # reference encoder's output for this very kernelcache, committed
 # (tests/fixtures/lzfse, scripts/make-lzfse-fixtures.sh)
 lzk=$KP_FIXTURES/lzfse/kernelcache.lzfse

@@ -1,4 +1,4 @@
-/* test_lzfse.c: the LZFSE/LZVN decoder (core/symbols/lzfse.c) on what
+/* test_lzfse.c: the LZFSE/LZVN decoder (core/macho/lzfse.c) on what
  * Apple's reference encoder wrote (tests/fixtures/lzfse, made once by
  * scripts/make-lzfse-fixtures.sh: text, the fixture kernel and kernelcache,
  * random bytes, 4 MiB of zeros in bvx2 blocks, two small inputs in LZVN, two

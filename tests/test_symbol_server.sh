@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_symbol_server.sh: the symbol-server source (core/symbols/symhttp.c)
+# test_symbol_server.sh: the symbol-server source (core/symsrc/symhttp.c)
 # against a throwaway HTTP server on 127.0.0.1 (tests/symserver.py, a free
 # port, stopped on exit) serving the fixture dSYMs' DWARF files in each
 # layout (native, unified, symstore), a bearer-token folder, a 404, a

@@ -1,4 +1,4 @@
-/* test_symsrc.c: the symbol-source table (core/symbols/symsrc.c) through
+/* test_symsrc.c: the symbol-source table (core/symsrc/symsrc.c) through
  * kp_symbols_where: the sources are asked in their one order, each says
  * what it tried, the first that holds the UUID answers, and its file is
  * confirmed by LC_UUID.  Trees are copies of the fixture dSYMs and

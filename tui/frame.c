@@ -3,6 +3,7 @@
 #include "kp_summary.h"
 #include "kp_symbols.h"
 #include "kpt_xalloc.h"
+#include "kp_demangle.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -12,6 +12,7 @@
 #include "kpt_loader.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
+#include "kp_demangle.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
 #include "kpt_draw.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
+#include "kp_demangle.h"
 
 #include <errno.h>
 #include <inttypes.h>

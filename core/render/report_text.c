@@ -7,6 +7,7 @@
 #include "kp_report_text.h"
 #include "kp_summary.h"
 #include "kp_sanitize.h"
+#include "kp_demangle.h"
 
 #include <inttypes.h>
 #include <stdio.h>

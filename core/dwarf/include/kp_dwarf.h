@@ -1,0 +1,62 @@
+/* kp_dwarf.h: address -> function, file, line, column and inlined calls,
+ * decoded lazily from the DWARF sections of one Mach-O slice.  This header's
+ * implementation (dwarf.c) is the only user of libdwarf in kpbrowse.
+ *
+ * Ownership: a kp_dwarf borrows its slice (the kp_macho must outlive it) and
+ * owns every string it returns; those stay valid until kp_dwarf_close(),
+ * which clears the caller's pointer. */
+#ifndef KP_DWARF_H
+#define KP_DWARF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kp_error.h"
+#include "kp_macho.h"
+
+typedef struct kp_dwarf kp_dwarf;
+
+typedef struct kp_symframe {
+	const char *function;  /* demangled; NULL when unknown */
+	const char *file;      /* as DWARF names it (comp dir joined for relative names); NULL when unknown */
+	unsigned line, column; /* 0 when unknown */
+} kp_symframe;
+
+/* Opening reads only what finds the compilation unit of an address
+ * (aranges, else CU ranges).  KP_ERR_NOTFOUND when the slice has no DWARF. */
+kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *err);
+
+/* Frames for addr, innermost (deepest inlined) first, at most max; *n gets
+ * how many were written (0 when no CU covers addr and no symbol does).  The last frame is the
+ * concrete function holding addr; the ones before are inlined calls, their
+ * file:line the position inside the callee, as llvm-symbolizer --inlining
+ * prints them. */
+kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_t max,
+                          size_t *n, kp_error *err);
+
+/* Optional: lets lookups name the outermost frame from m's symbol table, as
+ * llvm-symbolizer does by default (it prefers the nlist symbol holding addr,
+ * '_' dropped and demangled, over the DWARF name, and names addresses DWARF
+ * does not cover, such as padding between functions: then one frame with
+ * file NULL).  m must be the kp_macho of d's slice and outlive d. */
+void kp_dwarf_use_symbols(kp_dwarf *d, kp_macho *m);
+
+/* Calls fn with every address at which some input of kp_dwarf_lookup may
+ * change (CU range ends, line-table rows and sequence ends, subprogram and
+ * inlined-subroutine range ends), in no particular order and possibly
+ * repeated; symbol-table addresses are not included.  Decodes every CU an
+ * address can reach (slow; for building a symbol cache), calling progress
+ * (may be NULL) after each.  fn returning false stops with KP_ERR_NOMEM. */
+kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t addr),
+                                     void (*progress)(void *ctx, size_t done, size_t total),
+                                     void *ctx, kp_error *err);
+
+/* How many units kp_dwarf_open left out (a header with no readable DIE
+ * after it; a header that does not read, which ends the walk): their
+ * addresses answer from the symbol table, the rest of the file as before. */
+size_t kp_dwarf_units_skipped(const kp_dwarf *d);
+
+void kp_dwarf_close(kp_dwarf **d);
+
+#endif
