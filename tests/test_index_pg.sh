@@ -574,8 +574,8 @@ if command -v tmux >/dev/null 2>&1; then
 	$tm send-keys -t "$sess" q
 	sleep 0.3
 	$tm kill-server 2>/dev/null
-	grep -q "dups panic .* Mac" "$T/tui.txt" || sed 's/^/# /' "$T/tui.txt"
-	check_grep "dups panic .* Mac" "$T/tui.txt" "TUI: the panics list has a Mac column"
+	grep -q "dups class panic .* Mac" "$T/tui.txt" || sed 's/^/# /' "$T/tui.txt"
+	check_grep "dups class panic .* Mac" "$T/tui.txt" "TUI: the panics list has a Mac column (after the class column)"
 	check_grep "lab-mac-00" "$T/tui.txt" "TUI: rows name their Mac"
 else
 	skip "tmux absent: the TUI on PostgreSQL"

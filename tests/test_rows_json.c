@@ -44,6 +44,7 @@ static cJSON *ref_row(const kpi_report_row *r)
 	cJSON_AddItemToObject(o, "host", ref_str(r->host));          /* issue 16 */
 	cJSON_AddItemToObject(o, "host_key", ref_str(r->host_key));
 	cJSON_AddItemToObject(o, "kind", ref_str(r->kind));
+	cJSON_AddItemToObject(o, "class", ref_str(r->cls));          /* issue 34 */
 	if (r->match) {
 		cJSON *m = cJSON_AddObjectToObject(o, "match");
 		cJSON_AddItemToObject(m, "uuid", ref_str(r->match->uuid));
@@ -120,7 +121,7 @@ static void test_rows(void)
 		    123456789012345, 2147483648, true, &m1),
 		ROW(4, "p", "t", "o", "h", 5, 1, false, &m2),
 		/* a Mac's name and key as a hostile pusher sent them (issue 16) */
-		{.id = 5, .path = "q", .host = "evil\x1b]0;pwned\x07mac", .host_key = "\xe2\x80\xae" "KEY", .kind = "watchdog", .group_id = 6,
+		{.id = 5, .path = "q", .host = "evil\x1b]0;pwned\x07mac", .host_key = "\xe2\x80\xae" "KEY", .kind = "watchdog", .cls = "watchdog", .group_id = 6,
 		 .group_count = 1, .archived = true},
 	};
 	size_t n = sizeof rows / sizeof *rows;
