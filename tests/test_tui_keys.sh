@@ -224,6 +224,14 @@ if [ -n "$b" ]; then
 else
 	_notok "B wrote a file"
 fi
+# ... and from a group: its selected member (the newest first)
+tt_keys Escape Tab; tt_wait "group (normalised" 5
+tt_keys Enter; tt_wait "Members" 5
+tt_keys B
+tt_check "B on a group asks for a path, naming the member" "write the Markdown bug report of @" 5
+tt_keys C-u "$tt_work/wdir/group-bug.md" Enter
+tt_check "B on a group says where it wrote" "wrote the bug report to" 5
+check_grep '^- \*\*Occurrences:\*\* [0-9]* report' "$tt_work/wdir/group-bug.md" "B on a group: the member's bug report with the group's count"
 alive && tt_keys Q
 
 # ---- w never follows a link, overwrites, or waits on a FIFO (issue 19 item 6)

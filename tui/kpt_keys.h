@@ -41,7 +41,7 @@
 	X(EDIT,      "e",               "open the frame's source in $VISUAL/$EDITOR (vi) at its line", 'e') \
 	X(DISASM,    "d",               "disassemble around the selected frame (Capstone); d again closes", 'd') \
 	X(WRITE,     "w",               "write the report to a file as kpbrowse show prints it", 'w') \
-	X(BUGREPORT, "B",               "report: write a Markdown bug report (as export --markdown) to a file", 'B') \
+	X(BUGREPORT, "B",               "report or group: write a Markdown bug report (as export --markdown) to a file", 'B') \
 	X(RESCAN,    "r",               "rescan the report folders now (they are also watched live)", 'r') \
 	X(HELP,      "?",               "this help",                               '?', KEY_F(1)) \
 	X(REDRAW,    "Ctrl-L",          "redraw the whole screen",                 KPT_CTRL('l')) \
