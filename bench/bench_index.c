@@ -14,7 +14,7 @@
 #include "kp_index.h"
 #include "index_corpus.h"
 #include "kp_vec.h"
-#include "kpc_cmd.h"
+#include "kpc_rows.h"
 #include "kpt_bench.h"
 #include "kpt_view.h"
 
@@ -304,7 +304,7 @@ static int copy_row(void *ctx, const kpi_report_row *r)
 	return 0;
 }
 
-/* list --json's writer alone (kpc_rows_*, kpc_row_sink from cli/cmd_list.c)
+/* list --json's writer alone (kpc_rows_*, kpc_row_sink of the CLI library, cli/rows.c)
  * on rows fetched beforehand, into a file; best of reps. */
 static double list_json_writer(kpi_db *h, const char *out, int reps, size_t *bytes)
 {

@@ -5,9 +5,9 @@
 #include "kp_index.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 #include "kp_sanitize.h"
 
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,17 +55,29 @@ static int rebuild(const char *db_opt, bool json, const char *const *paths, size
 		kpc_report_db_error(shown, &e);
 	}
 	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "db", shown);
-		cJSON_AddNumberToObject(o, "files", (double)sum.scan.files);
-		cJSON_AddNumberToObject(o, "from_files", (double)sum.scan.new_reports);
-		cJSON_AddNumberToObject(o, "archived", (double)sum.archived);
-		cJSON_AddNumberToObject(o, "restored", (double)sum.restored);
-		cJSON_AddNumberToObject(o, "unreadable", (double)sum.unreadable);
-		cJSON_AddBoolToObject(o, "old_unreadable", sum.old_unreadable);
-		if (sum.kept[0])
-			cJSON_AddStringToObject(o, "kept", sum.kept);
-		kpc_print_json(o);
+		kp_jw w;
+		kpc_json_open(&w);
+		kp_jw_obj(&w);
+		kp_jw_key(&w, "db");
+		kp_jw_str(&w, shown);
+		kp_jw_key(&w, "files");
+		kp_jw_int(&w, (int64_t)sum.scan.files);
+		kp_jw_key(&w, "from_files");
+		kp_jw_int(&w, (int64_t)sum.scan.new_reports);
+		kp_jw_key(&w, "archived");
+		kp_jw_int(&w, (int64_t)sum.archived);
+		kp_jw_key(&w, "restored");
+		kp_jw_int(&w, (int64_t)sum.restored);
+		kp_jw_key(&w, "unreadable");
+		kp_jw_int(&w, (int64_t)sum.unreadable);
+		kp_jw_key(&w, "old_unreadable");
+		kp_jw_bool(&w, sum.old_unreadable);
+		if (sum.kept[0]) {
+			kp_jw_key(&w, "kept");
+			kp_jw_str(&w, sum.kept);
+		}
+		kp_jw_end(&w);
+		kpc_json_close(&w);
 	} else {
 		fputs("Rebuilt ", stdout);
 		kp_sanitize_write(stdout, shown, strlen(shown), 0);
@@ -104,10 +116,15 @@ int kpc_cmd_db(int argc, char **argv)
 		return rc;
 	kpi_close(&db);
 	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "db", dbpath);
-		cJSON_AddNumberToObject(o, "schema_version", KPI_SCHEMA_VERSION);
-		kpc_print_json(o);
+		kp_jw w;
+		kpc_json_open(&w);
+		kp_jw_obj(&w);
+		kp_jw_key(&w, "db");
+		kp_jw_str(&w, dbpath);
+		kp_jw_key(&w, "schema_version");
+		kp_jw_int(&w, KPI_SCHEMA_VERSION);
+		kp_jw_end(&w);
+		kpc_json_close(&w);
 	} else {
 		fputs("Index ", stdout);
 		kp_sanitize_write(stdout, dbpath, strlen(dbpath), 0);

@@ -17,6 +17,7 @@
 #include "kp_symbols.h"
 #include "kp_utf8.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 
 #include <stdlib.h>
 #include <string.h>

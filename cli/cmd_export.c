@@ -7,6 +7,7 @@
 #include "kp_report_md.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -1,11 +1,10 @@
 /* cmd_index.c: `kpbrowse index`: scan report folders into the index. */
 #include "kp_index.h"
-#include "kp_report_json.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 #include "kp_sanitize.h"
 
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <sys/stat.h>
 #include <errno.h>
@@ -13,28 +12,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-int kpc_open_index(const char *db_opt, unsigned flags, kpi_db **db, char *path, size_t size)
-{
-	kp_error err;
-	char target[4096];
-	if (kpi_default_path(db_opt, target, sizeof target, &err) != KP_OK) {
-		kp_report_error("--db", &err);
-		return KP_EXIT_BAD;
-	}
-	kpi_target_display(target, path, size);
-	kp_status st = kpi_open(target, (flags & (KPI_OPEN_CREATE | KPI_OPEN_INIT)) ? flags : flags | KPI_OPEN_READONLY, db, &err);
-	memset(target, 0, sizeof target); /* the password, if any, goes no further */
-	if (st != KP_OK) {
-		char msg[512];
-		kp_error_format(&err, msg, sizeof msg);
-		fputs("kpbrowse: ", stderr);
-		kp_sanitize_write(stderr, msg, strlen(msg), 0);
-		fputc('\n', stderr);
-		return KP_EXIT_BAD;
-	}
-	return KP_EXIT_OK;
-}
 
 typedef struct progress {
 	bool tty;
@@ -65,48 +42,6 @@ static void on_progress(void *ctx, const kpi_progress *p)
 	fflush(stderr);
 }
 
-const char *kpc_bad_id_reason(const char *arg)
-{
-	const char *p = arg[0] == '@' ? arg + 1 : arg;
-	size_t n = strspn(p, "0123456789");
-	if (n && !p[n])
-		return "report id too large (report ids go up to @9223372036854775807)";
-	return "not a report id (use @ID from 'kpbrowse list')";
-}
-
-void kpc_bad_id(const char *cmd, const char *arg)
-{
-	kp_error err;
-	kp_error_set(&err, KP_ERR_USAGE, 0, -1, "%s: %s", cmd, kpc_bad_id_reason(arg));
-	kp_report_error(arg, &err);
-}
-
-/* A store's message names the database already: no "DB: DB:". */
-void kpc_report_db_error(const char *dbpath, const kp_error *err)
-{
-	size_t n = strlen(dbpath);
-	if (strncmp(err->msg, dbpath, n) != 0 || err->msg[n] != ':') {
-		kp_report_error(dbpath, err);
-		return;
-	}
-	char msg[512];
-	kp_error_format(err, msg, sizeof msg);
-	fputs("kpbrowse: ", stderr);
-	kp_sanitize_write(stderr, msg, strlen(msg), 0);
-	fputc('\n', stderr);
-}
-
-void kpc_print_json(struct cJSON *o)
-{
-	char *txt = cJSON_Print(o);
-	if (txt) {
-		kp_report_json_fputs_safe(stdout, txt);
-		putchar('\n');
-	}
-	cJSON_free(txt);
-	cJSON_Delete(o);
-}
-
 /* This Mac's kernelcache, kept for its panics (kp_kernelcache_keep): when
  * a report just indexed has the running kernelcache's kernel UUID.  Only
  * after new reports (opening a kernelcache can mean decompressing it).
@@ -127,35 +62,6 @@ static void keep_kernelcache(kpi_db *db, char *kept, size_t size)
 		kept[0] = '\0';
 	} else if (!made) {
 		kept[0] = '\0';   /* kept before */
-	}
-}
-
-/* Errors name their file (or @ID) on stderr, one line each, whatever the
- * output format: stdout carries only the summary. */
-size_t kpc_default_folders(const char *folders[2], char *home_buf, size_t size)
-{
-	folders[0] = "/Library/Logs/DiagnosticReports";
-	const char *home = getenv("HOME");
-	if (!home || !*home)
-		return 1;
-	snprintf(home_buf, size, "%s/Library/Logs/DiagnosticReports", home);
-	folders[1] = home_buf;
-	return 2;
-}
-
-void kpc_print_scan_errors(const struct kpi_summary *s, const struct kpi_resign_summary *rs)
-{
-	for (size_t i = 0; i < s->nwarning_list; i++)
-		kp_report_warning(s->warning_list[i].path, s->warning_list[i].msg, 0);
-	for (size_t i = 0; i < s->nerror_list; i++) {
-		kp_error e;
-		kp_error_set(&e, KP_ERR_IO, 0, -1, "%s", s->error_list[i].msg);
-		kp_report_error(s->error_list[i].path, &e);
-	}
-	for (size_t i = 0; rs && i < rs->nerror_list; i++) {
-		kp_error e;
-		kp_error_set(&e, KP_ERR_FORMAT, 0, -1, "not re-signed: %s", rs->error_list[i].msg);
-		kp_report_error(rs->error_list[i].path, &e);
 	}
 }
 
@@ -192,44 +98,60 @@ static void print_summary(const char *db, const kpi_summary *s, const kpi_resign
 		       rs->reports, rs->changed, rs->nerror_list);
 }
 
-/* o[name]: one {path_key, msg_key} object per entry of list. */
-static void add_list(cJSON *o, const char *name, const kpi_scan_error *list, size_t n,
+/* name: [{path_key, msg_key}, ...], one object per entry of list. */
+static void add_list(kp_jw *w, const char *name, const kpi_scan_error *list, size_t n,
                      const char *path_key, const char *msg_key)
 {
-	cJSON *a = cJSON_AddArrayToObject(o, name);
+	kp_jw_key(w, name);
+	kp_jw_arr(w);
 	for (size_t i = 0; i < n; i++) {
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, path_key, list[i].path);
-		cJSON_AddStringToObject(e, msg_key, list[i].msg);
-		cJSON_AddItemToArray(a, e);
+		kp_jw_obj(w);
+		kp_jw_key(w, path_key);
+		kp_jw_str(w, list[i].path);
+		kp_jw_key(w, msg_key);
+		kp_jw_str(w, list[i].msg);
+		kp_jw_end(w);
 	}
+	kp_jw_end(w);
+}
+
+static void add_count(kp_jw *w, const char *key, size_t n)
+{
+	kp_jw_key(w, key);
+	kp_jw_int(w, (int64_t)n);
 }
 
 static void print_json(const char *db, const kpi_summary *s, const kpi_resign_summary *rs,
                        bool verbose, const char *kept)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "db", db);
-	cJSON_AddNumberToObject(o, "files", (double)s->files);
-	cJSON_AddNumberToObject(o, "new", (double)s->new_reports);
-	cJSON_AddNumberToObject(o, "unchanged", (double)s->unchanged);
-	cJSON_AddNumberToObject(o, "duplicates", (double)s->duplicates);
-	cJSON_AddNumberToObject(o, "skipped", (double)s->skipped);
-	cJSON_AddNumberToObject(o, "superseded", (double)s->superseded);
-	cJSON_AddNumberToObject(o, "changing", (double)s->changing);
-	add_list(o, "errors", s->error_list, s->nerror_list, "path", "message");
-	if (kept[0])
-		cJSON_AddStringToObject(o, "kept_kernelcache", kept);
-	add_list(o, "warnings", s->warning_list, s->nwarning_list, "path", "message");
-	if (verbose)
-		add_list(o, "skipped_files", s->skip_list, s->nskip_list, "path", "why");
-	if (rs) {
-		cJSON_AddNumberToObject(o, "resign_changed", (double)rs->changed);
-		cJSON_AddNumberToObject(o, "resigned", (double)rs->resigned);
-		cJSON_AddNumberToObject(o, "reports", (double)rs->reports);
-		add_list(o, "resign_skipped", rs->error_list, rs->nerror_list, "report", "message");
+	kp_jw w;
+	kpc_json_open(&w);
+	kp_jw_obj(&w);
+	kp_jw_key(&w, "db");
+	kp_jw_str(&w, db);
+	add_count(&w, "files", s->files);
+	add_count(&w, "new", s->new_reports);
+	add_count(&w, "unchanged", s->unchanged);
+	add_count(&w, "duplicates", s->duplicates);
+	add_count(&w, "skipped", s->skipped);
+	add_count(&w, "superseded", s->superseded);
+	add_count(&w, "changing", s->changing);
+	add_list(&w, "errors", s->error_list, s->nerror_list, "path", "message");
+	if (kept[0]) {
+		kp_jw_key(&w, "kept_kernelcache");
+		kp_jw_str(&w, kept);
 	}
-	kpc_print_json(o);
+	add_list(&w, "warnings", s->warning_list, s->nwarning_list, "path", "message");
+	if (verbose)
+		add_list(&w, "skipped_files", s->skip_list, s->nskip_list, "path", "why");
+	if (rs) {
+		add_count(&w, "resign_changed", rs->changed);
+		add_count(&w, "resigned", rs->resigned);
+		add_count(&w, "reports", rs->reports);
+		add_list(&w, "resign_skipped", rs->error_list, rs->nerror_list, "report", "message");
+	}
+	kp_jw_end(&w);
+	kpc_json_close(&w);
 }
 
 static const struct option index_options[] = {

@@ -15,6 +15,7 @@
 #include "kp_sha1.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -118,15 +119,31 @@ static void print_source(const kp_nvram *nv)
 		       nv->other_log_len, nv->other_log_offset);
 }
 
-static void json_source(const kp_nvram *nv)
+/* A compact line of its own before the report ({"unsaved": {...},\n
+ * "report": ), as it has always been: punctuation raw, values the
+ * writer's. */
+static void json_source(kp_jw *w, const kp_nvram *nv)
 {
-	printf("{\"unsaved\": {\"form\": \"%s\", \"packed\": %s", nv->form, nv->packed ? "true" : "false");
-	if (nv->has_header)
-		printf(", \"version\": %" PRIu32 ", \"flags\": \"0x%" PRIx64 "\", \"stackshot_offset\": %" PRIu32
-		       ", \"stackshot_len\": %" PRIu32 ", \"other_log_offset\": %" PRIu32 ", \"other_log_len\": %" PRIu32,
-		       nv->version, nv->flags, nv->stackshot_offset, nv->stackshot_len, nv->other_log_offset,
-		       nv->other_log_len);
-	fputs("},\n \"report\": ", stdout);
+	KP_JW_LIT(w, "{\"unsaved\": {\"form\": ");
+	kp_jw_str(w, nv->form);
+	KP_JW_LIT(w, ", \"packed\": ");
+	kp_jw_bool(w, nv->packed);
+	if (nv->has_header) {
+		static const char *const keys[] = {", \"version\": ", ", \"stackshot_offset\": ",
+		                                   ", \"stackshot_len\": ", ", \"other_log_offset\": ",
+		                                   ", \"other_log_len\": "};
+		const uint32_t vals[] = {nv->version, nv->stackshot_offset, nv->stackshot_len,
+		                         nv->other_log_offset, nv->other_log_len};
+		for (size_t i = 0; i < 5; i++) {
+			kp_jw_raw(w, keys[i], strlen(keys[i]));
+			kp_jw_int(w, vals[i]);
+			if (i == 0) {
+				KP_JW_LIT(w, ", \"flags\": ");
+				kp_jw_hex(w, nv->flags);
+			}
+		}
+	}
+	KP_JW_LIT(w, "},\n \"report\": ");
 }
 
 int kpc_cmd_nvram(int argc, char **argv)
@@ -245,10 +262,15 @@ int kpc_cmd_nvram(int argc, char **argv)
 			kp_symbols_set_report(sym, r);
 	}
 	if (json) {
-		json_source(&nv);
-		if (!kp_report_json_write(stdout, r, NULL, NULL, 1))
+		kp_jw w;
+		kp_jw_init(&w, stdout);
+		json_source(&w, &nv);
+		if (!kp_report_json_write(&w, r, NULL, NULL, 1))
 			status = KP_EXIT_BAD;
-		fputs("}\n", stdout);
+		kp_jw_raw(&w, "}\n", 2);
+		if (!kp_jw_flush(&w))
+			status = KP_EXIT_BAD;
+		kp_jw_free(&w);
 	} else {
 		print_source(&nv);
 		kp_report_text(stdout, r, sym);

@@ -3,6 +3,8 @@
 #include "kp_index.h"
 #include "kp_lex.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
+#include "kpc_rows.h"
 
 #include <getopt.h>
 #include <stdint.h>

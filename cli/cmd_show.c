@@ -5,6 +5,7 @@
 #include "kp_report.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 #include "kp_proc.h"
 #include "kp_report_text.h"
 #include "kp_sanitize.h"
@@ -103,78 +104,96 @@ static char *run_decoder(void *ctx, const kp_extlog *x, char *why, size_t wsize)
 	return NULL;
 }
 
+static void put_str_or_null(kp_jw *w, const char *key, const char *s)
+{
+	kp_jw_key(w, key);
+	kp_jw_str(w, s);
+}
+
 /* --disasm: the instructions around frame i as a "disasm" array (null and
  * "disasm_error" when there are none); frames without symbols get nulls. */
 static void json_disasm(show_opts *o, const kp_report *r, const kp_thread *t, size_t i,
-                        bool symbolicated, cJSON *obj)
+                        bool symbolicated, kp_jw *w)
 {
 	kp_disasm d;
 	kp_error err;
 	if (!symbolicated || kp_disasm_frame(o->sym, r, t, i, o->disasm, &d, &err) != KP_OK) {
-		cJSON_AddItemToObject(obj, "disasm", cJSON_CreateNull());
-		cJSON_AddItemToObject(obj, "disasm_error",
-		                      symbolicated ? cJSON_CreateString(err.msg) : cJSON_CreateNull());
+		kp_jw_key(w, "disasm");
+		kp_jw_null(w);
+		put_str_or_null(w, "disasm_error", symbolicated ? err.msg : NULL);
 		return;
 	}
-	cJSON *arr = cJSON_CreateArray();
+	kp_jw_key(w, "disasm");
+	kp_jw_arr(w);
 	for (size_t k = 0; k < d.n; k++) {
 		const kp_disasm_insn *in = &d.insns[k];
-		cJSON *e = cJSON_CreateObject();
 		char hex[2 * sizeof in->bytes + 1] = "";
 		for (unsigned b = 0; b < in->nbytes; b++)
 			snprintf(hex + 2 * b, sizeof hex - 2 * b, "%02x", in->bytes[b]);
-		cJSON_AddItemToObject(e, "address", kp_report_json_hex(in->address));
-		cJSON_AddStringToObject(e, "bytes", hex);
-		cJSON_AddStringToObject(e, "mnemonic", in->mnemonic);
-		cJSON_AddStringToObject(e, "operands", in->operands);
-		cJSON *tg = cJSON_CreateNull();
+		kp_jw_obj(w);
+		kp_jw_key(w, "address");
+		kp_jw_hex(w, in->address);
+		put_str_or_null(w, "bytes", hex);
+		put_str_or_null(w, "mnemonic", in->mnemonic);
+		put_str_or_null(w, "operands", in->operands);
+		kp_jw_key(w, "target");
 		if (in->has_target) {
-			cJSON_Delete(tg);
-			tg = cJSON_CreateObject();
-			cJSON_AddItemToObject(tg, "address", kp_report_json_hex(in->target));
-			cJSON_AddItemToObject(tg, "symbol", in->target_name[0] ? cJSON_CreateString(in->target_name)
-			                                                       : cJSON_CreateNull());
+			kp_jw_obj(w);
+			kp_jw_key(w, "address");
+			kp_jw_hex(w, in->target);
+			put_str_or_null(w, "symbol", in->target_name[0] ? in->target_name : NULL);
+			kp_jw_end(w);
+		} else {
+			kp_jw_null(w);
 		}
-		cJSON_AddItemToObject(e, "target", tg);
-		cJSON_AddBoolToObject(e, "marked", in->marked);
-		cJSON_AddItemToArray(arr, e);
+		kp_jw_key(w, "marked");
+		kp_jw_bool(w, in->marked);
+		kp_jw_end(w);
 	}
-	cJSON_AddItemToObject(obj, "disasm", arr);
-	cJSON_AddItemToObject(obj, "disasm_error", cJSON_CreateNull());
+	kp_jw_end(w);
+	kp_jw_key(w, "disasm_error");
+	kp_jw_null(w);
 	kp_disasm_free(&d);
 }
 
+/* A number, or null for 0 (a line or column DWARF does not give). */
+static void put_count(kp_jw *w, const char *key, uint64_t v)
+{
+	kp_jw_key(w, key);
+	if (v)
+		kp_jw_int(w, (int64_t)v);
+	else
+		kp_jw_null(w);
+}
+
 static void json_frame(void *ctx, const kp_report *r, const kp_process *p, const kp_thread *t,
-                       size_t i, cJSON *obj)
+                       size_t i, kp_jw *w)
 {
 	show_opts *o = ctx;
 	(void)p;
 	kp_symresult res;
-	cJSON *syms = cJSON_CreateArray();
-	const char *source = NULL;
-	bool has_lookup = false;
-	uint64_t lookup = 0;
-	if (o->sym && kp_symbols_frame(o->sym, r, t, i, &res) == KP_SYM_OK) {
-		source = res.source;
-		for (size_t k = 0; k < res.nframes; k++) {
-			cJSON *e = cJSON_CreateObject();
-			const kp_symframe *f = &res.frames[k];
-			cJSON_AddItemToObject(e, "function", f->function ? cJSON_CreateString(f->function) : cJSON_CreateNull());
-			cJSON_AddItemToObject(e, "file", f->file ? cJSON_CreateString(f->file) : cJSON_CreateNull());
-			cJSON_AddItemToObject(e, "line", f->line ? cJSON_CreateNumber(f->line) : cJSON_CreateNull());
-			cJSON_AddItemToObject(e, "column", f->column ? cJSON_CreateNumber(f->column) : cJSON_CreateNull());
-			cJSON_AddItemToArray(syms, e);
-		}
+	bool found = o->sym && kp_symbols_frame(o->sym, r, t, i, &res) == KP_SYM_OK;
+	const char *source = found ? res.source : NULL;
+	kp_jw_key(w, "lookup_address");
+	if (o->sym && res.has_lookup)
+		kp_jw_hex(w, res.lookup_address);
+	else
+		kp_jw_null(w);
+	kp_jw_key(w, "symbols");
+	kp_jw_arr(w);
+	for (size_t k = 0; found && k < res.nframes; k++) {
+		const kp_symframe *f = &res.frames[k];
+		kp_jw_obj(w);
+		put_str_or_null(w, "function", f->function);
+		put_str_or_null(w, "file", f->file);
+		put_count(w, "line", f->line);
+		put_count(w, "column", f->column);
+		kp_jw_end(w);
 	}
-	if (o->sym && res.has_lookup) {
-		has_lookup = true;
-		lookup = res.lookup_address;
-	}
-	cJSON_AddItemToObject(obj, "lookup_address", has_lookup ? kp_report_json_hex(lookup) : cJSON_CreateNull());
-	cJSON_AddItemToObject(obj, "symbols", syms);
-	cJSON_AddItemToObject(obj, "symbol_source", source ? cJSON_CreateString(source) : cJSON_CreateNull());
+	kp_jw_end(w);
+	put_str_or_null(w, "symbol_source", source);
 	if (o->disasm)
-		json_disasm(o, r, t, i, source != NULL, obj);
+		json_disasm(o, r, t, i, source != NULL, w);
 }
 
 /* FILE, or @ID from the index (the archived original, so it works after the
@@ -334,8 +353,11 @@ int kpc_cmd_show(int argc, char **argv)
 	/* Several files: one JSON array, each report streamed as it is read. */
 	bool arr = o.json && nfiles > 1;
 	int nprinted = 0;
+	kp_jw out = {0};
+	if (o.json)
+		kp_jw_init(&out, stdout);
 	if (arr)
-		fputc('[', stdout);
+		kp_jw_raw(&out, "[", 1);
 	for (int i = optind; i < argc; i++) {
 		kp_report *r = NULL;
 		kp_error err;
@@ -360,8 +382,9 @@ int kpc_cmd_show(int argc, char **argv)
 			kp_symbols_prefetch_report(o.sym, r);
 		if (o.json) {
 			if (arr && nprinted)
-				fputs(", ", stdout);
-			bool ok = kp_report_json_write(stdout, r, json_frame, &o, arr ? 1 : 0);
+				kp_jw_raw(&out, ", ", 2);
+			bool ok = kp_report_json_write(&out, r, json_frame, &o, arr ? 1 : 0);
+			ok = kp_jw_flush(&out) && ok;   /* each report out as it is done */
 			if (!ok && ferror(stdout)) { /* main reports the failed write, once */
 				kp_report_free(&r);
 				break;
@@ -373,7 +396,7 @@ int kpc_cmd_show(int argc, char **argv)
 				status = KP_EXIT_BAD;
 			}
 			if (!arr)
-				putchar('\n');
+				kp_jw_raw(&out, "\n", 1);
 			nprinted++;
 		} else {
 			kp_report_text_disasm(stdout, r, o.sym, o.disasm);
@@ -383,7 +406,11 @@ int kpc_cmd_show(int argc, char **argv)
 			break; /* main reports the failed write */
 	}
 	if (arr)
-		fputs("]\n", stdout);
+		kp_jw_raw(&out, "]\n", 2);
+	if (o.json) {
+		kp_jw_flush(&out);   /* a failed write is main's to report, once */
+		kp_jw_free(&out);
+	}
 	const char *wfile, *w;
 	for (size_t i = 0; (w = kp_symbols_warning_at(o.sym, i, &wfile)) != NULL; i++)
 		kp_report_warning(wfile, w, 0);

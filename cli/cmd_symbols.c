@@ -6,6 +6,7 @@
 #include "kp_sanitize.h"
 #include "kp_symbols.h"
 #include "kpc_cmd.h"
+#include "kpc_common.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -57,67 +58,6 @@ static void print_where(const char *uuid, const kp_symwhere *w)
 		put(w->remap[2 * i + 1]);
 		putchar('\n');
 	}
-}
-
-static const struct option source_options[] = {
-	{"dsym", required_argument, NULL, 'd'},
-	{"kernelcache", required_argument, NULL, 'k'},
-	{"signatures", required_argument, NULL, 'S'},
-	/* what lldb passes a dsymForUUID (SymbolLocatorDebugSymbols) */
-	{"ignoreNegativeCache", no_argument, NULL, 'n'},
-	{"copyExecutable", no_argument, NULL, 'c'},
-	{"help", no_argument, NULL, 'h'},
-	{0, 0, 0, 0},
-};
-
-int kpc_source_options(const char *cmd, int argc, char **argv, bool lldb_flags,
-                       const char *paths[KPC_MAX_DSYM], size_t *npaths,
-                       const char *kcs[KPC_MAX_DSYM], size_t *nkcs,
-                       const char *sigs[KPC_MAX_DSYM], size_t *nsigs)
-{
-	int c;
-	*npaths = *nkcs = 0;
-	if (nsigs)
-		*nsigs = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:h", source_options, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (*npaths == KPC_MAX_DSYM) {
-				kp_usage_error("%s: at most %d --dsym", cmd, KPC_MAX_DSYM);
-				return KP_EXIT_BAD;
-			}
-			paths[(*npaths)++] = optarg;
-			break;
-		case 'k':
-			if (*nkcs == KPC_MAX_DSYM) {
-				kp_usage_error("%s: at most %d --kernelcache", cmd, KPC_MAX_DSYM);
-				return KP_EXIT_BAD;
-			}
-			kcs[(*nkcs)++] = optarg;
-			break;
-		case 'S':
-			if (!sigs) {
-				kp_usage_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
-				return KP_EXIT_BAD;
-			}
-			if (*nsigs == KPC_MAX_DSYM) {
-				kp_usage_error("%s: at most %d --signatures", cmd, KPC_MAX_DSYM);
-				return KP_EXIT_BAD;
-			}
-			sigs[(*nsigs)++] = optarg;
-			break;
-		case 'n':
-		case 'c':
-			if (lldb_flags)
-				break;
-			kp_usage_error("%s: unknown option '%s'", cmd, argv[optind - 1]);
-			return KP_EXIT_BAD;
-		case 'h': return KPC_HELP;
-		default: return KPC_USAGE;   /* getopt said what was wrong */
-		}
-	}
-	return KP_EXIT_OK;
 }
 
 int kpc_cmd_symbols(int argc, char **argv)

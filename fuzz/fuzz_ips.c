@@ -36,8 +36,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (kp_report_parse(buf, len, "fuzz.ips", &r, &err) == KP_OK) {
 		const kp_process *p;
 		(void)kp_report_panicked_thread(r, &p);
-		if (devnull_ips())
-			(void)kp_report_json_write(devnull_ips(), r, NULL, NULL, 0);
+		if (devnull_ips()) {
+			kp_jw w;
+			kp_jw_init(&w, devnull_ips());
+			(void)kp_report_json_write(&w, r, NULL, NULL, 0);
+			(void)kp_jw_flush(&w);
+			kp_jw_free(&w);
+		}
 		(void)kp_arch_name(r->arch);
 		(void)kp_format_name(r->format);
 	}

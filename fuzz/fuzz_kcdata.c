@@ -55,8 +55,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size)
 		memcpy(buf + pre, data, size);
-	if (kp__kcdata_decode(r, buf, len, 1) == KP_OK && devnull_kc())
-		(void)kp_report_json_write(devnull_kc(), r, NULL, NULL, 0);
+	if (kp__kcdata_decode(r, buf, len, 1) == KP_OK && devnull_kc()) {
+		kp_jw w;
+		kp_jw_init(&w, devnull_kc());
+		(void)kp_report_json_write(&w, r, NULL, NULL, 0);
+		(void)kp_jw_flush(&w);
+		kp_jw_free(&w);
+	}
 	free(buf);
 	kp_report_free(&r);
 	return 0;

@@ -39,8 +39,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (kp_report_parse(buf, size, "fuzz.panic", &r, &err) == KP_OK) {
 		const kp_process *p;
 		(void)kp_report_panicked_thread(r, &p);
-		if (devnull_text())
-			(void)kp_report_json_write(devnull_text(), r, NULL, NULL, 0);
+		if (devnull_text()) {
+			kp_jw w;
+			kp_jw_init(&w, devnull_text());
+			(void)kp_report_json_write(&w, r, NULL, NULL, 0);
+			(void)kp_jw_flush(&w);
+			kp_jw_free(&w);
+		}
 	}
 	kp_report_free(&r);
 	free(buf);

@@ -332,13 +332,8 @@ for args in "list" "list --groups" "list --json" "search pwned" "search --json p
 	"search --kext com.evil" "search --uuid 4C4C44A3-5555-3144-A151-249D146ED38D"; do
 	# shellcheck disable=SC2086
 	"$kp" $args --db "$db" >"$tmp/out" 2>"$tmp/err"
-	case "$args" in
-	*--json*) # cmd_list.c prints cJSON_Print text as is: C1 and bidi controls
-		# pass raw (ESC/BEL are escaped).  Fix: print through kp_report_json_fputs_safe
-		# (core/report/kp_report_json.h) as show --json does.  Index engineer's file.
-		nasty "tty $args" "$tmp/out" ;;
-	*) nasty "tty $args" "$tmp/out" ;;
-	esac
+	# --json too: the one JSON writer (kp_jw.h) escapes C0, C1 and bidi controls
+	nasty "tty $args" "$tmp/out"
 	nasty "tty $args stderr" "$tmp/err"
 done
 "$kp" list --db "$db" >"$tmp/out" 2>&1

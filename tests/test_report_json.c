@@ -1,12 +1,15 @@
-/* test_report_json.c: the JSON writer against golden files in
+/* test_report_json.c: show --json's writer (kp_report_json_write through
+ * kp_jw) against golden files in
  * tests/golden/json/ (written once by the cJSON-built writer it replaced,
  * then kept): every fixture report and the committed hostile corpus byte
  * for byte as whole files (SET/NAME.json: with a frame callback, as show
  * --json prints), their other two variants (no callback; depth 1) and every
  * real corpus and generated hostile corpus report (tests/hostile/gen.py,
  * when python3 runs) by the SHA-1 of the bytes (digests.txt); strings with
- * every kind of byte (strings.txt) and run across the buffer's edge; a cJSON
- * tree (values.json); and a failed write is reported.
+ * every kind of byte (strings.txt; to a FILE and in memory alike, the ASCII
+ * ones as cJSON escapes them) and run across the buffer's edge; a parsed
+ * tree written back in cJSON's layout (values.json); and a failed write is
+ * reported.
  *
  * KP_GOLDEN_UPDATE=1 rewrites the golden files from the writer (a changed
  * output is then a reviewed diff in git); not under ASan, which leaves the
@@ -14,6 +17,7 @@
 #include "kp_fs.h"
 #include "kp_report_json.h"
 #include "kp_sha1.h"
+#include <cjson/cJSON.h>
 #include "kt.h"
 
 #include <dirent.h>
@@ -26,27 +30,46 @@
 /* Like show's callback: --no-symbols keys on every frame, and on some
  * frames symbol entries made of the report's own (maybe hostile) text. */
 static void frame_cb(void *ctx, const kp_report *r, const kp_process *p, const kp_thread *t,
-                     size_t i, cJSON *obj)
+                     size_t i, kp_jw *w)
 {
 	(void)ctx;
 	(void)r;
-	cJSON *syms = cJSON_CreateArray();
 	bool rich = i % 3 == 1;
-	if (rich) {
-		cJSON *e = cJSON_CreateObject();
-		const char *fn = t->frames[i].symbol ? t->frames[i].symbol : t->name;
-		cJSON_AddItemToObject(e, "function", fn ? cJSON_CreateString(fn) : cJSON_CreateNull());
-		cJSON_AddItemToObject(e, "file", p->name ? cJSON_CreateString(p->name) : cJSON_CreateNull());
-		cJSON_AddItemToObject(e, "line", cJSON_CreateNumber((double)(i * 7 + 1)));
-		cJSON_AddItemToObject(e, "column", cJSON_CreateNull());
-		cJSON_AddItemToArray(syms, e);
-		cJSON_AddItemToArray(syms, cJSON_CreateObject());
-	}
 	char hex[24];
 	snprintf(hex, sizeof hex, "0x%" PRIx64, t->frames[i].address);
-	cJSON_AddItemToObject(obj, "lookup_address", rich ? cJSON_CreateString(hex) : cJSON_CreateNull());
-	cJSON_AddItemToObject(obj, "symbols", syms);
-	cJSON_AddItemToObject(obj, "symbol_source", rich ? cJSON_CreateString("dsym") : cJSON_CreateNull());
+	kp_jw_key(w, "lookup_address");
+	kp_jw_str(w, rich ? hex : NULL);
+	kp_jw_key(w, "symbols");
+	kp_jw_arr(w);
+	if (rich) {
+		const char *fn = t->frames[i].symbol ? t->frames[i].symbol : t->name;
+		kp_jw_obj(w);
+		kp_jw_key(w, "function");
+		kp_jw_str(w, fn);
+		kp_jw_key(w, "file");
+		kp_jw_str(w, p->name);
+		kp_jw_key(w, "line");
+		kp_jw_int(w, (int64_t)(i * 7 + 1));
+		kp_jw_key(w, "column");
+		kp_jw_null(w);
+		kp_jw_end(w);
+		kp_jw_obj(w);
+		kp_jw_end(w);
+	}
+	kp_jw_end(w);
+	kp_jw_key(w, "symbol_source");
+	kp_jw_str(w, rich ? "dsym" : NULL);
+}
+
+/* The report as JSON into fp, as show writes it: false on any failure. */
+static bool write_report(FILE *fp, const kp_report *r, kp_report_json_frame_fn fn, int depth)
+{
+	kp_jw w;
+	kp_jw_init(&w, fp);
+	bool ok = kp_report_json_write(&w, r, fn, NULL, depth);
+	ok = kp_jw_flush(&w) && ok;
+	kp_jw_free(&w);
+	return ok;
 }
 
 /* Compares two files' contents; on a difference prints where. */
@@ -255,7 +278,7 @@ static void compare_report(const char *path, const char *set, const char *rel, b
 		char file[4700];
 		snprintf(file, sizeof file, "%s.json", name);
 		snprintf(key, sizeof key, "%s %s", vname[v], name);
-		bool ok = kp_report_json_write(out, r, fn, NULL, depth);
+		bool ok = write_report(out, r, fn, depth);
 		if (!ok || !golden_same(out, whole && v == 0 ? file : NULL, key)) {
 			ndiff++;
 			KT_CHECK(false, "%s: the golden JSON", key);
@@ -378,30 +401,52 @@ static bool string_line_same(FILE *out)
 	return ok;
 }
 
-/* s[0..n) as a string value, against its golden (line str_at of
- * strings.txt, or the digest of key for a long one) and against the other
- * way the library writes it: cJSON_PrintUnformatted made safe by
- * kp_report_json_fputs_safe. */
+/* s[0..n) as a string value (kp_jw_strn, through a FILE), against its
+ * golden (line str_at of strings.txt, or the digest of key for a long one)
+ * and, when s is ASCII without DEL (nothing the safety rule changes),
+ * against cJSON_PrintUnformatted byte for byte; the same bytes written in
+ * memory (kp_jw_text) too. */
 static bool string_same(const char *s, size_t n, const char *key)
 {
 	char *z = malloc(n + 1);
 	memcpy(z, s, n);
 	z[n] = '\0';
 	size_t zn = strlen(z);   /* C strings end at a NUL, as the model's do */
-	cJSON *j = cJSON_CreateString(z);
-	char *txt = cJSON_PrintUnformatted(j);
-	FILE *b = tmpfile(), *c = tmpfile();
-	kp_report_json_out *o = malloc(sizeof *o);
-	kp_report_json_init(o, b);
-	kp_report_json_string(o, z, zn);
-	bool ok = kp_report_json_flush(o);
+	FILE *b = tmpfile();
+	kp_jw w;
+	kp_jw_init(&w, b);
+	kp_jw_strn(&w, z, zn);
+	bool ok = kp_jw_flush(&w);
+	kp_jw_free(&w);
 	ok = ok && (key ? golden_same(b, NULL, key) : string_line_same(b));
-	ok = kp_report_json_fputs_safe(c, txt) && same_files(b, c, "fputs_safe") && ok;
+	long len = ftell(b);
+	char *got = malloc((size_t)len + 1);
+	rewind(b);
+	ok = got && fread(got, 1, (size_t)len, b) == (size_t)len && ok;
+	if (got)
+		got[len] = '\0';
+	kp_jw m;
+	kp_jw_init(&m, NULL);
+	kp_jw_strn(&m, z, zn);
+	size_t mlen = 0;
+	const char *mem = kp_jw_text(&m, &mlen);
+	ok = got && mem && mlen == (size_t)len && memcmp(mem, got, mlen) == 0 && ok;
+	kp_jw_free(&m);
+	bool ascii = true;
+	for (size_t i = 0; i < zn; i++)
+		ascii = ascii && (unsigned char)z[i] < 0x7f;
+	if (ascii && got) {
+		cJSON *j = cJSON_CreateString(z);
+		char *txt = cJSON_PrintUnformatted(j);
+		if (!txt || strcmp(txt, got) != 0) {
+			printf("# %s: not as cJSON escapes it\n", key ? key : "a short string");
+			ok = false;
+		}
+		cJSON_free(txt);
+		cJSON_Delete(j);
+	}
+	free(got);
 	fclose(b);
-	fclose(c);
-	free(o);
-	cJSON_free(txt);
-	cJSON_Delete(j);
 	free(z);
 	return ok;
 }
@@ -448,7 +493,7 @@ static void test_strings(void)
 		{"ab", "\xe2\x80\xae", "\xc3\xa9"},     /* unsafe and safe sequences */
 		{"\x01", "\xff", "\xf3\xa0\x80\x81"},   /* nothing but escapes */
 	};
-	size_t cap = 3 * KP_REPORT_JSON_BUFSIZE + 17;
+	size_t cap = 3 * KP_JW_BUFSIZE + 17;
 	char *big = malloc(cap + 8);
 	all = true;
 	for (size_t pat = 0; pat < sizeof pats / sizeof *pats; pat++) {
@@ -469,20 +514,93 @@ static void test_strings(void)
 	free(str_lines);
 }
 
-/* Generic cJSON values (a callback's additions, list/search output). */
+/* A parsed cJSON tree written back through the writer's calls. */
+static void write_tree(kp_jw *w, const cJSON *v)
+{
+	if (cJSON_IsObject(v)) {
+		kp_jw_obj(w);
+		for (const cJSON *c = v->child; c; c = c->next) {
+			kp_jw_key(w, c->string ? c->string : "");
+			write_tree(w, c);
+		}
+		kp_jw_end(w);
+	} else if (cJSON_IsArray(v)) {
+		kp_jw_arr(w);
+		for (const cJSON *c = v->child; c; c = c->next)
+			write_tree(w, c);
+		kp_jw_end(w);
+	} else if (cJSON_IsString(v)) {
+		kp_jw_str(w, v->valuestring);
+	} else if (cJSON_IsNumber(v)) {
+		kp_jw_double(w, v->valuedouble);
+	} else if (cJSON_IsBool(v)) {
+		kp_jw_bool(w, cJSON_IsTrue(v));
+	} else {
+		kp_jw_null(w);
+	}
+}
+
+/* Generic values in cJSON's layout (list/search output, the index's
+ * summary): nesting, empty containers, numbers, a hostile key. */
 static void test_values(void)
 {
 	cJSON *root = cJSON_Parse("{\"a\":[1,-2,0.5,123456789012345,\"x\\u001b\",true,false,null,"
 	                          "{},[],{\"k\":{\"z\":[{\"q\":1}]}}],\"\":\"\\u202e\",\"e\":{}}");
 	FILE *b = tmpfile();
-	kp_report_json_out *o = malloc(sizeof *o);
-	kp_report_json_init(o, b);
-	kp_report_json_value(o, root, 0);
-	KT_CHECK(kp_report_json_flush(o) && golden_same(b, "values.json", NULL),
-	         "a cJSON tree as cJSON_Print lays it out, made safe (values.json)");
+	kp_jw w;
+	kp_jw_init(&w, b);
+	write_tree(&w, root);
+	KT_CHECK(kp_jw_flush(&w) && golden_same(b, "values.json", NULL),
+	         "a JSON tree as cJSON_Print lays it out, made safe (values.json)");
+	kp_jw_free(&w);
 	fclose(b);
-	free(o);
 	cJSON_Delete(root);
+}
+
+/* A callback that opens containers and leaves them open, and one that
+ * closes the same ones. */
+static void frame_open(kp_jw *w, bool close)
+{
+	kp_jw_key(w, "extra");
+	kp_jw_arr(w);
+	kp_jw_obj(w);
+	kp_jw_key(w, "k");
+	kp_jw_int(w, 1);
+	if (close) {
+		kp_jw_end(w);
+		kp_jw_end(w);
+	}
+}
+
+static void frame_left_open(void *ctx, const kp_report *r, const kp_process *p, const kp_thread *t,
+                            size_t i, kp_jw *w)
+{
+	(void)ctx, (void)r, (void)p, (void)t, (void)i;
+	frame_open(w, false);
+}
+
+static void frame_closed(void *ctx, const kp_report *r, const kp_process *p, const kp_thread *t,
+                         size_t i, kp_jw *w)
+{
+	(void)ctx, (void)r, (void)p, (void)t, (void)i;
+	frame_open(w, true);
+}
+
+/* The frame callback's contract: what it leaves open is closed for it. */
+static void test_callback_left_open(void)
+{
+	kp_report *r = NULL;
+	kp_error err;
+	if (kp_report_load(KP_FIXTURES "/reports/panic-full-2026-11-20-101500.0001.ips", &r, &err) != KP_OK) {
+		KT_CHECK(false, "fixture loads");
+		return;
+	}
+	FILE *a = tmpfile(), *b = tmpfile();
+	bool ok = write_report(a, r, frame_left_open, 0) && write_report(b, r, frame_closed, 0);
+	KT_CHECK(ok && same_files(a, b, "left open"), "containers a frame callback leaves open are closed for it");
+	fclose(a);
+	fclose(b);
+	kp_report_free(&r);
 }
 
 /* A FILE that refuses writes: opened for reading. */
@@ -501,15 +619,14 @@ static void test_write_error(void)
 	kp_status st = kp_report_load(KP_FIXTURES "/reports/panic-full-2026-11-20-101500.0001.ips", &r, &err);
 	KT_CHECK(st == KP_OK, "fixture loads");
 	if (st == KP_OK)
-		KT_CHECK(!kp_report_json_write(ro, r, frame_cb, NULL, 0), "a failed write is reported");
+		KT_CHECK(!write_report(ro, r, frame_cb, 0), "a failed write is reported");
 	kp_report_free(&r);
 	clearerr(ro);
-	KT_CHECK(!kp_report_json_fputs_safe(ro, "{\"a\":\t\"b\"}"), "fputs_safe reports a failed write");
-	kp_report_json_out *o = malloc(sizeof *o);
-	kp_report_json_init(o, ro);
-	kp_report_json_str(o, "x");
-	KT_CHECK(!kp_report_json_flush(o) && !kp_report_json_flush(o), "a failure is sticky");
-	free(o);
+	kp_jw w;
+	kp_jw_init(&w, ro);
+	kp_jw_str(&w, "x");
+	KT_CHECK(!kp_jw_flush(&w) && !kp_jw_flush(&w), "a failure is sticky");
+	kp_jw_free(&w);
 	fclose(ro);
 	unlink(path);
 }
@@ -522,6 +639,7 @@ int main(void)
 	test_strings();
 	test_values();
 	test_write_error();
+	test_callback_left_open();
 	test_corpora();
 	if (update)
 		KT_CHECK(digests_write(), "wrote " GOLDEN "/digests.txt");

@@ -82,12 +82,15 @@ kp_sh_test(test_tui_symsrc)
 kp_c_test(test_rnglists)
 target_include_directories(test_rnglists PRIVATE ${CMAKE_SOURCE_DIR}/core/dwarf)
 kp_c_test(test_report_json)
+# the one JSON writer (core/base/kp_jw.h) on its own
+kp_c_test(test_json_writer)
 kp_c_test(test_disasm)
 kp_sh_test(test_show_disasm)
-# list/search --json rows: the list command's writer from cli/ linked in
-kp_c_test(test_rows_json ${CMAKE_SOURCE_DIR}/cli/cmd_list.c ${CMAKE_SOURCE_DIR}/cli/cmd_index.c)
-target_include_directories(test_rows_json PRIVATE ${CMAKE_SOURCE_DIR}/cli)
-target_link_libraries(test_rows_json PRIVATE kpindex kpcore)
+# list/search --json rows: the CLI library's rows writer (kpcli)
+kp_c_test(test_rows_json)
+target_link_libraries(test_rows_json PRIVATE kpcli)
+# every command's --json byte for byte (tests/golden/cli)
+kp_sh_test(test_cli_json)
 
 # The long ones first, so that with more jobs than cores (scripts/test.sh)
 # the tmux tests, which mostly wait on the screen, overlap the rest.
