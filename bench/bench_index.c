@@ -1,15 +1,17 @@
 /* bench_index.c: the index on 10,000 generated reports (one in fifty a ~1 MB
  * full .ips made from the real one when present): cold scan (and its CPU
  * time) beside parse-only passes of the same files just before and after
- * it (cold / parse, issue 25: at most 2x),
+ * it (cold / parse, issue 35: at most 1.5x; RUNS cold scans, each against
+ * the passes on either side of it, min / median / max; wall and CPU time;
+ * MB/s beside cat reading the same files),
  * unchanged rescan, UUID search, index size, list --json (the whole
  * process, and its writer alone on the same rows); then one flat folder of
  * 100,000 small reports (cold scan, its cold / parse, and unchanged rescan:
  * every step of a scan is O(n log n)); after each index, the TUI's first
  * paint from it beside the sqlite3 shell printing the same first page.
  * Prints figures only.
- * Usage: bench_index [COUNT [FLAT]] (default 10000 100000; FLAT 0 skips
- * it); works in a temp dir. */
+ * Usage: bench_index [COUNT [FLAT [RUNS]]] (default 10000 100000 3; FLAT 0
+ * skips it); works in a temp dir. */
 #include "../tests/kt_slurp.h"
 #include "kp_index.h"
 #include "index_corpus.h"
@@ -93,36 +95,99 @@ static int found_rows(void *ctx, const kpi_report_row *r)
 	return 0;
 }
 
+/* This thread's CPU time so far. */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One parse-only pass: the time spent in kp_report_parse (wall and CPU)
+ * and reading the files into memory, on one thread. */
+typedef struct pass {
+	double wall, cpu, read_wall;
+} pass;
+
+static void parse_pass_once(const char *dir, pass *t, size_t *nfiles, size_t *bytes);
+
 /* The parse-only time of the files under dir, one pass, after what was
  * just written has gone to disk.  A shared 2-core machine's speed drifts
  * over minutes (one pass took 1.1 s, the same pass later 1.8 s, and the
- * ratio swung with it from 2.3x to 1.5x): a pass is made just before the
- * cold scan and one once its index is closed, and the scan is set against
- * their mean. */
-static double parse_pass_once(const char *dir, size_t *nfiles, size_t *bytes);
-
-static double parse_pass(const char *dir, size_t *nfiles, size_t *bytes)
+ * ratio swung with it from 2.3x to 1.5x): a pass is made before each cold
+ * scan and one once the last index is closed, and each scan is set
+ * against the mean of the two beside it. */
+static pass parse_pass(const char *dir, size_t *nfiles, size_t *bytes)
 {
+	pass t = {0};
 	sync();
-	return parse_pass_once(dir, nfiles, bytes);
+	parse_pass_once(dir, &t, nfiles, bytes);
+	return t;
 }
 
-/* Prints the cold scan against the passes around it (indent: the line's). */
-static void print_ratio(const char *indent, double tcold, double before, double after)
+static int cmp_double(const void *a, const void *b)
 {
-	double mean = (before + after) / 2;
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* "min / median / max" of v[0..n) (sorted in place), each printed with fmt. */
+static const char *spread(double *v, int n, const char *fmt)
+{
+	static char out[4][128];
+	static int k;
+	char *o = out[k++ % 4], a[32], b[32], c[32];
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	snprintf(a, sizeof a, fmt, v[0]);
+	snprintf(b, sizeof b, fmt, n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2);
+	snprintf(c, sizeof c, fmt, v[n - 1]);
+	snprintf(o, 128, "%s / %s / %s", a, b, c);
+	return o;
+}
+
+static void print_load(const char *when)
+{
+	double l[3];
+	if (getloadavg(l, 3) == 3)
+		printf("load average %s: %.2f %.2f %.2f\n", when, l[0], l[1], l[2]);
+}
+
+/* `cat` of every file under dir to /dev/null (find -exec cat {} +): wall
+ * seconds, and the CPU of find and cat in *cpu. */
+static double cat_all(const char *dir, double *cpu)
+{
+	double t0 = now();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execlp("find", "find", dir, "-type", "f", "-exec", "cat", "{}", "+", (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	struct rusage ru;
+	if (pid < 0 || wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -1;
+	*cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
+	return now() - t0;
+}
+
+/* Prints the flat folder's cold scan against the passes around it. */
+static void print_ratio(const char *indent, double tcold, pass before, pass after)
+{
+	double mean = (before.wall + after.wall) / 2;
 	printf("%sparsing alone:        %.2f s before the scan, %.2f s after (one thread, a separate pass)\n",
-	       indent, before, after);
-	printf("%scold / parse = %.1fx (target <= 2x; against the mean of the two)\n", indent,
+	       indent, before.wall, after.wall);
+	printf("%scold / parse = %.1fx (target <= 1.5x; against the mean of the two)\n", indent,
 	       mean > 0 ? tcold / mean : 0);
 }
 
-static double parse_pass_once(const char *dir, size_t *nfiles, size_t *bytes)
+static void parse_pass_once(const char *dir, pass *t, size_t *nfiles, size_t *bytes)
 {
-	double t = 0;
 	DIR *d = opendir(dir);
 	if (!d)
-		return 0;
+		return;
 	struct dirent *e;
 	char p[4096];
 	while ((e = readdir(d))) {
@@ -133,25 +198,28 @@ static double parse_pass_once(const char *dir, size_t *nfiles, size_t *bytes)
 		if (stat(p, &st) != 0)
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			t += parse_pass_once(p, nfiles, bytes);
+			parse_pass_once(p, t, nfiles, bytes);
 			continue;
 		}
 		size_t len;
+		double t0 = now();
 		char *b = kt_slurp(p, &len);
+		t->read_wall += now() - t0;
 		if (!b)
 			continue;
 		kp_report *r = NULL;
 		kp_error err;
-		double t0 = now();
+		t0 = now();
+		double c0 = thread_cpu_s();
 		kp_report_parse(b, len, p, &r, &err);
-		t += now() - t0;
+		t->cpu += thread_cpu_s() - c0;
+		t->wall += now() - t0;
 		kp_report_free(&r);
 		free(b);
 		(*nfiles)++;
 		*bytes += len;
 	}
 	closedir(d);
-	return t;
 }
 
 /* Waits for the child pid started at t0: false unless it exited 0; else
@@ -249,7 +317,7 @@ static void flat_folder(const char *tmp, int n)
 	}
 	double tgen = now() - t0;
 	size_t nfiles = 0, bytes = 0;
-	double tparse = parse_pass(dir, &nfiles, &bytes);
+	pass tparse = parse_pass(dir, &nfiles, &bytes);
 	kpi_db *h = NULL;
 	kp_error err;
 	if (kpi_open(db, KPI_OPEN_CREATE, &h, &err) != KP_OK) {
@@ -269,7 +337,7 @@ static void flat_folder(const char *tmp, int n)
 	size_t nunch = s.unchanged;
 	kpi_summary_free(&s);
 	kpi_close(&h); /* its checkpoints done: nothing of the scan runs on */
-	double tparse2 = parse_pass(dir, &n2, &b2);
+	pass tparse2 = parse_pass(dir, &n2, &b2);
 	printf("flat folder:            %d small reports in one folder (%zu bytes, %.1f s to write)\n", n, bytes,
 	       tgen);
 	printf("  cold index:           %.2f s for %zu new\n", tcold, nnew);
@@ -377,6 +445,9 @@ int main(int argc, char **argv)
 {
 	int count = argc > 1 ? atoi(argv[1]) : 10000;
 	int flat = argc > 2 ? atoi(argv[2]) : 100000;
+	int runs = argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : 3;
+	if (runs > 16)
+		runs = 16;
 	const char *td = getenv("TMPDIR");
 	char tmp[1024], dir[1100], db[1100];
 	snprintf(tmp, sizeof tmp, "%s/kpi-bench-XXXXXX", td && *td ? td : "/tmp");
@@ -417,24 +488,37 @@ int main(int argc, char **argv)
 		gen_write(sub, name, buf, n);
 	}
 	double tgen = now() - t0;
+	print_load("before");
 
-	size_t nfiles = 0, bytes = 0;
-	double tparse = parse_pass(dir, &nfiles, &bytes);
-
+	/* runs cold scans, each into a fresh index, between parse passes */
+	size_t nfiles = 0, bytes = 0, n2 = 0, b2 = 0, nnew = 0, nerr = 0;
+	pass parse[17];
+	double tcold[16], ccold[16];
 	kpi_db *h = NULL;
 	kp_error err;
-	if (kpi_open(db, KPI_OPEN_CREATE, &h, &err) != KP_OK) {
-		fprintf(stderr, "bench_index: %s\n", err.msg);
-		return 2;
-	}
 	const char *paths[] = {dir};
 	kpi_summary s;
-	t0 = now();
-	double c0 = cpu_s();
-	kpi_scan(h, paths, 1, NULL, NULL, NULL, NULL, &s, &err);
-	double tcold = now() - t0, ccold = cpu_s() - c0;
-	size_t nnew = s.new_reports, nerr = s.errors, n2 = 0, b2 = 0;
-	kpi_summary_free(&s);
+	for (int k = 0; k < runs; k++) {
+		parse[k] = parse_pass(dir, k ? &n2 : &nfiles, k ? &b2 : &bytes);
+		unlink(db);
+		char side[1200];
+		snprintf(side, sizeof side, "%s-wal", db);
+		unlink(side);
+		snprintf(side, sizeof side, "%s-shm", db);
+		unlink(side);
+		if (kpi_open(db, KPI_OPEN_CREATE, &h, &err) != KP_OK) {
+			fprintf(stderr, "bench_index: %s\n", err.msg);
+			return 2;
+		}
+		t0 = now();
+		double c0 = cpu_s();
+		kpi_scan(h, paths, 1, NULL, NULL, NULL, NULL, &s, &err);
+		tcold[k] = now() - t0, ccold[k] = cpu_s() - c0;
+		nnew = s.new_reports, nerr = s.errors;
+		kpi_summary_free(&s);
+		if (k < runs - 1)
+			kpi_close(&h); /* its checkpoints done before the next pass */
+	}
 	t0 = now();
 	kpi_scan(h, paths, 1, NULL, NULL, NULL, NULL, &s, &err);
 	double tre = now() - t0;
@@ -478,7 +562,8 @@ int main(int argc, char **argv)
 	while (++kreps < reps / 10 && (kreps < 3 || now() - t0 < 1.0));
 	double tlast = (now() - t0) / kreps;
 	kpi_close(&h); /* its checkpoints done: nothing of the scan runs on */
-	double tparse2 = parse_pass(dir, &n2, &b2);
+	parse[runs] = parse_pass(dir, &n2, &b2);
+	double tcat_cpu = 0, tcat = cat_all(dir, &tcat_cpu);
 
 	/* list --json: the whole process (the index query is most of it), and
 	 * its writer alone on the same rows, into a file */
@@ -500,9 +585,34 @@ int main(int argc, char **argv)
 
 	printf("reports generated:      %d (%zu bytes, %.1f s to write)\n", count, bytes, tgen);
 	printf("full reports (~1 MB):   %d (%s)\n", count / 50, real ? "from the real ips-full" : "synthetic");
-	printf("cold index:             %.2f s for %zu new, %zu errors; %.2f s of CPU (%.0f%% of %ld CPUs)\n", tcold,
-	       nnew, nerr, ccold, tcold > 0 ? 100 * ccold / tcold / ncpu() : 0, ncpu());
-	print_ratio("", tcold, tparse, tparse2);
+	/* each scan against the passes on either side of it */
+	double rw[16], rc[16], share[16], pw[17], pc[17], rd[17], mbs_parse[17], mbs_cold[16];
+	for (int k = 0; k <= runs; k++) {
+		pw[k] = parse[k].wall, pc[k] = parse[k].cpu, rd[k] = parse[k].read_wall;
+		mbs_parse[k] = parse[k].cpu > 0 ? bytes / 1e6 / parse[k].cpu : 0;
+	}
+	for (int k = 0; k < runs; k++) {
+		rw[k] = tcold[k] / ((parse[k].wall + parse[k + 1].wall) / 2);
+		rc[k] = ccold[k] / ((parse[k].cpu + parse[k + 1].cpu) / 2);
+		share[k] = 100 * ccold[k] / tcold[k] / ncpu();
+		mbs_cold[k] = bytes / 1e6 / tcold[k];
+	}
+	printf("cold index:             %zu new, %zu errors; %d runs, each into a fresh index (min / median / max)\n",
+	       nnew, nerr, runs);
+	printf("  wall:                 %s s = %s MB/s\n", spread(tcold, runs, "%.2f"),
+	       spread(mbs_cold, runs, "%.0f"));
+	printf("  CPU, all threads:     %s s (%s%% of %ld CPUs busy)\n", spread(ccold, runs, "%.2f"),
+	       spread(share, runs, "%.0f"), ncpu());
+	printf("parsing alone, one thread, %d passes around the scans:\n", runs + 1);
+	printf("  wall:                 %s s\n", spread(pw, runs + 1, "%.2f"));
+	printf("  CPU:                  %s s = %s MB/s\n", spread(pc, runs + 1, "%.2f"),
+	       spread(mbs_parse, runs + 1, "%.0f"));
+	printf("  reading the files in those passes: %s s\n", spread(rd, runs + 1, "%.2f"));
+	if (tcat >= 0)
+		printf("cat of every file (find -exec cat): %.2f s wall, %.2f s CPU = %.0f MB/s\n", tcat, tcat_cpu,
+		       bytes / 1e6 / tcat);
+	printf("cold / parse, wall (target <= 1.5x): %s\n", spread(rw, runs, "%.2fx"));
+	printf("cold / parse, CPU of all threads / CPU of the pass: %s\n", spread(rc, runs, "%.2fx"));
 	printf("rescan, unchanged:      %.3f s for %zu files (target < 0.5 s)\n", tre, nunch);
 	printf("UUID search, full:      %.3f ms, %zu reports each (target < 5 ms)\n", tsearch * 1e3,
 	       found / (size_t)(reps ? reps : 1));
@@ -518,6 +628,7 @@ int main(int argc, char **argv)
 		printf("list --json's writer alone: %.1f ms for %zu bytes to a file = %.0f MB/s (target >= 100 MB/s)\n",
 		       twriter * 1e3, writer_bytes, writer_bytes / 1e6 / twriter);
 	first_paint(db, "");
+	print_load("after");
 	fflush(stdout);
 	flat_folder(tmp, flat);
 	free(real);

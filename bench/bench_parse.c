@@ -1,12 +1,18 @@
 /* bench_parse.c: parse speed and peak memory of the report parser, side by
- * side with python's json module and jq on the same file, in one run.
+ * side with python's json module, jq and cat on the same file, in one run.
  *
- * usage: bench_parse [FILE] [N]   (default: the 1 MB full report of the real
- * corpus, N = 200).  Prints figures; asserts nothing.  Whole processes are
- * timed best of five (start-up included): `show`, `show --json` (target: at
- * most 0.5x python's json.loads of the same file) and python, jq. */
+ * usage: bench_parse [FILE] [N] [ROUNDS]   (default: the 1 MB full report of
+ * the real corpus, N = 200 parses in process, ROUNDS = 15).  Prints figures;
+ * asserts nothing.  In process: each parse timed alone (min / median / max)
+ * beside python's json.loads of the same bytes and read() of the file.  Whole
+ * processes (start-up included), as issue 35 measures them: `show`, `show
+ * --json` (target: at most 0.25x python's json.loads of the same file),
+ * python, jq and cat, run in turn ROUNDS times so that the load of a shared
+ * machine falls on all of them alike; each ratio is taken within a round,
+ * and wall and CPU time (user + system, from wait4) are both shown. */
 #include "kp_report.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,31 +37,30 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Runs argv in a child; returns wall ms and sets *rss_kib to its peak RSS. */
-static double run_child(char *const argv[], long *rss_kib)
+static int cmp_double(const void *a, const void *b)
 {
-	double t0 = now_ms();
-	pid_t pid = fork();
-	if (pid == 0) {
-		freopen("/dev/null", "w", stdout);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	int st;
-	struct rusage ru;
-	if (pid < 0 || wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		*rss_kib = -1;
-		return -1;
-	}
-#ifdef __APPLE__
-	*rss_kib = ru.ru_maxrss / 1024;   /* bytes on macOS */
-#else
-	*rss_kib = ru.ru_maxrss;          /* KiB on Linux */
-#endif
-	return now_ms() - t0;
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
 }
 
-/* The best wall time of five runs (the machine may be busy). */
+/* Sorts v[0..n) and gives its min, median and max. */
+typedef struct spread {
+	double min, med, max;
+} spread;
+static spread spread_of(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return (spread){v[0], n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v[n - 1]};
+}
+
+static void print_load(const char *when)
+{
+	double l[3];
+	if (getloadavg(l, 3) == 3)
+		printf("load average %s: %.2f %.2f %.2f (%ld CPUs)\n", when, l[0], l[1], l[2],
+		       sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 /* python3's own executable (sys.executable): a version manager's shim
  * (pyenv's is a shell script) would add its start-up to python's time. */
 static char *python3(void)
@@ -76,37 +81,131 @@ static char *python3(void)
 	return path;
 }
 
-static double best_child(char *const argv[], long *rss_kib)
+/* One run of a whole process. */
+typedef struct run {
+	double wall_ms, cpu_ms;
+	long rss_kib;
+} run;
+
+/* Runs argv in a child, stdout to /dev/null; false unless it exited 0. */
+static bool run_child(char *const argv[], run *out)
 {
-	double best = -1;
-	for (int i = 0; i < 5; i++) {
-		double t = run_child(argv, rss_kib);
-		if (t < 0)
-			return -1;
-		if (best < 0 || t < best)
-			best = t;
+	double t0 = now_ms();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execvp(argv[0], argv);
+		_exit(127);
 	}
-	return best;
+	int st;
+	struct rusage ru;
+	if (pid < 0 || wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return false;
+	out->wall_ms = now_ms() - t0;
+	out->cpu_ms = ru.ru_utime.tv_sec * 1e3 + ru.ru_utime.tv_usec / 1e3 + ru.ru_stime.tv_sec * 1e3 +
+	              ru.ru_stime.tv_usec / 1e3;
+#ifdef __APPLE__
+	out->rss_kib = ru.ru_maxrss / 1024;   /* bytes on macOS */
+#else
+	out->rss_kib = ru.ru_maxrss;          /* KiB on Linux */
+#endif
+	return true;
+}
+
+/* python's json.loads of the file's header line and body, n times in
+ * process; fills ms[0..n) (the caller's) and returns how many it read. */
+static int python_in_process(const char *file, int n, double *ms)
+{
+	char script[1024], nbuf[16];
+	snprintf(nbuf, sizeof nbuf, "%d", n);
+	snprintf(script, sizeof script,
+	         "import json,sys,time\n"
+	         "d=open(sys.argv[1],'rb').read().decode('utf-8','replace')\n"
+	         "for _ in range(int(sys.argv[2])):\n"
+	         " t=time.perf_counter()\n"
+	         " h,_,b=d.partition('\\n')\n"
+	         " json.loads(h) if b.strip() else None\n"
+	         " json.loads(b if b.strip() else h)\n"
+	         " print((time.perf_counter()-t)*1e3)\n");
+	int pfd[2], got = 0;
+	if (pipe(pfd) != 0)
+		return 0;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		execlp(python3(), "python3", "-c", script, file, nbuf, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	FILE *fp = fdopen(pfd[0], "r");
+	char line[64];
+	while (fp && got < n && fgets(line, sizeof line, fp))
+		ms[got++] = atof(line);
+	if (fp)
+		fclose(fp);
+	waitpid(pid, NULL, 0);
+	return got;
+}
+
+/* The parser's own peak: RSS growth of a fresh child across one load. */
+static long parser_peak_kib(const char *file)
+{
+	long delta_kib = -1;
+	int pfd[2];
+	if (pipe(pfd) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rusage a, b;
+		getrusage(RUSAGE_SELF, &a);
+		kp_report *r;
+		kp_error err;
+		if (kp_report_load(file, &r, &err) == KP_OK)
+			kp_report_free(&r);
+		getrusage(RUSAGE_SELF, &b);
+		long d = b.ru_maxrss - a.ru_maxrss;
+#ifdef __APPLE__
+		d /= 1024;
+#endif
+		(void)!write(pfd[1], &d, sizeof d);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &delta_kib, sizeof delta_kib) != sizeof delta_kib)
+		delta_kib = -1;
+	close(pfd[0]);
+	waitpid(pid, NULL, 0);
+	return delta_kib;
 }
 
 int main(int argc, char **argv)
 {
 	const char *file = argc > 1 ? argv[1]
 	                            : KP_REAL_DIR "/ips-full-ios26-iphone-sepkeystore-1.ips";
-	int n = argc > 2 ? atoi(argv[2]) : 200;
+	int n = argc > 2 ? atoi(argv[2]) : 200, rounds = argc > 3 ? atoi(argv[3]) : 15;
 	struct stat sb;
-	if (stat(file, &sb) != 0 || n <= 0) {
+	if (stat(file, &sb) != 0 || n <= 0 || rounds <= 0) {
 		fprintf(stderr, "bench_parse: cannot read %s\n", file);
 		return 2;
 	}
-	FILE *fp = fopen(file, "rb");
+	int fd = open(file, O_RDONLY);
 	char *buf = malloc((size_t)sb.st_size + 1);
-	size_t len = fread(buf, 1, (size_t)sb.st_size, fp);
-	fclose(fp);
+	size_t len = fd >= 0 && buf ? (size_t)read(fd, buf, (size_t)sb.st_size) : 0;
+	if (fd >= 0)
+		close(fd);
+	double mb = len / 1e6;
+	printf("file: %s (%.2f MB), %d parses in process, %d rounds of whole processes\n", file, mb, n, rounds);
+	print_load("before");
 
-	/* in-process: kpbrowse's parser */
-	double t0 = now_ms();
+	/* in process: kpbrowse's parser, each parse alone; read() of the file
+	 * (from the page cache: memory speed) the same number of times */
+	double *kp = malloc((size_t)n * sizeof *kp), *rd = malloc((size_t)n * sizeof *rd);
+	double *py = malloc((size_t)n * sizeof *py);
+	char *copy = malloc(len + 1);
 	for (int i = 0; i < n; i++) {
+		double t0 = now_ms();
 		kp_report *r;
 		kp_error err;
 		if (kp_report_parse(buf, len, file, &r, &err) != KP_OK) {
@@ -114,109 +213,96 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		kp_report_free(&r);
+		kp[i] = now_ms() - t0;
+		t0 = now_ms();
+		int rfd = open(file, O_RDONLY);
+		ssize_t got = rfd >= 0 ? read(rfd, copy, len) : -1;
+		if (rfd >= 0)
+			close(rfd);
+		rd[i] = now_ms() - t0;
+		if (got != (ssize_t)len)
+			rd[i] = -1;
 	}
-	double kp_ms = (now_ms() - t0) / n;
+	int npy = python_in_process(file, n, py);
+	spread skp = spread_of(kp, n), srd = spread_of(rd, n), spy = {0, 0, 0};
+	if (npy > 0)
+		spy = spread_of(py, npy);
 
-	/* in-process: python's json module on the same bytes (header line + body) */
-	char script[1024], nbuf[16];
-	snprintf(nbuf, sizeof nbuf, "%d", n);
-	snprintf(script, sizeof script,
-	         "import json,sys,time\n"
-	         "d=open(sys.argv[1],'rb').read().decode('utf-8','replace')\n"
-	         "n=int(sys.argv[2]);t=time.perf_counter()\n"
-	         "for _ in range(n):\n"
-	         " h,_,b=d.partition('\\n')\n"
-	         " json.loads(h) if b.strip() else None\n"
-	         " json.loads(b if b.strip() else h)\n"
-	         "print((time.perf_counter()-t)*1e3/n)\n");
-	double py_ms = -1;
-	int pfd[2];
-	if (pipe(pfd) == 0) {
-		pid_t pid = fork();
-		if (pid == 0) {
-			dup2(pfd[1], 1);
-			close(pfd[0]);
-			execlp(python3(), "python3", "-c", script, file, nbuf, (char *)NULL);
-			_exit(127);
-		}
-		close(pfd[1]);
-		char out[64] = {0};
-		size_t got = 0;
-		ssize_t k;
-		while (got < sizeof out - 1 && (k = read(pfd[0], out + got, sizeof out - 1 - got)) > 0)
-			got += (size_t)k;
-		close(pfd[0]);
-		waitpid(pid, NULL, 0);
-		if (got > 0)
-			py_ms = atof(out);
-	}
-
-	/* the parser's own peak: RSS growth of a fresh child across one load */
-	long delta_kib = -1;
-	if (pipe(pfd) == 0) {
-		pid_t pid = fork();
-		if (pid == 0) {
-			struct rusage a, b;
-			getrusage(RUSAGE_SELF, &a);
-			kp_report *r;
-			kp_error err;
-			if (kp_report_load(file, &r, &err) == KP_OK)
-				kp_report_free(&r);
-			getrusage(RUSAGE_SELF, &b);
-			long d = b.ru_maxrss - a.ru_maxrss;
-#ifdef __APPLE__
-			d /= 1024;
-#endif
-			(void)!write(pfd[1], &d, sizeof d);
-			_exit(0);
-		}
-		close(pfd[1]);
-		if (read(pfd[0], &delta_kib, sizeof delta_kib) != sizeof delta_kib)
-			delta_kib = -1;
-		close(pfd[0]);
-		waitpid(pid, NULL, 0);
-	}
-
-	/* whole processes, for peak memory (and start-up included) */
-	long kp_rss, kpj_rss, py_rss, jq_rss;
-	char *kp_argv[] = {KPBROWSE, "show", "--no-symbols", (char *)file, NULL};
-	char *kpj_argv[] = {KPBROWSE, "show", "--json", "--no-symbols", (char *)file, NULL};
-	char *py_argv[] = {python3(), "-c",
-	                   "import json,sys;h,_,b=open(sys.argv[1]).read().partition('\\n');json.loads(h);json.loads(b)",
-	                   (char *)file, NULL};
-	char *jq_argv[] = {"jq", "empty", (char *)file, NULL};
-	double kp_proc = best_child(kp_argv, &kp_rss);
-	double kpj_proc = best_child(kpj_argv, &kpj_rss);
-	double py_proc = best_child(py_argv, &py_rss);
-	double jq_proc = best_child(jq_argv, &jq_rss);
-
-	double mib = len / 1048576.0;
-	printf("file: %s (%.2f MiB), %d iterations\n", file, mib, n);
-	printf("%-34s %10s %10s\n", "", "ms/report", "MB/s");
-	printf("%-34s %10.2f %10.1f\n", "kpbrowse parser (in process)", kp_ms, mib / (kp_ms / 1e3));
-	if (py_ms > 0)
-		printf("%-34s %10.2f %10.1f   kpbrowse is %.1fx faster\n", "python3 json.loads (in process)",
-		       py_ms, mib / (py_ms / 1e3), py_ms / kp_ms);
+	printf("\nin process, ms per report    min     median  max       MB/s (median)\n");
+	printf("kpbrowse parser             %7.2f  %7.2f  %7.2f  %8.0f\n", skp.min, skp.med, skp.max,
+	       mb / (skp.med / 1e3));
+	if (npy > 0)
+		printf("python3 json.loads          %7.2f  %7.2f  %7.2f  %8.0f   kpbrowse takes %.2fx its time\n",
+		       spy.min, spy.med, spy.max, mb / (spy.med / 1e3), skp.med / spy.med);
+	if (srd.min >= 0)
+		printf("read() of the file          %7.2f  %7.2f  %7.2f  %8.0f   kpbrowse takes %.1fx its time\n",
+		       srd.min, srd.med, srd.max, mb / (srd.med / 1e3), skp.med / srd.med);
+	long delta_kib = parser_peak_kib(file);
 	if (delta_kib >= 0)
 		printf("kpbrowse parser peak memory: %ld KiB over its baseline = %.2fx the file size (target < 4x)\n",
 		       delta_kib, delta_kib * 1024.0 / len);
-	printf("\nwhole process        wall ms   peak RSS KiB   RSS / file size\n");
-	if (kp_proc >= 0)
-		printf("kpbrowse show        %7.1f   %12ld   %6.2fx\n", kp_proc, kp_rss, kp_rss * 1024.0 / len);
-	if (kpj_proc >= 0)
-		printf("kpbrowse show --json %7.1f   %12ld   %6.2fx\n", kpj_proc, kpj_rss, kpj_rss * 1024.0 / len);
-	if (py_proc >= 0)
-		printf("python3 json         %7.1f   %12ld   %6.2fx  (%.1fx kpbrowse's time, %.1fx its memory)\n",
-		       py_proc, py_rss, py_rss * 1024.0 / len, py_proc / kp_proc, (double)py_rss / kp_rss);
-	if (jq_proc >= 0)
-		printf("jq empty             %7.1f   %12ld   %6.2fx  (%.1fx kpbrowse's time, %.1fx its memory)\n",
-		       jq_proc, jq_rss, jq_rss * 1024.0 / len, jq_proc / kp_proc, (double)jq_rss / kp_rss);
-	if (kpj_proc >= 0 && py_proc > 0)
-		printf("\nshow --json --no-symbols: %.1f ms, python3 json.loads: %.1f ms -> %.2fx python's time"
-		       " (target <= 0.50x)\n", kpj_proc, py_proc, kpj_proc / py_proc);
-	if (kpj_proc >= 0 && py_ms > 0)
-		printf("  against json.loads alone (in process, no interpreter start-up): %.1f ms -> %.2fx\n",
-		       py_ms, kpj_proc / py_ms);
+
+	/* whole processes, in turn, round after round */
+	enum { SHOW, SHOWJ, PY, JQ, CAT, NTOOLS };
+	static const char *const names[NTOOLS] = {"kpbrowse show", "kpbrowse show --json", "python3 json.loads",
+	                                          "jq empty", "cat"};
+	char *argvs[NTOOLS][6] = {
+		{KPBROWSE, "show", "--no-symbols", (char *)file, NULL},
+		{KPBROWSE, "show", "--json", "--no-symbols", (char *)file, NULL},
+		{python3(), "-c",
+		 "import json,sys;h,_,b=open(sys.argv[1]).read().partition('\\n');json.loads(h);json.loads(b)",
+		 (char *)file, NULL},
+		{"jq", "empty", (char *)file, NULL},
+		{"cat", (char *)file, NULL},
+	};
+	double *wall[NTOOLS], *cpu[NTOOLS], *ratio_wall = malloc((size_t)rounds * sizeof(double)),
+	       *ratio_cpu = malloc((size_t)rounds * sizeof(double));
+	long rss[NTOOLS] = {0};
+	bool ok[NTOOLS];
+	for (int t = 0; t < NTOOLS; t++) {
+		wall[t] = malloc((size_t)rounds * sizeof(double));
+		cpu[t] = malloc((size_t)rounds * sizeof(double));
+		ok[t] = true;
+	}
+	for (int k = 0; k < rounds; k++) {
+		for (int t = 0; t < NTOOLS; t++) {
+			run r;
+			if (!ok[t] || !run_child(argvs[t], &r)) {
+				ok[t] = false;
+				continue;
+			}
+			wall[t][k] = r.wall_ms;
+			cpu[t][k] = r.cpu_ms;
+			if (r.rss_kib > rss[t])
+				rss[t] = r.rss_kib;
+		}
+		if (ok[SHOWJ] && ok[PY]) {
+			ratio_wall[k] = wall[SHOWJ][k] / wall[PY][k];
+			ratio_cpu[k] = cpu[PY][k] > 0 ? cpu[SHOWJ][k] / cpu[PY][k] : 0;
+		}
+	}
+	printf("\nwhole process, %d runs      wall ms: min  median  max    CPU ms median   peak RSS KiB  RSS/file\n",
+	       rounds);
+	for (int t = 0; t < NTOOLS; t++) {
+		if (!ok[t]) {
+			printf("%-26s  (not run: missing or failed)\n", names[t]);
+			continue;
+		}
+		spread w = spread_of(wall[t], rounds), c = spread_of(cpu[t], rounds);
+		printf("%-26s  %8.1f %7.1f %7.1f   %10.1f   %12ld   %6.2fx\n", names[t], w.min, w.med, w.max, c.med,
+		       rss[t], rss[t] * 1024.0 / len);
+	}
+	if (ok[SHOWJ] && ok[PY]) {
+		spread rw = spread_of(ratio_wall, rounds), rc = spread_of(ratio_cpu, rounds);
+		printf("\nshow --json / python3 json.loads, whole processes, within each round (target <= 0.25x):\n"
+		       "  wall: min %.2fx  median %.2fx  max %.2fx;  CPU: min %.2fx  median %.2fx  max %.2fx\n",
+		       rw.min, rw.med, rw.max, rc.min, rc.med, rc.max);
+	}
+	print_load("after");
+	free(kp);
+	free(rd);
+	free(py);
+	free(copy);
 	free(buf);
 	return 0;
 }

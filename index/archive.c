@@ -103,9 +103,12 @@ char *kpi__archive_unpack(const kpi__archive *a, const char *what, size_t *len, 
 	}
 	uLongf out = (uLongf)a->size;
 	int zr = uncompress((Bytef *)buf, &out, a->z, (uLong)a->zlen);
-	char got[41];
-	if (zr == Z_OK)
+	/* a SHA-256, or the SHA-1 of an index before schema 11 (kpi_store.h) */
+	char got[KP_SHA256_HEX] = "";
+	if (zr == Z_OK && strlen(a->hash) == 40)
 		kp_sha1_hex(buf, (size_t)out, got);
+	else if (zr == Z_OK)
+		KPI__CONTENT_HASH(buf, (size_t)out, got);
 	if (zr != Z_OK || out != (uLongf)a->size || strcmp(got, a->hash) != 0) {
 		free(buf);
 		kp_error_set(err, KP_ERR_DB, 0, -1, "the archive of %s is damaged", what);

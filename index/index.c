@@ -1,12 +1,13 @@
 /* index.c: the public face of the index over whichever store kpi_open
- * picks: choosing the store (and the migration steps that need report
- * facts, kpi__migrated_fn), reports loaded and exported from their
- * archives (archive.h), live paths in result rows, query argument checks. */
+ * picks: choosing the store (handing it schema.h's kpi__migrated),
+ * reports loaded and exported from their archives (archive.h), live paths
+ * in result rows, query argument checks. */
 #include "archive.h"
 #include "kpi_store.h"
 #include "kp_fs.h"
 #include "kp_lex.h"
 #include "live.h"
+#include "schema.h"
 #include "scan.h"
 
 #include <ctype.h>
@@ -40,17 +41,6 @@ bool kpi_target_is_postgres(const char *t)
 	return *p == '=';
 }
 
-/* The migration steps that need the reports' own facts (kpi__migrated_fn):
- * driven from here, so a store never reads report files. */
-static kp_status migrated(kpi_db *db, int version, kp_error *err)
-{
-	return version == 4   ? kpi__fill_v4(db, err)
-	       : version == 8 ? kpi__fill_v8(db, err)
-	       : version == 9 ? kpi__fill_v9(db, err)
-	       : version == 11 ? kpi__fill_v4(db, err)   /* the cause class: facts again */
-	                      : KP_OK;
-}
-
 kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *err)
 {
 	*out = NULL;
@@ -62,8 +52,8 @@ kp_status kpi_open(const char *target, unsigned flags, kpi_db **out, kp_error *e
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1,
 		                    "PostgreSQL support is not built in (build with libpq installed)");
 #endif
-	kp_status st = kpi_target_is_postgres(target) ? kpi__pg_open(target, flags, migrated, out, err)
-	                                              : kpi__sqlite_open(target, flags, migrated, out, err);
+	kp_status st = kpi_target_is_postgres(target) ? kpi__pg_open(target, flags, kpi__migrated, out, err)
+	                                              : kpi__sqlite_open(target, flags, kpi__migrated, out, err);
 	if (st == KP_OK) {
 		const char *h = getenv("KPBROWSE_HOST");
 		char name[256] = "";

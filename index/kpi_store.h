@@ -27,6 +27,7 @@
 
 #include "kp_index.h"
 #include "kp_sha1.h"
+#include "kp_sha256.h"
 
 #include <sys/stat.h>
 
@@ -45,10 +46,15 @@ typedef struct kpi__image {
 	int rank;              /* 0 kernel, 1 backtrace, 2 image, 3 dependency */
 } kpi__image;
 /* Sorts v[0..n) by rank, then UUID, then name, drops repeats and returns
- * how many are left; hash gets the hex SHA-1 of that list ("" when n is
+ * how many are left; hash gets the hex SHA-256 of that list ("" when n is
  * 0): the key under which the sqlite store keeps one copy of a list that
- * many reports share (schema 10).  Defined in scan_file.c. */
-size_t kpi__images_canon(kpi__image *v, size_t n, char hash[41]);
+ * many reports share (schema 10; SHA-256 since 11, as a list comes from
+ * an untrusted file: one made to collide with another Mac's would take
+ * its place).  Defined in scan_file.c. */
+size_t kpi__images_canon(kpi__image *v, size_t n, char hash[KP_SHA256_HEX]);
+/* The same for a loaded kext list (kpi__kext_set): sorted by name, then
+ * UUID, repeats dropped, hash its key. */
+size_t kpi__kexts_canon(kpi__image *v, size_t n, char hash[KP_SHA256_HEX]);
 /* "kernel", "backtrace", "image", "dependency" for rank 0..3: the role a
  * store's match rows name (index.c). */
 const char *kpi__role_name(int rank);
@@ -61,11 +67,11 @@ const char *kpi__role_name(int rank);
 typedef struct kpi__kext_set {
 	const kpi__image *kexts;    /* sorted by name, then UUID, no two alike; rank unused */
 	size_t n;                   /* 0: no list (no set) */
-	char hash[41];              /* hex SHA-1 of the sorted list: the set's key */
+	char hash[KP_SHA256_HEX];   /* kpi__kexts_canon's: the set's key */
 } kpi__kext_set;
 
 typedef struct kpi__new_report {
-	const char *content_hash;   /* hex SHA-1 of the original bytes */
+	const char *content_hash;   /* hex SHA-256 of the original bytes (KPI__CONTENT_HASH) */
 	const char *incident_id;    /* or NULL */
 	int64_t size;
 	const char *format, *timestamp, *os_version, *kernel_uuid;   /* NULL allowed */
@@ -107,13 +113,26 @@ typedef struct kpi__facts {
 	int64_t ts;                 /* its date, or KPI__UNDATED */
 } kpi__facts;
 
+/* A report's content hash, its dedup key (content_hash, UNIQUE in both
+ * stores): since schema 11 the hex SHA-256 of its original bytes, 64
+ * digits.  The file is untrusted, so the key must be one no one can make
+ * collide (issue 33 item 7): a crafted SHA-1 collision would have hidden a
+ * report behind another.  A report whose bytes were gone when its index
+ * was migrated (archive damaged, file gone) keeps its SHA-1 (40 digits:
+ * never equal to a SHA-256), and the meta key KPI__META_SHA1_LEFT counts
+ * them: while it is set, a scan looks a new file up by its SHA-1 too, so
+ * those bytes coming back are that report, not a second one. */
+#define KPI__CONTENT_HASH(data, len, hex) kp_sha256_hex((data), (len), (hex))
+#define KPI__META_SHA1_LEFT "sha1_hashes_left"
+
 /* An archive as stored: z (malloc'd, caller frees) decompresses to size
- * bytes whose SHA-1 is hash. */
+ * bytes whose content hash is hash (a SHA-1 of 40 digits in an index
+ * before schema 11, or left by its migration: archive.c checks either). */
 typedef struct kpi__archive {
 	void *z;
 	size_t zlen;
 	int64_t size;
-	char hash[41];
+	char hash[KP_SHA256_HEX];
 	int64_t group_id;
 	char host[256];      /* the host that pushed the report ("" when none) */
 } kpi__archive;
@@ -170,8 +189,10 @@ typedef struct kpi__store_ops {
 	 * (hash NULL); *id 0 when none. */
 	kp_status (*report_find)(kpi_db *db, const char *hash, const char *incident_id, int64_t *id,
 	                         kp_error *err);
-	/* Find-or-add: the id of the report with r's content hash or incident
-	 * id, adding r (images and text with it) when there is none. */
+	/* Adds r (images and text with it) unless a report with r's content
+	 * hash or incident id is stored (or is being stored by a writer it
+	 * waited for): then *added is false and *id 0.  Callers find-or-add
+	 * through kpi__report_add. */
 	kp_status (*report_add)(kpi_db *db, const kpi__new_report *r, int64_t *id, bool *added,
 	                        kp_error *err);
 	kp_status (*archive_add)(kpi_db *db, int64_t id, const void *z, size_t zlen, kp_error *err);
@@ -191,8 +212,8 @@ typedef struct kpi__store_ops {
 	kp_status (*report_replace)(kpi_db *db, int64_t id, const kpi__new_report *r,
 	                            const char *old_text, const void *z, size_t zlen, kp_error *err);
 	/* KP_ERR_NOTFOUND for an unknown id; KP_ERR_DB saying so when the
-	 * report is known but its archive is missing (out->group_id and
-	 * out->host are still set then). */
+	 * report is known but its archive is missing (out->group_id,
+	 * out->host, out->size and out->hash are still set then). */
 	kp_status (*archive_get)(kpi_db *db, int64_t id, kpi__archive *out, kp_error *err);
 	/* Every report id, ascending (*ids malloc'd). */
 	kp_status (*report_ids)(kpi_db *db, int64_t **ids, size_t *n, kp_error *err);
@@ -209,6 +230,9 @@ typedef struct kpi__store_ops {
 	 * apart); NULL for a store whose text needs no refill (PostgreSQL's
 	 * is a column of each report, and no delete depends on it). */
 	kp_status (*report_text)(kpi_db *db, int64_t id, const char *text, kp_error *err);
+	/* Sets the content hash of report id (the schema 11 fill: SHA-1 to
+	 * SHA-256); KP_ERR_DB when another report has that hash. */
+	kp_status (*report_rehash)(kpi_db *db, int64_t id, const char *hash, kp_error *err);
 
 	/* Find-or-add the group of key; retitle sets title and culprit of an
 	 * existing one too. */
@@ -236,10 +260,16 @@ typedef struct kpi__store_ops {
 	                       kp_error *err);
 
 	/* *value malloc'd, NULL when the key is unset.  set runs in its own
-	 * transaction. */
+	 * transaction, or in the one open (a migration's fill). */
 	kp_status (*meta_get)(kpi_db *db, const char *key, char **value, kp_error *err);
 	kp_status (*meta_set)(kpi_db *db, const char *key, const char *value, kp_error *err);
 } kpi__store_ops;
+
+/* Above the seam, the same for every store (seam.c). */
+
+/* Find-or-add: the id of the report with r's content hash or incident id,
+ * adding r through report_add when there is none (*added then). */
+kp_status kpi__report_add(kpi_db *db, const kpi__new_report *r, int64_t *id, bool *added, kp_error *err);
 
 /* Every store's handle starts with this. */
 struct kpi_db {

@@ -336,6 +336,11 @@ kp_status kpi_scan(kpi_db *db, const char *const *paths, size_t npaths, kp_sig_s
 	kp_error_clear(err);
 	memset(out, 0, sizeof *out);
 	scan s = {.db = db, .sym = sym, .sym_ctx = sym_ctx, .fn = fn, .ctx = ctx, .sum = out, .err = err};
+	char *left = NULL;
+	if (db->ops->meta_get(db, KPI__META_SHA1_LEFT, &left, err) != KP_OK)
+		return err->code;
+	s.sha1_left = left && strcmp(left, "0") != 0;
+	free(left);
 	enum { CAP = 4096 };
 	char *buf = malloc(CAP);
 	if (!buf)
@@ -456,88 +461,6 @@ kp_status kpi_resign(kpi_db *db, kp_sig_symbol_fn fn, void *ctx, kpi_resign_summ
 	if (!outp)
 		kpi_resign_summary_free(&local);
 	return st;
-}
-
-/* ---- the schema 4 and 8 fills: from every archive ---- */
-
-/* Calls fn on every report whose archive reads (a damaged one keeps its
- * row as it was: resign names it), in id order; the first error stops. */
-typedef kp_status (*archived_fn)(kpi_db *db, int64_t id, const kp_report *r, int64_t gid, void *ctx,
-                                 kp_error *err);
-
-static kp_status each_archived(kpi_db *db, archived_fn fn, void *ctx, kp_error *err)
-{
-	int64_t *ids = NULL;
-	size_t n = 0;
-	kp_status st = db->ops->report_ids(db, &ids, &n, err);
-	for (size_t i = 0; i < n && st == KP_OK; i++) {
-		kp_report *r = NULL;
-		int64_t gid = 0;
-		kp_error lerr;
-		kp_status ls = kpi__load_archived(db, ids[i], &r, &gid, &lerr);
-		if (ls == KP_ERR_NOMEM)
-			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		if (ls != KP_OK)
-			continue;
-		st = fn(db, ids[i], r, gid, ctx, err);
-		kp_report_free(&r);
-	}
-	free(ids);
-	return st;
-}
-
-static kp_status fill_facts(kpi_db *db, int64_t id, const kp_report *r, int64_t gid, void *ctx, kp_error *err)
-{
-	scan *s = ctx;
-	kpi__facts f;
-	kpi__report_facts(r, &f);
-	kp_status st = db->ops->report_facts(db, id, &f, err);
-	return st == KP_OK ? kpi__scan_mark_dirty(s, gid) : st;
-}
-
-kp_status kpi__fill_v4(kpi_db *db, kp_error *err)
-{
-	scan s = {.db = db, .err = err};
-	kp_status st = each_archived(db, fill_facts, &s, err);
-	if (st == KP_OK)
-		st = db->ops->groups_refresh(db, s.dirty, s.ndirty, err);
-	free(s.dirty);
-	return st;
-}
-
-static kp_status fill_kexts(kpi_db *db, int64_t id, const kp_report *r, int64_t gid, void *ctx, kp_error *err)
-{
-	(void)gid, (void)ctx;
-	kpi__image *v = NULL;
-	kpi__kext_set ks;
-	kp_status st = KP_OK;
-	if (kpi__report_kexts(r, &v, &ks) != KP_OK)
-		st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	else if (ks.n)
-		st = db->ops->report_kexts(db, id, &ks, err);
-	free(v);
-	return st;
-}
-
-kp_status kpi__fill_v8(kpi_db *db, kp_error *err)
-{
-	return each_archived(db, fill_kexts, NULL, err);
-}
-
-static kp_status fill_text(kpi_db *db, int64_t id, const kp_report *r, int64_t gid, void *ctx, kp_error *err)
-{
-	(void)gid, (void)ctx;
-	bool oom;
-	char *text = kpi__search_text(r, &oom);
-	kp_status st = oom ? kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory")
-	                   : text ? db->ops->report_text(db, id, text, err) : KP_OK;
-	free(text);
-	return st;
-}
-
-kp_status kpi__fill_v9(kpi_db *db, kp_error *err)
-{
-	return db->ops->report_text ? each_archived(db, fill_text, NULL, err) : KP_OK;
 }
 
 /* ---- rebuilding: the old index's archive ---- */

@@ -39,6 +39,7 @@ typedef struct scan {
 	bool in_tx;
 	size_t total;         /* files counted before the walk, for progress */
 	struct kpi__pool *pool; /* the workers preparing files ahead, or NULL */
+	bool sha1_left;       /* the index holds SHA-1 content hashes (KPI__META_SHA1_LEFT) */
 } scan;
 
 /* A file's work that needs no store, done by kpi__prep_read and
@@ -59,7 +60,7 @@ typedef struct kpi__prep {
 	char *data;               /* NUL-terminated, len bytes */
 	size_t len;
 	struct stat st;           /* of the open file */
-	char hash[41];            /* of data */
+	char hash[KP_SHA256_HEX]; /* of data: KPI__CONTENT_HASH */
 	kp_format fmt;            /* kp_report_sniff's */
 	/* kpi__prep_parse */
 	bool parsed;
@@ -74,7 +75,7 @@ typedef struct kpi__prep {
 	size_t zlen;
 	kpi__image *images;       /* names borrowed from r; sorted, no two alike */
 	size_t nimages, images_cap;
-	char images_hash[41];     /* kpi__images_canon's */
+	char images_hash[KP_SHA256_HEX]; /* kpi__images_canon's */
 	char *body;               /* search text, NULL when r has none */
 	char key[64];             /* the host key, "" when none */
 	kpi__image *kexts;        /* the loaded kext set's members (names borrowed from r) */
@@ -156,21 +157,5 @@ kp_status kpi__scan_file(scan *s, kpi__prep *p);
  * borrowed from r; NULL when r lists none), out->kexts pointing at it.
  * KP_ERR_NOMEM only. */
 kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_set *out);
-/* The schema 8 fill, as kpi__fill_v4: every report's loaded kexts from its
- * archive (a damaged one keeps none). */
-kp_status kpi__fill_v8(kpi_db *db, kp_error *err);
-
-/* The schema 9 fill, as kpi__fill_v4, for a store that keeps its text
- * search apart (report_text): every report's text from its archive by
- * kpi__search_text, after the store's step at 9 emptied it (a damaged
- * archive leaves its report without text). */
-kp_status kpi__fill_v9(kpi_db *db, kp_error *err);
-
-/* The schema 4 fill, run by index.c's migration hook (kpi__migrated_fn) at
- * version 4 inside the migration's transaction: every report's facts from
- * its archive (a damaged one is left as it was), then its groups
- * recounted.  Also the schema 11 fill (the cause class of every report:
- * the same facts, recomputed). */
-kp_status kpi__fill_v4(kpi_db *db, kp_error *err);
 
 #endif

@@ -126,29 +126,38 @@ kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_se
 		if (*e->name || e->uuid_hex[0])
 			n++;
 	}
+	size_t u = kpi__kexts_canon(v, n, out->hash);
+	if (!u) {
+		free(v);
+		return KP_OK;
+	}
+	out->kexts = v;
+	out->n = u;
+	*kexts = v;
+	return KP_OK;
+}
+
+size_t kpi__kexts_canon(kpi__image *v, size_t n, char hash[KP_SHA256_HEX])
+{
+	hash[0] = '\0';
+	if (!n)
+		return 0;
 	qsort(v, n, sizeof *v, kext_cmp);
 	size_t u = 0;
-	kp_sha1 h;
-	kp_sha1_init(&h);
+	kp_sha256 h;
+	kp_sha256_init(&h);
 	for (size_t i = 0; i < n; i++) {
 		if (u && kext_cmp(&v[u - 1], &v[i]) == 0)
 			continue;
 		v[u++] = v[i];
 		/* name NUL uuid NUL: no two lists hash the same bytes */
-		kp_sha1_update(&h, v[i].name, strlen(v[i].name) + 1);
-		kp_sha1_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
+		kp_sha256_update(&h, v[i].name, strlen(v[i].name) + 1);
+		kp_sha256_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
 	}
-	if (!u) {
-		free(v);
-		return KP_OK;
-	}
-	uint8_t d[20];
-	kp_sha1_final(&h, d);
-	kp_sha1_to_hex(d, out->hash);
-	out->kexts = v;
-	out->n = u;
-	*kexts = v;
-	return KP_OK;
+	uint8_t d[32];
+	kp_sha256_final(&h, d);
+	kp_sha256_to_hex(d, hash);
+	return u;
 }
 
 static int image_cmp(const void *a, const void *b)
@@ -160,14 +169,14 @@ static int image_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
-size_t kpi__images_canon(kpi__image *v, size_t n, char hash[41])
+size_t kpi__images_canon(kpi__image *v, size_t n, char hash[KP_SHA256_HEX])
 {
 	hash[0] = '\0';
 	if (!n)
 		return 0;
 	qsort(v, n, sizeof *v, image_cmp);
-	kp_sha1 h;
-	kp_sha1_init(&h);
+	kp_sha256 h;
+	kp_sha256_init(&h);
 	size_t u = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (u && image_cmp(&v[u - 1], &v[i]) == 0)
@@ -175,13 +184,13 @@ size_t kpi__images_canon(kpi__image *v, size_t n, char hash[41])
 		v[u++] = v[i];
 		/* rank, uuid NUL, name NUL: no two lists hash the same bytes */
 		char rank = (char)('0' + (v[i].rank & 7));
-		kp_sha1_update(&h, &rank, 1);
-		kp_sha1_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
-		kp_sha1_update(&h, v[i].name, strlen(v[i].name) + 1);
+		kp_sha256_update(&h, &rank, 1);
+		kp_sha256_update(&h, v[i].uuid_hex, strlen(v[i].uuid_hex) + 1);
+		kp_sha256_update(&h, v[i].name, strlen(v[i].name) + 1);
 	}
-	uint8_t d[20];
-	kp_sha1_final(&h, d);
-	kp_sha1_to_hex(d, hash);
+	uint8_t d[32];
+	kp_sha256_final(&h, d);
+	kp_sha256_to_hex(d, hash);
 	return u;
 }
 
@@ -410,7 +419,7 @@ static kp_status insert_report(scan *s, kpi__prep *p, bool no_incident)
 		return rs;
 	int64_t id = 0;
 	bool added = false;
-	rs = db->ops->report_add(db, &nr, &id, &added, s->err);
+	rs = kpi__report_add(db, &nr, &id, &added, s->err);
 	if (rs == KP_OK && added)
 		rs = db->ops->archive_add(db, id, p->z, p->zlen, s->err);
 	if (rs == KP_OK)
@@ -617,7 +626,7 @@ void kpi__prep_read(kpi__prep *p)
 		p->gone = access(p->path, F_OK) != 0 && errno == ENOENT;   /* moved away meanwhile */
 	if (p->read_st != KP_OK || p->changing)
 		return;
-	kp_sha1_hex(p->data, p->len, p->hash);
+	KPI__CONTENT_HASH(p->data, p->len, p->hash);
 	p->fmt = kp_report_sniff(p->data, p->len);
 }
 
@@ -721,6 +730,13 @@ kp_status kpi__scan_file(scan *s, kpi__prep *p)
 	s->batch_work++;
 	int64_t id = 0;
 	ks = db->ops->report_find(db, p->hash, NULL, &id, s->err);
+	if (ks == KP_OK && !id && s->sha1_left) {
+		/* a report whose bytes the schema 11 migration could not read,
+		 * kept under its SHA-1 (kpi_store.h): these bytes may be it */
+		char sha1[41];
+		kp_sha1_hex(p->data, p->len, sha1);
+		ks = db->ops->report_find(db, sha1, NULL, &id, s->err);
+	}
 	if (ks == KP_OK && id) {
 		if ((ks = put_path(s, path, id, &p->st, NULL)) != KP_OK)
 			return ks;
@@ -798,8 +814,8 @@ kp_status kpi__scan_bytes(scan *s, const char *path, char *data, size_t len, boo
 {
 	kpi_db *db = s->db;
 	*stored = false;
-	char hash[41];
-	kp_sha1_hex(data, len, hash);
+	char hash[KP_SHA256_HEX];
+	KPI__CONTENT_HASH(data, len, hash);
 	int64_t id = 0;
 	kpi__path_rec known = {0};
 	kp_status ks = db->ops->report_find(db, hash, NULL, &id, s->err);

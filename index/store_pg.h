@@ -11,6 +11,7 @@
 #define KPI_STORE_PG_H
 
 #include "kpi_store.h"
+#include "schema.h"
 
 #include "store_pg_lib.h"   /* libpq-fe.h, its PQ* called through kpi__pq (dlopen) */
 
@@ -41,8 +42,7 @@ typedef struct kpi__pg_params {
 	char num[MAXP][24];
 } kpi__pg_params;
 
-/* A report's ts when it has a date, else NULL (min/max leave it out). */
-#define DATED_TS "CASE WHEN ts > " KPI__UNDATED_SQL " THEN ts END"
+#define DATED_TS KPI__DATED_TS_SQL   /* schema.h */
 
 /* Bound parameters $1, $2, ... in order: text (NULL is SQL NULL; bytes that
  * are not UTF-8 are sent as U+FFFD, which the server's UTF8 encoding would
@@ -88,6 +88,7 @@ kp_status kpi__pg_report_regroup(kpi_db *h, int64_t id, const char *headline,
 const char *kpi__pg_valid_text(kpi__pg *db, const char *s);
 kp_status kpi__pg_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_error *err);
 kp_status kpi__pg_report_kexts(kpi_db *h, int64_t id, const kpi__kext_set *ks, kp_error *err);
+kp_status kpi__pg_report_rehash(kpi_db *h, int64_t id, const char *hash, kp_error *err);
 kp_status kpi__pg_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
                             bool retitle, int64_t *gid, kp_error *err);
 kp_status kpi__pg_groups_refresh(kpi_db *h, const int64_t *gids, size_t n, kp_error *err);

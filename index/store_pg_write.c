@@ -260,17 +260,8 @@ kp_status kpi__pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, b
 	if (PQntuples(res) == 1)
 		*id = kpi__pg_val_int(res, 0, 0);
 	PQclear(res);
-	if (!*id) {
-		/* stored before, or by another writer who committed while we
-		 * waited on its key: a new statement sees it */
-		st = kpi__pg_report_find(h, r->content_hash, NULL, id, err);
-		if (st == KP_OK && !*id && r->incident_id)
-			st = kpi__pg_report_find(h, NULL, r->incident_id, id, err);
-		if (st == KP_OK && !*id)
-			st = kp_error_set(err, KP_ERR_DB, 0, -1, "%s: a report vanished while recording it",
-			                  db->display);
-		return st;
-	}
+	if (!*id)
+		return KP_OK; /* stored, or by a writer it waited for: kpi__report_add finds it */
 	*added = true;
 	return put_images(db, *id, r->images, r->nimages, err);
 }
@@ -418,12 +409,22 @@ kp_status kpi__pg_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_er
 	kpi__pg_text(&p, f->kind);
 	kpi__pg_text(&p, f->zone);
 	kpi__pg_int(&p, f->ts);
-	if (PG(h)->migrating && PG(h)->migrating < 11) /* a migration's fill before the class column */
+	if (PG(h)->migrating && PG(h)->migrating < 12) /* a migration's fill before the class column */
 		return kpi__pg_cmd(PG(h), "UPDATE kpbrowse.reports SET kind = $2, zone = $3, ts = $4 WHERE id = $1",
 		                   &p, err, "updating a report");
 	kpi__pg_text(&p, f->cls);
 	return kpi__pg_cmd(PG(h), "UPDATE kpbrowse.reports SET kind = $2, zone = $3, ts = $4, class = $5 WHERE id = $1",
 	                   &p, err, "updating a report");
+}
+
+/* The schema 11 fill's: the owner's UPDATE (db init), never a writer's. */
+kp_status kpi__pg_report_rehash(kpi_db *h, int64_t id, const char *hash, kp_error *err)
+{
+	kpi__pg_params p = {0};
+	kpi__pg_int(&p, id);
+	kpi__pg_text(&p, hash);
+	return kpi__pg_cmd(PG(h), "UPDATE kpbrowse.reports SET content_hash = $2 WHERE id = $1", &p, err,
+	                   "recording a content hash");
 }
 
 /* ---- groups ---- */

@@ -1,7 +1,9 @@
-/* store_sqlite.c: the sqlite store: opening, schema and migrations, and
+/* store_sqlite.c: the sqlite store: opening, its part of the schema steps
+ * (schema.c holds the list and their SQL), and
  * statements (store_sqlite_write.c: the write ops and the ops table;
  * store_sqlite_query.c: the read ops). */
 #include "store_sqlite.h"
+#include "schema.h"
 #include "kp_utf8.h"
 #include "kp_fs.h"
 #include "kp_vec.h"
@@ -35,13 +37,10 @@
 /* A report row's most recently seen path, for the report-row queries. */
 #define RECENT_PATH \
 	"(SELECT path FROM paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, p.path LIMIT 1)"
-/* What makes two reports the same Mac: the report's own key, else the
- * pushing host's name ('' for reports indexed before hosts were kept). */
-#define HOST_IDENT "coalesce(host_key, host, '')"
+#define HOST_IDENT KPI__HOST_IDENT_SQL   /* schema.h */
 /* The tail of every report-row query: path, host, host key, kind, class. */
 #define ROW_TAIL RECENT_PATH ", r.host, r.host_key, r.kind, r.class"
-/* A report's ts when it has a date, else NULL (min/max leave it out). */
-#define DATED_TS "CASE WHEN ts > " KPI__UNDATED_SQL " THEN ts END"
+#define DATED_TS KPI__DATED_TS_SQL
 
 /* The page queries' parts (Q_PAGE_*, Q_COUNT_*). */
 #define PAGE_SQL(MATCH_COLS, MATCH, FILTER) \
@@ -204,7 +203,8 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_PATHS_ALL] = "SELECT report_id, seen_at, path FROM paths NOT INDEXED "
 	                       "WHERE report_id IS NOT NULL",
 	[Q_REPORT_FACTS] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4, class = ?5 WHERE id = ?1",
-	[Q_REPORT_FACTS_V10] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4 WHERE id = ?1",
+	[Q_REPORT_FACTS_V11] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4 WHERE id = ?1",
+	[Q_REPORT_REHASH] = "UPDATE reports SET content_hash = ?2 WHERE id = ?1",
 	[Q_REPORT_SPAN] = "SELECT max(id), (SELECT count(*) FROM reports) FROM reports", /* count alone: no scan */
 	/* pages (kpi_page): ?1 (?2) the search, ?3 ?4 the keyset (ts, id) to
 	 * continue after, ?5 the limit (-1: none); one row per report, its
@@ -230,51 +230,7 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_COUNT_ZONE] = "SELECT count(*) FROM reports r WHERE " ZONE_COND,
 };
 
-/* ---- schema ---- */
-
-static const char schema_v1[] =
-	"CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-	"CREATE TABLE groups("
-	" id INTEGER PRIMARY KEY,"
-	" key TEXT NOT NULL UNIQUE,"          /* hex SHA-1 group key */
-	" title TEXT NOT NULL,"
-	" culprit TEXT,"
-	" count INTEGER NOT NULL DEFAULT 0,"
-	" first_seen INTEGER, last_seen INTEGER);" /* epoch seconds */
-	"CREATE TABLE reports("
-	" id INTEGER PRIMARY KEY,"
-	" content_hash TEXT NOT NULL UNIQUE," /* hex SHA-1 of the original bytes */
-	" incident_id TEXT UNIQUE,"
-	" size INTEGER NOT NULL,"
-	" format TEXT,"
-	" timestamp TEXT,"                    /* as the report wrote it */
-	" ts INTEGER NOT NULL,"               /* epoch seconds: report time (v4: KPI__UNDATED without one) */
-	" os_version TEXT,"
-	" kernel_uuid TEXT,"
-	" headline TEXT,"                     /* as the report says it */
-	" exact_key TEXT NOT NULL,"
-	" group_id INTEGER NOT NULL REFERENCES groups(id),"
-	" indexed_at INTEGER NOT NULL,"
-	" archive BLOB NOT NULL);"            /* v1 only: moved to archives by v2 */
-	"CREATE INDEX reports_group ON reports(group_id, ts);"
-	"CREATE INDEX reports_ts ON reports(ts);"
-	"CREATE INDEX reports_exact ON reports(exact_key);"
-	"CREATE TABLE paths("
-	" path TEXT PRIMARY KEY,"
-	" report_id INTEGER REFERENCES reports(id)," /* NULL: skipped, see skip_reason */
-	" size INTEGER NOT NULL,"
-	" mtime INTEGER NOT NULL,"            /* nanoseconds */
-	" seen_at INTEGER NOT NULL,"
-	" skip_reason TEXT) WITHOUT ROWID;"
-	"CREATE INDEX paths_report ON paths(report_id);"
-	"CREATE TABLE images("
-	" report_id INTEGER NOT NULL REFERENCES reports(id),"
-	" rank INTEGER NOT NULL,"             /* role: 0 kernel, 1 backtrace, 2 image, 3 dependency */
-	" uuid_hex TEXT NOT NULL,"            /* 32 upper-case hex digits, '' when unknown */
-	" name TEXT NOT NULL,"                /* '' when unknown */
-	" PRIMARY KEY(report_id, rank, uuid_hex, name)) WITHOUT ROWID;"
-	"CREATE INDEX images_uuid ON images(uuid_hex) WHERE uuid_hex <> '';"
-	"CREATE INDEX images_name ON images(name COLLATE NOCASE) WHERE name <> '';";
+/* ---- schema (the steps' SQL: schema.c) ---- */
 
 static const char fts_v1[] = "CREATE VIRTUAL TABLE panic_fts USING fts5(body, content='');"
                              "INSERT INTO meta VALUES ('text_search', 'fts5');";
@@ -301,159 +257,25 @@ static bool sqlite_has_fts5(sqlite3 *h)
 	return rc == SQLITE_OK;
 }
 
-static kp_status migrate_v1(kpi__sq *db, kp_error *err)
+/* The sqlite store's own parts of the schema steps (schema.h's list runs
+ * their SQL): apply_step runs step `version` whole. */
+
+/* v1, after the list's SQL: the text search, FTS5 where this sqlite has it
+ * (contentless), else a plain table searched with LIKE; its kind in meta. */
+static kp_status text_search_v1(kpi__sq *db, kp_error *err)
 {
-	kp_status st = exec_sql(db, schema_v1, err, "creating the schema");
-	if (st == KP_OK)
-		st = exec_sql(db, !db->schema_only && sqlite_has_fts5(db->db) ? fts_v1 : like_v1, err,
-		              "creating text search");
-	return st;
-}
-
-/* v2: the original bytes (zlib-compressed) move to a table of their own, so
- * that listing reports never pages through them.  DROP COLUMN needs sqlite
- * 3.35 (macOS 12 ships 3.36). */
-static const char schema_v2[] =
-	"CREATE TABLE archives("
-	" report_id INTEGER PRIMARY KEY REFERENCES reports(id),"
-	" data BLOB NOT NULL);"
-	"INSERT INTO archives(report_id, data) SELECT id, archive FROM reports;"
-	"ALTER TABLE reports DROP COLUMN archive;";
-
-static kp_status migrate_v2(kpi__sq *db, kp_error *err)
-{
-	return exec_sql(db, schema_v2, err, "moving the archives (schema v2)");
-}
-
-/* v3: the Mac a report came from (issue 16): the pushing host's name, the
- * report's own key, the model; groups count distinct hosts.  Reports
- * indexed before keep NULLs (one unnamed host). */
-static const char schema_v3[] =
-	"ALTER TABLE reports ADD COLUMN host TEXT;"
-	"ALTER TABLE reports ADD COLUMN host_key TEXT;"
-	"ALTER TABLE reports ADD COLUMN model TEXT;"
-	"ALTER TABLE groups ADD COLUMN hosts INTEGER NOT NULL DEFAULT 0;"
-	"CREATE INDEX reports_host ON reports(host);"
-	"CREATE INDEX reports_host_key ON reports(host_key COLLATE NOCASE);"
-	"CREATE INDEX reports_ident ON reports(" HOST_IDENT ", os_version);"
-	"UPDATE groups SET hosts = (SELECT count(DISTINCT " HOST_IDENT ") FROM reports "
-	"WHERE group_id = groups.id);";
-
-static kp_status migrate_v3(kpi__sq *db, kp_error *err)
-{
-	return exec_sql(db, schema_v3, err, "recording hosts (schema v3)");
-}
-
-/* v4: what a report is (kind: panic, watchdog, stackshot, reset) and a
- * zone exhaustion panic's suspect zone (issue 14); an undated report's ts
- * is KPI__UNDATED, no longer the file's time.  Rows stored before get
- * kind and zone, and the date of those whose timestamp the index does not
- * understand, from their archives: the index layer's step at 4
- * (kpi__migrated_fn), not this store's. */
-static const char schema_v4[] =
-	"ALTER TABLE reports ADD COLUMN kind TEXT;"
-	"ALTER TABLE reports ADD COLUMN zone TEXT;"
-	"CREATE INDEX reports_zone ON reports(zone COLLATE NOCASE) WHERE zone IS NOT NULL;"
-	"UPDATE reports SET ts = " KPI__UNDATED_SQL " WHERE timestamp IS NULL;"
-	"UPDATE groups SET "
-	"first_seen = (SELECT min(" DATED_TS ") FROM reports WHERE group_id = groups.id), "
-	"last_seen = (SELECT max(" DATED_TS ") FROM reports WHERE group_id = groups.id);";
-
-static kp_status migrate_v4(kpi__sq *db, kp_error *err)
-{
-	return exec_sql(db, schema_v4, err, "recording kinds and zones (schema v4)");
-}
-
-/* v5 is the PostgreSQL store's covering UUID index; sqlite's images_uuid
- * covers already (a WITHOUT ROWID table's index rows carry its key). */
-static kp_status migrate_v5(kpi__sq *db, kp_error *err)
-{
-	(void)db;
-	(void)err;
-	return KP_OK;
-}
-
-/* v6: a bundle id's last part indexed, so K and search --kext without a
- * dot (IOUSBHostFamily) read the index instead of every image row. */
-static const char schema_v6[] =
-	"CREATE INDEX IF NOT EXISTS images_last ON images(" KPI__LAST_PART_SQL("name") " COLLATE NOCASE) WHERE name <> '';";
-
-static kp_status migrate_v6(kpi__sq *db, kp_error *err)
-{
-	return exec_sql(db, schema_v6, err, "indexing kexts' last parts (schema v6)");
-}
-
-/* v7: each group's hosts kept as rows (as the PostgreSQL store has from
- * its start), so that adding a report counts its group in a few row
- * writes instead of a recount of every report of the group (a count of
- * distinct hosts per batch was a seventh of a cold 100k scan, issue 25). */
-static const char schema_v7[] =
-	"CREATE TABLE group_hosts("
-	" group_id INTEGER NOT NULL,"
-	" ident TEXT NOT NULL,"               /* HOST_IDENT of a report of the group */
-	" PRIMARY KEY(group_id, ident)) WITHOUT ROWID;"
-	"INSERT OR IGNORE INTO group_hosts(group_id, ident) SELECT DISTINCT group_id, " HOST_IDENT
-	" FROM reports;"
-	"UPDATE groups SET hosts = (SELECT count(*) FROM group_hosts WHERE group_id = groups.id);";
-
-static kp_status migrate_v7(kpi__sq *db, kp_error *err)
-{
-	return exec_sql(db, schema_v7, err, "keeping groups' hosts (schema v7)");
-}
-
-/* v8: every loaded kext of a report, Apple's too (issue 20: search --kext
- * com.apple.iokit.IONVMeFamily), before only third-party ones (or ones
- * with a UUID) as images.  A list is kept once as a set (kext_sets, by
- * the SHA-1 of its sorted members) that every report which loaded the
- * same kexts names (reports.kext_set): a Mac's list changes little, so
- * a cold scan writes one column, not a hundred rows, per report.  Rows
- * stored before get theirs from their archives: the index layer's step at
- * 8 (kpi__migrated_fn). */
-static const char schema_v8[] =
-	"CREATE TABLE kexts("
-	" id INTEGER PRIMARY KEY,"
-	" name TEXT NOT NULL,"                /* bundle id, '' when unknown */
-	" uuid_hex TEXT NOT NULL,"            /* 32 upper-case hex digits, '' when unknown */
-	" UNIQUE(name, uuid_hex));"
-	"CREATE INDEX kexts_name ON kexts(name COLLATE NOCASE) WHERE name <> '';"
-	"CREATE INDEX kexts_last ON kexts(" KPI__LAST_PART_SQL("name") " COLLATE NOCASE) WHERE name <> '';"
-	"CREATE INDEX kexts_uuid ON kexts(uuid_hex) WHERE uuid_hex <> '';"
-	"CREATE TABLE kext_sets(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE);"
-	"CREATE TABLE kext_set_members("
-	" kext_id INTEGER NOT NULL REFERENCES kexts(id),"
-	" set_id INTEGER NOT NULL REFERENCES kext_sets(id),"
-	" PRIMARY KEY(kext_id, set_id)) WITHOUT ROWID;"
-	"CREATE INDEX kext_set_members_set ON kext_set_members(set_id);"
-	"ALTER TABLE reports ADD COLUMN kext_set INTEGER REFERENCES kext_sets(id);"
-	"CREATE INDEX reports_kext_set ON reports(kext_set) WHERE kext_set IS NOT NULL;";
-
-static kp_status migrate_v8(kpi__sq *db, kp_error *err)
-{
-	return exec_sql(db, schema_v8, err, "indexing every loaded kext (schema v8)");
+	return exec_sql(db, !db->schema_only && sqlite_has_fts5(db->db) ? fts_v1 : like_v1, err,
+	                "creating text search");
 }
 
 static int pragma_int(kpi__sq *db, const char *sql, int *out);
 
-/* v9: the text search leaves out the loaded kext list (scan_file.c's
- * fts_text; searched by kext since schema 8): a contentless FTS5 row is
- * deleted by naming the words it was given, so rows made by the old rule
- * cannot stay beside the new.  Emptied here; the index layer's step at 9
- * (kpi__migrated_fn) adds every report's text again from its archive.
- * And reports_exact goes: no query reads it, and a key as random as a
- * hash cost each added report a B-tree insert and each commit the pages
- * it touched all over the index (issue 25).  And an image's last part
- * becomes a column (images.last, written by report_add), its index no
- * longer on KPI__LAST_PART_SQL: sqlite computed that expression (an rtrim
- * by a set as long as the name) for every image row added, half the cost
- * of recording one. */
+/* v9, before the list's SQL: the text search's kind, for the fill's
+ * inserts, and images.last (there already in an index taken back to an
+ * older version by hand, the tests' way of making one). */
 static const char schema_v9_last[] = "ALTER TABLE images ADD COLUMN last TEXT NOT NULL DEFAULT '';";
-static const char schema_v9[] =
-	"DROP INDEX IF EXISTS reports_exact;"
-	"UPDATE images SET last = " KPI__LAST_PART_SQL("name") " WHERE name <> '';"
-	"DROP INDEX IF EXISTS images_last;"
-	"CREATE INDEX images_last ON images(last COLLATE NOCASE) WHERE name <> '';";
 
-static kp_status migrate_v9(kpi__sq *db, kp_error *err)
+static kp_status last_column_v9(kpi__sq *db, kp_error *err)
 {
 	sqlite3_stmt *q;
 	bool fts = false;
@@ -464,42 +286,20 @@ static kp_status migrate_v9(kpi__sq *db, kp_error *err)
 		fts = strcmp((const char *)sqlite3_column_text(q, 0), "fts5") == 0;
 	sqlite3_finalize(q);
 	db->fts = fts; /* the fill's inserts go where the text search is */
-	/* the column may be there already: an index taken back to an older
-	 * version by hand (the tests' way of making one) */
 	int has_last = 0;
 	if (pragma_int(db, "SELECT count(*) FROM pragma_table_info('images') WHERE name = 'last'", &has_last) !=
 	    SQLITE_OK)
 		return kpi__sq_err(db, err, "reading the images table (schema v9)");
-	kp_status st = has_last ? KP_OK : exec_sql(db, schema_v9_last, err, "keeping images' last parts (schema v9)");
-	if (st == KP_OK)
-		st = exec_sql(db, schema_v9, err, "keeping images' last parts (schema v9)");
-	if (st != KP_OK)
-		return st;
-	return exec_sql(db, fts ? "INSERT INTO panic_fts(panic_fts) VALUES ('delete-all');" : "DELETE FROM panic_text;",
-	                err, "emptying the text search (schema v9)");
+	return has_last ? KP_OK : exec_sql(db, schema_v9_last, err, "keeping images' last parts (schema v9)");
 }
 
-/* v10: a report's images kept once per distinct list, as schema 8 keeps
- * loaded kexts: a set (image_sets, by kpi__images_canon's hash) that
- * every report with the same list names (reports.image_set).  A report
- * of five images cost five rows of four B-trees each, the largest part
- * of recording a small report (issue 25); the reports of a Mac and a bug
- * share a handful of lists.  The rows stored before are grouped here, a
- * report at a time, in the images table's own order. */
-static const char schema_v10[] =
-	"CREATE TABLE image_sets(id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE);"
-	"CREATE TABLE image_members("
-	" set_id INTEGER NOT NULL REFERENCES image_sets(id),"
-	" rank INTEGER NOT NULL,"             /* role: 0 kernel, 1 backtrace, 2 image, 3 dependency */
-	" uuid_hex TEXT NOT NULL,"            /* 32 upper-case hex digits, '' when unknown */
-	" name TEXT NOT NULL,"                /* '' when unknown */
-	" last TEXT NOT NULL,"                /* the name's last part (schema 9) */
-	" PRIMARY KEY(set_id, rank, uuid_hex, name)) WITHOUT ROWID;"
-	"CREATE INDEX image_members_uuid ON image_members(uuid_hex) WHERE uuid_hex <> '';"
-	"CREATE INDEX image_members_name ON image_members(name COLLATE NOCASE) WHERE name <> '';"
-	"CREATE INDEX image_members_last ON image_members(last COLLATE NOCASE) WHERE name <> '';"
-	"ALTER TABLE reports ADD COLUMN image_set INTEGER REFERENCES image_sets(id);"
-	"CREATE INDEX reports_image_set ON reports(image_set) WHERE image_set IS NOT NULL;";
+/* v9, after: the text search emptied (a contentless FTS5 row is deleted
+ * by naming its words); the index layer's fill adds every report's again. */
+static kp_status empty_text_v9(kpi__sq *db, kp_error *err)
+{
+	return exec_sql(db, db->fts ? "INSERT INTO panic_fts(panic_fts) VALUES ('delete-all');" : "DELETE FROM panic_text;",
+	                err, "emptying the text search (schema v9)");
+}
 
 static void free_names(kpi__image *v, size_t n)
 {
@@ -511,7 +311,7 @@ static void free_names(kpi__image *v, size_t n)
 static kp_status regroup_one(kpi__sq *db, int64_t id, kpi__image *v, size_t n, sqlite3_stmt *upd,
                              kp_error *err)
 {
-	char hash[41];
+	char hash[KP_SHA256_HEX];
 	n = kpi__images_canon(v, n, hash);
 	int64_t set;
 	kp_status st = kpi__sq_image_set(db, v, n, hash, &set, err);
@@ -524,11 +324,11 @@ static kp_status regroup_one(kpi__sq *db, int64_t id, kpi__image *v, size_t n, s
 	return rc == SQLITE_DONE ? KP_OK : kpi__sq_err(db, err, "grouping images (schema v10)");
 }
 
-static kp_status migrate_v10(kpi__sq *db, kp_error *err)
+/* v10, after the list's SQL: the rows of the old images table grouped
+ * into sets, a report at a time, in the table's own order. */
+static kp_status regroup_v10(kpi__sq *db, kp_error *err)
 {
-	kp_status st = exec_sql(db, schema_v10, err, "grouping images (schema v10)");
-	if (st != KP_OK)
-		return st;
+	kp_status st = KP_OK;
 	sqlite3_stmt *q = NULL, *upd = NULL;
 	if (sqlite3_prepare_v2(db->db, "SELECT report_id, rank, uuid_hex, name FROM images "
 	                       "ORDER BY report_id, rank, uuid_hex, name", -1, &q, NULL) != SQLITE_OK ||
@@ -578,32 +378,90 @@ out:
 	return st;
 }
 
-/* v11: every report's cause class (issue 34, kp_triage.h), the id
- * kp_class_name spells: list --class and the TUI's filter read it with the
- * row.  Filled from the archives by the index layer's step at 11
- * (kpi__migrated_fn), as the schema 4 facts are. */
-static kp_status migrate_v11(kpi__sq *db, kp_error *err)
+/* v11, after the list's SQL: every image and kext set keyed anew by the
+ * SHA-256 of its members (kpi__images_canon, kpi__kexts_canon), read in
+ * set order (rows: set, rank, uuid, name), so that a report of a list
+ * stored before finds its set.  A key another set holds already (two
+ * sets of one list: never made by kpbrowse) stays as it was. */
+static kp_status rekey_sets(kpi__sq *db, const char *rows_sql, const char *update_sql,
+                            size_t (*canon)(kpi__image *, size_t, char *), kp_error *err)
 {
-	return exec_sql(db, "ALTER TABLE reports ADD COLUMN class TEXT;", err, "recording cause classes (schema v11)");
+	sqlite3_stmt *q = NULL, *upd = NULL;
+	kp_status st = KP_OK;
+	if (sqlite3_prepare_v2(db->db, rows_sql, -1, &q, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db->db, update_sql, -1, &upd, NULL) != SQLITE_OK) {
+		st = kpi__sq_err(db, err, "keying sets by SHA-256 (schema v11)");
+		goto out;
+	}
+	kpi__image *v = NULL;
+	size_t n = 0, cap = 0;
+	int64_t cur = 0;
+	int rc = SQLITE_ROW;
+	while (st == KP_OK && rc == SQLITE_ROW) {
+		rc = sqlite3_step(q);
+		int64_t set = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+		if (n && set != cur) {
+			char hash[KP_SHA256_HEX];
+			canon(v, n, hash);
+			sqlite3_bind_int64(upd, 1, cur);
+			sqlite3_bind_text(upd, 2, hash, -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(upd) != SQLITE_DONE)
+				st = kpi__sq_err(db, err, "keying sets by SHA-256 (schema v11)");
+			sqlite3_reset(upd);
+			free_names(v, n);
+			n = 0;
+		}
+		if (rc != SQLITE_ROW || st != KP_OK)
+			break;
+		cur = set;
+		const char *uuid = (const char *)sqlite3_column_text(q, 2);
+		const char *name = (const char *)sqlite3_column_text(q, 3);
+		char *copy = strdup(name ? name : "");
+		kpi__image *e = copy ? kp_vec_push((void **)&v, &n, &cap, sizeof *v) : NULL;
+		if (!e) {
+			free(copy);
+			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+			break;
+		}
+		e->name = copy;
+		snprintf(e->uuid_hex, sizeof e->uuid_hex, "%s", uuid ? uuid : "");
+		e->rank = sqlite3_column_int(q, 1);
+	}
+	if (st == KP_OK && rc != SQLITE_DONE)
+		st = kpi__sq_err(db, err, "keying sets by SHA-256 (schema v11)");
+	free_names(v, n);
+	free(v);
+out:
+	sqlite3_finalize(q);
+	sqlite3_finalize(upd);
+	return st;
 }
 
-/* migrations[i] takes a database from user_version i to i + 1. */
-static kp_status (*const migrations[])(kpi__sq *, kp_error *) = {
-	migrate_v1,
-	migrate_v2,
-	migrate_v3,
-	migrate_v4,
-	migrate_v5,
-	migrate_v6,
-	migrate_v7,
-	migrate_v8,
-	migrate_v9,
-	migrate_v10,
-	migrate_v11,
-};
+static kp_status rekey_v11(kpi__sq *db, kp_error *err)
+{
+	kp_status st = rekey_sets(db, "SELECT set_id, rank, uuid_hex, name FROM image_members ORDER BY set_id",
+	                          "UPDATE OR IGNORE image_sets SET hash = ?2 WHERE id = ?1", kpi__images_canon, err);
+	if (st == KP_OK)
+		st = rekey_sets(db, "SELECT s.set_id, 2, x.uuid_hex, x.name FROM kext_set_members s JOIN kexts x "
+		                "ON x.id = s.kext_id ORDER BY s.set_id",
+		                "UPDATE OR IGNORE kext_sets SET hash = ?2 WHERE id = ?1", kpi__kexts_canon, err);
+	return st;
+}
 
-_Static_assert(sizeof migrations / sizeof migrations[0] == KPI_SCHEMA_VERSION,
-               "one migration per schema version");
+static kp_status apply_step(kpi__sq *db, int version, kp_error *err)
+{
+	const kpi__step *step = &kpi__steps[version - 1];
+	kp_status st = version == 9 ? last_column_v9(db, err) : KP_OK;
+	if (st == KP_OK && step->sqlite)
+		st = exec_sql(db, step->sqlite, err, step->what);
+	if (st != KP_OK)
+		return st;
+	return version == 1    ? text_search_v1(db, err)
+	       : version == 9  ? empty_text_v9(db, err)
+	       : version == 10 ? regroup_v10(db, err)
+	       : version == 11 ? rekey_v11(db, err)
+	                       : KP_OK;
+}
 
 static int pragma_int(kpi__sq *db, const char *sql, int *out)
 {
@@ -664,7 +522,7 @@ static kp_status migrate(kpi__sq *db, kpi__migrated_fn migrated, kp_error *err)
 	}
 	for (int v = uv; v < KPI_SCHEMA_VERSION; v++) {
 		db->version = v + 1;
-		if ((st = migrations[v](db, err)) != KP_OK ||
+		if ((st = apply_step(db, v + 1, err)) != KP_OK ||
 		    (migrated && (st = migrated(&db->base, v + 1, err)) != KP_OK))
 			goto fail;
 	}
@@ -710,7 +568,7 @@ static kp_status known_objects(int version, kp_sb *b, kp_error *err)
 	}
 	kp_status st = KP_OK;
 	for (int v = 0; v < version && st == KP_OK; v++)
-		st = migrations[v](&mem, err);
+		st = apply_step(&mem, v + 1, err);
 	sqlite3_stmt *q = NULL;
 	if (st == KP_OK &&
 	    sqlite3_prepare_v2(mem.db, "SELECT type, name, tbl_name FROM sqlite_schema", -1, &q, NULL) !=

@@ -73,7 +73,7 @@ typedef enum kpi__sq_sql {
 	Q_GROUP_HOSTS_FILL,
 	Q_GROUP_HOSTS_PRUNE,
 	Q_GROUP_REFRESH_V6,
-	Q_REPORT_FACTS_V10,   /* Q_REPORT_FACTS in a migration's fill before schema 11 (no class) */
+	Q_REPORT_FACTS_V11,   /* Q_REPORT_FACTS in a migration's fill before schema 12 (no class) */
 	Q_KSET_GET,
 	Q_KSET_INSERT,
 	Q_KEXT_INSERT,
@@ -82,6 +82,7 @@ typedef enum kpi__sq_sql {
 	Q_REPORT_KSET,
 	Q_ISET_GET,
 	Q_ISET_INSERT,
+	Q_REPORT_REHASH,
 	Q_COUNT
 } kpi__sq_sql;
 

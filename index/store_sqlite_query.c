@@ -56,14 +56,15 @@ static kp_status do_archive_get(kpi_db *h, int64_t id, kpi__archive *out, kp_err
 	out->group_id = sqlite3_column_int64(s, 3);
 	const unsigned char *host = sqlite3_column_text(s, 5);
 	snprintf(out->host, sizeof out->host, "%s", host ? (const char *)host : "");
+	const unsigned char *hash = sqlite3_column_text(s, 1);
+	out->size = sqlite3_column_int64(s, 0);
+	snprintf(out->hash, sizeof out->hash, "%s", hash ? (const char *)hash : "");
 	if (!sqlite3_column_int(s, 4)) {
 		sqlite3_reset(s);
 		return kp_error_set(err, KP_ERR_DB, 0, -1,
 		                    "%s: report @%lld has no archive (the index is damaged)", db->path,
 		                    (long long)id);
 	}
-	out->size = sqlite3_column_int64(s, 0);
-	snprintf(out->hash, sizeof out->hash, "%s", (const char *)sqlite3_column_text(s, 1));
 	const void *blob = sqlite3_column_blob(s, 2);
 	int blen = sqlite3_column_bytes(s, 2);
 	out->group_id = sqlite3_column_int64(s, 3);

@@ -274,7 +274,7 @@ static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 static kp_status set_find(kpi__sq *db, char kind, kpi__sq_sql get, const char *hash, int64_t *out,
                           kp_error *err)
 {
-	char kb[48];
+	char kb[80];   /* a kind and a SHA-256 */
 	const char *mk = memo_key(kb, sizeof kb, kind, hash);
 	*out = 0;
 	if (mk && memo_get(&db->memo, mk, out))
@@ -297,7 +297,7 @@ static kp_status set_find(kpi__sq *db, char kind, kpi__sq_sql get, const char *h
 /* Remembers the set just added. */
 static void set_added(kpi__sq *db, char kind, const char *hash, int64_t id)
 {
-	char kb[48];
+	char kb[80];   /* a kind and a SHA-256 */
 	const char *mk = memo_key(kb, sizeof kb, kind, hash);
 	if (mk)
 		memo_put(&db->memo, mk, id);
@@ -402,7 +402,7 @@ static kp_status image_set_of(kpi__sq *db, const kpi__new_report *r, int64_t *ou
 	for (size_t i = 0; i < r->nimages; i++)
 		if (!v[i].name)
 			v[i].name = "";
-	char hash[41];
+	char hash[KP_SHA256_HEX];
 	size_t n = kpi__images_canon(v, r->nimages, hash);
 	kp_status st = kpi__sq_image_set(db, v, n, hash, out, err);
 	free(v);
@@ -462,9 +462,9 @@ static kp_status count_added(kpi__sq *db, const kpi__new_report *r, kp_error *er
 	return o == &now ? pay_one(db, o, err) : KP_OK;
 }
 
-/* Find-or-add in one statement: the insert does nothing when r's content
- * hash or incident id is stored already (both UNIQUE), and only then are
- * they looked up.  The sets come first: their statements would reset the
+/* Add unless stored, in one statement: the insert does nothing when r's
+ * content hash or incident id is stored already (both UNIQUE).  The sets
+ * come first: their statements would reset the
  * report's (a set made for a report found stored stays, unnamed). */
 static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, bool *added,
                                kp_error *err)
@@ -488,14 +488,8 @@ static kp_status sq_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id,
 		sqlite3_bind_int64(q, 20, iset);
 	if ((st = step_done(db, q, err, "recording a report")) != KP_OK)
 		return st;
-	if (sqlite3_changes(db->db) == 0) {
-		st = sq_report_find(h, r->content_hash, NULL, id, err);
-		if (st == KP_OK && !*id && r->incident_id)
-			st = sq_report_find(h, NULL, r->incident_id, id, err);
-		if (st == KP_OK && !*id)
-			return kpi__sq_err(db, err, "recording a report");
-		return st;
-	}
+	if (sqlite3_changes(db->db) == 0)
+		return KP_OK; /* stored: kpi__report_add finds it */
 	*id = sqlite3_last_insert_rowid(db->db);
 	*added = true;
 	if ((st = add_text(db, *id, r->text, err)) != KP_OK)
@@ -605,15 +599,15 @@ static kp_status sq_report_regroup(kpi_db *h, int64_t id, const char *headline,
 static kp_status sq_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
-	bool v10 = db->version < 11; /* a migration's fill before the class column */
-	sqlite3_stmt *q = kpi__sq_stmt(db, v10 ? Q_REPORT_FACTS_V10 : Q_REPORT_FACTS, err);
+	bool v11 = db->version < 12; /* a migration's fill before the class column */
+	sqlite3_stmt *q = kpi__sq_stmt(db, v11 ? Q_REPORT_FACTS_V11 : Q_REPORT_FACTS, err);
 	if (!q)
 		return KP_ERR_DB;
 	sqlite3_bind_int64(q, 1, id);
 	bind_opt(q, 2, f->kind);
 	bind_opt(q, 3, f->zone);
 	sqlite3_bind_int64(q, 4, f->ts);
-	if (!v10)
+	if (!v11)
 		bind_opt(q, 5, f->cls);
 	return step_done(db, q, err, "updating a report");
 }
@@ -637,6 +631,17 @@ static kp_status sq_report_kexts(kpi_db *h, int64_t id, const kpi__kext_set *ks,
 static kp_status sq_report_text(kpi_db *h, int64_t id, const char *text, kp_error *err)
 {
 	return add_text(SQ(h), id, text, err);
+}
+
+static kp_status sq_report_rehash(kpi_db *h, int64_t id, const char *hash, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_REHASH, err);
+	if (!q)
+		return KP_ERR_DB;
+	sqlite3_bind_int64(q, 1, id);
+	kpi__sq_bind_text(q, 2, hash);
+	return step_done(db, q, err, "recording a content hash");
 }
 
 static kp_status sq_group_add(kpi_db *h, const char *key, const char *title, const char *culprit,
@@ -716,7 +721,8 @@ static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_e
 	kpi__sq *db = SQ(h);
 	if (db->readonly)
 		return refuse_readonly(db, err);
-	kp_status st = kpi__sq_exec(db, Q_BEGIN, err);
+	bool own = sqlite3_get_autocommit(db->db) != 0;   /* else a migration's, open */
+	kp_status st = own ? kpi__sq_exec(db, Q_BEGIN, err) : KP_OK;
 	if (st != KP_OK)
 		return st;
 	sqlite3_stmt *q = kpi__sq_stmt(db, Q_META_SET, err);
@@ -727,6 +733,8 @@ static kp_status sq_meta_set(kpi_db *h, const char *key, const char *value, kp_e
 		kpi__sq_bind_text(q, 2, value ? value : "");
 		st = step_done(db, q, err, "saving state");
 	}
+	if (!own)
+		return st;   /* the open transaction's to commit or roll back */
 	if (st == KP_OK)
 		st = kpi__sq_exec(db, Q_COMMIT, err);
 	if (st != KP_OK)
@@ -756,6 +764,7 @@ const kpi__store_ops kpi__sqlite_ops = {
 	.report_facts = sq_report_facts,
 	.report_kexts = sq_report_kexts,
 	.report_text = sq_report_text,
+	.report_rehash = sq_report_rehash,
 	.group_add = sq_group_add,
 	.groups_refresh = sq_groups_refresh,
 	.groups_prune = sq_groups_prune,

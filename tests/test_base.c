@@ -1,15 +1,17 @@
 /* test_base.c: the base library's helpers (kp_fs, kp_vec, kp_strbuf,
- * kp_lex, kp_utf8, kp_sha1), one function per behaviour. */
+ * kp_lex, kp_utf8, kp_sha1, kp_sha256), one function per behaviour. */
 #include "kp_base64.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
 #include "kp_json.h"
 #include "kp_lex.h"
 #include "kp_sha1.h"
+#include "kp_sha256.h"
 #include "kp_strbuf.h"
 #include "kp_utf8.h"
 #include "kp_vec.h"
 #include "kt.h"
+#include "kt_slurp.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -406,6 +408,77 @@ static void sha1_cpu_and_portable(void)
 	free(b);
 }
 
+/* FIPS 180-4's examples and NIST's CAVS vectors for SHA-256: one block,
+ * none, 448 and 896 bits (two blocks), a million 'a's in pieces. */
+static void sha256(void)
+{
+	char hex[KP_SHA256_HEX];
+	kp_sha256_hex("abc", 3, hex);
+	KT_STREQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "sha256(abc)");
+	kp_sha256_hex("", 0, hex);
+	KT_STREQ(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "sha256()");
+	const char *q = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	kp_sha256_hex(q, strlen(q), hex);
+	KT_STREQ(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", "sha256(448 bits)");
+	q = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrs"
+	    "mnopqrstnopqrstu";
+	kp_sha256_hex(q, strlen(q), hex);
+	KT_STREQ(hex, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1", "sha256(896 bits)");
+	char *mil = malloc(1000000);
+	if (!mil)
+		return;
+	memset(mil, 'a', 1000000);
+	kp_sha256 s;
+	kp_sha256_init(&s);
+	for (size_t off = 0; off < 1000000; off += 7)
+		kp_sha256_update(&s, mil + off, off + 7 <= 1000000 ? 7 : 1000000 - off);
+	uint8_t d[32];
+	kp_sha256_final(&s, d);
+	kp_sha256_to_hex(d, hex);
+	KT_STREQ(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0", "sha256(million a) in pieces");
+	free(mil);
+}
+
+/* As sha1_cpu_and_portable: the vectors without the CPU's instructions,
+ * then every length 0..300 and some large ones, at once and in pieces. */
+static void sha256_cpu_and_portable(void)
+{
+	bool cpu = kp_sha256_use_cpu(true);
+	printf("# sha256: %s\n", cpu ? "the CPU's SHA instructions are used" : "portable code only");
+	kp_sha256_use_cpu(false);
+	sha256();
+	size_t cap = 70000;
+	unsigned char *b = malloc(cap);
+	if (!b)
+		return;
+	uint32_t x = 88172645u;
+	for (size_t i = 0; i < cap; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		b[i] = (unsigned char)x;
+	}
+	bool same = true;
+	for (size_t len = 0; len <= 70000; len = len < 300 ? len + 1 : len * 3 + 17) {
+		char a[KP_SHA256_HEX], c[KP_SHA256_HEX], pieces[KP_SHA256_HEX];
+		kp_sha256_use_cpu(false);
+		kp_sha256_hex(b, len, a);
+		kp_sha256_use_cpu(true);
+		kp_sha256_hex(b, len, c);
+		kp_sha256 s;
+		kp_sha256_init(&s);
+		for (size_t off = 0, step = 1; off < len; off += step, step = step * 2 + 3)
+			kp_sha256_update(&s, b + off, off + step <= len ? step : len - off);
+		uint8_t d[32];
+		kp_sha256_final(&s, d);
+		kp_sha256_to_hex(d, pieces);
+		if (strcmp(a, c) != 0 || strcmp(a, pieces) != 0) {
+			same = false;
+			printf("# length %zu: portable %s, cpu %s, in pieces %s\n", len, a, c, pieces);
+		}
+	}
+	KT_CHECK(same, "sha256: the same digest with and without the CPU's instructions, at once and in pieces");
+	free(b);
+}
+
 /* kp_hash.h: names made to share the low 12 bits of plain FNV-1a (the
  * slot a table of 4,096 probes from), as a hostile dSYM or folder could
  * be, spread over the slots of the keyed hash; the two forms agree. */
@@ -497,6 +570,62 @@ static void json_str_in_place(void)
 	KT_CHECK(kp_json_str(noq, noq + 3, noq) == (size_t)-1, "json string: no quotes refused");
 }
 
+
+/* One skip_memo answer against kp_json_skip's from the same place and end:
+ * the same end, or the same error at the same place. */
+static bool memo_agrees(kp_jmemo *m, const char *p, const char *end)
+{
+	kp_jerr e1 = {0}, e2 = {0};
+	const char *a = kp_json_skip_memo(p, end, m, &e1), *b = kp_json_skip(p, end, &e2);
+	return a == b && (a || (e1.pos == e2.pos && e1.msg == e2.msg && e1.truncated == e2.truncated));
+}
+
+/* kp_json_skip_memo (the parser's memo of container ends) answers as
+ * kp_json_skip does from every bracket of a text, to its end and cut short,
+ * walking forward and back: the real full .ips and texts where brackets sit
+ * in scalars and strings, mismatch, or are never closed. */
+static void json_memo_same_ends(void)
+{
+	static const char *const texts[] = {
+		"{\"a\":[1,2,{\"b\":\"x]}\\\"[\"}],\"c\":tr{ue, \"d\":[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]}",
+		"{\"a\":[0,1],\"b\":{\"c\":[\"0123456789012345678901234567890123456789012345678901234567890123\"]]}",
+		"[{\"long\":\"01234567890123456789012345678901234567890123456789012345678901234567890\"},{\"cut\":[1,2",
+		"{\"x\":x\"y, \"z\":[\"0123456789012345678901234567890123456789012345678901234567890123456789\"]}}",
+	};
+	size_t rlen = 0;
+	char *real = kt_slurp(KP_REAL_DIR "/ips-full-ios26-iphone-sepkeystore-1.ips", &rlen);
+	for (size_t t = 0; t <= sizeof texts / sizeof *texts; t++) {
+		const char *s = t < sizeof texts / sizeof *texts ? texts[t] : real;
+		size_t len = t < sizeof texts / sizeof *texts ? strlen(s) : rlen;
+		if (!s) {
+			KT_CHECK(0, "json memo: the real full .ips is readable");
+			continue;
+		}
+		kp_jmemo m = {.base = s};
+		kp_jerr e;
+		kp_json_skip_memo(s, s + len, &m, &e);   /* records */
+		/* after the header line of the .ips: its body */
+		const char *nl = memchr(s, '\n', len);
+		if (nl)
+			kp_json_skip_memo(nl + 1, s + len, &m, &e);
+		size_t recorded = m.n, brackets = 0, bad = 0;   /* (lookups past them record more) */
+		for (int pass = 0; pass < 2; pass++)   /* forward, then backward */
+			for (size_t k = 0; k < len; k++) {
+				size_t i = pass ? len - 1 - k : k;
+				if (s[i] != '{' && s[i] != '[')
+					continue;
+				brackets += !pass;
+				size_t cut = i + 1 + (i * 7919) % (len - i);   /* somewhere after it */
+				if (!memo_agrees(&m, s + i, s + len) || !memo_agrees(&m, s + i, s + cut))
+					bad++;
+			}
+		KT_CHECK(bad == 0 && recorded > 0, "json memo: text %zu: %zu of %zu brackets skip differently "
+		         "(%zu containers recorded)", t, bad, brackets, recorded);
+		kp_json_memo_free(&m);
+	}
+	free(real);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/kp-test-base.XXXXXX");
@@ -521,9 +650,12 @@ int main(void)
 	sha1();
 	sha1_in_pieces();
 	sha1_cpu_and_portable();
+	sha256();
+	sha256_cpu_and_portable();
 	base64();
 	hash_keyed();
 	json_str_in_place();
+	json_memo_same_ends();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -72,7 +72,7 @@ check "$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[
 "$kp" show --db "$tmp/v1.db" --no-symbols @2 >"$tmp/out"
 check_grep "vm_page_check_sanity" "$tmp/out" "v1 index: show @2 from the moved archive"
 if command -v sqlite3 >/dev/null; then
-	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 11 "v1 index: now at schema 11 (hosts, kinds, last parts, group hosts, loaded kexts, text without them, image sets, cause classes)"
+	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 12 "v1 index: now at schema 12 (hosts, kinds, last parts, group hosts, loaded kexts, text without them, image sets, SHA-256 content hashes, cause classes)"
 	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM group_hosts"):$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM groups g
 		WHERE hosts <> (SELECT count(DISTINCT coalesce(host_key, host, '')) FROM reports WHERE group_id = g.id)")" = "3:0" \
 		"v1 index: each group's hosts kept as rows (schema 7), as many as a recount"
@@ -94,5 +94,19 @@ else
 	skip "sqlite3 CLI absent"
 	skip "sqlite3 CLI absent"
 fi
+# schema 11: every content hash the SHA-256 of the archived bytes (the v1
+# index keeps SHA-1s); three of its reports are the fixtures' bytes today
+# (one fixture was edited since), found again as duplicates, not new
+check "$(python3 - "$tmp/v1.db" <<'PY'
+import hashlib, sqlite3, sys, zlib
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT r.content_hash, a.data FROM reports r JOIN archives a ON a.report_id = r.id").fetchall()
+ok = [h == hashlib.sha256(zlib.decompress(d)).hexdigest() for h, d in rows]
+left = db.execute("SELECT count(*) FROM meta WHERE key = 'sha1_hashes_left'").fetchone()[0]
+print(len(rows), all(ok), left)
+PY
+)" = "4 True 0" "v1 index: its 4 content hashes made the SHA-256 of their archived bytes (schema 11), none left as SHA-1"
+"$kp" index --db "$tmp/v1.db" --no-symbols "$reports" >"$tmp/out"
+check_grep "1 new, 0 unchanged, 3 duplicates" "$tmp/out" "v1 index: the fixtures indexed into it are 3 duplicates by SHA-256 and the edited one ($(cat "$tmp/out"))"
 check "$(cksum <"$KP_TESTS_DIR/data/index-v1.sqlite3")" = "$sum_v1" "the committed v1 index itself is untouched"
 done_testing

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_priv.h"
+#include "dwarf_model.h"
 #include "kp_fs.h"
 #include "kt.h"
 #include "symcache.h"

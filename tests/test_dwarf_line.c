@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_priv.h"
+#include "dwarf_model.h"
 #include "kt.h"
 
 struct buf {

@@ -10,6 +10,7 @@
 #include "kp_index.h"
 #include "store_sqlite.h"
 #include "kp_sha1.h"
+#include "kp_sha256.h"
 #include "kt.h"
 #include "index_corpus.h"
 
@@ -1156,6 +1157,134 @@ static void test_image_sets_shared(void)
 	         groups_off(p));
 }
 
+/* Schema 11 (issue 33 item 7): an index whose content hashes are SHA-1s
+ * (a fresh one taken back to schema 10 by hand) migrates to SHA-256s from
+ * the archived bytes (a), from the file when the archive is gone (b), and
+ * a report with neither (c) keeps its SHA-1, counted in the meta; nothing
+ * is lost, and c's bytes found again are c, not a new report. */
+static void set_sha1(sqlite3 *h, const char *dir, const char *name, const char *data, size_t len)
+{
+	char sha1[41], path[1300];
+	kp_sha1_hex(data, len, sha1);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(h, "UPDATE reports SET content_hash = ?1 WHERE id = "
+	                          "(SELECT report_id FROM paths WHERE path = ?2)", -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(q, 1, sha1, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 2, path, -1, SQLITE_TRANSIENT);
+		KT_CHECK(sqlite3_step(q) == SQLITE_DONE && sqlite3_changes(h) == 1, "sha256: %s given its SHA-1", name);
+	}
+	sqlite3_finalize(q);
+}
+
+static int64_t hash_is(sqlite3 *h, const char *data, size_t len, bool sha256)
+{
+	char hex[KP_SHA256_HEX], sql[200];
+	if (sha256)
+		kp_sha256_hex(data, len, hex);
+	else
+		kp_sha1_hex(data, len, hex);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM reports WHERE content_hash = '%s'", hex);
+	return sql_int(h, sql);
+}
+
+static void test_sha256_migration(void)
+{
+	char d[1200], p[1200], path[1300];
+	snprintf(d, sizeof d, "%s/sha", tmp);
+	snprintf(p, sizeof p, "%s/sha.sqlite3", tmp);
+	mkdir(d, 0755);
+	static char a[16384], b[16384], c[16384];
+	size_t na = gen_report(a, sizeof a, 0, 0, 0), nb = gen_report(b, sizeof b, 1, 0, 0),
+	       nc = gen_report(c, sizeof c, 2, 1, 0);
+	gen_write(d, "a.panic", a, na);
+	gen_write(d, "b.panic", b, nb);
+	gen_write(d, "c.panic", c, nc);
+	kpi_db *h = NULL;
+	kp_error err;
+	kpi_summary s = {0};
+	const char *roots[] = {d};
+	KT_CHECK(kpi_open(p, KPI_OPEN_CREATE, &h, &err) == KP_OK &&
+	         kpi_scan(h, roots, 1, NULL, NULL, NULL, NULL, &s, &err) == KP_OK && s.new_reports == 3,
+	         "sha256: three reports indexed (%s)", err.msg);
+	kpi_summary_free(&s);
+	kpi_close(&h);
+	sqlite3 *q;
+	if (sqlite3_open(p, &q) != SQLITE_OK)
+		return;
+	KT_CHECK(hash_is(q, a, na, true) == 1 && hash_is(q, c, nc, true) == 1,
+	         "sha256: a new index keys reports by the SHA-256 of their bytes");
+	set_sha1(q, d, "a.panic", a, na);
+	set_sha1(q, d, "b.panic", b, nb);
+	set_sha1(q, d, "c.panic", c, nc);
+	char sql[2700];
+	snprintf(sql, sizeof sql, "DELETE FROM archives WHERE report_id IN (SELECT report_id FROM paths "
+	                          "WHERE path IN ('%s/b.panic', '%s/c.panic')); UPDATE image_sets SET hash = "
+	                          "substr(hash, 1, 40); UPDATE kext_sets SET hash = substr(hash, 1, 40); "
+	                          "ALTER TABLE reports DROP COLUMN class; "   /* schema 12's */
+	                          "PRAGMA user_version = 10;", d, d);
+	KT_CHECK(sqlite3_exec(q, sql, NULL, NULL, NULL) == SQLITE_OK, "sha256: taken back to schema 10, "
+	         "b's and c's archives gone (%s)", sqlite3_errmsg(q));
+	sqlite3_close(q);
+	snprintf(path, sizeof path, "%s/c.panic", d);
+	unlink(path);
+
+	KT_CHECK(kpi_open(p, 0, &h, &err) == KP_OK, "sha256: the schema 10 index opens, migrated (%s)", err.msg);
+	char *left = NULL;
+	kp_status ms = h ? h->ops->meta_get(h, KPI__META_SHA1_LEFT, &left, &err) : KP_ERR_DB;
+	KT_CHECK(ms == KP_OK && left && strcmp(left, "1") == 0, "sha256: one report left under its SHA-1 (%s)",
+	         left ? left : "unset");
+	free(left);
+	kpi_close(&h);
+	kp_status ss;
+	if (sqlite3_open(p, &q) != SQLITE_OK)
+		return;
+	KT_CHECK(hash_is(q, a, na, true) == 1, "sha256: a's hash recomputed from its archive");
+	KT_CHECK(hash_is(q, b, nb, true) == 1, "sha256: b's from its file, its archive being gone");
+	KT_CHECK(hash_is(q, c, nc, false) == 1 && sql_int(q, "SELECT count(*) FROM reports") == 3 &&
+	         sql_int(q, "PRAGMA user_version") == KPI_SCHEMA_VERSION,
+	         "sha256: c, whose bytes are gone, kept under its SHA-1: no report lost");
+	int64_t isets = sql_int(q, "SELECT count(*) FROM image_sets"), ksets = sql_int(q, "SELECT count(*) FROM kext_sets");
+	KT_CHECK(isets > 0 && ksets > 0 &&
+	         sql_int(q, "SELECT count(*) FROM image_sets WHERE length(hash) <> 64") == 0 &&
+	         sql_int(q, "SELECT count(*) FROM kext_sets WHERE length(hash) <> 64") == 0,
+	         "sha256: the %lld image and %lld kext sets keyed anew (SHA-1-long keys before)", (long long)isets,
+	         (long long)ksets);
+	sqlite3_close(q);
+
+	/* rescanned: nothing new; c's bytes back under another name: c again */
+	ss = kpi_open(p, 0, &h, &err);
+	if (ss == KP_OK)
+		ss = kpi_scan(h, roots, 1, NULL, NULL, NULL, NULL, &s, &err);
+	KT_CHECK(ss == KP_OK && s.new_reports == 0,
+	         "sha256: a rescan finds nothing new (%zu new)", s.new_reports);
+	kpi_summary_free(&s);
+	gen_write(d, "c-again.panic", c, nc);
+	ss = kpi_scan(h, roots, 1, NULL, NULL, NULL, NULL, &s, &err);
+	KT_CHECK(ss == KP_OK && s.new_reports == 0 && s.duplicates == 1, "sha256: c's bytes found again are c by its SHA-1 (%zu new, %zu duplicates)",
+	         s.new_reports, s.duplicates);
+	kpi_summary_free(&s);
+	rows all = {0};
+	kpi_list_reports(h, collect, &all, &err);
+	KT_CHECK(all.n == 3, "sha256: still 3 reports (%d)", all.n);
+	/* another panic of a's bug and build: its lists are a's sets, found by their new keys */
+	static char a2[16384];
+	size_t na2 = gen_report(a2, sizeof a2, 0, 0, 5);
+	gen_write(d, "a2.panic", a2, na2);
+	ss = kpi_scan(h, roots, 1, NULL, NULL, NULL, NULL, &s, &err);
+	KT_CHECK(ss == KP_OK && s.new_reports == 1, "sha256: a report of a's lists added (%zu new)", s.new_reports);
+	kpi_summary_free(&s);
+	kpi_close(&h);
+	if (sqlite3_open(p, &q) != SQLITE_OK)
+		return;
+	KT_CHECK(sql_int(q, "SELECT count(*) FROM image_sets") == isets &&
+	         sql_int(q, "SELECT count(*) FROM kext_sets") == ksets,
+	         "sha256: it shares a's sets, no new one (%lld image, %lld kext sets)",
+	         (long long)sql_int(q, "SELECT count(*) FROM image_sets"),
+	         (long long)sql_int(q, "SELECT count(*) FROM kext_sets"));
+	sqlite3_close(q);
+}
+
 /* A row's path is one that still exists, else the last one seen, however
  * the existence is found: here 40 reports seen in live/ and then in copy/
  * (the recent paths), enough rows in one folder for the index to list it
@@ -1460,6 +1589,7 @@ int main(int argc, char **argv)
 	test_progress_counts_total();
 	test_flat_folder_rescan_is_fast();
 	test_image_sets_shared();
+	test_sha256_migration();
 	test_workers_store_what_one_thread_stores();
 	return kt_done();
 }

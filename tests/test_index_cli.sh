@@ -209,11 +209,11 @@ if [ -d "$R" ]; then
 	# an index written by schema 7 (no kext sets) gets them when opened
 	if command -v sqlite3 >/dev/null; then
 		cp "$T/real.sqlite3" "$T/v7.sqlite3"
-		sqlite3 "$T/v7.sqlite3" ".read $KP_TESTS_DIR/data/index-undo-v11.sql" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "DROP INDEX reports_kext_set; ALTER TABLE reports DROP COLUMN kext_set;
+		sqlite3 "$T/v7.sqlite3" ".read $KP_TESTS_DIR/data/index-undo-v12.sql" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "DROP INDEX reports_kext_set; ALTER TABLE reports DROP COLUMN kext_set;
 			DROP TABLE kext_set_members; DROP TABLE kext_sets; DROP TABLE kexts; PRAGMA user_version = 7;"
 		"$K" search --db "$T/v7.sqlite3" --json --kext com.apple.iokit.IONVMeFamily >"$T/nv7.json"
 		check '[ $? -eq 0 ] && cmp -s "$T/nv.json" "$T/nv7.json"' "a schema 7 index: the same rows once opened (migrated, filled from the archives)"
-		check '[ "$(sqlite3 "$T/v7.sqlite3" "PRAGMA user_version")" = 11 ]' "  now at schema 11"
+		check '[ "$(sqlite3 "$T/v7.sqlite3" "PRAGMA user_version")" = 12 ]' "  now at schema 12"
 	else
 		n=$((n + 1)); echo "ok $n - # SKIP sqlite3 CLI absent"
 		n=$((n + 1)); echo "ok $n - # SKIP sqlite3 CLI absent"
@@ -229,16 +229,16 @@ if [ -d "$R" ]; then
 	done
 	"$K" list --db "$T/real.sqlite3" --class bogus >/dev/null 2>"$T/cl.err"
 	check '[ $? -eq 2 ] && grep -q "not .bogus." "$T/cl.err"' "list --class bogus: exit 2, said"
-	# an index written by schema 10 (no class) gets every report's class
+	# an index written by schema 11 (no class) gets every report's class
 	# from its archive when opened
 	if command -v sqlite3 >/dev/null; then
 		cp "$T/real.sqlite3" "$T/v10.sqlite3"
-		sqlite3 "$T/v10.sqlite3" ".read $KP_TESTS_DIR/data/index-undo-v11.sql"
+		sqlite3 "$T/v10.sqlite3" ".read $KP_TESTS_DIR/data/index-undo-v12.sql"
 		"$K" list --db "$T/real.sqlite3" --json >"$T/c11.json"
 		"$K" list --db "$T/v10.sqlite3" --json >"$T/c10.json"
 		check 'cmp -s "$T/c11.json" "$T/c10.json" && [ "$(grep -c "\"class\":[[:space:]]*\"[a-z-]*\"" "$T/c10.json")" -ge 23 ] &&
-			[ "$(sqlite3 "$T/v10.sqlite3" "PRAGMA user_version")" = 11 ]' \
-			"a schema 10 index: once opened (migrated, filled from the archives) every row has the class a fresh index has"
+			[ "$(sqlite3 "$T/v10.sqlite3" "PRAGMA user_version")" = 12 ]' \
+			"a schema 11 index: once opened (migrated, filled from the archives) every row has the class a fresh index has"
 	else
 		n=$((n + 1)); echo "ok $n - # SKIP sqlite3 CLI absent"
 	fi
@@ -257,7 +257,7 @@ if [ -d "$R" ]; then
 	if command -v sqlite3 >/dev/null; then
 		cp "$T/real.sqlite3" "$T/v8.sqlite3"
 		id=$(sqlite3 "$T/v8.sqlite3" "SELECT report_id FROM paths WHERE path LIKE '%/$m1'")
-		sqlite3 "$T/v8.sqlite3" ".read $KP_TESTS_DIR/data/index-undo-v11.sql" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "INSERT INTO panic_fts(rowid, body) VALUES ($id, 'com.apple.filesystems.autofs 3.0');
+		sqlite3 "$T/v8.sqlite3" ".read $KP_TESTS_DIR/data/index-undo-v12.sql" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "INSERT INTO panic_fts(rowid, body) VALUES ($id, 'com.apple.filesystems.autofs 3.0');
 			PRAGMA user_version = 8;"
 		check '[ "$(sqlite3 "$T/v8.sqlite3" "SELECT count(*) FROM panic_fts WHERE panic_fts MATCH '\''autofs'\''")" -ge 1 ]' \
 			"a schema 8 index whose text holds a loaded kext"
@@ -265,9 +265,9 @@ if [ -d "$R" ]; then
 		"$K" search --db "$T/v8.sqlite3" --json Stackshot Succeeded >"$T/ss8.json"
 		check '[ "$(has_file "$T/af8.json" $m1)" = 0 ] && cmp -s "$T/ss.json" "$T/ss8.json"' \
 			"  once opened (migrated): the kext is not text, the text search is a fresh index's"
-		check '[ "$(sqlite3 "$T/v8.sqlite3" "PRAGMA user_version")" = 11 ] &&
-			sqlite3 "$T/v8.sqlite3" ".read $KP_TESTS_DIR/data/index-undo-v11.sql" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "INSERT INTO panic_fts(panic_fts, rank) VALUES ('\''integrity-check'\'', 0)"' \
-			"  now at schema 11, its text search whole (FTS5 integrity-check)"
+		check '[ "$(sqlite3 "$T/v8.sqlite3" "PRAGMA user_version")" = 12 ] &&
+			sqlite3 "$T/v8.sqlite3" ".read $KP_TESTS_DIR/data/index-undo-v12.sql" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "INSERT INTO panic_fts(panic_fts, rank) VALUES ('\''integrity-check'\'', 0)"' \
+			"  now at schema 12, its text search whole (FTS5 integrity-check)"
 		"$K" search --db "$T/v8.sqlite3" --json panic >"$T/p8.json"
 		"$K" search --db "$T/real.sqlite3" --json panic >"$T/p9.json"
 		check 'cmp -s "$T/p8.json" "$T/p9.json" && [ "$(count "\"id\":" "$T/p9.json")" -ge 10 ]' \

@@ -51,7 +51,7 @@ check_grep "kpbrowse db init" "$T/err" "  and the error says to run db init"
 check "$?" = 0 "db init"
 "$K" db init --db "$P" >/dev/null
 check "$?" = 0 "db init again: nothing to do"
-check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 11 "schema version 11"
+check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 12 "schema version 12"
 SQ="$T/index.sqlite3"
 "$K" index --db "$SQ" "$C" >/dev/null
 "$K" index --db "$P" --json "$C" >"$T/push.json"
@@ -199,7 +199,7 @@ pgq kinds "$drop_v8 DROP INDEX kpbrowse.reports_zone; ALTER TABLE kpbrowse.repor
 check "$?" = 2 "a schema 3 server: list asks for db init (exit 2)"
 "$K" db init --db "$KP" >/dev/null
 check "$?" = 0 "  db init migrates it"
-check "$(pgq kinds "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 11 "  to schema 11"
+check "$(pgq kinds "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 12 "  to schema 12"
 "$K" list --db "$KP" --json >"$T/kinds3.json"
 check "$(cmp -s "$T/kinds4.json" "$T/kinds3.json" && echo same)" = same "  its rows: kinds, zones and order as before"
 same_kinds "migrated: list --groups --json" list --groups --json
@@ -213,11 +213,57 @@ check "$?" = 2 "a schema 4 index: exit 2"
 check_grep "older than this kpbrowse" "$T/err" "  it needs db init"
 "$K" db init --db "host=$S dbname=older" >/dev/null
 check "$?" = 0 "  db init migrates it"
-check "$(pgq older "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq older "SELECT count(*) FROM pg_indexes WHERE indexname IN ('images_uuid_report', 'images_last')")" = "11:2" \
-	"  to schema 11, with the covering UUID index and kexts' last parts indexed"
+check "$(pgq older "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq older "SELECT count(*) FROM pg_indexes WHERE indexname IN ('images_uuid_report', 'images_last')")" = "12:2" \
+	"  to schema 12, with the covering UUID index and kexts' last parts indexed"
 check "$(pgq older "SET enable_seqscan = off; EXPLAIN SELECT i.report_id FROM kpbrowse.images i WHERE i.name <> ''
 	AND lower(substr(i.name, length(rtrim(i.name, replace(i.name, '.', ''))) + 1)) = lower('x') AND i.live" |
 	grep -c images_last)" = 1 "  a last-part match can read that index"
+
+# ---- schema 11: SHA-1 content hashes become SHA-256 (issue 33 item 7) ----
+# a schema 10 server made by hand: every hash the SHA-1 of the file's
+# bytes; b's archive gone (its file stays), c's archive and file gone
+pg_createdb sha
+H="host=$S dbname=sha"
+Z="$T/sha-reports"
+mkdir "$Z" && "$B/test_index" --gen "$Z" || { echo "Bail out! cannot generate corpus"; exit 2; }
+"$K" db init --db "$H" >/dev/null && "$K" index --db "$H" "$Z" >/dev/null
+n_sha=$(pgq sha "SELECT count(*) FROM kpbrowse.reports")
+python3 - "$Z" >"$T/sha1.sql" <<'PY'
+import hashlib, os, sys
+for d, _, names in os.walk(sys.argv[1]):
+  for n in names:
+    b = open(os.path.join(d, n), "rb").read()
+    print("UPDATE kpbrowse.reports SET content_hash = '%s' WHERE content_hash = '%s';"
+          % (hashlib.sha1(b).hexdigest(), hashlib.sha256(b).hexdigest()))
+PY
+b_id=$(pgq sha "SELECT min(id) FROM kpbrowse.reports")
+c_id=$(pgq sha "SELECT max(id) FROM kpbrowse.reports")
+c_path=$(pgq sha "SELECT path FROM kpbrowse.paths WHERE report_id = $c_id LIMIT 1")
+cp "$c_path" "$T/c-bytes"
+psql -X -q -v ON_ERROR_STOP=1 -d sha -f "$T/sha1.sql" >/dev/null &&
+	pgq sha "DELETE FROM kpbrowse.archives WHERE report_id IN ($b_id, $c_id);
+	UPDATE kpbrowse.meta SET value = '10' WHERE key = 'schema_version'"
+rm -f "$c_path"
+check "$(pgq sha "SELECT count(*) FROM kpbrowse.reports WHERE length(content_hash) = 40")" = "$n_sha" \
+	"a schema 10 server with $n_sha SHA-1 content hashes, two archives gone"
+"$K" db init --db "$H" >/dev/null
+check "$?" = 0 "  db init migrates it"
+check "$(pgq sha "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq sha "SELECT count(*) FROM kpbrowse.reports"):$(pgq sha "SELECT count(*) FROM kpbrowse.reports WHERE length(content_hash) = 64"):$(pgq sha "SELECT length(content_hash) FROM kpbrowse.reports WHERE id = $c_id"):$(pgq sha "SELECT value FROM kpbrowse.meta WHERE key = 'sha1_hashes_left'")" \
+	= "12:$n_sha:$((n_sha - 1)):40:1" \
+	"  to schema 12 (11: SHA-256): every report kept, SHA-256 from archives and from b's file; c, whose bytes are gone, keeps its SHA-1, counted"
+check "$(python3 - "$Z" <<'PY' | pgq sha "$(cat)"
+import hashlib, os, sys
+hs = ["'%s'" % hashlib.sha256(open(os.path.join(d, n), "rb").read()).hexdigest()
+      for d, _, names in os.walk(sys.argv[1]) for n in names]
+print("SELECT count(*) FROM kpbrowse.reports WHERE content_hash IN (%s)" % ", ".join(hs))
+PY
+)" = "$((n_sha - 1))" "  each hash the SHA-256 of its file's bytes"
+"$K" index --db "$H" --json "$Z" >"$T/sha-again.json"
+check_grep '"new":[[:space:]]*0,' "$T/sha-again.json" "  pushed again: nothing new"
+cp "$T/c-bytes" "$Z/c-again.panic"
+"$K" index --db "$H" --json "$Z" >"$T/sha-c.json"
+check "$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["new"], j["duplicates"])' "$T/sha-c.json"):$(pgq sha "SELECT count(*) FROM kpbrowse.reports")" = "0 1:$n_sha" \
+	"  c's bytes pushed again are c, found by its SHA-1: no second report"
 
 # ---- an older binary refuses a newer schema, by name ----
 pg_createdb newer
@@ -280,7 +326,7 @@ consistent() { # every report whole: archive, text, a path; counts exact
 # until the session ends (killed with unblock).  Waiting for a count and
 # acting then let a fast pusher finish first on a loaded machine.
 block_push() {
-	h=$( (sha1sum "$2" 2>/dev/null || shasum "$2") | cut -c1-40)
+	h=$( (sha256sum "$2" 2>/dev/null || shasum -a 256 "$2") | cut -c1-64)
 	psql -X -q -d "$1" -c "BEGIN" -c "INSERT INTO kpbrowse.groups(key, title) VALUES ('blocker', 'blocker')" \
 		-c "INSERT INTO kpbrowse.reports(content_hash, size, ts, exact_key, group_id, indexed_at) SELECT '$h', 0, 0, 'blocker', id, 0 FROM kpbrowse.groups WHERE key = 'blocker'" \
 		-c "SELECT pg_sleep(600)" >/dev/null 2>&1 &

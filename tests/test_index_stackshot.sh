@@ -122,13 +122,13 @@ check_grep "needs a zone name" "$tmp/err" "  saying so"
 # ---- a schema 3 index migrates: kinds, zones and dates from the archives ----
 if command -v sqlite3 >/dev/null; then
 	cp "$db" "$tmp/v3.db"
-	sqlite3 "$tmp/v3.db" ".read $KP_TESTS_DIR/data/index-undo-v11.sql" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "DROP INDEX reports_zone; DROP TABLE group_hosts; DROP INDEX reports_kext_set; ALTER TABLE reports DROP COLUMN kext_set; DROP TABLE kext_set_members; DROP TABLE kext_sets; DROP TABLE kexts; ALTER TABLE reports DROP COLUMN kind;
+	sqlite3 "$tmp/v3.db" ".read $KP_TESTS_DIR/data/index-undo-v12.sql" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "DROP INDEX reports_zone; DROP TABLE group_hosts; DROP INDEX reports_kext_set; ALTER TABLE reports DROP COLUMN kext_set; DROP TABLE kext_set_members; DROP TABLE kext_sets; DROP TABLE kexts; ALTER TABLE reports DROP COLUMN kind;
 		ALTER TABLE reports DROP COLUMN zone; UPDATE reports SET ts = 1900000000 WHERE ts < 0;
 		UPDATE groups SET first_seen = 1900000000, last_seen = 1900000000 WHERE first_seen IS NULL;
 		PRAGMA user_version = 3;"
 	"$kp" list --db "$tmp/v3.db" --json >"$tmp/v3.json"
 	check "$?" = 0 "a schema 3 index opens (migrated)"
-	check "$(sqlite3 "$tmp/v3.db" 'PRAGMA user_version')" = 11 "  now at schema 11"
+	check "$(sqlite3 "$tmp/v3.db" 'PRAGMA user_version')" = 12 "  now at schema 12"
 	python3 - "$tmp/list.json" "$tmp/v3.json" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])

@@ -85,7 +85,7 @@ static int64_t add(kpi_db *db, const kpi__new_report *r, bool *added)
 	int64_t id = 0;
 	kp_error err;
 	bool a = false;
-	if (db->ops->begin(db, &err) != KP_OK || db->ops->report_add(db, r, &id, &a, &err) != KP_OK ||
+	if (db->ops->begin(db, &err) != KP_OK || kpi__report_add(db, r, &id, &a, &err) != KP_OK ||
 	    db->ops->groups_refresh(db, &r->group_id, 1, &err) != KP_OK ||
 	    db->ops->commit(db, &err) != KP_OK)
 		printf("# add: %s\n", err.msg);
@@ -156,6 +156,16 @@ static void report_find_or_add(const char *be, kpi_db *db)
 	int64_t id3 = add(db, &other, &inc);
 	KT_CHECK(id > 0 && added && id2 == id && !again && id3 == id && !inc,
 	         "%s: find-or-add: the same hash or incident id is one report", be);
+	/* the op alone adds or says it did not (kpi__report_add finds) */
+	int64_t none_id = 7;
+	bool none_added = true;
+	kp_error e;
+	kp_status st = db->ops->begin(db, &e);
+	if (st == KP_OK)
+		st = db->ops->report_add(db, &other, &none_id, &none_added, &e);
+	db->ops->rollback(db);
+	KT_CHECK(st == KP_OK && !none_added && none_id == 0, "%s: report_add of a stored report adds nothing, "
+	         "id 0 (%s)", be, st == KP_OK ? "ok" : e.msg);
 	int64_t by_hash = 0, by_inc = 0, none = 1;
 	kp_error err;
 	KT_CHECK(db->ops->report_find(db, "h-find-1", NULL, &by_hash, &err) == KP_OK && by_hash == id &&
@@ -574,6 +584,36 @@ static void meta_set_and_get(const char *be, kpi_db *db)
 	free(v);
 }
 
+/* report_rehash (the schema 11 fill): the report is found by its new hash
+ * only; a hash another report holds is refused, nothing changed; and
+ * meta_set inside the open transaction is that transaction's. */
+static void report_rehash_in_tx(const char *be, kpi_db *db)
+{
+	kp_error err;
+	int64_t gid = group(db, "g-rehash");
+	kpi__new_report r = report("h-rehash-old", NULL, 100, gid), o = report("h-rehash-other", NULL, 100, gid);
+	int64_t id = add(db, &r, NULL), other = add(db, &o, NULL), by_new = 0, by_old = 1, still = 0;
+	KT_CHECK(db->ops->begin(db, &err) == KP_OK && db->ops->report_rehash(db, id, "h-rehash-new", &err) == KP_OK &&
+	         db->ops->meta_set(db, "test.rehash", "in tx", &err) == KP_OK && db->ops->commit(db, &err) == KP_OK,
+	         "%s: report_rehash and meta_set in one transaction (%s)", be, err.msg);
+	KT_CHECK(db->ops->report_find(db, "h-rehash-new", NULL, &by_new, &err) == KP_OK && by_new == id &&
+	         db->ops->report_find(db, "h-rehash-old", NULL, &by_old, &err) == KP_OK && by_old == 0,
+	         "%s: a rehashed report is found by its new hash only", be);
+	kp_status st = db->ops->begin(db, &err);
+	if (st == KP_OK)
+		st = db->ops->report_rehash(db, other, "h-rehash-new", &err);
+	db->ops->rollback(db);
+	KT_CHECK(st == KP_ERR_DB && db->ops->report_find(db, "h-rehash-other", NULL, &still, &err) == KP_OK &&
+	         still == other, "%s: a hash another report holds is refused", be);
+	db->ops->begin(db, &err);
+	db->ops->meta_set(db, "test.rehash", "rolled back", &err);
+	db->ops->rollback(db);
+	char *v = NULL;
+	KT_CHECK(db->ops->meta_get(db, "test.rehash", &v, &err) == KP_OK && v && strcmp(v, "in tx") == 0,
+	         "%s: meta_set in an open transaction goes with its rollback (%s)", be, v ? v : "unset");
+	free(v);
+}
+
 int main(void)
 {
 	const char *td = getenv("TMPDIR");
@@ -603,6 +643,7 @@ int main(void)
 		search_by_uuid_kext_text(be, db);
 		loaded_kexts_searched(be, db);
 		meta_set_and_get(be, db);
+		report_rehash_in_tx(be, db);
 		hosts_counted(be, db);
 		groups_count_hosts(be, db);
 		bad_bytes_stored_alike(be, db);

@@ -7,7 +7,7 @@
  * test_lookup_llvm19 against llvm-symbolizer. */
 #include <stdlib.h>
 
-#include "dwarf_priv.h"
+#include "dwarf_model.h"
 #include "kt.h"
 
 /* .debug_addr: 8-byte header, then 0x5000, 0x5100, 0x5200 */

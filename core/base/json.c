@@ -80,10 +80,52 @@ static const char *cut_at(const char *start, const char *end)
 	return s;
 }
 
+/* The recorded container opening at off, or NULL.  Lookups come in the
+ * order of the walk: the next container, or one a few entries on, or (a
+ * reader going back to a member it kept) an earlier one. */
+static const struct kp_jmemo_ent *memo_find(kp_jmemo *m, size_t off)
+{
+	size_t i = m->next;
+	for (int k = 0; k < 4 && i < m->n && m->v[i].open < off; k++)
+		i++;
+	if ((i < m->n && m->v[i].open < off) || (i > 0 && m->v[i - 1].open >= off)) {
+		size_t lo = 0, hi = m->n;   /* the first entry opening at or after off */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m->v[mid].open < off)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		i = lo;
+	}
+	m->next = i;
+	if (i == m->n || m->v[i].open != off || m->v[i].close == 0)
+		return NULL;
+	m->next = i + 1;   /* a reader walking into it looks up its members next */
+	return &m->v[i];
+}
+
+/* Appends an entry for the container opening at off; false when out of
+ * memory (then nothing more is recorded). */
+static bool memo_push(kp_jmemo *m, size_t off)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		struct kp_jmemo_ent *v = realloc(m->v, cap * sizeof *v);
+		if (!v)
+			return false;
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = (struct kp_jmemo_ent){(uint32_t)off, 0};
+	return true;
+}
+
 /* Every value is scanned once per level of nesting above it (each level's
- * iterator skips its members whole), so this is the parser's hot loop: it
- * only matches brackets and steps over strings. */
-const char *kp_json_skip(const char *p, const char *end, kp_jerr *e)
+ * iterator skips its members whole) unless a memo remembers it, so this is
+ * the parser's hot loop: it only matches brackets and steps over strings. */
+const char *kp_json_skip_memo(const char *p, const char *end, kp_jmemo *memo, kp_jerr *e)
 {
 	p = kp_json_ws(p, end);
 	if (p >= end)
@@ -100,10 +142,24 @@ const char *kp_json_skip(const char *p, const char *end, kp_jerr *e)
 			p++;
 		return p;
 	}
-	/* A stack of the open brackets as bits: 1 for '{', 0 for '['. */
-	unsigned char stack[KP_JSON_MAX_DEPTH / 8] = {0};
-	int depth = 0;
 	const char *start = p;
+	if (memo && (size_t)(p - memo->base) <= UINT32_MAX) {
+		const struct kp_jmemo_ent *hit = memo_find(memo, (size_t)(p - memo->base));
+		if (hit && (size_t)(end - memo->base) > hit->close)
+			return memo->base + hit->close + 1;
+		/* records only past every entry, so the entries stay in order */
+		if (memo->n && memo->v[memo->n - 1].open >= (size_t)(p - memo->base))
+			memo = NULL;
+		if (memo && (size_t)(end - memo->base) > UINT32_MAX)
+			memo = NULL;
+	} else {
+		memo = NULL;
+	}
+	/* A stack of the open brackets as bits: 1 for '{', 0 for '['; with a
+	 * memo, the entry of each too. */
+	unsigned char stack[KP_JSON_MAX_DEPTH / 8] = {0};
+	uint32_t slot[KP_JSON_MAX_DEPTH];
+	int depth = 0;
 	for (;;) {
 		while (p < end && !skip_stop[(unsigned char)*p])
 			p++;
@@ -122,6 +178,11 @@ const char *kp_json_skip(const char *p, const char *end, kp_jerr *e)
 				stack[depth / 8] |= (unsigned char)(1u << (depth % 8));
 			else
 				stack[depth / 8] &= (unsigned char)~(1u << (depth % 8));
+			if (memo) {
+				slot[depth] = (uint32_t)memo->n;
+				if (!memo_push(memo, (size_t)(p - memo->base)))
+					memo = NULL;   /* the open entries keep close 0 */
+			}
 			depth++;
 			p++;
 			continue;
@@ -129,10 +190,32 @@ const char *kp_json_skip(const char *p, const char *end, kp_jerr *e)
 		bool obj = stack[(depth - 1) / 8] & (1u << ((depth - 1) % 8));
 		if (obj != (c == '}'))
 			return fail(e, p, "mismatched bracket", false);
+		--depth;
+		if (memo) {
+			/* a small container is the last entry: any inside it were smaller */
+			struct kp_jmemo_ent *ent = &memo->v[slot[depth]];
+			size_t close = (size_t)(p - memo->base);
+			if (close - ent->open + 1 < KP_JSON_MEMO_MIN && slot[depth] == memo->n - 1)
+				memo->n--;
+			else
+				ent->close = (uint32_t)close;
+		}
 		p++;
-		if (--depth == 0)
+		if (depth == 0)
 			return p;
 	}
+}
+
+const char *kp_json_skip(const char *p, const char *end, kp_jerr *e)
+{
+	return kp_json_skip_memo(p, end, NULL, e);
+}
+
+void kp_json_memo_free(kp_jmemo *memo)
+{
+	free(memo->v);
+	memo->v = NULL;
+	memo->n = memo->cap = memo->next = 0;
 }
 
 bool kp_json_obj_begin(kp_jiter *it, const char *p, const char *end, kp_jerr *e)
@@ -146,6 +229,7 @@ bool kp_json_obj_begin(kp_jiter *it, const char *p, const char *end, kp_jerr *e)
 	it->p = p + 1;
 	it->end = end;
 	it->state = 0;
+	it->memo = NULL;
 	return true;
 }
 
@@ -184,7 +268,7 @@ bool kp_json_obj_next(kp_jiter *it, kp_jmember *m, kp_jerr *e)
 		return false;
 	}
 	m->val = kp_json_ws(p + 1, end);
-	m->val_end = kp_json_skip(m->val, end, e);
+	m->val_end = kp_json_skip_memo(m->val, end, it->memo, e);
 	if (!m->val_end)
 		return false;
 	it->p = m->val_end;
@@ -203,6 +287,7 @@ bool kp_json_arr_begin(kp_jiter *it, const char *p, const char *end, kp_jerr *e)
 	it->p = p + 1;
 	it->end = end;
 	it->state = 0;
+	it->memo = NULL;
 	return true;
 }
 
@@ -220,7 +305,7 @@ bool kp_json_arr_next(kp_jiter *it, const char **val, const char **val_end, kp_j
 		it->p = p + 1;
 		return false;
 	}
-	const char *ve = kp_json_skip(p, end, e);
+	const char *ve = kp_json_skip_memo(p, end, it->memo, e);
 	if (!ve)
 		return false;
 	*val = p;

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define KP_JSON_MAX_DEPTH 512
 
@@ -26,6 +27,34 @@ const char *kp_json_ws(const char *p, const char *end);
  * NULL with *e filled when it is malformed, too deep, or cut off. */
 const char *kp_json_skip(const char *p, const char *end, kp_jerr *e);
 
+/* The ends of the big containers of a text, so that readers walking into a
+ * value do not scan it again at every level (an iterator skips each member
+ * whole, so without it a frame of an .ips is scanned once per level above
+ * it, six times).  kp_json_skip_memo answers a container it has recorded
+ * without reading it, and otherwise is kp_json_skip that records the
+ * containers of KP_JSON_MEMO_MIN bytes or more it closes (those past every
+ * recorded one: the walk goes forward).  A recorded end is the one
+ * kp_json_skip finds from the same '{' or '[' (bracket matching from there
+ * reads the same bytes whatever encloses it), so the answers are the same
+ * as kp_json_skip's, errors included.  An iterator with it->memo set skips
+ * its values through it.
+ *
+ * Ownership: the caller's struct, zeroed with base set to the start of the
+ * text (offsets are from there; a text past 4 GiB is not recorded);
+ * kp_json_memo_free releases what it holds.  Spans stay in the caller's
+ * buffer. */
+#define KP_JSON_MEMO_MIN 64
+typedef struct kp_jmemo {
+	const char *base;
+	struct kp_jmemo_ent {
+		uint32_t open, close;   /* offsets of the brackets; close 0: never closed */
+	} *v;
+	size_t n, cap;
+	size_t next;   /* where the next lookup starts: lookups mostly go forward */
+} kp_jmemo;
+const char *kp_json_skip_memo(const char *p, const char *end, kp_jmemo *memo, kp_jerr *e);
+void kp_json_memo_free(kp_jmemo *memo);
+
 /* Iterates the members of the object whose '{' is at *p.  First call with
  * *state == 0.  On each member sets the raw key (without quotes, escapes
  * untouched) and the value span; returns false at the end ('}') or on error
@@ -38,6 +67,7 @@ typedef struct kp_jmember {
 typedef struct kp_jiter {
 	const char *p, *end;
 	int state;
+	kp_jmemo *memo;   /* NULL after begin; set it to skip values through a memo */
 } kp_jiter;
 bool kp_json_obj_begin(kp_jiter *it, const char *p, const char *end, kp_jerr *e);
 bool kp_json_obj_next(kp_jiter *it, kp_jmember *m, kp_jerr *e);

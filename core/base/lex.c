@@ -27,9 +27,9 @@ bool kp_parse_u64(const char *s, size_t n, uint64_t *out)
 		int d = kp_hex_digit((unsigned char)s[i]);
 		if (d < 0 || d >= base)
 			return false;
-		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+		/* no division a digit: every frame offset of a report comes here */
+		if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
 			return false;
-		v = v * (uint64_t)base + (uint64_t)d;
 	}
 	*out = v;
 	return true;

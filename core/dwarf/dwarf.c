@@ -47,7 +47,7 @@
  * (see kp_dwarf_open). */
 #include "kp_dwarf.h"
 
-#include "dwarf_priv.h"
+#include "dwarf_model.h"
 #include "kp_rd.h"
 #include <stdlib.h>
 #include <string.h>
@@ -152,7 +152,7 @@ static int ldw_next_cu(Dwarf_Debug dbg, Dwarf_Die *cudie, Dwarf_Half *version,
 /* ---- the handle ---------------------------------------------------------- */
 
 struct kp_dwarf {
-	struct kp__dwarf_cache c; /* everything decoded (dwarf_priv.h) */
+	struct kp__dwarf_cache c; /* everything decoded (dwarf_model.h) */
 	struct sect sects[KP__DWARF_NSECT + 1]; /* [0] is a dummy: libdwarf skips index 0 */
 	unsigned nsects;
 	struct kp__dwarf_lists lists; /* rnglists/addr; bases set per unit */

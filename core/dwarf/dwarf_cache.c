@@ -3,7 +3,7 @@
  * index and inlined-subroutine map (LLVM's AddrDieMap), the die-offset ->
  * name table and the address -> CU table.  dwarf.c fills them from libdwarf;
  * dwarf_lookup.c reads them. */
-#include "dwarf_priv.h"
+#include "dwarf_model.h"
 #include "kp_hash.h"
 #include "kp_vec.h"
 #include "kp_demangle.h"

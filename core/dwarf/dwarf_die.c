@@ -12,7 +12,7 @@
  * and every answer and error stays what it was.  What is walked is dwarf_walk.c's, for this
  * reader and libdwarf's alike (test_dwarf_die checks that both give
  * byte-identical symbol caches on every fixture). */
-#include "dwarf_priv.h"
+#include "dwarf_model.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * strx forms, an address size other than the unit's, any read out of
  * bounds), so that dwarf.c falls back to libdwarf and every answer stays
  * what it was.  Every read is bounds-checked. */
-#include "dwarf_priv.h"
+#include "dwarf_model.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* dwarf_lookup.c: kp_dwarf_lookup and kp_dwarf_for_each_boundary over the
- * cached arrays of dwarf_priv.h: the address -> CU table, line-table row
+ * cached arrays of dwarf_model.h: the address -> CU table, line-table row
  * search, the inlined-subroutine map, and the nlist-name override.  Decoding
  * (libdwarf) is dwarf.c's, reached through kp__dwarf_cu_decode and
  * kp__dwarf_func_decode. */
-#include "dwarf_priv.h"
+#include "dwarf_model.h"
 
 #include <stddef.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * DWARF 5 range lists (.debug_rnglists), DWARF 4 ones (.debug_ranges) and
  * the .debug_addr entries that range lists and the addrx forms name.  Every
  * read is bounds-checked (rd.h). */
-#include "dwarf_priv.h"
+#include "dwarf_model.h"
 #include "kp_rd.h"
 
 /* ---- DWARF 5 range lists ------------------------------------------------- */

@@ -4,7 +4,7 @@
  * and the address ranges of each.  A change to what is walked is made here
  * once; test_dwarf_die checks that both readers give byte-identical symbol
  * caches on every fixture. */
-#include "dwarf_priv.h"
+#include "dwarf_model.h"
 
 #define MAX_DEPTH 256
 #define FORM_rnglistx 0x23

@@ -29,7 +29,7 @@
  * reading leaves out the kexts from there on, named the same way; the
  * kernel stays. */
 #include "kp_vec.h"
-#include "macho_priv.h"
+#include "macho_model.h"
 #include "plist_prelink.h"
 
 #include <stdio.h>
@@ -37,7 +37,6 @@
 #include <string.h>
 
 #define MH_EXECUTE 0x2u
-#define MH_FILESET 0xcu
 
 /* addr's file offset (from the slice's data) through s's file-backed
  * segments; false when no segment holds bytes for it. */

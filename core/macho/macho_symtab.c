@@ -6,7 +6,7 @@
  * The tables read here were validated by kp_macho_open* in macho.c (every
  * nlist string index names a terminated string, every fileset name is
  * terminated inside its command), so nothing is checked again. */
-#include "macho_priv.h"
+#include "macho_model.h"
 #include "kp_vec.h"
 
 #include <stddef.h>

@@ -51,6 +51,7 @@ typedef struct ips_ctx {
 	long stackshot_line;   /* macOSProcessedStackshotData's */
 	const char *line_pos;   /* line_at's memo: line_no is the line of line_pos */
 	long line_no;
+	kp_jmemo memo;   /* the body's container ends, for every walk into it */
 } ips_ctx;
 
 static long line_of(const char *data, const char *pos)
@@ -408,6 +409,7 @@ static kp_status stackshot_member(ips_ctx *c, const char *val, const char *end, 
 	kp_jerr je = {0};
 	if (!kp_json_obj_begin(&it, val, end, &je))
 		return KP_OK;
+	it.memo = &c->memo;
 	for (;;) {
 		m.key = NULL;
 		if (!kp_json_obj_next(&it, &m, &je))
@@ -594,10 +596,12 @@ static bool is_real_text(const char *s)
 	return s && s[0] && strcmp(s, "not yet set") != 0;
 }
 
-kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err)
+static kp_status ips_parse(ips_ctx *c)
 {
-	ips_ctx c = {.r = r, .data = data, .end = data + len, .err = err};
-	const char *end = data + len;
+	kp_report *r = c->r;
+	kp_error *err = c->err;
+	const char *data = c->data, *end = c->end;
+	size_t len = (size_t)(end - data);
 	const char *p = data;
 	/* A UTF-8 byte order mark (an editor's save) before the header line. */
 	if (len >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
@@ -608,14 +612,14 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 	 * that is followed by more JSON. */
 	const char *body = p;
 	kp_jerr je = {0};
-	const char *first_end = kp_json_skip(p, end, &je);
+	const char *first_end = kp_json_skip_memo(p, end, &c->memo, &je);
 	if (!first_end && !je.truncated)
-		return jerr_to_error(&c, &je, "JSON");
+		return jerr_to_error(c, &je, "JSON");
 	/* A cut-off first value is a body without header line. */
 	const char *rest = first_end ? kp_json_ws(first_end, end) : end;
 	bool has_header = false;
 	if (rest < end && *rest == '{') {
-		kp_status st = parse_header(&c, p, first_end);
+		kp_status st = parse_header(c, p, first_end);
 		if (st != KP_OK)
 			return st;
 		has_header = true;
@@ -630,32 +634,33 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 	kp_jmember m;
 	bool cut = false;
 	if (!kp_json_obj_begin(&it, body, end, &je))
-		return jerr_to_error(&c, &je, "body");
+		return jerr_to_error(c, &je, "body");
+	it.memo = &c->memo;
 	for (;;) {
 		m.key = NULL;   /* still NULL after a failure: no member had begun */
 		if (!kp_json_obj_next(&it, &m, &je))
 			break;
-		c.saw_body_member = true;
-		if ((st = body_member(&c, &m, &cut)) != KP_OK)
+		c->saw_body_member = true;
+		if ((st = body_member(c, &m, &cut)) != KP_OK)
 			return st;
 	}
 	if (je.msg) {
 		if (!je.truncated)
-			return jerr_to_error(&c, &je, "body");
+			return jerr_to_error(c, &je, "body");
 		/* Cut off: a partial processByPid still yields its complete processes. */
 		const char *key = m.key;
 		if (key && (size_t)(end - key) > 10 && memcmp(key, "stackshot\"", 10) == 0) {
 			const char *colon = memchr(key + 10, ':', (size_t)(end - key - 10));
 			const char *val = colon ? kp_json_ws(colon + 1, end) : end;
-			if (val < end && *val == '{' && (st = stackshot_member(&c, val, end, &cut)) != KP_OK)
+			if (val < end && *val == '{' && (st = stackshot_member(c, val, end, &cut)) != KP_OK)
 				return st;
 		} else {
-			procs_after_cut(&c, key, end);
+			procs_after_cut(c, key, end);
 		}
 		cut = true;
 	}
 
-	bool panic_text = is_real_text(c.panic_text) || is_real_text(c.mac_panic_text);
+	bool panic_text = is_real_text(c->panic_text) || is_real_text(c->mac_panic_text);
 	if (r->has_bug_type && user_space_bug_type(r->bug_type))
 		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0,
 		                    "not a kernel panic report (bug_type %d)", r->bug_type);
@@ -663,9 +668,9 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 	bool known = r->has_bug_type && kind_of_bug_type(r->bug_type, &kind);
 	/* an unknown type is read only when it carries the kernel's process
 	 * table (processByPid): a termination alone is any app's crash */
-	bool family = known ? kind != KP_KIND_PANIC : !panic_text && c.procs;
+	bool family = known ? kind != KP_KIND_PANIC : !panic_text && c->procs;
 	if (family && !known) {
-		kind = c.saw_termination ? KP_KIND_WATCHDOG : KP_KIND_STACKSHOT;
+		kind = c->saw_termination ? KP_KIND_WATCHDOG : KP_KIND_STACKSHOT;
 		if (r->has_bug_type)
 			kp__warn(r, 1, "unknown bug_type %d: read as a %s", r->bug_type, kp_kind_name(kind));
 		else
@@ -674,7 +679,7 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 	if (!family && r->has_bug_type && r->bug_type != 210 && !panic_text)
 		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0,
 		                    "not a kernel panic report (bug_type %d)", r->bug_type);
-	if (c.procs && (st = kp__ips_processes(r, c.procs, c.procs_end, &cut)) != KP_OK)
+	if (c->procs && (st = kp__ips_processes(r, c->procs, c->procs_end, &c->memo, &cut)) != KP_OK)
 		return kp_error_set(err, st, 0, -1, "out of memory");
 	if (cut) {
 		r->truncated = true;
@@ -686,17 +691,17 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		r->kind = kind;
 		r->format = KP_FORMAT_IPS;
 		/* a panic string in a stackshot is read for its fields */
-		text = is_real_text(c.panic_text) ? c.panic_text
-		       : is_real_text(c.mac_panic_text) ? c.mac_panic_text : NULL;
+		text = is_real_text(c->panic_text) ? c->panic_text
+		       : is_real_text(c->mac_panic_text) ? c->mac_panic_text : NULL;
 		/* a force reset says what happened in "string": its headline and
 		 * panicked task, read as the panic text (issue 31 item 8) */
-		if (!text && kind == KP_KIND_RESET && is_real_text(c.reset_text))
-			text = c.reset_text;
-	} else if (is_real_text(c.panic_text)) {
-		text = c.panic_text;
+		if (!text && kind == KP_KIND_RESET && is_real_text(c->reset_text))
+			text = c->reset_text;
+	} else if (is_real_text(c->panic_text)) {
+		text = c->panic_text;
 		r->format = KP_FORMAT_IPS;
-	} else if (is_real_text(c.mac_panic_text)) {
-		text = c.mac_panic_text;
+	} else if (is_real_text(c->mac_panic_text)) {
+		text = c->mac_panic_text;
 		r->format = r->nprocesses || (r->has_bug_type && !r->stackshot_b64 && r->nimages)
 		                    ? KP_FORMAT_IPS : KP_FORMAT_INTEL_JSON;
 	} else if (r->has_bug_type && r->bug_type == 210) {
@@ -706,12 +711,12 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		 * than listed as a panic that says nothing (issue 31 item 10);
 		 * the index skips it, saying so, and reads it again once it has
 		 * grown.  (With no body the header line is read as one.) */
-		if (!c.procs && !r->nimages && (!has_header || !c.saw_body_member))
+		if (!c->procs && !r->nimages && (!has_header || !c->saw_body_member))
 			return kp_error_set(err, KP_ERR_CUT, 1, (long)(end - data),
 			                    "cut short: a bug_type 210 header and no body after it");
 		/* a body cut before its panic string, processes and images:
 		 * kept as what it is, a truncated report, never a clean panic */
-		if (!c.procs && !r->nimages) {
+		if (!c->procs && !r->nimages) {
 			r->truncated = true;
 			kp__warn(r, 1, "report is truncated: a bug_type 210 header and no panic in it");
 			r->headline = kp__strdup(r, "panic report cut short (no panic in what is there)");
@@ -721,10 +726,10 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		                    has_header ? "JSON report without bug_type 210 or a panic string"
 		                               : "JSON without a panic string: not a panic report");
 	}
-	if (c.reset_text && text != c.reset_text)   /* not read as the panic text: a field as written */
-		kp__add_field(r, "string", 6, c.reset_text, strlen(c.reset_text));
-	if (c.mac_panic_text && text != c.mac_panic_text)
-		kp__add_field(r, "macOSPanicString", 16, c.mac_panic_text, strlen(c.mac_panic_text));
+	if (c->reset_text && text != c->reset_text)   /* not read as the panic text: a field as written */
+		kp__add_field(r, "string", 6, c->reset_text, strlen(c->reset_text));
+	if (c->mac_panic_text && text != c->mac_panic_text)
+		kp__add_field(r, "macOSPanicString", 16, c->mac_panic_text, strlen(c->mac_panic_text));
 	if (text) {
 		r->panic_string = (char *)text;
 		kp_error terr;
@@ -735,17 +740,17 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		 * says it is: shown as written, its first line the headline, and
 		 * said so, never "no kernel panic here" beside a panic (issue 31
 		 * item 10). */
-		kp_status tst = kp__text_parse(r, text, strlen(text), c.panic_text_line, -1, &terr);
+		kp_status tst = kp__text_parse(r, text, strlen(text), c->panic_text_line, -1, &terr);
 		if (tst == KP_ERR_FORMAT)
-			kp__warn(r, c.panic_text_line, "panic string: no panic( line, backtrace or Kernel version "
+			kp__warn(r, c->panic_text_line, "panic string: no panic( line, backtrace or Kernel version "
 			                               "in it; shown as written");
 		else if (tst != KP_OK)
-			kp__warn(r, c.panic_text_line, "panic string: %s", terr.msg);
+			kp__warn(r, c->panic_text_line, "panic string: %s", terr.msg);
 	}
 	/* Intel JSON: the kcdata stackshot's tasks after the text's panicked
 	 * process (issue 31 item 7) */
 	if (r->format == KP_FORMAT_INTEL_JSON && r->stackshot_b64 &&
-	    kp__kcdata_stackshot(r, r->stackshot_b64, r->stackshot_len, c.stackshot_line) != KP_OK)
+	    kp__kcdata_stackshot(r, r->stackshot_b64, r->stackshot_len, c->stackshot_line) != KP_OK)
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	if (!r->headline && r->reason) {
 		const char *nl = strchr(r->reason, '\n');
@@ -760,4 +765,12 @@ kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *er
 		                              : kp__strdup(r, kp_kind_name(kind));
 	kp__ips_finish(r);
 	return kp__waitchain_build(r) ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+}
+
+kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err)
+{
+	ips_ctx c = {.r = r, .data = data, .end = data + len, .err = err, .memo = {.base = data}};
+	kp_status st = ips_parse(&c);
+	kp_json_memo_free(&c.memo);
+	return st;
 }

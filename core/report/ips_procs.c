@@ -259,13 +259,14 @@ static size_t count_threads(const kp_report *r)
 	return n;
 }
 
-static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm)
+static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm, kp_jmemo *memo)
 {
 	kp_jiter it;
 	kp_jmember m;
 	kp_jerr e;
 	if (!kp_json_obj_begin(&it, tm->val, tm->val_end, &e))
 		return KP_OK;
+	it.memo = memo;
 	kp_thread *t = kp__add_thread(r, p);
 	if (!t)
 		return KP_ERR_NOMEM;
@@ -320,13 +321,14 @@ static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm)
 /* *nthreads: the threads of every process so far (KP_IPS_MAX_THREADS is
  * for the whole report), kept by the caller: summing them again for each
  * process made a report of 7,000 processes cost 50 M instructions. */
-static kp_status read_process(kp_report *r, const kp_jmember *pm, size_t *nthreads)
+static kp_status read_process(kp_report *r, const kp_jmember *pm, kp_jmemo *memo, size_t *nthreads)
 {
 	kp_jiter it;
 	kp_jmember m;
 	kp_jerr e;
 	if (!kp_json_obj_begin(&it, pm->val, pm->val_end, &e))
 		return KP_OK;   /* not an object: skip it */
+	it.memo = memo;
 	kp_process *p = kp__add_process(r);
 	if (!p)
 		return KP_ERR_NOMEM;
@@ -361,13 +363,14 @@ static kp_status read_process(kp_report *r, const kp_jmember *pm, size_t *nthrea
 			kp_jmember tm;
 			if (!kp_json_obj_begin(&ti, m.val, m.val_end, &e))
 				continue;
+			ti.memo = memo;
 			while (kp_json_obj_next(&ti, &tm, &e)) {
 				if ((*nthreads)++ >= KP_IPS_MAX_THREADS) {
 					kp__warn(r, 0, "more than %zu threads: the rest are dropped",
 					         KP_IPS_MAX_THREADS);
 					break;
 				}
-				kp_status st = read_thread(r, p, &tm);
+				kp_status st = read_thread(r, p, &tm, memo);
 				if (st != KP_OK)
 					return st;
 			}
@@ -376,7 +379,7 @@ static kp_status read_process(kp_report *r, const kp_jmember *pm, size_t *nthrea
 	return KP_OK;
 }
 
-kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, bool *cut)
+kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, kp_jmemo *memo, bool *cut)
 {
 	kp_jiter it;
 	kp_jmember pm;
@@ -385,6 +388,7 @@ kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, bool
 		kp__warn(r, 0, "processByPid is not an object");
 		return KP_OK;
 	}
+	it.memo = memo;
 	size_t nthreads = count_threads(r);
 	while (kp_json_obj_next(&it, &pm, &e)) {
 		if (r->nprocesses >= KP_IPS_MAX_PROCESSES) {
@@ -392,7 +396,7 @@ kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, bool
 			         KP_IPS_MAX_PROCESSES);
 			break;
 		}
-		kp_status st = read_process(r, &pm, &nthreads);
+		kp_status st = read_process(r, &pm, memo, &nthreads);
 		if (st != KP_OK)
 			return st;
 	}

@@ -45,6 +45,15 @@ char *kp__kext_expand(kp_report *r, const char *s, size_t n)
 	}
 	const char *pre = n ? prefix_of(s[0]) : NULL;
 	size_t i0 = pre ? 1 : 0, out = pre ? strlen(pre) : 0;
+	if (!memchr(s + i0, '!', n - i0)) {   /* most ids: no word to expand */
+		char *d = kp__alloc(r, out + n - i0 + 1);
+		if (d) {
+			memcpy(d, pre ? pre : "", out);
+			memcpy(d + out, s + i0, n - i0);
+			d[out + n - i0] = '\0';
+		}
+		return d;
+	}
 	for (size_t i = i0; i < n; i++) {
 		const char *w = (s[i] == '!' && i + 1 < n) ? word_of(s[i + 1]) : NULL;
 		out += w ? strlen(w) : 1;

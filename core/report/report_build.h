@@ -7,6 +7,7 @@
 #ifndef KP_REPORT_BUILD_H
 #define KP_REPORT_BUILD_H
 
+#include "kp_json.h"
 #include "kp_report.h"
 
 #include <cjson/cJSON.h>
@@ -69,8 +70,9 @@ char *kp__kext_expand(kp_report *r, const char *s, size_t n);
 
 /* processByPid's value [val, end): processes, threads and frames; frames
  * refer to r->images, which must be filled first.  Sets *cut when the value
- * is cut off (the complete processes before the cut are kept). */
-kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, bool *cut);
+ * is cut off (the complete processes before the cut are kept).  memo: the
+ * body's (kp_json.h), so that no level scans its members again. */
+kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, kp_jmemo *memo, bool *cut);
 
 /* ips_finish.c: a JSON report's last steps once its body and panic text
  * are read (build check, kernel images and UUID, slide, panicked and blamed

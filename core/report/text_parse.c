@@ -103,9 +103,8 @@ static void one_line(tp *c, size_t end)
 	/* The matching view: NULs dropped, blanks and markdown bold cut. */
 	c->line.n = 0;
 	for (size_t i = c->off; i < end;) {
-		size_t j = i;
-		while (j < end && c->text[j] != '\0')
-			j++;
+		const char *nul = memchr(c->text + i, '\0', end - i);
+		size_t j = nul ? (size_t)(nul - c->text) : end;
 		kp__text_sb_put(c, &c->line, c->text + i, j - i);
 		i = j + 1;
 	}
@@ -251,26 +250,35 @@ static void make_headline(tp *c)
 	free(h);
 }
 
+/* text[from, to) with its NUL bytes dropped, as a string in r's arena
+ * (the room of the whole span: NULs are rare); NULL when out of memory. */
+static char *copy_without_nuls(tp *c, size_t from, size_t to)
+{
+	if (from > to)
+		from = to;
+	char *d = kp__alloc(c->r, to - from + 1), *w = d;
+	if (!d) {
+		c->oom = true;
+		return NULL;
+	}
+	while (from < to) {
+		const char *nul = memchr(c->text + from, '\0', to - from);
+		size_t run = nul ? (size_t)(nul - c->text) - from : to - from;
+		memcpy(w, c->text + from, run);
+		w += run;
+		from += run + 1;
+	}
+	*w = '\0';
+	return d;
+}
+
 static void make_panic_string(tp *c)
 {
 	kp_report *r = c->r;
 	if (r->format != KP_FORMAT_TEXT || r->panic_string)
 		return;
 	size_t from = c->saw_panic ? c->panic_off : c->have_first ? c->first_off : c->content_off;
-	size_t n = 0;
-	for (size_t i = from; i < c->len; i++)
-		n += c->text[i] != '\0';
-	char *d = kp__alloc(r, n + 1);
-	if (!d) {
-		c->oom = true;
-		return;
-	}
-	char *w = d;
-	for (size_t i = from; i < c->len; i++)
-		if (c->text[i] != '\0')
-			*w++ = c->text[i];
-	*w = '\0';
-	r->panic_string = d;
+	r->panic_string = copy_without_nuls(c, from, c->len);
 }
 
 /* r->preamble of a text report: the text from the first line past the
@@ -283,24 +291,12 @@ static void make_preamble(tp *c)
 	if (r->format != KP_FORMAT_TEXT || !c->saw_panic || !c->have_pre || c->pre_off >= c->panic_off ||
 	    r->preamble)
 		return;
-	size_t n = 0, end = c->panic_off;
+	size_t end = c->panic_off;
 	while (end > c->pre_off && strchr(" \t\r\n", c->text[end - 1]))
 		end--;
-	for (size_t i = c->pre_off; i < end; i++)
-		n += c->text[i] != '\0';
-	if (!n)
-		return;
-	char *d = kp__alloc(r, n + 1);
-	if (!d) {
-		c->oom = true;
-		return;
-	}
-	char *w = d;
-	for (size_t i = c->pre_off; i < end; i++)
-		if (c->text[i] != '\0')
-			*w++ = c->text[i];
-	*w = '\0';
-	r->preamble = d;
+	char *d = copy_without_nuls(c, c->pre_off, end);
+	if (d && *d)   /* all NULs: no preamble */
+		r->preamble = d;
 }
 
 /* A report that has a panic is complete when it reached a known ending:
@@ -347,9 +343,8 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len, long line0,
 	c.add_kexts = r->nkexts == 0;
 	c.lineno = line0;
 	for (size_t pos = 0; pos < len && !c.oom; c.lineno++) {
-		size_t e = pos;
-		while (e < len && text[e] != '\n')
-			e++;
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t e = nl ? (size_t)(nl - text) : len;
 		c.off = pos;
 		one_line(&c, e);
 		pos = e < len ? e + 1 : len;

@@ -2,7 +2,7 @@
  * the kp_symbols handle, the records of opened files and their symbol
  * caches (found through symbols_sources.c), a frame or a file address to
  * the record that names it (symbols_look.c), kexts placed by --load. */
-#include "symbols_priv.h"
+#include "symbols_model.h"
 #include "kp_macho.h"
 #include "kp_fs.h"
 #include "kp_vec.h"
@@ -16,18 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A symbol cache built on a thread of its own while lookups go on from the
- * DWARF (batch mode): the thread opens the file afresh (a kp_dwarf is not
- * shared between threads) and writes <cache dir>/symcache/<UUID>.kpsym
- * atomically; the lookup thread starts using it once done is set.  Owned
- * by its opened record; joined before that record goes. */
-struct side_build {
-	pthread_t thread;
-	char *path, *dir;
-	atomic_bool done;
-	bool built;          /* set by the thread before done */
-};
-
 /* Keeps the first warning of an opened file (kp_macho_warning). */
 static void note_warning(kp_symbols *s, const char *path, const kp_macho *m)
 {
@@ -36,27 +24,6 @@ static void note_warning(kp_symbols *s, const char *path, const kp_macho *m)
 		snprintf(s->warning, sizeof s->warning, "%s", w);
 		snprintf(s->warning_file, sizeof s->warning_file, "%s", path);
 	}
-}
-
-static void default_cache_dir(char *buf, size_t size)
-{
-	const char *env = getenv("KPBROWSE_CACHE_DIR");
-	const char *home = getenv("HOME");
-	buf[0] = '\0';
-	if (env) {
-		snprintf(buf, size, "%s", env);
-		return;
-	}
-#ifdef __APPLE__
-	if (home)
-		snprintf(buf, size, "%s/Library/Caches/kpbrowse", home);
-#else
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	if (xdg && xdg[0] == '/')
-		snprintf(buf, size, "%s/kpbrowse", xdg);
-	else if (home)
-		snprintf(buf, size, "%s/.cache/kpbrowse", home);
-#endif
 }
 
 kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error *err)
@@ -72,7 +39,7 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 	if (opts->cache_dir)
 		snprintf(cache, sizeof cache, "%s", opts->cache_dir);
 	else
-		default_cache_dir(cache, sizeof cache);
+		kp_symbols_cache_dir(NULL, cache, sizeof cache);
 	snprintf(s->symcache_dir, sizeof s->symcache_dir, "%s", cache);   /* "" disables it */
 	const char *mode = getenv("KPBROWSE_SYMCACHE");
 	s->symcache_mode = !mode ? 0 : strcmp(mode, "never") == 0 ? -1 : strcmp(mode, "always") == 0;
@@ -120,70 +87,6 @@ kp_status kp_symbols_new(const kp_symbols_opts *opts, kp_symbols **out, kp_error
 	return KP_OK;
 }
 
-static void side_report(void *ctx, const kp_symcache_entry *e)
-{
-	struct side_build *b = ctx;
-	if (e->status == KP_OK)
-		b->built = true;
-}
-
-static void *side_run(void *arg)
-{
-	struct side_build *b = arg;
-	kp_symcache_build_path(b->dir, b->path, side_report, b, NULL);
-	atomic_store(&b->done, true);
-	return NULL;
-}
-
-/* Starts building o's cache on a side thread; nothing happens when the
- * thread cannot start (the DWARF goes on answering). */
-void kp__symbols_side_start(kp_symbols *s, kp__opened *o)
-{
-	struct side_build *b = calloc(1, sizeof *b);
-	if (!b)
-		return;
-	b->path = strdup(o->path);
-	b->dir = strdup(s->symcache_dir);
-	atomic_init(&b->done, false);
-	if (!b->path || !b->dir || pthread_create(&b->thread, NULL, side_run, b) != 0) {
-		free(b->path);
-		free(b->dir);
-		free(b);
-		return;
-	}
-	o->side = b;
-	o->cache_wanted = false;
-}
-
-/* Waits for o's side build, if any, and frees it; true when it wrote the
- * cache. */
-static bool side_join(kp__opened *o)
-{
-	struct side_build *b = o->side;
-	if (!b)
-		return false;
-	pthread_join(b->thread, NULL);
-	bool built = b->built;
-	free(b->path);
-	free(b->dir);
-	free(b);
-	o->side = NULL;
-	return built;
-}
-
-/* Once o's side build is done: answers from the cache it wrote from now on
- * (the DWARF's decoded tables are freed). */
-void kp__symbols_side_adopt(kp_symbols *s, kp__opened *o)
-{
-	if (!o->side || !atomic_load(&o->side->done) || !side_join(o))
-		return;
-	kp_symcache_key key = {o->slice->uuid, o->slice->arch, o->dwarf_size, o->dwarf_mtime_ns};
-	if (kp__symcache_open(o->cache_path, &key, &o->sc) == KP_OK) {
-		s->symcaches_built++;
-		kp_dwarf_close(&o->d);
-	}
-}
-
 void kp_symbols_free(kp_symbols **sp)
 {
 	if (!sp || !*sp)
@@ -191,7 +94,7 @@ void kp_symbols_free(kp_symbols **sp)
 	kp_symbols *s = *sp;
 	kp__dsym_save(s->dx);
 	for (size_t i = 0; i < s->nopen; i++) {
-		side_join(&s->open[i]);
+		kp__symbols_side_join(&s->open[i]);
 		if (!s->open[i].map_borrowed)
 			kp__symmap_free(&s->open[i].map);
 		kp__symmap_free(&s->open[i].sig);
@@ -292,24 +195,6 @@ void kp_symbols_set_progress(kp_symbols *s, kp_symbols_progress_fn fn, void *ctx
 	s->progress = fn;
 	s->progress_ctx = ctx;
 	kp__symsrc_set_progress(s->src, fn, ctx);
-}
-
-void kp__symbols_open_dwarf(kp_symbols *s, kp__opened *o)
-{
-	kp_error err;
-	if (kp_dwarf_open(o->slice, &o->d, &err) != KP_OK) {
-		o->d = NULL;   /* no DWARF (a plain binary): the symtab still serves */
-		return;
-	}
-	kp_dwarf_use_symbols(o->d, o->m);
-	s->dwarf_opened++;
-	size_t skipped = kp_dwarf_units_skipped(o->d);
-	if (skipped && !s->warning[0]) {
-		snprintf(s->warning, sizeof s->warning,
-		         "%zu DWARF unit%s left out (empty, cut short or unreadable); the others answer",
-		         skipped, skipped == 1 ? "" : "s");
-		snprintf(s->warning_file, sizeof s->warning_file, "%.4000s", o->path);
-	}
 }
 
 /* Gives o (its slice chosen) what answers lookups: a valid symbol cache if
@@ -613,14 +498,6 @@ const char *kp_symbols_sig_name(void *ctx, const kp_report *r, const kp_thread *
 }
 
 /* ---- the symbol cache, built off the critical path ------------------------ */
-
-void kp_symbols_cache_dir(const kp_symbols *s, char *buf, size_t size)
-{
-	if (s)
-		snprintf(buf, size, "%s", s->symcache_dir);
-	else
-		default_cache_dir(buf, size);
-}
 
 static kp__opened *pending(const kp_symbols *s)
 {

@@ -2,7 +2,7 @@
  * folder (kp_symbols.h), without a kp_symbols: walking a path for Mach-O
  * files with DWARF, building each slice's cache, listing and removing
  * cache files. */
-#include "kp_symbols.h"
+#include "symbols_model.h"
 #include "kp_fs.h"
 #include "kp_macho.h"
 #include "kp_lex.h"
@@ -18,6 +18,35 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+static void default_cache_dir(char *buf, size_t size)
+{
+	const char *env = getenv("KPBROWSE_CACHE_DIR");
+	const char *home = getenv("HOME");
+	buf[0] = '\0';
+	if (env) {
+		snprintf(buf, size, "%s", env);
+		return;
+	}
+#ifdef __APPLE__
+	if (home)
+		snprintf(buf, size, "%s/Library/Caches/kpbrowse", home);
+#else
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && xdg[0] == '/')
+		snprintf(buf, size, "%s/kpbrowse", xdg);
+	else if (home)
+		snprintf(buf, size, "%s/.cache/kpbrowse", home);
+#endif
+}
+
+void kp_symbols_cache_dir(const kp_symbols *s, char *buf, size_t size)
+{
+	if (s)
+		snprintf(buf, size, "%s", s->symcache_dir);
+	else
+		default_cache_dir(buf, size);
+}
 
 static void resolve_dir(const char *cache_dir, char *buf, size_t size)
 {

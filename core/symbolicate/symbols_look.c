@@ -1,10 +1,10 @@
-/* symbols_look.c: names an address inside one opened file (symbols_priv.h),
+/* symbols_look.c: names an address inside one opened file (symbols_model.h),
  * the ladder in its order: the symbol cache or the DWARF (exact), then the
  * symbol table, a kernelcache's ipsw map (<path>.symbols.json) and the
  * names its signature files give (sigmatch.h) where they start closer, then
  * a stripped binary's function starts (func_<start>), then the nearest
  * symbol.  Also the labels of where a name came from. */
-#include "symbols_priv.h"
+#include "symbols_model.h"
 #include "kp_disasm.h"
 #include "kp_vec.h"
 #include "kp_demangle.h"

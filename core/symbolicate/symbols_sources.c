@@ -2,7 +2,7 @@
  * (symsrc.h): the candidates in order, `kpbrowse symbols where`'s trail and
  * the source remapping a dsymForUUID answer gives, and the symbol-server
  * prefetch of a report's images. */
-#include "symbols_priv.h"
+#include "symbols_model.h"
 #include "kp_lex.h"
 #include "kp_macho.h"
 #include "kp_disasm.h"

@@ -1,4 +1,4 @@
-/* dwarf_priv.h: the libdwarf-free half of kp_dwarf, shared by dwarf.c
+/* dwarf_model.h: the libdwarf-free half of kp_dwarf, shared by dwarf.c
  * (the only file that includes or calls libdwarf: the oracle and fallback),
  * the hand-written fast path (dwarf_die.c: .debug_info; dwarf_line.c:
  * .debug_line; dwarf_ranges.c: range lists and .debug_addr), dwarf_walk.c
@@ -9,8 +9,8 @@
  * and dwarf_line.c; dwarf_ranges.c; dwarf_cache.c (the walk reaches its
  * reader only through the reader's ops table).  The cache owns every array
  * and string below, freed by kp__dwarf_cache_free. */
-#ifndef KP_DWARF_PRIV_H
-#define KP_DWARF_PRIV_H
+#ifndef KP_DWARF_MODEL_H
+#define KP_DWARF_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,18 +1,24 @@
-/* symbols_priv.h: private to core/symbolicate/: what the files of kpsymbolicate
- * (symbols.c, symbols_look.c, symbols_sources.c) share: the record of one
- * opened file and the kp_symbols handle itself (kp_symbols.h).
+/* symbols_model.h: private to core/symbolicate/: what the files of kpsymbolicate
+ * share: the record of one opened file and the kp_symbols handle itself
+ * (kp_symbols.h).  The files call downwards only, in this order:
  *
- * symbols.c opens files and owns their records (and the symbol caches built
- * beside them); symbols_look.c names an address inside one opened file (the
- * ladder: DWARF or symbol cache, symbol table, ipsw map, signatures,
- * function starts); symbols_sources.c asks the symbol-source table
- * (symsrc.h) for a UUID's files: candidates, `where`'s trail, prefetch.
+ *   disasm_frame.c     a frame's disassembly (kp_disasm_frame);
+ *   symbols.c          the handle; opens files and owns their records;
+ *   symbols_sources.c  asks the symbol-source table (symsrc.h) for a UUID's
+ *                      files: candidates, `where`'s trail, prefetch;
+ *   symbols_look.c     names an address inside one opened file (the ladder:
+ *                      DWARF or symbol cache, symbol table, ipsw map,
+ *                      signatures, function starts);
+ *   symbols_open.c     what answers in a record: its DWARF, or the symbol
+ *                      cache built on a side thread;
+ *   symbols_cache.c    the cache folder and `kpbrowse cache`, without a
+ *                      kp_symbols.
  *
  * Ownership: records, names and warnings belong to the kp_symbols and die
  * with kp_symbols_free; a kp_symresult's strings are borrowed from it.
  * Not thread-safe. */
-#ifndef KP_SYMBOLS_PRIV_H
-#define KP_SYMBOLS_PRIV_H
+#ifndef KP_SYMBOLS_MODEL_H
+#define KP_SYMBOLS_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,7 +32,7 @@
 #include "sigfile.h"
 #include "sigmatch.h"
 
-struct side_build;   /* symbols.c: a symbol cache being built on a thread */
+struct side_build;   /* symbols_open.c: a symbol cache being built on a thread */
 
 typedef struct kp__opened {
 	char uuid[37];
@@ -102,7 +108,7 @@ struct kp_symbols {
 /* Appends a warning (kp_symbols_warning_at); strings copied. */
 void kp__symbols_add_warning(kp_symbols *s, const char *file, const char *msg);
 
-/* ---- symbols.c ---- */
+/* ---- symbols_open.c ---- */
 
 /* Opens o's DWARF (none: the symbol table still serves). */
 void kp__symbols_open_dwarf(kp_symbols *s, kp__opened *o);
@@ -110,6 +116,9 @@ void kp__symbols_open_dwarf(kp_symbols *s, kp__opened *o);
 void kp__symbols_side_start(kp_symbols *s, kp__opened *o);
 /* Once o's side build is done, answers from the cache it wrote. */
 void kp__symbols_side_adopt(kp_symbols *s, kp__opened *o);
+/* Waits for o's side build, if any, and frees it; true when it wrote the
+ * cache. */
+bool kp__symbols_side_join(kp__opened *o);
 
 /* ---- symbols_look.c ---- */
 

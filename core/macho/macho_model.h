@@ -1,18 +1,59 @@
-/* macho_priv.h: private to the Mach-O reader, shared by its two files.
+/* macho_model.h: private to the Mach-O reader (core/macho), shared by its
+ * files: macho.c (files, fat arcs, filesets) above macho_prelink.c
+ * (prelinked kexts) above macho_slice.c (one Mach-O's load commands) and
+ * macho_symtab.c (its symbol table).
  *
- * Ownership: macho.c builds, validates and frees everything below, except
+ * Ownership: macho.c and macho_slice.c build, validate and free everything below, except
  * each slice's sorted_syms, which macho_symtab.c builds on the slice's first
- * kp_macho_symbol() and macho.c frees with the slice. */
-#ifndef KP_MACHO_PRIV_H
-#define KP_MACHO_PRIV_H
+ * kp_macho_symbol() and kp__macho_slice_free frees with the slice. */
+#ifndef KP_MACHO_MODEL_H
+#define KP_MACHO_MODEL_H
 
 #include "kp_macho.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- format constants shared by both files (<mach-o/nlist.h>) ---- */
+/* ---- format constants (from the Mach-O ABI, <mach-o/loader.h>, fat.h,
+ * nlist.h) ---- */
+
+#define FAT_MAGIC 0xcafebabeu     /* big-endian fat_header, 20-byte fat_arch */
+#define FAT_MAGIC_64 0xcafebabfu  /* big-endian fat_header, 32-byte fat_arch_64 */
+#define MH_MAGIC 0xfeedfaceu
+#define MH_MAGIC_64 0xfeedfacfu
+#define MH_CIGAM 0xcefaedfeu      /* MH_MAGIC read in the wrong byte order */
+#define MH_CIGAM_64 0xcffaedfeu
+
+#define CPU_ARCH_ABI64 0x01000000u
+#define CPU_ARCH_ABI64_32 0x02000000u
+#define CPU_TYPE_X86 7u
+#define CPU_TYPE_ARM 12u
+#define CPU_SUBTYPE_MASK 0xff000000u /* capability bits (arm64e PAC ABI version) */
+#define CPU_SUBTYPE_ARM64E 2u
+#define CPU_SUBTYPE_X86_64_H 8u
+
+#define LC_SEGMENT 0x1u
+#define LC_SYMTAB 0x2u
+#define LC_SEGMENT_64 0x19u
+#define LC_UUID 0x1bu
+#define LC_DYSYMTAB 0xbu
+#define LC_FILESET_ENTRY 0x80000035u /* LC_REQ_DYLD | 0x35 */
+#define LC_FUNCTION_STARTS 0x26u
+#define MH_FILESET 0xcu
+
+#define MH_HEADER_SIZE 28u
+#define MH_HEADER_SIZE_64 32u
+#define SEGMENT_CMD_SIZE 56u
+#define SEGMENT_CMD_SIZE_64 72u
+#define SECTION_SIZE 68u
+#define SECTION_SIZE_64 80u
+
+#define SECTION_TYPE 0xffu
+#define S_ZEROFILL 0x1u
+#define S_GB_ZEROFILL 0xcu
+#define S_THREAD_LOCAL_ZEROFILL 0x12u
 
 #define NLIST_SIZE 12u
 #define NLIST_SIZE_64 16u
@@ -92,7 +133,7 @@ struct kp_macho {
 	char warning[256];       /* a fileset entry or prelinked kext left out, or "" */
 };
 
-/* macho.c: parses the Mach-O header at d + hdr into s (zeroed by the
+/* macho_slice.c: parses the Mach-O header at d + hdr into s (zeroed by the
  * caller): every file offset in its load commands counts from d, and must
  * lie inside d[0..size); base is d's offset in the file (error positions).
  * On failure s may hold arrays to free with kp__macho_slice_free. */
@@ -115,6 +156,23 @@ static inline uint32_t le32(const unsigned char *p)
 static inline uint64_t le64(const unsigned char *p)
 {
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* True when [off, off+len) lies inside a buffer of size total (no overflow). */
+static inline bool in_range(uint64_t off, uint64_t len, uint64_t total)
+{
+	return off <= total && len <= total - off;
+}
+
+static inline long pos(size_t base, uint64_t off)
+{
+	uint64_t p = (uint64_t)base + off;
+	return p > (uint64_t)LONG_MAX ? LONG_MAX : (long)p;
+}
+
+static inline kp_status bad(kp_error *err, size_t base, uint64_t off, const char *what)
+{
+	return kp_error_set(err, KP_ERR_FORMAT, 0, pos(base, off), "%s", what);
 }
 
 #endif
