@@ -269,7 +269,7 @@ typedef struct kpi_report_row {
 	 * read when the migration filled the kinds in (list --kind all shows it) */
 	const char *kind;
 	/* the cause class id (kp_class_name, issue 34); NULL only for a report
-	 * whose archive could not be read when schema 11 filled them in */
+	 * whose archive could not be read when schema 12 filled them in */
 	const char *cls;
 } kpi_report_row;
 
