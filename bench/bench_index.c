@@ -298,6 +298,132 @@ static void first_paint(const char *db, const char *what)
 		       what, total, best * 1e3);
 }
 
+/* ---- issue 35 item 4: the groups screen and a kext-UUID search at fleet
+ * size, each beside the sqlite3 shell running the equivalent query (a
+ * fresh process, as launching kpbrowse is), RUNS runs each: min, median
+ * and max, and the ratio of the medians ---- */
+
+#define RUNS 7
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* "min / median / max ms" of t[0..n) (sorted in place); the median */
+static double spread(double *t, int n, char *out, size_t size)
+{
+	qsort(t, (size_t)n, sizeof *t, cmp_double);
+	snprintf(out, size, "%.1f / %.1f / %.1f ms", t[0] * 1e3, t[n / 2] * 1e3, t[n - 1] * 1e3);
+	return t[n / 2];
+}
+
+/* The sqlite3 shell running q on db once, its output to /dev/null; -1
+ * when there is no sqlite3 or it fails. */
+static double sqlite3_once(const char *db, const char *q)
+{
+	double best = -1, t0 = now();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execlp("sqlite3", "sqlite3", "-readonly", db, q, (char *)NULL);
+		_exit(127);
+	}
+	return timed_exit(pid, t0, &best) ? best : -1;
+}
+
+/* the shell's runs of q into t; false without a shell */
+static bool sqlite3_runs(const char *db, const char *q, double *t)
+{
+	for (int i = 0; i < RUNS; i++)
+		if ((t[i] = sqlite3_once(db, q)) < 0)
+			return false;
+	return true;
+}
+
+/* The groups screen's first paint (kpt_bench_groups_paint) with its trend
+ * columns and without (the screen as it was), beside the shell listing
+ * the groups and counting every group's reports by day and OS version
+ * (what the trends are made of). */
+static void groups_paint(const char *db, const char *indent)
+{
+	static const char q[] =
+		"SELECT id, title, culprit, count, first_seen, last_seen, hosts FROM groups "
+		"ORDER BY count DESC, last_seen DESC, id; "
+		"SELECT group_id, ts / 86400, os_version, count(*) FROM reports GROUP BY 1, 2, 3";
+	double with[RUNS], without[RUNS], peer[RUNS];
+	size_t ng = 0;
+	kp_error err;
+	for (int i = 0; i < RUNS; i++) {
+		with[i] = kpt_bench_groups_paint(db, true, 30, 100, &ng, &err);
+		without[i] = kpt_bench_groups_paint(db, false, 30, 100, NULL, &err);
+		if (with[i] < 0 || without[i] < 0) {
+			fprintf(stderr, "bench_index: groups paint: %s\n", err.msg);
+			return;
+		}
+	}
+	char a[64], b[64], c[64];
+	double mw = spread(with, RUNS, a, sizeof a), mo = spread(without, RUNS, b, sizeof b);
+	printf("%sgroups screen, first paint (%zu groups; min / median / max of %d):\n", indent, ng, RUNS);
+	printf("%s  with the trend columns:   %s\n", indent, a);
+	printf("%s  without (as before them): %s  (trends add %.1f ms)\n", indent, b, (mw - mo) * 1e3);
+	if (sqlite3_runs(db, q, peer)) {
+		double mp = spread(peer, RUNS, c, sizeof c);
+		printf("%s  sqlite3 shell, the groups and their GROUP BY: %s = %.2fx (target < 1)\n", indent, c,
+		       mw / mp);
+	} else {
+		printf("%s  (no sqlite3 shell to compare)\n", indent);
+	}
+}
+
+/* A kext-UUID search as the TUI's u asks it (open, the total and the
+ * first page of 200, newest first) beside the shell counting the
+ * reports whose images or loaded kexts hold the UUID and printing the
+ * newest 200. */
+static void uuid_search(const char *db, const char *uuid, const char *indent)
+{
+	char q[2048];
+	snprintf(q, sizeof q,
+	         "SELECT count(*) FROM reports r WHERE r.image_set IN (SELECT set_id FROM image_members WHERE uuid_hex = '%s') "
+	         "OR r.kext_set IN (SELECT s.set_id FROM kexts x JOIN kext_set_members s ON s.kext_id = x.id WHERE x.uuid_hex = '%s'); "
+	         "SELECT r.id, r.timestamp, r.os_version, r.headline, g.count FROM reports r JOIN groups g ON g.id = r.group_id "
+	         "WHERE r.image_set IN (SELECT set_id FROM image_members WHERE uuid_hex = '%s') "
+	         "OR r.kext_set IN (SELECT s.set_id FROM kexts x JOIN kext_set_members s ON s.kext_id = x.id WHERE x.uuid_hex = '%s') "
+	         "ORDER BY r.ts DESC, r.id DESC LIMIT 200",
+	         uuid, uuid, uuid, uuid);
+	double ours[RUNS], peer[RUNS];
+	size_t total = 0;
+	for (int i = 0; i < RUNS; i++) {
+		kpi_db *h = NULL;
+		kp_error err;
+		kpi_page page = {.limit = 200};
+		double t0 = now();
+		if (kpi_open(db, 0, &h, &err) != KP_OK ||
+		    kpi_search_page(h, KPI_SEARCH_UUID, uuid, &page, NULL, NULL, &err) != KP_OK) {
+			fprintf(stderr, "bench_index: kext-UUID search: %s\n", err.msg);
+			kpi_close(&h);
+			return;
+		}
+		ours[i] = now() - t0;
+		total = page.total;
+		kpi_close(&h);
+	}
+	char a[64], c[64];
+	double mo = spread(ours, RUNS, a, sizeof a);
+	printf("%skext-UUID search, the TUI's first page of 200 and the total (%zu reports; min / median / max of %d):\n",
+	       indent, total, RUNS);
+	printf("%s  kpbrowse (open, count, page): %s\n", indent, a);
+	if (sqlite3_runs(db, q, peer)) {
+		double mp = spread(peer, RUNS, c, sizeof c);
+		printf("%s  sqlite3 shell, the same count and page: %s = %.2fx (target < 1)\n", indent, c, mo / mp);
+	} else {
+		printf("%s  (no sqlite3 shell to compare)\n", indent);
+	}
+}
+
 /* n small reports in one folder: cold scan, then an unchanged rescan. */
 static void flat_folder(const char *tmp, int n)
 {
@@ -344,6 +470,14 @@ static void flat_folder(const char *tmp, int n)
 	print_ratio("  ", tcold, tparse, tparse2);
 	printf("  rescan, unchanged:    %.3f s for %zu files (target well under 1-2 s)\n", tre, nunch);
 	first_paint(db, "  ");
+	groups_paint(db, "  ");
+	char uuid[40];   /* bug 0's kext, in a third of the reports: as stored, no dashes */
+	size_t k = 0;
+	for (const char *u = gen_bugs[0].kext_uuid; *u && k < sizeof uuid - 1; u++)
+		if (*u != '-')
+			uuid[k++] = *u;
+	uuid[k] = '\0';
+	uuid_search(db, uuid, "  ");
 }
 
 /* Rows copied out of the query, so that writing them can be timed alone. */

@@ -8,7 +8,10 @@
  * row, paging through, as `search` prints) and the host list, p50/p99 over
  * 200 queries each (every row: 10), and the TUI's first paint (open, the
  * groups and the first page of reports, the panic list drawn by curses
- * into /dev/null) with the time the rest of the list takes to come in.
+ * into /dev/null) with the time the rest of the list takes to come in;
+ * and the groups screen's first paint (with its trend columns and
+ * without) and a kext-UUID search (first page and total), each beside
+ * the store's shell (psql, sqlite3) running the equivalent query.
  * Prints figures only.  bench/bench_pg.sh starts a throwaway server.
  * Usage: bench_pg PG_TARGET SQLITE_PATH WORKDIR [HOSTS [PER_HOST]]
  * (default 100 x 1000); WORKDIR "-": the queries only, on indexes pushed
@@ -18,6 +21,7 @@
 #include "kpt_bench.h"
 #include "kpt_view.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +211,113 @@ static void first_paint(const char *target)
 	       "TUI: the whole list in", rest[5], rest[9], all);
 }
 
+/* ---- issue 35 item 4: the groups screen and a kext-UUID search beside
+ * the store's own shell (psql, sqlite3) running the equivalent query, a
+ * fresh process each as launching kpbrowse is: min / median / max of RUNS */
+
+#define RUNS 7
+
+/* "min / median / max ms" of t[0..RUNS) (sorted in place); the median */
+static double spread(double *t, char *out, size_t size)
+{
+	qsort(t, RUNS, sizeof *t, cmp_d);
+	snprintf(out, size, "%7.1f / %7.1f / %7.1f ms", t[0] * 1e3, t[RUNS / 2] * 1e3, t[RUNS - 1] * 1e3);
+	return t[RUNS / 2];
+}
+
+/* The shell of the store (pg: psql, else sqlite3) running q RUNS times
+ * into t; false when there is none or it fails. */
+static bool shell_runs(bool pg, const char *target, const char *q, double *t)
+{
+	for (int i = 0; i < RUNS; i++) {
+		double t0 = now();
+		pid_t pid = fork();
+		if (pid == 0) {
+			int null = open("/dev/null", O_WRONLY);
+			dup2(null, 1);
+			dup2(null, 2);
+			if (pg)
+				execlp("psql", "psql", "-X", "-q", "-d", target, "-c", q, (char *)NULL);
+			else
+				execlp("sqlite3", "sqlite3", "-readonly", target, q, (char *)NULL);
+			_exit(127);
+		}
+		int ws;
+		if (pid < 0 || waitpid(pid, &ws, 0) < 0 || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+			return false;
+		t[i] = now() - t0;
+	}
+	return true;
+}
+
+/* the groups and the GROUP BY the trends are made of */
+#define GROUPS_SQL(S) \
+	"SELECT id, title, culprit, count, first_seen, last_seen, hosts FROM " S "groups " \
+	"ORDER BY count DESC, last_seen DESC, id; " \
+	"SELECT group_id, ts / 86400, os_version, count(*) FROM " S "reports GROUP BY 1, 2, 3"
+/* the reports whose images (sqlite: image sets; PostgreSQL: rows of each
+ * report) or loaded kexts hold the UUID: counted, and the newest 100 */
+#define KSET_MATCH(S) \
+	"r.kext_set IN (SELECT s.set_id FROM " S "kexts x JOIN " S "kext_set_members s ON s.kext_id = x.id " \
+	"WHERE x.uuid_hex = '5E7A1C2B9D444F1E8B3A77C0DE11A001')"
+#define UUID_SQL(S, IMG) \
+	"SELECT count(*) FROM " S "reports r WHERE " IMG " OR " KSET_MATCH(S) "; " \
+	"SELECT r.id, r.timestamp, r.os_version, r.headline, g.count FROM " S "reports r JOIN " S "groups g " \
+	"ON g.id = r.group_id WHERE " IMG " OR " KSET_MATCH(S) " ORDER BY r.ts DESC, r.id DESC LIMIT 100"
+#define PG_IMG "r.id IN (SELECT report_id FROM kpbrowse.images WHERE uuid_hex = '5E7A1C2B9D444F1E8B3A77C0DE11A001')"
+#define SQ_IMG "r.image_set IN (SELECT set_id FROM image_members WHERE uuid_hex = '5E7A1C2B9D444F1E8B3A77C0DE11A001')"
+
+static void beside_shell(bool pg, const char *target)
+{
+	double with[RUNS], without[RUNS], peer[RUNS], ours[RUNS];
+	size_t ng = 0, total = 0;
+	kp_error err;
+	for (int i = 0; i < RUNS; i++) {
+		with[i] = kpt_bench_groups_paint(target, true, 50, 160, &ng, &err);
+		without[i] = kpt_bench_groups_paint(target, false, 50, 160, NULL, &err);
+		if (with[i] < 0 || without[i] < 0) {
+			printf("  groups screen: %s\n", err.msg);
+			return;
+		}
+		kpi_db *db = NULL;
+		kpi_page page = {.limit = PAGE};
+		double t0 = now();
+		if (kpi_open(target, 0, &db, &err) != KP_OK ||
+		    kpi_search_page(db, KPI_SEARCH_UUID, "5E7A1C2B9D444F1E8B3A77C0DE11A001", &page, NULL, NULL, &err) != KP_OK) {
+			printf("  kext-UUID search: %s\n", err.msg);
+			kpi_close(&db);
+			return;
+		}
+		ours[i] = now() - t0;
+		total = page.total;
+		kpi_close(&db);
+	}
+	const char *sh = pg ? "psql" : "sqlite3 shell";
+	char a[64], b[64], c[64];
+	double mw = spread(with, a, sizeof a), mo = spread(without, b, sizeof b);
+	printf("  groups screen, first paint (%zu groups; min / median / max of %d):\n", ng, RUNS);
+	printf("    %-40s %s\n", "with the trend columns", a);
+	printf("    %-40s %s  (trends add %.1f ms)\n", "without (as before them)", b, (mw - mo) * 1e3);
+	if (shell_runs(pg, target, pg ? GROUPS_SQL("kpbrowse.") : GROUPS_SQL(""), peer)) {
+		double mp = spread(peer, c, sizeof c);
+		printf("    %-40s %s = %.2fx (target < 1)\n", pg ? "psql, the groups and their GROUP BY" :
+		       "sqlite3 shell, the groups and their GROUP BY", c, mw / mp);
+	} else {
+		printf("    (no %s to compare)\n", sh);
+	}
+	double mu = spread(ours, a, sizeof a);
+	printf("  kext-UUID search, first page of %d and the total (%zu reports; min / median / max of %d):\n", PAGE,
+	       total, RUNS);
+	printf("    %-40s %s\n", "kpbrowse (open, count, page)", a);
+	if (shell_runs(pg, target, pg ? UUID_SQL("kpbrowse.", PG_IMG) : UUID_SQL("", SQ_IMG), peer)) {
+		double mp = spread(peer, c, sizeof c);
+		printf("    %-40s %s = %.2fx (target < 1)\n", pg ? "psql, the same count and page" :
+		       "sqlite3 shell, the same count and page", c, mu / mp);
+	} else {
+		printf("    (no %s to compare)\n", sh);
+	}
+}
+
 static int run(const char *name, const char *target, const char *work)
 {
 	printf("%s: %s\n", name, target);
@@ -253,6 +364,7 @@ queries:;
 	latency("host list", db, 2, NULL);
 	kpi_close(&db);
 	first_paint(target);
+	beside_shell(strcmp(name, "PostgreSQL") == 0, target);
 	return bad;
 }
 

@@ -14,6 +14,7 @@ KP_PG_FSYNC=${KP_PG_FSYNC:-on}
 trap 'pg_stop; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 pg_start || { echo "bench_pg: skipped: $pg_why"; exit 0; }
+PATH="$pg_bin:$PATH"; export PATH   # psql, the peer bench_pg runs beside kpbrowse
 pg_createdb bench
 "$build/cli/kpbrowse" db init --db "host=$PGHOST dbname=bench" >/dev/null || exit 2
 mkdir "$T/work"

@@ -1,7 +1,8 @@
 /* timeit.c: timeit [-n RUNS] [-i INPUT] CMD ARGS...: runs a command RUNS
  * times (stdout to /dev/null, stdin from INPUT) and prints "median_ms
- * peak_rss_kib" of the runs.  For the benchmark scripts: exact, portable
- * timing without a shell or interpreter in the measurement. */
+ * peak_rss_kib min_ms max_ms" of the runs.  For the benchmark scripts:
+ * exact, portable timing without a shell or interpreter in the
+ * measurement. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
 			peak = kib;
 	}
 	qsort(ms, (size_t)runs, sizeof *ms, cmp);
-	printf("%.1f %ld\n", ms[runs / 2], peak);
+	printf("%.1f %ld %.1f %.1f\n", ms[runs / 2], peak, ms[0], ms[runs - 1]);
 	free(ms);
 	return 0;
 }

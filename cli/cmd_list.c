@@ -97,7 +97,13 @@ int kpc_cmd_list(int argc, char **argv)
 	if (groups) {
 		if (!json)
 			kpc_group_row_header();
-		st = kpi_list_groups(db, kpc_group_sink, arr, &err);
+		kpi_trends *trends = NULL;   /* JSON's "trend" of each group (issue 34 item 2) */
+		st = json ? kpi_group_trends(db, &trends, &err) : KP_OK;
+		kpc_rows_set_trends(arr, trends);
+		if (st == KP_OK)
+			st = kpi_list_groups(db, kpc_group_sink, arr, &err);
+		kpc_rows_set_trends(arr, NULL);
+		kpi_trends_free(&trends);
 	} else {
 		if (!json)
 			kpc_report_row_header();

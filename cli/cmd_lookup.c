@@ -14,9 +14,78 @@
 #include <string.h>
 #include <unistd.h>
 
-static void put(const char *s)
+/* One address's answer, gathered and written at once (a cached lookup
+ * costs less than a stdio call per string). */
+struct answer {
+	char b[8192];
+	size_t n;
+};
+
+static void flush_answer(struct answer *a)
 {
-	kp_sanitize_write(stdout, s, strlen(s), 0);
+	fwrite(a->b, 1, a->n, stdout);
+	a->n = 0;
+}
+
+/* Whether s[0..n) is all printable ASCII, eight bytes at a time: no byte
+ * with its top bit set, none below 0x20, none 0x7f (each test exact for
+ * "any byte": a borrow only follows a byte that already matched). */
+static bool plain(const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		uint64_t del = w ^ (0x7f * ones);
+		if ((w | ((w - 0x20 * ones) & ~w) | ((del - ones) & ~del)) & high)
+			return false;
+	}
+	for (; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
+}
+
+/* s as a terminal may see it: printable ASCII (nearly every name and path)
+ * as it is, anything else through kp_sanitize_write. */
+static void put(struct answer *a, const char *s)
+{
+	size_t n = strlen(s);
+	if (n <= sizeof a->b - a->n && plain(s, n)) {
+		memcpy(a->b + a->n, s, n);
+		a->n += n;
+		return;
+	}
+	flush_answer(a);
+	kp_sanitize_write(stdout, s, n, 0);
+}
+
+static void put_newline(struct answer *a)
+{
+	if (a->n == sizeof a->b)
+		flush_answer(a);
+	a->b[a->n++] = '\n';
+}
+
+/* ":LINE:COLUMN\n" (printf's cost was most of a cached lookup's). */
+static void put_pos(struct answer *a, unsigned line, unsigned column)
+{
+	char b[32], *p = b + sizeof b;
+	*--p = '\n';
+	do
+		*--p = (char)('0' + column % 10);
+	while (column /= 10);
+	*--p = ':';
+	do
+		*--p = (char)('0' + line % 10);
+	while (line /= 10);
+	*--p = ':';
+	size_t n = (size_t)(b + sizeof b - p);
+	if (n > sizeof a->b - a->n)
+		flush_answer(a);
+	memcpy(a->b + a->n, p, n);
+	a->n += n;
 }
 
 /* An address as llvm-symbolizer reads it: hex with or without 0x, blanks
@@ -32,10 +101,10 @@ static bool parse_addr(const char *text, uint64_t *addr)
 	if (n == 0 || n > 36)
 		return false;
 	if (n > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
-		snprintf(hex, sizeof hex, "%.*s", (int)n, text);
-	else
-		snprintf(hex, sizeof hex, "0x%.*s", (int)n, text);
-	return kp_parse_u64(hex, strlen(hex), addr);
+		return kp_parse_u64(text, n, addr);
+	memcpy(hex, "0x", 2);
+	memcpy(hex + 2, text, n);
+	return kp_parse_u64(hex, n + 2, addr);
 }
 
 static int one(kp_symbols *sym, const char *path, const char *arch, const char *text)
@@ -62,14 +131,17 @@ static int one(kp_symbols *sym, const char *path, const char *arch, const char *
 		fputs("??\n??:0:0\n\n", stdout);
 		return 0;
 	}
+	struct answer a;
+	a.n = 0;
 	for (size_t i = 0; i < res.nframes; i++) {
 		const kp_symframe *f = &res.frames[i];
-		put(f->function ? f->function : "??");
-		putchar('\n');
-		put(f->file ? f->file : "??");
-		printf(":%u:%u\n", f->line, f->column);
+		put(&a, f->function ? f->function : "??");
+		put_newline(&a);
+		put(&a, f->file ? f->file : "??");
+		put_pos(&a, f->line, f->column);
 	}
-	putchar('\n');
+	put_newline(&a);
+	flush_answer(&a);
 	return 0;
 }
 

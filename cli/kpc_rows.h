@@ -18,6 +18,7 @@ struct kpi_db;
 struct kpi_report_row;
 struct kpi_group_row;
 struct kpi_host_row;
+struct kpi_trends;
 /* A report row as text (header first). */
 void kpc_report_row_header(void);
 void kpc_report_row_print(const struct kpi_report_row *r);
@@ -32,6 +33,9 @@ kpc_json_rows *kpc_rows_open(void);
 bool kpc_rows_close(kpc_json_rows *j, bool failed);
 /* kpi_report_fn: ctx is a kpc_json_rows to write to, or NULL to print text. */
 int kpc_row_sink(void *ctx, const struct kpi_report_row *row);
+/* list --groups --json: each group's "trend" from t (kpi_group_trends;
+ * borrowed until set again, NULL for none: then every trend is empty). */
+void kpc_rows_set_trends(kpc_json_rows *j, const struct kpi_trends *t);
 /* list --groups: the table's header, and kpi_group_fn as kpc_row_sink. */
 void kpc_group_row_header(void);
 int kpc_group_sink(void *ctx, const struct kpi_group_row *g);

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void put(const char *s, int width)
 {
@@ -29,7 +30,14 @@ static void put(const char *s, int width)
 struct kpc_json_rows {
 	kp_jw out;
 	size_t n;   /* elements written */
+	const kpi_trends *trends;   /* groups' trends (kpc_rows_set_trends), or NULL */
 };
+
+void kpc_rows_set_trends(kpc_json_rows *j, const kpi_trends *t)
+{
+	if (j)
+		j->trends = t;
+}
 
 kpc_json_rows *kpc_rows_open(void)
 {
@@ -38,6 +46,7 @@ kpc_json_rows *kpc_rows_open(void)
 		return NULL;
 	kp_jw_init(&j->out, stdout);
 	j->n = 0;
+	j->trends = NULL;
 	return j;
 }
 
@@ -131,6 +140,43 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 	kp_jw_end(w);
 }
 
+/* "trend": how the group moves (kp_index.h kpi_trend): reports per day
+ * from days_from (YYYY-MM-DD, UTC) to now, its builds and flags, and why. */
+static void trend_json(kp_jw *w, const kpi_trend *t, int64_t hosts)
+{
+	KP_JW_KEY(w, "trend");
+	kp_jw_obj(w);
+	char from[16] = "";
+	time_t d0 = (time_t)(t ? t->day0 : 0) * 86400;
+	struct tm tm;
+	if (t && t->ndays && gmtime_r(&d0, &tm))
+		strftime(from, sizeof from, "%Y-%m-%d", &tm);
+	M_STR(w, "days_from", from[0] ? from : NULL);
+	KP_JW_KEY(w, "days");
+	kp_jw_arr(w);
+	for (int i = 0; t && i < t->ndays; i++)
+		kp_jw_int(w, t->days[i]);
+	kp_jw_end(w);
+	M_STR(w, "first_build", t ? t->first_build : NULL);
+	M_STR(w, "last_build", t ? t->last_build : NULL);
+	KP_JW_KEY(w, "builds");
+	kp_jw_obj(w);
+	for (size_t i = 0; t && i < t->nbuilds; i++) {
+		kp_jw_key(w, t->builds[i].build);
+		kp_jw_int(w, t->builds[i].count);
+	}
+	kp_jw_end(w);
+	M_INT(w, "hosts", hosts);
+	M_BOOL(w, "new", t && t->is_new);
+	M_BOOL(w, "regressed", t && t->regressed);
+	M_INT(w, "last_7_days", t ? t->last7 : 0);
+	M_INT(w, "previous_7_days", t ? t->prev7 : 0);
+	M_BOOL(w, "new_build", t && t->new_build);
+	M_INT(w, "quiet_days", t ? t->quiet_days : 0);
+	M_STR(w, "stopped_build", t ? t->stopped_build : NULL);
+	kp_jw_end(w);
+}
+
 static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 {
 	kp_jw *w = rows_next(j);
@@ -146,6 +192,8 @@ static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 	for (size_t i = 0; i < g->nreport_ids; i++)
 		kp_jw_int(w, g->report_ids[i]);
 	kp_jw_end(w);
+	if (j->trends)
+		trend_json(w, kpi_trends_get(j->trends, g->group_id), g->hosts);
 	kp_jw_end(w);
 }
 

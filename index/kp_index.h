@@ -341,6 +341,80 @@ kp_status kpi_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err)
  * lab's index lists them without reading every report id. */
 kp_status kpi_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 
+/* ---- how each group moves (trends) ---- */
+
+/* "Now" for every trend is a day (UTC): $KPBROWSE_NOW when set (epoch
+ * seconds, or a date as kpi_report_time reads it, "2026-01-13" too), else
+ * the day of the newest dated report in the index (the clock's only when
+ * none is dated): an index read later, copied from a lab or a test's
+ * fixture shows the same trends any day and on any machine; a report
+ * dated ahead (a Mac's clock set wrong) moves it, KPBROWSE_NOW sets it.  KPI_TREND_DAYS days end on it. */
+#define KPI_TREND_DAYS 90
+#define KPI_TREND_NEW_DAYS 7      /* new: first seen within these last days */
+#define KPI_TREND_QUIET_DAYS 30   /* regressed: seen again after this many days without */
+/* regressed by build: a build the fleet ran so much that the group, at its
+ * usual share of the reports of its own builds, would have had at least
+ * this many reports on it, and it had none (a Poisson chance of 5%) */
+#define KPI_TREND_STOP_EXPECTED 3
+
+typedef struct kpi_build_count {
+	const char *build;     /* "23C64", as kpi_build_of takes it from the OS version */
+	int64_t count;
+} kpi_build_count;
+
+typedef struct kpi_trend {
+	int64_t group_id;
+	/* reports per day: days[i] is day day0 + i (days since the epoch,
+	 * UTC); the last KPI_TREND_DAYS days up to now, or from the group's
+	 * first dated day when that is later; ndays 0 when none is dated */
+	int64_t day0;
+	int ndays;
+	int64_t days[KPI_TREND_DAYS];
+	int64_t last7, prev7;          /* reports in the last 7 days and the 7 before */
+	/* every day with a dated report, ascending (days since the epoch),
+	 * and its count: the group's whole span, for histograms by week */
+	const int64_t *day, *day_count;
+	size_t nday;
+	int64_t undated;               /* reports without a date */
+	int64_t first_day, last_day;   /* its oldest and newest dated day; -1 none */
+	/* builds with their counts, oldest build first (kpi_build_cmp);
+	 * first_build and last_build the oldest and newest, NULL for none */
+	const kpi_build_count *builds;
+	size_t nbuilds;
+	const char *first_build, *last_build;
+	bool is_new;                   /* first seen in the last KPI_TREND_NEW_DAYS days, or ... */
+	bool new_build;                /* ... within the window on a build newer than every
+	                                  build of the index's earlier reports */
+	bool regressed;                /* quiet_days or stopped_build */
+	int64_t quiet_days;            /* seen in the window after this many days without (>=
+	                                  KPI_TREND_QUIET_DAYS; the longest such), else 0 */
+	const char *stopped_build;     /* seen on a build newer than this one, where it had
+	                                  stopped (KPI_TREND_STOP_EXPECTED), else NULL */
+} kpi_trend;
+
+typedef struct kpi_trends kpi_trends;
+
+/* Every group's trend from one pass over the reports (the store's own
+ * query, no per-group reads).  *out is the caller's (kpi_trends_free).
+ * KP_ERR_USAGE when $KPBROWSE_NOW is set but is no date. */
+kp_status kpi_group_trends(kpi_db *db, kpi_trends **out, kp_error *err);
+/* The trend of a group (borrowed from t), NULL when it has none. */
+const kpi_trend *kpi_trends_get(const kpi_trends *t, int64_t group_id);
+int64_t kpi_trends_today(const kpi_trends *t);   /* "now": days since the epoch */
+void kpi_trends_free(kpi_trends **t);
+/* The build of an OS version: "23C64" of "macOS 14.2 (23C64)" or of a bare
+ * "23C64"; false (out "") when it names none.  Builds compare by their
+ * major number, letter, number, then the trailing letters (none first):
+ * 23C64 < 23D56 < 24A335, 23A344 < 23A5286i; a string that is no build
+ * sorts before every build, among themselves by bytes. */
+bool kpi_build_of(const char *os_version, char *out, size_t size);
+int kpi_build_cmp(const char *a, const char *b);
+/* growth for a sort by recent growth: last7 - prev7 */
+static inline int64_t kpi_trend_growth(const kpi_trend *t)
+{
+	return t ? t->last7 - t->prev7 : 0;
+}
+
 /* Reports that involve a UUID: full, or a prefix of at least 8 hex digits,
  * any case, dashes optional; matched against binary images, kexts in the
  * backtrace and the kernel UUID.  One row per report (its best match:

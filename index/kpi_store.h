@@ -152,6 +152,12 @@ void kpi__uuid_range(const char *prefix, char lo[33], char hi[33]);
  * upper-case form into out; "" when hex is NULL or not one. */
 void kpi__uuid_pretty(const char *hex, char out[37]);
 
+/* One row of trend_rows: n reports of group_id on day (floor(ts / 86400),
+ * days since the epoch, UTC; KPI__UNDATED for undated reports) with that
+ * OS version (NULL when unknown).  Non-zero stops. */
+typedef int (*kpi__trend_fn)(void *ctx, int64_t group_id, int64_t day, const char *os_version,
+                             int64_t n);
+
 /* Return non-zero to stop. */
 typedef int (*kpi__path_fn)(void *ctx, const char *path);
 
@@ -249,6 +255,12 @@ typedef struct kpi__store_ops {
 	kp_status (*list_hosts)(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 	kp_status (*list_groups)(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 	kp_status (*list_group_counts)(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+	/* Every report once as (group, day, OS version): rows may repeat a
+	 * combination (the caller adds them up) and come in no order; what
+	 * kpi_group_trends (trend.c) reads, in one pass.  Unlike other
+	 * callbacks', fn calls no op of the handle (a row costs no more than
+	 * its summing: the query time limit runs on through it). */
+	kp_status (*trend_rows)(kpi_db *db, kpi__trend_fn fn, void *ctx, kp_error *err);
 	/* Pages of search and list_reports (kp_index.h kpi_page): rows in
 	 * the same order, one per report (its best match: lowest rank, then
 	 * uuid, then name), those after (page->after_ts, after_id) when

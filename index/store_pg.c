@@ -672,6 +672,7 @@ static const kpi__store_ops pg_ops = {
 	.list_reports = kpi__pg_list_reports,
 	.list_groups = kpi__pg_list_groups,
 	.list_group_counts = kpi__pg_list_group_counts,
+	.trend_rows = kpi__pg_trend_rows,
 	.list_hosts = kpi__pg_list_hosts,
 	.search_page = kpi__pg_search_page,
 	.list_page = kpi__pg_list_page,

@@ -99,6 +99,7 @@ kp_status kpi__pg_list_reports(kpi_db *h, const char *host, kpi_report_fn fn, vo
                                kp_error *err);
 kp_status kpi__pg_list_groups(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err);
 kp_status kpi__pg_list_group_counts(kpi_db *h, kpi_group_fn fn, void *ctx, kp_error *err);
+kp_status kpi__pg_trend_rows(kpi_db *h, kpi__trend_fn fn, void *ctx, kp_error *err);
 kp_status kpi__pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err);
 kp_status kpi__pg_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_page *page,
                               kpi_report_fn fn, void *ctx, kp_error *err);

@@ -172,6 +172,27 @@ kp_status kpi__pg_list_group_counts(kpi_db *h, kpi_group_fn fn, void *ctx, kp_er
 	return list_groups(h, false, fn, ctx, err);
 }
 
+/* Summed by the server (a hash aggregate: one row per group, day and OS
+ * version, far fewer rows to send than reports); the day is floor(ts /
+ * 86400) as the sqlite store's, in bigint arithmetic (a numeric division
+ * per row tripled the query). */
+kp_status kpi__pg_trend_rows(kpi_db *h, kpi__trend_fn fn, void *ctx, kp_error *err)
+{
+	PGresult *r = kpi__pg_run(PG(h),
+	                          "SELECT group_id, CASE WHEN ts >= 0 THEN ts / 86400 WHEN ts = " KPI__UNDATED_SQL
+	                          " THEN ts ELSE (ts - 86399) / 86400 END AS day, os_version, count(*) "
+	                          "FROM kpbrowse.reports GROUP BY 1, 2, 3",
+	                          NULL, PGRES_TUPLES_OK, err, "reading the groups' trends");
+	if (!r)
+		return KP_ERR_DB;
+	for (int i = 0; i < PQntuples(r); i++)
+		if (fn(ctx, kpi__pg_val_int(r, i, 0), kpi__pg_val_int(r, i, 1), kpi__pg_val(r, i, 2),
+		       kpi__pg_val_int(r, i, 3)))
+			break;
+	PQclear(r);
+	return KP_OK;
+}
+
 kp_status kpi__pg_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err)
 {
 	PGresult *r = kpi__pg_run(PG(h),

@@ -82,6 +82,7 @@ typedef enum kpi__sq_sql {
 	Q_REPORT_KSET,
 	Q_ISET_GET,
 	Q_ISET_INSERT,
+	Q_TREND_ROWS,
 	Q_REPORT_REHASH,
 	Q_COUNT
 } kpi__sq_sql;
@@ -180,6 +181,7 @@ kp_status kpi__sq_list_reports(kpi_db *db, const char *host, kpi_report_fn fn, v
 kp_status kpi__sq_list_hosts(kpi_db *db, kpi_host_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_list_groups(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_list_group_counts(kpi_db *db, kpi_group_fn fn, void *ctx, kp_error *err);
+kp_status kpi__sq_trend_rows(kpi_db *db, kpi__trend_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_search_page(kpi_db *db, kpi__search kind, const char *arg, kpi_page *page,
                               kpi_report_fn fn, void *ctx, kp_error *err);
 kp_status kpi__sq_list_page(kpi_db *db, kpi_page *page, kpi_report_fn fn, void *ctx, kp_error *err);

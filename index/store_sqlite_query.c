@@ -397,6 +397,26 @@ kp_status kpi__sq_list_group_counts(kpi_db *h, kpi_group_fn fn, void *ctx, kp_er
 	return list_groups(h, false, fn, ctx, err);
 }
 
+static kp_status do_trend_rows(kpi_db *h, kpi__trend_fn fn, void *ctx, kp_error *err)
+{
+	kpi__sq *db = SQ(h);
+	sqlite3_stmt *q = kpi__sq_stmt(db, Q_TREND_ROWS, err);
+	if (!q)
+		return KP_ERR_DB;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t ts = sqlite3_column_int64(q, 1);
+		/* floor, not C's truncation: a date before 1970 is still its day */
+		int64_t day = ts == KPI__UNDATED ? KPI__UNDATED : ts >= 0 ? ts / 86400 : -((-ts + 86399) / 86400);
+		/* fn calls no op (kpi_store.h): its time counts, no clock read per row */
+		if (fn(ctx, sqlite3_column_int64(q, 0), day, col_text(q, 2), 1))
+			break;
+	}
+	kp_status st = rc == SQLITE_DONE || rc == SQLITE_ROW ? KP_OK : kpi__sq_err(db, err, "reading the groups' trends");
+	sqlite3_reset(q);
+	return st;
+}
+
 /* The bound argument of a text search: with FTS5 every word a quoted
  * phrase (FTS5 syntax in the text stays text); with LIKE the whole text,
  * its wildcards escaped.  malloc'd; *n its length. */
@@ -569,6 +589,11 @@ kp_status kpi__sq_list_hosts(kpi_db *h, kpi_host_fn fn, void *ctx, kp_error *err
 static kp_status list_groups(kpi_db *h, bool with_ids, kpi_group_fn fn, void *ctx, kp_error *err)
 {
 	LIMITED(do_list_groups(h, with_ids, fn, ctx, err));
+}
+
+kp_status kpi__sq_trend_rows(kpi_db *h, kpi__trend_fn fn, void *ctx, kp_error *err)
+{
+	LIMITED(do_trend_rows(h, fn, ctx, err));
 }
 
 kp_status kpi__sq_search_page(kpi_db *h, kpi__search kind, const char *arg, kpi_page *page,

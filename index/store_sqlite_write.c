@@ -771,6 +771,7 @@ const kpi__store_ops kpi__sqlite_ops = {
 	.list_reports = kpi__sq_list_reports,
 	.list_groups = kpi__sq_list_groups,
 	.list_group_counts = kpi__sq_list_group_counts,
+	.trend_rows = kpi__sq_trend_rows,
 	.list_hosts = kpi__sq_list_hosts,
 	.search_page = kpi__sq_search_page,
 	.list_page = kpi__sq_list_page,

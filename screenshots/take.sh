@@ -3,6 +3,7 @@
 # 80x24/ and 160x45/), taken from xterm on a virtual X display (Xvfb).  xterm runs tmux, which runs kpbrowse, so keys
 # are sent with tmux send-keys and the window is captured with xwd and
 # converted to PNG.  Installs nothing: it says what is missing.
+# The trend shots (14-16) are of fleet.py's generated folder beside tests/real.
 # Usage: screenshots/take.sh [KPBROWSE] (default: ../build/cli/kpbrowse)
 # Needs: Xvfb (xvfb), xterm, xwd (x11-apps), convert (imagemagick), tmux, xdotool,
 # and the DejaVu Sans Mono font (fonts-dejavu-core).
@@ -67,7 +68,7 @@ take() {
 	$T set-option -t shot status off >/dev/null
 	wait_for "FakeDriver" 100
 	shot 01-panics
-	keys Tab; wait_for "group (normalised"; shot 02-groups
+	keys Tab; wait_for "13 weeks"; shot 02-groups
 	keys Enter; wait_for "Kexts:       com"; shot 03-group
 	keys Escape Tab g m G m c; wait_for "Panicked threads"; wait_for "panic_trap_to_debugger ("; shot 04-compare
 	keys Escape g Enter; wait_for "Summary"; wait_for "panic_trap_to_debugger"; shot 05-report
@@ -79,6 +80,37 @@ take() {
 	keys d u "4C4C44A3" Enter; wait_for "panics with UUID"; shot 11-uuid-search
 	keys Escape K FakeDriver Enter; wait_for "panics with kext"; shot 12-kext-search
 	keys "?"; wait_for "> Help"; shot 13-help
+	keys Q
+	sleep 0.5
+	$T kill-server >/dev/null 2>&1 || true
+	kill "$xterm_pid" 2>/dev/null || true
+	wait "$xterm_pid" 2>/dev/null || true
+	xterm_pid=""
+}
+
+# take_fleet COLS ROWS: the groups' trends (issue 34) on a folder that
+# moves: the real corpus (other Macs' reports) and fleet.py's generated
+# ones (a group rising over 13 weeks on two builds, one back after a quiet
+# autumn), into 14-trends, 15-growth (s) and 16-group-trend.
+take_fleet() {
+	cols=$1 rows=$2
+	out="$here/${cols}x$rows"
+	rm -rf "$work/tmp" "$work/fleet" && mkdir -p "$work/tmp" "$work/fleet"
+	python3 "$here/fleet.py" "$here/../tests/fixtures/reports" "$work/fleet" || return 0
+	cp "$here/../tests/real/"* "$work/fleet/" 2>/dev/null || true
+	rm -f "$work/fleet/MANIFEST.tsv"
+	xterm -T kpbrowse -geometry ${cols}x${rows}+0+0 -fa 'DejaVu Sans Mono' -fs 11 \
+		-bg '#1e1e1e' -fg '#d8d8d8' -xrm 'XTerm*termName: xterm-256color' \
+		-e env TMPDIR="$work/tmp" $T new-session -s shot -x "$cols" -y "$rows" \
+		"env HOME='$work/tmp' KPBROWSE_DSYM_PATH= '$KPBROWSE' --db '$work/tmp/fleet.db' '$work/fleet'" &
+	xterm_pid=$!
+	wait_for "q quit" 150
+	$T set-option -t shot status off >/dev/null
+	wait_for "FakeDriver" 100
+	sleep 3   # the whole folder indexed
+	keys Tab; wait_for "13 weeks"; shot 14-trends
+	keys s; wait_for "by growth"; shot 15-growth
+	keys s g Enter; wait_for "Weekly"; shot 16-group-trend
 	keys Q
 	sleep 0.5
 	$T kill-server >/dev/null 2>&1 || true
@@ -124,10 +156,10 @@ take_real() {
 	wait_for "q quit" 150
 	$T set-option -t shot status off >/dev/null
 	wait_for "AMCC0" 100
-	shot 14-classes
-	keys t; wait_for "[hardware]"; shot 15-class-filter
-	keys t t t t t; wait_for "[null-deref]"; keys Enter; wait_for "Class:"; shot 16-report-class
-	keys B; wait_for "bug report to:"; keys Enter; wait_for "wrote the bug report"; shot 17-bug-report
+	shot 18-classes
+	keys t; wait_for "[hardware]"; shot 19-class-filter
+	keys t t t t t; wait_for "[null-deref]"; keys Enter; wait_for "Class:"; shot 20-report-class
+	keys B; wait_for "bug report to:"; keys Enter; wait_for "wrote the bug report"; shot 21-bug-report
 	keys Q
 	sleep 0.5
 	$T kill-server >/dev/null 2>&1 || true
@@ -138,5 +170,7 @@ take_real() {
 
 take 80 24
 take 160 45
+take_fleet 80 24
+take_fleet 160 45
 take_real 80 24
 take_real 160 45

@@ -2,7 +2,9 @@
  * what libdwarf gives: on every slice of every fixture dSYM (clang 14, and
  * clang/dsymutil 19 as DWARF 4 and DWARF 5, skipped where absent) the symbol
  * cache built through it is byte-identical to the one built with libdwarf
- * alone, and it decodes every unit and function there itself; a unit it
+ * alone and to the ones two threads build (each decoding half of the units
+ * on a handle of its own, through dwarf_die.c or libdwarf alone), and it
+ * decodes every unit and function there itself; a unit it
  * leaves to libdwarf answers the same.  Damaged DWARF it leaves alone is
  * the hostile corpus's (test_hostile, test_hostile_replay). */
 #include <stdio.h>
@@ -16,8 +18,8 @@
 
 /* The cache image of m's slice i (path: its recorded source), and the
  * fast/slow decode counts. */
-static void *image_m(kp_macho *m, const char *path, size_t i, bool libdwarf_only, size_t *len,
-                     size_t *nfast, size_t *nslow)
+static void *image_m(kp_macho *m, const char *path, size_t i, bool libdwarf_only, unsigned threads,
+                     size_t *len, size_t *nfast, size_t *nslow)
 {
 	kp_dwarf *d = NULL;
 	kp_error err;
@@ -28,7 +30,8 @@ static void *image_m(kp_macho *m, const char *path, size_t i, bool libdwarf_only
 		kp__dwarf_libdwarf_only(d, libdwarf_only);
 		kp_dwarf_use_symbols(d, m);
 		kp_symcache_key key = {s->uuid, s->arch, 1, 1};
-		if (kp__symcache_build(d, m, s, &key, path, NULL, &img, len, &err) != KP_OK)
+		kp_symcache_cb cb = {NULL, NULL, NULL, threads};
+		if (kp__symcache_build(d, m, s, &key, path, &cb, &img, len, &err) != KP_OK)
 			img = NULL;
 		*nfast = kp__dwarf_cache(d)->nfast;
 		*nslow = kp__dwarf_cache(d)->nslow;
@@ -37,15 +40,15 @@ static void *image_m(kp_macho *m, const char *path, size_t i, bool libdwarf_only
 	return img;
 }
 
-static void *image_of(const char *path, size_t i, bool libdwarf_only, size_t *len,
-                      size_t *nfast, size_t *nslow)
+static void *image_of(const char *path, size_t i, bool libdwarf_only, unsigned threads,
+                      size_t *len, size_t *nfast, size_t *nslow)
 {
 	kp_macho *m = NULL;
 	kp_error err;
 	*len = *nfast = *nslow = 0;
 	if (kp_macho_open(path, &m, &err) != KP_OK)
 		return NULL;
-	void *img = image_m(m, path, i, libdwarf_only, len, nfast, nslow);
+	void *img = image_m(m, path, i, libdwarf_only, threads, len, nfast, nslow);
 	kp_macho_close(&m);
 	return img;
 }
@@ -110,9 +113,9 @@ static void unit_left_to_libdwarf(const char *set, const char *name)
 	KT_CHECK(form != NULL, "%s/%s: the CU's DW_AT_stmt_list form found", set, name);
 	if (form) {
 		size_t la = 0, lb = 0, fa = 0, sa = 0, fb = 0, sb = 0;
-		void *b = image_m(m, path, 0, false, &lb, &fb, &sb);
+		void *b = image_m(m, path, 0, false, 1, &lb, &fb, &sb);
 		*form = 0x06; /* DW_FORM_data4 */
-		void *a = image_m(m, path, 0, false, &la, &fa, &sa);
+		void *a = image_m(m, path, 0, false, 1, &la, &fa, &sa);
 		KT_CHECK(a && b && la == lb && !memcmp(a, b, la),
 		         "%s/%s: a unit left to libdwarf answers the same (%zu, %zu bytes)", set, name,
 		         la, lb);
@@ -152,8 +155,8 @@ static void same_as_libdwarf(const char *set)
 		}
 		for (size_t i = 0; i < ns; i++) {
 			size_t la = 0, lb = 0, fa = 0, sa = 0, fb = 0, sb = 0;
-			void *a = image_of(path, i, false, &la, &fa, &sa);
-			void *b = image_of(path, i, true, &lb, &fb, &sb);
+			void *a = image_of(path, i, false, 1, &la, &fa, &sa);
+			void *b = image_of(path, i, true, 1, &lb, &fb, &sb);
 			KT_CHECK(a && b && la == lb && la > 1000 && !memcmp(a, b, la),
 			         "%s/%s slice %zu: cache bytes as with libdwarf alone (%zu, %zu bytes)",
 			         set, names[k], i, la, lb);
@@ -161,8 +164,18 @@ static void same_as_libdwarf(const char *set)
 			         "%s/%s slice %zu: every unit and function read without libdwarf (%zu fast, "
 			         "%zu libdwarf; libdwarf alone: %zu)",
 			         set, names[k], i, fa, sa, sb);
+			/* two threads, each decoding half of the units on its own
+			 * handle, one of them with libdwarf alone: the same bytes */
+			size_t lc = 0, ld = 0, x;
+			void *c = image_of(path, i, false, 2, &lc, &x, &x);
+			void *e = image_of(path, i, true, 2, &ld, &x, &x);
+			KT_CHECK(a && c && e && lc == la && ld == la && !memcmp(a, c, la) && !memcmp(a, e, la),
+			         "%s/%s slice %zu: cache bytes the same built on two threads (%zu, %zu bytes)",
+			         set, names[k], i, lc, ld);
 			free(a);
 			free(b);
+			free(c);
+			free(e);
 		}
 	}
 }

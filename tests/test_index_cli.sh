@@ -39,6 +39,9 @@ check '[ "$(count "\"group_id\":" "$T/groups.json")" -eq 3 ] && grep -Eq "\"coun
 for key in title culprit count first_seen last_seen report_ids; do
 	check '[ "$(count "\"$key\":" "$T/groups.json")" -eq 3 ]' "group rows have $key"
 done
+for key in trend days first_build last_build builds new regressed; do
+	check '[ "$(count "\"$key\":" "$T/groups.json")" -eq 3 ]' "group rows have a trend with $key"
+done
 
 "$K" search --db "$DB" --json --uuid 5e7a1c2b-9d44 >"$T/s.json"
 check '[ $? -eq 0 ] && [ "$(count "\"role\":[[:space:]]*\"backtrace\"" "$T/s.json")" -eq 4 ]' "search --uuid: 4 reports as backtrace"
@@ -174,6 +177,27 @@ R="$KP_REAL_DIR"
 if [ -d "$R" ]; then
 	"$K" index --db "$T/real.sqlite3" --json "$R" >"$T/r.json"
 	check '[ $? -eq 0 ] && grep -Eq "\"errors\":[[:space:]]*\[\]" "$T/r.json"' "real corpus: zero errors"
+	# trends (issue 34 item 2) of other Macs' reports: now is the newest
+	# report's day (2026-09-29), each group has one report
+	trend_of() { # FILE.json CULPRIT-PART: the trend of the group whose culprit holds it, as "k=v ..."
+		python3 -c 'import json,sys
+g=[x for x in json.load(open(sys.argv[1])) if sys.argv[2] in (x["culprit"] or "")][0]["trend"]
+print("from=%s days=%s first=%s last=%s builds=%s new=%s regressed=%s newbuild=%s" % (g["days_from"], ",".join(map(str, g["days"])) if len(g["days"]) < 5 else "%d:%d" % (len(g["days"]), sum(g["days"])), g["first_build"], g["last_build"], ",".join("%s:%d" % kv for kv in g["builds"].items()), g["new"], g["regressed"], g["new_build"]))' "$1" "$2"
+	}
+	env -u KPBROWSE_NOW "$K" list --db "$T/real.sqlite3" --groups --json >"$T/rg.json"
+	check '[ "$(trend_of "$T/rg.json" AppleT8132)" = "from=2026-09-29 days=1 first=26A428 last=26A428 builds=26A428:1 new=True regressed=False newbuild=True" ]' \
+		"real: the newest report's group: new, one report today, its build"
+	check '[ "$(trend_of "$T/rg.json" AppleARMWatchdogTimer)" = "from=2026-09-14 days=16:1 first=25G83 last=25G83 builds=25G83:1 new=True regressed=False newbuild=True" ]' \
+		"real: 15 days ago on 25G83, newer than every Mac build before it: new"
+	check '[ "$(trend_of "$T/rg.json" AppleSEPKeyStore)" = "from=2026-07-02 days=90:0 first=23B85 last=23B85 builds=23B85:1 new=False regressed=False newbuild=False" ]' \
+		"real: an iPhone's report of January: 90 days without, its build (another platform's) not new"
+	check '[ "$(python3 -c "import json,sys; print(sum(1 for x in json.load(open(sys.argv[1])) if x[\"trend\"][\"regressed\"]))" "$T/rg.json")" = 0 ]' \
+		"real: one report a group: none regressed"
+	KPBROWSE_NOW=2027-06-01 "$K" list --db "$T/real.sqlite3" --groups --json >"$T/rg2.json"
+	check '[ "$(trend_of "$T/rg2.json" AppleT8132)" = "from=2027-03-04 days=90:0 first=26A428 last=26A428 builds=26A428:1 new=False regressed=False newbuild=False" ]' \
+		"real: KPBROWSE_NOW=2027-06-01: the same group is 8 months old"
+	KPBROWSE_NOW=someday "$K" list --db "$T/real.sqlite3" --groups --json >/dev/null 2>"$T/rg3.err"
+	check '[ $? -ne 0 ] && grep -q "KPBROWSE_NOW" "$T/rg3.err"' "real: a KPBROWSE_NOW that is no date is refused"
 	# every loaded kext is searchable, Apple's too (issue 20, schema 8): an
 	# M1's list names IONVMeFamily with no UUID (an image match); the
 	# hackintosh's backtrace names it with its UUID

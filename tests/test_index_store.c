@@ -584,6 +584,107 @@ static void meta_set_and_get(const char *be, kpi_db *db)
 	free(v);
 }
 
+/* ---- trends (kpi_group_trends over the store's trend_rows) ---- */
+
+#define TDAY 86400
+#define TNOW 20513   /* 2026-03-01, days since the epoch */
+
+/* n reports of group key, one every step days from day first, on build */
+static int64_t trend_reports(kpi_db *db, const char *key, int first, int n, int step, const char *build)
+{
+	int64_t gid = group(db, key);
+	for (int i = 0; i < n; i++) {
+		char hash[96], os[64];
+		snprintf(hash, sizeof hash, "trend-%s-%d-%s", key, first + i * step, build);
+		snprintf(os, sizeof os, "macOS 14 (%s)", build);
+		kpi__new_report r = report(hash, NULL, (int64_t)(TNOW + first + i * step) * TDAY + 3600, gid);
+		r.os_version = os;
+		r.images = NULL;
+		r.nimages = 0;
+		add(db, &r, NULL);
+	}
+	return gid;
+}
+
+static void trends_flags(const char *be, kpi_db *db)
+{
+	/* the fleet before the window: 23C64 then 23D56 */
+	trend_reports(db, "t-base", -120, 1, 1, "23C64");
+	trend_reports(db, "t-base", -100, 1, 1, "23D56");
+	int64_t steady = trend_reports(db, "t-steady", -80, 40, 1, "23C64");
+	trend_reports(db, "t-steady", -40, 40, 1, "23D56");
+	int64_t fresh = trend_reports(db, "t-new", -2, 1, 1, "23D56");
+	int64_t buildnew = trend_reports(db, "t-buildnew", -20, 3, 1, "24A335");
+	int64_t quiet = trend_reports(db, "t-quiet", -70, 2, 1, "23D56");
+	trend_reports(db, "t-quiet", -10, 1, 1, "23D56");
+	/* 11 on 23C64 until day -30, none on 23D56 (which the fleet ran: 42
+	 * reports), then 24A335: stopped, and back on a newer build */
+	int64_t stopped = trend_reports(db, "t-stopped", -60, 11, 3, "23C64");
+	trend_reports(db, "t-stopped", -12, 2, 1, "24A335");
+	/* one each side of 23D56: too few to say it stopped there */
+	int64_t rare = trend_reports(db, "t-rare", -30, 1, 1, "23C64");
+	trend_reports(db, "t-rare", -15, 1, 1, "24A335");
+	kpi__new_report u = report("trend-undated", NULL, KPI__UNDATED, rare);
+	u.os_version = NULL;
+	u.images = NULL;
+	u.nimages = 0;
+	add(db, &u, NULL);
+
+	setenv("KPBROWSE_NOW", "2026-03-01", 1);
+	kpi_trends *t = NULL;
+	kp_error err;
+	kp_status st = kpi_group_trends(db, &t, &err);
+	KT_CHECK(st == KP_OK, "%s: trends read (%s)", be, st == KP_OK ? "" : err.msg);
+	KT_CHECK(kpi_trends_today(t) == TNOW, "%s: now is KPBROWSE_NOW's day (%lld)", be,
+	         (long long)kpi_trends_today(t));
+	const kpi_trend *s = kpi_trends_get(t, steady), *n = kpi_trends_get(t, fresh),
+	                *b = kpi_trends_get(t, buildnew), *q = kpi_trends_get(t, quiet),
+	                *x = kpi_trends_get(t, stopped), *r = kpi_trends_get(t, rare);
+	KT_CHECK(s && n && b && q && x && r, "%s: every group has a trend", be);
+	if (s && n && b && q && x && r) {
+		KT_CHECK(s->ndays == 81 && s->day0 == TNOW - 80 && s->days[0] == 1 && s->days[79] == 1 &&
+		         s->days[80] == 0, "%s: steady: one a day from its first day to yesterday (%d days)", be,
+		         s->ndays);
+		KT_CHECK(s->last7 == 6 && s->prev7 == 7, "%s: steady: 6 in the last 7 days, 7 before (%lld, %lld)", be,
+		         (long long)s->last7, (long long)s->prev7);
+		KT_CHECK(s->nbuilds == 2 && strcmp(s->first_build, "23C64") == 0 && strcmp(s->last_build, "23D56") == 0 &&
+		         s->builds[0].count == 40 && s->builds[1].count == 40, "%s: steady: builds oldest first, counted", be);
+		KT_CHECK(!s->is_new && !s->regressed, "%s: steady is neither new nor regressed", be);
+		KT_CHECK(n->is_new && !n->new_build && !n->regressed, "%s: first seen 2 days ago: new", be);
+		KT_CHECK(b->is_new && b->new_build && kpi_trend_growth(b) == 0 && b->last7 == 0,
+		         "%s: first seen 20 days ago on a build newer than all before: new", be);
+		KT_CHECK(q->regressed && q->quiet_days == 58 && !q->stopped_build,
+		         "%s: back after 58 quiet days: regressed (%lld)", be, (long long)q->quiet_days);
+		KT_CHECK(x->regressed && !x->quiet_days && x->stopped_build && strcmp(x->stopped_build, "23D56") == 0,
+		         "%s: none on 23D56 where it was expected, back on 24A335: regressed (%s)", be,
+		         x->stopped_build ? x->stopped_build : "-");
+		KT_CHECK(!r->regressed && !r->is_new && r->undated == 1 && r->nday == 2,
+		         "%s: two reports around 23D56 say nothing; its undated one counted apart", be);
+	}
+	kpi_trends_free(&t);
+	setenv("KPBROWSE_NOW", "yesterday", 1);
+	KT_CHECK(kpi_group_trends(db, &t, &err) == KP_ERR_USAGE && !t && strstr(err.msg, "KPBROWSE_NOW"),
+	         "%s: a KPBROWSE_NOW that is no date is refused, said", be);
+	unsetenv("KPBROWSE_NOW");
+}
+
+static void builds_compare(void)
+{
+	KT_CHECK(kpi_build_cmp("23C64", "23D56") < 0 && kpi_build_cmp("23D56", "24A335") < 0 &&
+	         kpi_build_cmp("9A1", "10A1") < 0 && kpi_build_cmp("23A344", "23A5286i") < 0 &&
+	         kpi_build_cmp("23C64", "23C64a") < 0 && kpi_build_cmp("23C64a", "23C64b") < 0 &&
+	         kpi_build_cmp("23C64", "23C64") == 0 && kpi_build_cmp("junk", "1A1") < 0,
+	         "builds compare by major, letter, number, trailing letters");
+	char b[32];
+	KT_CHECK(kpi_build_of("macOS 14.2.1 (23C71)", b, sizeof b) && strcmp(b, "23C71") == 0 &&
+	         kpi_build_of("Mac OS X 10.15.7 (19H2)", b, sizeof b) && strcmp(b, "19H2") == 0 &&
+	         kpi_build_of("16B2555", b, sizeof b) && strcmp(b, "16B2555") == 0 &&
+	         kpi_build_of("macOS 15.0 (24A5286i)", b, sizeof b) && strcmp(b, "24A5286i") == 0 &&
+	         !kpi_build_of("macOS 14", b, sizeof b) && !b[0] && !kpi_build_of("(23C71", b, sizeof b) &&
+	         !kpi_build_of("(\x1b[31m)", b, sizeof b),
+	         "a build is taken from an OS version, nothing else");
+}
+
 /* report_rehash (the schema 11 fill): the report is found by its new hash
  * only; a hash another report holds is refused, nothing changed; and
  * meta_set inside the open transaction is that transaction's. */
@@ -616,6 +717,7 @@ static void report_rehash_in_tx(const char *be, kpi_db *db)
 
 int main(void)
 {
+	builds_compare();
 	const char *td = getenv("TMPDIR");
 	snprintf(tmp, sizeof tmp, "%s/kpi-store-XXXXXX", td && *td ? td : "/tmp");
 	if (!mkdtemp(tmp)) {
@@ -647,6 +749,7 @@ int main(void)
 		hosts_counted(be, db);
 		groups_count_hosts(be, db);
 		bad_bytes_stored_alike(be, db);
+		trends_flags(be, db);
 		db->ops->close(db);
 	}
 	return kt_done();

@@ -254,17 +254,20 @@ static void test_columns(void)
 			       c[7].w, mw);
 		hosts &= ok;
 
-		/* groups: count 5, last seen 17, the title (the rest), the culprit */
+		/* groups: count 5, marks 2, the trend 13 (optional), last seen 17,
+		 * the title (the rest), the culprit (optional: both go together) */
 		kpt_col g[KPT_GROUPS_COLS];
 		kpt_groups_layout(g, w);
-		int title = w - (25 + culprit);
+		int title = w - (42 + culprit), spark = 13;
 		cul = culprit;
 		if (title < 10)
-			cul = 0, title = w - 24;
-		ok = g[0].x == 0 && g[0].w == 5 && g[1].x == 6 && g[1].w == 17 && g[2].x == 24 && g[2].w == title &&
-		     g[3].w == cul && (!cul || g[3].x == 25 + title);
+			cul = 0, spark = 0, title = w - 27;
+		int dx = spark ? 23 : 9;
+		ok = g[0].x == 0 && g[0].w == 5 && g[1].x == 6 && g[1].w == 2 && g[2].w == spark && (!spark || g[2].x == 9) &&
+		     g[3].x == dx && g[3].w == 17 && g[4].x == dx + 18 && g[4].w == title && g[5].w == cul &&
+		     (!cul || g[5].x == dx + 19 + title);
 		if (!ok && groups)
-			printf("# groups at %d: title %d/%d culprit %d/%d\n", w, g[2].w, title, g[3].w, cul);
+			printf("# groups at %d: trend %d/%d title %d/%d culprit %d/%d\n", w, g[2].w, spark, g[4].w, title, g[5].w, cul);
 		groups &= ok;
 
 		/* a process's threads: mark 2, id 13, name (28 from 140), state (28

@@ -2,7 +2,8 @@
 # test_tui_groups.sh: groups and comparisons of issue 15 in a real terminal
 # (tmux): u taking a bundle id's last part, a group's undated members,
 # the compare view's marker column without colour, and the status line's
-# "indexing N of M".  The deterministic screens (compare, K, group detail)
+# "indexing N of M", and the groups' trends (issue 34 item 2: marks,
+# sparkline, s by growth, the group's weeks and builds).  The deterministic screens (compare, K, group detail)
 # are whole-screen expectations in test_screens.sh.  TAP; 77 without tmux.
 set -u
 . "$(dirname "$0")/tap.sh"
@@ -63,6 +64,49 @@ tt_keys Tab; tt_wait "count" 5
 tt_keys Enter
 tt_check "group detail: no dated member: first and last seen -" \
 	"First seen:  -   Last seen: -   (2 undated)" 10
+
+# ---- trends (issue 34 item 2): the marks, the sparkline (blocks, or
+# ASCII where the locale is not UTF-8), s by growth, the group's lines.
+# A: 4 reports, 3 in August and one on Nov 10, after 98 quiet days
+# (regressed); C: the demo's 25B78 group, a build newer than every earlier
+# report's (new), 1 report the week before and 2 in the last 7 days (the
+# most growth, though A has more).  "Now" is the newest report's day.
+mkdir -p "$tt_work/trend"
+n=0
+for d in 2026-08-01 2026-08-02 2026-08-03 2026-11-10; do
+	n=$((n + 1))
+	sed "s/\"timestamp\":\"[^\"]*\"/\"timestamp\":\"$d 10:00:00.00 +0000\"/; s/55AA55AA/5A5A000$n/; s/length 512/length 51$n/" \
+		"$tt_fix/reports/Kernel-2020-09-14-201744.panic" >"$tt_work/trend/a$n.panic"
+done
+cp "$tt_fix/reports/panic-full-2026-11-20-101500.0001.ips" "$tt_fix/reports/panic-full-2026-11-27-183005.0002.ips" "$tt_work/trend/"
+sed 's/"incident_id":"A1B2C3D4/"incident_id":"B1B2C3D4/; s/18:30:05.00/18:40:05.00/' \
+	"$tt_fix/reports/panic-full-2026-11-27-183005.0002.ips" >"$tt_work/trend/c3.ips"
+run "$tt_work/trend"
+tt_wait "FakeDriver" 20
+tt_keys Tab; tt_wait "13 weeks" 5
+if tt_screen | grep -qE '^ +x4 R +█ +2026-11-10'; then _ok "groups: A marked R, its one report of the 13 weeks a full block"
+else _notok "groups: A marked R, its one report of the 13 weeks a full block"; tt_screen | sed 's/^/#   /'; fi
+if tt_screen | grep -qE '^ +x3 N +▄█ 2026-11-27'; then _ok "groups: C marked N, its weeks: 1 the week before, 2 this week"
+else _notok "groups: C marked N, its weeks: 1 the week before, 2 this week"; tt_screen | sed 's/^/#   /'; fi
+tt_keys s
+tt_check "s: the groups by growth" "Groups by growth" 5
+if tt_screen | sed -n 3p | grep -qE '^ +x3 N'; then _ok "s: C (2 this week, 1 the week before) first"
+else _notok "s: C (2 this week, 1 the week before) first"; tt_screen | sed 's/^/#   /'; fi
+tt_keys s; sleep 0.5
+if tt_screen | sed -n 3p | grep -qE '^ +x4 R'; then _ok "s again: by count, A first"
+else _notok "s again: by count, A first"; tt_screen | sed 's/^/#   /'; fi
+tt_keys Enter
+tt_check "group view: why A regressed" "Trend:       REGRESSED: back after 98 quiet days" 10
+tt_check "group view: its builds with their counts" "Builds:      19H2 █ 4" 5
+tt_check "group view: its weeks from its first" "Weekly:      " 5
+if tt_screen | grep -qE '^Weekly: +█ +▃ +17 weeks, at most 3/week'; then _ok "group view: a histogram by week over its span"
+else _notok "group view: a histogram by week over its span"; tt_screen | sed 's/^/#   /'; fi
+run "$tt_work/trend" "LC_ALL=C"
+tt_wait "FakeDriver" 20
+tt_keys Tab; tt_wait "13 weeks" 5
+if tt_screen | grep -qE '^ +x4 R +@ +2026-11-10' && ! tt_screen | grep -q '█'; then
+	_ok "groups: ASCII where the locale is not UTF-8"
+else _notok "groups: ASCII where the locale is not UTF-8"; tt_screen | sed 's/^/#   /'; fi
 
 # ---- the status line while indexing: N of M
 mkdir -p "$tt_work/many"

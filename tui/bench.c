@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 /* the app first, so kpt_bench_close finds the rest from it */
 typedef struct bench {
@@ -63,4 +64,30 @@ unsigned kpt_bench_rest(kpt_app *app)
 		f |= kpt_app_catalog_poll(app);
 	}
 	return f;
+}
+
+double kpt_bench_groups_paint(const char *target, bool trends, int rows, int cols, size_t *groups,
+                              kp_error *err)
+{
+	kpt_app *app = kpt_bench_open(rows, cols);
+	snprintf(app->cfg.db_path, sizeof app->cfg.db_path, "%s", target);
+	app->cat.no_trends = !trends;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t = -1;
+	if (kpi_open(target, 0, &app->db, err) == KP_OK &&
+	    kpt_catalog_open(&app->cat, app->db, app->cfg.db_path, err) == KP_OK) {
+		kpt_app_push(app, &kpt_view_panics, NULL);
+		kpt_app_key(app, KPT_REQ_TAB);   /* the groups, drawn */
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		t = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (groups)
+			*groups = app->cat.ng;
+		kpt_bench_rest(app);
+	}
+	kpt_app_close_views(app);
+	kpt_catalog_free(&app->cat);
+	kpi_close(&app->db);
+	kpt_bench_close(app);
+	return t;
 }

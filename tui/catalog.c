@@ -67,6 +67,13 @@ typedef struct load_ctx {
 	int64_t max_seq;
 	bool many_hosts;
 	int os_w;
+	bool no_trends;
+	/* the rest of kpt_catalog_open's list: the first load's trends are
+	 * every report's already (the server is not asked twice while the
+	 * first screen paints); adopt keeps them */
+	bool reuse_trends;
+	kpi_trends *trends;
+	char trend_error[160];
 } load_ctx;
 
 static int on_group(void *ctx, const kpi_group_row *row)
@@ -177,6 +184,7 @@ static void load_free(load_ctx *lc)
 	free(lc->g);
 	free(lc->e);
 	pool_free(&lc->pool);
+	kpi_trends_free(&lc->trends);
 }
 
 /* The groups (their counts) and the reports: page NULL every one, else
@@ -184,6 +192,11 @@ static void load_free(load_ctx *lc)
 static kp_status load(kpi_db *db, load_ctx *lc, kpi_page *page, kp_error *err)
 {
 	kp_status st = kpi_list_group_counts(db, on_group, lc, err);
+	kp_error terr;
+	if (st == KP_OK && !lc->no_trends && !lc->reuse_trends && kpi_group_trends(db, &lc->trends, &terr) != KP_OK)
+		snprintf(lc->trend_error, sizeof lc->trend_error, "%s", terr.msg);
+	for (size_t i = 0; st == KP_OK && i < lc->ng; i++)
+		lc->g[i].trend = kpi_trends_get(lc->trends, lc->g[i].id);
 	if (st == KP_OK)
 		st = page ? kpi_list_reports_page(db, page, on_report, lc, err)
 		          : kpi_list_reports(db, on_report, lc, err);
@@ -211,6 +224,15 @@ static void adopt(kpt_catalog *c, load_ctx *lc)
 	free(c->g);
 	free(c->e);
 	pool_free(&c->pool);
+	if (lc->reuse_trends) {
+		for (size_t i = 0; i < lc->ng; i++)
+			lc->g[i].trend = kpi_trends_get(c->trends, lc->g[i].id);
+	} else {
+		kpi_trends_free(&c->trends);
+		c->trends = lc->trends;
+		lc->trends = NULL;
+		memcpy(c->trend_error, lc->trend_error, sizeof c->trend_error);
+	}
 	c->e = lc->e;
 	c->n = lc->n;
 	c->cap = lc->cap;
@@ -234,7 +256,7 @@ static kp_status load_adopt(kpt_catalog *c, kpi_page *page, kp_error *err)
 		return kp_error_set(err, KP_ERR_DB, 0, -1, "no index open");
 	if (!c->state_read)
 		read_state(c);
-	load_ctx lc = {.seen_seq = c->seen_seq};
+	load_ctx lc = {.seen_seq = c->seen_seq, .no_trends = c->no_trends};
 	kp_status st = load(c->db, &lc, page, err);
 	if (st != KP_OK) {
 		load_free(&lc);
@@ -291,7 +313,7 @@ static void job_free(rest_job *j)
 }
 
 /* Starts the load of the whole list; false when no thread could run. */
-static bool rest_start(kpt_catalog *c)
+static bool rest_start(kpt_catalog *c, bool reuse_trends)
 {
 	if (!c->rest) {
 		kpt_catload *l = kpt_xcalloc(1, sizeof *l);
@@ -306,6 +328,8 @@ static bool rest_start(kpt_catalog *c)
 	j->generation = c->generation;
 	j->wfd = c->rest->pipe[1];
 	j->lc.seen_seq = c->seen_seq;
+	j->lc.no_trends = c->no_trends;
+	j->lc.reuse_trends = reuse_trends;
 	if (!kpt_pipe_job(rest_main, j)) {
 		job_free(j);
 		return false;
@@ -326,7 +350,7 @@ kp_status kpt_catalog_open(kpt_catalog *c, kpi_db *db, const char *db_path, kp_e
 		return KP_OK;
 	c->partial = true;
 	c->total = page.total;
-	if (!c->db_path[0] || !rest_start(c))
+	if (!c->db_path[0] || !rest_start(c, true))
 		return kpt_catalog_reload(c, err);
 	return KP_OK;
 }
@@ -335,7 +359,7 @@ kp_status kpt_catalog_refresh(kpt_catalog *c, kp_error *err)
 {
 	if (c->rest && c->rest->running)
 		c->rest->again = true;
-	else if (!c->db || !c->db_path[0] || !rest_start(c))
+	else if (!c->db || !c->db_path[0] || !rest_start(c, false))
 		return kpt_catalog_reload(c, err);
 	return KP_OK;
 }
@@ -390,6 +414,7 @@ void kpt_catalog_free(kpt_catalog *c)
 	free(c->g);
 	free(c->e);
 	pool_free(&c->pool);
+	kpi_trends_free(&c->trends);
 	c->g = NULL;
 	c->e = NULL;
 	c->n = c->ng = 0;

@@ -297,3 +297,28 @@ void kpt_count_label(long long n, char *out, size_t size)
 	else
 		snprintf(out, size, "%lld%c", scaled, unit[u]);
 }
+
+void kpt_sparkline(const int64_t *v, int n, char *out, size_t size)
+{
+	static const char ascii[] = ".:-=+*#@";
+	bool utf8 = MB_CUR_MAX > 1;
+	int64_t max = 0;
+	for (int i = 0; i < n; i++)
+		max = v[i] > max ? v[i] : max;
+	size_t k = 0, cell = utf8 ? 3 : 1;
+	for (int i = 0; i < n && k + cell < size; i++) {
+		int level = v[i] <= 0 || max <= 0 ? 0 : (int)((v[i] * 8 + max - 1) / max);
+		level = level > 8 ? 8 : level;
+		if (!level) {
+			out[k++] = ' ';
+		} else if (utf8) {   /* U+2580 + level: E2 96 80+level */
+			out[k++] = '\xe2';
+			out[k++] = '\x96';
+			out[k++] = (char)(0x80 + level);
+		} else {
+			out[k++] = ascii[level - 1];
+		}
+	}
+	if (size)
+		out[k < size ? k : size - 1] = '\0';
+}

@@ -14,5 +14,14 @@ void kpt_bench_close(kpt_app *app);
 /* Waits for the catalog's background load (kpt_catalog_open) and takes
  * it in as the loop would; the or-ed kpt_catalog_poll results. */
 unsigned kpt_bench_rest(kpt_app *app);
+/* The groups screen's first paint from the index at target (what launch
+ * and Tab do: open it, the catalog's first load with the groups' trends,
+ * the panic view turned to its groups, drawn at rows x cols into
+ * /dev/null), in seconds; trends false leaves the trends out (the screen
+ * as it was before them).  *groups gets the groups listed; the rest of
+ * the list is waited for after the clock stops.  -1 when the index cannot
+ * be read (err says why). */
+double kpt_bench_groups_paint(const char *target, bool trends, int rows, int cols, size_t *groups,
+                              kp_error *err);
 
 #endif

@@ -30,6 +30,7 @@ typedef struct kpt_group {
 	const char *title, *culprit, *last_seen, *first_seen;
 	int64_t count;
 	int64_t hosts;           /* distinct Macs */
+	const kpi_trend *trend;  /* how it moves (the catalog's trends), NULL when unknown */
 	int64_t *ids;
 	size_t nids;
 } kpt_group;
@@ -40,6 +41,12 @@ typedef struct kpt_catalog {
 	kpt_group *g;
 	size_t ng, gcap;
 	struct kpt_strpool *pool;
+	/* every group's trend, read with the groups (NULL when it could not
+	 * be: the list goes on without, trend_error says why) */
+	kpi_trends *trends;
+	char trend_error[160];
+	bool no_trends;          /* set before kpt_catalog_open: none read (the
+	                            list as before them, for the benchmarks) */
 	unsigned generation;     /* bumped by every reload */
 	int64_t seen_seq;        /* report seqs above it are "new since last launch" */
 	int64_t max_seq;         /* the largest seq loaded, saved at quit */

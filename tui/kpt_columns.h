@@ -10,7 +10,7 @@
 #include "kpt_draw.h"
 
 #define KPT_PANICS_COLS 8    /* mark, date, OS, dups, class, panic, culprit, Mac */
-#define KPT_GROUPS_COLS 4    /* count, last seen, title, culprit */
+#define KPT_GROUPS_COLS 6    /* count, flags, trend, last seen, title, culprit */
 #define KPT_PROCESS_COLS 6   /* mark, thread, name, state, frames, waits on */
 #define KPT_SEARCH_COLS 4    /* date, role, image name, headline */
 #define KPT_THREAD_COLS 5    /* frame, image, offset, function, file:line */

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* colours / attributes (monochrome and NO_COLOR fall back to attrs) */
 typedef enum kpt_style {
@@ -56,6 +57,12 @@ int kpt_text_width(const char *s);
  * with a unit so that nothing is cut silently: 2500 -> "2.5k", 25000 ->
  * "x25k", 250000 -> "250k", then M and G the same way. */
 void kpt_count_label(long long n, char *out, size_t size);
+/* A sparkline of v[0..n) into out: one column per value, scaled to their
+ * largest, a blank for 0, else one of 8 levels (the least non-zero value
+ * is never blank): U+2581..U+2588 where the locale is UTF-8 (MB_CUR_MAX >
+ * 1), else the ASCII ramp ".:-=+*#@".  Made here from numbers only, so it
+ * is trusted text of exactly n columns (cut to what out holds). */
+void kpt_sparkline(const int64_t *v, int n, char *out, size_t size);
 
 /* ---- column tables: a row's columns left to right ---- */
 #define KPT_COL_WIDE 120   /* default screen width from which kpt_col.wide applies */

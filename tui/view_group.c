@@ -39,6 +39,7 @@ typedef struct group_priv {
 	char first[32], last[32];   /* dated members' oldest and newest, "-" when none */
 	size_t undated;
 	tally models, kexts;
+	tally hosts;           /* every member's Mac (the catalog's) */
 	int64_t *read_ids;     /* members to read (newest first), read_next of them done */
 	size_t nread, read_next;
 	kpt_doc *reading;      /* the one being loaded */
@@ -150,12 +151,14 @@ static void rebuild(kpt_view *v)
 	p->nrows = 0;
 	p->os[0] = '\0';
 	p->undated = 0;
+	tally_free(&p->hosts);
 	int64_t lo = 0, hi = 0;
 	bool dated = false;
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->e[i].group_id != p->id)
 			continue;
 		p->rows[p->nrows++] = i;
+		tally_add(&p->hosts, c->e[i].host);
 		int64_t t;
 		if (c->e[i].date && kpi_report_time(c->e[i].date, &t)) {
 			if (!dated || t < lo) {
@@ -209,6 +212,72 @@ static void group_close(kpt_view *v)
 		kpt_doc_release(&v->app->docs, &p->reading);
 	tally_free(&p->models);
 	tally_free(&p->kexts);
+	tally_free(&p->hosts);
+}
+
+/* The trend lines (issue 34 item 2): a histogram by week over the group's
+ * span (the newest weeks that fit), its builds with their counts, and why
+ * it is new or regressed.  Returns the lines drawn. */
+enum { MAX_WEEKS = 52 };
+static int draw_trend(const kpt_group *g, int64_t today, int y, int width)
+{
+	const kpi_trend *t = g->trend;
+	if (!t)
+		return 0;
+	int lines = 0;
+	/* weeks ending today, the newest last; as many as the span has */
+	int cells = width - 13 - 24;
+	cells = cells > MAX_WEEKS ? MAX_WEEKS : cells;
+	if (t->nday && cells >= 4) {
+		int64_t span = (today - t->first_day) / 7 + 1;
+		int nw = span < cells ? (int)(span < 1 ? 1 : span) : cells;
+		int64_t w[MAX_WEEKS] = {0}, max = 0;
+		for (size_t i = 0; i < t->nday; i++) {
+			int64_t ago = today - t->day[i];
+			if (ago >= 0 && ago / 7 < nw)
+				w[nw - 1 - ago / 7] += t->day_count[i];
+		}
+		for (int i = 0; i < nw; i++)
+			max = w[i] > max ? w[i] : max;
+		char spark[MAX_WEEKS * 3 + 1];
+		kpt_sparkline(w, nw, spark, sizeof spark);
+		kpt_putf(y + lines++, 0, width, KPT_ST_NORMAL, true, "Weekly:      %s  %d week%s, at most %" PRId64 "/week",
+		         spark, nw, nw == 1 ? "" : "s", max);
+	}
+	if (t->nbuilds) {
+		int64_t max = 0;
+		for (size_t i = 0; i < t->nbuilds; i++)
+			max = t->builds[i].count > max ? t->builds[i].count : max;
+		char line[1024];
+		size_t k = 0;
+		for (size_t i = 0; i < t->nbuilds && k < sizeof line; i++) {
+			int64_t one = t->builds[i].count;
+			char bar[8];   /* one block, scaled to the largest build */
+			kpt_sparkline((int64_t[]){one, max}, 2, bar, sizeof bar);
+			bar[MB_CUR_MAX > 1 ? 3 : 1] = '\0';
+			int n = snprintf(line + k, sizeof line - k, "%s%s %s %" PRId64, i ? "  " : "", t->builds[i].build, bar, one);
+			if (n < 0)
+				break;
+			k += (size_t)n;
+		}
+		kpt_putf(y + lines++, 0, width, KPT_ST_NORMAL, true, "Builds:      %s", line);
+	}
+	char why[256] = "";
+	size_t k = 0;
+	if (t->is_new && t->new_build)
+		k += (size_t)snprintf(why + k, sizeof why - k, "NEW on %s, a build newer than every earlier report's",
+		                      t->first_build ? t->first_build : "?");
+	else if (t->is_new)
+		k += (size_t)snprintf(why + k, sizeof why - k, "NEW in the last %d days", KPI_TREND_NEW_DAYS);
+	if (t->quiet_days && k < sizeof why)
+		k += (size_t)snprintf(why + k, sizeof why - k, "%sREGRESSED: back after %" PRId64 " quiet days", k ? "   " : "",
+		                      t->quiet_days);
+	if (t->stopped_build && k < sizeof why)
+		snprintf(why + k, sizeof why - k, "%sREGRESSED: on %s, newer than %s where it had stopped",
+		         k ? "   " : "", t->last_build ? t->last_build : "?", t->stopped_build);
+	if (why[0])
+		kpt_putf(y + lines++, 0, width, KPT_ST_MARK, true, "Trend:       %s", why);
+	return lines;
 }
 
 static void group_draw_row(kpt_view *v, size_t row, int y, int width, bool sel)
@@ -271,6 +340,15 @@ static void group_draw(kpt_view *v, int y0, int h, int width)
 	else if (p->nread < p->nrows)
 		snprintf(of, sizeof of, "  (of the newest %zu)", p->nread);
 	kpt_putf(y++, 0, width, KPT_ST_NORMAL, true, "Mac models:  %s%s", models[0] ? models : "-", of);
+	/* the Macs and the trend where the members keep room (as the kexts
+	 * get one line only on a short screen) */
+	if (h >= 16) {
+		char hosts[1024];
+		tally_text(&p->hosts, hosts, sizeof hosts);
+		kpt_put(y, 0, 13, "Macs:", KPT_ST_NORMAL, true);
+		kpt_put(y++, 13, width - 13, hosts[0] ? hosts : "-", KPT_ST_NORMAL, true);
+		y += draw_trend(g, kpi_trends_today(v->app->cat.trends), y, width);
+	}
 	/* the kexts wrap (up to 3 lines, 1 on a short screen): every bundle id
 	 * of a group is a lead, none cut while there is room below */
 	char kline[1100];

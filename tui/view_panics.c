@@ -48,7 +48,47 @@ typedef struct panics_priv {
 	bool whole;             /* a: the whole index, not only PATH's */
 	size_t outside;         /* reports of the index not under them: with
 	                           none, the scope is not said (nothing differs) */
+	bool by_growth;         /* s: groups by recent growth (kpi_trend_growth) */
+	size_t *gorder;         /* by_growth: row -> catalog group index */
+	size_t ngorder;         /* rows of gorder (the catalog's groups when sorted) */
 } panics_priv;
+
+/* The catalog group of a row of the groups list, NULL past the end. */
+static const kpt_group *group_at(kpt_view *v, size_t row)
+{
+	panics_priv *p = v->priv;
+	kpt_catalog *c = &v->app->cat;
+	size_t i = row;
+	if (p->by_growth && p->gorder)
+		i = row < p->ngorder ? p->gorder[row] : c->ng;
+	return i < c->ng ? &c->g[i] : NULL;
+}
+
+static const kpt_group *sort_groups;
+/* growth, then reports of the last 7 days, then as the index lists them */
+static int cmp_growth(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const kpi_trend *tx = sort_groups[x].trend, *ty = sort_groups[y].trend;
+	int64_t gx = kpi_trend_growth(tx), gy = kpi_trend_growth(ty);
+	if (gx != gy)
+		return gx > gy ? -1 : 1;
+	int64_t lx = tx ? tx->last7 : 0, ly = ty ? ty->last7 : 0;
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+static void sort_by_growth(panics_priv *p, const kpt_catalog *c)
+{
+	free(p->gorder);
+	p->gorder = kpt_xmalloc((c->ng ? c->ng : 1) * sizeof *p->gorder);
+	for (size_t i = 0; i < c->ng; i++)
+		p->gorder[i] = i;
+	p->ngorder = c->ng;
+	sort_groups = c->g;   /* the UI thread's alone */
+	qsort(p->gorder, c->ng, sizeof *p->gorder, cmp_growth);
+}
 
 static bool scoped(const panics_priv *p)
 {
@@ -134,12 +174,14 @@ static void rebuild(kpt_view *v)
 	} else {
 		n = p->groups ? c->ng : c->n;
 	}
+	if (p->groups && p->by_growth)
+		sort_by_growth(p, c);
 	kpt_list_reset(&v->list, n);
 	if (v->list.filter[0])
 		kpt_list_refilter(v);
 	if (keep_id >= 0)
 		for (size_t i = 0; i < n; i++) {
-			int64_t id = p->groups ? c->g[i].id : c->e[uses_rows(p) ? p->rows[i] : i].id;
+			int64_t id = p->groups ? group_at(v, i)->id : c->e[uses_rows(p) ? p->rows[i] : i].id;
 			if (id == keep_id) {
 				kpt_list_select_row(&v->list, i);
 				break;
@@ -184,6 +226,7 @@ static void panics_close(kpt_view *v)
 	panics_priv *p = v->priv;
 	free(p->rows);
 	free(p->roots);
+	free(p->gorder);
 }
 
 
@@ -227,9 +270,14 @@ int kpt_panics_layout(const kpt_catalog *cat, kpt_col *c, int width)
 		c[PC_HOST].w = 0;
 	return n;
 }
-enum { GC_COUNT, GC_DATE, GC_TITLE, GC_CULPRIT, GC_N };
+enum { GC_COUNT, GC_FLAG, GC_TREND, GC_DATE, GC_TITLE, GC_CULPRIT, GC_N };
+/* the trend: one column per week of the last 13 (91 days, kpi_trend's 90
+ * and today), the oldest first */
+#define TREND_WEEKS 13
 static const kpt_col group_cols[GC_N] = {
 	[GC_COUNT] = {.width = 5, .gap = 1},
+	[GC_FLAG] = {.width = 2, .gap = 1},    /* N new, R regressed */
+	[GC_TREND] = {.width = TREND_WEEKS, .gap = 1, .optional = true},
 	[GC_DATE] = {.width = 17, .gap = 1},   /* as the flat list's */
 	[GC_TITLE] = {.gap = 1},
 	[GC_CULPRIT] = {.width = 18, .wide = 32, .optional = true},
@@ -283,12 +331,23 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 		kpt_put(y, c[PC_HOST].x, c[PC_HOST].w, e->host ? e->host : "-", st, true);
 }
 
+/* The last 13 weeks' counts of t, oldest first (zeros without one). */
+static void trend_weeks(const kpi_trend *t, int64_t today, int64_t w[TREND_WEEKS])
+{
+	memset(w, 0, TREND_WEEKS * sizeof *w);
+	for (int i = 0; t && i < t->ndays; i++) {
+		int64_t ago = today - (t->day0 + i);   /* 0: today */
+		if (ago >= 0 && ago < TREND_WEEKS * 7)
+			w[TREND_WEEKS - 1 - ago / 7] += t->days[i];
+	}
+}
+
 static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 {
 	kpt_catalog *cat = &v->app->cat;
-	if (row >= cat->ng)
+	const kpt_group *g = group_at(v, row);
+	if (!g)
 		return;
-	const kpt_group *g = &cat->g[row];
 	kpt_style st = sel ? KPT_ST_CURSOR : KPT_ST_NORMAL;
 	char d[32];
 	kpi_date_label(g->last_seen, d, sizeof d);
@@ -299,6 +358,16 @@ static void draw_group(kpt_view *v, size_t row, int y, int width, bool sel)
 	char cnt[16], dm[1024];
 	kpt_count_label(g->count, cnt, sizeof cnt);
 	kpt_putf(y, c[GC_COUNT].x, c[GC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[GC_COUNT].w, cnt);
+	const kpi_trend *t = g->trend;
+	kpt_putf(y, c[GC_FLAG].x, c[GC_FLAG].w, sel ? st : KPT_ST_MARK, true, "%s%s", t && t->is_new ? "N" : "",
+	         t && t->regressed ? "R" : "");
+	if (c[GC_TREND].w > 0) {
+		int64_t w[TREND_WEEKS];
+		char spark[TREND_WEEKS * 3 + 1];
+		trend_weeks(t, kpi_trends_today(cat->trends), w);
+		kpt_sparkline(w, TREND_WEEKS, spark, sizeof spark);
+		kpt_putf(y, c[GC_TREND].x, c[GC_TREND].w, st, true, "%s", spark);
+	}
 	kpt_put(y, c[GC_DATE].x, c[GC_DATE].w, d, st, true);
 	kpt_put(y, c[GC_TITLE].x, c[GC_TITLE].w, g->title, st, true);
 	if (c[GC_CULPRIT].w > 0)
@@ -324,11 +393,12 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 	if (p->groups) {
 		kpt_col c[GC_N];
 		kpt_groups_layout(c, width);
-		static const char *const head[GC_N] = {"count", "last seen UTC", "group (normalised headline)", "culprit"};
+		static const char *const head[GC_N] = {"count", "", "13 weeks", "last seen UTC", "group (normalised headline)", "culprit"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 		for (int i = 0; i < GC_N; i++)
-			if (c[i].w > 0)
-				kpt_put(y0, c[i].x, c[i].w + c[i].gap, head[i], KPT_ST_HEADER, true);
+			if (c[i].w > 0)   /* a narrow title column says only what it is */
+				kpt_put(y0, c[i].x, c[i].w + c[i].gap,
+				        i == GC_TITLE && c[i].w < (int)strlen(head[i]) ? "group" : head[i], KPT_ST_HEADER, true);
 	} else {
 		kpt_col c[PC_N];
 		int nc = kpt_panics_layout(&app->cat, c, width);
@@ -374,7 +444,8 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 	p->cur_id = -1;
 	if (kpt_list_current(&v->list, &cur)) {
 		const kpt_entry *e = p->groups ? NULL : entry_at(v, cur);
-		p->cur_id = p->groups ? (cur < app->cat.ng ? app->cat.g[cur].id : -1) : e ? e->id : -1;
+		const kpt_group *g = p->groups ? group_at(v, cur) : NULL;
+		p->cur_id = p->groups ? (g ? g->id : -1) : e ? e->id : -1;
 	}
 }
 
@@ -382,9 +453,13 @@ static const char *panics_row_text(kpt_view *v, size_t row, char *buf, size_t si
 {
 	panics_priv *p = v->priv;
 	if (p->groups) {
-		const kpt_group *g = &v->app->cat.g[row];
-		snprintf(buf, size, "%s %s %s", g->last_seen ? g->last_seen : "", g->title ? g->title : "",
-		         g->culprit ? g->culprit : "");
+		const kpt_group *g = group_at(v, row);
+		if (!g)
+			return NULL;
+		/* "new" and "regressed" filter the list by its marks too */
+		snprintf(buf, size, "%s %s %s%s%s", g->last_seen ? g->last_seen : "", g->title ? g->title : "",
+		         g->culprit ? g->culprit : "", g->trend && g->trend->is_new ? " new" : "",
+		         g->trend && g->trend->regressed ? " regressed" : "");
 		return buf;
 	}
 	const kpt_entry *e = entry_at(v, row);
@@ -420,7 +495,8 @@ static unsigned panics_request(kpt_view *v, kpt_request req)
 		v->list.filter[0] = '\0';
 		p->generation = 0;
 		rebuild(v);
-		snprintf(p->base_title, sizeof p->base_title, "%s", p->groups ? "Groups" : "Panics");
+		snprintf(p->base_title, sizeof p->base_title, "%s",
+		         p->groups ? (p->by_growth ? "Groups by growth" : "Groups") : "Panics");
 		set_title(v);
 		return KPT_HANDLED | KPT_REDRAW;
 	case KPT_REQ_SCOPE:
@@ -461,7 +537,10 @@ static unsigned panics_request(kpt_view *v, kpt_request req)
 		if (!kpt_list_current(&v->list, &row))
 			return KPT_HANDLED;
 		if (p->groups) {
-			p->push_group = v->app->cat.g[row];
+			const kpt_group *g = group_at(v, row);
+			if (!g)
+				return KPT_HANDLED;
+			p->push_group = *g;
 			return kpt_push_later(v->app, &kpt_view_group, &p->push_group);
 		} else {
 			const kpt_entry *e = entry_at(v, row);
@@ -484,11 +563,24 @@ static unsigned panics_request(kpt_view *v, kpt_request req)
 		if (p->groups) {
 			if (!kpt_list_current(&v->list, &row))
 				return KPT_HANDLED;
-			return kpt_compare_group(v->app, &v->app->cat.g[row], &p->cmp);
+			const kpt_group *g = group_at(v, row);
+			return g ? kpt_compare_group(v->app, g, &p->cmp) : KPT_HANDLED;
 		}
 		const kpt_entry *e = kpt_list_current(&v->list, &row) ? entry_at(v, row) : NULL;
 		return kpt_compare_marked(v->app, &p->marks, e ? e->id : -1, &p->cmp);
 	}
+	case KPT_REQ_SORT:
+		if (!p->groups) {
+			kpt_set_msg(v->app, "s: groups by recent growth (Tab to the groups)");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		p->by_growth = !p->by_growth;
+		v->list.cur = v->list.top = 0;
+		p->generation = 0;
+		rebuild(v);
+		snprintf(p->base_title, sizeof p->base_title, "%s", p->by_growth ? "Groups by growth" : "Groups");
+		set_title(v);
+		return KPT_HANDLED | KPT_REDRAW;
 	case KPT_REQ_BACK:
 		if (!p->one_group && !v->list.filter[0])
 			return KPT_HANDLED;   /* the bottom view: Esc does not quit */
@@ -506,7 +598,7 @@ static const char *panics_hint(kpt_view *v)
 	if (p->nroots && p->outside && !p->groups)
 		return p->whole ? "Enter open  m mark  c compare  Tab groups  / filter  a PATH's only"
 		                : "Enter open  m mark  c compare  Tab groups  / filter  a whole index";
-	return p->groups ? "Enter group  c compare  Tab flat list  / filter  u uuid"
+	return p->groups ? "Enter group  c compare  s growth  Tab flat list  / filter  u uuid"
 	                 : "Enter open  m mark  c compare  Tab groups  / filter";
 }
 

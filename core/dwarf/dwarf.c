@@ -1204,6 +1204,16 @@ kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *e
 }
 
 
+kp_status kp_dwarf_clone(const kp_dwarf *d, kp_dwarf **out, kp_error *err)
+{
+	kp_status st = kp_dwarf_open(d->c.slice, out, err);
+	if (st == KP_OK) {
+		(*out)->libdwarf_only = d->libdwarf_only;
+		(*out)->c.syms = d->c.syms;
+	}
+	return st;
+}
+
 void kp__dwarf_libdwarf_only(kp_dwarf *d, bool on)
 {
 	d->libdwarf_only = on;

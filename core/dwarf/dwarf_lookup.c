@@ -192,11 +192,38 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 	return KP_OK;
 }
 
+/* The first unit of part (of nparts): parts are contiguous runs of units. */
+static size_t part_start(size_t ncus, size_t part, size_t nparts)
+{
+	return (size_t)((uint64_t)ncus * part / nparts);
+}
+
+size_t kp_dwarf_part_of(kp_dwarf *d, uint64_t addr, size_t nparts)
+{
+	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
+	size_t lo = kp_vec_upper_u64_near(c->ar, c->nar, sizeof *c->ar, offsetof(struct arange, hi),
+	                                  addr, &c->ar_hint);
+	if (nparts < 2 || lo == c->nar || c->ar[lo].lo > addr)
+		return 0;
+	size_t part = 0;
+	while (part + 1 < nparts && c->ar[lo].cu >= part_start(c->ncus, part + 1, nparts))
+		part++;
+	return part;
+}
+
 kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t addr),
                                      void (*progress)(void *ctx, size_t done, size_t total),
                                      void *ctx, kp_error *err)
 {
-	if (!d || !fn)
+	return kp_dwarf_for_each_boundary_part(d, 0, 1, fn, progress, ctx, err);
+}
+
+kp_status kp_dwarf_for_each_boundary_part(kp_dwarf *d, size_t part, size_t nparts,
+                                          bool (*fn)(void *ctx, uint64_t addr),
+                                          void (*progress)(void *ctx, size_t done, size_t total),
+                                          void *ctx, kp_error *err)
+{
+	if (!d || !fn || part >= nparts)
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no DWARF handle");
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
 	bool ok = true;
@@ -207,9 +234,11 @@ kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	for (size_t i = 0; i < c->nar && ok; i++) {
 		reached[c->ar[i].cu] = true;
-		ok = fn(ctx, c->ar[i].lo) && fn(ctx, c->ar[i].hi);
+		if (part == 0)
+			ok = fn(ctx, c->ar[i].lo) && fn(ctx, c->ar[i].hi);
 	}
-	for (size_t ci = 0; ci < c->ncus && ok && st == KP_OK; ci++) {
+	size_t first = part_start(c->ncus, part, nparts), end = part_start(c->ncus, part + 1, nparts);
+	for (size_t ci = first; ci < end && ok && st == KP_OK; ci++) {
 		struct cu *cu = &c->cus[ci];
 		if (!reached[ci])
 			continue;
@@ -241,7 +270,7 @@ kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t
 				ok = fn(ctx, f->map.v[k].lo) && fn(ctx, f->map.v[k].hi);
 		}
 		if (progress && st == KP_OK)
-			progress(ctx, ci + 1, c->ncus);
+			progress(ctx, ci + 1 - first, end - first);
 	}
 	free(reached);
 	if (st != KP_OK)

@@ -16,6 +16,20 @@
 #define N_TYPE 0x0eu
 #define N_SECT 0x0eu
 
+/* qsort, unless v is in order already (as linkers write symbol tables,
+ * which then cost a pass instead of a sort: half of a cold first answer
+ * from a big dSYM was these sorts).  cmp must be a total order, or equal
+ * elements alike, so that skipping the sort changes nothing. */
+static void sort_once(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = v;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0) {
+			qsort(v, n, size, cmp);
+			return;
+		}
+}
+
 /* Lower addresses first; at one address the symbol llvm-symbolizer keeps
  * (SymbolizableObjectFile: a stable sort on address and extent, the last
  * of each address kept): the largest extent, then the last in the symbol
@@ -66,16 +80,32 @@ static bool size_syms(struct mslice *s, struct msym *v, size_t n)
 			continue;
 		m[nm++] = (struct mark){s->pub.is64 ? le64(e + 8) : le32(e + 8), sect};
 	}
-	for (size_t i = 0; i < s->nsects; i++)
-		m[nm++] = (struct mark){s->sects[i].addr + s->sects[i].size, (uint32_t)i + 1};
-	if (nm > 1)
-		qsort(m, nm, sizeof *m, mark_cmp);
+	sort_once(m, nm, sizeof *m, mark_cmp);
+	/* the sections' ends (in section order already) merged in from the
+	 * back, the symbols' marks moving up to make room */
+	size_t i = nm, j = s->nsects;
+	nm += s->nsects;
+	for (size_t k = nm; j > 0; k--) {
+		struct mark end = {s->sects[j - 1].addr + s->sects[j - 1].size, (uint32_t)j};
+		if (i > 0 && mark_cmp(&m[i - 1], &end) > 0)
+			m[k - 1] = m[--i];
+		else
+			m[k - 1] = end, j--;
+	}
+	size_t lo = 0;
 	for (size_t i = 0; i < n; i++) {
-		/* the first mark of v[i]'s section above its address */
-		size_t lo = 0, hi = nm;
+		/* the first mark of v[i]'s section above its address: a few steps
+		 * on from the last one's when the symbols come in order (the next
+		 * mark is mostly the next symbol), else a binary search */
+		struct mark key = {v[i].addr, v[i].sect};
+		if (i == 0 || mark_cmp(&(struct mark){v[i - 1].addr, v[i - 1].sect}, &key) > 0)
+			lo = 0;
+		size_t hi = nm;
+		for (int step = 0; step < 4 && lo < hi && mark_cmp(&m[lo], &key) <= 0; step++)
+			lo++;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (m[mid].sect < v[i].sect || (m[mid].sect == v[i].sect && m[mid].addr <= v[i].addr))
+			if (mark_cmp(&m[mid], &key) <= 0)
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -108,8 +138,7 @@ static bool build_sorted(struct mslice *s)
 		free(v);
 		return false;
 	}
-	if (n > 1)
-		qsort(v, n, sizeof *v, sym_cmp);
+	sort_once(v, n, sizeof *v, sym_cmp);
 	s->sorted_syms = v;
 	s->nsorted = n;
 	s->sorted = true;

@@ -519,7 +519,7 @@ kp_status kp_symbols_cache_step(kp_symbols *s, const kp_symbols_cache_cb *cb, kp
 	if (!o)
 		return KP_OK;
 	kp_symcache_key key = {o->slice->uuid, o->slice->arch, o->dwarf_size, o->dwarf_mtime_ns};
-	kp_symcache_cb scb = {cb ? cb->progress : NULL, cb ? cb->cancel : NULL, cb ? cb->ctx : NULL};
+	kp_symcache_cb scb = {cb ? cb->progress : NULL, cb ? cb->cancel : NULL, cb ? cb->ctx : NULL, 0};
 	void *img = NULL;
 	size_t len = 0;
 	kp_status st = kp__symcache_build(o->d, o->m, o->slice, &key, o->path, &scb, &img, &len, err);

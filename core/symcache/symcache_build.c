@@ -10,6 +10,8 @@
 #include "kp_hash.h"
 #include "kp_vec.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,8 @@ struct vec {
 
 static bool push_bytes(struct vec *x, const void *p, size_t n)
 {
+	if (!n)
+		return true;   /* p may be NULL (a block without nodes) */
 	if (!kp_vec_reserve(&x->v, &x->cap, x->n + n, 1))
 		return false;
 	memcpy((char *)x->v + x->n, p, n);
@@ -35,6 +39,17 @@ static bool push_u64(struct vec *x, uint64_t a)
 	if (!kp_vec_reserve(&x->v, &x->cap, x->n + 1, 8))
 		return false;
 	((uint64_t *)x->v)[x->n++] = a;
+	return true;
+}
+
+static bool push_u64s(struct vec *x, const uint64_t *a, size_t n)
+{
+	if (!n)
+		return true;
+	if (!kp_vec_reserve(&x->v, &x->cap, x->n + n, 8))
+		return false;
+	memcpy((uint64_t *)x->v + x->n, a, n * sizeof *a);
+	x->n += n;
 	return true;
 }
 
@@ -58,11 +73,6 @@ static bool uleb(struct vec *x, uint64_t v)
 		n++;
 	} while (v);
 	return push_bytes(x, b, n);
-}
-
-static uint64_t zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
 /* ---- the string table: one copy of each string ------------------------- */
@@ -224,6 +234,7 @@ static bool node_of(struct block *b, const struct answer *a, size_t k, uint32_t 
 
 struct out {
 	struct vec starts, offs, data;   /* u64, u32, bytes */
+	struct vec nodes;                /* scratch: one block's nodes */
 	size_t nrows;
 };
 
@@ -261,16 +272,20 @@ static bool flush_block(struct out *o, struct block *b)
 	    !uleb(d, b->nstrs))
 		return false;
 	for (size_t i = 0; i < b->nstrs; i++)
-		if (!uleb(d, b->strs[i]))
+		if (!uleb(d, zigzag((int64_t)b->strs[i] - (i ? (int64_t)b->strs[i - 1] : 0))))
 			return false;
-	if (!uleb(d, b->nnodes))
-		return false;
+	struct vec *nd = &o->nodes;   /* its byte length goes first */
+	nd->n = 0;
 	for (size_t i = 0; i < b->nnodes; i++) {
 		const struct node *n = &b->nodes[i];
-		if (!uleb(d, n->f.name) || !uleb(d, n->f.file) || !uleb(d, n->f.line) ||
-		    !uleb(d, n->f.col) || !uleb(d, n->parent))
+		const struct frame *p = i ? &b->nodes[i - 1].f : &(struct frame){0, 0, 0, 0};
+		if (!uleb(nd, n->f.name) || !uleb(nd, n->f.file) ||
+		    !uleb(nd, zigzag((int64_t)n->f.line - (int64_t)p->line)) ||
+		    !uleb(nd, zigzag((int64_t)n->f.col - (int64_t)p->col)) || !uleb(nd, n->parent))
 			return false;
 	}
+	if (!uleb(d, b->nnodes) || !uleb(d, nd->n) || !push_bytes(d, nd->v, nd->n))
+		return false;
 	unsigned char gb = (unsigned char)g;
 	if (!push_bytes(d, &gb, 1) || !uleb(d, b->nrows))
 		return false;
@@ -295,7 +310,8 @@ static bool flush_block(struct out *o, struct block *b)
 			return false;
 		if (((flags & R_NAME) && !uleb(d, r->f.name)) || ((flags & R_FILE) && !uleb(d, r->f.file)) ||
 		    ((flags & R_LINE) && !uleb(d, zigzag((int64_t)r->f.line - (int64_t)st.line))) ||
-		    ((flags & R_COL) && !uleb(d, r->f.col)) || ((flags & R_NODE) && !uleb(d, r->node)))
+		    ((flags & R_COL) && !uleb(d, zigzag((int64_t)r->f.col - (int64_t)st.col))) ||
+		    ((flags & R_NODE) && !uleb(d, r->node)))
 			return false;
 		if (!r->empty) {
 			st = r->f;
@@ -346,15 +362,18 @@ static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct 
 
 struct collect {
 	struct vec v;
-	const kp_symcache_cb *cb;
+	const kp_symcache_cb *cb;   /* NULL on the second thread */
 	bool cancelled;
+	atomic_bool *stop;          /* set when the caller's thread was cancelled */
 };
 
 static bool collect_addr(void *ctx, uint64_t a)
 {
 	struct collect *c = ctx;
-	if ((c->v.n & 0xffff) == 0 && c->cb && c->cb->cancel && c->cb->cancel(c->cb->ctx)) {
+	if ((c->v.n & 0xffff) == 0 && ((c->cb && c->cb->cancel && c->cb->cancel(c->cb->ctx)) ||
+	                               atomic_load(c->stop))) {
 		c->cancelled = true;
+		atomic_store(c->stop, true);
 		return false;
 	}
 	return push_u64(&c->v, a);
@@ -405,6 +424,27 @@ static bool sort_u64(uint64_t *v, size_t n)
 	free(count);
 	return true;
 }
+
+/* The second thread's share: the boundaries of the later half of the
+ * units, decoded on a handle of its own, which then answers them. */
+struct half {
+	kp_dwarf *d;
+	struct collect col;
+	kp_status st;
+	kp_error err;
+	pthread_t thread;
+};
+
+static void *half_run(void *arg)
+{
+	struct half *h = arg;
+	h->st = kp_dwarf_for_each_boundary_part(h->d, 1, 2, collect_addr, NULL, &h->col, &h->err);
+	return NULL;
+}
+
+/* A file this large is decoded on two threads (a smaller one is over
+ * before a thread pays off). */
+#define KP__SYMCACHE_TWO_THREADS ((uint64_t)4 << 20)
 
 static size_t align8(size_t n)
 {
@@ -472,13 +512,36 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 {
 	*image = NULL;
 	*len = 0;
-	struct collect col = {{0}, cb, false};
+	atomic_bool stop;
+	atomic_init(&stop, false);
+	struct collect col = {{0}, cb, false, &stop};
 	struct strtab t = {{0}, NULL, 0, 0, NULL, 0, 0};
-	struct out o = {{0}, {0}, {0}, 0};
+	struct out o = {{0}, {0}, {0}, {0}, 0};
 	struct block *b = calloc(1, sizeof *b);
 	kp_status st = b ? KP_OK : KP_ERR_NOMEM;
+	/* two threads: each decodes half of the units on its own handle; the
+	 * answers and the image are made here, in address order, as alone */
+	unsigned threads = cb && cb->threads ? cb->threads : key->dwarf_size >= KP__SYMCACHE_TWO_THREADS ? 2 : 1;
+	struct half h = {.col = {{0}, NULL, false, &stop}, .st = KP_OK};
+	if (st == KP_OK && threads > 1 && kp_dwarf_clone(d, &h.d, NULL) == KP_OK &&
+	    pthread_create(&h.thread, NULL, half_run, &h) != 0)
+		kp_dwarf_close(&h.d);   /* no thread: this one does it all */
+	size_t nparts = h.d ? 2 : 1;
 	if (st == KP_OK)
-		st = kp_dwarf_for_each_boundary(d, collect_addr, collect_progress, &col, err);
+		st = kp_dwarf_for_each_boundary_part(d, 0, nparts, collect_addr, collect_progress, &col, err);
+	if (h.d) {
+		if (st != KP_OK)
+			atomic_store(&stop, true);   /* its work is wasted: end it soon */
+		pthread_join(h.thread, NULL);
+		if (st == KP_OK && h.st != KP_OK) {   /* a later unit's error, as alone */
+			st = h.st;
+			if (err)
+				*err = h.err;
+		}
+		if (st == KP_OK && !push_u64s(&col.v, h.col.v.v, h.col.v.n))
+			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		free(h.col.v.v);
+	}
 	if (col.cancelled)
 		st = KP_ERR_LIMIT;
 	if (st != KP_OK)
@@ -514,7 +577,8 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 				cb->progress(cb->ctx, 500 + i * 500 / col.v.n, 1000);
 		}
 		size_t n = 0;
-		st = kp_dwarf_lookup(d, bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &n, err);
+		kp_dwarf *dd = nparts > 1 && kp_dwarf_part_of(d, bd[i], nparts) ? h.d : d;
+		st = kp_dwarf_lookup(dd, bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &n, err);
 		if (st != KP_OK)
 			goto out;
 		st = KP_ERR_NOMEM;
@@ -560,10 +624,12 @@ out:
 		kp_error_set(err, st, 0, -1, "cannot build the symbol cache: %s",
 		             st == KP_ERR_NOMEM ? "out of memory"
 		             : col.cancelled || o.starts.n < NONE ? "cancelled" : "too many blocks");
+	kp_dwarf_close(&h.d);
 	free(col.v.v);
 	free(o.starts.v);
 	free(o.offs.v);
 	free(o.data.v);
+	free(o.nodes.v);
 	free(t.bytes.v);
 	free(t.slot);
 	free(t.memo);

@@ -62,6 +62,18 @@ static inline void wr(unsigned char *p, uint64_t v, int n)
 #define wr32(p, v) wr((p), (v), 4)
 #define wr64(p, v) wr((p), (v), 8)
 
+/* The zigzag form of a signed delta (lines and columns), and back: small
+ * steps either way are one ULEB128 byte. */
+static inline uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzigzag(uint64_t z)
+{
+	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
+}
+
 /* The file's checksum, its H_SUM field read as zero; data holds at least
  * KP_SYMCACHE_HDR bytes.  Defined in symcache_read.c. */
 uint64_t kp__symcache_checksum(const unsigned char *data, size_t len);

@@ -251,9 +251,12 @@ kp_status kp__symcache_info(const char *path, kp_symcache_info *out)
 /* ---- lookup ---------------------------------------------------------------- */
 
 /* A ULEB128 of a block: the writer never writes one longer than 10 bytes,
- * so a longer one is damage. */
-static uint64_t get(struct kp__rd *r)
+ * so a longer one is damage.  Most are one byte (a lookup decodes about a
+ * hundred): that case is read inline, the rest through kp_rd.h. */
+static inline uint64_t get(struct kp__rd *r)
 {
+	if (r->pos < r->end && r->p[r->pos] < 0x80)
+		return r->ok ? r->p[r->pos++] : 0;
 	uint64_t start = r->pos, v = kp__rd_uleb(r);
 	if (r->pos - start > 10)
 		r->ok = false;
@@ -320,26 +323,17 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 		return false;
 	uint32_t strs[KP__SYMCACHE_STRS];
 	for (uint64_t i = 0; i < nstrs; i++) {
-		uint64_t g = get(&r);
+		uint64_t g = (uint64_t)((i ? (int64_t)strs[i - 1] : 0) + unzigzag(get(&r)));
 		if (!r.ok || g == 0 || g >= c->strsize)
 			return false;
 		strs[i] = (uint32_t)g;
 	}
-	uint64_t nnodes = get(&r);
+	/* the nodes are decoded once the row is known, and only as far as its
+	 * chain reaches (parents come first) */
+	uint64_t nnodes = get(&r), nodes_len = get(&r), nodes_at = r.pos;
+	kp__rd_skip(&r, nodes_len);
 	if (!r.ok || nnodes > KP__SYMCACHE_NODES)
 		return false;
-	struct cnode nodes[KP__SYMCACHE_NODES];
-	for (uint64_t i = 0; i < nnodes; i++) {
-		uint64_t v[5];
-		for (int k = 0; k < 5; k++)
-			v[k] = get(&r);
-		/* parent (+1) names an earlier node, so chains end */
-		if (!r.ok || v[0] > nstrs || v[1] > nstrs || v[2] > UINT32_MAX || v[3] > UINT32_MAX ||
-		    v[4] > i)
-			return false;
-		nodes[i] = (struct cnode){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3],
-		                          (uint32_t)v[4]};
-	}
 	unsigned g = (unsigned)kp__rd_fixed(&r, 1);
 	uint64_t nrows = get(&r);
 	if (!r.ok || (g != 0 && g != 2) || nrows == 0 || nrows > KP__SYMCACHE_ROWS)
@@ -367,23 +361,37 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 			name = get(&r);
 		if (flags & R_FILE)
 			file = get(&r);
-		if (flags & R_LINE) {
-			uint64_t z = get(&r);
-			int64_t delta = (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
-			line = (uint64_t)((int64_t)line + delta);
-		}
+		if (flags & R_LINE)
+			line = (uint64_t)((int64_t)line + unzigzag(get(&r)));
 		if (flags & R_COL)
-			col = get(&r);
+			col = (uint64_t)((int64_t)col + unzigzag(get(&r)));
 		if (flags & R_NODE)
 			node = get(&r);
-		if (!r.ok || name > nstrs || file > nstrs || line > UINT32_MAX || col > UINT32_MAX ||
-		    node > nnodes)
-			return false;
 	}
-	if (kp__mapguard_hit(c->guard))
+	/* only the row found is used: its values are the ones checked */
+	if (!r.ok || name > nstrs || file > nstrs || line > UINT32_MAX || col > UINT32_MAX ||
+	    node > nnodes || kp__mapguard_hit(c->guard))
 		return false;
 	if (empty || max == 0)
 		return true;
+	struct cnode nodes[KP__SYMCACHE_NODES];
+	struct kp__rd nr = {c->blocks, nodes_at, nodes_at + nodes_len, true, true};
+	uint64_t nline = 0, ncol = 0;   /* the node before's */
+	for (uint64_t i = 0; i < node; i++) {
+		uint64_t v[5];
+		for (int k = 0; k < 5; k++)
+			v[k] = get(&nr);
+		v[2] = nline = (uint64_t)((int64_t)nline + unzigzag(v[2]));
+		v[3] = ncol = (uint64_t)((int64_t)ncol + unzigzag(v[3]));
+		/* parent (+1) names an earlier node, so chains end */
+		if (!nr.ok || v[0] > nstrs || v[1] > nstrs || v[2] > UINT32_MAX || v[3] > UINT32_MAX ||
+		    v[4] > i)
+			return false;
+		nodes[i] = (struct cnode){(uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2], (uint32_t)v[3],
+		                          (uint32_t)v[4]};
+	}
+	if (kp__mapguard_hit(c->guard))
+		return false;
 	bool ok = true;
 	frames[0] = (kp_symframe){local_str(c, strs, nstrs, name, &ok),
 	                          local_str(c, strs, nstrs, file, &ok), (unsigned)line, (unsigned)col};

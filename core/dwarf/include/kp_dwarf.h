@@ -52,6 +52,26 @@ kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t
                                      void (*progress)(void *ctx, size_t done, size_t total),
                                      void *ctx, kp_error *err);
 
+/* The same over part `part` of nparts of the units (contiguous runs of
+ * units in file order; the address index's own ends go with part 0): the
+ * parts together give what kp_dwarf_for_each_boundary gives, so each may
+ * run on a thread of its own, each with its own handle (kp_dwarf_clone).
+ * Neither reads the symbol table. */
+kp_status kp_dwarf_for_each_boundary_part(kp_dwarf *d, size_t part, size_t nparts,
+                                          bool (*fn)(void *ctx, uint64_t addr),
+                                          void (*progress)(void *ctx, size_t done, size_t total),
+                                          void *ctx, kp_error *err);
+
+/* The part (of nparts, as above) whose unit answers addr, 0 when no unit
+ * does: the handle that decoded that part answers it without decoding
+ * again. */
+size_t kp_dwarf_part_of(kp_dwarf *d, uint64_t addr, size_t nparts);
+
+/* A second handle on d's slice with d's settings (its symbol table of
+ * kp_dwarf_use_symbols too), nothing decoded yet.  A kp_dwarf is used by one
+ * thread at a time; two handles on one slice may be used at once. */
+kp_status kp_dwarf_clone(const kp_dwarf *d, kp_dwarf **out, kp_error *err);
+
 /* How many units kp_dwarf_open left out (a header with no readable DIE
  * after it; a header that does not read, which ends the walk): their
  * addresses answer from the symbol table, the rest of the file as before. */

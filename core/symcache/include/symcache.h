@@ -19,12 +19,20 @@
  *   strings  strsize bytes of NUL-terminated strings (the last byte is NUL)
  * A block is one function (a run of at most KP__SYMCACHE_ROWS rows whose
  * outermost frame is the same function), all ULEB128:
- *   nnodes, nodes: {name+1, file+1, line, column, parent+1}: the outer frames
- *            (callers of an inlined call, with the call site), parent < self
+ *   nstrs, strs: the block's strings (offsets into strings), each a zigzag
+ *            delta from the one before (the first from 0); "name+1" and
+ *            "file+1" below index them
+ *   nnodes, their size in bytes (a lookup skips them, then decodes only
+ *            the chain of the row it found),
+ *            nodes: {name+1, file+1, line, column, parent+1}: the outer frames
+ *            (callers of an inlined call, with the call site), parent < self;
+ *            line and column zigzag deltas from the node before's (0, 0)
+ *   granule (one byte: address deltas are in units of 1 << granule),
  *   nrows, rows: {address delta, flags, then what flags say changed:
- *            innermost name+1, file+1, line (zigzag delta), column, node+1}
- *            (string ids are offsets into strings, 0 for none; a row with
- *            the EMPTY flag means "no answer" from its address on)
+ *            innermost name+1, file+1, line and column (zigzag deltas: a
+ *            column mostly moves a little), node+1}
+ *            (name+1 and file+1 index strs, 0 for none; a row with no
+ *            flags means "no answer" from its address on)
  * Opening checks every count and offset against the file and the checksum;
  * decoding checks every byte read, index and depth again, so a file whose
  * checksum was forged still cannot make a lookup read out of bounds.
@@ -42,12 +50,14 @@
 #include "kp_error.h"
 #include "kp_macho.h"
 
-/* The version a cache is written with and must have to be read: format 3
- * holds names as LLVM's demangler spells them (2: the C++ runtime's); one
- * written while libc++abi could not be loaded holds raw names and has the
+/* The version a cache is written with and must have to be read: format 4
+ * delta-encodes columns, the nodes' lines and columns and a block's string
+ * offsets (3: absolute; 2: names as the C++ runtime spells them, not LLVM's
+ * demangler); one written while libc++abi could not be loaded holds raw
+ * names and has the
  * KP_SYMCACHE_RAW bit, so that a cache answers only where DWARF would give
  * the same names (the other kind is stale and rebuilt). */
-#define KP_SYMCACHE_FORMAT 3u
+#define KP_SYMCACHE_FORMAT 4u
 #define KP_SYMCACHE_RAW 0x100u
 uint32_t kp__symcache_version(void);
 #define KP_SYMCACHE_VERSION (kp__symcache_version())
@@ -100,12 +110,17 @@ typedef struct kp_symcache_cb {
 	void (*progress)(void *ctx, size_t done, size_t total);
 	bool (*cancel)(void *ctx);
 	void *ctx;
+	unsigned threads;   /* 0: two when the DWARF file is large; else 1 or 2 */
 } kp_symcache_cb;
 
 /* Builds the image of d (kp_dwarf_use_symbols set to m, the kp_macho of
  * slice): every boundary of d and of slice's symbol table (read through the
  * Mach-O reader), answered through kp_dwarf_lookup.  source is recorded as
- * the DWARF file's path.  The image is malloc'd; the caller owns it. */
+ * the DWARF file's path.  The image is malloc'd; the caller owns it.  With
+ * two threads the second decodes the later half of the units on a handle
+ * of its own (kp_dwarf_clone) and answers their addresses; callbacks are
+ * called on the caller's thread only; the image is byte for byte the one a
+ * single thread builds. */
 kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *slice,
                              const kp_symcache_key *key, const char *source,
                              const kp_symcache_cb *cb, void **image, size_t *len, kp_error *err);
