@@ -1269,16 +1269,24 @@ kp_status kpi__sqlite_salvage(const char *path, kpi__salvage_fn fn, void *ctx, s
 		if (rc != SQLITE_ROW || sqlite3_column_type(q, 3) != SQLITE_BLOB ||
 		    !sqlite3_column_text(q, 2)) {
 			/* the row, or the way to it, is damaged: past it by one */
-			if (rc == SQLITE_ROW)
-				after = sqlite3_column_int64(q, 0);
-			else
-				after++;
+			int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : after;
+			after = id > after ? id : after + 1;
+			(*unreadable)++;
+			misses++;
+			continue;
+		}
+		/* a damaged b-tree can hand back a row at or below the last
+		 * one (its cells out of order): a miss, never a step back, or
+		 * the walk would go round the same rows for ever */
+		int64_t id = sqlite3_column_int64(q, 0);
+		if (id <= after) {
+			after++;
 			(*unreadable)++;
 			misses++;
 			continue;
 		}
 		misses = 0;
-		after = sqlite3_column_int64(q, 0);
+		after = id;
 		kpi__archive a = {.z = (void *)sqlite3_column_blob(q, 3),
 		                  .zlen = (size_t)sqlite3_column_bytes(q, 3),
 		                  .size = sqlite3_column_int64(q, 1)};
