@@ -1,23 +1,28 @@
 /* cmd_list.c: `kpbrowse list`: reports newest first (of one host with
- * --host, of one kind with --kind), or dedup groups. */
+ * --host, of one kind with --kind, of one cause class with --class), or
+ * dedup groups. */
 #include "kp_index.h"
 #include "kpc_cmd.h"
 #include "kpc_common.h"
 #include "kpc_rows.h"
+#include "kp_triage.h"
 
 #include <getopt.h>
 #include <string.h>
 
-/* list --kind: rows of one kind (kpi_report_row.kind) to the row sink. */
+/* list --kind and --class: rows of one kind (kpi_report_row.kind) and
+ * one cause class (kpi_report_row.cls) to the row sink. */
 typedef struct kind_filter {
 	const char *kind;   /* NULL: all */
+	const char *cls;    /* NULL: all */
 	kpc_json_rows *arr;
 } kind_filter;
 
 static int kind_sink(void *ctx, const kpi_report_row *row)
 {
 	kind_filter *f = ctx;
-	if (f->kind && (!row->kind || strcmp(row->kind, f->kind) != 0))
+	if ((f->kind && (!row->kind || strcmp(row->kind, f->kind) != 0)) ||
+	    (f->cls && (!row->cls || strcmp(row->cls, f->cls) != 0)))
 		return 0;
 	return kpc_row_sink(f->arr, row);
 }
@@ -25,6 +30,7 @@ static int kind_sink(void *ctx, const kpi_report_row *row)
 static const struct option list_options[] = {
 	{"db", required_argument, NULL, 'd'},
 	{"kind", required_argument, NULL, 'k'},
+	{"class", required_argument, NULL, 'c'},
 	{"groups", no_argument, NULL, 'g'},
 	{"host", required_argument, NULL, 'H'},
 	{"json", no_argument, NULL, 'j'},
@@ -34,14 +40,15 @@ static const struct option list_options[] = {
 
 int kpc_cmd_list(int argc, char **argv)
 {
-	const char *db_opt = NULL, *host = NULL, *kind = NULL;
+	const char *db_opt = NULL, *host = NULL, *kind = NULL, *cls = NULL;
 	bool groups = false, json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:gjhH:k:", list_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:d:gjhH:k:", list_options, NULL)) != -1) {
 		switch (c) {
 		case 'd': db_opt = optarg; break;
 		case 'k': kind = optarg; break;
+		case 'c': cls = optarg; break;
 		case 'H': host = optarg; break;
 		case 'g': groups = true; break;
 		case 'j': json = true; break;
@@ -68,6 +75,17 @@ int kpc_cmd_list(int argc, char **argv)
 		kp_usage_error("list: --kind lists reports, not --groups");
 		return KP_EXIT_BAD;
 	}
+	kp_class want;
+	if (cls && strcmp(cls, "all") != 0 && !kp_class_parse(cls, &want)) {
+		kp_usage_error("list: --class is hardware, firmware, heap-corruption, resource-exhaustion, lock, "
+		               "null-deref, bad-pointer, gpu, storage-io, sleep-wake, watchdog, assertion, other or "
+		               "all, not '%s'", cls);
+		return KP_EXIT_BAD;
+	}
+	if (groups && cls) {
+		kp_usage_error("list: --class lists reports, not --groups");
+		return KP_EXIT_BAD;
+	}
 	char dbpath[4096];
 	kpi_db *db = NULL;
 	kpc_json_rows *arr = NULL;
@@ -89,7 +107,8 @@ int kpc_cmd_list(int argc, char **argv)
 	} else {
 		if (!json)
 			kpc_report_row_header();
-		kind_filter f = {kind && strcmp(kind, "all") != 0 ? kind : NULL, arr};
+		kind_filter f = {kind && strcmp(kind, "all") != 0 ? kind : NULL,
+		                 cls && strcmp(cls, "all") != 0 ? cls : NULL, arr};
 		st = kpi_list_reports_host(db, host, kind_sink, &f, &err);
 	}
 	return kpc_rows_end(&db, arr, st, dbpath, &err, kpc_report_db_error);

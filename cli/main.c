@@ -88,10 +88,13 @@ static const command commands[] = {
 	 "or is a FIFO or device, is a usage error; a file that is moved or removed\n"
 	 "while the scan runs is skipped, not an error.  Errors go to stderr.\n"},
 	{"list", kpc_cmd_list,
-	 "list [--db PATH] [--groups | --host HOST] [--kind KIND] [--json]",
+	 "list [--db PATH] [--groups | --host HOST] [--kind KIND] [--class CLASS] [--json]",
 	 "--host: only the reports of one Mac (its host name or host key).\n"
 	 "--kind: panic, watchdog, stackshot, reset, hang, shutdown-stall, sleep-wake\n"
 	 "or all (the default).\n"
+	 "--class: the cause class: hardware, firmware, heap-corruption,\n"
+	 "resource-exhaustion, lock, null-deref, bad-pointer, gpu, storage-io,\n"
+	 "sleep-wake, watchdog, assertion, other or all (the default).\n"
 	 "Newest first by the reports' own dates; undated reports last.\n"},
 	{"hosts", kpc_cmd_hosts,
 	 "hosts [--db PATH] [--json]",
@@ -101,9 +104,15 @@ static const command commands[] = {
 	 "search [--db PATH] [--json] [--limit N] (--uuid UUID | --kext BUNDLE_ID | --zone NAME | TEXT...)",
 	 "--zone: zone exhaustion panics whose leak suspect is zone NAME.\n"},
 	{"export", kpc_cmd_export,
-	 "export [--db PATH] @ID FILE|-",
+	 "export [--db PATH] (@ID FILE|- | --markdown [--no-symbols] [--dsym PATH]... @ID|gGROUP [FILE|-])",
 	 "Writes report ID's original bytes to FILE, which must not exist, or to\n"
-	 "standard output for -.\n"},
+	 "standard output for -.\n"
+	 "--markdown: a bug report to paste into an issue or Feedback Assistant: headline,\n"
+	 "cause class and evidence, the group's count and builds, the panicked thread\n"
+	 "symbolicated with file:line, the kexts in the backtrace with versions and\n"
+	 "UUIDs, where the raw report is, the panic string; every field sanitised and\n"
+	 "set as code.  gGROUP: a group's newest report (list --groups names them).\n"
+	 "To FILE (new; never in a report folder), else standard output.\n"},
 	{"cache", kpc_cmd_cache,
 	 "cache build PATH... | cache list | cache clear [UUID...]",
 	 "The symbol cache (KPBROWSE_CACHE_DIR, else the platform cache folder):\n"

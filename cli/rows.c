@@ -6,6 +6,7 @@
 #include "kp_signature.h"
 #include "kp_sanitize.h"
 #include "kp_summary.h"
+#include "kp_triage.h"
 #include "kp_utf8.h"
 #include "kpc_common.h"
 #include "kpc_rows.h"
@@ -125,6 +126,7 @@ static void row_json(kpc_json_rows *j, const kpi_report_row *r)
 	M_STR(w, "host", r->host);
 	M_STR(w, "host_key", r->host_key);
 	M_STR(w, "kind", r->kind);
+	M_STR(w, "class", r->cls);   /* issue 34 */
 	if (r->match) {
 		KP_JW_KEY(w, "match");
 		kp_jw_obj(w);
@@ -197,10 +199,12 @@ static void group_json(kpc_json_rows *j, const kpi_group_row *g)
 
 /* The table's columns: one date form (kpi_date_label: UTC, or the Mac's
  * clock marked ~), the OS whole as kp_os_label names it, every kind's
- * name; a longer id or group only pushes its own row. */
+ * name, the cause class's short name (kp_class_short); a longer id or
+ * group only pushes its own row. */
 void kpc_report_row_header(void)
 {
-	printf("%-7s %-17s %-22s %-10s %-14s %s\n", "ID", "DATE (UTC)", "OS", "GROUP", "KIND", "HEADLINE");
+	printf("%-7s %-17s %-22s %-10s %-14s %-6s %s\n", "ID", "DATE (UTC)", "OS", "GROUP", "KIND", "CLASS",
+	       "HEADLINE");
 }
 
 void kpc_report_row_print(const kpi_report_row *r)
@@ -216,6 +220,8 @@ void kpc_report_row_print(const kpi_report_row *r)
 	printf("%-10s ", grp);
 	put(r->kind, 14);
 	putchar(' ');
+	kp_class cls;
+	printf("%-6s ", kp_class_parse(r->cls, &cls) ? kp_class_short(cls) : "-");
 	char title[KP_HEADLINE_DISPLAY_SIZE];
 	kp_headline_display(r->headline, title, sizeof title);
 	put(title[0] ? title : NULL, 0);

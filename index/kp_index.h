@@ -25,7 +25,7 @@
 
 typedef struct kpi_db kpi_db;
 
-#define KPI_SCHEMA_VERSION 11
+#define KPI_SCHEMA_VERSION 12
 
 enum {
 	KPI_OPEN_CREATE = 1,   /* create the file (and its folder) when missing */
@@ -268,6 +268,9 @@ typedef struct kpi_report_row {
 	 * only for a report indexed before schema 4 whose archive could not be
 	 * read when the migration filled the kinds in (list --kind all shows it) */
 	const char *kind;
+	/* the cause class id (kp_class_name, issue 34); NULL only for a report
+	 * whose archive could not be read when schema 12 filled them in */
+	const char *cls;
 } kpi_report_row;
 
 typedef struct kpi_group_row {

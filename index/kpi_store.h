@@ -88,6 +88,7 @@ typedef struct kpi__new_report {
 	const char *text;           /* the text to search, or NULL */
 	const char *kind;           /* kp_kind_name */
 	const char *zone;           /* suspect zone name, or NULL */
+	const char *cls;            /* cause class id (kp_class_name; schema 12) */
 	kpi__kext_set kexts;        /* its loaded kexts (n 0: none) */
 } kpi__new_report;
 
@@ -103,10 +104,12 @@ typedef struct kpi__new_report {
  * by a last part compares this, so both stores index it (schema 6). */
 #define KPI__LAST_PART_SQL(col) "substr(" col ", length(rtrim(" col ", replace(" col ", '.', ''))) + 1)"
 /* The facts schema 4 added to every report (kind, zone, ts of an undated
- * report), recomputed from its archive (scan.h's kpi__report_facts). */
+ * report) and schema 12's cause class, recomputed from its archive
+ * (scan.h's kpi__report_facts). */
 typedef struct kpi__facts {
 	const char *kind;
 	const char *zone;           /* or NULL */
+	const char *cls;            /* kp_class_name (static) */
 	int64_t ts;                 /* its date, or KPI__UNDATED */
 } kpi__facts;
 
@@ -222,8 +225,8 @@ typedef struct kpi__store_ops {
 	kp_status (*report_ids)(kpi_db *db, int64_t **ids, size_t *n, kp_error *err);
 	kp_status (*report_regroup)(kpi_db *db, int64_t id, const char *headline,
 	                            const char *exact_key, int64_t group_id, kp_error *err);
-	/* Sets kind, zone and ts of report id (re-signing, the schema 4
-	 * fill).  The group's first/last seen are the caller's to refresh. */
+	/* Sets kind, zone, ts and class of report id (re-signing, the
+	 * schema 4 and 12 fills).  The group's first/last seen are the caller's to refresh. */
 	kp_status (*report_facts)(kpi_db *db, int64_t id, const kpi__facts *f, kp_error *err);
 	/* Sets the loaded kexts of report id (the schema 8 fill; report_add
 	 * and report_replace take them with the report). */

@@ -139,7 +139,8 @@ kp_status kpi__scan_group_for(kpi_db *db, const kp_sig *sig, bool retitle, int64
  * lower-casing can grow UTF-8 text by half). */
 #define KPI__SEARCH_TEXT_MAX ((size_t)512 << 10)
 char *kpi__search_text(const kp_report *r, bool *oom);
-/* The schema 4 facts of a parsed report (strings borrowed from r). */
+/* The schema 4 and 12 facts of a parsed report (strings borrowed from r
+ * or static). */
 void kpi__report_facts(const kp_report *r, kpi__facts *out);
 /* The first look at a file found by the walk (lst: its lstat), in walk
  * order: counted, shown to progress, and compared with its path record.

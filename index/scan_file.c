@@ -3,6 +3,7 @@
  * thread), and record it with what it contributes to search (images, host
  * key, text), superseding a report being written. */
 #include "scan.h"
+#include "kp_triage.h"
 #include "kp_utf8.h"
 #include "archive.h"
 #include "kp_fs.h"
@@ -323,6 +324,9 @@ void kpi__report_facts(const kp_report *r, kpi__facts *out)
 {
 	out->kind = kp_kind_name(r->kind);
 	out->zone = r->zone.name;
+	kp_triage t;
+	kp_triage_classify(r, &t);
+	out->cls = kp_class_name(t.cls);
 	/* no date is an unknown date: never the file's time */
 	if (!kpi_report_time(r->timestamp, &out->ts))
 		out->ts = KPI__UNDATED;
@@ -400,6 +404,7 @@ static kp_status record_make(scan *s, kpi__prep *p, bool no_incident, kpi__new_r
 		.text = p->body,
 		.kind = f.kind,
 		.zone = f.zone,
+		.cls = f.cls,
 		.kexts = p->kset,
 	};
 	return KP_OK;

@@ -191,6 +191,13 @@ static const char sq_v10[] =
  * kext sets are keyed by the SHA-256 of their members (the store's
  * rekey_v11; the PostgreSQL store's kext set keys were SHA-256 already). */
 
+/* v12: every report's cause class (issue 34, kp_triage.h), the id
+ * kp_class_name spells: list --class and the TUI's filter read it with the
+ * row.  Filled from the archives by the index layer's step at 12, the
+ * schema 4 facts recomputed (fill_v4; the facts update leaves the column
+ * out in a fill before 12). */
+static const char sq_v12[] = "ALTER TABLE reports ADD COLUMN class TEXT;";
+
 /* ---- the PostgreSQL store's SQL (schema "kpbrowse") ---- */
 
 /* The schema every kpbrowse version up to KPI_SCHEMA_VERSION builds (the
@@ -330,6 +337,10 @@ static const char pg_v10[] = "DO $$BEGIN END$$;";
  * from the archives by the index layer's step at 11 (the owner's UPDATE:
  * a writer never changes a hash). */
 static const char pg_v11[] = "DO $$BEGIN END$$;";
+
+/* v12 (as the sqlite store's): the cause class; report_add and
+ * report_replace (writer_api 2) take it with the report. */
+static const char pg_v12[] = "ALTER TABLE kpbrowse.reports ADD COLUMN IF NOT EXISTS class text;";
 
 /* ---- the fills: from every archive ---- */
 
@@ -496,6 +507,7 @@ const kpi__step kpi__steps[KPI_SCHEMA_VERSION] = {
 	{"keeping images' last parts (schema v9)", sq_v9, pg_v9, fill_v9},
 	{"grouping images (schema v10)", sq_v10, pg_v10, NULL},
 	{"hashing contents with SHA-256 (schema v11)", NULL, pg_v11, fill_v11},
+	{"recording cause classes (schema v12)", sq_v12, pg_v12, fill_v4},
 };
 
 kp_status kpi__migrated(kpi_db *db, int version, kp_error *err)

@@ -226,15 +226,6 @@ int64_t kpi__pg_val_int(const PGresult *r, int row, int col)
 
 /* ---- schema ---- */
 
-
-
-
-
-
-
-
-
-
 /* The writer's way in (issue 32 item 8), beside the schema versions, so a
  * server at any schema gets it from db init (meta writer_api; open asks
  * for db init while it is older).  Writers (roles.sql) hold SELECT and
@@ -248,7 +239,7 @@ int64_t kpi__pg_val_int(const PGresult *r, int row, int col)
  * member its key does not say; group counts are kept by report_add and
  * recounted, never set.  Installed before the schema steps' fills (their
  * tables are looked up when a function runs), after the tables exist. */
-#define WRITER_API "1"
+#define WRITER_API "2"   /* 2: report_add and report_replace take the cause class last */
 static const char writer_api[] =
 	"ALTER TABLE kpbrowse.reports ADD COLUMN IF NOT EXISTS pushed_by name NOT NULL DEFAULT session_user;\n"
 	"ALTER TABLE kpbrowse.reports ALTER COLUMN pushed_by SET DEFAULT session_user;\n"
@@ -256,6 +247,12 @@ static const char writer_api[] =
 	"ALTER TABLE kpbrowse.paths ALTER COLUMN pushed_by SET DEFAULT session_user;\n"
 	"ALTER TABLE kpbrowse.paths DROP CONSTRAINT IF EXISTS paths_pkey,\n"
 	"  ADD CONSTRAINT paths_pkey PRIMARY KEY (host, path, pushed_by);\n"
+	/* api 1's, without the class: one of each name, so roles.sql's GRANT
+	 * (rerun after a db init that migrated) names it alone */
+	"DROP FUNCTION IF EXISTS kpbrowse.report_add(text, text, bigint, text, text, bigint, text, text, text,\n"
+	"  text, bigint, bigint, text, text, text, text, text, text, text[], text[]);\n"
+	"DROP FUNCTION IF EXISTS kpbrowse.report_replace(bigint, text, text, bigint, text, text, bigint, text,\n"
+	"  text, text, text, bigint, bigint, text, text, text, text, text, text, text[], text[], bytea);\n"
 	"CREATE OR REPLACE FUNCTION kpbrowse.kext_set(names text[], uuids text[]) RETURNS bigint\n"
 	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
 	"DECLARE\n"
@@ -283,7 +280,7 @@ static const char writer_api[] =
 	"  RETURN sid;\n"
 	"END $f$;\n"
 	"CREATE OR REPLACE FUNCTION kpbrowse.report_add(text, text, bigint, text, text, bigint, text, text, text,\n"
-	"  text, bigint, bigint, text, text, text, text, text, text, text[], text[]) RETURNS bigint\n"
+	"  text, bigint, bigint, text, text, text, text, text, text, text[], text[], text) RETURNS bigint\n"
 	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
 	"DECLARE\n"
 	"  rid bigint;\n"
@@ -292,9 +289,9 @@ static const char writer_api[] =
 	"BEGIN\n"
 	"  INSERT INTO kpbrowse.reports(content_hash, incident_id, size, format, timestamp, ts, os_version,\n"
 	"    kernel_uuid, headline, exact_key, group_id, indexed_at, host, host_key, model, kind, zone, kext_set,\n"
-	"    pushed_by)\n"
+	"    pushed_by, class)\n"
 	"  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $17, $18,\n"
-	"    kpbrowse.kext_set($19, $20), session_user)\n"
+	"    kpbrowse.kext_set($19, $20), session_user, $21)\n"
 	"  ON CONFLICT DO NOTHING RETURNING id INTO rid;\n"
 	"  IF rid IS NULL THEN\n"
 	"    RETURN NULL;\n"
@@ -332,7 +329,7 @@ static const char writer_api[] =
 	"  INSERT INTO kpbrowse.archives(report_id, data) VALUES ($1, $2) ON CONFLICT DO NOTHING;\n"
 	"END $f$;\n"
 	"CREATE OR REPLACE FUNCTION kpbrowse.report_replace(bigint, text, text, bigint, text, text, bigint, text,\n"
-	"  text, text, text, bigint, bigint, text, text, text, text, text, text, text[], text[], bytea) RETURNS boolean\n"
+	"  text, text, text, bigint, bigint, text, text, text, text, text, text, text[], text[], bytea, text) RETURNS boolean\n"
 	"LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$\n"
 	"BEGIN\n"
 	"  PERFORM 1 FROM kpbrowse.reports r WHERE r.id = $1 FOR UPDATE;\n"
@@ -343,7 +340,7 @@ static const char writer_api[] =
 	"  UPDATE kpbrowse.reports SET content_hash = $2, incident_id = $3, size = $4, format = $5, timestamp = $6,\n"
 	"    ts = $7, os_version = $8, kernel_uuid = $9, headline = $10, exact_key = $11, group_id = $12,\n"
 	"    indexed_at = $13, host = $14, host_key = $15, model = $16, kind = $18, zone = $19,\n"
-	"    kext_set = kpbrowse.kext_set($20, $21) WHERE id = $1;\n"
+	"    kext_set = kpbrowse.kext_set($20, $21), class = $23 WHERE id = $1;\n"
 	"  INSERT INTO kpbrowse.panic_text(report_id, body) VALUES ($1, to_tsvector('simple', coalesce($17, '')))\n"
 	"    ON CONFLICT (report_id) DO UPDATE SET body = excluded.body;\n"
 	"  INSERT INTO kpbrowse.archives(report_id, data) VALUES ($1, $22)\n"
@@ -482,8 +479,10 @@ static kp_status migrate(kpi__pg *db, kpi__migrated_fn migrated, kp_error *err)
 		PQclear(m);
 		if (st == KP_OK && v + 1 == PG_FIRST_VERSION)
 			st = api_install(db, err);
+		db->migrating = v + 1;
 		if (st == KP_OK && migrated)
 			st = migrated(&db->base, v + 1, err);
+		db->migrating = 0;
 	}
 	if (st == KP_OK) {
 		kpi__pg_params p = {0};

@@ -27,6 +27,7 @@ typedef struct kpi__pg {
 	/* statements prepared on this connection, by their (static) text */
 	const char *prepared[MAX_PREPARED];
 	int nprepared;
+	int migrating;          /* the schema version a migration's fill runs at; 0 otherwise */
 } kpi__pg;
 
 #define PG(h) ((kpi__pg *)(h))

@@ -15,11 +15,11 @@
 	"r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, g.count, 1, "
 #define ROW_TAIL \
 	", (SELECT path FROM kpbrowse.paths p WHERE p.report_id = r.id ORDER BY p.pushed_by = r.pushed_by " \
-	"DESC, p.seen_at DESC, p.path COLLATE \"C\" LIMIT 1), r.host, r.host_key, r.kind"
+	"DESC, p.seen_at DESC, p.path COLLATE \"C\" LIMIT 1), r.host, r.host_key, r.kind, r.class"
 
 /* Row i of a report-row result (columns: id, seq, timestamp, os_version,
  * headline, group_id, group count, archived, match uuid, name, rank, path,
- * host, host key, kind); m (filled when not NULL) and uuid (37 bytes) are
+ * host, host key, kind, class); m (filled when not NULL) and uuid (37 bytes) are
  * the caller's, lent to the row. */
 static kpi_report_row report_row(const PGresult *r, int i, kpi_match *m, char *uuid)
 {
@@ -40,6 +40,7 @@ static kpi_report_row report_row(const PGresult *r, int i, kpi_match *m, char *u
 		.host = kpi__pg_val(r, i, 12),
 		.host_key = kpi__pg_val(r, i, 13),
 		.kind = kpi__pg_val(r, i, 14),
+		.cls = kpi__pg_val(r, i, 15),
 		.match = m,
 	};
 }
@@ -240,7 +241,7 @@ static kp_status run_page(kpi__pg *db, const char *sql, kpi__pg_params *p, bool 
 		char uuid[37];
 		kpi_match m;
 		kpi_report_row row = report_row(r, i, with_match ? &m : NULL, uuid);
-		page->after_ts = kpi__pg_val_int(r, i, 15);
+		page->after_ts = kpi__pg_val_int(r, i, 16);
 		page->after_id = row.id;
 		page->rows++;
 		if (fn && fn(ctx, &row)) {

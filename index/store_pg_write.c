@@ -245,12 +245,13 @@ kp_status kpi__pg_report_add(kpi_db *h, const kpi__new_report *r, int64_t *id, b
 	report_facts_params(&p, r);
 	kpi__pg_text(&p, names);
 	kpi__pg_text(&p, uuids);
+	kpi__pg_text(&p, r->cls);
 	/* One call: the report, its text, its kext set and its group's counts
 	 * (count, first and last seen, and the host when it is new to the
 	 * group), in the lock order of store_pg.c's comment; NULL when a
 	 * report with its hash or incident id is stored. */
 	PGresult *res = kpi__pg_run(db, "SELECT kpbrowse.report_add($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
-	                            "$11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+	                            "$11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
 	                            &p, PGRES_TUPLES_OK, err, "recording a report");
 	free(names);
 	free(uuids);
@@ -286,8 +287,9 @@ kp_status kpi__pg_report_replace(kpi_db *h, int64_t id, const kpi__new_report *r
 	kpi__pg_text(&p, names);
 	kpi__pg_text(&p, uuids);
 	kpi__pg_bin(&p, z, zlen);
+	kpi__pg_text(&p, r->cls);
 	PGresult *res = kpi__pg_run(db, "SELECT kpbrowse.report_replace($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-	                            "$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
+	                            "$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)",
 	                            &p, PGRES_TUPLES_OK, err, "replacing a report");
 	free(names);
 	free(uuids);
@@ -407,7 +409,11 @@ kp_status kpi__pg_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_er
 	kpi__pg_text(&p, f->kind);
 	kpi__pg_text(&p, f->zone);
 	kpi__pg_int(&p, f->ts);
-	return kpi__pg_cmd(PG(h), "UPDATE kpbrowse.reports SET kind = $2, zone = $3, ts = $4 WHERE id = $1",
+	if (PG(h)->migrating && PG(h)->migrating < 12) /* a migration's fill before the class column */
+		return kpi__pg_cmd(PG(h), "UPDATE kpbrowse.reports SET kind = $2, zone = $3, ts = $4 WHERE id = $1",
+		                   &p, err, "updating a report");
+	kpi__pg_text(&p, f->cls);
+	return kpi__pg_cmd(PG(h), "UPDATE kpbrowse.reports SET kind = $2, zone = $3, ts = $4, class = $5 WHERE id = $1",
 	                   &p, err, "updating a report");
 }
 

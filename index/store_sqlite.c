@@ -39,8 +39,8 @@
 #define RECENT_PATH \
 	"(SELECT path FROM paths p WHERE p.report_id = r.id ORDER BY p.seen_at DESC, p.path LIMIT 1)"
 #define HOST_IDENT KPI__HOST_IDENT_SQL   /* schema.h */
-/* The tail of every report-row query: path, host, host key, kind. */
-#define ROW_TAIL RECENT_PATH ", r.host, r.host_key, r.kind"
+/* The tail of every report-row query: path, host, host key, kind, class. */
+#define ROW_TAIL RECENT_PATH ", r.host, r.host_key, r.kind, r.class"
 #define DATED_TS KPI__DATED_TS_SQL
 
 /* The page queries' parts (Q_PAGE_*, Q_COUNT_*). */
@@ -99,13 +99,13 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_REPORT_BY_INCIDENT] = "SELECT id FROM reports WHERE incident_id = ?1",
 	[Q_REPORT_INSERT] = "INSERT INTO reports(content_hash, incident_id, size, format, timestamp, ts, "
 	                    "os_version, kernel_uuid, headline, exact_key, group_id, indexed_at, "
-	                    "host, host_key, model, kind, zone, kext_set, image_set) "
+	                    "host, host_key, model, kind, zone, kext_set, image_set, class) "
 	                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?17, ?18, ?19, "
-	                    "?20) ON CONFLICT DO NOTHING",
+	                    "?20, ?21) ON CONFLICT DO NOTHING",
 	[Q_REPORT_UPDATE] = "UPDATE reports SET content_hash = ?1, incident_id = ?2, size = ?3, format = ?4, "
 	                    "timestamp = ?5, ts = ?6, os_version = ?7, kernel_uuid = ?8, headline = ?9, "
 	                    "exact_key = ?10, group_id = ?11, indexed_at = ?12, host = ?13, host_key = ?14, "
-	                    "model = ?15, kind = ?17, zone = ?18, kext_set = ?19, image_set = ?20 WHERE id = ?16",
+	                    "model = ?15, kind = ?17, zone = ?18, kext_set = ?19, image_set = ?20, class = ?21 WHERE id = ?16",
 	[Q_FTS_DELETE] = NULL, /* depends on the text search mode, see stmt_text */
 	[Q_ARCHIVE_UPDATE] = "INSERT INTO archives(report_id, data) VALUES (?1, ?2) "
 	                     "ON CONFLICT(report_id) DO UPDATE SET data = excluded.data",
@@ -197,7 +197,7 @@ static const char *const sql_text[Q_COUNT] = {
 	 * path) and the group counts are read in one pass each and matched to
 	 * the rows in C (store_sqlite_query.c) */
 	[Q_LIST_REPORTS_BARE] = "SELECT r.id, r.id, r.timestamp, r.os_version, r.headline, r.group_id, "
-	                        "NULL, 1, NULL, NULL, NULL, NULL, r.host, r.host_key, r.kind FROM reports r "
+	                        "NULL, 1, NULL, NULL, NULL, NULL, r.host, r.host_key, r.kind, r.class FROM reports r "
 	                        "ORDER BY r.ts DESC, r.id DESC",
 	[Q_GROUP_COUNTS] = "SELECT id, count FROM groups",
 	/* trend_rows: every report in the table's own order, summed in C
@@ -207,7 +207,8 @@ static const char *const sql_text[Q_COUNT] = {
 	[Q_GROUP_SPAN] = "SELECT max(id), (SELECT count(*) FROM groups) FROM groups",
 	[Q_REPORT_PATHS_ALL] = "SELECT report_id, seen_at, path FROM paths NOT INDEXED "
 	                       "WHERE report_id IS NOT NULL",
-	[Q_REPORT_FACTS] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4 WHERE id = ?1",
+	[Q_REPORT_FACTS] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4, class = ?5 WHERE id = ?1",
+	[Q_REPORT_FACTS_V11] = "UPDATE reports SET kind = ?2, zone = ?3, ts = ?4 WHERE id = ?1",
 	[Q_REPORT_REHASH] = "UPDATE reports SET content_hash = ?2 WHERE id = ?1",
 	[Q_REPORT_SPAN] = "SELECT max(id), (SELECT count(*) FROM reports) FROM reports", /* count alone: no scan */
 	/* pages (kpi_page): ?1 (?2) the search, ?3 ?4 the keyset (ts, id) to
@@ -1264,16 +1265,24 @@ kp_status kpi__sqlite_salvage(const char *path, kpi__salvage_fn fn, void *ctx, s
 		if (rc != SQLITE_ROW || sqlite3_column_type(q, 3) != SQLITE_BLOB ||
 		    !sqlite3_column_text(q, 2)) {
 			/* the row, or the way to it, is damaged: past it by one */
-			if (rc == SQLITE_ROW)
-				after = sqlite3_column_int64(q, 0);
-			else
-				after++;
+			int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(q, 0) : after;
+			after = id > after ? id : after + 1;
+			(*unreadable)++;
+			misses++;
+			continue;
+		}
+		/* a damaged b-tree can hand back a row at or below the last
+		 * one (its cells out of order): a miss, never a step back, or
+		 * the walk would go round the same rows for ever */
+		int64_t id = sqlite3_column_int64(q, 0);
+		if (id <= after) {
+			after++;
 			(*unreadable)++;
 			misses++;
 			continue;
 		}
 		misses = 0;
-		after = sqlite3_column_int64(q, 0);
+		after = id;
 		kpi__archive a = {.z = (void *)sqlite3_column_blob(q, 3),
 		                  .zlen = (size_t)sqlite3_column_bytes(q, 3),
 		                  .size = sqlite3_column_int64(q, 1)};

@@ -74,6 +74,7 @@ typedef enum kpi__sq_sql {
 	Q_GROUP_HOSTS_FILL,
 	Q_GROUP_HOSTS_PRUNE,
 	Q_GROUP_REFRESH_V6,
+	Q_REPORT_FACTS_V11,   /* Q_REPORT_FACTS in a migration's fill before schema 12 (no class) */
 	Q_KSET_GET,
 	Q_KSET_INSERT,
 	Q_KEXT_INSERT,

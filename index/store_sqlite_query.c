@@ -226,6 +226,7 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 			.host_key = col_text(q, 13),
 			.match = with_match ? &m : NULL,
 			.kind = col_text(q, 14),
+			.cls = col_text(q, 15),
 		};
 		if (rp) { /* the groups join, done here */
 			int64_t g = row.group_id;
@@ -240,7 +241,7 @@ static kp_status run_rows(kpi__sq *db, sqlite3_stmt *q, bool with_match, const r
 			row.path = late;
 		n++;
 		if (page) {
-			page->after_ts = sqlite3_column_int64(q, 15);
+			page->after_ts = sqlite3_column_int64(q, 16);
 			page->after_id = id;
 		}
 		kpi__sq_pause p = kpi__sq_limit_pause(db);

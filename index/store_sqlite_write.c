@@ -251,6 +251,7 @@ static void bind_report(sqlite3_stmt *q, const kpi__new_report *r)
 	bind_opt(q, 15, r->model);
 	bind_opt(q, 17, r->kind);
 	bind_opt(q, 18, r->zone);
+	bind_opt(q, 21, r->cls);
 }
 
 /* A set (kind 'k' kext, 'i' image) by its hash: *out its id from the
@@ -583,13 +584,16 @@ static kp_status sq_report_regroup(kpi_db *h, int64_t id, const char *headline,
 static kp_status sq_report_facts(kpi_db *h, int64_t id, const kpi__facts *f, kp_error *err)
 {
 	kpi__sq *db = SQ(h);
-	sqlite3_stmt *q = kpi__sq_stmt(db, Q_REPORT_FACTS, err);
+	bool v11 = db->version < 12; /* a migration's fill before the class column */
+	sqlite3_stmt *q = kpi__sq_stmt(db, v11 ? Q_REPORT_FACTS_V11 : Q_REPORT_FACTS, err);
 	if (!q)
 		return KP_ERR_DB;
 	sqlite3_bind_int64(q, 1, id);
 	bind_opt(q, 2, f->kind);
 	bind_opt(q, 3, f->zone);
 	sqlite3_bind_int64(q, 4, f->ts);
+	if (!v11)
+		bind_opt(q, 5, f->cls);
 	return step_done(db, q, err, "updating a report");
 }
 

@@ -142,7 +142,35 @@ shot() {
 	echo "take.sh: $out/$1.png"
 }
 
+# take_real COLS ROWS: the real reports of tests/real (issue 34): the panic
+# list's class column, t on one class, a report's Class line and B.
+take_real() {
+	cols=$1 rows=$2
+	out="$here/${cols}x$rows"
+	rm -rf "$work/tmp" "$work/bug" && mkdir -p "$work/tmp" "$work/bug"
+	xterm -T kpbrowse -geometry ${cols}x${rows}+0+0 -fa 'DejaVu Sans Mono' -fs 11 \
+		-bg '#1e1e1e' -fg '#d8d8d8' -xrm 'XTerm*termName: xterm-256color' \
+		-e env TMPDIR="$work/tmp" $T new-session -s shot -x "$cols" -y "$rows" \
+		"cd '$work/bug' && env TMPDIR='$work/tmp' '$KPBROWSE' --db '$work/tmp/real.db' '$here/../tests/real'" &
+	xterm_pid=$!
+	wait_for "q quit" 150
+	$T set-option -t shot status off >/dev/null
+	wait_for "AMCC0" 100
+	shot 18-classes
+	keys t; wait_for "[hardware]"; shot 19-class-filter
+	keys t t t t t; wait_for "[null-deref]"; keys Enter; wait_for "Class:"; shot 20-report-class
+	keys B; wait_for "bug report to:"; keys Enter; wait_for "wrote the bug report"; shot 21-bug-report
+	keys Q
+	sleep 0.5
+	$T kill-server >/dev/null 2>&1 || true
+	kill "$xterm_pid" 2>/dev/null || true
+	wait "$xterm_pid" 2>/dev/null || true
+	xterm_pid=""
+}
+
 take 80 24
 take 160 45
 take_fleet 80 24
 take_fleet 160 45
+take_real 80 24
+take_real 160 45

@@ -15,7 +15,7 @@ db=$tmp/t.db
 "$kp" list --db "$db" --groups >"$tmp/groups.txt"
 
 # ---- dates: one form, UTC with the year, whatever the report wrote
-check_grep "^ID  *DATE (UTC)  *OS  *GROUP  *KIND  *HEADLINE$" "$tmp/list.txt" "list: the header names the date's zone"
+check_grep "^ID  *DATE (UTC)  *OS  *GROUP  *KIND  *CLASS  *HEADLINE$" "$tmp/list.txt" "list: the header names the date's zone"
 check "$(grep '^@' "$tmp/list.txt" | cut -c9-26 | grep -cvE '^([0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}~?|-) +$')" = 0 \
 	"list: every date is YYYY-MM-DD HH:MM (UTC, or the Mac's clock marked ~) or -"
 check_grep "^@[0-9]* *2018-10-29 13:57~ " "$tmp/list.txt" \

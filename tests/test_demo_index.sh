@@ -61,6 +61,9 @@ sum_v1=$(cksum <"$KP_TESTS_DIR/data/index-v1.sqlite3")
 check "$?" = 0 "a v1 index opens (migrated)"
 check "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$tmp/v1.json")" = 4 "v1 index: its 4 reports listed"
 check "$(python3 -c 'import json,sys; print(sorted(set(r["kind"] for r in json.load(open(sys.argv[1])))))' "$tmp/v1.json")" = "['panic']" "v1 index: its reports' kind filled in from the archives"
+"$kp" list --db "$db" --json >"$tmp/fresh.json"
+check "$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); c=lambda r: sorted(x["class"] for x in r); print(c(a) == c(b) and None not in c(b))' "$tmp/fresh.json" "$tmp/v1.json")" = True \
+	"v1 index: its reports' cause classes filled in from the archives (schema 11), as a fresh index has them"
 # its Apple kexts, never indexed before schema 8, found as in a fresh index
 "$kp" search --db "$db" --json --kext com.apple.iokit.IOPCIFamily >"$tmp/pci.json"
 "$kp" search --db "$tmp/v1.db" --json --kext com.apple.iokit.IOPCIFamily >"$tmp/pci1.json"
@@ -69,7 +72,7 @@ check "$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[
 "$kp" show --db "$tmp/v1.db" --no-symbols @2 >"$tmp/out"
 check_grep "vm_page_check_sanity" "$tmp/out" "v1 index: show @2 from the moved archive"
 if command -v sqlite3 >/dev/null; then
-	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 11 "v1 index: now at schema 11 (hosts, kinds, last parts, group hosts, loaded kexts, text without them, image sets, SHA-256 content hashes)"
+	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 12 "v1 index: now at schema 12 (hosts, kinds, last parts, group hosts, loaded kexts, text without them, image sets, SHA-256 content hashes, cause classes)"
 	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM group_hosts"):$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM groups g
 		WHERE hosts <> (SELECT count(DISTINCT coalesce(host_key, host, '')) FROM reports WHERE group_id = g.id)")" = "3:0" \
 		"v1 index: each group's hosts kept as rows (schema 7), as many as a recount"

@@ -51,7 +51,7 @@ check_grep "kpbrowse db init" "$T/err" "  and the error says to run db init"
 check "$?" = 0 "db init"
 "$K" db init --db "$P" >/dev/null
 check "$?" = 0 "db init again: nothing to do"
-check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 11 "schema version 11"
+check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 12 "schema version 12"
 SQ="$T/index.sqlite3"
 "$K" index --db "$SQ" "$C" >/dev/null
 "$K" index --db "$P" --json "$C" >"$T/push.json"
@@ -187,8 +187,8 @@ same_kinds "search --zone" search --zone KALLOC.1024 --json
 same_kinds "search --zone, nothing found" search --zone kalloc.64
 "$K" list --db "$KP" --json >"$T/kinds4.json"
 check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r[-1]["timestamp"], sorted(set(x["kind"] for x in r)))' "$T/kinds4.json")" = "None ['panic', 'reset', 'stackshot', 'watchdog']" "PostgreSQL: every kind; the undated report last"
-# what schema 8 added (loaded kext sets), dropped to make an older schema of a new one
-drop_v8="DROP INDEX kpbrowse.reports_kext_set; ALTER TABLE kpbrowse.reports DROP COLUMN kext_set;
+# what schema 8 added (loaded kext sets) and schema 11 (cause classes), dropped to make an older schema of a new one
+drop_v8="ALTER TABLE kpbrowse.reports DROP COLUMN class; DROP INDEX kpbrowse.reports_kext_set; ALTER TABLE kpbrowse.reports DROP COLUMN kext_set;
 	DROP TABLE kpbrowse.kext_set_members, kpbrowse.kext_sets, kpbrowse.kexts;"
 # a schema 3 server: db init migrates it, filling kind, zone and dates from the archives
 pgq kinds "$drop_v8 DROP INDEX kpbrowse.reports_zone; ALTER TABLE kpbrowse.reports DROP COLUMN kind, DROP COLUMN zone;
@@ -199,7 +199,7 @@ pgq kinds "$drop_v8 DROP INDEX kpbrowse.reports_zone; ALTER TABLE kpbrowse.repor
 check "$?" = 2 "a schema 3 server: list asks for db init (exit 2)"
 "$K" db init --db "$KP" >/dev/null
 check "$?" = 0 "  db init migrates it"
-check "$(pgq kinds "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 11 "  to schema 11"
+check "$(pgq kinds "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 12 "  to schema 12"
 "$K" list --db "$KP" --json >"$T/kinds3.json"
 check "$(cmp -s "$T/kinds4.json" "$T/kinds3.json" && echo same)" = same "  its rows: kinds, zones and order as before"
 same_kinds "migrated: list --groups --json" list --groups --json
@@ -213,8 +213,8 @@ check "$?" = 2 "a schema 4 index: exit 2"
 check_grep "older than this kpbrowse" "$T/err" "  it needs db init"
 "$K" db init --db "host=$S dbname=older" >/dev/null
 check "$?" = 0 "  db init migrates it"
-check "$(pgq older "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq older "SELECT count(*) FROM pg_indexes WHERE indexname IN ('images_uuid_report', 'images_last')")" = "11:2" \
-	"  to schema 11, with the covering UUID index and kexts' last parts indexed"
+check "$(pgq older "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq older "SELECT count(*) FROM pg_indexes WHERE indexname IN ('images_uuid_report', 'images_last')")" = "12:2" \
+	"  to schema 12, with the covering UUID index and kexts' last parts indexed"
 check "$(pgq older "SET enable_seqscan = off; EXPLAIN SELECT i.report_id FROM kpbrowse.images i WHERE i.name <> ''
 	AND lower(substr(i.name, length(rtrim(i.name, replace(i.name, '.', ''))) + 1)) = lower('x') AND i.live" |
 	grep -c images_last)" = 1 "  a last-part match can read that index"
@@ -249,8 +249,8 @@ check "$(pgq sha "SELECT count(*) FROM kpbrowse.reports WHERE length(content_has
 "$K" db init --db "$H" >/dev/null
 check "$?" = 0 "  db init migrates it"
 check "$(pgq sha "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq sha "SELECT count(*) FROM kpbrowse.reports"):$(pgq sha "SELECT count(*) FROM kpbrowse.reports WHERE length(content_hash) = 64"):$(pgq sha "SELECT length(content_hash) FROM kpbrowse.reports WHERE id = $c_id"):$(pgq sha "SELECT value FROM kpbrowse.meta WHERE key = 'sha1_hashes_left'")" \
-	= "11:$n_sha:$((n_sha - 1)):40:1" \
-	"  to schema 11: every report kept, SHA-256 from archives and from b's file; c, whose bytes are gone, keeps its SHA-1, counted"
+	= "12:$n_sha:$((n_sha - 1)):40:1" \
+	"  to schema 12 (11: SHA-256): every report kept, SHA-256 from archives and from b's file; c, whose bytes are gone, keeps its SHA-1, counted"
 check "$(python3 - "$Z" <<'PY' | pgq sha "$(cat)"
 import hashlib, os, sys
 hs = ["'%s'" % hashlib.sha256(open(os.path.join(d, n), "rb").read()).hexdigest()
@@ -620,8 +620,8 @@ if command -v tmux >/dev/null 2>&1; then
 	$tm send-keys -t "$sess" q
 	sleep 0.3
 	$tm kill-server 2>/dev/null
-	grep -q "dups panic .* Mac" "$T/tui.txt" || sed 's/^/# /' "$T/tui.txt"
-	check_grep "dups panic .* Mac" "$T/tui.txt" "TUI: the panics list has a Mac column"
+	grep -q "dups class panic .* Mac" "$T/tui.txt" || sed 's/^/# /' "$T/tui.txt"
+	check_grep "dups class panic .* Mac" "$T/tui.txt" "TUI: the panics list has a Mac column (after the class column)"
 	check_grep "lab-mac-00" "$T/tui.txt" "TUI: rows name their Mac"
 else
 	skip "tmux absent: the TUI on PostgreSQL"

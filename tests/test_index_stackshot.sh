@@ -81,12 +81,12 @@ print("ok")
 PY
 check "$(cat "$tmp/py")" = ok "list --json: every row's kind; the undated report last despite its new file time ($(tail -1 "$tmp/py"))"
 "$kp" list --db "$db" >"$tmp/list.txt"
-check_grep "^ID  *DATE (UTC)  *OS  *GROUP  *KIND  *HEADLINE$" "$tmp/list.txt" "list: a KIND column"
-check_grep " watchdog  *monitoring timed out for service$" "$tmp/list.txt" "  the watchdog's row says so"
+check_grep "^ID  *DATE (UTC)  *OS  *GROUP  *KIND  *CLASS  *HEADLINE$" "$tmp/list.txt" "list: a KIND column"
+check_grep " watchdog  *wdog  *monitoring timed out for service$" "$tmp/list.txt" "  the watchdog's row says so"
 # every kind's name fits its column: the headlines start in one column
 check "$(awk 'NR == 1 { k = index($0, "KIND"); h = index($0, "HEADLINE"); next }
-	/^@/ && substr($0, k, h - k) !~ /^[a-z-]+ +$/ { bad++ } END { print bad + 0 }' "$tmp/list.txt")" = 0 \
-	"  every row's headline starts in the same column (shutdown-stall is the longest kind)"
+	/^@/ && substr($0, k, h - k) !~ /^[a-z-]+ +[a-z-]+ +$/ { bad++ } END { print bad + 0 }' "$tmp/list.txt")" = 0 \
+	"  every row's headline starts in the same column (shutdown-stall is the longest kind, then the class)"
 for k in panic:3 watchdog:1 stackshot:3 reset:1 all:8; do
 	"$kp" list --db "$db" --kind "${k%:*}" --json >"$tmp/k.json"
 	check "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(len(r), all(x["kind"]==sys.argv[2] or sys.argv[2]=="all" for x in r))' "$tmp/k.json" "${k%:*}")" = "${k#*:} True" "list --kind ${k%:*}: ${k#*:} rows"
@@ -122,13 +122,13 @@ check_grep "needs a zone name" "$tmp/err" "  saying so"
 # ---- a schema 3 index migrates: kinds, zones and dates from the archives ----
 if command -v sqlite3 >/dev/null; then
 	cp "$db" "$tmp/v3.db"
-	sqlite3 "$tmp/v3.db" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "DROP INDEX reports_zone; DROP TABLE group_hosts; DROP INDEX reports_kext_set; ALTER TABLE reports DROP COLUMN kext_set; DROP TABLE kext_set_members; DROP TABLE kext_sets; DROP TABLE kexts; ALTER TABLE reports DROP COLUMN kind;
+	sqlite3 "$tmp/v3.db" ".read $KP_TESTS_DIR/data/index-undo-v12.sql" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "DROP INDEX reports_zone; DROP TABLE group_hosts; DROP INDEX reports_kext_set; ALTER TABLE reports DROP COLUMN kext_set; DROP TABLE kext_set_members; DROP TABLE kext_sets; DROP TABLE kexts; ALTER TABLE reports DROP COLUMN kind;
 		ALTER TABLE reports DROP COLUMN zone; UPDATE reports SET ts = 1900000000 WHERE ts < 0;
 		UPDATE groups SET first_seen = 1900000000, last_seen = 1900000000 WHERE first_seen IS NULL;
 		PRAGMA user_version = 3;"
 	"$kp" list --db "$tmp/v3.db" --json >"$tmp/v3.json"
 	check "$?" = 0 "a schema 3 index opens (migrated)"
-	check "$(sqlite3 "$tmp/v3.db" 'PRAGMA user_version')" = 11 "  now at schema 11"
+	check "$(sqlite3 "$tmp/v3.db" 'PRAGMA user_version')" = 12 "  now at schema 12"
 	python3 - "$tmp/list.json" "$tmp/v3.json" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])

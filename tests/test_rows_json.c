@@ -79,7 +79,7 @@ static void test_rows(void)
 		    123456789012345, 2147483648, true, &m1),
 		ROW(4, "p", "t", "o", "h", 5, 1, false, &m2),
 		/* a Mac's name and key as a hostile pusher sent them (issue 16) */
-		{.id = 5, .path = "q", .host = "evil\x1b]0;pwned\x07mac", .host_key = "\xe2\x80\xae" "KEY", .kind = "watchdog", .group_id = 6,
+		{.id = 5, .path = "q", .host = "evil\x1b]0;pwned\x07mac", .host_key = "\xe2\x80\xae" "KEY", .kind = "watchdog", .cls = "watchdog", .group_id = 6,
 		 .group_count = 1, .archived = true},
 	};
 	size_t n = sizeof rows / sizeof *rows;

@@ -100,6 +100,8 @@ mkdir -p "$tt_work/evil"
 esc=$(printf '\033')
 awk -v e="$esc" '{ sub(/has bad magic/, "has " e "[31mRED" e "[0m" e "]0;PWNED" e "\\ bad magic"); print }' \
 	"$KP_TESTS_DIR/fixtures/reports/Kernel_2020-08-03-094512_kpbrowse-demo.panic" >"$tt_work/evil/Kernel_evil.panic"
+# wide enough that the panic column (beside the class column) holds it
+$TT resize-window -t tt -x 160 -y 40
 tt_run_line "'$KPBROWSE' --db '$tt_work/evil.db' '$tt_work/evil'"
 tt_check "planted ESC shows as text in the list" '\e[31mRED\e[0m' 20
 tt_keys Enter

@@ -228,26 +228,30 @@ static void test_columns(void)
 		kpt_catalog one = {.many_hosts = false}, many = {.many_hosts = true};
 		kpt_col c[KPT_PANICS_COLS];
 		int n = kpt_panics_layout(&one, c, w);
-		int head = w - (28 + os + culprit), cul = culprit;
+		/* the class 5 (and its gap) goes with the culprit */
+		int head = w - (34 + os + culprit), cul = culprit, cls = 5;
 		if (head < 10)
-			cul = 0, head = w - (27 + os);
-		bool ok = n == 6 && c[0].x == 0 && c[0].w == 3 && c[1].x == 3 && c[1].w == 17 && c[2].x == 21 &&
-		          c[2].w == os && c[3].x == 22 + os && c[3].w == 4 && c[4].x == 27 + os && c[4].w == head &&
-		          c[5].w == cul && (!cul || c[5].x == 28 + os + head) && c[6].w == 0;
+			cul = cls = 0, head = w - (27 + os);
+		int hx = cls ? 33 + os : 27 + os;
+		bool ok = n == 7 && c[0].x == 0 && c[0].w == 3 && c[1].x == 3 && c[1].w == 17 && c[2].x == 21 &&
+		          c[2].w == os && c[3].x == 22 + os && c[3].w == 4 && c[4].w == cls && (!cls || c[4].x == 27 + os) &&
+		          c[5].x == hx && c[5].w == head && c[6].w == cul && (!cul || c[6].x == 34 + os + head) && c[7].w == 0;
 		if (!ok && flat)
-			printf("# flat list at %d: panic %d/%d culprit %d/%d\n", w, c[4].w, head, c[5].w, cul);
+			printf("# flat list at %d: class %d/%d panic %d/%d culprit %d/%d\n", w, c[4].w, cls, c[5].w, head, c[6].w,
+			       cul);
 		flat &= ok;
-		/* ... and from more than one Mac, the Mac column last; both go together */
+		/* ... and from more than one Mac, the Mac column last; all go together */
 		n = kpt_panics_layout(&many, c, w);
 		int mw = mac;
-		head = w - (29 + os + culprit + mac), cul = culprit;
+		head = w - (35 + os + culprit + mac), cul = culprit, cls = 5;
 		if (head < 10)
-			cul = mw = 0, head = w - (27 + os);
-		ok = n == 7 && c[4].x == 27 + os && c[4].w == head && c[5].w == cul && c[6].w == mw &&
-		     (!cul || (c[5].x == 28 + os + head && c[6].x == 29 + os + head + culprit));
+			cul = mw = cls = 0, head = w - (27 + os);
+		hx = cls ? 33 + os : 27 + os;
+		ok = n == 8 && c[4].w == cls && c[5].x == hx && c[5].w == head && c[6].w == cul && c[7].w == mw &&
+		     (!cul || (c[6].x == 34 + os + head && c[7].x == 35 + os + head + culprit));
 		if (!ok && hosts)
-			printf("# many Macs at %d: panic %d/%d culprit %d/%d Mac %d/%d\n", w, c[4].w, head, c[5].w, cul,
-			       c[6].w, mw);
+			printf("# many Macs at %d: panic %d/%d culprit %d/%d Mac %d/%d\n", w, c[5].w, head, c[6].w, cul,
+			       c[7].w, mw);
 		hosts &= ok;
 
 		/* groups: count 5, marks 2, the trend 13 (optional), last seen 17,

@@ -208,6 +208,32 @@ else
 	_notok "w wrote a file"
 fi
 
+# ---- B writes the Markdown bug report as export --markdown does (issue 34 item 3)
+tt_start 100 24 "sh -c \"cd '$tt_work/wdir' && exec '$KPBROWSE' --demo\""
+tt_wait "vm_page_check" 20
+tt_keys Enter; tt_wait "Summary" 5
+tt_keys B
+tt_check "B asks for a path, offering one in the current folder" "write the Markdown bug report to: kpbrowse-bug-" 5
+tt_keys Enter
+tt_check "B says where it wrote" "wrote the bug report" 5
+b=$(ls "$tt_work/wdir"/kpbrowse-bug-*.md 2>/dev/null | head -n 1)
+if [ -n "$b" ]; then
+	check_grep '^# Kernel panic: `' "$b" "B: a Markdown bug report, titled by the headline"
+	check_grep '^- \*\*Class:\*\* `' "$b" "B: with the cause class"
+	check_grep '^- \*\*Occurrences:\*\* ' "$b" "B: and its group's count from the catalog"
+else
+	_notok "B wrote a file"
+fi
+# ... and from a group: its selected member (the newest first)
+tt_keys Escape Tab; tt_wait "group (normalised" 5
+tt_keys Enter; tt_wait "Members" 5
+tt_keys B
+tt_check "B on a group asks for a path, naming the member" "write the Markdown bug report of @" 5
+tt_keys C-u "$tt_work/wdir/group-bug.md" Enter
+tt_check "B on a group says where it wrote" "wrote the bug report to" 5
+check_grep '^- \*\*Occurrences:\*\* [0-9]* report' "$tt_work/wdir/group-bug.md" "B on a group: the member's bug report with the group's count"
+alive && tt_keys Q
+
 # ---- w never follows a link, overwrites, or waits on a FIFO (issue 19 item 6)
 name=$(basename "$f" 2>/dev/null)
 echo keep >"$tt_work/victim"

@@ -264,6 +264,9 @@ static unsigned dispatch(kpt_app *app, kpt_request req)
 	case KPT_REQ_WRITE:
 		kpt_set_msg(app, "w writes a report: open one first");
 		return KPT_REDRAW;
+	case KPT_REQ_BUGREPORT:
+		kpt_set_msg(app, "B writes a report's Markdown bug report: open one first");
+		return KPT_REDRAW;
 	case KPT_REQ_EDIT:
 		kpt_set_msg(app, "e opens a frame's source: select a frame with a file and line");
 		return KPT_REDRAW;

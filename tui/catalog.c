@@ -105,6 +105,7 @@ static int on_report(void *ctx, const kpi_report_row *row)
 	e->headline = pool_dup(&lc->pool, row->headline);
 	e->host = pool_dup(&lc->pool, row->host);
 	e->kind = pool_dup(&lc->pool, row->kind);
+	e->cls = pool_dup(&lc->pool, row->cls);
 	if (lc->n > 1 && !lc->many_hosts && e->host != lc->e[0].host &&
 	    (!e->host || !lc->e[0].host || strcmp(e->host, lc->e[0].host) != 0))
 		lc->many_hosts = true;
@@ -280,6 +281,7 @@ typedef struct rest_job {
 	int wfd;
 	load_ctx lc;
 	kp_status st;
+	kp_error err;            /* why, when st is not KP_OK */
 } rest_job;
 
 /* The pipe stays open while a load runs: a thread still running at exit
@@ -295,10 +297,9 @@ static void *rest_main(void *arg)
 	(void)kpt_term_altstack();   /* an overflow here still gives the terminal back */
 	rest_job *j = arg;
 	kpi_db *db = NULL;
-	kp_error err;
-	j->st = kpi_open(j->db_path, 0, &db, &err);
+	j->st = kpi_open(j->db_path, 0, &db, &j->err);
 	if (j->st == KP_OK)
-		j->st = load(db, &j->lc, NULL, &err);
+		j->st = load(db, &j->lc, NULL, &j->err);
 	kpi_close(&db);
 	(void)!write(j->wfd, &j, sizeof j);
 	return NULL;
@@ -383,7 +384,7 @@ bool kpt_catalog_poll(kpt_catalog *c, kp_error *err)
 			changed = true;
 		} else if (j->generation == c->generation) {
 			c->partial = false;   /* the first page is all there will be */
-			kp_error_set(err, KP_ERR_DB, 0, -1, "the rest of the list could not be read");
+			kp_error_set(err, KP_ERR_DB, 0, -1, "the rest of the list could not be read: %s", j->err.msg);
 			changed = true;
 		}
 		job_free(j);

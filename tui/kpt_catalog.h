@@ -20,6 +20,7 @@ typedef struct kpt_entry {
 	const char *path, *date, *os, *headline, *culprit;
 	const char *host;        /* the Mac it came from, or NULL */
 	const char *kind;        /* "panic", "watchdog", "stackshot", "reset"; NULL unknown */
+	const char *cls;         /* cause class id (kp_class_name); NULL unknown */
 	int64_t group_id, count;
 	bool is_new;
 } kpt_entry;

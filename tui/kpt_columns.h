@@ -9,7 +9,7 @@
 #include "kpt_catalog.h"
 #include "kpt_draw.h"
 
-#define KPT_PANICS_COLS 7    /* mark, date, OS, dups, panic, culprit, Mac */
+#define KPT_PANICS_COLS 8    /* mark, date, OS, dups, class, panic, culprit, Mac */
 #define KPT_GROUPS_COLS 6    /* count, flags, trend, last seen, title, culprit */
 #define KPT_PROCESS_COLS 6   /* mark, thread, name, state, frames, waits on */
 #define KPT_SEARCH_COLS 4    /* date, role, image name, headline */

@@ -34,12 +34,14 @@
 	X(OWNER,     "o",               "open the thread the selected one waits for (Esc comes back)", 'o') \
 	X(SCOPE,     "a",               "panics: only the reports under the PATHs given, or the whole index (kpbrowse PATH...)", 'a') \
 	X(KIND,      "f",               "panics: all kinds, or one: panic, watchdog, stackshot, reset, hang, stall, sleep-wake (cycles)", 'f') \
+	X(CLASS,     "t",               "panics: all cause classes, or one: hardware, firmware, heap-corruption, ... other (cycles)", 't') \
 	X(SORT,      "s",               "report: processes by most running, waiting or blocked threads; process: threads by state, priority or name (cycles); groups: by recent growth, the last 7 days against the 7 before (toggles)", 's') \
 	X(COPY,      "y",               "copy the selected frame, UUID or line to the clipboard (OSC 52)", 'y') \
 	X(COPYALL,   "Y",               "copy the whole symbolicated backtrace",   'Y') \
 	X(EDIT,      "e",               "open the frame's source in $VISUAL/$EDITOR (vi) at its line", 'e') \
 	X(DISASM,    "d",               "disassemble around the selected frame (Capstone); d again closes", 'd') \
 	X(WRITE,     "w",               "write the report to a file as kpbrowse show prints it", 'w') \
+	X(BUGREPORT, "B",               "report or group: write a Markdown bug report (as export --markdown) to a file", 'B') \
 	X(RESCAN,    "r",               "rescan the report folders now (they are also watched live)", 'r') \
 	X(HELP,      "?",               "this help",                               '?', KEY_F(1)) \
 	X(REDRAW,    "Ctrl-L",          "redraw the whole screen",                 KPT_CTRL('l')) \

@@ -18,4 +18,11 @@ void kpt_write_default_path(const kpt_doc *d, char *out, size_t size);
  * returns when written or cancelled. */
 void kpt_write_report(kpt_app *app, const kpt_doc *d, const char *path);
 
+/* B (issue 34 item 3): the Markdown bug report (kp_report_md.h, as
+ * `export --markdown` writes it) of d's report, with its group's count,
+ * dates and builds from the catalog, to path (a new file, never in the
+ * report's own folder), the same way: kpbrowse-bug-ID.md by default. */
+void kpt_write_bug_default_path(const kpt_doc *d, char *out, size_t size);
+void kpt_write_bug_report(kpt_app *app, const kpt_doc *d, const char *path);
+
 #endif

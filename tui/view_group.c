@@ -10,6 +10,8 @@
 #include "kpt_app.h"
 #include "kpt_draw.h"
 #include "kpt_loader.h"
+#include "kpt_prompt.h"
+#include "kpt_write.h"
 #include "kpt_view.h"
 #include "kpt_xalloc.h"
 #include "kp_demangle.h"
@@ -44,6 +46,7 @@ typedef struct group_priv {
 	kpt_entry push;
 	kpt_marks marks;
 	kpt_compare_arg cmp;
+	int64_t bug_id;        /* B: the member whose bug report is written */
 } group_priv;
 
 static void tally_add(tally *t, const char *name)
@@ -368,10 +371,41 @@ static const char *group_row_text(kpt_view *v, size_t row, char *buf, size_t siz
 	return buf;
 }
 
+/* B's path typed: the member's report (open already, else read from the
+ * index here) written as its Markdown bug report, with the group's counts. */
+static unsigned bug_done(kpt_app *app, kpt_view *v, const char *text, bool final)
+{
+	group_priv *p = v->priv;
+	if (!text || !final || !text[0])
+		return KPT_REDRAW;
+	kp_error err = {0};
+	kpt_doc *d = kpt_doc_find(&app->docs, p->bug_id, NULL);
+	if (!d && app->db)
+		d = kpt_doc_acquire(&app->docs, app->db, p->bug_id, NULL, &err);
+	if (!d || !d->r)
+		kpt_set_msg(app, "B: report @%" PRId64 " %s", p->bug_id, d ? "is still loading" : err.msg[0] ? err.msg : "cannot be read");
+	else
+		kpt_write_bug_report(app, d, text);
+	if (d)
+		kpt_doc_release(&app->docs, &d);
+	return KPT_REDRAW;
+}
+
 static unsigned group_request(kpt_view *v, kpt_request req)
 {
 	group_priv *p = v->priv;
 	size_t row;
+	if (req == KPT_REQ_BUGREPORT) {   /* the selected member, the newest first */
+		if (!p->nrows)
+			return KPT_HANDLED;
+		row = kpt_list_current(&v->list, &row) ? row : 0;
+		p->bug_id = v->app->cat.e[p->rows[row]].id;
+		char path[64], label[96];
+		snprintf(path, sizeof path, "kpbrowse-bug-%" PRId64 ".md", p->bug_id);
+		snprintf(label, sizeof label, "write the Markdown bug report of @%" PRId64 " to: ", p->bug_id);
+		kpt_prompt_start(v->app, v, label, path, bug_done);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
 	if (req == KPT_REQ_MARK) {
 		if (kpt_list_current(&v->list, &row)) {
 			kpt_marks_toggle(&p->marks, v->app->cat.e[p->rows[row]].id);

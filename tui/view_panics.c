@@ -4,6 +4,7 @@
  * Rows are indices into the catalog (no copy of the list), so a catalog
  * reload only remaps the cursor by report id. */
 #include "kp_signature.h"
+#include "kp_triage.h"
 #include "kpt_app.h"
 #include "kpt_columns.h"
 #include "kpt_draw.h"
@@ -28,6 +29,7 @@ typedef struct panics_priv {
 	bool groups;            /* showing groups */
 	bool one_group;         /* opened on one group */
 	size_t kind;            /* index into kinds: the reports listed (0: all) */
+	int cls;                /* t: the cause class listed (kp_class), -1: all */
 	char base_title[64];    /* the title without the kind filter */
 	int64_t group_id;
 	size_t *rows;           /* one_group or a kind filter: catalog entry indices */
@@ -93,11 +95,17 @@ static bool scoped(const panics_priv *p)
 	return p->nroots && !p->whole;
 }
 
-/* Reports listed through rows: one group's, those of one kind, or those
- * under the PATHs given. */
+/* Reports listed through rows: one group's, those of one kind or class,
+ * or those under the PATHs given. */
 static bool uses_rows(const panics_priv *p)
 {
-	return p->one_group || (!p->groups && (p->kind || scoped(p)));
+	return p->one_group || (!p->groups && (p->kind || p->cls >= 0 || scoped(p)));
+}
+
+/* The class filter's id, NULL for all. */
+static const char *cls_name(const panics_priv *p)
+{
+	return p->cls >= 0 ? kp_class_name((kp_class)p->cls) : NULL;
 }
 
 static bool under_roots(const panics_priv *p, const char *path)
@@ -112,8 +120,9 @@ static bool under_roots(const panics_priv *p, const char *path)
 	return false;
 }
 
-/* "Panics", "Groups" or "group of N", then the kind filter: "[watchdog]",
- * and "in PATH" or "(whole index)" when PATHs were given. */
+/* "Panics", "Groups" or "group of N", then the kind and class filters:
+ * "[watchdog]", "[gpu]", and "in PATH" or "(whole index)" when PATHs were
+ * given. */
 static void set_title(kpt_view *v)
 {
 	panics_priv *p = v->priv;
@@ -128,10 +137,12 @@ static void set_title(kpt_view *v)
 		else
 			snprintf(scope, sizeof scope, " in %.40s", last);
 	}
+	char filt[64] = "";
 	if (kinds[p->kind] && !p->groups)
-		snprintf(v->title, sizeof v->title, "%s [%s]%s", p->base_title, kinds[p->kind], scope);
-	else
-		snprintf(v->title, sizeof v->title, "%s%s", p->base_title, scope);
+		snprintf(filt, sizeof filt, " [%s]", kinds[p->kind]);
+	if (cls_name(p) && !p->groups)
+		snprintf(filt + strlen(filt), sizeof filt - strlen(filt), " [%s]", cls_name(p));
+	snprintf(v->title, sizeof v->title, "%s%s%s", p->base_title, filt, scope);
 }
 
 static void rebuild(kpt_view *v)
@@ -156,6 +167,7 @@ static void rebuild(kpt_view *v)
 		for (size_t i = 0; i < c->n; i++)
 			if ((!p->one_group || c->e[i].group_id == p->group_id) &&
 			    (!kinds[p->kind] || (c->e[i].kind && strcmp(c->e[i].kind, kinds[p->kind]) == 0)) &&
+			    (!cls_name(p) || (c->e[i].cls && strcmp(c->e[i].cls, cls_name(p)) == 0)) &&
 			    (p->one_group || !scoped(p) || under_roots(p, c->e[i].path)))
 				p->rows[p->nrows++] = i;
 		n = p->nrows;
@@ -188,6 +200,7 @@ static const kpt_entry *entry_at(kpt_view *v, size_t row)
 static int panics_open(kpt_view *v, void *arg)
 {
 	panics_priv *p = v->priv;
+	p->cls = -1;
 	if (arg) {
 		const kpt_group *g = arg;
 		p->one_group = true;
@@ -218,7 +231,7 @@ static void panics_close(kpt_view *v)
 
 
 /* the flat list's columns and the groups' */
-enum { PC_MARK, PC_DATE, PC_OS, PC_COUNT, PC_HEADLINE, PC_CULPRIT, PC_HOST, PC_N };
+enum { PC_MARK, PC_DATE, PC_OS, PC_COUNT, PC_CLASS, PC_HEADLINE, PC_CULPRIT, PC_HOST, PC_N };
 /* The host column is shown only when the index holds reports from more
  * than one Mac (a shared PostgreSQL index): a single Mac's list keeps its
  * layout.  It goes first when space runs out. */
@@ -227,6 +240,9 @@ static const kpt_col panic_cols[PC_N] = {
 	[PC_DATE] = {.width = 17, .gap = 1},   /* "2018-08-18 13:08~": the Mac's clock */
 	[PC_OS] = {.width = 9, .wide = 12, .gap = 1},
 	[PC_COUNT] = {.width = 4, .gap = 1},
+	/* the cause class, short (kp_class_short): dropped with the culprit
+	 * before the panic gets under 10 */
+	[PC_CLASS] = {.width = 5, .optional = true, .gap = 1},
 	[PC_HEADLINE] = {.gap = 1},
 	[PC_CULPRIT] = {.width = 18, .wide = 32, .optional = true, .gap = 1},
 	[PC_HOST] = {.width = 14, .wide = 20, .optional = true},
@@ -296,6 +312,10 @@ static void draw_entry(kpt_view *v, size_t row, int y, int width, bool sel)
 	kpt_put(y, c[PC_DATE].x, c[PC_DATE].w, d, st, true);
 	kpt_put(y, c[PC_OS].x, c[PC_OS].w, os, st, true);
 	kpt_putf(y, c[PC_COUNT].x, c[PC_COUNT].w, sel ? st : KPT_ST_MARK, true, "%*s", c[PC_COUNT].w, cnt);
+	kp_class cls;
+	if (c[PC_CLASS].w > 0)
+		kpt_put(y, c[PC_CLASS].x, c[PC_CLASS].w, kp_class_parse(e->cls, &cls) ? kp_class_short(cls) : "-",
+		        sel ? st : KPT_ST_DIM, true);
 	char title[KP_HEADLINE_DISPLAY_SIZE];
 	/* the report's file moved or removed since it was indexed: said before
 	 * its headline (a stat of the rows drawn only) */
@@ -382,7 +402,7 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 	} else {
 		kpt_col c[PC_N];
 		int nc = kpt_panics_layout(&app->cat, c, width);
-		static const char *const head[PC_N] = {"", "date (UTC)", "OS", "dups", "panic", "culprit", "Mac"};
+		static const char *const head[PC_N] = {"", "date (UTC)", "OS", "dups", "class", "panic", "culprit", "Mac"};
 		kpt_put(y0, 0, width, "", KPT_ST_HEADER, true);
 		for (int i = 1; i < nc; i++)
 			if (c[i].w > 0)
@@ -391,7 +411,10 @@ static void panics_draw(kpt_view *v, int y0, int h, int width)
 	if (v->list.n == 0) {
 		int y = y0 + 2;
 		bool loading = kpt_catalog_fd(&app->cat) >= 0;   /* the rest of the list still coming */
-		if (kinds[p->kind] && !p->groups && app->cat.n && !loading) {
+		if (cls_name(p) && !p->groups && app->cat.n && !loading) {
+			kpt_putf(y, 2, width - 4, KPT_ST_NORMAL, false, "No %s reports of class %s here (t: the next class).",
+			         kinds[p->kind] ? kinds[p->kind] : "", cls_name(p));
+		} else if (kinds[p->kind] && !p->groups && app->cat.n && !loading) {
 			kpt_putf(y, 2, width - 4, KPT_ST_NORMAL, false, "No %s reports here (f: the next kind).",
 			         kinds[p->kind]);
 		} else if (app->cat.scanning || loading) {
@@ -443,9 +466,9 @@ static const char *panics_row_text(kpt_view *v, size_t row, char *buf, size_t si
 	if (!e)
 		return NULL;
 	/* hot: runs over every row per filter key, so no snprintf */
-	const char *parts[5] = {e->date, e->os, e->headline, e->culprit, e->host};
+	const char *parts[6] = {e->date, e->os, e->headline, e->culprit, e->host, e->cls};
 	size_t k = 0;
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 6; i++) {
 		if (!parts[i])
 			continue;
 		size_t n = strlen(parts[i]);
@@ -494,6 +517,17 @@ static unsigned panics_request(kpt_view *v, kpt_request req)
 			return KPT_HANDLED | KPT_REDRAW;
 		}
 		p->kind = (p->kind + 1) % NKINDS;
+		v->list.cur = v->list.top = 0;
+		p->generation = 0;
+		rebuild(v);
+		set_title(v);
+		return KPT_HANDLED | KPT_REDRAW;
+	case KPT_REQ_CLASS:
+		if (p->groups) {
+			kpt_set_msg(v->app, "t: the class filter is for the flat list (Tab)");
+			return KPT_HANDLED | KPT_REDRAW;
+		}
+		p->cls = p->cls + 1 < KP_CLASS_COUNT ? p->cls + 1 : -1;
 		v->list.cur = v->list.top = 0;
 		p->generation = 0;
 		rebuild(v);

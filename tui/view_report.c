@@ -108,7 +108,9 @@ static int psort_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;   /* then as listed */
 }
 
-#define BT_FRAMES 10   /* frames of the panicked thread on the summary */
+/* frames of the panicked thread on the summary: with the Class line, a
+ * culprit kext after a gap still shows at 80x24 */
+#define BT_FRAMES 9
 
 static void add_row(report_priv *p, int kind, size_t idx, const char *text)
 {
@@ -209,9 +211,13 @@ static void add_backtrace(report_priv *p, const kp_report *r)
 		bool gap = n && idx[n - 1] != n - 1;
 		add_row(p, ROW_TEXT, 0, "");
 		char bh[128];
-		snprintf(bh, sizeof bh, "Backtrace of the panicked thread%s",
-		         gap ? " (frames 0-8 and the culprit's; Enter: all)"
-		         : pt->nframes > BT_FRAMES ? " (first 10 frames; Enter: all)" : " (Enter: the thread)");
+		if (gap)
+			snprintf(bh, sizeof bh, "Backtrace of the panicked thread (frames 0-%d and the culprit's; Enter: all)",
+			         BT_FRAMES - 2);
+		else if (pt->nframes > BT_FRAMES)
+			snprintf(bh, sizeof bh, "Backtrace of the panicked thread (first %d frames; Enter: all)", BT_FRAMES);
+		else
+			snprintf(bh, sizeof bh, "Backtrace of the panicked thread (Enter: the thread)");
 		add_row(p, ROW_HEADER, 0, bh);
 		for (size_t f = 0; f < n; f++) {
 			if (gap && f == n - 1)
@@ -794,6 +800,14 @@ static unsigned write_done(kpt_app *app, kpt_view *v, const char *text, bool fin
 	return KPT_REDRAW;
 }
 
+static unsigned bug_done(kpt_app *app, kpt_view *v, const char *text, bool final)
+{
+	report_priv *p = v->priv;
+	if (text && final && text[0])
+		kpt_write_bug_report(app, p->doc, text);
+	return KPT_REDRAW;
+}
+
 static unsigned report_request(kpt_view *v, kpt_request req)
 {
 	report_priv *p = v->priv;
@@ -836,6 +850,12 @@ static unsigned report_request(kpt_view *v, kpt_request req)
 		char path[512];
 		kpt_write_default_path(p->doc, path, sizeof path);
 		kpt_prompt_start(v->app, v, "write the report to: ", path, write_done);
+		return KPT_HANDLED | KPT_REDRAW;
+	}
+	if (req == KPT_REQ_BUGREPORT) {
+		char path[512];
+		kpt_write_bug_default_path(p->doc, path, sizeof path);
+		kpt_prompt_start(v->app, v, "write the Markdown bug report to: ", path, bug_done);
 		return KPT_HANDLED | KPT_REDRAW;
 	}
 	if (req != KPT_REQ_ENTER)

@@ -17,6 +17,12 @@
  * and the panic string. */
 void kp_report_text(FILE *out, const kp_report *r, kp_symbols *sym);
 
+/* The frames of t as show prints them, a line each (index, address, image
+ * + offset, the report's own symbol, then function (file:line) and the
+ * functions it was inlined into), sanitised: the Markdown bug report's
+ * backtrace (kp_report_md.h). */
+void kp_report_text_frames(FILE *out, const kp_report *r, kp_symbols *sym, const kp_thread *t);
+
 /* The same with about ndisasm instructions around every symbolicated frame
  * (kp_disasm.h) under it, indented, or why not; 0: none (kp_report_text). */
 void kp_report_text_disasm(FILE *out, const kp_report *r, kp_symbols *sym, size_t ndisasm);

@@ -2,7 +2,7 @@
  *
  * A report's summary is a list of lines in one order with one set of
  * labels, built once from a kp_report: what a person asks first (Headline,
- * Kind, Date, OS version, Product, the panicked task and thread), then the
+ * Kind, Class (kp_triage.h: the cause class and the line that decided), Date, OS version, Product, the panicked task and thread), then the
  * kernel, the report's format and file, the kexts in the backtrace, and
  * what a watchdog or stackshot says before any frame (leak suspect, panic
  * flags, reason, blame, frontmost processes, notes, wait chains).  Every
@@ -31,7 +31,7 @@
 /* Which fact a line says (a renderer may draw one specially: the screen
  * writes the date in UTC beside the report's own). */
 typedef enum kp_sum_key {
-	KP_SUM_HEADLINE, KP_SUM_KIND, KP_SUM_DATE, KP_SUM_OS, KP_SUM_PRODUCT, KP_SUM_ARCH,
+	KP_SUM_HEADLINE, KP_SUM_KIND, KP_SUM_CLASS, KP_SUM_DATE, KP_SUM_OS, KP_SUM_PRODUCT, KP_SUM_ARCH,
 	KP_SUM_PANICKED_TASK, KP_SUM_PANICKED_THREAD, KP_SUM_KERNEL_VERSION, KP_SUM_KERNEL_UUID,
 	KP_SUM_LAST_STARTED, KP_SUM_FORMAT, KP_SUM_FILE, KP_SUM_COUNTS, KP_SUM_KEXTS, KP_SUM_KEXT,
 	KP_SUM_ZONE, KP_SUM_PANIC_FLAGS, KP_SUM_REASON, KP_SUM_FAILURE_CODE, KP_SUM_PHASE,

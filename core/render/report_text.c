@@ -286,6 +286,11 @@ static void print_all_threads(FILE *out, kp_symbols *sym, const kp_report *r, si
 			print_thread(out, sym, r, (kp_thread_ref){(int)i, (int)j}, "Thread frames", ndisasm);
 }
 
+void kp_report_text_frames(FILE *out, const kp_report *r, kp_symbols *sym, const kp_thread *t)
+{
+	print_frames(out, sym, r, t, 0);
+}
+
 void kp_report_text(FILE *out, const kp_report *r, kp_symbols *sym)
 {
 	kp_report_text_disasm(out, r, sym, 0);

@@ -2,6 +2,7 @@
  * goes into kp_summary_build at its place in the order; every renderer for
  * people shows it from there. */
 #include "kp_summary.h"
+#include "kp_triage.h"
 #include "kp_utf8.h"
 #include "kp_signature.h"
 #include "kp_strbuf.h"
@@ -102,6 +103,12 @@ static void header(bld *b, const kp_report *r)
 	kp_headline_display(r->headline, title, sizeof title);
 	str(b, KP_SUM_HEADLINE, 0, "Headline:", title[0] ? title : NULL);
 	str(b, KP_SUM_KIND, 0, "Kind:", kp_kind_name(r->kind));
+	kp_triage t;   /* the class, and the line of the report that decided it */
+	kp_triage_classify(r, &t);
+	if (t.evidence[0])
+		fmt(b, KP_SUM_CLASS, 0, "Class:", "%s: %s", kp_class_name(t.cls), t.evidence);
+	else
+		str(b, KP_SUM_CLASS, 0, "Class:", kp_class_name(t.cls));
 	/* as the report wrote it; a time it gave without a zone is said to be
 	 * the Mac's own clock, never taken for UTC */
 	kp_timestamp ts;

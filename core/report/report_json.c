@@ -4,6 +4,7 @@
  * image, process, thread, frame, fields, warning): a new key goes into its
  * object's function. */
 #include "kp_report_json.h"
+#include "kp_triage.h"
 #include "kp_signature.h"
 #include "kp_utf8.h"
 
@@ -455,6 +456,16 @@ static void report_json(rw *w)
 	kp_headline_display(r->headline, title, sizeof title);
 	m_str(o, K("headline"), r->headline ? title : NULL);
 	m_str(o, K("headline_raw"), r->headline);
+	/* the cause class (issue 34): its id, the line that decided as the
+	 * report wrote it, and the field that line is in */
+	kp_triage t;
+	kp_triage_classify(r, &t);
+	KP_JW_KEY(o, "class");
+	kp_jw_obj(o);
+	m_str(o, K("id"), kp_class_name(t.cls));
+	m_str(o, K("evidence"), t.evidence[0] ? t.evidence : NULL);
+	m_str(o, K("field"), t.field);
+	kp_jw_end(o);
 	m_str(o, K("preamble"), r->preamble);
 	m_str(o, K("panic_string"), r->panic_string);
 	kind_json(w);
