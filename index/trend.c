@@ -524,7 +524,8 @@ static kp_status compute(kpi_trends *T, reader *rd, bool today_set, kp_error *er
 	}
 	for (int i = 0; i < nb; i++)
 		ref[i] = (build_ref){rd->builds[i], i, rd->bplat[i]};
-	qsort(ref, (size_t)nb, sizeof *ref, cmp_build_ref);
+	if (nb > 1)
+		qsort(ref, (size_t)nb, sizeof *ref, cmp_build_ref);
 	for (int i = 0; i < nb; i++) {
 		by_rank[i] = ref[i].idx;
 		rank[ref[i].idx] = i;
@@ -542,7 +543,8 @@ static kp_status compute(kpi_trends *T, reader *rd, bool today_set, kp_error *er
 		if (r->build >= 0)
 			fd[nfd++] = (fleet_day){rd->bplat[r->build], r->day, rank[r->build]};
 	}
-	qsort(fd, nfd, sizeof *fd, cmp_fleet_day);
+	if (nfd > 1)
+		qsort(fd, nfd, sizeof *fd, cmp_fleet_day);
 	for (size_t i = 1; i < nfd; i++)   /* a running maximum over each platform's days */
 		if (fd[i - 1].plat == fd[i].plat && fd[i - 1].rank > fd[i].rank)
 			fd[i].rank = fd[i - 1].rank;
@@ -557,7 +559,8 @@ static kp_status compute(kpi_trends *T, reader *rd, bool today_set, kp_error *er
 	 * machine and any day (a clock set back would move them) */
 	if (!today_set)
 		T->today = newest == KPI__UNDATED ? floor_day((int64_t)time(NULL)) : newest;
-	qsort(rd->r, rd->n, sizeof *rd->r, cmp_rec);
+	if (rd->n > 1)   /* qsort(NULL, 0) is undefined */
+		qsort(rd->r, rd->n, sizeof *rd->r, cmp_rec);
 	size_t ngroups = 0;
 	for (size_t i = 0; i < rd->n; i++)
 		ngroups += i == 0 || rd->r[i].gid != rd->r[i - 1].gid;
