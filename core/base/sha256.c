@@ -3,6 +3,7 @@
  * through them; elsewhere through the portable code.  Both give the same
  * digest (test_base compares them over many lengths). */
 #include "kp_sha256.h"
+#include "md64.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -178,42 +179,12 @@ void kp_sha256_init(kp_sha256 *s)
 
 void kp_sha256_update(kp_sha256 *s, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-	s->nbytes += len;
-	if (s->nbuf) {
-		size_t take = 64 - s->nbuf < len ? 64 - s->nbuf : len;
-		memcpy(s->buf + s->nbuf, p, take);
-		s->nbuf += take;
-		p += take;
-		len -= take;
-		if (s->nbuf < 64)
-			return;
-		sha256_blocks(s->h, s->buf, 1);
-		s->nbuf = 0;
-	}
-	size_t whole = len / 64;
-	if (whole)
-		sha256_blocks(s->h, p, whole);
-	p += 64 * whole;
-	len -= 64 * whole;
-	memcpy(s->buf, p, len);
-	s->nbuf = len;
+	md64_update(s->h, s->buf, &s->nbuf, &s->nbytes, sha256_blocks, data, len);
 }
 
 void kp_sha256_final(kp_sha256 *s, uint8_t digest[32])
 {
-	uint64_t bits = s->nbytes * 8;
-	uint8_t pad[72] = {0x80};
-	size_t padlen = (s->nbuf < 56 ? 56 : 120) - s->nbuf;
-	for (int i = 0; i < 8; i++)
-		pad[padlen + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
-	kp_sha256_update(s, pad, padlen + 8);
-	for (int i = 0; i < 8; i++) {
-		digest[4 * i] = (uint8_t)(s->h[i] >> 24);
-		digest[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
-		digest[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
-		digest[4 * i + 3] = (uint8_t)s->h[i];
-	}
+	md64_final(s->h, s->buf, &s->nbuf, &s->nbytes, sha256_blocks, digest, 8);
 }
 
 void kp_sha256_digest(const void *data, size_t len, uint8_t digest[32])
@@ -226,12 +197,7 @@ void kp_sha256_digest(const void *data, size_t len, uint8_t digest[32])
 
 void kp_sha256_to_hex(const uint8_t d[32], char hex[KP_SHA256_HEX])
 {
-	static const char x[] = "0123456789abcdef";
-	for (int i = 0; i < 32; i++) {
-		hex[2 * i] = x[d[i] >> 4];
-		hex[2 * i + 1] = x[d[i] & 15];
-	}
-	hex[64] = '\0';
+	md64_hex(d, 32, hex);
 }
 
 void kp_sha256_hex(const void *data, size_t len, char hex[KP_SHA256_HEX])

@@ -1,0 +1,71 @@
+/* md64.h: what SHA-1 and SHA-256 share, private to sha1.c and sha256.c:
+ * bytes gathered into 64-byte blocks for a compression function, the
+ * closing pad (0x80, zeros, the bit count big-endian), the state words
+ * written big-endian, and a digest in lower-case hex.
+ *
+ * Ownership: the caller's state (h, buf, nbuf, nbytes) and buffers. */
+#ifndef KP_MD64_H
+#define KP_MD64_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* n whole blocks at p folded into the state h */
+typedef void md64_blocks_fn(uint32_t *h, const uint8_t *p, size_t n);
+
+static inline void md64_update(uint32_t *h, uint8_t buf[64], size_t *nbuf, uint64_t *nbytes,
+                               md64_blocks_fn *blocks, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	*nbytes += len;
+	if (*nbuf) {
+		size_t take = 64 - *nbuf < len ? 64 - *nbuf : len;
+		memcpy(buf + *nbuf, p, take);
+		*nbuf += take;
+		p += take;
+		len -= take;
+		if (*nbuf < 64)
+			return;
+		blocks(h, buf, 1);
+		*nbuf = 0;
+	}
+	size_t whole = len / 64;
+	if (whole)
+		blocks(h, p, whole);
+	p += 64 * whole;
+	len -= 64 * whole;
+	memcpy(buf, p, len);
+	*nbuf = len;
+}
+
+/* The pad, then the nwords state words as the digest (4 * nwords bytes). */
+static inline void md64_final(uint32_t *h, uint8_t buf[64], size_t *nbuf, uint64_t *nbytes,
+                              md64_blocks_fn *blocks, uint8_t *digest, int nwords)
+{
+	uint64_t bits = *nbytes * 8;
+	uint8_t pad[72] = {0x80};
+	size_t padlen = (*nbuf < 56 ? 56 : 120) - *nbuf;
+	for (int i = 0; i < 8; i++)
+		pad[padlen + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
+	md64_update(h, buf, nbuf, nbytes, blocks, pad, padlen + 8);
+	for (int i = 0; i < nwords; i++) {
+		digest[4 * i] = (uint8_t)(h[i] >> 24);
+		digest[4 * i + 1] = (uint8_t)(h[i] >> 16);
+		digest[4 * i + 2] = (uint8_t)(h[i] >> 8);
+		digest[4 * i + 3] = (uint8_t)h[i];
+	}
+}
+
+/* n digest bytes as 2n lower-case hex digits + NUL */
+static inline void md64_hex(const uint8_t *d, size_t n, char *hex)
+{
+	static const char x[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		hex[2 * i] = x[d[i] >> 4];
+		hex[2 * i + 1] = x[d[i] & 15];
+	}
+	hex[2 * n] = '\0';
+}
+
+#endif
