@@ -312,6 +312,25 @@ static void free_names(kpi__image *v, size_t n)
 		free((char *)v[i].name);
 }
 
+/* The image of a row (rank, uuid, name in columns 1-3) pushed on v; false
+ * when out of memory.  The migrations that regroup or rekey sets read
+ * their members this way. */
+static bool push_image_row(sqlite3_stmt *q, kpi__image **v, size_t *n, size_t *cap)
+{
+	const char *uuid = (const char *)sqlite3_column_text(q, 2);
+	const char *name = (const char *)sqlite3_column_text(q, 3);
+	char *copy = strdup(name ? name : "");
+	kpi__image *e = copy ? kp_vec_push((void **)v, n, cap, sizeof **v) : NULL;
+	if (!e) {
+		free(copy);
+		return false;
+	}
+	e->name = copy;
+	snprintf(e->uuid_hex, sizeof e->uuid_hex, "%s", uuid ? uuid : "");
+	e->rank = sqlite3_column_int(q, 1);
+	return true;
+}
+
 /* One report's rows of the old images table, as a set. */
 static kp_status regroup_one(kpi__sq *db, int64_t id, kpi__image *v, size_t n, sqlite3_stmt *upd,
                              kp_error *err)
@@ -356,18 +375,10 @@ static kp_status regroup_v10(kpi__sq *db, kp_error *err)
 				break;
 		}
 		cur = id;
-		const char *name = (const char *)sqlite3_column_text(q, 3);
-		const char *uuid = (const char *)sqlite3_column_text(q, 2);
-		char *copy = strdup(name ? name : "");
-		kpi__image *e = copy ? kp_vec_push((void **)&v, &n, &cap, sizeof *v) : NULL;
-		if (!e) {
-			free(copy);
+		if (!push_image_row(q, &v, &n, &cap)) {
 			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 			break;
 		}
-		e->name = copy;
-		snprintf(e->uuid_hex, sizeof e->uuid_hex, "%s", uuid ? uuid : "");
-		e->rank = sqlite3_column_int(q, 1);
 	}
 	if (st == KP_OK && rc != SQLITE_DONE)
 		st = kpi__sq_err(db, err, "grouping images (schema v10)");
@@ -419,18 +430,10 @@ static kp_status rekey_sets(kpi__sq *db, const char *rows_sql, const char *updat
 		if (rc != SQLITE_ROW || st != KP_OK)
 			break;
 		cur = set;
-		const char *uuid = (const char *)sqlite3_column_text(q, 2);
-		const char *name = (const char *)sqlite3_column_text(q, 3);
-		char *copy = strdup(name ? name : "");
-		kpi__image *e = copy ? kp_vec_push((void **)&v, &n, &cap, sizeof *v) : NULL;
-		if (!e) {
-			free(copy);
+		if (!push_image_row(q, &v, &n, &cap)) {
 			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 			break;
 		}
-		e->name = copy;
-		snprintf(e->uuid_hex, sizeof e->uuid_hex, "%s", uuid ? uuid : "");
-		e->rank = sqlite3_column_int(q, 1);
 	}
 	if (st == KP_OK && rc != SQLITE_DONE)
 		st = kpi__sq_err(db, err, "keying sets by SHA-256 (schema v11)");
