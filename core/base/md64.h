@@ -11,6 +11,26 @@
 #include <stdint.h>
 #include <string.h>
 
+/* x86 with the compiler's cpuid and SHA intrinsics: the files may carry a
+ * block function on the CPU's SHA instructions, used where the CPU has them */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define KP_MD64_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+
+/* SHA (CPUID 7.0:EBX bit 29), SSSE3 and SSE4.1 (1:ECX bits 9, 19). */
+static inline int md64_cpu_has_sha(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19)))
+		return 0;
+	if (__get_cpuid_max(0, NULL) < 7)
+		return 0;
+	__cpuid_count(7, 0, a, b, c, d);
+	return (b >> 29) & 1;
+}
+#endif
+
 /* n whole blocks at p folded into the state h */
 typedef void md64_blocks_fn(uint32_t *h, const uint8_t *p, size_t n);
 

@@ -10,11 +10,6 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define KP_SHA1_X86 1
-#include <cpuid.h>
-#include <immintrin.h>
-#endif
 
 static uint32_t rol32(uint32_t x, int n)
 {
@@ -66,7 +61,7 @@ static void sha1_blocks_portable(uint32_t h[5], const uint8_t *p, size_t n)
 		sha1_block(h, p);
 }
 
-#ifdef KP_SHA1_X86
+#ifdef KP_MD64_X86
 /* Four rounds with the SHA extensions: e is E plus the group's four
  * message words (sha1nexte of the state four rounds back), f the round
  * function (0-3, a constant).  The schedule: group k's words are
@@ -126,20 +121,9 @@ __attribute__((target("sha,sse4.1"))) static void sha1_blocks_ni(uint32_t h[5], 
 }
 #undef NI_GROUP
 
-/* SHA (CPUID 7.0:EBX bit 29), SSSE3 and SSE4.1 (1:ECX bits 9, 19). */
-static int cpu_has_sha(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19)))
-		return 0;
-	if (__get_cpuid_max(0, NULL) < 7)
-		return 0;
-	__cpuid_count(7, 0, a, b, c, d);
-	return (b >> 29) & 1;
-}
 #endif
 
-#ifdef KP_SHA1_X86
+#ifdef KP_MD64_X86
 /* -1 not asked yet, else whether the CPU's instructions are used (threads
  * that race to ask store the same answer). */
 static _Atomic int use_cpu = -1;
@@ -147,10 +131,10 @@ static _Atomic int use_cpu = -1;
 
 static void sha1_blocks(uint32_t h[5], const uint8_t *p, size_t n)
 {
-#ifdef KP_SHA1_X86
+#ifdef KP_MD64_X86
 	int u = use_cpu;
 	if (u < 0)
-		use_cpu = u = cpu_has_sha();
+		use_cpu = u = md64_cpu_has_sha();
 	if (u) {
 		sha1_blocks_ni(h, p, n);
 		return;
@@ -161,8 +145,8 @@ static void sha1_blocks(uint32_t h[5], const uint8_t *p, size_t n)
 
 bool kp_sha1_use_cpu(bool on)
 {
-#ifdef KP_SHA1_X86
-	use_cpu = on ? cpu_has_sha() : 0;
+#ifdef KP_MD64_X86
+	use_cpu = on ? md64_cpu_has_sha() : 0;
 	return use_cpu;
 #else
 	(void)on;

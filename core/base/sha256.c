@@ -8,11 +8,6 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define KP_SHA256_X86 1
-#include <cpuid.h>
-#include <immintrin.h>
-#endif
 
 static const uint32_t K[64] = {
 	0x428a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u, 0x923f82a4u, 0xab1c5ed5u,
@@ -70,7 +65,7 @@ static void sha256_blocks_portable(uint32_t h[8], const uint8_t *p, size_t n)
 		sha256_block(h, p);
 }
 
-#ifdef KP_SHA256_X86
+#ifdef KP_MD64_X86
 /* Four rounds with the SHA extensions (group g of 16): the state kept as
  * ABEF and CDGH; the message schedule in a ring of four (m[g & 3] holds
  * group g's words), group g+1's finished by sha256msg2 and group g-1's
@@ -126,17 +121,6 @@ __attribute__((target("sha,sse4.1"))) static void sha256_blocks_ni(uint32_t h[8]
 }
 #undef NI_GROUP
 
-/* SHA (CPUID 7.0:EBX bit 29), SSSE3 and SSE4.1 (1:ECX bits 9, 19). */
-static int cpu_has_sha(void)
-{
-	unsigned a, b, c, d;
-	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19)))
-		return 0;
-	if (__get_cpuid_max(0, NULL) < 7)
-		return 0;
-	__cpuid_count(7, 0, a, b, c, d);
-	return (b >> 29) & 1;
-}
 
 /* -1 not asked yet, else whether the CPU's instructions are used (threads
  * that race to ask store the same answer). */
@@ -145,10 +129,10 @@ static _Atomic int use_cpu = -1;
 
 static void sha256_blocks(uint32_t h[8], const uint8_t *p, size_t n)
 {
-#ifdef KP_SHA256_X86
+#ifdef KP_MD64_X86
 	int u = use_cpu;
 	if (u < 0)
-		use_cpu = u = cpu_has_sha();
+		use_cpu = u = md64_cpu_has_sha();
 	if (u) {
 		sha256_blocks_ni(h, p, n);
 		return;
@@ -159,8 +143,8 @@ static void sha256_blocks(uint32_t h[8], const uint8_t *p, size_t n)
 
 bool kp_sha256_use_cpu(bool on)
 {
-#ifdef KP_SHA256_X86
-	use_cpu = on ? cpu_has_sha() : 0;
+#ifdef KP_MD64_X86
+	use_cpu = on ? md64_cpu_has_sha() : 0;
 	return use_cpu;
 #else
 	(void)on;
