@@ -7,6 +7,8 @@
 #ifndef KP_MD64_H
 #define KP_MD64_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -30,6 +32,34 @@ static inline int md64_cpu_has_sha(void)
 	return (b >> 29) & 1;
 }
 #endif
+
+/* Whether blocks go through the CPU's SHA instructions: *use_cpu is -1
+ * until asked, then the answer (threads that race to ask store the same
+ * one).  md64_use_cpu sets it (on: where the CPU has them) and returns it. */
+static inline int md64_cpu_wanted(_Atomic int *use_cpu)
+{
+#ifdef KP_MD64_X86
+	int u = *use_cpu;
+	if (u < 0)
+		*use_cpu = u = md64_cpu_has_sha();
+	return u;
+#else
+	(void)use_cpu;
+	return 0;
+#endif
+}
+
+static inline bool md64_use_cpu(_Atomic int *use_cpu, bool on)
+{
+#ifdef KP_MD64_X86
+	*use_cpu = on ? md64_cpu_has_sha() : 0;
+	return *use_cpu;
+#else
+	(void)on;
+	*use_cpu = 0;
+	return false;
+#endif
+}
 
 /* n whole blocks at p folded into the state h */
 typedef void md64_blocks_fn(uint32_t *h, const uint8_t *p, size_t n);

@@ -123,19 +123,13 @@ __attribute__((target("sha,sse4.1"))) static void sha1_blocks_ni(uint32_t h[5], 
 
 #endif
 
-#ifdef KP_MD64_X86
-/* -1 not asked yet, else whether the CPU's instructions are used (threads
- * that race to ask store the same answer). */
+/* -1 not asked yet, else whether the CPU's instructions are used */
 static _Atomic int use_cpu = -1;
-#endif
 
 static void sha1_blocks(uint32_t h[5], const uint8_t *p, size_t n)
 {
 #ifdef KP_MD64_X86
-	int u = use_cpu;
-	if (u < 0)
-		use_cpu = u = md64_cpu_has_sha();
-	if (u) {
+	if (md64_cpu_wanted(&use_cpu)) {
 		sha1_blocks_ni(h, p, n);
 		return;
 	}
@@ -145,13 +139,7 @@ static void sha1_blocks(uint32_t h[5], const uint8_t *p, size_t n)
 
 bool kp_sha1_use_cpu(bool on)
 {
-#ifdef KP_MD64_X86
-	use_cpu = on ? md64_cpu_has_sha() : 0;
-	return use_cpu;
-#else
-	(void)on;
-	return false;
-#endif
+	return md64_use_cpu(&use_cpu, on);
 }
 
 void kp_sha1_init(kp_sha1 *s)

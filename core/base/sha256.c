@@ -120,20 +120,15 @@ __attribute__((target("sha,sse4.1"))) static void sha256_blocks_ni(uint32_t h[8]
 	_mm_storeu_si128((__m128i *)(void *)&h[4], _mm_alignr_epi8(cdgh, t, 8));   /* HGFE */
 }
 #undef NI_GROUP
-
-
-/* -1 not asked yet, else whether the CPU's instructions are used (threads
- * that race to ask store the same answer). */
-static _Atomic int use_cpu = -1;
 #endif
+
+/* -1 not asked yet, else whether the CPU's instructions are used */
+static _Atomic int use_cpu = -1;
 
 static void sha256_blocks(uint32_t h[8], const uint8_t *p, size_t n)
 {
 #ifdef KP_MD64_X86
-	int u = use_cpu;
-	if (u < 0)
-		use_cpu = u = md64_cpu_has_sha();
-	if (u) {
+	if (md64_cpu_wanted(&use_cpu)) {
 		sha256_blocks_ni(h, p, n);
 		return;
 	}
@@ -143,13 +138,7 @@ static void sha256_blocks(uint32_t h[8], const uint8_t *p, size_t n)
 
 bool kp_sha256_use_cpu(bool on)
 {
-#ifdef KP_MD64_X86
-	use_cpu = on ? md64_cpu_has_sha() : 0;
-	return use_cpu;
-#else
-	(void)on;
-	return false;
-#endif
+	return md64_use_cpu(&use_cpu, on);
 }
 
 void kp_sha256_init(kp_sha256 *s)
