@@ -305,14 +305,8 @@ static void first_paint(const char *db, const char *what)
 
 #define RUNS 7
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* "min / median / max ms" of t[0..n) (sorted in place); the median */
-static double spread(double *t, int n, char *out, size_t size)
+static double spread_ms(double *t, int n, char *out, size_t size)
 {
 	qsort(t, (size_t)n, sizeof *t, cmp_double);
 	snprintf(out, size, "%.1f / %.1f / %.1f ms", t[0] * 1e3, t[n / 2] * 1e3, t[n - 1] * 1e3);
@@ -366,12 +360,12 @@ static void groups_paint(const char *db, const char *indent)
 		}
 	}
 	char a[64], b[64], c[64];
-	double mw = spread(with, RUNS, a, sizeof a), mo = spread(without, RUNS, b, sizeof b);
+	double mw = spread_ms(with, RUNS, a, sizeof a), mo = spread_ms(without, RUNS, b, sizeof b);
 	printf("%sgroups screen, first paint (%zu groups; min / median / max of %d):\n", indent, ng, RUNS);
 	printf("%s  with the trend columns:   %s\n", indent, a);
 	printf("%s  without (as before them): %s  (trends add %.1f ms)\n", indent, b, (mw - mo) * 1e3);
 	if (sqlite3_runs(db, q, peer)) {
-		double mp = spread(peer, RUNS, c, sizeof c);
+		double mp = spread_ms(peer, RUNS, c, sizeof c);
 		printf("%s  sqlite3 shell, the groups and their GROUP BY: %s = %.2fx (target < 1)\n", indent, c,
 		       mw / mp);
 	} else {
@@ -412,12 +406,12 @@ static void uuid_search(const char *db, const char *uuid, const char *indent)
 		kpi_close(&h);
 	}
 	char a[64], c[64];
-	double mo = spread(ours, RUNS, a, sizeof a);
+	double mo = spread_ms(ours, RUNS, a, sizeof a);
 	printf("%skext-UUID search, the TUI's first page of 200 and the total (%zu reports; min / median / max of %d):\n",
 	       indent, total, RUNS);
 	printf("%s  kpbrowse (open, count, page): %s\n", indent, a);
 	if (sqlite3_runs(db, q, peer)) {
-		double mp = spread(peer, RUNS, c, sizeof c);
+		double mp = spread_ms(peer, RUNS, c, sizeof c);
 		printf("%s  sqlite3 shell, the same count and page: %s = %.2fx (target < 1)\n", indent, c, mo / mp);
 	} else {
 		printf("%s  (no sqlite3 shell to compare)\n", indent);
