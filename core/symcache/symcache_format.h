@@ -57,6 +57,14 @@ static inline int64_t unzigzag(uint64_t z)
 	return (int64_t)(z >> 1) ^ -(int64_t)(z & 1);
 }
 
+/* base plus the zigzag delta z, modulo 2^64: a cache file is untrusted, so
+ * the sum may not overflow a signed type; the reader range-checks what it
+ * gets (a delta from a valid file gives the same bits either way). */
+static inline uint64_t add_zigzag(uint64_t base, uint64_t z)
+{
+	return base + (uint64_t)unzigzag(z);
+}
+
 /* The file's checksum, its H_SUM field read as zero; data holds at least
  * KP_SYMCACHE_HDR bytes.  Defined in symcache_read.c. */
 uint64_t kp__symcache_checksum(const unsigned char *data, size_t len);

@@ -323,7 +323,7 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 		return false;
 	uint32_t strs[KP__SYMCACHE_STRS];
 	for (uint64_t i = 0; i < nstrs; i++) {
-		uint64_t g = (uint64_t)((i ? (int64_t)strs[i - 1] : 0) + unzigzag(get(&r)));
+		uint64_t g = add_zigzag(i ? strs[i - 1] : 0, get(&r));
 		if (!r.ok || g == 0 || g >= c->strsize)
 			return false;
 		strs[i] = (uint32_t)g;
@@ -362,9 +362,9 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 		if (flags & R_FILE)
 			file = get(&r);
 		if (flags & R_LINE)
-			line = (uint64_t)((int64_t)line + unzigzag(get(&r)));
+			line = add_zigzag(line, get(&r));
 		if (flags & R_COL)
-			col = (uint64_t)((int64_t)col + unzigzag(get(&r)));
+			col = add_zigzag(col, get(&r));
 		if (flags & R_NODE)
 			node = get(&r);
 	}
@@ -381,8 +381,8 @@ bool kp__symcache_lookup(const kp_symcache *c, uint64_t addr, kp_symframe *frame
 		uint64_t v[5];
 		for (int k = 0; k < 5; k++)
 			v[k] = get(&nr);
-		v[2] = nline = (uint64_t)((int64_t)nline + unzigzag(v[2]));
-		v[3] = ncol = (uint64_t)((int64_t)ncol + unzigzag(v[3]));
+		v[2] = nline = add_zigzag(nline, v[2]);
+		v[3] = ncol = add_zigzag(ncol, v[3]);
 		/* parent (+1) names an earlier node, so chains end */
 		if (!nr.ok || v[0] > nstrs || v[1] > nstrs || v[2] > UINT32_MAX || v[3] > UINT32_MAX ||
 		    v[4] > i)
