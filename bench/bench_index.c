@@ -235,6 +235,22 @@ static bool timed_exit(pid_t pid, double t0, double *best)
 	return true;
 }
 
+/* The sqlite3 shell running q on db once, its output to /dev/null; -1
+ * when there is no sqlite3 or it fails. */
+static double sqlite3_once(const char *db, const char *q)
+{
+	double best = -1, t0 = now();
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execlp("sqlite3", "sqlite3", "-readonly", db, q, (char *)NULL);
+		_exit(127);
+	}
+	return timed_exit(pid, t0, &best) ? best : -1;
+}
+
 /* The sqlite3 shell (the peer) printing the TUI's first page (200 rows,
  * newest first, with their group counts) from db: a fresh process, as
  * launching kpbrowse is; best of reps, -1 when there is no sqlite3. */
@@ -244,17 +260,11 @@ static double sqlite3_first_page(const char *db, int reps)
 	                        "JOIN groups g ON g.id = r.group_id ORDER BY r.ts DESC, r.id DESC LIMIT 200";
 	double best = -1;
 	for (int i = 0; i < reps; i++) {
-		double t0 = now();
-		pid_t pid = fork();
-		if (pid == 0) {
-			int null = open("/dev/null", O_WRONLY);
-			dup2(null, 1);
-			dup2(null, 2);
-			execlp("sqlite3", "sqlite3", "-readonly", db, q, (char *)NULL);
-			_exit(127);
-		}
-		if (!timed_exit(pid, t0, &best))
+		double t = sqlite3_once(db, q);
+		if (t < 0)
 			return -1;
+		if (best < 0 || t < best)
+			best = t;
 	}
 	return best;
 }
@@ -313,21 +323,6 @@ static double spread_ms(double *t, int n, char *out, size_t size)
 	return t[n / 2];
 }
 
-/* The sqlite3 shell running q on db once, its output to /dev/null; -1
- * when there is no sqlite3 or it fails. */
-static double sqlite3_once(const char *db, const char *q)
-{
-	double best = -1, t0 = now();
-	pid_t pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 1);
-		dup2(null, 2);
-		execlp("sqlite3", "sqlite3", "-readonly", db, q, (char *)NULL);
-		_exit(127);
-	}
-	return timed_exit(pid, t0, &best) ? best : -1;
-}
 
 /* the shell's runs of q into t; false without a shell */
 static bool sqlite3_runs(const char *db, const char *q, double *t)
