@@ -25,7 +25,7 @@
 
 typedef struct kpi_db kpi_db;
 
-#define KPI_SCHEMA_VERSION 12
+#define KPI_SCHEMA_VERSION 13
 
 enum {
 	KPI_OPEN_CREATE = 1,   /* create the file (and its folder) when missing */

@@ -172,16 +172,15 @@ kp_status kpi__pg_list_group_counts(kpi_db *h, kpi_group_fn fn, void *ctx, kp_er
 	return list_groups(h, false, fn, ctx, err);
 }
 
-/* Summed by the server (a hash aggregate: one row per group, day and OS
- * version, far fewer rows to send than reports); the day is floor(ts /
- * 86400) as the sqlite store's, in bigint arithmetic (a numeric division
- * per row tripled the query). */
+/* The counts per group, day and OS version that schema 13's triggers
+ * keep (kpbrowse.group_days: a few hundred rows where the reports are
+ * tens of thousands; the day floor(ts / 86400) as the sqlite store's);
+ * an OS version of NULL is kept as '' with no_os. */
 kp_status kpi__pg_trend_rows(kpi_db *h, kpi__trend_fn fn, void *ctx, kp_error *err)
 {
 	PGresult *r = kpi__pg_run(PG(h),
-	                          "SELECT group_id, CASE WHEN ts >= 0 THEN ts / 86400 WHEN ts = " KPI__UNDATED_SQL
-	                          " THEN ts ELSE (ts - 86399) / 86400 END AS day, os_version, count(*) "
-	                          "FROM kpbrowse.reports GROUP BY 1, 2, 3",
+	                          "SELECT group_id, day, CASE WHEN NOT no_os THEN os_version END, n "
+	                          "FROM kpbrowse.group_days WHERE n > 0",
 	                          NULL, PGRES_TUPLES_OK, err, "reading the groups' trends");
 	if (!r)
 		return KP_ERR_DB;

@@ -72,7 +72,7 @@ check "$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[
 "$kp" show --db "$tmp/v1.db" --no-symbols @2 >"$tmp/out"
 check_grep "vm_page_check_sanity" "$tmp/out" "v1 index: show @2 from the moved archive"
 if command -v sqlite3 >/dev/null; then
-	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 12 "v1 index: now at schema 12 (hosts, kinds, last parts, group hosts, loaded kexts, text without them, image sets, SHA-256 content hashes, cause classes)"
+	check "$(sqlite3 "$tmp/v1.db" 'PRAGMA user_version')" = 13 "v1 index: now at schema 13 (hosts, kinds, last parts, group hosts, loaded kexts, text without them, image sets, SHA-256 content hashes, cause classes; 13 is the PostgreSQL store's)"
 	check "$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM group_hosts"):$(sqlite3 "$tmp/v1.db" "SELECT count(*) FROM groups g
 		WHERE hosts <> (SELECT count(DISTINCT coalesce(host_key, host, '')) FROM reports WHERE group_id = g.id)")" = "3:0" \
 		"v1 index: each group's hosts kept as rows (schema 7), as many as a recount"

@@ -234,7 +234,7 @@ print("from=%s days=%s first=%s last=%s builds=%s new=%s regressed=%s newbuild=%
 			DROP TABLE kext_set_members; DROP TABLE kext_sets; DROP TABLE kexts; PRAGMA user_version = 7;"
 		"$K" search --db "$T/v7.sqlite3" --json --kext com.apple.iokit.IONVMeFamily >"$T/nv7.json"
 		check '[ $? -eq 0 ] && cmp -s "$T/nv.json" "$T/nv7.json"' "a schema 7 index: the same rows once opened (migrated, filled from the archives)"
-		check '[ "$(sqlite3 "$T/v7.sqlite3" "PRAGMA user_version")" = 12 ]' "  now at schema 12"
+		check '[ "$(sqlite3 "$T/v7.sqlite3" "PRAGMA user_version")" = 13 ]' "  now at schema 13"
 	else
 		skip "sqlite3 CLI absent"
 		skip "sqlite3 CLI absent"
@@ -258,7 +258,7 @@ print("from=%s days=%s first=%s last=%s builds=%s new=%s regressed=%s newbuild=%
 		"$K" list --db "$T/real.sqlite3" --json >"$T/c11.json"
 		"$K" list --db "$T/v10.sqlite3" --json >"$T/c10.json"
 		check 'cmp -s "$T/c11.json" "$T/c10.json" && [ "$(grep -c "\"class\":[[:space:]]*\"[a-z-]*\"" "$T/c10.json")" -ge 23 ] &&
-			[ "$(sqlite3 "$T/v10.sqlite3" "PRAGMA user_version")" = 12 ]' \
+			[ "$(sqlite3 "$T/v10.sqlite3" "PRAGMA user_version")" = 13 ]' \
 			"a schema 11 index: once opened (migrated, filled from the archives) every row has the class a fresh index has"
 	else
 		n=$((n + 1)); echo "ok $n - # SKIP sqlite3 CLI absent"
@@ -286,9 +286,9 @@ print("from=%s days=%s first=%s last=%s builds=%s new=%s regressed=%s newbuild=%
 		"$K" search --db "$T/v8.sqlite3" --json Stackshot Succeeded >"$T/ss8.json"
 		check '[ "$(has_file "$T/af8.json" $m1)" = 0 ] && cmp -s "$T/ss.json" "$T/ss8.json"' \
 			"  once opened (migrated): the kext is not text, the text search is a fresh index's"
-		check '[ "$(sqlite3 "$T/v8.sqlite3" "PRAGMA user_version")" = 12 ] &&
+		check '[ "$(sqlite3 "$T/v8.sqlite3" "PRAGMA user_version")" = 13 ] &&
 			sqlite3 "$T/v8.sqlite3" ".read $KP_TESTS_DIR/data/index-undo-v12.sql" ".read $KP_TESTS_DIR/data/index-undo-v10.sql" "INSERT INTO panic_fts(panic_fts, rank) VALUES ('\''integrity-check'\'', 0)"' \
-			"  now at schema 12, its text search whole (FTS5 integrity-check)"
+			"  now at schema 13, its text search whole (FTS5 integrity-check)"
 		"$K" search --db "$T/v8.sqlite3" --json panic >"$T/p8.json"
 		"$K" search --db "$T/real.sqlite3" --json panic >"$T/p9.json"
 		check 'cmp -s "$T/p8.json" "$T/p9.json" && [ "$(count "\"id\":" "$T/p9.json")" -ge 10 ]' \

@@ -27,6 +27,17 @@ fi
 S=$PGHOST
 pgq() { psql -X -A -t -q -v ON_ERROR_STOP=1 -d "$1" -c "$2"; }
 export KPBROWSE_HOST=lab-mac-00
+# days_off DB: schema 13's counts the trends read (group_days, kept by
+# triggers) against the reports' own GROUP BY: rows either side that the
+# other lacks (0 when they agree)
+days_off() {
+	pgq "$1" "SELECT count(*) FROM ((SELECT group_id, CASE WHEN ts >= 0 THEN ts / 86400 WHEN ts = -4611686018427387904
+		THEN ts ELSE (ts - 86399) / 86400 END AS day, os_version, count(*) AS n FROM kpbrowse.reports GROUP BY 1, 2, 3)
+		EXCEPT ALL (SELECT group_id, day, CASE WHEN NOT no_os THEN os_version END, n FROM kpbrowse.group_days WHERE n > 0)
+		UNION ALL ((SELECT group_id, day, CASE WHEN NOT no_os THEN os_version END, n FROM kpbrowse.group_days WHERE n > 0)
+		EXCEPT ALL (SELECT group_id, CASE WHEN ts >= 0 THEN ts / 86400 WHEN ts = -4611686018427387904 THEN ts
+		ELSE (ts - 86399) / 86400 END, os_version, count(*) FROM kpbrowse.reports GROUP BY 1, 2, 3))) d"
+}
 
 # ---- the index suites, one body, this backend ----
 pg_createdb store
@@ -51,7 +62,7 @@ check_grep "kpbrowse db init" "$T/err" "  and the error says to run db init"
 check "$?" = 0 "db init"
 "$K" db init --db "$P" >/dev/null
 check "$?" = 0 "db init again: nothing to do"
-check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 12 "schema version 12"
+check "$(pgq cli "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 13 "schema version 13"
 SQ="$T/index.sqlite3"
 "$K" index --db "$SQ" "$C" >/dev/null
 "$K" index --db "$P" --json "$C" >"$T/push.json"
@@ -199,7 +210,9 @@ pgq kinds "$drop_v8 DROP INDEX kpbrowse.reports_zone; ALTER TABLE kpbrowse.repor
 check "$?" = 2 "a schema 3 server: list asks for db init (exit 2)"
 "$K" db init --db "$KP" >/dev/null
 check "$?" = 0 "  db init migrates it"
-check "$(pgq kinds "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 12 "  to schema 12"
+check "$(pgq kinds "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'")" = 13 "  to schema 13"
+check "$(days_off kinds):$(pgq kinds "SELECT (SELECT sum(n) FROM kpbrowse.group_days) = (SELECT count(*) FROM kpbrowse.reports)")" \
+	= "0:t" "  the groups' day counts (schema 13) made from its reports"
 "$K" list --db "$KP" --json >"$T/kinds3.json"
 check "$(cmp -s "$T/kinds4.json" "$T/kinds3.json" && echo same)" = same "  its rows: kinds, zones and order as before"
 same_kinds "migrated: list --groups --json" list --groups --json
@@ -213,8 +226,8 @@ check "$?" = 2 "a schema 4 index: exit 2"
 check_grep "older than this kpbrowse" "$T/err" "  it needs db init"
 "$K" db init --db "host=$S dbname=older" >/dev/null
 check "$?" = 0 "  db init migrates it"
-check "$(pgq older "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq older "SELECT count(*) FROM pg_indexes WHERE indexname IN ('images_uuid_report', 'images_last')")" = "12:2" \
-	"  to schema 12, with the covering UUID index and kexts' last parts indexed"
+check "$(pgq older "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq older "SELECT count(*) FROM pg_indexes WHERE indexname IN ('images_uuid_report', 'images_last')")" = "13:2" \
+	"  to schema 13, with the covering UUID index and kexts' last parts indexed"
 check "$(pgq older "SET enable_seqscan = off; EXPLAIN SELECT i.report_id FROM kpbrowse.images i WHERE i.name <> ''
 	AND lower(substr(i.name, length(rtrim(i.name, replace(i.name, '.', ''))) + 1)) = lower('x') AND i.live" |
 	grep -c images_last)" = 1 "  a last-part match can read that index"
@@ -249,8 +262,8 @@ check "$(pgq sha "SELECT count(*) FROM kpbrowse.reports WHERE length(content_has
 "$K" db init --db "$H" >/dev/null
 check "$?" = 0 "  db init migrates it"
 check "$(pgq sha "SELECT value FROM kpbrowse.meta WHERE key = 'schema_version'"):$(pgq sha "SELECT count(*) FROM kpbrowse.reports"):$(pgq sha "SELECT count(*) FROM kpbrowse.reports WHERE length(content_hash) = 64"):$(pgq sha "SELECT length(content_hash) FROM kpbrowse.reports WHERE id = $c_id"):$(pgq sha "SELECT value FROM kpbrowse.meta WHERE key = 'sha1_hashes_left'")" \
-	= "12:$n_sha:$((n_sha - 1)):40:1" \
-	"  to schema 12 (11: SHA-256): every report kept, SHA-256 from archives and from b's file; c, whose bytes are gone, keeps its SHA-1, counted"
+	= "13:$n_sha:$((n_sha - 1)):40:1" \
+	"  to schema 13 (11: SHA-256): every report kept, SHA-256 from archives and from b's file; c, whose bytes are gone, keeps its SHA-1, counted"
 check "$(python3 - "$Z" <<'PY' | pgq sha "$(cat)"
 import hashlib, os, sys
 hs = ["'%s'" % hashlib.sha256(open(os.path.join(d, n), "rb").read()).hexdigest()
@@ -315,6 +328,21 @@ check "$(pgq conc "SELECT count(*) FROM kpbrowse.groups g WHERE count <> (SELECT
 	"every group's report and host counts are exact"
 check "$(pgq conc "SELECT count(*) FROM (SELECT report_id FROM kpbrowse.images GROUP BY report_id, rank, uuid_hex, name HAVING count(*) > 1) d")" = 0 "no image twice"
 check "$(pgq conc "SELECT count(DISTINCT report_id) FROM kpbrowse.paths")" = 240 "every report has its paths"
+check "$(days_off conc):$(pgq conc "SELECT sum(n) FROM kpbrowse.group_days")" = "0:240" \
+	"the groups' day counts (schema 13) after 8 concurrent pushers: the reports' own, 240 in all"
+# moved (another group, day and OS version; no OS version), deleted: as the owner may
+pgq conc "UPDATE kpbrowse.reports SET group_id = (SELECT max(group_id) FROM kpbrowse.reports), ts = ts - 86400 * 400,
+	os_version = NULL WHERE id IN (SELECT id FROM kpbrowse.reports ORDER BY id LIMIT 7);
+	UPDATE kpbrowse.reports SET ts = -4611686018427387904 WHERE id = (SELECT max(id) FROM kpbrowse.reports);
+	UPDATE kpbrowse.reports SET headline = 'x' WHERE id = (SELECT max(id) - 1 FROM kpbrowse.reports);
+	CREATE TEMP TABLE gone AS SELECT id FROM kpbrowse.reports ORDER BY id DESC OFFSET 2 LIMIT 3;
+	DELETE FROM kpbrowse.panic_text WHERE report_id IN (SELECT id FROM gone);
+	DELETE FROM kpbrowse.archives WHERE report_id IN (SELECT id FROM gone);
+	DELETE FROM kpbrowse.paths WHERE report_id IN (SELECT id FROM gone);
+	DELETE FROM kpbrowse.images WHERE report_id IN (SELECT id FROM gone);
+	DELETE FROM kpbrowse.reports WHERE id IN (SELECT id FROM gone)" >/dev/null
+check "$(days_off conc):$(pgq conc "SELECT sum(n) FROM kpbrowse.group_days"):$(pgq conc "SELECT sum(n) FROM kpbrowse.group_days WHERE no_os")" \
+	= "0:237:7" "  and after 7 reports moved (group, day, no OS version), one made undated, 3 deleted"
 
 # ---- kill -9 of a pusher mid-transaction, then a rerun completes ----
 consistent() { # every report whole: archive, text, a path; counts exact

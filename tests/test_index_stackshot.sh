@@ -128,7 +128,7 @@ if command -v sqlite3 >/dev/null; then
 		PRAGMA user_version = 3;"
 	"$kp" list --db "$tmp/v3.db" --json >"$tmp/v3.json"
 	check "$?" = 0 "a schema 3 index opens (migrated)"
-	check "$(sqlite3 "$tmp/v3.db" 'PRAGMA user_version')" = 12 "  now at schema 12"
+	check "$(sqlite3 "$tmp/v3.db" 'PRAGMA user_version')" = 13 "  now at schema 13"
 	python3 - "$tmp/list.json" "$tmp/v3.json" >"$tmp/py" 2>&1 <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
