@@ -17,7 +17,8 @@
  * INSERT ... ON CONFLICT DO NOTHING followed, when nothing was inserted, by
  * a SELECT in a new statement (READ COMMITTED: it sees the row the other
  * writer committed while we waited on its unique key).  A transaction
- * takes its locks in one order (group key, report keys, path, group row),
+ * takes its locks in one order (group key, report keys, the count of its
+ * group, day and OS version (schema 13's trigger), path, group row),
  * so pushers cannot deadlock.  Group counts are kept by report_add
  * (count, first and last seen, and distinct hosts through group_hosts);
  * re-signing recounts.  A push writes only through the schema's own
