@@ -8,7 +8,8 @@
  * "all frames" column).  Each run a fresh kp_symbols, the cache folder
  * the caller's (KPBROWSE_CACHE_DIR).  Prints one line:
  *   frames named open_ms(min med max) all_ms(min med max) cpu_ms(min med max)
- * open: to the first frame named (find, open, first name); all: every frame, the
+ * open: to the first frame named (finding and opening the kernelcache
+ * and the entry that frame is in); all: every frame, the
  * open included; cpu: the process's CPU time (user + system, every
  * thread) over the same span.  Asserts nothing. */
 #include "kp_report.h"

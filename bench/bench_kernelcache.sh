@@ -8,7 +8,12 @@
 # share of frames named and the share named right (the same function as the
 # dSYM says, inlined frames' outermost function), the time to name every
 # frame (show --json, whole process) and the cold first answer of one
-# frame.  ipsw, the one peer, is a Go program this machine cannot build
+# frame; then issue 35 item 2's figure, every frame named in process
+# (bench_kcnames), beside llvm-symbolizer-19 on the same addresses.
+# KP_BENCH_KERNEL=FILE: an arm64 kernel of a real kernel's size in the
+# fixture kernel's place (bench_signatures.sh's, kept with KP_BENCH_WORK:
+# 40,000 functions, 33 MB), for the in-process figure only (it has no
+# dSYM to score names against).  ipsw, the one peer, is a Go program this machine cannot build
 # (no Go toolchain or module proxy here): its column says so.  Asserts
 # nothing.
 set -eu
@@ -23,19 +28,26 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/kpbrowse-bench-kc.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export KPBROWSE_CACHE_DIR="$work/cache"
 unset KPBROWSE_DSYM_PATH
-python3 "$fix/make_kernelcache.py" "$work/kc" "$fix/bin" arm64
+bin=$fix/bin
+if [ -n "${KP_BENCH_KERNEL:-}" ]; then
+	bin=$work/bin
+	mkdir "$bin"
+	cp "$KP_BENCH_KERNEL" "$bin/fakekernel.arm64"
+	cp "$fix/bin/fakekext.arm64" "$bin/"
+fi
+python3 "$fix/make_kernelcache.py" "$work/kc" "$bin" arm64
 cp "$work/kc/kernelcache.stripped" "$work/kc/kernelcache.mapped"
 nm=$(command -v llvm-nm-19 || command -v llvm-nm || echo /usr/lib/llvm-19/bin/llvm-nm)
 od=$(command -v llvm-objdump-19 || command -v llvm-objdump || echo /usr/lib/llvm-19/bin/llvm-objdump)
 # a map naming every other kernel function, as a partial signature run would
-"$nm" -n --defined-only "$fix/bin/fakekernel.arm64" | python3 -c '
+"$nm" -n --defined-only "$bin/fakekernel.arm64" | python3 -c '
 import json, sys
 names = [l.split() for l in sys.stdin if int(l.split()[0], 16) >= 0xc000]
 json.dump({str(int(a, 16)): n.lstrip("_") for i, (a, _, n) in enumerate(names) if i % 2 == 0},
           open(sys.argv[1], "w"))' "$work/kc/kernelcache.mapped.symbols.json"
 # signature files made from the unstripped binaries, as symbolicator makes
 # them from a KDK (bench/gen_signatures.py), for the Darwin 25 of the report
-python3 "$here/gen_signatures.py" "$nm" "$fix/bin/fakekernel.arm64" com.apple.kernel \
+python3 "$here/gen_signatures.py" "$nm" "$bin/fakekernel.arm64" com.apple.kernel \
 	"$work/sigs/kernel/25/xnu.json"
 python3 "$here/gen_signatures.py" "$nm" "$fix/bin/fakekext.arm64" com.kpbrowse.FakeDriver \
 	"$work/sigs/kernel/25/kexts/FakeDriver.json"
@@ -43,21 +55,24 @@ python3 "$here/gen_signatures.py" "$nm" "$fix/bin/fakekext.arm64" com.kpbrowse.F
 # the same frames as "BINARY ADDRESS" lines for llvm-symbolizer (each
 # return address stepped back 4 bytes, as kpbrowse looks it up)
 mkdir "$work/peer"
-cp "$fix/bin/fakekernel.arm64" "$fix/bin/fakekext.arm64" "$work/peer/"
+"$od" --macho --function-starts "$bin/fakekernel.arm64" | tail -n +2 >"$work/kstarts"
+"$od" --macho --function-starts "$bin/fakekext.arm64" | tail -n +2 >"$work/xstarts"
+cp "$bin/fakekernel.arm64" "$bin/fakekext.arm64" "$work/peer/"
 python3 - "$fix/reports/panic-full-2026-11-20-101500.0001.ips" "$work/stack.ips" \
-	"$("$od" --macho --function-starts "$fix/bin/fakekernel.arm64" | tail -n +2 | tr '\n' ' ')" \
-	"$("$od" --macho --function-starts "$fix/bin/fakekext.arm64" | tail -n +2 | tr '\n' ' ')" \
-	"$work/addrs.txt" "$work/peer" <<'EOF'
+	"$work/kstarts" "$work/xstarts" "$work/addrs.txt" "$work/peer" \
+	"$("$od" --macho --private-headers "$bin/fakekernel.arm64" | awk '/segname __TEXT_EXEC/ { getline; print $2; exit }')" \
+	"$("$od" --macho --private-headers "$bin/fakekernel.arm64" | awk '$1 == "uuid" { print $2; exit }')" <<'EOF'
 import json, random, sys
-src, out, kstarts, xstarts, addrs, peer = sys.argv[1:7]
+src, out, kstarts, xstarts, addrs, peer, ktext, kuuid = sys.argv[1:9]
 lines = []
 t = open(src).read()
 head, _, body = t.partition("\n")
 d = json.loads(body)
 random.seed(22)
-ks = [int(x, 16) for x in kstarts.split()]
-xs = [int(x, 16) for x in xstarts.split()]
-k_base, x_base = 0xc000, 0xc000        # __TEXT_EXEC vmaddr of each binary
+ks = [int(x, 16) for x in open(kstarts).read().split()]
+xs = [int(x, 16) for x in open(xstarts).read().split()]
+k_base, x_base = int(ktext, 16), 0xc000   # __TEXT_EXEC vmaddr of each binary
+d["binaryImages"][0][0] = kuuid.lower()  # the kernel's (KP_BENCH_KERNEL's own)
 threads = {}
 for i in range(3000):
     frames = []
@@ -91,6 +106,7 @@ def walk(x):
 walk(d)
 EOF
 }
+if [ -z "${KP_BENCH_KERNEL:-}" ]; then
 "$kp" show --json --dsym "$fix/bin" "$work/stack.ips" >"$work/truth.json" 2>/dev/null
 names "$work/truth.json" >"$work/truth.txt"
 total=$(wc -l <"$work/truth.txt" | tr -d ' ')
@@ -134,6 +150,12 @@ whole_starts=$all
 extra="--signatures $work/sigs"
 row "stripped + signatures" "$work/kc/kernelcache.stripped"
 extra=""
+else
+	printf 'kernel: %s (%s functions); its stackshot only, no dSYM to score names against\n' \
+		"$KP_BENCH_KERNEL" "$(wc -l <"$work/kstarts" | tr -d ' ')"
+	whole_symtab=$(rm -rf "$KPBROWSE_CACHE_DIR"; "$t" -n 3 "$kp" show --json --dsym "$work/kc/kernelcache" "$work/stack.ips" | cut -d' ' -f1)
+	whole_starts=$(rm -rf "$KPBROWSE_CACHE_DIR"; "$t" -n 3 "$kp" show --json --dsym "$work/kc/kernelcache.stripped" "$work/stack.ips" | cut -d' ' -f1)
+fi
 
 # Issue 35 item 2: the time from the kernelcache being opened to every
 # frame named, in process (bench_kcnames), beside the whole process and
@@ -148,7 +170,7 @@ printf 'every frame named in process (issue 35 item 2, target < 500 ms): min / m
 printf 'load average %s
 ' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*average[s]*: //')"
 printf '%-34s %22s %22s %22s %12s
-' source "open (first named)" "open to all named" "CPU, same span" "whole process"
+' source "first frame named" "open to all named" "CPU, same span" "whole process"
 inproc() { # label path whole-process-median
 	rm -rf "$KPBROWSE_CACHE_DIR"
 	# shellcheck disable=SC2046
