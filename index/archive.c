@@ -1,128 +1,100 @@
 /* archive.c: the archive format, one home for both directions (archive.h):
- * a report's original bytes zlib-compressed for the store, and checked
- * against the stored size and hash on the way back.  Packing may run on
+ * a report's original bytes zstd-compressed for the store (zlib-compressed
+ * before: both read back), and checked against the stored size and hash
+ * on the way back.  Packing may run on
  * the scanner's workers: nothing here is shared between threads (each
  * packs with a compressor of its own). */
 #include "archive.h"
 #include "kp_sha1.h"
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#ifdef KP_HAVE_LIBDEFLATE
-#include "kp_dl.h"
-#include <libdeflate.h>
-#include <pthread.h>
-#include <stdbool.h>
-#endif
+#include <zstd.h>
 
-/* Level 1: the archive is a cold copy, read back only for export,
- * --resign and show @ID.  zlib's level 1 is 1.6x level 6's speed for
- * archives a fifth larger (0.19 of the reports against 0.15).  Where
- * libdeflate loads (a build with its headers, KP_LIBDEFLATE, and the
- * library on this machine), its level 1 writes the same format (a zlib
- * stream: zlib reads it back, and kpbrowse without it too) 2.4x as fast as
- * zlib's and smaller (0.17), the largest share of a cold index's work
- * otherwise (issue 25).  Without it archives are packed by zlib. */
-static void *zlib_pack(const char *data, size_t len, size_t *zlen)
+/* zstd level 1: the archive is a cold copy, read back only for export,
+ * --resign, show @ID and superseding.  On the bench's reports it packs
+ * 1.8x as fast as libdeflate's level 1 (which packed them before, in the
+ * zlib format) to 0.15 of their size against 0.17: packing was a fifth of
+ * a cold scan's CPU (issue 35).  Archives written before are zlib streams
+ * and stay so: unpack tells the two apart by their first bytes. */
+#define PACK_LEVEL 1
+
+/* One compression context per thread, kept until the thread ends: making
+ * one sets up tables of its own, as much work as packing a small report. */
+static pthread_key_t cctx_key;
+static pthread_once_t cctx_once = PTHREAD_ONCE_INIT;
+static bool cctx_key_ok;
+
+static void cctx_free(void *c)
 {
-	uLongf n = compressBound((uLong)len);
-	Bytef *z = malloc(n);
-	if (!z || compress2(z, &n, (const Bytef *)data, (uLong)len, 1) != Z_OK) {
-		free(z);
-		return NULL;
-	}
-	*zlen = (size_t)n;
-	return z;
+	ZSTD_freeCCtx(c);
 }
 
-#ifdef KP_HAVE_LIBDEFLATE
-/* libdeflate is not linked: loaded on the first pack, so that a run that
- * never indexes never maps it. */
-#define DEFLATE_FUNCS(X) \
-	X(libdeflate_alloc_compressor) X(libdeflate_free_compressor) \
-	X(libdeflate_zlib_compress_bound) X(libdeflate_zlib_compress)
-#define DEFLATE_MEMBER(f) __typeof__(f) *f;
-static struct { DEFLATE_FUNCS(DEFLATE_MEMBER) } D;
-#undef DEFLATE_MEMBER
-#define DEFLATE_ENTRY(f) {#f, (void **)&D.f},
-static const kp_dl_sym deflate_syms[] = {DEFLATE_FUNCS(DEFLATE_ENTRY)};
-#undef DEFLATE_ENTRY
-
-/* The library the build found (KP_LIBDEFLATE_PATH), then its run-time name. */
-static const char *const deflate_names[] = {
-#ifdef KP_LIBDEFLATE_PATH
-	KP_LIBDEFLATE_PATH,
-#endif
-#ifdef __APPLE__
-	"libdeflate.0.dylib", "libdeflate.dylib",
-#else
-	"libdeflate.so.0",
-#endif
-};
-
-static kp_dl_lib libdeflate = KP_DL_LIB("libdeflate", "KPBROWSE_LIBDEFLATE", deflate_names, deflate_syms,
-	NULL, NULL);
-
-/* One compressor per thread, kept until the thread ends: making one sets
- * up tables of its own, as much work as packing a small report (4% of a
- * cold scan of small reports, one per report). */
-static pthread_key_t compressor_key;
-static pthread_once_t compressor_once = PTHREAD_ONCE_INIT;
-static bool compressor_key_ok;
-
-static void compressor_free(void *c)
+static void cctx_key_make(void)
 {
-	D.libdeflate_free_compressor(c);
+	cctx_key_ok = pthread_key_create(&cctx_key, cctx_free) == 0;
 }
 
-static void compressor_key_make(void)
+/* This thread's context (NULL when out of memory); *own: the caller frees
+ * it (no key to keep it under). */
+static ZSTD_CCtx *cctx(bool *own)
 {
-	compressor_key_ok = pthread_key_create(&compressor_key, compressor_free) == 0;
-}
-
-/* This thread's compressor (NULL when out of memory); *own: the caller
- * frees it (no key to keep it under). */
-static struct libdeflate_compressor *compressor(bool *own)
-{
-	pthread_once(&compressor_once, compressor_key_make);
-	struct libdeflate_compressor *c = compressor_key_ok ? pthread_getspecific(compressor_key) : NULL;
+	pthread_once(&cctx_once, cctx_key_make);
+	ZSTD_CCtx *c = cctx_key_ok ? pthread_getspecific(cctx_key) : NULL;
 	*own = false;
 	if (c)
 		return c;
-	if (!(c = D.libdeflate_alloc_compressor(1)))
+	if (!(c = ZSTD_createCCtx()))
 		return NULL;
-	*own = !compressor_key_ok || pthread_setspecific(compressor_key, c) != 0;
+	*own = !cctx_key_ok || pthread_setspecific(cctx_key, c) != 0;
 	return c;
 }
 
 void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
 {
-	if (!kp_dl_load(&libdeflate, NULL))
-		return zlib_pack(data, len, zlen);
 	bool own;
-	struct libdeflate_compressor *c = compressor(&own);
+	ZSTD_CCtx *c = cctx(&own);
 	if (!c)
 		return NULL;
-	size_t n = D.libdeflate_zlib_compress_bound(c, len);
-	void *z = malloc(n ? n : 1);
-	n = z ? D.libdeflate_zlib_compress(c, data, len, z, n) : 0;
+	size_t n = ZSTD_compressBound(len);
+	void *z = malloc(n);
+	/* the frame records the size: a reader can tell a cut archive */
+	n = z ? ZSTD_compressCCtx(c, z, n, data, len, PACK_LEVEL) : 0;
 	if (own)
-		D.libdeflate_free_compressor(c);
-	if (!n) { /* only when out of memory: the bound always fits */
+		ZSTD_freeCCtx(c);
+	if (!z || ZSTD_isError(n)) { /* only when out of memory: the bound always fits */
 		free(z);
 		return NULL;
 	}
 	*zlen = n;
 	return z;
 }
-#else
-void *kpi__archive_pack(const char *data, size_t len, size_t *zlen)
+
+/* Whether z is a zstd frame (magic 28 B5 2F FD); anything else is taken
+ * for a zlib stream (0x78 ..., every archive before zstd). */
+static bool is_zstd(const void *z, size_t zlen)
 {
-	return zlib_pack(data, len, zlen);
+	static const unsigned char magic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+	return zlen >= 4 && memcmp(z, magic, 4) == 0;
 }
-#endif
+
+/* z unpacked into buf (size bytes exactly); false when it is damaged or
+ * unpacks to any other size. */
+static bool unpack_into(const kpi__archive *a, char *buf, size_t size)
+{
+	if (is_zstd(a->z, a->zlen)) {
+		/* one frame or more, all of it: a frame cut short or trailing
+		 * bytes are errors, a longer content does not fit */
+		size_t n = ZSTD_decompress(buf, size, a->z, a->zlen);
+		return !ZSTD_isError(n) && n == size;
+	}
+	uLongf out = (uLongf)size;
+	return uncompress((Bytef *)buf, &out, a->z, (uLong)a->zlen) == Z_OK && out == (uLongf)size;
+}
 
 char *kpi__archive_unpack(const kpi__archive *a, const char *what, size_t *len, kp_error *err)
 {
@@ -132,26 +104,26 @@ char *kpi__archive_unpack(const kpi__archive *a, const char *what, size_t *len, 
 		             (long long)a->size);
 		return NULL;
 	}
-	char *buf = malloc((size_t)a->size + 1);
+	size_t size = (size_t)a->size;
+	char *buf = malloc(size + 1);
 	if (!buf) {
 		kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 		return NULL;
 	}
-	uLongf out = (uLongf)a->size;
-	int zr = uncompress((Bytef *)buf, &out, a->z, (uLong)a->zlen);
+	bool ok = unpack_into(a, buf, size);
 	/* a SHA-256, or the SHA-1 of an index before schema 11 (kpi_store.h) */
 	char got[KP_SHA256_HEX] = "";
-	if (zr == Z_OK && strlen(a->hash) == 40)
-		kp_sha1_hex(buf, (size_t)out, got);
-	else if (zr == Z_OK)
-		KPI__CONTENT_HASH(buf, (size_t)out, got);
-	if (zr != Z_OK || out != (uLongf)a->size || strcmp(got, a->hash) != 0) {
+	if (ok && strlen(a->hash) == 40)
+		kp_sha1_hex(buf, size, got);
+	else if (ok)
+		KPI__CONTENT_HASH(buf, size, got);
+	if (!ok || strcmp(got, a->hash) != 0) {
 		free(buf);
 		kp_error_set(err, KP_ERR_DB, 0, -1, "the archive of %s is damaged", what);
 		return NULL;
 	}
-	buf[a->size] = '\0';
-	*len = (size_t)a->size;
+	buf[size] = '\0';
+	*len = size;
 	return buf;
 }
 

@@ -1,14 +1,16 @@
 /* archive.h: private to index/: the archive format, one home for both
- * directions: a report's original bytes zlib-compressed (storing them is the
- * store's business: kpi__store_ops archive_add, archive_get).
+ * directions: a report's original bytes as one zstd frame (indexes written
+ * before hold zlib streams: both are read, told apart by their first
+ * bytes, in either store; storing them is the store's business:
+ * kpi__store_ops archive_add, archive_get).
  * Ownership: what these return is malloc'd and the caller's to free. */
 #ifndef KPI_ARCHIVE_H
 #define KPI_ARCHIVE_H
 
 #include "kpi_store.h"
 
-/* The compressed form of data (malloc'd, *zlen bytes), or NULL when out of
- * memory. */
+/* The compressed form of data (malloc'd, *zlen bytes: a zstd frame that
+ * records len), or NULL when out of memory.  Any thread. */
 void *kpi__archive_pack(const char *data, size_t len, size_t *zlen);
 
 /* The original bytes of report id from its archive (malloc'd,

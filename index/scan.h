@@ -80,6 +80,7 @@ typedef struct kpi__prep {
 	char key[64];             /* the host key, "" when none */
 	kpi__image *kexts;        /* the loaded kext set's members (names borrowed from r) */
 	kpi__kext_set kset;       /* over kexts */
+	kpi__facts facts;         /* kpi__report_facts' (strings borrowed from r or static) */
 } kpi__prep;
 
 /* A prep for path (lst: its lstat), nothing done yet; NULL when out of memory. */

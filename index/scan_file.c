@@ -333,7 +333,7 @@ void kpi__report_facts(const kp_report *r, kpi__facts *out)
 }
 
 /* The parts of p's record that need no store: signature (when p->sign),
- * archive, images, search text, host key. */
+ * archive, images, search text, host key, facts. */
 static void record_parts(kpi__prep *p)
 {
 	const kp_report *r = p->r;
@@ -355,6 +355,7 @@ static void record_parts(kpi__prep *p)
 		return;
 	}
 	host_key(r, p->data, p->len, p->key);
+	kpi__report_facts(r, &p->facts);
 }
 
 /* What p's report is stored as (*nr borrows from p and s): its parts, made
@@ -379,8 +380,7 @@ static kp_status record_make(scan *s, kpi__prep *p, bool no_incident, kpi__new_r
 	kp_status rs = kpi__scan_group_for(db, &p->sig, false, &gid, s->err);
 	if (rs != KP_OK)
 		return rs;
-	kpi__facts f;
-	kpi__report_facts(r, &f);
+	const kpi__facts f = p->facts;
 	*nr = (kpi__new_report){
 		.content_hash = p->hash,
 		.incident_id = no_incident ? NULL : r->incident_id,

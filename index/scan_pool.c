@@ -12,7 +12,15 @@
 #include <unistd.h>
 
 #define POOL_MAX_WORKERS 16
-#define POOL_FILES 32                  /* queued at most */
+/* Queued at most.  The writer records in walk order, so while a large
+ * report at the head of the queue is being prepared it waits, and pushes
+ * nothing: a worker that finds every queued file taken waits with it.  At
+ * 32 files a 1 MB report among small ones (the bench's one in fifty), or
+ * a commit, kept a worker waiting most of that time (the workers waited
+ * 4.5-9 s in a cold scan of the 10k bench reports that took 2.7 s of
+ * CPU, on a loaded machine); at 512, 0.5 s, for 40 MB more at the peak.
+ * The bytes bound holds a folder of large reports to a few of them. */
+#define POOL_FILES 512
 #define POOL_BYTES ((size_t)128 << 20) /* what the queued files may hold, about */
 
 struct kpi__pool {

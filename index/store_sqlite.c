@@ -19,7 +19,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 /* "kpbx": marks a database as ours before any of our tables are read. */
 #define KPI_APPLICATION_ID 0x6B706278

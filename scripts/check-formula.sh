@@ -63,7 +63,7 @@ $work = work
 load formula_file
 f = Kpbrowse.new
 want = { "cmake" => :build, "pkg-config" => :build, "capstone" => :run, "cjson" => :run, "libdwarf" => :run,
-         "libdeflate" => :run, "libplist" => :run,
+         "libplist" => :run, "zstd" => :run,
          "ncurses" => :run, "sqlite" => :run, "curl" => :macos }
 want.each { |d, kind| raise "depends_on #{d} (#{kind}) missing: #{$deps}" unless $deps[d] == kind }
 f.install

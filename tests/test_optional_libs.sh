@@ -10,12 +10,11 @@
 set -u
 . "$KP_TESTS_DIR/tap.sh"
 cli_setup
-CAPSTONE=0 LIBPQ=0 LIBDEFLATE=0
+CAPSTONE=0 LIBPQ=0
 for a in "$@"; do
 	case "$a" in
 	CAPSTONE=1 | CAPSTONE=TRUE) CAPSTONE=1 ;;
 	LIBPQ=1 | LIBPQ=TRUE) LIBPQ=1 ;;
-	LIBDEFLATE=1 | LIBDEFLATE=TRUE) LIBDEFLATE=1 ;;
 	esac
 done
 R=$KP_FIXTURES/reports
@@ -55,31 +54,4 @@ else
 	check_grep "PostgreSQL support is not built in" "$tmp/pq.err" "built without libpq: a PostgreSQL target says so"
 fi
 
-# --- libdeflate: only speed (and a few bytes): zlib packs the same format -------
-KPBROWSE_LIBDEFLATE=/nonexistent/libdeflate.so.0 "$kp" index --db "$tmp/z.sqlite3" "$R" >/dev/null 2>"$tmp/z.err"
-check "$?" = 0 "no libdeflate at run time: index works (zlib packs)"
-"$kp" index --db "$tmp/d.sqlite3" "$R" >/dev/null 2>"$tmp/d.err"
-check "$?" = 0 "index with libdeflate when it loads"
-for db in z d; do
-	for id in 1 2 3; do
-		# unpacked by zlib either way
-		"$kp" export --db "$tmp/$db.sqlite3" "@$id" - >"$tmp/$db.$id" 2>/dev/null
-	done
-done
-same=0
-for id in 1 2 3; do
-	cmp -s "$tmp/z.$id" "$tmp/d.$id" && [ -s "$tmp/z.$id" ] && same=$((same + 1))
-done
-check "$same" = 3 "both archives give every report back byte for byte"
-if command -v sqlite3 >/dev/null 2>&1; then
-	zb=$(sqlite3 "$tmp/z.sqlite3" "SELECT sum(length(data)) FROM archives")
-	db=$(sqlite3 "$tmp/d.sqlite3" "SELECT sum(length(data)) FROM archives")
-	if [ "$LIBDEFLATE" = 1 ]; then
-		check "$db" -lt "$zb" "libdeflate packed them (smaller: $db bytes against zlib's $zb)"
-	else
-		check "$db" = "$zb" "built without libdeflate: zlib packs both ($db bytes)"
-	fi
-else
-	skip "sqlite3 CLI absent: archive sizes not compared"
-fi
 done_testing

@@ -35,7 +35,7 @@ kp_sh_test(test_index_cli)
 kp_sh_test(test_tap)
 # each optional library absent at run time; told which ones this build has
 kp_sh_test_run(test_optional_libs test_optional_libs CAPSTONE=${KP_CAPSTONE_FOUND}
-               LIBPQ=${KP_LIBPQ_FOUND} LIBDEFLATE=${KP_LIBDEFLATE_FOUND})
+               LIBPQ=${KP_LIBPQ_FOUND})
 kp_sh_test(test_tui)
 # one size each, so ctest runs the three walks side by side
 kp_sh_test_run(test_screens_80x24 test_screens 80 24)

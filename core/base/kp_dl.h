@@ -1,5 +1,5 @@
 /* kp_dl.h: the one loader of kpbrowse's optional libraries (Capstone,
- * libcurl, libpq, libdeflate, libc++abi): loaded at run time (dlopen)
+ * libcurl, libpq, libc++abi): loaded at run time (dlopen)
  * rather than linked, so that a run which never needs one never maps it,
  * and a machine without one still runs everything else.  docs/style.md
  * ("Optional libraries") gives the whole pattern: the build switch, the one

@@ -12,11 +12,11 @@ class Kpbrowse < Formula
   depends_on "pkg-config" => :build
   depends_on "capstone"   # disassembly (show --disasm, the TUI's d)
   depends_on "cjson"
-  depends_on "libdeflate" # index archives packed at its level 1 (zlib format)
   depends_on "libdwarf"
   depends_on "libplist"   # dsymForUUID answers, DebugSymbols defaults
   depends_on "ncurses"
   depends_on "sqlite"
+  depends_on "zstd"       # index archives (zlib reads those written before)
 
   uses_from_macos "curl"   # symbol servers over HTTP(S); loaded when one is asked
   uses_from_macos "zlib"
@@ -26,7 +26,7 @@ class Kpbrowse < Formula
     # the macOS SDK's (ncurses 5.7) before Homebrew's.
     kegs = %w[ncurses sqlite].map { |f| Formula[f].opt_prefix }
     kegs.each { |k| ENV.prepend_path "PKG_CONFIG_PATH", k/"lib/pkgconfig" }
-    system "cmake", "-S", ".", "-B", "build", "-DBUILD_TESTING=OFF", "-DKP_CAPSTONE=ON", "-DKP_LIBDEFLATE=ON",
+    system "cmake", "-S", ".", "-B", "build", "-DBUILD_TESTING=OFF", "-DKP_CAPSTONE=ON",
            "-DCMAKE_PREFIX_PATH=#{kegs.join(";")}", *std_cmake_args
     system "cmake", "--build", "build"
     # installs bin/kpbrowse, share/man/man1/kpbrowse.1 and --demo's
