@@ -28,7 +28,7 @@ static bool push_bytes(struct vec *x, const void *p, size_t n)
 {
 	if (!n)
 		return true;   /* p may be NULL (a block without nodes) */
-	if (!kp_vec_reserve(&x->v, &x->cap, x->n + n, 1))
+	if (x->n + n > x->cap && !kp_vec_reserve(&x->v, &x->cap, x->n + n, 1))
 		return false;
 	memcpy((char *)x->v + x->n, p, n);
 	x->n += n;
@@ -37,26 +37,15 @@ static bool push_bytes(struct vec *x, const void *p, size_t n)
 
 static bool push_u64(struct vec *x, uint64_t a)
 {
-	if (!kp_vec_reserve(&x->v, &x->cap, x->n + 1, 8))
+	if (x->n == x->cap && !kp_vec_reserve(&x->v, &x->cap, x->n + 1, 8))
 		return false;
 	((uint64_t *)x->v)[x->n++] = a;
 	return true;
 }
 
-static bool push_u64s(struct vec *x, const uint64_t *a, size_t n)
-{
-	if (!n)
-		return true;
-	if (!kp_vec_reserve(&x->v, &x->cap, x->n + n, 8))
-		return false;
-	memcpy((uint64_t *)x->v + x->n, a, n * sizeof *a);
-	x->n += n;
-	return true;
-}
-
 static bool push_u32(struct vec *x, uint32_t a)
 {
-	if (!kp_vec_reserve(&x->v, &x->cap, x->n + 1, 4))
+	if (x->n == x->cap && !kp_vec_reserve(&x->v, &x->cap, x->n + 1, 4))
 		return false;
 	((uint32_t *)x->v)[x->n++] = a;
 	return true;
@@ -64,16 +53,14 @@ static bool push_u32(struct vec *x, uint32_t a)
 
 static bool uleb(struct vec *x, uint64_t v)
 {
-	unsigned char b[10];
-	size_t n = 0;
-	do {
-		b[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			b[n] |= 0x80;
-		n++;
-	} while (v);
-	return push_bytes(x, b, n);
+	if (x->n + 10 > x->cap && !kp_vec_reserve(&x->v, &x->cap, x->n + 10, 1))
+		return false;
+	unsigned char *b = (unsigned char *)x->v + x->n;
+	for (; v >= 0x80; v >>= 7)
+		*b++ = (unsigned char)(v | 0x80);
+	*b++ = (unsigned char)v;
+	x->n = (size_t)(b - (unsigned char *)x->v);
+	return true;
 }
 
 /* ---- the string table: one copy of each string ------------------------- */
@@ -128,20 +115,10 @@ static bool memo_grow(struct strtab *t)
 	return true;
 }
 
-/* *id: s's offset in the table, 0 for NULL; false when out of memory. */
-static bool intern(struct strtab *t, const char *s, uint32_t *id)
+/* *id: s's offset in the table (s not NULL), added if new; false when out
+ * of memory or the table is full. */
+static bool intern_bytes(struct strtab *t, const char *s, uint32_t *id)
 {
-	*id = 0;
-	if (!s)
-		return true;
-	if ((t->mn + 1) * 2 > t->mcap && !memo_grow(t))
-		return false;
-	size_t mj = hash_ptr(s, t->mcap);
-	for (; t->memo[mj].p; mj = (mj + 1) & (t->mcap - 1))
-		if (t->memo[mj].p == s) {
-			*id = t->memo[mj].id;
-			return true;
-		}
 	if (!t->bytes.n && !push_bytes(&t->bytes, "", 1))
 		return false;
 	if (!kp_htab_room(&t->strs, 4096, st_hash, t))
@@ -156,9 +133,35 @@ static bool intern(struct strtab *t, const char *s, uint32_t *id)
 			return false;
 	}
 	*id = t->strs.slot[j];
+	return true;
+}
+
+/* *id: s's offset in the table, 0 for NULL; false when out of memory. */
+static bool intern(struct strtab *t, const char *s, uint32_t *id)
+{
+	*id = 0;
+	if (!s)
+		return true;
+	if ((t->mn + 1) * 2 > t->mcap && !memo_grow(t))
+		return false;
+	size_t mj = hash_ptr(s, t->mcap);
+	for (; t->memo[mj].p; mj = (mj + 1) & (t->mcap - 1))
+		if (t->memo[mj].p == s) {
+			*id = t->memo[mj].id;
+			return true;
+		}
+	if (!intern_bytes(t, s, id))
+		return false;
 	t->memo[mj] = (struct memo){s, *id};
 	t->mn++;
 	return true;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	free(t->bytes.v);
+	kp_htab_free(&t->strs);
+	free(t->memo);
 }
 
 /* ---- one answer, and the block being written ------------------------------ */
@@ -219,11 +222,24 @@ static bool node_of(struct block *b, const struct answer *a, size_t k, uint32_t 
 	return true;
 }
 
+/* The blocks of one run of boundaries (a thread's), as the image holds them
+ * but for each block's string list, which is kept aside in the run's own
+ * string ids until the runs are joined (join_runs). */
 struct out {
-	struct vec starts, offs, data;   /* u64, u32, bytes */
+	struct vec starts, offs, data;   /* u64; u32: where each block's rest is in data; bytes */
+	struct vec strs;                 /* u32: per block, its count of strings, then their ids */
 	struct vec nodes;                /* scratch: one block's nodes */
 	size_t nrows;
 };
+
+static void out_free(struct out *o)
+{
+	free(o->starts.v);
+	free(o->offs.v);
+	free(o->data.v);
+	free(o->strs.v);
+	free(o->nodes.v);
+}
 
 /* The block-local index (+1) of global string id g, added if new. */
 static uint32_t local(struct block *b, uint32_t g)
@@ -256,10 +272,10 @@ static bool flush_block(struct out *o, struct block *b)
 	}
 	struct vec *d = &o->data;
 	if (d->n >= NONE || !push_u64(&o->starts, b->start) || !push_u32(&o->offs, (uint32_t)d->n) ||
-	    !uleb(d, b->nstrs))
+	    !push_u32(&o->strs, (uint32_t)b->nstrs))
 		return false;
 	for (size_t i = 0; i < b->nstrs; i++)
-		if (!uleb(d, zigzag((int64_t)b->strs[i] - (i ? (int64_t)b->strs[i - 1] : 0))))
+		if (!push_u32(&o->strs, b->strs[i]))
 			return false;
 	struct vec *nd = &o->nodes;   /* its byte length goes first */
 	nd->n = 0;
@@ -316,6 +332,11 @@ static void start_block(struct block *b, uint64_t addr, uint32_t func)
 	b->func = func;
 	b->nnodes = b->nrows = b->nstrs = 0;
 	b->open = true;
+}
+
+static bool same_answer(const struct answer *a, const struct answer *b)
+{
+	return a->n == b->n && !memcmp(a->f, b->f, a->n * sizeof a->f[0]);
 }
 
 /* Appends the answer a starting at addr (a->n == 0: no answer). */
@@ -412,35 +433,204 @@ static bool sort_u64(uint64_t *v, size_t n)
 	return true;
 }
 
-/* The second thread's share: the boundaries of the later half of the
- * units, decoded on a handle of its own, which then answers them. */
-struct half {
+/* Merges the sorted arrays v[0..nv) into out, each address once; the count. */
+static size_t merge_distinct(const struct vec *v, size_t nv, uint64_t *out)
+{
+	size_t pos[3] = {0, 0, 0}, n = 0;
+	for (;;) {
+		size_t best = nv;
+		for (size_t k = 0; k < nv; k++)
+			if (pos[k] < v[k].n &&
+			    (best == nv || ((const uint64_t *)v[k].v)[pos[k]] < ((const uint64_t *)v[best].v)[pos[best]]))
+				best = k;
+		if (best == nv)
+			return n;
+		uint64_t a = ((const uint64_t *)v[best].v)[pos[best]++];
+		if (!n || out[n - 1] != a)
+			out[n++] = a;
+	}
+}
+
+/* ---- runs: one thread's share of the boundaries ------------------------------ */
+
+/* A thread's share of a build: in phase 1 the boundaries of a part of the
+ * units (kp_dwarf_for_each_boundary_part), decoded on its own handle and
+ * sorted; in phase 2 the answers to a run of the sorted distinct
+ * boundaries, bd[lo..hi), made into blocks with a string table of its own.
+ * The run of the caller's thread has cb (its callbacks); the other's NULL. */
+struct run {
 	kp_dwarf *d;
+	size_t part, nparts;
 	struct collect col;
+	const uint64_t *bd;
+	size_t lo, hi;
+	struct strtab t;
+	struct out o;
+	struct block *b;
 	kp_status st;
 	kp_error err;
 	pthread_t thread;
 };
 
-static void *half_run(void *arg)
+static void *collect_run(void *arg)
 {
-	struct half *h = arg;
-	h->st = kp_dwarf_for_each_boundary_part(h->d, 1, 2, collect_addr, NULL, &h->col, &h->err);
+	struct run *r = arg;
+	r->st = kp_dwarf_for_each_boundary_part(r->d, r->part, r->nparts, collect_addr,
+	                                        r->col.cb ? collect_progress : NULL, &r->col, &r->err);
+	if (r->st == KP_OK && !sort_u64(r->col.v.v, r->col.v.n))
+		r->st = kp_error_set(&r->err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	return NULL;
 }
 
-/* A file this large is decoded on two threads (a smaller one is over
+/* Answers bd[lo..hi) into r's blocks: each boundary through kp_dwarf_lookup,
+ * a row where the answer changes. */
+static void *answer_run(void *arg)
+{
+	struct run *r = arg;
+	const kp_symcache_cb *cb = r->col.cb;
+	/* two frame and answer buffers, swapped: a frame whose strings are the
+	 * same pointers as the one before it at its depth reuses their ids */
+	kp_symframe frb[2][KP_SYMCACHE_MAX_FRAMES];
+	struct answer ab[2];
+	kp_symframe *fr = frb[0], *pfr = frb[1];
+	struct answer *cur = &ab[0], *prev = &ab[1];
+	size_t pn = 0;
+	prev->n = 0;
+	r->st = KP_ERR_NOMEM;
+	for (size_t i = r->lo; i < r->hi; i++) {
+		if ((i - r->lo) % 65536 == 0) {
+			if ((cb && cb->cancel && cb->cancel(cb->ctx)) || atomic_load(r->col.stop)) {
+				r->col.cancelled = true;
+				atomic_store(r->col.stop, true);
+				r->st = KP_ERR_LIMIT;
+				return NULL;
+			}
+			if (cb && cb->progress)
+				cb->progress(cb->ctx, 500 + (i - r->lo) * 500 / (r->hi - r->lo), 1000);
+		}
+		size_t n = 0;
+		kp_status st = kp_dwarf_lookup(r->d, r->bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &n, &r->err);
+		if (st != KP_OK) {
+			r->st = st;
+			return NULL;
+		}
+		cur->n = n;
+		for (size_t k = 0; k < n; k++) {
+			cur->f[k].line = fr[k].line;
+			cur->f[k].col = fr[k].column;
+			if (k < pn && fr[k].function == pfr[k].function)
+				cur->f[k].name = prev->f[k].name;
+			else if (!intern(&r->t, fr[k].function, &cur->f[k].name))
+				return NULL;
+			if (k < pn && fr[k].file == pfr[k].file)
+				cur->f[k].file = prev->f[k].file;
+			else if (!intern(&r->t, fr[k].file, &cur->f[k].file))
+				return NULL;
+		}
+		if (same_answer(cur, prev))
+			continue; /* the same answer goes on */
+		if (!add_row(&r->o, r->b, r->bd[i], cur))
+			return NULL;
+		struct answer *ta = prev;
+		prev = cur;
+		cur = ta;
+		kp_symframe *tf = pfr;
+		pfr = fr;
+		fr = tf;
+		pn = n;
+	}
+	if (flush_block(&r->o, r->b))
+		r->st = KP_OK;
+	return NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The first of bd[from..n) at which a block starts whatever came before
+ * (so that a run may begin there and the blocks come out as one run makes
+ * them): an answer whose function is named and differs from that of the
+ * last answer with a function before it (add_row starts a block there;
+ * the block open before holds that function's name, or none after a
+ * block filled up).  n when there is none within reach. */
+static size_t run_start(kp_dwarf *d, const uint64_t *bd, size_t from, size_t n)
+{
+	kp_symframe fr[KP_SYMCACHE_MAX_FRAMES];
+	const char *func = NULL;
+	bool have = false;
+	for (size_t i = from; i < n && i - from < 65536; i++) {
+		size_t k = 0;
+		if (kp_dwarf_lookup(d, bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &k, NULL) != KP_OK)
+			return n;   /* its error comes in order, from the run before */
+		if (!k)
+			continue;
+		const char *f = fr[k - 1].function;
+		if (have && f && !same_str(f, func))
+			return i;
+		func = f;
+		have = true;
+	}
+	return n;
+}
+
+/* The image's blocks and string table from the runs' in order, as one run
+ * makes them: the first run's table goes on, each later run's strings take
+ * the ids the first of them met gets there (a string seen before keeps its
+ * id, a new one goes at the end, in the order the run met them), and every
+ * block gets its string list in those ids.  false when out of memory or
+ * past the format's limits. */
+static bool join_runs(struct run *runs, size_t nruns, struct strtab *t, struct out *o)
+{
+	*t = runs[0].t;
+	runs[0].t = (struct strtab){{0}, {0}, NULL, 0, 0};
+	uint32_t *remap = NULL;
+	bool ok = true;
+	for (size_t p = 0; p < nruns && ok; p++) {
+		const struct out *ro = &runs[p].o;
+		const struct strtab *rt = &runs[p].t;
+		free(remap);
+		remap = NULL;
+		if (p > 0 && rt->bytes.n) {
+			remap = malloc(rt->bytes.n * sizeof *remap);
+			if (!remap)
+				return false;
+			for (size_t off = 1; off < rt->bytes.n && ok;) {
+				const char *s = (const char *)rt->bytes.v + off;
+				ok = intern_bytes(t, s, &remap[off]);
+				off += strlen(s) + 1;
+			}
+		}
+		const uint32_t *strs = ro->strs.v, *offs = ro->offs.v;
+		size_t si = 0;
+		for (size_t k = 0; k < ro->starts.n && ok; k++) {
+			size_t end = k + 1 < ro->starts.n ? offs[k + 1] : ro->data.n;
+			uint32_t ns = strs[si++];
+			ok = o->data.n < NONE && push_u64(&o->starts, ((const uint64_t *)ro->starts.v)[k]) &&
+			     push_u32(&o->offs, (uint32_t)o->data.n) && uleb(&o->data, ns);
+			int64_t last = 0;
+			for (uint32_t i = 0; i < ns && ok; i++) {
+				int64_t g = remap ? remap[strs[si + i]] : strs[si + i];
+				ok = uleb(&o->data, zigzag(g - last));
+				last = g;
+			}
+			si += ns;
+			ok = ok && push_bytes(&o->data, (const char *)ro->data.v + offs[k], end - offs[k]);
+		}
+		o->nrows += ro->nrows;
+	}
+	free(remap);
+	return ok && o->data.n <= NONE;
+}
+
+/* A file this large is built on two threads (a smaller one is over
  * before a thread pays off). */
 #define KP__SYMCACHE_TWO_THREADS ((uint64_t)4 << 20)
 
 static size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
-}
-
-static bool same_answer(const struct answer *a, const struct answer *b)
-{
-	return a->n == b->n && !memcmp(a->f, b->f, a->n * sizeof a->f[0]);
 }
 
 /* The image from its parts; NULL when out of memory. */
@@ -501,100 +691,90 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	*len = 0;
 	atomic_bool stop;
 	atomic_init(&stop, false);
-	struct collect col = {{0}, cb, false, &stop};
+	/* two threads: in phase 1 each decodes half of the units on its own
+	 * handle and sorts their boundaries; in phase 2 each answers a run of
+	 * the merged boundaries (the second, from a block's start on, on the
+	 * handle that decoded the later units); joined here in address order,
+	 * the runs make the image one thread makes */
+	struct run runs[2] = {{.d = d, .nparts = 1, .col = {{0}, cb, false, &stop}, .st = KP_OK},
+	                      {.part = 1, .nparts = 2, .col = {{0}, NULL, false, &stop}, .st = KP_OK}};
+	struct collect sc = {{0}, cb, false, &stop};   /* the symbol table's boundaries */
+	uint64_t *bd = NULL;
 	struct strtab t = {{0}, {0}, NULL, 0, 0};
-	struct out o = {{0}, {0}, {0}, {0}, 0};
-	struct block *b = calloc(1, sizeof *b);
-	kp_status st = b ? KP_OK : KP_ERR_NOMEM;
-	/* two threads: each decodes half of the units on its own handle; the
-	 * answers and the image are made here, in address order, as alone */
+	struct out o = {{0}, {0}, {0}, {0}, {0}, 0};
+	bool two = false;
+	kp_status st = KP_ERR_NOMEM;
 	unsigned threads = cb && cb->threads ? cb->threads : key->dwarf_size >= KP__SYMCACHE_TWO_THREADS ? 2 : 1;
-	struct half h = {.col = {{0}, NULL, false, &stop}, .st = KP_OK};
-	if (st == KP_OK && threads > 1 && kp_dwarf_clone(d, &h.d, NULL) == KP_OK &&
-	    pthread_create(&h.thread, NULL, half_run, &h) != 0)
-		kp_dwarf_close(&h.d);   /* no thread: this one does it all */
-	size_t nparts = h.d ? 2 : 1;
-	if (st == KP_OK)
-		st = kp_dwarf_for_each_boundary_part(d, 0, nparts, collect_addr, collect_progress, &col, err);
-	if (h.d) {
+	if (!(runs[0].b = calloc(1, sizeof *runs[0].b)) || !(runs[1].b = calloc(1, sizeof *runs[1].b)))
+		goto out;
+	if (threads > 1 && kp_dwarf_clone(d, &runs[1].d, NULL) == KP_OK) {
+		two = pthread_create(&runs[1].thread, NULL, collect_run, &runs[1]) == 0;
+		if (!two)
+			kp_dwarf_close(&runs[1].d);   /* no thread: this one does it all */
+	}
+	runs[0].nparts = two ? 2 : 1;
+	collect_run(&runs[0]);
+	st = runs[0].st;
+	if (st != KP_OK && err)
+		*err = runs[0].err;
+	if (two) {
 		if (st != KP_OK)
 			atomic_store(&stop, true);   /* its work is wasted: end it soon */
-		pthread_join(h.thread, NULL);
-		if (st == KP_OK && h.st != KP_OK) {   /* a later unit's error, as alone */
-			st = h.st;
+		pthread_join(runs[1].thread, NULL);
+		if (st == KP_OK && runs[1].st != KP_OK) {   /* a later unit's error, as alone */
+			st = runs[1].st;
 			if (err)
-				*err = h.err;
+				*err = runs[1].err;
 		}
-		if (st == KP_OK && !push_u64s(&col.v, h.col.v.v, h.col.v.n))
-			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		free(h.col.v.v);
 	}
-	if (col.cancelled)
+	if (runs[0].col.cancelled || runs[1].col.cancelled)
 		st = KP_ERR_LIMIT;
 	if (st != KP_OK)
 		goto out;
 	st = KP_ERR_NOMEM;
-	if (!kp_macho_symbol_boundaries(m, slice, collect_addr, &col)) {
-		st = col.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM;
+	if (!kp_macho_symbol_boundaries(m, slice, collect_addr, &sc)) {
+		st = sc.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM;
 		goto out;
 	}
-	uint64_t *bd = col.v.v;
-	if (!sort_u64(bd, col.v.n))
+	if (!sort_u64(sc.v.v, sc.v.n))
 		goto out;
+	const struct vec sorted[3] = {runs[0].col.v, runs[1].col.v, sc.v};
+	size_t total = sorted[0].n + sorted[1].n + sorted[2].n;
+	if (!(bd = malloc((total ? total : 1) * sizeof *bd)))
+		goto out;
+	size_t nbd = merge_distinct(sorted, 3, bd);
 	uint32_t src = 0;
-	if (!intern(&t, source, &src))
+	if (!intern(&runs[0].t, source, &src))
 		goto out;
-	/* two frame and answer buffers, swapped: a frame whose strings are the
-	 * same pointers as the one before it at its depth reuses their ids */
-	kp_symframe frb[2][KP_SYMCACHE_MAX_FRAMES];
-	struct answer ab[2];
-	kp_symframe *fr = frb[0], *pfr = frb[1];
-	struct answer *cur = &ab[0], *prev = &ab[1];
-	size_t pn = 0;
-	prev->n = 0;
-	for (size_t i = 0; i < col.v.n; i++) {
-		if (i && bd[i] == bd[i - 1])
-			continue;
-		if (i % 65536 == 0) {
-			if (cb && cb->cancel && cb->cancel(cb->ctx)) {
-				st = KP_ERR_LIMIT;
-				goto out;
-			}
-			if (cb && cb->progress)
-				cb->progress(cb->ctx, 500 + i * 500 / col.v.n, 1000);
-		}
-		size_t n = 0;
-		kp_dwarf *dd = nparts > 1 && kp_dwarf_part_of(d, bd[i], nparts) ? h.d : d;
-		st = kp_dwarf_lookup(dd, bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &n, err);
-		if (st != KP_OK)
-			goto out;
-		st = KP_ERR_NOMEM;
-		cur->n = n;
-		for (size_t k = 0; k < n; k++) {
-			cur->f[k].line = fr[k].line;
-			cur->f[k].col = fr[k].column;
-			if (k < pn && fr[k].function == pfr[k].function)
-				cur->f[k].name = prev->f[k].name;
-			else if (!intern(&t, fr[k].function, &cur->f[k].name))
-				goto out;
-			if (k < pn && fr[k].file == pfr[k].file)
-				cur->f[k].file = prev->f[k].file;
-			else if (!intern(&t, fr[k].file, &cur->f[k].file))
-				goto out;
-		}
-		if (same_answer(cur, prev))
-			continue; /* the same answer goes on */
-		if (!add_row(&o, b, bd[i], cur))
-			goto out;
-		struct answer *ta = prev;
-		prev = cur;
-		cur = ta;
-		kp_symframe *tf = pfr;
-		pfr = fr;
-		fr = tf;
-		pn = n;
+	runs[0].bd = runs[1].bd = bd;
+	runs[0].hi = nbd;
+	if (two) {
+		runs[0].hi = runs[1].lo = run_start(runs[1].d, bd, nbd / 2, nbd);
+		runs[1].hi = nbd;
+		two = pthread_create(&runs[1].thread, NULL, answer_run, &runs[1]) == 0;
+		if (!two)
+			answer_run(&runs[1]);   /* no thread: answered here, joined in order */
 	}
-	if (!flush_block(&o, b))
+	answer_run(&runs[0]);
+	st = runs[0].st;
+	if (st != KP_OK && err && st != KP_ERR_NOMEM && st != KP_ERR_LIMIT)
+		*err = runs[0].err;
+	if (two) {
+		if (st != KP_OK)
+			atomic_store(&stop, true);
+		pthread_join(runs[1].thread, NULL);
+	}
+	if (st == KP_OK && runs[1].st != KP_OK) {   /* a later boundary's error, as alone */
+		st = runs[1].st;
+		if (err && st != KP_ERR_NOMEM && st != KP_ERR_LIMIT)
+			*err = runs[1].err;
+	}
+	if (runs[0].col.cancelled || runs[1].col.cancelled)
+		st = KP_ERR_LIMIT;
+	if (st != KP_OK)
+		goto out;
+	st = KP_ERR_NOMEM;
+	if (!join_runs(runs, runs[1].hi > runs[1].lo ? 2 : 1, &t, &o))
 		goto out;
 	if (o.starts.n >= NONE) {
 		st = KP_ERR_LIMIT;
@@ -606,21 +786,23 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	if (cb && cb->progress)
 		cb->progress(cb->ctx, 1000, 1000);
 	st = KP_OK;
-out:
+out:;
+	bool cancelled = runs[0].col.cancelled || runs[1].col.cancelled || sc.cancelled;
 	if (st == KP_ERR_NOMEM || st == KP_ERR_LIMIT)
 		kp_error_set(err, st, 0, -1, "cannot build the symbol cache: %s",
 		             st == KP_ERR_NOMEM ? "out of memory"
-		             : col.cancelled || o.starts.n < NONE ? "cancelled" : "too many blocks");
-	kp_dwarf_close(&h.d);
-	free(col.v.v);
-	free(o.starts.v);
-	free(o.offs.v);
-	free(o.data.v);
-	free(o.nodes.v);
-	free(t.bytes.v);
-	kp_htab_free(&t.strs);
-	free(t.memo);
-	free(b);
+		             : cancelled || o.starts.n < NONE ? "cancelled" : "too many blocks");
+	kp_dwarf_close(&runs[1].d);
+	for (size_t p = 0; p < 2; p++) {
+		free(runs[p].col.v.v);
+		strtab_free(&runs[p].t);
+		out_free(&runs[p].o);
+		free(runs[p].b);
+	}
+	free(sc.v.v);
+	free(bd);
+	strtab_free(&t);
+	out_free(&o);
 	return st;
 }
 
