@@ -222,15 +222,32 @@ static bool node_of(struct block *b, const struct answer *a, size_t k, uint32_t 
 	return true;
 }
 
-/* The blocks of one run of boundaries (a thread's), as the image holds them
- * but for each block's string list, which is kept aside in the run's own
- * string ids until the runs are joined (join_runs). */
+/* The blocks of one run of boundaries (a thread's), as the image holds
+ * them; in a run after the first, each block's string list is kept aside in
+ * the run's own string ids until the runs are joined (join_runs). */
 struct out {
-	struct vec starts, offs, data;   /* u64; u32: where each block's rest is in data; bytes */
+	struct vec starts, offs, data;   /* u64; u32: each block's offset in data; bytes */
+	bool aside;                      /* the string lists go to strs */
 	struct vec strs;                 /* u32: per block, its count of strings, then their ids */
 	struct vec nodes;                /* scratch: one block's nodes */
 	size_t nrows;
 };
+
+/* A block's string list (ids[0..n), through remap when not NULL), as the
+ * file holds it: the count, then zigzag deltas. */
+static bool put_strs(struct vec *d, const uint32_t *ids, size_t n, const uint32_t *remap)
+{
+	if (!uleb(d, n))
+		return false;
+	int64_t last = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t g = remap ? remap[ids[i]] : ids[i];
+		if (!uleb(d, zigzag(g - last)))
+			return false;
+		last = g;
+	}
+	return true;
+}
 
 static void out_free(struct out *o)
 {
@@ -271,10 +288,13 @@ static bool flush_block(struct out *o, struct block *b)
 			g = 0;
 	}
 	struct vec *d = &o->data;
-	if (d->n >= NONE || !push_u64(&o->starts, b->start) || !push_u32(&o->offs, (uint32_t)d->n) ||
-	    !push_u32(&o->strs, (uint32_t)b->nstrs))
+	if (d->n >= NONE || !push_u64(&o->starts, b->start) || !push_u32(&o->offs, (uint32_t)d->n))
 		return false;
-	for (size_t i = 0; i < b->nstrs; i++)
+	if (!o->aside && !put_strs(d, b->strs, b->nstrs, NULL))
+		return false;
+	if (o->aside && !push_u32(&o->strs, (uint32_t)b->nstrs))
+		return false;
+	for (size_t i = 0; o->aside && i < b->nstrs; i++)
 		if (!push_u32(&o->strs, b->strs[i]))
 			return false;
 	struct vec *nd = &o->nodes;   /* its byte length goes first */
@@ -339,8 +359,10 @@ static bool same_answer(const struct answer *a, const struct answer *b)
 	return a->n == b->n && !memcmp(a->f, b->f, a->n * sizeof a->f[0]);
 }
 
-/* Appends the answer a starting at addr (a->n == 0: no answer). */
-static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct answer *a)
+/* Appends the answer a starting at addr (a->n == 0: no answer); last is
+ * the answer appended before it (NULL: none). */
+static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct answer *a,
+                    const struct answer *last)
 {
 	uint32_t func = a->n ? a->f[a->n - 1].name : 0;
 	if (!b->open && !a->n)
@@ -351,7 +373,10 @@ static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct 
 		start_block(b, addr, func);
 	}
 	uint32_t node = 0;
-	if (a->n && !node_of(b, a, 1, &node)) {
+	if (a->n && last && b->nrows && last->n == a->n &&
+	    !memcmp(&last->f[1], &a->f[1], (a->n - 1) * sizeof a->f[0]))
+		node = b->rows[b->nrows - 1].node;   /* the same calls: the same node */
+	else if (a->n && !node_of(b, a, 1, &node)) {
 		if (!flush_block(o, b))
 			return false;
 		start_block(b, addr, func);
@@ -394,34 +419,45 @@ static void collect_progress(void *ctx, size_t done, size_t total)
 		c->cb->progress(c->cb->ctx, done * 500 / total, 1000);
 }
 
-/* Sorts v[0..n) (LSD radix, 16 bits a pass, passes whose digit never
- * varies skipped); false when out of memory. */
+/* Sorts v[0..n) (LSD radix over v[i] - min, 13 bits a pass, as many passes
+ * as the span of the values needs: two for an image's 32 MB, their counts
+ * taken in one sweep); false when out of memory. */
 static bool sort_u64(uint64_t *v, size_t n)
 {
+	enum { BITS = 13, RADIX = 1 << BITS };
 	if (n < 2)
 		return true;
+	uint64_t lo = v[0], hi = v[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	unsigned passes = 0;
+	for (uint64_t span = hi - lo; span; span >>= BITS)
+		passes++;
+	if (!passes)
+		return true;   /* all equal */
 	uint64_t *tmp = malloc(n * sizeof *tmp);
-	size_t *count = malloc(65536 * sizeof *count);
+	size_t(*count)[RADIX] = calloc(passes, sizeof *count);
 	if (!tmp || !count) {
 		free(tmp);
 		free(count);
 		return false;
 	}
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < passes; k++)
+			count[k][((v[i] - lo) >> (k * BITS)) & (RADIX - 1)]++;
 	uint64_t *src = v, *dst = tmp;
-	for (unsigned shift = 0; shift < 64; shift += 16) {
-		memset(count, 0, 65536 * sizeof *count);
-		for (size_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 0xffff]++;
-		if (count[(src[0] >> shift) & 0xffff] == n)
-			continue;
-		size_t sum = 0;
-		for (size_t k = 0; k < 65536; k++) {
-			size_t c = count[k];
-			count[k] = sum;
-			sum += c;
+	for (unsigned k = 0; k < passes; k++) {
+		size_t *c = count[k], sum = 0;
+		unsigned shift = k * BITS;
+		for (size_t d = 0; d < RADIX; d++) {
+			size_t x = c[d];
+			c[d] = sum;
+			sum += x;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+			dst[c[((src[i] - lo) >> shift) & (RADIX - 1)]++] = src[i];
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
@@ -529,7 +565,7 @@ static void *answer_run(void *arg)
 		}
 		if (same_answer(cur, prev))
 			continue; /* the same answer goes on */
-		if (!add_row(&r->o, r->b, r->bd[i], cur))
+		if (!add_row(&r->o, r->b, r->bd[i], cur, prev))
 			return NULL;
 		struct answer *ta = prev;
 		prev = cur;
@@ -576,31 +612,30 @@ static size_t run_start(kp_dwarf *d, const uint64_t *bd, size_t from, size_t n)
 }
 
 /* The image's blocks and string table from the runs' in order, as one run
- * makes them: the first run's table goes on, each later run's strings take
- * the ids the first of them met gets there (a string seen before keeps its
- * id, a new one goes at the end, in the order the run met them), and every
- * block gets its string list in those ids.  false when out of memory or
- * past the format's limits. */
+ * makes them: the first run's table and blocks go on, each later run's
+ * strings take the ids the first of them met gets there (a string seen
+ * before keeps its id, a new one goes at the end, in the order the run met
+ * them), and its blocks get their string lists in those ids.  false when
+ * out of memory or past the format's limits. */
 static bool join_runs(struct run *runs, size_t nruns, struct strtab *t, struct out *o)
 {
 	*t = runs[0].t;
 	runs[0].t = (struct strtab){{0}, {0}, NULL, 0, 0};
+	*o = runs[0].o;
+	runs[0].o = (struct out){0};
 	uint32_t *remap = NULL;
 	bool ok = true;
-	for (size_t p = 0; p < nruns && ok; p++) {
+	for (size_t p = 1; p < nruns && ok; p++) {
 		const struct out *ro = &runs[p].o;
 		const struct strtab *rt = &runs[p].t;
 		free(remap);
-		remap = NULL;
-		if (p > 0 && rt->bytes.n) {
-			remap = malloc(rt->bytes.n * sizeof *remap);
-			if (!remap)
-				return false;
-			for (size_t off = 1; off < rt->bytes.n && ok;) {
-				const char *s = (const char *)rt->bytes.v + off;
-				ok = intern_bytes(t, s, &remap[off]);
-				off += strlen(s) + 1;
-			}
+		remap = rt->bytes.n ? malloc(rt->bytes.n * sizeof *remap) : NULL;
+		if (rt->bytes.n && !remap)
+			return false;
+		for (size_t off = 1; off < rt->bytes.n && ok;) {
+			const char *s = (const char *)rt->bytes.v + off;
+			ok = intern_bytes(t, s, &remap[off]);
+			off += strlen(s) + 1;
 		}
 		const uint32_t *strs = ro->strs.v, *offs = ro->offs.v;
 		size_t si = 0;
@@ -608,15 +643,9 @@ static bool join_runs(struct run *runs, size_t nruns, struct strtab *t, struct o
 			size_t end = k + 1 < ro->starts.n ? offs[k + 1] : ro->data.n;
 			uint32_t ns = strs[si++];
 			ok = o->data.n < NONE && push_u64(&o->starts, ((const uint64_t *)ro->starts.v)[k]) &&
-			     push_u32(&o->offs, (uint32_t)o->data.n) && uleb(&o->data, ns);
-			int64_t last = 0;
-			for (uint32_t i = 0; i < ns && ok; i++) {
-				int64_t g = remap ? remap[strs[si + i]] : strs[si + i];
-				ok = uleb(&o->data, zigzag(g - last));
-				last = g;
-			}
+			     push_u32(&o->offs, (uint32_t)o->data.n) && put_strs(&o->data, strs + si, ns, remap) &&
+			     push_bytes(&o->data, (const char *)ro->data.v + offs[k], end - offs[k]);
 			si += ns;
-			ok = ok && push_bytes(&o->data, (const char *)ro->data.v + offs[k], end - offs[k]);
 		}
 		o->nrows += ro->nrows;
 	}
@@ -697,11 +726,12 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	 * handle that decoded the later units); joined here in address order,
 	 * the runs make the image one thread makes */
 	struct run runs[2] = {{.d = d, .nparts = 1, .col = {{0}, cb, false, &stop}, .st = KP_OK},
-	                      {.part = 1, .nparts = 2, .col = {{0}, NULL, false, &stop}, .st = KP_OK}};
+	                      {.part = 1, .nparts = 2, .col = {{0}, NULL, false, &stop}, .st = KP_OK,
+	                       .o.aside = true}};
 	struct collect sc = {{0}, cb, false, &stop};   /* the symbol table's boundaries */
 	uint64_t *bd = NULL;
 	struct strtab t = {{0}, {0}, NULL, 0, 0};
-	struct out o = {{0}, {0}, {0}, {0}, {0}, 0};
+	struct out o = {0};
 	bool two = false;
 	kp_status st = KP_ERR_NOMEM;
 	unsigned threads = cb && cb->threads ? cb->threads : key->dwarf_size >= KP__SYMCACHE_TWO_THREADS ? 2 : 1;
@@ -743,6 +773,12 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	if (!(bd = malloc((total ? total : 1) * sizeof *bd)))
 		goto out;
 	size_t nbd = merge_distinct(sorted, 3, bd);
+	for (size_t p = 0; p < 2; p++) {
+		free(runs[p].col.v.v);
+		runs[p].col.v = (struct vec){0};
+	}
+	free(sc.v.v);
+	sc.v = (struct vec){0};
 	uint32_t src = 0;
 	if (!intern(&runs[0].t, source, &src))
 		goto out;
