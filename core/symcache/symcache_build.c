@@ -51,15 +51,31 @@ static bool push_u32(struct vec *x, uint32_t a)
 	return true;
 }
 
+/* v as ULEB128 at p (room for 10 bytes); the byte after it. */
+static inline unsigned char *put_uleb(unsigned char *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (unsigned char)(v | 0x80);
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* Room for n (> 0) more bytes at the end of x (then *end: where they go);
+ * false when out of memory. */
+static bool room(struct vec *x, size_t n, unsigned char **end)
+{
+	if (x->n + n > x->cap && !kp_vec_reserve(&x->v, &x->cap, x->n + n, 1))
+		return false;
+	*end = (unsigned char *)x->v + x->n;
+	return true;
+}
+
 static bool uleb(struct vec *x, uint64_t v)
 {
-	if (x->n + 10 > x->cap && !kp_vec_reserve(&x->v, &x->cap, x->n + 10, 1))
+	unsigned char *p;
+	if (!room(x, 10, &p))
 		return false;
-	unsigned char *b = (unsigned char *)x->v + x->n;
-	for (; v >= 0x80; v >>= 7)
-		*b++ = (unsigned char)(v | 0x80);
-	*b++ = (unsigned char)v;
-	x->n = (size_t)(b - (unsigned char *)x->v);
+	x->n = (size_t)(put_uleb(p, v) - (unsigned char *)x->v);
 	return true;
 }
 
@@ -299,19 +315,29 @@ static bool flush_block(struct out *o, struct block *b)
 			return false;
 	struct vec *nd = &o->nodes;   /* its byte length goes first */
 	nd->n = 0;
-	for (size_t i = 0; i < b->nnodes; i++) {
-		const struct node *n = &b->nodes[i];
-		const struct frame *p = i ? &b->nodes[i - 1].f : &(struct frame){0, 0, 0, 0};
-		if (!uleb(nd, n->f.name) || !uleb(nd, n->f.file) ||
-		    !uleb(nd, zigzag((int64_t)n->f.line - (int64_t)p->line)) ||
-		    !uleb(nd, zigzag((int64_t)n->f.col - (int64_t)p->col)) || !uleb(nd, n->parent))
+	if (b->nnodes) {
+		unsigned char *q;
+		if (!room(nd, b->nnodes * 5 * 10, &q))
 			return false;
+		for (size_t i = 0; i < b->nnodes; i++) {
+			const struct node *n = &b->nodes[i];
+			const struct frame *p = i ? &b->nodes[i - 1].f : &(struct frame){0, 0, 0, 0};
+			q = put_uleb(q, n->f.name);
+			q = put_uleb(q, n->f.file);
+			q = put_uleb(q, zigzag((int64_t)n->f.line - (int64_t)p->line));
+			q = put_uleb(q, zigzag((int64_t)n->f.col - (int64_t)p->col));
+			q = put_uleb(q, n->parent);
+		}
+		nd->n = (size_t)(q - (unsigned char *)nd->v);
 	}
 	if (!uleb(d, b->nnodes) || !uleb(d, nd->n) || !push_bytes(d, nd->v, nd->n))
 		return false;
-	unsigned char gb = (unsigned char)g;
-	if (!push_bytes(d, &gb, 1) || !uleb(d, b->nrows))
+	/* the rows: a head byte and at most six ULEB128s each */
+	unsigned char *q;
+	if (!room(d, 1 + 10 + b->nrows * 61, &q))
 		return false;
+	*q++ = (unsigned char)g;
+	q = put_uleb(q, b->nrows);
 	struct frame st = {0, 0, 0, 0};
 	uint32_t node = 0;
 	uint64_t prev = b->start;
@@ -329,19 +355,26 @@ static bool flush_block(struct out *o, struct block *b)
 		}
 		uint64_t delta = (r->addr - prev) >> g;
 		unsigned char head = (unsigned char)(flags | (delta >= 1 && delta <= 7 ? delta << 5 : 0));
-		if (!push_bytes(d, &head, 1) || (!(head >> 5) && !uleb(d, delta)))
-			return false;
-		if (((flags & R_NAME) && !uleb(d, r->f.name)) || ((flags & R_FILE) && !uleb(d, r->f.file)) ||
-		    ((flags & R_LINE) && !uleb(d, zigzag((int64_t)r->f.line - (int64_t)st.line))) ||
-		    ((flags & R_COL) && !uleb(d, zigzag((int64_t)r->f.col - (int64_t)st.col))) ||
-		    ((flags & R_NODE) && !uleb(d, r->node)))
-			return false;
+		*q++ = head;
+		if (!(head >> 5))
+			q = put_uleb(q, delta);
+		if (flags & R_NAME)
+			q = put_uleb(q, r->f.name);
+		if (flags & R_FILE)
+			q = put_uleb(q, r->f.file);
+		if (flags & R_LINE)
+			q = put_uleb(q, zigzag((int64_t)r->f.line - (int64_t)st.line));
+		if (flags & R_COL)
+			q = put_uleb(q, zigzag((int64_t)r->f.col - (int64_t)st.col));
+		if (flags & R_NODE)
+			q = put_uleb(q, r->node);
 		if (!r->empty) {
 			st = r->f;
 			node = r->node;
 		}
 		prev = r->addr;
 	}
+	d->n = (size_t)(q - (unsigned char *)d->v);
 	o->nrows += b->nrows;
 	return true;
 }
@@ -469,22 +502,46 @@ static bool sort_u64(uint64_t *v, size_t n)
 	return true;
 }
 
-/* Merges the sorted arrays v[0..nv) into out, each address once; the count. */
-static size_t merge_distinct(const struct vec *v, size_t nv, uint64_t *out)
+/* Sorts x and drops repeats; false when out of memory. */
+static bool sort_distinct(struct vec *x)
 {
-	size_t pos[3] = {0, 0, 0}, n = 0;
-	for (;;) {
-		size_t best = nv;
-		for (size_t k = 0; k < nv; k++)
-			if (pos[k] < v[k].n &&
-			    (best == nv || ((const uint64_t *)v[k].v)[pos[k]] < ((const uint64_t *)v[best].v)[pos[best]]))
-				best = k;
-		if (best == nv)
-			return n;
-		uint64_t a = ((const uint64_t *)v[best].v)[pos[best]++];
-		if (!n || out[n - 1] != a)
-			out[n++] = a;
+	uint64_t *v = x->v;
+	if (!sort_u64(v, x->n))
+		return false;
+	size_t n = x->n ? 1 : 0;
+	for (size_t i = 1; i < x->n; i++)
+		if (v[i] != v[n - 1])
+			v[n++] = v[i];
+	x->n = n;
+	return true;
+}
+
+/* a and b (sorted, distinct) merged into a, each address once (from the
+ * top down, in a's own memory grown in place: no second array to fault
+ * in); b is freed; false when out of memory. */
+static bool merge_into(struct vec *a, struct vec *b)
+{
+	size_t total = a->n + b->n;
+	if (!kp_vec_reserve(&a->v, &a->cap, total, 8))
+		return false;
+	uint64_t *x = a->v;
+	const uint64_t *y = b->v;
+	size_t i = a->n, j = b->n, k = total;
+	while (i && j) {
+		uint64_t u = x[i - 1], w = y[j - 1];
+		x[--k] = u > w ? u : w;
+		i -= u >= w;
+		j -= w >= u;
 	}
+	while (j)
+		x[--k] = y[--j];
+	k -= i;   /* a's lowest i are in place already */
+	if (k)
+		memmove(x + i, x + i + k, (total - k - i) * sizeof *x);
+	a->n = total - k;
+	free(b->v);
+	*b = (struct vec){0};
+	return true;
 }
 
 /* ---- runs: one thread's share of the boundaries ------------------------------ */
@@ -513,7 +570,7 @@ static void *collect_run(void *arg)
 	struct run *r = arg;
 	r->st = kp_dwarf_for_each_boundary_part(r->d, r->part, r->nparts, collect_addr,
 	                                        r->col.cb ? collect_progress : NULL, &r->col, &r->err);
-	if (r->st == KP_OK && !sort_u64(r->col.v.v, r->col.v.n))
+	if (r->st == KP_OK && !sort_distinct(&r->col.v))
 		r->st = kp_error_set(&r->err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	return NULL;
 }
@@ -747,6 +804,12 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	st = runs[0].st;
 	if (st != KP_OK && err)
 		*err = runs[0].err;
+	/* the symbol table's boundaries join this thread's while the other
+	 * may still be decoding (phase 1 never reads the symbol table) */
+	if (st == KP_OK && !runs[0].col.cancelled &&
+	    (!kp_macho_symbol_boundaries(m, slice, collect_addr, &sc) || !sort_distinct(&sc.v) ||
+	     !merge_into(&runs[0].col.v, &sc.v)))
+		st = kp_error_set(err, sc.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM, 0, -1, "no room");
 	if (two) {
 		if (st != KP_OK)
 			atomic_store(&stop, true);   /* its work is wasted: end it soon */
@@ -757,35 +820,29 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 				*err = runs[1].err;
 		}
 	}
-	if (runs[0].col.cancelled || runs[1].col.cancelled)
+	if (runs[0].col.cancelled || runs[1].col.cancelled || sc.cancelled)
 		st = KP_ERR_LIMIT;
 	if (st != KP_OK)
 		goto out;
 	st = KP_ERR_NOMEM;
-	if (!kp_macho_symbol_boundaries(m, slice, collect_addr, &sc)) {
-		st = sc.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM;
+	/* the later run starts near the later units' first address (their
+	 * handle has decoded them), unless that leaves one run most of it */
+	uint64_t later = runs[1].col.v.n ? ((const uint64_t *)runs[1].col.v.v)[0] : 0;
+	if (!merge_into(&runs[0].col.v, &runs[1].col.v))
 		goto out;
-	}
-	if (!sort_u64(sc.v.v, sc.v.n))
-		goto out;
-	const struct vec sorted[3] = {runs[0].col.v, runs[1].col.v, sc.v};
-	size_t total = sorted[0].n + sorted[1].n + sorted[2].n;
-	if (!(bd = malloc((total ? total : 1) * sizeof *bd)))
-		goto out;
-	size_t nbd = merge_distinct(sorted, 3, bd);
-	for (size_t p = 0; p < 2; p++) {
-		free(runs[p].col.v.v);
-		runs[p].col.v = (struct vec){0};
-	}
-	free(sc.v.v);
-	sc.v = (struct vec){0};
+	bd = runs[0].col.v.v;   /* the distinct boundaries, in order */
+	size_t nbd = runs[0].col.v.n;
+	runs[0].col.v = (struct vec){0};
 	uint32_t src = 0;
 	if (!intern(&runs[0].t, source, &src))
 		goto out;
 	runs[0].bd = runs[1].bd = bd;
 	runs[0].hi = nbd;
 	if (two) {
-		runs[0].hi = runs[1].lo = run_start(runs[1].d, bd, nbd / 2, nbd);
+		size_t from = later ? kp_vec_upper_u64(bd, nbd, sizeof *bd, 0, later - 1) : 0;
+		if (from < nbd / 4 || from > nbd - nbd / 4)
+			from = nbd / 2;
+		runs[0].hi = runs[1].lo = run_start(runs[1].d, bd, from, nbd);
 		runs[1].hi = nbd;
 		two = pthread_create(&runs[1].thread, NULL, answer_run, &runs[1]) == 0;
 		if (!two)
