@@ -3,8 +3,10 @@
  * layout constants: symcache_format.h) from DWARF and the symbol table:
  * every boundary at which an answer may change is answered through
  * kp_dwarf_lookup, and the answers are cut into per-function blocks of an
- * inline tree and a delta-encoded line table.  Writing goes through
- * kp_fs_write_atomic. */
+ * inline tree and a delta-encoded line table.  On two threads (struct
+ * run) each collects and sorts half of the units' boundaries, then answers
+ * one run of the merged ones; join_runs makes the runs the image one
+ * thread makes.  Writing goes through kp_fs_write_atomic. */
 #include "symcache_format.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
@@ -809,7 +811,7 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	if (st == KP_OK && !runs[0].col.cancelled &&
 	    (!kp_macho_symbol_boundaries(m, slice, collect_addr, &sc) || !sort_distinct(&sc.v) ||
 	     !merge_into(&runs[0].col.v, &sc.v)))
-		st = kp_error_set(err, sc.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM, 0, -1, "no room");
+		st = sc.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM;   /* said at out */
 	if (two) {
 		if (st != KP_OK)
 			atomic_store(&stop, true);   /* its work is wasted: end it soon */
