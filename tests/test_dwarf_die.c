@@ -5,7 +5,9 @@
  * alone and to the ones two threads build (each decoding half of the units
  * on a handle of its own, through dwarf_die.c or libdwarf alone), and it
  * decodes every unit and function there itself; a unit it
- * leaves to libdwarf answers the same.  Damaged DWARF it leaves alone is
+ * leaves to libdwarf answers the same; a two-thread build cancelled at any
+ * of its asks ends "cancelled" with no image, and the handle builds whole
+ * afterwards.  Damaged DWARF it leaves alone is
  * the hostile corpus's (test_hostile, test_hostile_replay). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +182,69 @@ static void same_as_libdwarf(const char *set)
 	}
 }
 
+/* Cancelling a two-thread build at each point where it asks (in phase 1,
+ * after the symbol table's boundaries, in phase 2 while the other thread
+ * answers its run) ends it with "cancelled" and no image; the next build
+ * on the same handle is whole. */
+static size_t cancel_calls, cancel_on;
+static bool cancel_nth(void *ctx)
+{
+	(void)ctx;
+	return ++cancel_calls == cancel_on;
+}
+
+static void cancelled_two_threads(const char *set, const char *name)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s/%s.dSYM/Contents/Resources/DWARF/%s", KP_FIXTURES, set,
+	         name, name);
+	kp_macho *m = NULL;
+	kp_dwarf *d = NULL;
+	kp_error err;
+	if (kp_macho_open(path, &m, &err) != KP_OK) {
+		KT_SKIP(path);
+		return;
+	}
+	const kp_macho_slice *s = kp_macho_slice_at(m, 0);
+	size_t lw = 0, x;
+	void *whole = image_m(m, path, 0, false, 1, &lw, &x, &x);
+	if (s && kp_dwarf_open(s, &d, &err) == KP_OK) {
+		kp_dwarf_use_symbols(d, m);
+		kp_symcache_key key = {s->uuid, s->arch, 1, 1};
+		kp_symcache_cb cb = {NULL, cancel_nth, NULL, 2};
+		void *img = NULL;
+		size_t len = 0;
+		cancel_calls = 0;
+		cancel_on = 0;   /* never: count the asks */
+		kp_status st = kp__symcache_build(d, m, s, &key, path, &cb, &img, &len, &err);
+		size_t asks = cancel_calls;
+		KT_CHECK(st == KP_OK && asks >= 3 && whole && len == lw && !memcmp(img, whole, len),
+		         "%s/%s: two threads, not cancelled: the one-thread image (%zu asks)", set, name,
+		         asks);
+		free(img);
+		for (size_t k = 1; k <= asks; k++) {
+			cancel_calls = 0;
+			cancel_on = k;
+			img = NULL;
+			st = kp__symcache_build(d, m, s, &key, path, &cb, &img, &len, &err);
+			KT_CHECK(st == KP_ERR_LIMIT && !img && strstr(err.msg, "cancelled"),
+			         "%s/%s: two threads cancelled at ask %zu of %zu: \"%s\", no image", set,
+			         name, k, asks, st == KP_OK ? "built" : err.msg);
+			free(img);
+		}
+		cancel_on = 0;
+		img = NULL;
+		KT_CHECK(kp__symcache_build(d, m, s, &key, path, &cb, &img, &len, &err) == KP_OK && whole &&
+		         len == lw && !memcmp(img, whole, len),
+		         "%s/%s: the next two-thread build on the handle is the one-thread image", set,
+		         name);
+		free(img);
+		kp_dwarf_close(&d);
+	}
+	free(whole);
+	kp_macho_close(&m);
+}
+
 int main(void)
 {
 	same_as_libdwarf("bin");
@@ -187,5 +252,7 @@ int main(void)
 	same_as_libdwarf("llvm19-dwarf5/bin");
 	unit_left_to_libdwarf("bin", "fakekernel.arm64");
 	unit_left_to_libdwarf("llvm19-dwarf5/bin", "fakekext.arm64");
+	cancelled_two_threads("bin", "fakekernel.arm64");
+	cancelled_two_threads("llvm19-dwarf5/bin", "fakekext.arm64");
 	return kt_done();
 }

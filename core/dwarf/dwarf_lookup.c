@@ -178,7 +178,7 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 		return st;
 	const char *sym = NULL;
 	uint64_t off = 0;
-	if (!kp_macho_symbol(c->syms, c->slice, addr, &sym, &off) || !sym)
+	if (!kp_macho_symbol_near(c->syms, c->slice, addr, &c->sym_hint, &sym, &off) || !sym)
 		return KP_OK;
 	const char *name = sym_name(c, sym);
 	if (!name)

@@ -180,6 +180,8 @@ struct rngbuf {
 struct kp__dwarf_cache {
 	const kp_macho_slice *slice;
 	kp_macho *syms; /* optional symbol table (kp_dwarf_use_symbols) */
+	size_t sym_hint; /* this handle's own (kp_macho_symbol_near): handles on one
+	                  * kp_macho look up its symbols at once */
 
 	struct cu *cus;
 	size_t ncus;

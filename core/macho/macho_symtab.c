@@ -220,6 +220,13 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const 
                      uint64_t *offset)
 {
 	struct mslice *ms = ms_of(m, s);
+	return ms && kp_macho_symbol_near(m, s, addr, &ms->hint, name, offset);
+}
+
+bool kp_macho_symbol_near(kp_macho *m, const kp_macho_slice *s, uint64_t addr, size_t *hint,
+                          const char **name, uint64_t *offset)
+{
+	struct mslice *ms = ms_of(m, s);
 	if (!ms || !ms->has_symtab)
 		return false;
 	if (!ms->sorted && !build_sorted(ms))
@@ -227,7 +234,7 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const 
 	/* Last entry with entry.addr <= addr, then back to the first of its run
 	 * of equal addresses (the preferred name). */
 	size_t lo = kp_vec_upper_u64_near(ms->sorted_syms, ms->nsorted, sizeof *ms->sorted_syms,
-	                                  offsetof(struct msym, addr), addr, &ms->hint);
+	                                  offsetof(struct msym, addr), addr, hint);
 	if (lo == 0)
 		return false;
 	size_t k = lo - 1;

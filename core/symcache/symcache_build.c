@@ -3,8 +3,10 @@
  * layout constants: symcache_format.h) from DWARF and the symbol table:
  * every boundary at which an answer may change is answered through
  * kp_dwarf_lookup, and the answers are cut into per-function blocks of an
- * inline tree and a delta-encoded line table.  Writing goes through
- * kp_fs_write_atomic. */
+ * inline tree and a delta-encoded line table.  On two threads (struct
+ * run) each collects and sorts half of the units' boundaries, then answers
+ * one run of the merged ones; join_runs makes the runs the image one
+ * thread makes.  Writing goes through kp_fs_write_atomic. */
 #include "symcache_format.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
@@ -28,7 +30,7 @@ static bool push_bytes(struct vec *x, const void *p, size_t n)
 {
 	if (!n)
 		return true;   /* p may be NULL (a block without nodes) */
-	if (!kp_vec_reserve(&x->v, &x->cap, x->n + n, 1))
+	if (x->n + n > x->cap && !kp_vec_reserve(&x->v, &x->cap, x->n + n, 1))
 		return false;
 	memcpy((char *)x->v + x->n, p, n);
 	x->n += n;
@@ -37,43 +39,46 @@ static bool push_bytes(struct vec *x, const void *p, size_t n)
 
 static bool push_u64(struct vec *x, uint64_t a)
 {
-	if (!kp_vec_reserve(&x->v, &x->cap, x->n + 1, 8))
+	if (x->n == x->cap && !kp_vec_reserve(&x->v, &x->cap, x->n + 1, 8))
 		return false;
 	((uint64_t *)x->v)[x->n++] = a;
 	return true;
 }
 
-static bool push_u64s(struct vec *x, const uint64_t *a, size_t n)
-{
-	if (!n)
-		return true;
-	if (!kp_vec_reserve(&x->v, &x->cap, x->n + n, 8))
-		return false;
-	memcpy((uint64_t *)x->v + x->n, a, n * sizeof *a);
-	x->n += n;
-	return true;
-}
-
 static bool push_u32(struct vec *x, uint32_t a)
 {
-	if (!kp_vec_reserve(&x->v, &x->cap, x->n + 1, 4))
+	if (x->n == x->cap && !kp_vec_reserve(&x->v, &x->cap, x->n + 1, 4))
 		return false;
 	((uint32_t *)x->v)[x->n++] = a;
 	return true;
 }
 
+/* v as ULEB128 at p (room for 10 bytes); the byte after it. */
+static inline unsigned char *put_uleb(unsigned char *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (unsigned char)(v | 0x80);
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* Room for n (> 0) more bytes at the end of x (then *end: where they go);
+ * false when out of memory. */
+static bool room(struct vec *x, size_t n, unsigned char **end)
+{
+	if (x->n + n > x->cap && !kp_vec_reserve(&x->v, &x->cap, x->n + n, 1))
+		return false;
+	*end = (unsigned char *)x->v + x->n;
+	return true;
+}
+
 static bool uleb(struct vec *x, uint64_t v)
 {
-	unsigned char b[10];
-	size_t n = 0;
-	do {
-		b[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			b[n] |= 0x80;
-		n++;
-	} while (v);
-	return push_bytes(x, b, n);
+	unsigned char *p;
+	if (!room(x, 10, &p))
+		return false;
+	x->n = (size_t)(put_uleb(p, v) - (unsigned char *)x->v);
+	return true;
 }
 
 /* ---- the string table: one copy of each string ------------------------- */
@@ -128,20 +133,10 @@ static bool memo_grow(struct strtab *t)
 	return true;
 }
 
-/* *id: s's offset in the table, 0 for NULL; false when out of memory. */
-static bool intern(struct strtab *t, const char *s, uint32_t *id)
+/* *id: s's offset in the table (s not NULL), added if new; false when out
+ * of memory or the table is full. */
+static bool intern_bytes(struct strtab *t, const char *s, uint32_t *id)
 {
-	*id = 0;
-	if (!s)
-		return true;
-	if ((t->mn + 1) * 2 > t->mcap && !memo_grow(t))
-		return false;
-	size_t mj = hash_ptr(s, t->mcap);
-	for (; t->memo[mj].p; mj = (mj + 1) & (t->mcap - 1))
-		if (t->memo[mj].p == s) {
-			*id = t->memo[mj].id;
-			return true;
-		}
 	if (!t->bytes.n && !push_bytes(&t->bytes, "", 1))
 		return false;
 	if (!kp_htab_room(&t->strs, 4096, st_hash, t))
@@ -156,9 +151,35 @@ static bool intern(struct strtab *t, const char *s, uint32_t *id)
 			return false;
 	}
 	*id = t->strs.slot[j];
+	return true;
+}
+
+/* *id: s's offset in the table, 0 for NULL; false when out of memory. */
+static bool intern(struct strtab *t, const char *s, uint32_t *id)
+{
+	*id = 0;
+	if (!s)
+		return true;
+	if ((t->mn + 1) * 2 > t->mcap && !memo_grow(t))
+		return false;
+	size_t mj = hash_ptr(s, t->mcap);
+	for (; t->memo[mj].p; mj = (mj + 1) & (t->mcap - 1))
+		if (t->memo[mj].p == s) {
+			*id = t->memo[mj].id;
+			return true;
+		}
+	if (!intern_bytes(t, s, id))
+		return false;
 	t->memo[mj] = (struct memo){s, *id};
 	t->mn++;
 	return true;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	free(t->bytes.v);
+	kp_htab_free(&t->strs);
+	free(t->memo);
 }
 
 /* ---- one answer, and the block being written ------------------------------ */
@@ -219,11 +240,41 @@ static bool node_of(struct block *b, const struct answer *a, size_t k, uint32_t 
 	return true;
 }
 
+/* The blocks of one run of boundaries (a thread's), as the image holds
+ * them; in a run after the first, each block's string list is kept aside in
+ * the run's own string ids until the runs are joined (join_runs). */
 struct out {
-	struct vec starts, offs, data;   /* u64, u32, bytes */
+	struct vec starts, offs, data;   /* u64; u32: each block's offset in data; bytes */
+	bool aside;                      /* the string lists go to strs */
+	struct vec strs;                 /* u32: per block, its count of strings, then their ids */
 	struct vec nodes;                /* scratch: one block's nodes */
 	size_t nrows;
 };
+
+/* A block's string list (ids[0..n), through remap when not NULL), as the
+ * file holds it: the count, then zigzag deltas. */
+static bool put_strs(struct vec *d, const uint32_t *ids, size_t n, const uint32_t *remap)
+{
+	if (!uleb(d, n))
+		return false;
+	int64_t last = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t g = remap ? remap[ids[i]] : ids[i];
+		if (!uleb(d, zigzag(g - last)))
+			return false;
+		last = g;
+	}
+	return true;
+}
+
+static void out_free(struct out *o)
+{
+	free(o->starts.v);
+	free(o->offs.v);
+	free(o->data.v);
+	free(o->strs.v);
+	free(o->nodes.v);
+}
 
 /* The block-local index (+1) of global string id g, added if new. */
 static uint32_t local(struct block *b, uint32_t g)
@@ -255,27 +306,40 @@ static bool flush_block(struct out *o, struct block *b)
 			g = 0;
 	}
 	struct vec *d = &o->data;
-	if (d->n >= NONE || !push_u64(&o->starts, b->start) || !push_u32(&o->offs, (uint32_t)d->n) ||
-	    !uleb(d, b->nstrs))
+	if (d->n >= NONE || !push_u64(&o->starts, b->start) || !push_u32(&o->offs, (uint32_t)d->n))
 		return false;
-	for (size_t i = 0; i < b->nstrs; i++)
-		if (!uleb(d, zigzag((int64_t)b->strs[i] - (i ? (int64_t)b->strs[i - 1] : 0))))
+	if (!o->aside && !put_strs(d, b->strs, b->nstrs, NULL))
+		return false;
+	if (o->aside && !push_u32(&o->strs, (uint32_t)b->nstrs))
+		return false;
+	for (size_t i = 0; o->aside && i < b->nstrs; i++)
+		if (!push_u32(&o->strs, b->strs[i]))
 			return false;
 	struct vec *nd = &o->nodes;   /* its byte length goes first */
 	nd->n = 0;
-	for (size_t i = 0; i < b->nnodes; i++) {
-		const struct node *n = &b->nodes[i];
-		const struct frame *p = i ? &b->nodes[i - 1].f : &(struct frame){0, 0, 0, 0};
-		if (!uleb(nd, n->f.name) || !uleb(nd, n->f.file) ||
-		    !uleb(nd, zigzag((int64_t)n->f.line - (int64_t)p->line)) ||
-		    !uleb(nd, zigzag((int64_t)n->f.col - (int64_t)p->col)) || !uleb(nd, n->parent))
+	if (b->nnodes) {
+		unsigned char *q;
+		if (!room(nd, b->nnodes * 5 * 10, &q))
 			return false;
+		for (size_t i = 0; i < b->nnodes; i++) {
+			const struct node *n = &b->nodes[i];
+			const struct frame *p = i ? &b->nodes[i - 1].f : &(struct frame){0, 0, 0, 0};
+			q = put_uleb(q, n->f.name);
+			q = put_uleb(q, n->f.file);
+			q = put_uleb(q, zigzag((int64_t)n->f.line - (int64_t)p->line));
+			q = put_uleb(q, zigzag((int64_t)n->f.col - (int64_t)p->col));
+			q = put_uleb(q, n->parent);
+		}
+		nd->n = (size_t)(q - (unsigned char *)nd->v);
 	}
 	if (!uleb(d, b->nnodes) || !uleb(d, nd->n) || !push_bytes(d, nd->v, nd->n))
 		return false;
-	unsigned char gb = (unsigned char)g;
-	if (!push_bytes(d, &gb, 1) || !uleb(d, b->nrows))
+	/* the rows: a head byte and at most six ULEB128s each */
+	unsigned char *q;
+	if (!room(d, 1 + 10 + b->nrows * 61, &q))
 		return false;
+	*q++ = (unsigned char)g;
+	q = put_uleb(q, b->nrows);
 	struct frame st = {0, 0, 0, 0};
 	uint32_t node = 0;
 	uint64_t prev = b->start;
@@ -293,19 +357,26 @@ static bool flush_block(struct out *o, struct block *b)
 		}
 		uint64_t delta = (r->addr - prev) >> g;
 		unsigned char head = (unsigned char)(flags | (delta >= 1 && delta <= 7 ? delta << 5 : 0));
-		if (!push_bytes(d, &head, 1) || (!(head >> 5) && !uleb(d, delta)))
-			return false;
-		if (((flags & R_NAME) && !uleb(d, r->f.name)) || ((flags & R_FILE) && !uleb(d, r->f.file)) ||
-		    ((flags & R_LINE) && !uleb(d, zigzag((int64_t)r->f.line - (int64_t)st.line))) ||
-		    ((flags & R_COL) && !uleb(d, zigzag((int64_t)r->f.col - (int64_t)st.col))) ||
-		    ((flags & R_NODE) && !uleb(d, r->node)))
-			return false;
+		*q++ = head;
+		if (!(head >> 5))
+			q = put_uleb(q, delta);
+		if (flags & R_NAME)
+			q = put_uleb(q, r->f.name);
+		if (flags & R_FILE)
+			q = put_uleb(q, r->f.file);
+		if (flags & R_LINE)
+			q = put_uleb(q, zigzag((int64_t)r->f.line - (int64_t)st.line));
+		if (flags & R_COL)
+			q = put_uleb(q, zigzag((int64_t)r->f.col - (int64_t)st.col));
+		if (flags & R_NODE)
+			q = put_uleb(q, r->node);
 		if (!r->empty) {
 			st = r->f;
 			node = r->node;
 		}
 		prev = r->addr;
 	}
+	d->n = (size_t)(q - (unsigned char *)d->v);
 	o->nrows += b->nrows;
 	return true;
 }
@@ -318,8 +389,15 @@ static void start_block(struct block *b, uint64_t addr, uint32_t func)
 	b->open = true;
 }
 
-/* Appends the answer a starting at addr (a->n == 0: no answer). */
-static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct answer *a)
+static bool same_answer(const struct answer *a, const struct answer *b)
+{
+	return a->n == b->n && !memcmp(a->f, b->f, a->n * sizeof a->f[0]);
+}
+
+/* Appends the answer a starting at addr (a->n == 0: no answer); last is
+ * the answer appended before it (NULL: none). */
+static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct answer *a,
+                    const struct answer *last)
 {
 	uint32_t func = a->n ? a->f[a->n - 1].name : 0;
 	if (!b->open && !a->n)
@@ -330,7 +408,10 @@ static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct 
 		start_block(b, addr, func);
 	}
 	uint32_t node = 0;
-	if (a->n && !node_of(b, a, 1, &node)) {
+	if (a->n && last && b->nrows && last->n == a->n &&
+	    !memcmp(&last->f[1], &a->f[1], (a->n - 1) * sizeof a->f[0]))
+		node = b->rows[b->nrows - 1].node;   /* the same calls: the same node */
+	else if (a->n && !node_of(b, a, 1, &node)) {
 		if (!flush_block(o, b))
 			return false;
 		start_block(b, addr, func);
@@ -373,34 +454,45 @@ static void collect_progress(void *ctx, size_t done, size_t total)
 		c->cb->progress(c->cb->ctx, done * 500 / total, 1000);
 }
 
-/* Sorts v[0..n) (LSD radix, 16 bits a pass, passes whose digit never
- * varies skipped); false when out of memory. */
+/* Sorts v[0..n) (LSD radix over v[i] - min, 13 bits a pass, as many passes
+ * as the span of the values needs: two for an image's 32 MB, their counts
+ * taken in one sweep); false when out of memory. */
 static bool sort_u64(uint64_t *v, size_t n)
 {
+	enum { BITS = 13, RADIX = 1 << BITS };
 	if (n < 2)
 		return true;
+	uint64_t lo = v[0], hi = v[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	unsigned passes = 0;
+	for (uint64_t span = hi - lo; span; span >>= BITS)
+		passes++;
+	if (!passes)
+		return true;   /* all equal */
 	uint64_t *tmp = malloc(n * sizeof *tmp);
-	size_t *count = malloc(65536 * sizeof *count);
+	size_t(*count)[RADIX] = calloc(passes, sizeof *count);
 	if (!tmp || !count) {
 		free(tmp);
 		free(count);
 		return false;
 	}
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < passes; k++)
+			count[k][((v[i] - lo) >> (k * BITS)) & (RADIX - 1)]++;
 	uint64_t *src = v, *dst = tmp;
-	for (unsigned shift = 0; shift < 64; shift += 16) {
-		memset(count, 0, 65536 * sizeof *count);
-		for (size_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 0xffff]++;
-		if (count[(src[0] >> shift) & 0xffff] == n)
-			continue;
-		size_t sum = 0;
-		for (size_t k = 0; k < 65536; k++) {
-			size_t c = count[k];
-			count[k] = sum;
-			sum += c;
+	for (unsigned k = 0; k < passes; k++) {
+		size_t *c = count[k], sum = 0;
+		unsigned shift = k * BITS;
+		for (size_t d = 0; d < RADIX; d++) {
+			size_t x = c[d];
+			c[d] = sum;
+			sum += x;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xffff]++] = src[i];
+			dst[c[((src[i] - lo) >> shift) & (RADIX - 1)]++] = src[i];
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
@@ -412,35 +504,221 @@ static bool sort_u64(uint64_t *v, size_t n)
 	return true;
 }
 
-/* The second thread's share: the boundaries of the later half of the
- * units, decoded on a handle of its own, which then answers them. */
-struct half {
+/* Sorts x and drops repeats; false when out of memory. */
+static bool sort_distinct(struct vec *x)
+{
+	uint64_t *v = x->v;
+	if (!sort_u64(v, x->n))
+		return false;
+	size_t n = x->n ? 1 : 0;
+	for (size_t i = 1; i < x->n; i++)
+		if (v[i] != v[n - 1])
+			v[n++] = v[i];
+	x->n = n;
+	return true;
+}
+
+/* a and b (sorted, distinct) merged into a, each address once (from the
+ * top down, in a's own memory grown in place: no second array to fault
+ * in); b is freed; false when out of memory. */
+static bool merge_into(struct vec *a, struct vec *b)
+{
+	size_t total = a->n + b->n;
+	if (!kp_vec_reserve(&a->v, &a->cap, total, 8))
+		return false;
+	uint64_t *x = a->v;
+	const uint64_t *y = b->v;
+	size_t i = a->n, j = b->n, k = total;
+	while (i && j) {
+		uint64_t u = x[i - 1], w = y[j - 1];
+		x[--k] = u > w ? u : w;
+		i -= u >= w;
+		j -= w >= u;
+	}
+	while (j)
+		x[--k] = y[--j];
+	k -= i;   /* a's lowest i are in place already */
+	if (k)
+		memmove(x + i, x + i + k, (total - k - i) * sizeof *x);
+	a->n = total - k;
+	free(b->v);
+	*b = (struct vec){0};
+	return true;
+}
+
+/* ---- runs: one thread's share of the boundaries ------------------------------ */
+
+/* A thread's share of a build: in phase 1 the boundaries of a part of the
+ * units (kp_dwarf_for_each_boundary_part), decoded on its own handle and
+ * sorted; in phase 2 the answers to a run of the sorted distinct
+ * boundaries, bd[lo..hi), made into blocks with a string table of its own.
+ * The run of the caller's thread has cb (its callbacks); the other's NULL. */
+struct run {
 	kp_dwarf *d;
+	size_t part, nparts;
 	struct collect col;
+	const uint64_t *bd;
+	size_t lo, hi;
+	struct strtab t;
+	struct out o;
+	struct block *b;
 	kp_status st;
 	kp_error err;
 	pthread_t thread;
 };
 
-static void *half_run(void *arg)
+static void *collect_run(void *arg)
 {
-	struct half *h = arg;
-	h->st = kp_dwarf_for_each_boundary_part(h->d, 1, 2, collect_addr, NULL, &h->col, &h->err);
+	struct run *r = arg;
+	r->st = kp_dwarf_for_each_boundary_part(r->d, r->part, r->nparts, collect_addr,
+	                                        r->col.cb ? collect_progress : NULL, &r->col, &r->err);
+	if (r->st == KP_OK && !sort_distinct(&r->col.v))
+		r->st = kp_error_set(&r->err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	return NULL;
 }
 
-/* A file this large is decoded on two threads (a smaller one is over
+/* Answers bd[lo..hi) into r's blocks: each boundary through kp_dwarf_lookup,
+ * a row where the answer changes. */
+static void *answer_run(void *arg)
+{
+	struct run *r = arg;
+	const kp_symcache_cb *cb = r->col.cb;
+	/* two frame and answer buffers, swapped: a frame whose strings are the
+	 * same pointers as the one before it at its depth reuses their ids */
+	kp_symframe frb[2][KP_SYMCACHE_MAX_FRAMES];
+	struct answer ab[2];
+	kp_symframe *fr = frb[0], *pfr = frb[1];
+	struct answer *cur = &ab[0], *prev = &ab[1];
+	size_t pn = 0;
+	prev->n = 0;
+	r->st = KP_ERR_NOMEM;
+	for (size_t i = r->lo; i < r->hi; i++) {
+		if ((i - r->lo) % 65536 == 0) {
+			if ((cb && cb->cancel && cb->cancel(cb->ctx)) || atomic_load(r->col.stop)) {
+				r->col.cancelled = true;
+				atomic_store(r->col.stop, true);
+				r->st = KP_ERR_LIMIT;
+				return NULL;
+			}
+			if (cb && cb->progress)
+				cb->progress(cb->ctx, 500 + (i - r->lo) * 500 / (r->hi - r->lo), 1000);
+		}
+		size_t n = 0;
+		kp_status st = kp_dwarf_lookup(r->d, r->bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &n, &r->err);
+		if (st != KP_OK) {
+			r->st = st;
+			return NULL;
+		}
+		cur->n = n;
+		for (size_t k = 0; k < n; k++) {
+			cur->f[k].line = fr[k].line;
+			cur->f[k].col = fr[k].column;
+			if (k < pn && fr[k].function == pfr[k].function)
+				cur->f[k].name = prev->f[k].name;
+			else if (!intern(&r->t, fr[k].function, &cur->f[k].name))
+				return NULL;
+			if (k < pn && fr[k].file == pfr[k].file)
+				cur->f[k].file = prev->f[k].file;
+			else if (!intern(&r->t, fr[k].file, &cur->f[k].file))
+				return NULL;
+		}
+		if (same_answer(cur, prev))
+			continue; /* the same answer goes on */
+		if (!add_row(&r->o, r->b, r->bd[i], cur, prev))
+			return NULL;
+		struct answer *ta = prev;
+		prev = cur;
+		cur = ta;
+		kp_symframe *tf = pfr;
+		pfr = fr;
+		fr = tf;
+		pn = n;
+	}
+	if (flush_block(&r->o, r->b))
+		r->st = KP_OK;
+	return NULL;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The first of bd[from..n) at which a block starts whatever came before
+ * (so that a run may begin there and the blocks come out as one run makes
+ * them): an answer whose function is named and differs from that of the
+ * last answer with a function before it (add_row starts a block there;
+ * the block open before holds that function's name, or none after a
+ * block filled up).  n when there is none within reach. */
+static size_t run_start(kp_dwarf *d, const uint64_t *bd, size_t from, size_t n)
+{
+	kp_symframe fr[KP_SYMCACHE_MAX_FRAMES];
+	const char *func = NULL;
+	bool have = false;
+	for (size_t i = from; i < n && i - from < 65536; i++) {
+		size_t k = 0;
+		if (kp_dwarf_lookup(d, bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &k, NULL) != KP_OK)
+			return n;   /* its error comes in order, from the run before */
+		if (!k)
+			continue;
+		const char *f = fr[k - 1].function;
+		if (have && f && !same_str(f, func))
+			return i;
+		func = f;
+		have = true;
+	}
+	return n;
+}
+
+/* The image's blocks and string table from the runs' in order, as one run
+ * makes them: the first run's table and blocks go on, each later run's
+ * strings take the ids the first of them met gets there (a string seen
+ * before keeps its id, a new one goes at the end, in the order the run met
+ * them), and its blocks get their string lists in those ids.  false when
+ * out of memory or past the format's limits. */
+static bool join_runs(struct run *runs, size_t nruns, struct strtab *t, struct out *o)
+{
+	*t = runs[0].t;
+	runs[0].t = (struct strtab){{0}, {0}, NULL, 0, 0};
+	*o = runs[0].o;
+	runs[0].o = (struct out){0};
+	uint32_t *remap = NULL;
+	bool ok = true;
+	for (size_t p = 1; p < nruns && ok; p++) {
+		const struct out *ro = &runs[p].o;
+		const struct strtab *rt = &runs[p].t;
+		free(remap);
+		remap = rt->bytes.n ? malloc(rt->bytes.n * sizeof *remap) : NULL;
+		if (rt->bytes.n && !remap)
+			return false;
+		for (size_t off = 1; off < rt->bytes.n && ok;) {
+			const char *s = (const char *)rt->bytes.v + off;
+			ok = intern_bytes(t, s, &remap[off]);
+			off += strlen(s) + 1;
+		}
+		const uint32_t *strs = ro->strs.v, *offs = ro->offs.v;
+		size_t si = 0;
+		for (size_t k = 0; k < ro->starts.n && ok; k++) {
+			size_t end = k + 1 < ro->starts.n ? offs[k + 1] : ro->data.n;
+			uint32_t ns = strs[si++];
+			ok = o->data.n < NONE && push_u64(&o->starts, ((const uint64_t *)ro->starts.v)[k]) &&
+			     push_u32(&o->offs, (uint32_t)o->data.n) && put_strs(&o->data, strs + si, ns, remap) &&
+			     push_bytes(&o->data, (const char *)ro->data.v + offs[k], end - offs[k]);
+			si += ns;
+		}
+		o->nrows += ro->nrows;
+	}
+	free(remap);
+	return ok && o->data.n <= NONE;
+}
+
+/* A file this large is built on two threads (a smaller one is over
  * before a thread pays off). */
 #define KP__SYMCACHE_TWO_THREADS ((uint64_t)4 << 20)
 
 static size_t align8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
-}
-
-static bool same_answer(const struct answer *a, const struct answer *b)
-{
-	return a->n == b->n && !memcmp(a->f, b->f, a->n * sizeof a->f[0]);
 }
 
 /* The image from its parts; NULL when out of memory. */
@@ -501,100 +779,97 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	*len = 0;
 	atomic_bool stop;
 	atomic_init(&stop, false);
-	struct collect col = {{0}, cb, false, &stop};
+	/* two threads: in phase 1 each decodes half of the units on its own
+	 * handle and sorts their boundaries; in phase 2 each answers a run of
+	 * the merged boundaries (the second, from a block's start on, on the
+	 * handle that decoded the later units); joined here in address order,
+	 * the runs make the image one thread makes */
+	struct run runs[2] = {{.d = d, .nparts = 1, .col = {{0}, cb, false, &stop}, .st = KP_OK},
+	                      {.part = 1, .nparts = 2, .col = {{0}, NULL, false, &stop}, .st = KP_OK,
+	                       .o.aside = true}};
+	struct collect sc = {{0}, cb, false, &stop};   /* the symbol table's boundaries */
+	uint64_t *bd = NULL;
 	struct strtab t = {{0}, {0}, NULL, 0, 0};
-	struct out o = {{0}, {0}, {0}, {0}, 0};
-	struct block *b = calloc(1, sizeof *b);
-	kp_status st = b ? KP_OK : KP_ERR_NOMEM;
-	/* two threads: each decodes half of the units on its own handle; the
-	 * answers and the image are made here, in address order, as alone */
+	struct out o = {0};
+	bool two = false;
+	kp_status st = KP_ERR_NOMEM;
 	unsigned threads = cb && cb->threads ? cb->threads : key->dwarf_size >= KP__SYMCACHE_TWO_THREADS ? 2 : 1;
-	struct half h = {.col = {{0}, NULL, false, &stop}, .st = KP_OK};
-	if (st == KP_OK && threads > 1 && kp_dwarf_clone(d, &h.d, NULL) == KP_OK &&
-	    pthread_create(&h.thread, NULL, half_run, &h) != 0)
-		kp_dwarf_close(&h.d);   /* no thread: this one does it all */
-	size_t nparts = h.d ? 2 : 1;
-	if (st == KP_OK)
-		st = kp_dwarf_for_each_boundary_part(d, 0, nparts, collect_addr, collect_progress, &col, err);
-	if (h.d) {
+	if (!(runs[0].b = calloc(1, sizeof *runs[0].b)) || !(runs[1].b = calloc(1, sizeof *runs[1].b)))
+		goto out;
+	if (threads > 1 && kp_dwarf_clone(d, &runs[1].d, NULL) == KP_OK) {
+		two = pthread_create(&runs[1].thread, NULL, collect_run, &runs[1]) == 0;
+		if (!two)
+			kp_dwarf_close(&runs[1].d);   /* no thread: this one does it all */
+	}
+	runs[0].nparts = two ? 2 : 1;
+	collect_run(&runs[0]);
+	st = runs[0].st;
+	if (st != KP_OK && err)
+		*err = runs[0].err;
+	/* the symbol table's boundaries join this thread's while the other
+	 * may still be decoding (phase 1 never reads the symbol table) */
+	if (st == KP_OK && !runs[0].col.cancelled &&
+	    (!kp_macho_symbol_boundaries(m, slice, collect_addr, &sc) || !sort_distinct(&sc.v) ||
+	     !merge_into(&runs[0].col.v, &sc.v)))
+		st = sc.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM;   /* said at out */
+	if (two) {
 		if (st != KP_OK)
 			atomic_store(&stop, true);   /* its work is wasted: end it soon */
-		pthread_join(h.thread, NULL);
-		if (st == KP_OK && h.st != KP_OK) {   /* a later unit's error, as alone */
-			st = h.st;
+		pthread_join(runs[1].thread, NULL);
+		if (st == KP_OK && runs[1].st != KP_OK) {   /* a later unit's error, as alone */
+			st = runs[1].st;
 			if (err)
-				*err = h.err;
+				*err = runs[1].err;
 		}
-		if (st == KP_OK && !push_u64s(&col.v, h.col.v.v, h.col.v.n))
-			st = kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-		free(h.col.v.v);
 	}
-	if (col.cancelled)
+	if (runs[0].col.cancelled || runs[1].col.cancelled || sc.cancelled)
 		st = KP_ERR_LIMIT;
 	if (st != KP_OK)
 		goto out;
 	st = KP_ERR_NOMEM;
-	if (!kp_macho_symbol_boundaries(m, slice, collect_addr, &col)) {
-		st = col.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM;
+	/* the later run starts near the later units' first address (their
+	 * handle has decoded them), unless that leaves one run most of it */
+	uint64_t later = runs[1].col.v.n ? ((const uint64_t *)runs[1].col.v.v)[0] : 0;
+	if (!merge_into(&runs[0].col.v, &runs[1].col.v))
 		goto out;
-	}
-	uint64_t *bd = col.v.v;
-	if (!sort_u64(bd, col.v.n))
-		goto out;
+	bd = runs[0].col.v.v;   /* the distinct boundaries, in order */
+	size_t nbd = runs[0].col.v.n;
+	runs[0].col.v = (struct vec){0};
 	uint32_t src = 0;
-	if (!intern(&t, source, &src))
+	if (!intern(&runs[0].t, source, &src))
 		goto out;
-	/* two frame and answer buffers, swapped: a frame whose strings are the
-	 * same pointers as the one before it at its depth reuses their ids */
-	kp_symframe frb[2][KP_SYMCACHE_MAX_FRAMES];
-	struct answer ab[2];
-	kp_symframe *fr = frb[0], *pfr = frb[1];
-	struct answer *cur = &ab[0], *prev = &ab[1];
-	size_t pn = 0;
-	prev->n = 0;
-	for (size_t i = 0; i < col.v.n; i++) {
-		if (i && bd[i] == bd[i - 1])
-			continue;
-		if (i % 65536 == 0) {
-			if (cb && cb->cancel && cb->cancel(cb->ctx)) {
-				st = KP_ERR_LIMIT;
-				goto out;
-			}
-			if (cb && cb->progress)
-				cb->progress(cb->ctx, 500 + i * 500 / col.v.n, 1000);
-		}
-		size_t n = 0;
-		kp_dwarf *dd = nparts > 1 && kp_dwarf_part_of(d, bd[i], nparts) ? h.d : d;
-		st = kp_dwarf_lookup(dd, bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &n, err);
-		if (st != KP_OK)
-			goto out;
-		st = KP_ERR_NOMEM;
-		cur->n = n;
-		for (size_t k = 0; k < n; k++) {
-			cur->f[k].line = fr[k].line;
-			cur->f[k].col = fr[k].column;
-			if (k < pn && fr[k].function == pfr[k].function)
-				cur->f[k].name = prev->f[k].name;
-			else if (!intern(&t, fr[k].function, &cur->f[k].name))
-				goto out;
-			if (k < pn && fr[k].file == pfr[k].file)
-				cur->f[k].file = prev->f[k].file;
-			else if (!intern(&t, fr[k].file, &cur->f[k].file))
-				goto out;
-		}
-		if (same_answer(cur, prev))
-			continue; /* the same answer goes on */
-		if (!add_row(&o, b, bd[i], cur))
-			goto out;
-		struct answer *ta = prev;
-		prev = cur;
-		cur = ta;
-		kp_symframe *tf = pfr;
-		pfr = fr;
-		fr = tf;
-		pn = n;
+	runs[0].bd = runs[1].bd = bd;
+	runs[0].hi = nbd;
+	if (two) {
+		size_t from = later ? kp_vec_upper_u64(bd, nbd, sizeof *bd, 0, later - 1) : 0;
+		if (from < nbd / 4 || from > nbd - nbd / 4)
+			from = nbd / 2;
+		runs[0].hi = runs[1].lo = run_start(runs[1].d, bd, from, nbd);
+		runs[1].hi = nbd;
+		two = pthread_create(&runs[1].thread, NULL, answer_run, &runs[1]) == 0;
+		if (!two)
+			answer_run(&runs[1]);   /* no thread: answered here, joined in order */
 	}
-	if (!flush_block(&o, b))
+	answer_run(&runs[0]);
+	st = runs[0].st;
+	if (st != KP_OK && err && st != KP_ERR_NOMEM && st != KP_ERR_LIMIT)
+		*err = runs[0].err;
+	if (two) {
+		if (st != KP_OK)
+			atomic_store(&stop, true);
+		pthread_join(runs[1].thread, NULL);
+	}
+	if (st == KP_OK && runs[1].st != KP_OK) {   /* a later boundary's error, as alone */
+		st = runs[1].st;
+		if (err && st != KP_ERR_NOMEM && st != KP_ERR_LIMIT)
+			*err = runs[1].err;
+	}
+	if (runs[0].col.cancelled || runs[1].col.cancelled)
+		st = KP_ERR_LIMIT;
+	if (st != KP_OK)
+		goto out;
+	st = KP_ERR_NOMEM;
+	if (!join_runs(runs, runs[1].hi > runs[1].lo ? 2 : 1, &t, &o))
 		goto out;
 	if (o.starts.n >= NONE) {
 		st = KP_ERR_LIMIT;
@@ -606,21 +881,23 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	if (cb && cb->progress)
 		cb->progress(cb->ctx, 1000, 1000);
 	st = KP_OK;
-out:
+out:;
+	bool cancelled = runs[0].col.cancelled || runs[1].col.cancelled || sc.cancelled;
 	if (st == KP_ERR_NOMEM || st == KP_ERR_LIMIT)
 		kp_error_set(err, st, 0, -1, "cannot build the symbol cache: %s",
 		             st == KP_ERR_NOMEM ? "out of memory"
-		             : col.cancelled || o.starts.n < NONE ? "cancelled" : "too many blocks");
-	kp_dwarf_close(&h.d);
-	free(col.v.v);
-	free(o.starts.v);
-	free(o.offs.v);
-	free(o.data.v);
-	free(o.nodes.v);
-	free(t.bytes.v);
-	kp_htab_free(&t.strs);
-	free(t.memo);
-	free(b);
+		             : cancelled || o.starts.n < NONE ? "cancelled" : "too many blocks");
+	kp_dwarf_close(&runs[1].d);
+	for (size_t p = 0; p < 2; p++) {
+		free(runs[p].col.v.v);
+		strtab_free(&runs[p].t);
+		out_free(&runs[p].o);
+		free(runs[p].b);
+	}
+	free(sc.v.v);
+	free(bd);
+	strtab_free(&t);
+	out_free(&o);
 	return st;
 }
 

@@ -69,7 +69,9 @@ size_t kp_dwarf_part_of(kp_dwarf *d, uint64_t addr, size_t nparts);
 
 /* A second handle on d's slice with d's settings (its symbol table of
  * kp_dwarf_use_symbols too), nothing decoded yet.  A kp_dwarf is used by one
- * thread at a time; two handles on one slice may be used at once. */
+ * thread at a time; two handles on one slice may be used at once, looking
+ * up in a shared symbol table too once one call on that kp_macho has sorted
+ * it (kp_macho_symbol_boundaries, kp_macho_symbol). */
 kp_status kp_dwarf_clone(const kp_dwarf *d, kp_dwarf **out, kp_error *err);
 
 /* How many units kp_dwarf_open left out (a header with no readable DIE

@@ -104,6 +104,13 @@ bool kp_macho_section_at(const kp_macho_slice *s, uint64_t addr, const char **se
 bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
                      const char **name, uint64_t *offset);
 
+/* The same with the caller's search hint (0 at first; it starts the next
+ * search where this one ended) instead of the slice's: once a call on the
+ * slice has sorted its symbols (kp_macho_symbol, _boundaries), threads may
+ * call this on one kp_macho at once, each with a hint of its own. */
+bool kp_macho_symbol_near(kp_macho *m, const kp_macho_slice *s, uint64_t addr, size_t *hint,
+                          const char **name, uint64_t *offset);
+
 /* The start of the function holding addr from LC_FUNCTION_STARTS (the
  * greatest start at or below addr, inside the same section as addr): false
  * when the slice has no such table or no start precedes addr there.  Same
