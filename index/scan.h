@@ -51,6 +51,9 @@ typedef struct kpi__prep {
 	struct stat lst;          /* the walk's lstat */
 	bool sign;                /* sign in kpi__prep_parse (no symbol callback: one that
 	                             may not run on another thread signs in kpi__scan_file) */
+	unsigned parse_flags;     /* kp_report_parse_flags': KP_PARSE_SKIM_FRAMES from
+	                             kpi__prep_new (a record reads only the panicked
+	                             thread's frames); 0 parses whole (tests compare) */
 	/* kpi__prep_read */
 	bool read;
 	kp_status read_st;        /* kp_fs_read_file's */

@@ -607,6 +607,7 @@ kpi__prep *kpi__prep_new(const char *path, const struct stat *lst, bool sign)
 	if (p) {
 		p->lst = *lst;
 		p->sign = sign;
+		p->parse_flags = KP_PARSE_SKIM_FRAMES;
 	}
 	return p;
 }
@@ -640,7 +641,10 @@ void kpi__prep_parse(kpi__prep *p)
 	 * parser, whose reason is kept) */
 	if (p->read_st != KP_OK || p->changing || (p->fmt == KP_FORMAT_UNKNOWN && p->len > 0))
 		return;
-	p->parse_st = kp_report_parse(p->data, p->len, p->path, &p->r, &p->parse_err);
+	/* a panic's record reads only its panicked thread's frames (the
+	 * signature, the images it marks): the others' are never decoded */
+	p->parse_st = kp_report_parse_flags(p->data, p->len, p->path, p->parse_flags, &p->r,
+	                                    &p->parse_err);
 	if (p->parse_st == KP_OK)
 		record_parts(p);
 }

@@ -52,6 +52,8 @@ typedef struct ips_ctx {
 	const char *line_pos;   /* line_at's memo: line_no is the line of line_pos */
 	long line_no;
 	kp_jmemo memo;   /* the body's container ends, for every walk into it */
+	unsigned flags;   /* KP_PARSE_* */
+	kp__ips_defer defer;   /* KP_PARSE_SKIM_FRAMES: the frames not decoded yet */
 } ips_ctx;
 
 static long line_of(const char *data, const char *pos)
@@ -679,7 +681,11 @@ static kp_status ips_parse(ips_ctx *c)
 	if (!family && r->has_bug_type && r->bug_type != 210 && !panic_text)
 		return kp_error_set(err, KP_ERR_NOTPANIC, 1, 0,
 		                    "not a kernel panic report (bug_type %d)", r->bug_type);
-	if (c->procs && (st = kp__ips_processes(r, c->procs, c->procs_end, &c->memo, &cut)) != KP_OK)
+	/* a panic's other threads: only the panicked one's frames are needed
+	 * by a skimming caller, and that one is known once the text is read */
+	bool skim = (c->flags & KP_PARSE_SKIM_FRAMES) && !family;
+	if (c->procs && (st = kp__ips_processes(r, c->procs, c->procs_end, &c->memo,
+	                                        skim ? &c->defer : NULL, &cut)) != KP_OK)
 		return kp_error_set(err, st, 0, -1, "out of memory");
 	if (cut) {
 		r->truncated = true;
@@ -747,6 +753,11 @@ static kp_status ips_parse(ips_ctx *c)
 		else if (tst != KP_OK)
 			kp__warn(r, c->panic_text_line, "panic string: %s", terr.msg);
 	}
+	/* the panicked thread's frames; every thread's when kp__derive_arch
+	 * will have to infer the arch from them */
+	if (c->defer.n && kp__ips_frames(r, &c->defer, r->arch == KP_ARCH_UNKNOWN &&
+	                                 kp__arch_of_version(r->kernel_version) == KP_ARCH_UNKNOWN) != KP_OK)
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	/* Intel JSON: the kcdata stackshot's tasks after the text's panicked
 	 * process (issue 31 item 7) */
 	if (r->format == KP_FORMAT_INTEL_JSON && r->stackshot_b64 &&
@@ -767,10 +778,12 @@ static kp_status ips_parse(ips_ctx *c)
 	return kp__waitchain_build(r) ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 }
 
-kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err)
+kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, unsigned flags, kp_error *err)
 {
-	ips_ctx c = {.r = r, .data = data, .end = data + len, .err = err, .memo = {.base = data}};
+	ips_ctx c = {.r = r, .data = data, .end = data + len, .err = err, .memo = {.base = data},
+	             .flags = flags};
 	kp_status st = ips_parse(&c);
 	kp_json_memo_free(&c.memo);
+	free(c.defer.v);
 	return st;
 }

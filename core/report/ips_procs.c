@@ -8,10 +8,17 @@
  * Limits, so a hostile file of tiny members cannot make the model many times
  * its size (a real report has < 100 processes, < 10,000 threads and < 200
  * frames a thread): KP_IPS_MAX_PROCESSES, KP_IPS_MAX_THREADS in all, and
- * KP_IPS_MAX_FRAMES a thread; what is past them is dropped with a warning. */
+ * KP_IPS_MAX_FRAMES a thread; what is past them is dropped with a warning.
+ *
+ * With a kp__ips_defer (KP_PARSE_SKIM_FRAMES) a thread's frame arrays are
+ * not decoded: their spans are kept, and kp__ips_frames decodes those of the
+ * threads that need them once the panic text has named the panicked one.
+ * The iterators step over a skipped array through the memo, so its bytes
+ * are scanned once, by the recording skip. */
 #include "json_scan.h"
 #include "report_build.h"
 #include "kp_utf8.h"
+#include "kp_vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -194,14 +201,16 @@ static bool read_pair(const char *p, const char *ve, uint64_t *idx, uint64_t *of
 }
 
 /* A frame at image idx + off: the address is the image's base + offset
- * (every image kind: K/U/T kernel, P/S/C user). */
-static void set_frame(const kp_report *r, kp_frame *f, uint64_t idx, uint64_t off, bool user)
+ * (every image kind: K/U/T kernel, P/S/C user).  nimg: the images the
+ * body listed (r->nimages when processByPid is read; a deferred frame is
+ * decoded after the panic text may have added some). */
+static void set_frame(const kp_report *r, size_t nimg, kp_frame *f, uint64_t idx, uint64_t off, bool user)
 {
 	f->image = -1;
 	f->user = user;
 	f->has_offset = true;
 	f->offset = off;
-	if (idx < r->nimages) {
+	if (idx < nimg) {
 		const kp_image *im = &r->images[idx];
 		f->image = (int)idx;
 		if (im->has_base && im->base) {
@@ -212,7 +221,8 @@ static void set_frame(const kp_report *r, kp_frame *f, uint64_t idx, uint64_t of
 }
 
 /* [[image, offset, ...], ...]; elements that are not two integers are skipped. */
-static kp_status read_frames(kp_report *r, kp_thread *t, const char *s, const char *end, bool user)
+static kp_status read_frames(kp_report *r, size_t nimg, kp_thread *t, const char *s, const char *end,
+                             bool user)
 {
 	kp_jiter it;
 	kp_jerr e;
@@ -224,7 +234,7 @@ static kp_status read_frames(kp_report *r, kp_thread *t, const char *s, const ch
 		if (!read_pair(p, ve, &idx, &off))
 			continue;
 		/* The [idx, 0] frame into the absolute image ends many backtraces. */
-		if (idx < r->nimages && r->images[idx].kind == 'A' && off == 0)
+		if (idx < nimg && r->images[idx].kind == 'A' && off == 0)
 			continue;
 		if (t->nframes >= KP_IPS_MAX_FRAMES) {
 			kp__warn(r, 0, "a thread with more than %zu frames: the rest are dropped",
@@ -234,7 +244,7 @@ static kp_status read_frames(kp_report *r, kp_thread *t, const char *s, const ch
 		kp_frame *f = kp__add_frame(r, t);
 		if (!f)
 			return KP_ERR_NOMEM;
-		set_frame(r, f, idx, off, user);
+		set_frame(r, nimg, f, idx, off, user);
 	}
 	return KP_OK;
 }
@@ -247,7 +257,7 @@ static bool read_one_frame(const kp_report *r, const char *s, const char *end, k
 	if (!read_pair(s, end, &idx, &off))
 		return false;
 	char kind = idx < r->nimages ? r->images[idx].kind : '?';
-	set_frame(r, f, idx, off, kind == 'P' || kind == 'S' || kind == 'C');
+	set_frame(r, r->nimages, f, idx, off, kind == 'P' || kind == 'S' || kind == 'C');
 	return true;
 }
 
@@ -259,7 +269,8 @@ static size_t count_threads(const kp_report *r)
 	return n;
 }
 
-static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm, kp_jmemo *memo)
+static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm, kp_jmemo *memo,
+                             kp__ips_defer *defer)
 {
 	kp_jiter it;
 	kp_jmember m;
@@ -312,16 +323,42 @@ static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm, 
 			t->has_wait_event = read_one_frame(r, m.val, m.val_end, &t->wait_event);
 		}
 	}
-	kp_status st = kf ? read_frames(r, t, kf, kfe, false) : KP_OK;
+	if (defer && (kf || uf)) {
+		kp__ips_deferred *d = kp_vec_push((void **)&defer->v, &defer->n, &defer->cap, sizeof *d);
+		if (!d)
+			return KP_ERR_NOMEM;
+		*d = (kp__ips_deferred){r->nprocesses - 1, p->nthreads - 1, kf, kfe, uf, ufe};
+		return KP_OK;
+	}
+	kp_status st = kf ? read_frames(r, r->nimages, t, kf, kfe, false) : KP_OK;
 	if (st == KP_OK && uf)
-		st = read_frames(r, t, uf, ufe, true);
+		st = read_frames(r, r->nimages, t, uf, ufe, true);
 	return st;
+}
+
+kp_status kp__ips_frames(kp_report *r, kp__ips_defer *defer, bool all)
+{
+	for (size_t i = 0; i < defer->n; i++) {
+		const kp__ips_deferred *d = &defer->v[i];
+		kp_thread *t = &r->processes[d->proc].threads[d->thread];
+		if (!all && !(r->has_panicked_thread_id && t->has_id && t->id == r->panicked_thread_id))
+			continue;
+		kp_status st = d->kf ? read_frames(r, defer->nimages, t, d->kf, d->kfe, false) : KP_OK;
+		if (st == KP_OK && d->uf)
+			st = read_frames(r, defer->nimages, t, d->uf, d->ufe, true);
+		if (st != KP_OK)
+			return st;
+	}
+	if (!all)
+		r->frames_skipped = true;
+	return KP_OK;
 }
 
 /* *nthreads: the threads of every process so far (KP_IPS_MAX_THREADS is
  * for the whole report), kept by the caller: summing them again for each
  * process made a report of 7,000 processes cost 50 M instructions. */
-static kp_status read_process(kp_report *r, const kp_jmember *pm, kp_jmemo *memo, size_t *nthreads)
+static kp_status read_process(kp_report *r, const kp_jmember *pm, kp_jmemo *memo, size_t *nthreads,
+                              kp__ips_defer *defer)
 {
 	kp_jiter it;
 	kp_jmember m;
@@ -370,7 +407,7 @@ static kp_status read_process(kp_report *r, const kp_jmember *pm, kp_jmemo *memo
 					         KP_IPS_MAX_THREADS);
 					break;
 				}
-				kp_status st = read_thread(r, p, &tm, memo);
+				kp_status st = read_thread(r, p, &tm, memo, defer);
 				if (st != KP_OK)
 					return st;
 			}
@@ -379,7 +416,8 @@ static kp_status read_process(kp_report *r, const kp_jmember *pm, kp_jmemo *memo
 	return KP_OK;
 }
 
-kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, kp_jmemo *memo, bool *cut)
+kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, kp_jmemo *memo,
+                           kp__ips_defer *defer, bool *cut)
 {
 	kp_jiter it;
 	kp_jmember pm;
@@ -389,6 +427,8 @@ kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, kp_j
 		return KP_OK;
 	}
 	it.memo = memo;
+	if (defer)
+		defer->nimages = r->nimages;
 	size_t nthreads = count_threads(r);
 	while (kp_json_obj_next(&it, &pm, &e)) {
 		if (r->nprocesses >= KP_IPS_MAX_PROCESSES) {
@@ -396,7 +436,7 @@ kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, kp_j
 			         KP_IPS_MAX_PROCESSES);
 			break;
 		}
-		kp_status st = read_process(r, &pm, memo, &nthreads);
+		kp_status st = read_process(r, &pm, memo, &nthreads, defer);
 		if (st != KP_OK)
 			return st;
 	}

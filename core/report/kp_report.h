@@ -319,6 +319,9 @@ typedef struct kp_report {
 	size_t nfields, fields_cap;
 
 	bool truncated;           /* the report ends before its natural end */
+	/* parsed with KP_PARSE_SKIM_FRAMES and frames were left out: only the
+	 * panicked thread (and any other of its id) has its frames */
+	bool frames_skipped;
 	kp_warning *warnings;
 	size_t nwarnings, warnings_cap;
 
@@ -330,6 +333,19 @@ typedef struct kp_report {
  * NULL and err says what is wrong and where. */
 kp_status kp_report_parse(const char *data, size_t len, const char *path,
                           kp_report **out, kp_error *err);
+
+/* What a parse may leave out, for a caller that reads only part of the
+ * model (the index).  KP_PARSE_SKIM_FRAMES: in a panic (.ips or Intel JSON
+ * processByPid), the threads other than the one the panic text names
+ * panicked keep every member but their frames (nframes 0; their arrays
+ * are stepped over, never decoded), and r->frames_skipped says so.  Every
+ * other field is as kp_report_parse makes it: the panicked thread's
+ * frames, images, kexts, texts, ids.  Other kinds (stackshots, watchdogs,
+ * resets, text forms) and a panic whose arch only the frames can tell are
+ * parsed whole. */
+#define KP_PARSE_SKIM_FRAMES 1u
+kp_status kp_report_parse_flags(const char *data, size_t len, const char *path, unsigned flags,
+                                kp_report **out, kp_error *err);
 
 /* Which parser content goes to, without parsing it: KP_FORMAT_IPS for JSON
  * (a '{' after an optional BOM and blanks; whether it is IPS or Intel JSON,

@@ -211,31 +211,35 @@ static void infer_arch(kp_report *r)
 		r->arch = KP_ARCH_I386;
 }
 
+kp_arch kp__arch_of_version(const char *kv)
+{
+	if (!kv)
+		return KP_ARCH_UNKNOWN;
+	if (strstr(kv, "ARM64") || strstr(kv, "arm64"))
+		return KP_ARCH_ARM64;
+	if (strstr(kv, "X86_64") || strstr(kv, "x86_64"))
+		return KP_ARCH_X86_64;
+	if (strstr(kv, "I386") || strstr(kv, "i386"))
+		return KP_ARCH_I386;
+	if (strstr(kv, "RELEASE_PPC") || strstr(kv, "DEBUG_PPC") || strstr(kv, "DEVELOPMENT_PPC"))
+		return KP_ARCH_PPC;
+	return KP_ARCH_UNKNOWN;
+}
+
 void kp__derive_arch(kp_report *r)
 {
 	const char *kv = r->kernel_version;
-	if (!kv) {
-		if (r->arch == KP_ARCH_UNKNOWN)
-			infer_arch(r);
+	if (r->arch == KP_ARCH_UNKNOWN)
+		r->arch = kp__arch_of_version(kv);
+	if (r->arch == KP_ARCH_UNKNOWN)
+		infer_arch(r);
+	if (!kv)
 		return;
-	}
 	const char *rel = strstr(kv, "RELEASE_");
 	if (!rel)
 		rel = strstr(kv, "DEVELOPMENT_");
 	if (!rel)
 		rel = strstr(kv, "DEBUG_");
-	if (r->arch == KP_ARCH_UNKNOWN) {
-		if (strstr(kv, "ARM64") || strstr(kv, "arm64"))
-			r->arch = KP_ARCH_ARM64;
-		else if (strstr(kv, "X86_64") || strstr(kv, "x86_64"))
-			r->arch = KP_ARCH_X86_64;
-		else if (strstr(kv, "I386") || strstr(kv, "i386"))
-			r->arch = KP_ARCH_I386;
-		else if (strstr(kv, "RELEASE_PPC") || strstr(kv, "DEBUG_PPC") || strstr(kv, "DEVELOPMENT_PPC"))
-			r->arch = KP_ARCH_PPC;
-	}
-	if (r->arch == KP_ARCH_UNKNOWN)
-		infer_arch(r);
 	if (!r->soc && rel) {
 		const char *a = strstr(rel, "ARM64_");
 		if (a) {

@@ -68,11 +68,40 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len,
  * NULL only when out of memory. */
 char *kp__kext_expand(kp_report *r, const char *s, size_t n);
 
+/* A thread whose frame arrays were stepped over, not decoded: where it is
+ * in r while the parse lasts (processes, in the order read) and its
+ * kernelFrames / userFrames values (NULL when absent), in the parse's
+ * buffer.  The list is malloc'd (free(v)). */
+typedef struct {
+	size_t proc, thread;
+	const char *kf, *kfe, *uf, *ufe;
+} kp__ips_deferred;
+typedef struct {
+	kp__ips_deferred *v;
+	size_t n, cap;
+	size_t nimages;   /* the body's images: a frame's index past them names none */
+} kp__ips_defer;
+
 /* processByPid's value [val, end): processes, threads and frames; frames
  * refer to r->images, which must be filled first.  Sets *cut when the value
  * is cut off (the complete processes before the cut are kept).  memo: the
- * body's (kp_json.h), so that no level scans its members again. */
-kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, kp_jmemo *memo, bool *cut);
+ * body's (kp_json.h), so that no level scans its members again.  defer:
+ * NULL to decode every frame; else each thread's frame arrays are listed
+ * there, not decoded, for kp__ips_frames. */
+kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, kp_jmemo *memo,
+                           kp__ips_defer *defer, bool *cut);
+
+/* Decodes the deferred frames of the threads whose id is the panic text's
+ * panicked thread id (every thread mark_panicked may mark; all of them when
+ * all) and, unless all, sets r->frames_skipped.  Call after the panic text
+ * is parsed and before kp__ips_finish (the slide, the process order), with
+ * the buffer kp__ips_processes read still alive. */
+kp_status kp__ips_frames(kp_report *r, kp__ips_defer *defer, bool all);
+
+/* The arch a kernel version string names ("RELEASE_ARM64_T8112" ->
+ * arm64), KP_ARCH_UNKNOWN when it names none (or kv is NULL): the first
+ * step of kp__derive_arch, before it infers one from the frames. */
+kp_arch kp__arch_of_version(const char *kv);
 
 /* ips_finish.c: a JSON report's last steps once its body and panic text
  * are read (build check, kernel images and UUID, slide, panicked and blamed
@@ -142,6 +171,6 @@ kp_status kp__kcdata_stackshot(kp_report *r, const char *b64, size_t len, long l
 kp_status kp__kcdata_decode(kp_report *r, const unsigned char *b, size_t n, long line);
 
 /* The JSON forms (.ips bug_type 210 and Intel JSON). */
-kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, kp_error *err);
+kp_status kp__ips_parse(kp_report *r, const char *data, size_t len, unsigned flags, kp_error *err);
 
 #endif

@@ -30,6 +30,12 @@ kp_format kp_report_sniff(const char *data, size_t len)
 kp_status kp_report_parse(const char *data, size_t len, const char *path,
                           kp_report **out, kp_error *err)
 {
+	return kp_report_parse_flags(data, len, path, 0, out, err);
+}
+
+kp_status kp_report_parse_flags(const char *data, size_t len, const char *path, unsigned flags,
+                                kp_report **out, kp_error *err)
+{
 	*out = NULL;
 	kp_error_clear(err);
 	if (len == 0)
@@ -52,7 +58,7 @@ kp_status kp_report_parse(const char *data, size_t len, const char *path,
 	    ((p == data + len || *p != '{') && kp__spindump_sniff(data, len))) {
 		st = kp__spindump_parse(r, data, len, err);
 	} else if (p < data + len && *p == '{') {
-		st = kp__ips_parse(r, data, len, err);
+		st = kp__ips_parse(r, data, len, flags, err);
 	} else if (kp__text_stackshot_sniff(data, len)) {
 		st = kp__text_stackshot_parse(r, data, len, err);
 	} else {
