@@ -104,9 +104,12 @@ static double thread_cpu_s(void)
 }
 
 /* One parse-only pass: the time spent in kp_report_parse (wall and CPU)
- * and reading the files into memory, on one thread. */
+ * and reading the files into memory, on one thread; skim_cpu: the same
+ * files parsed as the scanner parses them (KP_PARSE_SKIM_FRAMES: a panic's
+ * threads but the panicked one without their frames), the same minutes.
+ * The target's ratio is against the whole parse. */
 typedef struct pass {
-	double wall, cpu, read_wall;
+	double wall, cpu, read_wall, skim_cpu;
 } pass;
 
 static void parse_pass_once(const char *dir, pass *t, size_t *nfiles, size_t *bytes);
@@ -214,6 +217,10 @@ static void parse_pass_once(const char *dir, pass *t, size_t *nfiles, size_t *by
 		kp_report_parse(b, len, p, &r, &err);
 		t->cpu += thread_cpu_s() - c0;
 		t->wall += now() - t0;
+		kp_report_free(&r);
+		c0 = thread_cpu_s();
+		kp_report_parse_flags(b, len, p, KP_PARSE_SKIM_FRAMES, &r, &err);
+		t->skim_cpu += thread_cpu_s() - c0;
 		kp_report_free(&r);
 		free(b);
 		(*nfiles)++;
@@ -709,9 +716,9 @@ int main(int argc, char **argv)
 	printf("reports generated:      %d (%zu bytes, %.1f s to write)\n", count, bytes, tgen);
 	printf("full reports (~1 MB):   %d (%s)\n", count / 50, real ? "from the real ips-full" : "synthetic");
 	/* each scan against the passes on either side of it */
-	double rw[16], rc[16], share[16], pw[17], pc[17], rd[17], mbs_parse[17], mbs_cold[16];
+	double rw[16], rc[16], share[16], pw[17], pc[17], rd[17], mbs_parse[17], mbs_cold[16], ps[17];
 	for (int k = 0; k <= runs; k++) {
-		pw[k] = parse[k].wall, pc[k] = parse[k].cpu, rd[k] = parse[k].read_wall;
+		pw[k] = parse[k].wall, pc[k] = parse[k].cpu, rd[k] = parse[k].read_wall, ps[k] = parse[k].skim_cpu;
 		mbs_parse[k] = parse[k].cpu > 0 ? bytes / 1e6 / parse[k].cpu : 0;
 	}
 	for (int k = 0; k < runs; k++) {
@@ -731,6 +738,8 @@ int main(int argc, char **argv)
 	printf("  CPU:                  %s s = %s MB/s\n", spread(pc, runs + 1, "%.2f"),
 	       spread(mbs_parse, runs + 1, "%.0f"));
 	printf("  reading the files in those passes: %s s\n", spread(rd, runs + 1, "%.2f"));
+	printf("  CPU as the scan parses (a panic's other threads' frames skipped): %s s\n",
+	       spread(ps, runs + 1, "%.2f"));
 	if (tcat >= 0)
 		printf("cat of every file (find -exec cat): %.2f s wall, %.2f s CPU = %.0f MB/s\n", tcat, tcat_cpu,
 		       bytes / 1e6 / tcat);
