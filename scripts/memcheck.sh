@@ -1,6 +1,6 @@
 #!/bin/sh
-# memcheck.sh [BUILD_DIR]: valgrind memcheck over the parsers and the
-# symboliser (real corpus, fixture reports with their dSYMs, hostile inputs):
+# memcheck.sh [BUILD_DIR]: valgrind memcheck over the parsers, the index's
+# scan and the symboliser (real corpus, fixture reports with their dSYMs, hostile inputs):
 # fails on any error or definite leak.
 set -eu
 cd "$(dirname "$0")/.."
@@ -37,6 +37,9 @@ run $vg "$kp" lookup --dsym tests/fixtures/bin/fakekext.arm64.dSYM 0xc1ec 0xc2cc
 for f in tests/hostile/*; do
 	[ -e "$f" ] && run $vg "$kp" show --no-symbols "$f"
 done
+# the index's scan: its skimming parse (KP_PARSE_SKIM_FRAMES), packing and
+# store over every fixture, real and hostile report, threads and all
+run $vg "$kp" index --db "$tmp/index.sqlite3" --no-symbols tests/fixtures tests/real tests/hostile
 # mutated dSYMs: a malformed DIE must leak nothing (libdwarf 20210528's
 # dwarf_child lost one on DW_DLE_LEB_IMPROPER: fuzz-dwarf-5)
 for f in tests/hostile/fuzz-dwarf-*; do
