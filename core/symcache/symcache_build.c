@@ -455,13 +455,18 @@ static bool collect_addr(void *ctx, uint64_t a)
 	return push_u64(&c->v, a);
 }
 
-/* Sorts v[0..n) (LSD radix over v[i] - min, 13 bits a pass, as many passes
- * as the span of the values needs: two for an image's 32 MB, their counts
- * taken in one sweep; a short array by insertion); tmp is scratch, kept
- * for the next call; false when out of memory. */
-static bool sort_u64(uint64_t *v, size_t n, struct vec *tmp)
+/* Sorts v[0..n) (LSD radix over v[i] - min, as few passes of at most 13
+ * bits as the span of the values needs, each as wide as that leaves: two
+ * of 9 bits for a unit's 256 KB of code, their counts taken in one sweep;
+ * a short array by insertion); s is scratch, kept for the next call;
+ * false when out of memory. */
+struct sortbuf {
+	struct vec tmp;   /* u64: the other half of each pass */
+	size_t count[5][1 << 13];   /* 5 x 13 bits: any span */
+};
+
+static bool sort_u64(uint64_t *v, size_t n, struct sortbuf *s)
 {
-	enum { BITS = 13, RADIX = 1 << BITS };
 	if (n < 64) {
 		for (size_t i = 1; i < n; i++) {
 			uint64_t x = v[i];
@@ -477,45 +482,45 @@ static bool sort_u64(uint64_t *v, size_t n, struct vec *tmp)
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
-	unsigned passes = 0;
-	for (uint64_t span = hi - lo; span; span >>= BITS)
-		passes++;
-	if (!passes)
+	unsigned sbits = 0;
+	for (uint64_t span = hi - lo; span; span >>= 1)
+		sbits++;
+	if (!sbits)
 		return true;   /* all equal */
-	if (!kp_vec_reserve(&tmp->v, &tmp->cap, n, 8))
+	unsigned passes = (sbits + 12) / 13, bits = (sbits + passes - 1) / passes;
+	size_t radix = (size_t)1 << bits, mask = radix - 1;
+	if (!kp_vec_reserve(&s->tmp.v, &s->tmp.cap, n, 8))
 		return false;
-	size_t(*count)[RADIX] = calloc(passes, sizeof *count);
-	if (!count)
-		return false;
+	for (unsigned k = 0; k < passes; k++)
+		memset(s->count[k], 0, radix * sizeof s->count[k][0]);
 	for (size_t i = 0; i < n; i++)
 		for (unsigned k = 0; k < passes; k++)
-			count[k][((v[i] - lo) >> (k * BITS)) & (RADIX - 1)]++;
-	uint64_t *src = v, *dst = tmp->v;
+			s->count[k][((v[i] - lo) >> (k * bits)) & mask]++;
+	uint64_t *src = v, *dst = s->tmp.v;
 	for (unsigned k = 0; k < passes; k++) {
-		size_t *c = count[k], sum = 0;
-		unsigned shift = k * BITS;
-		for (size_t d = 0; d < RADIX; d++) {
+		size_t *c = s->count[k], sum = 0;
+		unsigned shift = k * bits;
+		for (size_t d = 0; d < radix; d++) {
 			size_t x = c[d];
 			c[d] = sum;
 			sum += x;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[c[((src[i] - lo) >> shift) & (RADIX - 1)]++] = src[i];
+			dst[c[((src[i] - lo) >> shift) & mask]++] = src[i];
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
 	}
 	if (src != v)
 		memcpy(v, src, n * sizeof *v);
-	free(count);
 	return true;
 }
 
 /* Sorts x and drops repeats; false when out of memory. */
-static bool sort_distinct(struct vec *x, struct vec *tmp)
+static bool sort_distinct(struct vec *x, struct sortbuf *s)
 {
 	uint64_t *v = x->v;
-	if (!sort_u64(v, x->n, tmp))
+	if (!sort_u64(v, x->n, s))
 		return false;
 	size_t n = x->n ? 1 : 0;
 	for (size_t i = 1; i < x->n; i++)
@@ -542,7 +547,8 @@ struct run {
 	uint64_t from, to;
 	const uint64_t *sym;        /* the symbol table's boundaries, sorted, distinct */
 	size_t nsym;
-	struct vec pts, tmp;        /* scratch: one window's boundaries */
+	struct vec pts;             /* scratch: one window's boundaries */
+	struct sortbuf *sb;         /* scratch: their sort */
 	size_t w, done;             /* the window being swept; points answered */
 	/* seeking (run_start): the first point from which a block starts
 	 * whatever came before it */
@@ -670,7 +676,7 @@ static void *sweep_run(void *arg)
 			r->st = st;
 			return NULL;
 		}
-		if (!sort_distinct(&r->pts, &r->tmp)) {
+		if (!sort_distinct(&r->pts, r->sb)) {
 			r->st = KP_ERR_NOMEM;
 			return NULL;
 		}
@@ -839,7 +845,7 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 		r->cur = &r->ab[0];
 		r->prev = &r->ab[1];
 		r->st = KP_OK;
-		if (!(r->b = calloc(1, sizeof *r->b)))
+		if (!(r->b = calloc(1, sizeof *r->b)) || !(r->sb = calloc(1, sizeof *r->sb)))
 			goto out;
 	}
 	runs[0].d = d;
@@ -847,7 +853,7 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	runs[1].o.aside = true;
 	/* the symbol table's boundaries, sorted before any thread looks up */
 	if (!kp_macho_symbol_boundaries(m, slice, collect_addr, &sc) ||
-	    !sort_distinct(&sc.v, &runs[0].tmp)) {
+	    !sort_distinct(&sc.v, runs[0].sb)) {
 		st = sc.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM;   /* said at out */
 		goto out;
 	}
@@ -925,7 +931,9 @@ out:;
 	kp_dwarf_close(&runs[1].d);
 	for (size_t p = 0; p < 2; p++) {
 		free(runs[p].pts.v);
-		free(runs[p].tmp.v);
+		if (runs[p].sb)
+			free(runs[p].sb->tmp.v);
+		free(runs[p].sb);
 		strtab_free(&runs[p].t);
 		out_free(&runs[p].o);
 		free(runs[p].b);
