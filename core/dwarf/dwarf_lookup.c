@@ -79,19 +79,32 @@ static kp_status decoded_func(kp_dwarf *d, struct cu *cu, struct func *fn, kp_er
 	return KP_OK;
 }
 
+/* The entry of m holding addr, NULL when none (kp__dwarf_amap_find's). */
+static const struct amap *amap_entry(struct amapv *m, uint64_t addr)
+{
+	size_t b = kp_vec_upper_u64_near(m->v, m->n, sizeof *m->v, offsetof(struct amap, lo), addr,
+	                                 &m->hint);
+	return b > 0 && addr < m->v[b - 1].hi ? &m->v[b - 1] : NULL;
+}
+
 /* The frames DWARF gives for addr (see kp_dwarf_lookup), without the
  * symbol-table override. */
 static kp_status frames_of(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_t max,
-                              size_t *n, bool *whole, kp_error *err)
+                              size_t *n, bool *whole, struct kp__dwarf_memo *span, kp_error *err)
 {
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
 	*n = 0;
 	*whole = true; /* the last frame written is the outermost one */
+	span->valid = false;
 	size_t lo = kp_vec_upper_u64_near(c->ar, c->nar, sizeof *c->ar, offsetof(struct arange, hi),
 	                                  addr, &c->ar_hint);
 	if (lo == c->nar || c->ar[lo].lo > addr)
 		return KP_OK;
 	struct cu *cu = &c->cus[c->ar[lo].cu];
+	/* where this unit answers (index ranges are disjoint, in order) */
+	span->cu = cu;
+	span->lo = lo && c->ar[lo - 1].hi > c->ar[lo].lo ? c->ar[lo - 1].hi : c->ar[lo].lo;
+	span->hi = c->ar[lo].hi;
 	kp_status dst = decoded_cu(d, cu, err);
 	if (dst != KP_OK)
 		return dst;
@@ -100,12 +113,13 @@ static kp_status frames_of(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size
 	const char *rowfile = row ? file_of(cu, row->file) : NULL;
 	int32_t leaf = -1;
 	struct func *fn = NULL;
-	int32_t fi = kp__dwarf_amap_find(&cu->map, addr);
-	if (fi >= 0) {
-		fn = &cu->funcs[fi];
+	const struct amap *fe = amap_entry(&cu->map, addr), *le = NULL;
+	if (fe) {
+		fn = &cu->funcs[fe->sub];
 		if ((dst = decoded_func(d, cu, fn, err)) != KP_OK)
 			return dst;
-		leaf = kp__dwarf_amap_find(&fn->map, addr);
+		le = amap_entry(&fn->map, addr);
+		leaf = le ? (int32_t)le->sub : -1;
 	}
 	if (leaf < 0) {
 		/* no subroutine DIE: llvm still reports the line table's row */
@@ -115,6 +129,12 @@ static kp_status frames_of(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size
 		}
 		return KP_OK;
 	}
+	/* the same function and innermost subroutine all through here */
+	span->lo = fe->lo > span->lo ? fe->lo : span->lo;
+	span->lo = le->lo > span->lo ? le->lo : span->lo;
+	span->hi = fe->hi < span->hi ? fe->hi : span->hi;
+	span->hi = le->hi < span->hi ? le->hi : span->hi;
+	span->valid = true;
 	kp_status st = KP_OK;
 	size_t k = 0;
 	const struct sub *prev = NULL;
@@ -189,22 +209,49 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 	if (!d || (max && !frames))
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no DWARF handle");
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
-	bool whole = true;
-	kp_status st = frames_of(d, addr, frames, max, n, &whole, err);
-	if (st != KP_OK || !c->syms || !max)
-		return st;
+	struct kp__dwarf_memo *mm = &c->memo;
 	const char *sym = NULL;
 	uint64_t off = 0;
-	if (!kp_macho_symbol_near(c->syms, c->slice, addr, &c->sym_hint, &sym, &off) || !sym)
+	bool symbols = c->syms && max;
+	if (symbols && !kp_macho_symbol_near(c->syms, c->slice, addr, &c->sym_hint, &sym, &off))
+		sym = NULL;
+	if (mm->valid && addr >= mm->lo && addr < mm->hi && max == mm->max && sym == mm->sym) {
+		/* the last answer's unit, function, subroutine and symbol: only
+		 * the first frame's line-table position may differ (frames_of) */
+		const struct row *row = line_for(mm->cu, addr);
+		const char *rowfile = row ? file_of(mm->cu, row->file) : NULL;
+		memcpy(frames, mm->f, mm->n * sizeof *frames);
+		frames[0].file = rowfile;
+		frames[0].line = rowfile ? row->line : 0;
+		frames[0].column = rowfile ? row->column : 0;
+		*n = mm->n;
 		return KP_OK;
-	const char *name = sym_name(c, sym);
-	if (!name)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	if (*n == 0) {
-		frames[0] = (kp_symframe){name, NULL, 0, 0};
-		*n = 1;
-	} else if (whole) {
-		frames[*n - 1].function = name;
+	}
+	bool whole = true;
+	struct kp__dwarf_memo span;
+	kp_status st = frames_of(d, addr, frames, max, n, &whole, &span, err);
+	if (st != KP_OK)
+		return st;
+	if (symbols && sym) {
+		const char *name = sym_name(c, sym);
+		if (!name)
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		if (*n == 0) {
+			frames[0] = (kp_symframe){name, NULL, 0, 0};
+			*n = 1;
+		} else if (whole) {
+			frames[*n - 1].function = name;
+		}
+	}
+	mm->valid = span.valid && *n >= 1 && *n <= KP__DWARF_MEMO;
+	if (mm->valid) {
+		mm->lo = span.lo;
+		mm->hi = span.hi;
+		mm->cu = span.cu;
+		mm->sym = sym;
+		mm->max = max;
+		mm->n = *n;
+		memcpy(mm->f, frames, *n * sizeof *frames);
 	}
 	return KP_OK;
 }
@@ -322,6 +369,8 @@ kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *wlo, uint64_t *whi,
 
 void kp_dwarf_use_symbols(kp_dwarf *d, kp_macho *m)
 {
-	if (d)
+	if (d) {
 		kp__dwarf_cache(d)->syms = m;
+		kp__dwarf_cache(d)->memo.valid = false;
+	}
 }

@@ -176,8 +176,24 @@ struct rngbuf {
 	size_t n, cap;
 };
 
+/* kp_dwarf_lookup's last answer from a function, for the next address in
+ * [lo, hi) (where the unit, the function and the innermost inlined
+ * subroutine are the same): asked with the same max and under the same
+ * symbol, it differs only in its first frame's file, line and column,
+ * which come from the line table. */
+#define KP__DWARF_MEMO 8
+struct kp__dwarf_memo {
+	bool valid;
+	uint64_t lo, hi;
+	struct cu *cu;
+	const char *sym;   /* kp_macho_symbol_near's answer then (NULL: none) */
+	size_t max, n;
+	kp_symframe f[KP__DWARF_MEMO];
+};
+
 /* Everything kp_dwarf caches, none of it libdwarf's. */
 struct kp__dwarf_cache {
+	struct kp__dwarf_memo memo;
 	const kp_macho_slice *slice;
 	kp_macho *syms; /* optional symbol table (kp_dwarf_use_symbols) */
 	size_t sym_hint; /* this handle's own (kp_macho_symbol_near): handles on one
