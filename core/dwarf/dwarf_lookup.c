@@ -367,6 +367,36 @@ kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *wlo, uint64_t *whi,
 }
 #undef PUT
 
+void kp_dwarf_window_done(kp_dwarf *d, size_t i)
+{
+	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
+	if (i >= c->nar)
+		return;
+	if (!c->ar_last) {
+		bool *seen = calloc(c->ncus ? c->ncus : 1, sizeof *seen);
+		c->ar_last = calloc(c->nar, sizeof *c->ar_last);
+		if (!seen || !c->ar_last) {
+			free(seen);
+			free(c->ar_last);
+			c->ar_last = NULL;
+			return;   /* nothing given back */
+		}
+		for (size_t k = c->nar; k-- > 0;) {
+			c->ar_last[k] = !seen[c->ar[k].cu];
+			seen[c->ar[k].cu] = true;
+		}
+		free(seen);
+	}
+	struct cu *cu = &c->cus[c->ar[i].cu];
+	if (!c->ar_last[i] || cu->state != 1)
+		return;
+	if (c->memo.cu == cu)
+		c->memo.valid = false;
+	kp__dwarf_cu_reset(cu);
+	cu->state = 0;
+	cu->row_hint = cu->seq_hint = 0;
+}
+
 void kp_dwarf_use_symbols(kp_dwarf *d, kp_macho *m)
 {
 	if (d) {

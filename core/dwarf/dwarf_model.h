@@ -203,6 +203,7 @@ struct kp__dwarf_cache {
 	size_t ncus;
 	struct arange *ar;
 	size_t nar, ar_hint;
+	bool *ar_last; /* ar[i] is its unit's last range (kp_dwarf_window_done) */
 
 	struct strblock *blocks;
 	const char **strs;      /* the interned strings, in the order met */

@@ -703,6 +703,8 @@ static void *sweep_run(void *arg)
 			last = a;
 			go = r->seek ? seek_at(r, a) : answer_at(r, a);
 		}
+		if (go && !r->seek)
+			kp_dwarf_window_done(r->d, w);   /* its memory goes to the next units */
 	}
 	if (r->seek || r->st != KP_OK)
 		return NULL;

@@ -66,6 +66,10 @@ size_t kp_dwarf_windows(kp_dwarf *d);
 uint64_t kp_dwarf_window_start(kp_dwarf *d, size_t i);
 kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *lo, uint64_t *hi,
                           bool (*fn)(void *ctx, uint64_t addr), void *ctx, kp_error *err);
+/* The sweep is past window i: when no later window needs its unit, the
+ * unit's decoded arrays are given back (their strings stay; asked again,
+ * it is decoded again), so the next units reuse the memory. */
+void kp_dwarf_window_done(kp_dwarf *d, size_t i);
 
 /* A second handle on d's slice with d's settings (its symbol table of
  * kp_dwarf_use_symbols too), nothing decoded yet.  A kp_dwarf is used by one
