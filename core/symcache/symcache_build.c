@@ -1,12 +1,12 @@
 
 /* symcache_build.c: building a symbol cache image (format: symcache.h,
  * layout constants: symcache_format.h) from DWARF and the symbol table:
- * every boundary at which an answer may change is answered through
+ * a sweep over the DWARF's windows in address order (kp_dwarf_window)
+ * answers every boundary at which an answer may change through
  * kp_dwarf_lookup, and the answers are cut into per-function blocks of an
  * inline tree and a delta-encoded line table.  On two threads (struct
- * run) each collects and sorts half of the units' boundaries, then answers
- * one run of the merged ones; join_runs makes the runs the image one
- * thread makes.  Writing goes through kp_fs_write_atomic. */
+ * run) each sweeps one run of the windows; join_runs makes the runs the
+ * image one thread makes.  Writing goes through kp_fs_write_atomic. */
 #include "symcache_format.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
@@ -869,11 +869,13 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	if (!intern(&runs[0].t, source, &src))
 		goto out;
 	if (threads > 1 && nw > 2 && kp_dwarf_clone(d, &runs[1].d, NULL) == KP_OK) {
-		/* the second run starts at the first block start from the
-		 * middle of the windows' addresses on */
+		/* the second run starts at the first block start from 45% of
+		 * the windows' addresses on (this thread also gathers the
+		 * symbol table's boundaries, and joins and assembles the runs:
+		 * with 45% both end at about the same time) */
 		struct run *r = &runs[1];
 		uint64_t a = kp_dwarf_window_start(d, 1), b = kp_dwarf_window_start(d, nw - 1);
-		uint64_t mid = a + (b - a) / 2;
+		uint64_t mid = a + (b - a) / 20 * 9;
 		size_t w = 1;
 		while (w + 1 < nw && kp_dwarf_window_start(d, w + 1) <= mid)
 			w++;

@@ -46,8 +46,9 @@ void kp_dwarf_use_symbols(kp_dwarf *d, kp_macho *m);
  * change (CU range ends, line-table rows and sequence ends, subprogram and
  * inlined-subroutine range ends), in no particular order and possibly
  * repeated; symbol-table addresses are not included.  Decodes every CU an
- * address can reach (slow; for building a symbol cache), calling progress
- * (may be NULL) after each.  fn returning false stops with KP_ERR_NOMEM. */
+ * address can reach (slow: all of them at once; the reference that
+ * kp_dwarf_window's sweep is tested against), calling progress (may be
+ * NULL) after each.  fn returning false stops with KP_ERR_NOMEM. */
 kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t addr),
                                      void (*progress)(void *ctx, size_t done, size_t total),
                                      void *ctx, kp_error *err);
