@@ -311,8 +311,9 @@ static bool same_ans(const struct ans *a, const struct ans *b)
  * and the symbol table give (and at the address before each), window by
  * window as kp__symcache_build sweeps (kp_dwarf_window's points and the
  * symbol table's, ascending, on a handle whose lookups remember their last
- * answer, each unit given back past its window), is what kp_dwarf_lookup
- * says on its own (a handle whose memo is forgotten before each lookup). */
+ * answer and their symbol's span, each unit given back past its window),
+ * is what kp_dwarf_lookup says on its own (a handle whose memo and symbol
+ * span are forgotten before each lookup). */
 static void sweep_vs_lookup(const char *set, const char *name)
 {
 	char path[1024];
@@ -363,6 +364,7 @@ static void sweep_vs_lookup(const char *set, const char *name)
 				if (!ok || !have)
 					continue;   /* before the first boundary: nothing answered */
 				kp__dwarf_cache(b)->memo.valid = false;
+				kp__dwarf_cache(b)->sym_hi = 0;   /* and the symbol's span */
 				ok = kp_dwarf_lookup(b, all.v[j], want.f, KP_SYMCACHE_MAX_FRAMES, &want.n,
 				                     &err) == KP_OK;
 				checked++;

@@ -213,8 +213,15 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 	const char *sym = NULL;
 	uint64_t off = 0;
 	bool symbols = c->syms && max;
-	if (symbols && !kp_macho_symbol_near(c->syms, c->slice, addr, &c->sym_hint, &sym, &off))
+	if (symbols && addr >= c->sym_lo && addr < c->sym_hi) {
+		sym = c->sym_at;   /* the same symbol as the last answer's */
+	} else if (symbols && kp__macho_symbol_span(c->syms, c->slice, addr, &c->sym_hint, &sym, &off,
+	                                            &c->sym_lo, &c->sym_hi)) {
+		c->sym_at = sym;
+	} else {
 		sym = NULL;
+		c->sym_lo = c->sym_hi = 0;
+	}
 	if (mm->valid && addr >= mm->lo && addr < mm->hi && max == mm->max && sym == mm->sym) {
 		/* the last answer's unit, function, subroutine and symbol: only
 		 * the first frame's line-table position may differ (frames_of) */
@@ -402,5 +409,6 @@ void kp_dwarf_use_symbols(kp_dwarf *d, kp_macho *m)
 	if (d) {
 		kp__dwarf_cache(d)->syms = m;
 		kp__dwarf_cache(d)->memo.valid = false;
+		kp__dwarf_cache(d)->sym_lo = kp__dwarf_cache(d)->sym_hi = 0;
 	}
 }

@@ -196,8 +196,12 @@ struct kp__dwarf_cache {
 	struct kp__dwarf_memo memo;
 	const kp_macho_slice *slice;
 	kp_macho *syms; /* optional symbol table (kp_dwarf_use_symbols) */
-	size_t sym_hint; /* this handle's own (kp_macho_symbol_near): handles on one
+	size_t sym_hint; /* this handle's own (kp__macho_symbol_span): handles on one
 	                  * kp_macho look up its symbols at once */
+	/* kp_macho's answer for every address in [sym_lo, sym_hi) (empty: ask
+	 * it): sym_at, the name of kp__macho_symbol_span's last answer */
+	uint64_t sym_lo, sym_hi;
+	const char *sym_at;
 
 	struct cu *cus;
 	size_t ncus;
