@@ -95,6 +95,10 @@ struct strtab {
 	 * most strings are found without hashing their bytes */
 	struct memo *memo;
 	size_t mcap, mn;
+	/* in front of memo: the last pointer met at each of 64 places (by a
+	 * hash of the pointer), as a function's rows go back and forth between
+	 * the few names of its inlined calls */
+	struct memo recent[64];
 };
 
 static size_t hash_ptr(const char *p, size_t cap)
@@ -160,17 +164,23 @@ static bool intern(struct strtab *t, const char *s, uint32_t *id)
 	*id = 0;
 	if (!s)
 		return true;
+	struct memo *rc = &t->recent[((uintptr_t)s * 0x9e3779b97f4a7c15ull) >> 58];
+	if (rc->p == s) {
+		*id = rc->id;
+		return true;
+	}
 	if ((t->mn + 1) * 2 > t->mcap && !memo_grow(t))
 		return false;
 	size_t mj = hash_ptr(s, t->mcap);
 	for (; t->memo[mj].p; mj = (mj + 1) & (t->mcap - 1))
 		if (t->memo[mj].p == s) {
 			*id = t->memo[mj].id;
+			*rc = t->memo[mj];
 			return true;
 		}
 	if (!intern_bytes(t, s, id))
 		return false;
-	t->memo[mj] = (struct memo){s, *id};
+	t->memo[mj] = *rc = (struct memo){s, *id};
 	t->mn++;
 	return true;
 }
@@ -215,6 +225,10 @@ struct block {
 	size_t nrows;
 	uint32_t strs[KP__SYMCACHE_STRS];   /* the block's strings, global ids */
 	size_t nstrs;
+	/* local's guess: by a hash of the global id, the index (+1) in strs
+	 * where it was last found; a stale or overwritten guess fails its
+	 * check against strs and falls back to the search */
+	uint32_t guess[64];
 };
 
 /* The node for frames f[k..n) (k >= 1), added if new; 0 when k == n;
@@ -281,11 +295,14 @@ static uint32_t local(struct block *b, uint32_t g)
 {
 	if (!g)
 		return 0;
+	uint32_t *guess = &b->guess[(g * 0x9e3779b1u) >> 26];
+	if (*guess && *guess <= b->nstrs && b->strs[*guess - 1] == g)
+		return *guess;
 	for (size_t i = b->nstrs; i-- > 0;)
 		if (b->strs[i] == g)
-			return (uint32_t)i + 1;
+			return *guess = (uint32_t)i + 1;
 	b->strs[b->nstrs] = g;   /* room: at most 2 per row and 2 per node */
-	return (uint32_t)++b->nstrs;
+	return *guess = (uint32_t)++b->nstrs;
 }
 
 static bool flush_block(struct out *o, struct block *b)
@@ -726,7 +743,7 @@ static void *sweep_run(void *arg)
 static bool join_runs(struct run *runs, size_t nruns, struct strtab *t, struct out *o)
 {
 	*t = runs[0].t;
-	runs[0].t = (struct strtab){{0}, {0}, NULL, 0, 0};
+	runs[0].t = (struct strtab){0};
 	*o = runs[0].o;
 	runs[0].o = (struct out){0};
 	uint32_t *remap = NULL;
@@ -832,7 +849,7 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	 * here in address order the runs make the image one thread makes */
 	struct run *runs = calloc(2, sizeof *runs);
 	struct collect sc = {{0}, cb, false, &stop};   /* the symbol table's boundaries */
-	struct strtab t = {{0}, {0}, NULL, 0, 0};
+	struct strtab t = {0};
 	struct out o = {0};
 	bool two = false;
 	kp_status st = KP_ERR_NOMEM;
