@@ -343,14 +343,20 @@ kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *wlo, uint64_t *whi,
 		return st;
 	bool ok = fn(ctx, lo);
 	/* line_for changes its answer only at a sequence's ends and at rows
-	 * (whatever their order: it compares rows' addresses with addr) */
+	 * (whatever their order: it compares rows' addresses with addr); the
+	 * rows go first, ascending after lo when the unit has one sequence
+	 * (the cache build sorts less then) */
 	for (size_t k = 0; k < cu->nseqs && ok; k++) {
 		const struct seq *s = &cu->seqs[k];
 		if (s->hi <= lo || s->lo >= hi)
 			continue;
-		ok = PUT(s->lo) && PUT(s->hi);
 		for (size_t r = s->first; r < (size_t)s->first + s->count && ok; r++)
 			ok = PUT(cu->rows[r].addr);
+	}
+	for (size_t k = 0; k < cu->nseqs && ok; k++) {
+		const struct seq *s = &cu->seqs[k];
+		if (s->hi > lo && s->lo < hi)
+			ok = PUT(s->lo) && PUT(s->hi);
 	}
 	/* the functions (disjoint, in order) and, inside each, its inlined
 	 * subroutines */

@@ -533,17 +533,38 @@ static bool sort_u64(uint64_t *v, size_t n, struct sortbuf *s)
 	return true;
 }
 
-/* Sorts x and drops repeats; false when out of memory. */
+/* Sorts x and drops repeats; false when out of memory.  A long ascending
+ * start (a window's rows, kp_dwarf_window) is merged with the rest once
+ * that is sorted, into s's scratch, which then trades places with x. */
 static bool sort_distinct(struct vec *x, struct sortbuf *s)
 {
 	uint64_t *v = x->v;
-	if (!sort_u64(v, x->n, s))
+	size_t n = x->n, p = n ? 1 : 0;
+	while (p < n && v[p - 1] <= v[p])
+		p++;
+	if (p >= 64 && p < n) {
+		if (!sort_u64(v + p, n - p, s) || !kp_vec_reserve(&s->tmp.v, &s->tmp.cap, n, 8))
+			return false;
+		uint64_t *t = s->tmp.v;
+		size_t i = 0, j = p, k = 0;
+		while (i < p || j < n) {
+			uint64_t a = j == n || (i < p && v[i] <= v[j]) ? v[i++] : v[j++];
+			if (!k || t[k - 1] != a)
+				t[k++] = a;
+		}
+		struct vec u = s->tmp;
+		s->tmp = *x;
+		*x = u;
+		x->n = k;
+		return true;
+	}
+	if (!sort_u64(v, n, s))
 		return false;
-	size_t n = x->n ? 1 : 0;
-	for (size_t i = 1; i < x->n; i++)
-		if (v[i] != v[n - 1])
-			v[n++] = v[i];
-	x->n = n;
+	size_t k = n ? 1 : 0;
+	for (size_t i = 1; i < n; i++)
+		if (v[i] != v[k - 1])
+			v[k++] = v[i];
+	x->n = k;
 	return true;
 }
 
