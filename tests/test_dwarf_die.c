@@ -7,7 +7,8 @@
  * decodes every unit and function there itself; a unit it
  * leaves to libdwarf answers the same; a two-thread build cancelled at any
  * of its asks ends "cancelled" with no image, and the handle builds whole
- * afterwards.  Damaged DWARF it leaves alone is
+ * afterwards; the build's window-by-window sweep answers every boundary
+ * (and the address before it) as kp_dwarf_lookup does alone.  Damaged DWARF it leaves alone is
  * the hostile corpus's (test_hostile, test_hostile_replay). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +246,152 @@ static void cancelled_two_threads(const char *set, const char *name)
 	kp_macho_close(&m);
 }
 
+/* ---- the sweep against kp_dwarf_lookup ------------------------------------ */
+
+struct u64s {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static bool push_a(void *ctx, uint64_t a)
+{
+	struct u64s *x = ctx;
+	if (x->n == x->cap) {
+		size_t nc = x->cap ? x->cap * 2 : 1024;
+		uint64_t *nv = realloc(x->v, nc * sizeof *nv);
+		if (!nv)
+			return false;
+		x->v = nv;
+		x->cap = nc;
+	}
+	x->v[x->n++] = a;
+	return true;
+}
+
+static int cmp_a(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void sort_uniq(struct u64s *x)
+{
+	if (!x->n)
+		return;
+	qsort(x->v, x->n, sizeof *x->v, cmp_a);
+	size_t n = 1;
+	for (size_t i = 1; i < x->n; i++)
+		if (x->v[i] != x->v[n - 1])
+			x->v[n++] = x->v[i];
+	x->n = n;
+}
+
+struct ans {
+	size_t n;
+	kp_symframe f[KP_SYMCACHE_MAX_FRAMES];
+};
+
+static bool same_s(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_ans(const struct ans *a, const struct ans *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t k = 0; k < a->n; k++)
+		if (!same_s(a->f[k].function, b->f[k].function) || !same_s(a->f[k].file, b->f[k].file) ||
+		    a->f[k].line != b->f[k].line || a->f[k].column != b->f[k].column)
+			return false;
+	return true;
+}
+
+/* What a cache build's sweep answers at every boundary kp_dwarf_for_each_boundary
+ * and the symbol table give (and at the address before each), window by
+ * window as kp__symcache_build sweeps (kp_dwarf_window's points and the
+ * symbol table's, ascending, on a handle whose lookups remember their last
+ * answer and their symbol's span, each unit given back past its window),
+ * is what kp_dwarf_lookup says on its own (a handle whose memo and symbol
+ * span are forgotten before each lookup). */
+static void sweep_vs_lookup(const char *set, const char *name)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s/%s.dSYM/Contents/Resources/DWARF/%s", KP_FIXTURES, set,
+	         name, name);
+	kp_macho *m = NULL;
+	kp_error err;
+	if (kp_macho_open(path, &m, &err) != KP_OK) {
+		KT_SKIP(path);
+		return;
+	}
+	for (size_t si = 0; si < kp_macho_nslices(m); si++) {
+		const kp_macho_slice *s = kp_macho_slice_at(m, si);
+		kp_dwarf *a = NULL, *b = NULL;
+		if (kp_dwarf_open(s, &a, &err) != KP_OK || kp_dwarf_open(s, &b, &err) != KP_OK) {
+			kp_dwarf_close(&a);
+			continue;
+		}
+		kp_dwarf_use_symbols(a, m);
+		kp_dwarf_use_symbols(b, m);
+		struct u64s all = {0}, sym = {0}, pts = {0};
+		bool ok = kp_dwarf_for_each_boundary(b, push_a, NULL, &all, &err) == KP_OK &&
+		          kp_macho_symbol_boundaries(m, s, push_a, &sym);
+		for (size_t i = 0; ok && i < sym.n; i++)
+			ok = push_a(&all, sym.v[i]);
+		for (size_t i = 0, n = all.n; ok && i < n; i++)
+			ok = !all.v[i] || push_a(&all, all.v[i] - 1);
+		sort_uniq(&all);
+		sort_uniq(&sym);
+		size_t checked = 0, bad = 0, j = 0, js = 0, nw = kp_dwarf_windows(a);
+		bool have = false;
+		struct ans cur = {0}, want;
+		for (size_t w = 0; ok && w < nw; w++) {
+			uint64_t lo, hi;
+			pts.n = 0;
+			ok = kp_dwarf_window(a, w, &lo, &hi, push_a, &pts, &err) == KP_OK;
+			for (; ok && js < sym.n && (sym.v[js] < hi || w + 1 == nw); js++)
+				ok = push_a(&pts, sym.v[js]);
+			sort_uniq(&pts);
+			size_t p = 0;
+			for (; ok && j < all.n && (all.v[j] < hi || w + 1 == nw); j++) {
+				for (; ok && p < pts.n && pts.v[p] <= all.v[j]; p++) {
+					ok = pts.v[p] >= lo &&
+					     kp_dwarf_lookup(a, pts.v[p], cur.f, KP_SYMCACHE_MAX_FRAMES, &cur.n,
+					                     &err) == KP_OK;
+					have = true;
+				}
+				if (!ok || !have)
+					continue;   /* before the first boundary: nothing answered */
+				kp__dwarf_cache(b)->memo.valid = false;
+				kp__dwarf_cache(b)->sym_hi = 0;   /* and the symbol's span */
+				ok = kp_dwarf_lookup(b, all.v[j], want.f, KP_SYMCACHE_MAX_FRAMES, &want.n,
+				                     &err) == KP_OK;
+				checked++;
+				if (ok && !same_ans(&cur, &want) && bad++ < 3)
+					printf("# %s slice %zu: 0x%llx: the sweep says %s:%u, lookup %s:%u\n", name,
+					       si, (unsigned long long)all.v[j],
+					       cur.n ? cur.f[0].function : "-", cur.n ? cur.f[0].line : 0,
+					       want.n ? want.f[0].function : "-", want.n ? want.f[0].line : 0);
+			}
+			for (; ok && p < pts.n; p++)
+				ok = kp_dwarf_lookup(a, pts.v[p], cur.f, KP_SYMCACHE_MAX_FRAMES, &cur.n,
+				                     &err) == KP_OK;
+			kp_dwarf_window_done(a, w);
+		}
+		KT_CHECK(ok && bad == 0 && checked > 100,
+		         "%s/%s slice %zu: the sweep answers every boundary as kp_dwarf_lookup does "
+		         "(%zu checked, %zu differ)",
+		         set, name, si, checked, bad);
+		free(all.v);
+		free(sym.v);
+		free(pts.v);
+		kp_dwarf_close(&a);
+		kp_dwarf_close(&b);
+	}
+	kp_macho_close(&m);
+}
+
 int main(void)
 {
 	same_as_libdwarf("bin");
@@ -254,5 +401,11 @@ int main(void)
 	unit_left_to_libdwarf("llvm19-dwarf5/bin", "fakekext.arm64");
 	cancelled_two_threads("bin", "fakekernel.arm64");
 	cancelled_two_threads("llvm19-dwarf5/bin", "fakekext.arm64");
+	const char *sets[] = {"bin", "llvm19-dwarf4/bin", "llvm19-dwarf5/bin"};
+	const char *names[] = {"fakekernel.arm64", "fakekernel.x86_64", "fakekext.arm64",
+	                       "fakekext.x86_64", "fakekext.universal"};
+	for (size_t i = 0; i < 3; i++)
+		for (size_t k = 0; k < 5; k++)
+			sweep_vs_lookup(sets[i], names[k]);
 	return kt_done();
 }

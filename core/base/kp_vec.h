@@ -12,8 +12,14 @@
 #include <string.h>
 
 /* Makes room for at least need elements of size sz, doubling the capacity
- * (from 8); false when out of memory or the size would overflow. */
-bool kp_vec_reserve(void **arr, size_t *cap, size_t need, size_t sz);
+ * (from 8); false when out of memory or the size would overflow.  Inline
+ * where there is room already (most calls: one per element pushed);
+ * kp_vec_grow does the rest. */
+bool kp_vec_grow(void **arr, size_t *cap, size_t need, size_t sz);
+static inline bool kp_vec_reserve(void **arr, size_t *cap, size_t need, size_t sz)
+{
+	return need <= *cap || kp_vec_grow(arr, cap, need, sz);
+}
 
 /* Appends one zeroed element and returns it, or NULL when out of memory. */
 void *kp_vec_push(void **arr, size_t *n, size_t *cap, size_t sz);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool kp_vec_reserve(void **arr, size_t *cap, size_t need, size_t sz)
+bool kp_vec_grow(void **arr, size_t *cap, size_t need, size_t sz)
 {
 	if (need <= *cap)
 		return true;

@@ -537,6 +537,7 @@ void kp__dwarf_cache_free(struct kp__dwarf_cache *d)
 		cu_free(&d->cus[i]);
 	free(d->cus);
 	free(d->ar);
+	free(d->ar_last);
 	while (d->blocks) {
 		struct strblock *b = d->blocks->next;
 		free(d->blocks);

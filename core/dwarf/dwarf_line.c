@@ -126,6 +126,13 @@ static int run(const struct hdr *h, const struct kp__dwarf_linesrc *src, struct 
 	struct seqbuild sb = {0};
 	uint64_t addr = 0, file = 1, line = 1, col = 0;
 	size_t cap = 0;
+	/* room for about a row per 4 bytes of program (clang's: a special
+	 * opcode and a column change), at most 64k rows: most units then grow
+	 * their rows once, not a dozen times; the slack is given back below
+	 * (a failure here leaves the growing to each row) */
+	uint64_t guess = (h->end - h->prog) / 4;
+	(void)kp_vec_reserve((void **)&cu->rows, &cap, cu->nrows + (guess < 65536 ? guess : 65536),
+	                     sizeof *cu->rows);
 	while (r.pos < r.end) {
 		unsigned op = r.p[r.pos++];
 		bool emit = false, endseq = false;
@@ -202,6 +209,10 @@ static int run(const struct hdr *h, const struct kp__dwarf_linesrc *src, struct 
 	}
 	kp__dwarf_cu_rows_done(cu, &sb);
 	kp_vec_shrink((void **)&cu->rows, &cap, cu->nrows, sizeof *cu->rows);
+	if (!cu->nrows) {   /* as before the guess: no rows, no array */
+		free(cu->rows);
+		cu->rows = NULL;
+	}
 	return 1;
 }
 

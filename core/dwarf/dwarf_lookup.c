@@ -49,19 +49,9 @@ static const struct row *line_for(struct cu *cu, uint64_t addr)
 	return &cu->rows[a - 1];
 }
 
-/* The frames DWARF gives for addr (see kp_dwarf_lookup), without the
- * symbol-table override. */
-static kp_status frames_of(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_t max,
-                              size_t *n, bool *whole, kp_error *err)
+/* cu decoded (on first use); its error when it is malformed. */
+static kp_status decoded_cu(kp_dwarf *d, struct cu *cu, kp_error *err)
 {
-	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
-	*n = 0;
-	*whole = true; /* the last frame written is the outermost one */
-	size_t lo = kp_vec_upper_u64_near(c->ar, c->nar, sizeof *c->ar, offsetof(struct arange, hi),
-	                                  addr, &c->ar_hint);
-	if (lo == c->nar || c->ar[lo].lo > addr)
-		return KP_OK;
-	struct cu *cu = &c->cus[c->ar[lo].cu];
 	if (cu->state == 0) {
 		kp_status st = kp__dwarf_cu_decode(d, cu, err);
 		if (st != KP_OK)
@@ -71,24 +61,65 @@ static kp_status frames_of(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size
 		return kp_error_set(err, KP_ERR_FORMAT, 0, (long)cu->hdr_off,
 		                    "malformed DWARF in the unit at 0x%llx",
 		                    (unsigned long long)cu->hdr_off);
+	return KP_OK;
+}
+
+/* fn (of cu) decoded, likewise. */
+static kp_status decoded_func(kp_dwarf *d, struct cu *cu, struct func *fn, kp_error *err)
+{
+	if (fn->state == 0) {
+		kp_status st = kp__dwarf_func_decode(d, cu, fn, err);
+		if (st != KP_OK)
+			return st;
+	}
+	if (fn->state < 0)
+		return kp_error_set(err, KP_ERR_FORMAT, 0, (long)fn->die_off,
+		                    "malformed DWARF in the subprogram at 0x%llx",
+		                    (unsigned long long)fn->die_off);
+	return KP_OK;
+}
+
+/* The entry of m holding addr, NULL when none (kp__dwarf_amap_find's). */
+static const struct amap *amap_entry(struct amapv *m, uint64_t addr)
+{
+	size_t b = kp_vec_upper_u64_near(m->v, m->n, sizeof *m->v, offsetof(struct amap, lo), addr,
+	                                 &m->hint);
+	return b > 0 && addr < m->v[b - 1].hi ? &m->v[b - 1] : NULL;
+}
+
+/* The frames DWARF gives for addr (see kp_dwarf_lookup), without the
+ * symbol-table override. */
+static kp_status frames_of(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_t max,
+                              size_t *n, bool *whole, struct kp__dwarf_memo *span, kp_error *err)
+{
+	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
+	*n = 0;
+	*whole = true; /* the last frame written is the outermost one */
+	span->valid = false;
+	size_t lo = kp_vec_upper_u64_near(c->ar, c->nar, sizeof *c->ar, offsetof(struct arange, hi),
+	                                  addr, &c->ar_hint);
+	if (lo == c->nar || c->ar[lo].lo > addr)
+		return KP_OK;
+	struct cu *cu = &c->cus[c->ar[lo].cu];
+	/* where this unit answers (index ranges are disjoint, in order) */
+	span->cu = cu;
+	span->lo = lo && c->ar[lo - 1].hi > c->ar[lo].lo ? c->ar[lo - 1].hi : c->ar[lo].lo;
+	span->hi = c->ar[lo].hi;
+	kp_status dst = decoded_cu(d, cu, err);
+	if (dst != KP_OK)
+		return dst;
 
 	const struct row *row = line_for(cu, addr);
 	const char *rowfile = row ? file_of(cu, row->file) : NULL;
 	int32_t leaf = -1;
 	struct func *fn = NULL;
-	int32_t fi = kp__dwarf_amap_find(&cu->map, addr);
-	if (fi >= 0) {
-		fn = &cu->funcs[fi];
-		if (fn->state == 0) {
-			kp_status st = kp__dwarf_func_decode(d, cu, fn, err);
-			if (st != KP_OK)
-				return st;
-		}
-		if (fn->state < 0)
-			return kp_error_set(err, KP_ERR_FORMAT, 0, (long)fn->die_off,
-			                    "malformed DWARF in the subprogram at 0x%llx",
-			                    (unsigned long long)fn->die_off);
-		leaf = kp__dwarf_amap_find(&fn->map, addr);
+	const struct amap *fe = amap_entry(&cu->map, addr), *le = NULL;
+	if (fe) {
+		fn = &cu->funcs[fe->sub];
+		if ((dst = decoded_func(d, cu, fn, err)) != KP_OK)
+			return dst;
+		le = amap_entry(&fn->map, addr);
+		leaf = le ? (int32_t)le->sub : -1;
 	}
 	if (leaf < 0) {
 		/* no subroutine DIE: llvm still reports the line table's row */
@@ -98,6 +129,12 @@ static kp_status frames_of(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size
 		}
 		return KP_OK;
 	}
+	/* the same function and innermost subroutine all through here */
+	span->lo = fe->lo > span->lo ? fe->lo : span->lo;
+	span->lo = le->lo > span->lo ? le->lo : span->lo;
+	span->hi = fe->hi < span->hi ? fe->hi : span->hi;
+	span->hi = le->hi < span->hi ? le->hi : span->hi;
+	span->valid = true;
 	kp_status st = KP_OK;
 	size_t k = 0;
 	const struct sub *prev = NULL;
@@ -172,58 +209,65 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 	if (!d || (max && !frames))
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no DWARF handle");
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
-	bool whole = true;
-	kp_status st = frames_of(d, addr, frames, max, n, &whole, err);
-	if (st != KP_OK || !c->syms || !max)
-		return st;
+	struct kp__dwarf_memo *mm = &c->memo;
 	const char *sym = NULL;
 	uint64_t off = 0;
-	if (!kp_macho_symbol_near(c->syms, c->slice, addr, &c->sym_hint, &sym, &off) || !sym)
+	bool symbols = c->syms && max;
+	if (symbols && addr >= c->sym_lo && addr < c->sym_hi) {
+		sym = c->sym_at;   /* the same symbol as the last answer's */
+	} else if (symbols && kp__macho_symbol_span(c->syms, c->slice, addr, &c->sym_hint, &sym, &off,
+	                                            &c->sym_lo, &c->sym_hi)) {
+		c->sym_at = sym;
+	} else {
+		sym = NULL;
+		c->sym_lo = c->sym_hi = 0;
+	}
+	if (mm->valid && addr >= mm->lo && addr < mm->hi && max == mm->max && sym == mm->sym) {
+		/* the last answer's unit, function, subroutine and symbol: only
+		 * the first frame's line-table position may differ (frames_of) */
+		const struct row *row = line_for(mm->cu, addr);
+		const char *rowfile = row ? file_of(mm->cu, row->file) : NULL;
+		memcpy(frames, mm->f, mm->n * sizeof *frames);
+		frames[0].file = rowfile;
+		frames[0].line = rowfile ? row->line : 0;
+		frames[0].column = rowfile ? row->column : 0;
+		*n = mm->n;
 		return KP_OK;
-	const char *name = sym_name(c, sym);
-	if (!name)
-		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	if (*n == 0) {
-		frames[0] = (kp_symframe){name, NULL, 0, 0};
-		*n = 1;
-	} else if (whole) {
-		frames[*n - 1].function = name;
+	}
+	bool whole = true;
+	struct kp__dwarf_memo span;
+	kp_status st = frames_of(d, addr, frames, max, n, &whole, &span, err);
+	if (st != KP_OK)
+		return st;
+	if (symbols && sym) {
+		const char *name = sym_name(c, sym);
+		if (!name)
+			return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+		if (*n == 0) {
+			frames[0] = (kp_symframe){name, NULL, 0, 0};
+			*n = 1;
+		} else if (whole) {
+			frames[*n - 1].function = name;
+		}
+	}
+	mm->valid = span.valid && *n >= 1 && *n <= KP__DWARF_MEMO;
+	if (mm->valid) {
+		mm->lo = span.lo;
+		mm->hi = span.hi;
+		mm->cu = span.cu;
+		mm->sym = sym;
+		mm->max = max;
+		mm->n = *n;
+		memcpy(mm->f, frames, *n * sizeof *frames);
 	}
 	return KP_OK;
-}
-
-/* The first unit of part (of nparts): parts are contiguous runs of units. */
-static size_t part_start(size_t ncus, size_t part, size_t nparts)
-{
-	return (size_t)((uint64_t)ncus * part / nparts);
-}
-
-size_t kp_dwarf_part_of(kp_dwarf *d, uint64_t addr, size_t nparts)
-{
-	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
-	size_t lo = kp_vec_upper_u64_near(c->ar, c->nar, sizeof *c->ar, offsetof(struct arange, hi),
-	                                  addr, &c->ar_hint);
-	if (nparts < 2 || lo == c->nar || c->ar[lo].lo > addr)
-		return 0;
-	size_t part = 0;
-	while (part + 1 < nparts && c->ar[lo].cu >= part_start(c->ncus, part + 1, nparts))
-		part++;
-	return part;
 }
 
 kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t addr),
                                      void (*progress)(void *ctx, size_t done, size_t total),
                                      void *ctx, kp_error *err)
 {
-	return kp_dwarf_for_each_boundary_part(d, 0, 1, fn, progress, ctx, err);
-}
-
-kp_status kp_dwarf_for_each_boundary_part(kp_dwarf *d, size_t part, size_t nparts,
-                                          bool (*fn)(void *ctx, uint64_t addr),
-                                          void (*progress)(void *ctx, size_t done, size_t total),
-                                          void *ctx, kp_error *err)
-{
-	if (!d || !fn || part >= nparts)
+	if (!d || !fn)
 		return kp_error_set(err, KP_ERR_USAGE, 0, -1, "no DWARF handle");
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
 	bool ok = true;
@@ -234,22 +278,14 @@ kp_status kp_dwarf_for_each_boundary_part(kp_dwarf *d, size_t part, size_t npart
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	for (size_t i = 0; i < c->nar && ok; i++) {
 		reached[c->ar[i].cu] = true;
-		if (part == 0)
-			ok = fn(ctx, c->ar[i].lo) && fn(ctx, c->ar[i].hi);
+		ok = fn(ctx, c->ar[i].lo) && fn(ctx, c->ar[i].hi);
 	}
-	size_t first = part_start(c->ncus, part, nparts), end = part_start(c->ncus, part + 1, nparts);
-	for (size_t ci = first; ci < end && ok && st == KP_OK; ci++) {
+	for (size_t ci = 0; ci < c->ncus && ok && st == KP_OK; ci++) {
 		struct cu *cu = &c->cus[ci];
 		if (!reached[ci])
 			continue;
-		if (cu->state == 0 && (st = kp__dwarf_cu_decode(d, cu, err)) != KP_OK)
+		if ((st = decoded_cu(d, cu, err)) != KP_OK)
 			break;
-		if (cu->state < 0) {
-			st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)cu->hdr_off,
-			                  "malformed DWARF in the unit at 0x%llx",
-			                  (unsigned long long)cu->hdr_off);
-			break;
-		}
 		for (size_t i = 0; i < cu->nseqs && ok; i++)
 			ok = fn(ctx, cu->seqs[i].lo) && fn(ctx, cu->seqs[i].hi);
 		for (size_t i = 0; i < cu->nrows && ok; i++)
@@ -258,19 +294,13 @@ kp_status kp_dwarf_for_each_boundary_part(kp_dwarf *d, size_t part, size_t npart
 			const struct amap *m = &cu->map.v[i];
 			struct func *f = &cu->funcs[m->sub];
 			ok = fn(ctx, m->lo) && fn(ctx, m->hi);
-			if (f->state == 0 && (st = kp__dwarf_func_decode(d, cu, f, err)) != KP_OK)
+			if ((st = decoded_func(d, cu, f, err)) != KP_OK)
 				break;
-			if (f->state < 0) {
-				st = kp_error_set(err, KP_ERR_FORMAT, 0, (long)f->die_off,
-				                  "malformed DWARF in the subprogram at 0x%llx",
-				                  (unsigned long long)f->die_off);
-				break;
-			}
 			for (size_t k = 0; k < f->map.n && ok; k++)
 				ok = fn(ctx, f->map.v[k].lo) && fn(ctx, f->map.v[k].hi);
 		}
 		if (progress && st == KP_OK)
-			progress(ctx, ci + 1 - first, end - first);
+			progress(ctx, ci + 1, c->ncus);
 	}
 	free(reached);
 	if (st != KP_OK)
@@ -278,8 +308,113 @@ kp_status kp_dwarf_for_each_boundary_part(kp_dwarf *d, size_t part, size_t npart
 	return ok ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 }
 
+size_t kp_dwarf_windows(kp_dwarf *d)
+{
+	return d ? kp__dwarf_cache(d)->nar + 1 : 0;
+}
+
+uint64_t kp_dwarf_window_start(kp_dwarf *d, size_t i)
+{
+	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
+	return i == 0 || i > c->nar ? 0 : c->ar[i - 1].hi;
+}
+
+/* fn(ctx, a) when a is in [lo, hi); false when fn says stop. */
+#define PUT(a) ((a) < lo || (a) >= hi || fn(ctx, (a)))
+
+kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *wlo, uint64_t *whi,
+                          bool (*fn)(void *ctx, uint64_t addr), void *ctx, kp_error *err)
+{
+	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
+	uint64_t lo = kp_dwarf_window_start(d, i);
+	*wlo = lo;
+	*whi = i < c->nar ? c->ar[i].hi : UINT64_MAX;
+	if (i > 0 && !fn(ctx, lo))   /* 0 is no boundary: the answers start at the first */
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	if (i >= c->nar || lo >= *whi)
+		return KP_OK;
+	/* lookups in [lo, hi) all go to this unit: its index range is the
+	 * first whose end is above them (ranges are disjoint and in order) */
+	lo = c->ar[i].lo > lo ? c->ar[i].lo : lo;
+	uint64_t hi = *whi;
+	struct cu *cu = &c->cus[c->ar[i].cu];
+	kp_status st = decoded_cu(d, cu, err);
+	if (st != KP_OK)
+		return st;
+	bool ok = fn(ctx, lo);
+	/* line_for changes its answer only at a sequence's ends and at rows
+	 * (whatever their order: it compares rows' addresses with addr); the
+	 * rows go first, ascending after lo when the unit has one sequence
+	 * (the cache build sorts less then) */
+	for (size_t k = 0; k < cu->nseqs && ok; k++) {
+		const struct seq *s = &cu->seqs[k];
+		if (s->hi <= lo || s->lo >= hi)
+			continue;
+		for (size_t r = s->first; r < (size_t)s->first + s->count && ok; r++)
+			ok = PUT(cu->rows[r].addr);
+	}
+	for (size_t k = 0; k < cu->nseqs && ok; k++) {
+		const struct seq *s = &cu->seqs[k];
+		if (s->hi > lo && s->lo < hi)
+			ok = PUT(s->lo) && PUT(s->hi);
+	}
+	/* the functions (disjoint, in order) and, inside each, its inlined
+	 * subroutines */
+	size_t m0 = kp_vec_upper_u64(cu->map.v, cu->map.n, sizeof *cu->map.v,
+	                             offsetof(struct amap, lo), lo);
+	for (size_t k = m0 ? m0 - 1 : 0; k < cu->map.n && cu->map.v[k].lo < hi && ok; k++) {
+		const struct amap *m = &cu->map.v[k];
+		if (m->hi <= lo)
+			continue;
+		ok = PUT(m->lo) && PUT(m->hi);
+		struct func *f = &cu->funcs[m->sub];
+		if ((st = decoded_func(d, cu, f, err)) != KP_OK)
+			return st;
+		uint64_t flo = m->lo > lo ? m->lo : lo, fhi = m->hi < hi ? m->hi : hi;
+		size_t s0 = kp_vec_upper_u64(f->map.v, f->map.n, sizeof *f->map.v,
+		                             offsetof(struct amap, lo), flo);
+		for (size_t j = s0 ? s0 - 1 : 0; j < f->map.n && f->map.v[j].lo < fhi && ok; j++)
+			ok = PUT(f->map.v[j].lo) && PUT(f->map.v[j].hi);
+	}
+	return ok ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+}
+#undef PUT
+
+void kp_dwarf_window_done(kp_dwarf *d, size_t i)
+{
+	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
+	if (i >= c->nar)
+		return;
+	if (!c->ar_last) {
+		bool *seen = calloc(c->ncus ? c->ncus : 1, sizeof *seen);
+		c->ar_last = calloc(c->nar, sizeof *c->ar_last);
+		if (!seen || !c->ar_last) {
+			free(seen);
+			free(c->ar_last);
+			c->ar_last = NULL;
+			return;   /* nothing given back */
+		}
+		for (size_t k = c->nar; k-- > 0;) {
+			c->ar_last[k] = !seen[c->ar[k].cu];
+			seen[c->ar[k].cu] = true;
+		}
+		free(seen);
+	}
+	struct cu *cu = &c->cus[c->ar[i].cu];
+	if (!c->ar_last[i] || cu->state != 1)
+		return;
+	if (c->memo.cu == cu)
+		c->memo.valid = false;
+	kp__dwarf_cu_reset(cu);
+	cu->state = 0;
+	cu->row_hint = cu->seq_hint = 0;
+}
+
 void kp_dwarf_use_symbols(kp_dwarf *d, kp_macho *m)
 {
-	if (d)
+	if (d) {
 		kp__dwarf_cache(d)->syms = m;
+		kp__dwarf_cache(d)->memo.valid = false;
+		kp__dwarf_cache(d)->sym_lo = kp__dwarf_cache(d)->sym_hi = 0;
+	}
 }

@@ -176,17 +176,38 @@ struct rngbuf {
 	size_t n, cap;
 };
 
+/* kp_dwarf_lookup's last answer from a function, for the next address in
+ * [lo, hi) (where the unit, the function and the innermost inlined
+ * subroutine are the same): asked with the same max and under the same
+ * symbol, it differs only in its first frame's file, line and column,
+ * which come from the line table. */
+#define KP__DWARF_MEMO 8
+struct kp__dwarf_memo {
+	bool valid;
+	uint64_t lo, hi;
+	struct cu *cu;
+	const char *sym;   /* kp_macho_symbol_near's answer then (NULL: none) */
+	size_t max, n;
+	kp_symframe f[KP__DWARF_MEMO];
+};
+
 /* Everything kp_dwarf caches, none of it libdwarf's. */
 struct kp__dwarf_cache {
+	struct kp__dwarf_memo memo;
 	const kp_macho_slice *slice;
 	kp_macho *syms; /* optional symbol table (kp_dwarf_use_symbols) */
-	size_t sym_hint; /* this handle's own (kp_macho_symbol_near): handles on one
+	size_t sym_hint; /* this handle's own (kp__macho_symbol_span): handles on one
 	                  * kp_macho look up its symbols at once */
+	/* kp_macho's answer for every address in [sym_lo, sym_hi) (empty: ask
+	 * it): sym_at, the name of kp__macho_symbol_span's last answer */
+	uint64_t sym_lo, sym_hi;
+	const char *sym_at;
 
 	struct cu *cus;
 	size_t ncus;
 	struct arange *ar;
 	size_t nar, ar_hint;
+	bool *ar_last; /* ar[i] is its unit's last range (kp_dwarf_window_done) */
 
 	struct strblock *blocks;
 	const char **strs;      /* the interned strings, in the order met */

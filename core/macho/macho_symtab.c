@@ -223,8 +223,8 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const 
 	return ms && kp_macho_symbol_near(m, s, addr, &ms->hint, name, offset);
 }
 
-bool kp_macho_symbol_near(kp_macho *m, const kp_macho_slice *s, uint64_t addr, size_t *hint,
-                          const char **name, uint64_t *offset)
+bool kp__macho_symbol_span(kp_macho *m, const kp_macho_slice *s, uint64_t addr, size_t *hint,
+                           const char **name, uint64_t *offset, uint64_t *lo, uint64_t *hi)
 {
 	struct mslice *ms = ms_of(m, s);
 	if (!ms || !ms->has_symtab)
@@ -233,11 +233,11 @@ bool kp_macho_symbol_near(kp_macho *m, const kp_macho_slice *s, uint64_t addr, s
 		return false;
 	/* Last entry with entry.addr <= addr, then back to the first of its run
 	 * of equal addresses (the preferred name). */
-	size_t lo = kp_vec_upper_u64_near(ms->sorted_syms, ms->nsorted, sizeof *ms->sorted_syms,
+	size_t up = kp_vec_upper_u64_near(ms->sorted_syms, ms->nsorted, sizeof *ms->sorted_syms,
 	                                  offsetof(struct msym, addr), addr, hint);
-	if (lo == 0)
+	if (up == 0)
 		return false;
-	size_t k = lo - 1;
+	size_t k = up - 1;
 	while (k > 0 && ms->sorted_syms[k - 1].addr == ms->sorted_syms[k].addr)
 		k--;
 	const struct msym *y = &ms->sorted_syms[k];
@@ -249,7 +249,20 @@ bool kp_macho_symbol_near(kp_macho *m, const kp_macho_slice *s, uint64_t addr, s
 		*name = ms->strtab + y->strx;
 	if (offset)
 		*offset = addr - y->addr;
+	/* the same entry answers from its address (in its section, without an
+	 * extent) to the next entry's; the same way up to its reach */
+	uint64_t end = y->end ? y->end
+	               : sec->size > UINT64_MAX - sec->addr ? UINT64_MAX : sec->addr + sec->size;
+	*lo = y->end || y->addr > sec->addr ? y->addr : sec->addr;
+	*hi = up < ms->nsorted && ms->sorted_syms[up].addr < end ? ms->sorted_syms[up].addr : end;
 	return true;
+}
+
+bool kp_macho_symbol_near(kp_macho *m, const kp_macho_slice *s, uint64_t addr, size_t *hint,
+                          const char **name, uint64_t *offset)
+{
+	uint64_t lo, hi;
+	return kp__macho_symbol_span(m, s, addr, hint, name, offset, &lo, &hi);
 }
 
 bool kp_macho_symbol_boundaries(kp_macho *m, const kp_macho_slice *s,

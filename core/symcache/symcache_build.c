@@ -1,12 +1,12 @@
 
 /* symcache_build.c: building a symbol cache image (format: symcache.h,
  * layout constants: symcache_format.h) from DWARF and the symbol table:
- * every boundary at which an answer may change is answered through
+ * a sweep over the DWARF's windows in address order (kp_dwarf_window)
+ * answers every boundary at which an answer may change through
  * kp_dwarf_lookup, and the answers are cut into per-function blocks of an
  * inline tree and a delta-encoded line table.  On two threads (struct
- * run) each collects and sorts half of the units' boundaries, then answers
- * one run of the merged ones; join_runs makes the runs the image one
- * thread makes.  Writing goes through kp_fs_write_atomic. */
+ * run) each sweeps one run of the windows; join_runs makes the runs the
+ * image one thread makes.  Writing goes through kp_fs_write_atomic. */
 #include "symcache_format.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
@@ -95,6 +95,10 @@ struct strtab {
 	 * most strings are found without hashing their bytes */
 	struct memo *memo;
 	size_t mcap, mn;
+	/* in front of memo: the last pointer met at each of 64 places (by a
+	 * hash of the pointer), as a function's rows go back and forth between
+	 * the few names of its inlined calls */
+	struct memo recent[64];
 };
 
 static size_t hash_ptr(const char *p, size_t cap)
@@ -160,17 +164,23 @@ static bool intern(struct strtab *t, const char *s, uint32_t *id)
 	*id = 0;
 	if (!s)
 		return true;
+	struct memo *rc = &t->recent[((uintptr_t)s * 0x9e3779b97f4a7c15ull) >> 58];
+	if (rc->p == s) {
+		*id = rc->id;
+		return true;
+	}
 	if ((t->mn + 1) * 2 > t->mcap && !memo_grow(t))
 		return false;
 	size_t mj = hash_ptr(s, t->mcap);
 	for (; t->memo[mj].p; mj = (mj + 1) & (t->mcap - 1))
 		if (t->memo[mj].p == s) {
 			*id = t->memo[mj].id;
+			*rc = t->memo[mj];
 			return true;
 		}
 	if (!intern_bytes(t, s, id))
 		return false;
-	t->memo[mj] = (struct memo){s, *id};
+	t->memo[mj] = *rc = (struct memo){s, *id};
 	t->mn++;
 	return true;
 }
@@ -215,6 +225,10 @@ struct block {
 	size_t nrows;
 	uint32_t strs[KP__SYMCACHE_STRS];   /* the block's strings, global ids */
 	size_t nstrs;
+	/* local's guess: by a hash of the global id, the index (+1) in strs
+	 * where it was last found; a stale or overwritten guess fails its
+	 * check against strs and falls back to the search */
+	uint32_t guess[64];
 };
 
 /* The node for frames f[k..n) (k >= 1), added if new; 0 when k == n;
@@ -281,11 +295,14 @@ static uint32_t local(struct block *b, uint32_t g)
 {
 	if (!g)
 		return 0;
+	uint32_t *guess = &b->guess[(g * 0x9e3779b1u) >> 26];
+	if (*guess && *guess <= b->nstrs && b->strs[*guess - 1] == g)
+		return *guess;
 	for (size_t i = b->nstrs; i-- > 0;)
 		if (b->strs[i] == g)
-			return (uint32_t)i + 1;
+			return *guess = (uint32_t)i + 1;
 	b->strs[b->nstrs] = g;   /* room: at most 2 per row and 2 per node */
-	return (uint32_t)++b->nstrs;
+	return *guess = (uint32_t)++b->nstrs;
 }
 
 static bool flush_block(struct out *o, struct block *b)
@@ -428,137 +445,162 @@ static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct 
 
 /* ---- boundaries ------------------------------------------------------------ */
 
+/* The symbol table's boundaries, gathered once before the sweep. */
 struct collect {
 	struct vec v;
-	const kp_symcache_cb *cb;   /* NULL on the second thread */
+	const kp_symcache_cb *cb;
 	bool cancelled;
 	atomic_bool *stop;          /* set when the caller's thread was cancelled */
 };
 
+/* Whether the build stops here: the caller cancelled (cb, on its thread
+ * only) or the other thread did; says so to the other thread. */
+static bool stopping(const kp_symcache_cb *cb, atomic_bool *stop, bool *cancelled)
+{
+	if ((cb && cb->cancel && cb->cancel(cb->ctx)) || atomic_load(stop)) {
+		*cancelled = true;
+		atomic_store(stop, true);
+	}
+	return *cancelled;
+}
+
 static bool collect_addr(void *ctx, uint64_t a)
 {
 	struct collect *c = ctx;
-	if ((c->v.n & 0xffff) == 0 && ((c->cb && c->cb->cancel && c->cb->cancel(c->cb->ctx)) ||
-	                               atomic_load(c->stop))) {
-		c->cancelled = true;
-		atomic_store(c->stop, true);
+	if ((c->v.n & 0xffff) == 0 && stopping(c->cb, c->stop, &c->cancelled))
 		return false;
-	}
 	return push_u64(&c->v, a);
 }
 
-static void collect_progress(void *ctx, size_t done, size_t total)
-{
-	struct collect *c = ctx;
-	if (c->cb && c->cb->progress && total)
-		c->cb->progress(c->cb->ctx, done * 500 / total, 1000);
-}
+/* Sorts v[0..n) (LSD radix over v[i] - min, as few passes of at most 13
+ * bits as the span of the values needs, each as wide as that leaves: two
+ * of 9 bits for a unit's 256 KB of code, their counts taken in one sweep;
+ * a short array by insertion); s is scratch, kept for the next call;
+ * false when out of memory. */
+struct sortbuf {
+	struct vec tmp;   /* u64: the other half of each pass */
+	size_t count[5][1 << 13];   /* 5 x 13 bits: any span */
+};
 
-/* Sorts v[0..n) (LSD radix over v[i] - min, 13 bits a pass, as many passes
- * as the span of the values needs: two for an image's 32 MB, their counts
- * taken in one sweep); false when out of memory. */
-static bool sort_u64(uint64_t *v, size_t n)
+static bool sort_u64(uint64_t *v, size_t n, struct sortbuf *s)
 {
-	enum { BITS = 13, RADIX = 1 << BITS };
-	if (n < 2)
+	if (n < 64) {
+		for (size_t i = 1; i < n; i++) {
+			uint64_t x = v[i];
+			size_t j = i;
+			for (; j && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
 		return true;
+	}
 	uint64_t lo = v[0], hi = v[0];
 	for (size_t i = 1; i < n; i++) {
 		lo = v[i] < lo ? v[i] : lo;
 		hi = v[i] > hi ? v[i] : hi;
 	}
-	unsigned passes = 0;
-	for (uint64_t span = hi - lo; span; span >>= BITS)
-		passes++;
-	if (!passes)
+	unsigned sbits = 0;
+	for (uint64_t span = hi - lo; span; span >>= 1)
+		sbits++;
+	if (!sbits)
 		return true;   /* all equal */
-	uint64_t *tmp = malloc(n * sizeof *tmp);
-	size_t(*count)[RADIX] = calloc(passes, sizeof *count);
-	if (!tmp || !count) {
-		free(tmp);
-		free(count);
+	unsigned passes = (sbits + 12) / 13, bits = (sbits + passes - 1) / passes;
+	size_t radix = (size_t)1 << bits, mask = radix - 1;
+	if (!kp_vec_reserve(&s->tmp.v, &s->tmp.cap, n, 8))
 		return false;
-	}
+	for (unsigned k = 0; k < passes; k++)
+		memset(s->count[k], 0, radix * sizeof s->count[k][0]);
 	for (size_t i = 0; i < n; i++)
 		for (unsigned k = 0; k < passes; k++)
-			count[k][((v[i] - lo) >> (k * BITS)) & (RADIX - 1)]++;
-	uint64_t *src = v, *dst = tmp;
+			s->count[k][((v[i] - lo) >> (k * bits)) & mask]++;
+	uint64_t *src = v, *dst = s->tmp.v;
 	for (unsigned k = 0; k < passes; k++) {
-		size_t *c = count[k], sum = 0;
-		unsigned shift = k * BITS;
-		for (size_t d = 0; d < RADIX; d++) {
+		size_t *c = s->count[k], sum = 0;
+		unsigned shift = k * bits;
+		for (size_t d = 0; d < radix; d++) {
 			size_t x = c[d];
 			c[d] = sum;
 			sum += x;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[c[((src[i] - lo) >> shift) & (RADIX - 1)]++] = src[i];
+			dst[c[((src[i] - lo) >> shift) & mask]++] = src[i];
 		uint64_t *t = src;
 		src = dst;
 		dst = t;
 	}
 	if (src != v)
 		memcpy(v, src, n * sizeof *v);
-	free(tmp);
-	free(count);
 	return true;
 }
 
-/* Sorts x and drops repeats; false when out of memory. */
-static bool sort_distinct(struct vec *x)
+/* Sorts x and drops repeats; false when out of memory.  A long ascending
+ * start (a window's rows, kp_dwarf_window) is merged with the rest once
+ * that is sorted, into s's scratch, which then trades places with x. */
+static bool sort_distinct(struct vec *x, struct sortbuf *s)
 {
 	uint64_t *v = x->v;
-	if (!sort_u64(v, x->n))
-		return false;
-	size_t n = x->n ? 1 : 0;
-	for (size_t i = 1; i < x->n; i++)
-		if (v[i] != v[n - 1])
-			v[n++] = v[i];
-	x->n = n;
-	return true;
-}
-
-/* a and b (sorted, distinct) merged into a, each address once (from the
- * top down, in a's own memory grown in place: no second array to fault
- * in); b is freed; false when out of memory. */
-static bool merge_into(struct vec *a, struct vec *b)
-{
-	size_t total = a->n + b->n;
-	if (!kp_vec_reserve(&a->v, &a->cap, total, 8))
-		return false;
-	uint64_t *x = a->v;
-	const uint64_t *y = b->v;
-	size_t i = a->n, j = b->n, k = total;
-	while (i && j) {
-		uint64_t u = x[i - 1], w = y[j - 1];
-		x[--k] = u > w ? u : w;
-		i -= u >= w;
-		j -= w >= u;
+	size_t n = x->n, p = n ? 1 : 0;
+	while (p < n && v[p - 1] <= v[p])
+		p++;
+	if (p >= 64 && p < n) {
+		if (!sort_u64(v + p, n - p, s) || !kp_vec_reserve(&s->tmp.v, &s->tmp.cap, n, 8))
+			return false;
+		uint64_t *t = s->tmp.v;
+		size_t i = 0, j = p, k = 0;
+		while (i < p || j < n) {
+			uint64_t a = j == n || (i < p && v[i] <= v[j]) ? v[i++] : v[j++];
+			if (!k || t[k - 1] != a)
+				t[k++] = a;
+		}
+		struct vec u = s->tmp;
+		s->tmp = *x;
+		*x = u;
+		x->n = k;
+		return true;
 	}
-	while (j)
-		x[--k] = y[--j];
-	k -= i;   /* a's lowest i are in place already */
-	if (k)
-		memmove(x + i, x + i + k, (total - k - i) * sizeof *x);
-	a->n = total - k;
-	free(b->v);
-	*b = (struct vec){0};
+	if (!sort_u64(v, n, s))
+		return false;
+	size_t k = n ? 1 : 0;
+	for (size_t i = 1; i < n; i++)
+		if (v[i] != v[k - 1])
+			v[k++] = v[i];
+	x->n = k;
 	return true;
 }
 
-/* ---- runs: one thread's share of the boundaries ------------------------------ */
+/* ---- runs: one thread's share of the sweep ----------------------------------- */
 
-/* A thread's share of a build: in phase 1 the boundaries of a part of the
- * units (kp_dwarf_for_each_boundary_part), decoded on its own handle and
- * sorted; in phase 2 the answers to a run of the sorted distinct
- * boundaries, bd[lo..hi), made into blocks with a string table of its own.
- * The run of the caller's thread has cb (its callbacks); the other's NULL. */
+/* A thread's share of a build: the windows w0.. of the DWARF
+ * (kp_dwarf_window), swept in address order on its own handle, each
+ * window's boundaries sorted and merged with the symbol table's; the
+ * answers at those of [from, to) (to 0: no end) made into blocks with a
+ * string table of its own.  The run of the caller's thread has cb (its
+ * callbacks); the other's NULL. */
 struct run {
 	kp_dwarf *d;
-	size_t part, nparts;
-	struct collect col;
-	const uint64_t *bd;
-	size_t lo, hi;
+	const kp_symcache_cb *cb;
+	atomic_bool *stop;
+	bool cancelled;
+	size_t w0, nw;
+	uint64_t from, to;
+	const uint64_t *sym;        /* the symbol table's boundaries, sorted, distinct */
+	size_t nsym;
+	struct vec pts;             /* scratch: one window's boundaries */
+	struct sortbuf *sb;         /* scratch: their sort */
+	size_t w, done;             /* the window being swept; points answered */
+	/* seeking (run_start): the first point from which a block starts
+	 * whatever came before it */
+	bool seek, have, found;
+	const char *func;
+	uint64_t start;
+	/* answering: two frame and answer buffers, swapped: a frame whose
+	 * strings are the same pointers as the one before it at its depth
+	 * reuses their ids */
+	kp_symframe frb[2][KP_SYMCACHE_MAX_FRAMES];
+	struct answer ab[2];
+	kp_symframe *fr, *pfr;
+	struct answer *cur, *prev;
+	size_t pn;
 	struct strtab t;
 	struct out o;
 	struct block *b;
@@ -567,76 +609,9 @@ struct run {
 	pthread_t thread;
 };
 
-static void *collect_run(void *arg)
+static bool push_pt(void *ctx, uint64_t a)
 {
-	struct run *r = arg;
-	r->st = kp_dwarf_for_each_boundary_part(r->d, r->part, r->nparts, collect_addr,
-	                                        r->col.cb ? collect_progress : NULL, &r->col, &r->err);
-	if (r->st == KP_OK && !sort_distinct(&r->col.v))
-		r->st = kp_error_set(&r->err, KP_ERR_NOMEM, 0, -1, "out of memory");
-	return NULL;
-}
-
-/* Answers bd[lo..hi) into r's blocks: each boundary through kp_dwarf_lookup,
- * a row where the answer changes. */
-static void *answer_run(void *arg)
-{
-	struct run *r = arg;
-	const kp_symcache_cb *cb = r->col.cb;
-	/* two frame and answer buffers, swapped: a frame whose strings are the
-	 * same pointers as the one before it at its depth reuses their ids */
-	kp_symframe frb[2][KP_SYMCACHE_MAX_FRAMES];
-	struct answer ab[2];
-	kp_symframe *fr = frb[0], *pfr = frb[1];
-	struct answer *cur = &ab[0], *prev = &ab[1];
-	size_t pn = 0;
-	prev->n = 0;
-	r->st = KP_ERR_NOMEM;
-	for (size_t i = r->lo; i < r->hi; i++) {
-		if ((i - r->lo) % 65536 == 0) {
-			if ((cb && cb->cancel && cb->cancel(cb->ctx)) || atomic_load(r->col.stop)) {
-				r->col.cancelled = true;
-				atomic_store(r->col.stop, true);
-				r->st = KP_ERR_LIMIT;
-				return NULL;
-			}
-			if (cb && cb->progress)
-				cb->progress(cb->ctx, 500 + (i - r->lo) * 500 / (r->hi - r->lo), 1000);
-		}
-		size_t n = 0;
-		kp_status st = kp_dwarf_lookup(r->d, r->bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &n, &r->err);
-		if (st != KP_OK) {
-			r->st = st;
-			return NULL;
-		}
-		cur->n = n;
-		for (size_t k = 0; k < n; k++) {
-			cur->f[k].line = fr[k].line;
-			cur->f[k].col = fr[k].column;
-			if (k < pn && fr[k].function == pfr[k].function)
-				cur->f[k].name = prev->f[k].name;
-			else if (!intern(&r->t, fr[k].function, &cur->f[k].name))
-				return NULL;
-			if (k < pn && fr[k].file == pfr[k].file)
-				cur->f[k].file = prev->f[k].file;
-			else if (!intern(&r->t, fr[k].file, &cur->f[k].file))
-				return NULL;
-		}
-		if (same_answer(cur, prev))
-			continue; /* the same answer goes on */
-		if (!add_row(&r->o, r->b, r->bd[i], cur, prev))
-			return NULL;
-		struct answer *ta = prev;
-		prev = cur;
-		cur = ta;
-		kp_symframe *tf = pfr;
-		pfr = fr;
-		fr = tf;
-		pn = n;
-	}
-	if (flush_block(&r->o, r->b))
-		r->st = KP_OK;
-	return NULL;
+	return push_u64(&((struct run *)ctx)->pts, a);
 }
 
 static bool same_str(const char *a, const char *b)
@@ -644,30 +619,140 @@ static bool same_str(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* The first of bd[from..n) at which a block starts whatever came before
- * (so that a run may begin there and the blocks come out as one run makes
- * them): an answer whose function is named and differs from that of the
- * last answer with a function before it (add_row starts a block there;
- * the block open before holds that function's name, or none after a
- * block filled up).  n when there is none within reach. */
-static size_t run_start(kp_dwarf *d, const uint64_t *bd, size_t from, size_t n)
+/* Seeking: the first point after from at which a block starts whatever
+ * came before it (so that a run may begin there and the blocks come out
+ * as one run makes them): an answer whose function is named and differs
+ * from that of the last answer with a function before it (add_row starts
+ * a block there; the block open before holds that function's name, or
+ * none after a block filled up).  false: found, or not within reach. */
+static bool seek_at(struct run *r, uint64_t a)
 {
-	kp_symframe fr[KP_SYMCACHE_MAX_FRAMES];
-	const char *func = NULL;
-	bool have = false;
-	for (size_t i = from; i < n && i - from < 65536; i++) {
-		size_t k = 0;
-		if (kp_dwarf_lookup(d, bd[i], fr, KP_SYMCACHE_MAX_FRAMES, &k, NULL) != KP_OK)
-			return n;   /* its error comes in order, from the run before */
-		if (!k)
-			continue;
-		const char *f = fr[k - 1].function;
-		if (have && f && !same_str(f, func))
-			return i;
-		func = f;
-		have = true;
+	size_t k = 0;
+	if (r->done++ >= 65536 ||
+	    kp_dwarf_lookup(r->d, a, r->frb[0], KP_SYMCACHE_MAX_FRAMES, &k, NULL) != KP_OK)
+		return false;   /* its error comes in order, from the run before */
+	if (!k)
+		return true;
+	const char *f = r->frb[0][k - 1].function;
+	if (r->have && f && !same_str(f, r->func)) {
+		r->found = true;
+		r->start = a;
+		r->w0 = r->w;
+		return false;
 	}
-	return n;
+	r->func = f;
+	r->have = true;
+	return true;
+}
+
+/* Answers the point a: through kp_dwarf_lookup, a row where the answer
+ * changes.  false: stop (r->st says why). */
+static bool answer_at(struct run *r, uint64_t a)
+{
+	if (r->done++ % 65536 == 0 && stopping(r->cb, r->stop, &r->cancelled)) {
+		r->st = KP_ERR_LIMIT;
+		return false;
+	}
+	size_t n = 0;
+	kp_symframe *fr = r->fr, *pfr = r->pfr;
+	struct answer *cur = r->cur, *prev = r->prev;
+	kp_status st = kp_dwarf_lookup(r->d, a, fr, KP_SYMCACHE_MAX_FRAMES, &n, &r->err);
+	if (st != KP_OK) {
+		r->st = st;
+		return false;
+	}
+	r->st = KP_ERR_NOMEM;
+	cur->n = n;
+	for (size_t k = 0; k < n; k++) {
+		cur->f[k].line = fr[k].line;
+		cur->f[k].col = fr[k].column;
+		if (k < r->pn && fr[k].function == pfr[k].function)
+			cur->f[k].name = prev->f[k].name;
+		else if (!intern(&r->t, fr[k].function, &cur->f[k].name))
+			return false;
+		if (k < r->pn && fr[k].file == pfr[k].file)
+			cur->f[k].file = prev->f[k].file;
+		else if (!intern(&r->t, fr[k].file, &cur->f[k].file))
+			return false;
+	}
+	r->st = KP_OK;
+	if (same_answer(cur, prev))
+		return true; /* the same answer goes on */
+	if (!add_row(&r->o, r->b, a, cur, prev)) {
+		r->st = KP_ERR_NOMEM;
+		return false;
+	}
+	r->prev = cur;
+	r->cur = prev;
+	r->pfr = fr;
+	r->fr = pfr;
+	r->pn = n;
+	return true;
+}
+
+/* Sweeps r's windows in order: each window's boundaries, sorted, merged
+ * with the symbol table's, each distinct point of [from, to) answered (or
+ * sought).  The run of the caller's thread reports progress at each
+ * window and asks whether to stop every 65536 points and at its end. */
+static void *sweep_run(void *arg)
+{
+	struct run *r = arg;
+	size_t nw = r->nw, j = kp_vec_upper_u64(r->sym, r->nsym, 8, 0, r->from ? r->from - 1 : 0);
+	if (!r->from)
+		j = 0;
+	uint64_t last = 0;
+	bool any = false, go = true;
+	r->st = KP_OK;
+	for (size_t w = r->w0; w < nw && go; w++) {
+		r->w = w;
+		if (r->cb && r->cb->progress && !r->seek)
+			r->cb->progress(r->cb->ctx, (w - r->w0) * 1000 / (nw - r->w0), 1000);
+		uint64_t lo, hi;
+		r->pts.n = 0;
+		kp_status st = kp_dwarf_window(r->d, w, &lo, &hi, push_pt, r, &r->err);
+		if (st != KP_OK) {
+			r->st = st;
+			return NULL;
+		}
+		if (!sort_distinct(&r->pts, r->sb)) {
+			r->st = KP_ERR_NOMEM;
+			return NULL;
+		}
+		if (w + 1 == nw)
+			hi = UINT64_MAX;   /* the last window holds UINT64_MAX too */
+		const uint64_t *p = r->pts.v;
+		size_t i = 0, np = r->pts.n;
+		while (go) {
+			uint64_t a;
+			bool have_p = i < np, have_s = j < r->nsym && (r->sym[j] < hi || w + 1 == nw);
+			if (!have_p && !have_s)
+				break;
+			if (have_p && (!have_s || p[i] <= r->sym[j]))
+				a = p[i++];
+			else
+				a = r->sym[j++];
+			if ((any && a == last) || a < r->from)
+				continue;
+			if (r->to && a >= r->to) {
+				go = false;
+				break;
+			}
+			any = true;
+			last = a;
+			go = r->seek ? seek_at(r, a) : answer_at(r, a);
+		}
+		if (go && !r->seek)
+			kp_dwarf_window_done(r->d, w);   /* its memory goes to the next units */
+	}
+	if (r->seek || r->st != KP_OK)
+		return NULL;
+	if (r->cb && stopping(r->cb, r->stop, &r->cancelled)) {
+		r->st = KP_ERR_LIMIT;
+		return NULL;
+	}
+	if (!flush_block(&r->o, r->b))
+		r->st = KP_ERR_NOMEM;
+	return NULL;
 }
 
 /* The image's blocks and string table from the runs' in order, as one run
@@ -679,7 +764,7 @@ static size_t run_start(kp_dwarf *d, const uint64_t *bd, size_t from, size_t n)
 static bool join_runs(struct run *runs, size_t nruns, struct strtab *t, struct out *o)
 {
 	*t = runs[0].t;
-	runs[0].t = (struct strtab){{0}, {0}, NULL, 0, 0};
+	runs[0].t = (struct strtab){0};
 	*o = runs[0].o;
 	runs[0].o = (struct out){0};
 	uint32_t *remap = NULL;
@@ -779,97 +864,95 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	*len = 0;
 	atomic_bool stop;
 	atomic_init(&stop, false);
-	/* two threads: in phase 1 each decodes half of the units on its own
-	 * handle and sorts their boundaries; in phase 2 each answers a run of
-	 * the merged boundaries (the second, from a block's start on, on the
-	 * handle that decoded the later units); joined here in address order,
-	 * the runs make the image one thread makes */
-	struct run runs[2] = {{.d = d, .nparts = 1, .col = {{0}, cb, false, &stop}, .st = KP_OK},
-	                      {.part = 1, .nparts = 2, .col = {{0}, NULL, false, &stop}, .st = KP_OK,
-	                       .o.aside = true}};
+	/* two threads: each sweeps a run of the windows on its own handle,
+	 * decoding their units and answering their boundaries; the second
+	 * from a block's start on (found before it starts), so that joined
+	 * here in address order the runs make the image one thread makes */
+	struct run *runs = calloc(2, sizeof *runs);
 	struct collect sc = {{0}, cb, false, &stop};   /* the symbol table's boundaries */
-	uint64_t *bd = NULL;
-	struct strtab t = {{0}, {0}, NULL, 0, 0};
+	struct strtab t = {0};
 	struct out o = {0};
 	bool two = false;
 	kp_status st = KP_ERR_NOMEM;
 	unsigned threads = cb && cb->threads ? cb->threads : key->dwarf_size >= KP__SYMCACHE_TWO_THREADS ? 2 : 1;
-	if (!(runs[0].b = calloc(1, sizeof *runs[0].b)) || !(runs[1].b = calloc(1, sizeof *runs[1].b)))
-		goto out;
-	if (threads > 1 && kp_dwarf_clone(d, &runs[1].d, NULL) == KP_OK) {
-		two = pthread_create(&runs[1].thread, NULL, collect_run, &runs[1]) == 0;
-		if (!two)
-			kp_dwarf_close(&runs[1].d);   /* no thread: this one does it all */
+	if (!runs)
+		return kp_error_set(err, st, 0, -1, "cannot build the symbol cache: out of memory");
+	for (size_t p = 0; p < 2; p++) {
+		struct run *r = &runs[p];
+		r->stop = &stop;
+		r->fr = r->frb[0];
+		r->pfr = r->frb[1];
+		r->cur = &r->ab[0];
+		r->prev = &r->ab[1];
+		r->st = KP_OK;
+		if (!(r->b = calloc(1, sizeof *r->b)) || !(r->sb = calloc(1, sizeof *r->sb)))
+			goto out;
 	}
-	runs[0].nparts = two ? 2 : 1;
-	collect_run(&runs[0]);
-	st = runs[0].st;
-	if (st != KP_OK && err)
-		*err = runs[0].err;
-	/* the symbol table's boundaries join this thread's while the other
-	 * may still be decoding (phase 1 never reads the symbol table) */
-	if (st == KP_OK && !runs[0].col.cancelled &&
-	    (!kp_macho_symbol_boundaries(m, slice, collect_addr, &sc) || !sort_distinct(&sc.v) ||
-	     !merge_into(&runs[0].col.v, &sc.v)))
+	runs[0].d = d;
+	runs[0].cb = cb;
+	runs[1].o.aside = true;
+	/* the symbol table's boundaries, sorted before any thread looks up */
+	if (!kp_macho_symbol_boundaries(m, slice, collect_addr, &sc) ||
+	    !sort_distinct(&sc.v, runs[0].sb)) {
 		st = sc.cancelled ? KP_ERR_LIMIT : KP_ERR_NOMEM;   /* said at out */
-	if (two) {
-		if (st != KP_OK)
-			atomic_store(&stop, true);   /* its work is wasted: end it soon */
-		pthread_join(runs[1].thread, NULL);
-		if (st == KP_OK && runs[1].st != KP_OK) {   /* a later unit's error, as alone */
-			st = runs[1].st;
-			if (err)
-				*err = runs[1].err;
-		}
+		goto out;
 	}
-	if (runs[0].col.cancelled || runs[1].col.cancelled || sc.cancelled)
-		st = KP_ERR_LIMIT;
-	if (st != KP_OK)
-		goto out;
-	st = KP_ERR_NOMEM;
-	/* the later run starts near the later units' first address (their
-	 * handle has decoded them), unless that leaves one run most of it */
-	uint64_t later = runs[1].col.v.n ? ((const uint64_t *)runs[1].col.v.v)[0] : 0;
-	if (!merge_into(&runs[0].col.v, &runs[1].col.v))
-		goto out;
-	bd = runs[0].col.v.v;   /* the distinct boundaries, in order */
-	size_t nbd = runs[0].col.v.n;
-	runs[0].col.v = (struct vec){0};
+	size_t nw = kp_dwarf_windows(d);
+	for (size_t p = 0; p < 2; p++) {
+		runs[p].sym = sc.v.v;
+		runs[p].nsym = sc.v.n;
+		runs[p].nw = nw;
+	}
 	uint32_t src = 0;
 	if (!intern(&runs[0].t, source, &src))
 		goto out;
-	runs[0].bd = runs[1].bd = bd;
-	runs[0].hi = nbd;
-	if (two) {
-		size_t from = later ? kp_vec_upper_u64(bd, nbd, sizeof *bd, 0, later - 1) : 0;
-		if (from < nbd / 4 || from > nbd - nbd / 4)
-			from = nbd / 2;
-		runs[0].hi = runs[1].lo = run_start(runs[1].d, bd, from, nbd);
-		runs[1].hi = nbd;
-		two = pthread_create(&runs[1].thread, NULL, answer_run, &runs[1]) == 0;
+	if (threads > 1 && nw > 2 && kp_dwarf_clone(d, &runs[1].d, NULL) == KP_OK) {
+		/* the second run starts at the first block start from 45% of
+		 * the windows' addresses on (this thread also gathers the
+		 * symbol table's boundaries, and joins and assembles the runs:
+		 * with 45% both end at about the same time) */
+		struct run *r = &runs[1];
+		uint64_t a = kp_dwarf_window_start(d, 1), b = kp_dwarf_window_start(d, nw - 1);
+		uint64_t mid = a + (b - a) / 20 * 9;
+		size_t w = 1;
+		while (w + 1 < nw && kp_dwarf_window_start(d, w + 1) <= mid)
+			w++;
+		r->seek = true;
+		r->w0 = w;
+		r->from = kp_dwarf_window_start(d, w);
+		sweep_run(r);
+		if (r->found) {
+			r->seek = false;
+			r->from = runs[0].to = r->start;
+			r->done = 0;
+			r->st = KP_OK;
+			two = pthread_create(&r->thread, NULL, sweep_run, r) == 0;
+			if (!two)
+				runs[0].to = 0;   /* no thread: this one does it all */
+		}
 		if (!two)
-			answer_run(&runs[1]);   /* no thread: answered here, joined in order */
+			kp_dwarf_close(&r->d);
 	}
-	answer_run(&runs[0]);
+	sweep_run(&runs[0]);
 	st = runs[0].st;
 	if (st != KP_OK && err && st != KP_ERR_NOMEM && st != KP_ERR_LIMIT)
 		*err = runs[0].err;
 	if (two) {
 		if (st != KP_OK)
-			atomic_store(&stop, true);
+			atomic_store(&stop, true);   /* its work is wasted: end it soon */
 		pthread_join(runs[1].thread, NULL);
+		if (st == KP_OK && runs[1].st != KP_OK) {   /* a later window's error, as alone */
+			st = runs[1].st;
+			if (err && st != KP_ERR_NOMEM && st != KP_ERR_LIMIT)
+				*err = runs[1].err;
+		}
 	}
-	if (st == KP_OK && runs[1].st != KP_OK) {   /* a later boundary's error, as alone */
-		st = runs[1].st;
-		if (err && st != KP_ERR_NOMEM && st != KP_ERR_LIMIT)
-			*err = runs[1].err;
-	}
-	if (runs[0].col.cancelled || runs[1].col.cancelled)
+	if (runs[0].cancelled || runs[1].cancelled)
 		st = KP_ERR_LIMIT;
 	if (st != KP_OK)
 		goto out;
 	st = KP_ERR_NOMEM;
-	if (!join_runs(runs, runs[1].hi > runs[1].lo ? 2 : 1, &t, &o))
+	if (!join_runs(runs, two ? 2 : 1, &t, &o))
 		goto out;
 	if (o.starts.n >= NONE) {
 		st = KP_ERR_LIMIT;
@@ -882,20 +965,23 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 		cb->progress(cb->ctx, 1000, 1000);
 	st = KP_OK;
 out:;
-	bool cancelled = runs[0].col.cancelled || runs[1].col.cancelled || sc.cancelled;
+	bool cancelled = runs && (runs[0].cancelled || runs[1].cancelled || sc.cancelled);
 	if (st == KP_ERR_NOMEM || st == KP_ERR_LIMIT)
 		kp_error_set(err, st, 0, -1, "cannot build the symbol cache: %s",
 		             st == KP_ERR_NOMEM ? "out of memory"
 		             : cancelled || o.starts.n < NONE ? "cancelled" : "too many blocks");
 	kp_dwarf_close(&runs[1].d);
 	for (size_t p = 0; p < 2; p++) {
-		free(runs[p].col.v.v);
+		free(runs[p].pts.v);
+		if (runs[p].sb)
+			free(runs[p].sb->tmp.v);
+		free(runs[p].sb);
 		strtab_free(&runs[p].t);
 		out_free(&runs[p].o);
 		free(runs[p].b);
 	}
+	free(runs);
 	free(sc.v.v);
-	free(bd);
 	strtab_free(&t);
 	out_free(&o);
 	return st;

@@ -46,26 +46,31 @@ void kp_dwarf_use_symbols(kp_dwarf *d, kp_macho *m);
  * change (CU range ends, line-table rows and sequence ends, subprogram and
  * inlined-subroutine range ends), in no particular order and possibly
  * repeated; symbol-table addresses are not included.  Decodes every CU an
- * address can reach (slow; for building a symbol cache), calling progress
- * (may be NULL) after each.  fn returning false stops with KP_ERR_NOMEM. */
+ * address can reach (slow: all of them at once; the reference that
+ * kp_dwarf_window's sweep is tested against), calling progress (may be
+ * NULL) after each.  fn returning false stops with KP_ERR_NOMEM. */
 kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t addr),
                                      void (*progress)(void *ctx, size_t done, size_t total),
                                      void *ctx, kp_error *err);
 
-/* The same over part `part` of nparts of the units (contiguous runs of
- * units in file order; the address index's own ends go with part 0): the
- * parts together give what kp_dwarf_for_each_boundary gives, so each may
- * run on a thread of its own, each with its own handle (kp_dwarf_clone).
- * Neither reads the symbol table. */
-kp_status kp_dwarf_for_each_boundary_part(kp_dwarf *d, size_t part, size_t nparts,
-                                          bool (*fn)(void *ctx, uint64_t addr),
-                                          void (*progress)(void *ctx, size_t done, size_t total),
-                                          void *ctx, kp_error *err);
-
-/* The part (of nparts, as above) whose unit answers addr, 0 when no unit
- * does: the handle that decoded that part answers it without decoding
- * again. */
-size_t kp_dwarf_part_of(kp_dwarf *d, uint64_t addr, size_t nparts);
+/* A cache build's sweep, window by window in address order: windows 0 ..
+ * kp_dwarf_windows(d) - 1 cover every address, each [*lo, *hi) (the last
+ * one's *hi is UINT64_MAX and includes it), window i starting at
+ * kp_dwarf_window_start(d, i).  kp_dwarf_window calls fn with *lo and with
+ * every address of the window at which kp_dwarf_lookup's DWARF answer may
+ * change (repeats possible, in no particular order; the symbol table's
+ * addresses are not included), decoding the one unit that answers the
+ * window (the last window has none).  Windows may be swept in any order,
+ * on threads of their own each with its own handle (kp_dwarf_clone).  fn
+ * returning false stops with KP_ERR_NOMEM. */
+size_t kp_dwarf_windows(kp_dwarf *d);
+uint64_t kp_dwarf_window_start(kp_dwarf *d, size_t i);
+kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *lo, uint64_t *hi,
+                          bool (*fn)(void *ctx, uint64_t addr), void *ctx, kp_error *err);
+/* The sweep is past window i: when no later window needs its unit, the
+ * unit's decoded arrays are given back (their strings stay; asked again,
+ * it is decoded again), so the next units reuse the memory. */
+void kp_dwarf_window_done(kp_dwarf *d, size_t i);
 
 /* A second handle on d's slice with d's settings (its symbol table of
  * kp_dwarf_use_symbols too), nothing decoded yet.  A kp_dwarf is used by one

@@ -111,6 +111,13 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
 bool kp_macho_symbol_near(kp_macho *m, const kp_macho_slice *s, uint64_t addr, size_t *hint,
                           const char **name, uint64_t *offset);
 
+/* The same, and [*lo, *hi): addresses around addr that get the same answer
+ * (the symbol's own address or its section's start, up to the next symbol's
+ * address or the end of its reach), so that a caller asking addresses in
+ * order asks again only past *hi.  For the symbol libraries (kp_dwarf). */
+bool kp__macho_symbol_span(kp_macho *m, const kp_macho_slice *s, uint64_t addr, size_t *hint,
+                           const char **name, uint64_t *offset, uint64_t *lo, uint64_t *hi);
+
 /* The start of the function holding addr from LC_FUNCTION_STARTS (the
  * greatest start at or below addr, inside the same section as addr): false
  * when the slice has no such table or no start precedes addr there.  Same

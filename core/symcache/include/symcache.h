@@ -114,16 +114,18 @@ typedef struct kp_symcache_cb {
 } kp_symcache_cb;
 
 /* Builds the image of d (kp_dwarf_use_symbols set to m, the kp_macho of
- * slice): every boundary of d and of slice's symbol table (read through the
- * Mach-O reader), answered through kp_dwarf_lookup.  source is recorded as
- * the DWARF file's path.  The image is malloc'd; the caller owns it.  With
- * two threads the second decodes the later half of the units on a handle
- * of its own (kp_dwarf_clone), then answers the later run of the sorted
- * boundaries (from a block's start) into blocks and strings of its own,
- * which the caller's thread joins to its own; callbacks are called on the
- * caller's thread only; the image is byte for byte the one a single thread
- * builds.  m's symbol table is shared by both threads (each handle keeps
- * its own search hint, kp_macho_symbol_near). */
+ * slice): d swept window by window in address order (kp_dwarf_window),
+ * each window's boundaries merged with slice's symbol table's (read
+ * through the Mach-O reader) and answered through kp_dwarf_lookup, each
+ * unit given back once past (kp_dwarf_window_done: d keeps none of them
+ * decoded).  source is recorded as the DWARF file's path.  The image is
+ * malloc'd; the caller owns it.  With two threads the second sweeps the
+ * later windows (from a block's start) on a handle of its own
+ * (kp_dwarf_clone), into blocks and strings of its own, which the caller's
+ * thread joins to its own; callbacks are called on the caller's thread
+ * only; the image is byte for byte the one a single thread builds.  m's
+ * symbol table is shared by both threads (each handle keeps its own search
+ * hint, kp_macho_symbol_near). */
 kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *slice,
                              const kp_symcache_key *key, const char *source,
                              const kp_symcache_cb *cb, void **image, size_t *len, kp_error *err);
