@@ -1,7 +1,7 @@
 /* test_scan_skim.c: the scanner parses with KP_PARSE_SKIM_FRAMES (a panic's
  * threads other than the panicked one keep no frames); what it records must
  * be what the whole parse records.  For every file under tests/ (real
- * reports, every one of ../shared/corpus/real among them; fixtures, hostile
+ * reports, every one of the workplace's shared real corpus among them; fixtures, hostile
  * files), the index's generated corpus and the generated hostile
  * corpus (tests/hostile/gen.py; a counted skip without python3), two
  * kpi__prep (scan.h) are made from the same bytes, one skimming and one
