@@ -211,11 +211,10 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
 	struct kp__dwarf_memo *mm = &c->memo;
 	const char *sym = NULL;
-	uint64_t off = 0;
 	bool symbols = c->syms && max;
 	if (symbols && addr >= c->sym_lo && addr < c->sym_hi) {
 		sym = c->sym_at;   /* the same symbol as the last answer's */
-	} else if (symbols && kp__macho_symbol_span(c->syms, c->slice, addr, &c->sym_hint, &sym, &off,
+	} else if (symbols && kp__macho_symbol_span(c->syms, c->slice, addr, &c->sym_hint, &sym, NULL,
 	                                            &c->sym_lo, &c->sym_hi)) {
 		c->sym_at = sym;
 	} else {
