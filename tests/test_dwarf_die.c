@@ -8,7 +8,9 @@
  * leaves to libdwarf answers the same; a two-thread build cancelled at any
  * of its asks ends "cancelled" with no image, and the handle builds whole
  * afterwards; the build's window-by-window sweep answers every boundary
- * (and the address before it) as kp_dwarf_lookup does alone.  Damaged DWARF it leaves alone is
+ * (and the address before it) as kp_dwarf_lookup does alone; a function
+ * the sweep's eager decode cannot read is left to its lazy decode, and
+ * fails as lookups alone fail.  Damaged DWARF it leaves alone is
  * the hostile corpus's (test_hostile, test_hostile_replay). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,6 +394,113 @@ static void sweep_vs_lookup(const char *set, const char *name)
 	kp_macho_close(&m);
 }
 
+/* ---- a function the unit's eager decode cannot read ----------------------- */
+
+/* The fixture with every DW_AT_call_column of an inlined subroutine as
+ * DW_FORM_flag instead of DW_FORM_data1 (the same byte): dwarf_die.c does
+ * not take that form there, so the sweep's eager decode of each function
+ * with inlined calls fails midway and must go back, skip that subtree and
+ * leave the function to its lazy decode (libdwarf, which rejects the form
+ * too).  The sweep then fails as lookups alone fail, naming the
+ * subprogram, not the unit; the unit stays decoded by dwarf_die.c and a
+ * function without inlined calls answers as lookups alone answer. */
+static void eager_falls_back(const char *set, const char *name)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s/%s.dSYM/Contents/Resources/DWARF/%s", KP_FIXTURES, set,
+	         name, name);
+	char *buf = NULL;
+	size_t n = 0, patched = 0;
+	kp_error err;
+	kp_macho *m = NULL;
+	if (kp_fs_read_file(path, 64 << 20, &buf, &n, NULL, &err) != KP_OK) {
+		KT_SKIP(path);
+		return;
+	}
+	const unsigned char *ab = NULL;
+	uint64_t absz = 0;
+	if (kp_macho_open_mem(buf, n, &m, &err) == KP_OK &&
+	    kp_macho_section(kp_macho_slice_at(m, 0), "__DWARF", "__debug_abbrev", &ab, &absz, NULL) &&
+	    ab >= (unsigned char *)buf && ab + absz <= (unsigned char *)buf + n) {
+		unsigned char *p = (unsigned char *)buf + (ab - (unsigned char *)buf);
+		/* DW_AT_call_line data1, DW_AT_call_column data1 */
+		for (size_t i = 0; i + 4 <= absz; i++)
+			if (p[i] == 0x59 && p[i + 1] == 0x0b && p[i + 2] == 0x57 && p[i + 3] == 0x0b) {
+				p[i + 3] = 0x0c;
+				patched++;
+			}
+	}
+	KT_CHECK(patched > 0, "%s/%s: the inlined subroutines' call_column forms found", set, name);
+	const kp_macho_slice *s = kp_macho_slice_at(m, 0);
+	kp_dwarf *a = NULL, *b = NULL;
+	if (!patched || kp_dwarf_open(s, &a, &err) != KP_OK || kp_dwarf_open(s, &b, &err) != KP_OK) {
+		kp_dwarf_close(&a);
+		kp_macho_close(&m);
+		free(buf);
+		return;
+	}
+	kp_dwarf_use_symbols(a, m);
+	kp_dwarf_use_symbols(b, m);
+	struct u64s pts = {0}, sym = {0};
+	kp_error ea = {0}, eb = {0};
+	kp_status sa = KP_OK, sb = KP_OK;
+	for (size_t w = 0, nw = kp_dwarf_windows(a); w < nw && sa == KP_OK; w++) {
+		uint64_t lo, hi;
+		sa = kp_dwarf_window(a, w, &lo, &hi, push_a, &pts, &ea);
+	}
+	(void)kp_macho_symbol_boundaries(m, s, push_a, &sym);
+	sort_uniq(&sym);
+	size_t agree = 0, answered = 0;
+	for (size_t i = 0; i < sym.n; i++) {
+		struct ans x = {0}, y = {0};
+		kp_error e1, e2;
+		kp_status s2 = kp_dwarf_lookup(b, sym.v[i], y.f, KP_SYMCACHE_MAX_FRAMES, &y.n, &e2);
+		if (s2 != KP_OK) {
+			if (sb == KP_OK) {
+				sb = s2;
+				eb = e2;
+			}
+			continue;
+		}
+		answered += y.n > 0;
+		agree += kp_dwarf_lookup(a, sym.v[i], x.f, KP_SYMCACHE_MAX_FRAMES, &x.n, &e1) == KP_OK &&
+		         same_ans(&x, &y) && y.n > 0;
+	}
+	KT_CHECK(sa != KP_OK && sb == sa && !strcmp(ea.msg, eb.msg) && strstr(ea.msg, "subprogram"),
+	         "%s/%s: the sweep fails as lookups alone do (\"%s\" / \"%s\")", set, name, ea.msg,
+	         eb.msg);
+	/* the unit's function index as the lazy decode made it */
+	size_t units = 0, same_index = 0;
+	struct kp__dwarf_cache *ca = kp__dwarf_cache(a), *cb = kp__dwarf_cache(b);
+	for (size_t i = 0; i < ca->ncus && i < cb->ncus; i++) {
+		const struct cu *x = &ca->cus[i], *y = &cb->cus[i];
+		if (x->state != 1 || y->state != 1)
+			continue;
+		units++;
+		bool eq = x->nfuncs == y->nfuncs && x->map.n == y->map.n;
+		for (size_t k = 0; eq && k < x->nfuncs; k++)
+			eq = x->funcs[k].die_off == y->funcs[k].die_off;
+		for (size_t k = 0; eq && k < x->map.n; k++)
+			eq = x->map.v[k].lo == y->map.v[k].lo && x->map.v[k].hi == y->map.v[k].hi &&
+			     x->map.v[k].sub == y->map.v[k].sub;
+		same_index += eq;
+	}
+	KT_CHECK(units > 0 && same_index == units,
+	         "%s/%s: the swept unit indexes its functions as a lookup's does (%zu of %zu)", set,
+	         name, same_index, units);
+	/* libdwarf was asked once: for the function the sweep stopped at */
+	KT_CHECK(answered > 0 && agree == answered && kp__dwarf_cache(a)->nslow == 1,
+	         "%s/%s: the unit stays decoded by dwarf_die.c (%zu left to libdwarf); its other "
+	         "functions answer alike (%zu of %zu)",
+	         set, name, kp__dwarf_cache(a)->nslow, agree, answered);
+	free(pts.v);
+	free(sym.v);
+	kp_dwarf_close(&a);
+	kp_dwarf_close(&b);
+	kp_macho_close(&m);
+	free(buf);
+}
+
 int main(void)
 {
 	same_as_libdwarf("bin");
@@ -401,6 +510,8 @@ int main(void)
 	unit_left_to_libdwarf("llvm19-dwarf5/bin", "fakekext.arm64");
 	cancelled_two_threads("bin", "fakekernel.arm64");
 	cancelled_two_threads("llvm19-dwarf5/bin", "fakekext.arm64");
+	eager_falls_back("bin", "fakekernel.arm64");
+	eager_falls_back("llvm19-dwarf5/bin", "fakekernel.arm64");
 	const char *sets[] = {"bin", "llvm19-dwarf4/bin", "llvm19-dwarf5/bin"};
 	const char *names[] = {"fakekernel.arm64", "fakekernel.x86_64", "fakekext.arm64",
 	                       "fakekext.x86_64", "fakekext.universal"};

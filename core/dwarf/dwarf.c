@@ -279,7 +279,7 @@ static const struct kp__dwarf_dieops ldw_ops;
 
 static dctx ldw_walk(kp_dwarf *d, struct cu *cu, struct func *fn)
 {
-	return (dctx){&ldw_ops, d, &d->lists, &d->c, cu, fn, {0}, KP_OK};
+	return (dctx){&ldw_ops, d, &d->lists, &d->c, cu, fn, {0}, KP_OK, false};
 }
 
 static kp_dwarf *D(const dctx *c)

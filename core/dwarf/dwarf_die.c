@@ -684,12 +684,27 @@ static void fast_ranges_v4(struct kp__dwarf_walk *w, struct kp__die *die, uint64
 		fast_fail(w);
 }
 
+static void fast_mark(struct kp__dwarf_walk *w, struct kp__die *die, struct kp__mark *m)
+{
+	*m = (struct kp__mark){((struct fast *)w->rd)->r.pos, die->state};
+}
+
+static void fast_back(struct kp__dwarf_walk *w, struct kp__die *die, const struct kp__mark *m)
+{
+	struct fast *f = w->rd;
+	f->r.pos = m->pos;
+	f->r.ok = true;
+	die->state = m->state;
+}
+
 static const struct kp__dwarf_dieops fast_ops = {
 	.child = fast_child,
 	.next = fast_next,
 	.release = fast_release,
 	.attrs = fast_attrs,
 	.ranges_v4 = fast_ranges_v4,
+	.mark = fast_mark,
+	.back = fast_back,
 };
 
 /* A walk's status as this file's answer: 1, 0 (left to libdwarf), -2. */
@@ -702,7 +717,7 @@ int kp__dwarf_func_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf
                                const struct kp__dwarf_lists *lists, struct cu *cu, struct func *fn)
 {
 	struct fast f;
-	struct kp__dwarf_walk w = {&fast_ops, &f, lists, c, cu, fn, {0}, KP_OK};
+	struct kp__dwarf_walk w = {&fast_ops, &f, lists, c, cu, fn, {0}, KP_OK, false};
 	int ur = unit_open(c, src, cu, &f.u);
 	if (ur != 1)
 		return ur;
@@ -725,7 +740,7 @@ int kp__dwarf_cu_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_i
                              const struct kp__dwarf_linesrc *lsrc, struct cu *cu)
 {
 	struct fast f;
-	struct kp__dwarf_walk w = {&fast_ops, &f, lists, c, cu, NULL, {0}, KP_OK};
+	struct kp__dwarf_walk w = {&fast_ops, &f, lists, c, cu, NULL, {0}, KP_OK, c->eager};
 	int ur = unit_open(c, src, cu, &f.u);
 	if (ur != 1)
 		return ur;
@@ -743,6 +758,8 @@ int kp__dwarf_cu_decode_fast(struct kp__dwarf_cache *c, const struct kp__dwarf_i
 		res = kp__dwarf_lines_fast(c, lsrc, a.stmt_list, cu);
 	if (res != 1)
 		kp__dwarf_cu_reset(cu);
+	for (size_t i = 0; res == 1 && i < cu->nfuncs; i++)
+		c->nfast += cu->funcs[i].state == 1;   /* decoded on the way (eager) */
 	return res;
 }
 

@@ -337,6 +337,7 @@ kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *wlo, uint64_t *whi,
 	lo = c->ar[i].lo > lo ? c->ar[i].lo : lo;
 	uint64_t hi = *whi;
 	struct cu *cu = &c->cus[c->ar[i].cu];
+	c->eager = true;   /* every function of the unit is about to be read */
 	kp_status st = decoded_cu(d, cu, err);
 	if (st != KP_OK)
 		return st;

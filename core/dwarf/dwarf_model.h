@@ -223,6 +223,7 @@ struct kp__dwarf_cache {
 	struct kp__abtab *abtabs; /* dwarf_die.c's parsed .debug_abbrev tables */
 	size_t nabtabs, capabtabs;
 	size_t nfast, nslow; /* units and functions decoded by dwarf_die.c, by libdwarf */
+	bool eager;          /* units decode their functions too (kp_dwarf_window) */
 };
 
 /* The attributes of a DIE that the lookup needs (read by dwarf.c through
@@ -328,6 +329,7 @@ struct kp__die {
 };
 
 struct kp__dwarf_walk;
+struct kp__mark;
 /* A DIE reader: dwarf_die.c's own (.debug_info read directly) or dwarf.c's
  * (libdwarf).  A call that fails sets w->st: KP_ERR_NOMEM, or KP_ERR_FORMAT
  * for malformed DWARF (dwarf_die.c: anything it leaves to libdwarf). */
@@ -345,6 +347,17 @@ struct kp__dwarf_dieops {
 	/* DWARF <= 4: the .debug_ranges list at off, relative to base, into out. */
 	void (*ranges_v4)(struct kp__dwarf_walk *w, struct kp__die *die, uint64_t off,
 	                  uint64_t base, struct rngbuf *out);
+	/* Optional (NULL: the reader cannot go back, and no walk is eager):
+	 * where the reader is, right after die's attributes, into *m; back:
+	 * there again, as if die's children had not been read. */
+	void (*mark)(struct kp__dwarf_walk *w, struct kp__die *die, struct kp__mark *m);
+	void (*back)(struct kp__dwarf_walk *w, struct kp__die *die, const struct kp__mark *m);
+};
+
+/* A reader's place in its stream (dieops.mark). */
+struct kp__mark {
+	uint64_t pos;
+	int state;
 };
 
 /* One walk: the reader, what it fills, how it went. */
@@ -357,6 +370,13 @@ struct kp__dwarf_walk {
 	struct func *fn;  /* NULL while indexing the CU's subprograms */
 	struct rngbuf rb; /* scratch, the caller frees rb.v */
 	kp_status st;
+	/* indexing a unit, each subprogram's subtree is decoded on the way
+	 * (its func made ready as kp__dwarf_func_decode makes it) instead of
+	 * skipped: a sweep over every address (kp_dwarf_window) reads each
+	 * DIE once.  Needs the reader's mark and back; a subtree that fails
+	 * is gone back over and skipped, left to the lazy decode, which then
+	 * meets the same failure and says so as before. */
+	bool eager;
 };
 
 /* The CU DIE's attributes into *a and the fields of w->cu they set, then

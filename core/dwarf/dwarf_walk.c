@@ -43,6 +43,31 @@ void kp__dwarf_walk_ranges(struct kp__dwarf_walk *w, struct kp__die *die,
 static void walk_children(struct kp__dwarf_walk *w, struct kp__die *die, int32_t parent,
                           int depth);
 
+/* The subtree of the subprogram die (attributes a) just indexed as the
+ * unit's last func, walked as kp__dwarf_walk_func walks it (depths count
+ * from the subprogram); on a failure other than memory the func is left
+ * undecoded and the reader goes back to skip the subtree. */
+static void eager_func(struct kp__dwarf_walk *w, struct kp__die *die, const struct dieattrs *a)
+{
+	struct func *fn = &w->cu->funcs[w->cu->nfuncs - 1];
+	struct kp__mark m;
+	uint32_t idx = 0;
+	w->ops->mark(w, die, &m);
+	w->fn = fn;
+	if (!kp__dwarf_func_add_sub(fn, a, die->off, -1, true, &w->rb, &idx))
+		w->st = KP_ERR_NOMEM;
+	else
+		walk_children(w, die, (int32_t)idx, 1);
+	w->fn = NULL;
+	if (w->st == KP_OK) {
+		kp__dwarf_func_done(fn, KP_OK, NULL);
+	} else if (w->st != KP_ERR_NOMEM) {
+		kp__dwarf_func_reset(fn);
+		w->st = KP_OK;
+		w->ops->back(w, die, &m);
+	}
+}
+
 static void visit(struct kp__dwarf_walk *w, struct kp__die *die, int32_t parent, int depth)
 {
 	switch (die->tag) {
@@ -62,9 +87,12 @@ static void visit(struct kp__dwarf_walk *w, struct kp__die *die, int32_t parent,
 			return;
 		if (!fn) {
 			/* Indexing: the subprogram's ranges only; its subtree waits
-			 * for the first address inside it. */
+			 * for the first address inside it (or is read now: eager). */
+			size_t nf = w->cu->nfuncs;
 			if (!kp__dwarf_cu_add_func(w->cu, die->off, &w->rb))
 				w->st = KP_ERR_NOMEM;
+			else if (w->eager && w->ops->mark && w->cu->nfuncs > nf)
+				eager_func(w, die, &a);
 			return;
 		}
 		uint32_t idx = 0;

@@ -60,7 +60,9 @@ kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t
  * every address of the window at which kp_dwarf_lookup's DWARF answer may
  * change (repeats possible, in no particular order; the symbol table's
  * addresses are not included), decoding the one unit that answers the
- * window (the last window has none).  Windows may be swept in any order,
+ * window (the last window has none): from the first call on, the handle
+ * decodes each unit's functions with the unit, reading each DIE once.
+ * Windows may be swept in any order,
  * on threads of their own each with its own handle (kp_dwarf_clone).  fn
  * returning false stops with KP_ERR_NOMEM. */
 size_t kp_dwarf_windows(kp_dwarf *d);
