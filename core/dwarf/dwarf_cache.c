@@ -104,7 +104,9 @@ const char *kp__dwarf_intern(struct kp__dwarf_cache *d, const char *s)
 
 /* llvm-symbolizer's DemangleName: only Itanium names ("_Z...", a block's
  * "___Z..._block_invoke") are demangled (a failure keeps the name); applies
- * to DWARF and nlist names. */
+ * to DWARF and nlist names.  A name kept is raw itself (a string of the
+ * slice's sections or symbol table, NUL-terminated within them, which
+ * outlive the handle): only a demangled name is made, and interned. */
 const char *kp__dwarf_name_from_raw(struct kp__dwarf_cache *d, const char *raw)
 {
 	if (!raw)
@@ -117,7 +119,7 @@ const char *kp__dwarf_name_from_raw(struct kp__dwarf_cache *d, const char *raw)
 			return s;
 		}
 	}
-	return kp__dwarf_intern(d, raw);
+	return raw;
 }
 
 static struct nameent *name_slot(struct kp__dwarf_cache *d, uint64_t off)

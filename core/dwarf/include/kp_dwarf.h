@@ -2,9 +2,9 @@
  * decoded lazily from the DWARF sections of one Mach-O slice.  This header's
  * implementation (dwarf.c) is the only user of libdwarf in kpbrowse.
  *
- * Ownership: a kp_dwarf borrows its slice (the kp_macho must outlive it) and
- * owns every string it returns; those stay valid until kp_dwarf_close(),
- * which clears the caller's pointer. */
+ * Ownership: a kp_dwarf borrows its slice (the kp_macho must outlive it);
+ * every string it returns is its own or the slice's, valid until
+ * kp_dwarf_close(), which clears the caller's pointer. */
 #ifndef KP_DWARF_H
 #define KP_DWARF_H
 
