@@ -104,8 +104,15 @@ static void write_atomic_replaces(void)
 	KT_CHECK(kp_fs_read_file(p, 100, &buf, &len, NULL, &e) == KP_OK && len == 4 &&
 	         memcmp(buf, "new!", 4) == 0, "write_atomic replaced the content");
 	free(buf);
+	/* the unsynced form (symbol caches) replaces alike */
+	KT_CHECK(kp_fs_write_atomic_unsynced(p, "newer", 5, &e) == KP_OK, "write_atomic_unsynced");
+	KT_CHECK(kp_fs_read_file(p, 100, &buf, &len, NULL, &e) == KP_OK && len == 5 &&
+	         memcmp(buf, "newer", 5) == 0, "write_atomic_unsynced replaced the content");
+	free(buf);
 	snprintf(p, sizeof p, "%s/nodir/w.txt", dir);
 	KT_CHECK(kp_fs_write_atomic(p, "x", 1, &e) == KP_ERR_IO, "write_atomic into a missing folder");
+	KT_CHECK(kp_fs_write_atomic_unsynced(p, "x", 1, &e) == KP_ERR_IO,
+	         "write_atomic_unsynced into a missing folder");
 }
 
 static void write_atomic_symlink_not_followed(void)

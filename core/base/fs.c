@@ -184,11 +184,11 @@ kp_status kp_fs_atomic_open(kp_fs_atomic *a, const char *path, kp_error *err)
 	return KP_OK;
 }
 
-kp_status kp_fs_atomic_commit(kp_fs_atomic *a, kp_error *err)
+static kp_status commit(kp_fs_atomic *a, bool sync, kp_error *err)
 {
 	bool ok = fflush(a->fp) == 0 && !ferror(a->fp);
 	int e = errno;
-	ok = ok && fsync(fileno(a->fp)) == 0;
+	ok = ok && (!sync || fsync(fileno(a->fp)) == 0);
 	e = ok ? 0 : (e ? e : errno);
 	if (fclose(a->fp) != 0 && ok) {
 		ok = false;
@@ -209,6 +209,11 @@ kp_status kp_fs_atomic_commit(kp_fs_atomic *a, kp_error *err)
 	return KP_OK;
 }
 
+kp_status kp_fs_atomic_commit(kp_fs_atomic *a, kp_error *err)
+{
+	return commit(a, true, err);
+}
+
 void kp_fs_atomic_abort(kp_fs_atomic *a)
 {
 	if (a->fp)
@@ -220,7 +225,8 @@ void kp_fs_atomic_abort(kp_fs_atomic *a)
 	*a = (kp_fs_atomic){0};
 }
 
-kp_status kp_fs_write_atomic(const char *path, const void *data, size_t len, kp_error *err)
+static kp_status write_atomic(const char *path, const void *data, size_t len, bool sync,
+                              kp_error *err)
 {
 	kp_fs_atomic a;
 	kp_status st = kp_fs_atomic_open(&a, path, err);
@@ -231,7 +237,18 @@ kp_status kp_fs_write_atomic(const char *path, const void *data, size_t len, kp_
 		kp_fs_atomic_abort(&a);
 		return kp_error_set(err, KP_ERR_IO, 0, -1, "cannot write: %s", strerror(e));
 	}
-	return kp_fs_atomic_commit(&a, err);
+	return commit(&a, sync, err);
+}
+
+kp_status kp_fs_write_atomic(const char *path, const void *data, size_t len, kp_error *err)
+{
+	return write_atomic(path, data, len, true, err);
+}
+
+kp_status kp_fs_write_atomic_unsynced(const char *path, const void *data, size_t len,
+                                      kp_error *err)
+{
+	return write_atomic(path, data, len, false, err);
 }
 
 long kp_fs_mtime_nsec(const struct stat *st)

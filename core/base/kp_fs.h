@@ -51,6 +51,13 @@ kp_status kp_fs_create_new(const char *path, bool next_free, char *used, size_t 
  * temporaries of path that a killed writer left (its pid gone) are removed
  * first. */
 kp_status kp_fs_write_atomic(const char *path, const void *data, size_t len, kp_error *err);
+/* kp_fs_write_atomic without the fsync, for a file its reader checks whole
+ * (a symbol cache: size and checksum): readers still see the old file or
+ * the new one, never part of one, but after a crash the new one may be
+ * missing or damaged, and is then rejected and made again.  Saves the wait
+ * for the disk. */
+kp_status kp_fs_write_atomic_unsynced(const char *path, const void *data, size_t len,
+                                      kp_error *err);
 
 /* Streaming form of kp_fs_write_atomic for writers that print. */
 typedef struct kp_fs_atomic {

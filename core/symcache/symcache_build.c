@@ -6,7 +6,7 @@
  * kp_dwarf_lookup, and the answers are cut into per-function blocks of an
  * inline tree and a delta-encoded line table.  On two threads (struct
  * run) each sweeps one run of the windows; join_runs makes the runs the
- * image one thread makes.  Writing goes through kp_fs_write_atomic. */
+ * image one thread makes.  Writing goes through kp_fs_write_atomic_unsynced. */
 #include "symcache_format.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
@@ -992,5 +992,7 @@ out:;
 kp_status kp__symcache_write(const char *path, const void *image, size_t len, kp_error *err)
 {
 	kp_status st = kp_fs_mkdirs_for(path, 0755, err);
-	return st != KP_OK ? st : kp_fs_write_atomic(path, image, len, err);
+	/* no fsync: a cache damaged by a crash fails its checksum and is built
+	 * again */
+	return st != KP_OK ? st : kp_fs_write_atomic_unsynced(path, image, len, err);
 }
