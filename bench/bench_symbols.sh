@@ -6,7 +6,7 @@
 #  cold (each kpbrowse run with its own empty cache folder: the answer comes
 #  straight from the DWARF, no cache is built on the way):
 #   (a) one address in a fresh process, (b) a 20-frame thread over 20 CUs;
-#  cache build: `kpbrowse cache build` (two threads on a file this large)
+#  cache build: `kpbrowse cache build` (a thread per core on a file this large)
 #   vs `llvm-gsymutil-19 --convert` (every core): time, output size, peak
 #   RSS;
 #  warm (answered from the cache): (a), (b), (c) 100k random addresses from

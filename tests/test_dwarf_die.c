@@ -2,10 +2,11 @@
  * what libdwarf gives: on every slice of every fixture dSYM (clang 14, and
  * clang/dsymutil 19 as DWARF 4 and DWARF 5, skipped where absent) the symbol
  * cache built through it is byte-identical to the one built with libdwarf
- * alone and to the ones two threads build (each decoding half of the units
- * on a handle of its own, through dwarf_die.c or libdwarf alone), and it
- * decodes every unit and function there itself; a unit it
- * leaves to libdwarf answers the same; a two-thread build cancelled at any
+ * alone and to the ones two threads build (each decoding its share of the
+ * units on a handle of its own, through dwarf_die.c or libdwarf alone) and
+ * three and eight build, and it decodes every unit and function there
+ * itself; a unit it
+ * leaves to libdwarf answers the same; a build on threads cancelled at any
  * of its asks ends "cancelled" with no image, and the handle builds whole
  * afterwards; the build's window-by-window sweep answers every boundary
  * (and the address before it) as kp_dwarf_lookup does alone; a function
@@ -177,6 +178,16 @@ static void same_as_libdwarf(const char *set)
 			KT_CHECK(a && c && e && lc == la && ld == la && !memcmp(a, c, la) && !memcmp(a, e, la),
 			         "%s/%s slice %zu: cache bytes the same built on two threads (%zu, %zu bytes)",
 			         set, names[k], i, lc, ld);
+			/* more threads than functions to start at: runs that would
+			 * start where another does are dropped */
+			for (unsigned th = 3; th <= 8; th += 5) {
+				size_t lt = 0;
+				void *f = image_of(path, i, false, th, &lt, &x, &x);
+				KT_CHECK(a && f && lt == la && !memcmp(a, f, la),
+				         "%s/%s slice %zu: cache bytes the same built on %u threads (%zu bytes)",
+				         set, names[k], i, th, lt);
+				free(f);
+			}
 			free(a);
 			free(b);
 			free(c);
@@ -185,7 +196,7 @@ static void same_as_libdwarf(const char *set)
 	}
 }
 
-/* Cancelling a two-thread build at each point where it asks (in phase 1,
+/* Cancelling a build on threads at each point where it asks (in phase 1,
  * after the symbol table's boundaries, in phase 2 while the other thread
  * answers its run) ends it with "cancelled" and no image; the next build
  * on the same handle is whole. */
@@ -196,7 +207,7 @@ static bool cancel_nth(void *ctx)
 	return ++cancel_calls == cancel_on;
 }
 
-static void cancelled_two_threads(const char *set, const char *name)
+static void cancelled_threads(const char *set, const char *name, unsigned threads)
 {
 	char path[1024];
 	snprintf(path, sizeof path, "%s/%s/%s.dSYM/Contents/Resources/DWARF/%s", KP_FIXTURES, set,
@@ -214,7 +225,7 @@ static void cancelled_two_threads(const char *set, const char *name)
 	if (s && kp_dwarf_open(s, &d, &err) == KP_OK) {
 		kp_dwarf_use_symbols(d, m);
 		kp_symcache_key key = {s->uuid, s->arch, 1, 1};
-		kp_symcache_cb cb = {NULL, cancel_nth, NULL, 2};
+		kp_symcache_cb cb = {NULL, cancel_nth, NULL, threads};
 		void *img = NULL;
 		size_t len = 0;
 		cancel_calls = 0;
@@ -222,8 +233,8 @@ static void cancelled_two_threads(const char *set, const char *name)
 		kp_status st = kp__symcache_build(d, m, s, &key, path, &cb, &img, &len, &err);
 		size_t asks = cancel_calls;
 		KT_CHECK(st == KP_OK && asks >= 3 && whole && len == lw && !memcmp(img, whole, len),
-		         "%s/%s: two threads, not cancelled: the one-thread image (%zu asks)", set, name,
-		         asks);
+		         "%s/%s: %u threads, not cancelled: the one-thread image (%zu asks)", set, name,
+		         threads, asks);
 		free(img);
 		for (size_t k = 1; k <= asks; k++) {
 			cancel_calls = 0;
@@ -231,16 +242,16 @@ static void cancelled_two_threads(const char *set, const char *name)
 			img = NULL;
 			st = kp__symcache_build(d, m, s, &key, path, &cb, &img, &len, &err);
 			KT_CHECK(st == KP_ERR_LIMIT && !img && strstr(err.msg, "cancelled"),
-			         "%s/%s: two threads cancelled at ask %zu of %zu: \"%s\", no image", set,
-			         name, k, asks, st == KP_OK ? "built" : err.msg);
+			         "%s/%s: %u threads cancelled at ask %zu of %zu: \"%s\", no image",
+			         set, name, threads, k, asks, st == KP_OK ? "built" : err.msg);
 			free(img);
 		}
 		cancel_on = 0;
 		img = NULL;
 		KT_CHECK(kp__symcache_build(d, m, s, &key, path, &cb, &img, &len, &err) == KP_OK && whole &&
 		         len == lw && !memcmp(img, whole, len),
-		         "%s/%s: the next two-thread build on the handle is the one-thread image", set,
-		         name);
+		         "%s/%s: the next %u-thread build on the handle is the one-thread image", set,
+		         name, threads);
 		free(img);
 		kp_dwarf_close(&d);
 	}
@@ -508,8 +519,9 @@ int main(void)
 	same_as_libdwarf("llvm19-dwarf5/bin");
 	unit_left_to_libdwarf("bin", "fakekernel.arm64");
 	unit_left_to_libdwarf("llvm19-dwarf5/bin", "fakekext.arm64");
-	cancelled_two_threads("bin", "fakekernel.arm64");
-	cancelled_two_threads("llvm19-dwarf5/bin", "fakekext.arm64");
+	cancelled_threads("bin", "fakekernel.arm64", 2);
+	cancelled_threads("llvm19-dwarf5/bin", "fakekext.arm64", 2);
+	cancelled_threads("llvm19-dwarf5/bin", "fakekext.arm64", 4);
 	eager_falls_back("bin", "fakekernel.arm64");
 	eager_falls_back("llvm19-dwarf5/bin", "fakekernel.arm64");
 	const char *sets[] = {"bin", "llvm19-dwarf4/bin", "llvm19-dwarf5/bin"};

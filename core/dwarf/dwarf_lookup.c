@@ -318,6 +318,12 @@ uint64_t kp_dwarf_window_start(kp_dwarf *d, size_t i)
 	return i == 0 || i > c->nar ? 0 : c->ar[i - 1].hi;
 }
 
+uint64_t kp_dwarf_code_start(kp_dwarf *d)
+{
+	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
+	return c->nar ? c->ar[0].lo : 0;
+}
+
 /* fn(ctx, a) when a is in [lo, hi); false when fn says stop. */
 #define PUT(a) ((a) < lo || (a) >= hi || fn(ctx, (a)))
 

@@ -4,8 +4,8 @@
  * a sweep over the DWARF's windows in address order (kp_dwarf_window)
  * answers every boundary at which an answer may change through
  * kp_dwarf_lookup, and the answers are cut into per-function blocks of an
- * inline tree and a delta-encoded line table.  On two threads (struct
- * run) each sweeps one run of the windows; join_runs makes the runs the
+ * inline tree and a delta-encoded line table.  On several threads (struct
+ * run, split_runs) each sweeps one run of the windows; join_runs makes the runs the
  * image one thread makes.  Writing goes through kp_fs_write_atomic_unsynced. */
 #include "symcache_format.h"
 #include "kp_fs.h"
@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- growable byte and word buffers -------------------------------------- */
 
@@ -574,14 +575,15 @@ static bool sort_distinct(struct vec *x, struct sortbuf *s)
  * (kp_dwarf_window), swept in address order on its own handle, each
  * window's boundaries sorted and merged with the symbol table's; the
  * answers at those of [from, to) (to 0: no end) made into blocks with a
- * string table of its own.  The run of the caller's thread has cb (its
- * callbacks); the other's NULL. */
+ * string table of its own.  The first run has cb (its callbacks) and is
+ * swept on the caller's thread; the others have NULL. */
 struct run {
 	kp_dwarf *d;
 	const kp_symcache_cb *cb;
 	atomic_bool *stop;
 	bool cancelled;
 	size_t w0, nw;
+	size_t wend;                /* progress: the window holding to (nw: none) */
 	uint64_t from, to;
 	const uint64_t *sym;        /* the symbol table's boundaries, sorted, distinct */
 	size_t nsym;
@@ -607,6 +609,7 @@ struct run {
 	kp_status st;
 	kp_error err;
 	pthread_t thread;
+	bool threaded;              /* swept on thread, not on the caller's */
 };
 
 static bool push_pt(void *ctx, uint64_t a)
@@ -705,8 +708,8 @@ static void *sweep_run(void *arg)
 	r->st = KP_OK;
 	for (size_t w = r->w0; w < nw && go; w++) {
 		r->w = w;
-		if (r->cb && r->cb->progress && !r->seek)
-			r->cb->progress(r->cb->ctx, (w - r->w0) * 1000 / (nw - r->w0), 1000);
+		if (r->cb && r->cb->progress && !r->seek && w < r->wend)
+			r->cb->progress(r->cb->ctx, (w - r->w0) * 1000 / (r->wend - r->w0), 1000);
 		uint64_t lo, hi;
 		r->pts.n = 0;
 		kp_status st = kp_dwarf_window(r->d, w, &lo, &hi, push_pt, r, &r->err);
@@ -797,9 +800,72 @@ static bool join_runs(struct run *runs, size_t nruns, struct strtab *t, struct o
 	return ok && o->data.n <= NONE;
 }
 
-/* A file this large is built on two threads (a smaller one is over
- * before a thread pays off). */
+/* A file this large is built on every core, up to MAX_THREADS (a smaller
+ * one is over before a thread pays off). */
 #define KP__SYMCACHE_TWO_THREADS ((uint64_t)4 << 20)
+#define MAX_THREADS 8
+
+static unsigned cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
+}
+
+/* Where run p of n (p >= 1) is sought from in [a, b): the first run's
+ * share is 9/11 of each other's (it also gathers the symbol table's
+ * boundaries, and joins and assembles the runs: so all end at about the
+ * same time). */
+static uint64_t run_target(uint64_t a, uint64_t b, unsigned p, unsigned n)
+{
+	uint64_t num = 9 + 11 * (uint64_t)(p - 1), den = 9 + 11 * (uint64_t)(n - 1);
+	uint64_t span = b - a;
+	return a + span / den * num + span % den * num / den;
+}
+
+/* Makes runs[1..threads) that seek a block start at their targets, each
+ * on a clone of d; the runs found (their starts ascending) are moved to
+ * follow runs[0], each earlier run ending where the next starts.  The
+ * number of runs that sweep (1 when none was found). */
+static size_t split_runs(kp_dwarf *d, struct run *runs, unsigned threads, size_t nw)
+{
+	size_t nruns = 1;
+	/* the code: from the first unit's start to the last one's end */
+	uint64_t a = kp_dwarf_code_start(d), b = kp_dwarf_window_start(d, nw - 1);
+	if (a >= b)
+		return 1;
+	for (unsigned p = 1; p < threads; p++) {
+		struct run *r = &runs[nruns];
+		uint64_t target = run_target(a, b, p, threads);
+		size_t w = 0;
+		while (w + 1 < nw && kp_dwarf_window_start(d, w + 1) <= target)
+			w++;
+		if (kp_dwarf_clone(d, &r->d, NULL) != KP_OK)
+			break;
+		r->seek = true;
+		r->w0 = w;
+		r->from = target > kp_dwarf_window_start(d, w) ? target : kp_dwarf_window_start(d, w);
+		r->have = r->found = false;
+		r->done = 0;
+		sweep_run(r);
+		if (!r->found || r->start <= runs[nruns - 1].from) {
+			kp_dwarf_close(&r->d);   /* nothing new here: the run before goes on */
+			continue;
+		}
+		r->seek = false;
+		r->from = runs[nruns - 1].to = r->start;
+		r->done = 0;
+		r->st = KP_OK;
+		nruns++;
+	}
+	for (size_t p = 0; p < nruns; p++) {
+		struct run *r = &runs[p];
+		r->wend = nw;
+		if (r->to)
+			while (r->wend > r->w0 + 1 && kp_dwarf_window_start(d, r->wend - 1) >= r->to)
+				r->wend--;
+	}
+	return nruns;
+}
 
 static size_t align8(size_t n)
 {
@@ -864,20 +930,23 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	*len = 0;
 	atomic_bool stop;
 	atomic_init(&stop, false);
-	/* two threads: each sweeps a run of the windows on its own handle,
-	 * decoding their units and answering their boundaries; the second
-	 * from a block's start on (found before it starts), so that joined
-	 * here in address order the runs make the image one thread makes */
-	struct run *runs = calloc(2, sizeof *runs);
+	/* threads: each sweeps a run of the windows on its own handle,
+	 * decoding their units and answering their boundaries; each run after
+	 * the first from a block's start on (found before it starts), so that
+	 * joined here in address order the runs make the image one thread
+	 * makes */
+	unsigned threads = cb && cb->threads ? cb->threads
+	                   : key->dwarf_size >= KP__SYMCACHE_TWO_THREADS ? cores() : 1;
+	threads = threads > MAX_THREADS ? MAX_THREADS : threads;
+	struct run *runs = calloc(threads, sizeof *runs);
 	struct collect sc = {{0}, cb, false, &stop};   /* the symbol table's boundaries */
 	struct strtab t = {0};
 	struct out o = {0};
-	bool two = false;
+	size_t nruns = 1;
 	kp_status st = KP_ERR_NOMEM;
-	unsigned threads = cb && cb->threads ? cb->threads : key->dwarf_size >= KP__SYMCACHE_TWO_THREADS ? 2 : 1;
 	if (!runs)
 		return kp_error_set(err, st, 0, -1, "cannot build the symbol cache: out of memory");
-	for (size_t p = 0; p < 2; p++) {
+	for (size_t p = 0; p < threads; p++) {
 		struct run *r = &runs[p];
 		r->stop = &stop;
 		r->fr = r->frb[0];
@@ -890,7 +959,8 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	}
 	runs[0].d = d;
 	runs[0].cb = cb;
-	runs[1].o.aside = true;
+	for (size_t p = 1; p < threads; p++)
+		runs[p].o.aside = true;
 	/* the symbol table's boundaries, sorted before any thread looks up */
 	if (!kp_macho_symbol_boundaries(m, slice, collect_addr, &sc) ||
 	    !sort_distinct(&sc.v, runs[0].sb)) {
@@ -898,7 +968,8 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 		goto out;
 	}
 	size_t nw = kp_dwarf_windows(d);
-	for (size_t p = 0; p < 2; p++) {
+	runs[0].wend = nw;
+	for (size_t p = 0; p < threads; p++) {
 		runs[p].sym = sc.v.v;
 		runs[p].nsym = sc.v.n;
 		runs[p].nw = nw;
@@ -906,53 +977,34 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	uint32_t src = 0;
 	if (!intern(&runs[0].t, source, &src))
 		goto out;
-	if (threads > 1 && nw > 2 && kp_dwarf_clone(d, &runs[1].d, NULL) == KP_OK) {
-		/* the second run starts at the first block start from 45% of
-		 * the windows' addresses on (this thread also gathers the
-		 * symbol table's boundaries, and joins and assembles the runs:
-		 * with 45% both end at about the same time) */
-		struct run *r = &runs[1];
-		uint64_t a = kp_dwarf_window_start(d, 1), b = kp_dwarf_window_start(d, nw - 1);
-		uint64_t mid = a + (b - a) / 20 * 9;
-		size_t w = 1;
-		while (w + 1 < nw && kp_dwarf_window_start(d, w + 1) <= mid)
-			w++;
-		r->seek = true;
-		r->w0 = w;
-		r->from = kp_dwarf_window_start(d, w);
-		sweep_run(r);
-		if (r->found) {
-			r->seek = false;
-			r->from = runs[0].to = r->start;
-			r->done = 0;
-			r->st = KP_OK;
-			two = pthread_create(&r->thread, NULL, sweep_run, r) == 0;
-			if (!two)
-				runs[0].to = 0;   /* no thread: this one does it all */
-		}
-		if (!two)
-			kp_dwarf_close(&r->d);
-	}
+	if (threads > 1 && nw > 1)
+		nruns = split_runs(d, runs, threads, nw);
+	for (size_t p = 1; p < nruns; p++)
+		runs[p].threaded = pthread_create(&runs[p].thread, NULL, sweep_run, &runs[p]) == 0;
 	sweep_run(&runs[0]);
-	st = runs[0].st;
-	if (st != KP_OK && err && st != KP_ERR_NOMEM && st != KP_ERR_LIMIT)
-		*err = runs[0].err;
-	if (two) {
+	for (size_t p = 1; p < nruns; p++)
+		if (!runs[p].threaded)
+			sweep_run(&runs[p]);   /* no thread for it: this one sweeps it too */
+	st = KP_OK;
+	for (size_t p = 0; p < nruns; p++) {
 		if (st != KP_OK)
-			atomic_store(&stop, true);   /* its work is wasted: end it soon */
-		pthread_join(runs[1].thread, NULL);
-		if (st == KP_OK && runs[1].st != KP_OK) {   /* a later window's error, as alone */
-			st = runs[1].st;
+			atomic_store(&stop, true);   /* their work is wasted: end it soon */
+		if (runs[p].threaded)
+			pthread_join(runs[p].thread, NULL);
+		/* the first run's error, as one thread meets them in order */
+		if (st == KP_OK && runs[p].st != KP_OK) {
+			st = runs[p].st;
 			if (err && st != KP_ERR_NOMEM && st != KP_ERR_LIMIT)
-				*err = runs[1].err;
+				*err = runs[p].err;
 		}
 	}
-	if (runs[0].cancelled || runs[1].cancelled)
-		st = KP_ERR_LIMIT;
+	for (size_t p = 0; p < nruns; p++)
+		if (runs[p].cancelled)
+			st = KP_ERR_LIMIT;
 	if (st != KP_OK)
 		goto out;
 	st = KP_ERR_NOMEM;
-	if (!join_runs(runs, two ? 2 : 1, &t, &o))
+	if (!join_runs(runs, nruns, &t, &o))
 		goto out;
 	if (o.starts.n >= NONE) {
 		st = KP_ERR_LIMIT;
@@ -965,13 +1017,16 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 		cb->progress(cb->ctx, 1000, 1000);
 	st = KP_OK;
 out:;
-	bool cancelled = runs && (runs[0].cancelled || runs[1].cancelled || sc.cancelled);
+	bool cancelled = sc.cancelled;
+	for (size_t p = 0; runs && p < threads; p++)
+		cancelled |= runs[p].cancelled;
 	if (st == KP_ERR_NOMEM || st == KP_ERR_LIMIT)
 		kp_error_set(err, st, 0, -1, "cannot build the symbol cache: %s",
 		             st == KP_ERR_NOMEM ? "out of memory"
 		             : cancelled || o.starts.n < NONE ? "cancelled" : "too many blocks");
-	kp_dwarf_close(&runs[1].d);
-	for (size_t p = 0; p < 2; p++) {
+	for (size_t p = 1; runs && p < threads; p++)
+		kp_dwarf_close(&runs[p].d);
+	for (size_t p = 0; runs && p < threads; p++) {
 		free(runs[p].pts.v);
 		if (runs[p].sb)
 			free(runs[p].sb->tmp.v);

@@ -67,6 +67,9 @@ kp_status kp_dwarf_for_each_boundary(kp_dwarf *d, bool (*fn)(void *ctx, uint64_t
  * returning false stops with KP_ERR_NOMEM. */
 size_t kp_dwarf_windows(kp_dwarf *d);
 uint64_t kp_dwarf_window_start(kp_dwarf *d, size_t i);
+/* The lowest address a unit answers (0 when none): where window 0's code
+ * starts. */
+uint64_t kp_dwarf_code_start(kp_dwarf *d);
 kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *lo, uint64_t *hi,
                           bool (*fn)(void *ctx, uint64_t addr), void *ctx, kp_error *err);
 /* The sweep is past window i: when no later window needs its unit, the

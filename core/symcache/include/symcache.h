@@ -110,7 +110,8 @@ typedef struct kp_symcache_cb {
 	void (*progress)(void *ctx, size_t done, size_t total);
 	bool (*cancel)(void *ctx);
 	void *ctx;
-	unsigned threads;   /* 0: two when the DWARF file is large; else 1 or 2 */
+	unsigned threads;   /* 0: one per core (at most 8) when the DWARF file is
+	                     * large, else one; else at most that many (8) */
 } kp_symcache_cb;
 
 /* Builds the image of d (kp_dwarf_use_symbols set to m, the kp_macho of
@@ -119,13 +120,14 @@ typedef struct kp_symcache_cb {
  * through the Mach-O reader) and answered through kp_dwarf_lookup, each
  * unit given back once past (kp_dwarf_window_done: d keeps none of them
  * decoded).  source is recorded as the DWARF file's path.  The image is
- * malloc'd; the caller owns it.  With two threads the second sweeps the
- * later windows (from a block's start) on a handle of its own
+ * malloc'd; the caller owns it.  On several threads each thread after the
+ * caller's sweeps a later run of the addresses (from a block's start, sought
+ * near an equal share of the code) on a handle of its own
  * (kp_dwarf_clone), into blocks and strings of its own, which the caller's
- * thread joins to its own; callbacks are called on the caller's thread
- * only; the image is byte for byte the one a single thread builds.  m's
- * symbol table is shared by both threads (each handle keeps its own search
- * hint, kp_macho_symbol_near). */
+ * thread joins to its own in address order; callbacks are called on the
+ * caller's thread only; the image is byte for byte the one a single thread
+ * builds.  m's symbol table is shared by the threads (each handle keeps its
+ * own search hint, kp_macho_symbol_near). */
 kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *slice,
                              const kp_symcache_key *key, const char *source,
                              const kp_symcache_cb *cb, void **image, size_t *len, kp_error *err);
