@@ -168,6 +168,9 @@ bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi)
 
 static size_t amap_upper(const struct amapv *m, uint64_t key)
 {
+	/* DIEs in preorder mostly add at the end: no search then */
+	if (m->n && key >= m->v[m->n - 1].lo)
+		return m->n;
 	return kp_vec_upper_u64(m->v, m->n, sizeof *m->v, offsetof(struct amap, lo), key);
 }
 
@@ -178,6 +181,17 @@ int32_t kp__dwarf_amap_find(struct amapv *m, uint64_t addr)
 	return b > 0 && addr < m->v[b - 1].hi ? (int32_t)m->v[b - 1].sub : -1;
 }
 
+static bool amap_insert(struct amapv *m, size_t i, struct amap e)
+{
+	if (!kp_vec_reserve((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v))
+		return false;
+	memmove(m->v + i + 1, m->v + i, (m->n - i) * sizeof *m->v);
+	m->v[i] = e;
+	m->n++;
+	return true;
+}
+
+/* std::map's m[key] = {hi, sub}. */
 static bool amap_set(struct amapv *m, uint64_t key, uint64_t hi, uint32_t sub)
 {
 	size_t i = amap_upper(m, key);
@@ -186,29 +200,37 @@ static bool amap_set(struct amapv *m, uint64_t key, uint64_t hi, uint32_t sub)
 		m->v[i - 1].sub = sub;
 		return true;
 	}
-	if (!kp_vec_reserve((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v))
-		return false;
-	memmove(m->v + i + 1, m->v + i, (m->n - i) * sizeof *m->v);
-	m->v[i] = (struct amap){key, hi, sub};
-	m->n++;
-	return true;
+	return amap_insert(m, i, (struct amap){key, hi, sub});
 }
 
 /* Called in DIE preorder, so a child's range lies inside its parent's and
- * splits it into at most three pieces. */
+ * splits it into at most three pieces: entry i = [plo, phi) becomes
+ * [plo, lo) [lo, hi) [hi, phi), as amap_set three times makes it (which
+ * the steps below do without searching again where the entries after i
+ * start past hi, as they do unless ranges overlap). */
 bool kp__dwarf_amap_add(struct amapv *m, uint64_t lo, uint64_t hi, uint32_t sub)
 {
 	if (lo >= hi)
 		return true;
 	size_t b = amap_upper(m, lo);
-	if (b > 0 && lo < m->v[b - 1].hi) {
-		struct amap prev = m->v[b - 1];
-		if (hi < prev.hi && !amap_set(m, hi, prev.hi, prev.sub))
-			return false;
-		if (lo > prev.lo && !amap_set(m, prev.lo, lo, prev.sub))
+	if (b == 0 || lo >= m->v[b - 1].hi)
+		return amap_insert(m, b, (struct amap){lo, hi, sub});
+	size_t i = b - 1;
+	struct amap prev = m->v[i];
+	if (hi < prev.hi) {
+		bool ok = i + 1 < m->n && m->v[i + 1].lo <= hi
+		          ? amap_set(m, hi, prev.hi, prev.sub)
+		          : amap_insert(m, i + 1, (struct amap){hi, prev.hi, prev.sub});
+		if (!ok)
 			return false;
 	}
-	return amap_set(m, lo, hi, sub);
+	if (lo == prev.lo) {
+		m->v[i].hi = hi;
+		m->v[i].sub = sub;
+		return true;
+	}
+	m->v[i].hi = lo;
+	return amap_insert(m, i + 1, (struct amap){lo, hi, sub});
 }
 
 /* ---- paths ----------------------------------------------------------------- */
