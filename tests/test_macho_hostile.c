@@ -426,6 +426,92 @@ static void test_synthetic_32(void)
 	kp_macho_close(&m);
 }
 
+/* Many symbols in no order, several at each address (radix sort plus the
+ * tie rule): at one address llvm-symbolizer keeps the largest extent, and
+ * of those the last entry of the symbol table; here every symbol at an
+ * address has the same extent (up to the next address), so the last entry
+ * names it, at the address and inside it. */
+static void test_symbol_order(void)
+{
+	enum { NSYM = 400, SLOTS = 100 };
+	struct w w;
+	memset(&w, 0, sizeof w);
+	put32(&w, MH_MAGIC);
+	put32(&w, CPU_TYPE_X86);
+	put32(&w, CPU_SUBTYPE_I386_ALL);
+	put32(&w, MH_DYLIB);
+	put32(&w, 2); /* ncmds */
+	put32(&w, SEGMENT_CMD_SIZE + SECTION_SIZE + SYMTAB_CMD_SIZE);
+	put32(&w, 0);
+	put32(&w, LC_SEGMENT);
+	put32(&w, SEGMENT_CMD_SIZE + SECTION_SIZE);
+	putname(&w, "__TEXT");
+	put32(&w, 0x1000);
+	put32(&w, 0x1000);
+	put32(&w, 0);
+	put32(&w, 0x200);
+	put32(&w, VM_PROT_READ_EXECUTE);
+	put32(&w, VM_PROT_READ_EXECUTE);
+	put32(&w, 1);
+	put32(&w, 0);
+	putname(&w, "__text");
+	putname(&w, "__TEXT");
+	put32(&w, 0x1100);         /* addr */
+	put32(&w, SLOTS * 8);      /* size */
+	put32(&w, 0x100);
+	for (int i = 0; i < 6; i++)
+		put32(&w, 0);
+	uint32_t symoff = 0x200, stroff = symoff + NSYM * 12, strsize = 1 + NSYM * 6;
+	put32(&w, LC_SYMTAB);
+	put32(&w, SYMTAB_CMD_SIZE);
+	put32(&w, symoff);
+	put32(&w, NSYM);
+	put32(&w, stroff);
+	put32(&w, strsize);
+	int last[SLOTS];   /* the last entry at each slot, -1: none */
+	for (int k = 0; k < SLOTS; k++)
+		last[k] = -1;
+	uint32_t x = 12345;
+	w.n = symoff;
+	for (int i = 0; i < NSYM; i++) {
+		x = x * 1103515245u + 12345u;
+		int slot = (int)((x >> 16) % SLOTS);
+		last[slot] = i;
+		put32(&w, 1 + (uint32_t)i * 6);
+		w.b[w.n++] = N_SECT | N_EXT, w.b[w.n++] = 1, w.n += 2;
+		put32(&w, 0x1100 + (uint32_t)slot * 8);
+	}
+	for (int i = 0; i < NSYM; i++) {
+		char *q = (char *)w.b + stroff + 1 + i * 6;
+		q[0] = '_', q[1] = 's', q[2] = (char)('0' + i / 100), q[3] = (char)('0' + i / 10 % 10);
+		q[4] = (char)('0' + i % 10), q[5] = '\0';
+	}
+	w.n = stroff + strsize;
+	kp_macho *m = NULL;
+	kp_error err;
+	KT_CHECK(kp_macho_open_mem(w.b, w.n, &m, &err) == KP_OK, "symbol order file opens: %s", err.msg);
+	if (!m)
+		return;
+	const kp_macho_slice *s = kp_macho_slice_at(m, 0);
+	int right = 0, slots = 0;
+	for (int k = 0; k < SLOTS; k++) {
+		if (last[k] < 0)
+			continue;
+		slots++;
+		char want[16];
+		snprintf(want, sizeof want, "_s%03d", last[k] % 1000);
+		const char *n1 = NULL, *n2 = NULL;
+		uint64_t o1 = 1, o2 = 0;
+		bool a = kp_macho_symbol(m, s, 0x1100 + (uint64_t)k * 8, &n1, &o1);
+		bool b = kp_macho_symbol(m, s, 0x1100 + (uint64_t)k * 8 + 2, &n2, &o2);
+		right += a && b && !strcmp(n1, want) && !strcmp(n2, want) && o1 == 0 && o2 == 2;
+	}
+	KT_CHECK(slots > 90 && right == slots,
+	         "%d symbols at %d addresses in no order: the last entry at each names it (%d of %d)",
+	         NSYM, slots, right, slots);
+	kp_macho_close(&m);
+}
+
 /* fat / fat64 around copies of the synthetic thin file. */
 static size_t make_fat(unsigned char *out, bool f64, int narch, const uint64_t *offs,
                        const uint64_t *sizes, const struct w *thin, const uint32_t *subtypes)
@@ -844,6 +930,7 @@ int main(void)
 	}
 	test_synthetic_thin();
 	test_synthetic_32();
+	test_symbol_order();
 	test_arch_names();
 	test_synthetic_fat();
 	test_fileset();

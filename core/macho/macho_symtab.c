@@ -11,23 +11,70 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define N_STAB 0xe0u
 #define N_TYPE 0x0eu
 #define N_SECT 0x0eu
 
-/* qsort, unless v is in order already (as linkers write symbol tables,
- * which then cost a pass instead of a sort: half of a cold first answer
- * from a big dSYM was these sorts).  cmp must be a total order, or equal
- * elements alike, so that skipping the sort changes nothing. */
-static void sort_once(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+/* Whether v is in cmp's order already (as linkers write symbol tables:
+ * then a pass costs less than any sort). */
+static bool in_order(const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	const char *p = v;
 	for (size_t i = 1; i < n; i++)
-		if (cmp(p + (i - 1) * size, p + i * size) > 0) {
-			qsort(v, n, size, cmp);
-			return;
+		if (cmp(p + (i - 1) * size, p + i * size) > 0)
+			return false;
+	return true;
+}
+
+/* Sorts the n records of size bytes at v stably by key(record): LSD radix
+ * over the keys' span, 11 bits a pass (a cold first answer from a big
+ * dSYM spent half its time in qsort here).  false when out of memory. */
+static bool radix_sort(void *v, size_t n, size_t size, uint64_t (*key)(const void *))
+{
+	char *a = v;
+	if (n < 2)
+		return true;
+	uint64_t lo = key(a), hi = lo;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t k = key(a + i * size);
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	unsigned bits = 0;
+	for (uint64_t span = hi - lo; span; span >>= 1)
+		bits++;
+	if (!bits)
+		return true;
+	char *tmp = malloc(n * size), *src = a, *dst = tmp;
+	size_t *count = malloc(2048 * sizeof *count);
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		return false;
+	}
+	for (unsigned shift = 0; shift < bits; shift += 11) {
+		memset(count, 0, 2048 * sizeof *count);
+		for (size_t i = 0; i < n; i++)
+			count[((key(src + i * size) - lo) >> shift) & 2047]++;
+		for (size_t d = 0, sum = 0; d < 2048; d++) {
+			size_t x = count[d];
+			count[d] = sum;
+			sum += x;
 		}
+		for (size_t i = 0; i < n; i++)
+			memcpy(dst + count[((key(src + i * size) - lo) >> shift) & 2047]++ * size,
+			       src + i * size, size);
+		char *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * size);
+	free(tmp);
+	free(count);
+	return true;
 }
 
 /* Lower addresses first; at one address the symbol llvm-symbolizer keeps
@@ -62,6 +109,51 @@ static int mark_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static uint64_t mark_addr(const void *p)
+{
+	return ((const struct mark *)p)->addr;
+}
+
+static uint64_t mark_sect(const void *p)
+{
+	return ((const struct mark *)p)->sect;
+}
+
+static uint64_t sym_addr(const void *p)
+{
+	return ((const struct msym *)p)->addr;
+}
+
+/* v in sym_cmp's order: by address (stable, from the last symbol-table
+ * entry to the first), then each run at one address by extent (stable:
+ * the later entry stays first). */
+static bool sort_syms(struct msym *v, size_t n)
+{
+	if (in_order(v, n, sizeof *v, sym_cmp))
+		return true;
+	for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
+		struct msym t = v[i];
+		v[i] = v[j];
+		v[j] = t;
+	}
+	if (!radix_sort(v, n, sizeof *v, sym_addr))
+		return false;
+	for (size_t i = 0; i < n;) {
+		size_t e = i + 1;
+		while (e < n && v[e].addr == v[i].addr)
+			e++;
+		for (size_t k = i + 1; k < e; k++) {   /* insertion, a handful at most */
+			struct msym x = v[k];
+			size_t j = k;
+			for (; j > i && sym_cmp(&v[j - 1], &x) > 0; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		i = e;
+	}
+	return true;
+}
+
 /* Each symbol's extent as llvm-symbolizer sizes it: up to the next symbol
  * (of any kind) or section end in its own section, even when the symbol
  * lies before its section's start (_mh_execute_header at the __TEXT
@@ -80,7 +172,12 @@ static bool size_syms(struct mslice *s, struct msym *v, size_t n)
 			continue;
 		m[nm++] = (struct mark){s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8), sect};
 	}
-	sort_once(m, nm, sizeof *m, mark_cmp);
+	/* by section, then address: two stable passes */
+	if (!in_order(m, nm, sizeof *m, mark_cmp) &&
+	    (!radix_sort(m, nm, sizeof *m, mark_addr) || !radix_sort(m, nm, sizeof *m, mark_sect))) {
+		free(m);
+		return false;
+	}
 	/* the sections' ends (in section order already) merged in from the
 	 * back, the symbols' marks moving up to make room */
 	size_t i = nm, j = s->nsects;
@@ -138,7 +235,10 @@ static bool build_sorted(struct mslice *s)
 		free(v);
 		return false;
 	}
-	sort_once(v, n, sizeof *v, sym_cmp);
+	if (!sort_syms(v, n)) {
+		free(v);
+		return false;
+	}
 	s->sorted_syms = v;
 	s->nsorted = n;
 	s->sorted = true;
