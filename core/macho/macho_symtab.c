@@ -28,26 +28,31 @@ static bool in_order(const void *v, size_t n, size_t size, int (*cmp)(const void
 	return true;
 }
 
-/* Sorts the n records of size bytes at v stably by key(record): LSD radix
- * over the keys' span, 11 bits a pass (a cold first answer from a big
- * dSYM spent half its time in qsort here).  false when out of memory. */
-static bool radix_sort(void *v, size_t n, size_t size, uint64_t (*key)(const void *))
+/* A record's sort key and where it is. */
+struct kv {
+	uint64_t k;
+	size_t i;
+};
+
+/* Sorts v[0..n) stably by k: LSD radix over the keys' span, 11 bits a
+ * pass (qsort with a comparator was most of a cold first answer from a
+ * dSYM whose symbol table is in name order, as ld64 writes externals).
+ * false when out of memory. */
+static bool radix_kv(struct kv *v, size_t n)
 {
-	char *a = v;
 	if (n < 2)
 		return true;
-	uint64_t lo = key(a), hi = lo;
+	uint64_t lo = v[0].k, hi = lo;
 	for (size_t i = 1; i < n; i++) {
-		uint64_t k = key(a + i * size);
-		lo = k < lo ? k : lo;
-		hi = k > hi ? k : hi;
+		lo = v[i].k < lo ? v[i].k : lo;
+		hi = v[i].k > hi ? v[i].k : hi;
 	}
 	unsigned bits = 0;
 	for (uint64_t span = hi - lo; span; span >>= 1)
 		bits++;
 	if (!bits)
 		return true;
-	char *tmp = malloc(n * size), *src = a, *dst = tmp;
+	struct kv *tmp = malloc(n * sizeof *tmp), *src = v, *dst = tmp;
 	size_t *count = malloc(2048 * sizeof *count);
 	if (!tmp || !count) {
 		free(tmp);
@@ -57,21 +62,20 @@ static bool radix_sort(void *v, size_t n, size_t size, uint64_t (*key)(const voi
 	for (unsigned shift = 0; shift < bits; shift += 11) {
 		memset(count, 0, 2048 * sizeof *count);
 		for (size_t i = 0; i < n; i++)
-			count[((key(src + i * size) - lo) >> shift) & 2047]++;
+			count[((src[i].k - lo) >> shift) & 2047]++;
 		for (size_t d = 0, sum = 0; d < 2048; d++) {
 			size_t x = count[d];
 			count[d] = sum;
 			sum += x;
 		}
 		for (size_t i = 0; i < n; i++)
-			memcpy(dst + count[((key(src + i * size) - lo) >> shift) & 2047]++ * size,
-			       src + i * size, size);
-		char *t = src;
+			dst[count[((src[i].k - lo) >> shift) & 2047]++] = src[i];
+		struct kv *t = src;
 		src = dst;
 		dst = t;
 	}
-	if (src != a)
-		memcpy(a, src, n * size);
+	if (src != v)
+		memcpy(v, src, n * sizeof *v);
 	free(tmp);
 	free(count);
 	return true;
@@ -109,40 +113,69 @@ static int mark_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static uint64_t mark_addr(const void *p)
+/* m[0..n) by section, then address (mark_cmp's order); false when out of
+ * memory. */
+static bool sort_marks(struct mark *m, size_t n)
 {
-	return ((const struct mark *)p)->addr;
-}
-
-static uint64_t mark_sect(const void *p)
-{
-	return ((const struct mark *)p)->sect;
-}
-
-static uint64_t sym_addr(const void *p)
-{
-	return ((const struct msym *)p)->addr;
-}
-
-/* v in sym_cmp's order: by address (stable, from the last symbol-table
- * entry to the first), then each run at one address by extent (stable:
- * the later entry stays first). */
-static bool sort_syms(struct msym *v, size_t n)
-{
-	if (in_order(v, n, sizeof *v, sym_cmp))
+	if (in_order(m, n, sizeof *m, mark_cmp))
 		return true;
-	for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
-		struct msym t = v[i];
-		v[i] = v[j];
-		v[j] = t;
+	uint64_t lo = n ? m[0].addr : 0, hi = lo;
+	for (size_t i = 1; i < n; i++) {
+		lo = m[i].addr < lo ? m[i].addr : lo;
+		hi = m[i].addr > hi ? m[i].addr : hi;
 	}
-	if (!radix_sort(v, n, sizeof *v, sym_addr))
+	if (hi - lo >= (uint64_t)1 << 55) {   /* no room for the section above it */
+		qsort(m, n, sizeof *m, mark_cmp);
+		return true;
+	}
+	struct kv *kv = malloc(n * sizeof *kv);
+	struct mark *out = malloc(n * sizeof *out);
+	bool ok = kv && out;
+	for (size_t i = 0; ok && i < n; i++)
+		kv[i] = (struct kv){(uint64_t)m[i].sect << 55 | (m[i].addr - lo), i};
+	ok = ok && radix_kv(kv, n);
+	for (size_t i = 0; ok && i < n; i++)
+		out[i] = m[kv[i].i];
+	if (ok)
+		memcpy(m, out, n * sizeof *m);
+	free(kv);
+	free(out);
+	return ok;
+}
+
+/* *v (n symbols in symbol-table order) by address, stably from the last
+ * entry to the first (so that at one address the later entry comes
+ * first); a new array, the old one freed; false when out of memory (v
+ * unchanged). */
+static bool sort_syms_by_addr(struct msym **v, size_t n)
+{
+	struct msym *in = *v, *out = malloc(n ? n * sizeof *out : 1);
+	struct kv *kv = malloc(n ? n * sizeof *kv : 1);
+	bool ok = kv && out;
+	for (size_t i = 0; ok && i < n; i++)
+		kv[i] = (struct kv){in[n - 1 - i].addr, n - 1 - i};
+	ok = ok && radix_kv(kv, n);
+	for (size_t i = 0; ok && i < n; i++)
+		out[i] = in[kv[i].i];
+	free(kv);
+	if (!ok) {
+		free(out);
 		return false;
+	}
+	free(in);
+	*v = out;
+	return true;
+}
+
+/* v (by address, the later entry first at one address) in sym_cmp's
+ * order: each run at one address by extent, stably. */
+static void order_ties(struct msym *v, size_t n)
+{
 	for (size_t i = 0; i < n;) {
 		size_t e = i + 1;
 		while (e < n && v[e].addr == v[i].addr)
 			e++;
-		for (size_t k = i + 1; k < e; k++) {   /* insertion, a handful at most */
+		for (size_t k = i + 1; k < e; k++) {   /* insertion: a handful at most */
 			struct msym x = v[k];
 			size_t j = k;
 			for (; j > i && sym_cmp(&v[j - 1], &x) > 0; j--)
@@ -151,7 +184,6 @@ static bool sort_syms(struct msym *v, size_t n)
 		}
 		i = e;
 	}
-	return true;
 }
 
 /* Each symbol's extent as llvm-symbolizer sizes it: up to the next symbol
@@ -172,9 +204,7 @@ static bool size_syms(struct mslice *s, struct msym *v, size_t n)
 			continue;
 		m[nm++] = (struct mark){s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8), sect};
 	}
-	/* by section, then address: two stable passes */
-	if (!in_order(m, nm, sizeof *m, mark_cmp) &&
-	    (!radix_sort(m, nm, sizeof *m, mark_addr) || !radix_sort(m, nm, sizeof *m, mark_sect))) {
+	if (!sort_marks(m, nm)) {
 		free(m);
 		return false;
 	}
@@ -231,13 +261,21 @@ static bool build_sorted(struct mslice *s)
 		v[n].idx = i;
 		n++;
 	}
-	if (!size_syms(s, v, n)) {
+	/* by address first: sizing then steps from one symbol's mark to the
+	 * next instead of searching */
+	bool sorted = true;
+	for (size_t i = 1; i < n && sorted; i++)
+		sorted = v[i - 1].addr <= v[i].addr;
+	if ((!sorted && !sort_syms_by_addr(&v, n)) || !size_syms(s, v, n)) {
 		free(v);
 		return false;
 	}
-	if (!sort_syms(v, n)) {
-		free(v);
-		return false;
+	if (!in_order(v, n, sizeof *v, sym_cmp)) {
+		if (sorted && !sort_syms_by_addr(&v, n)) {   /* ties not yet later-first */
+			free(v);
+			return false;
+		}
+		order_ties(v, n);
 	}
 	s->sorted_syms = v;
 	s->nsorted = n;
