@@ -69,6 +69,27 @@ static inline bool kp_htab_size(kp_htab *t, size_t cap)
 	return t->slot != NULL;
 }
 
+/* Room for extra more values at a load of 1/2 at most, in one growth (for
+ * a caller that knows how many may come); as kp_htab_room otherwise. */
+static inline bool kp_htab_reserve(kp_htab *t, size_t extra, size_t first_cap, kp_htab_hash *hash,
+                                   const void *ctx)
+{
+	size_t cap = t->cap ? t->cap : first_cap;
+	while ((t->n + extra) * 2 > cap)
+		cap *= 2;
+	if (cap == t->cap)
+		return true;
+	kp_htab g;
+	if (!kp_htab_size(&g, cap))
+		return false;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slot[i])
+			kp_htab_put(&g, kp_htab_empty(&g, hash(ctx, t->slot[i])), t->slot[i]);
+	free(t->slot);
+	*t = g;
+	return true;
+}
+
 /* Room for one more value at a load of 1/2 at most: the first call makes
  * first_cap slots (a power of two), a full table doubles, every value
  * placed again by hash(ctx, v).  False when out of memory (t unchanged). */

@@ -779,10 +779,31 @@ static bool join_runs(struct run *runs, size_t nruns, struct strtab *t, struct o
 		remap = rt->bytes.n ? malloc(rt->bytes.n * sizeof *remap) : NULL;
 		if (rt->bytes.n && !remap)
 			return false;
+		/* room for all of it at once: one growth of each, no rehash on the
+		 * way; the last run's new strings are only added to the bytes (no
+		 * run after it looks them up, and its own table has each once) */
+		bool last = p + 1 == nruns;
+		if ((!last && !kp_htab_reserve(&t->strs, rt->strs.n, 4096, st_hash, t)) ||
+		    !kp_vec_reserve(&t->bytes.v, &t->bytes.cap, t->bytes.n + rt->bytes.n, 1) ||
+		    !kp_vec_reserve(&o->data.v, &o->data.cap, o->data.n + ro->data.n + ro->strs.n * 5, 1) ||
+		    !kp_vec_reserve(&o->starts.v, &o->starts.cap, o->starts.n + ro->starts.n, 8) ||
+		    !kp_vec_reserve(&o->offs.v, &o->offs.cap, o->offs.n + ro->starts.n, 4)) {
+			free(remap);
+			return false;
+		}
 		for (size_t off = 1; off < rt->bytes.n && ok;) {
 			const char *s = (const char *)rt->bytes.v + off;
-			ok = intern_bytes(t, s, &remap[off]);
-			off += strlen(s) + 1;
+			size_t len = strlen(s) + 1;
+			if (!last) {
+				ok = intern_bytes(t, s, &remap[off]);
+			} else {
+				uint32_t id = 0;
+				if (t->strs.cap)
+					id = t->strs.slot[kp_htab_probe(&t->strs, kp_hash_str(s), st_eq, t, s)];
+				remap[off] = id ? id : (uint32_t)t->bytes.n;
+				ok = id || (t->bytes.n + len < NONE && push_bytes(&t->bytes, s, len));
+			}
+			off += len;
 		}
 		const uint32_t *strs = ro->strs.v, *offs = ro->offs.v;
 		size_t si = 0;
