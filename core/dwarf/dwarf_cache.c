@@ -152,6 +152,16 @@ struct nameent *kp__dwarf_name_slot(struct kp__dwarf_cache *d, uint64_t off)
 	return name_slot(d, off);
 }
 
+void kp__dwarf_names_forget(struct kp__dwarf_cache *d)
+{
+	for (size_t i = 0; i < d->capnames; i++)
+		d->names[i].off = UINT64_MAX;
+	d->nnames = 0;
+	if (d->syms_names)
+		memset(d->syms_names, 0, d->capsymn * sizeof *d->syms_names);
+	d->nsymn = 0;
+}
+
 /* ---- address ranges of a DIE ---------------------------------------------- */
 
 bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi)

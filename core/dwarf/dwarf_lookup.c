@@ -412,6 +412,7 @@ void kp_dwarf_window_done(kp_dwarf *d, size_t i)
 	if (c->memo.cu == cu)
 		c->memo.valid = false;
 	kp__dwarf_cu_reset(cu);
+	kp__dwarf_names_forget(c);
 	cu->state = 0;
 	cu->row_hint = cu->seq_hint = 0;
 }

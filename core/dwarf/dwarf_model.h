@@ -258,6 +258,10 @@ const char *kp__dwarf_intern(struct kp__dwarf_cache *d, const char *s);
 const char *kp__dwarf_name_from_raw(struct kp__dwarf_cache *d, const char *raw);
 /* The slot for off (off UINT64_MAX when empty); NULL when out of memory. */
 struct nameent *kp__dwarf_name_slot(struct kp__dwarf_cache *d, uint64_t off);
+/* Forgets the names resolved by offset and by symbol (a sweep past a unit
+ * needs them no more: the tables stay a unit's size, in cache); asked
+ * again, they are resolved again, alike. */
+void kp__dwarf_names_forget(struct kp__dwarf_cache *d);
 bool kp__dwarf_rng_push(struct rngbuf *b, uint64_t lo, uint64_t hi);
 /* The name of a line-table file entry (name, not NULL; its include
  * directory dir, NULL when none, at index diridx), as llvm's
