@@ -186,6 +186,16 @@ static bool intern(struct strtab *t, const char *s, uint32_t *id)
 	return true;
 }
 
+/* Forgets the pointers memoized (not the strings): a sweep past a unit
+ * meets few of them again, and the memo stays a unit's size, in cache. */
+static void strtab_forget(struct strtab *t)
+{
+	if (t->mn) {
+		memset(t->memo, 0, t->mcap * sizeof *t->memo);
+		t->mn = 0;
+	}
+}
+
 static void strtab_free(struct strtab *t)
 {
 	free(t->bytes.v);
@@ -744,8 +754,10 @@ static void *sweep_run(void *arg)
 			last = a;
 			go = r->seek ? seek_at(r, a) : answer_at(r, a);
 		}
-		if (go && !r->seek)
+		if (go && !r->seek) {
 			kp_dwarf_window_done(r->d, w);   /* its memory goes to the next units */
+			strtab_forget(&r->t);
+		}
 	}
 	if (r->seek || r->st != KP_OK)
 		return NULL;
