@@ -276,18 +276,17 @@ struct out {
 	size_t nrows;
 };
 
-/* A block's string list (ids[0..n), through remap when not NULL), as the
- * file holds it: the count, then zigzag deltas. */
-static bool put_strs(struct vec *d, const uint32_t *ids, size_t n, const uint32_t *remap)
+/* A block's string list (ids[0..n)), as the file holds it: the count,
+ * then zigzag deltas (assemble writes a later run's alike). */
+static bool put_strs(struct vec *d, const uint32_t *ids, size_t n)
 {
 	if (!uleb(d, n))
 		return false;
 	int64_t last = 0;
 	for (size_t i = 0; i < n; i++) {
-		int64_t g = remap ? remap[ids[i]] : ids[i];
-		if (!uleb(d, zigzag(g - last)))
+		if (!uleb(d, zigzag((int64_t)ids[i] - last)))
 			return false;
-		last = g;
+		last = ids[i];
 	}
 	return true;
 }
@@ -336,7 +335,7 @@ static bool flush_block(struct out *o, struct block *b)
 	struct vec *d = &o->data;
 	if (d->n >= NONE || !push_u64(&o->starts, b->start) || !push_u32(&o->offs, (uint32_t)d->n))
 		return false;
-	if (!o->aside && !put_strs(d, b->strs, b->nstrs, NULL))
+	if (!o->aside && !put_strs(d, b->strs, b->nstrs))
 		return false;
 	if (o->aside && !push_u32(&o->strs, (uint32_t)b->nstrs))
 		return false;
@@ -770,67 +769,43 @@ static void *sweep_run(void *arg)
 	return NULL;
 }
 
-/* The image's blocks and string table from the runs' in order, as one run
- * makes them: the first run's table and blocks go on, each later run's
- * strings take the ids the first of them met gets there (a string seen
- * before keeps its id, a new one goes at the end, in the order the run met
- * them), and its blocks get their string lists in those ids.  false when
- * out of memory or past the format's limits. */
-static bool join_runs(struct run *runs, size_t nruns, struct strtab *t, struct out *o)
+/* The runs' string tables as one, as one run makes it: the first run's
+ * goes on, each later run's strings take the ids the first of them met
+ * gets there (a string seen before keeps its id, a new one goes at the end,
+ * in the order the run met them): remaps[p] (p >= 1, indexed by run p's
+ * ids) says which.  false when out of memory or past the format's limits. */
+static bool join_strings(struct run *runs, size_t nruns, struct strtab *t, uint32_t **remaps)
 {
 	*t = runs[0].t;
 	runs[0].t = (struct strtab){0};
-	*o = runs[0].o;
-	runs[0].o = (struct out){0};
-	uint32_t *remap = NULL;
-	bool ok = true;
-	for (size_t p = 1; p < nruns && ok; p++) {
-		const struct out *ro = &runs[p].o;
+	for (size_t p = 1; p < nruns; p++) {
 		const struct strtab *rt = &runs[p].t;
-		free(remap);
-		remap = rt->bytes.n ? malloc(rt->bytes.n * sizeof *remap) : NULL;
-		if (rt->bytes.n && !remap)
-			return false;
+		uint32_t *remap = remaps[p] = malloc(rt->bytes.n ? rt->bytes.n * sizeof *remap : 1);
 		/* room for all of it at once: one growth of each, no rehash on the
 		 * way; the last run's new strings are only added to the bytes (no
 		 * run after it looks them up, and its own table has each once) */
 		bool last = p + 1 == nruns;
-		if ((!last && !kp_htab_reserve(&t->strs, rt->strs.n, 4096, st_hash, t)) ||
-		    !kp_vec_reserve(&t->bytes.v, &t->bytes.cap, t->bytes.n + rt->bytes.n, 1) ||
-		    !kp_vec_reserve(&o->data.v, &o->data.cap, o->data.n + ro->data.n + ro->strs.n * 5, 1) ||
-		    !kp_vec_reserve(&o->starts.v, &o->starts.cap, o->starts.n + ro->starts.n, 8) ||
-		    !kp_vec_reserve(&o->offs.v, &o->offs.cap, o->offs.n + ro->starts.n, 4)) {
-			free(remap);
+		if (!remap || (!last && !kp_htab_reserve(&t->strs, rt->strs.n, 4096, st_hash, t)) ||
+		    !kp_vec_reserve(&t->bytes.v, &t->bytes.cap, t->bytes.n + rt->bytes.n, 1))
 			return false;
-		}
-		for (size_t off = 1; off < rt->bytes.n && ok;) {
+		for (size_t off = 1; off < rt->bytes.n;) {
 			const char *s = (const char *)rt->bytes.v + off;
 			size_t len = strlen(s) + 1;
 			if (!last) {
-				ok = intern_bytes(t, s, &remap[off]);
+				if (!intern_bytes(t, s, &remap[off]))
+					return false;
 			} else {
 				uint32_t id = 0;
 				if (t->strs.cap)
 					id = t->strs.slot[kp_htab_probe(&t->strs, kp_hash_str(s), st_eq, t, s)];
 				remap[off] = id ? id : (uint32_t)t->bytes.n;
-				ok = id || (t->bytes.n + len < NONE && push_bytes(&t->bytes, s, len));
+				if (!id && (t->bytes.n + len >= NONE || !push_bytes(&t->bytes, s, len)))
+					return false;
 			}
 			off += len;
 		}
-		const uint32_t *strs = ro->strs.v, *offs = ro->offs.v;
-		size_t si = 0;
-		for (size_t k = 0; k < ro->starts.n && ok; k++) {
-			size_t end = k + 1 < ro->starts.n ? offs[k + 1] : ro->data.n;
-			uint32_t ns = strs[si++];
-			ok = o->data.n < NONE && push_u64(&o->starts, ((const uint64_t *)ro->starts.v)[k]) &&
-			     push_u32(&o->offs, (uint32_t)o->data.n) && put_strs(&o->data, strs + si, ns, remap) &&
-			     push_bytes(&o->data, (const char *)ro->data.v + offs[k], end - offs[k]);
-			si += ns;
-		}
-		o->nrows += ro->nrows;
 	}
-	free(remap);
-	return ok && o->data.n <= NONE;
+	return true;
 }
 
 /* A file this large is built on every core, up to MAX_THREADS (a smaller
@@ -905,23 +880,76 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-/* The image from its parts; NULL when out of memory. */
-static unsigned char *assemble(const struct out *o, const struct strtab *t, uint32_t source,
-                               const kp_symcache_key *key, size_t *len)
+/* The image from the runs' blocks in address order (a later run's string
+ * lists in t's ids, through remaps) and t, written once; NULL when out of
+ * memory, or (*limit set) past the format's limits. */
+static unsigned char *assemble(const struct run *runs, size_t nruns, uint32_t *const *remaps,
+                               const struct strtab *t, uint32_t source,
+                               const kp_symcache_key *key, size_t *len, bool *limit)
 {
-	const uint64_t *sa = o->starts.v;
-	size_t nb = o->starts.n;
-	uint64_t base = nb ? sa[0] : 0;
-	unsigned width = nb && sa[nb - 1] - base > UINT32_MAX ? 8 : 4;
-	size_t off[NSECTIONS], sz[NSECTIONS] = {nb * width, nb * 4, o->data.n, t->bytes.n};
-	size_t total = KP_SYMCACHE_HDR;
-	for (int i = 0; i < NSECTIONS; i++) {
-		off[i] = total;
-		total = align8(total + sz[i]);
+	size_t nb = 0, dmax = 0, nrows = 0;
+	uint64_t base = 0, top = 0;
+	for (size_t p = 0; p < nruns; p++) {
+		const struct out *ro = &runs[p].o;
+		const uint64_t *sa = ro->starts.v;
+		if (ro->starts.n) {
+			base = nb ? base : sa[0];
+			top = sa[ro->starts.n - 1];
+		}
+		nb += ro->starts.n;
+		dmax += ro->data.n + (p ? ro->strs.n * 5 : 0);   /* a ULEB128 of a string list's: <= 5 bytes */
+		nrows += ro->nrows;
 	}
-	unsigned char *img = calloc(1, total);
+	if (nb >= NONE) {
+		*limit = true;
+		return NULL;
+	}
+	unsigned width = nb && top - base > UINT32_MAX ? 8 : 4;
+	size_t off[NSECTIONS];
+	off[S_STARTS] = KP_SYMCACHE_HDR;
+	off[S_OFFS] = align8(off[S_STARTS] + nb * width);
+	off[S_DATA] = align8(off[S_OFFS] + nb * 4);
+	unsigned char *img = calloc(1, align8(off[S_DATA] + dmax) + align8(t->bytes.n) + 8);
 	if (!img)
 		return NULL;
+	unsigned char *d = img + off[S_DATA], *q = d;
+	size_t bi = 0;
+	for (size_t p = 0; p < nruns; p++) {
+		const struct out *ro = &runs[p].o;
+		const uint64_t *sa = ro->starts.v;
+		const uint32_t *ofs = ro->offs.v, *strs = ro->strs.v;
+		size_t si = 0;
+		for (size_t k = 0; k < ro->starts.n; k++, bi++) {
+			if ((size_t)(q - d) >= NONE)
+				goto full;
+			if (width == 4)
+				kp_put_le(img + off[S_STARTS] + 4 * bi, (uint32_t)(sa[k] - base), 4);
+			else
+				kp_put_le(img + off[S_STARTS] + 8 * bi, sa[k] - base, 8);
+			kp_put_le(img + off[S_OFFS] + 4 * bi, (uint32_t)(q - d), 4);
+			if (p) {   /* its string list, kept aside in the run's own ids */
+				uint32_t ns = strs[si++];
+				int64_t last = 0;
+				q = put_uleb(q, ns);
+				for (uint32_t i = 0; i < ns; i++) {
+					int64_t g = remaps[p][strs[si + i]];
+					q = put_uleb(q, zigzag(g - last));
+					last = g;
+				}
+				si += ns;
+			}
+			size_t end = k + 1 < ro->starts.n ? ofs[k + 1] : ro->data.n;
+			memcpy(q, (const unsigned char *)ro->data.v + ofs[k], end - ofs[k]);
+			q += end - ofs[k];
+		}
+	}
+	size_t dn = (size_t)(q - d);
+	if (dn > NONE)
+		goto full;
+	off[S_STRINGS] = align8(off[S_DATA] + dn);
+	size_t total = align8(off[S_STRINGS] + t->bytes.n);
+	if (t->bytes.n)
+		memcpy(img + off[S_STRINGS], t->bytes.v, t->bytes.n);
 	memcpy(img + H_MAGIC, KP__SYMCACHE_MAGIC, 8);
 	kp_put_le(img + H_VERSION, KP_SYMCACHE_VERSION, 4);
 	kp_put_le(img + H_HDRSIZE, KP_SYMCACHE_HDR, 4);
@@ -933,26 +961,18 @@ static unsigned char *assemble(const struct out *o, const struct strtab *t, uint
 	kp_put_le(img + H_BASE, base, 8);
 	kp_put_le(img + H_WIDTH, width, 4);
 	kp_put_le(img + H_NBLOCKS, (uint32_t)nb, 4);
-	kp_put_le(img + H_DATASIZE, (uint32_t)o->data.n, 4);
+	kp_put_le(img + H_DATASIZE, (uint32_t)dn, 4);
 	kp_put_le(img + H_STRSIZE, (uint32_t)t->bytes.n, 4);
 	kp_put_le(img + H_SOURCE, source, 4);
-	kp_put_le(img + H_NROWS, o->nrows > NONE ? NONE : (uint32_t)o->nrows, 4);
+	kp_put_le(img + H_NROWS, nrows > NONE ? NONE : (uint32_t)nrows, 4);
 	for (int i = 0; i < NSECTIONS; i++)
 		kp_put_le(img + H_OFFS + 8 * i, off[i], 8);
-	for (size_t i = 0; i < nb; i++) {
-		if (width == 4)
-			kp_put_le(img + off[S_STARTS] + 4 * i, (uint32_t)(sa[i] - base), 4);
-		else
-			kp_put_le(img + off[S_STARTS] + 8 * i, sa[i] - base, 8);
-		kp_put_le(img + off[S_OFFS] + 4 * i, ((const uint32_t *)o->offs.v)[i], 4);
-	}
-	if (o->data.n)
-		memcpy(img + off[S_DATA], o->data.v, o->data.n);
-	if (t->bytes.n)
-		memcpy(img + off[S_STRINGS], t->bytes.v, t->bytes.n);
 	kp_put_le(img + H_SUM, kp__symcache_checksum(img, total), 8);
 	*len = total;
 	return img;
+full:
+	free(img);
+	return NULL;   /* past the format's offsets: said as before, out of memory */
 }
 
 kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *slice,
@@ -974,7 +994,8 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	struct run *runs = calloc(threads, sizeof *runs);
 	struct collect sc = {{0}, cb, false, &stop};   /* the symbol table's boundaries */
 	struct strtab t = {0};
-	struct out o = {0};
+	uint32_t **remaps = NULL;   /* join_strings' */
+	bool limit = false;
 	size_t nruns = 1;
 	kp_status st = KP_ERR_NOMEM;
 	if (!runs)
@@ -1037,15 +1058,13 @@ kp_status kp__symcache_build(kp_dwarf *d, kp_macho *m, const kp_macho_slice *sli
 	if (st != KP_OK)
 		goto out;
 	st = KP_ERR_NOMEM;
-	if (!join_runs(runs, nruns, &t, &o))
+	if (!(remaps = calloc(nruns, sizeof *remaps)) || !join_strings(runs, nruns, &t, remaps))
 		goto out;
-	if (o.starts.n >= NONE) {
-		st = KP_ERR_LIMIT;
+	*image = assemble(runs, nruns, remaps, &t, src, key, len, &limit);
+	if (!*image) {
+		st = limit ? KP_ERR_LIMIT : KP_ERR_NOMEM;
 		goto out;
 	}
-	*image = assemble(&o, &t, src, key, len);
-	if (!*image)
-		goto out;
 	if (cb && cb->progress)
 		cb->progress(cb->ctx, 1000, 1000);
 	st = KP_OK;
@@ -1056,7 +1075,7 @@ out:;
 	if (st == KP_ERR_NOMEM || st == KP_ERR_LIMIT)
 		kp_error_set(err, st, 0, -1, "cannot build the symbol cache: %s",
 		             st == KP_ERR_NOMEM ? "out of memory"
-		             : cancelled || o.starts.n < NONE ? "cancelled" : "too many blocks");
+		             : cancelled || !limit ? "cancelled" : "too many blocks");
 	for (size_t p = 1; runs && p < threads; p++)
 		kp_dwarf_close(&runs[p].d);
 	for (size_t p = 0; runs && p < threads; p++) {
@@ -1071,7 +1090,9 @@ out:;
 	free(runs);
 	free(sc.v.v);
 	strtab_free(&t);
-	out_free(&o);
+	for (size_t p = 1; remaps && p < nruns; p++)
+		free(remaps[p]);
+	free(remaps);
 	return st;
 }
 
