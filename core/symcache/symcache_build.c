@@ -5,7 +5,8 @@
  * answers every boundary at which an answer may change through
  * kp_dwarf_lookup, and the answers are cut into per-function blocks of an
  * inline tree and a delta-encoded line table.  On several threads (struct
- * run, split_runs) each sweeps one run of the windows; join_runs makes the runs the
+ * run, split_runs) each sweeps one run of the windows; join_strings and
+ * assemble make the runs the
  * image one thread makes.  Writing goes through kp_fs_write_atomic_unsynced. */
 #include "symcache_format.h"
 #include "kp_fs.h"
@@ -267,7 +268,7 @@ static bool node_of(struct block *b, const struct answer *a, size_t k, uint32_t 
 
 /* The blocks of one run of boundaries (a thread's), as the image holds
  * them; in a run after the first, each block's string list is kept aside in
- * the run's own string ids until the runs are joined (join_runs). */
+ * the run's own string ids until the runs are joined (join_strings, assemble). */
 struct out {
 	struct vec starts, offs, data;   /* u64; u32: each block's offset in data; bytes */
 	bool aside;                      /* the string lists go to strs */
