@@ -6,8 +6,8 @@
  * kp_dwarf_lookup, and the answers are cut into per-function blocks of an
  * inline tree and a delta-encoded line table.  On several threads (struct
  * run, split_runs) each sweeps one run of the windows; join_strings and
- * assemble make the runs the
- * image one thread makes.  Writing goes through kp_fs_write_atomic_unsynced. */
+ * assemble make the runs the image one thread makes.  Writing goes through
+ * kp_fs_write_atomic_unsynced. */
 #include "symcache_format.h"
 #include "kp_fs.h"
 #include "kp_hash.h"
