@@ -1109,7 +1109,9 @@ out:
 
 /* ---- public API ----------------------------------------------------------------- */
 
-kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *err)
+/* kp_dwarf_open's handle before its index (open_index): the sections and
+ * libdwarf's reading of them. */
+static kp_status open_sections(const kp_macho_slice *slice, kp_dwarf **out, kp_error *err)
 {
 	*out = NULL;
 	if (!slice || !slice->data || slice->size < 4)
@@ -1194,24 +1196,34 @@ kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *e
 			return kp_error_set(err, KP_ERR_NOTFOUND, 0, -1, "no DWARF in the slice");
 		return kp_error_set(err, KP_ERR_FORMAT, 0, -1, "libdwarf rejects the DWARF sections");
 	}
-	kp_status st = open_index(d, err);
-	if (st != KP_OK) {
-		kp_dwarf_close(&d);
-		return st;
-	}
 	*out = d;
 	return KP_OK;
 }
 
+kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *err)
+{
+	kp_status st = open_sections(slice, out, err);
+	if (st == KP_OK && (st = open_index(*out, err)) != KP_OK)
+		kp_dwarf_close(out);
+	return st;
+}
 
+/* The clone's index is d's, copied (reading the unit headers again costs a
+ * thread's start): each unit as open_index left it, none decoded. */
 kp_status kp_dwarf_clone(const kp_dwarf *d, kp_dwarf **out, kp_error *err)
 {
-	kp_status st = kp_dwarf_open(d->c.slice, out, err);
-	if (st == KP_OK) {
-		(*out)->libdwarf_only = d->libdwarf_only;
-		(*out)->c.syms = d->c.syms;
+	kp_status st = open_sections(d->c.slice, out, err);
+	if (st != KP_OK)
+		return st;
+	kp_dwarf *c = *out;
+	if (!kp__dwarf_copy_index(&c->c, &d->c)) {
+		kp_dwarf_close(out);
+		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 	}
-	return st;
+	c->units_skipped = d->units_skipped;
+	c->libdwarf_only = d->libdwarf_only;
+	c->c.syms = d->c.syms;
+	return KP_OK;
 }
 
 void kp__dwarf_libdwarf_only(kp_dwarf *d, bool on)

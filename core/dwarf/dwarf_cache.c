@@ -565,6 +565,33 @@ kp_status kp__dwarf_build_index(struct kp__dwarf_cache *d, const struct aarange 
 	return index_from(d, *raw, *nraw);
 }
 
+bool kp__dwarf_copy_index(struct kp__dwarf_cache *to, const struct kp__dwarf_cache *d)
+{
+	to->cus = calloc(d->ncus ? d->ncus : 1, sizeof *to->cus);
+	to->ar = malloc(d->nar ? d->nar * sizeof *to->ar : 1);
+	if (!to->cus || !to->ar) {
+		free(to->cus);
+		free(to->ar);
+		to->cus = NULL;
+		to->ar = NULL;
+		return false;
+	}
+	for (size_t i = 0; i < d->ncus; i++) {
+		const struct cu *a = &d->cus[i];
+		struct cu *b = &to->cus[i];
+		b->hdr_off = a->hdr_off;
+		b->die_off = a->die_off;
+		b->version = a->version;
+		b->rnglists_base = a->rnglists_base;
+		b->addr_base = a->addr_base;
+	}
+	to->ncus = d->ncus;
+	if (d->nar)
+		memcpy(to->ar, d->ar, d->nar * sizeof *to->ar);
+	to->nar = d->nar;
+	return true;
+}
+
 void kp__dwarf_cache_free(struct kp__dwarf_cache *d)
 {
 	for (size_t i = 0; i < d->ncus; i++)

@@ -301,6 +301,10 @@ bool kp__dwarf_has_u64(const uint64_t *sorted, size_t n, uint64_t key);
 kp_status kp__dwarf_build_index(struct kp__dwarf_cache *d, const struct aarange *aa,
                                 size_t naa, struct arange **raw, size_t *nraw,
                                 size_t *capraw);
+/* d's address index and units (each unit's place, version and bases:
+ * what open_index reads; nothing decoded) copied into to, which has none;
+ * false when out of memory. */
+bool kp__dwarf_copy_index(struct kp__dwarf_cache *to, const struct kp__dwarf_cache *d);
 /* Frees what the cache holds but dwarf_die.c's abbreviation tables
  * (kp__dwarf_die_free): dwarf_cache.c calls nothing above it. */
 void kp__dwarf_cache_free(struct kp__dwarf_cache *d);

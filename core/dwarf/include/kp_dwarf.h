@@ -78,7 +78,8 @@ kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *lo, uint64_t *hi,
 void kp_dwarf_window_done(kp_dwarf *d, size_t i);
 
 /* A second handle on d's slice with d's settings (its symbol table of
- * kp_dwarf_use_symbols too), nothing decoded yet.  A kp_dwarf is used by one
+ * kp_dwarf_use_symbols too) and a copy of its address index (the unit
+ * headers are not read again), nothing decoded yet.  A kp_dwarf is used by one
  * thread at a time; two handles on one slice may be used at once, looking
  * up in a shared symbol table too once one call on that kp_macho has sorted
  * it (kp_macho_symbol_boundaries, kp_macho_symbol). */
