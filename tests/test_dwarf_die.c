@@ -411,10 +411,10 @@ static void sweep_vs_lookup(const char *set, const char *name)
  * DW_FORM_flag instead of DW_FORM_data1 (the same byte): dwarf_die.c does
  * not take that form there, so the sweep's eager decode of each function
  * with inlined calls fails midway and must go back, skip that subtree and
- * leave the function to its lazy decode (libdwarf, which rejects the form
- * too).  The sweep then fails as lookups alone fail, naming the
- * subprogram, not the unit; the unit stays decoded by dwarf_die.c and a
- * function without inlined calls answers as lookups alone answer. */
+ * leave the function to its lazy decode (libdwarf: 20210528 rejects the
+ * form, 2.x reads it).  The sweep then fails where lookups alone fail,
+ * naming the subprogram, not the unit; the unit keeps the function index a
+ * lookup's decode makes and every function answers as lookups alone do. */
 static void eager_falls_back(const char *set, const char *name)
 {
 	char path[1024];
@@ -477,9 +477,12 @@ static void eager_falls_back(const char *set, const char *name)
 		agree += kp_dwarf_lookup(a, sym.v[i], x.f, KP_SYMCACHE_MAX_FRAMES, &x.n, &e1) == KP_OK &&
 		         same_ans(&x, &y) && y.n > 0;
 	}
-	KT_CHECK(sa != KP_OK && sb == sa && !strcmp(ea.msg, eb.msg) && strstr(ea.msg, "subprogram"),
-	         "%s/%s: the sweep fails as lookups alone do (\"%s\" / \"%s\")", set, name, ea.msg,
-	         eb.msg);
+	/* libdwarf 20210528 rejects the form too (the function is malformed:
+	 * the sweep stops there, naming it, as a lookup does), 2.x reads it
+	 * (both answer) */
+	KT_CHECK(sb == sa && (sa == KP_OK || (!strcmp(ea.msg, eb.msg) && strstr(ea.msg, "subprogram"))),
+	         "%s/%s: the sweep fails where lookups alone fail, alike (\"%s\" / \"%s\")", set,
+	         name, sa == KP_OK ? "answered" : ea.msg, sb == KP_OK ? "answered" : eb.msg);
 	/* the unit's function index as the lazy decode made it */
 	size_t units = 0, same_index = 0;
 	struct kp__dwarf_cache *ca = kp__dwarf_cache(a), *cb = kp__dwarf_cache(b);
@@ -499,10 +502,10 @@ static void eager_falls_back(const char *set, const char *name)
 	KT_CHECK(units > 0 && same_index == units,
 	         "%s/%s: the swept unit indexes its functions as a lookup's does (%zu of %zu)", set,
 	         name, same_index, units);
-	/* libdwarf was asked once: for the function the sweep stopped at */
-	KT_CHECK(answered > 0 && agree == answered && kp__dwarf_cache(a)->nslow == 1,
-	         "%s/%s: the unit stays decoded by dwarf_die.c (%zu left to libdwarf); its other "
-	         "functions answer alike (%zu of %zu)",
+	/* the functions the eager decode gave up on went to libdwarf, lazily */
+	KT_CHECK(answered > 0 && agree == answered && kp__dwarf_cache(a)->nslow >= 1,
+	         "%s/%s: functions left to libdwarf (%zu); every function lookups alone answer, the "
+	         "sweep's handle answers alike (%zu of %zu)",
 	         set, name, kp__dwarf_cache(a)->nslow, agree, answered);
 	free(pts.v);
 	free(sym.v);
