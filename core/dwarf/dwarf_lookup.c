@@ -211,6 +211,7 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
 	struct kp__dwarf_memo *mm = &c->memo;
 	const char *sym = NULL;
+	c->same_calls = false;
 	bool symbols = c->syms && max;
 	if (symbols && addr >= c->sym_lo && addr < c->sym_hi) {
 		sym = c->sym_at;   /* the same symbol as the last answer's */
@@ -231,8 +232,11 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 		frames[0].line = rowfile ? row->line : 0;
 		frames[0].column = rowfile ? row->column : 0;
 		*n = mm->n;
+		c->same_calls = true;
 		return KP_OK;
 	}
+	/* a lookup that fails leaves no memo: the next one is answered whole */
+	mm->valid = false;
 	bool whole = true;
 	struct kp__dwarf_memo span;
 	kp_status st = frames_of(d, addr, frames, max, n, &whole, &span, err);
@@ -316,6 +320,11 @@ uint64_t kp_dwarf_window_start(kp_dwarf *d, size_t i)
 {
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
 	return i == 0 || i > c->nar ? 0 : c->ar[i - 1].hi;
+}
+
+bool kp_dwarf_same_calls(const kp_dwarf *d)
+{
+	return d && kp__dwarf_cache((kp_dwarf *)d)->same_calls;
 }
 
 uint64_t kp_dwarf_code_start(kp_dwarf *d)

@@ -194,6 +194,7 @@ struct kp__dwarf_memo {
 /* Everything kp_dwarf caches, none of it libdwarf's. */
 struct kp__dwarf_cache {
 	struct kp__dwarf_memo memo;
+	bool same_calls; /* the last lookup was answered from memo (kp_dwarf_same_calls) */
 	const kp_macho_slice *slice;
 	kp_macho *syms; /* optional symbol table (kp_dwarf_use_symbols) */
 	size_t sym_hint; /* this handle's own (kp__macho_symbol_span): handles on one

@@ -423,9 +423,10 @@ static bool same_answer(const struct answer *a, const struct answer *b)
 }
 
 /* Appends the answer a starting at addr (a->n == 0: no answer); last is
- * the answer appended before it (NULL: none). */
+ * the answer appended before it (NULL: none); calls: a's frames after the
+ * first are last's. */
 static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct answer *a,
-                    const struct answer *last)
+                    const struct answer *last, bool calls)
 {
 	uint32_t func = a->n ? a->f[a->n - 1].name : 0;
 	if (!b->open && !a->n)
@@ -437,7 +438,7 @@ static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct 
 	}
 	uint32_t node = 0;
 	if (a->n && last && b->nrows && last->n == a->n &&
-	    !memcmp(&last->f[1], &a->f[1], (a->n - 1) * sizeof a->f[0]))
+	    (calls || !memcmp(&last->f[1], &a->f[1], (a->n - 1) * sizeof a->f[0])))
 		node = b->rows[b->nrows - 1].node;   /* the same calls: the same node */
 	else if (a->n && !node_of(b, a, 1, &node)) {
 		if (!flush_block(o, b))
@@ -676,7 +677,20 @@ static bool answer_at(struct run *r, uint64_t a)
 	}
 	r->st = KP_ERR_NOMEM;
 	cur->n = n;
-	for (size_t k = 0; k < n; k++) {
+	bool calls = n && n == r->pn && kp_dwarf_same_calls(r->d);
+	if (calls) {
+		/* the last lookup's answer (prev's, as the last row or the same as
+		 * it) with the first frame moved: no other string looked at */
+		memcpy(cur->f, prev->f, n * sizeof cur->f[0]);
+		cur->f[0].line = fr[0].line;
+		cur->f[0].col = fr[0].column;
+		if (fr[0].file != pfr[0].file && !intern(&r->t, fr[0].file, &cur->f[0].file))
+			return false;
+		r->st = KP_OK;
+		if (!memcmp(&cur->f[0], &prev->f[0], sizeof cur->f[0]))
+			return true; /* the same answer goes on */
+	}
+	for (size_t k = 0; !calls && k < n; k++) {
 		cur->f[k].line = fr[k].line;
 		cur->f[k].col = fr[k].column;
 		if (k < r->pn && fr[k].function == pfr[k].function)
@@ -689,9 +703,9 @@ static bool answer_at(struct run *r, uint64_t a)
 			return false;
 	}
 	r->st = KP_OK;
-	if (same_answer(cur, prev))
+	if (!calls && same_answer(cur, prev))
 		return true; /* the same answer goes on */
-	if (!add_row(&r->o, r->b, a, cur, prev)) {
+	if (!add_row(&r->o, r->b, a, cur, prev, calls)) {
 		r->st = KP_ERR_NOMEM;
 		return false;
 	}

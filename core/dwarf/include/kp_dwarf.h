@@ -35,6 +35,11 @@ kp_status kp_dwarf_open(const kp_macho_slice *slice, kp_dwarf **out, kp_error *e
 kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_t max,
                           size_t *n, kp_error *err);
 
+/* Whether d's last kp_dwarf_lookup answered as the one before it on d did
+ * but for the first frame's file, line and column (as many frames, every
+ * other field the same): a sweep's shortcut past comparing the frames. */
+bool kp_dwarf_same_calls(const kp_dwarf *d);
+
 /* Optional: lets lookups name the outermost frame from m's symbol table, as
  * llvm-symbolizer does by default (it prefers the nlist symbol holding addr,
  * '_' dropped and demangled, over the DWARF name, and names addresses DWARF
