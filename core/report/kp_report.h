@@ -344,8 +344,8 @@ kp_status kp_report_parse(const char *data, size_t len, const char *path,
  * gets its waits_on, turnstile or blocked_* from them).  Every other field
  * is as kp_report_parse makes it: the panicked thread whole, processes,
  * images, kexts, texts, ids.  Other kinds (stackshots, watchdogs, resets,
- * text forms) and a panic whose arch only the frames can tell are parsed
- * whole. */
+ * text forms) are parsed whole; a panic whose arch only the frames can
+ * tell gets every thread whole (but no wait chains). */
 #define KP_PARSE_SKIM_FRAMES 1u
 kp_status kp_report_parse_flags(const char *data, size_t len, const char *path, unsigned flags,
                                 kp_report **out, kp_error *err);
