@@ -137,12 +137,63 @@ kp_status kpi__report_kexts(const kp_report *r, kpi__image **kexts, kpi__kext_se
 	return KP_OK;
 }
 
+/* Sorts v[0..n) by kext_cmp, stably: a merge of the runs already in
+ * order, pairwise until one is left.  qsort was half of making a report's
+ * kext set (0.06 of 0.125 s of CPU over the 10k bench reports; hashing the
+ * list is most of the rest): a call through a pointer to kext_cmp for
+ * each comparison, and a list in order split as finely as any other.  The
+ * bench's lists are in order but for a few kexts, where this takes about
+ * a fifth of qsort's time; a real list, in load order, has short runs and
+ * gains a tenth.  False when out of memory (v unchanged). */
+static bool kexts_sort(kpi__image *v, size_t n)
+{
+	kpi__image *tmp = malloc(n * sizeof *tmp);
+	size_t *bound = malloc((n + 1) * sizeof *bound);
+	if (!tmp || !bound) {
+		free(tmp);
+		free(bound);
+		return false;
+	}
+	/* run k is [bound[k], bound[k + 1]) */
+	size_t runs = 0;
+	bound[runs++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (kext_cmp(&v[i - 1], &v[i]) > 0)
+			bound[runs++] = i;
+	bound[runs] = n;
+	kpi__image *a = v, *b = tmp;
+	while (runs > 1) {
+		size_t m = 0;
+		for (size_t k = 0; k < runs; k += 2) {
+			size_t lo = bound[k], mid = bound[k + 1], hi = k + 1 < runs ? bound[k + 2] : mid;
+			size_t i = lo, j = mid, o = lo;
+			while (i < mid && j < hi)
+				b[o++] = kext_cmp(&a[j], &a[i]) < 0 ? a[j++] : a[i++];
+			memcpy(b + o, a + i, (mid - i) * sizeof *b);
+			o += mid - i;
+			memcpy(b + o, a + j, (hi - j) * sizeof *b);
+			bound[m++] = lo; /* m <= k: bound[k..k + 2] were read */
+		}
+		bound[m] = n;
+		runs = m;
+		kpi__image *t = a;
+		a = b;
+		b = t;
+	}
+	if (a != v)
+		memcpy(v, a, n * sizeof *v);
+	free(tmp);
+	free(bound);
+	return true;
+}
+
 size_t kpi__kexts_canon(kpi__image *v, size_t n, char hash[KP_SHA256_HEX])
 {
 	hash[0] = '\0';
 	if (!n)
 		return 0;
-	qsort(v, n, sizeof *v, kext_cmp);
+	if (!kexts_sort(v, n))
+		qsort(v, n, sizeof *v, kext_cmp);
 	size_t u = 0;
 	kp_sha256 h;
 	kp_sha256_init(&h);

@@ -10,11 +10,13 @@
  * frames a thread): KP_IPS_MAX_PROCESSES, KP_IPS_MAX_THREADS in all, and
  * KP_IPS_MAX_FRAMES a thread; what is past them is dropped with a warning.
  *
- * With a kp__ips_defer (KP_PARSE_SKIM_FRAMES) a thread's frame arrays are
- * not decoded: their spans are kept, and kp__ips_frames decodes those of the
- * threads that need them once the panic text has named the panicked one.
- * The iterators step over a skipped array through the memo, so its bytes
- * are scanned once, by the recording skip. */
+ * With a kp__ips_defer (KP_PARSE_SKIM_FRAMES) a thread gets its id alone:
+ * its object's span is kept, and kp__ips_frames decodes the members and
+ * frames of the threads that need them once the panic text has named the
+ * panicked one (the other members were an eighth of skimming a 1 MB report:
+ * a dozen strings and numbers a thread, thousands of threads).  The
+ * iterators step over a skipped value through the memo, so its bytes are
+ * scanned once, by the recording skip. */
 #include "json_scan.h"
 #include "report_build.h"
 #include "kp_utf8.h"
@@ -269,27 +271,30 @@ static size_t count_threads(const kp_report *r)
 	return n;
 }
 
-static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm, kp_jmemo *memo,
-                             kp__ips_defer *defer)
+/* The members of thread t's object [val, end) into t: its id always, and
+ * its frame arrays' spans into *kf.. (read after the other members:
+ * kernelFrames come first); the rest unless ids_only. */
+static kp_status read_members(kp_report *r, kp_thread *t, const char *val, const char *end, kp_jmemo *memo,
+                              bool ids_only, const char **kf, const char **kfe, const char **uf,
+                              const char **ufe)
 {
 	kp_jiter it;
 	kp_jmember m;
 	kp_jerr e;
-	if (!kp_json_obj_begin(&it, tm->val, tm->val_end, &e))
+	if (!kp_json_obj_begin(&it, val, end, &e))
 		return KP_OK;
 	it.memo = memo;
-	kp_thread *t = kp__add_thread(r, p);
-	if (!t)
-		return KP_ERR_NOMEM;
 	uint64_t id;
-	if (kp_parse_u64(tm->key, tm->keylen, &id))
-		t->has_id = true, t->id = id;
-	/* frames are read after the other members: kernelFrames come first */
-	const char *kf = NULL, *kfe = NULL, *uf = NULL, *ufe = NULL;
 	while (kp_json_obj_next(&it, &m, &e)) {
 		if (KEY(&m, "id")) {
 			if (read_u64(m.val, m.val_end, &id))
 				t->has_id = true, t->id = id;
+		} else if (KEY(&m, "kernelFrames")) {
+			*kf = m.val, *kfe = m.val_end;
+		} else if (KEY(&m, "userFrames")) {
+			*uf = m.val, *ufe = m.val_end;
+		} else if (ids_only) {
+			continue;
 		} else if (KEY(&m, "name")) {
 			t->name = read_string(r, m.val, m.val_end);
 		} else if (KEY(&m, "state")) {
@@ -300,10 +305,6 @@ static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm, 
 			t->has_sched_priority = read_int(m.val, m.val_end, &t->sched_priority);
 		} else if (KEY(&m, "basePriority")) {
 			t->has_base_priority = read_int(m.val, m.val_end, &t->base_priority);
-		} else if (KEY(&m, "kernelFrames")) {
-			kf = m.val, kfe = m.val_end;
-		} else if (KEY(&m, "userFrames")) {
-			uf = m.val, ufe = m.val_end;
 		} else if (KEY(&m, "qosEffective")) {
 			t->qos_effective = read_string(r, m.val, m.val_end);
 		} else if (KEY(&m, "qosRequested")) {
@@ -323,14 +324,35 @@ static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm, 
 			t->has_wait_event = read_one_frame(r, m.val, m.val_end, &t->wait_event);
 		}
 	}
-	if (defer && (kf || uf)) {
+	return KP_OK;
+}
+
+static kp_status read_thread(kp_report *r, kp_process *p, const kp_jmember *tm, kp_jmemo *memo,
+                             kp__ips_defer *defer)
+{
+	kp_jiter it;
+	kp_jerr e;
+	if (!kp_json_obj_begin(&it, tm->val, tm->val_end, &e))
+		return KP_OK;
+	kp_thread *t = kp__add_thread(r, p);
+	if (!t)
+		return KP_ERR_NOMEM;
+	uint64_t id;
+	if (kp_parse_u64(tm->key, tm->keylen, &id))
+		t->has_id = true, t->id = id;
+	const char *kf = NULL, *kfe = NULL, *uf = NULL, *ufe = NULL;
+	/* skimming: the id alone, the rest once the panicked thread is known */
+	kp_status st = read_members(r, t, tm->val, tm->val_end, memo, defer != NULL, &kf, &kfe, &uf, &ufe);
+	if (st != KP_OK)
+		return st;
+	if (defer) {
 		kp__ips_deferred *d = kp_vec_push((void **)&defer->v, &defer->n, &defer->cap, sizeof *d);
 		if (!d)
 			return KP_ERR_NOMEM;
-		*d = (kp__ips_deferred){r->nprocesses - 1, p->nthreads - 1, kf, kfe, uf, ufe};
+		*d = (kp__ips_deferred){r->nprocesses - 1, p->nthreads - 1, tm->val, tm->val_end, kf, kfe, uf, ufe};
 		return KP_OK;
 	}
-	kp_status st = kf ? read_frames(r, r->nimages, t, kf, kfe, false) : KP_OK;
+	st = kf ? read_frames(r, r->nimages, t, kf, kfe, false) : KP_OK;
 	if (st == KP_OK && uf)
 		st = read_frames(r, r->nimages, t, uf, ufe, true);
 	return st;
@@ -343,7 +365,10 @@ kp_status kp__ips_frames(kp_report *r, kp__ips_defer *defer, bool all)
 		kp_thread *t = &r->processes[d->proc].threads[d->thread];
 		if (!all && !(r->has_panicked_thread_id && t->has_id && t->id == r->panicked_thread_id))
 			continue;
-		kp_status st = d->kf ? read_frames(r, defer->nimages, t, d->kf, d->kfe, false) : KP_OK;
+		const char *kf = NULL, *kfe = NULL, *uf = NULL, *ufe = NULL;
+		kp_status st = read_members(r, t, d->val, d->val_end, defer->memo, false, &kf, &kfe, &uf, &ufe);
+		if (st == KP_OK && d->kf)
+			st = read_frames(r, defer->nimages, t, d->kf, d->kfe, false);
 		if (st == KP_OK && d->uf)
 			st = read_frames(r, defer->nimages, t, d->uf, d->ufe, true);
 		if (st != KP_OK)
@@ -428,7 +453,7 @@ kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, kp_j
 	}
 	it.memo = memo;
 	if (defer)
-		defer->nimages = r->nimages;
+		defer->nimages = r->nimages, defer->memo = memo;
 	size_t nthreads = count_threads(r);
 	while (kp_json_obj_next(&it, &pm, &e)) {
 		if (r->nprocesses >= KP_IPS_MAX_PROCESSES) {

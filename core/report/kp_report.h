@@ -337,12 +337,15 @@ kp_status kp_report_parse(const char *data, size_t len, const char *path,
 /* What a parse may leave out, for a caller that reads only part of the
  * model (the index).  KP_PARSE_SKIM_FRAMES: in a panic (.ips or Intel JSON
  * processByPid), the threads other than the one the panic text names
- * panicked keep every member but their frames (nframes 0; their arrays
- * are stepped over, never decoded), and r->frames_skipped says so.  Every
- * other field is as kp_report_parse makes it: the panicked thread's
- * frames, images, kexts, texts, ids.  Other kinds (stackshots, watchdogs,
- * resets, text forms) and a panic whose arch only the frames can tell are
- * parsed whole. */
+ * panicked keep their id and nothing else (no name, state, priorities,
+ * frames...: their members are stepped over, never decoded), and
+ * r->frames_skipped says so; nor are wait chains made (r->chains NULL;
+ * each process keeps its waitInfo and turnstileInfo lines, but no thread
+ * gets its waits_on, turnstile or blocked_* from them).  Every other field
+ * is as kp_report_parse makes it: the panicked thread whole, processes,
+ * images, kexts, texts, ids.  Other kinds (stackshots, watchdogs, resets,
+ * text forms) are parsed whole; a panic whose arch only the frames can
+ * tell gets every thread whole (but no wait chains). */
 #define KP_PARSE_SKIM_FRAMES 1u
 kp_status kp_report_parse_flags(const char *data, size_t len, const char *path, unsigned flags,
                                 kp_report **out, kp_error *err);

@@ -68,32 +68,35 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len,
  * NULL only when out of memory. */
 char *kp__kext_expand(kp_report *r, const char *s, size_t n);
 
-/* A thread whose frame arrays were stepped over, not decoded: where it is
- * in r while the parse lasts (processes, in the order read) and its
+/* A thread read for its id alone, its other members and frame arrays
+ * stepped over, not decoded: where it is in r while the parse lasts
+ * (processes, in the order read), its object [val, val_end) and its
  * kernelFrames / userFrames values (NULL when absent), in the parse's
  * buffer.  The list is malloc'd (free(v)). */
 typedef struct {
 	size_t proc, thread;
+	const char *val, *val_end;
 	const char *kf, *kfe, *uf, *ufe;
 } kp__ips_deferred;
 typedef struct {
 	kp__ips_deferred *v;
 	size_t n, cap;
 	size_t nimages;   /* the body's images: a frame's index past them names none */
+	kp_jmemo *memo;   /* the body's, to step over the members again */
 } kp__ips_defer;
 
 /* processByPid's value [val, end): processes, threads and frames; frames
  * refer to r->images, which must be filled first.  Sets *cut when the value
  * is cut off (the complete processes before the cut are kept).  memo: the
  * body's (kp_json.h), so that no level scans its members again.  defer:
- * NULL to decode every frame; else each thread's frame arrays are listed
- * there, not decoded, for kp__ips_frames. */
+ * NULL to decode every thread whole; else each thread gets its id only and
+ * is listed there, its other members and frames for kp__ips_frames. */
 kp_status kp__ips_processes(kp_report *r, const char *val, const char *end, kp_jmemo *memo,
                            kp__ips_defer *defer, bool *cut);
 
-/* Decodes the deferred frames of the threads whose id is the panic text's
- * panicked thread id (every thread mark_panicked may mark; all of them when
- * all) and, unless all, sets r->frames_skipped.  Call after the panic text
+/* Decodes the deferred members and frames of the threads whose id is the
+ * panic text's panicked thread id (every thread mark_panicked may mark; all
+ * of them when all) and, unless all, sets r->frames_skipped.  Call after the panic text
  * is parsed and before kp__ips_finish (the slide, the process order), with
  * the buffer kp__ips_processes read still alive. */
 kp_status kp__ips_frames(kp_report *r, kp__ips_defer *defer, bool all);
