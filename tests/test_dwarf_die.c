@@ -91,6 +91,32 @@ static unsigned char *stmt_list_form(unsigned char *ab, size_t n)
 	return NULL;
 }
 
+/* A fixture dSYM's DWARF file read into *buf (the caller frees it) and
+ * opened from there (*m: the caller closes it), path its name: its
+ * .debug_abbrev, writable in *buf (*absz bytes), or NULL (skipped when the
+ * file is absent, *buf then NULL). */
+static unsigned char *fixture_abbrev(const char *set, const char *name, char *path,
+                                     size_t pathsz, char **buf, kp_macho **m, uint64_t *absz)
+{
+	snprintf(path, pathsz, "%s/%s/%s.dSYM/Contents/Resources/DWARF/%s", KP_FIXTURES, set, name,
+	         name);
+	size_t n = 0;
+	kp_error err;
+	const unsigned char *ab = NULL;
+	*buf = NULL;
+	*m = NULL;
+	*absz = 0;
+	if (kp_fs_read_file(path, 64 << 20, buf, &n, NULL, &err) != KP_OK) {
+		KT_SKIP(path);
+		return NULL;
+	}
+	if (kp_macho_open_mem(*buf, n, m, &err) == KP_OK &&
+	    kp_macho_section(kp_macho_slice_at(*m, 0), "__DWARF", "__debug_abbrev", &ab, absz, NULL) &&
+	    ab >= (unsigned char *)*buf && ab + *absz <= (unsigned char *)*buf + n)
+		return (unsigned char *)*buf + (ab - (unsigned char *)*buf);
+	return NULL;
+}
+
 /* A unit dwarf_die.c leaves to libdwarf: the fixture with its CU's
  * DW_AT_stmt_list as DW_FORM_data4 instead of DW_FORM_sec_offset (the same
  * four bytes; libdwarf reads the same offset, dwarf_die.c does not take
@@ -98,24 +124,13 @@ static unsigned char *stmt_list_form(unsigned char *ab, size_t n)
  * to dwarf_die.c, and the cache is byte for byte the unpatched one. */
 static void unit_left_to_libdwarf(const char *set, const char *name)
 {
-	char path[1024];
-	snprintf(path, sizeof path, "%s/%s/%s.dSYM/Contents/Resources/DWARF/%s", KP_FIXTURES, set,
-	         name, name);
-	char *buf = NULL;
-	size_t n = 0;
-	kp_error err;
-	kp_macho *m = NULL;
-	if (kp_fs_read_file(path, 64 << 20, &buf, &n, NULL, &err) != KP_OK) {
-		KT_SKIP(path);
+	char path[1024], *buf;
+	kp_macho *m;
+	uint64_t absz;
+	unsigned char *ab = fixture_abbrev(set, name, path, sizeof path, &buf, &m, &absz);
+	if (!buf)
 		return;
-	}
-	const unsigned char *ab = NULL;
-	uint64_t absz = 0;
-	unsigned char *form = NULL;
-	if (kp_macho_open_mem(buf, n, &m, &err) == KP_OK &&
-	    kp_macho_section(kp_macho_slice_at(m, 0), "__DWARF", "__debug_abbrev", &ab, &absz, NULL) &&
-	    ab >= (unsigned char *)buf && ab + absz <= (unsigned char *)buf + n)
-		form = stmt_list_form((unsigned char *)buf + (ab - (unsigned char *)buf), absz);
+	unsigned char *form = ab ? stmt_list_form(ab, absz) : NULL;
 	KT_CHECK(form != NULL, "%s/%s: the CU's DW_AT_stmt_list form found", set, name);
 	if (form) {
 		size_t la = 0, lb = 0, fa = 0, sa = 0, fb = 0, sb = 0;
@@ -432,30 +447,20 @@ static void sweep_vs_lookup(const char *set, const char *name)
  * lookup's decode makes and every function answers as lookups alone do. */
 static void eager_falls_back(const char *set, const char *name)
 {
-	char path[1024];
-	snprintf(path, sizeof path, "%s/%s/%s.dSYM/Contents/Resources/DWARF/%s", KP_FIXTURES, set,
-	         name, name);
-	char *buf = NULL;
-	size_t n = 0, patched = 0;
+	char path[1024], *buf;
+	kp_macho *m;
+	uint64_t absz;
+	size_t patched = 0;
 	kp_error err;
-	kp_macho *m = NULL;
-	if (kp_fs_read_file(path, 64 << 20, &buf, &n, NULL, &err) != KP_OK) {
-		KT_SKIP(path);
+	unsigned char *p = fixture_abbrev(set, name, path, sizeof path, &buf, &m, &absz);
+	if (!buf)
 		return;
-	}
-	const unsigned char *ab = NULL;
-	uint64_t absz = 0;
-	if (kp_macho_open_mem(buf, n, &m, &err) == KP_OK &&
-	    kp_macho_section(kp_macho_slice_at(m, 0), "__DWARF", "__debug_abbrev", &ab, &absz, NULL) &&
-	    ab >= (unsigned char *)buf && ab + absz <= (unsigned char *)buf + n) {
-		unsigned char *p = (unsigned char *)buf + (ab - (unsigned char *)buf);
-		/* DW_AT_call_line data1, DW_AT_call_column data1 */
-		for (size_t i = 0; i + 4 <= absz; i++)
-			if (p[i] == 0x59 && p[i + 1] == 0x0b && p[i + 2] == 0x57 && p[i + 3] == 0x0b) {
-				p[i + 3] = 0x0c;
-				patched++;
-			}
-	}
+	/* DW_AT_call_line data1, DW_AT_call_column data1 */
+	for (size_t i = 0; p && i + 4 <= absz; i++)
+		if (p[i] == 0x59 && p[i + 1] == 0x0b && p[i + 2] == 0x57 && p[i + 3] == 0x0b) {
+			p[i + 3] = 0x0c;
+			patched++;
+		}
 	KT_CHECK(patched > 0, "%s/%s: the inlined subroutines' call_column forms found", set, name);
 	const kp_macho_slice *s = kp_macho_slice_at(m, 0);
 	kp_dwarf *a = NULL, *b = NULL;

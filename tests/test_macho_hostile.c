@@ -362,42 +362,51 @@ static void test_synthetic_thin(void)
 	expect_format((const unsigned char *)"\xcf\xfa", 2, "two bytes", 0, NULL);
 }
 
+/* An i386 dylib's header: __TEXT at 0x1000 (0x1000 bytes, filesize of
+ * them in the file) with one __text section at 0x1100 of text_size bytes,
+ * and an LC_SYMTAB of nsyms 12-byte entries at symoff, strings at stroff. */
+static void put_i386_head(struct w *w, uint32_t filesize, uint32_t text_size, uint32_t symoff,
+                          uint32_t nsyms, uint32_t stroff, uint32_t strsize)
+{
+	memset(w, 0, sizeof *w);
+	put32(w, MH_MAGIC);
+	put32(w, CPU_TYPE_X86);
+	put32(w, CPU_SUBTYPE_I386_ALL);
+	put32(w, MH_DYLIB);
+	put32(w, 2); /* ncmds */
+	put32(w, SEGMENT_CMD_SIZE + SECTION_SIZE + SYMTAB_CMD_SIZE);
+	put32(w, 0);
+	put32(w, LC_SEGMENT);
+	put32(w, SEGMENT_CMD_SIZE + SECTION_SIZE);
+	putname(w, "__TEXT");
+	put32(w, 0x1000); /* vmaddr */
+	put32(w, 0x1000); /* vmsize */
+	put32(w, 0);      /* fileoff */
+	put32(w, filesize);
+	put32(w, VM_PROT_READ_EXECUTE);
+	put32(w, VM_PROT_READ_EXECUTE);
+	put32(w, 1); /* nsects */
+	put32(w, 0);
+	putname(w, "__text");
+	putname(w, "__TEXT");
+	put32(w, 0x1100);
+	put32(w, text_size);
+	put32(w, 0x100);
+	for (int i = 0; i < 6; i++)
+		put32(w, 0);
+	put32(w, LC_SYMTAB);
+	put32(w, SYMTAB_CMD_SIZE);
+	put32(w, symoff);
+	put32(w, nsyms);
+	put32(w, stroff);
+	put32(w, strsize);
+}
+
 /* 32-bit i386: LC_SEGMENT, section, nlist (12-byte) entries. */
 static void test_synthetic_32(void)
 {
 	struct w w;
-	memset(&w, 0, sizeof w);
-	put32(&w, MH_MAGIC);
-	put32(&w, CPU_TYPE_X86);
-	put32(&w, CPU_SUBTYPE_I386_ALL);
-	put32(&w, MH_DYLIB);
-	put32(&w, 2); /* ncmds */
-	put32(&w, SEGMENT_CMD_SIZE + SECTION_SIZE + SYMTAB_CMD_SIZE);
-	put32(&w, 0);
-	put32(&w, LC_SEGMENT);
-	put32(&w, SEGMENT_CMD_SIZE + SECTION_SIZE);
-	putname(&w, "__TEXT");
-	put32(&w, 0x1000); /* vmaddr */
-	put32(&w, 0x1000); /* vmsize */
-	put32(&w, 0);      /* fileoff */
-	put32(&w, 0x300);  /* filesize */
-	put32(&w, VM_PROT_READ_EXECUTE);
-	put32(&w, VM_PROT_READ_EXECUTE);
-	put32(&w, 1); /* nsects */
-	put32(&w, 0);
-	putname(&w, "__text");
-	putname(&w, "__TEXT");
-	put32(&w, 0x1100);
-	put32(&w, 0x40);
-	put32(&w, 0x100);
-	for (int i = 0; i < 6; i++)
-		put32(&w, 0);
-	put32(&w, LC_SYMTAB);
-	put32(&w, SYMTAB_CMD_SIZE);
-	put32(&w, 0x200); /* symoff */
-	put32(&w, 2);     /* nsyms */
-	put32(&w, 0x240); /* stroff */
-	put32(&w, 12);    /* strsize */
+	put_i386_head(&w, 0x300, 0x40, 0x200, 2, 0x240, 12);
 	w.n = 0x200;
 	put32(&w, 1);
 	w.b[w.n++] = N_SECT | N_EXT, w.b[w.n++] = 1, w.n += 2;
@@ -435,39 +444,8 @@ static void test_symbol_order(void)
 {
 	enum { NSYM = 400, SLOTS = 100 };
 	struct w w;
-	memset(&w, 0, sizeof w);
-	put32(&w, MH_MAGIC);
-	put32(&w, CPU_TYPE_X86);
-	put32(&w, CPU_SUBTYPE_I386_ALL);
-	put32(&w, MH_DYLIB);
-	put32(&w, 2); /* ncmds */
-	put32(&w, SEGMENT_CMD_SIZE + SECTION_SIZE + SYMTAB_CMD_SIZE);
-	put32(&w, 0);
-	put32(&w, LC_SEGMENT);
-	put32(&w, SEGMENT_CMD_SIZE + SECTION_SIZE);
-	putname(&w, "__TEXT");
-	put32(&w, 0x1000);
-	put32(&w, 0x1000);
-	put32(&w, 0);
-	put32(&w, 0x200);
-	put32(&w, VM_PROT_READ_EXECUTE);
-	put32(&w, VM_PROT_READ_EXECUTE);
-	put32(&w, 1);
-	put32(&w, 0);
-	putname(&w, "__text");
-	putname(&w, "__TEXT");
-	put32(&w, 0x1100);         /* addr */
-	put32(&w, SLOTS * 8);      /* size */
-	put32(&w, 0x100);
-	for (int i = 0; i < 6; i++)
-		put32(&w, 0);
 	uint32_t symoff = 0x200, stroff = symoff + NSYM * 12, strsize = 1 + NSYM * 6;
-	put32(&w, LC_SYMTAB);
-	put32(&w, SYMTAB_CMD_SIZE);
-	put32(&w, symoff);
-	put32(&w, NSYM);
-	put32(&w, stroff);
-	put32(&w, strsize);
+	put_i386_head(&w, 0x200, SLOTS * 8, symoff, NSYM, stroff, strsize);
 	int last[SLOTS];   /* the last entry at each slot, -1: none */
 	for (int k = 0; k < SLOTS; k++)
 		last[k] = -1;

@@ -69,16 +69,18 @@ static inline bool kp_htab_size(kp_htab *t, size_t cap)
 	return t->slot != NULL;
 }
 
-/* Room for extra more values at a load of 1/2 at most, in one growth (for
- * a caller that knows how many may come); as kp_htab_room otherwise. */
+/* Room for extra more values at a load of 1/2 at most, in one growth: the
+ * first growth makes first_cap slots (a power of two) or more, each doubles,
+ * every value placed again by hash(ctx, v).  False when out of memory (t
+ * unchanged). */
 static inline bool kp_htab_reserve(kp_htab *t, size_t extra, size_t first_cap, kp_htab_hash *hash,
                                    const void *ctx)
 {
-	size_t cap = t->cap ? t->cap : first_cap;
+	if ((t->n + extra) * 2 <= t->cap)
+		return true;
+	size_t cap = t->cap ? t->cap * 2 : first_cap;
 	while ((t->n + extra) * 2 > cap)
 		cap *= 2;
-	if (cap == t->cap)
-		return true;
 	kp_htab g;
 	if (!kp_htab_size(&g, cap))
 		return false;
@@ -90,22 +92,11 @@ static inline bool kp_htab_reserve(kp_htab *t, size_t extra, size_t first_cap, k
 	return true;
 }
 
-/* Room for one more value at a load of 1/2 at most: the first call makes
- * first_cap slots (a power of two), a full table doubles, every value
- * placed again by hash(ctx, v).  False when out of memory (t unchanged). */
+/* Room for one more value (kp_htab_reserve's, for a caller that adds one at
+ * a time). */
 static inline bool kp_htab_room(kp_htab *t, size_t first_cap, kp_htab_hash *hash, const void *ctx)
 {
-	if ((t->n + 1) * 2 <= t->cap)
-		return true;
-	kp_htab g;
-	if (!kp_htab_size(&g, t->cap ? t->cap * 2 : first_cap))
-		return false;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slot[i])
-			kp_htab_put(&g, kp_htab_empty(&g, hash(ctx, t->slot[i])), t->slot[i]);
-	free(t->slot);
-	*t = g;
-	return true;
+	return kp_htab_reserve(t, 1, first_cap, hash, ctx);
 }
 
 static inline void kp_htab_free(kp_htab *t)
