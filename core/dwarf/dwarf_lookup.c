@@ -358,8 +358,11 @@ kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *wlo, uint64_t *whi,
 		return st;
 	bool ok = fn(ctx, lo);
 	/* line_for changes its answer only at a sequence's ends and at rows
-	 * (whatever their order: it compares rows' addresses with addr); the
-	 * rows go first, ascending after lo when the unit has one sequence
+	 * (whatever their order: it compares rows' addresses with addr); a
+	 * sequence's ends are its first row and its end_sequence row
+	 * (kp__dwarf_cu_add_row), so its rows are all.  The rows go first,
+	 * ascending after lo when the unit has one sequence, then the
+	 * functions', ascending too where they nest as compilers write them
 	 * (the cache build sorts less then) */
 	for (size_t k = 0; k < cu->nseqs && ok; k++) {
 		const struct seq *s = &cu->seqs[k];
@@ -368,20 +371,15 @@ kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *wlo, uint64_t *whi,
 		for (size_t r = s->first; r < (size_t)s->first + s->count && ok; r++)
 			ok = PUT(cu->rows[r].addr);
 	}
-	for (size_t k = 0; k < cu->nseqs && ok; k++) {
-		const struct seq *s = &cu->seqs[k];
-		if (s->hi > lo && s->lo < hi)
-			ok = PUT(s->lo) && PUT(s->hi);
-	}
 	/* the functions (disjoint, in order) and, inside each, its inlined
-	 * subroutines */
+	 * subroutines (the function's start, theirs, its end) */
 	size_t m0 = kp_vec_upper_u64(cu->map.v, cu->map.n, sizeof *cu->map.v,
 	                             offsetof(struct amap, lo), lo);
 	for (size_t k = m0 ? m0 - 1 : 0; k < cu->map.n && cu->map.v[k].lo < hi && ok; k++) {
 		const struct amap *m = &cu->map.v[k];
 		if (m->hi <= lo)
 			continue;
-		ok = PUT(m->lo) && PUT(m->hi);
+		ok = PUT(m->lo);
 		struct func *f = &cu->funcs[m->sub];
 		if ((st = decoded_func(d, cu, f, err)) != KP_OK)
 			return st;
@@ -390,6 +388,7 @@ kp_status kp_dwarf_window(kp_dwarf *d, size_t i, uint64_t *wlo, uint64_t *whi,
 		                             offsetof(struct amap, lo), flo);
 		for (size_t j = s0 ? s0 - 1 : 0; j < f->map.n && f->map.v[j].lo < fhi && ok; j++)
 			ok = PUT(f->map.v[j].lo) && PUT(f->map.v[j].hi);
+		ok = ok && PUT(m->hi);
 	}
 	return ok ? KP_OK : kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
 }

@@ -547,7 +547,8 @@ static bool sort_u64(uint64_t *v, size_t n, struct sortbuf *s)
 
 /* Sorts x and drops repeats; false when out of memory.  A long ascending
  * start (a window's rows, kp_dwarf_window) is merged with the rest once
- * that is sorted, into s's scratch, which then trades places with x. */
+ * that is sorted (unless it is ascending already: a window's functions),
+ * into s's scratch, which then trades places with x. */
 static bool sort_distinct(struct vec *x, struct sortbuf *s)
 {
 	uint64_t *v = x->v;
@@ -555,7 +556,11 @@ static bool sort_distinct(struct vec *x, struct sortbuf *s)
 	while (p < n && v[p - 1] <= v[p])
 		p++;
 	if (p >= 64 && p < n) {
-		if (!sort_u64(v + p, n - p, s) || !kp_vec_reserve(&s->tmp.v, &s->tmp.cap, n, 8))
+		size_t q = p + 1;   /* the rest may be ascending too (a window's functions) */
+		while (q < n && v[q - 1] <= v[q])
+			q++;
+		if ((q < n && !sort_u64(v + p, n - p, s)) ||
+		    !kp_vec_reserve(&s->tmp.v, &s->tmp.cap, n, 8))
 			return false;
 		uint64_t *t = s->tmp.v;
 		size_t i = 0, j = p, k = 0;
