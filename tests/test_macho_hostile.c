@@ -363,10 +363,11 @@ static void test_synthetic_thin(void)
 }
 
 /* An i386 dylib's header: __TEXT at 0x1000 (0x1000 bytes, filesize of
- * them in the file) with one __text section at 0x1100 of text_size bytes,
- * and an LC_SYMTAB of nsyms 12-byte entries at symoff, strings at stroff. */
-static void put_i386_head(struct w *w, uint32_t filesize, uint32_t text_size, uint32_t symoff,
-                          uint32_t nsyms, uint32_t stroff, uint32_t strsize)
+ * them in the file) with nsects sections of text_size bytes from 0x1100
+ * (__text, then __const right after it), and an LC_SYMTAB of nsyms 12-byte
+ * entries at symoff, strings at stroff. */
+static void put_i386_head(struct w *w, uint32_t filesize, uint32_t nsects, uint32_t text_size,
+                          uint32_t symoff, uint32_t nsyms, uint32_t stroff, uint32_t strsize)
 {
 	memset(w, 0, sizeof *w);
 	put32(w, MH_MAGIC);
@@ -374,10 +375,10 @@ static void put_i386_head(struct w *w, uint32_t filesize, uint32_t text_size, ui
 	put32(w, CPU_SUBTYPE_I386_ALL);
 	put32(w, MH_DYLIB);
 	put32(w, 2); /* ncmds */
-	put32(w, SEGMENT_CMD_SIZE + SECTION_SIZE + SYMTAB_CMD_SIZE);
+	put32(w, SEGMENT_CMD_SIZE + nsects * SECTION_SIZE + SYMTAB_CMD_SIZE);
 	put32(w, 0);
 	put32(w, LC_SEGMENT);
-	put32(w, SEGMENT_CMD_SIZE + SECTION_SIZE);
+	put32(w, SEGMENT_CMD_SIZE + nsects * SECTION_SIZE);
 	putname(w, "__TEXT");
 	put32(w, 0x1000); /* vmaddr */
 	put32(w, 0x1000); /* vmsize */
@@ -385,15 +386,17 @@ static void put_i386_head(struct w *w, uint32_t filesize, uint32_t text_size, ui
 	put32(w, filesize);
 	put32(w, VM_PROT_READ_EXECUTE);
 	put32(w, VM_PROT_READ_EXECUTE);
-	put32(w, 1); /* nsects */
+	put32(w, nsects);
 	put32(w, 0);
-	putname(w, "__text");
-	putname(w, "__TEXT");
-	put32(w, 0x1100);
-	put32(w, text_size);
-	put32(w, 0x100);
-	for (int i = 0; i < 6; i++)
-		put32(w, 0);
+	for (uint32_t i = 0; i < nsects; i++) {
+		putname(w, i ? "__const" : "__text");
+		putname(w, "__TEXT");
+		put32(w, 0x1100 + i * text_size);
+		put32(w, text_size);
+		put32(w, 0x100 + i * text_size);
+		for (int j = 0; j < 6; j++)
+			put32(w, 0);
+	}
 	put32(w, LC_SYMTAB);
 	put32(w, SYMTAB_CMD_SIZE);
 	put32(w, symoff);
@@ -406,7 +409,7 @@ static void put_i386_head(struct w *w, uint32_t filesize, uint32_t text_size, ui
 static void test_synthetic_32(void)
 {
 	struct w w;
-	put_i386_head(&w, 0x300, 0x40, 0x200, 2, 0x240, 12);
+	put_i386_head(&w, 0x300, 1, 0x40, 0x200, 2, 0x240, 12);
 	w.n = 0x200;
 	put32(&w, 1);
 	w.b[w.n++] = N_SECT | N_EXT, w.b[w.n++] = 1, w.n += 2;
@@ -445,7 +448,7 @@ static void test_symbol_order(void)
 	enum { NSYM = 400, SLOTS = 100 };
 	struct w w;
 	uint32_t symoff = 0x200, stroff = symoff + NSYM * 12, strsize = 1 + NSYM * 6;
-	put_i386_head(&w, 0x200, SLOTS * 8, symoff, NSYM, stroff, strsize);
+	put_i386_head(&w, 0x200, 1, SLOTS * 8, symoff, NSYM, stroff, strsize);
 	int last[SLOTS];   /* the last entry at each slot, -1: none */
 	for (int k = 0; k < SLOTS; k++)
 		last[k] = -1;
@@ -488,6 +491,77 @@ static void test_symbol_order(void)
 	         "%d symbols at %d addresses in no order: the last entry at each names it (%d of %d)",
 	         NSYM, slots, right, slots);
 	kp_macho_close(&m);
+}
+
+/* The first lookups on a slice read its symbol table unsorted
+ * (macho_symtab.c's scan); every answer, span included, must be the sorted
+ * table's.  Random tables over two sections: aliases, symbols before and
+ * past their section, stabs, absolute marks inside a section, section
+ * numbers past the last; every address around them asked of a fresh handle
+ * (its first lookup scans) and of one that has sorted. */
+static bool any_boundary(void *ctx, uint64_t addr)
+{
+	(void)ctx, (void)addr;
+	return true;
+}
+
+static void test_symbol_scan(void)
+{
+	enum { NSYM = 24, TABLES = 40 };
+	uint32_t x = 777;
+	int asked = 0, same = 0;
+	for (int t = 0; t < TABLES; t++) {
+		struct w w;
+		uint32_t symoff = 0x300, stroff = symoff + NSYM * 12, strsize = 1 + NSYM * 4;
+		put_i386_head(&w, 0x300, 2, 0x40, symoff, NSYM, stroff, strsize);
+		w.n = symoff;
+		for (int i = 0; i < NSYM; i++) {
+			x = x * 1103515245u + 12345u;
+			uint32_t r = x >> 8;
+			uint8_t type = r % 9 == 0 ? 0x24 /* N_FUN stab */ : r % 9 == 1 ? 0x2 /* N_ABS */ : N_SECT;
+			uint8_t sect = (uint8_t)(r / 9 % 7 == 0 ? 3 : 1 + r / 9 % 2);
+			put32(&w, 1 + (uint32_t)i * 4);
+			w.b[w.n++] = type, w.b[w.n++] = sect, w.n += 2;
+			put32(&w, 0x10f0 + (r >> 12) % 0xa0);   /* 0x10f0-0x118f around 0x1100-0x117f */
+		}
+		for (int i = 0; i < NSYM; i++) {
+			char *q = (char *)w.b + stroff + 1 + i * 4;
+			q[0] = '_', q[1] = (char)('a' + i / 10), q[2] = (char)('0' + i % 10), q[3] = '\0';
+		}
+		w.n = stroff + strsize;
+		kp_macho *sorted = NULL;
+		kp_error err;
+		if (kp_macho_open_mem(w.b, w.n, &sorted, &err) != KP_OK) {
+			KT_CHECK(false, "scan table %d opens: %s", t, err.msg);
+			continue;
+		}
+		const kp_macho_slice *ss = kp_macho_slice_at(sorted, 0);
+		KT_CHECK(kp_macho_symbol_boundaries(sorted, ss, any_boundary, NULL), "table %d sorts", t);
+		for (uint64_t a = 0x10e8; a < 0x1198; a++) {
+			kp_macho *fresh = NULL;
+			if (kp_macho_open_mem(w.b, w.n, &fresh, &err) != KP_OK)
+				break;
+			const kp_macho_slice *fs = kp_macho_slice_at(fresh, 0);
+			const char *n1 = NULL, *n2 = NULL;
+			uint64_t o1 = 0, o2 = 0, l1 = 0, l2 = 0, h1 = 0, h2 = 0;
+			size_t k1 = 0, k2 = 0;
+			bool a1 = kp__macho_symbol_span(fresh, fs, a, &k1, &n1, &o1, &l1, &h1);
+			bool a2 = kp__macho_symbol_span(sorted, ss, a, &k2, &n2, &o2, &l2, &h2);
+			asked++;
+			bool ok = a1 == a2 && (!a1 || (!strcmp(n1, n2) && o1 == o2 && l1 == l2 && h1 == h2));
+			same += ok;
+			if (!ok)
+				fprintf(stderr, "table %d at 0x%llx: scan %d %s+%llu [%llx,%llx) sorted %d %s+%llu [%llx,%llx)\n",
+				        t, (unsigned long long)a, a1, a1 ? n1 : "-", (unsigned long long)o1,
+				        (unsigned long long)l1, (unsigned long long)h1, a2, a2 ? n2 : "-",
+				        (unsigned long long)o2, (unsigned long long)l2, (unsigned long long)h2);
+			kp_macho_close(&fresh);
+		}
+		kp_macho_close(&sorted);
+	}
+	KT_CHECK(asked > 0 && same == asked,
+	         "a slice's first lookup (scanning the table) answers as the sorted table does: %d of %d",
+	         same, asked);
 }
 
 /* fat / fat64 around copies of the synthetic thin file. */
@@ -909,6 +983,7 @@ int main(void)
 	test_synthetic_thin();
 	test_synthetic_32();
 	test_symbol_order();
+	test_symbol_scan();
 	test_arch_names();
 	test_synthetic_fat();
 	test_fileset();

@@ -119,6 +119,7 @@ struct mslice {
 	struct msym *sorted_syms;
 	size_t nsorted;
 	size_t hint; /* the last kp_macho_symbol search's answer */
+	unsigned scans; /* lookups answered by reading the table unsorted */
 };
 
 enum mapkind { MAP_NONE, MAP_MMAP, MAP_HEAP };

@@ -283,6 +283,87 @@ static bool build_sorted(struct mslice *s)
 	return true;
 }
 
+/* A slice's first SCANS lookups read its symbol table where it lies rather
+ * than sort it (two passes over the nlist cost a fraction of the sort's
+ * allocations and page faults: most of a one-address answer's own time);
+ * the next one sorts. */
+#define SCANS 2
+
+static bool is_mark(const struct mslice *s, const unsigned char *e)
+{
+	return !(e[4] & N_STAB) && e[5] != 0 && e[5] <= s->nsects;
+}
+
+static bool is_sym(const struct mslice *s, const unsigned char *e)
+{
+	return is_mark(s, e) && (e[4] & N_TYPE) == N_SECT;
+}
+
+/* kp__macho_symbol_span's answer from the unsorted table, exactly the
+ * sorted table's (build_sorted): the greatest symbol address a at or below
+ * addr, of the symbols there the one with the longest extent (each
+ * section's first mark above a, size_syms) then the last in the table, and
+ * the least symbol address above addr for the span's end. */
+static bool scan_span(const struct mslice *s, uint64_t addr, const char **name,
+                      uint64_t *offset, uint64_t *lo, uint64_t *hi)
+{
+	size_t ent = s->pub.is64 ? NLIST_SIZE_64 : NLIST_SIZE;
+	const unsigned char *p = s->syms, *end = p + (size_t)s->nsyms * ent;
+	const unsigned char *first = NULL, *last = NULL; /* the symbols at a */
+	uint64_t a = 0, b = 0;
+	bool above = false;
+	for (const unsigned char *e = p; e < end; e += ent) {
+		if (!is_sym(s, e))
+			continue;
+		uint64_t v = s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8);
+		if (v > addr) {
+			if (!above || v < b)
+				b = v, above = true;
+		} else if (!first || v > a) {
+			a = v, first = last = e;
+		} else if (v == a) {
+			last = e;
+		}
+	}
+	if (!first)
+		return false;
+	/* each section's first mark above a: its end, or a mark before it */
+	uint64_t next[256];
+	bool has[256];
+	for (size_t j = 1; j < 256; j++) {
+		has[j] = j <= s->nsects && s->sects[j - 1].addr + s->sects[j - 1].size > a;
+		next[j] = has[j] ? s->sects[j - 1].addr + s->sects[j - 1].size : 0;
+	}
+	for (const unsigned char *e = p; e < end; e += ent) {
+		if (!is_mark(s, e))
+			continue;
+		uint64_t v = s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8);
+		if (v > a && (!has[e[5]] || v < next[e[5]]))
+			next[e[5]] = v, has[e[5]] = true;
+	}
+	const unsigned char *y = NULL;
+	uint64_t yend = 0, ysize = 0;
+	for (const unsigned char *e = first; e <= last; e += ent) {
+		if (!is_sym(s, e) || (s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8)) != a)
+			continue;
+		uint64_t x = has[e[5]] ? next[e[5]] : 0, size = x ? x - a : 0;
+		if (!y || size >= ysize)   /* at one extent, the later entry */
+			y = e, yend = x, ysize = size;
+	}
+	const struct msect *sec = &s->sects[y[5] - 1];
+	if (yend ? addr >= yend : (addr < sec->addr || addr - sec->addr >= sec->size))
+		return false;
+	if (name)
+		*name = s->strtab + kp_le32(y);
+	if (offset)
+		*offset = addr - a;
+	uint64_t reach = yend ? yend
+	                 : sec->size > UINT64_MAX - sec->addr ? UINT64_MAX : sec->addr + sec->size;
+	*lo = yend || a > sec->addr ? a : sec->addr;
+	*hi = above && b < reach ? b : reach;
+	return true;
+}
+
 /* The private record of s, one of m's slices. */
 static struct mslice *ms_of(kp_macho *m, const kp_macho_slice *s)
 {
@@ -352,8 +433,8 @@ bool kp_macho_function_start(kp_macho *m, const kp_macho_slice *s, uint64_t addr
 	return false;
 }
 
-/* The first call on a slice sorts its symbols, so calls on one kp_macho must
- * not run concurrently; different handles are independent. */
+/* The first calls on a slice count, then sort, its symbols, so calls on one
+ * kp_macho must not run concurrently; different handles are independent. */
 bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const char **name,
                      uint64_t *offset)
 {
@@ -367,6 +448,10 @@ bool kp__macho_symbol_span(kp_macho *m, const kp_macho_slice *s, uint64_t addr, 
 	struct mslice *ms = ms_of(m, s);
 	if (!ms || !ms->has_symtab)
 		return false;
+	if (!ms->sorted && ms->scans < SCANS) {
+		ms->scans++;
+		return scan_span(ms, addr, name, offset, lo, hi);
+	}
 	if (!ms->sorted && !build_sorted(ms))
 		return false;
 	/* Last entry with entry.addr <= addr, then back to the first of its run

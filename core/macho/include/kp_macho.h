@@ -106,7 +106,8 @@ bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr,
 
 /* The same with the caller's search hint (0 at first; it starts the next
  * search where this one ended) instead of the slice's: once a call on the
- * slice has sorted its symbols (kp_macho_symbol, _boundaries), threads may
+ * slice has sorted its symbols (kp_macho_symbol_boundaries; the third
+ * kp_macho_symbol, the first two read the table unsorted), threads may
  * call this on one kp_macho at once, each with a hint of its own. */
 bool kp_macho_symbol_near(kp_macho *m, const kp_macho_slice *s, uint64_t addr, size_t *hint,
                           const char **name, uint64_t *offset);
