@@ -839,15 +839,13 @@ static unsigned cores(void)
 	return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
 }
 
-/* Where run p of n (p >= 1) is sought from in [a, b): the first run's
- * share is 9/11 of each other's (it also gathers the symbol table's
- * boundaries, and joins and assembles the runs: so all end at about the
- * same time). */
+/* Where run p of n (p >= 1) is sought from in [a, b): equal shares of the
+ * code (the join waits for the last run, so the first thread gains
+ * nothing by a smaller share). */
 static uint64_t run_target(uint64_t a, uint64_t b, unsigned p, unsigned n)
 {
-	uint64_t num = 9 + 11 * (uint64_t)(p - 1), den = 9 + 11 * (uint64_t)(n - 1);
 	uint64_t span = b - a;
-	return a + span / den * num + span % den * num / den;
+	return a + span / n * p + span % n * p / n;
 }
 
 /* Makes runs[1..threads) that seek a block start at their targets, each
