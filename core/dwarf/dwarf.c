@@ -725,9 +725,8 @@ static void decode_lines(dctx *c, Dwarf_Die cudie, const struct dieattrs *ca)
 		}
 		if (endseq && i + 1 < nl && !real_end_sequence(d, lines[i], lines[i + 1], addr))
 			endseq = 0;
-		struct row row = {addr, (uint32_t)line, (uint32_t)col,
-		                  file > UINT32_MAX ? UINT32_MAX : (uint32_t)file};
-		if (!kp__dwarf_cu_add_row(cu, &sb, row, endseq))
+		if (!kp__dwarf_cu_add_row(cu, &sb, addr, (uint32_t)line, (uint32_t)col,
+		                          file > UINT32_MAX ? UINT32_MAX : (uint32_t)file, endseq))
 			goto nomem;
 	}
 	kp__dwarf_cu_rows_done(cu, &sb);

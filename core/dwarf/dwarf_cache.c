@@ -387,25 +387,16 @@ bool kp__dwarf_func_add_sub(struct func *fn, const struct dieattrs *a, uint64_t 
 	return true;
 }
 
-/* cu->rows has room for every row of the line table. */
-bool kp__dwarf_cu_add_row(struct cu *cu, struct seqbuild *sb, struct row row, bool endseq)
+bool kp__dwarf_cu_end_seq(struct cu *cu, struct seqbuild *sb, size_t ri)
 {
-	size_t ri = cu->nrows++;
-	cu->rows[ri] = row;
-	if (!sb->open) {
-		sb->open = true;
-		sb->first = ri;
-	}
-	if (endseq) {
-		sb->open = false;
-		/* llvm keeps only sequences with LowPC < HighPC */
-		if (cu->rows[sb->first].addr < row.addr) {
-			if (!kp_vec_reserve((void **)&cu->seqs, &sb->cap, cu->nseqs + 1, sizeof *cu->seqs))
-				return false;
-			cu->seqs[cu->nseqs++] = (struct seq){cu->rows[sb->first].addr, row.addr,
-			                                     (uint32_t)sb->first,
-			                                     (uint32_t)(ri - sb->first + 1)};
-		}
+	sb->open = false;
+	/* llvm keeps only sequences with LowPC < HighPC */
+	if (cu->rows[sb->first].addr < cu->rows[ri].addr) {
+		if (!kp_vec_reserve((void **)&cu->seqs, &sb->cap, cu->nseqs + 1, sizeof *cu->seqs))
+			return false;
+		cu->seqs[cu->nseqs++] = (struct seq){cu->rows[sb->first].addr, cu->rows[ri].addr,
+		                                     (uint32_t)sb->first,
+		                                     (uint32_t)(ri - sb->first + 1)};
 	}
 	return true;
 }

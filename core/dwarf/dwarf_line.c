@@ -196,10 +196,9 @@ static int run(const struct hdr *h, const struct kp__dwarf_linesrc *src, struct 
 		}
 		if (!emit)
 			continue;
-		struct row row = {addr, (uint32_t)line, (uint32_t)col,
-		                  file > UINT32_MAX ? UINT32_MAX : (uint32_t)file};
 		if (!kp_vec_reserve((void **)&cu->rows, &cap, cu->nrows + 1, sizeof *cu->rows) ||
-		    !kp__dwarf_cu_add_row(cu, &sb, row, endseq))
+		    !kp__dwarf_cu_add_row(cu, &sb, addr, (uint32_t)line, (uint32_t)col,
+		                          file > UINT32_MAX ? UINT32_MAX : (uint32_t)file, endseq))
 			return -2;
 		if (endseq) {
 			addr = 0;

@@ -327,6 +327,28 @@ bool kp_dwarf_same_calls(const kp_dwarf *d)
 	return d && kp__dwarf_cache((kp_dwarf *)d)->same_calls;
 }
 
+/* kp_dwarf_lookup's memo test, without its symbol-span search: the symbol
+ * of the last answer must hold addr too. */
+bool kp_dwarf_lookup_same(kp_dwarf *d, uint64_t addr, size_t max, size_t *n, const char **file,
+                          uint32_t *line, uint32_t *column)
+{
+	struct kp__dwarf_cache *c = kp__dwarf_cache(d);
+	struct kp__dwarf_memo *mm = &c->memo;
+	if (!mm->valid || addr < mm->lo || addr >= mm->hi || max != mm->max)
+		return false;
+	if (c->syms && max ? addr < c->sym_lo || addr >= c->sym_hi || c->sym_at != mm->sym
+	                   : mm->sym != NULL)
+		return false;
+	const struct row *row = line_for(mm->cu, addr);
+	const char *rowfile = row ? file_of(mm->cu, row->file) : NULL;
+	*file = rowfile;
+	*line = rowfile ? row->line : 0;
+	*column = rowfile ? row->column : 0;
+	*n = mm->n;
+	c->same_calls = true;
+	return true;
+}
+
 uint64_t kp_dwarf_code_start(kp_dwarf *d)
 {
 	struct kp__dwarf_cache *c = kp__dwarf_cache(d);

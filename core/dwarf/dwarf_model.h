@@ -286,7 +286,25 @@ struct seqbuild {
 	size_t cap, first;
 	bool open;
 };
-bool kp__dwarf_cu_add_row(struct cu *cu, struct seqbuild *sb, struct row row, bool endseq);
+bool kp__dwarf_cu_end_seq(struct cu *cu, struct seqbuild *sb, size_t ri);
+/* Appends a row; cu->rows has room for every row of the line table.  Inline:
+ * a row passed to a call went through the stack, and reading it back as
+ * one 16-byte load from its narrower stores stalled the line decode. */
+static inline bool kp__dwarf_cu_add_row(struct cu *cu, struct seqbuild *sb, uint64_t addr,
+                                        uint32_t line, uint32_t column, uint32_t file,
+                                        bool endseq)
+{
+	size_t ri = cu->nrows++;
+	cu->rows[ri].addr = addr;
+	cu->rows[ri].line = line;
+	cu->rows[ri].column = column;
+	cu->rows[ri].file = file;
+	if (!sb->open) {
+		sb->open = true;
+		sb->first = ri;
+	}
+	return !endseq || kp__dwarf_cu_end_seq(cu, sb, ri);
+}
 void kp__dwarf_cu_rows_done(struct cu *cu, struct seqbuild *sb);
 void kp__dwarf_sort_seqs(struct cu *cu);
 /* After decoding with status st: shrink and state 1, else free, state -1 and

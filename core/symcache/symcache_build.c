@@ -210,6 +210,13 @@ struct frame {
 	uint32_t name, file, line, col;
 };
 
+/* Field by field: a frame is written a field at a time, and a 16-byte load
+ * of it (memcmp, a struct copy) stalls on those narrower stores. */
+static inline bool same_frame(const struct frame *a, const struct frame *b)
+{
+	return a->name == b->name && a->file == b->file && a->line == b->line && a->col == b->col;
+}
+
 struct answer {
 	size_t n;
 	struct frame f[KP_SYMCACHE_MAX_FRAMES];
@@ -255,7 +262,7 @@ static bool node_of(struct block *b, const struct answer *a, size_t k, uint32_t 
 	if (!node_of(b, a, k + 1, &parent))
 		return false;
 	for (size_t i = b->nnodes; i-- > 0;)
-		if (b->nodes[i].parent == parent && !memcmp(&b->nodes[i].f, &a->f[k], sizeof a->f[k])) {
+		if (b->nodes[i].parent == parent && same_frame(&b->nodes[i].f, &a->f[k])) {
 			*out = (uint32_t)i + 1;
 			return true;
 		}
@@ -419,7 +426,12 @@ static void start_block(struct block *b, uint64_t addr, uint32_t func)
 
 static bool same_answer(const struct answer *a, const struct answer *b)
 {
-	return a->n == b->n && !memcmp(a->f, b->f, a->n * sizeof a->f[0]);
+	if (a->n != b->n)
+		return false;
+	for (size_t k = 0; k < a->n; k++)
+		if (!same_frame(&a->f[k], &b->f[k]))
+			return false;
+	return true;
 }
 
 /* Appends the answer a starting at addr (a->n == 0: no answer); last is
@@ -450,7 +462,14 @@ static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct 
 	struct brow *r = &b->rows[b->nrows++];
 	r->addr = addr;
 	r->empty = a->n == 0;
-	r->f = a->n ? a->f[0] : (struct frame){0, 0, 0, 0};
+	if (a->n) {
+		r->f.name = a->f[0].name;
+		r->f.file = a->f[0].file;
+		r->f.line = a->f[0].line;
+		r->f.col = a->f[0].col;
+	} else {
+		r->f = (struct frame){0, 0, 0, 0};
+	}
 	r->node = node;
 	return true;
 }
@@ -675,6 +694,31 @@ static bool answer_at(struct run *r, uint64_t a)
 	size_t n = 0;
 	kp_symframe *fr = r->fr, *pfr = r->pfr;
 	struct answer *cur = r->cur, *prev = r->prev;
+	const char *file;
+	uint32_t line, col;
+	if (r->pn && kp_dwarf_lookup_same(r->d, a, KP_SYMCACHE_MAX_FRAMES, &n, &file, &line, &col) &&
+	    n == r->pn) {
+		/* the last answer with its first frame moved: changed in place
+		 * (prev and pfr stay each other's: ids of pfr's strings) */
+		uint32_t fid = prev->f[0].file;
+		if (file != pfr[0].file && !intern(&r->t, file, &fid)) {
+			r->st = KP_ERR_NOMEM;
+			return false;
+		}
+		if (fid == prev->f[0].file && line == prev->f[0].line && col == prev->f[0].col)
+			return true; /* the same answer goes on */
+		prev->f[0].file = fid;
+		prev->f[0].line = line;
+		prev->f[0].col = col;
+		pfr[0].file = file;
+		pfr[0].line = line;
+		pfr[0].column = col;
+		if (!add_row(&r->o, r->b, a, prev, prev, true)) {
+			r->st = KP_ERR_NOMEM;
+			return false;
+		}
+		return true;
+	}
 	kp_status st = kp_dwarf_lookup(r->d, a, fr, KP_SYMCACHE_MAX_FRAMES, &n, &r->err);
 	if (st != KP_OK) {
 		r->st = st;
@@ -692,7 +736,7 @@ static bool answer_at(struct run *r, uint64_t a)
 		if (fr[0].file != pfr[0].file && !intern(&r->t, fr[0].file, &cur->f[0].file))
 			return false;
 		r->st = KP_OK;
-		if (!memcmp(&cur->f[0], &prev->f[0], sizeof cur->f[0]))
+		if (same_frame(&cur->f[0], &prev->f[0]))
 			return true; /* the same answer goes on */
 	}
 	for (size_t k = 0; !calls && k < n; k++) {

@@ -40,6 +40,14 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
  * other field the same): a sweep's shortcut past comparing the frames. */
 bool kp_dwarf_same_calls(const kp_dwarf *d);
 
+/* kp_dwarf_lookup's answer at addr when it would be d's last answer but for
+ * the first frame's file, line and column (kp_dwarf_same_calls would say
+ * so): that position, *n (the frames the last answer had) and true, d as
+ * the lookup leaves it.  false (nothing changed) when a whole lookup is
+ * needed.  A sweep's shortcut past copying the frames. */
+bool kp_dwarf_lookup_same(kp_dwarf *d, uint64_t addr, size_t max, size_t *n, const char **file,
+                          uint32_t *line, uint32_t *column);
+
 /* Optional: lets lookups name the outermost frame from m's symbol table, as
  * llvm-symbolizer does by default (it prefers the nlist symbol holding addr,
  * '_' dropped and demangled, over the DWARF name, and names addresses DWARF
