@@ -334,9 +334,16 @@ static bool flush_block(struct out *o, struct block *b)
 		b->nodes[i].f.file = local(b, b->nodes[i].f.file);
 	}
 	unsigned g = 2;
+	/* a function's rows mostly repeat the row before's name and file */
+	uint32_t name_g = 0, name_l = 0, file_g = 0, file_l = 0;   /* local(b, 0) == 0 */
 	for (size_t i = 0; i < b->nrows; i++) {
-		b->rows[i].f.name = local(b, b->rows[i].f.name);
-		b->rows[i].f.file = local(b, b->rows[i].f.file);
+		uint32_t name = b->rows[i].f.name, file = b->rows[i].f.file;
+		if (name != name_g)
+			name_g = name, name_l = local(b, name);
+		if (file != file_g)
+			file_g = file, file_l = local(b, file);
+		b->rows[i].f.name = name_l;
+		b->rows[i].f.file = file_l;
 		if ((b->rows[i].addr - b->start) % 4)
 			g = 0;
 	}
