@@ -840,11 +840,35 @@ static void *sweep_run(void *arg)
 	return NULL;
 }
 
+/* The last run's strings looked up in t, [from, to) of its bytes (string
+ * starts): remap[off] their ids there, 0 for a string t lacks.  Only reads
+ * t: two of these run at once. */
+struct lookups {
+	const struct strtab *t, *rt;
+	uint32_t *remap;
+	size_t from, to;
+};
+
+static void *look_up(void *arg)
+{
+	struct lookups *l = arg;
+	const struct strtab *t = l->t;
+	for (size_t off = l->from; off < l->to;) {
+		const char *s = (const char *)l->rt->bytes.v + off;
+		l->remap[off] = t->strs.cap ? t->strs.slot[kp_htab_probe(&t->strs, kp_hash_str(s), st_eq,
+		                                                           t, s)]
+		                            : 0;
+		off += strlen(s) + 1;
+	}
+	return NULL;
+}
+
 /* The runs' string tables as one, as one run makes it: the first run's
  * goes on, each later run's strings take the ids the first of them met
  * gets there (a string seen before keeps its id, a new one goes at the end,
  * in the order the run met them): remaps[p] (p >= 1, indexed by run p's
- * ids) says which.  false when out of memory or past the format's limits. */
+ * ids) says which.  The last run's lookups go on two threads.  false when
+ * out of memory or past the format's limits. */
 static bool join_strings(struct run *runs, size_t nruns, struct strtab *t, uint32_t **remaps)
 {
 	*t = runs[0].t;
@@ -859,18 +883,32 @@ static bool join_strings(struct run *runs, size_t nruns, struct strtab *t, uint3
 		if (!remap || (!last && !kp_htab_reserve(&t->strs, rt->strs.n, 4096, st_hash, t)) ||
 		    !kp_vec_reserve(&t->bytes.v, &t->bytes.cap, t->bytes.n + rt->bytes.n, 1))
 			return false;
+		if (last) {
+			/* looked up in halves (the second from a string's start past
+			 * the middle), then the new ones added in order */
+			const char *b = rt->bytes.v;
+			size_t mid = rt->bytes.n / 2;
+			while (mid > 1 && mid < rt->bytes.n && b[mid - 1] != '\0')
+				mid++;
+			struct lookups lo = {t, rt, remap, 1, mid < 1 ? 1 : mid},
+			               hi = {t, rt, remap, lo.to, rt->bytes.n};
+			pthread_t th;
+			bool threaded = hi.from < hi.to && pthread_create(&th, NULL, look_up, &hi) == 0;
+			look_up(&lo);
+			if (threaded)
+				pthread_join(th, NULL);
+			else
+				look_up(&hi);
+		}
 		for (size_t off = 1; off < rt->bytes.n;) {
 			const char *s = (const char *)rt->bytes.v + off;
 			size_t len = strlen(s) + 1;
 			if (!last) {
 				if (!intern_bytes(t, s, &remap[off]))
 					return false;
-			} else {
-				uint32_t id = 0;
-				if (t->strs.cap)
-					id = t->strs.slot[kp_htab_probe(&t->strs, kp_hash_str(s), st_eq, t, s)];
-				remap[off] = id ? id : (uint32_t)t->bytes.n;
-				if (!id && (t->bytes.n + len >= NONE || !push_bytes(&t->bytes, s, len)))
+			} else if (!remap[off]) {
+				remap[off] = (uint32_t)t->bytes.n;
+				if (t->bytes.n + len >= NONE || !push_bytes(&t->bytes, s, len))
 					return false;
 			}
 			off += len;
@@ -949,6 +987,62 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* Runs [p0, p1) of the image's blocks, from block bi and data offset at:
+ * each block's start and offset, then its string list (a later run's,
+ * kept aside, renumbered through remaps) and its bytes.  end: the data
+ * offset past them; full: an offset past the format's. */
+struct part {
+	const struct run *runs;
+	size_t p0, p1;
+	uint32_t *const *remaps;
+	unsigned char *img;
+	const size_t *off;
+	unsigned width;
+	uint64_t base;
+	size_t bi, at, end;
+	bool full;
+};
+
+static void *put_runs(void *arg)
+{
+	struct part *pa = arg;
+	unsigned char *img = pa->img, *d = img + pa->off[S_DATA], *q = d + pa->at;
+	size_t bi = pa->bi;
+	for (size_t p = pa->p0; p < pa->p1; p++) {
+		const struct out *ro = &pa->runs[p].o;
+		const uint64_t *sa = ro->starts.v;
+		const uint32_t *ofs = ro->offs.v, *strs = ro->strs.v;
+		size_t si = 0;
+		for (size_t k = 0; k < ro->starts.n; k++, bi++) {
+			if ((size_t)(q - d) >= NONE) {
+				pa->full = true;
+				return NULL;
+			}
+			if (pa->width == 4)
+				kp_put_le(img + pa->off[S_STARTS] + 4 * bi, (uint32_t)(sa[k] - pa->base), 4);
+			else
+				kp_put_le(img + pa->off[S_STARTS] + 8 * bi, sa[k] - pa->base, 8);
+			kp_put_le(img + pa->off[S_OFFS] + 4 * bi, (uint32_t)(q - d), 4);
+			if (p) {   /* its string list, kept aside in the run's own ids */
+				uint32_t ns = strs[si++];
+				int64_t last = 0;
+				q = put_uleb(q, ns);
+				for (uint32_t i = 0; i < ns; i++) {
+					int64_t g = pa->remaps[p][strs[si + i]];
+					q = put_uleb(q, zigzag(g - last));
+					last = g;
+				}
+				si += ns;
+			}
+			size_t end = k + 1 < ro->starts.n ? ofs[k + 1] : ro->data.n;
+			memcpy(q, (const unsigned char *)ro->data.v + ofs[k], end - ofs[k]);
+			q += end - ofs[k];
+		}
+	}
+	pa->end = (size_t)(q - d);
+	return NULL;
+}
+
 /* The image from the runs' blocks in address order (a later run's string
  * lists in t's ids, through remaps) and t, written once; NULL when out of
  * memory, or (*limit set) past the format's limits. */
@@ -981,38 +1075,22 @@ static unsigned char *assemble(const struct run *runs, size_t nruns, uint32_t *c
 	unsigned char *img = calloc(1, align8(off[S_DATA] + dmax) + align8(t->bytes.n) + 8);
 	if (!img)
 		return NULL;
-	unsigned char *d = img + off[S_DATA], *q = d;
-	size_t bi = 0;
-	for (size_t p = 0; p < nruns; p++) {
-		const struct out *ro = &runs[p].o;
-		const uint64_t *sa = ro->starts.v;
-		const uint32_t *ofs = ro->offs.v, *strs = ro->strs.v;
-		size_t si = 0;
-		for (size_t k = 0; k < ro->starts.n; k++, bi++) {
-			if ((size_t)(q - d) >= NONE)
-				goto full;
-			if (width == 4)
-				kp_put_le(img + off[S_STARTS] + 4 * bi, (uint32_t)(sa[k] - base), 4);
-			else
-				kp_put_le(img + off[S_STARTS] + 8 * bi, sa[k] - base, 8);
-			kp_put_le(img + off[S_OFFS] + 4 * bi, (uint32_t)(q - d), 4);
-			if (p) {   /* its string list, kept aside in the run's own ids */
-				uint32_t ns = strs[si++];
-				int64_t last = 0;
-				q = put_uleb(q, ns);
-				for (uint32_t i = 0; i < ns; i++) {
-					int64_t g = remaps[p][strs[si + i]];
-					q = put_uleb(q, zigzag(g - last));
-					last = g;
-				}
-				si += ns;
-			}
-			size_t end = k + 1 < ro->starts.n ? ofs[k + 1] : ro->data.n;
-			memcpy(q, (const unsigned char *)ro->data.v + ofs[k], end - ofs[k]);
-			q += end - ofs[k];
-		}
-	}
-	size_t dn = (size_t)(q - d);
+	/* the first run's blocks here, the later runs' (their string lists
+	 * renumbered) on a second thread at once, right after them */
+	struct part a = {runs, 0, 1, remaps, img, off, width, base, 0, 0, 0, false};
+	struct part b = a;
+	b.p0 = 1, b.p1 = nruns, b.bi = runs[0].o.starts.n;
+	b.at = runs[0].o.starts.n ? runs[0].o.data.n - ((const uint32_t *)runs[0].o.offs.v)[0] : 0;
+	pthread_t th;
+	bool threaded = nruns > 1 && pthread_create(&th, NULL, put_runs, &b) == 0;
+	put_runs(&a);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		put_runs(&b);
+	if (a.full || b.full || (nruns > 1 && a.end != b.at))
+		goto full;
+	size_t dn = nruns > 1 ? b.end : a.end;
 	if (dn > NONE)
 		goto full;
 	off[S_STRINGS] = align8(off[S_DATA] + dn);
