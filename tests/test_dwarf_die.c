@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "dwarf_model.h"
+#include "kp_bytes.h"
 #include "kp_fs.h"
 #include "kt.h"
 #include "symcache.h"
@@ -457,11 +458,6 @@ static void sweep_vs_lookup(const char *set, const char *name)
 	kp_macho_close(&m);
 }
 
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* A symbol inside a function's lines (a local label, an alias): the
  * fixture (thin, 64-bit) with one symbol of __text moved to 4 bytes into
  * the longest function.  There the outermost frame is named anew, so the
@@ -479,28 +475,28 @@ static void symbol_inside_function(const char *set, const char *name)
 		return;
 	}
 	unsigned char *b = (unsigned char *)buf, *f = NULL, *g = NULL;
-	uint32_t ncmds = n >= 32 && le32(b) == 0xfeedfacf ? le32(b + 16) : 0;
+	uint32_t ncmds = n >= 32 && kp_le32(b) == 0xfeedfacf ? kp_le32(b + 16) : 0;
 	unsigned text = 0, ord = 0;   /* __text's section ordinal (n_sect) */
 	size_t at = 32;
-	for (uint32_t i = 0; i < ncmds && at + 72 <= n; i++, at += le32(b + at + 4))
-		for (uint32_t k = 0; le32(b + at) == 0x19 /* LC_SEGMENT_64 */ && k < le32(b + at + 64) &&
+	for (uint32_t i = 0; i < ncmds && at + 72 <= n; i++, at += kp_le32(b + at + 4))
+		for (uint32_t k = 0; kp_le32(b + at) == 0x19 /* LC_SEGMENT_64 */ && k < kp_le32(b + at + 64) &&
 		                     at + 72 + (k + 1) * 80ull <= n; k++)
 			if (++ord && !strncmp((char *)b + at + 72 + k * 80, "__text", 16))
 				text = ord;
 	at = 32;
-	for (uint32_t i = 0; text && i < ncmds && at + 8 <= n; i++, at += le32(b + at + 4)) {
-		if (le32(b + at) != 0x2 /* LC_SYMTAB */ || at + 16 > n)
+	for (uint32_t i = 0; text && i < ncmds && at + 8 <= n; i++, at += kp_le32(b + at + 4)) {
+		if (kp_le32(b + at) != 0x2 /* LC_SYMTAB */ || at + 16 > n)
 			continue;
-		uint32_t symoff = le32(b + at + 8), nsyms = le32(b + at + 12);
+		uint32_t symoff = kp_le32(b + at + 8), nsyms = kp_le32(b + at + 12);
 		uint64_t best = 0;
 		for (uint32_t k = 0; k < nsyms && symoff + (k + 1) * 16ull <= n; k++) {
 			unsigned char *e = b + symoff + k * 16;
 			if ((e[4] & 0xee) != 0x0e || e[5] != text)   /* N_SECT, not a stab; __text */
 				continue;
-			uint64_t v = le32(e + 8) | (uint64_t)le32(e + 12) << 32, next = UINT64_MAX;
+			uint64_t v = kp_le64(e + 8), next = UINT64_MAX;
 			for (uint32_t j = 0; j < nsyms && symoff + (j + 1) * 16ull <= n; j++) {
 				unsigned char *x = b + symoff + j * 16;
-				uint64_t w = le32(x + 8) | (uint64_t)le32(x + 12) << 32;
+				uint64_t w = kp_le64(x + 8);
 				if ((x[4] & 0xee) == 0x0e && x[5] == text && w > v && w < next)
 					next = w;
 			}
@@ -515,7 +511,7 @@ static void symbol_inside_function(const char *set, const char *name)
 	}
 	KT_CHECK(f && g, "%s/%s: two symbols of __text found", set, name);
 	if (f && g) {
-		uint64_t v = (le32(f + 8) | (uint64_t)le32(f + 12) << 32) + 4;
+		uint64_t v = kp_le64(f + 8) + 4;
 		for (int i = 0; i < 8; i++)
 			g[8 + i] = (unsigned char)(v >> (8 * i));
 		kp_macho *m = NULL;
