@@ -6,7 +6,8 @@
 #  cold (each kpbrowse run with its own empty cache folder: the answer comes
 #  straight from the DWARF, no cache is built on the way):
 #   (a) one address in a fresh process, (b) a 20-frame thread over 20 CUs;
-#  cache build: `kpbrowse cache build` (a thread per core on a file this large)
+#  cache build: `kpbrowse cache build` (a thread per core on a file this large;
+#   7 rounds alternating with gsymutil)
 #   vs `llvm-gsymutil-19 --convert` (every core): time, output size, peak
 #   RSS;
 #  warm (answered from the cache): (a), (b), (c) 100k random addresses from
@@ -58,11 +59,19 @@ set -- $("$t" -n 5 "$ll" --inlining --obj="$dw" "$one"); a_ll=$1 a_ll_kib=$2
 set -- $("$t" -n 5 "$ll" --inlining --obj="$dw" $(cat "$big/.twenty")); b_ll=$1
 ls "$work/cache/symcache" >/dev/null 2>&1 && echo "NOTE: a cold lookup wrote a cache" || true
 
-# cache build vs gsymutil --convert
-fresh; set -- $("$t" -n 3 "$kp" cache build "$dw"); cb_ms=$1 cb_kib=$2 cb_span="$3-$4"
+# cache build vs gsymutil --convert: 7 rounds, the two tools alternating
+# (this machine's speed drifts between minutes: a round sees both at one
+# speed), the median and min-max of each
+cbs="" gss=""
+for i in 1 2 3 4 5 6 7; do
+	fresh; set -- $("$t" -n 1 "$kp" cache build "$dw"); cbs="$cbs $1" cb_kib=$2
+	set -- $("$t" -n 1 "$gs" --convert="$dw" --out-file="$work/big.gsym"); gss="$gss $1" gs_kib=$2
+done
+med() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+span() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 { a = $1 } { b = $1 } END { print a "-" b }'; }
+cb_ms=$(med $cbs) gs_ms=$(med $gss) cb_span=$(span $cbs) gs_span=$(span $gss)
 kpsym=$(ls "$work/cache"/symcache/*.kpsym | head -1)
 cb_bytes=$(wc -c <"$kpsym")
-set -- $("$t" -n 3 "$gs" --convert="$dw" --out-file="$work/big.gsym"); gs_ms=$1 gs_kib=$2 gs_span="$3-$4"
 gs_bytes=$(wc -c <"$work/big.gsym")
 
 # warm: the cache the build left
@@ -110,7 +119,7 @@ printf '(c) without the cache (KPBROWSE_SYMCACHE=never): %s ms, %s KiB\n' "$c_dw
 printf '(c) output of kpbrowse (cache and DWARF) and llvm-symbolizer: %s\n' "$same"
 printf '(c) min-max of 5 runs: kpbrowse %s ms, llvm-symbolizer %s ms (%s times faster at the median)\n' \
 	"$c_kp_span" "$c_ll_span" "$(python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) / float(sys.argv[1])))" "$c_kp" "$c_ll")"
-printf 'cache build min-max of 3 runs: kpbrowse %s ms, llvm-gsymutil %s ms\n' "$cb_span" "$gs_span"
+printf 'cache build min-max of 7 alternating rounds: kpbrowse %s ms, llvm-gsymutil %s ms\n' "$cb_span" "$gs_span"
 printf 'load average before / after: %s / %s (%s cores)\n' "$load0" \
 	"$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*average[s]*: //')" \
 	"$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')"
