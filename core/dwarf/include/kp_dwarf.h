@@ -95,7 +95,7 @@ void kp_dwarf_window_done(kp_dwarf *d, size_t i);
  * headers are not read again), nothing decoded yet.  A kp_dwarf is used by one
  * thread at a time; two handles on one slice may be used at once, looking
  * up in a shared symbol table too once one call on that kp_macho has sorted
- * it (kp_macho_symbol_boundaries, kp_macho_symbol). */
+ * it (kp_macho_symbol_boundaries; kp_macho_symbol's third). */
 kp_status kp_dwarf_clone(const kp_dwarf *d, kp_dwarf **out, kp_error *err);
 
 /* How many units kp_dwarf_open left out (a header with no readable DIE
