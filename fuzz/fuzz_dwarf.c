@@ -4,7 +4,9 @@
  * handle sweeps the slice's windows as a cache build does (kp_dwarf_window,
  * whose units decode their functions eagerly) and answers each window's
  * points; each answer must be what the first handle, decoding lazily,
- * gives for that point (status and frames), or the input traps. */
+ * gives for that point (status and frames), and where the sweep's shortcut
+ * (kp_dwarf_lookup_same) answers, its position the lookup's, or the input
+ * traps. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +67,17 @@ static void sweep(const kp_macho_slice *s, kp_macho *m, kp_dwarf *lazy)
 			kp_symframe a[8], b[8];
 			size_t na = 0, nb = 0;
 			kp_error ea, eb;
+			size_t nf = 0;
+			const char *ff = NULL;
+			uint32_t fl = 0, fc = 0;
+			bool fast = kp_dwarf_lookup_same(d, p.v[i], 8, &nf, &ff, &fl, &fc);
 			kp_status sa = kp_dwarf_lookup(d, p.v[i], a, 8, &na, &ea);
+			if (fast && (sa != KP_OK || !kp_dwarf_same_calls(d) || nf != na || !na ||
+			             ff != a[0].file || fl != a[0].line || fc != a[0].column)) {
+				fprintf(stderr, "fuzz_dwarf: the shortcut and the lookup differ at 0x%llx\n",
+				        (unsigned long long)p.v[i]);
+				abort();
+			}
 			kp_status sb = kp_dwarf_lookup(lazy, p.v[i], b, 8, &nb, &eb);
 			bool same = sa == sb && na == nb;
 			for (size_t k = 0; same && sa == KP_OK && k < na; k++)
