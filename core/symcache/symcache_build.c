@@ -210,8 +210,8 @@ struct frame {
 	uint32_t name, file, line, col;
 };
 
-/* Field by field: a frame is written a field at a time, and a 16-byte load
- * of it (memcmp, a struct copy) stalls on those narrower stores. */
+/* Field by field, not memcmp: no call, and no wide load of fields just
+ * written one at a time. */
 static inline bool same_frame(const struct frame *a, const struct frame *b)
 {
 	return a->name == b->name && a->file == b->file && a->line == b->line && a->col == b->col;
@@ -469,14 +469,7 @@ static bool add_row(struct out *o, struct block *b, uint64_t addr, const struct 
 	struct brow *r = &b->rows[b->nrows++];
 	r->addr = addr;
 	r->empty = a->n == 0;
-	if (a->n) {
-		r->f.name = a->f[0].name;
-		r->f.file = a->f[0].file;
-		r->f.line = a->f[0].line;
-		r->f.col = a->f[0].col;
-	} else {
-		r->f = (struct frame){0, 0, 0, 0};
-	}
+	r->f = a->n ? a->f[0] : (struct frame){0, 0, 0, 0};
 	r->node = node;
 	return true;
 }
