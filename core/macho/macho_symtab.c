@@ -17,6 +17,24 @@
 #define N_TYPE 0x0eu
 #define N_SECT 0x0eu
 
+/* An nlist entry e of s: a mark where extents end (any entry with a
+ * section, not a stab), a symbol that names addresses (a mark of type
+ * N_SECT), its value. */
+static bool is_mark(const struct mslice *s, const unsigned char *e)
+{
+	return !(e[4] & N_STAB) && e[5] != 0 && e[5] <= s->nsects;
+}
+
+static bool is_sym(const struct mslice *s, const unsigned char *e)
+{
+	return is_mark(s, e) && (e[4] & N_TYPE) == N_SECT;
+}
+
+static uint64_t nl_value(const struct mslice *s, const unsigned char *e)
+{
+	return s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8);
+}
+
 /* Whether v is in cmp's order already (as linkers write symbol tables:
  * then a pass costs less than any sort). */
 static bool in_order(const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
@@ -199,10 +217,8 @@ static bool size_syms(struct mslice *s, struct msym *v, size_t n)
 		return false;
 	for (uint32_t i = 0; i < s->nsyms; i++) {
 		const unsigned char *e = s->syms + (size_t)i * ent;
-		uint8_t type = e[4], sect = e[5];
-		if ((type & N_STAB) || sect == 0 || sect > s->nsects)
-			continue;
-		m[nm++] = (struct mark){s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8), sect};
+		if (is_mark(s, e))
+			m[nm++] = (struct mark){nl_value(s, e), e[5]};
 	}
 	if (!sort_marks(m, nm)) {
 		free(m);
@@ -252,12 +268,11 @@ static bool build_sorted(struct mslice *s)
 	size_t n = 0;
 	for (uint32_t i = 0; i < s->nsyms; i++) {
 		const unsigned char *e = s->syms + (size_t)i * ent;
-		uint8_t type = e[4], sect = e[5];
-		if ((type & N_STAB) || (type & N_TYPE) != N_SECT || sect == 0 || sect > s->nsects)
+		if (!is_sym(s, e))
 			continue;
-		v[n].addr = s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8);
+		v[n].addr = nl_value(s, e);
 		v[n].strx = kp_le32(e);
-		v[n].sect = sect;
+		v[n].sect = e[5];
 		v[n].idx = i;
 		n++;
 	}
@@ -289,16 +304,6 @@ static bool build_sorted(struct mslice *s)
  * the next one sorts. */
 #define SCANS 2
 
-static bool is_mark(const struct mslice *s, const unsigned char *e)
-{
-	return !(e[4] & N_STAB) && e[5] != 0 && e[5] <= s->nsects;
-}
-
-static bool is_sym(const struct mslice *s, const unsigned char *e)
-{
-	return is_mark(s, e) && (e[4] & N_TYPE) == N_SECT;
-}
-
 /* kp__macho_symbol_span's answer from the unsorted table, exactly the
  * sorted table's (build_sorted): the greatest symbol address a at or below
  * addr, of the symbols there the one with the longest extent (each
@@ -315,7 +320,7 @@ static bool scan_span(const struct mslice *s, uint64_t addr, const char **name,
 	for (const unsigned char *e = p; e < end; e += ent) {
 		if (!is_sym(s, e))
 			continue;
-		uint64_t v = s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8);
+		uint64_t v = nl_value(s, e);
 		if (v > addr) {
 			if (!above || v < b)
 				b = v, above = true;
@@ -337,14 +342,14 @@ static bool scan_span(const struct mslice *s, uint64_t addr, const char **name,
 	for (const unsigned char *e = p; e < end; e += ent) {
 		if (!is_mark(s, e))
 			continue;
-		uint64_t v = s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8);
+		uint64_t v = nl_value(s, e);
 		if (v > a && (!has[e[5]] || v < next[e[5]]))
 			next[e[5]] = v, has[e[5]] = true;
 	}
 	const unsigned char *y = NULL;
 	uint64_t yend = 0, ysize = 0;
 	for (const unsigned char *e = first; e <= last; e += ent) {
-		if (!is_sym(s, e) || (s->pub.is64 ? kp_le64(e + 8) : kp_le32(e + 8)) != a)
+		if (!is_sym(s, e) || nl_value(s, e) != a)
 			continue;
 		uint64_t x = has[e[5]] ? next[e[5]] : 0, size = x ? x - a : 0;
 		if (!y || size >= ysize)   /* at one extent, the later entry */
@@ -433,8 +438,9 @@ bool kp_macho_function_start(kp_macho *m, const kp_macho_slice *s, uint64_t addr
 	return false;
 }
 
-/* The first calls on a slice count, then sort, its symbols, so calls on one
- * kp_macho must not run concurrently; different handles are independent. */
+/* The first calls on a slice read its symbols unsorted (and count), later
+ * ones sort them once: calls on one kp_macho must not run concurrently;
+ * different handles are independent. */
 bool kp_macho_symbol(kp_macho *m, const kp_macho_slice *s, uint64_t addr, const char **name,
                      uint64_t *offset)
 {
