@@ -202,6 +202,18 @@ static const char *sym_name(struct kp__dwarf_cache *c, const char *sym)
 	return name;
 }
 
+/* The first frame's line-table position at addr in the memo's unit (the
+ * one part of the memo's answer that moves inside its span). */
+static void memo_position(const struct kp__dwarf_memo *mm, uint64_t addr, const char **file,
+                          uint32_t *line, uint32_t *column)
+{
+	const struct row *row = line_for(mm->cu, addr);
+	const char *rowfile = row ? file_of(mm->cu, row->file) : NULL;
+	*file = rowfile;
+	*line = rowfile ? row->line : 0;
+	*column = rowfile ? row->column : 0;
+}
+
 kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_t max,
                           size_t *n, kp_error *err)
 {
@@ -225,12 +237,8 @@ kp_status kp_dwarf_lookup(kp_dwarf *d, uint64_t addr, kp_symframe *frames, size_
 	if (mm->valid && addr >= mm->lo && addr < mm->hi && max == mm->max && sym == mm->sym) {
 		/* the last answer's unit, function, subroutine and symbol: only
 		 * the first frame's line-table position may differ (frames_of) */
-		const struct row *row = line_for(mm->cu, addr);
-		const char *rowfile = row ? file_of(mm->cu, row->file) : NULL;
 		memcpy(frames, mm->f, mm->n * sizeof *frames);
-		frames[0].file = rowfile;
-		frames[0].line = rowfile ? row->line : 0;
-		frames[0].column = rowfile ? row->column : 0;
+		memo_position(mm, addr, &frames[0].file, &frames[0].line, &frames[0].column);
 		*n = mm->n;
 		c->same_calls = true;
 		return KP_OK;
@@ -339,11 +347,7 @@ bool kp_dwarf_lookup_same(kp_dwarf *d, uint64_t addr, size_t max, size_t *n, con
 	if (c->syms && max ? addr < c->sym_lo || addr >= c->sym_hi || c->sym_at != mm->sym
 	                   : mm->sym != NULL)
 		return false;
-	const struct row *row = line_for(mm->cu, addr);
-	const char *rowfile = row ? file_of(mm->cu, row->file) : NULL;
-	*file = rowfile;
-	*line = rowfile ? row->line : 0;
-	*column = rowfile ? row->column : 0;
+	memo_position(mm, addr, file, line, column);
 	*n = mm->n;
 	c->same_calls = true;
 	return true;
