@@ -1070,7 +1070,8 @@ static unsigned char *assemble(const struct run *runs, size_t nruns, uint32_t *c
 		return NULL;
 	/* the first run's blocks here, the later runs' (their string lists
 	 * renumbered) on a second thread at once, right after them */
-	struct part a = {runs, 0, 1, remaps, img, off, width, base, 0, 0, 0, false};
+	struct part a = {.runs = runs, .p0 = 0, .p1 = 1, .remaps = remaps, .img = img, .off = off,
+	                 .width = width, .base = base};
 	struct part b = a;
 	b.p0 = 1, b.p1 = nruns, b.bi = runs[0].o.starts.n;
 	b.at = runs[0].o.starts.n ? runs[0].o.data.n - ((const uint32_t *)runs[0].o.offs.v)[0] : 0;

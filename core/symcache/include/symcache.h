@@ -117,14 +117,16 @@ typedef struct kp_symcache_cb {
 /* Builds the image of d (kp_dwarf_use_symbols set to m, the kp_macho of
  * slice): d swept window by window in address order (kp_dwarf_window),
  * each window's boundaries merged with slice's symbol table's (read
- * through the Mach-O reader) and answered through kp_dwarf_lookup, each
+ * through the Mach-O reader) and answered through kp_dwarf_lookup (or its
+ * memo, kp_dwarf_lookup_same, where only the first frame's line moves), each
  * unit given back once past (kp_dwarf_window_done: d keeps none of them
  * decoded).  source is recorded as the DWARF file's path.  The image is
  * malloc'd; the caller owns it.  On several threads each thread after the
  * caller's sweeps a later run of the addresses (from a block's start, sought
  * near an equal share of the code) on a handle of its own
  * (kp_dwarf_clone), into blocks and strings of its own, which the caller's
- * thread joins to its own in address order; callbacks are called on the
+ * thread joins to its own in address order (a helper thread looking up and
+ * renumbering the later runs' share at the same time); callbacks are called on the
  * caller's thread only; the image is byte for byte the one a single thread
  * builds.  m's symbol table is shared by the threads (each handle keeps its
  * own search hint, kp_macho_symbol_near). */
