@@ -133,7 +133,7 @@ rm -rf "$kc"
 # LZFSE streams the reference encoder wrote (bvx2, bvxn; bvx1 rewritten), and
 # the kernelcache's in an IM4P for the Mach-O reader
 for f in "$fix"/lzfse/*.lzfse; do
-	put lzfse "$f"
+	[ -f "$f" ] && put lzfse "$f"
 done
 kc=$(mktemp -d)
 if python3 "$root/tests/fixtures/make_kernelcache.py" --wrap "$fix/lzfse/kernelcache.lzfse" "$kc/kc.im4p" 2>/dev/null; then

@@ -14,10 +14,18 @@ if ! command -v clang >/dev/null 2>&1; then
 	exit 0
 fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DKP_FUZZ=ON -DKP_TUI=OFF >/dev/null
-cmake --build build-fuzz --target fuzz -j2 >/dev/null
+# kpbrowse itself too: seed.sh builds the symcache seeds with it (a CI
+# machine has no build/ here, and an empty corpus is no fuzzing)
+cmake --build build-fuzz --target fuzz kpbrowse -j2 >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-sh fuzz/seed.sh "$work/corpus" >/dev/null
+KPBROWSE=$PWD/build-fuzz/cli/kpbrowse sh fuzz/seed.sh "$work/corpus" >/dev/null
+for d in "$work"/corpus/*; do
+	if [ -z "$(ls -A "$d")" ]; then
+		echo "fuzz-ci: no seeds for $(basename "$d")" >&2
+		exit 1
+	fi
+done
 targets=$(cd fuzz && ls fuzz_*.c | sed 's/^fuzz_//; s/\.c$//')
 # run.sh keeps its corpus in fuzz/corpus/TARGET and findings in
 # fuzz/findings/TARGET: point both at the temp dir through a copy of fuzz/

@@ -758,6 +758,10 @@ static kp_status ips_parse(ips_ctx *c)
 	if (c->defer.n && kp__ips_frames(r, &c->defer, r->arch == KP_ARCH_UNKNOWN &&
 	                                 kp__arch_of_version(r->kernel_version) == KP_ARCH_UNKNOWN) != KP_OK)
 		return kp_error_set(err, KP_ERR_NOMEM, 0, -1, "out of memory");
+	/* the arch the text's parse left to us (kp__text_parse): from the
+	 * frames as the report wrote them, before the slide is added */
+	if (text)
+		kp__derive_arch(r);
 	/* Intel JSON: the kcdata stackshot's tasks after the text's panicked
 	 * process (issue 31 item 7) */
 	if (r->format == KP_FORMAT_INTEL_JSON && r->stackshot_b64 &&

@@ -46,7 +46,8 @@ const char *kp__binary_what(const char *b, size_t n);
 /* The image named name[0..n), or -1. */
 int kp__image_by_name(const kp_report *r, const char *name, size_t n);
 
-/* Derives arch and soc from kernel_version when they are not set yet. */
+/* Derives arch and soc from kernel_version when they are not set yet; an
+ * arch the version does not name is inferred from the kernel frames. */
 void kp__derive_arch(kp_report *r);
 
 /* The text parser: fills r from panic text (a legacy .panic file or the
@@ -56,7 +57,9 @@ void kp__derive_arch(kp_report *r);
  *    with kind 'X'; a kernel image (kind 'K', name "kernel") is added when
  *    none carries the kernel UUID.
  *  - Backtrace blocks become threads of the panicked process only when r has
- *    no processes yet (the JSON forms bring their own).
+ *    no processes yet (the JSON forms bring their own).  Only then does it
+ *    derive the arch (kp__derive_arch); otherwise the caller does, once its
+ *    own threads' frames are read.
  *  - line0/byte0 place text inside the file for messages (1 and 0 for a
  *    whole text file).
  * Fails only when the text holds nothing recognisable as a panic. */

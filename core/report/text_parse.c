@@ -380,7 +380,11 @@ kp_status kp__text_parse(kp_report *r, const char *text, size_t len, long line0,
 	    !(r->kernel_version && (strstr(r->kernel_version, "X86_64") || strstr(r->kernel_version, "I386") ||
 	                            strstr(r->kernel_version, "ARM64"))))
 		r->arch = KP_ARCH_PPC;
-	kp__derive_arch(r);
+	/* An embedded text (threads of its caller's JSON, not its own) leaves
+	 * the arch to the caller: a skimming parse decodes those frames only
+	 * after this, and the arch must come from the same frames either way. */
+	if (c.build_threads)
+		kp__derive_arch(r);
 	kp__text_map_frames(&c);
 	kp__text_finish_process(&c);
 	check_truncated(&c);
