@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_same.h"
 #include "kp_dwarf.h"
 #include "kp_macho.h"
 
@@ -41,11 +42,6 @@ static bool push_pt(void *ctx, uint64_t a)
 	if (p->n < MAX_STEPS)
 		p->v[p->n++] = a;
 	return true;
-}
-
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
 }
 
 /* The sweep on a fresh handle against lazy's answers, point by point. */
@@ -81,7 +77,7 @@ static void sweep(const kp_macho_slice *s, kp_macho *m, kp_dwarf *lazy)
 			kp_status sb = kp_dwarf_lookup(lazy, p.v[i], b, 8, &nb, &eb);
 			bool same = sa == sb && na == nb;
 			for (size_t k = 0; same && sa == KP_OK && k < na; k++)
-				same = same_str(a[k].function, b[k].function) && same_str(a[k].file, b[k].file) &&
+				same = kf_same_str(a[k].function, b[k].function) && kf_same_str(a[k].file, b[k].file) &&
 				       a[k].line == b[k].line && a[k].column == b[k].column;
 			if (!same) {
 				fprintf(stderr, "fuzz_dwarf: the sweep and a lazy lookup differ at 0x%llx\n",

@@ -2,12 +2,14 @@
  * An input not starting with '{' gets one in front, so every run takes the
  * JSON path and seeds can be real reports as they are.  Each input is also
  * parsed as the index scans it (KP_PARSE_SKIM_FRAMES): the same status and
- * message, processes, threads and panicked thread's frames, or a trap. */
+ * message, processes, threads (ids), the panicked thread whole, images and
+ * header fields, or a trap. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_same.h"
 #include "kp_report_json.h"
 #include "kp_report.h"
 
@@ -20,6 +22,54 @@ static FILE *devnull_ips(void)
 	if (!fp)
 		fp = fopen("/dev/null", "w");
 	return fp;
+}
+
+/* The images, kexts and header fields, which kp_report.h says a skim keeps
+ * as the whole parse makes them. */
+static bool same_report(const kp_report *r, const kp_report *s)
+{
+	if (r->nimages != s->nimages || r->nkexts != s->nkexts || r->format != s->format ||
+	    r->truncated != s->truncated || !kf_same_str(r->headline, s->headline) ||
+	    !kf_same_str(r->kernel_version, s->kernel_version) || !kf_same_str(r->kernel_uuid, s->kernel_uuid) ||
+	    !kf_same_str(r->soc, s->soc) || !kf_same_str(r->panicked_process, s->panicked_process) ||
+	    r->has_panicked_pid != s->has_panicked_pid || r->panicked_pid != s->panicked_pid ||
+	    r->addr_flags != s->addr_flags || r->kernelcache_slide != s->kernelcache_slide)
+		return false;
+	for (size_t i = 0; i < r->nimages; i++) {
+		const kp_image *a = &r->images[i], *b = &s->images[i];
+		if (a->kind != b->kind || a->has_base != b->has_base || a->base != b->base ||
+		    a->has_start != b->has_start || a->start != b->start || a->in_backtrace != b->in_backtrace ||
+		    !kf_same_str(a->uuid, b->uuid) || !kf_same_str(a->name, b->name))
+			return false;
+	}
+	for (size_t i = 0; i < r->nprocesses; i++) {
+		const kp_process *a = &r->processes[i], *b = &s->processes[i];
+		if (a->has_pid != b->has_pid || a->pid != b->pid || !kf_same_str(a->name, b->name))
+			return false;
+		for (size_t j = 0; j < a->nthreads; j++)
+			if (a->threads[j].has_id != b->threads[j].has_id || a->threads[j].id != b->threads[j].id ||
+			    a->threads[j].panicked != b->threads[j].panicked)
+				return false;
+	}
+	return true;
+}
+
+/* The panicked thread's members, which a skim decodes whole (not its wait
+ * chain's: a skim makes none). */
+static bool same_thread(const kp_thread *a, const kp_thread *b)
+{
+	if (!kf_same_str(a->name, b->name) || !kf_same_str(a->state, b->state) || !kf_same_str(a->flags, b->flags) ||
+	    a->has_sched_priority != b->has_sched_priority || a->sched_priority != b->sched_priority ||
+	    !kf_same_str(a->dispatch_queue, b->dispatch_queue) || a->has_continuation != b->has_continuation ||
+	    (a->has_continuation && a->continuation.address != b->continuation.address))
+		return false;
+	for (size_t i = 0; i < a->nframes; i++) {
+		const kp_frame *x = &a->frames[i], *y = &b->frames[i];
+		if (x->image != y->image || x->offset != y->offset || x->has_offset != y->has_offset ||
+		    x->address != y->address || x->has_address != y->has_address || x->user != y->user)
+			return false;
+	}
+	return true;
 }
 
 /* The skimming parse must agree with the whole one on what it keeps. */
@@ -37,12 +87,10 @@ static void check_skim(const char *buf, size_t len, kp_status st, const kp_repor
 			if (s->processes[i].nthreads != r->processes[i].nthreads)
 				__builtin_trap();
 		const kp_thread *a = kp_report_panicked_thread(r, NULL), *b = kp_report_panicked_thread(s, NULL);
-		if (!a != !b || (a && a->nframes != b->nframes))
+		if (!a != !b || (a && (a->nframes != b->nframes || !same_thread(a, b))))
 			__builtin_trap();
-		for (size_t i = 0; a && i < a->nframes; i++)
-			if (a->frames[i].image != b->frames[i].image || a->frames[i].offset != b->frames[i].offset ||
-			    a->frames[i].address != b->frames[i].address || a->frames[i].user != b->frames[i].user)
-				__builtin_trap();
+		if (!same_report(r, s))
+			__builtin_trap();
 	}
 	kp_report_free(&s);
 }
@@ -54,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t pre = size && data[0] == '{' ? 0 : 1, len = size + pre;
 	char *buf = malloc(len);
 	if (!buf)
-		return 0;
+		return false;
 	buf[0] = '{';
 	if (size)
 		memcpy(buf + pre, data, size);
