@@ -24,8 +24,9 @@ static FILE *devnull_ips(void)
 	return fp;
 }
 
-/* The images, kexts and header fields, which kp_report.h says a skim keeps
- * as the whole parse makes them. */
+/* What kp_report.h says a skim keeps as the whole parse makes it: the
+ * header fields, the images (the kexts by count), each process's pid and
+ * name, and each thread's id and panicked mark. */
 static bool same_report(const kp_report *r, const kp_report *s)
 {
 	if (r->nimages != s->nimages || r->nkexts != s->nkexts || r->format != s->format ||
